@@ -1,0 +1,1 @@
+//! Order-independent set digests (filled by the server-primitives step).

@@ -1,0 +1,1 @@
+//! Interpolation traits shared by client and server (filled by the server-primitives step).

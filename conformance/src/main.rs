@@ -1,0 +1,3 @@
+//! The `ackwire` command-line tool.
+
+fn main() {}

@@ -1,0 +1,1 @@
+//! Formatter (in progress).

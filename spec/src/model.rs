@@ -1,0 +1,521 @@
+//! The model a layout file parses into.
+//!
+//! This is the one representation every other part of the crate works on: the validator checks
+//! it, the formatter prints it back as canonical text, and the generators compile it into
+//! codecs. It derives serde and schemars so that `ackwire spec --json` can hand it to a
+//! generator written in another ecosystem, and `ackwire spec --schema` can describe it.
+//!
+//! Source positions ([`Span`]) are kept for diagnostics but are not part of the model's
+//! identity: they are skipped by serde and compare equal whatever their value, so a file and
+//! its formatted form have equal models.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A byte range in the source text, for diagnostics.
+///
+/// Not serialized, and every span equals every other: two models that differ only in where
+/// their items were written are the same model.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Span {
+    /// Byte offset of the first character.
+    pub start: usize,
+    /// Byte offset one past the last character.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span covering `start..end`.
+    pub fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+}
+
+impl PartialEq for Span {
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+/// A set of layout files compiled together, such as the reference protocol in `spec/protocol`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Spec {
+    /// The files, in the order they were given.
+    pub files: Vec<File>,
+}
+
+/// One layout file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct File {
+    /// The file's name as given on the command line or to the builder (not its contents).
+    pub name: String,
+    /// The `//!` lines at the top of the file, without the marker.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub doc: Vec<String>,
+    /// Byte order of every fixed-width number without an explicit `le`/`be` suffix.
+    #[serde(default)]
+    pub endian: Endian,
+    /// The declarations, in source order.
+    pub items: Vec<Item>,
+    /// Plain `//` comments after the last item, kept so that the formatter loses nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trailing_comments: Vec<String>,
+}
+
+/// Byte order of a fixed-width number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Endian {
+    /// Least significant byte first (the default, and what every ackwire protocol uses).
+    #[default]
+    Little,
+    /// Most significant byte first.
+    Big,
+}
+
+/// A top-level declaration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "item", rename_all = "snake_case")]
+pub enum Item {
+    /// `const NAME: type = value;`
+    Const(Const),
+    /// `bits Name: uN { ... }`
+    Bits(Bits),
+    /// `record Name { ... }`, `packed record Name { ... }`, `frame Name { ... }`
+    Record(Record),
+    /// `union Name: uN { ... }`
+    Union(Union),
+}
+
+impl Item {
+    /// The declared name.
+    pub fn name(&self) -> &str {
+        match self {
+            Item::Const(c) => &c.name,
+            Item::Bits(b) => &b.name,
+            Item::Record(r) => &r.name,
+            Item::Union(u) => &u.name,
+        }
+    }
+
+    /// Where the name was written.
+    pub fn name_span(&self) -> Span {
+        match self {
+            Item::Const(c) => c.name_span,
+            Item::Bits(b) => b.name_span,
+            Item::Record(r) => r.name_span,
+            Item::Union(u) => u.name_span,
+        }
+    }
+}
+
+/// Leading text attached to a declaration, field, bit or variant.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Docs {
+    /// `///` lines, without the marker and its first space. Carried into generated code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub doc: Vec<String>,
+    /// Plain `//` lines written before the element, without the marker. Kept by the formatter,
+    /// never emitted into generated code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comments: Vec<String>,
+}
+
+/// A named protocol constant, emitted into every generated language.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Const {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// `SCREAMING_CASE` name.
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// Declared type: a fixed-width integer.
+    pub ty: IntType,
+    /// The value.
+    pub value: ConstValue,
+    /// Where the value was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub value_span: Span,
+}
+
+/// The value of a named constant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ConstValue {
+    /// An integer literal.
+    Int(i128),
+    /// `max_offset(Frame.field)`: the most bytes that can precede `field` in `Frame`, derived
+    /// from the layout (for instance the datagram's MAX_HEADER_LEN).
+    MaxOffset {
+        /// The record or frame.
+        record: String,
+        /// The field whose offset is meant.
+        field: String,
+    },
+}
+
+/// A bit set: named bits of an unsigned integer (flags, change masks).
+///
+/// Bits that are not named are reserved: a decoder rejects them when set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Bits {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// `PascalCase` name.
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// Width in bits of the underlying integer (8, 16, 32, 64 in byte-aligned records; any
+    /// width from 1 to 64 in packed records).
+    pub width: u8,
+    /// The named bits and the reserved ranges, in source order.
+    pub bits: Vec<Bit>,
+    /// Plain `//` comments after the last bit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trailing_comments: Vec<String>,
+}
+
+/// One entry of a bit set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Bit {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// `NAME = index` or `reserved lo..=hi`.
+    pub kind: BitKind,
+    /// Where the entry was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub span: Span,
+}
+
+/// What an entry of a bit set declares.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BitKind {
+    /// A named bit.
+    Named {
+        /// `SCREAMING_CASE` name.
+        name: String,
+        /// Bit index, 0 being the least significant.
+        index: u8,
+        /// `requires OTHER`: this bit may only be set when `OTHER` is set too (POSE_FULL and
+        /// POSE_AGE require the pose group's bit).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        requires: Option<String>,
+    },
+    /// `reserved lo..=hi` (or `reserved n`): bits documented as reserved. Naming one of them is
+    /// a validation error.
+    Reserved {
+        /// First reserved bit.
+        lo: u8,
+        /// Last reserved bit (inclusive).
+        hi: u8,
+    },
+}
+
+/// Whether a record is a plain record, a frame, and how its fields are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    /// `record`: a building block of frames.
+    Record,
+    /// `frame`: a whole message with an encoder and decoder of its own. Its first field is a
+    /// constant (its kind or version) that no other frame of the spec shares.
+    Frame,
+}
+
+/// A record or frame: fields in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Record {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// Record or frame.
+    pub kind: RecordKind,
+    /// `packed`: the fields form a bit stream, least significant bit first, padded with zero
+    /// bits to a byte at the end of the outermost packed record.
+    #[serde(default)]
+    pub packed: bool,
+    /// `PascalCase` name.
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// The fields in wire order.
+    pub fields: Vec<Field>,
+    /// Plain `//` comments after the last field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trailing_comments: Vec<String>,
+}
+
+/// One field of a record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Field {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// `snake_case` name.
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// The wire type.
+    pub ty: Type,
+    /// `= value`: a constant, written by the encoder and checked by the decoder. Such a field
+    /// is not part of the generated type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constant: Option<i128>,
+    /// `select MASK { BIT => field }`: the mask bit of an earlier field that selects this field
+    /// (a change mask's group). The field is present exactly when the bit is set and `cond`,
+    /// if any, holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<Selector>,
+    /// `if cond`: the field is present exactly when the condition holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cond: Option<Cond>,
+}
+
+/// The mask bit that selects a group field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Selector {
+    /// The earlier field holding the mask (a bit set).
+    pub mask: String,
+    /// The bit's name in that bit set.
+    pub bit: String,
+    /// Where the bit was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub span: Span,
+}
+
+/// A presence condition on earlier fields of the same record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Cond {
+    /// `field.BIT` (or `!field.BIT`): a bit of a bit-set field.
+    Bit {
+        /// The bit-set field.
+        field: String,
+        /// The bit's name.
+        bit: String,
+        /// `!`: present when the bit is clear.
+        negated: bool,
+        /// Where the operand was written.
+        #[serde(skip)]
+        #[schemars(skip)]
+        span: Span,
+    },
+    /// `field` (or `!field`): a bool or integer field, true when non-zero.
+    Set {
+        /// The field.
+        field: String,
+        /// `!`: present when the field is zero.
+        negated: bool,
+        /// Where the operand was written.
+        #[serde(skip)]
+        #[schemars(skip)]
+        span: Span,
+    },
+    /// `field > N`: an integer field (often a count) greater than a literal.
+    Greater {
+        /// The field.
+        field: String,
+        /// The literal.
+        value: u64,
+        /// Where the operand was written.
+        #[serde(skip)]
+        #[schemars(skip)]
+        span: Span,
+    },
+    /// `a && b && ...`: every operand holds.
+    All(Vec<Cond>),
+}
+
+/// A wire type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Type {
+    /// `uN` / `iN`, optionally suffixed `le` or `be` (byte-aligned widths only).
+    Int(IntType),
+    /// `f32` / `f64`, optionally suffixed `le` or `be`.
+    Float {
+        /// 32 or 64.
+        bits: u8,
+        /// Explicit byte order, overriding the file's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        endian: Option<Endian>,
+    },
+    /// `bool`: one bit in a packed record, one byte (0 or 1) elsewhere.
+    Bool,
+    /// `varint` or `varint(N)`: unsigned LEB128 of a value of at most `bits` bits (64 when not
+    /// given), at most ceil(bits / 7) bytes.
+    Varint {
+        /// Largest width of the value in bits.
+        bits: u8,
+    },
+    /// `zigzag` or `zigzag(N)`: a signed value zigzag-mapped, then written as a varint.
+    Zigzag {
+        /// Largest width of the signed value in bits.
+        bits: u8,
+    },
+    /// `bytes`: a varint length, then that many bytes.
+    Bytes,
+    /// `bytes?`: a varint (length + 1), then that many bytes; 0 means absent (a removed
+    /// component, in the datagram).
+    OptBytes,
+    /// `quant(wire, NUM/DEN)`: an integer on the wire, a scaled float in the model.
+    /// value = wire * (NUM / DEN); wire = round(value / (NUM / DEN)), halves away from zero,
+    /// a non-finite value as 0.
+    Quant {
+        /// The integer carried on the wire.
+        wire: Box<Type>,
+        /// Numerator of the scale.
+        num: u64,
+        /// Denominator of the scale.
+        den: u64,
+    },
+    /// A bit set, record or union declared by name.
+    Named {
+        /// The declared name.
+        name: String,
+        /// Where the name was written.
+        #[serde(skip)]
+        #[schemars(skip)]
+        span: Span,
+    },
+    /// `[T; count]`, `[T; count] ascending`, `[T; count] ascending(key)`.
+    Array(Box<Array>),
+}
+
+/// A fixed-width integer type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct IntType {
+    /// `iN` rather than `uN`.
+    pub signed: bool,
+    /// Width in bits: 8, 16, 32, 64 in byte-aligned records, 1 to 64 in packed records.
+    pub bits: u8,
+    /// Explicit byte order, overriding the file's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endian: Option<Endian>,
+}
+
+impl IntType {
+    /// An unsigned integer of `bits` bits in the file's byte order.
+    pub const fn unsigned(bits: u8) -> Self {
+        IntType {
+            signed: false,
+            bits,
+            endian: None,
+        }
+    }
+
+    /// The smallest value of this type.
+    pub fn min(&self) -> i128 {
+        if self.signed {
+            -(1i128 << (self.bits - 1))
+        } else {
+            0
+        }
+    }
+
+    /// The largest value of this type.
+    pub fn max(&self) -> i128 {
+        if self.signed {
+            (1i128 << (self.bits - 1)) - 1
+        } else {
+            (1i128 << self.bits) - 1
+        }
+    }
+}
+
+/// A counted array.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Array {
+    /// The element type.
+    pub elem: Type,
+    /// Where the element count comes from.
+    pub count: Count,
+    /// `ascending` / `ascending(key)`: the elements (or each element's `key` field) strictly
+    /// ascend and are delta-coded: the first is absolute, each later one is carried as its
+    /// difference from the previous one, which is at least 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ascending: Option<Ascending>,
+}
+
+/// Where an array's element count is carried.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Count {
+    /// `[T; field]`: an earlier integer field of the same record. The field is derived from
+    /// the array's length and is not part of the generated type.
+    Field {
+        /// The count field.
+        name: String,
+        /// Where the name was written.
+        #[serde(skip)]
+        #[schemars(skip)]
+        span: Span,
+    },
+    /// `[T; u8]`, `[T; varint]`: the count is written just before the elements, in this type.
+    Prefix(Box<Type>),
+}
+
+/// The delta coding of an ascending array.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Ascending {
+    /// For an array of records, the field that ascends; `None` for an array of integers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// Where the key was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub span: Span,
+}
+
+/// A tagged union: a tag integer, then the variant's record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Union {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// `PascalCase` name.
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// The tag's type (unsigned).
+    pub tag: IntType,
+    /// The variants, each naming a record declared in the spec.
+    pub variants: Vec<Variant>,
+    /// Plain `//` comments after the last variant.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trailing_comments: Vec<String>,
+}
+
+/// One variant of a union: `Record = tag`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Variant {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// The record carried by this variant (also the variant's name).
+    pub record: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub span: Span,
+    /// The tag value.
+    pub tag: u64,
+}

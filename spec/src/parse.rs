@@ -1,0 +1,1 @@
+//! Parser (in progress).
