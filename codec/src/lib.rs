@@ -12,4 +12,8 @@
 #![warn(missing_docs)]
 
 pub mod digest;
+pub mod error;
 pub mod interp;
+pub mod rt;
+
+pub use error::{DecodeError, EncodeError, ErrorKind};

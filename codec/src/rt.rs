@@ -1,0 +1,932 @@
+//! The runtime the generated codecs call: a checked reader, a writer, LEB128 varints and
+//! zigzag, bit streams for packed bodies, FNV-1a, and the serde helpers of the JSON form.
+//!
+//! The reader only hands out checked sub-slices and never indexes past its input (the rustls
+//! `Reader` pattern); every fault becomes a [`DecodeError`] at the byte (or bit) where it was
+//! found. Canonical rules of DESIGN.md section 3 enforced here: "a varint that is longer than
+//! needed, a value over its field's width ... a count that the remaining bytes cannot hold, or
+//! trailing bytes after a frame are decode errors".
+
+use crate::error::{DecodeError, EncodeError, ErrorKind};
+use bitvec::prelude::*;
+
+/// A cursor over a frame's bytes that only hands out checked reads.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `buf`.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    /// Bytes read so far: the offset of the next byte.
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// Bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// The unread bytes, without consuming them.
+    pub fn rest(&self) -> &'a [u8] {
+        &self.buf[self.pos..]
+    }
+
+    /// Consumes `n` bytes and returns them.
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if n > self.remaining() {
+            return Err(DecodeError::new(ErrorKind::Truncated, self.buf.len()));
+        }
+        let out = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    /// Consumes `N` bytes as an array.
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N)?);
+        Ok(out)
+    }
+
+    /// One byte.
+    pub fn u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    /// An unsigned integer of `bytes` bytes (1 to 8) in the given byte order.
+    pub fn uint(&mut self, bytes: usize, big_endian: bool) -> Result<u64, DecodeError> {
+        let raw = self.take(bytes)?;
+        let mut v = 0u64;
+        if big_endian {
+            for b in raw {
+                v = (v << 8) | u64::from(*b);
+            }
+        } else {
+            for b in raw.iter().rev() {
+                v = (v << 8) | u64::from(*b);
+            }
+        }
+        Ok(v)
+    }
+
+    /// A `bool` byte: 0 or 1, anything else is over its width.
+    pub fn bool(&mut self) -> Result<bool, DecodeError> {
+        let at = self.pos;
+        match self.u8()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(DecodeError::new(ErrorKind::OverWidth, at)),
+        }
+    }
+
+    /// An IEEE 754 single; NaN and infinities are refused, as no canonical encoder writes them.
+    pub fn f32(&mut self, big_endian: bool) -> Result<f32, DecodeError> {
+        let at = self.pos;
+        let v = f32::from_bits(self.uint(4, big_endian)? as u32);
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(DecodeError::new(ErrorKind::NonFinite, at))
+        }
+    }
+
+    /// An IEEE 754 double; NaN and infinities are refused.
+    pub fn f64(&mut self, big_endian: bool) -> Result<f64, DecodeError> {
+        let at = self.pos;
+        let v = f64::from_bits(self.uint(8, big_endian)?);
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(DecodeError::new(ErrorKind::NonFinite, at))
+        }
+    }
+
+    /// An unsigned LEB128 varint of a value of at most `bits` bits.
+    ///
+    /// DESIGN.md section 3: "varint = unsigned LEB128, at most 10 bytes"; a varint longer than
+    /// needed (a last byte of 0 after the first) is non-canonical, a value over `bits` bits is
+    /// over its width.
+    pub fn varint(&mut self, bits: u8) -> Result<u64, DecodeError> {
+        let start = self.pos;
+        let mut value = 0u64;
+        for i in 0..10u32 {
+            let at = self.pos;
+            let byte = self.u8()?;
+            let low = u64::from(byte & 0x7f);
+            if i == 9 && byte > 1 {
+                // The tenth byte holds bit 63 only.
+                return Err(DecodeError::new(ErrorKind::OverWidth, at));
+            }
+            value |= low << (7 * i);
+            if byte & 0x80 == 0 {
+                if i > 0 && byte == 0 {
+                    return Err(DecodeError::new(ErrorKind::NonCanonicalVarint, start));
+                }
+                if bits < 64 && value >> bits != 0 {
+                    return Err(DecodeError::new(ErrorKind::OverWidth, start));
+                }
+                return Ok(value);
+            }
+        }
+        Err(DecodeError::new(ErrorKind::OverWidth, start))
+    }
+
+    /// A zigzag varint of a signed value of at most `bits` bits.
+    pub fn zigzag(&mut self, bits: u8) -> Result<i64, DecodeError> {
+        Ok(unzigzag(self.varint(bits)?))
+    }
+
+    /// Checks that `count` elements of at least `min_bytes` bytes each can fit in what remains,
+    /// before anything is allocated for them, and returns the count as a `usize`.
+    pub fn count(&self, count: u64, min_bytes: u64, at: usize) -> Result<usize, DecodeError> {
+        let need = count.checked_mul(min_bytes.max(1));
+        match need {
+            Some(n) if n <= self.remaining() as u64 => Ok(count as usize),
+            _ => Err(DecodeError::new(ErrorKind::CountTooLarge, at)),
+        }
+    }
+
+    /// Ends a frame: every byte must have been read.
+    pub fn finish(&self) -> Result<(), DecodeError> {
+        if self.remaining() == 0 {
+            Ok(())
+        } else {
+            Err(DecodeError::new(ErrorKind::TrailingBytes, self.pos))
+        }
+    }
+
+    /// Reads a bit-packed body from here: `read` decodes it from a [`BitReader`], whose zero
+    /// padding to the next byte is then checked, and the reader moves past it.
+    pub fn packed<T>(
+        &mut self,
+        read: impl FnOnce(&mut BitReader<'a>) -> Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
+        let mut bits = BitReader::new(self.rest(), self.pos);
+        let value = read(&mut bits)?;
+        let used = bits.finish()?;
+        self.pos += used;
+        Ok(value)
+    }
+}
+
+/// Maps a signed value onto an unsigned one: (n << 1) ^ (n >> 63).
+pub const fn zigzag(n: i64) -> u64 {
+    ((n << 1) ^ (n >> 63)) as u64
+}
+
+/// The inverse of [`zigzag`].
+pub const fn unzigzag(n: u64) -> i64 {
+    ((n >> 1) as i64) ^ -((n & 1) as i64)
+}
+
+/// How many bytes the LEB128 form of `v` takes.
+pub const fn varint_len(v: u64) -> usize {
+    let bits = 64 - v.leading_zeros() as usize;
+    if bits == 0 {
+        1
+    } else {
+        bits.div_ceil(7)
+    }
+}
+
+/// A bit stream over the bytes of a packed body: fields are read least significant bit first,
+/// starting at the least significant bit of each byte.
+#[derive(Debug)]
+pub struct BitReader<'a> {
+    bits: &'a BitSlice<u8, Lsb0>,
+    pos: usize,
+    /// Byte offset of the body within the frame, for error positions.
+    base: usize,
+}
+
+impl<'a> BitReader<'a> {
+    /// A reader over `bytes`, which start at byte `base` of the frame.
+    pub fn new(bytes: &'a [u8], base: usize) -> Self {
+        BitReader {
+            bits: bytes.view_bits::<Lsb0>(),
+            pos: 0,
+            base,
+        }
+    }
+
+    fn frame_bit(&self) -> usize {
+        self.base * 8 + self.pos
+    }
+
+    /// Bits not read yet.
+    pub fn remaining(&self) -> usize {
+        self.bits.len() - self.pos
+    }
+
+    /// An unsigned field of `width` bits (1 to 64).
+    pub fn uint(&mut self, width: u8) -> Result<u64, DecodeError> {
+        let w = usize::from(width);
+        if w > self.remaining() {
+            return Err(DecodeError::at_bit(ErrorKind::Truncated, self.frame_bit()));
+        }
+        let v = self.bits[self.pos..self.pos + w].load_le::<u64>();
+        self.pos += w;
+        Ok(v)
+    }
+
+    /// A two's complement field of `width` bits (2 to 64), sign-extended.
+    pub fn int(&mut self, width: u8) -> Result<i64, DecodeError> {
+        let raw = self.uint(width)?;
+        let shift = 64 - u32::from(width);
+        Ok(((raw << shift) as i64) >> shift)
+    }
+
+    /// One bit.
+    pub fn bool(&mut self) -> Result<bool, DecodeError> {
+        Ok(self.uint(1)? == 1)
+    }
+
+    /// A finite IEEE 754 single of 32 bits.
+    pub fn f32(&mut self) -> Result<f32, DecodeError> {
+        let at = self.frame_bit();
+        let v = f32::from_bits(self.uint(32)? as u32);
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(DecodeError::at_bit(ErrorKind::NonFinite, at))
+        }
+    }
+
+    /// A finite IEEE 754 double of 64 bits.
+    pub fn f64(&mut self) -> Result<f64, DecodeError> {
+        let at = self.frame_bit();
+        let v = f64::from_bits(self.uint(64)?);
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(DecodeError::at_bit(ErrorKind::NonFinite, at))
+        }
+    }
+
+    /// The bit offset of the next bit, from the start of the frame.
+    pub fn bit_pos(&self) -> usize {
+        self.frame_bit()
+    }
+
+    /// Checks that `count` elements of at least `min_bits` bits each can fit in what remains.
+    pub fn count(&self, count: u64, min_bits: u64, at: usize) -> Result<usize, DecodeError> {
+        match count.checked_mul(min_bits.max(1)) {
+            Some(n) if n <= self.remaining() as u64 => Ok(count as usize),
+            _ => Err(DecodeError::at_bit(ErrorKind::CountTooLarge, at)),
+        }
+    }
+
+    /// Ends the body: the bits up to the next byte boundary are padding and must be zero.
+    /// Returns the whole bytes the body took.
+    pub fn finish(self) -> Result<usize, DecodeError> {
+        let end = self.pos.div_ceil(8) * 8;
+        if let Some(one) = self.bits[self.pos..end].first_one() {
+            return Err(DecodeError::at_bit(
+                ErrorKind::ReservedBit,
+                self.base * 8 + self.pos + one,
+            ));
+        }
+        Ok(end / 8)
+    }
+}
+
+/// Writes a bit-packed body: fields least significant bit first, padded with zero bits to a
+/// byte by [`BitWriter::finish`].
+#[derive(Debug, Default)]
+pub struct BitWriter {
+    bits: BitVec<u8, Lsb0>,
+}
+
+impl BitWriter {
+    /// An empty body.
+    pub fn new() -> Self {
+        BitWriter::default()
+    }
+
+    /// An unsigned field of `width` bits; a value that needs more bits is over its width.
+    pub fn uint(&mut self, width: u8, v: u64) -> Result<(), EncodeError> {
+        if width < 64 && v >> width != 0 {
+            return Err(EncodeError::new(ErrorKind::OverWidth));
+        }
+        let start = self.bits.len();
+        self.bits.resize(start + usize::from(width), false);
+        self.bits[start..].store_le(v);
+        Ok(())
+    }
+
+    /// A two's complement field of `width` bits.
+    pub fn int(&mut self, width: u8, v: i64) -> Result<(), EncodeError> {
+        check_int(v, width)?;
+        let mask = if width == 64 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        self.uint(width, (v as u64) & mask)
+    }
+
+    /// One bit.
+    pub fn bool(&mut self, v: bool) {
+        self.bits.push(v);
+    }
+
+    /// A finite single.
+    pub fn f32(&mut self, v: f32) -> Result<(), EncodeError> {
+        finite(f64::from(v))?;
+        self.uint(32, u64::from(v.to_bits()))
+    }
+
+    /// A finite double.
+    pub fn f64(&mut self, v: f64) -> Result<(), EncodeError> {
+        finite(v)?;
+        self.uint(64, v.to_bits())
+    }
+
+    /// Appends the body, padded to a byte, to `out`.
+    pub fn finish(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.bits.as_raw_slice());
+    }
+}
+
+/// Byte-aligned writes onto a `Vec<u8>`.
+pub trait WriteExt {
+    /// An unsigned integer of `bytes` bytes in the given byte order; a value that needs more
+    /// bytes is over its width.
+    fn uint(&mut self, bytes: usize, big_endian: bool, v: u64) -> Result<(), EncodeError>;
+    /// A signed integer of `bytes` bytes.
+    fn int(&mut self, bytes: usize, big_endian: bool, v: i64) -> Result<(), EncodeError>;
+    /// An unsigned LEB128 varint of a value of at most `bits` bits.
+    fn varint(&mut self, bits: u8, v: u64) -> Result<(), EncodeError>;
+    /// A zigzag varint of a signed value of at most `bits` bits.
+    fn zigzag(&mut self, bits: u8, v: i64) -> Result<(), EncodeError>;
+    /// A finite single.
+    fn f32(&mut self, big_endian: bool, v: f32) -> Result<(), EncodeError>;
+    /// A finite double.
+    fn f64(&mut self, big_endian: bool, v: f64) -> Result<(), EncodeError>;
+}
+
+impl WriteExt for Vec<u8> {
+    fn uint(&mut self, bytes: usize, big_endian: bool, v: u64) -> Result<(), EncodeError> {
+        if bytes < 8 && v >> (bytes * 8) != 0 {
+            return Err(EncodeError::new(ErrorKind::OverWidth));
+        }
+        let le = v.to_le_bytes();
+        if big_endian {
+            self.extend(le[..bytes].iter().rev());
+        } else {
+            self.extend_from_slice(&le[..bytes]);
+        }
+        Ok(())
+    }
+
+    fn int(&mut self, bytes: usize, big_endian: bool, v: i64) -> Result<(), EncodeError> {
+        let width = (bytes * 8) as u8;
+        check_int(v, width)?;
+        let mask = if bytes == 8 {
+            u64::MAX
+        } else {
+            (1u64 << width) - 1
+        };
+        self.uint(bytes, big_endian, (v as u64) & mask)
+    }
+
+    fn varint(&mut self, bits: u8, mut v: u64) -> Result<(), EncodeError> {
+        if bits < 64 && v >> bits != 0 {
+            return Err(EncodeError::new(ErrorKind::OverWidth));
+        }
+        loop {
+            let byte = (v & 0x7f) as u8;
+            v >>= 7;
+            if v == 0 {
+                self.push(byte);
+                return Ok(());
+            }
+            self.push(byte | 0x80);
+        }
+    }
+
+    fn zigzag(&mut self, bits: u8, v: i64) -> Result<(), EncodeError> {
+        check_int(v, bits)?;
+        self.varint(64, zigzag(v))
+    }
+
+    fn f32(&mut self, big_endian: bool, v: f32) -> Result<(), EncodeError> {
+        finite(f64::from(v))?;
+        self.uint(4, big_endian, u64::from(v.to_bits()))
+    }
+
+    fn f64(&mut self, big_endian: bool, v: f64) -> Result<(), EncodeError> {
+        finite(v)?;
+        self.uint(8, big_endian, v.to_bits())
+    }
+}
+
+/// Refuses a signed value outside `width` bits of two's complement.
+pub fn check_int(v: i64, width: u8) -> Result<(), EncodeError> {
+    if width >= 64 {
+        return Ok(());
+    }
+    let min = -(1i64 << (width - 1));
+    let max = (1i64 << (width - 1)) - 1;
+    if v < min || v > max {
+        Err(EncodeError::new(ErrorKind::OverWidth))
+    } else {
+        Ok(())
+    }
+}
+
+/// Refuses NaN and infinities, which no canonical decoder accepts.
+pub fn finite(v: f64) -> Result<(), EncodeError> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(EncodeError::new(ErrorKind::NonFinite))
+    }
+}
+
+/// Refuses a value whose presence contradicts its condition.
+pub fn presence(present: bool, cond: bool) -> Result<(), EncodeError> {
+    if present == cond {
+        Ok(())
+    } else {
+        Err(EncodeError::new(ErrorKind::InvalidCondition))
+    }
+}
+
+/// The wire integer of a quantized value: round(value / scale), halves away from zero, a
+/// non-finite value as 0 (DESIGN.md section 3: "a non-finite coordinate quantizes to 0").
+pub fn quantize(value: f64, scale: f64) -> f64 {
+    if value.is_finite() {
+        (value / scale).round()
+    } else {
+        0.0
+    }
+}
+
+/// A quantized value as a signed wire integer within `[min, max]`.
+pub fn quantize_int(value: f64, scale: f64, min: i64, max: i64) -> Result<i64, EncodeError> {
+    let q = quantize(value, scale);
+    if q < min as f64 || q > max as f64 {
+        Err(EncodeError::new(ErrorKind::OverWidth))
+    } else {
+        Ok(q as i64)
+    }
+}
+
+/// A quantized value as an unsigned wire integer at most `max`.
+pub fn quantize_uint(value: f64, scale: f64, max: u64) -> Result<u64, EncodeError> {
+    let q = quantize(value, scale);
+    // `max as f64` rounds u64::MAX up to 2^64, which `q` must stay below.
+    if q < 0.0 || q > max as f64 || q >= 18_446_744_073_709_551_616.0 {
+        Err(EncodeError::new(ErrorKind::OverWidth))
+    } else {
+        Ok(q as u64)
+    }
+}
+
+/// The delta of an ascending list's element from the previous one (the first is absolute).
+pub fn ascending_delta(prev: Option<u64>, v: u64) -> Result<u64, EncodeError> {
+    match prev {
+        None => Ok(v),
+        Some(p) if v > p => Ok(v - p),
+        Some(_) => Err(EncodeError::new(ErrorKind::NotAscending)),
+    }
+}
+
+/// An ascending list's element from its delta: at least 1 after the first, and the sum must
+/// stay within `bits` bits.
+pub fn ascending_value(prev: Option<u64>, delta: u64, bits: u8, at: usize) -> Result<u64, DecodeError> {
+    let v = match prev {
+        None => delta,
+        Some(_) if delta == 0 => return Err(DecodeError::new(ErrorKind::NotAscending, at)),
+        Some(p) => p
+            .checked_add(delta)
+            .ok_or(DecodeError::new(ErrorKind::OverWidth, at))?,
+    };
+    if bits < 64 && v >> bits != 0 {
+        return Err(DecodeError::new(ErrorKind::OverWidth, at));
+    }
+    Ok(v)
+}
+
+/// 32-bit FNV-1a (offset basis 2166136261, prime 16777619), the state check of DESIGN.md
+/// section 3.
+pub fn fnv1a32(bytes: &[u8]) -> u32 {
+    Fnv1a32::new().update(bytes).finish()
+}
+
+/// Incremental 32-bit FNV-1a.
+#[derive(Debug, Clone, Copy)]
+pub struct Fnv1a32(u32);
+
+impl Default for Fnv1a32 {
+    fn default() -> Self {
+        Fnv1a32::new()
+    }
+}
+
+impl Fnv1a32 {
+    /// The offset basis.
+    pub const fn new() -> Self {
+        Fnv1a32(2_166_136_261)
+    }
+
+    /// Folds `bytes` in.
+    #[must_use]
+    pub fn update(mut self, bytes: &[u8]) -> Self {
+        for b in bytes {
+            self.0 ^= u32::from(*b);
+            self.0 = self.0.wrapping_mul(16_777_619);
+        }
+        self
+    }
+
+    /// The hash so far.
+    pub const fn finish(self) -> u32 {
+        self.0
+    }
+}
+
+/// Serde helpers for the JSON form of frames.
+pub mod json {
+    use serde::de::{self, Deserializer, SeqAccess, Visitor};
+    use serde::ser::{SerializeSeq, Serializer};
+    use std::fmt;
+
+    /// Integers beyond this travel as decimal strings, so that a JavaScript reader keeps every
+    /// bit (the protobuf JSON mapping's rule for 64-bit integers).
+    const SAFE: u64 = (1 << 53) - 1;
+
+    /// A 64-bit unsigned integer: a JSON number when it is at most 2^53 - 1, a string otherwise;
+    /// both are accepted when reading.
+    pub mod big_u64 {
+        use super::*;
+
+        /// Writes `v`.
+        pub fn serialize<S: Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
+            if *v <= SAFE {
+                s.serialize_u64(*v)
+            } else {
+                s.serialize_str(&v.to_string())
+            }
+        }
+
+        /// Reads a number or a decimal string.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+            d.deserialize_any(U64Visitor)
+        }
+    }
+
+    /// A 64-bit signed integer, as [`big_u64`].
+    pub mod big_i64 {
+        use super::*;
+
+        /// Writes `v`.
+        pub fn serialize<S: Serializer>(v: &i64, s: S) -> Result<S::Ok, S::Error> {
+            if v.unsigned_abs() <= SAFE {
+                s.serialize_i64(*v)
+            } else {
+                s.serialize_str(&v.to_string())
+            }
+        }
+
+        /// Reads a number or a decimal string.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+            d.deserialize_any(I64Visitor)
+        }
+    }
+
+    /// An optional [`big_u64`].
+    pub mod opt_big_u64 {
+        use super::*;
+
+        /// Writes `v`.
+        pub fn serialize<S: Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+            match v {
+                Some(v) => big_u64::serialize(v, s),
+                None => s.serialize_none(),
+            }
+        }
+
+        /// Reads null, a number or a decimal string.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+            d.deserialize_any(OptVisitor(U64Visitor))
+        }
+    }
+
+    /// An optional [`big_i64`].
+    pub mod opt_big_i64 {
+        use super::*;
+
+        /// Writes `v`.
+        pub fn serialize<S: Serializer>(v: &Option<i64>, s: S) -> Result<S::Ok, S::Error> {
+            match v {
+                Some(v) => big_i64::serialize(v, s),
+                None => s.serialize_none(),
+            }
+        }
+
+        /// Reads null, a number or a decimal string.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+            d.deserialize_any(OptVisitor(I64Visitor))
+        }
+    }
+
+    /// A list of [`big_u64`].
+    pub mod vec_big_u64 {
+        use super::*;
+
+        /// Writes `v`.
+        pub fn serialize<S: Serializer>(v: &[u64], s: S) -> Result<S::Ok, S::Error> {
+            let mut seq = s.serialize_seq(Some(v.len()))?;
+            for x in v {
+                if *x <= SAFE {
+                    seq.serialize_element(x)?;
+                } else {
+                    seq.serialize_element(&x.to_string())?;
+                }
+            }
+            seq.end()
+        }
+
+        /// Reads a list of numbers or decimal strings.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Vec<u64>;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a list of unsigned integers")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u64>, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(x) = seq.next_element::<Big>()? {
+                        out.push(x.0);
+                    }
+                    Ok(out)
+                }
+            }
+            d.deserialize_seq(V)
+        }
+
+        struct Big(u64);
+        impl<'de> serde::Deserialize<'de> for Big {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                d.deserialize_any(U64Visitor).map(Big)
+            }
+        }
+    }
+
+    struct U64Visitor;
+    impl Visitor<'_> for U64Visitor {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an unsigned integer or a decimal string")
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom(format!("{v} is negative")))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
+            v.parse().map_err(|_| E::custom(format!("`{v}` is not an unsigned integer")))
+        }
+    }
+
+    struct I64Visitor;
+    impl Visitor<'_> for I64Visitor {
+        type Value = i64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an integer or a decimal string")
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<i64, E> {
+            i64::try_from(v).map_err(|_| E::custom(format!("{v} is too large")))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<i64, E> {
+            Ok(v)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<i64, E> {
+            v.parse().map_err(|_| E::custom(format!("`{v}` is not an integer")))
+        }
+    }
+
+    struct OptVisitor<V>(V);
+    impl<'de, V: Visitor<'de>> Visitor<'de> for OptVisitor<V> {
+        type Value = Option<V::Value>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            self.0.expecting(f)?;
+            f.write_str(" or null")
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            self.0.visit_u64(v).map(Some)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            self.0.visit_i64(v).map(Some)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            self.0.visit_str(v).map(Some)
+        }
+    }
+
+    /// A bit set as the list of its bits' names (`["KEYFRAME", "CHECK"]`).
+    pub fn serialize_bits<S: Serializer>(
+        names: &[(&'static str, u8)],
+        bits: u64,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let set: Vec<&str> = names
+            .iter()
+            .filter(|(_, i)| bits >> i & 1 == 1)
+            .map(|(n, _)| *n)
+            .collect();
+        let mut seq = s.serialize_seq(Some(set.len()))?;
+        for n in set {
+            seq.serialize_element(n)?;
+        }
+        seq.end()
+    }
+
+    /// Reads a bit set from the list of its bits' names; an unknown name is an error.
+    pub fn deserialize_bits<'de, D: Deserializer<'de>>(
+        names: &'static [(&'static str, u8)],
+        d: D,
+    ) -> Result<u64, D::Error> {
+        struct V(&'static [(&'static str, u8)]);
+        impl<'de> Visitor<'de> for V {
+            type Value = u64;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of bit names")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<u64, A::Error> {
+                let mut bits = 0u64;
+                while let Some(name) = seq.next_element::<String>()? {
+                    let Some((_, i)) = self.0.iter().find(|(n, _)| *n == name) else {
+                        let known: Vec<&str> = self.0.iter().map(|(n, _)| *n).collect();
+                        return Err(de::Error::custom(format!(
+                            "unknown bit `{name}`, expected one of {}",
+                            known.join(", ")
+                        )));
+                    };
+                    bits |= 1 << i;
+                }
+                Ok(bits)
+            }
+        }
+        d.deserialize_seq(V(names))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_matches_the_published_values() {
+        assert_eq!(fnv1a32(b""), 0x811c_9dc5);
+        assert_eq!(fnv1a32(b"a"), 0xe40c_292c);
+        assert_eq!(fnv1a32(b"foobar"), 0xbf9c_f968);
+        assert_eq!(Fnv1a32::new().update(b"foo").update(b"bar").finish(), 0xbf9c_f968);
+    }
+
+    #[test]
+    fn zigzag_maps_small_magnitudes_to_small_numbers() {
+        for (n, z) in [(0, 0), (-1, 1), (1, 2), (-2, 3), (i64::MAX, u64::MAX - 1), (i64::MIN, u64::MAX)] {
+            assert_eq!(zigzag(n), z);
+            assert_eq!(unzigzag(z), n);
+        }
+    }
+
+    #[test]
+    fn varints_round_trip_at_every_length() {
+        for v in [0u64, 1, 127, 128, 16_383, 16_384, u64::from(u32::MAX), u64::MAX] {
+            let mut out = Vec::new();
+            out.varint(64, v).unwrap();
+            assert_eq!(out.len(), varint_len(v));
+            let mut r = Reader::new(&out);
+            assert_eq!(r.varint(64).unwrap(), v);
+            r.finish().unwrap();
+        }
+    }
+
+    #[test]
+    fn varints_longer_than_needed_are_refused() {
+        let mut r = Reader::new(&[0x80, 0x00]);
+        assert_eq!(r.varint(64).unwrap_err().kind, ErrorKind::NonCanonicalVarint);
+        let mut r = Reader::new(&[0x81, 0x80, 0x00]);
+        assert_eq!(r.varint(64).unwrap_err().kind, ErrorKind::NonCanonicalVarint);
+    }
+
+    #[test]
+    fn varints_over_their_width_are_refused() {
+        // 2^21 needs a fourth byte and 22 bits.
+        let mut out = Vec::new();
+        out.varint(64, 1 << 21).unwrap();
+        assert_eq!(Reader::new(&out).varint(21).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(out.varint(21, 1 << 21).unwrap_err().kind, ErrorKind::OverWidth);
+        // A tenth byte above 1 would set bits past 63.
+        let eleven = [0xff; 9].iter().copied().chain([0x02]).collect::<Vec<_>>();
+        assert_eq!(Reader::new(&eleven).varint(64).unwrap_err().kind, ErrorKind::OverWidth);
+        let endless = [0xff; 12];
+        assert_eq!(Reader::new(&endless).varint(64).unwrap_err().kind, ErrorKind::OverWidth);
+    }
+
+    #[test]
+    fn truncation_is_reported_at_the_end_of_input() {
+        let mut r = Reader::new(&[1, 2, 3]);
+        let e = r.uint(4, false).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::Truncated, 3));
+        let mut r = Reader::new(&[0x80]);
+        assert_eq!(r.varint(64).unwrap_err().kind, ErrorKind::Truncated);
+    }
+
+    #[test]
+    fn counts_are_checked_before_allocation() {
+        let r = Reader::new(&[0; 10]);
+        assert_eq!(r.count(5, 2, 0).unwrap(), 5);
+        assert_eq!(r.count(6, 2, 0).unwrap_err().kind, ErrorKind::CountTooLarge);
+        assert_eq!(r.count(u64::MAX, 2, 0).unwrap_err().kind, ErrorKind::CountTooLarge);
+    }
+
+    #[test]
+    fn integers_honour_byte_order_and_width() {
+        let mut out = Vec::new();
+        out.uint(2, false, 0x1234).unwrap();
+        out.uint(2, true, 0x1234).unwrap();
+        out.int(1, false, -2).unwrap();
+        assert_eq!(out, [0x34, 0x12, 0x12, 0x34, 0xfe]);
+        assert_eq!(out.clone().uint(1, false, 256).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(out.clone().int(1, false, 128).unwrap_err().kind, ErrorKind::OverWidth);
+        let mut r = Reader::new(&out);
+        assert_eq!(r.uint(2, false).unwrap(), 0x1234);
+        assert_eq!(r.uint(2, true).unwrap(), 0x1234);
+        assert_eq!(r.uint(1, false).unwrap() as u8 as i8, -2);
+    }
+
+    #[test]
+    fn bit_streams_are_least_significant_bit_first() {
+        let mut w = BitWriter::new();
+        w.bool(true);
+        w.uint(7, 0x15).unwrap();
+        w.int(5, -3).unwrap();
+        let mut out = Vec::new();
+        w.finish(&mut out);
+        // bit 0: 1; bits 1..8: 0x15; bits 8..13: -3 as 5 bits = 0b11101, then 3 zero bits.
+        assert_eq!(out, [0x01 | (0x15 << 1), 0b0001_1101]);
+        let mut r = BitReader::new(&out, 0);
+        assert!(r.bool().unwrap());
+        assert_eq!(r.uint(7).unwrap(), 0x15);
+        assert_eq!(r.int(5).unwrap(), -3);
+        assert_eq!(r.finish().unwrap(), 2);
+    }
+
+    #[test]
+    fn padding_bits_must_be_zero() {
+        let bytes = [0b1000_0001u8];
+        let mut r = BitReader::new(&bytes, 3);
+        assert_eq!(r.uint(1).unwrap(), 1);
+        let e = r.finish().unwrap_err();
+        assert_eq!((e.kind, e.bit, e.offset), (ErrorKind::ReservedBit, Some(31), 3));
+    }
+
+    #[test]
+    fn quantization_rounds_halves_away_from_zero() {
+        assert_eq!(quantize(2.5, 1.0), 3.0);
+        assert_eq!(quantize(-2.5, 1.0), -3.0);
+        assert_eq!(quantize(f64::NAN, 0.5), 0.0);
+        assert_eq!(quantize_int(1.0, 1.0 / 512.0, -32768, 32767).unwrap(), 512);
+        assert_eq!(quantize_int(64.0, 1.0 / 512.0, -32768, 32767).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(quantize_uint(-0.6, 1.0, 255).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(quantize_uint(-0.4, 1.0, 255).unwrap(), 0);
+    }
+
+    #[test]
+    fn ascending_lists_need_a_difference_of_at_least_one() {
+        assert_eq!(ascending_delta(None, 5).unwrap(), 5);
+        assert_eq!(ascending_delta(Some(5), 7).unwrap(), 2);
+        assert_eq!(ascending_delta(Some(5), 5).unwrap_err().kind, ErrorKind::NotAscending);
+        assert_eq!(ascending_value(Some(5), 0, 64, 9).unwrap_err().kind, ErrorKind::NotAscending);
+        assert_eq!(ascending_value(Some(u64::MAX), 1, 64, 9).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(ascending_value(Some(255), 1, 8, 9).unwrap_err().kind, ErrorKind::OverWidth);
+    }
+
+    #[test]
+    fn non_finite_floats_are_refused_both_ways() {
+        let mut out = Vec::new();
+        assert_eq!(out.f32(false, f32::NAN).unwrap_err().kind, ErrorKind::NonFinite);
+        let inf = f32::INFINITY.to_bits().to_le_bytes();
+        assert_eq!(Reader::new(&inf).f32(false).unwrap_err().kind, ErrorKind::NonFinite);
+    }
+}
