@@ -3,6 +3,40 @@
 //! The server half of the plaza netcode primitives (seed 004): history and rewind, relevance,
 //! aggregation, input scheduling, seats and rosters, rate meters and one-shot ops. Pure logic
 //! with no clock, no socket and no thread: every time is an argument.
+//!
+//! What this crate is not: a network stack, a game loop, or a wire format. Nothing here reads
+//! a clock, opens a socket or starts a thread, so a simulation built on it is deterministic and
+//! runs as fast as a test drives it. The wire formats live in `ackwire-codec`; delta streaming
+//! (seed 004 §7) is built in a later step.
+//!
+//! | seed 004 section | here |
+//! | --- | --- |
+//! | §3 history and rewind | [`HistoricalStateBuffer`], [`TimedState`], [`render_error_at`], [`RenderError`] |
+//! | §5 relevance | [`relevance`] |
+//! | §6 aggregation | [`aggregate`] |
+//! | §8 input scheduling | [`input_schedule`] |
+//! | §9 seats | [`seats`] |
+//! | §10 rates | [`meter`] |
+//! | §11 one-shot ops | [`oneshot`] |
+//!
+//! **Re-exported rather than defined here.** [`Interpolatable`], [`ToF32`] and [`SetDigest`]
+//! come from `ackwire-codec`, the lower crate. Seed 004 §1: "Both sides of a delta stream have
+//! to agree about them exactly, and a second implementation that agrees today is a
+//! disagreement waiting to happen"; and a browser client needs these types and must not
+//! inherit a server to get them.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+mod history;
+
+pub mod aggregate;
+pub mod input_schedule;
+pub mod meter;
+pub mod oneshot;
+pub mod relevance;
+pub mod seats;
+
+pub use ackwire_codec::digest::SetDigest;
+pub use ackwire_codec::interp::{Interpolatable, ToF32};
+pub use history::{render_error_at, HistoricalStateBuffer, RenderError, TimedState};
