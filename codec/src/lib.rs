@@ -17,3 +17,13 @@ pub mod interp;
 pub mod rt;
 
 pub use error::{DecodeError, EncodeError, ErrorKind};
+pub use rt::{Frame, FrameVisitor};
+
+// The generated code names the runtime by its crate path, as a user's crate would.
+extern crate self as ackwire_codec;
+
+/// The reference protocol's frames, records, bit sets, unions and constants, generated from
+/// `spec/protocol/*.wire` at build time.
+pub mod protocol {
+    include!(concat!(env!("OUT_DIR"), "/protocol.rs"));
+}

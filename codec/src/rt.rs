@@ -10,6 +10,8 @@
 use crate::error::{DecodeError, EncodeError, ErrorKind};
 use bitvec::prelude::*;
 
+pub use bitvec;
+
 /// A cursor over a frame's bytes that only hands out checked reads.
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
@@ -174,6 +176,178 @@ impl<'a> Reader<'a> {
         self.pos += used;
         Ok(value)
     }
+}
+
+/// A frame of a spec: a whole message with an encoder and a decoder of its own.
+pub trait Frame: Sized + Clone + std::fmt::Debug + PartialEq + serde::Serialize + serde::de::DeserializeOwned {
+    /// The frame's name (`acked`, `datagram`, ...): its spec name in snake_case.
+    const NAME: &'static str;
+
+    /// Decodes a whole frame; bytes after it are an error.
+    fn decode(bytes: &[u8]) -> Result<Self, DecodeError>;
+
+    /// Appends the frame's bytes to `out`. On error `out` may hold part of the frame.
+    fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError>;
+
+    /// The number of bytes [`Frame::encode`] writes for a valid value.
+    fn encoded_len(&self) -> usize;
+
+    /// The frame's bytes.
+    fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
+        let mut out = Vec::with_capacity(self.encoded_len());
+        self.encode(&mut out)?;
+        Ok(out)
+    }
+}
+
+/// Something done with a frame type chosen by name at run time (see the generated
+/// `visit_frame`): decode to JSON, encode from JSON, explain.
+pub trait FrameVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Called with the frame type named.
+    fn visit<F: Frame>(self) -> Self::Output;
+}
+
+/// Reads `count` elements with `elem`, after checking that `count` elements of at least
+/// `min_bytes` bytes fit in what remains. An element's error gets its index.
+pub fn read_list<'a, T>(
+    r: &mut Reader<'a>,
+    count: u64,
+    min_bytes: u64,
+    mut elem: impl FnMut(&mut Reader<'a>) -> Result<T, DecodeError>,
+) -> Result<Vec<T>, DecodeError> {
+    let n = r.count(count, min_bytes, r.pos())?;
+    let mut items = Vec::with_capacity(n);
+    for i in 0..n {
+        items.push(elem(r).map_err(|e| e.index(i))?);
+    }
+    Ok(items)
+}
+
+/// [`read_list`] in a bit-packed body, with the minimum element size in bits.
+pub fn read_bit_list<'a, T>(
+    b: &mut BitReader<'a>,
+    count: u64,
+    min_bits: u64,
+    mut elem: impl FnMut(&mut BitReader<'a>) -> Result<T, DecodeError>,
+) -> Result<Vec<T>, DecodeError> {
+    let n = b.count(count, min_bits, b.bit_pos())?;
+    let mut items = Vec::with_capacity(n);
+    for i in 0..n {
+        items.push(elem(b).map_err(|e| e.index(i))?);
+    }
+    Ok(items)
+}
+
+/// Reads an ascending element: the raw value read by `read` is the difference from `prev`
+/// (absolute for the first), at least 1 after the first.
+pub fn read_ascending<'a>(
+    r: &mut Reader<'a>,
+    prev: &mut Option<u64>,
+    bits: u8,
+    read: impl FnOnce(&mut Reader<'a>) -> Result<u64, DecodeError>,
+) -> Result<u64, DecodeError> {
+    let at = r.pos();
+    let v = ascending_value(*prev, read(r)?, bits, at)?;
+    *prev = Some(v);
+    Ok(v)
+}
+
+/// The difference an ascending element is written as (the value itself when it does not
+/// ascend: encoding then fails, so only the length is asked), moving `prev` on.
+pub fn ascending_step(prev: &mut Option<u64>, v: u64) -> u64 {
+    let d = ascending_delta(*prev, v).unwrap_or(v);
+    *prev = Some(v);
+    d
+}
+
+/// `bytes`: a varint length, then that many bytes.
+pub fn read_bytes(r: &mut Reader<'_>) -> Result<Vec<u8>, DecodeError> {
+    let at = r.pos();
+    let n = r.varint(64)?;
+    let n = r.count(n, 1, at)?;
+    Ok(r.take(n)?.to_vec())
+}
+
+/// `bytes?`: a varint (length + 1), then that many bytes; 0 means absent.
+pub fn read_opt_bytes(r: &mut Reader<'_>) -> Result<Option<Vec<u8>>, DecodeError> {
+    let at = r.pos();
+    match r.varint(64)? {
+        0 => Ok(None),
+        n => {
+            let n = r.count(n - 1, 1, at)?;
+            Ok(Some(r.take(n)?.to_vec()))
+        }
+    }
+}
+
+/// Writes `bytes`: a varint length, then the bytes.
+pub fn write_bytes(out: &mut Vec<u8>, v: &[u8]) -> Result<(), EncodeError> {
+    out.varint(64, v.len() as u64)?;
+    out.extend_from_slice(v);
+    Ok(())
+}
+
+/// Writes `bytes?`: a varint (length + 1), then the bytes; 0 when absent.
+pub fn write_opt_bytes(out: &mut Vec<u8>, v: Option<&[u8]>) -> Result<(), EncodeError> {
+    match v {
+        None => out.varint(64, 0),
+        Some(v) => {
+            out.varint(64, v.len() as u64 + 1)?;
+            out.extend_from_slice(v);
+            Ok(())
+        }
+    }
+}
+
+/// The encoded length of `bytes`.
+pub fn bytes_len(v: &[u8]) -> usize {
+    varint_len(v.len() as u64) + v.len()
+}
+
+/// The encoded length of `bytes?`.
+pub fn opt_bytes_len(v: Option<&[u8]>) -> usize {
+    v.map_or(1, |v| varint_len(v.len() as u64 + 1) + v.len())
+}
+
+/// Writes a bit-packed body with `write`, padded with zero bits to a byte.
+pub fn write_packed(
+    out: &mut Vec<u8>,
+    write: impl FnOnce(&mut BitWriter) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    let mut w = BitWriter::new();
+    write(&mut w)?;
+    w.finish(out);
+    Ok(())
+}
+
+/// Writes the elements of an ascending list as differences, with `write` for each.
+pub fn write_ascending<W>(
+    w: &mut W,
+    prev: &mut Option<u64>,
+    v: u64,
+    write: impl FnOnce(&mut W, u64) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    let d = ascending_delta(*prev, v)?;
+    *prev = Some(v);
+    write(w, d)
+}
+
+/// The encoded length of an ascending list of varints.
+pub fn ascending_varints_len(items: impl IntoIterator<Item = u64>) -> usize {
+    let mut prev = None;
+    items
+        .into_iter()
+        .map(|v| {
+            let d = match prev {
+                Some(p) if v > p => v - p,
+                _ => v,
+            };
+            prev = Some(v);
+            varint_len(d)
+        })
+        .sum()
 }
 
 /// Maps a signed value onto an unsigned one: (n << 1) ^ (n >> 63).
@@ -739,6 +913,71 @@ pub mod json {
         fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
             self.0.visit_str(v).map(Some)
         }
+    }
+
+    /// Bytes as a lower-case hex string.
+    pub mod hex {
+        use super::*;
+
+        /// Writes `v` as hex.
+        pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(&to_hex(v))
+        }
+
+        /// Reads hex (white space between byte pairs allowed).
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+            let text = <String as serde::Deserialize>::deserialize(d)?;
+            from_hex(&text).map_err(de::Error::custom)
+        }
+    }
+
+    /// Optional bytes as a hex string or null.
+    pub mod opt_hex {
+        use super::*;
+
+        /// Writes `v` as hex, or null.
+        pub fn serialize<S: Serializer>(v: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+            match v {
+                Some(v) => s.serialize_str(&to_hex(v)),
+                None => s.serialize_none(),
+            }
+        }
+
+        /// Reads hex or null.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
+            let text = <Option<String> as serde::Deserialize>::deserialize(d)?;
+            text.map(|t| from_hex(&t).map_err(de::Error::custom)).transpose()
+        }
+    }
+
+    /// Lower-case hex of `bytes`.
+    pub fn to_hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Bytes from hex; white space between byte pairs is ignored.
+    pub fn from_hex(text: &str) -> Result<Vec<u8>, String> {
+        let digits: Vec<(usize, char)> = text
+            .char_indices()
+            .filter(|(_, c)| !c.is_whitespace())
+            .collect();
+        if digits.len() % 2 != 0 {
+            return Err(format!("odd number of hex digits ({})", digits.len()));
+        }
+        digits
+            .chunks(2)
+            .map(|pair| {
+                let hi = pair[0].1.to_digit(16);
+                let lo = pair[1].1.to_digit(16);
+                match (hi, lo) {
+                    (Some(h), Some(l)) => Ok((h * 16 + l) as u8),
+                    _ => {
+                        let (at, c) = if hi.is_none() { pair[0] } else { pair[1] };
+                        Err(format!("`{c}` at character {at} is not a hex digit"))
+                    }
+                }
+            })
+            .collect()
     }
 
     /// A bit set as the list of its bits' names (`["KEYFRAME", "CHECK"]`).

@@ -7,7 +7,7 @@
 //!   find as a [`diag::Diagnostic`] located at file:line:col;
 //! - [`validate`] checks a whole [`model::Spec`] (names, order, widths, bits, kinds);
 //! - [`fmt`] prints a model back as canonical text;
-//! - the generators (later steps) compile a validated spec into codecs.
+//! - [`index`] resolves names and derives sizes from the layout, for the generators.
 //!
 //! The language itself is described in `LANGUAGE.md` beside this crate.
 //!
@@ -19,6 +19,237 @@
 
 pub mod diag;
 pub mod fmt;
+pub mod index;
 pub mod model;
 pub mod parse;
 pub mod validate;
+
+use diag::Diagnostic;
+use model::Spec;
+use std::path::{Path, PathBuf};
+
+/// The one error type of this crate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// A layout file or folder could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The path that failed.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The layout files have errors; `rendered` holds them as rustc-style text.
+    #[error("{rendered}")]
+    Invalid {
+        /// Every problem found.
+        diagnostics: Vec<Diagnostic>,
+        /// The diagnostics rendered against their files.
+        rendered: String,
+    },
+}
+
+/// One layout file's name and text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The name diagnostics use (usually the path as given).
+    pub name: String,
+    /// The file's text.
+    pub text: String,
+}
+
+/// Parses and validates `sources` as one spec. Every parse error of every file and, when all
+/// files parse, every validation error is reported.
+pub fn compile(sources: &[Source]) -> Result<Spec, SpecError> {
+    let mut files = Vec::new();
+    let mut diagnostics = Vec::new();
+    for source in sources {
+        match parse::parse_file(&source.name, &source.text) {
+            Ok(file) => files.push(file),
+            Err(mut errors) => diagnostics.append(&mut errors),
+        }
+    }
+    if diagnostics.is_empty() {
+        let spec = Spec { files };
+        diagnostics = validate::validate(&spec);
+        if diagnostics.is_empty() {
+            return Ok(spec);
+        }
+    }
+    let rendered = render(&diagnostics, sources);
+    Err(SpecError::Invalid {
+        diagnostics,
+        rendered,
+    })
+}
+
+/// Renders `diagnostics` against the files they point into, one after another.
+pub fn render(diagnostics: &[Diagnostic], sources: &[Source]) -> String {
+    let mut out = String::new();
+    for d in diagnostics {
+        let text = sources
+            .iter()
+            .find(|s| s.name == d.file)
+            .map_or("", |s| s.text.as_str());
+        out.push_str(&d.render(text));
+        out.push('\n');
+    }
+    let n = diagnostics.len();
+    out.push_str(&format!(
+        "error: {n} problem{} found\n",
+        if n == 1 { "" } else { "s" }
+    ));
+    out
+}
+
+/// Reads layout files: each path is a `.wire` file, or a folder whose `.wire` files are read in
+/// name order. A file that is not UTF-8 becomes a diagnostic at the first bad byte.
+pub fn read_sources(paths: &[PathBuf]) -> Result<Vec<Source>, SpecError> {
+    let mut files = Vec::new();
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|source| SpecError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        if meta.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+                .map_err(|source| SpecError::Io {
+                    path: path.clone(),
+                    source,
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "wire"))
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    let mut sources = Vec::new();
+    let mut diagnostics = Vec::new();
+    for path in files {
+        let bytes = std::fs::read(&path).map_err(|source| SpecError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let name = path.display().to_string();
+        match String::from_utf8(bytes) {
+            Ok(text) => sources.push(Source { name, text }),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                diagnostics.push(Diagnostic::new(
+                    &name,
+                    model::Span::new(at, at + 1),
+                    format!("{name} is not UTF-8 text (byte {at})"),
+                    "a layout file is UTF-8",
+                ));
+                sources.push(Source { name, text });
+            }
+        }
+    }
+    if diagnostics.is_empty() {
+        Ok(sources)
+    } else {
+        let rendered = render(&diagnostics, &sources);
+        Err(SpecError::Invalid {
+            diagnostics,
+            rendered,
+        })
+    }
+}
+
+/// Reads and compiles the layout files under `paths` (see [`read_sources`]).
+pub fn load(paths: &[PathBuf]) -> Result<(Spec, Vec<Source>), SpecError> {
+    let sources = read_sources(paths)?;
+    let spec = compile(&sources)?;
+    Ok((spec, sources))
+}
+
+/// The folder holding the reference protocol's layout files, in this source tree.
+pub fn reference_protocol_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/protocol"))
+}
+
+pub mod gen;
+
+/// Compiles layout files into a Rust codec from a build script, the way prost-build does:
+///
+/// ```no_run
+/// // build.rs
+/// ackwire_spec::Builder::new()
+///     .path("wire/game.wire")
+///     .compile("game.rs")
+///     .unwrap_or_else(|e| panic!("{e}"));
+/// // src/lib.rs: include!(concat!(env!("OUT_DIR"), "/game.rs"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Builder {
+    paths: Vec<PathBuf>,
+    options: gen::rust::Options,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
+    }
+}
+
+impl Builder {
+    /// A builder with no files, generating code that calls `::ackwire_codec`.
+    pub fn new() -> Self {
+        Builder {
+            paths: Vec::new(),
+            options: gen::rust::Options::default(),
+        }
+    }
+
+    /// Adds a layout file, or a folder of them.
+    pub fn path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.paths.push(path.into());
+        self
+    }
+
+    /// The path the generated code names the runtime crate by (default `::ackwire_codec`).
+    pub fn runtime(mut self, path: impl Into<String>) -> Self {
+        self.options.runtime = path.into();
+        self
+    }
+
+    /// Generates the code as a string.
+    pub fn generate(&self) -> Result<String, SpecError> {
+        let (spec, sources) = load(&self.paths)?;
+        let mut options = self.options.clone();
+        options.source = sources
+            .iter()
+            .map(|s| {
+                Path::new(&s.name)
+                    .file_name()
+                    .map_or(s.name.clone(), |n| n.to_string_lossy().into_owned())
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        Ok(gen::rust::generate(&spec, &options))
+    }
+
+    /// Generates the code into `$OUT_DIR/file_name`, and tells cargo to run the build script
+    /// again when a layout file changes.
+    pub fn compile(&self, file_name: &str) -> Result<PathBuf, SpecError> {
+        let out_dir = std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| SpecError::Io {
+            path: PathBuf::from("$OUT_DIR"),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "OUT_DIR is not set: call compile from a build script"),
+        })?;
+        for path in &self.paths {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+        let code = self.generate()?;
+        let out = out_dir.join(file_name);
+        std::fs::write(&out, code).map_err(|source| SpecError::Io {
+            path: out.clone(),
+            source,
+        })?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,89 @@
+//! Code generators: a validated [`Spec`](crate::model::Spec) compiled into codecs.
+//!
+//! Each backend prints plain types documented with the spec's doc comments and the encoders
+//! and decoders for them; the logic that does not depend on the layout lives in the target
+//! language's runtime (for Rust, `ackwire_codec::rt`), as prost keeps it in `prost`.
+
+pub mod rust;
+
+/// A layout name in `snake_case` (`FullFrame` -> `full_frame`).
+pub fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = name.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        if c.is_uppercase() {
+            let prev_lower = i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
+            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if i > 0 && (prev_lower || (next_lower && chars[i - 1].is_uppercase())) {
+                out.push('_');
+            }
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(*c);
+        }
+    }
+    out
+}
+
+/// Writes indented lines.
+#[derive(Debug, Default)]
+pub(crate) struct Code {
+    out: String,
+    indent: usize,
+}
+
+impl Code {
+    pub(crate) fn line(&mut self, text: impl AsRef<str>) {
+        let text = text.as_ref();
+        if text.is_empty() {
+            self.out.push('\n');
+            return;
+        }
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    pub(crate) fn open(&mut self, text: impl AsRef<str>) {
+        self.line(text);
+        self.indent += 1;
+    }
+
+    pub(crate) fn close(&mut self, text: impl AsRef<str>) {
+        self.indent = self.indent.saturating_sub(1);
+        self.line(text);
+    }
+
+    /// One line, one level deeper than the current one.
+    pub(crate) fn indent_line(&mut self, text: impl AsRef<str>) {
+        self.indent += 1;
+        self.line(text);
+        self.indent -= 1;
+    }
+
+    pub(crate) fn blank(&mut self) {
+        if !self.out.is_empty() && !self.out.ends_with("\n\n") && !self.out.ends_with("{\n") {
+            self.out.push('\n');
+        }
+    }
+
+    pub(crate) fn finish(self) -> String {
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snake_case_splits_words() {
+        assert_eq!(snake_case("FullFrame"), "full_frame");
+        assert_eq!(snake_case("Acked"), "acked");
+        assert_eq!(snake_case("DeltaAck"), "delta_ack");
+        assert_eq!(snake_case("HTTPFrame"), "http_frame");
+        assert_eq!(snake_case("Frame2D"), "frame2_d");
+    }
+}
