@@ -2,6 +2,12 @@
 //!
 //! The conformance suite and the `ackwire` command-line tool: golden vectors, the network
 //! simulator, the runner that drives an implementation under test, and its reports.
+//!
+//! What this crate is not: a codec. It drives `ackwire-codec` and external implementations
+//! and judges them against the vectors.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+pub mod explain;
+pub mod vectors;

@@ -1,0 +1,1 @@
+//! Annotated hex dumps (in progress).

@@ -1,0 +1,1 @@
+//! Golden vectors (in progress).
