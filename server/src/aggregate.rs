@@ -487,6 +487,30 @@ mod tests {
     }
 
     #[test]
+    fn build_fits_the_extent_and_build_in_keeps_the_given_cell() {
+        let points = vec![
+            WeightedPoint::new(10.0, 10.0, 1.0),
+            WeightedPoint::new(14.0, 12.0, 1.0),
+        ];
+        let mut out = Vec::new();
+        // Far enough away that the root is accepted: its size is the root cell's width.
+        let fitted = AggregateTree::build(&points, 8);
+        fitted.summarize(10_000.0, 0.0, 0.5, &mut out);
+        assert_eq!((out.len(), out[0].size), (1, 4.0));
+        let fixed = AggregateTree::build_in(&points, (0.0, 0.0), 64.0, 8);
+        fixed.summarize(10_000.0, 0.0, 0.5, &mut out);
+        assert_eq!((out.len(), out[0].size), (1, 64.0));
+        // Moving a point does not move a fixed tree's cells.
+        let moved = [points[0], WeightedPoint::new(20.0, 12.0, 1.0)];
+        let refitted = AggregateTree::build(&moved, 8);
+        refitted.summarize(10_000.0, 0.0, 0.5, &mut out);
+        assert_eq!(out[0].size, 10.0);
+        let fixed = AggregateTree::build_in(&moved, (0.0, 0.0), 64.0, 8);
+        fixed.summarize(10_000.0, 0.0, 0.5, &mut out);
+        assert_eq!(out[0].size, 64.0);
+    }
+
+    #[test]
     fn points_outside_the_fixed_cell_are_still_included() {
         let points = vec![
             WeightedPoint::new(1.0, 1.0, 1.0),

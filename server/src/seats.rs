@@ -11,7 +11,7 @@
 //!
 //! No clocks: a held seat stays held until the caller expires it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 
 /// Where [`SeatTable::seat`] put a key (seed 004 §9).
@@ -47,10 +47,28 @@ impl Seating {
     }
 }
 
+/// The lowest seat below `capacity` that `taken` does not hold.
+///
+/// Walks at most `taken.len() + 1` seats, so a huge capacity costs nothing.
+fn lowest_free<V>(taken: &BTreeMap<usize, V>, capacity: usize) -> Option<usize> {
+    let mut candidate = 0;
+    for &seat in taken.keys() {
+        if seat != candidate {
+            break;
+        }
+        candidate += 1;
+    }
+    (candidate < capacity).then_some(candidate)
+}
+
 /// Plain seat-on-arrival, free-on-leave (seed 004 §9). A key takes the lowest free seat.
+///
+/// Storage is proportional to the occupants, not the capacity, so any capacity is accepted.
 #[derive(Clone, Debug)]
 pub struct SeatTable<Key> {
-    seats: Vec<Option<Key>>,
+    capacity: usize,
+    /// Occupied seats only.
+    seats: BTreeMap<usize, Key>,
     index: HashMap<Key, usize>,
 }
 
@@ -59,7 +77,8 @@ impl<Key: Eq + Hash + Clone> SeatTable<Key> {
     #[must_use]
     pub fn new(capacity: usize) -> Self {
         Self {
-            seats: vec![None; capacity],
+            capacity,
+            seats: BTreeMap::new(),
             index: HashMap::new(),
         }
     }
@@ -70,12 +89,10 @@ impl<Key: Eq + Hash + Clone> SeatTable<Key> {
         if let Some(&seat) = self.index.get(&key) {
             return Seating::Existing(seat);
         }
-        let Some(seat) = self.seats.iter().position(Option::is_none) else {
+        let Some(seat) = lowest_free(&self.seats, self.capacity) else {
             return Seating::Full;
         };
-        if let Some(slot) = self.seats.get_mut(seat) {
-            *slot = Some(key.clone());
-        }
+        self.seats.insert(seat, key.clone());
         self.index.insert(key, seat);
         Seating::Fresh(seat)
     }
@@ -85,9 +102,7 @@ impl<Key: Eq + Hash + Clone> SeatTable<Key> {
     /// Idempotent: seed 004 §9, "a disconnect can be reported more than once".
     pub fn unseat(&mut self, key: &Key) -> Option<usize> {
         let seat = self.index.remove(key)?;
-        if let Some(slot) = self.seats.get_mut(seat) {
-            *slot = None;
-        }
+        self.seats.remove(&seat);
         Some(seat)
     }
 
@@ -99,15 +114,12 @@ impl<Key: Eq + Hash + Clone> SeatTable<Key> {
 
     /// Every occupied seat with its occupant, in seat order.
     pub fn occupants(&self) -> impl Iterator<Item = (usize, &Key)> + '_ {
-        self.seats
-            .iter()
-            .enumerate()
-            .filter_map(|(seat, key)| Some((seat, key.as_ref()?)))
+        self.seats.iter().map(|(&seat, key)| (seat, key))
     }
 
     /// Every seated key, in seat order.
     pub fn keys(&self) -> impl Iterator<Item = &Key> + '_ {
-        self.seats.iter().flatten()
+        self.seats.values()
     }
 
     /// The occupants by seat.
@@ -127,7 +139,7 @@ impl<Key: Eq + Hash + Clone> SeatTable<Key> {
     /// How many seats there are.
     #[must_use]
     pub fn capacity(&self) -> usize {
-        self.seats.len()
+        self.capacity
     }
 
     /// Whether every seat is occupied.
@@ -138,7 +150,7 @@ impl<Key: Eq + Hash + Clone> SeatTable<Key> {
 
     /// Empties every seat.
     pub fn clear(&mut self) {
-        self.seats.fill(None);
+        self.seats.clear();
         self.index.clear();
     }
 
@@ -151,29 +163,23 @@ impl<Key: Eq + Hash + Clone> SeatTable<Key> {
     /// seats, so when the table shrinks it is the occupants of the highest seats who are
     /// dropped.
     pub fn reseat_all(&mut self, capacity: usize) -> Vec<(Key, usize)> {
-        let old: Vec<(usize, Key)> = self
-            .occupants()
-            .map(|(seat, key)| (seat, key.clone()))
-            .collect();
-        self.seats = vec![None; capacity];
+        let old = std::mem::take(&mut self.seats);
         self.index.clear();
+        self.capacity = capacity;
         let mut movers = Vec::new();
         for (seat, key) in old {
-            match self.seats.get_mut(seat) {
-                Some(slot) => {
-                    *slot = Some(key.clone());
-                    self.index.insert(key, seat);
-                }
-                None => movers.push(key),
+            if seat < capacity {
+                self.seats.insert(seat, key.clone());
+                self.index.insert(key, seat);
+            } else {
+                movers.push(key);
             }
         }
         for key in movers {
-            let Some(seat) = self.seats.iter().position(Option::is_none) else {
+            let Some(seat) = lowest_free(&self.seats, capacity) else {
                 break;
             };
-            if let Some(slot) = self.seats.get_mut(seat) {
-                *slot = Some(key.clone());
-            }
+            self.seats.insert(seat, key.clone());
             self.index.insert(key, seat);
         }
         self.occupants()
@@ -196,10 +202,9 @@ pub enum SeatState<'a, Key> {
     Open,
 }
 
-/// What a slot holds; the owned form of [`SeatState`].
+/// What an occupied slot holds; with "absent" for open, the owned form of [`SeatState`].
 #[derive(Clone, Debug)]
 enum Slot<Key> {
-    Open,
     Human(Key),
     Held(Key),
 }
@@ -207,9 +212,13 @@ enum Slot<Key> {
 /// The tri-state slot map (seed 004 §9): [`SeatTable`]'s sibling with one more state,
 /// [`SeatState::Held`], for a seat kept while its occupant is away. One of the two blocks
 /// [`Roster`] is composed of.
+///
+/// Storage is proportional to the occupants, not the capacity.
 #[derive(Clone, Debug)]
 pub struct SeatSlots<Key> {
-    slots: Vec<Slot<Key>>,
+    capacity: usize,
+    /// Occupied (present or held) seats only.
+    slots: BTreeMap<usize, Slot<Key>>,
     index: HashMap<Key, usize>,
 }
 
@@ -218,7 +227,8 @@ impl<Key: Eq + Hash + Clone> SeatSlots<Key> {
     #[must_use]
     pub fn new(capacity: usize) -> Self {
         Self {
-            slots: vec![Slot::Open; capacity],
+            capacity,
+            slots: BTreeMap::new(),
             index: HashMap::new(),
         }
     }
@@ -226,65 +236,49 @@ impl<Key: Eq + Hash + Clone> SeatSlots<Key> {
     /// The lowest open seat, if any.
     #[must_use]
     pub fn first_open(&self) -> Option<usize> {
-        self.slots
-            .iter()
-            .position(|slot| matches!(slot, Slot::Open))
+        lowest_free(&self.slots, self.capacity)
     }
 
-    /// Seats `key` in `seat` as present. The seat must be open and the key not seated
-    /// anywhere; returns whether it was seated (`false` changes nothing).
+    /// Seats `key` in `seat` as present. The seat must be open (and below the capacity) and
+    /// the key not seated anywhere; returns whether it was seated (`false` changes nothing).
     pub fn seat(&mut self, key: Key, seat: usize) -> bool {
-        if self.index.contains_key(&key) {
+        if seat >= self.capacity || self.index.contains_key(&key) || self.slots.contains_key(&seat)
+        {
             return false;
         }
-        match self.slots.get_mut(seat) {
-            Some(slot @ Slot::Open) => {
-                *slot = Slot::Human(key.clone());
-                self.index.insert(key, seat);
-                true
-            }
-            _ => false,
-        }
+        self.slots.insert(seat, Slot::Human(key.clone()));
+        self.index.insert(key, seat);
+        true
     }
 
     /// Marks a present key's seat held; returns the seat, `None` unless the key was present.
     pub fn hold(&mut self, key: &Key) -> Option<usize> {
         let seat = self.seat_of(key)?;
-        let slot = self.slots.get_mut(seat)?;
-        match std::mem::replace(slot, Slot::Open) {
-            Slot::Human(occupant) => {
-                *slot = Slot::Held(occupant);
-                Some(seat)
-            }
-            other => {
-                *slot = other;
-                None
-            }
+        let slot = self.slots.get_mut(&seat)?;
+        if let Slot::Human(occupant) = slot {
+            *slot = Slot::Held(occupant.clone());
+            Some(seat)
+        } else {
+            None
         }
     }
 
     /// Makes a held key present again; returns the seat, `None` unless the seat was held.
     pub fn resume(&mut self, key: &Key) -> Option<usize> {
         let seat = self.seat_of(key)?;
-        let slot = self.slots.get_mut(seat)?;
-        match std::mem::replace(slot, Slot::Open) {
-            Slot::Held(occupant) => {
-                *slot = Slot::Human(occupant);
-                Some(seat)
-            }
-            other => {
-                *slot = other;
-                None
-            }
+        let slot = self.slots.get_mut(&seat)?;
+        if let Slot::Held(occupant) = slot {
+            *slot = Slot::Human(occupant.clone());
+            Some(seat)
+        } else {
+            None
         }
     }
 
     /// Opens the key's seat, present or held; returns the seat, `None` if it had none.
     pub fn open(&mut self, key: &Key) -> Option<usize> {
         let seat = self.index.remove(key)?;
-        if let Some(slot) = self.slots.get_mut(seat) {
-            *slot = Slot::Open;
-        }
+        self.slots.remove(&seat);
         Some(seat)
     }
 
@@ -292,7 +286,7 @@ impl<Key: Eq + Hash + Clone> SeatSlots<Key> {
     #[must_use]
     pub fn is_held(&self, key: &Key) -> bool {
         self.seat_of(key)
-            .is_some_and(|seat| matches!(self.slots.get(seat), Some(Slot::Held(_))))
+            .is_some_and(|seat| matches!(self.slots.get(&seat), Some(Slot::Held(_))))
     }
 
     /// The key's seat, present or held.
@@ -305,17 +299,28 @@ impl<Key: Eq + Hash + Clone> SeatSlots<Key> {
     /// [`SeatState::Open`]; [`first_open`](Self::first_open) never returns one.
     #[must_use]
     pub fn state(&self, seat: usize) -> SeatState<'_, Key> {
-        match self.slots.get(seat) {
+        match self.slots.get(&seat) {
             Some(Slot::Human(key)) => SeatState::Human(key),
             Some(Slot::Held(key)) => SeatState::Held(key),
-            Some(Slot::Open) | None => SeatState::Open,
+            None => SeatState::Open,
         }
+    }
+
+    /// Every present or held seat with its state, in seat order.
+    pub fn occupied(&self) -> impl Iterator<Item = (usize, SeatState<'_, Key>)> + '_ {
+        self.slots.iter().map(|(&seat, slot)| {
+            let state = match slot {
+                Slot::Human(key) => SeatState::Human(key),
+                Slot::Held(key) => SeatState::Held(key),
+            };
+            (seat, state)
+        })
     }
 
     /// How many seats there are.
     #[must_use]
     pub fn capacity(&self) -> usize {
-        self.slots.len()
+        self.capacity
     }
 
     /// How many seats are present or held.
@@ -659,8 +664,8 @@ impl<Key: Eq + Hash + Clone> Roster<Key> {
     /// ties. Held seats are never displaceable.
     fn displaceable_seat(&self, rank: u32) -> Option<(usize, u32)> {
         let mut worst: Option<(usize, u32)> = None;
-        for seat in 0..self.slots.capacity() {
-            if let SeatState::Human(key) = self.slots.state(seat) {
+        for (seat, state) in self.slots.occupied() {
+            if let SeatState::Human(key) = state {
                 let seated = self.ranks.get(key).copied().unwrap_or_default();
                 if seated > rank && worst.is_none_or(|(_, w)| seated >= w) {
                     worst = Some((seat, seated));
@@ -849,6 +854,36 @@ mod tests {
         let mut table = SeatTable::new(0);
         assert_eq!(table.seat(1), Seating::Full);
         assert!(table.is_full());
+    }
+
+    #[test]
+    fn huge_capacities_cost_nothing() {
+        let mut table = SeatTable::new(usize::MAX);
+        assert_eq!(table.seat("a"), Seating::Fresh(0));
+        assert!(!table.is_full());
+        assert_eq!(table.reseat_all(usize::MAX), [("a", 0)]);
+        let mut slots = SeatSlots::new(usize::MAX);
+        assert!(slots.seat("a", usize::MAX - 1));
+        assert_eq!(slots.first_open(), Some(0));
+        let mut roster = Roster::new(usize::MAX).with_waitlist();
+        roster.admit_ranked("bot", 1);
+        roster.admit("ann");
+        assert!(roster.resolve().is_empty());
+        assert_eq!(roster.seat_of(&"ann"), Some(1));
+    }
+
+    #[test]
+    fn the_lowest_free_seat_fills_gaps_first() {
+        let mut table = SeatTable::new(4);
+        for key in ["a", "b", "c"] {
+            table.seat(key);
+        }
+        table.unseat(&"a");
+        table.unseat(&"c");
+        assert_eq!(table.seat("d"), Seating::Fresh(0));
+        assert_eq!(table.seat("e"), Seating::Fresh(2));
+        assert_eq!(table.seat("f"), Seating::Fresh(3));
+        assert_eq!(table.seat("g"), Seating::Full);
     }
 
     // ---- SeatSlots ----
