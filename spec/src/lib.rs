@@ -253,3 +253,25 @@ impl Builder {
         Ok(out)
     }
 }
+
+/// The reference protocol's layout files, embedded at compile time (the same files as
+/// [`reference_protocol_dir`]), so that a built tool needs no source tree.
+pub fn reference_sources() -> Vec<Source> {
+    [
+        ("spec/protocol/acked.wire", include_str!("../protocol/acked.wire")),
+        ("spec/protocol/baseline.wire", include_str!("../protocol/baseline.wire")),
+        ("spec/protocol/datagram.wire", include_str!("../protocol/datagram.wire")),
+        ("spec/protocol/delta.wire", include_str!("../protocol/delta.wire")),
+    ]
+    .into_iter()
+    .map(|(name, text)| Source {
+        name: name.to_string(),
+        text: text.to_string(),
+    })
+    .collect()
+}
+
+/// The reference protocol, compiled.
+pub fn reference_spec() -> Result<Spec, SpecError> {
+    compile(&reference_sources())
+}

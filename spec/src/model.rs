@@ -148,7 +148,11 @@ pub struct Const {
 #[serde(rename_all = "snake_case")]
 pub enum ConstValue {
     /// An integer literal.
-    Int(i128),
+    Int(
+        #[serde(with = "literal")]
+        #[schemars(with = "i64")]
+        i128,
+    ),
     /// `max_offset(Frame.field)`: the most bytes that can precede `field` in `Frame`, derived
     /// from the layout (for instance the datagram's MAX_HEADER_LEN).
     MaxOffset {
@@ -274,7 +278,8 @@ pub struct Field {
     pub ty: Type,
     /// `= value`: a constant, written by the encoder and checked by the decoder. Such a field
     /// is not part of the generated type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_literal")]
+    #[schemars(with = "Option<i64>")]
     pub constant: Option<i128>,
     /// `select MASK { BIT => field }`: the mask bit of an earlier field that selects this field
     /// (a change mask's group). The field is present exactly when the bit is set and `cond`,
@@ -518,4 +523,52 @@ pub struct Variant {
     pub span: Span,
     /// The tag value.
     pub tag: u64,
+}
+
+/// Integer literals span i64 and u64 (a `u64` constant may exceed `i64::MAX`); JSON carries them
+/// as plain numbers, which serde_json reads as one or the other but not as `i128`.
+mod literal {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Either {
+        Signed(i64),
+        Unsigned(u64),
+    }
+
+    pub fn serialize<S: Serializer>(v: &i128, s: S) -> Result<S::Ok, S::Error> {
+        if let Ok(v) = i64::try_from(*v) {
+            s.serialize_i64(v)
+        } else if let Ok(v) = u64::try_from(*v) {
+            s.serialize_u64(v)
+        } else {
+            Err(serde::ser::Error::custom(format!("{v} is outside i64 and u64")))
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i128, D::Error> {
+        Ok(match Either::deserialize(d)? {
+            Either::Signed(v) => i128::from(v),
+            Either::Unsigned(v) => i128::from(v),
+        })
+    }
+}
+
+/// [`literal`] for an optional value.
+mod opt_literal {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<i128>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => super::literal::serialize(v, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i128>, D::Error> {
+        #[derive(Deserialize)]
+        struct Wrap(#[serde(with = "super::literal")] i128);
+        Ok(Option::<Wrap>::deserialize(d)?.map(|w| w.0))
+    }
 }

@@ -304,9 +304,18 @@ impl<'a> Validator<'a> {
         }
     }
 
-    /// The earlier field `name` of `r` (before field `at`), reporting an unknown or later one.
+    /// The earlier field `name` of `r` (before field `at`), reporting an unknown or later one,
+    /// or one that is itself conditional (its value would not always be known).
     fn earlier(&mut self, r: &'a Record, at: usize, name: &str, span: Span, what: &str) -> Option<&'a Field> {
         match r.fields.iter().position(|f| f.name == name) {
+            Some(j) if j < at && (r.fields[j].cond.is_some() || r.fields[j].selector.is_some()) => {
+                self.error(
+                    span,
+                    format!("{what} refers to `{name}`, which is itself conditional"),
+                    "refer to a field that is always present",
+                );
+                None
+            }
             Some(j) if j < at => Some(&r.fields[j]),
             Some(_) => {
                 self.error(
@@ -423,6 +432,9 @@ impl<'a> Validator<'a> {
             );
         }
         if let Some(asc) = &a.ascending {
+            if r.packed {
+                self.error(f.name_span, format!("ascending list `{}` in packed record `{}`", f.name, r.name), "delta-coded lists are byte-aligned (varints)");
+            }
             match (&asc.key, &a.elem) {
                 (None, Type::Int(IntType { signed: false, .. }) | Type::Varint { .. }) => {}
                 (None, _) => self.error(f.name_span, format!("`{}` cannot ascend", f.name), "`ascending` needs unsigned integers, or `ascending(key)` for records"),
@@ -503,7 +515,9 @@ impl<'a> Validator<'a> {
                     }
                 }
                 Some(Decl::Union(u)) => {
-                    if !packed && !is_byte_width(u.tag.bits) {
+                    if packed {
+                        self.error(*span, format!("union `{name}` in packed record `{}`", r.name), "unions are byte-aligned");
+                    } else if !packed && !is_byte_width(u.tag.bits) {
                         self.error(*span, format!("union `{name}` with a {}-bit tag in byte-aligned record `{}`", u.tag.bits, r.name), "only packed records hold widths other than 8, 16, 32, 64");
                     }
                 }
