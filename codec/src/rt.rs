@@ -209,6 +209,53 @@ pub trait FrameVisitor {
     fn visit<F: Frame>(self) -> Self::Output;
 }
 
+/// [`FrameVisitor`] for work that also needs `arbitrary` values of the frame (property tests,
+/// structured fuzzing).
+#[cfg(feature = "arbitrary")]
+pub trait ArbitraryFrameVisitor {
+    /// What the visit returns.
+    type Output;
+    /// Called with the frame type named.
+    fn visit<F: Frame + for<'a> arbitrary::Arbitrary<'a>>(self) -> Self::Output;
+}
+
+/// A finite single from unstructured bytes (non-finite ones become 0, which the wire refuses).
+#[cfg(feature = "arbitrary")]
+pub fn arbitrary_f32(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<f32> {
+    let v: f32 = u.arbitrary()?;
+    Ok(if v.is_finite() { v } else { 0.0 })
+}
+
+/// A finite double from unstructured bytes.
+#[cfg(feature = "arbitrary")]
+pub fn arbitrary_f64(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<f64> {
+    let v: f64 = u.arbitrary()?;
+    Ok(if v.is_finite() { v } else { 0.0 })
+}
+
+/// `len` strictly ascending values of at most `bits` bits (fewer when the width cannot hold
+/// `len`).
+#[cfg(feature = "arbitrary")]
+pub fn arbitrary_ascending(
+    u: &mut arbitrary::Unstructured<'_>,
+    len: usize,
+    bits: u8,
+) -> arbitrary::Result<Vec<u64>> {
+    let max = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let mut out = Vec::with_capacity(len);
+    // Steps small enough that `len` of them always fit under `max`.
+    let step = (max / (len as u64 + 1)).clamp(1, 1 << 20);
+    let mut next = u.int_in_range(0..=step - 1)?;
+    for _ in 0..len {
+        out.push(next);
+        match next.checked_add(u.int_in_range(1..=step)?) {
+            Some(n) if n <= max => next = n,
+            _ => break,
+        }
+    }
+    Ok(out)
+}
+
 /// Reads `count` elements with `elem`, after checking that `count` elements of at least
 /// `min_bytes` bytes fit in what remains. An element's error gets its index.
 pub fn read_list<'a, T>(

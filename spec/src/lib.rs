@@ -231,7 +231,7 @@ impl Builder {
             })
             .collect::<Vec<_>>()
             .join(", ");
-        Ok(gen::rust::generate(&spec, &options))
+        Ok(format_rust(gen::rust::generate(&spec, &options)))
     }
 
     /// Generates the code into `$OUT_DIR/file_name`, and tells cargo to run the build script
@@ -274,4 +274,32 @@ pub fn reference_sources() -> Vec<Source> {
 /// The reference protocol, compiled.
 pub fn reference_spec() -> Result<Spec, SpecError> {
     compile(&reference_sources())
+}
+
+/// Formats Rust source with `rustfmt` (from `$RUSTFMT`, or on the `PATH`), as prost-build does,
+/// so that generated code reads like hand-written code; returns the code unchanged when no
+/// rustfmt can be run.
+pub fn format_rust(code: String) -> String {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let rustfmt = std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into());
+    let child = Command::new(rustfmt)
+        .args(["--edition", "2021", "--emit", "stdout", "--quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return code;
+    };
+    let written = child
+        .stdin
+        .take()
+        .is_some_and(|mut stdin| stdin.write_all(code.as_bytes()).is_ok());
+    match child.wait_with_output() {
+        Ok(out) if written && out.status.success() && !out.stdout.is_empty() => {
+            String::from_utf8(out.stdout).unwrap_or(code)
+        }
+        _ => code,
+    }
 }

@@ -178,6 +178,14 @@ fn int_type(bits: u8) -> &'static str {
     }
 }
 
+/// Lists made by `arbitrary` hold at most this many elements, so that values stay small.
+const ARBITRARY_LEN: i128 = 8;
+
+/// An integer literal typed for `rust`, so that range bounds infer the right type.
+fn literal(v: i128, rust: &str) -> String {
+    format!("{v}_{rust}")
+}
+
 fn float_lit(v: u64) -> String {
     format!("{v}.0")
 }
@@ -444,6 +452,23 @@ impl<'a> Gen<'a> {
         self.code.line(format!(
             "{rt}::json::deserialize_bits(Self::NAMES, d).map(|bits| Self::from_bits(bits as {store}))"
         ));
+        self.code.close("}");
+        self.code.close("}");
+        self.code.blank();
+        self.code.line("#[cfg(feature = \"arbitrary\")]");
+        self.code.open(format!("impl<'a> arbitrary::Arbitrary<'a> for {name} {{"));
+        self.code.line("/// Only named bits, each with the bit it requires.");
+        self.code.open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
+        let mutable = if requires.is_empty() { "" } else { "mut " };
+        self.code.line(format!(
+            "let {mutable}v = Self::from_bits(u.arbitrary::<{store}>()? & Self::DECLARED as {store});"
+        ));
+        for (bit, req) in &requires {
+            self.code.open(format!("if v.contains(Self::{bit}) {{"));
+            self.code.line(format!("v.set(Self::{req}, true);"));
+            self.code.close("}");
+        }
+        self.code.line("Ok(v)");
         self.code.close("}");
         self.code.close("}");
     }
@@ -1084,6 +1109,146 @@ impl<'a> Gen<'a> {
             self.code.close("}");
             self.code.close("}");
         }
+        self.code.blank();
+        self.arbitrary_record(r, &value_fields);
+    }
+
+    // ---- arbitrary (valid values only) ----
+
+    /// An expression of type `arbitrary::Result<T>` producing a value of `ty` that the encoder
+    /// accepts (in range, finite, ascending where it must be).
+    fn arbitrary(&self, ty: &Type) -> String {
+        match ty {
+            Type::Int(t) => {
+                let rust = if t.signed { int_type(t.bits) } else { uint_type(t.bits) };
+                format!("u.int_in_range({}..={})", literal(t.min(), rust), literal(t.max(), rust))
+            }
+            Type::Float { bits, .. } => format!("{}::arbitrary_f{bits}(u)", self.rt),
+            Type::Bool => "u.arbitrary()".into(),
+            Type::Varint { bits } => {
+                let t = IntType::unsigned(*bits);
+                format!("u.int_in_range(0..={})", literal(t.max(), uint_type(*bits)))
+            }
+            Type::Zigzag { bits } => {
+                let t = IntType { signed: true, bits: *bits, endian: None };
+                let rust = int_type(*bits);
+                format!("u.int_in_range({}..={})", literal(t.min(), rust), literal(t.max(), rust))
+            }
+            Type::Bytes | Type::OptBytes => "u.arbitrary()".into(),
+            Type::Quant { wire, num, den } => {
+                let w = self.arbitrary(wire);
+                format!("{w}.map(|w| w as f64 * {})", scale(*num, *den))
+            }
+            Type::Named { name, .. } => format!("{name}::arbitrary(u)"),
+            Type::Array(a) => {
+                let len = match &a.count {
+                    Count::Prefix(t) => {
+                        let max = match t.as_ref() {
+                            Type::Int(t) => t.max(),
+                            Type::Varint { bits } => IntType::unsigned(*bits).max(),
+                            _ => 0,
+                        };
+                        format!("u.int_in_range(0..={})?", max.min(ARBITRARY_LEN))
+                    }
+                    Count::Field { .. } => "n".into(),
+                };
+                // The length is drawn before the list borrows `u`.
+                format!("{{\n    let len: usize = {len};\n    {}\n}}", self.arbitrary_list(a, "len"))
+            }
+        }
+    }
+
+    /// A list of `len` (an expression of `usize`) elements.
+    fn arbitrary_list(&self, a: &Array, len: &str) -> String {
+        match &a.ascending {
+            None => format!(
+                "(0..{len}).map(|_| {}).collect::<arbitrary::Result<Vec<_>>>()",
+                self.arbitrary(&a.elem)
+            ),
+            Some(asc) => {
+                let (bits, rust) = match (&asc.key, &a.elem) {
+                    (None, Type::Int(t)) => (t.bits, uint_type(t.bits).to_string()),
+                    (None, Type::Varint { bits }) => (*bits, uint_type(*bits).to_string()),
+                    (Some(key), Type::Named { name, .. }) => {
+                        let kt = self
+                            .index
+                            .record(name)
+                            .and_then(|r| r.fields.iter().find(|f| &f.name == key))
+                            .map(|f| f.ty.clone());
+                        match kt {
+                            Some(Type::Int(t)) => (t.bits, uint_type(t.bits).to_string()),
+                            Some(Type::Varint { bits }) => (bits, uint_type(bits).to_string()),
+                            _ => (64, "u64".to_string()),
+                        }
+                    }
+                    _ => (64, "u64".to_string()),
+                };
+                let keys = format!("{}::arbitrary_ascending(u, {len}, {bits})?", self.rt);
+                let cast = if rust == "u64" { "k".to_string() } else { format!("k as {rust}") };
+                match (&asc.key, &a.elem) {
+                    (Some(key), Type::Named { name, .. }) => format!(
+                        "{keys}.into_iter().map(|k| {{ let mut item = {name}::arbitrary(u)?; item.{} = {cast}; Ok(item) }}).collect::<arbitrary::Result<Vec<_>>>()",
+                        ident(key)
+                    ),
+                    _ if rust == "u64" => format!("Ok({keys})"),
+                    _ => format!("Ok({keys}.into_iter().map(|k| {cast}).collect::<Vec<_>>())"),
+                }
+            }
+        }
+    }
+
+    fn arbitrary_record(&mut self, r: &Record, value_fields: &[&Field]) {
+        let counts = count_fields(r);
+        self.code.line("#[cfg(feature = \"arbitrary\")]");
+        self.code.open(format!("impl<'a> arbitrary::Arbitrary<'a> for {} {{", r.name));
+        self.code.line("/// Only values the encoder accepts: conditions hold, counts fit, lists ascend.");
+        self.code.open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
+        for f in &r.fields {
+            if f.constant.is_some() {
+                continue;
+            }
+            let name = local(&f.name);
+            if counts.contains(&f.name.as_str()) {
+                let max = match &f.ty {
+                    Type::Int(t) => t.max(),
+                    Type::Varint { bits } => IntType::unsigned(*bits).max(),
+                    _ => 0,
+                };
+                let rust = self.rust_type(&f.ty);
+                self.code.line(format!(
+                    "let {name}: {rust} = u.int_in_range(0..={})?;",
+                    max.min(ARBITRARY_LEN)
+                ));
+                continue;
+            }
+            let expr = match &f.ty {
+                Type::Array(a) => match &a.count {
+                    Count::Field { name: c, .. } => self.arbitrary_list(a, &format!("usize::from({})", local(c))).replace("usize::from(", "(").replace(&format!("({})", local(c)), &format!("{} as usize", local(c))),
+                    Count::Prefix(_) => self.arbitrary(&f.ty),
+                },
+                ty => self.arbitrary(ty),
+            };
+            match self.presence(f, r, false) {
+                Some(cond) => self.code.line(format!(
+                    "let {name} = if {cond} {{ Some({expr}?) }} else {{ None }};"
+                )),
+                None => self.code.line(format!("let {name}: {} = {expr}?;", self.rust_type(&f.ty))),
+            }
+        }
+        if value_fields.is_empty() {
+            self.code.line("Ok(Self {})");
+        } else {
+            let fields: Vec<String> = value_fields
+                .iter()
+                .map(|f| {
+                    let (id, l) = (ident(&f.name), local(&f.name));
+                    if id == l { id } else { format!("{id}: {l}") }
+                })
+                .collect();
+            self.code.line(format!("Ok(Self {{ {} }})", fields.join(", ")));
+        }
+        self.code.close("}");
+        self.code.close("}");
     }
 
     fn read_fn(&mut self, r: &Record, value_fields: &[&Field], key: Option<&str>, packed: bool) {
@@ -1398,6 +1563,21 @@ impl<'a> Gen<'a> {
         self.code.close("}");
         self.code.close("}");
         self.code.close("}");
+        self.code.blank();
+        self.code.line("#[cfg(feature = \"arbitrary\")]");
+        self.code.open(format!("impl<'a> arbitrary::Arbitrary<'a> for {} {{", u.name));
+        self.code.open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
+        self.code.open(format!("Ok(match u.choose_index({})? {{", u.variants.len()));
+        for (i, v) in u.variants.iter().enumerate() {
+            if i + 1 == u.variants.len() {
+                self.code.line(format!("_ => Self::{}({}::arbitrary(u)?),", v.record, v.record));
+            } else {
+                self.code.line(format!("{i} => Self::{}({}::arbitrary(u)?),", v.record, v.record));
+            }
+        }
+        self.code.close("})");
+        self.code.close("}");
+        self.code.close("}");
     }
 
     // ---- dispatch ----
@@ -1409,6 +1589,20 @@ impl<'a> Gen<'a> {
         self.code.blank();
         self.code.line("/// Calls `visitor` with the frame type named `name`; `None` when no frame has that name.");
         self.code.open("pub fn visit_frame<V: FrameVisitor>(name: &str, visitor: V) -> Option<V::Output> {");
+        self.code.open("match name {");
+        for f in frames {
+            self.code.line(format!("\"{}\" => Some(visitor.visit::<{f}>()),", snake_case(f)));
+        }
+        self.code.line("_ => None,");
+        self.code.close("}");
+        self.code.close("}");
+        self.code.blank();
+        self.code.line("/// [`visit_frame`] for visitors that also need `arbitrary` values of the frame.");
+        self.code.line("#[cfg(feature = \"arbitrary\")]");
+        self.code.open(format!(
+            "pub fn visit_arbitrary_frame<V: {}::ArbitraryFrameVisitor>(name: &str, visitor: V) -> Option<V::Output> {{",
+            self.rt
+        ));
         self.code.open("match name {");
         for f in frames {
             self.code.line(format!("\"{}\" => Some(visitor.visit::<{f}>()),", snake_case(f)));
