@@ -13,6 +13,7 @@
 
 pub mod digest;
 pub mod error;
+pub mod fuzzing;
 pub mod interp;
 pub mod rt;
 

@@ -1,0 +1,46 @@
+//! Harnesses shared by the fuzz targets and the tests that replay their corpus: one body serves
+//! both, as in s2n-quic, so a past finding stays a regression test without cargo-fuzz.
+
+use crate::rt::{Frame, FrameVisitor};
+
+/// Decodes `data` as frame `F`; when it decodes, re-encoding must give back exactly `data`
+/// and `encoded_len` must predict it (DESIGN.md section 3: "every accepted input re-encodes to
+/// the identical bytes"). Panics otherwise, which is what a fuzzer reports.
+pub fn decode_reencode<F: Frame>(data: &[u8]) {
+    if let Ok(frame) = F::decode(data) {
+        let again = match frame.to_bytes() {
+            Ok(bytes) => bytes,
+            Err(e) => panic!("{}: accepted input does not re-encode: {e}\n{frame:?}", F::NAME),
+        };
+        assert_eq!(again, data, "{}: accepted input re-encodes differently", F::NAME);
+        assert_eq!(frame.encoded_len(), data.len(), "{}: encoded_len", F::NAME);
+    }
+}
+
+/// [`decode_reencode`] for the frame named `name`; `false` when no frame has that name.
+pub fn decode_reencode_named(name: &str, data: &[u8]) -> bool {
+    struct V<'a>(&'a [u8]);
+    impl FrameVisitor for V<'_> {
+        type Output = ();
+        fn visit<F: Frame>(self) {
+            decode_reencode::<F>(self.0);
+        }
+    }
+    crate::protocol::visit_frame(name, V(data)).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::FRAME_NAMES;
+
+    #[test]
+    fn junk_and_empty_inputs_pass_through() {
+        for name in FRAME_NAMES {
+            for data in [&[][..], &[0xff; 7], &[6, 0, 0], &[0x80; 64]] {
+                assert!(decode_reencode_named(name, data));
+            }
+        }
+        assert!(!decode_reencode_named("nope", &[]));
+    }
+}
