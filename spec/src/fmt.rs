@@ -1,1 +1,350 @@
-//! Formatter (in progress).
+//! The formatter: a model printed back as canonical `.wire` text (`ackwire fmt`).
+//!
+//! The canonical form is the one described at the end of `LANGUAGE.md`: four-space
+//! indentation, one member per line, a comma after every field, bit and variant, a blank line
+//! between items, the `//!` docs first, then `endian big;` (never `endian little;`, the
+//! default), then the items in order. Comments are printed before the element they were
+//! written before, plain `//` lines ahead of `///` lines, and trailing comments at the end of
+//! their block or file, so that formatting loses nothing the parser kept.
+//!
+//! For every model the parser produces, parsing the output gives back an equal model, and
+//! formatting is idempotent. Models built by hand must stay within what the language can
+//! express for that to hold: names that are identifiers (and, except field names, not
+//! keywords), single-line docs and comments, a `Count::Prefix` holding a type keyword and a
+//! `Count::Field` naming something that is not one. An empty `Cond::All` is printed as no
+//! condition and a nested one is flattened, as the parser would read them.
+
+use crate::model::{
+    Ascending, BitKind, Bits, Cond, Const, ConstValue, Count, Docs, Endian, Field, File, IntType,
+    Item, Record, RecordKind, Type, Union,
+};
+use std::fmt::Write as _;
+
+const INDENT: &str = "    ";
+
+/// Prints `file` in canonical form.
+pub fn format_file(file: &File) -> String {
+    // Sections are separated by one blank line: the file docs, `endian`, each item, and the
+    // trailing comments.
+    let mut sections: Vec<String> = Vec::new();
+    if !file.doc.is_empty() {
+        let mut s = String::new();
+        for line in &file.doc {
+            comment_line(&mut s, "", "//!", line);
+        }
+        sections.push(s);
+    }
+    if file.endian == Endian::Big {
+        sections.push("endian big;\n".to_string());
+    }
+    for item in &file.items {
+        let mut s = String::new();
+        match item {
+            Item::Const(c) => constant(&mut s, c),
+            Item::Bits(b) => bits(&mut s, b),
+            Item::Record(r) => record(&mut s, r),
+            Item::Union(u) => union(&mut s, u),
+        }
+        sections.push(s);
+    }
+    if !file.trailing_comments.is_empty() {
+        let mut s = String::new();
+        for line in &file.trailing_comments {
+            comment_line(&mut s, "", "//", line);
+        }
+        sections.push(s);
+    }
+    sections.join("\n")
+}
+
+/// One comment line; the space after the marker is left out of an empty line so that no line
+/// ends in whitespace.
+fn comment_line(out: &mut String, indent: &str, marker: &str, text: &str) {
+    if text.is_empty() {
+        let _ = writeln!(out, "{indent}{marker}");
+    } else {
+        let _ = writeln!(out, "{indent}{marker} {text}");
+    }
+}
+
+fn docs(out: &mut String, indent: &str, docs: &Docs) {
+    for line in &docs.comments {
+        comment_line(out, indent, "//", line);
+    }
+    for line in &docs.doc {
+        comment_line(out, indent, "///", line);
+    }
+}
+
+fn trailing(out: &mut String, indent: &str, comments: &[String]) {
+    for line in comments {
+        comment_line(out, indent, "//", line);
+    }
+}
+
+fn constant(out: &mut String, c: &Const) {
+    docs(out, "", &c.docs);
+    let value = match &c.value {
+        ConstValue::Int(v) => v.to_string(),
+        ConstValue::MaxOffset { record, field } => format!("max_offset({record}.{field})"),
+    };
+    let _ = writeln!(out, "const {}: {} = {value};", c.name, int_type(&c.ty));
+}
+
+fn bits(out: &mut String, b: &Bits) {
+    docs(out, "", &b.docs);
+    let _ = writeln!(out, "bits {}: u{} {{", b.name, b.width);
+    for bit in &b.bits {
+        docs(out, INDENT, &bit.docs);
+        match &bit.kind {
+            BitKind::Named {
+                name,
+                index,
+                requires,
+            } => {
+                let _ = write!(out, "{INDENT}{name} = {index}");
+                if let Some(other) = requires {
+                    let _ = write!(out, " requires {other}");
+                }
+                out.push_str(",\n");
+            }
+            BitKind::Reserved { lo, hi } if lo == hi => {
+                let _ = writeln!(out, "{INDENT}reserved {lo},");
+            }
+            BitKind::Reserved { lo, hi } => {
+                let _ = writeln!(out, "{INDENT}reserved {lo}..={hi},");
+            }
+        }
+    }
+    trailing(out, INDENT, &b.trailing_comments);
+    out.push_str("}\n");
+}
+
+fn record(out: &mut String, r: &Record) {
+    docs(out, "", &r.docs);
+    if r.packed {
+        out.push_str("packed ");
+    }
+    let kind = match r.kind {
+        RecordKind::Record => "record",
+        RecordKind::Frame => "frame",
+    };
+    let _ = writeln!(out, "{kind} {} {{", r.name);
+    let mut i = 0;
+    while i < r.fields.len() {
+        let field = &r.fields[i];
+        let Some(sel) = &field.selector else {
+            docs(out, INDENT, &field.docs);
+            let _ = writeln!(out, "{INDENT}{},", field_text(field));
+            i += 1;
+            continue;
+        };
+        // Consecutive fields selected by the same mask form one block, whichever block they
+        // were written in.
+        let _ = writeln!(out, "{INDENT}select {} {{", sel.mask);
+        let inner = format!("{INDENT}{INDENT}");
+        while let Some(f) = r.fields.get(i) {
+            let Some(s) = f.selector.as_ref().filter(|s| s.mask == sel.mask) else {
+                break;
+            };
+            docs(out, &inner, &f.docs);
+            let _ = writeln!(out, "{inner}{} => {},", s.bit, field_text(f));
+            i += 1;
+        }
+        let _ = writeln!(out, "{INDENT}}}");
+    }
+    trailing(out, INDENT, &r.trailing_comments);
+    out.push_str("}\n");
+}
+
+/// `name: type = constant if cond`, without docs, selector or comma.
+fn field_text(f: &Field) -> String {
+    let mut s = format!("{}: {}", f.name, type_text(&f.ty));
+    if let Some(v) = f.constant {
+        let _ = write!(s, " = {v}");
+    }
+    if let Some(cond) = &f.cond {
+        let mut operands = Vec::new();
+        flatten(cond, &mut operands);
+        if !operands.is_empty() {
+            let _ = write!(s, " if {}", operands.join(" && "));
+        }
+    }
+    s
+}
+
+fn flatten(cond: &Cond, out: &mut Vec<String>) {
+    match cond {
+        Cond::Bit {
+            field,
+            bit,
+            negated,
+            ..
+        } => out.push(format!("{}{field}.{bit}", if *negated { "!" } else { "" })),
+        Cond::Set { field, negated, .. } => {
+            out.push(format!("{}{field}", if *negated { "!" } else { "" }))
+        }
+        Cond::Greater { field, value, .. } => out.push(format!("{field} > {value}")),
+        Cond::All(all) => all.iter().for_each(|c| flatten(c, out)),
+    }
+}
+
+fn union(out: &mut String, u: &Union) {
+    docs(out, "", &u.docs);
+    let _ = writeln!(out, "union {}: {} {{", u.name, int_type(&u.tag));
+    for v in &u.variants {
+        docs(out, INDENT, &v.docs);
+        let _ = writeln!(out, "{INDENT}{} = {},", v.record, v.tag);
+    }
+    trailing(out, INDENT, &u.trailing_comments);
+    out.push_str("}\n");
+}
+
+fn endian_suffix(endian: Option<Endian>) -> &'static str {
+    match endian {
+        None => "",
+        Some(Endian::Little) => "le",
+        Some(Endian::Big) => "be",
+    }
+}
+
+fn int_type(t: &IntType) -> String {
+    let sign = if t.signed { 'i' } else { 'u' };
+    format!("{sign}{}{}", t.bits, endian_suffix(t.endian))
+}
+
+/// A type as written in a field. Nesting is bounded by the parser's depth limit for parsed
+/// models; hand-built models nest as deeply as their own construction did.
+pub(crate) fn type_text(t: &Type) -> String {
+    match t {
+        Type::Int(it) => int_type(it),
+        Type::Float { bits, endian } => format!("f{bits}{}", endian_suffix(*endian)),
+        Type::Bool => "bool".into(),
+        Type::Varint { bits: 64 } => "varint".into(),
+        Type::Varint { bits } => format!("varint({bits})"),
+        Type::Zigzag { bits: 64 } => "zigzag".into(),
+        Type::Zigzag { bits } => format!("zigzag({bits})"),
+        Type::Bytes => "bytes".into(),
+        Type::OptBytes => "bytes?".into(),
+        Type::Quant { wire, num, den: 1 } => format!("quant({}, {num})", type_text(wire)),
+        Type::Quant { wire, num, den } => format!("quant({}, {num}/{den})", type_text(wire)),
+        Type::Named { name, .. } => name.clone(),
+        Type::Array(a) => {
+            let count = match &a.count {
+                Count::Field { name, .. } => name.clone(),
+                Count::Prefix(t) => type_text(t),
+            };
+            let mut s = format!("[{}; {count}]", type_text(&a.elem));
+            match &a.ascending {
+                None => {}
+                Some(Ascending { key: None, .. }) => s.push_str(" ascending"),
+                Some(Ascending { key: Some(k), .. }) => {
+                    let _ = write!(s, " ascending({k})");
+                }
+            }
+            s
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Selector, Span};
+    use crate::parse::parse_file;
+
+    fn parse(src: &str) -> File {
+        parse_file("t.wire", src).unwrap_or_else(|d| panic!("{d:?}"))
+    }
+
+    /// Formats, checks that the text parses back to the same model and is a fixed point.
+    fn canonical(src: &str) -> String {
+        let model = parse(src);
+        let text = format_file(&model);
+        let again = parse(&text);
+        assert_eq!(again, model, "{text}");
+        assert_eq!(format_file(&again), text);
+        text
+    }
+
+    #[test]
+    fn prints_the_canonical_form() {
+        let src = "//! File.\nendian big;\n/// Doc.\n// Comment.\nconst A: u16le = 0x10;\n\
+                   bits F: u8 { X = 0, Y = 1 requires X, reserved 2..=2, reserved 3..=7 }\n\
+                   packed record P {}\n\
+                   frame Fr { kind: u8 = -0x1, n: u8, xs: [quant(i16, 5/1); n] ascending, \
+                   select m { A => a: varint(64) if n > 2 && !m.B, B => b: zigzag(7), }, \
+                   select m { C => c: bytes? }, d: bool if x, select k { D => e: f64be }\n\
+                   // trailing\n}\n\
+                   union U: u8 {A = 1}\n//\n// end\n";
+        let expected = "//! File.\n\nendian big;\n\n// Comment.\n/// Doc.\nconst A: u16le = 16;\n\n\
+                        bits F: u8 {\n    X = 0,\n    Y = 1 requires X,\n    reserved 2,\n    reserved 3..=7,\n}\n\n\
+                        packed record P {\n}\n\n\
+                        frame Fr {\n    kind: u8 = -1,\n    n: u8,\n    xs: [quant(i16, 5); n] ascending,\n    \
+                        select m {\n        A => a: varint if n > 2 && !m.B,\n        B => b: zigzag(7),\n        \
+                        C => c: bytes?,\n    }\n    d: bool if x,\n    select k {\n        D => e: f64be,\n    }\n    \
+                        // trailing\n}\n\n\
+                        union U: u8 {\n    A = 1,\n}\n\n//\n// end\n";
+        assert_eq!(canonical(src), expected);
+    }
+
+    #[test]
+    fn the_language_reference_example_only_loses_its_default_endian() {
+        let doc = include_str!("../LANGUAGE.md");
+        let start = doc.find("```wire\n").unwrap() + 8;
+        let end = start + doc[start..].find("```").unwrap();
+        let example = &doc[start..end];
+        assert_eq!(
+            canonical(example),
+            example.replace("endian little;\n\n", "")
+        );
+    }
+
+    #[test]
+    fn empty_file() {
+        assert_eq!(canonical(""), "");
+        assert_eq!(canonical("// only\n"), "// only\n");
+        assert_eq!(canonical("//! only\n"), "//! only\n");
+    }
+
+    #[test]
+    fn comment_markers_stay_unambiguous() {
+        // Text that starts like another marker keeps its meaning thanks to the space printed
+        // after the marker.
+        let text = canonical("/// /not a comment\n//// four\n//!x\nrecord R {}\n");
+        assert_eq!(
+            text,
+            "//! x\n\n// // four\n/// /not a comment\nrecord R {\n}\n"
+        );
+    }
+
+    #[test]
+    fn conditions_the_parser_cannot_produce_print_as_it_would_read_them() {
+        let set = |f: &str| Cond::Set {
+            field: f.into(),
+            negated: false,
+            span: Span::default(),
+        };
+        let mut field = Field {
+            docs: Docs::default(),
+            name: "f".into(),
+            name_span: Span::default(),
+            ty: Type::Bool,
+            constant: None,
+            selector: None,
+            cond: Some(Cond::All(vec![])),
+        };
+        assert_eq!(field_text(&field), "f: bool");
+        field.cond = Some(Cond::All(vec![
+            set("a"),
+            Cond::All(vec![set("b"), set("c")]),
+        ]));
+        assert_eq!(field_text(&field), "f: bool if a && b && c");
+        field.selector = Some(Selector {
+            mask: "m".into(),
+            bit: "B".into(),
+            span: Span::default(),
+        });
+        assert_eq!(field_text(&field), "f: bool if a && b && c");
+    }
+}
