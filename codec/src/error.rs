@@ -249,7 +249,10 @@ mod tests {
             .index(3)
             .field("changes");
         assert_eq!(e.path_string(), "changes[3].mask");
-        assert_eq!(e.to_string(), "reserved_bit at byte 40, field changes[3].mask");
+        assert_eq!(
+            e.to_string(),
+            "reserved_bit at byte 40, field changes[3].mask"
+        );
     }
 
     #[test]

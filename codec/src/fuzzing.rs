@@ -10,9 +10,17 @@ pub fn decode_reencode<F: Frame>(data: &[u8]) {
     if let Ok(frame) = F::decode(data) {
         let again = match frame.to_bytes() {
             Ok(bytes) => bytes,
-            Err(e) => panic!("{}: accepted input does not re-encode: {e}\n{frame:?}", F::NAME),
+            Err(e) => panic!(
+                "{}: accepted input does not re-encode: {e}\n{frame:?}",
+                F::NAME
+            ),
         };
-        assert_eq!(again, data, "{}: accepted input re-encodes differently", F::NAME);
+        assert_eq!(
+            again,
+            data,
+            "{}: accepted input re-encodes differently",
+            F::NAME
+        );
         assert_eq!(frame.encoded_len(), data.len(), "{}: encoded_len", F::NAME);
     }
 }

@@ -179,7 +179,9 @@ impl<'a> Reader<'a> {
 }
 
 /// A frame of a spec: a whole message with an encoder and a decoder of its own.
-pub trait Frame: Sized + Clone + std::fmt::Debug + PartialEq + serde::Serialize + serde::de::DeserializeOwned {
+pub trait Frame:
+    Sized + Clone + std::fmt::Debug + PartialEq + serde::Serialize + serde::de::DeserializeOwned
+{
     /// The frame's name (`acked`, `datagram`, ...): its spec name in snake_case.
     const NAME: &'static str;
 
@@ -241,7 +243,11 @@ pub fn arbitrary_ascending(
     len: usize,
     bits: u8,
 ) -> arbitrary::Result<Vec<u64>> {
-    let max = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let max = if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
     let mut out = Vec::with_capacity(len);
     // Steps small enough that `len` of them always fit under `max`.
     let step = (max / (len as u64 + 1)).clamp(1, 1 << 20);
@@ -723,7 +729,12 @@ pub fn ascending_delta(prev: Option<u64>, v: u64) -> Result<u64, EncodeError> {
 
 /// An ascending list's element from its delta: at least 1 after the first, and the sum must
 /// stay within `bits` bits.
-pub fn ascending_value(prev: Option<u64>, delta: u64, bits: u8, at: usize) -> Result<u64, DecodeError> {
+pub fn ascending_value(
+    prev: Option<u64>,
+    delta: u64,
+    bits: u8,
+    at: usize,
+) -> Result<u64, DecodeError> {
     let v = match prev {
         None => delta,
         Some(_) if delta == 0 => return Err(DecodeError::new(ErrorKind::NotAscending, at)),
@@ -917,7 +928,8 @@ pub mod json {
             u64::try_from(v).map_err(|_| E::custom(format!("{v} is negative")))
         }
         fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
-            v.parse().map_err(|_| E::custom(format!("`{v}` is not an unsigned integer")))
+            v.parse()
+                .map_err(|_| E::custom(format!("`{v}` is not an unsigned integer")))
         }
     }
 
@@ -934,7 +946,8 @@ pub mod json {
             Ok(v)
         }
         fn visit_str<E: de::Error>(self, v: &str) -> Result<i64, E> {
-            v.parse().map_err(|_| E::custom(format!("`{v}` is not an integer")))
+            v.parse()
+                .map_err(|_| E::custom(format!("`{v}` is not an integer")))
         }
     }
 
@@ -993,7 +1006,8 @@ pub mod json {
         /// Reads hex or null.
         pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
             let text = <Option<String> as serde::Deserialize>::deserialize(d)?;
-            text.map(|t| from_hex(&t).map_err(de::Error::custom)).transpose()
+            text.map(|t| from_hex(&t).map_err(de::Error::custom))
+                .transpose()
         }
     }
 
@@ -1084,12 +1098,22 @@ mod tests {
         assert_eq!(fnv1a32(b""), 0x811c_9dc5);
         assert_eq!(fnv1a32(b"a"), 0xe40c_292c);
         assert_eq!(fnv1a32(b"foobar"), 0xbf9c_f968);
-        assert_eq!(Fnv1a32::new().update(b"foo").update(b"bar").finish(), 0xbf9c_f968);
+        assert_eq!(
+            Fnv1a32::new().update(b"foo").update(b"bar").finish(),
+            0xbf9c_f968
+        );
     }
 
     #[test]
     fn zigzag_maps_small_magnitudes_to_small_numbers() {
-        for (n, z) in [(0, 0), (-1, 1), (1, 2), (-2, 3), (i64::MAX, u64::MAX - 1), (i64::MIN, u64::MAX)] {
+        for (n, z) in [
+            (0, 0),
+            (-1, 1),
+            (1, 2),
+            (-2, 3),
+            (i64::MAX, u64::MAX - 1),
+            (i64::MIN, u64::MAX),
+        ] {
             assert_eq!(zigzag(n), z);
             assert_eq!(unzigzag(z), n);
         }
@@ -1097,7 +1121,16 @@ mod tests {
 
     #[test]
     fn varints_round_trip_at_every_length() {
-        for v in [0u64, 1, 127, 128, 16_383, 16_384, u64::from(u32::MAX), u64::MAX] {
+        for v in [
+            0u64,
+            1,
+            127,
+            128,
+            16_383,
+            16_384,
+            u64::from(u32::MAX),
+            u64::MAX,
+        ] {
             let mut out = Vec::new();
             out.varint(64, v).unwrap();
             assert_eq!(out.len(), varint_len(v));
@@ -1110,9 +1143,15 @@ mod tests {
     #[test]
     fn varints_longer_than_needed_are_refused() {
         let mut r = Reader::new(&[0x80, 0x00]);
-        assert_eq!(r.varint(64).unwrap_err().kind, ErrorKind::NonCanonicalVarint);
+        assert_eq!(
+            r.varint(64).unwrap_err().kind,
+            ErrorKind::NonCanonicalVarint
+        );
         let mut r = Reader::new(&[0x81, 0x80, 0x00]);
-        assert_eq!(r.varint(64).unwrap_err().kind, ErrorKind::NonCanonicalVarint);
+        assert_eq!(
+            r.varint(64).unwrap_err().kind,
+            ErrorKind::NonCanonicalVarint
+        );
     }
 
     #[test]
@@ -1120,13 +1159,25 @@ mod tests {
         // 2^21 needs a fourth byte and 22 bits.
         let mut out = Vec::new();
         out.varint(64, 1 << 21).unwrap();
-        assert_eq!(Reader::new(&out).varint(21).unwrap_err().kind, ErrorKind::OverWidth);
-        assert_eq!(out.varint(21, 1 << 21).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(
+            Reader::new(&out).varint(21).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
+        assert_eq!(
+            out.varint(21, 1 << 21).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
         // A tenth byte above 1 would set bits past 63.
         let eleven = [0xff; 9].iter().copied().chain([0x02]).collect::<Vec<_>>();
-        assert_eq!(Reader::new(&eleven).varint(64).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(
+            Reader::new(&eleven).varint(64).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
         let endless = [0xff; 12];
-        assert_eq!(Reader::new(&endless).varint(64).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(
+            Reader::new(&endless).varint(64).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
     }
 
     #[test]
@@ -1143,7 +1194,10 @@ mod tests {
         let r = Reader::new(&[0; 10]);
         assert_eq!(r.count(5, 2, 0).unwrap(), 5);
         assert_eq!(r.count(6, 2, 0).unwrap_err().kind, ErrorKind::CountTooLarge);
-        assert_eq!(r.count(u64::MAX, 2, 0).unwrap_err().kind, ErrorKind::CountTooLarge);
+        assert_eq!(
+            r.count(u64::MAX, 2, 0).unwrap_err().kind,
+            ErrorKind::CountTooLarge
+        );
     }
 
     #[test]
@@ -1153,8 +1207,14 @@ mod tests {
         out.uint(2, true, 0x1234).unwrap();
         out.int(1, false, -2).unwrap();
         assert_eq!(out, [0x34, 0x12, 0x12, 0x34, 0xfe]);
-        assert_eq!(out.clone().uint(1, false, 256).unwrap_err().kind, ErrorKind::OverWidth);
-        assert_eq!(out.clone().int(1, false, 128).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(
+            out.clone().uint(1, false, 256).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
+        assert_eq!(
+            out.clone().int(1, false, 128).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
         let mut r = Reader::new(&out);
         assert_eq!(r.uint(2, false).unwrap(), 0x1234);
         assert_eq!(r.uint(2, true).unwrap(), 0x1234);
@@ -1184,7 +1244,10 @@ mod tests {
         let mut r = BitReader::new(&bytes, 3);
         assert_eq!(r.uint(1).unwrap(), 1);
         let e = r.finish().unwrap_err();
-        assert_eq!((e.kind, e.bit, e.offset), (ErrorKind::ReservedBit, Some(31), 3));
+        assert_eq!(
+            (e.kind, e.bit, e.offset),
+            (ErrorKind::ReservedBit, Some(31), 3)
+        );
     }
 
     #[test]
@@ -1193,8 +1256,16 @@ mod tests {
         assert_eq!(quantize(-2.5, 1.0), -3.0);
         assert_eq!(quantize(f64::NAN, 0.5), 0.0);
         assert_eq!(quantize_int(1.0, 1.0 / 512.0, -32768, 32767).unwrap(), 512);
-        assert_eq!(quantize_int(64.0, 1.0 / 512.0, -32768, 32767).unwrap_err().kind, ErrorKind::OverWidth);
-        assert_eq!(quantize_uint(-0.6, 1.0, 255).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(
+            quantize_int(64.0, 1.0 / 512.0, -32768, 32767)
+                .unwrap_err()
+                .kind,
+            ErrorKind::OverWidth
+        );
+        assert_eq!(
+            quantize_uint(-0.6, 1.0, 255).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
         assert_eq!(quantize_uint(-0.4, 1.0, 255).unwrap(), 0);
     }
 
@@ -1202,17 +1273,35 @@ mod tests {
     fn ascending_lists_need_a_difference_of_at_least_one() {
         assert_eq!(ascending_delta(None, 5).unwrap(), 5);
         assert_eq!(ascending_delta(Some(5), 7).unwrap(), 2);
-        assert_eq!(ascending_delta(Some(5), 5).unwrap_err().kind, ErrorKind::NotAscending);
-        assert_eq!(ascending_value(Some(5), 0, 64, 9).unwrap_err().kind, ErrorKind::NotAscending);
-        assert_eq!(ascending_value(Some(u64::MAX), 1, 64, 9).unwrap_err().kind, ErrorKind::OverWidth);
-        assert_eq!(ascending_value(Some(255), 1, 8, 9).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(
+            ascending_delta(Some(5), 5).unwrap_err().kind,
+            ErrorKind::NotAscending
+        );
+        assert_eq!(
+            ascending_value(Some(5), 0, 64, 9).unwrap_err().kind,
+            ErrorKind::NotAscending
+        );
+        assert_eq!(
+            ascending_value(Some(u64::MAX), 1, 64, 9).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
+        assert_eq!(
+            ascending_value(Some(255), 1, 8, 9).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
     }
 
     #[test]
     fn non_finite_floats_are_refused_both_ways() {
         let mut out = Vec::new();
-        assert_eq!(out.f32(false, f32::NAN).unwrap_err().kind, ErrorKind::NonFinite);
+        assert_eq!(
+            out.f32(false, f32::NAN).unwrap_err().kind,
+            ErrorKind::NonFinite
+        );
         let inf = f32::INFINITY.to_bits().to_le_bytes();
-        assert_eq!(Reader::new(&inf).f32(false).unwrap_err().kind, ErrorKind::NonFinite);
+        assert_eq!(
+            Reader::new(&inf).f32(false).unwrap_err().kind,
+            ErrorKind::NonFinite
+        );
     }
 }

@@ -19,16 +19,18 @@ impl ArbitraryFrameVisitor for RoundTrip<'_> {
         let Ok(value) = F::arbitrary(&mut u) else {
             return Ok(());
         };
-        let bytes = value
-            .to_bytes()
-            .map_err(|e| TestCaseError::fail(format!("{}: {value:?} does not encode: {e}", F::NAME)))?;
+        let bytes = value.to_bytes().map_err(|e| {
+            TestCaseError::fail(format!("{}: {value:?} does not encode: {e}", F::NAME))
+        })?;
         prop_assert_eq!(bytes.len(), value.encoded_len(), "{}: encoded_len", F::NAME);
-        let back = F::decode(&bytes)
-            .map_err(|e| TestCaseError::fail(format!("{}: {bytes:02x?} does not decode: {e}", F::NAME)))?;
+        let back = F::decode(&bytes).map_err(|e| {
+            TestCaseError::fail(format!("{}: {bytes:02x?} does not decode: {e}", F::NAME))
+        })?;
         prop_assert_eq!(&back, &value, "{}: value -> bytes -> value", F::NAME);
         let json = serde_json::to_string(&value).unwrap();
-        let from_json: F = serde_json::from_str(&json)
-            .map_err(|e| TestCaseError::fail(format!("{}: {json} does not read back: {e}", F::NAME)))?;
+        let from_json: F = serde_json::from_str(&json).map_err(|e| {
+            TestCaseError::fail(format!("{}: {json} does not read back: {e}", F::NAME))
+        })?;
         prop_assert_eq!(&from_json, &value, "{}: value -> JSON -> value", F::NAME);
         Ok(())
     }
@@ -64,9 +66,17 @@ impl ArbitraryFrameVisitor for Canonical<'_> {
         match F::decode(&bytes) {
             Ok(frame) => {
                 let again = frame.to_bytes().map_err(|e| {
-                    TestCaseError::fail(format!("{}: decoded {frame:?} does not encode: {e}", F::NAME))
+                    TestCaseError::fail(format!(
+                        "{}: decoded {frame:?} does not encode: {e}",
+                        F::NAME
+                    ))
                 })?;
-                prop_assert_eq!(again, bytes, "{}: accepted bytes re-encode differently", F::NAME);
+                prop_assert_eq!(
+                    again,
+                    bytes,
+                    "{}: accepted bytes re-encode differently",
+                    F::NAME
+                );
                 Ok(true)
             }
             Err(_) => Ok(false),
@@ -110,8 +120,17 @@ fn every_frame_is_listed_once() {
     assert_eq!(
         FRAME_NAMES,
         [
-            "acked", "ack", "snapshot", "snapshot_ack", "datagram", "spawn", "despawn",
-            "full_frame", "datagram_ack", "delta_plan", "delta_ack"
+            "acked",
+            "ack",
+            "snapshot",
+            "snapshot_ack",
+            "datagram",
+            "spawn",
+            "despawn",
+            "full_frame",
+            "datagram_ack",
+            "delta_plan",
+            "delta_ack"
         ]
     );
 }

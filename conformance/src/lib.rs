@@ -10,4 +10,6 @@
 #![warn(missing_docs)]
 
 pub mod explain;
+pub mod frames;
+pub mod netsim;
 pub mod vectors;

@@ -82,7 +82,10 @@ impl Diagnostic {
                 .into_iter()
                 .rev()
                 .collect();
-            let after: String = line[start - line_start..].chars().take(WINDOW - 40).collect();
+            let after: String = line[start - line_start..]
+                .chars()
+                .take(WINDOW - 40)
+                .collect();
             let caret_col = before.chars().count() + 4;
             (format!("... {before}{after} ..."), caret_col)
         } else {
@@ -90,7 +93,13 @@ impl Diagnostic {
         };
         let shown: String = shown
             .chars()
-            .map(|c| if c.is_control() && c != '\t' { '\u{fffd}' } else { c })
+            .map(|c| {
+                if c.is_control() && c != '\t' {
+                    '\u{fffd}'
+                } else {
+                    c
+                }
+            })
             .collect();
         let end = clamp_to_boundary(source, self.end.max(start));
         let width = source[start..end.min(line_end).max(start)]

@@ -6,7 +6,7 @@
 //! cannot hold ... [is a] decode error").
 
 use crate::model::{
-    Bits, BitKind, Const, ConstValue, Count, Field, File, Item, Record, Spec, Type, Union,
+    BitKind, Bits, Const, ConstValue, Count, Field, File, Item, Record, Spec, Type, Union,
 };
 use std::collections::HashMap;
 
@@ -173,7 +173,8 @@ impl<'a> Index<'a> {
                 Some(Decl::Record(r)) => {
                     let mut total = 0u64;
                     for f in &r.fields {
-                        total = total.checked_add(self.max_bits_at(&f.ty, r.packed, depth + 1)?)?;
+                        total =
+                            total.checked_add(self.max_bits_at(&f.ty, r.packed, depth + 1)?)?;
                     }
                     Some(if r.packed && !packed {
                         total.div_ceil(8) * 8
@@ -223,9 +224,7 @@ impl<'a> Index<'a> {
     /// The index of bit `name` in bit set `bits`.
     pub fn bit_index(bits: &Bits, name: &str) -> Option<u8> {
         bits.bits.iter().find_map(|b| match &b.kind {
-            BitKind::Named {
-                name: n, index, ..
-            } if n == name => Some(*index),
+            BitKind::Named { name: n, index, .. } if n == name => Some(*index),
             _ => None,
         })
     }

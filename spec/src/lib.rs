@@ -237,10 +237,15 @@ impl Builder {
     /// Generates the code into `$OUT_DIR/file_name`, and tells cargo to run the build script
     /// again when a layout file changes.
     pub fn compile(&self, file_name: &str) -> Result<PathBuf, SpecError> {
-        let out_dir = std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| SpecError::Io {
-            path: PathBuf::from("$OUT_DIR"),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "OUT_DIR is not set: call compile from a build script"),
-        })?;
+        let out_dir = std::env::var_os("OUT_DIR")
+            .map(PathBuf::from)
+            .ok_or_else(|| SpecError::Io {
+                path: PathBuf::from("$OUT_DIR"),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "OUT_DIR is not set: call compile from a build script",
+                ),
+            })?;
         for path in &self.paths {
             println!("cargo:rerun-if-changed={}", path.display());
         }
@@ -258,10 +263,22 @@ impl Builder {
 /// [`reference_protocol_dir`]), so that a built tool needs no source tree.
 pub fn reference_sources() -> Vec<Source> {
     [
-        ("spec/protocol/acked.wire", include_str!("../protocol/acked.wire")),
-        ("spec/protocol/baseline.wire", include_str!("../protocol/baseline.wire")),
-        ("spec/protocol/datagram.wire", include_str!("../protocol/datagram.wire")),
-        ("spec/protocol/delta.wire", include_str!("../protocol/delta.wire")),
+        (
+            "spec/protocol/acked.wire",
+            include_str!("../protocol/acked.wire"),
+        ),
+        (
+            "spec/protocol/baseline.wire",
+            include_str!("../protocol/baseline.wire"),
+        ),
+        (
+            "spec/protocol/datagram.wire",
+            include_str!("../protocol/datagram.wire"),
+        ),
+        (
+            "spec/protocol/delta.wire",
+            include_str!("../protocol/delta.wire"),
+        ),
     ]
     .into_iter()
     .map(|(name, text)| Source {

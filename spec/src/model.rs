@@ -543,7 +543,9 @@ mod literal {
         } else if let Ok(v) = u64::try_from(*v) {
             s.serialize_u64(v)
         } else {
-            Err(serde::ser::Error::custom(format!("{v} is outside i64 and u64")))
+            Err(serde::ser::Error::custom(format!(
+                "{v} is outside i64 and u64"
+            )))
         }
     }
 

@@ -185,7 +185,10 @@ impl<'a> Validator<'a> {
             if let Some(other) = by_index.get(index) {
                 self.error(
                     bit.span,
-                    format!("two names for bit {index} of `{}`: `{other}` and `{name}`", b.name),
+                    format!(
+                        "two names for bit {index} of `{}`: `{other}` and `{name}`",
+                        b.name
+                    ),
                     "each bit has one name",
                 );
             } else {
@@ -201,13 +204,20 @@ impl<'a> Validator<'a> {
             if reserved.iter().any(|(lo, hi)| (lo..=hi).contains(&index)) {
                 self.error(
                     bit.span,
-                    format!("reserved bit used: bit {index} of `{}` is declared reserved", b.name),
+                    format!(
+                        "reserved bit used: bit {index} of `{}` is declared reserved",
+                        b.name
+                    ),
                     "remove it from the reserved range first",
                 );
             }
             if let Some(req) = requires {
                 if req == name {
-                    self.error(bit.span, format!("bit `{name}` requires itself"), "expected another bit");
+                    self.error(
+                        bit.span,
+                        format!("bit `{name}` requires itself"),
+                        "expected another bit",
+                    );
                 } else if Index::bit_index(b, req).is_none() {
                     self.error(
                         bit.span,
@@ -221,7 +231,11 @@ impl<'a> Validator<'a> {
 
     fn union(&mut self, u: &'a Union) {
         if u.tag.signed || u.tag.bits == 0 || u.tag.bits > 64 {
-            self.error(u.name_span, format!("union `{}` needs an unsigned tag", u.name), "expected u8, u16, u32 or u64");
+            self.error(
+                u.name_span,
+                format!("union `{}` needs an unsigned tag", u.name),
+                "expected u8, u16, u32 or u64",
+            );
         }
         let mut tags: HashMap<u64, &str> = HashMap::new();
         let mut names: HashMap<&str, ()> = HashMap::new();
@@ -249,12 +263,19 @@ impl<'a> Validator<'a> {
             if let Some(other) = tags.insert(v.tag, &v.record) {
                 self.error(
                     v.span,
-                    format!("two variants of `{}` with tag {}: `{other}` and `{}`", u.name, v.tag, v.record),
+                    format!(
+                        "two variants of `{}` with tag {}: `{other}` and `{}`",
+                        u.name, v.tag, v.record
+                    ),
                     "each tag names one variant",
                 );
             }
             if names.insert(&v.record, ()).is_some() {
-                self.error(v.span, format!("variant `{}` appears twice", v.record), "a second variant of this name");
+                self.error(
+                    v.span,
+                    format!("variant `{}` appears twice", v.record),
+                    "a second variant of this name",
+                );
             }
         }
     }
@@ -274,11 +295,21 @@ impl<'a> Validator<'a> {
             if let Some(value) = f.constant {
                 match f.ty {
                     Type::Int(t) => self.check_fits(t, value, f.name_span, &f.name),
-                    Type::Varint { bits } => self.check_fits(IntType::unsigned(bits), value, f.name_span, &f.name),
-                    _ => self.error(f.name_span, format!("constant field `{}` is not an integer", f.name), "only integer fields can be constants"),
+                    Type::Varint { bits } => {
+                        self.check_fits(IntType::unsigned(bits), value, f.name_span, &f.name)
+                    }
+                    _ => self.error(
+                        f.name_span,
+                        format!("constant field `{}` is not an integer", f.name),
+                        "only integer fields can be constants",
+                    ),
                 }
                 if f.cond.is_some() || f.selector.is_some() {
-                    self.error(f.name_span, format!("constant field `{}` is conditional", f.name), "a constant is always present");
+                    self.error(
+                        f.name_span,
+                        format!("constant field `{}` is conditional", f.name),
+                        "a constant is always present",
+                    );
                 }
             }
             if let Some(sel) = &f.selector {
@@ -299,14 +330,25 @@ impl<'a> Validator<'a> {
                     format!("frame `{}` does not start with a constant", r.name),
                     "expected its kind or version, such as `kind: u8 = 6`",
                 ),
-                None => self.error(r.name_span, format!("frame `{}` has no fields", r.name), "a frame starts with its kind"),
+                None => self.error(
+                    r.name_span,
+                    format!("frame `{}` has no fields", r.name),
+                    "a frame starts with its kind",
+                ),
             }
         }
     }
 
     /// The earlier field `name` of `r` (before field `at`), reporting an unknown or later one,
     /// or one that is itself conditional (its value would not always be known).
-    fn earlier(&mut self, r: &'a Record, at: usize, name: &str, span: Span, what: &str) -> Option<&'a Field> {
+    fn earlier(
+        &mut self,
+        r: &'a Record,
+        at: usize,
+        name: &str,
+        span: Span,
+        what: &str,
+    ) -> Option<&'a Field> {
         match r.fields.iter().position(|f| f.name == name) {
             Some(j) if j < at && (r.fields[j].cond.is_some() || r.fields[j].selector.is_some()) => {
                 self.error(
@@ -320,7 +362,10 @@ impl<'a> Validator<'a> {
             Some(_) => {
                 self.error(
                     span,
-                    format!("{what} refers to `{name}`, which comes later in `{}`", r.name),
+                    format!(
+                        "{what} refers to `{name}`, which comes later in `{}`",
+                        r.name
+                    ),
                     "a decoder reads fields in order: it must come earlier",
                 );
                 None
@@ -350,7 +395,10 @@ impl<'a> Validator<'a> {
         match group {
             Some(g) => self.error(
                 span,
-                format!("group `{g}` has no mask bit: `{}` has no bit `{bit}`", bits.name),
+                format!(
+                    "group `{g}` has no mask bit: `{}` has no bit `{bit}`",
+                    bits.name
+                ),
                 format!("expected a bit of `{}`", bits.name),
             ),
             None => self.error(
@@ -366,7 +414,11 @@ impl<'a> Validator<'a> {
             return;
         };
         let Some(bits) = self.bits_of(mask) else {
-            self.error(sel.span, format!("`{}` is not a bit set", sel.mask), "select needs a mask field whose type is a bit set");
+            self.error(
+                sel.span,
+                format!("`{}` is not a bit set", sel.mask),
+                "select needs a mask field whose type is a bit set",
+            );
             return;
         };
         self.bit_exists(bits, &sel.bit, sel.span, Some(&f.name));
@@ -379,13 +431,19 @@ impl<'a> Validator<'a> {
                     self.cond(r, at, c);
                 }
             }
-            Cond::Bit { field, bit, span, .. } => {
+            Cond::Bit {
+                field, bit, span, ..
+            } => {
                 let Some(f) = self.earlier(r, at, field, *span, "a condition") else {
                     return;
                 };
                 match self.bits_of(f) {
                     Some(bits) => self.bit_exists(bits, bit, *span, None),
-                    None => self.error(*span, format!("`{field}` is not a bit set"), "`field.BIT` needs a field whose type is a bit set"),
+                    None => self.error(
+                        *span,
+                        format!("`{field}` is not a bit set"),
+                        "`field.BIT` needs a field whose type is a bit set",
+                    ),
                 }
             }
             Cond::Set { field, span, .. } | Cond::Greater { field, span, .. } => {
@@ -398,30 +456,61 @@ impl<'a> Validator<'a> {
                     _ => false,
                 };
                 if !ok {
-                    self.error(*span, format!("`{field}` cannot be tested here"), "expected an integer field (or a bool, without `>`)");
+                    self.error(
+                        *span,
+                        format!("`{field}` cannot be tested here"),
+                        "expected an integer field (or a bool, without `>`)",
+                    );
                 }
             }
         }
     }
 
-    fn array(&mut self, r: &'a Record, at: usize, f: &Field, a: &Array, users: &mut HashMap<&'a str, Span>) {
+    fn array(
+        &mut self,
+        r: &'a Record,
+        at: usize,
+        f: &Field,
+        a: &Array,
+        users: &mut HashMap<&'a str, Span>,
+    ) {
         if let Count::Field { name, span } = &a.count {
             if let Some(count) = self.earlier(r, at, name, *span, "a count") {
-                if !matches!(count.ty, Type::Int(IntType { signed: false, .. }) | Type::Varint { .. }) {
-                    self.error(*span, format!("count `{name}` is not an unsigned integer"), "a count is an unsigned integer or varint field");
+                if !matches!(
+                    count.ty,
+                    Type::Int(IntType { signed: false, .. }) | Type::Varint { .. }
+                ) {
+                    self.error(
+                        *span,
+                        format!("count `{name}` is not an unsigned integer"),
+                        "a count is an unsigned integer or varint field",
+                    );
                 }
                 if count.constant.is_some() || count.cond.is_some() || count.selector.is_some() {
-                    self.error(*span, format!("count `{name}` is a constant or conditional"), "a count field is always present and derived from the array's length");
+                    self.error(
+                        *span,
+                        format!("count `{name}` is a constant or conditional"),
+                        "a count field is always present and derived from the array's length",
+                    );
                 }
                 if let Some(first) = users.insert(&count.name, *span) {
                     self.out.push(
-                        Diagnostic::new(self.file, *span, format!("count `{name}` is used by two arrays"), "each count field counts one array")
-                            .with_note(format!("first used at byte {}", first.start)),
+                        Diagnostic::new(
+                            self.file,
+                            *span,
+                            format!("count `{name}` is used by two arrays"),
+                            "each count field counts one array",
+                        )
+                        .with_note(format!("first used at byte {}", first.start)),
                     );
                 }
             }
             if f.cond.is_some() || f.selector.is_some() {
-                self.error(f.name_span, format!("array `{}` counted by a field is conditional", f.name), "use a prefix count (`[T; varint]`) for a conditional array");
+                self.error(
+                    f.name_span,
+                    format!("array `{}` counted by a field is conditional", f.name),
+                    "use a prefix count (`[T; varint]`) for a conditional array",
+                );
             }
         }
         if self.index.min_bits(&a.elem, r.packed) == 0 {
@@ -433,20 +522,50 @@ impl<'a> Validator<'a> {
         }
         if let Some(asc) = &a.ascending {
             if r.packed {
-                self.error(f.name_span, format!("ascending list `{}` in packed record `{}`", f.name, r.name), "delta-coded lists are byte-aligned (varints)");
+                self.error(
+                    f.name_span,
+                    format!("ascending list `{}` in packed record `{}`", f.name, r.name),
+                    "delta-coded lists are byte-aligned (varints)",
+                );
             }
             match (&asc.key, &a.elem) {
                 (None, Type::Int(IntType { signed: false, .. }) | Type::Varint { .. }) => {}
-                (None, _) => self.error(f.name_span, format!("`{}` cannot ascend", f.name), "`ascending` needs unsigned integers, or `ascending(key)` for records"),
+                (None, _) => self.error(
+                    f.name_span,
+                    format!("`{}` cannot ascend", f.name),
+                    "`ascending` needs unsigned integers, or `ascending(key)` for records",
+                ),
                 (Some(key), Type::Named { name, .. }) => match self.index.record(name) {
                     Some(elem) => match elem.fields.iter().find(|k| &k.name == key) {
-                        Some(k) if matches!(k.ty, Type::Int(IntType { signed: false, .. }) | Type::Varint { .. }) && k.cond.is_none() && k.selector.is_none() && k.constant.is_none() => {}
-                        Some(_) => self.error(asc.span, format!("key `{key}` of `{name}` cannot ascend"), "expected an unconditional unsigned integer field"),
-                        None => self.error(asc.span, format!("unknown field `{key}` in `{name}`"), "expected a field of the element record"),
+                        Some(k)
+                            if matches!(
+                                k.ty,
+                                Type::Int(IntType { signed: false, .. }) | Type::Varint { .. }
+                            ) && k.cond.is_none()
+                                && k.selector.is_none()
+                                && k.constant.is_none() => {}
+                        Some(_) => self.error(
+                            asc.span,
+                            format!("key `{key}` of `{name}` cannot ascend"),
+                            "expected an unconditional unsigned integer field",
+                        ),
+                        None => self.error(
+                            asc.span,
+                            format!("unknown field `{key}` in `{name}`"),
+                            "expected a field of the element record",
+                        ),
                     },
-                    None => self.error(asc.span, format!("`ascending({key})` needs an array of records"), "the elements are not a record"),
+                    None => self.error(
+                        asc.span,
+                        format!("`ascending({key})` needs an array of records"),
+                        "the elements are not a record",
+                    ),
                 },
-                (Some(key), _) => self.error(asc.span, format!("`ascending({key})` needs an array of records"), "the elements are not a record"),
+                (Some(key), _) => self.error(
+                    asc.span,
+                    format!("`ascending({key})` needs an array of records"),
+                    "the elements are not a record",
+                ),
             }
         }
     }
@@ -457,79 +576,169 @@ impl<'a> Validator<'a> {
         }
         match ty {
             Type::Int(t) => {
-                let valid = if t.signed { (2..=64).contains(&t.bits) } else { (1..=64).contains(&t.bits) };
+                let valid = if t.signed {
+                    (2..=64).contains(&t.bits)
+                } else {
+                    (1..=64).contains(&t.bits)
+                };
                 if !valid {
-                    self.error(Span::default(), format!("integer width {} in `{}`", t.bits, r.name), "expected 1 to 64 bits");
+                    self.error(
+                        Span::default(),
+                        format!("integer width {} in `{}`", t.bits, r.name),
+                        "expected 1 to 64 bits",
+                    );
                 } else if !packed && !is_byte_width(t.bits) {
                     self.error(
                         self.field_span(r, ty),
-                        format!("`{}{}` in byte-aligned record `{}`", if t.signed { "i" } else { "u" }, t.bits, r.name),
+                        format!(
+                            "`{}{}` in byte-aligned record `{}`",
+                            if t.signed { "i" } else { "u" },
+                            t.bits,
+                            r.name
+                        ),
                         "widths other than 8, 16, 32 and 64 bits are only valid in a packed record",
                     );
                 } else if packed && t.endian.is_some() {
-                    self.error(self.field_span(r, ty), format!("byte order in packed record `{}`", r.name), "a packed record is a bit stream: remove `le`/`be`");
+                    self.error(
+                        self.field_span(r, ty),
+                        format!("byte order in packed record `{}`", r.name),
+                        "a packed record is a bit stream: remove `le`/`be`",
+                    );
                 }
             }
             Type::Float { endian, .. } => {
                 if packed && endian.is_some() {
-                    self.error(self.field_span(r, ty), format!("byte order in packed record `{}`", r.name), "a packed record is a bit stream: remove `le`/`be`");
+                    self.error(
+                        self.field_span(r, ty),
+                        format!("byte order in packed record `{}`", r.name),
+                        "a packed record is a bit stream: remove `le`/`be`",
+                    );
                 }
             }
             Type::Bool => {}
             Type::Varint { bits } | Type::Zigzag { bits } => {
                 if *bits == 0 || *bits > 64 {
-                    self.error(self.field_span(r, ty), format!("varint width {bits}"), "expected 1 to 64 bits");
+                    self.error(
+                        self.field_span(r, ty),
+                        format!("varint width {bits}"),
+                        "expected 1 to 64 bits",
+                    );
                 }
                 if packed {
-                    self.error(self.field_span(r, ty), format!("varint in packed record `{}`", r.name), "a packed record holds fixed-width fields; use `uN`");
+                    self.error(
+                        self.field_span(r, ty),
+                        format!("varint in packed record `{}`", r.name),
+                        "a packed record holds fixed-width fields; use `uN`",
+                    );
                 }
             }
             Type::Bytes | Type::OptBytes => {
                 if packed {
-                    self.error(self.field_span(r, ty), format!("byte string in packed record `{}`", r.name), "a packed record holds fixed-width fields");
+                    self.error(
+                        self.field_span(r, ty),
+                        format!("byte string in packed record `{}`", r.name),
+                        "a packed record holds fixed-width fields",
+                    );
                 }
             }
             Type::Quant { wire, num, den } => {
                 if *num == 0 || *den == 0 {
-                    self.error(self.field_span(r, ty), "a quantization scale of zero", "expected NUM/DEN with both above 0");
+                    self.error(
+                        self.field_span(r, ty),
+                        "a quantization scale of zero",
+                        "expected NUM/DEN with both above 0",
+                    );
                 }
                 match wire.as_ref() {
-                    Type::Int(_) | Type::Varint { .. } | Type::Zigzag { .. } => self.field_type(r, wire, packed, depth + 1),
-                    _ => self.error(self.field_span(r, ty), "quant of a non-integer", "expected an integer, varint or zigzag wire type"),
+                    Type::Int(_) | Type::Varint { .. } | Type::Zigzag { .. } => {
+                        self.field_type(r, wire, packed, depth + 1)
+                    }
+                    _ => self.error(
+                        self.field_span(r, ty),
+                        "quant of a non-integer",
+                        "expected an integer, varint or zigzag wire type",
+                    ),
                 }
             }
             Type::Named { name, span } => match self.index.get(name) {
-                None => self.error(*span, format!("unknown type `{name}`"), "expected a bit set, record or union declared in the spec"),
-                Some(Decl::Const(_)) => self.error(*span, format!("`{name}` is a constant, not a type"), "expected a bit set, record or union"),
+                None => self.error(
+                    *span,
+                    format!("unknown type `{name}`"),
+                    "expected a bit set, record or union declared in the spec",
+                ),
+                Some(Decl::Const(_)) => self.error(
+                    *span,
+                    format!("`{name}` is a constant, not a type"),
+                    "expected a bit set, record or union",
+                ),
                 Some(Decl::Record(inner)) => {
                     if inner.kind == RecordKind::Frame {
-                        self.error(*span, format!("frame `{name}` used as a field"), "frames stand alone; declare a record to share fields");
+                        self.error(
+                            *span,
+                            format!("frame `{name}` used as a field"),
+                            "frames stand alone; declare a record to share fields",
+                        );
                     }
                     if packed && !inner.packed {
-                        self.error(*span, format!("record `{name}` inside packed record `{}` is not packed", r.name), "declare it `packed record`");
+                        self.error(
+                            *span,
+                            format!(
+                                "record `{name}` inside packed record `{}` is not packed",
+                                r.name
+                            ),
+                            "declare it `packed record`",
+                        );
                     }
                 }
                 Some(Decl::Bits(b)) => {
                     if !packed && !is_byte_width(b.width) {
-                        self.error(*span, format!("bit set `{name}` of {} bits in byte-aligned record `{}`", b.width, r.name), "only packed records hold widths other than 8, 16, 32, 64");
+                        self.error(
+                            *span,
+                            format!(
+                                "bit set `{name}` of {} bits in byte-aligned record `{}`",
+                                b.width, r.name
+                            ),
+                            "only packed records hold widths other than 8, 16, 32, 64",
+                        );
                     }
                 }
                 Some(Decl::Union(u)) => {
                     if packed {
-                        self.error(*span, format!("union `{name}` in packed record `{}`", r.name), "unions are byte-aligned");
+                        self.error(
+                            *span,
+                            format!("union `{name}` in packed record `{}`", r.name),
+                            "unions are byte-aligned",
+                        );
                     } else if !packed && !is_byte_width(u.tag.bits) {
-                        self.error(*span, format!("union `{name}` with a {}-bit tag in byte-aligned record `{}`", u.tag.bits, r.name), "only packed records hold widths other than 8, 16, 32, 64");
+                        self.error(
+                            *span,
+                            format!(
+                                "union `{name}` with a {}-bit tag in byte-aligned record `{}`",
+                                u.tag.bits, r.name
+                            ),
+                            "only packed records hold widths other than 8, 16, 32, 64",
+                        );
                     }
                 }
             },
             Type::Array(a) => {
                 if depth > 0 && matches!(a.count, Count::Field { .. }) {
-                    self.error(self.field_span(r, ty), "a nested array counted by a field", "nested arrays carry their own count: `[T; varint]`");
+                    self.error(
+                        self.field_span(r, ty),
+                        "a nested array counted by a field",
+                        "nested arrays carry their own count: `[T; varint]`",
+                    );
                 }
                 if let Count::Prefix(t) = &a.count {
                     match t.as_ref() {
-                        Type::Int(IntType { signed: false, .. }) | Type::Varint { .. } => self.field_type(r, t, packed, depth + 1),
-                        _ => self.error(self.field_span(r, ty), "an array count that is not an unsigned integer", "expected `u8`, `u16`, `varint`, ..."),
+                        Type::Int(IntType { signed: false, .. }) | Type::Varint { .. } => {
+                            self.field_type(r, t, packed, depth + 1)
+                        }
+                        _ => self.error(
+                            self.field_span(r, ty),
+                            "an array count that is not an unsigned integer",
+                            "expected `u8`, `u16`, `varint`, ...",
+                        ),
                     }
                 }
                 self.field_type(r, &a.elem, packed, depth + 1);
@@ -564,8 +773,12 @@ impl<'a> Validator<'a> {
                 if r.kind != RecordKind::Frame {
                     continue;
                 }
-                let Some(first) = r.fields.first() else { continue };
-                let Some(value) = first.constant else { continue };
+                let Some(first) = r.fields.first() else {
+                    continue;
+                };
+                let Some(value) = first.constant else {
+                    continue;
+                };
                 if let Some((other, other_file, _)) = kinds.get(&(first.name.as_str(), value)) {
                     self.out.push(
                         Diagnostic::new(
@@ -610,7 +823,11 @@ impl<'a> Validator<'a> {
             for name in named_types(&f.ty) {
                 let records: Vec<&'a Record> = match self.index.get(name) {
                     Some(Decl::Record(inner)) => vec![inner],
-                    Some(Decl::Union(u)) => u.variants.iter().filter_map(|v| self.index.record(&v.record)).collect(),
+                    Some(Decl::Union(u)) => u
+                        .variants
+                        .iter()
+                        .filter_map(|v| self.index.record(&v.record))
+                        .collect(),
                     _ => vec![],
                 };
                 for inner in records {

@@ -29,8 +29,15 @@ fn every_broken_file_reports_what_it_expects() {
         };
         // Every report is located: a `--> file:line:col` line under each error.
         let errors = report.lines().filter(|l| l.starts_with("error: ")).count() - 1;
-        let located = report.lines().filter(|l| l.contains(&format!("--> {}:", source.name))).count();
-        assert!(errors >= 1 && located == errors, "{}: unlocated errors in\n{report}", source.name);
+        let located = report
+            .lines()
+            .filter(|l| l.contains(&format!("--> {}:", source.name)))
+            .count();
+        assert!(
+            errors >= 1 && located == errors,
+            "{}: unlocated errors in\n{report}",
+            source.name
+        );
         let expected_path = path.with_extension("stderr");
         if bless {
             std::fs::write(&expected_path, &report).unwrap();

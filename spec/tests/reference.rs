@@ -15,16 +15,35 @@ fn every_reference_file_is_embedded() {
     let on_disk: Vec<String> = spec
         .files
         .iter()
-        .map(|f| PathBuf::from(&f.name).file_name().unwrap().to_string_lossy().into_owned())
+        .map(|f| {
+            PathBuf::from(&f.name)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     let embedded: Vec<String> = ackwire_spec::reference_sources()
         .iter()
-        .map(|s| PathBuf::from(&s.name).file_name().unwrap().to_string_lossy().into_owned())
+        .map(|s| {
+            PathBuf::from(&s.name)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
-    assert_eq!(on_disk, embedded, "add new layout files to reference_sources()");
+    assert_eq!(
+        on_disk, embedded,
+        "add new layout files to reference_sources()"
+    );
     let from_embedded = ackwire_spec::reference_spec().unwrap();
     for (a, b) in spec.files.iter().zip(&from_embedded.files) {
-        assert_eq!(a.items, b.items, "{} differs from its embedded copy", a.name);
+        assert_eq!(
+            a.items, b.items,
+            "{} differs from its embedded copy",
+            a.name
+        );
     }
 }
 

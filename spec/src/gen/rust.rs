@@ -136,13 +136,15 @@ impl Val {
 const KEYWORDS: &[&str] = &[
     "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
     "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
-    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use",
-    "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final",
-    "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
+    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen",
 ];
 
 /// Names the generated functions use for their own locals.
-const RESERVED_LOCALS: &[&str] = &["r", "b", "out", "w", "at", "prev", "len", "bits", "v", "item"];
+const RESERVED_LOCALS: &[&str] = &[
+    "r", "b", "out", "w", "at", "prev", "len", "bits", "v", "item",
+];
 
 fn ident(name: &str) -> String {
     if KEYWORDS.contains(&name) {
@@ -297,7 +299,8 @@ impl<'a> Gen<'a> {
         let store = uint_type(b.width);
         let rt = self.rt.clone();
         self.docs(&b.docs, &format!("The bit set `{}`.", b.name));
-        self.code.line("#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]");
+        self.code
+            .line("#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]");
         self.code.line(format!(
             "pub struct {}({rt}::bitvec::array::BitArray<[{store}; 1], {rt}::bitvec::order::Lsb0>);",
             b.name
@@ -315,7 +318,8 @@ impl<'a> Gen<'a> {
             } = &bit.kind
             {
                 self.docs(&bit.docs, &format!("Bit {index}."));
-                self.code.line(format!("pub const {name}: usize = {index};"));
+                self.code
+                    .line(format!("pub const {name}: usize = {index};"));
                 declared |= 1 << index;
                 names.push(format!("(\"{name}\", {index})"));
                 if let Some(req) = req {
@@ -324,22 +328,27 @@ impl<'a> Gen<'a> {
             }
         }
         self.code.line("/// Width on the wire, in bits.");
-        self.code.line(format!("pub const WIDTH: u8 = {};", b.width));
+        self.code
+            .line(format!("pub const WIDTH: u8 = {};", b.width));
         self.code.line("/// Every named bit, with its index.");
         self.code.line(format!(
             "pub const NAMES: &'static [(&'static str, u8)] = &[{}];",
             names.join(", ")
         ));
-        self.code.line(format!("const DECLARED: u64 = {declared:#x};"));
+        self.code
+            .line(format!("const DECLARED: u64 = {declared:#x};"));
         self.code.blank();
         self.code.line("/// No bit set.");
         self.code.open("pub fn empty() -> Self {");
         self.code.line("Self::default()");
         self.code.close("}");
         self.code.blank();
-        self.code.line("/// A set from its raw bits (see [`Self::check`]).");
-        self.code.open(format!("pub fn from_bits(bits: {store}) -> Self {{"));
-        self.code.line(format!("Self({rt}::bitvec::array::BitArray::new([bits]))"));
+        self.code
+            .line("/// A set from its raw bits (see [`Self::check`]).");
+        self.code
+            .open(format!("pub fn from_bits(bits: {store}) -> Self {{"));
+        self.code
+            .line(format!("Self({rt}::bitvec::array::BitArray::new([bits]))"));
         self.code.close("}");
         self.code.blank();
         self.code.line("/// The raw bits.");
@@ -348,12 +357,15 @@ impl<'a> Gen<'a> {
         self.code.close("}");
         self.code.blank();
         self.code.line("/// Whether bit `bit` is set.");
-        self.code.open("pub fn contains(&self, bit: usize) -> bool {");
+        self.code
+            .open("pub fn contains(&self, bit: usize) -> bool {");
         self.code.line("self.0.get(bit).is_some_and(|b| *b)");
         self.code.close("}");
         self.code.blank();
-        self.code.line("/// Sets or clears bit `bit` (a bit past the width is ignored).");
-        self.code.open("pub fn set(&mut self, bit: usize, on: bool) {");
+        self.code
+            .line("/// Sets or clears bit `bit` (a bit past the width is ignored).");
+        self.code
+            .open("pub fn set(&mut self, bit: usize, on: bool) {");
         self.code.open("if let Some(mut b) = self.0.get_mut(bit) {");
         self.code.line("*b = on;");
         self.code.close("}");
@@ -361,15 +373,20 @@ impl<'a> Gen<'a> {
         self.code.blank();
         self.code.line("/// This set with bit `bit` set too.");
         self.code.line("#[must_use]");
-        self.code.open("pub fn with(mut self, bit: usize) -> Self {");
+        self.code
+            .open("pub fn with(mut self, bit: usize) -> Self {");
         self.code.line("self.set(bit, true);");
         self.code.line("self");
         self.code.close("}");
         self.code.blank();
-        self.code.line("/// Whether an encoder may write these bits: no reserved bit set, and every");
-        self.code.line("/// bit that requires another with that one set.");
-        self.code.open("pub fn check(&self) -> Result<(), ErrorKind> {");
-        self.code.open("if u64::from(self.bits()) & !Self::DECLARED != 0 {");
+        self.code
+            .line("/// Whether an encoder may write these bits: no reserved bit set, and every");
+        self.code
+            .line("/// bit that requires another with that one set.");
+        self.code
+            .open("pub fn check(&self) -> Result<(), ErrorKind> {");
+        self.code
+            .open("if u64::from(self.bits()) & !Self::DECLARED != 0 {");
         self.code.line("return Err(ErrorKind::ReservedBit);");
         self.code.close("}");
         for (bit, req) in &requires {
@@ -384,8 +401,10 @@ impl<'a> Gen<'a> {
         if self.bits_used.contains(&(b.name.clone(), false)) {
             let n = b.width / 8;
             self.code.blank();
-            self.code.line("/// Reads the set, refusing what [`Self::check`] refuses.");
-            self.code.open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
+            self.code
+                .line("/// Reads the set, refusing what [`Self::check`] refuses.");
+            self.code
+                .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
             self.code.line("let at = r.pos();");
             let read = if n == 1 {
                 "r.u8()?".to_string()
@@ -393,12 +412,14 @@ impl<'a> Gen<'a> {
                 format!("r.uint({n}, {})? as {store}", self.big_endian(None))
             };
             self.code.line(format!("let v = Self::from_bits({read});"));
-            self.code.line("v.check().map_err(|kind| DecodeError::new(kind, at))?;");
+            self.code
+                .line("v.check().map_err(|kind| DecodeError::new(kind, at))?;");
             self.code.line("Ok(v)");
             self.code.close("}");
             self.code.blank();
             self.code.line("/// Writes the set.");
-            self.code.open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
+            self.code
+                .open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
             self.code.line("self.check().map_err(EncodeError::new)?;");
             self.code.line(format!(
                 "out.uint({n}, {}, u64::from(self.bits()))",
@@ -409,46 +430,59 @@ impl<'a> Gen<'a> {
         if self.bits_used.contains(&(b.name.clone(), true)) {
             self.code.blank();
             self.code.line("/// Reads the set from a bit stream.");
-            self.code.open("pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {");
+            self.code
+                .open("pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {");
             self.code.line("let at = b.bit_pos();");
             self.code.line(format!(
                 "let v = Self::from_bits(b.uint({})? as {store});",
                 b.width
             ));
-            self.code.line("v.check().map_err(|kind| DecodeError::at_bit(kind, at))?;");
+            self.code
+                .line("v.check().map_err(|kind| DecodeError::at_bit(kind, at))?;");
             self.code.line("Ok(v)");
             self.code.close("}");
             self.code.blank();
             self.code.line("/// Writes the set into a bit stream.");
-            self.code.open("pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {");
+            self.code
+                .open("pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {");
             self.code.line("self.check().map_err(EncodeError::new)?;");
-            self.code.line(format!("w.uint({}, u64::from(self.bits()))", b.width));
+            self.code
+                .line(format!("w.uint({}, u64::from(self.bits()))", b.width));
             self.code.close("}");
         }
         self.code.close("}");
         self.code.blank();
         let name = &b.name;
-        self.code.open(format!("impl std::fmt::Debug for {name} {{"));
-        self.code.open("fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {");
-        self.code.line("let set = Self::NAMES.iter().filter(|(_, i)| self.contains(usize::from(*i)));");
-        self.code.line("f.debug_set().entries(set.map(|(n, _)| n)).finish()?;");
-        self.code.open("if self.check() == Err(ErrorKind::ReservedBit) {");
+        self.code
+            .open(format!("impl std::fmt::Debug for {name} {{"));
+        self.code
+            .open("fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {");
+        self.code
+            .line("let set = Self::NAMES.iter().filter(|(_, i)| self.contains(usize::from(*i)));");
+        self.code
+            .line("f.debug_set().entries(set.map(|(n, _)| n)).finish()?;");
+        self.code
+            .open("if self.check() == Err(ErrorKind::ReservedBit) {");
         self.code.line("write!(f, \" (raw {:#x})\", self.bits())?;");
         self.code.close("}");
         self.code.line("Ok(())");
         self.code.close("}");
         self.code.close("}");
         self.code.blank();
-        self.code.open(format!("impl serde::Serialize for {name} {{"));
-        self.code.open("fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {");
+        self.code
+            .open(format!("impl serde::Serialize for {name} {{"));
+        self.code
+            .open("fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {");
         self.code.line(format!(
             "{rt}::json::serialize_bits(Self::NAMES, u64::from(self.bits()), s)"
         ));
         self.code.close("}");
         self.code.close("}");
         self.code.blank();
-        self.code.open(format!("impl<'de> serde::Deserialize<'de> for {name} {{"));
-        self.code.open("fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {");
+        self.code
+            .open(format!("impl<'de> serde::Deserialize<'de> for {name} {{"));
+        self.code
+            .open("fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {");
         self.code.line(format!(
             "{rt}::json::deserialize_bits(Self::NAMES, d).map(|bits| Self::from_bits(bits as {store}))"
         ));
@@ -456,9 +490,12 @@ impl<'a> Gen<'a> {
         self.code.close("}");
         self.code.blank();
         self.code.line("#[cfg(feature = \"arbitrary\")]");
-        self.code.open(format!("impl<'a> arbitrary::Arbitrary<'a> for {name} {{"));
-        self.code.line("/// Only named bits, each with the bit it requires.");
-        self.code.open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
+        self.code
+            .open(format!("impl<'a> arbitrary::Arbitrary<'a> for {name} {{"));
+        self.code
+            .line("/// Only named bits, each with the bit it requires.");
+        self.code
+            .open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
         let mutable = if requires.is_empty() { "" } else { "mut " };
         self.code.line(format!(
             "let {mutable}v = Self::from_bits(u.arbitrary::<{store}>()? & Self::DECLARED as {store});"
@@ -500,8 +537,14 @@ impl<'a> Gen<'a> {
     fn serde_with(&self, ty: &Type, optional: bool) -> Option<String> {
         let big = |bits: u8| bits > 53;
         let helper = match (ty, optional) {
-            (Type::Int(t), false) if big(t.bits) => Some(if t.signed { "big_i64" } else { "big_u64" }),
-            (Type::Int(t), true) if big(t.bits) => Some(if t.signed { "opt_big_i64" } else { "opt_big_u64" }),
+            (Type::Int(t), false) if big(t.bits) => {
+                Some(if t.signed { "big_i64" } else { "big_u64" })
+            }
+            (Type::Int(t), true) if big(t.bits) => Some(if t.signed {
+                "opt_big_i64"
+            } else {
+                "opt_big_u64"
+            }),
             (Type::Varint { bits }, false) if big(*bits) => Some("big_u64"),
             (Type::Varint { bits }, true) if big(*bits) => Some("opt_big_u64"),
             (Type::Zigzag { bits }, false) if big(*bits) => Some("big_i64"),
@@ -509,7 +552,16 @@ impl<'a> Gen<'a> {
             (Type::Bytes, false) => Some("hex"),
             (Type::Bytes, true) | (Type::OptBytes, false) => Some("opt_hex"),
             (Type::Array(a), false) => match &a.elem {
-                Type::Int(IntType { signed: false, bits, .. }) | Type::Varint { bits } if big(*bits) => Some("vec_big_u64"),
+                Type::Int(IntType {
+                    signed: false,
+                    bits,
+                    ..
+                })
+                | Type::Varint { bits }
+                    if big(*bits) =>
+                {
+                    Some("vec_big_u64")
+                }
                 _ => None,
             },
             _ => None,
@@ -589,7 +641,10 @@ impl<'a> Gen<'a> {
                     Some(i) if inner.ends_with(')') => inner[..i].to_string(),
                     _ => inner,
                 };
-                let signed = matches!(wire.as_ref(), Type::Int(IntType { signed: true, .. }) | Type::Zigzag { .. });
+                let signed = matches!(
+                    wire.as_ref(),
+                    Type::Int(IntType { signed: true, .. }) | Type::Zigzag { .. }
+                );
                 let cast = if signed && !packed && matches!(wire.as_ref(), Type::Int(_)) {
                     let bits = match wire.as_ref() {
                         Type::Int(t) => t.bits,
@@ -634,7 +689,13 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn decode_array(&self, a: &Array, packed: bool, depth: usize, count: Option<(&str, &Type)>) -> String {
+    fn decode_array(
+        &self,
+        a: &Array,
+        packed: bool,
+        depth: usize,
+        count: Option<(&str, &Type)>,
+    ) -> String {
         let min_bits = self.index.min_bits(&a.elem, packed);
         let (list, min) = if packed {
             ("read_bit_list", min_bits)
@@ -667,16 +728,28 @@ impl<'a> Gen<'a> {
                     } else {
                         format!(".map(|v| v as {rust})")
                     };
-                    format!("{}::read_ascending(r, &mut prev, {bits}, {raw}){cast}", self.rt)
+                    format!(
+                        "{}::read_ascending(r, &mut prev, {bits}, {raw}){cast}",
+                        self.rt
+                    )
                 }
             },
             None => self.decode(&a.elem, packed, depth + 1),
         };
-        let call = |n: &str| format!("{}::{list}({reader}, {n}, {min}, |{reader}| {elem})", self.rt);
+        let call = |n: &str| {
+            format!(
+                "{}::{list}({reader}, {n}, {min}, |{reader}| {elem})",
+                self.rt
+            )
+        };
         let body = match (&a.count, count) {
             (Count::Field { .. }, Some((local, ty))) => call(&self.to_u64(local, ty)),
             (Count::Prefix(t), _) => {
-                format!("{}.and_then(|n| {})", self.decode(t, packed, depth), call(&self.to_u64("n", t)))
+                format!(
+                    "{}.and_then(|n| {})",
+                    self.decode(t, packed, depth),
+                    call(&self.to_u64("n", t))
+                )
             }
             (Count::Field { name, .. }, None) => call(&format!("u64::from({})", local(name))),
         };
@@ -779,13 +852,22 @@ impl<'a> Gen<'a> {
     // ---- encoding ----
 
     /// Statements writing `val` of type `ty` into `out` (or `w` in a packed record).
-    fn encode(&self, ty: &Type, packed: bool, val: &Val, path: &[String], depth: usize) -> Vec<String> {
+    fn encode(
+        &self,
+        ty: &Type,
+        packed: bool,
+        val: &Val,
+        path: &[String],
+        depth: usize,
+    ) -> Vec<String> {
         let map = wrap(path);
         let expr = |e: String| vec![format!("{e}{map}?;")];
         let v = val.owned();
         match ty {
             Type::Int(t) => {
-                let from = if (t.signed && int_type(t.bits) == "i64") || (!t.signed && uint_type(t.bits) == "u64") {
+                let from = if (t.signed && int_type(t.bits) == "i64")
+                    || (!t.signed && uint_type(t.bits) == "u64")
+                {
                     v
                 } else if t.signed {
                     format!("i64::from({v})")
@@ -793,7 +875,11 @@ impl<'a> Gen<'a> {
                     format!("u64::from({v})")
                 };
                 if packed {
-                    expr(format!("w.{}({}, {from})", if t.signed { "int" } else { "uint" }, t.bits))
+                    expr(format!(
+                        "w.{}({}, {from})",
+                        if t.signed { "int" } else { "uint" },
+                        t.bits
+                    ))
                 } else {
                     expr(format!(
                         "out.{}({}, {}, {from})",
@@ -818,11 +904,19 @@ impl<'a> Gen<'a> {
                 }
             }
             Type::Varint { bits } => {
-                let from = if uint_type(*bits) == "u64" { v } else { format!("u64::from({v})") };
+                let from = if uint_type(*bits) == "u64" {
+                    v
+                } else {
+                    format!("u64::from({v})")
+                };
                 expr(format!("out.varint({bits}, {from})"))
             }
             Type::Zigzag { bits } => {
-                let from = if int_type(*bits) == "i64" { v } else { format!("i64::from({v})") };
+                let from = if int_type(*bits) == "i64" {
+                    v
+                } else {
+                    format!("i64::from({v})")
+                };
                 expr(format!("out.zigzag({bits}, {from})"))
             }
             Type::Bytes => expr(format!("{}::write_bytes(out, {})", self.rt, val.by_ref())),
@@ -839,14 +933,25 @@ impl<'a> Gen<'a> {
                     Type::Zigzag { bits } => (true, *bits),
                     _ => (false, 64),
                 };
-                let t = IntType { signed, bits, endian: None };
+                let t = IntType {
+                    signed,
+                    bits,
+                    endian: None,
+                };
                 let q = if signed {
-                    format!("{}::quantize_int({v}, {s}, {}, {})", self.rt, t.min(), t.max())
+                    format!(
+                        "{}::quantize_int({v}, {s}, {}, {})",
+                        self.rt,
+                        t.min(),
+                        t.max()
+                    )
                 } else {
                     format!("{}::quantize_uint({v}, {s}, {})", self.rt, t.max())
                 };
                 let write = match (wire.as_ref(), packed) {
-                    (Type::Int(t), true) => format!("w.{}({}, q)", if t.signed { "int" } else { "uint" }, t.bits),
+                    (Type::Int(t), true) => {
+                        format!("w.{}({}, q)", if t.signed { "int" } else { "uint" }, t.bits)
+                    }
                     (Type::Int(t), false) => format!(
                         "out.{}({}, {}, q)",
                         if t.signed { "int" } else { "uint" },
@@ -873,15 +978,31 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn encode_array(&self, a: &Array, packed: bool, val: &Val, path: &[String], depth: usize) -> Vec<String> {
+    fn encode_array(
+        &self,
+        a: &Array,
+        packed: bool,
+        val: &Val,
+        path: &[String],
+        depth: usize,
+    ) -> Vec<String> {
         let mut lines = Vec::new();
         let list = val.by_ref();
         let list_place = list.strip_prefix('&').unwrap_or(&list).to_string();
         if let Count::Prefix(t) = &a.count {
-            lines.extend(self.encode(t, packed, &Val::Owned(format!("{list_place}.len() as u64")), path, depth));
+            lines.extend(self.encode(
+                t,
+                packed,
+                &Val::Owned(format!("{list_place}.len() as u64")),
+                path,
+                depth,
+            ));
             // `u64::from(x as u64)` would be a useless conversion.
             for l in &mut lines {
-                *l = l.replace(&format!("u64::from({list_place}.len() as u64)"), &format!("{list_place}.len() as u64"));
+                *l = l.replace(
+                    &format!("u64::from({list_place}.len() as u64)"),
+                    &format!("{list_place}.len() as u64"),
+                );
             }
         }
         let i = format!("i{depth}");
@@ -891,13 +1012,20 @@ impl<'a> Gen<'a> {
         let body: Vec<String> = match &a.ascending {
             Some(asc) if asc.key.is_some() => {
                 lines.push("let mut prev = None;".into());
-                vec![format!("{item}.write_after(out, &mut prev){}?;", wrap(&inner))]
+                vec![format!(
+                    "{item}.write_after(out, &mut prev){}?;",
+                    wrap(&inner)
+                )]
             }
             Some(_) => {
                 lines.push("let mut prev = None;".into());
                 let raw = match &a.elem {
                     Type::Varint { bits } => format!("|out, d| out.varint({bits}, d)"),
-                    Type::Int(t) => format!("|out, d| out.uint({}, {}, d)", t.bits / 8, self.big_endian(t.endian)),
+                    Type::Int(t) => format!(
+                        "|out, d| out.uint({}, {}, d)",
+                        t.bits / 8,
+                        self.big_endian(t.endian)
+                    ),
                     _ => "|out, d| out.varint(64, d)".into(),
                 };
                 let from = if self.rust_type(&a.elem) == "u64" {
@@ -913,7 +1041,9 @@ impl<'a> Gen<'a> {
             }
             None => self.encode(&a.elem, packed, &Val::Ref(item.clone()), &inner, depth + 1),
         };
-        lines.push(format!("for ({i}, {item}) in {list_place}.iter().enumerate() {{"));
+        lines.push(format!(
+            "for ({i}, {item}) in {list_place}.iter().enumerate() {{"
+        ));
         lines.extend(body.into_iter().map(|l| format!("    {l}")));
         lines.push("}".into());
         lines
@@ -929,7 +1059,11 @@ impl<'a> Gen<'a> {
             && !matches!(ty, Type::Quant { wire, .. } if matches!(wire.as_ref(), Type::Varint { .. } | Type::Zigzag { .. }));
         let record_fixed = match ty {
             Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Record(r)) => r.fields.iter().all(|f| f.cond.is_none() && f.selector.is_none() && self.fixed(&f.ty, r.packed).is_some()),
+                Some(Decl::Record(r)) => r.fields.iter().all(|f| {
+                    f.cond.is_none()
+                        && f.selector.is_none()
+                        && self.fixed(&f.ty, r.packed).is_some()
+                }),
                 Some(Decl::Union(_)) => false,
                 _ => true,
             },
@@ -953,7 +1087,11 @@ impl<'a> Gen<'a> {
                 }
             }
             Type::Zigzag { bits } => {
-                let from = if int_type(*bits) == "i64" { v } else { format!("i64::from({v})") };
+                let from = if int_type(*bits) == "i64" {
+                    v
+                } else {
+                    format!("i64::from({v})")
+                };
                 format!("{rt}::varint_len({rt}::zigzag({from}))", rt = self.rt)
             }
             Type::Bytes => format!("{}::bytes_len({})", self.rt, val.by_ref()),
@@ -961,14 +1099,18 @@ impl<'a> Gen<'a> {
             Type::Quant { wire, num, den } => {
                 let q = format!("{}::quantize({v}, {})", self.rt, scale_arg(*num, *den));
                 match wire.as_ref() {
-                    Type::Zigzag { .. } => format!("{rt}::varint_len({rt}::zigzag({q} as i64))", rt = self.rt),
+                    Type::Zigzag { .. } => {
+                        format!("{rt}::varint_len({rt}::zigzag({q} as i64))", rt = self.rt)
+                    }
                     _ => format!("{}::varint_len({q} as u64)", self.rt),
                 }
             }
             Type::Named { name, .. } => {
                 let target = val.receiver();
                 match self.index.get(name) {
-                    Some(Decl::Record(rec)) if rec.packed && !packed => format!("{target}.bit_len().div_ceil(8)"),
+                    Some(Decl::Record(rec)) if rec.packed && !packed => {
+                        format!("{target}.bit_len().div_ceil(8)")
+                    }
                     _ if packed => format!("{target}.bit_len()"),
                     _ => format!("{target}.encoded_len()"),
                 }
@@ -1012,9 +1154,14 @@ impl<'a> Gen<'a> {
 
     fn record(&mut self, r: &Record) {
         let counts = count_fields(r);
-        let kind = if r.kind == RecordKind::Frame { "frame" } else { "record" };
+        let kind = if r.kind == RecordKind::Frame {
+            "frame"
+        } else {
+            "record"
+        };
         self.docs(&r.docs, &format!("The {kind} `{}`.", r.name));
-        self.code.line("#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]");
+        self.code
+            .line("#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]");
         self.code.line("#[serde(deny_unknown_fields)]");
         let value_fields: Vec<&Field> = r
             .fields
@@ -1040,7 +1187,11 @@ impl<'a> Gen<'a> {
                     (false, None) => {}
                 }
                 let ty = self.rust_type(&f.ty);
-                let ty = if optional { format!("Option<{ty}>") } else { ty };
+                let ty = if optional {
+                    format!("Option<{ty}>")
+                } else {
+                    ty
+                };
                 self.code.line(format!("pub {}: {ty},", ident(&f.name)));
             }
             self.code.close("}");
@@ -1060,20 +1211,23 @@ impl<'a> Gen<'a> {
             self.len_fn(r, None, true);
         } else if let Some(key) = key {
             self.code.line("/// Reads the record, its key absolute.");
-            self.code.open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
+            self.code
+                .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
             self.code.line("Self::read_after(r, &mut None)");
             self.code.close("}");
             self.code.blank();
             self.read_fn(r, &value_fields, Some(&key), false);
             self.code.blank();
             self.code.line("/// Writes the record, its key absolute.");
-            self.code.open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
+            self.code
+                .open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
             self.code.line("self.write_after(out, &mut None)");
             self.code.close("}");
             self.code.blank();
             self.write_fn(r, Some(&key), false);
             self.code.blank();
-            self.code.line("/// The number of bytes [`Self::write`] writes.");
+            self.code
+                .line("/// The number of bytes [`Self::write`] writes.");
             self.code.open("pub fn encoded_len(&self) -> usize {");
             self.code.line("self.encoded_len_after(&mut None)");
             self.code.close("}");
@@ -1091,16 +1245,21 @@ impl<'a> Gen<'a> {
             self.code.blank();
             let name = &r.name;
             self.code.open(format!("impl Frame for {name} {{"));
-            self.code.line(format!("const NAME: &'static str = \"{}\";", snake_case(name)));
+            self.code.line(format!(
+                "const NAME: &'static str = \"{}\";",
+                snake_case(name)
+            ));
             self.code.blank();
-            self.code.open("fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {");
+            self.code
+                .open("fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {");
             self.code.line("let mut r = Reader::new(bytes);");
             self.code.line("let frame = Self::read(&mut r)?;");
             self.code.line("r.finish()?;");
             self.code.line("Ok(frame)");
             self.code.close("}");
             self.code.blank();
-            self.code.open("fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
+            self.code
+                .open("fn encode(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
             self.code.line("self.write(out)");
             self.code.close("}");
             self.code.blank();
@@ -1120,8 +1279,16 @@ impl<'a> Gen<'a> {
     fn arbitrary(&self, ty: &Type) -> String {
         match ty {
             Type::Int(t) => {
-                let rust = if t.signed { int_type(t.bits) } else { uint_type(t.bits) };
-                format!("u.int_in_range({}..={})", literal(t.min(), rust), literal(t.max(), rust))
+                let rust = if t.signed {
+                    int_type(t.bits)
+                } else {
+                    uint_type(t.bits)
+                };
+                format!(
+                    "u.int_in_range({}..={})",
+                    literal(t.min(), rust),
+                    literal(t.max(), rust)
+                )
             }
             Type::Float { bits, .. } => format!("{}::arbitrary_f{bits}(u)", self.rt),
             Type::Bool => "u.arbitrary()".into(),
@@ -1130,9 +1297,17 @@ impl<'a> Gen<'a> {
                 format!("u.int_in_range(0..={})", literal(t.max(), uint_type(*bits)))
             }
             Type::Zigzag { bits } => {
-                let t = IntType { signed: true, bits: *bits, endian: None };
+                let t = IntType {
+                    signed: true,
+                    bits: *bits,
+                    endian: None,
+                };
                 let rust = int_type(*bits);
-                format!("u.int_in_range({}..={})", literal(t.min(), rust), literal(t.max(), rust))
+                format!(
+                    "u.int_in_range({}..={})",
+                    literal(t.min(), rust),
+                    literal(t.max(), rust)
+                )
             }
             Type::Bytes | Type::OptBytes => "u.arbitrary()".into(),
             Type::Quant { wire, num, den } => {
@@ -1153,7 +1328,10 @@ impl<'a> Gen<'a> {
                     Count::Field { .. } => "n".into(),
                 };
                 // The length is drawn before the list borrows `u`.
-                format!("{{\n    let len: usize = {len};\n    {}\n}}", self.arbitrary_list(a, "len"))
+                format!(
+                    "{{\n    let len: usize = {len};\n    {}\n}}",
+                    self.arbitrary_list(a, "len")
+                )
             }
         }
     }
@@ -1184,7 +1362,11 @@ impl<'a> Gen<'a> {
                     _ => (64, "u64".to_string()),
                 };
                 let keys = format!("{}::arbitrary_ascending(u, {len}, {bits})?", self.rt);
-                let cast = if rust == "u64" { "k".to_string() } else { format!("k as {rust}") };
+                let cast = if rust == "u64" {
+                    "k".to_string()
+                } else {
+                    format!("k as {rust}")
+                };
                 match (&asc.key, &a.elem) {
                     (Some(key), Type::Named { name, .. }) => format!(
                         "{keys}.into_iter().map(|k| {{ let mut item = {name}::arbitrary(u)?; item.{} = {cast}; Ok(item) }}).collect::<arbitrary::Result<Vec<_>>>()",
@@ -1200,9 +1382,15 @@ impl<'a> Gen<'a> {
     fn arbitrary_record(&mut self, r: &Record, value_fields: &[&Field]) {
         let counts = count_fields(r);
         self.code.line("#[cfg(feature = \"arbitrary\")]");
-        self.code.open(format!("impl<'a> arbitrary::Arbitrary<'a> for {} {{", r.name));
-        self.code.line("/// Only values the encoder accepts: conditions hold, counts fit, lists ascend.");
-        self.code.open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
+        self.code.open(format!(
+            "impl<'a> arbitrary::Arbitrary<'a> for {} {{",
+            r.name
+        ));
+        self.code.line(
+            "/// Only values the encoder accepts: conditions hold, counts fit, lists ascend.",
+        );
+        self.code
+            .open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
         for f in &r.fields {
             if f.constant.is_some() {
                 continue;
@@ -1223,7 +1411,13 @@ impl<'a> Gen<'a> {
             }
             let expr = match &f.ty {
                 Type::Array(a) => match &a.count {
-                    Count::Field { name: c, .. } => self.arbitrary_list(a, &format!("usize::from({})", local(c))).replace("usize::from(", "(").replace(&format!("({})", local(c)), &format!("{} as usize", local(c))),
+                    Count::Field { name: c, .. } => self
+                        .arbitrary_list(a, &format!("usize::from({})", local(c)))
+                        .replace("usize::from(", "(")
+                        .replace(
+                            &format!("({})", local(c)),
+                            &format!("{} as usize", local(c)),
+                        ),
                     Count::Prefix(_) => self.arbitrary(&f.ty),
                 },
                 ty => self.arbitrary(ty),
@@ -1232,7 +1426,9 @@ impl<'a> Gen<'a> {
                 Some(cond) => self.code.line(format!(
                     "let {name} = if {cond} {{ Some({expr}?) }} else {{ None }};"
                 )),
-                None => self.code.line(format!("let {name}: {} = {expr}?;", self.rust_type(&f.ty))),
+                None => self
+                    .code
+                    .line(format!("let {name}: {} = {expr}?;", self.rust_type(&f.ty))),
             }
         }
         if value_fields.is_empty() {
@@ -1242,10 +1438,15 @@ impl<'a> Gen<'a> {
                 .iter()
                 .map(|f| {
                     let (id, l) = (ident(&f.name), local(&f.name));
-                    if id == l { id } else { format!("{id}: {l}") }
+                    if id == l {
+                        id
+                    } else {
+                        format!("{id}: {l}")
+                    }
                 })
                 .collect();
-            self.code.line(format!("Ok(Self {{ {} }})", fields.join(", ")));
+            self.code
+                .line(format!("Ok(Self {{ {} }})", fields.join(", ")));
         }
         self.code.close("}");
         self.code.close("}");
@@ -1254,14 +1455,19 @@ impl<'a> Gen<'a> {
     fn read_fn(&mut self, r: &Record, value_fields: &[&Field], key: Option<&str>, packed: bool) {
         if packed {
             self.code.line("/// Reads the record from a bit stream.");
-            self.code.open("pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {");
+            self.code
+                .open("pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {");
         } else if key.is_some() {
-            self.code.line("/// Reads the record within an ascending list: its key is the difference from");
-            self.code.line("/// `prev`, the previous element's key (absolute for the first).");
+            self.code.line(
+                "/// Reads the record within an ascending list: its key is the difference from",
+            );
+            self.code
+                .line("/// `prev`, the previous element's key (absolute for the first).");
             self.code.open("pub fn read_after(r: &mut Reader<'_>, prev: &mut Option<u64>) -> Result<Self, DecodeError> {");
         } else {
             self.code.line("/// Reads the record.");
-            self.code.open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
+            self.code
+                .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
         }
         for f in &r.fields {
             let path = wrap(&[format!("field(\"{}\")", f.name)]);
@@ -1270,7 +1476,10 @@ impl<'a> Gen<'a> {
                 let at = if packed { "b.bit_pos()" } else { "r.pos()" };
                 let make = if packed { "at_bit" } else { "new" };
                 self.code.line(format!("let at = {at};"));
-                self.code.open(format!("if {}{path}? != {c} {{", self.decode(&f.ty, packed, 0)));
+                self.code.open(format!(
+                    "if {}{path}? != {c} {{",
+                    self.decode(&f.ty, packed, 0)
+                ));
                 self.code.line(format!(
                     "return Err(DecodeError::{make}(ErrorKind::BadConstant, at).field(\"{}\"));",
                     f.name
@@ -1282,17 +1491,28 @@ impl<'a> Gen<'a> {
                 let (bits, raw) = match &f.ty {
                     Type::Varint { bits } => (*bits, format!("|r| r.varint({bits})")),
                     Type::Int(t) if t.bits == 8 => (8, "|r| r.u8().map(u64::from)".to_string()),
-                    Type::Int(t) => (t.bits, format!("|r| r.uint({}, {})", t.bits / 8, self.big_endian(t.endian))),
+                    Type::Int(t) => (
+                        t.bits,
+                        format!("|r| r.uint({}, {})", t.bits / 8, self.big_endian(t.endian)),
+                    ),
                     _ => (64, "|r| r.varint(64)".to_string()),
                 };
                 let rust = self.rust_type(&f.ty);
-                let cast = if rust == "u64" { String::new() } else { format!(".map(|v| v as {rust})") };
+                let cast = if rust == "u64" {
+                    String::new()
+                } else {
+                    format!(".map(|v| v as {rust})")
+                };
                 format!("{}::read_ascending(r, prev, {bits}, {raw}){cast}", self.rt)
             } else {
                 match &f.ty {
                     Type::Array(a) => match &a.count {
                         Count::Field { name: c, .. } => {
-                            let count_ty = r.fields.iter().find(|x| &x.name == c).map_or(&f.ty, |x| &x.ty);
+                            let count_ty = r
+                                .fields
+                                .iter()
+                                .find(|x| &x.name == c)
+                                .map_or(&f.ty, |x| &x.ty);
                             self.decode_array(a, packed, 0, Some((&local(c), count_ty)))
                         }
                         Count::Prefix(_) => self.decode(&f.ty, packed, 0),
@@ -1339,14 +1559,19 @@ impl<'a> Gen<'a> {
         let counts = count_fields(r);
         if packed {
             self.code.line("/// Writes the record into a bit stream.");
-            self.code.open("pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {");
+            self.code
+                .open("pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {");
         } else if key.is_some() {
-            self.code.line("/// Writes the record within an ascending list: its key as the difference from");
-            self.code.line("/// `prev`, the previous element's key (absolute for the first).");
+            self.code.line(
+                "/// Writes the record within an ascending list: its key as the difference from",
+            );
+            self.code
+                .line("/// `prev`, the previous element's key (absolute for the first).");
             self.code.open("pub fn write_after(&self, out: &mut Vec<u8>, prev: &mut Option<u64>) -> Result<(), EncodeError> {");
         } else {
             self.code.line("/// Writes the record.");
-            self.code.open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
+            self.code
+                .open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
         }
         for f in &r.fields {
             let path = vec![format!("field(\"{}\")", f.name)];
@@ -1367,16 +1592,29 @@ impl<'a> Gen<'a> {
                     .find(|x| matches!(&x.ty, Type::Array(a) if matches!(&a.count, Count::Field { name, .. } if name == &f.name)))
                     .map(|x| ident(&x.name))
                     .unwrap_or_default();
-                let lines = self.encode(&f.ty, packed, &Val::Owned(format!("self.{array}.len() as u64")), &path, 0);
+                let lines = self.encode(
+                    &f.ty,
+                    packed,
+                    &Val::Owned(format!("self.{array}.len() as u64")),
+                    &path,
+                    0,
+                );
                 for l in lines {
-                    self.code.line(l.replace(&format!("u64::from(self.{array}.len() as u64)"), &format!("self.{array}.len() as u64")));
+                    self.code.line(l.replace(
+                        &format!("u64::from(self.{array}.len() as u64)"),
+                        &format!("self.{array}.len() as u64"),
+                    ));
                 }
                 continue;
             }
             if Some(f.name.as_str()) == key {
                 let raw = match &f.ty {
                     Type::Varint { bits } => format!("|out, d| out.varint({bits}, d)"),
-                    Type::Int(t) => format!("|out, d| out.uint({}, {}, d)", t.bits / 8, self.big_endian(t.endian)),
+                    Type::Int(t) => format!(
+                        "|out, d| out.uint({}, {}, d)",
+                        t.bits / 8,
+                        self.big_endian(t.endian)
+                    ),
                     _ => "|out, d| out.varint(64, d)".into(),
                 };
                 let from = if self.rust_type(&f.ty) == "u64" {
@@ -1384,7 +1622,11 @@ impl<'a> Gen<'a> {
                 } else {
                     format!("u64::from(self.{})", ident(&f.name))
                 };
-                self.code.line(format!("{}::write_ascending(out, prev, {from}, {raw}){}?;", self.rt, wrap(&path)));
+                self.code.line(format!(
+                    "{}::write_ascending(out, prev, {from}, {raw}){}?;",
+                    self.rt,
+                    wrap(&path)
+                ));
                 continue;
             }
             let field = format!("self.{}", ident(&f.name));
@@ -1415,13 +1657,17 @@ impl<'a> Gen<'a> {
     fn len_fn(&mut self, r: &Record, key: Option<&str>, packed: bool) {
         let counts = count_fields(r);
         if packed {
-            self.code.line("/// The number of bits [`Self::write_bits`] writes.");
+            self.code
+                .line("/// The number of bits [`Self::write_bits`] writes.");
             self.code.open("pub fn bit_len(&self) -> usize {");
         } else if key.is_some() {
-            self.code.line("/// The number of bytes [`Self::write_after`] writes, moving `prev` on.");
-            self.code.open("pub fn encoded_len_after(&self, prev: &mut Option<u64>) -> usize {");
+            self.code
+                .line("/// The number of bytes [`Self::write_after`] writes, moving `prev` on.");
+            self.code
+                .open("pub fn encoded_len_after(&self, prev: &mut Option<u64>) -> usize {");
         } else {
-            self.code.line("/// The number of bytes [`Self::write`] writes.");
+            self.code
+                .line("/// The number of bytes [`Self::write`] writes.");
             self.code.open("pub fn encoded_len(&self) -> usize {");
         }
         let mut fixed = 0u64;
@@ -1453,7 +1699,10 @@ impl<'a> Gen<'a> {
                             .find(|x| matches!(&x.ty, Type::Array(a) if matches!(&a.count, Count::Field { name, .. } if name == &f.name)))
                             .map(|x| ident(&x.name))
                             .unwrap_or_default();
-                        parts.push(format!("{}::varint_len(self.{array}.len() as u64)", self.rt));
+                        parts.push(format!(
+                            "{}::varint_len(self.{array}.len() as u64)",
+                            self.rt
+                        ));
                     }
                 }
                 continue;
@@ -1467,9 +1716,15 @@ impl<'a> Gen<'a> {
                 match self.fixed(&f.ty, packed) {
                     Some(n) => {
                         fixed += n;
-                        parts.push(format!("{{\n    {}::ascending_step(prev, {from});\n    0\n}}", self.rt));
+                        parts.push(format!(
+                            "{{\n    {}::ascending_step(prev, {from});\n    0\n}}",
+                            self.rt
+                        ));
                     }
-                    None => parts.push(format!("{rt}::varint_len({rt}::ascending_step(prev, {from}))", rt = self.rt)),
+                    None => parts.push(format!(
+                        "{rt}::varint_len({rt}::ascending_step(prev, {from}))",
+                        rt = self.rt
+                    )),
                 }
                 continue;
             }
@@ -1499,7 +1754,8 @@ impl<'a> Gen<'a> {
 
     fn union(&mut self, u: &Union) {
         self.docs(&u.docs, &format!("The union `{}`.", u.name));
-        self.code.line("#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]");
+        self.code
+            .line("#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]");
         self.code.line("#[serde(rename_all = \"snake_case\")]");
         self.code.open(format!("pub enum {} {{", u.name));
         for v in &u.variants {
@@ -1516,15 +1772,21 @@ impl<'a> Gen<'a> {
         self.code.open(format!("pub fn tag(&self) -> {tag_ty} {{"));
         self.code.open("match self {");
         for v in &u.variants {
-            self.code.line(format!("{}::{}(_) => {},", u.name, v.record, v.tag));
+            self.code
+                .line(format!("{}::{}(_) => {},", u.name, v.record, v.tag));
         }
         self.code.close("}");
         self.code.close("}");
         self.code.blank();
         self.code.line("/// Reads a tag, then its variant.");
-        self.code.open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
+        self.code
+            .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
         self.code.line("let at = r.pos();");
-        let read = if n == 1 { "r.u8()?".to_string() } else { format!("r.uint({n}, {be})?") };
+        let read = if n == 1 {
+            "r.u8()?".to_string()
+        } else {
+            format!("r.uint({n}, {be})?")
+        };
         self.code.open(format!("match {read} {{"));
         for v in &u.variants {
             self.code.line(format!(
@@ -1535,13 +1797,16 @@ impl<'a> Gen<'a> {
                 snake_case(&v.record)
             ));
         }
-        self.code.line("_ => Err(DecodeError::new(ErrorKind::UnknownTag, at)),");
+        self.code
+            .line("_ => Err(DecodeError::new(ErrorKind::UnknownTag, at)),");
         self.code.close("}");
         self.code.close("}");
         self.code.blank();
         self.code.line("/// Writes the tag, then the variant.");
-        self.code.open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
-        self.code.line(format!("out.uint({n}, {be}, u64::from(self.tag()))?;"));
+        self.code
+            .open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
+        self.code
+            .line(format!("out.uint({n}, {be}, u64::from(self.tag()))?;"));
         self.code.open("match self {");
         for v in &u.variants {
             self.code.line(format!(
@@ -1554,25 +1819,38 @@ impl<'a> Gen<'a> {
         self.code.close("}");
         self.code.close("}");
         self.code.blank();
-        self.code.line("/// The number of bytes [`Self::write`] writes.");
+        self.code
+            .line("/// The number of bytes [`Self::write`] writes.");
         self.code.open("pub fn encoded_len(&self) -> usize {");
         self.code.open(format!("{n} + match self {{"));
         for v in &u.variants {
-            self.code.line(format!("{}::{}(v) => v.encoded_len(),", u.name, v.record));
+            self.code
+                .line(format!("{}::{}(v) => v.encoded_len(),", u.name, v.record));
         }
         self.code.close("}");
         self.code.close("}");
         self.code.close("}");
         self.code.blank();
         self.code.line("#[cfg(feature = \"arbitrary\")]");
-        self.code.open(format!("impl<'a> arbitrary::Arbitrary<'a> for {} {{", u.name));
-        self.code.open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
-        self.code.open(format!("Ok(match u.choose_index({})? {{", u.variants.len()));
+        self.code.open(format!(
+            "impl<'a> arbitrary::Arbitrary<'a> for {} {{",
+            u.name
+        ));
+        self.code
+            .open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
+        self.code
+            .open(format!("Ok(match u.choose_index({})? {{", u.variants.len()));
         for (i, v) in u.variants.iter().enumerate() {
             if i + 1 == u.variants.len() {
-                self.code.line(format!("_ => Self::{}({}::arbitrary(u)?),", v.record, v.record));
+                self.code.line(format!(
+                    "_ => Self::{}({}::arbitrary(u)?),",
+                    v.record, v.record
+                ));
             } else {
-                self.code.line(format!("{i} => Self::{}({}::arbitrary(u)?),", v.record, v.record));
+                self.code.line(format!(
+                    "{i} => Self::{}({}::arbitrary(u)?),",
+                    v.record, v.record
+                ));
             }
         }
         self.code.close("})");
@@ -1583,21 +1861,35 @@ impl<'a> Gen<'a> {
     // ---- dispatch ----
 
     fn dispatch(&mut self, frames: &[String]) {
-        self.code.line("/// The name of every frame of the spec, as [`visit_frame`] takes it.");
-        let names: Vec<String> = frames.iter().map(|f| format!("\"{}\"", snake_case(f))).collect();
-        self.code.line(format!("pub const FRAME_NAMES: &[&str] = &[{}];", names.join(", ")));
+        self.code
+            .line("/// The name of every frame of the spec, as [`visit_frame`] takes it.");
+        let names: Vec<String> = frames
+            .iter()
+            .map(|f| format!("\"{}\"", snake_case(f)))
+            .collect();
+        self.code.line(format!(
+            "pub const FRAME_NAMES: &[&str] = &[{}];",
+            names.join(", ")
+        ));
         self.code.blank();
         self.code.line("/// Calls `visitor` with the frame type named `name`; `None` when no frame has that name.");
-        self.code.open("pub fn visit_frame<V: FrameVisitor>(name: &str, visitor: V) -> Option<V::Output> {");
+        self.code.open(
+            "pub fn visit_frame<V: FrameVisitor>(name: &str, visitor: V) -> Option<V::Output> {",
+        );
         self.code.open("match name {");
         for f in frames {
-            self.code.line(format!("\"{}\" => Some(visitor.visit::<{f}>()),", snake_case(f)));
+            self.code.line(format!(
+                "\"{}\" => Some(visitor.visit::<{f}>()),",
+                snake_case(f)
+            ));
         }
         self.code.line("_ => None,");
         self.code.close("}");
         self.code.close("}");
         self.code.blank();
-        self.code.line("/// [`visit_frame`] for visitors that also need `arbitrary` values of the frame.");
+        self.code.line(
+            "/// [`visit_frame`] for visitors that also need `arbitrary` values of the frame.",
+        );
         self.code.line("#[cfg(feature = \"arbitrary\")]");
         self.code.open(format!(
             "pub fn visit_arbitrary_frame<V: {}::ArbitraryFrameVisitor>(name: &str, visitor: V) -> Option<V::Output> {{",
@@ -1605,11 +1897,13 @@ impl<'a> Gen<'a> {
         ));
         self.code.open("match name {");
         for f in frames {
-            self.code.line(format!("\"{}\" => Some(visitor.visit::<{f}>()),", snake_case(f)));
+            self.code.line(format!(
+                "\"{}\" => Some(visitor.visit::<{f}>()),",
+                snake_case(f)
+            ));
         }
         self.code.line("_ => None,");
         self.code.close("}");
         self.code.close("}");
     }
 }
-

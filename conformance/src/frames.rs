@@ -1,0 +1,125 @@
+//! Frames chosen by name at run time: decode bytes to the JSON form, encode the JSON form to
+//! bytes. What `ackwire decode`/`encode` and the Rust testee do with the generated codec.
+
+use ackwire_codec::protocol::{visit_frame, FRAME_NAMES};
+use ackwire_codec::{DecodeError, EncodeError, Frame, FrameVisitor};
+
+/// Why a frame operation failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FrameError {
+    /// No frame of the spec has this name.
+    #[error("unknown frame `{name}`; the frames are: {}", FRAME_NAMES.join(", "))]
+    UnknownFrame {
+        /// The name asked for.
+        name: String,
+    },
+    /// The bytes are not a valid frame.
+    #[error("{0}")]
+    Decode(DecodeError),
+    /// The value is not one the encoder accepts.
+    #[error("{0}")]
+    Encode(EncodeError),
+    /// The JSON does not describe a frame of this kind.
+    #[error("not a valid {frame} value: {message}")]
+    Json {
+        /// The frame.
+        frame: &'static str,
+        /// serde's message, with line and column.
+        message: String,
+    },
+}
+
+struct DecodeJson<'a>(&'a [u8]);
+
+impl FrameVisitor for DecodeJson<'_> {
+    type Output = Result<serde_json::Value, FrameError>;
+    fn visit<F: Frame>(self) -> Self::Output {
+        let frame = F::decode(self.0).map_err(FrameError::Decode)?;
+        serde_json::to_value(&frame).map_err(|e| FrameError::Json {
+            frame: F::NAME,
+            message: e.to_string(),
+        })
+    }
+}
+
+struct EncodeJson<'a>(&'a serde_json::Value);
+
+impl FrameVisitor for EncodeJson<'_> {
+    type Output = Result<Vec<u8>, FrameError>;
+    fn visit<F: Frame>(self) -> Self::Output {
+        let frame: F = serde_json::from_value(self.0.clone()).map_err(|e| FrameError::Json {
+            frame: F::NAME,
+            message: e.to_string(),
+        })?;
+        frame.to_bytes().map_err(FrameError::Encode)
+    }
+}
+
+/// Decodes `bytes` as the frame named `name` into its JSON form.
+pub fn decode_json(name: &str, bytes: &[u8]) -> Result<serde_json::Value, FrameError> {
+    visit_frame(name, DecodeJson(bytes)).unwrap_or_else(|| {
+        Err(FrameError::UnknownFrame {
+            name: name.to_string(),
+        })
+    })
+}
+
+/// Encodes the JSON form of the frame named `name`.
+pub fn encode_json(name: &str, value: &serde_json::Value) -> Result<Vec<u8>, FrameError> {
+    visit_frame(name, EncodeJson(value)).unwrap_or_else(|| {
+        Err(FrameError::UnknownFrame {
+            name: name.to_string(),
+        })
+    })
+}
+
+/// Bytes from hex text; white space anywhere between digit pairs is ignored.
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    ackwire_codec::rt::json::from_hex(text)
+}
+
+/// Lower-case hex, bytes separated by spaces.
+pub fn hex_spaced(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_then_encode_gives_the_bytes_back() {
+        let bytes = parse_hex("0a 05 ff 00 00 00 00 00 00 00 2a 00 00 00 00 00 00 00").unwrap();
+        let json = decode_json("delta_ack", &bytes).unwrap();
+        assert_eq!(json["newest"], 5);
+        assert_eq!(json["mask"], 255);
+        assert_eq!(json["digest"], 42);
+        assert_eq!(encode_json("delta_ack", &json).unwrap(), bytes);
+    }
+
+    #[test]
+    fn unknown_frames_name_the_known_ones() {
+        let e = decode_json("nope", &[]).unwrap_err();
+        assert!(e.to_string().contains("acked"), "{e}");
+    }
+
+    #[test]
+    fn bad_json_says_what_is_wrong() {
+        let e = encode_json("delta_ack", &serde_json::json!({"newest": 1})).unwrap_err();
+        assert!(matches!(e, FrameError::Json { .. }), "{e}");
+        assert!(e.to_string().contains("mask"), "{e}");
+    }
+
+    #[test]
+    fn hex_accepts_spaces_and_rejects_junk() {
+        assert_eq!(parse_hex("0a0B  ff").unwrap(), [0x0a, 0x0b, 0xff]);
+        assert!(parse_hex("0g").is_err());
+        assert!(parse_hex("abc").is_err());
+        assert_eq!(hex_spaced(&[1, 0xab]), "01 ab");
+    }
+}
