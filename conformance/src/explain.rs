@@ -1,1 +1,1285 @@
-//! Annotated hex dumps (in progress).
+//! Annotated dumps of frames, one row per field, in the manner of `wasm-tools dump`: the byte
+//! offset, the bytes a field covers and what they mean.
+//!
+//! The walk is driven by the layout model ([`ackwire_spec::model`]), not by the generated
+//! codecs, so it is also a second, independent decoder. It enforces the canonical decoding rule
+//! of DESIGN.md section 3 ("a decoder accepts exactly the bytes its encoder can produce. A
+//! varint that is longer than needed, a value over its field's width, a reserved bit set, a
+//! mask bit that selects nothing, a count that the remaining bytes cannot hold, or trailing
+//! bytes after a frame are decode errors") and LANGUAGE.md's "Canonical decoding" list, and
+//! reports a fault as the generated decoders do: the same [`ErrorKind`], byte (or bit) offset
+//! and field path (`changes[3].mask`). `tests/explain_agrees.rs` holds the two to that.
+//!
+//! Like the codecs, the walk only makes checked reads, checks a count against the remaining
+//! input before reading its elements, and never loops past the input. Its output is one
+//! [`Row`] per field read, so it allocates in proportion to the number of fields, which is
+//! bounded by the input's length in bits.
+//!
+//! What this module is not: a validator of specs. It expects a spec that
+//! [`ackwire_spec::load`] accepted; a spec it cannot walk (an unknown type, a record that
+//! contains itself) is reported as [`ExplainError::InvalidSpec`], never a panic.
+
+use ackwire_codec::{DecodeError, ErrorKind};
+use ackwire_spec::gen::snake_case;
+use ackwire_spec::index::{Decl, Index};
+use ackwire_spec::model::{
+    Array, BitKind, Bits, Cond, Count, Endian, Field, Record, RecordKind, Spec, Type, Union,
+};
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// One field of a frame, as [`explain`] read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// Byte offset of the field's first byte (for a packed field: of the byte holding its first
+    /// bit) from the start of the frame.
+    pub offset: usize,
+    /// For a field of a packed (bit-stream) record: the bit offset of its first bit from the
+    /// start of the frame. `None` for byte-aligned fields.
+    pub bit: Option<usize>,
+    /// The bytes the field covers; for a packed field, every byte it touches (neighbouring
+    /// packed fields may share a byte).
+    pub bytes: Vec<u8>,
+    /// The field's path, as in decode errors: `changes[3].mask`. A union's tag is shown at the
+    /// union's own path, a prefix count at the array's path, a packed body's zero padding at
+    /// the packed field's path.
+    pub path: String,
+    /// What the bytes mean: a number, bit names (`POSE | POSE_FULL`), a quantized value with
+    /// its wire integer (`1.5 (wire 768)`), a byte string's length and bytes. Fields absent on
+    /// the wire have no row.
+    pub value: String,
+}
+
+/// Why [`explain`] could not walk a frame to its end.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExplainError {
+    /// No frame of the spec has this snake_case name.
+    #[error("no frame named `{name}`; the spec's frames are {}", .known.join(", "))]
+    UnknownFrame {
+        /// The name asked for.
+        name: String,
+        /// The snake_case names of the spec's frames, in declaration order.
+        known: Vec<String>,
+    },
+    /// The bytes are not a canonical encoding of the frame.
+    #[error("{error}")]
+    Decode {
+        /// The fields read before the fault.
+        rows: Vec<Row>,
+        /// The fault: the same kind, offset and path the generated decoder reports.
+        error: DecodeError,
+    },
+    /// The spec cannot be walked (it would not pass `ackwire check`).
+    #[error("the spec cannot be walked: {reason}")]
+    InvalidSpec {
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+/// The snake_case names of the frames of `spec` (what [`explain`] takes), in declaration
+/// order.
+pub fn frame_names(spec: &Spec) -> Vec<String> {
+    frames(spec).map(|r| snake_case(&r.name)).collect()
+}
+
+fn frames(spec: &Spec) -> impl Iterator<Item = &Record> {
+    spec.files
+        .iter()
+        .flat_map(|f| &f.items)
+        .filter_map(|item| match item {
+            ackwire_spec::model::Item::Record(r) if r.kind == RecordKind::Frame => Some(r),
+            _ => None,
+        })
+}
+
+/// Walks `bytes` as the frame named `frame` (snake_case: `acked`, `full_frame`) of `spec`,
+/// returning one row per field in wire order.
+///
+/// On a decode fault the error carries the rows read before it and a [`DecodeError`] equal in
+/// kind, offset and path to what the generated decoder reports for the same bytes.
+pub fn explain(spec: &Spec, frame: &str, bytes: &[u8]) -> Result<Vec<Row>, ExplainError> {
+    let Some(record) = frames(spec).find(|r| snake_case(&r.name) == frame) else {
+        return Err(ExplainError::UnknownFrame {
+            name: frame.to_string(),
+            known: frame_names(spec),
+        });
+    };
+    let mut walker = Walker {
+        index: Index::new(spec),
+        input: bytes,
+        pos: 0,
+        bit: 0,
+        rows: Vec::new(),
+        path: String::new(),
+        depth: 0,
+    };
+    match walker.frame(record) {
+        Ok(()) => Ok(walker.rows),
+        Err(Stop::Decode(error)) => Err(ExplainError::Decode {
+            rows: walker.rows,
+            error,
+        }),
+        Err(Stop::Spec(reason)) => Err(ExplainError::InvalidSpec { reason }),
+    }
+}
+
+/// Byte strings longer than this are elided with "…".
+const SHOWN_BYTES: usize = 16;
+/// Bytes per line of the bytes column.
+const BYTES_PER_LINE: usize = 8;
+/// Width of the bytes column: eight bytes and the elision mark.
+const BYTES_WIDTH: usize = BYTES_PER_LINE * 3 + 1;
+
+/// The rows as aligned columns, `offset  bytes  field  value`, one line per row (more when a
+/// row's bytes wrap). Offsets are decimal bytes; a packed field's shows its bit within that
+/// byte after a dot (`3.5` is bit 5 of byte 3, bit 29 of the frame).
+pub fn render(rows: &[Row]) -> String {
+    let offsets: Vec<String> = rows
+        .iter()
+        .map(|r| match r.bit {
+            Some(b) => format!("{}.{}", r.offset, b % 8),
+            None => r.offset.to_string(),
+        })
+        .collect();
+    let offset_w = offsets.iter().map(|o| o.len()).max().unwrap_or(0).max(6);
+    let field_w = rows
+        .iter()
+        .map(|r| r.path.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(19);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:offset_w$}  {:BYTES_WIDTH$}  {:field_w$}  value",
+        "offset", "bytes", "field"
+    );
+    for (row, offset) in rows.iter().zip(&offsets) {
+        let lines = hex_lines(&row.bytes);
+        for (i, line) in lines.iter().enumerate() {
+            let text = if i == 0 {
+                format!(
+                    "{offset:offset_w$}  {line:BYTES_WIDTH$}  {:field_w$}  {}",
+                    row.path, row.value
+                )
+            } else {
+                format!("{:offset_w$}  {line}", "")
+            };
+            out.push_str(text.trim_end());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// [`render`], then a last line naming the fault: `error: truncated at byte 12, field
+/// changes[0].pose_full.x`.
+pub fn render_failure(rows: &[Row], error: &DecodeError) -> String {
+    let mut out = render(rows);
+    let _ = writeln!(out, "error: {error}");
+    out
+}
+
+/// Hex bytes, eight to a line, elided with "…" after [`SHOWN_BYTES`].
+fn hex_lines(bytes: &[u8]) -> Vec<String> {
+    let shown = &bytes[..bytes.len().min(SHOWN_BYTES)];
+    let mut lines: Vec<String> = shown.chunks(BYTES_PER_LINE).map(hex).collect();
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    if bytes.len() > SHOWN_BYTES {
+        if let Some(last) = lines.last_mut() {
+            last.push_str(" …");
+        }
+    }
+    lines
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 3);
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// Why the walk stopped.
+enum Stop {
+    /// The input is at fault.
+    Decode(DecodeError),
+    /// The spec is.
+    Spec(String),
+}
+
+impl From<DecodeError> for Stop {
+    fn from(e: DecodeError) -> Self {
+        Stop::Decode(e)
+    }
+}
+
+type Res<T> = Result<T, Stop>;
+
+/// Field paths built from the leaf outwards, as the generated decoders' `map_err` calls do.
+trait Within<T> {
+    /// The error, inside field `name`.
+    fn field(self, name: &str) -> Res<T>;
+    /// The error, inside element `index`.
+    fn index(self, index: usize) -> Res<T>;
+}
+
+impl<T> Within<T> for Res<T> {
+    fn field(self, name: &str) -> Res<T> {
+        self.map_err(|s| match s {
+            Stop::Decode(e) => Stop::Decode(e.field(intern(name))),
+            other => other,
+        })
+    }
+
+    fn index(self, index: usize) -> Res<T> {
+        self.map_err(|s| match s {
+            Stop::Decode(e) => Stop::Decode(e.index(index)),
+            other => other,
+        })
+    }
+}
+
+/// A field name with the `'static` lifetime [`DecodeError::field`] asks for. Each distinct name
+/// is leaked once; the names come from specs, so the set stays small.
+fn intern(name: &str) -> &'static str {
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(known) = names.get(name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.insert(leaked);
+    leaked
+}
+
+/// What a field read yields, for the conditions and counts of later fields.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Val {
+    /// An integer, bool (0 or 1) or bit set.
+    Num(i128),
+    /// Anything else (a float, a record, a list), or a field absent on the wire.
+    Other,
+}
+
+/// The previous element of an ascending list, and the key field that ascends (`None` for a
+/// list of integers).
+struct Asc<'k> {
+    key: Option<&'k str>,
+    prev: Option<u64>,
+}
+
+/// Records, unions and arrays nested deeper than this mean a spec that contains itself.
+const MAX_DEPTH: u32 = 64;
+
+struct Walker<'s> {
+    index: Index<'s>,
+    input: &'s [u8],
+    /// The next byte, outside packed records.
+    pos: usize,
+    /// The next bit from the start of the frame, inside packed records.
+    bit: usize,
+    rows: Vec<Row>,
+    /// The path of the field being read.
+    path: String,
+    depth: u32,
+}
+
+impl<'s> Walker<'s> {
+    // ---- the frame, records, unions, arrays ----
+
+    fn frame(&mut self, record: &'s Record) -> Res<()> {
+        if record.packed {
+            self.packed_body(record, None)?;
+        } else {
+            self.record(record, false, None)?;
+        }
+        // DESIGN.md section 3: "trailing bytes after a frame are decode errors".
+        if self.pos < self.input.len() {
+            return Err(DecodeError::new(ErrorKind::TrailingBytes, self.pos).into());
+        }
+        Ok(())
+    }
+
+    /// A record met at the current position: inline in a packed stream or a byte-aligned
+    /// record, or as a packed body of its own when a packed record starts at a byte.
+    fn record_at(
+        &mut self,
+        record: &'s Record,
+        packed: bool,
+        asc: Option<&mut Asc<'_>>,
+    ) -> Res<()> {
+        if packed {
+            self.record(record, true, asc)
+        } else if record.packed {
+            self.packed_body(record, asc)
+        } else {
+            self.record(record, false, asc)
+        }
+    }
+
+    /// The outermost packed record: a bit stream from the current byte, "padded with zero bits
+    /// to a byte at the end of the outermost packed record" (LANGUAGE.md); a padding bit that
+    /// is set is a reserved bit.
+    fn packed_body(&mut self, record: &'s Record, asc: Option<&mut Asc<'_>>) -> Res<()> {
+        self.bit = self.pos * 8;
+        self.record(record, true, asc)?;
+        let used = self.bit;
+        let end = used.div_ceil(8) * 8;
+        if let Some(one) = (used..end).find(|&b| self.bit_at(b)) {
+            return Err(DecodeError::at_bit(ErrorKind::ReservedBit, one).into());
+        }
+        if end > used {
+            self.bit = end;
+            self.emit_bits(used, format!("padding, {} zero bits", end - used));
+        }
+        self.pos = end / 8;
+        Ok(())
+    }
+
+    fn enter(&mut self) -> Res<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Stop::Spec(format!(
+                "types nested deeper than {MAX_DEPTH} levels (a record that contains itself?)"
+            )));
+        }
+        Ok(())
+    }
+
+    fn record(
+        &mut self,
+        record: &'s Record,
+        packed: bool,
+        mut asc: Option<&mut Asc<'_>>,
+    ) -> Res<()> {
+        self.enter()?;
+        let endian = self.endian_of(&record.name);
+        let mut locals: Vec<(&'s str, Val)> = Vec::with_capacity(record.fields.len());
+        for f in &record.fields {
+            let mark = self.push_field(&f.name);
+            let value = self.field(record, f, packed, endian, &locals, asc.as_deref_mut());
+            self.path.truncate(mark);
+            let value = value.field(&f.name)?;
+            locals.push((f.name.as_str(), value));
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn field(
+        &mut self,
+        record: &'s Record,
+        f: &'s Field,
+        packed: bool,
+        endian: Endian,
+        locals: &[(&'s str, Val)],
+        asc: Option<&mut Asc<'_>>,
+    ) -> Res<Val> {
+        if let Some(constant) = f.constant {
+            // LANGUAGE.md: a constant is "written by the encoder, checked by the decoder".
+            let at = self.here(packed);
+            let (v, text) = self.scalar(&f.ty, packed, endian)?;
+            if v != constant {
+                return Err(self.fault(packed, ErrorKind::BadConstant, at));
+            }
+            self.emit(packed, at, text);
+            return Ok(Val::Num(v));
+        }
+        if !self.present(record, f, locals)? {
+            return Ok(Val::Other);
+        }
+        if let Some(asc) = asc {
+            if asc.key == Some(f.name.as_str()) {
+                return self.ascending(&f.ty, packed, endian, asc);
+            }
+        }
+        let count = match &f.ty {
+            Type::Array(a) => match &a.count {
+                Count::Field { name, .. } => match lookup(locals, name) {
+                    Val::Num(n) => Some(u64::try_from(n).unwrap_or(u64::MAX)),
+                    Val::Other => {
+                        return Err(Stop::Spec(format!(
+                            "count `{name}` of `{}` is not an integer",
+                            f.name
+                        )));
+                    }
+                },
+                Count::Prefix(_) => None,
+            },
+            _ => None,
+        };
+        self.value(&f.ty, packed, endian, count)
+    }
+
+    /// Whether a field is on the wire: its select bit (if any) is set and its condition (if
+    /// any) holds.
+    fn present(&self, record: &Record, f: &Field, locals: &[(&str, Val)]) -> Res<bool> {
+        if let Some(sel) = &f.selector {
+            if !self.mask_bit(record, locals, &sel.mask, &sel.bit)? {
+                return Ok(false);
+            }
+        }
+        match &f.cond {
+            Some(c) => self.holds(record, c, locals),
+            None => Ok(true),
+        }
+    }
+
+    fn holds(&self, record: &Record, cond: &Cond, locals: &[(&str, Val)]) -> Res<bool> {
+        Ok(match cond {
+            Cond::Bit {
+                field,
+                bit,
+                negated,
+                ..
+            } => self.mask_bit(record, locals, field, bit)? != *negated,
+            Cond::Set { field, negated, .. } => (number(record, locals, field) != 0) != *negated,
+            Cond::Greater { field, value, .. } => {
+                number(record, locals, field) > i128::from(*value)
+            }
+            Cond::All(all) => {
+                for c in all {
+                    if !self.holds(record, c, locals)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+        })
+    }
+
+    /// Whether bit `bit` of the earlier bit-set field `field` is set.
+    fn mask_bit(
+        &self,
+        record: &Record,
+        locals: &[(&str, Val)],
+        field: &str,
+        bit: &str,
+    ) -> Res<bool> {
+        let bits = record
+            .fields
+            .iter()
+            .find(|f| f.name == field)
+            .and_then(|f| match &f.ty {
+                Type::Named { name, .. } => self.index.bits(name),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                Stop::Spec(format!("`{field}` in `{}` is not a bit set", record.name))
+            })?;
+        let at = Index::bit_index(bits, bit)
+            .ok_or_else(|| Stop::Spec(format!("no bit `{bit}` in `{}`", bits.name)))?;
+        Ok((number(record, locals, field) >> at) & 1 == 1)
+    }
+
+    /// A value of `ty`, with its rows.
+    fn value(
+        &mut self,
+        ty: &'s Type,
+        packed: bool,
+        endian: Endian,
+        count: Option<u64>,
+    ) -> Res<Val> {
+        match ty {
+            Type::Int(_) | Type::Varint { .. } | Type::Zigzag { .. } | Type::Bool => {
+                let at = self.here(packed);
+                let (v, text) = self.scalar(ty, packed, endian)?;
+                self.emit(packed, at, text);
+                Ok(Val::Num(v))
+            }
+            Type::Float { bits, endian: own } => {
+                let at = self.here(packed);
+                let raw = self.uint_of(u32::from(*bits), packed, own.unwrap_or(endian))?;
+                // LANGUAGE.md: "a non-finite float" is an error.
+                let (finite, text) = if *bits == 32 {
+                    let v = f32::from_bits(raw as u32);
+                    (v.is_finite(), format!("{v}"))
+                } else {
+                    let v = f64::from_bits(raw);
+                    (v.is_finite(), format!("{v}"))
+                };
+                if !finite {
+                    return Err(self.fault(packed, ErrorKind::NonFinite, at));
+                }
+                self.emit(packed, at, text);
+                Ok(Val::Other)
+            }
+            Type::Bytes | Type::OptBytes => {
+                self.byte_aligned(packed, "a byte string")?;
+                let at = self.pos;
+                let n = self.varint(64)?;
+                let len = match (ty, n) {
+                    (Type::OptBytes, 0) => None,
+                    (Type::OptBytes, n) => Some(n - 1),
+                    (_, n) => Some(n),
+                };
+                let text = match len {
+                    None => "none".to_string(),
+                    Some(len) => {
+                        // "a count that the remaining bytes cannot hold" is an error.
+                        if len > (self.input.len() - self.pos) as u64 {
+                            return Err(DecodeError::new(ErrorKind::CountTooLarge, at).into());
+                        }
+                        let data = self.take(len as usize)?;
+                        let mut text = format!("{len} bytes");
+                        if !data.is_empty() {
+                            let shown = &data[..data.len().min(SHOWN_BYTES)];
+                            text.push_str(": ");
+                            for b in shown {
+                                let _ = write!(text, "{b:02x}");
+                            }
+                            if data.len() > SHOWN_BYTES {
+                                text.push('…');
+                            }
+                        }
+                        text
+                    }
+                };
+                self.emit(false, at, text);
+                Ok(Val::Other)
+            }
+            Type::Quant { wire, num, den } => {
+                let at = self.here(packed);
+                let (v, _) = self.scalar(wire, packed, endian)?;
+                let scale = *num as f64 / *den as f64;
+                self.emit(packed, at, format!("{} (wire {v})", v as f64 * scale));
+                Ok(Val::Other)
+            }
+            Type::Named { name, .. } => match self.index.get(name) {
+                Some(Decl::Bits(b)) => {
+                    let at = self.here(packed);
+                    let raw = self.bits(b, packed)?;
+                    self.emit(packed, at, bit_names(b, raw));
+                    Ok(Val::Num(i128::from(raw)))
+                }
+                Some(Decl::Record(r)) => {
+                    self.record_at(r, packed, None)?;
+                    Ok(Val::Other)
+                }
+                Some(Decl::Union(u)) => {
+                    self.union(u, packed)?;
+                    Ok(Val::Other)
+                }
+                Some(Decl::Const(_)) | None => Err(Stop::Spec(format!("`{name}` is not a type"))),
+            },
+            Type::Array(a) => {
+                self.array(a, packed, endian, count)?;
+                Ok(Val::Other)
+            }
+        }
+    }
+
+    /// A tag, then the variant's record, whose path is its name in snake_case.
+    fn union(&mut self, u: &'s Union, packed: bool) -> Res<()> {
+        self.enter()?;
+        let at = self.here(packed);
+        let endian = u.tag.endian.unwrap_or_else(|| self.endian_of(&u.name));
+        let tag = self.uint_of(u32::from(u.tag.bits), packed, endian)?;
+        // LANGUAGE.md: "an unknown union tag" is an error.
+        let Some(variant) = u.variants.iter().find(|v| v.tag == tag) else {
+            return Err(self.fault(packed, ErrorKind::UnknownTag, at));
+        };
+        self.emit(packed, at, format!("{} (tag {tag})", variant.record));
+        let record = self
+            .index
+            .record(&variant.record)
+            .ok_or_else(|| Stop::Spec(format!("variant `{}` is not a record", variant.record)))?;
+        let name = snake_case(&variant.record);
+        let mark = self.push_field(&name);
+        let read = self.record_at(record, packed, None);
+        self.path.truncate(mark);
+        read.field(&name)?;
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn array(&mut self, a: &'s Array, packed: bool, endian: Endian, count: Option<u64>) -> Res<()> {
+        self.enter()?;
+        let n = match &a.count {
+            Count::Field { name, .. } => {
+                count.ok_or_else(|| Stop::Spec(format!("count `{name}` is not a field here")))?
+            }
+            Count::Prefix(t) => {
+                let at = self.here(packed);
+                let (n, _) = self.scalar(t, packed, endian)?;
+                self.emit(packed, at, format!("count {n}"));
+                u64::try_from(n).unwrap_or(u64::MAX)
+            }
+        };
+        // DESIGN.md section 3: "a count that the remaining bytes cannot hold" is an error,
+        // checked against the least an element can take before anything is read.
+        let least = self.index.min_bits(&a.elem, packed);
+        let least = if packed { least } else { least.div_ceil(8) };
+        let at = self.here(packed);
+        let room = if packed {
+            self.input.len() * 8 - self.bit
+        } else {
+            self.input.len() - self.pos
+        };
+        match n.checked_mul(least.max(1)) {
+            Some(need) if need <= room as u64 => {}
+            _ => return Err(self.fault(packed, ErrorKind::CountTooLarge, at)),
+        }
+        let key = a.ascending.as_ref().map(|asc| asc.key.as_deref());
+        let mut asc = Asc {
+            key: key.flatten(),
+            prev: None,
+        };
+        for i in 0..n as usize {
+            let mark = self.push_index(i);
+            let read = match (key, &a.elem) {
+                (None, elem) => self.value(elem, packed, endian, None).map(|_| ()),
+                (Some(None), elem) => self.ascending(elem, packed, endian, &mut asc).map(|_| ()),
+                (Some(Some(key)), Type::Named { name, .. }) => match self.index.record(name) {
+                    Some(r) => self.record_at(r, packed, Some(&mut asc)),
+                    None => Err(Stop::Spec(format!(
+                        "`ascending({key})` over `{name}`, not a record"
+                    ))),
+                },
+                (Some(Some(key)), _) => Err(Stop::Spec(format!(
+                    "`ascending({key})` over elements that are not records"
+                ))),
+            };
+            self.path.truncate(mark);
+            read.index(i)?;
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// An element (or key field) of an ascending list: the first absolute, each later one as
+    /// its difference from the previous one, "which is at least 1" (DESIGN.md section 3).
+    fn ascending(
+        &mut self,
+        ty: &Type,
+        packed: bool,
+        endian: Endian,
+        asc: &mut Asc<'_>,
+    ) -> Res<Val> {
+        let at = self.here(packed);
+        let (bits, delta) = match ty {
+            Type::Varint { bits } if !packed => (*bits, self.varint(*bits)?),
+            Type::Int(t) => (
+                t.bits,
+                self.uint_of(u32::from(t.bits), packed, t.endian.unwrap_or(endian))?,
+            ),
+            _ if !packed => (64, self.varint(64)?),
+            _ => {
+                return Err(Stop::Spec(
+                    "an ascending value that is not an unsigned integer".into(),
+                ))
+            }
+        };
+        let v = match asc.prev {
+            None => delta,
+            Some(_) if delta == 0 => return Err(self.fault(packed, ErrorKind::NotAscending, at)),
+            Some(p) => p
+                .checked_add(delta)
+                .ok_or_else(|| self.fault(packed, ErrorKind::OverWidth, at))?,
+        };
+        if bits < 64 && v >> bits != 0 {
+            return Err(self.fault(packed, ErrorKind::OverWidth, at));
+        }
+        let text = match asc.prev {
+            None => v.to_string(),
+            Some(_) => format!("{v} (delta {delta})"),
+        };
+        asc.prev = Some(v);
+        self.emit(packed, at, text);
+        Ok(Val::Num(i128::from(v)))
+    }
+
+    // ---- scalars ----
+
+    /// An integer-valued scalar (integer, bool, varint, zigzag) and its text, without a row.
+    fn scalar(&mut self, ty: &Type, packed: bool, endian: Endian) -> Res<(i128, String)> {
+        let v = match ty {
+            Type::Int(t) => {
+                let raw = self.uint_of(u32::from(t.bits), packed, t.endian.unwrap_or(endian))?;
+                if t.signed && t.bits < 64 {
+                    let shift = 64 - u32::from(t.bits);
+                    i128::from(((raw << shift) as i64) >> shift)
+                } else if t.signed {
+                    i128::from(raw as i64)
+                } else {
+                    i128::from(raw)
+                }
+            }
+            Type::Bool if packed => i128::from(self.take_bits(1)?),
+            Type::Bool => {
+                // A bool byte is 0 or 1; anything else is over its width.
+                let at = self.pos;
+                match self.take(1)?[0] {
+                    b @ (0 | 1) => i128::from(b),
+                    _ => return Err(DecodeError::new(ErrorKind::OverWidth, at).into()),
+                }
+            }
+            Type::Varint { bits } => {
+                self.byte_aligned(packed, "a varint")?;
+                i128::from(self.varint(*bits)?)
+            }
+            Type::Zigzag { bits } => {
+                self.byte_aligned(packed, "a zigzag varint")?;
+                let n = self.varint(*bits)?;
+                // The inverse of (n << 1) ^ (n >> 63).
+                i128::from(((n >> 1) as i64) ^ -((n & 1) as i64))
+            }
+            Type::Named { name, .. } => match self.index.get(name) {
+                Some(Decl::Bits(b)) => i128::from(self.bits(b, packed)?),
+                _ => return Err(Stop::Spec(format!("`{name}` is not an integer type"))),
+            },
+            _ => {
+                return Err(Stop::Spec(
+                    "a field that is not an integer where one is needed".into(),
+                ))
+            }
+        };
+        let text = match ty {
+            Type::Bool => (v == 1).to_string(),
+            _ => v.to_string(),
+        };
+        Ok((v, text))
+    }
+
+    /// A bit set's raw bits, refusing a reserved bit and a bit without the bit it requires.
+    fn bits(&mut self, b: &Bits, packed: bool) -> Res<u64> {
+        let at = self.here(packed);
+        let endian = self.endian_of(&b.name);
+        let raw = self.uint_of(u32::from(b.width), packed, endian)?;
+        let mut declared = 0u64;
+        for bit in &b.bits {
+            if let BitKind::Named { index, .. } = bit.kind {
+                declared |= 1u64.checked_shl(u32::from(index)).unwrap_or(0);
+            }
+        }
+        // LANGUAGE.md: "Every bit not named is reserved: a decoder rejects it when set."
+        if raw & !declared != 0 {
+            return Err(self.fault(packed, ErrorKind::ReservedBit, at));
+        }
+        // "`requires OTHER` means this bit may only be set when `OTHER` is also set".
+        for bit in &b.bits {
+            if let BitKind::Named {
+                index,
+                requires: Some(other),
+                ..
+            } = &bit.kind
+            {
+                let Some(other) = Index::bit_index(b, other) else {
+                    continue;
+                };
+                if is_set(raw, *index) && !is_set(raw, other) {
+                    return Err(self.fault(packed, ErrorKind::InvalidCondition, at));
+                }
+            }
+        }
+        Ok(raw)
+    }
+
+    /// An unsigned integer of `bits` bits: from the bit stream when packed, else whole bytes
+    /// in the given order.
+    fn uint_of(&mut self, bits: u32, packed: bool, endian: Endian) -> Res<u64> {
+        if packed {
+            return self.take_bits(bits);
+        }
+        if bits == 0 || bits > 64 || bits % 8 != 0 {
+            return Err(Stop::Spec(format!(
+                "a {bits}-bit field outside a packed record"
+            )));
+        }
+        let raw = self.take(bits as usize / 8)?;
+        let mut v = 0u64;
+        let mut push = |b: &u8| v = (v << 8) | u64::from(*b);
+        match endian {
+            Endian::Big => raw.iter().for_each(&mut push),
+            Endian::Little => raw.iter().rev().for_each(&mut push),
+        }
+        Ok(v)
+    }
+
+    /// An unsigned LEB128 varint of a value of at most `bits` bits: "at most 10 bytes", and
+    /// "a varint that is longer than needed, a value over its field's width" are errors.
+    fn varint(&mut self, bits: u8) -> Res<u64> {
+        let start = self.pos;
+        let mut value = 0u64;
+        for i in 0..10u32 {
+            let at = self.pos;
+            let byte = self.take(1)?[0];
+            if i == 9 && byte > 1 {
+                // The tenth byte holds bit 63 only.
+                return Err(DecodeError::new(ErrorKind::OverWidth, at).into());
+            }
+            value |= u64::from(byte & 0x7f) << (7 * i);
+            if byte & 0x80 == 0 {
+                if i > 0 && byte == 0 {
+                    return Err(DecodeError::new(ErrorKind::NonCanonicalVarint, start).into());
+                }
+                if bits < 64 && value >> bits != 0 {
+                    return Err(DecodeError::new(ErrorKind::OverWidth, start).into());
+                }
+                return Ok(value);
+            }
+        }
+        Err(DecodeError::new(ErrorKind::OverWidth, start).into())
+    }
+
+    // ---- the cursor ----
+
+    fn take(&mut self, n: usize) -> Res<&'s [u8]> {
+        if n > self.input.len() - self.pos {
+            // The codecs report truncation at the end of the input.
+            return Err(DecodeError::new(ErrorKind::Truncated, self.input.len()).into());
+        }
+        let out = &self.input[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    /// `width` bits (1 to 64), least significant first, from the bit stream.
+    fn take_bits(&mut self, width: u32) -> Res<u64> {
+        if width > 64 {
+            return Err(Stop::Spec(format!("a {width}-bit field")));
+        }
+        let width = width as usize;
+        if width > self.input.len() * 8 - self.bit {
+            // Inside a bit stream truncation is reported at the field's first bit.
+            return Err(DecodeError::at_bit(ErrorKind::Truncated, self.bit).into());
+        }
+        let mut v = 0u64;
+        for i in 0..width {
+            v |= u64::from(self.bit_at(self.bit + i)) << i;
+        }
+        self.bit += width;
+        Ok(v)
+    }
+
+    fn bit_at(&self, bit: usize) -> bool {
+        (self.input[bit / 8] >> (bit % 8)) & 1 == 1
+    }
+
+    fn byte_aligned(&self, packed: bool, what: &str) -> Res<()> {
+        if packed {
+            Err(Stop::Spec(format!("{what} in a packed record")))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Where the next field starts: a byte, or a bit of the frame when packed.
+    fn here(&self, packed: bool) -> usize {
+        if packed {
+            self.bit
+        } else {
+            self.pos
+        }
+    }
+
+    fn fault(&self, packed: bool, kind: ErrorKind, at: usize) -> Stop {
+        Stop::Decode(if packed {
+            DecodeError::at_bit(kind, at)
+        } else {
+            DecodeError::new(kind, at)
+        })
+    }
+
+    fn endian_of(&self, name: &str) -> Endian {
+        self.index
+            .file_of(name)
+            .map_or(Endian::Little, |f| f.endian)
+    }
+
+    // ---- rows and paths ----
+
+    /// A row for what was read since `start` (a byte, or a bit when packed).
+    fn emit(&mut self, packed: bool, start: usize, value: String) {
+        if packed {
+            self.emit_bits(start, value);
+        } else {
+            self.rows.push(Row {
+                offset: start,
+                bit: None,
+                bytes: self.input[start..self.pos].to_vec(),
+                path: self.path.clone(),
+                value,
+            });
+        }
+    }
+
+    fn emit_bits(&mut self, start: usize, value: String) {
+        let first = start / 8;
+        let end = self.bit.div_ceil(8).max(first + 1).min(self.input.len());
+        self.rows.push(Row {
+            offset: first,
+            bit: Some(start),
+            bytes: self.input[first.min(end)..end].to_vec(),
+            path: self.path.clone(),
+            value,
+        });
+    }
+
+    fn push_field(&mut self, name: &str) -> usize {
+        let mark = self.path.len();
+        if !self.path.is_empty() {
+            self.path.push('.');
+        }
+        self.path.push_str(name);
+        mark
+    }
+
+    fn push_index(&mut self, index: usize) -> usize {
+        let mark = self.path.len();
+        let _ = write!(self.path, "[{index}]");
+        mark
+    }
+}
+
+fn lookup(locals: &[(&str, Val)], name: &str) -> Val {
+    locals
+        .iter()
+        .rev()
+        .find(|(n, _)| *n == name)
+        .map_or(Val::Other, |(_, v)| *v)
+}
+
+/// The integer value of an earlier field of `record`: a read value, or a constant's.
+fn number(record: &Record, locals: &[(&str, Val)], name: &str) -> i128 {
+    match lookup(locals, name) {
+        Val::Num(n) => n,
+        Val::Other => record
+            .fields
+            .iter()
+            .find(|f| f.name == name)
+            .and_then(|f| f.constant)
+            .unwrap_or(0),
+    }
+}
+
+fn is_set(raw: u64, index: u8) -> bool {
+    index < 64 && (raw >> index) & 1 == 1
+}
+
+/// The names of the bits set in `raw`, in declaration order: `POSE | POSE_FULL`.
+fn bit_names(b: &Bits, raw: u64) -> String {
+    let names: Vec<&str> = b
+        .bits
+        .iter()
+        .filter_map(|bit| match &bit.kind {
+            BitKind::Named { name, index, .. } if is_set(raw, *index) => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    if names.is_empty() {
+        "(none)".to_string()
+    } else {
+        names.join(" | ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Spec {
+        ackwire_spec::load(&[ackwire_spec::reference_protocol_dir().to_path_buf()])
+            .expect("the reference protocol loads")
+            .0
+    }
+
+    /// (offset, bit, bytes, path, value) of a row.
+    type Cell<'a> = (usize, Option<usize>, Vec<u8>, &'a str, &'a str);
+
+    /// The cells of each row.
+    fn table(rows: &[Row]) -> Vec<Cell<'_>> {
+        rows.iter()
+            .map(|r| {
+                (
+                    r.offset,
+                    r.bit,
+                    r.bytes.clone(),
+                    r.path.as_str(),
+                    r.value.as_str(),
+                )
+            })
+            .collect()
+    }
+
+    fn acked_bytes() -> Vec<u8> {
+        let mut b = vec![6];
+        b.extend(100u32.to_le_bytes()); // tick
+        b.extend(98u32.to_le_bytes()); // base_tick
+        b.extend(7u32.to_le_bytes()); // last_seq
+        b.push(2); // input_buffer
+        b.push(0b10); // flags: CHECK
+        b.extend(1u16.to_le_bytes()); // removed_count
+        b.extend(1u16.to_le_bytes()); // changed_count
+        b.extend(0xdead_beefu32.to_le_bytes()); // check
+        b.extend(9u16.to_le_bytes()); // removed[0]
+        b.extend(5u16.to_le_bytes()); // changes[0].eid
+        b.extend(0x4003u16.to_le_bytes()); // mask: POSE | HEALTH | POSE_FULL
+        b.extend(1.5f32.to_le_bytes());
+        b.extend((-2.0f32).to_le_bytes());
+        b.extend(0.25f32.to_le_bytes());
+        b.extend(16384u16.to_le_bytes()); // yaw: 90 degrees
+        b.extend([80, 20]); // health
+        b.push(1); // event_count
+        b.extend(40u32.to_le_bytes()); // first_serial
+        b.push(3); // Hit
+        b.extend(5u16.to_le_bytes());
+        b.extend(6u16.to_le_bytes());
+        b.push(25);
+        b
+    }
+
+    #[test]
+    fn an_acked_frame_reads_field_by_field() {
+        let bytes = acked_bytes();
+        let rows = explain(&spec(), "acked", &bytes).unwrap();
+        let expect: Vec<Cell<'_>> = vec![
+            (0, None, vec![6], "kind", "6"),
+            (1, None, vec![100, 0, 0, 0], "tick", "100"),
+            (5, None, vec![98, 0, 0, 0], "base_tick", "98"),
+            (9, None, vec![7, 0, 0, 0], "last_seq", "7"),
+            (13, None, vec![2], "input_buffer", "2"),
+            (14, None, vec![2], "flags", "CHECK"),
+            (15, None, vec![1, 0], "removed_count", "1"),
+            (17, None, vec![1, 0], "changed_count", "1"),
+            (
+                19,
+                None,
+                vec![0xef, 0xbe, 0xad, 0xde],
+                "check",
+                "3735928559",
+            ),
+            (23, None, vec![9, 0], "removed[0]", "9"),
+            (25, None, vec![5, 0], "changes[0].eid", "5"),
+            (
+                27,
+                None,
+                vec![3, 0x40],
+                "changes[0].mask",
+                "POSE | HEALTH | POSE_FULL",
+            ),
+            (
+                29,
+                None,
+                1.5f32.to_le_bytes().to_vec(),
+                "changes[0].pose_full.x",
+                "1.5",
+            ),
+            (
+                33,
+                None,
+                (-2.0f32).to_le_bytes().to_vec(),
+                "changes[0].pose_full.y",
+                "-2",
+            ),
+            (
+                37,
+                None,
+                0.25f32.to_le_bytes().to_vec(),
+                "changes[0].pose_full.z",
+                "0.25",
+            ),
+            (
+                41,
+                None,
+                vec![0, 0x40],
+                "changes[0].pose_full.yaw",
+                "90 (wire 16384)",
+            ),
+            (43, None, vec![80], "changes[0].health.hp", "80"),
+            (44, None, vec![20], "changes[0].health.armor", "20"),
+            (45, None, vec![1], "event_count", "1"),
+            (46, None, vec![40, 0, 0, 0], "first_serial", "40"),
+            (50, None, vec![3], "events[0]", "Hit (tag 3)"),
+            (51, None, vec![5, 0], "events[0].hit.attacker", "5"),
+            (53, None, vec![6, 0], "events[0].hit.victim", "6"),
+            (55, None, vec![25], "events[0].hit.damage", "25"),
+        ];
+        assert_eq!(table(&rows), expect);
+        // The generated decoder agrees that this is a valid frame.
+        use ackwire_codec::Frame as _;
+        ackwire_codec::protocol::Acked::decode(&bytes).unwrap();
+    }
+
+    #[test]
+    fn a_datagram_shows_varints_deltas_and_byte_strings() {
+        let mut b = vec![2, 0x96, 0x01, 50, 0, 3]; // version, frame 150, tick, input_ack, stream_tick
+        b.extend(0.5f32.to_le_bytes()); // precision
+        b.extend([1, 2]); // parts, update_count
+        b.extend([10, 0x34, 0x12, 0b1001, 3]); // id 10, spawn_tag, mask X | COMPONENTS, x = -2
+        b.extend([2, 7, 3, 0xaa, 0xbb, 9, 0]); // two components: type 7 with 2 bytes, type 9 removed
+        b.extend([5, 1, 0, 0]); // id 15 (delta 5), spawn_tag 1, no parts
+        let rows = explain(&spec(), "datagram", &b).unwrap();
+        let expect: Vec<Cell<'_>> = vec![
+            (0, None, vec![2], "version", "2"),
+            (1, None, vec![0x96, 0x01], "frame", "150"),
+            (3, None, vec![50], "tick", "50"),
+            (4, None, vec![0], "input_ack", "0"),
+            (5, None, vec![3], "stream_tick", "3"),
+            (6, None, 0.5f32.to_le_bytes().to_vec(), "precision", "0.5"),
+            (10, None, vec![1], "parts", "1"),
+            (11, None, vec![2], "update_count", "2"),
+            (12, None, vec![10], "updates[0].id", "10"),
+            (13, None, vec![0x34, 0x12], "updates[0].spawn_tag", "4660"),
+            (15, None, vec![0b1001], "updates[0].mask", "X | COMPONENTS"),
+            (16, None, vec![3], "updates[0].x", "-2"),
+            (17, None, vec![2], "updates[0].components", "count 2"),
+            (18, None, vec![7], "updates[0].components[0].type", "7"),
+            (
+                19,
+                None,
+                vec![3, 0xaa, 0xbb],
+                "updates[0].components[0].data",
+                "2 bytes: aabb",
+            ),
+            (22, None, vec![9], "updates[0].components[1].type", "9"),
+            (23, None, vec![0], "updates[0].components[1].data", "none"),
+            (24, None, vec![5], "updates[1].id", "15 (delta 5)"),
+            (25, None, vec![1, 0], "updates[1].spawn_tag", "1"),
+            (27, None, vec![0], "updates[1].mask", "(none)"),
+        ];
+        assert_eq!(table(&rows), expect);
+    }
+
+    #[test]
+    fn a_packed_snapshot_body_has_bit_offsets() {
+        // Body bits, least significant first from bit 24 (byte 3):
+        // lost_count = 1 (7 bits), lost[0] = slot 5 (24 bits), generation 2 (8 bits),
+        // entry_count = 1 (16 bits), entries[0]: wide 0, gap 3 (7), generation 1 (8),
+        // mask HEALTH (4), health.hp 100 (7): 7 + 32 + 16 + 27 = 82 bits, 6 bits of padding.
+        let mut w = ackwire_codec::rt::BitWriter::new();
+        w.uint(7, 1).unwrap();
+        w.uint(24, 5).unwrap();
+        w.uint(8, 2).unwrap();
+        w.uint(16, 1).unwrap();
+        w.bool(false);
+        w.uint(7, 3).unwrap();
+        w.uint(8, 1).unwrap();
+        w.uint(4, 0b0100).unwrap();
+        w.uint(7, 100).unwrap();
+        let mut bytes = vec![8, 0x34, 0x12];
+        w.finish(&mut bytes);
+        assert_eq!(bytes.len(), 3 + 11);
+        let rows = explain(&spec(), "snapshot", &bytes).unwrap();
+        let got: Vec<(usize, Option<usize>, &str, &str)> = rows
+            .iter()
+            .map(|r| (r.offset, r.bit, r.path.as_str(), r.value.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, None, "kind", "8"),
+                (1, None, "sequence", "4660"),
+                (3, Some(24), "body.lost_count", "1"),
+                (3, Some(31), "body.lost[0].slot", "5"),
+                (6, Some(55), "body.lost[0].generation", "2"),
+                (7, Some(63), "body.entry_count", "1"),
+                (9, Some(79), "body.entries[0].wide", "false"),
+                (10, Some(80), "body.entries[0].gap", "3"),
+                (10, Some(87), "body.entries[0].generation", "1"),
+                (11, Some(95), "body.entries[0].mask", "HEALTH"),
+                (12, Some(99), "body.entries[0].health.hp", "100"),
+                (13, Some(106), "body", "padding, 6 zero bits"),
+            ]
+        );
+        // A packed field's bytes are every byte it touches.
+        assert_eq!(rows[3].bytes, bytes[3..7].to_vec());
+        assert_eq!(rows[8].bytes, bytes[10..12].to_vec());
+        // A padding bit that is set is a reserved bit, at its bit.
+        let mut bad = bytes.clone();
+        *bad.last_mut().unwrap() |= 0x80;
+        let Err(ExplainError::Decode { rows, error }) = explain(&spec(), "snapshot", &bad) else {
+            panic!("padding must be zero");
+        };
+        assert_eq!(
+            (error.kind, error.offset, error.bit),
+            (ErrorKind::ReservedBit, 13, Some(111))
+        );
+        assert_eq!(error.path_string(), "body");
+        assert_eq!(rows.len(), 11);
+    }
+
+    #[test]
+    fn a_truncated_frame_keeps_the_rows_before_the_fault() {
+        let bytes = acked_bytes();
+        let cut = &bytes[..31]; // inside changes[0].pose_full.x
+        let Err(ExplainError::Decode { rows, error }) = explain(&spec(), "acked", cut) else {
+            panic!("a truncated frame is an error");
+        };
+        assert_eq!(rows.len(), 12);
+        assert_eq!(rows.last().unwrap().path, "changes[0].mask");
+        assert_eq!((error.kind, error.offset), (ErrorKind::Truncated, 31));
+        assert_eq!(error.path_string(), "changes[0].pose_full.x");
+        let text = render_failure(&rows, &error);
+        assert!(
+            text.ends_with("error: truncated at byte 31, field changes[0].pose_full.x\n"),
+            "{text}"
+        );
+        use ackwire_codec::Frame as _;
+        assert_eq!(
+            ackwire_codec::protocol::Acked::decode(cut).unwrap_err(),
+            error
+        );
+    }
+
+    #[test]
+    fn rendering_aligns_columns_and_elides_long_bytes() {
+        let rows = vec![
+            Row {
+                offset: 0,
+                bit: None,
+                bytes: vec![2],
+                path: "version".into(),
+                value: "2".into(),
+            },
+            Row {
+                offset: 1,
+                bit: None,
+                bytes: (0..20).collect(),
+                path: "updates[0].components[0].data".into(),
+                value: "19 bytes".into(),
+            },
+            Row {
+                offset: 3,
+                bit: Some(29),
+                bytes: vec![0xff],
+                path: "body.x".into(),
+                value: "1".into(),
+            },
+        ];
+        let text = render(&rows);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 5, "{text}");
+        assert!(lines[0].starts_with("offset  bytes"));
+        let field_col = lines[0].find("field").unwrap();
+        assert_eq!(lines[1].find("version"), Some(field_col));
+        assert_eq!(lines[2].find("updates"), Some(field_col));
+        assert!(lines[2].contains("00 01 02 03 04 05 06 07"));
+        assert!(lines[3]
+            .trim_start()
+            .starts_with("08 09 0a 0b 0c 0d 0e 0f …"));
+        assert!(lines[4].starts_with("3.5 "));
+    }
+
+    #[test]
+    fn an_unknown_frame_names_the_known_ones() {
+        let Err(ExplainError::UnknownFrame { name, known }) = explain(&spec(), "nope", &[]) else {
+            panic!("no frame is called nope");
+        };
+        assert_eq!(name, "nope");
+        assert_eq!(known, ackwire_codec::protocol::FRAME_NAMES);
+    }
+}

@@ -1,0 +1,629 @@
+//! `explain` is a second decoder, driven by the layout model rather than the generated code.
+//! This test holds the two to each other (DESIGN.md section 3: "decoding is canonical ... a
+//! decode error names the byte offset, the field path and the kind"): for every input, explain
+//! succeeds exactly when the generated decoder does, a failure has the same kind, byte offset,
+//! bit offset and path, and a success's rows tile the input (packed fields may share a byte).
+//!
+//! Inputs, for every frame of the reference protocol: frames encoded from hand-built values,
+//! every truncation of them, one trailing byte after them, deterministic single-byte mutations
+//! of them, and deterministic pseudo-random byte strings (a small inline xorshift; no `rand`).
+//! Nothing is skipped: every input is checked, and the counts are printed.
+
+use ackwire_codec::protocol::*;
+use ackwire_codec::{DecodeError, ErrorKind, Frame, FrameVisitor};
+use ackwire_conformance::explain::{explain, ExplainError, Row};
+use ackwire_spec::model::Spec;
+use std::collections::BTreeMap;
+
+/// Mutations of valid frames, over all frames.
+const MUTATIONS: usize = 8_000;
+/// Random byte strings, over all frames.
+const RANDOM: usize = 10_000;
+
+fn spec() -> Spec {
+    ackwire_spec::load(&[ackwire_spec::reference_protocol_dir().to_path_buf()])
+        .expect("the reference protocol loads")
+        .0
+}
+
+/// xorshift64*: deterministic, so a failure reproduces.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn byte(&mut self) -> u8 {
+        (self.next() >> 32) as u8
+    }
+}
+
+/// Decodes with the generated decoder of the frame named, and re-encodes what it accepted.
+struct Decode<'a>(&'a [u8]);
+
+impl FrameVisitor for Decode<'_> {
+    type Output = Result<Result<Vec<u8>, String>, DecodeError>;
+
+    fn visit<F: Frame>(self) -> Self::Output {
+        let frame = F::decode(self.0)?;
+        Ok(frame.to_bytes().map_err(|e| e.to_string()))
+    }
+}
+
+fn encode<F: Frame>(frame: F) -> (&'static str, Vec<u8>) {
+    let bytes = frame.to_bytes().expect("a hand-built frame encodes");
+    assert_eq!(bytes.len(), frame.encoded_len(), "{}", F::NAME);
+    (F::NAME, bytes)
+}
+
+fn components() -> Vec<Component> {
+    vec![
+        Component {
+            r#type: 1,
+            data: Some(vec![1, 2, 3]),
+        },
+        Component {
+            r#type: 2,
+            data: None,
+        },
+        Component {
+            r#type: 200,
+            data: Some(Vec::new()),
+        },
+        Component {
+            r#type: 9,
+            data: Some((0..40).collect()),
+        },
+    ]
+}
+
+/// Hand-built values of every frame, small and large, each field at an edge somewhere.
+fn valid_frames() -> Vec<(&'static str, Vec<u8>)> {
+    let pose_full = ChangeMask::empty()
+        .with(ChangeMask::POSE)
+        .with(ChangeMask::POSE_FULL)
+        .with(ChangeMask::POSE_AGE);
+    let step_vehicle = ChangeMask::empty()
+        .with(ChangeMask::POSE)
+        .with(ChangeMask::VEHICLE);
+    let mut frames = vec![
+        encode(Acked {
+            tick: 100,
+            base_tick: 0,
+            last_seq: 3,
+            input_buffer: 2,
+            flags: AckedFlags::empty().with(AckedFlags::KEYFRAME),
+            check: None,
+            removed: vec![],
+            changes: vec![],
+            first_serial: None,
+            events: vec![],
+        }),
+        encode(Acked {
+            tick: u32::MAX,
+            base_tick: 4_000_000,
+            last_seq: 77,
+            input_buffer: 255,
+            flags: AckedFlags::empty().with(AckedFlags::CHECK),
+            check: Some(0xdead_beef),
+            removed: vec![1, 300, u16::MAX],
+            changes: vec![
+                Change {
+                    eid: 5,
+                    mask: pose_full,
+                    age: Some(3),
+                    pose_full: Some(PoseFull {
+                        x: 1.5,
+                        y: -2.25,
+                        z: 1e30,
+                        yaw: 90.0,
+                    }),
+                    pose_step: None,
+                    health: None,
+                    vehicle: None,
+                },
+                Change {
+                    eid: 6,
+                    mask: step_vehicle,
+                    age: None,
+                    pose_full: None,
+                    pose_step: Some(PoseStep {
+                        dx: -1,
+                        dy: i16::MAX,
+                        dz: i16::MIN,
+                        yaw: 180.0,
+                    }),
+                    health: None,
+                    vehicle: Some(Vehicle {
+                        vehicle: 9,
+                        seat: 1,
+                    }),
+                },
+                Change {
+                    eid: 7,
+                    mask: ChangeMask::empty().with(ChangeMask::HEALTH),
+                    age: None,
+                    pose_full: None,
+                    pose_step: None,
+                    health: Some(Health { hp: 0, armor: 100 }),
+                    vehicle: None,
+                },
+                Change {
+                    eid: 8,
+                    mask: ChangeMask::empty(),
+                    age: None,
+                    pose_full: None,
+                    pose_step: None,
+                    health: None,
+                    vehicle: None,
+                },
+            ],
+            first_serial: Some(40),
+            events: vec![
+                Event::Shot(Shot {
+                    shooter: 5,
+                    weapon: 2,
+                    yaw: 45.0,
+                }),
+                Event::Blast(Blast {
+                    x: 0.0,
+                    y: -1.0,
+                    z: 3.5,
+                    radius: 2.5,
+                }),
+                Event::Hit(Hit {
+                    attacker: 5,
+                    victim: 6,
+                    damage: 25,
+                }),
+                Event::Carjack(Carjack {
+                    thief: 1,
+                    victim: 2,
+                    vehicle: 3,
+                }),
+            ],
+        }),
+        encode(Ack {
+            ack_tick: 0,
+            flags: AckFlags::empty(),
+            first_seq: None,
+            inputs: vec![],
+        }),
+        encode(Ack {
+            ack_tick: 99,
+            flags: AckFlags::empty().with(AckFlags::KEYFRAME_REQUEST),
+            first_seq: Some(1000),
+            inputs: vec![
+                Input {
+                    tick: 101,
+                    buttons: Buttons::empty().with(Buttons::FIRE).with(Buttons::CROUCH),
+                    move_x: 1.0,
+                    move_y: -1.0,
+                    yaw: 0.0,
+                },
+                Input {
+                    tick: 102,
+                    buttons: Buttons::empty(),
+                    move_x: 0.0,
+                    move_y: 64.0 / 127.0,
+                    yaw: 359.0,
+                },
+            ],
+        }),
+        encode(Snapshot {
+            sequence: 0,
+            body: SnapshotBody {
+                lost: vec![],
+                entries: vec![],
+            },
+        }),
+        encode(Snapshot {
+            sequence: 65535,
+            body: SnapshotBody {
+                lost: vec![
+                    EntityRef {
+                        slot: 3,
+                        generation: 1,
+                    },
+                    EntityRef {
+                        slot: 0xff_ffff,
+                        generation: 255,
+                    },
+                ],
+                entries: vec![
+                    Entry {
+                        wide: false,
+                        gap: Some(4),
+                        wide_gap: None,
+                        generation: 2,
+                        mask: ComponentMask::from_bits(0b1111),
+                        transform: Some(Transform {
+                            x: 1.5,
+                            y: -100.0,
+                            z: 0.015625,
+                            yaw: 180.0,
+                        }),
+                        velocity: Some(Velocity {
+                            vx: -0.5,
+                            vy: 127.9375,
+                            vz: -128.0,
+                        }),
+                        health: Some(Vitality { hp: 127 }),
+                        team: Some(Team { team: 5 }),
+                    },
+                    Entry {
+                        wide: true,
+                        gap: None,
+                        wide_gap: Some(100_000),
+                        generation: 0,
+                        mask: ComponentMask::empty(),
+                        transform: None,
+                        velocity: None,
+                        health: None,
+                        team: None,
+                    },
+                    Entry {
+                        wide: false,
+                        gap: Some(0),
+                        wide_gap: None,
+                        generation: 9,
+                        mask: ComponentMask::empty().with(ComponentMask::TEAM),
+                        transform: None,
+                        velocity: None,
+                        health: None,
+                        team: Some(Team { team: 7 }),
+                    },
+                ],
+            },
+        }),
+        encode(SnapshotAck { sequence: 513 }),
+        encode(Datagram {
+            frame: 1,
+            tick: 0,
+            input_ack: 0,
+            stream_tick: 0,
+            precision: 0.01,
+            parts: 1,
+            updates: vec![],
+        }),
+        encode(Datagram {
+            frame: 300,
+            tick: u64::MAX,
+            input_ack: 1 << 40,
+            stream_tick: 127,
+            precision: 0.5,
+            parts: (1 << 21) - 1,
+            updates: vec![
+                Update {
+                    id: 0,
+                    spawn_tag: 7,
+                    mask: UpdateMask::empty()
+                        .with(UpdateMask::X)
+                        .with(UpdateMask::Y)
+                        .with(UpdateMask::Z)
+                        .with(UpdateMask::COMPONENTS),
+                    x: Some(-1),
+                    y: Some(i64::MIN),
+                    z: Some(i64::MAX),
+                    components: Some(components()),
+                },
+                Update {
+                    id: 1,
+                    spawn_tag: 0,
+                    mask: UpdateMask::empty().with(UpdateMask::Y),
+                    x: None,
+                    y: Some(64),
+                    z: None,
+                    components: None,
+                },
+                Update {
+                    id: 1_000_000,
+                    spawn_tag: u16::MAX,
+                    mask: UpdateMask::empty().with(UpdateMask::COMPONENTS),
+                    x: None,
+                    y: None,
+                    z: None,
+                    components: Some(vec![]),
+                },
+            ],
+        }),
+        encode(Spawn {
+            tick: 5,
+            id: 9,
+            precision: 0.25,
+            x: 0,
+            y: -300,
+            z: 1 << 50,
+            components: components(),
+        }),
+        encode(Spawn {
+            tick: 0,
+            id: 0,
+            precision: 1.0,
+            x: 0,
+            y: 0,
+            z: 0,
+            components: vec![],
+        }),
+        encode(Despawn { tick: 128, id: 3 }),
+        encode(FullFrame {
+            tick: 10,
+            precision: 0.125,
+            entities: vec![],
+        }),
+        encode(FullFrame {
+            tick: 11,
+            precision: 2.0,
+            entities: vec![
+                FullEntity {
+                    id: 4,
+                    x: 1,
+                    y: 2,
+                    z: 3,
+                    components: vec![],
+                },
+                FullEntity {
+                    id: 5,
+                    x: -1,
+                    y: -2,
+                    z: -3,
+                    components: components(),
+                },
+                FullEntity {
+                    id: 1 << 33,
+                    x: 0,
+                    y: 0,
+                    z: 0,
+                    components: vec![Component {
+                        r#type: 0,
+                        data: None,
+                    }],
+                },
+            ],
+        }),
+        encode(DatagramAck {
+            frame: 17,
+            stream_tick: 16_384,
+        }),
+        encode(DeltaPlan {
+            flags: PlanFlags::empty().with(PlanFlags::FULL_BASELINE),
+            sequence: 1,
+            baseline_seq: None,
+            entered: vec![0, 1, (1 << 48) - 1],
+            left: vec![],
+        }),
+        encode(DeltaPlan {
+            flags: PlanFlags::empty().with(PlanFlags::BASELINE),
+            sequence: 90,
+            baseline_seq: Some(88),
+            entered: vec![65_537],
+            left: vec![3, 200, 201, 70_000],
+        }),
+        encode(DeltaAck {
+            newest: 12,
+            mask: u64::MAX,
+            digest: 0x0123_4567_89ab_cdef,
+        }),
+    ];
+    frames.sort_by_key(|(name, _)| *name);
+    frames
+}
+
+/// What happened to the inputs, for the report.
+#[derive(Default)]
+struct Tally {
+    inputs: usize,
+    accepted: usize,
+    rejected: BTreeMap<&'static str, usize>,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn fail(&mut self, name: &str, bytes: &[u8], why: String) {
+        if self.failures.len() < 25 {
+            self.failures.push(format!("{name} {}: {why}", hex(bytes)));
+        } else if self.failures.len() == 25 {
+            self.failures.push("...".into());
+        }
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The rows cover `bytes[..end]` in order without a gap or an overlap, each showing the bytes
+/// it names; a packed row may start in the byte the previous packed row ended in.
+fn tiling(bytes: &[u8], rows: &[Row]) -> Result<usize, String> {
+    let mut covered = 0usize;
+    let mut last_packed = false;
+    let mut last_bit = None;
+    for row in rows {
+        let packed = row.bit.is_some();
+        let shares = packed && last_packed && covered > 0 && row.offset == covered - 1;
+        if row.offset != covered && !shares {
+            return Err(format!(
+                "row `{}` at {} leaves a gap or overlaps ({covered} covered)",
+                row.path, row.offset
+            ));
+        }
+        if row.bytes.is_empty() {
+            return Err(format!("row `{}` covers no byte", row.path));
+        }
+        let end = row.offset + row.bytes.len();
+        if bytes.get(row.offset..end) != Some(row.bytes.as_slice()) {
+            return Err(format!(
+                "row `{}` shows bytes that are not the input's",
+                row.path
+            ));
+        }
+        if let Some(bit) = row.bit {
+            if bit / 8 != row.offset || last_bit.is_some_and(|b| bit <= b) {
+                return Err(format!("row `{}` has bit {bit} out of place", row.path));
+            }
+            last_bit = Some(bit);
+        } else {
+            last_bit = None;
+        }
+        covered = covered.max(end);
+        last_packed = packed;
+    }
+    Ok(covered)
+}
+
+fn check(spec: &Spec, name: &'static str, bytes: &[u8], tally: &mut Tally) {
+    tally.inputs += 1;
+    let generated = visit_frame(name, Decode(bytes)).expect("a frame of the protocol");
+    let explained = explain(spec, name, bytes);
+    match (generated, explained) {
+        (Ok(reencoded), Ok(rows)) => {
+            tally.accepted += 1;
+            match tiling(bytes, &rows) {
+                Ok(n) if n == bytes.len() => {}
+                Ok(n) => tally.fail(
+                    name,
+                    bytes,
+                    format!("rows cover {n} of {} bytes", bytes.len()),
+                ),
+                Err(why) => tally.fail(name, bytes, why),
+            }
+            // Canonical decoding: what is accepted re-encodes to the identical bytes.
+            match reencoded {
+                Ok(again) if again == bytes => {}
+                Ok(again) => tally.fail(name, bytes, format!("re-encodes as {}", hex(&again))),
+                Err(e) => tally.fail(name, bytes, format!("accepted but does not re-encode: {e}")),
+            }
+        }
+        (Err(expected), Err(ExplainError::Decode { rows, error })) => {
+            *tally.rejected.entry(expected.kind.as_str()).or_default() += 1;
+            let same = (
+                expected.kind,
+                expected.offset,
+                expected.bit,
+                expected.path_string(),
+            ) == (error.kind, error.offset, error.bit, error.path_string());
+            if !same {
+                tally.fail(
+                    name,
+                    bytes,
+                    format!("generated: {expected}; explain: {error}"),
+                );
+            }
+            match tiling(bytes, &rows) {
+                Ok(n) if n <= bytes.len() => {}
+                Ok(n) => tally.fail(name, bytes, format!("partial rows cover {n} bytes")),
+                Err(why) => tally.fail(name, bytes, format!("partial rows: {why}")),
+            }
+        }
+        (Ok(_), Err(e)) => tally.fail(name, bytes, format!("generated accepts; explain: {e}")),
+        (Err(expected), Ok(_)) => tally.fail(
+            name,
+            bytes,
+            format!("explain accepts; generated: {expected}"),
+        ),
+        (Err(_), Err(e)) => tally.fail(name, bytes, format!("explain fails outside decoding: {e}")),
+    }
+}
+
+#[test]
+fn explain_agrees_with_the_generated_decoders() {
+    let spec = spec();
+    let valid = valid_frames();
+    let names: Vec<&str> = valid.iter().map(|(n, _)| *n).collect();
+    for name in FRAME_NAMES {
+        assert!(names.contains(name), "no hand-built `{name}` frame");
+    }
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut counts = BTreeMap::new();
+    let mut tally = Tally::default();
+
+    for (name, bytes) in &valid {
+        let before = tally.failures.len();
+        check(&spec, name, bytes, &mut tally);
+        assert_eq!(
+            tally.failures.len(),
+            before,
+            "a valid {name} frame: {:?}",
+            tally.failures
+        );
+    }
+    counts.insert("valid frames", tally.inputs);
+
+    let start = tally.inputs;
+    for (name, bytes) in &valid {
+        for cut in 0..bytes.len() {
+            check(&spec, name, &bytes[..cut], &mut tally);
+        }
+        let mut longer = bytes.clone();
+        longer.push(rng.byte());
+        check(&spec, name, &longer, &mut tally);
+    }
+    counts.insert("truncations and trailing bytes", tally.inputs - start);
+
+    let start = tally.inputs;
+    for i in 0..MUTATIONS {
+        let (name, bytes) = &valid[i % valid.len()];
+        let mut bytes = bytes.clone();
+        let at = rng.below(bytes.len());
+        bytes[at] = match rng.below(4) {
+            0 => bytes[at] ^ (1 << rng.below(8)),
+            1 => [0x00, 0x01, 0x7f, 0x80, 0xff][rng.below(5)],
+            _ => rng.byte(),
+        };
+        check(&spec, name, &bytes, &mut tally);
+    }
+    counts.insert("single-byte mutations", tally.inputs - start);
+
+    let start = tally.inputs;
+    for i in 0..RANDOM {
+        let (name, valid_bytes) = &valid[i % valid.len()];
+        let len = rng.below(64);
+        let mut bytes: Vec<u8> = (0..len).map(|_| rng.byte()).collect();
+        // Mostly with the right kind byte, so that the walk gets past it.
+        if len > 0 && rng.below(8) != 0 {
+            bytes[0] = valid_bytes[0];
+        }
+        check(&spec, name, &bytes, &mut tally);
+    }
+    counts.insert("random byte strings", tally.inputs - start);
+
+    eprintln!(
+        "explain agrees: {} inputs, {} accepted",
+        tally.inputs, tally.accepted
+    );
+    for (what, n) in &counts {
+        eprintln!("  {what}: {n}");
+    }
+    for (kind, n) in &tally.rejected {
+        eprintln!("  rejected as {kind}: {n}");
+    }
+    assert!(
+        tally.failures.is_empty(),
+        "disagreements:\n{}",
+        tally.failures.join("\n")
+    );
+    // The inputs reach every fault the reference protocol can produce.
+    for kind in ErrorKind::ALL {
+        assert!(
+            tally.rejected.contains_key(kind.as_str()),
+            "no input was rejected as {kind}"
+        );
+    }
+}
+
+#[test]
+fn unknown_frames_are_refused_with_the_known_names() {
+    let Err(ExplainError::UnknownFrame { known, .. }) = explain(&spec(), "acked_frame", &[6])
+    else {
+        panic!("`acked_frame` is not a frame");
+    };
+    assert_eq!(known, FRAME_NAMES);
+}
