@@ -56,6 +56,35 @@ impl FrameVisitor for EncodeJson<'_> {
     }
 }
 
+struct SameValue<'a>(&'a serde_json::Value, &'a serde_json::Value);
+
+impl FrameVisitor for SameValue<'_> {
+    type Output = Result<bool, FrameError>;
+    fn visit<F: Frame>(self) -> Self::Output {
+        let read = |v: &serde_json::Value| {
+            serde_json::from_value::<F>(v.clone()).map_err(|e| FrameError::Json {
+                frame: F::NAME,
+                message: e.to_string(),
+            })
+        };
+        Ok(read(self.0)? == read(self.1)?)
+    }
+}
+
+/// Whether two JSON forms of the frame named `name` are the same value once read into the
+/// frame's types (so `0.1` and `0.10000000149011612` are the same `f32`).
+pub fn same_value(
+    name: &str,
+    a: &serde_json::Value,
+    b: &serde_json::Value,
+) -> Result<bool, FrameError> {
+    visit_frame(name, SameValue(a, b)).unwrap_or_else(|| {
+        Err(FrameError::UnknownFrame {
+            name: name.to_string(),
+        })
+    })
+}
+
 /// Decodes `bytes` as the frame named `name` into its JSON form.
 pub fn decode_json(name: &str, bytes: &[u8]) -> Result<serde_json::Value, FrameError> {
     visit_frame(name, DecodeJson(bytes)).unwrap_or_else(|| {

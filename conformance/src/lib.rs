@@ -12,4 +12,7 @@
 pub mod explain;
 pub mod frames;
 pub mod netsim;
+pub mod report;
+pub mod runner;
+pub mod testee;
 pub mod vectors;

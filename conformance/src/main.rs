@@ -1,3 +1,442 @@
-//! The `ackwire` command-line tool.
+//! The `ackwire` command-line tool: a thin layer over the spec, codec and conformance crates.
+//!
+//! Exit status: 0 when the command did what was asked, 1 when the input was found wrong (a
+//! layout with errors, bytes that do not decode, a vector that does not verify), 2 for a
+//! command line clap could not read.
 
-fn main() {}
+#![forbid(unsafe_code)]
+
+use ackwire_conformance::{explain, frames, report, runner, testee, vectors};
+use ackwire_spec::SpecError;
+use clap::{Parser, Subcommand};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// ackwire: game-replication wire protocols, specified once and checked everywhere.
+#[derive(Debug, Parser)]
+#[command(name = "ackwire", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate layout files (default: spec/protocol); print every problem, rustc-style.
+    Check {
+        /// Layout files or folders of them.
+        files: Vec<PathBuf>,
+    },
+    /// Print the parsed model of layout files as JSON, or the model's JSON Schema.
+    Spec {
+        /// Print the model (the default).
+        #[arg(long, conflicts_with = "schema")]
+        json: bool,
+        /// Print the JSON Schema of the model instead.
+        #[arg(long)]
+        schema: bool,
+        /// Layout files or folders of them (default: spec/protocol).
+        files: Vec<PathBuf>,
+    },
+    /// Rewrite layout files in canonical form.
+    Fmt {
+        /// Change nothing; list the files that are not formatted and exit 1 if any.
+        #[arg(long)]
+        check: bool,
+        /// Layout files or folders of them (default: spec/protocol).
+        files: Vec<PathBuf>,
+    },
+    /// Decode a frame's bytes and print it as JSON.
+    Decode {
+        /// The frame's name in the spec (acked, ack, datagram, ...).
+        frame: String,
+        /// The bytes in hex; spaces are allowed (quote them).
+        hex: Vec<String>,
+    },
+    /// Encode a frame from its JSON form and print the bytes in hex.
+    Encode {
+        /// The frame's name in the spec.
+        frame: String,
+        /// The frame as JSON (or `-` to read it from standard input).
+        json: String,
+    },
+    /// Print one row per field of a frame's bytes: offset, bytes, field path, value.
+    Explain {
+        /// The frame's name in the spec.
+        frame: String,
+        /// The bytes in hex; spaces are allowed.
+        hex: Vec<String>,
+    },
+    /// Run every vector against an implementation (default: the bundled Rust codec) through
+    /// the testee protocol (conformance/PROTOCOL.md).
+    Conform {
+        /// The testee's command line, e.g. "node testee.js" (default: this tool's `testee`).
+        #[arg(long)]
+        testee: Option<String>,
+        /// Run only the cases whose name contains this text.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Known failures, one case name per line.
+        #[arg(long)]
+        failure_list: Option<PathBuf>,
+        /// Write a JUnit XML report here.
+        #[arg(long)]
+        junit: Option<PathBuf>,
+        /// Write a JSON summary here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// How long one reply may take, in milliseconds.
+        #[arg(long, default_value_t = 5000)]
+        timeout_ms: u64,
+        /// The vectors folder.
+        #[arg(long, default_value = "vectors")]
+        dir: PathBuf,
+    },
+    /// Speak the testee protocol on standard input and output with the bundled Rust codec.
+    Testee {
+        /// Misbehave on purpose, to test a runner: wrong-value, crash-on-hex=HEX,
+        /// hang-on-hex=HEX, only-frames=A,B.
+        #[arg(long, hide = true)]
+        fault: Option<testee::Fault>,
+    },
+    /// Check the golden vectors against the Rust codec, or write them anew.
+    Vectors {
+        /// Regenerate the vector files from the cases kept in the code (a wire change: say so
+        /// in the commit message).
+        #[arg(long)]
+        write: bool,
+        /// The vectors folder.
+        #[arg(long, default_value = "vectors")]
+        dir: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("{}", message.trim_end());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The layout files to work on: those given, or the reference protocol.
+fn layout_paths(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    if !files.is_empty() {
+        return files;
+    }
+    let local = PathBuf::from("spec/protocol");
+    if local.is_dir() {
+        vec![local]
+    } else {
+        vec![ackwire_spec::reference_protocol_dir().to_path_buf()]
+    }
+}
+
+fn spec_error(e: SpecError) -> String {
+    e.to_string()
+}
+
+fn hex_arg(parts: &[String]) -> Result<Vec<u8>, String> {
+    frames::parse_hex(&parts.join(" ")).map_err(|e| format!("error: bad hex: {e}"))
+}
+
+fn run(command: Command) -> Result<ExitCode, String> {
+    match command {
+        Command::Check { files } => {
+            let paths = layout_paths(files);
+            let sources = ackwire_spec::read_sources(&paths).map_err(spec_error)?;
+            ackwire_spec::compile(&sources).map_err(spec_error)?;
+            let items: usize = sources.len();
+            println!(
+                "ok: {items} layout file{} valid",
+                if items == 1 { "" } else { "s" }
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Spec {
+            json: _,
+            schema,
+            files,
+        } => {
+            if schema {
+                let schema = schemars::schema_for!(ackwire_spec::model::Spec);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())?
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            let (spec, _) = ackwire_spec::load(&layout_paths(files)).map_err(spec_error)?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&spec).map_err(|e| e.to_string())?
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Fmt { check, files } => fmt(check, &layout_paths(files)),
+        Command::Decode { frame, hex } => {
+            let bytes = hex_arg(&hex)?;
+            match frames::decode_json(&frame, &bytes) {
+                Ok(value) => {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?
+                    );
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(frames::FrameError::Decode(e)) => Err(format!(
+                    "error: {kind} at byte {offset}{bit}, field {path}",
+                    kind = e.kind,
+                    offset = e.offset,
+                    bit = e.bit.map(|b| format!(" (bit {b})")).unwrap_or_default(),
+                    path = if e.path_string().is_empty() {
+                        "(frame)".to_string()
+                    } else {
+                        e.path_string()
+                    },
+                )),
+                Err(e) => Err(format!("error: {e}")),
+            }
+        }
+        Command::Encode { frame, json } => {
+            let text = if json == "-" {
+                std::io::read_to_string(std::io::stdin())
+                    .map_err(|e| format!("error: reading standard input: {e}"))?
+            } else {
+                json
+            };
+            let value: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| format!("error: the JSON is not valid: {e}"))?;
+            let bytes = frames::encode_json(&frame, &value).map_err(|e| format!("error: {e}"))?;
+            println!("{}", frames::hex_spaced(&bytes));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Explain { frame, hex } => {
+            let bytes = hex_arg(&hex)?;
+            let spec = ackwire_spec::reference_spec().map_err(spec_error)?;
+            match explain::explain(&spec, &frame, &bytes) {
+                Ok(rows) => {
+                    print!("{}", explain::render(&rows));
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(explain::ExplainError::Decode { rows, error }) => {
+                    print!("{}", explain::render(&rows));
+                    Err(format!("error: {error}"))
+                }
+                Err(e) => Err(format!("error: {e}")),
+            }
+        }
+        Command::Testee { fault } => {
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::stdout().lock();
+            let code = testee::serve(stdin, stdout, fault.as_ref());
+            Ok(if code == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(code as u8)
+            })
+        }
+        Command::Conform {
+            testee,
+            filter,
+            failure_list,
+            junit,
+            json,
+            timeout_ms,
+            dir,
+        } => conform(ConformArgs {
+            testee,
+            filter,
+            failure_list,
+            junit,
+            json,
+            timeout: Duration::from_millis(timeout_ms),
+            dir,
+        }),
+        Command::Vectors { write, dir } => {
+            let frames_dir = dir.join("frames");
+            if write {
+                let written =
+                    vectors::write_frames(&frames_dir).map_err(|e| format!("error: {e}"))?;
+                println!(
+                    "wrote {} vector files to {}",
+                    written.len(),
+                    frames_dir.display()
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            let files = vectors::read_frames(&frames_dir).map_err(|e| format!("error: {e}"))?;
+            let mut failed = 0;
+            let mut total = 0;
+            for file in &files {
+                for case in &file.cases {
+                    total += 1;
+                    if let Err(why) = vectors::verify_frame_case(&file.frame, case) {
+                        failed += 1;
+                        eprintln!("FAIL {}: {why}", case.name);
+                    }
+                }
+            }
+            println!("{} passed, {} failed", total - failed, failed);
+            Ok(if failed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+    }
+}
+
+fn fmt(check: bool, paths: &[PathBuf]) -> Result<ExitCode, String> {
+    let sources = ackwire_spec::read_sources(paths).map_err(spec_error)?;
+    let mut unformatted = Vec::new();
+    let mut errors = Vec::new();
+    for source in &sources {
+        match ackwire_spec::parse::parse_file(&source.name, &source.text) {
+            Ok(file) => {
+                let formatted = ackwire_spec::fmt::format_file(&file);
+                if formatted != source.text {
+                    unformatted.push((source.name.clone(), formatted));
+                }
+            }
+            Err(mut diags) => errors.append(&mut diags),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ackwire_spec::render(&errors, &sources));
+    }
+    if check {
+        for (name, _) in &unformatted {
+            println!("would reformat {name}");
+        }
+        return Ok(if unformatted.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        });
+    }
+    for (name, text) in &unformatted {
+        write_atomically(Path::new(name), text)?;
+        println!("formatted {name}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes through a temporary file and a rename, so that an interrupted run never leaves a
+/// half-written layout file.
+fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    let tmp = path.with_extension("wire.tmp");
+    std::fs::write(&tmp, text)
+        .map_err(|e| format!("error: cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path)
+        .map_err(|e| format!("error: cannot replace {}: {e}", path.display()))
+}
+
+struct ConformArgs {
+    testee: Option<String>,
+    filter: Option<String>,
+    failure_list: Option<PathBuf>,
+    junit: Option<PathBuf>,
+    json: Option<PathBuf>,
+    timeout: Duration,
+    dir: PathBuf,
+}
+
+fn conform(args: ConformArgs) -> Result<ExitCode, String> {
+    let command = match &args.testee {
+        Some(cmd) => split_command(cmd)?,
+        None => {
+            let exe = std::env::current_exe()
+                .map_err(|e| format!("error: cannot find this program: {e}"))?;
+            vec![exe.display().to_string(), "testee".to_string()]
+        }
+    };
+    let files =
+        vectors::read_frames(&args.dir.join("frames")).map_err(|e| format!("error: {e}"))?;
+    let mut cases = runner::frame_cases(&files).map_err(|e| format!("error: {e}"))?;
+    if let Some(f) = &args.filter {
+        cases.retain(|c| c.name.contains(f.as_str()));
+    }
+    let failure_list = match &args.failure_list {
+        Some(p) => runner::read_failure_list(
+            &std::fs::read_to_string(p)
+                .map_err(|e| format!("error: cannot read {}: {e}", p.display()))?,
+        ),
+        None => Default::default(),
+    };
+    let options = runner::RunOptions {
+        command,
+        timeout: args.timeout,
+        failure_list,
+    };
+    let bar = indicatif::ProgressBar::new(cases.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let result = runner::run(&cases, &options, |o| {
+        bar.inc(1);
+        if o.is_unexpected() {
+            bar.println(format!("{} {}", o.verdict.as_str(), o.name));
+        }
+    });
+    bar.finish_and_clear();
+    let run = result.map_err(|e| format!("error: {e}"))?;
+    if let Some(path) = &args.junit {
+        std::fs::write(path, report::junit(&run))
+            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report::json(&run)).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+    }
+    print!("{}", report::table(&run));
+    Ok(if run.unexpected().next().is_none() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Splits a command line on white space, keeping single- or double-quoted parts together.
+fn split_command(text: &str) -> Result<Vec<String>, String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut started = false;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => current.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if started {
+                    parts.push(std::mem::take(&mut current));
+                    started = false;
+                }
+            }
+            (None, c) => {
+                current.push(c);
+                started = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(format!("error: unbalanced quote in --testee {text:?}"));
+    }
+    if started {
+        parts.push(current);
+    }
+    if parts.is_empty() {
+        return Err("error: --testee is empty".to_string());
+    }
+    Ok(parts)
+}

@@ -1,0 +1,273 @@
+//! The Rust codec as a testee: `ackwire testee` speaks `conformance/PROTOCOL.md` over standard
+//! input and output, so the bundled implementation is checked through the same door as any
+//! other.
+//!
+//! [`Fault`]s make it misbehave on purpose (a wrong value, a crash, a hang, fewer
+//! capabilities): the runner's own tests use them to prove that it catches each.
+
+use crate::frames::{self, FrameError};
+use ackwire_codec::protocol::FRAME_NAMES;
+use serde_json::{json, Value};
+use std::io::{BufRead, Write};
+
+/// The protocol version this testee speaks.
+pub const PROTOCOL_VERSION: u64 = 1;
+
+/// A deliberate misbehaviour, for testing runners.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// Every decoded value is altered (its first integer field is off by one).
+    WrongValue,
+    /// The process exits when asked about these bytes.
+    CrashOnHex(String),
+    /// The testee never answers a request about these bytes.
+    HangOnHex(String),
+    /// `hello` claims only these frames.
+    OnlyFrames(Vec<String>),
+}
+
+impl std::str::FromStr for Fault {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, arg) = s.split_once('=').unwrap_or((s, ""));
+        let hex = || {
+            arg.chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .to_lowercase()
+        };
+        match name {
+            "wrong-value" => Ok(Fault::WrongValue),
+            "crash-on-hex" => Ok(Fault::CrashOnHex(hex())),
+            "hang-on-hex" => Ok(Fault::HangOnHex(hex())),
+            "only-frames" => Ok(Fault::OnlyFrames(
+                arg.split(',').filter(|f| !f.is_empty()).map(str::to_string).collect(),
+            )),
+            _ => Err(format!(
+                "unknown fault `{name}`: expected wrong-value, crash-on-hex=HEX, hang-on-hex=HEX or only-frames=A,B"
+            )),
+        }
+    }
+}
+
+/// What the testee does with one request line: the reply to write, or that it must stop.
+enum Step {
+    Reply(Value),
+    Exit(i32),
+    Hang,
+}
+
+/// Serves requests from `input` until it closes (or `bye`), writing replies to `output`.
+/// Returns the process exit code.
+pub fn serve(input: impl BufRead, mut output: impl Write, fault: Option<&Fault>) -> i32 {
+    for line in input.lines() {
+        let Ok(line) = line else { return 1 };
+        if line.trim().is_empty() {
+            continue;
+        }
+        match answer(&line, fault) {
+            Step::Reply(reply) => {
+                let bye = reply.get("bye").is_some();
+                let mut reply = reply;
+                if let Some(o) = reply.as_object_mut() {
+                    o.remove("bye");
+                }
+                if writeln!(output, "{reply}")
+                    .and_then(|_| output.flush())
+                    .is_err()
+                {
+                    return 1;
+                }
+                if bye {
+                    return 0;
+                }
+            }
+            Step::Exit(code) => return code,
+            Step::Hang => loop {
+                std::thread::park();
+            },
+        }
+    }
+    0
+}
+
+fn answer(line: &str, fault: Option<&Fault>) -> Step {
+    let request: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => {
+            return Step::Reply(
+                json!({"id": null, "error": {"kind": "bad_request", "message": e.to_string()}}),
+            );
+        }
+    };
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    let op = request.get("op").and_then(Value::as_str).unwrap_or("");
+    let frame = request.get("frame").and_then(Value::as_str).unwrap_or("");
+    let hex = request.get("hex").and_then(Value::as_str).unwrap_or("");
+    let norm: String = hex
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_lowercase();
+    match fault {
+        Some(Fault::CrashOnHex(h)) if !norm.is_empty() && &norm == h => return Step::Exit(3),
+        Some(Fault::HangOnHex(h)) if !norm.is_empty() && &norm == h => return Step::Hang,
+        _ => {}
+    }
+    let frames: Vec<String> = match fault {
+        Some(Fault::OnlyFrames(only)) => only.clone(),
+        _ => FRAME_NAMES.iter().map(|s| s.to_string()).collect(),
+    };
+    let body = match op {
+        "hello" => json!({"ok": {
+            "name": "ackwire-rust",
+            "version": env!("CARGO_PKG_VERSION"),
+            "protocol": PROTOCOL_VERSION,
+            "frames": frames,
+            "sessions": [],
+        }}),
+        "decode" | "encode" if !frames.iter().any(|f| f == frame) => {
+            json!({"unimplemented": format!("frame `{frame}` is not implemented")})
+        }
+        "decode" => match frames::parse_hex(hex) {
+            Err(e) => json!({"error": {"kind": "bad_request", "message": e}}),
+            Ok(bytes) => match frames::decode_json(frame, &bytes) {
+                Ok(mut value) => {
+                    if fault == Some(&Fault::WrongValue) && !nudge(&mut value) {
+                        // Nothing numeric to alter: a member no frame has is just as wrong.
+                        value["nudged"] = json!(true);
+                    }
+                    json!({"ok": {"value": value}})
+                }
+                Err(e) => error_reply(e),
+            },
+        },
+        "encode" => {
+            let value = request.get("value").cloned().unwrap_or(Value::Null);
+            match frames::encode_json(frame, &value) {
+                Ok(bytes) => json!({"ok": {"hex": frames::hex_spaced(&bytes).replace(' ', "")}}),
+                Err(e) => error_reply(e),
+            }
+        }
+        "bye" => json!({"ok": {}, "bye": true}),
+        "open" | "deliver" | "take" | "advance" | "state_hash" | "close" => {
+            json!({"unimplemented": "the Rust testee implements no session machines yet"})
+        }
+        other => json!({"unimplemented": format!("unknown op `{other}`")}),
+    };
+    let mut reply = json!({"id": id});
+    if let (Some(r), Some(b)) = (reply.as_object_mut(), body.as_object()) {
+        for (k, v) in b {
+            r.insert(k.clone(), v.clone());
+        }
+    }
+    Step::Reply(reply)
+}
+
+fn error_reply(e: FrameError) -> Value {
+    match e {
+        FrameError::Decode(e) => json!({"error": {
+            "kind": e.kind.as_str(),
+            "offset": e.offset,
+            "path": e.path_string(),
+        }}),
+        FrameError::Encode(e) => json!({"error": {
+            "kind": e.kind.as_str(),
+            "path": e.path.to_string(),
+        }}),
+        FrameError::UnknownFrame { name } => {
+            json!({"unimplemented": format!("unknown frame `{name}`")})
+        }
+        FrameError::Json { message, .. } => {
+            json!({"error": {"kind": "bad_request", "message": message}})
+        }
+    }
+}
+
+/// Changes the first integer found in `value` (a number, or a 64-bit one written as a decimal
+/// string), depth first, by one.
+fn nudge(value: &mut Value) -> bool {
+    match value {
+        Value::String(s) => match s.parse::<u64>() {
+            Ok(v) => {
+                *s = (v ^ 1).to_string();
+                true
+            }
+            Err(_) => false,
+        },
+        Value::Number(n) => match n.as_u64() {
+            Some(v) => {
+                *n = serde_json::Number::from(v ^ 1);
+                true
+            }
+            None => false,
+        },
+        Value::Object(o) => o.values_mut().any(nudge),
+        Value::Array(a) => a.iter_mut().any(nudge),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn talk(requests: &[Value], fault: Option<&Fault>) -> Vec<Value> {
+        let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+        let mut out = Vec::new();
+        serve(input.as_bytes(), &mut out, fault);
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn hello_lists_every_frame() {
+        let r = talk(&[json!({"id": 0, "op": "hello", "protocol": 1})], None);
+        assert_eq!(r[0]["id"], 0);
+        assert_eq!(
+            r[0]["ok"]["frames"].as_array().unwrap().len(),
+            FRAME_NAMES.len()
+        );
+    }
+
+    #[test]
+    fn decode_and_encode_answer_values_bytes_and_errors() {
+        let hex = "0a05ff000000000000002a00000000000000";
+        let r = talk(
+            &[
+                json!({"id": 1, "op": "decode", "frame": "delta_ack", "hex": hex}),
+                json!({"id": 2, "op": "decode", "frame": "delta_ack", "hex": "0a05"}),
+                json!({"id": 3, "op": "encode", "frame": "delta_ack", "value": {"newest": 5, "mask": 255, "digest": 42}}),
+                json!({"id": 4, "op": "open", "session": "acked_client"}),
+                json!({"id": 5, "op": "bye"}),
+                json!({"id": 6, "op": "hello"}),
+            ],
+            None,
+        );
+        assert_eq!(r[0]["ok"]["value"]["digest"], 42);
+        assert_eq!(r[1]["error"]["kind"], "truncated");
+        assert_eq!(r[1]["error"]["path"], "mask");
+        assert_eq!(r[2]["ok"]["hex"], hex);
+        assert!(r[3]["unimplemented"].is_string());
+        assert_eq!(r.len(), 5, "nothing is answered after bye");
+    }
+
+    #[test]
+    fn faults_misbehave_as_named() {
+        let hex = "0a05ff000000000000002a00000000000000";
+        let req = json!({"id": 1, "op": "decode", "frame": "delta_ack", "hex": hex});
+        let wrong = talk(&[req.clone()], Some(&Fault::WrongValue));
+        assert_eq!(wrong[0]["ok"]["value"]["newest"], 4);
+        let crash: Fault = format!("crash-on-hex={hex}").parse().unwrap();
+        assert!(talk(&[req.clone()], Some(&crash)).is_empty());
+        let only: Fault = "only-frames=acked".parse().unwrap();
+        let r = talk(&[json!({"id": 0, "op": "hello"}), req], Some(&only));
+        assert_eq!(r[0]["ok"]["frames"], json!(["acked"]));
+        assert!(r[1]["unimplemented"].is_string());
+        assert!("nonsense".parse::<Fault>().is_err());
+    }
+}

@@ -1,0 +1,254 @@
+//! The runner against testees that misbehave on purpose: each fault must end in the verdict
+//! PROTOCOL.md gives it, the testee must be restarted after a crash or a timeout, and the run
+//! must go on. Testees are this crate's own `ackwire testee` with a hidden `--fault`.
+
+use ackwire_conformance::report;
+use ackwire_conformance::runner::{self, Case, Check, RunOptions, RunReport, Verdict};
+use ackwire_conformance::vectors;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+fn cases() -> Vec<Case> {
+    let files: Vec<_> = vectors::frame_files()
+        .into_iter()
+        .filter(|f| f.frame == "delta_ack" || f.frame == "acked")
+        .collect();
+    let cases = runner::frame_cases(&files).unwrap();
+    assert!(cases.len() > 20, "too few cases to mean anything");
+    cases
+}
+
+fn testee(fault: Option<String>) -> Vec<String> {
+    let mut cmd = vec![
+        env!("CARGO_BIN_EXE_ackwire").to_string(),
+        "testee".to_string(),
+    ];
+    if let Some(f) = fault {
+        cmd.push(format!("--fault={f}"));
+    }
+    cmd
+}
+
+fn run(cases: &[Case], fault: Option<String>, timeout_ms: u64, listed: &[&str]) -> RunReport {
+    let options = RunOptions {
+        command: testee(fault),
+        timeout: Duration::from_millis(timeout_ms),
+        failure_list: listed.iter().map(|s| s.to_string()).collect(),
+    };
+    runner::run(cases, &options, |_| {}).unwrap()
+}
+
+fn verdicts(report: &RunReport) -> BTreeSet<Verdict> {
+    report.outcomes.iter().map(|o| o.verdict).collect()
+}
+
+fn hex_of(case: &Case) -> &str {
+    match &case.check {
+        Check::DecodeValue { hex, .. } | Check::DecodeError { hex, .. } => hex,
+        Check::Encode { hex, .. } => hex,
+    }
+}
+
+#[test]
+fn an_honest_testee_passes_everything() {
+    let cases = cases();
+    let r = run(&cases, None, 5000, &[]);
+    assert_eq!(
+        verdicts(&r),
+        BTreeSet::from([Verdict::Pass]),
+        "{}",
+        report::table(&r)
+    );
+    assert_eq!(r.outcomes.len(), cases.len());
+    assert!(r.testee.starts_with("ackwire-rust"));
+}
+
+#[test]
+fn a_wrong_value_fails_decodes_with_expected_and_actual() {
+    let cases = cases();
+    let r = run(&cases, Some("wrong-value".into()), 5000, &[]);
+    for (case, o) in cases.iter().zip(&r.outcomes) {
+        match case.check {
+            Check::DecodeValue { .. } => {
+                assert_eq!(o.verdict, Verdict::Fail, "{}", o.name);
+                assert!(
+                    o.detail.contains("expected value") && o.detail.contains("got value"),
+                    "{}",
+                    o.detail
+                );
+            }
+            _ => assert_eq!(o.verdict, Verdict::Pass, "{}: {}", o.name, o.detail),
+        }
+    }
+    assert!(report::table(&r).contains("FAIL frames/"));
+}
+
+#[test]
+fn a_crash_fails_one_case_and_the_testee_is_restarted() {
+    let cases = cases();
+    let victim = cases
+        .iter()
+        .find(|c| matches!(c.check, Check::DecodeValue { .. }) && c.frame == "delta_ack")
+        .unwrap();
+    let hex = hex_of(victim).to_string();
+    let r = run(&cases, Some(format!("crash-on-hex={hex}")), 5000, &[]);
+    for (case, o) in cases.iter().zip(&r.outcomes) {
+        let asks_victim = !matches!(case.check, Check::Encode { .. }) && hex_of(case) == hex;
+        let expected = if asks_victim {
+            Verdict::Crash
+        } else {
+            Verdict::Pass
+        };
+        assert_eq!(o.verdict, expected, "{}: {}", o.name, o.detail);
+    }
+    let crash = r
+        .outcomes
+        .iter()
+        .find(|o| o.verdict == Verdict::Crash)
+        .unwrap();
+    assert!(crash.detail.contains("exited"), "{}", crash.detail);
+}
+
+#[test]
+fn a_testee_that_never_answers_times_out_and_the_run_goes_on() {
+    let cases = cases();
+    let victim = cases
+        .iter()
+        .find(|c| matches!(c.check, Check::DecodeError { .. }) && hex_of(c).len() > 4)
+        .unwrap();
+    let hex = hex_of(victim).to_string();
+    let r = run(&cases, Some(format!("hang-on-hex={hex}")), 400, &[]);
+    let timed_out: Vec<_> = r
+        .outcomes
+        .iter()
+        .filter(|o| o.verdict == Verdict::Timeout)
+        .collect();
+    assert!(!timed_out.is_empty());
+    assert!(timed_out
+        .iter()
+        .all(|o| o.detail.contains("no reply within 400 ms")));
+    let after = r
+        .outcomes
+        .iter()
+        .skip_while(|o| o.verdict != Verdict::Timeout)
+        .skip(1);
+    assert!(after.clone().count() > 0 && after.filter(|o| o.verdict == Verdict::Pass).count() > 0);
+    assert_eq!(
+        verdicts(&r),
+        BTreeSet::from([Verdict::Pass, Verdict::Timeout])
+    );
+}
+
+#[test]
+fn cases_outside_the_capabilities_are_unimplemented_not_failed() {
+    let cases = cases();
+    let r = run(&cases, Some("only-frames=acked".into()), 5000, &[]);
+    for o in &r.outcomes {
+        let expected = if o.frame == "acked" {
+            Verdict::Pass
+        } else {
+            Verdict::Unimplemented
+        };
+        assert_eq!(o.verdict, expected, "{}", o.name);
+    }
+    assert_eq!(r.unexpected().count(), 0);
+}
+
+#[test]
+fn the_failure_list_expects_failures_and_reports_passes() {
+    let cases = cases();
+    let fails = r_names(
+        &run(&cases, Some("wrong-value".into()), 5000, &[]),
+        Verdict::Fail,
+    );
+    let passing = cases
+        .iter()
+        .find(|c| matches!(c.check, Check::Encode { .. }))
+        .unwrap()
+        .name
+        .clone();
+    let mut listed: Vec<&str> = fails.iter().map(String::as_str).collect();
+    listed.push(&passing);
+    let r = run(&cases, Some("wrong-value".into()), 5000, &listed);
+    let unexpected: Vec<_> = r.unexpected().map(|o| o.name.clone()).collect();
+    assert_eq!(unexpected, [passing.clone()]);
+    assert!(report::table(&r).contains("in the failure list but passes"));
+}
+
+fn r_names(r: &RunReport, v: Verdict) -> Vec<String> {
+    r.outcomes
+        .iter()
+        .filter(|o| o.verdict == v)
+        .map(|o| o.name.clone())
+        .collect()
+}
+
+#[test]
+fn the_junit_report_is_valid_xml_with_one_testcase_per_case() {
+    let cases = cases();
+    let r = run(&cases, Some("wrong-value".into()), 5000, &[]);
+    let xml = report::junit(&r);
+    let doc = roxmltree::Document::parse(&xml).expect("well-formed XML");
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    let testcases: Vec<_> = root
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    assert_eq!(testcases.len(), cases.len());
+    let failures = root
+        .descendants()
+        .filter(|n| n.has_tag_name("failure"))
+        .count();
+    assert_eq!(failures.to_string(), root.attribute("failures").unwrap());
+    assert_eq!(failures, r_names(&r, Verdict::Fail).len());
+    for suite in root.children().filter(|n| n.has_tag_name("testsuite")) {
+        let n = suite
+            .children()
+            .filter(|c| c.has_tag_name("testcase"))
+            .count();
+        assert_eq!(n.to_string(), suite.attribute("tests").unwrap());
+    }
+}
+
+#[test]
+fn the_command_line_runs_the_suite_and_writes_reports() {
+    let dir = std::env::temp_dir().join(format!("ackwire-conform-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let vectors_dir = dir.join("vectors");
+    vectors::write_frames(&vectors_dir.join("frames")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ackwire"))
+        .args(["conform", "--filter", "delta_ack", "--dir"])
+        .arg(&vectors_dir)
+        .arg("--junit")
+        .arg(dir.join("junit.xml"))
+        .arg("--json")
+        .arg(dir.join("summary.json"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.trim_end().ends_with(" 0 failed"), "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["unexpected"], 0);
+    assert!(summary["total"].as_u64().unwrap() > 0);
+    roxmltree::Document::parse(&std::fs::read_to_string(dir.join("junit.xml")).unwrap()).unwrap();
+    // A broken testee makes the command fail.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ackwire"))
+        .args(["conform", "--filter", "delta_ack", "--dir"])
+        .arg(&vectors_dir)
+        .arg("--testee")
+        .arg(format!(
+            "{} testee --fault=wrong-value",
+            env!("CARGO_BIN_EXE_ackwire")
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
+}
