@@ -21,6 +21,17 @@ struct Cli {
     command: Command,
 }
 
+/// A target language of `ackwire gen`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Lang {
+    /// Rust, calling the runtime in `ackwire-codec` (what `Builder` writes from build.rs).
+    Rust,
+    /// TypeScript: one module, no dependencies.
+    Ts,
+    /// C++17: one header.
+    Cpp,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Validate layout files (default: spec/protocol); print every problem, rustc-style.
@@ -99,6 +110,17 @@ enum Command {
         /// hang-on-hex=HEX, only-frames=A,B.
         #[arg(long, hide = true)]
         fault: Option<testee::Fault>,
+    },
+    /// Generate a codec from layout files (default: the reference protocol).
+    Gen {
+        /// The target language.
+        #[arg(long, value_enum)]
+        lang: Lang,
+        /// The folder to write into (created when missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Layout files or folders of them.
+        files: Vec<PathBuf>,
     },
     /// Check the golden vectors against the Rust codec, or write them anew.
     Vectors {
@@ -229,6 +251,40 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 }
                 Err(e) => Err(format!("error: {e}")),
             }
+        }
+        Command::Gen { lang, out, files } => {
+            let paths = layout_paths(files);
+            let generated: Vec<(String, String)> = match lang {
+                Lang::Rust => {
+                    let mut builder = ackwire_spec::Builder::new();
+                    for p in &paths {
+                        builder = builder.path(p);
+                    }
+                    vec![(
+                        "protocol.rs".to_string(),
+                        builder.generate().map_err(spec_error)?,
+                    )]
+                }
+                Lang::Ts => ackwire_spec::gen::ts::generate(
+                    &ackwire_spec::load(&paths).map_err(spec_error)?.0,
+                ),
+                Lang::Cpp => ackwire_spec::gen::cpp::generate(
+                    &ackwire_spec::load(&paths).map_err(spec_error)?.0,
+                ),
+            };
+            std::fs::create_dir_all(&out)
+                .map_err(|e| format!("error: cannot create {}: {e}", out.display()))?;
+            for (name, text) in &generated {
+                let path = out.join(name);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|e| format!("error: cannot create {}: {e}", parent.display()))?;
+                }
+                std::fs::write(&path, text)
+                    .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+                println!("wrote {}", path.display());
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Testee { fault } => {
             let stdin = std::io::stdin().lock();

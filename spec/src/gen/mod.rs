@@ -4,7 +4,9 @@
 //! and decoders for them; the logic that does not depend on the layout lives in the target
 //! language's runtime (for Rust, `ackwire_codec::rt`), as prost keeps it in `prost`.
 
+pub mod cpp;
 pub mod rust;
+pub mod ts;
 
 /// A layout name in `snake_case` (`FullFrame` -> `full_frame`).
 pub fn snake_case(name: &str) -> String {
