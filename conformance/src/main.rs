@@ -6,7 +6,7 @@
 
 #![forbid(unsafe_code)]
 
-use ackwire_conformance::{explain, frames, report, runner, testee, vectors};
+use ackwire_conformance::{diff, explain, frames, report, runner, testee, vectors};
 use ackwire_spec::SpecError;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -121,6 +121,29 @@ enum Command {
         out: PathBuf,
         /// Layout files or folders of them.
         files: Vec<PathBuf>,
+    },
+    /// Differential fuzzing: the same inputs through the Rust decoder and other testees; any
+    /// disagreement is printed as a vector ready to add. Exit 1 on any disagreement.
+    FuzzDiff {
+        /// Seeded random and mutated inputs, beyond the corpus and the vectors.
+        #[arg(long, default_value_t = 50_000)]
+        count: usize,
+        /// The seed of those inputs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// A testee as LABEL=COMMAND, repeatable (default: the bundled TypeScript and C++
+        /// testees, which must have been built).
+        #[arg(long = "testee")]
+        testees: Vec<String>,
+        /// The fuzz corpus folder.
+        #[arg(long, default_value = "fuzz/corpus")]
+        corpus: PathBuf,
+        /// The vectors folder.
+        #[arg(long, default_value = "vectors")]
+        dir: PathBuf,
+        /// How long one reply may take, in milliseconds.
+        #[arg(long, default_value_t = 5000)]
+        timeout_ms: u64,
     },
     /// Check the golden vectors against the Rust codec, or write them anew.
     Vectors {
@@ -286,6 +309,21 @@ fn run(command: Command) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::FuzzDiff {
+            count,
+            seed,
+            testees,
+            corpus,
+            dir,
+            timeout_ms,
+        } => fuzz_diff(
+            count,
+            seed,
+            testees,
+            &corpus,
+            &dir,
+            Duration::from_millis(timeout_ms),
+        ),
         Command::Testee { fault } => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
@@ -495,4 +533,86 @@ fn split_command(text: &str) -> Result<Vec<String>, String> {
         return Err("error: --testee is empty".to_string());
     }
     Ok(parts)
+}
+
+/// The bundled testees, as `ackwire fuzz-diff` runs them by default.
+const BUNDLED_TESTEES: [(&str, &str, &str); 2] = [
+    (
+        "ts",
+        "node conformance/testees/ts/dist/testee.js",
+        "conformance/testees/ts/dist/testee.js",
+    ),
+    (
+        "cpp",
+        "conformance/testees/cpp/build/testee",
+        "conformance/testees/cpp/build/testee",
+    ),
+];
+
+fn fuzz_diff(
+    count: usize,
+    seed: u64,
+    testees: Vec<String>,
+    corpus: &Path,
+    dir: &Path,
+    timeout: Duration,
+) -> Result<ExitCode, String> {
+    let mut chosen = Vec::new();
+    if testees.is_empty() {
+        for (label, command, built) in BUNDLED_TESTEES {
+            if !Path::new(built).exists() {
+                return Err(format!(
+                    "error: the {label} testee is not built ({built} is missing): run conformance/testees/{label}/build.sh, or name testees with --testee LABEL=COMMAND"
+                ));
+            }
+            chosen.push((label.to_string(), split_command(command)?));
+        }
+    } else {
+        for t in &testees {
+            let (label, command) = t
+                .split_once('=')
+                .ok_or_else(|| format!("error: --testee {t:?} is not LABEL=COMMAND"))?;
+            chosen.push((label.to_string(), split_command(command)?));
+        }
+    }
+    let files = vectors::read_frames(&dir.join("frames")).map_err(|e| format!("error: {e}"))?;
+    let inputs = diff::inputs(Some(corpus), &files, count, seed);
+    let mut running: Vec<(String, runner::Testee)> = chosen
+        .into_iter()
+        .map(|(label, cmd)| (label, runner::Testee::new(cmd)))
+        .collect();
+    let bar = indicatif::ProgressBar::new(inputs.len() as u64);
+    let report = diff::run(&inputs, &mut running, timeout, |n| {
+        bar.set_position(n as u64)
+    });
+    bar.finish_and_clear();
+    for d in &report.disagreements {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&d.as_vector()).map_err(|e| e.to_string())?
+        );
+    }
+    let labels: Vec<&str> = running.iter().map(|(l, _)| l.as_str()).collect();
+    println!(
+        "differential: {} inputs ({} accepted by Rust) through rust, {}: {} disagreement{}",
+        report.inputs,
+        report.accepted,
+        labels.join(", "),
+        report.disagreements.len(),
+        if report.disagreements.len() == 1 {
+            ""
+        } else {
+            "s"
+        }
+    );
+    println!(
+        "{} passed, {} failed",
+        report.inputs - report.disagreements.len(),
+        report.disagreements.len()
+    );
+    Ok(if report.disagreements.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

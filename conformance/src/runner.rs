@@ -215,13 +215,17 @@ pub struct Capabilities {
     pub sessions: BTreeSet<String>,
 }
 
-enum Fault {
+/// Why a request got no reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// The testee exited, or answered something that is not a reply to the request.
     Crash(String),
+    /// No reply within the timeout.
     Timeout,
 }
 
-/// A running testee process.
-struct Testee {
+/// A testee process: started on demand, greeted with `hello`, restarted after a fault.
+pub struct Testee {
     command: Vec<String>,
     child: Option<Child>,
     stdin: Option<ChildStdin>,
@@ -232,7 +236,8 @@ struct Testee {
 }
 
 impl Testee {
-    fn new(command: Vec<String>) -> Self {
+    /// A testee run as `command` (program and arguments); nothing starts until it is used.
+    pub fn new(command: Vec<String>) -> Self {
         Testee {
             command,
             child: None,
@@ -291,7 +296,8 @@ impl Testee {
         Ok(())
     }
 
-    fn stop(&mut self) {
+    /// Stops the process; the next request starts it again.
+    pub fn stop(&mut self) {
         self.stdin = None;
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
@@ -312,7 +318,8 @@ impl Testee {
         }
     }
 
-    fn request(&mut self, mut body: Value, timeout: Duration) -> Result<Value, Fault> {
+    /// Sends one request (an `id` is added) and waits up to `timeout` for its reply.
+    pub fn request(&mut self, mut body: Value, timeout: Duration) -> Result<Value, Fault> {
         let id = self.next_id;
         self.next_id += 1;
         body["id"] = json!(id);
@@ -363,8 +370,9 @@ impl Testee {
         }
     }
 
-    /// The capabilities, starting the testee and greeting it when needed.
-    fn ensure(&mut self, timeout: Duration) -> Result<Result<Capabilities, String>, RunError> {
+    /// The capabilities, starting the testee and greeting it when needed: `Err(why)` when it
+    /// does not answer `hello`.
+    pub fn ensure(&mut self, timeout: Duration) -> Result<Result<Capabilities, String>, RunError> {
         if let Some(c) = &self.capabilities {
             return Ok(Ok(c.clone()));
         }

@@ -1,0 +1,384 @@
+//! Differential fuzzing: the same bytes through the Rust decoder and every other testee; each
+//! input must give the same value or the same error kind everywhere.
+//!
+//! DESIGN.md section 6: "the same input through the Rust, TypeScript and C++ codecs must give
+//! the same value or the same error kind; a disagreement is shrunk into a new vector". The
+//! inputs are the fuzz corpus, the golden vectors, and a bounded number of seeded random and
+//! mutated frames; a disagreement is printed as a frame vector ready to add to
+//! `vectors/frames/`.
+
+use crate::frames::{self, FrameError};
+use crate::netsim::SplitMix64;
+use crate::runner::{Fault, Testee};
+use crate::vectors::FrameFile;
+use ackwire_codec::protocol::FRAME_NAMES;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::Duration;
+
+/// One input: a frame name and the bytes to decode as that frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The frame.
+    pub frame: String,
+    /// The bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// What one decoder made of an input.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// A value (the JSON form).
+    Value(Value),
+    /// An error of this kind.
+    Error(String),
+    /// The testee did not answer (crash, timeout, or not a reply).
+    Fault(String),
+    /// The testee does not implement this frame.
+    Unimplemented,
+}
+
+/// An input on which the decoders disagree.
+#[derive(Debug, Clone)]
+pub struct Disagreement {
+    /// The input.
+    pub input: Input,
+    /// What the Rust decoder said.
+    pub rust: Verdict,
+    /// What each other testee said, by label.
+    pub others: Vec<(String, Verdict)>,
+}
+
+impl Disagreement {
+    /// The input as a frame vector holding the Rust decoder's answer, ready to add to the
+    /// frame's vector file once the disagreement is understood.
+    pub fn as_vector(&self) -> Value {
+        let hex = frames::hex_spaced(&self.input.bytes);
+        let id = ackwire_codec::rt::fnv1a32(&self.input.bytes);
+        let who: Vec<String> = self
+            .others
+            .iter()
+            .map(|(label, v)| format!("{label}: {}", describe(v)))
+            .collect();
+        let mut vector = json!({
+            "name": format!("{}/differential_{id:08x}", self.input.frame),
+            "description": format!("found by differential fuzzing ({})", who.join("; ")),
+            "seed": "DESIGN.md §6",
+            "hex": hex,
+        });
+        match &self.rust {
+            Verdict::Value(v) => vector["value"] = v.clone(),
+            Verdict::Error(kind) => {
+                if let Err(FrameError::Decode(e)) =
+                    frames::decode_json(&self.input.frame, &self.input.bytes)
+                {
+                    vector["error"] =
+                        json!({"kind": kind, "offset": e.offset, "path": e.path_string()});
+                    if let Some(bit) = e.bit {
+                        vector["error"]["bit"] = json!(bit);
+                    }
+                }
+            }
+            _ => {}
+        }
+        vector
+    }
+}
+
+fn describe(v: &Verdict) -> String {
+    match v {
+        Verdict::Value(_) => "a value".into(),
+        Verdict::Error(kind) => format!("error {kind}"),
+        Verdict::Fault(why) => format!("no answer ({why})"),
+        Verdict::Unimplemented => "unimplemented".into(),
+    }
+}
+
+/// The Rust decoder's verdict.
+pub fn rust_verdict(input: &Input) -> Verdict {
+    match frames::decode_json(&input.frame, &input.bytes) {
+        Ok(v) => Verdict::Value(v),
+        Err(FrameError::Decode(e)) => Verdict::Error(e.kind.as_str().to_string()),
+        Err(e) => Verdict::Fault(e.to_string()),
+    }
+}
+
+/// The inputs of a run: every corpus file under `corpus` (`decode_<frame>/*`), every vector,
+/// then `count` seeded random and mutated frames spread over the frames.
+pub fn inputs(corpus: Option<&Path>, vectors: &[FrameFile], count: usize, seed: u64) -> Vec<Input> {
+    let mut out = Vec::new();
+    let mut samples: Vec<Input> = Vec::new();
+    for file in vectors {
+        for case in &file.cases {
+            if let Ok(bytes) = case.bytes() {
+                samples.push(Input {
+                    frame: file.frame.clone(),
+                    bytes,
+                });
+            }
+        }
+    }
+    if let Some(dir) = corpus {
+        for frame in FRAME_NAMES {
+            let Ok(entries) = std::fs::read_dir(dir.join(format!("decode_{frame}"))) else {
+                continue;
+            };
+            let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+            paths.sort();
+            for p in paths {
+                if let Ok(bytes) = std::fs::read(&p) {
+                    out.push(Input {
+                        frame: frame.to_string(),
+                        bytes,
+                    });
+                }
+            }
+        }
+    }
+    out.extend(samples.iter().cloned());
+    let mut rng = SplitMix64::new(seed);
+    for i in 0..count {
+        let frame = FRAME_NAMES[i % FRAME_NAMES.len()];
+        let of_frame: Vec<&Input> = samples.iter().filter(|s| s.frame == frame).collect();
+        let bytes = if of_frame.is_empty() || rng.chance(0.25) {
+            random_frame(
+                &mut rng,
+                of_frame.first().and_then(|s| s.bytes.first().copied()),
+            )
+        } else {
+            let base = of_frame[rng.below_or_at(of_frame.len() as u64 - 1) as usize];
+            mutate(&mut rng, &base.bytes)
+        };
+        out.push(Input {
+            frame: frame.to_string(),
+            bytes,
+        });
+    }
+    out
+}
+
+fn random_frame(rng: &mut SplitMix64, kind: Option<u8>) -> Vec<u8> {
+    let len = rng.below_or_at(48) as usize;
+    let mut bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+    if let (Some(k), Some(first)) = (kind, bytes.first_mut()) {
+        // Mostly the right kind byte, or nearly every input dies at the first field.
+        if rng.chance(0.9) {
+            *first = k;
+        }
+    }
+    bytes
+}
+
+fn mutate(rng: &mut SplitMix64, base: &[u8]) -> Vec<u8> {
+    let mut bytes = base.to_vec();
+    let edits = 1 + rng.below_or_at(2);
+    for _ in 0..edits {
+        let at = if bytes.is_empty() {
+            0
+        } else {
+            rng.below_or_at(bytes.len() as u64 - 1) as usize
+        };
+        match rng.below_or_at(5) {
+            0 if !bytes.is_empty() => bytes[at] ^= 1 << rng.below_or_at(7),
+            1 if !bytes.is_empty() => {
+                bytes[at] = [0x00, 0x01, 0x7f, 0x80, 0xff][rng.below_or_at(4) as usize]
+            }
+            2 => bytes.insert(at.min(bytes.len()), rng.next_u64() as u8),
+            3 if !bytes.is_empty() => {
+                bytes.remove(at);
+            }
+            4 => bytes.truncate(at),
+            _ => bytes.push(rng.next_u64() as u8),
+        }
+    }
+    bytes
+}
+
+/// A testee's verdict on an input.
+pub fn testee_verdict(testee: &mut Testee, input: &Input, timeout: Duration) -> Verdict {
+    match testee.ensure(timeout) {
+        Ok(Ok(caps)) if !caps.frames.contains(&input.frame) => return Verdict::Unimplemented,
+        Ok(Ok(_)) => {}
+        Ok(Err(why)) => return Verdict::Fault(why),
+        Err(e) => return Verdict::Fault(e.to_string()),
+    }
+    let hex: String = frames::hex_spaced(&input.bytes).replace(' ', "");
+    let request = json!({"op": "decode", "frame": input.frame, "hex": hex});
+    match testee.request(request, timeout) {
+        Ok(reply) => {
+            if let Some(v) = reply.get("ok").and_then(|o| o.get("value")) {
+                Verdict::Value(v.clone())
+            } else if let Some(kind) = reply
+                .get("error")
+                .and_then(|e| e.get("kind"))
+                .and_then(Value::as_str)
+            {
+                Verdict::Error(kind.to_string())
+            } else if reply.get("unimplemented").is_some() {
+                Verdict::Unimplemented
+            } else {
+                Verdict::Fault(format!("not a decode reply: {reply}"))
+            }
+        }
+        Err(Fault::Timeout) => {
+            testee.stop();
+            Verdict::Fault("timeout".into())
+        }
+        Err(Fault::Crash(why)) => {
+            testee.stop();
+            Verdict::Fault(why)
+        }
+    }
+}
+
+/// Whether a testee's verdict agrees with Rust's: the same value once read into the frame's
+/// types, or the same error kind. A frame the testee does not implement is not a disagreement.
+pub fn agrees(frame: &str, rust: &Verdict, other: &Verdict) -> bool {
+    match (rust, other) {
+        (_, Verdict::Unimplemented) => true,
+        (Verdict::Value(a), Verdict::Value(b)) => frames::same_value(frame, a, b).unwrap_or(false),
+        (Verdict::Error(a), Verdict::Error(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// The result of a differential run.
+#[derive(Debug, Default)]
+pub struct DiffReport {
+    /// Inputs run.
+    pub inputs: usize,
+    /// Inputs the Rust decoder accepted.
+    pub accepted: usize,
+    /// Inputs every decoder agreed on but at least one testee did not implement.
+    pub skipped: usize,
+    /// The disagreements.
+    pub disagreements: Vec<Disagreement>,
+}
+
+/// Runs every input through Rust and each testee (`(label, testee)`), calling `progress` after
+/// each input.
+pub fn run(
+    inputs: &[Input],
+    testees: &mut [(String, Testee)],
+    timeout: Duration,
+    mut progress: impl FnMut(usize),
+) -> DiffReport {
+    let mut report = DiffReport {
+        inputs: inputs.len(),
+        ..DiffReport::default()
+    };
+    for (i, input) in inputs.iter().enumerate() {
+        let rust = rust_verdict(input);
+        if matches!(rust, Verdict::Value(_)) {
+            report.accepted += 1;
+        }
+        let others: Vec<(String, Verdict)> = testees
+            .iter_mut()
+            .map(|(label, t)| (label.clone(), testee_verdict(t, input, timeout)))
+            .collect();
+        if others.iter().any(|(_, v)| *v == Verdict::Unimplemented) {
+            report.skipped += 1;
+        }
+        if others.iter().any(|(_, v)| !agrees(&input.frame, &rust, v)) {
+            report.disagreements.push(Disagreement {
+                input: input.clone(),
+                rust,
+                others,
+            });
+        }
+        progress(i + 1);
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_are_deterministic_and_bounded() {
+        let files = crate::vectors::frame_files();
+        let a = inputs(None, &files, 500, 9);
+        let b = inputs(None, &files, 500, 9);
+        assert_eq!(a, b);
+        let c = inputs(None, &files, 500, 10);
+        assert_ne!(a, c);
+        let vectors: usize = files.iter().map(|f| f.cases.len()).sum();
+        assert_eq!(a.len(), vectors + 500);
+        assert!(a.iter().all(|i| i.bytes.len() < 4096));
+    }
+
+    #[test]
+    fn values_agree_by_type_and_errors_by_kind() {
+        let v = json!({"newest": 5, "mask": 255, "digest": 42});
+        let same = json!({"newest": 5, "mask": "255", "digest": 42});
+        let other = json!({"newest": 6, "mask": 255, "digest": 42});
+        assert!(agrees(
+            "delta_ack",
+            &Verdict::Value(v.clone()),
+            &Verdict::Value(same)
+        ));
+        assert!(!agrees(
+            "delta_ack",
+            &Verdict::Value(v.clone()),
+            &Verdict::Value(other)
+        ));
+        assert!(agrees(
+            "delta_ack",
+            &Verdict::Error("truncated".into()),
+            &Verdict::Error("truncated".into())
+        ));
+        assert!(!agrees(
+            "delta_ack",
+            &Verdict::Error("truncated".into()),
+            &Verdict::Value(v)
+        ));
+        assert!(agrees(
+            "delta_ack",
+            &Verdict::Error("x".into()),
+            &Verdict::Unimplemented
+        ));
+        assert!(!agrees(
+            "delta_ack",
+            &Verdict::Error("x".into()),
+            &Verdict::Fault("crash".into())
+        ));
+    }
+
+    #[test]
+    fn a_testee_that_cannot_start_is_a_fault_not_an_agreement() {
+        // `false` exits at once without answering `hello`.
+        let mut t = Testee::new(vec!["false".into()]);
+        let input = Input {
+            frame: "delta_ack".into(),
+            bytes: vec![10],
+        };
+        let v = testee_verdict(&mut t, &input, Duration::from_millis(500));
+        assert!(matches!(v, Verdict::Fault(_)), "{v:?}");
+    }
+
+    #[test]
+    fn disagreements_become_vectors_with_rust_s_answer() {
+        let input = Input {
+            frame: "delta_ack".into(),
+            bytes: vec![10, 5],
+        };
+        let d = Disagreement {
+            rust: rust_verdict(&input),
+            input,
+            others: vec![("ts".into(), Verdict::Error("over_width".into()))],
+        };
+        let v = d.as_vector();
+        assert_eq!(v["error"]["kind"], "truncated");
+        assert_eq!(v["error"]["path"], "mask");
+        assert_eq!(v["hex"], "0a 05");
+        assert!(v["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("delta_ack/differential_"));
+        assert!(v["description"]
+            .as_str()
+            .unwrap()
+            .contains("ts: error over_width"));
+    }
+}
