@@ -15,5 +15,6 @@ pub mod frames;
 pub mod netsim;
 pub mod report;
 pub mod runner;
+pub mod streams;
 pub mod testee;
 pub mod vectors;

@@ -13,6 +13,7 @@
 //! DESIGN.md section 4: "under any pattern of loss, duplication and reordering, every state the
 //! client shows equals what an ordered, lossless client shows at that tick".
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -57,7 +58,7 @@ impl SplitMix64 {
 }
 
 /// Loss in bursts: a Gilbert-Elliott chain over frames.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Burst {
     /// Chance per frame of entering the bad state from the good one.
@@ -69,7 +70,7 @@ pub struct Burst {
 }
 
 /// How one direction of the network treats frames.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct LinkConfig {
     /// Chance that a frame is lost (in the good state when `burst` is set).
@@ -228,7 +229,7 @@ impl Link {
 }
 
 /// Which way a frame travels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     /// Server to client.
@@ -239,7 +240,7 @@ pub enum Direction {
 
 /// Both directions between a server and one client, each with its own configuration and its
 /// own generator.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct NetworkConfig {
     /// Server to client.
