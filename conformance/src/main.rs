@@ -13,6 +13,35 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// `println!` that ends the program quietly when standard output is closed (`ackwire ... |
+/// head`), instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            quit_on_closed_stdout(e);
+        }
+    }};
+}
+
+/// `print!` that ends the program quietly when standard output is closed.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = write!(std::io::stdout(), $($arg)*) {
+            quit_on_closed_stdout(e);
+        }
+    }};
+}
+
+fn quit_on_closed_stdout(e: std::io::Error) {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: cannot write to standard output: {e}");
+    std::process::exit(1);
+}
+
 /// ackwire: game-replication wire protocols, specified once and checked everywhere.
 #[derive(Debug, Parser)]
 #[command(name = "ackwire", version, about, propagate_version = true)]
@@ -151,6 +180,9 @@ enum Command {
         /// in the commit message).
         #[arg(long)]
         write: bool,
+        /// Print the JSON Schema of the stream vector format instead.
+        #[arg(long, conflicts_with = "write")]
+        stream_schema: bool,
         /// The vectors folder.
         #[arg(long, default_value = "vectors")]
         dir: PathBuf,
@@ -196,7 +228,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let sources = ackwire_spec::read_sources(&paths).map_err(spec_error)?;
             ackwire_spec::compile(&sources).map_err(spec_error)?;
             let items: usize = sources.len();
-            println!(
+            outln!(
                 "ok: {items} layout file{} valid",
                 if items == 1 { "" } else { "s" }
             );
@@ -209,14 +241,14 @@ fn run(command: Command) -> Result<ExitCode, String> {
         } => {
             if schema {
                 let schema = schemars::schema_for!(ackwire_spec::model::Spec);
-                println!(
+                outln!(
                     "{}",
                     serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())?
                 );
                 return Ok(ExitCode::SUCCESS);
             }
             let (spec, _) = ackwire_spec::load(&layout_paths(files)).map_err(spec_error)?;
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&spec).map_err(|e| e.to_string())?
             );
@@ -227,7 +259,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let bytes = hex_arg(&hex)?;
             match frames::decode_json(&frame, &bytes) {
                 Ok(value) => {
-                    println!(
+                    outln!(
                         "{}",
                         serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?
                     );
@@ -257,7 +289,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let value: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| format!("error: the JSON is not valid: {e}"))?;
             let bytes = frames::encode_json(&frame, &value).map_err(|e| format!("error: {e}"))?;
-            println!("{}", frames::hex_spaced(&bytes));
+            outln!("{}", frames::hex_spaced(&bytes));
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain { frame, hex } => {
@@ -265,11 +297,11 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let spec = ackwire_spec::reference_spec().map_err(spec_error)?;
             match explain::explain(&spec, &frame, &bytes) {
                 Ok(rows) => {
-                    print!("{}", explain::render(&rows));
+                    out!("{}", explain::render(&rows));
                     Ok(ExitCode::SUCCESS)
                 }
                 Err(explain::ExplainError::Decode { rows, error }) => {
-                    print!("{}", explain::render(&rows));
+                    out!("{}", explain::render(&rows));
                     Err(format!("error: {error}"))
                 }
                 Err(e) => Err(format!("error: {e}")),
@@ -305,7 +337,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 }
                 std::fs::write(&path, text)
                     .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
-                println!("wrote {}", path.display());
+                outln!("wrote {}", path.display());
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -351,12 +383,24 @@ fn run(command: Command) -> Result<ExitCode, String> {
             timeout: Duration::from_millis(timeout_ms),
             dir,
         }),
-        Command::Vectors { write, dir } => {
+        Command::Vectors {
+            write,
+            stream_schema,
+            dir,
+        } => {
+            if stream_schema {
+                let schema = ackwire_conformance::streams::schema();
+                outln!(
+                    "{}",
+                    serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())?
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
             let frames_dir = dir.join("frames");
             if write {
                 let written =
                     vectors::write_frames(&frames_dir).map_err(|e| format!("error: {e}"))?;
-                println!(
+                outln!(
                     "wrote {} vector files to {}",
                     written.len(),
                     frames_dir.display()
@@ -375,7 +419,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                     }
                 }
             }
-            println!("{} passed, {} failed", total - failed, failed);
+            outln!("{} passed, {} failed", total - failed, failed);
             Ok(if failed == 0 {
                 ExitCode::SUCCESS
             } else {
@@ -405,7 +449,7 @@ fn fmt(check: bool, paths: &[PathBuf]) -> Result<ExitCode, String> {
     }
     if check {
         for (name, _) in &unformatted {
-            println!("would reformat {name}");
+            outln!("would reformat {name}");
         }
         return Ok(if unformatted.is_empty() {
             ExitCode::SUCCESS
@@ -415,7 +459,7 @@ fn fmt(check: bool, paths: &[PathBuf]) -> Result<ExitCode, String> {
     }
     for (name, text) in &unformatted {
         write_atomically(Path::new(name), text)?;
-        println!("formatted {name}");
+        outln!("formatted {name}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -489,7 +533,7 @@ fn conform(args: ConformArgs) -> Result<ExitCode, String> {
         std::fs::write(path, text + "\n")
             .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
     }
-    print!("{}", report::table(&run));
+    out!("{}", report::table(&run));
     Ok(if run.unexpected().next().is_none() {
         ExitCode::SUCCESS
     } else {
@@ -587,13 +631,13 @@ fn fuzz_diff(
     });
     bar.finish_and_clear();
     for d in &report.disagreements {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&d.as_vector()).map_err(|e| e.to_string())?
         );
     }
     let labels: Vec<&str> = running.iter().map(|(l, _)| l.as_str()).collect();
-    println!(
+    outln!(
         "differential: {} inputs ({} accepted by Rust) through rust, {}: {} disagreement{}",
         report.inputs,
         report.accepted,
@@ -605,7 +649,7 @@ fn fuzz_diff(
             "s"
         }
     );
-    println!(
+    outln!(
         "{} passed, {} failed",
         report.inputs - report.disagreements.len(),
         report.disagreements.len()

@@ -155,9 +155,10 @@ pub fn junit(report: &RunReport) -> String {
                 o.seconds
             );
             let body = if o.listed && o.verdict == Verdict::Pass {
-                Some(format!(
+                Some(
                     "<failure message=\"in the failure list but passes\">remove it from the failure list</failure>"
-                ))
+                        .to_string(),
+                )
             } else if skipped(o) {
                 let why = if o.listed {
                     "known failure"

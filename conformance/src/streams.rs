@@ -7,7 +7,7 @@
 //! duplicate, reorder, latency) and, after every delivery, the frames sent and the FNV-1a of
 //! the client's state." The session steps fill `vectors/streams/` with cases of this format;
 //! `vectors/README.md` documents it beside the frame vector format, and
-//! `ackwire vectors --schema` prints its JSON Schema.
+//! `ackwire vectors --stream-schema` prints its JSON Schema.
 
 use crate::netsim::{Direction, NetworkConfig};
 use schemars::JsonSchema;

@@ -260,10 +260,10 @@ mod tests {
     fn faults_misbehave_as_named() {
         let hex = "0a05ff000000000000002a00000000000000";
         let req = json!({"id": 1, "op": "decode", "frame": "delta_ack", "hex": hex});
-        let wrong = talk(&[req.clone()], Some(&Fault::WrongValue));
+        let wrong = talk(std::slice::from_ref(&req), Some(&Fault::WrongValue));
         assert_eq!(wrong[0]["ok"]["value"]["newest"], 4);
         let crash: Fault = format!("crash-on-hex={hex}").parse().unwrap();
-        assert!(talk(&[req.clone()], Some(&crash)).is_empty());
+        assert!(talk(std::slice::from_ref(&req), Some(&crash)).is_empty());
         let only: Fault = "only-frames=acked".parse().unwrap();
         let r = talk(&[json!({"id": 0, "op": "hello"}), req], Some(&only));
         assert_eq!(r[0]["ok"]["frames"], json!(["acked"]));
