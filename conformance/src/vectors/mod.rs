@@ -1,1 +1,709 @@
-//! Golden vectors (in progress).
+//! Golden frame vectors (DESIGN.md section 5): bytes and the value they decode to, both ways,
+//! and bytes that must not decode, with the error every ackwire codec must report.
+//!
+//! The vectors are data reviewed by humans. There is one JSON file per frame,
+//! `vectors/frames/<frame>.json`:
+//!
+//! ```json
+//! {
+//!   "frame": "acked",
+//!   "seed": "000 / DESIGN.md §3",
+//!   "cases": [
+//!     {
+//!       "name": "acked/smallest",
+//!       "description": "one line",
+//!       "seed": "000 / DESIGN.md §3",
+//!       "hex": "06 00 00 ...",
+//!       "value": { "tick": 0, "...": "the decoded frame as JSON" }
+//!     },
+//!     {
+//!       "name": "acked/truncated_tick",
+//!       "description": "one line",
+//!       "seed": "DESIGN.md §3",
+//!       "hex": "06 00 00",
+//!       "error": { "kind": "truncated", "offset": 3, "path": "tick" }
+//!     }
+//!   ]
+//! }
+//! ```
+//!
+//! A case is positive (it has a `value`) or negative (it has an `error`), never both. Hex is
+//! lower case with the bytes separated by single spaces; a reader accepts it with or without
+//! the spaces. `value` is the JSON form of the decoded frame (the generated type through serde:
+//! bit sets as lists of bit names, 64-bit integers above 2^53 as strings, bytes as hex, unions
+//! as `{"shot": {...}}`), with the fields in declaration order. `error` names the kind from the
+//! shared taxonomy ([`ackwire_codec::ErrorKind::as_str`]), the byte offset and the field path;
+//! inside a bit-packed body it also names the bit (`bit`, from the start of the frame).
+//!
+//! The files are generated from the cases kept in code ([`frames`]) by [`write_frames`]
+//! (`ackwire vectors --write`) and never edited by hand; [`verify_frame_case`] checks a case
+//! against the Rust codec.
+//!
+//! What this module is not: a test runner for other implementations. It defines the data and
+//! judges the Rust codec; the runner drives other testees with the same files.
+
+pub mod frames;
+
+use ackwire_codec::protocol::visit_frame;
+use ackwire_codec::{Frame, FrameVisitor};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The vectors of one frame: the contents of `vectors/frames/<frame>.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameFile {
+    /// The frame's name in the spec, in snake_case (`acked`, `datagram`, ...).
+    pub frame: String,
+    /// The seed document (and DESIGN.md section) the frame's layout comes from.
+    pub seed: String,
+    /// The cases, positive and negative.
+    pub cases: Vec<FrameCase>,
+}
+
+/// One vector: bytes, and either the value they decode to or the error they must raise.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrameCase {
+    /// `<frame>/<what>`, unique across all files.
+    pub name: String,
+    /// What the case shows, in one line.
+    pub description: String,
+    /// The seed section or DESIGN.md rule the case comes from (`"003"`, `"000 / DESIGN.md §3"`).
+    pub seed: String,
+    /// The frame's bytes, lower-case hex; single spaces between bytes when written.
+    pub hex: String,
+    /// A positive case: the decoded frame as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<OrderedJson>,
+    /// A negative case: the error a decoder must report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ExpectedError>,
+}
+
+impl FrameCase {
+    /// The case's bytes, from its hex.
+    pub fn bytes(&self) -> Result<Vec<u8>, String> {
+        parse_hex(&self.hex)
+    }
+
+    /// What the case expects: a value or an error, exactly one of them.
+    pub fn expectation(&self) -> Result<Expectation<'_>, String> {
+        match (&self.value, &self.error) {
+            (Some(v), None) => Ok(Expectation::Value(v)),
+            (None, Some(e)) => Ok(Expectation::Error(e)),
+            (Some(_), Some(_)) => Err("has both a `value` and an `error`".to_string()),
+            (None, None) => Err("has neither a `value` nor an `error`".to_string()),
+        }
+    }
+}
+
+/// What a case expects of a decoder.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Expectation<'a> {
+    /// The bytes decode to this value (and it encodes back to the bytes).
+    Value(&'a OrderedJson),
+    /// The bytes do not decode; this is the error.
+    Error(&'a ExpectedError),
+}
+
+/// The error a negative case expects: judged by kind, offset and path, never by text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedError {
+    /// The kind's name in the shared taxonomy (`truncated`, `bad_constant`, ...).
+    pub kind: String,
+    /// The byte offset from the start of the frame.
+    pub offset: usize,
+    /// Inside a bit-packed body: the bit offset from the start of the frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bit: Option<usize>,
+    /// The field path (`changes[1].mask`); empty for the frame as a whole (trailing bytes).
+    pub path: String,
+}
+
+/// Why vectors could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum VectorError {
+    /// A file or folder could not be read, written or listed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// A vector file is not valid JSON, or not of the vector format.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// Line of the fault, from 1.
+        line: usize,
+        /// Column of the fault, from 1.
+        column: usize,
+        /// What serde_json said.
+        message: String,
+    },
+    /// A vector file is JSON of the right shape but says something impossible (a case with
+    /// both a value and an error, bad hex, a name of another frame).
+    #[error("{}: {case}: {reason}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The case (or the file's `frame` field).
+        case: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A file's contents could not be rendered as JSON.
+    #[error("cannot render the vectors of {frame}: {source}")]
+    Render {
+        /// The frame.
+        frame: String,
+        /// What serde_json said.
+        source: serde_json::Error,
+    },
+}
+
+/// Every frame vector, built from the cases kept in code ([`frames`]), one file per frame in
+/// the order of [`ackwire_codec::protocol::FRAME_NAMES`].
+///
+/// # Panics
+///
+/// When a positive case's value cannot be encoded: a mistake in the case definitions, caught
+/// by the crate's tests.
+pub fn frame_files() -> Vec<FrameFile> {
+    frames::all()
+}
+
+/// The text [`write_frames`] writes for `file`: pretty JSON, two-space indentation, a final
+/// newline.
+pub fn render_frame_file(file: &FrameFile) -> Result<String, VectorError> {
+    let mut text = serde_json::to_string_pretty(file).map_err(|source| VectorError::Render {
+        frame: file.frame.clone(),
+        source,
+    })?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Writes every frame's vectors to `dir/<frame>.json` (creating `dir`), and returns the paths
+/// written. The output depends only on the code: running it twice writes the same bytes.
+///
+/// A `.json` file in `dir` that holds frame vectors of a frame that no longer has cases is
+/// removed, so that the folder mirrors the code; other files are left alone.
+pub fn write_frames(dir: &Path) -> Result<Vec<PathBuf>, VectorError> {
+    std::fs::create_dir_all(dir).map_err(|source| VectorError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let files = frame_files();
+    let mut written = Vec::with_capacity(files.len());
+    for file in &files {
+        let path = dir.join(format!("{}.json", file.frame));
+        let text = render_frame_file(file)?;
+        std::fs::write(&path, text).map_err(|source| VectorError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        written.push(path);
+    }
+    for stale in json_files(dir)? {
+        if written.contains(&stale) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&stale) else {
+            continue;
+        };
+        if serde_json::from_str::<FrameFile>(&text).is_ok() {
+            std::fs::remove_file(&stale).map_err(|source| VectorError::Io {
+                path: stale.clone(),
+                source,
+            })?;
+        }
+    }
+    Ok(written)
+}
+
+/// Reads every `*.json` file of `dir`, in file-name order, checking that each is a frame
+/// vector file whose cases are well formed (exactly one of `value` and `error`, valid hex,
+/// names `<frame>/...`, the file named after its frame). It does not run the codec: see
+/// [`verify_frame_case`].
+pub fn read_frames(dir: &Path) -> Result<Vec<FrameFile>, VectorError> {
+    let mut out = Vec::new();
+    for path in json_files(dir)? {
+        let text = std::fs::read_to_string(&path).map_err(|source| VectorError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let file: FrameFile = serde_json::from_str(&text).map_err(|e| VectorError::Json {
+            path: path.clone(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        check_file(&path, &file)?;
+        out.push(file);
+    }
+    Ok(out)
+}
+
+/// The `.json` files of `dir`, sorted by name.
+fn json_files(dir: &Path) -> Result<Vec<PathBuf>, VectorError> {
+    let io = |source| VectorError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut paths = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_file() && path.extension().is_some_and(|e| e == "json") {
+            paths.push(path);
+        }
+    }
+    paths.sort();
+    Ok(paths)
+}
+
+/// The shape checks of [`read_frames`].
+fn check_file(path: &Path, file: &FrameFile) -> Result<(), VectorError> {
+    let invalid = |case: &str, reason: String| VectorError::Invalid {
+        path: path.to_path_buf(),
+        case: case.to_string(),
+        reason,
+    };
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    if stem != file.frame {
+        return Err(invalid(
+            "frame",
+            format!(
+                "the file holds frame `{}` but is named `{stem}.json`",
+                file.frame
+            ),
+        ));
+    }
+    let prefix = format!("{}/", file.frame);
+    let mut seen = std::collections::BTreeSet::new();
+    for case in &file.cases {
+        if !case.name.starts_with(&prefix) || case.name.len() == prefix.len() {
+            return Err(invalid(
+                &case.name,
+                format!("the name must be `{prefix}<what>`"),
+            ));
+        }
+        if !seen.insert(case.name.as_str()) {
+            return Err(invalid(&case.name, "the name is used twice".to_string()));
+        }
+        case.expectation()
+            .map_err(|reason| invalid(&case.name, reason))?;
+        case.bytes()
+            .map_err(|reason| invalid(&case.name, format!("bad hex: {reason}")))?;
+    }
+    Ok(())
+}
+
+/// Checks one case of frame `frame` against the Rust codec. A positive case must decode to its
+/// `value`, re-encode to the identical bytes, have an `encoded_len` of the byte count, and its
+/// `value` read back from JSON must encode to the same bytes. A negative case must fail to
+/// decode with the expected kind, offset and path (and bit, when the case names one).
+///
+/// The error text says what differs.
+pub fn verify_frame_case(frame: &str, case: &FrameCase) -> Result<(), String> {
+    let bytes = case.bytes().map_err(|e| format!("bad hex: {e}"))?;
+    let expectation = case.expectation()?;
+    visit_frame(
+        frame,
+        Verify {
+            bytes: &bytes,
+            expectation,
+        },
+    )
+    .ok_or_else(|| format!("unknown frame `{frame}`"))?
+}
+
+/// The visitor behind [`verify_frame_case`].
+struct Verify<'a> {
+    bytes: &'a [u8],
+    expectation: Expectation<'a>,
+}
+
+impl FrameVisitor for Verify<'_> {
+    type Output = Result<(), String>;
+
+    fn visit<F: Frame>(self) -> Result<(), String> {
+        match self.expectation {
+            Expectation::Value(value) => verify_value::<F>(self.bytes, value),
+            Expectation::Error(error) => verify_error::<F>(self.bytes, error),
+        }
+    }
+}
+
+fn verify_value<F: Frame>(bytes: &[u8], expected: &OrderedJson) -> Result<(), String> {
+    let frame = F::decode(bytes).map_err(|e| format!("expected a value, the decoder said: {e}"))?;
+    let decoded =
+        OrderedJson::of(&frame).map_err(|e| format!("cannot render the decoded frame: {e}"))?;
+    if decoded.to_value() != expected.to_value() {
+        return Err(format!(
+            "decoded to {}, expected {}",
+            compact(&decoded),
+            compact(expected)
+        ));
+    }
+    let again = frame
+        .to_bytes()
+        .map_err(|e| format!("the decoded frame does not encode: {e}"))?;
+    if again != bytes {
+        return Err(format!(
+            "the decoded frame re-encodes to {}, not to the case's bytes",
+            hex_spaced(&again)
+        ));
+    }
+    if frame.encoded_len() != bytes.len() {
+        return Err(format!(
+            "encoded_len says {}, the frame has {} bytes",
+            frame.encoded_len(),
+            bytes.len()
+        ));
+    }
+    let from_json: F = serde_json::from_value(expected.to_value())
+        .map_err(|e| format!("the case's value does not read as a {}: {e}", F::NAME))?;
+    let encoded = from_json
+        .to_bytes()
+        .map_err(|e| format!("the case's value does not encode: {e}"))?;
+    if encoded != bytes {
+        return Err(format!(
+            "the case's value encodes to {}, not to the case's bytes",
+            hex_spaced(&encoded)
+        ));
+    }
+    Ok(())
+}
+
+fn verify_error<F: Frame>(bytes: &[u8], expected: &ExpectedError) -> Result<(), String> {
+    let error = match F::decode(bytes) {
+        Ok(frame) => {
+            let json = OrderedJson::of(&frame)
+                .map(|j| compact(&j))
+                .unwrap_or_default();
+            return Err(format!(
+                "expected {}, it decoded to {json}",
+                describe(expected)
+            ));
+        }
+        Err(e) => e,
+    };
+    let got = ExpectedError {
+        kind: error.kind.as_str().to_string(),
+        offset: error.offset,
+        bit: error.bit,
+        path: error.path_string(),
+    };
+    // A case that names no bit accepts any; one that names a bit wants that bit.
+    let same = got.kind == expected.kind
+        && got.offset == expected.offset
+        && got.path == expected.path
+        && (expected.bit.is_none() || expected.bit == got.bit);
+    if !same {
+        return Err(format!(
+            "expected {}, got {}",
+            describe(expected),
+            describe(&got)
+        ));
+    }
+    Ok(())
+}
+
+/// `kind at byte N (bit B), field P`.
+fn describe(e: &ExpectedError) -> String {
+    let bit = e.bit.map(|b| format!(" (bit {b})")).unwrap_or_default();
+    let path = if e.path.is_empty() {
+        "(frame)"
+    } else {
+        e.path.as_str()
+    };
+    format!("{} at byte {}{bit}, field {path}", e.kind, e.offset)
+}
+
+fn compact(json: &OrderedJson) -> String {
+    serde_json::to_string(json).unwrap_or_else(|e| format!("<{e}>"))
+}
+
+/// Lower-case hex with single spaces between bytes (`06 00 ff`): the form vectors are written
+/// in.
+pub fn hex_spaced(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 3);
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Bytes from hex, with or without white space between bytes (`06 00 ff`, `0600ff`); upper
+/// and lower case digits are accepted. White space inside a byte's two digits is refused.
+pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len() / 2);
+    for word in text.split_ascii_whitespace() {
+        if word.len() % 2 != 0 {
+            return Err(format!("`{word}` has an odd number of hex digits"));
+        }
+        for pair in word.as_bytes().chunks(2) {
+            let digit = |c: u8| (c as char).to_digit(16);
+            match (digit(pair[0]), digit(pair[1])) {
+                (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
+                _ => return Err(format!("`{word}` is not hex")),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A JSON value that keeps the order of an object's fields as written, so that a frame's value
+/// reads in declaration order (`serde_json::Value` sorts them).
+///
+/// Its derived equality is structural and order-sensitive; to compare values as JSON (fields
+/// in any order) compare their [`OrderedJson::to_value`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum OrderedJson {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number, as serde_json holds it.
+    Number(serde_json::Number),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<OrderedJson>),
+    /// An object, fields in order.
+    Object(Vec<(String, OrderedJson)>),
+}
+
+impl OrderedJson {
+    /// The JSON form of `value`, through its text, so that numbers read as they print
+    /// (an `f32` of 0.01 is 0.01, not 0.009999999776482582).
+    pub fn of<T: Serialize>(value: &T) -> Result<OrderedJson, serde_json::Error> {
+        serde_json::from_str(&serde_json::to_string(value)?)
+    }
+
+    /// The same value as a `serde_json::Value` (fields sorted).
+    pub fn to_value(&self) -> serde_json::Value {
+        use serde_json::Value;
+        match self {
+            OrderedJson::Null => Value::Null,
+            OrderedJson::Bool(b) => Value::Bool(*b),
+            OrderedJson::Number(n) => Value::Number(n.clone()),
+            OrderedJson::String(s) => Value::String(s.clone()),
+            OrderedJson::Array(items) => {
+                Value::Array(items.iter().map(OrderedJson::to_value).collect())
+            }
+            OrderedJson::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_value()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+impl Serialize for OrderedJson {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            OrderedJson::Null => s.serialize_unit(),
+            OrderedJson::Bool(b) => s.serialize_bool(*b),
+            OrderedJson::Number(n) => n.serialize(s),
+            OrderedJson::String(v) => s.serialize_str(v),
+            OrderedJson::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            OrderedJson::Object(fields) => {
+                let mut map = s.serialize_map(Some(fields.len()))?;
+                for (k, v) in fields {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for OrderedJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(OrderedJsonVisitor)
+    }
+}
+
+struct OrderedJsonVisitor;
+
+impl<'de> Visitor<'de> for OrderedJsonVisitor {
+    type Value = OrderedJson;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<OrderedJson, E> {
+        Ok(OrderedJson::Null)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<OrderedJson, E> {
+        Ok(OrderedJson::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<OrderedJson, D::Error> {
+        OrderedJson::deserialize(d)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<OrderedJson, E> {
+        Ok(OrderedJson::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<OrderedJson, E> {
+        Ok(OrderedJson::Number(v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<OrderedJson, E> {
+        Ok(OrderedJson::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<OrderedJson, E> {
+        serde_json::Number::from_f64(v)
+            .map(OrderedJson::Number)
+            .ok_or_else(|| E::custom(format!("{v} is not a JSON number")))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<OrderedJson, E> {
+        Ok(OrderedJson::String(v.to_string()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<OrderedJson, E> {
+        Ok(OrderedJson::String(v))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<OrderedJson, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(OrderedJson::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OrderedJson, A::Error> {
+        let mut fields: Vec<(String, OrderedJson)> = Vec::new();
+        while let Some((k, v)) = map.next_entry::<String, OrderedJson>()? {
+            if fields.iter().any(|(seen, _)| *seen == k) {
+                return Err(de::Error::custom(format!("the field `{k}` appears twice")));
+            }
+            fields.push((k, v));
+        }
+        Ok(OrderedJson::Object(fields))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_reads_with_or_without_spaces() {
+        assert_eq!(parse_hex("06 00 ff").unwrap(), [6, 0, 255]);
+        assert_eq!(parse_hex("0600FF").unwrap(), [6, 0, 255]);
+        assert_eq!(parse_hex(" 06\n00ff ").unwrap(), [6, 0, 255]);
+        assert_eq!(parse_hex("").unwrap(), Vec::<u8>::new());
+        assert!(parse_hex("0 600").is_err());
+        assert!(parse_hex("0g").is_err());
+        assert_eq!(hex_spaced(&[6, 0, 255]), "06 00 ff");
+        assert_eq!(hex_spaced(&[]), "");
+    }
+
+    #[test]
+    fn ordered_json_keeps_field_order_and_compares_as_json() {
+        let a: OrderedJson =
+            serde_json::from_str(r#"{"b": 1, "a": [0.5, "x", null, true]}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            r#"{"b":1,"a":[0.5,"x",null,true]}"#
+        );
+        let b: OrderedJson =
+            serde_json::from_str(r#"{"a": [0.5, "x", null, true], "b": 1}"#).unwrap();
+        assert_ne!(a, b);
+        assert_eq!(a.to_value(), b.to_value());
+        assert!(serde_json::from_str::<OrderedJson>(r#"{"a": 1, "a": 2}"#).is_err());
+    }
+
+    #[test]
+    fn floats_read_as_they_print() {
+        assert_eq!(
+            serde_json::to_string(&OrderedJson::of(&0.01f32).unwrap()).unwrap(),
+            "0.01"
+        );
+    }
+
+    #[test]
+    fn a_case_has_exactly_one_expectation() {
+        let mut case = FrameCase {
+            name: "x/y".into(),
+            description: String::new(),
+            seed: String::new(),
+            hex: String::new(),
+            value: None,
+            error: None,
+        };
+        assert!(case.expectation().is_err());
+        case.value = Some(OrderedJson::Null);
+        assert!(case.expectation().is_ok());
+        case.error = Some(ExpectedError {
+            kind: "truncated".into(),
+            offset: 0,
+            bit: None,
+            path: String::new(),
+        });
+        assert!(case.expectation().is_err());
+    }
+
+    #[test]
+    fn verification_reports_what_differs() {
+        let mut case = FrameCase {
+            name: "snapshot_ack/x".into(),
+            description: String::new(),
+            seed: String::new(),
+            hex: "0b 2c 01".into(),
+            value: Some(serde_json::from_str(r#"{"sequence": 300}"#).unwrap()),
+            error: None,
+        };
+        assert_eq!(verify_frame_case("snapshot_ack", &case), Ok(()));
+        case.value = Some(serde_json::from_str(r#"{"sequence": 301}"#).unwrap());
+        let why = verify_frame_case("snapshot_ack", &case).unwrap_err();
+        assert!(why.contains("301"), "{why}");
+        assert!(verify_frame_case("nope", &case)
+            .unwrap_err()
+            .contains("unknown frame"));
+        case.value = None;
+        case.error = Some(ExpectedError {
+            kind: "trailing_bytes".into(),
+            offset: 3,
+            bit: None,
+            path: String::new(),
+        });
+        case.hex = "0b 2c 01 00".into();
+        assert_eq!(verify_frame_case("snapshot_ack", &case), Ok(()));
+        case.hex = "0b 2c".into();
+        let why = verify_frame_case("snapshot_ack", &case).unwrap_err();
+        assert!(why.contains("truncated at byte 2"), "{why}");
+    }
+}
