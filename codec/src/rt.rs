@@ -119,12 +119,12 @@ impl<'a> Reader<'a> {
         let start = self.pos;
         let mut value = 0u64;
         for i in 0..10u32 {
-            let at = self.pos;
             let byte = self.u8()?;
             let low = u64::from(byte & 0x7f);
             if i == 9 && byte > 1 {
-                // The tenth byte holds bit 63 only.
-                return Err(DecodeError::new(ErrorKind::OverWidth, at));
+                // The tenth byte holds bit 63 only; like every varint fault, it is reported at
+                // the varint's first byte.
+                return Err(DecodeError::new(ErrorKind::OverWidth, start));
             }
             value |= low << (7 * i);
             if byte & 0x80 == 0 {
@@ -137,6 +137,7 @@ impl<'a> Reader<'a> {
                 return Ok(value);
             }
         }
+        // Not reached: the tenth byte either ends the varint or is refused above.
         Err(DecodeError::new(ErrorKind::OverWidth, start))
     }
 
@@ -317,19 +318,18 @@ pub fn ascending_step(prev: &mut Option<u64>, v: u64) -> u64 {
 
 /// `bytes`: a varint length, then that many bytes.
 pub fn read_bytes(r: &mut Reader<'_>) -> Result<Vec<u8>, DecodeError> {
-    let at = r.pos();
     let n = r.varint(64)?;
-    let n = r.count(n, 1, at)?;
+    // Like a list's count, a length too large is reported where the elements would begin.
+    let n = r.count(n, 1, r.pos())?;
     Ok(r.take(n)?.to_vec())
 }
 
 /// `bytes?`: a varint (length + 1), then that many bytes; 0 means absent.
 pub fn read_opt_bytes(r: &mut Reader<'_>) -> Result<Option<Vec<u8>>, DecodeError> {
-    let at = r.pos();
     match r.varint(64)? {
         0 => Ok(None),
         n => {
-            let n = r.count(n - 1, 1, at)?;
+            let n = r.count(n - 1, 1, r.pos())?;
             Ok(Some(r.take(n)?.to_vec()))
         }
     }
@@ -456,7 +456,11 @@ impl<'a> BitReader<'a> {
     pub fn uint(&mut self, width: u8) -> Result<u64, DecodeError> {
         let w = usize::from(width);
         if w > self.remaining() {
-            return Err(DecodeError::at_bit(ErrorKind::Truncated, self.frame_bit()));
+            // As in the byte reader, truncation is reported where the input ends.
+            return Err(DecodeError::at_bit(
+                ErrorKind::Truncated,
+                self.base * 8 + self.bits.len(),
+            ));
         }
         let v = self.bits[self.pos..self.pos + w].load_le::<u64>();
         self.pos += w;

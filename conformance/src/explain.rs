@@ -530,8 +530,9 @@ impl<'s> Walker<'s> {
                     None => "none".to_string(),
                     Some(len) => {
                         // "a count that the remaining bytes cannot hold" is an error.
+                        // Like a list's count, it is reported where the bytes would begin.
                         if len > (self.input.len() - self.pos) as u64 {
-                            return Err(DecodeError::new(ErrorKind::CountTooLarge, at).into());
+                            return Err(DecodeError::new(ErrorKind::CountTooLarge, self.pos).into());
                         }
                         let data = self.take(len as usize)?;
                         let mut text = format!("{len} bytes");
@@ -815,11 +816,10 @@ impl<'s> Walker<'s> {
         let start = self.pos;
         let mut value = 0u64;
         for i in 0..10u32 {
-            let at = self.pos;
             let byte = self.take(1)?[0];
             if i == 9 && byte > 1 {
-                // The tenth byte holds bit 63 only.
-                return Err(DecodeError::new(ErrorKind::OverWidth, at).into());
+                // The tenth byte holds bit 63 only; reported at the varint's first byte.
+                return Err(DecodeError::new(ErrorKind::OverWidth, start).into());
             }
             value |= u64::from(byte & 0x7f) << (7 * i);
             if byte & 0x80 == 0 {
@@ -854,8 +854,8 @@ impl<'s> Walker<'s> {
         }
         let width = width as usize;
         if width > self.input.len() * 8 - self.bit {
-            // Inside a bit stream truncation is reported at the field's first bit.
-            return Err(DecodeError::at_bit(ErrorKind::Truncated, self.bit).into());
+            // As outside bit streams, truncation is reported where the input ends.
+            return Err(DecodeError::at_bit(ErrorKind::Truncated, self.input.len() * 8).into());
         }
         let mut v = 0u64;
         for i in 0..width {

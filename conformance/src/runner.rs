@@ -575,10 +575,21 @@ fn judge(testee: &mut Testee, case: &Case, timeout: Duration) -> (Verdict, Strin
     }
 }
 
-/// Reads a failure list: one case name per line; blank lines and `#` comments are ignored.
+/// Reads a failure list: one case name per line; blank lines and comments (a `#` at the start
+/// of a line or after white space: case names contain `#` themselves) are ignored.
 pub fn read_failure_list(text: &str) -> BTreeSet<String> {
     text.lines()
-        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .map(|l| {
+            let l = l.trim();
+            if l.starts_with('#') {
+                return "";
+            }
+            let end = l
+                .char_indices()
+                .find(|&(i, c)| c == '#' && l[..i].ends_with(char::is_whitespace))
+                .map_or(l.len(), |(i, _)| i);
+            l[..end].trim()
+        })
         .filter(|l| !l.is_empty())
         .map(str::to_string)
         .collect()

@@ -1372,11 +1372,11 @@ fn datagram() -> FrameFile {
     b.invalid(
         "component_data_cut_short",
         c,
-        "a component of 2 bytes with 1 left: its length is a count the bytes cannot hold",
+        "a component of 2 bytes with 1 left: its length is a count the bytes cannot hold (reported where the bytes would begin)",
         &cut(&example, 29),
         at(
             ErrorKind::CountTooLarge,
-            27,
+            28,
             "updates[1].components[0].data",
         ),
     );
@@ -1488,7 +1488,7 @@ fn datagram() -> FrameFile {
         &splice(&example, 27, 1, &MAX_VARINT),
         at(
             ErrorKind::CountTooLarge,
-            27,
+            37,
             "updates[1].components[0].data",
         ),
     );
@@ -1594,7 +1594,7 @@ fn spawn() -> FrameFile {
         c,
         "a component's length + 1 of 127 with 4 bytes left",
         &put(&typical, 14, &[0x7f]),
-        at(ErrorKind::CountTooLarge, 14, "components[0].data"),
+        at(ErrorKind::CountTooLarge, 15, "components[0].data"),
     );
     b.done()
 }
