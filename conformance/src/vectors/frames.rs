@@ -1067,10 +1067,13 @@ fn snapshot() -> FrameFile {
         &cut(&typical, 24),
         at_bit(ErrorKind::Truncated, 192, "body.entries[1].mask"),
     );
-    // Not here: a truncation inside a field that starts before the last byte (cutting this frame
-    // to 20 bytes ends inside transform.z, which starts at bit 147). The runtime's BitReader
-    // reports it at the field's first bit (byte 18), while the byte reader reports every other
-    // truncation at the end of the input (byte 20); until the two agree, no vector pins either.
+    b.invalid(
+        "truncated_inside_a_field",
+        c,
+        "the input ends inside transform.z (which starts at bit 147): reported where it ends",
+        &cut(&typical, 20),
+        at_bit(ErrorKind::Truncated, 160, "body.entries[0].transform.z"),
+    );
     b.invalid(
         "huge_lost_count",
         c,
