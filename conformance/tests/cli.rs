@@ -1,0 +1,148 @@
+//! The `ackwire` command line end to end: exit codes, what goes to standard output, and that bad
+//! input gets a located message rather than a panic.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn ackwire(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ackwire"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .output()
+        .unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp(name: &str, text: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ackwire-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn check_accepts_the_reference_protocol() {
+    let o = ackwire(&["check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("4 layout files valid"));
+}
+
+#[test]
+fn check_rejects_a_broken_file_with_a_located_message() {
+    let p = temp("broken.wire", b"record A {\n    pose: Posee,\n}\n");
+    let o = ackwire(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("error: unknown type `Posee`"), "{e}");
+    assert!(e.contains("broken.wire:2:11"), "{e}");
+    assert!(e.contains("^^^^^"), "{e}");
+}
+
+#[test]
+fn check_survives_hostile_input() {
+    let mut garbage: Vec<u8> = (0..=255u8).cycle().take(5000).collect();
+    garbage.extend(b"\n[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[");
+    let p = temp("garbage.wire", &garbage);
+    let o = ackwire(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not UTF-8"), "{}", stderr(&o));
+    let p = temp("empty.wire", b"");
+    assert!(ackwire(&["check", p.to_str().unwrap()]).status.success());
+    let missing = ackwire(&["check", "/nonexistent/x.wire"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(stderr(&missing).contains("cannot read /nonexistent/x.wire"));
+}
+
+#[test]
+fn spec_prints_the_model_and_its_schema() {
+    let o = ackwire(&["spec", "--json"]);
+    assert!(o.status.success());
+    let model: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(model["files"].as_array().unwrap().len(), 4);
+    let o = ackwire(&["spec", "--schema"]);
+    let schema: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(schema["title"], "Spec");
+}
+
+#[test]
+fn fmt_check_reports_unformatted_files_and_fmt_fixes_them() {
+    let p = temp("messy.wire", b"record   A{a:u8}\n");
+    let o = ackwire(&["fmt", "--check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("would reformat"));
+    assert!(ackwire(&["fmt", p.to_str().unwrap()]).status.success());
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "record A {\n    a: u8,\n}\n");
+    assert!(ackwire(&["fmt", "--check", p.to_str().unwrap()]).status.success());
+    assert!(ackwire(&["fmt", "--check"]).status.success(), "spec/protocol is formatted");
+}
+
+#[test]
+fn decode_a_datagram_built_by_hand_from_seed_003() {
+    // version 2, frame 1, tick 300 (ac 02), input ack 7, stream tick 299 (ab 02), precision
+    // 0.5 (00 00 00 3f), parts 1, one update: id 42, spawn tag 300 (2c 01), mask x|y (03),
+    // x = -3 (zigzag 5), y = 64 (zigzag 128: 80 01).
+    let hex = "02 01 ac02 07 ab02 0000003f 01 01 2a 2c01 03 05 8001";
+    let o = ackwire(&["decode", "datagram", hex]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["frame"], 1);
+    assert_eq!(v["tick"], 300);
+    assert_eq!(v["input_ack"], 7);
+    assert_eq!(v["stream_tick"], 299);
+    assert_eq!(v["precision"], 0.5);
+    assert_eq!(v["parts"], 1);
+    let u = &v["updates"][0];
+    assert_eq!(u["id"], 42);
+    assert_eq!(u["spawn_tag"], 300);
+    assert_eq!(u["mask"], serde_json::json!(["X", "Y"]));
+    assert_eq!(u["x"], -3);
+    assert_eq!(u["y"], 64);
+    assert!(u.get("z").is_none());
+    // And back: encode prints the same bytes.
+    let o = ackwire(&["encode", "datagram", &v.to_string()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim().replace(' ', ""), hex.replace(' ', ""));
+}
+
+#[test]
+fn decode_names_offset_field_and_kind_of_bad_bytes() {
+    let o = ackwire(&["decode", "datagram", "02 01 ac02 07 ab02 0000003f 01 01 2a 2c01 13"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("reserved_bit at byte 16, field updates[0].mask"), "{}", stderr(&o));
+    let o = ackwire(&["decode", "datagram", "zz"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("bad hex"));
+    let o = ackwire(&["decode", "nope", "00"]);
+    assert!(stderr(&o).contains("unknown frame `nope`"));
+}
+
+#[test]
+fn encode_refuses_invalid_values_and_json() {
+    let o = ackwire(&["encode", "delta_ack", "{\"newest\": 1}"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("missing field `mask`"), "{}", stderr(&o));
+    let o = ackwire(&["encode", "delta_ack", "{"]);
+    assert!(stderr(&o).contains("not valid"), "{}", stderr(&o));
+}
+
+#[test]
+fn explain_prints_a_row_per_field() {
+    let o = ackwire(&["explain", "delta_ack", "0a 05 ff00000000000000 2a00000000000000"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for field in ["kind", "newest", "mask", "digest"] {
+        assert!(text.contains(field), "{field} missing from\n{text}");
+    }
+    let o = ackwire(&["explain", "delta_ack", "0a 05"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("newest"));
+    assert!(stderr(&o).contains("truncated"));
+}
