@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Runs every cargo-fuzz target of fuzz/ for a short while on stable Rust, each starting from a
+# copy of its committed corpus (fuzz/corpus/<target>/) in a temporary directory, so the checkout's
+# corpus is never modified. Prints one summary line per target; exits non-zero if any target
+# crashes (panic, timeout, out of memory), after running them all.
+#
+#   FUZZ_SECONDS       seconds per target (default 10)
+#   FUZZ_ARTIFACT_DIR  if set, crashing inputs are copied there (for CI to upload)
+#
+# Builds into fuzz/target (gitignored). Needs only stable Rust: `--sanitizer none` avoids the
+# nightly-only `-Z` flags cargo-fuzz would pass for AddressSanitizer.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+seconds="${FUZZ_SECONDS:-10}"
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "fuzz: installing cargo-fuzz"
+    cargo install cargo-fuzz --locked
+fi
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/ackwire-fuzz.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+start=$SECONDS
+echo "fuzz: building targets (release, --sanitizer none)"
+cargo fuzz build --sanitizer none
+echo "fuzz: built in $((SECONDS - start)) s; ${seconds} s per target"
+
+mapfile -t targets < <(cargo fuzz list)
+if [ "${#targets[@]}" -eq 0 ]; then
+    echo "fuzz: no targets listed by 'cargo fuzz list'" >&2
+    exit 1
+fi
+
+failed=()
+for target in "${targets[@]}"; do
+    corpus="$work/corpus/$target"
+    artifacts="$work/artifacts/$target"
+    log="$work/$target.log"
+    mkdir -p "$corpus" "$artifacts"
+    seeds=0
+    if [ -d "fuzz/corpus/$target" ]; then
+        cp -R "fuzz/corpus/$target/." "$corpus/"
+        seeds=$(find "$corpus" -type f | wc -l)
+    fi
+
+    status=0
+    cargo fuzz run --sanitizer none "$target" "$corpus" -- \
+        -max_total_time="$seconds" -rss_limit_mb=2048 -artifact_prefix="$artifacts/" \
+        >"$log" 2>&1 || status=$?
+
+    runs=$(grep -Eo '^Done [0-9]+ runs' "$log" | grep -Eo '[0-9]+' || true)
+    cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -n 1 || true)
+    found=$(($(find "$corpus" -type f | wc -l) - seeds))
+    if [ "$status" -eq 0 ]; then
+        printf 'fuzz: %-22s ok     %10s runs  %-10s corpus %d + %d new\n' \
+            "$target" "${runs:-?}" "${cov:-cov: ?}" "$seeds" "$found"
+    else
+        failed+=("$target")
+        printf 'fuzz: %-22s FAILED (exit %d) %s runs  corpus %d + %d new\n' \
+            "$target" "$status" "${runs:-?}" "$seeds" "$found"
+        # The panic message and libFuzzer's report, then each crashing input in hex.
+        grep -E -A 12 "panicked at|ERROR: libFuzzer|SUMMARY: libFuzzer" "$log" | head -n 40 | sed 's/^/    /' || true
+        for input in "$artifacts"/*; do
+            [ -f "$input" ] || continue
+            echo "    input $(basename "$input"): $(od -An -v -tx1 "$input" | tr -s ' \n' ' ')"
+            if [ -n "${FUZZ_ARTIFACT_DIR:-}" ]; then
+                mkdir -p "$FUZZ_ARTIFACT_DIR/$target"
+                cp "$input" "$FUZZ_ARTIFACT_DIR/$target/"
+            fi
+        done
+    fi
+done
+
+echo "fuzz: ${#targets[@]} targets, ${seconds} s each, $((SECONDS - start)) s in all"
+if [ "${#failed[@]}" -ne 0 ]; then
+    echo "fuzz: FAILED: ${failed[*]}" >&2
+    echo "fuzz: reproduce with: cargo fuzz run --sanitizer none <target> <input>; add the input to fuzz/corpus/<target>/" >&2
+    exit 1
+fi

@@ -1,0 +1,3 @@
+//! Any bytes the `datagram` decoder accepts re-encode to exactly those bytes, with a matching `encoded_len`.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| ackwire_codec::fuzzing::decode_reencode::<ackwire_codec::protocol::Datagram>(data));
