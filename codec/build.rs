@@ -4,6 +4,7 @@ fn main() {
     let protocol = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/protocol");
     if let Err(e) = ackwire_spec::Builder::new()
         .path(&protocol)
+        .arbitrary(true)
         .compile("protocol.rs")
     {
         // The diagnostics are rustc-style already; cargo shows them under the build failure.

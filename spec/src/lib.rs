@@ -218,6 +218,14 @@ impl Builder {
         self
     }
 
+    /// Also emit `arbitrary::Arbitrary` impls that build only encodable values, behind the
+    /// generated crate's own `arbitrary` feature (which it must declare, with `arbitrary` as an
+    /// optional dependency).
+    pub fn arbitrary(mut self, on: bool) -> Self {
+        self.options.arbitrary = on;
+        self
+    }
+
     /// Generates the code as a string.
     pub fn generate(&self) -> Result<String, SpecError> {
         let (spec, sources) = load(&self.paths)?;

@@ -28,6 +28,9 @@ pub struct Options {
     pub runtime: String,
     /// What the code was generated from, for the header line.
     pub source: String,
+    /// Also emit `arbitrary::Arbitrary` impls (valid values only) behind the generated crate's
+    /// `arbitrary` feature, which that crate must then declare.
+    pub arbitrary: bool,
 }
 
 impl Default for Options {
@@ -35,6 +38,7 @@ impl Default for Options {
         Options {
             runtime: "::ackwire_codec".to_string(),
             source: "layout files".to_string(),
+            arbitrary: false,
         }
     }
 }
@@ -49,6 +53,7 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
         keyed: BTreeSet::new(),
         bits_used: BTreeSet::new(),
         endian: Endian::Little,
+        arbitrary: options.arbitrary,
     };
     g.collect_uses(spec);
     g.code.line(format!(
@@ -56,14 +61,46 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
         options.source
     ));
     g.code.blank();
+    // Import only what the code below uses, so that a small spec compiles without warnings.
+    let records = || {
+        spec.files
+            .iter()
+            .flat_map(|f| &f.items)
+            .filter_map(|i| match i {
+                Item::Record(r) => Some(r),
+                _ => None,
+            })
+    };
+    let any_item =
+        |pred: &dyn Fn(&Item) -> bool| spec.files.iter().flat_map(|f| &f.items).any(pred);
+    let uses_kinds = any_item(&|i| matches!(i, Item::Bits(_) | Item::Union(_)))
+        || records().any(|r| r.fields.iter().any(|f| f.constant.is_some()));
+    let uses_bits = records().any(|r| r.packed);
+    let uses_frames = records().any(|r| r.kind == RecordKind::Frame);
+    let uses_bytes = records().any(|r| !r.packed) || any_item(&|i| matches!(i, Item::Union(_)));
+    let mut errors = vec!["DecodeError", "EncodeError"];
+    if uses_kinds {
+        errors.push("ErrorKind");
+    }
     g.code.line(format!(
-        "use {rt}::{{DecodeError, EncodeError, ErrorKind}};",
-        rt = options.runtime
+        "use {}::{{{}}};",
+        options.runtime,
+        errors.join(", ")
     ));
-    g.code.line(format!(
-        "use {}::{{BitReader, BitWriter, Frame, FrameVisitor, Reader, WriteExt}};",
-        g.rt
-    ));
+    let mut runtime = Vec::new();
+    if uses_bits {
+        runtime.extend(["BitReader", "BitWriter"]);
+    }
+    if uses_frames {
+        runtime.push("Frame");
+    }
+    runtime.push("FrameVisitor");
+    runtime.push("Reader");
+    if uses_bytes {
+        runtime.push("WriteExt");
+    }
+    g.code
+        .line(format!("use {}::{{{}}};", g.rt, runtime.join(", ")));
     let mut frames = Vec::new();
     for file in &spec.files {
         g.endian = file.endian;
@@ -97,6 +134,7 @@ struct Gen<'a> {
     /// Bit sets and the contexts they are used in: (name, packed).
     bits_used: BTreeSet<(String, bool)>,
     endian: Endian,
+    arbitrary: bool,
 }
 
 /// A value to write or measure: an expression of `&T`, or of `T` itself.
@@ -488,6 +526,9 @@ impl<'a> Gen<'a> {
         ));
         self.code.close("}");
         self.code.close("}");
+        if !self.arbitrary {
+            return;
+        }
         self.code.blank();
         self.code.line("#[cfg(feature = \"arbitrary\")]");
         self.code
@@ -1268,8 +1309,10 @@ impl<'a> Gen<'a> {
             self.code.close("}");
             self.code.close("}");
         }
-        self.code.blank();
-        self.arbitrary_record(r, &value_fields);
+        if self.arbitrary {
+            self.code.blank();
+            self.arbitrary_record(r, &value_fields);
+        }
     }
 
     // ---- arbitrary (valid values only) ----
@@ -1830,6 +1873,9 @@ impl<'a> Gen<'a> {
         self.code.close("}");
         self.code.close("}");
         self.code.close("}");
+        if !self.arbitrary {
+            return;
+        }
         self.code.blank();
         self.code.line("#[cfg(feature = \"arbitrary\")]");
         self.code.open(format!(
@@ -1886,6 +1932,9 @@ impl<'a> Gen<'a> {
         self.code.line("_ => None,");
         self.code.close("}");
         self.code.close("}");
+        if !self.arbitrary {
+            return;
+        }
         self.code.blank();
         self.code.line(
             "/// [`visit_frame`] for visitors that also need `arbitrary` values of the frame.",

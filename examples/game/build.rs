@@ -1,0 +1,8 @@
+//! Compiles this crate's own layout file, exactly as a game's crate would.
+
+fn main() {
+    ackwire_spec::Builder::new()
+        .path("wire/game.wire")
+        .compile("game.rs")
+        .unwrap_or_else(|e| panic!("{e}"));
+}
