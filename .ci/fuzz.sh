@@ -21,7 +21,12 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
 fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/ackwire-fuzz.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+failed=()
+# The corpus copies go; crashing inputs and logs stay when a target failed.
+cleanup() {
+    if [ "${#failed[@]}" -eq 0 ]; then rm -rf "$work"; else rm -rf "$work/corpus"; fi
+}
+trap cleanup EXIT
 
 start=$SECONDS
 echo "fuzz: building targets (release, --sanitizer none)"
@@ -34,7 +39,6 @@ if [ "${#targets[@]}" -eq 0 ]; then
     exit 1
 fi
 
-failed=()
 for target in "${targets[@]}"; do
     corpus="$work/corpus/$target"
     artifacts="$work/artifacts/$target"
@@ -61,8 +65,9 @@ for target in "${targets[@]}"; do
         failed+=("$target")
         printf 'fuzz: %-22s FAILED (exit %d) %s runs  corpus %d + %d new\n' \
             "$target" "$status" "${runs:-?}" "$seeds" "$found"
-        # The panic message and libFuzzer's report, then each crashing input in hex.
-        grep -E -A 12 "panicked at|ERROR: libFuzzer|SUMMARY: libFuzzer" "$log" | head -n 40 | sed 's/^/    /' || true
+        # The panic message (up to its backtrace) and libFuzzer's verdict, then each input in hex.
+        awk '/panicked at/ { p = 1 } /stack backtrace:/ { p = 0 } p; /SUMMARY: libFuzzer/' "$log" |
+            head -n 40 | sed 's/^/    /' || true
         for input in "$artifacts"/*; do
             [ -f "$input" ] || continue
             echo "    input $(basename "$input"): $(od -An -v -tx1 "$input" | tr -s ' \n' ' ')"
@@ -76,7 +81,7 @@ done
 
 echo "fuzz: ${#targets[@]} targets, ${seconds} s each, $((SECONDS - start)) s in all"
 if [ "${#failed[@]}" -ne 0 ]; then
-    echo "fuzz: FAILED: ${failed[*]}" >&2
+    echo "fuzz: FAILED: ${failed[*]}; logs and crashing inputs in $work" >&2
     echo "fuzz: reproduce with: cargo fuzz run --sanitizer none <target> <input>; add the input to fuzz/corpus/<target>/" >&2
     exit 1
 fi
