@@ -148,7 +148,7 @@ fn scenes() -> Scenes {
             if (70..82).contains(&roll) {
                 // A full pose: the entity moved too far, or the base lacks it.
                 mask = mask.with(ChangeMask::POSE_FULL);
-                if roll % 2 == 0 {
+                if roll.is_multiple_of(2) {
                     mask = mask.with(ChangeMask::POSE_AGE);
                     age = Some(1 + rng.below(3) as u8);
                 }

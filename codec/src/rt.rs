@@ -1026,7 +1026,7 @@ pub mod json {
             .char_indices()
             .filter(|(_, c)| !c.is_whitespace())
             .collect();
-        if digits.len() % 2 != 0 {
+        if !digits.len().is_multiple_of(2) {
             return Err(format!("odd number of hex digits ({})", digits.len()));
         }
         digits

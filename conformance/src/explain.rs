@@ -795,7 +795,7 @@ impl<'s> Walker<'s> {
         if packed {
             return self.take_bits(bits);
         }
-        if bits == 0 || bits > 64 || bits % 8 != 0 {
+        if bits == 0 || bits > 64 || !bits.is_multiple_of(8) {
             return Err(Stop::Spec(format!(
                 "a {bits}-bit field outside a packed record"
             )));

@@ -15,6 +15,7 @@ pub mod frames;
 pub mod netsim;
 pub mod report;
 pub mod runner;
+pub mod sessions;
 pub mod streams;
 pub mod testee;
 pub mod vectors;

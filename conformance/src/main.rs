@@ -6,7 +6,7 @@
 
 #![forbid(unsafe_code)]
 
-use ackwire_conformance::{diff, explain, frames, report, runner, testee, vectors};
+use ackwire_conformance::{diff, explain, frames, report, runner, streams, testee, vectors};
 use ackwire_spec::SpecError;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -397,6 +397,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 return Ok(ExitCode::SUCCESS);
             }
             let frames_dir = dir.join("frames");
+            let streams_dir = dir.join("streams");
             if write {
                 let written =
                     vectors::write_frames(&frames_dir).map_err(|e| format!("error: {e}"))?;
@@ -404,6 +405,15 @@ fn run(command: Command) -> Result<ExitCode, String> {
                     "wrote {} vector files to {}",
                     written.len(),
                     frames_dir.display()
+                );
+                let recorded = ackwire_conformance::sessions::stream_vectors()
+                    .map_err(|e| format!("error: recording a stream vector: {e}"))?;
+                let written = streams::write_streams(&streams_dir, &recorded)
+                    .map_err(|e| format!("error: {e}"))?;
+                outln!(
+                    "wrote {} stream vector files to {}",
+                    written.len(),
+                    streams_dir.display()
                 );
                 return Ok(ExitCode::SUCCESS);
             }
@@ -417,6 +427,13 @@ fn run(command: Command) -> Result<ExitCode, String> {
                         failed += 1;
                         eprintln!("FAIL {}: {why}", case.name);
                     }
+                }
+            }
+            for vector in streams::read_streams(&streams_dir).map_err(|e| format!("error: {e}"))? {
+                total += 1;
+                if let Err(why) = ackwire_conformance::sessions::stream::verify(&vector) {
+                    failed += 1;
+                    eprintln!("FAIL {}: {why}", vector.name);
                 }
             }
             outln!("{} passed, {} failed", total - failed, failed);
@@ -496,6 +513,9 @@ fn conform(args: ConformArgs) -> Result<ExitCode, String> {
     let files =
         vectors::read_frames(&args.dir.join("frames")).map_err(|e| format!("error: {e}"))?;
     let mut cases = runner::frame_cases(&files).map_err(|e| format!("error: {e}"))?;
+    let stream_vectors =
+        streams::read_streams(&args.dir.join("streams")).map_err(|e| format!("error: {e}"))?;
+    cases.extend(runner::stream_cases(&stream_vectors));
     if let Some(f) = &args.filter {
         cases.retain(|c| c.name.contains(f.as_str()));
     }

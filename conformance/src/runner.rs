@@ -11,6 +11,8 @@
 //! is waited on with a timeout.
 
 use crate::frames;
+use crate::sessions::stream::{self, RemoteSession};
+use crate::streams::{Side, StreamVector};
 use crate::vectors::{Expectation, FrameFile};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -26,8 +28,12 @@ use std::time::{Duration, Instant};
 pub struct Case {
     /// `frames/<frame>/<case>#decode` or `#encode`.
     pub name: String,
-    /// The frame the case is about.
+    /// The frame the case is about (for a stream case, `streams/<session>`): how reports
+    /// group cases.
     pub frame: String,
+    /// The session half a stream case needs (`acked_client`, ...); `None` for a frame case,
+    /// which needs `frame`.
+    pub session: Option<String>,
     /// What is asked and expected.
     pub check: Check,
 }
@@ -56,6 +62,33 @@ pub enum Check {
         /// The bytes.
         hex: String,
     },
+    /// Replay one half of a stream vector.
+    Stream {
+        /// The vector.
+        vector: std::sync::Arc<StreamVector>,
+        /// The half replayed.
+        side: Side,
+    },
+}
+
+/// The cases of the stream vectors: each half of each vector, replayed on its own.
+pub fn stream_cases(vectors: &[StreamVector]) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for v in vectors {
+        let v = std::sync::Arc::new(v.clone());
+        for (side, half) in [(Side::Server, "server"), (Side::Client, "client")] {
+            cases.push(Case {
+                name: format!("streams/{}#{half}", v.name),
+                frame: format!("streams/{}", v.session),
+                session: Some(format!("{}_{half}", v.session)),
+                check: Check::Stream {
+                    vector: v.clone(),
+                    side,
+                },
+            });
+        }
+    }
+    cases
 }
 
 /// The cases of the frame vectors: a decode case for every vector, and an encode case for
@@ -75,6 +108,7 @@ pub fn frame_cases(files: &[FrameFile]) -> Result<Vec<Case>, String> {
                     cases.push(Case {
                         name: format!("{base}#decode"),
                         frame: file.frame.clone(),
+                        session: None,
                         check: Check::DecodeValue {
                             hex: hex.clone(),
                             value: v.to_value(),
@@ -83,6 +117,7 @@ pub fn frame_cases(files: &[FrameFile]) -> Result<Vec<Case>, String> {
                     cases.push(Case {
                         name: format!("{base}#encode"),
                         frame: file.frame.clone(),
+                        session: None,
                         check: Check::Encode {
                             value: v.to_value(),
                             hex,
@@ -92,6 +127,7 @@ pub fn frame_cases(files: &[FrameFile]) -> Result<Vec<Case>, String> {
                 Expectation::Error(e) => cases.push(Case {
                     name: format!("{base}#decode"),
                     frame: file.frame.clone(),
+                    session: None,
                     check: Check::DecodeError {
                         hex,
                         kind: e.kind.clone(),
@@ -471,13 +507,16 @@ pub fn run(
             Err(why) => (Verdict::Crash, why),
             Ok(caps) => {
                 name = format!("{} {}", caps.name, caps.version);
-                if caps.frames.contains(&case.frame) {
-                    judge(&mut testee, case, options.timeout)
-                } else {
-                    (
+                match &case.session {
+                    Some(s) if !caps.sessions.contains(s) => (
+                        Verdict::Unimplemented,
+                        format!("session `{s}` is not in the testee's sessions"),
+                    ),
+                    None if !caps.frames.contains(&case.frame) => (
                         Verdict::Unimplemented,
                         format!("`{}` is not in the testee's frames", case.frame),
-                    )
+                    ),
+                    _ => judge(&mut testee, case, options.timeout),
                 }
             }
         };
@@ -504,12 +543,60 @@ pub fn run(
     })
 }
 
+fn judge_stream(
+    testee: &mut Testee,
+    session: &str,
+    vector: &StreamVector,
+    side: Side,
+    timeout: Duration,
+) -> (Verdict, String) {
+    let fault_verdict = |f: &Fault| match f {
+        Fault::Timeout => (
+            Verdict::Timeout,
+            format!("no reply within {} ms", timeout.as_millis()),
+        ),
+        Fault::Crash(why) => (Verdict::Crash, why.clone()),
+    };
+    let mut half = match RemoteSession::open(testee, session, &vector.params, timeout) {
+        Ok(h) => h,
+        Err((Some(f), _)) => return fault_verdict(&f),
+        Err((None, why)) => return (Verdict::Fail, why),
+    };
+    let result = stream::replay(vector, side, &mut half);
+    if let Some(f) = half.fault.clone() {
+        return fault_verdict(&f);
+    }
+    half.close();
+    match result {
+        Ok(()) => (Verdict::Pass, String::new()),
+        Err(why) => (Verdict::Fail, why),
+    }
+}
+
 fn judge(testee: &mut Testee, case: &Case, timeout: Duration) -> (Verdict, String) {
-    let request = match &case.check {
-        Check::DecodeValue { hex, .. } | Check::DecodeError { hex, .. } => {
-            json!({"op": "decode", "frame": case.frame, "hex": hex})
+    /// What a frame case's reply must hold.
+    enum Want<'a> {
+        Value(&'a Value),
+        Error(&'a str),
+        Bytes(&'a str),
+    }
+    let (request, want) = match &case.check {
+        Check::DecodeValue { hex, value } => (
+            json!({"op": "decode", "frame": case.frame, "hex": hex}),
+            Want::Value(value),
+        ),
+        Check::DecodeError { hex, kind } => (
+            json!({"op": "decode", "frame": case.frame, "hex": hex}),
+            Want::Error(kind),
+        ),
+        Check::Encode { value, hex } => (
+            json!({"op": "encode", "frame": case.frame, "value": value}),
+            Want::Bytes(hex),
+        ),
+        Check::Stream { vector, side } => {
+            let session = case.session.as_deref().unwrap_or_default();
+            return judge_stream(testee, session, vector, *side, timeout);
         }
-        Check::Encode { value, .. } => json!({"op": "encode", "frame": case.frame, "value": value}),
     };
     let reply = match testee.request(request, timeout) {
         Ok(r) => r,
@@ -537,8 +624,8 @@ fn judge(testee: &mut Testee, case: &Case, timeout: Duration) -> (Verdict, Strin
         (None, Some(kind)) => format!("error {kind}"),
         _ => format!("{reply}"),
     };
-    match &case.check {
-        Check::DecodeValue { value, .. } => match ok.and_then(|o| o.get("value")) {
+    match want {
+        Want::Value(value) => match ok.and_then(|o| o.get("value")) {
             Some(actual) => match frames::same_value(&case.frame, value, actual) {
                 Ok(true) => (Verdict::Pass, String::new()),
                 Ok(false) => (
@@ -558,15 +645,15 @@ fn judge(testee: &mut Testee, case: &Case, timeout: Duration) -> (Verdict, Strin
                 format!("expected value {value}\n     got {}", got()),
             ),
         },
-        Check::DecodeError { kind, .. } => match error_kind {
+        Want::Error(kind) => match error_kind {
             Some(k) if k == kind => (Verdict::Pass, String::new()),
             _ => (
                 Verdict::Fail,
                 format!("expected error {kind}\n     got {}", got()),
             ),
         },
-        Check::Encode { hex, .. } => match ok.and_then(|o| o.get("hex")).and_then(Value::as_str) {
-            Some(actual) if normalize_hex(actual) == *hex => (Verdict::Pass, String::new()),
+        Want::Bytes(hex) => match ok.and_then(|o| o.get("hex")).and_then(Value::as_str) {
+            Some(actual) if normalize_hex(actual) == hex => (Verdict::Pass, String::new()),
             _ => (
                 Verdict::Fail,
                 format!("expected bytes {hex}\n     got {}", got()),

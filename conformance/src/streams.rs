@@ -1,15 +1,23 @@
-//! The stream vector format: a scripted world, a seeded network schedule, and what must hold
-//! after every delivery. Stream vectors check session semantics, not only bytes (DESIGN.md
-//! section 6, "stateful conformance"): apply only onto an acknowledged base, drop stale and
-//! unknown-base frames, show events once, converge once the network heals.
+//! The stream vector format: a session run end to end through a simulated network, recorded as
+//! the log of everything each half was given and what it did in return. Stream vectors check
+//! session semantics, not only bytes (DESIGN.md section 6, "stateful conformance"): apply only
+//! onto an acknowledged base, drop stale and unknown-base frames, show events once, converge
+//! once the network heals.
 //!
 //! DESIGN.md section 5: "stream vectors: a scripted world, a seeded network schedule (loss,
 //! duplicate, reorder, latency) and, after every delivery, the frames sent and the FNV-1a of
-//! the client's state." The session steps fill `vectors/streams/` with cases of this format;
-//! `vectors/README.md` documents it beside the frame vector format, and
+//! the client's state."
+//!
+//! A vector is a log of [`Step`]s. Each step gives one half (`server` or `client`) one input
+//! (a tick of the scripted world, or a frame the network delivered) and says what that half
+//! must do in return (the frames it sends, and for the client the hash of its state). The
+//! network's decisions are already in the log, so replaying it needs no simulator: a testee
+//! that implements either half can be checked against it alone.
+//!
+//! `vectors/README.md` documents the format beside the frame vector format, and
 //! `ackwire vectors --stream-schema` prints its JSON Schema.
 
-use crate::netsim::{Direction, NetworkConfig};
+use crate::netsim::NetworkConfig;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +31,8 @@ pub struct StreamVector {
     pub description: String,
     /// The seed document and section the behaviour comes from.
     pub seed: String,
-    /// The session pair driven: `acked`, `datagram`, `baseline` or `delta`.
+    /// The session pair driven: `acked`, `datagram`, `baseline` or `delta`. Its halves are
+    /// opened as `<session>_server` and `<session>_client`.
     pub session: String,
     /// The session's parameters (ring sizes, budgets), as the testee protocol's `open` takes
     /// them.
@@ -31,54 +40,82 @@ pub struct StreamVector {
     pub params: serde_json::Value,
     /// Milliseconds per server tick.
     pub tick_ms: u64,
-    /// The network between the server and the client; its seed makes the schedule.
+    /// The network the run went through (for the record: its decisions are in `steps`).
     pub network: NetworkConfig,
-    /// The world, tick by tick: what the server's simulation does (spawns, moves, events),
-    /// in the session's own terms.
-    pub world: Vec<WorldTick>,
-    /// Every delivery, in order, and what must hold after it.
+    /// Everything each half was given, in order, and what it must do in return.
     pub steps: Vec<Step>,
 }
 
-/// What the world does on one tick.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WorldTick {
-    /// The server tick.
-    pub tick: u64,
-    /// Operations on the world, per session (for example `{"spawn": {"eid": 3, ...}}`).
-    pub ops: Vec<serde_json::Value>,
+/// Which half of the session a step drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// The server's half.
+    Server,
+    /// The client's half.
+    Client,
 }
 
-/// One frame delivered, and what must hold after it.
+/// One input to one half, and what must hold after it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Step {
     /// When, in milliseconds from the start.
     pub at_ms: u64,
-    /// Which way the frame travelled.
-    pub direction: Direction,
-    /// The frame's name in the spec.
-    pub frame: String,
-    /// The frame's bytes, hex.
-    pub hex: String,
+    /// The half that is given the input.
+    pub side: Side,
+    /// The input.
+    pub action: Action,
     /// What must hold afterwards.
     pub expect: Expect,
 }
 
-/// What must hold after a delivery.
+/// The input of a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    /// A server tick passes; the world does `ops` (in the session's own terms, such as
+    /// `{"spawn": {"eid": 3}}`).
+    Advance {
+        /// The tick.
+        tick: u64,
+        /// What the world does on it.
+        ops: Vec<serde_json::Value>,
+    },
+    /// The network delivers a frame.
+    Deliver {
+        /// The frame's name in the spec.
+        frame: String,
+        /// Its bytes, hex.
+        hex: String,
+    },
+}
+
+/// A frame a half sends.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SentFrame {
+    /// The frame's name in the spec.
+    pub frame: String,
+    /// Its bytes, hex.
+    pub hex: String,
+    /// Whether it goes on the reliable channel.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reliable: bool,
+}
+
+/// What must hold after a step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
-    /// Frames the receiving side wants to send in reply, hex, in order.
+    /// The frames the half sends in return, in order (what `take` gives after the step).
     #[serde(default)]
-    pub sent: Vec<String>,
-    /// FNV-1a 32 of the client's state after the delivery (per session, as its spec defines
-    /// the state's canonical bytes).
+    pub sent: Vec<SentFrame>,
+    /// The client's state hash after the step (FNV-1a 32 of the state's canonical bytes, as
+    /// the session defines them); client steps only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_hash: Option<u32>,
-    /// The receiver's report of the delivery (what changed, what was dropped and why), per
-    /// session.
+    /// The half's report of the step (what changed, what was dropped and why), per session.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<serde_json::Value>,
 }
@@ -111,34 +148,52 @@ mod tests {
                 up: LinkConfig::perfect(),
                 seed: 7,
             },
-            world: vec![WorldTick {
-                tick: 1,
-                ops: vec![serde_json::json!({"spawn": {"eid": 1}})],
-            }],
-            steps: vec![Step {
-                at_ms: 66,
-                direction: Direction::Down,
-                frame: "acked".into(),
-                hex: "06 01 00 00 00".into(),
-                expect: Expect {
-                    sent: vec!["07 01 00 00 00 00 00".into()],
-                    client_hash: Some(0x811c_9dc5),
-                    report: None,
+            steps: vec![
+                Step {
+                    at_ms: 16,
+                    side: Side::Server,
+                    action: Action::Advance {
+                        tick: 1,
+                        ops: vec![serde_json::json!({"spawn": {"eid": 1}})],
+                    },
+                    expect: Expect {
+                        sent: vec![SentFrame {
+                            frame: "acked".into(),
+                            hex: "06 01 00 00 00".into(),
+                            reliable: false,
+                        }],
+                        client_hash: None,
+                        report: None,
+                    },
                 },
-            }],
+                Step {
+                    at_ms: 66,
+                    side: Side::Client,
+                    action: Action::Deliver {
+                        frame: "acked".into(),
+                        hex: "06 01 00 00 00".into(),
+                    },
+                    expect: Expect {
+                        sent: vec![],
+                        client_hash: Some(0x811c_9dc5),
+                        report: Some(serde_json::json!({"applied": true})),
+                    },
+                },
+            ],
         }
     }
 
     #[test]
-    fn a_stream_vector_reads_back_and_validates_against_its_schema() {
+    fn a_stream_vector_reads_back_and_its_schema_names_every_part() {
         let v = sample();
         let json = serde_json::to_value(&v).unwrap();
+        assert_eq!(json["steps"][0]["action"]["advance"]["tick"], 1);
         let back: StreamVector = serde_json::from_value(json.clone()).unwrap();
         assert_eq!(back, v);
         let schema = serde_json::to_value(schema()).unwrap();
         assert_eq!(schema["title"], "StreamVector");
         let props = schema["properties"].as_object().unwrap();
-        for key in ["name", "network", "world", "steps"] {
+        for key in ["name", "session", "network", "steps"] {
             assert!(props.contains_key(key), "{key} missing from the schema");
         }
     }
@@ -149,4 +204,111 @@ mod tests {
         json["stpes"] = serde_json::json!([]);
         assert!(serde_json::from_value::<StreamVector>(json).is_err());
     }
+}
+
+/// Why stream vector files could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StreamFileError {
+    /// A file or folder could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A file is not a stream vector.
+    #[error("{path}:{line}:{column}: {message}")]
+    Json {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Where.
+        line: usize,
+        /// Where.
+        column: usize,
+        /// What serde said.
+        message: String,
+    },
+}
+
+/// The file a vector is kept in under `dir`: `<session>/<what>.json` from its name.
+pub fn path_of(dir: &std::path::Path, vector: &StreamVector) -> std::path::PathBuf {
+    let mut p = dir.to_path_buf();
+    for part in vector.name.split('/') {
+        p.push(part);
+    }
+    p.set_extension("json");
+    p
+}
+
+/// Writes `vectors` under `dir` (pretty JSON, one file each), removing stream vector files of
+/// the same sessions that no vector names any more.
+pub fn write_streams(
+    dir: &std::path::Path,
+    vectors: &[StreamVector],
+) -> Result<Vec<std::path::PathBuf>, StreamFileError> {
+    let io = |path: &std::path::Path| {
+        let path = path.to_path_buf();
+        move |source| StreamFileError::Io { path, source }
+    };
+    let mut written = Vec::new();
+    for v in vectors {
+        let path = path_of(dir, v);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        let text = serde_json::to_string_pretty(v).expect("a stream vector serializes") + "\n";
+        std::fs::write(&path, text).map_err(io(&path))?;
+        written.push(path);
+    }
+    for path in read_paths(dir)? {
+        if !written.contains(&path) {
+            std::fs::remove_file(&path).map_err(io(&path))?;
+        }
+    }
+    Ok(written)
+}
+
+fn read_paths(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, StreamFileError> {
+    let mut out = Vec::new();
+    let Ok(sessions) = std::fs::read_dir(dir) else {
+        return Ok(out);
+    };
+    for session in sessions.filter_map(Result::ok) {
+        if !session.path().is_dir() {
+            continue;
+        }
+        let files = std::fs::read_dir(session.path()).map_err(|source| StreamFileError::Io {
+            path: session.path(),
+            source,
+        })?;
+        out.extend(
+            files
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "json")),
+        );
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Reads every stream vector under `dir` (none when it does not exist).
+pub fn read_streams(dir: &std::path::Path) -> Result<Vec<StreamVector>, StreamFileError> {
+    read_paths(dir)?
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).map_err(|source| StreamFileError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            serde_json::from_str(&text).map_err(|e| StreamFileError::Json {
+                path,
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })
+        })
+        .collect()
 }

@@ -6,8 +6,10 @@
 //! capabilities): the runner's own tests use them to prove that it catches each.
 
 use crate::frames::{self, FrameError};
+use crate::sessions::Session;
 use ackwire_codec::protocol::FRAME_NAMES;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
 /// The protocol version this testee speaks.
@@ -58,15 +60,23 @@ enum Step {
     Hang,
 }
 
+/// The open session halves, by handle.
+#[derive(Default)]
+struct Sessions {
+    open: BTreeMap<u64, Box<dyn Session>>,
+    next: u64,
+}
+
 /// Serves requests from `input` until it closes (or `bye`), writing replies to `output`.
 /// Returns the process exit code.
 pub fn serve(input: impl BufRead, mut output: impl Write, fault: Option<&Fault>) -> i32 {
+    let mut sessions = Sessions::default();
     for line in input.lines() {
         let Ok(line) = line else { return 1 };
         if line.trim().is_empty() {
             continue;
         }
-        match answer(&line, fault) {
+        match answer(&line, fault, &mut sessions) {
             Step::Reply(reply) => {
                 let bye = reply.get("bye").is_some();
                 let mut reply = reply;
@@ -92,7 +102,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write, fault: Option<&Fault>)
     0
 }
 
-fn answer(line: &str, fault: Option<&Fault>) -> Step {
+fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
     let request: Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => {
@@ -125,7 +135,7 @@ fn answer(line: &str, fault: Option<&Fault>) -> Step {
             "version": env!("CARGO_PKG_VERSION"),
             "protocol": PROTOCOL_VERSION,
             "frames": frames,
-            "sessions": [],
+            "sessions": crate::sessions::names(),
         }}),
         "decode" | "encode" if !frames.iter().any(|f| f == frame) => {
             json!({"unimplemented": format!("frame `{frame}` is not implemented")})
@@ -152,7 +162,7 @@ fn answer(line: &str, fault: Option<&Fault>) -> Step {
         }
         "bye" => json!({"ok": {}, "bye": true}),
         "open" | "deliver" | "take" | "advance" | "state_hash" | "close" => {
-            json!({"unimplemented": "the Rust testee implements no session machines yet"})
+            session_op(op, &request, sessions)
         }
         other => json!({"unimplemented": format!("unknown op `{other}`")}),
     };
@@ -163,6 +173,83 @@ fn answer(line: &str, fault: Option<&Fault>) -> Step {
         }
     }
     Step::Reply(reply)
+}
+
+/// A session op: the reply's members (`ok`, `error` or `unimplemented`).
+fn session_op(op: &str, request: &Value, sessions: &mut Sessions) -> Value {
+    let bad = |message: String| json!({"error": {"kind": "bad_request", "message": message}});
+    if op == "open" {
+        let name = request.get("session").and_then(Value::as_str).unwrap_or("");
+        if !crate::sessions::names().contains(&name) {
+            return json!({"unimplemented": format!("session `{name}` is not implemented")});
+        }
+        let params = request.get("params").cloned().unwrap_or(Value::Null);
+        return match crate::sessions::open(name, &params) {
+            Ok(session) => {
+                sessions.next += 1;
+                sessions.open.insert(sessions.next, session);
+                json!({"ok": {"handle": sessions.next}})
+            }
+            Err(e) => bad(e),
+        };
+    }
+    let Some(handle) = request.get("handle").and_then(Value::as_u64) else {
+        return bad("a session op needs a `handle`".into());
+    };
+    if op == "close" {
+        return match sessions.open.remove(&handle) {
+            Some(_) => json!({"ok": {}}),
+            None => bad(format!("no session {handle}")),
+        };
+    }
+    let Some(session) = sessions.open.get_mut(&handle) else {
+        return bad(format!("no session {handle}"));
+    };
+    let now_ms = request.get("now_ms").and_then(Value::as_u64).unwrap_or(0);
+    match op {
+        "advance" => {
+            let tick = request.get("tick").and_then(Value::as_u64).unwrap_or(0);
+            let ops = request
+                .get("ops")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            match session.advance(tick, now_ms, &ops) {
+                Ok(()) => json!({"ok": {}}),
+                Err(e) => bad(e),
+            }
+        }
+        "deliver" => {
+            let frame = request.get("frame").and_then(Value::as_str).unwrap_or("");
+            let hex = request.get("hex").and_then(Value::as_str).unwrap_or("");
+            match frames::parse_hex(hex) {
+                Err(e) => bad(e),
+                Ok(bytes) => match session.deliver(now_ms, frame, &bytes) {
+                    Ok(report) => json!({"ok": {"report": report}}),
+                    Err(e) => bad(e),
+                },
+            }
+        }
+        "take" => {
+            let sent: Vec<Value> = session
+                .take()
+                .into_iter()
+                .map(|s| {
+                    json!({
+                        "frame": s.frame,
+                        "hex": frames::hex_spaced(&s.bytes).replace(' ', ""),
+                        "reliable": s.reliable,
+                    })
+                })
+                .collect();
+            json!({"ok": {"frames": sent}})
+        }
+        "state_hash" => match session.state_hash() {
+            Some(hash) => json!({"ok": {"hash": hash}}),
+            None => json!({"unimplemented": "this session half has no state hash"}),
+        },
+        other => json!({"unimplemented": format!("unknown op `{other}`")}),
+    }
 }
 
 fn error_reply(e: FrameError) -> Value {
@@ -252,7 +339,7 @@ mod tests {
         assert_eq!(r[1]["error"]["kind"], "truncated");
         assert_eq!(r[1]["error"]["path"], "mask");
         assert_eq!(r[2]["ok"]["hex"], hex);
-        assert!(r[3]["unimplemented"].is_string());
+        assert!(r[3]["unimplemented"].is_string() || r[3]["ok"]["handle"].is_u64());
         assert_eq!(r.len(), 5, "nothing is answered after bye");
     }
 

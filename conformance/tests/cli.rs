@@ -79,9 +79,17 @@ fn fmt_check_reports_unformatted_files_and_fmt_fixes_them() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("would reformat"));
     assert!(ackwire(&["fmt", p.to_str().unwrap()]).status.success());
-    assert_eq!(std::fs::read_to_string(&p).unwrap(), "record A {\n    a: u8,\n}\n");
-    assert!(ackwire(&["fmt", "--check", p.to_str().unwrap()]).status.success());
-    assert!(ackwire(&["fmt", "--check"]).status.success(), "spec/protocol is formatted");
+    assert_eq!(
+        std::fs::read_to_string(&p).unwrap(),
+        "record A {\n    a: u8,\n}\n"
+    );
+    assert!(ackwire(&["fmt", "--check", p.to_str().unwrap()])
+        .status
+        .success());
+    assert!(
+        ackwire(&["fmt", "--check"]).status.success(),
+        "spec/protocol is formatted"
+    );
 }
 
 #[test]
@@ -114,9 +122,17 @@ fn decode_a_datagram_built_by_hand_from_seed_003() {
 
 #[test]
 fn decode_names_offset_field_and_kind_of_bad_bytes() {
-    let o = ackwire(&["decode", "datagram", "02 01 ac02 07 ab02 0000003f 01 01 2a 2c01 13"]);
+    let o = ackwire(&[
+        "decode",
+        "datagram",
+        "02 01 ac02 07 ab02 0000003f 01 01 2a 2c01 13",
+    ]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("reserved_bit at byte 16, field updates[0].mask"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("reserved_bit at byte 16, field updates[0].mask"),
+        "{}",
+        stderr(&o)
+    );
     let o = ackwire(&["decode", "datagram", "zz"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("bad hex"));
@@ -128,14 +144,22 @@ fn decode_names_offset_field_and_kind_of_bad_bytes() {
 fn encode_refuses_invalid_values_and_json() {
     let o = ackwire(&["encode", "delta_ack", "{\"newest\": 1}"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("missing field `mask`"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("missing field `mask`"),
+        "{}",
+        stderr(&o)
+    );
     let o = ackwire(&["encode", "delta_ack", "{"]);
     assert!(stderr(&o).contains("not valid"), "{}", stderr(&o));
 }
 
 #[test]
 fn explain_prints_a_row_per_field() {
-    let o = ackwire(&["explain", "delta_ack", "0a 05 ff00000000000000 2a00000000000000"]);
+    let o = ackwire(&[
+        "explain",
+        "delta_ack",
+        "0a 05 ff00000000000000 2a00000000000000",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     for field in ["kind", "newest", "mask", "digest"] {

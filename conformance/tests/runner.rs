@@ -46,6 +46,7 @@ fn hex_of(case: &Case) -> &str {
     match &case.check {
         Check::DecodeValue { hex, .. } | Check::DecodeError { hex, .. } => hex,
         Check::Encode { hex, .. } => hex,
+        Check::Stream { .. } => "",
     }
 }
 
