@@ -11,6 +11,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod delta;
+pub mod acked;
 pub mod digest;
 pub mod error;
 pub mod fuzzing;

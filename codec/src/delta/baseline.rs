@@ -1,0 +1,473 @@
+//! [`DeltaBaseline`]: one subscriber's view of a streamed set (seed 004 §7), the server half.
+//!
+//! Seed 004 §7: "One `DeltaBaseline` per subscriber. It is deliberately set-theoretic and
+//! knows nothing about what a key means: keys are `u64`, entering and leaving are the only
+//! events, and mapping a key back to a spawn payload or a despawn reason is the application's
+//! job."
+//!
+//! It lives in the codec crate beside its client half, [`DeltaMirror`](super::DeltaMirror),
+//! because it needs nothing from the server's primitives and DESIGN.md §4 puts both halves of
+//! every seed protocol's session machine here; `ackwire_server::delta` re-exports it under the
+//! seed's module name.
+//!
+//! Sans-IO: time (`now`) is an argument in the application's own clock units, and nothing here
+//! reads a clock.
+
+use super::ack::AckWindow;
+use crate::digest::SetDigest;
+use std::collections::{BTreeSet, VecDeque};
+
+/// Which state the differences are computed against.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RecoveryPolicy {
+    /// Seed 004 §7: "diff against the last state *sent*. Simple, and wrong the moment a packet
+    /// is lost: whatever it carried is never mentioned again, so the subscriber is permanently
+    /// short of it while every readout looks healthy. Selectable because the failure is worth
+    /// being able to demonstrate".
+    Naive,
+    /// Seed 004 §7: "diff against the newest state the subscriber has *acknowledged*, so a
+    /// lost packet's contents are re-derived by the next difference. Also enables the digest
+    /// drift check and the stale-baseline rebuild."
+    #[default]
+    AckRecovery,
+}
+
+/// What to send this round (seed 004 §7, `DeltaPlan`).
+///
+/// On the wire it is the `delta_plan` frame ([`DeltaPlan::to_frame`]): FULL_BASELINE is
+/// `full_baseline`, BASELINE says `baseline_seq` follows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeltaPlan {
+    /// The subscriber must clear its mirror first, because what follows is the whole visible
+    /// set: "set when a subscriber is new, when its acknowledged baseline has aged out of
+    /// history, or when its digest proved the mirror had drifted".
+    pub full_baseline: bool,
+    /// The sequence the differences were computed against, or `None` for a difference from
+    /// nothing.
+    pub baseline_seq: Option<u64>,
+    /// Keys the subscriber does not hold and should, ascending.
+    pub entered: Vec<u64>,
+    /// Keys the subscriber may hold and should not, ascending.
+    pub left: Vec<u64>,
+}
+
+impl DeltaPlan {
+    /// The `delta_plan` frame that carries this plan as packet `sequence`.
+    #[must_use]
+    pub fn to_frame(&self, sequence: u64) -> crate::protocol::DeltaPlan {
+        use crate::protocol::PlanFlags;
+        let mut flags = PlanFlags::empty();
+        flags.set(PlanFlags::FULL_BASELINE, self.full_baseline);
+        flags.set(PlanFlags::BASELINE, self.baseline_seq.is_some());
+        crate::protocol::DeltaPlan {
+            flags,
+            sequence,
+            baseline_seq: self.baseline_seq,
+            entered: self.entered.clone(),
+            left: self.left.clone(),
+        }
+    }
+
+    /// The plan a `delta_plan` frame carries.
+    #[must_use]
+    pub fn from_frame(frame: &crate::protocol::DeltaPlan) -> Self {
+        Self {
+            full_baseline: frame
+                .flags
+                .contains(crate::protocol::PlanFlags::FULL_BASELINE),
+            baseline_seq: frame.baseline_seq,
+            entered: frame.entered.clone(),
+            left: frame.left.clone(),
+        }
+    }
+}
+
+/// A state sent: what packet `seq` leaves the subscriber holding.
+#[derive(Clone, Debug)]
+struct SentState {
+    seq: u64,
+    state: BTreeSet<u64>,
+    full: bool,
+}
+
+/// The acknowledged baseline, with its digest computed once.
+#[derive(Clone, Debug)]
+struct Acked {
+    seq: u64,
+    state: BTreeSet<u64>,
+    digest: u64,
+}
+
+/// Why the next plan must be a full baseline, if it must.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pending {
+    /// Nothing pending.
+    Nothing,
+    /// A new subscriber (construction, [`DeltaBaseline::reset`], the resume signal).
+    Fresh,
+    /// A rebuild: drift, a baseline aged out of history, or the application's request.
+    Rebuild,
+}
+
+/// Flow control's liveness record (seed 004 §7, `with_flow`).
+#[derive(Clone, Copy, Debug)]
+struct Flow {
+    stalled_after: u64,
+    keepalive_every: u64,
+    /// When the subscriber last acknowledged; `None` until the first send decision after
+    /// construction or a reset, so that "a joiner is not born stalled".
+    last_ack: Option<u64>,
+    last_keepalive: Option<u64>,
+}
+
+/// One subscriber's bookkeeping: what it has been sent, what it has acknowledged, and so what
+/// to send next (seed 004 §7).
+///
+/// ```
+/// use ackwire_codec::delta::{DeltaBaseline, SetDigest};
+/// use std::collections::BTreeSet;
+///
+/// let mut baseline = DeltaBaseline::new(32);
+/// baseline.reset(); // a subscriber takes the slot
+/// let world: BTreeSet<u64> = [1, 2, 3].into();
+/// let first = baseline.plan(&world, 1);
+/// assert!(first.full_baseline && first.entered == vec![1, 2, 3]);
+/// // The subscriber applied it and acknowledges sequence 1 with its digest.
+/// baseline.observe_ack(1, 0, SetDigest::from_keys([1, 2, 3]).digest());
+/// let next = baseline.plan(&[1, 2, 4].into(), 2);
+/// assert_eq!((next.baseline_seq, next.entered, next.left), (Some(1), vec![4], vec![3]));
+/// ```
+#[derive(Clone, Debug)]
+pub struct DeltaBaseline {
+    policy: RecoveryPolicy,
+    history: usize,
+    /// States sent after the acknowledged one (all of this epoch's before the first
+    /// acknowledgement), oldest first, at most `history`.
+    sent: VecDeque<SentState>,
+    acked: Option<Acked>,
+    /// A state sent after the acknowledged one was pushed out of `sent`: the acknowledged
+    /// baseline can no longer be re-derived from.
+    history_lost: bool,
+    /// The last state sent, what [`RecoveryPolicy::Naive`] diffs against.
+    last_sent: Option<(u64, BTreeSet<u64>)>,
+    pending: Pending,
+    full_rebuilds: u64,
+    /// The last acknowledgement window observed, for [`DeltaBaseline::unacked`].
+    window: AckWindow,
+    flow: Option<Flow>,
+}
+
+impl DeltaBaseline {
+    /// A subscriber with `history` recent sent states retained (clamped to at least 1), under
+    /// [`RecoveryPolicy::AckRecovery`]; the first plan is a full baseline.
+    ///
+    /// Seed 004 §7: "Cover the most packets that can be in flight plus the acknowledgement's
+    /// return trip; a state older than the window cannot be recovered by re-derivation and
+    /// forces a full rebuild rather than a wrong diff."
+    #[must_use]
+    pub fn new(history: usize) -> Self {
+        Self {
+            policy: RecoveryPolicy::AckRecovery,
+            history: history.max(1),
+            sent: VecDeque::new(),
+            acked: None,
+            history_lost: false,
+            last_sent: None,
+            pending: Pending::Fresh,
+            full_rebuilds: 0,
+            window: AckWindow::new(),
+            flow: None,
+        }
+    }
+
+    /// This subscriber under `policy`.
+    #[must_use]
+    pub fn with_policy(mut self, policy: RecoveryPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Selects the policy on a live subscriber; a change resets it, "forgetting any state the
+    /// new policy cannot honour".
+    pub fn set_policy(&mut self, policy: RecoveryPolicy) {
+        if policy != self.policy {
+            self.policy = policy;
+            self.reset();
+        }
+    }
+
+    /// The policy in force.
+    #[must_use]
+    pub const fn policy(&self) -> RecoveryPolicy {
+        self.policy
+    }
+
+    /// Enables flow control, in the application's clock units: "a subscriber silent for
+    /// `stalled_after` is throttled to one send every `keepalive_every` until it acknowledges
+    /// again" (seed 004 §7). `keepalive_every` is clamped to at least 1.
+    #[must_use]
+    pub fn with_flow(mut self, stalled_after: u64, keepalive_every: u64) -> Self {
+        self.flow = Some(Flow {
+            stalled_after,
+            keepalive_every: keepalive_every.max(1),
+            last_ack: None,
+            last_keepalive: None,
+        });
+        self
+    }
+
+    /// Whether the subscriber has stopped acknowledging: silent for more than `stalled_after`.
+    /// Always `false` without [`with_flow`](Self::with_flow), and during a fresh subscriber's
+    /// grace period ("silence is measured from the first send decision, so a joiner is not
+    /// born stalled").
+    #[must_use]
+    pub fn stalled(&self, now: u64) -> bool {
+        match self.flow {
+            Some(Flow {
+                stalled_after,
+                last_ack: Some(last),
+                ..
+            }) => now.saturating_sub(last) > stalled_after,
+            _ => false,
+        }
+    }
+
+    /// Whether to build and send a packet this round: `true` for a live subscriber; for a
+    /// stalled one `true` once per `keepalive_every` and `false` otherwise, "in which case skip
+    /// the `plan` call entirely: not planning also leaves the sent history exactly where the
+    /// last acknowledgement can still name it".
+    pub fn should_send(&mut self, now: u64) -> bool {
+        let stalled = self.stalled(now);
+        let Some(flow) = self.flow.as_mut() else {
+            return true;
+        };
+        if flow.last_ack.is_none() {
+            // The first send decision starts the grace period: construction has no clock.
+            flow.last_ack = Some(now);
+            return true;
+        }
+        if !stalled {
+            return true;
+        }
+        match flow.last_keepalive {
+            Some(k) if now.saturating_sub(k) < flow.keepalive_every => false,
+            _ => {
+                flow.last_keepalive = Some(now);
+                true
+            }
+        }
+    }
+
+    /// Forgets everything and makes the next plan a full baseline. **Call this when a
+    /// subscriber takes the slot.**
+    ///
+    /// Seed 004 §7: "the case that still needs this call is a **reused** slot, where the
+    /// previous occupant's acknowledged state is a perfectly plausible baseline for a
+    /// subscriber that has never seen any of it. Also restarts the flow-control grace period".
+    pub fn reset(&mut self) {
+        self.new_epoch();
+        self.pending = Pending::Fresh;
+        if let Some(flow) = self.flow.as_mut() {
+            flow.last_ack = None;
+            flow.last_keepalive = None;
+        }
+    }
+
+    /// Forces the next plan to be a full baseline in a new epoch: "the application's own
+    /// escape hatch for a divergence it detected by some other means". Counted in
+    /// [`full_rebuilds`](Self::full_rebuilds).
+    pub fn request_full_baseline(&mut self) {
+        self.rebuild();
+    }
+
+    /// What to send, given the visible set `current` now; `seq` numbers this packet and is what
+    /// the subscriber acknowledges. Number packets consecutively: the frontier walks
+    /// `seq + 1`.
+    pub fn plan(&mut self, current: &BTreeSet<u64>, seq: u64) -> DeltaPlan {
+        let recovering = self.policy == RecoveryPolicy::AckRecovery;
+        // Seed 004 §7: a baseline that "has aged out of history" forces a full rebuild rather
+        // than a wrong diff.
+        if recovering && self.history_lost {
+            self.rebuild();
+        }
+        let pending = std::mem::replace(&mut self.pending, Pending::Nothing);
+        if pending == Pending::Rebuild {
+            self.full_rebuilds = self.full_rebuilds.saturating_add(1);
+        }
+        // Seed 004 §7: "Cold start is a decision, not an accident. [...] under `AckRecovery`
+        // an unknown baseline means full sets for the first round trip, then incremental for
+        // the rest of the session."
+        let unknown = recovering && self.acked.is_none();
+        let mut plan = DeltaPlan::default();
+        match (&self.acked, &self.last_sent) {
+            _ if pending != Pending::Nothing || unknown => {
+                plan.full_baseline = true;
+                plan.entered = current.iter().copied().collect();
+            }
+            (Some(acked), _) if recovering => {
+                // Seed 004 §7: "The two halves of the diff need baselines built by opposite
+                // operations. What to *send* must assume the least the subscriber holds: the
+                // acknowledged state **intersected** with every state sent since [...]. What
+                // to *retract* must assume the most: the acknowledged state **unioned** with
+                // everything announced since".
+                let mut least = acked.state.clone();
+                let mut most = acked.state.clone();
+                for sent in self.sent.iter().filter(|s| s.seq > acked.seq) {
+                    least.retain(|k| sent.state.contains(k));
+                    most.extend(sent.state.iter().copied());
+                }
+                plan.baseline_seq = Some(acked.seq);
+                plan.entered = current.difference(&least).copied().collect();
+                plan.left = most.difference(current).copied().collect();
+            }
+            (_, Some((last_seq, last))) => {
+                // Naive: against the last state sent, as if every packet arrived.
+                plan.baseline_seq = Some(*last_seq);
+                plan.entered = current.difference(last).copied().collect();
+                plan.left = last.difference(current).copied().collect();
+            }
+            _ => {
+                plan.full_baseline = true;
+                plan.entered = current.iter().copied().collect();
+            }
+        }
+        self.sent.push_back(SentState {
+            seq,
+            state: current.clone(),
+            full: plan.full_baseline,
+        });
+        while self.sent.len() > self.history {
+            if let Some(old) = self.sent.pop_front() {
+                if self.acked.as_ref().is_some_and(|a| old.seq > a.seq) {
+                    self.history_lost = true;
+                }
+            }
+        }
+        self.last_sent = Some((seq, current.clone()));
+        plan
+    }
+
+    /// The return path: the subscriber's acknowledgement window and the digest of the keys its
+    /// mirror holds. A no-op under [`RecoveryPolicy::Naive`].
+    ///
+    /// The frontier is `AckWindow::contiguous_base` from the first state not yet accounted for
+    /// (seed 004 §7: "Acknowledge states, not packets"). The digest is compared with the
+    /// digest of the acknowledged state only "when the frontier has reached the newest packet
+    /// the subscriber reports, so a disagreement means 'wrong' rather than 'further ahead'";
+    /// and it is compared on every such report, not only when the frontier advances (seed 004
+    /// §5: "a client re-acknowledging the same sequence still tells you what it holds"). A
+    /// disagreement makes the next plan a full rebuild.
+    ///
+    /// Every digest is compared, the empty set's included: seed 004 §7 says "dropping the
+    /// mirror is the request", and a dropped mirror reports the empty set's digest.
+    pub fn observe_ack(&mut self, newest: u64, mask: u64, digest: u64) {
+        if self.policy != RecoveryPolicy::AckRecovery {
+            return;
+        }
+        let window = AckWindow::from_encoded(newest, mask);
+        self.window = window;
+        // The first state to check: the oldest sent since the acknowledged one; before any
+        // acknowledgement in this epoch, the newest full baseline that arrived (every packet
+        // of the epoch is one until then, and each stands on its own).
+        let first = if self.acked.is_some() {
+            self.sent.front().map(|s| s.seq)
+        } else {
+            self.sent
+                .iter()
+                .rev()
+                .find(|s| s.full && window.contains(s.seq))
+                .map(|s| s.seq)
+        };
+        if let Some(base) = first.and_then(|f| window.contiguous_base(f).map(|b| (f, b))) {
+            let (first, base) = base;
+            if let Some(reached) = self
+                .sent
+                .iter()
+                .rev()
+                .find(|s| s.seq >= first && s.seq <= base)
+            {
+                let digest = SetDigest::from_keys(reached.state.iter().copied()).digest();
+                let seq = reached.seq;
+                self.acked = Some(Acked {
+                    seq,
+                    state: reached.state.clone(),
+                    digest,
+                });
+                self.sent.retain(|s| s.seq > seq);
+            }
+        }
+        if let Some(acked) = &self.acked {
+            if acked.seq == newest && acked.digest != digest {
+                // Seed 004 §7: "when it disagrees with the digest of the state the server
+                // believes it reached, the next plan is a full rebuild."
+                self.rebuild();
+            }
+        }
+    }
+
+    /// [`observe_ack`](Self::observe_ack) plus the acknowledgement's arrival time, for flow
+    /// control. The time records under either policy ("liveness is a property of the
+    /// subscriber"). An acknowledgement from a stalled subscriber is "**the resume signal**,
+    /// and it starts a fresh epoch (a `reset`) instead of being folded in".
+    pub fn observe_ack_at(&mut self, newest: u64, mask: u64, digest: u64, now: u64) {
+        let resuming = self.stalled(now);
+        if resuming {
+            self.reset();
+        }
+        if let Some(flow) = self.flow.as_mut() {
+            flow.last_ack = Some(now);
+        }
+        if !resuming {
+            self.observe_ack(newest, mask, digest);
+        }
+    }
+
+    /// How many times this subscriber has needed a full rebuild (drift, a baseline aged out of
+    /// history, [`request_full_baseline`](Self::request_full_baseline)); a new subscriber's
+    /// first full baseline is not a rebuild.
+    #[must_use]
+    pub const fn full_rebuilds(&self) -> u64 {
+        self.full_rebuilds
+    }
+
+    /// Packets sent whose fate is still unknown: sent since the acknowledged state and not in
+    /// the last acknowledgement window.
+    #[must_use]
+    pub fn unacked(&self) -> usize {
+        let after = self.acked.as_ref().map(|a| a.seq);
+        self.sent
+            .iter()
+            .filter(|s| after.is_none_or(|a| s.seq > a) && !self.window.contains(s.seq))
+            .count()
+    }
+
+    /// The newest sequence the subscriber has acknowledged reaching the state of.
+    #[must_use]
+    pub fn acked_seq(&self) -> Option<u64> {
+        self.acked.as_ref().map(|a| a.seq)
+    }
+
+    /// Seed 004 §7: "A rebuild starts a new epoch. A rebuild drops the acknowledged baseline,
+    /// the last-sent state, *and* the sent history".
+    fn rebuild(&mut self) {
+        self.new_epoch();
+        self.pending = Pending::Rebuild;
+    }
+
+    fn new_epoch(&mut self) {
+        self.sent.clear();
+        self.acked = None;
+        self.history_lost = false;
+        self.last_sent = None;
+        self.window = AckWindow::new();
+    }
+
+    /// How many sent states are held now (at most the history length).
+    #[must_use]
+    pub fn held_states(&self) -> usize {
+        self.sent.len()
+    }
+}
+
+#[cfg(test)]
+mod tests;

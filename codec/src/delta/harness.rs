@@ -1,0 +1,312 @@
+//! One body for the `delta_stream` fuzz target and the property tests: both halves of a delta
+//! stream driven through a world script, a network schedule and hostile acknowledgements, all
+//! read from arbitrary bytes, with the invariants asserted (a panic is what a fuzzer reports).
+//!
+//! The invariants:
+//! - **convergence** (DESIGN.md §4: "once the network heals the client converges to the
+//!   server's world"): under [`RecoveryPolicy::AckRecovery`], after the script the network
+//!   heals (in order, nothing lost, no hostile acknowledgement) and within a bounded number of
+//!   rounds the mirror holds exactly the server's set, whatever happened before: loss,
+//!   duplication, reordering, forged acknowledgements and digests, a mirror that lost keys, a
+//!   client that stopped reading and dropped its mirror, a subscriber reset;
+//! - **bounded memory**: the server keeps at most `history` sent states and the mirror at most
+//!   one occupant per slot of the world, whatever the peer sends;
+//! - **no panic** on any frame: forged `delta_ack` bytes go to the server, forged
+//!   `delta_plan` bytes to a throwaway mirror (a client trusts its server; a forged plan with a
+//!   huge sequence would rightly make a real mirror ignore the honest stream).
+
+use super::{DeltaBaseline, DeltaMirror, RecoveryPolicy, SlotKey};
+use crate::protocol::{DeltaAck, DeltaPlan as PlanFrame};
+use crate::rt::Frame;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Slots in the harness's world.
+const SLOTS: u32 = 24;
+/// Frames a direction of the network holds at once; more are dropped, as a full queue would.
+const IN_FLIGHT: usize = 128;
+/// Rounds of script at most.
+const MAX_ROUNDS: usize = 400;
+
+/// Reads the input a byte at a time; zeros once it is exhausted.
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn u8(&mut self) -> u8 {
+        match self.0.split_first() {
+            Some((b, rest)) => {
+                self.0 = rest;
+                *b
+            }
+            None => 0,
+        }
+    }
+    fn u64(&mut self) -> u64 {
+        (0..8).fold(0, |v, _| (v << 8) | u64::from(self.u8()))
+    }
+    fn take(&mut self, n: usize) -> &[u8] {
+        let (a, b) = self.0.split_at(n.min(self.0.len()));
+        self.0 = b;
+        a
+    }
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// One direction of the harness's network: frames due at a round, in send order.
+#[derive(Default)]
+struct Wire {
+    queue: Vec<(u64, u64, Vec<u8>)>,
+    order: u64,
+}
+
+impl Wire {
+    /// Sends `bytes` at `round` under decision byte `d`: lost, duplicated, delayed.
+    fn send(&mut self, round: u64, d: u8, bytes: Vec<u8>) {
+        if d % 8 == 0 {
+            return;
+        }
+        let delay = u64::from((d >> 3) % 4);
+        if d % 8 == 1 {
+            self.push(round + u64::from(d >> 5), bytes.clone());
+        }
+        self.push(round + delay, bytes);
+    }
+    fn push(&mut self, at: u64, bytes: Vec<u8>) {
+        if self.queue.len() >= IN_FLIGHT {
+            self.queue.remove(0);
+        }
+        self.order += 1;
+        self.queue.push((at, self.order, bytes));
+    }
+    /// Everything due by `round`, earliest first.
+    fn due(&mut self, round: u64) -> Vec<Vec<u8>> {
+        self.queue.sort_by_key(|(at, order, _)| (*at, *order));
+        let n = self
+            .queue
+            .iter()
+            .take_while(|(at, ..)| *at <= round)
+            .count();
+        self.queue.drain(..n).map(|(.., b)| b).collect()
+    }
+}
+
+/// What a run did, for the property tests to look at.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Outcome {
+    /// Rounds of script run.
+    pub rounds: usize,
+    /// Whether the run used [`RecoveryPolicy::AckRecovery`] (and so checked convergence).
+    pub recovering: bool,
+    /// Rounds the healed network took to converge.
+    pub heal_rounds: usize,
+    /// Plans sent in all.
+    pub plans: u64,
+    /// The server's full rebuilds.
+    pub full_rebuilds: u64,
+}
+
+/// The server half: the world (one occupant per slot) and its subscriber's baseline.
+struct Server {
+    world: BTreeMap<u32, u16>,
+    baseline: DeltaBaseline,
+    seq: u64,
+    history: usize,
+}
+
+impl Server {
+    fn set(&self) -> BTreeSet<u64> {
+        self.world
+            .iter()
+            .map(|(i, g)| SlotKey::new(*i, *g).encode())
+            .collect()
+    }
+    fn send(&mut self, now: u64) -> Option<Vec<u8>> {
+        if !self.baseline.should_send(now) {
+            return None;
+        }
+        self.seq += 1;
+        let plan = self.baseline.plan(&self.set(), self.seq);
+        let bytes = plan.to_frame(self.seq).to_bytes();
+        assert!(bytes.is_ok(), "a plan over slot keys always encodes");
+        bytes.ok()
+    }
+    fn receive(&mut self, bytes: &[u8], now: u64) {
+        if let Ok(ack) = DeltaAck::decode(bytes) {
+            self.baseline
+                .observe_ack_at(ack.newest, ack.mask, ack.digest, now);
+        }
+        assert!(self.baseline.held_states() <= self.history);
+        assert!(self.baseline.unacked() <= self.history);
+    }
+}
+
+fn receive_plan(mirror: &mut DeltaMirror, bytes: &[u8]) -> Option<Vec<u8>> {
+    let frame = PlanFrame::decode(bytes).ok()?;
+    mirror.apply(&frame);
+    assert!(mirror.len() <= SLOTS as usize + 1);
+    mirror.ack().and_then(|a| a.to_bytes().ok())
+}
+
+/// Runs the stream `data` describes and asserts the invariants; panics on a violation.
+pub fn run(data: &[u8]) -> Outcome {
+    let mut input = Bytes(data);
+    let head = input.u8();
+    let history = 1 + usize::from(input.u8() % 48);
+    let policy = if head & 1 == 0 {
+        RecoveryPolicy::AckRecovery
+    } else {
+        RecoveryPolicy::Naive
+    };
+    let mut baseline = DeltaBaseline::new(history).with_policy(policy);
+    let flow = head & 2 != 0;
+    let keepalive = 1 + u64::from(input.u8() % 8);
+    if flow {
+        baseline = baseline.with_flow(2 + u64::from(input.u8() % 16), keepalive);
+    }
+    let mut server = Server {
+        world: BTreeMap::new(),
+        baseline,
+        seq: 0,
+        history,
+    };
+    let mut mirror = DeltaMirror::<()>::new();
+    let mut throwaway = DeltaMirror::<()>::new();
+    let (mut down, mut up) = (Wire::default(), Wire::default());
+    let mut out = Outcome {
+        recovering: policy == RecoveryPolicy::AckRecovery,
+        ..Outcome::default()
+    };
+    let mut reading = true;
+    let mut round = 0u64;
+    while !input.is_empty() && (round as usize) < MAX_ROUNDS {
+        round += 1;
+        let op = input.u8();
+        let slot = u32::from(input.u8()) % SLOTS;
+        match op % 16 {
+            0..=4 => {
+                // Enter, or respawn: a new generation in the same slot.
+                let g = server.world.get(&slot).map_or(0, |g| g.wrapping_add(1));
+                server.world.insert(slot, g);
+            }
+            5..=7 => {
+                server.world.remove(&slot);
+            }
+            8 => {
+                // Forged acknowledgement, structured or raw bytes.
+                let forged = if op & 16 == 0 {
+                    DeltaAck {
+                        newest: input.u64() % (server.seq + 80),
+                        mask: input.u64(),
+                        digest: input.u64(),
+                    }
+                    .to_bytes()
+                    .unwrap_or_default()
+                } else {
+                    let n = usize::from(input.u8() % 24);
+                    input.take(n).to_vec()
+                };
+                let now = round * 10;
+                server.receive(&forged, now);
+            }
+            9 => {
+                let n = usize::from(input.u8());
+                let forged = input.take(n).to_vec();
+                let _ = receive_plan(&mut throwaway, &forged);
+            }
+            10 => {
+                // The mirror loses a key without losing a packet.
+                let key = mirror.keys().nth(usize::from(input.u8()));
+                if let Some(k) = key {
+                    mirror.remove(k);
+                }
+            }
+            11 => {
+                // The client stops reading, or resumes having dropped its mirror.
+                reading = !reading;
+                if reading {
+                    mirror.clear();
+                }
+            }
+            12 if op & 0xF0 == 0 => server.baseline.reset(),
+            13 if op & 0xF0 == 0 => server.baseline.request_full_baseline(),
+            _ => {}
+        }
+        let now = round * 10;
+        if let Some(bytes) = server.send(now) {
+            out.plans += 1;
+            down.send(round, input.u8(), bytes);
+        }
+        for bytes in down.due(round) {
+            if !reading {
+                continue;
+            }
+            if let Some(ack) = receive_plan(&mut mirror, &bytes) {
+                up.send(round, input.u8(), ack);
+            }
+        }
+        for bytes in up.due(round) {
+            server.receive(&bytes, now);
+        }
+    }
+    out.rounds = round as usize;
+    // The network heals: what is in flight is lost, and from now on every frame arrives, in
+    // order, within the round.
+    drop((down, up));
+    let budget = 4 * history + 4 * keepalive as usize + 40;
+    let mut converged = None;
+    for heal in 1..=budget {
+        round += 1;
+        let now = round * 10;
+        if let Some(bytes) = server.send(now) {
+            out.plans += 1;
+            if let Some(ack) = receive_plan(&mut mirror, &bytes) {
+                server.receive(&ack, now);
+            }
+        }
+        let truth = server.set();
+        if mirror.keys().map(SlotKey::encode).eq(truth.iter().copied()) {
+            converged.get_or_insert(heal);
+        } else {
+            converged = None;
+        }
+    }
+    out.full_rebuilds = server.baseline.full_rebuilds();
+    if out.recovering {
+        let d = mirror.divergence_from(server.set());
+        assert!(
+            converged.is_some() && d.is_empty(),
+            "the mirror did not converge once the network healed: {d:?}"
+        );
+        out.heal_rounds = converged.unwrap_or(0);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn empty_and_junk_inputs_run() {
+        run(&[]);
+        run(&[0xff; 64]);
+        run(&[0; 300]);
+        run(&(0..=255).collect::<Vec<u8>>());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Thousands of seeded runs: the invariants of the module doc hold for any script,
+        /// network schedule and forged acknowledgement.
+        #[test]
+        fn any_stream_converges_once_the_network_heals(data in proptest::collection::vec(any::<u8>(), 0..1200)) {
+            let out = run(&data);
+            if out.recovering {
+                prop_assert!(out.heal_rounds >= 1);
+            }
+        }
+    }
+}

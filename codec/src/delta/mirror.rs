@@ -1,0 +1,400 @@
+//! [`DeltaMirror`]: the client half of a delta stream, the set it actually holds.
+//!
+//! It applies `delta_plan` frames, records what arrived in an [`AckWindow`], and reports that
+//! window with the [`SetDigest`] of the keys it holds on every `delta_ack`, which is how the
+//! server's [`DeltaBaseline`](super::DeltaBaseline) notices a mirror that diverged (seed 004
+//! §7: "Carrying the subscriber's own digest on its acknowledgement [...] lets the server
+//! notice that the two disagree and rebuild from nothing").
+//!
+//! **Which packets it applies.** A plan's keys are absolute (a key enters, a key leaves), so a
+//! packet is applied whatever baseline it names: refusing one whose baseline this mirror did
+//! not acknowledge would starve it. But a packet older than the newest applied one is not
+//! applied (it is still acknowledged): on a link that reorders, applying it would bring back a
+//! key a newer packet retracted. With that rule each applied packet leaves the mirror holding
+//! exactly the state the server sent with it, provided the mirror held one of the states the
+//! server sent since that packet's baseline: the guarantee the server's opposite baselines
+//! (intersection for sends, union for retractions) are built to give.
+
+use super::ack::AckWindow;
+use super::slot::SlotKey;
+use crate::digest::SetDigest;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How a mirror differs from the server's own key set ([`DeltaMirror::divergence_from`]).
+///
+/// Seed 004 §5: "An integrity check that only detects is half a tool. A digest says *that* a
+/// mirror is wrong and never *how*". Which side a key falls on names the bug: `missing` means
+/// something was lost or never sent, `extra` that a retraction never landed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Divergence {
+    /// Keys this mirror holds that the server's set does not, ascending.
+    pub extra: Vec<SlotKey>,
+    /// Keys the server's set holds that this mirror does not, ascending.
+    pub missing: Vec<SlotKey>,
+}
+
+impl Divergence {
+    /// Whether the two sets agree.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.extra.is_empty() && self.missing.is_empty()
+    }
+}
+
+/// What applying one `delta_plan` did ([`DeltaMirror::apply`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Whether the packet was applied; `false` for one older than the newest applied.
+    pub applied: bool,
+    /// Whether it was a full baseline that cleared the mirror first.
+    pub cleared: bool,
+    /// Keys it inserted.
+    pub entered: usize,
+    /// Keys it removed.
+    pub left: usize,
+    /// Retractions naming an occupant this mirror does not hold (another generation holds the
+    /// slot), refused rather than applied to it.
+    pub stale_refs: usize,
+}
+
+/// The client's copy of a streamed set of [`SlotKey`]s, each with an application entity `E`.
+///
+/// One occupant per slot: inserting a key whose slot holds another generation replaces it (the
+/// previous tenant is gone), and removing or fetching by a key whose generation is not the one
+/// held is refused and counted in [`stale_refs`](Self::stale_refs).
+#[derive(Clone, Debug)]
+pub struct DeltaMirror<E = ()> {
+    held: BTreeMap<u32, (u16, E)>,
+    digest: SetDigest,
+    acks: AckWindow,
+    applied_seq: Option<u64>,
+    generational: bool,
+    frames_lost: u64,
+    stale_packets: u64,
+    stale_refs: u64,
+}
+
+impl<E> Default for DeltaMirror<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E> DeltaMirror<E> {
+    /// An empty mirror, with generations checked.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            held: BTreeMap::new(),
+            digest: SetDigest::new(),
+            acks: AckWindow::new(),
+            applied_seq: None,
+            generational: true,
+            frames_lost: 0,
+            stale_packets: 0,
+            stale_refs: 0,
+        }
+    }
+
+    /// With `false`, every key is taken as generation 0, so a reference to a dead occupant
+    /// lands on whatever holds its slot: the bug generations prevent, available to demonstrate.
+    #[must_use]
+    pub fn with_generations(mut self, generational: bool) -> Self {
+        if self.generational != generational {
+            self.generational = generational;
+            self.clear();
+        }
+        self
+    }
+
+    /// Opens packet `seq`: records its arrival and says whether to apply it (`false` when it is
+    /// not newer than the newest applied). A full baseline that is applied clears the mirror.
+    pub fn begin(&mut self, seq: u64, full_baseline: bool) -> bool {
+        self.acks.observe(seq);
+        if self.applied_seq.is_some_and(|a| seq <= a) {
+            self.stale_packets = self.stale_packets.saturating_add(1);
+            return false;
+        }
+        if let Some(a) = self.applied_seq {
+            self.frames_lost = self.frames_lost.saturating_add(seq - a - 1);
+        }
+        self.applied_seq = Some(seq);
+        if full_baseline {
+            self.clear();
+        }
+        true
+    }
+
+    /// Files `entity` under `key`, replacing whatever occupies its slot.
+    pub fn insert(&mut self, key: SlotKey, entity: E) {
+        let key = self.normalise(key);
+        if let Some((generation, _)) = self.held.insert(key.index, (key.generation, entity)) {
+            self.digest
+                .remove(SlotKey::new(key.index, generation).encode());
+        }
+        self.digest.insert(key.encode());
+    }
+
+    /// Removes the occupant `key` names; a key of another generation than the one held is a
+    /// stale reference, counted and refused.
+    pub fn remove(&mut self, key: SlotKey) -> Option<E> {
+        let key = self.normalise(key);
+        match self.held.get(&key.index) {
+            Some((generation, _)) if *generation != key.generation => {
+                self.stale_refs = self.stale_refs.saturating_add(1);
+                None
+            }
+            Some(_) => {
+                self.digest.remove(key.encode());
+                self.held.remove(&key.index).map(|(_, e)| e)
+            }
+            None => None,
+        }
+    }
+
+    /// The entity `key` names, if this mirror holds that occupant.
+    #[must_use]
+    pub fn get(&self, key: SlotKey) -> Option<&E> {
+        let key = self.normalise(key);
+        self.held
+            .get(&key.index)
+            .filter(|(g, _)| *g == key.generation)
+            .map(|(_, e)| e)
+    }
+
+    /// The entity `key` names, mutably; a generation mismatch is counted as a stale reference.
+    pub fn get_mut(&mut self, key: SlotKey) -> Option<&mut E> {
+        let key = self.normalise(key);
+        match self.held.get_mut(&key.index) {
+            Some((g, e)) if *g == key.generation => Some(e),
+            Some(_) => {
+                self.stale_refs = self.stale_refs.saturating_add(1);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Whether this mirror holds the occupant `key` names.
+    #[must_use]
+    pub fn contains(&self, key: SlotKey) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Every key held, ascending by slot (so ascending as encoded keys).
+    pub fn keys(&self) -> impl Iterator<Item = SlotKey> + '_ {
+        self.held.iter().map(|(i, (g, _))| SlotKey::new(*i, *g))
+    }
+
+    /// How many occupants are held.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.held.len()
+    }
+
+    /// Whether nothing is held.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.held.is_empty()
+    }
+
+    /// Drops every occupant. Seed 004 §7: "A client may discard any stretch of the stream
+    /// unread [...] provided it also drops its mirror, because its next acknowledgement then
+    /// carries the digest of nothing and [the server] answers with a full baseline."
+    pub fn clear(&mut self) {
+        self.held.clear();
+        self.digest.clear();
+    }
+
+    /// The digest of the keys held now ([`SetDigest`], maintained incrementally).
+    #[must_use]
+    pub fn digest(&self) -> u64 {
+        self.digest.digest()
+    }
+
+    /// How this mirror differs from the server's key set `server_keys`: the consumer side of
+    /// the opt-in mode that "ships the ground truth" a digest is a checksum of.
+    pub fn divergence_from(&self, server_keys: impl IntoIterator<Item = u64>) -> Divergence {
+        let theirs: BTreeSet<u64> = server_keys.into_iter().collect();
+        let mine: BTreeSet<u64> = self.keys().map(SlotKey::encode).collect();
+        Divergence {
+            extra: mine
+                .difference(&theirs)
+                .map(|k| SlotKey::decode(*k))
+                .collect(),
+            missing: theirs
+                .difference(&mine)
+                .map(|k| SlotKey::decode(*k))
+                .collect(),
+        }
+    }
+
+    /// What arrived, for the acknowledgement.
+    #[must_use]
+    pub const fn acks(&self) -> &AckWindow {
+        &self.acks
+    }
+
+    /// The `delta_ack` to send now: the window and the digest of what is held; `None` before
+    /// any packet arrived.
+    #[must_use]
+    pub fn ack(&self) -> Option<crate::protocol::DeltaAck> {
+        self.acks
+            .encode()
+            .map(|(newest, mask)| crate::protocol::DeltaAck {
+                newest,
+                mask,
+                digest: self.digest(),
+            })
+    }
+
+    /// The newest sequence applied.
+    #[must_use]
+    pub const fn applied_seq(&self) -> Option<u64> {
+        self.applied_seq
+    }
+
+    /// Sequences skipped between applied packets: what the wire lost (or still holds).
+    #[must_use]
+    pub const fn frames_lost(&self) -> u64 {
+        self.frames_lost
+    }
+
+    /// Packets not applied because a newer one already was.
+    #[must_use]
+    pub const fn stale_packets(&self) -> u64 {
+        self.stale_packets
+    }
+
+    /// References to an occupant this mirror does not hold, refused.
+    #[must_use]
+    pub const fn stale_refs(&self) -> u64 {
+        self.stale_refs
+    }
+
+    fn normalise(&self, key: SlotKey) -> SlotKey {
+        if self.generational {
+            key
+        } else {
+            key.ungenerational()
+        }
+    }
+}
+
+impl<E: Default> DeltaMirror<E> {
+    /// Applies a received `delta_plan`: [`begin`](Self::begin), then its retractions, then its
+    /// arrivals (each with `E::default()`). Any frame is safe to apply.
+    pub fn apply(&mut self, frame: &crate::protocol::DeltaPlan) -> Applied {
+        let full = frame
+            .flags
+            .contains(crate::protocol::PlanFlags::FULL_BASELINE);
+        let mut out = Applied {
+            cleared: full,
+            ..Applied::default()
+        };
+        if !self.begin(frame.sequence, full) {
+            out.cleared = false;
+            return out;
+        }
+        out.applied = true;
+        let before = self.stale_refs;
+        for key in &frame.left {
+            if self.remove(SlotKey::decode(*key)).is_some() {
+                out.left += 1;
+            }
+        }
+        out.stale_refs = usize::try_from(self.stale_refs - before).unwrap_or(usize::MAX);
+        for key in &frame.entered {
+            self.insert(SlotKey::decode(*key), E::default());
+            out.entered += 1;
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delta::DeltaPlan;
+
+    fn frame(seq: u64, full: bool, entered: &[u64], left: &[u64]) -> crate::protocol::DeltaPlan {
+        DeltaPlan {
+            full_baseline: full,
+            baseline_seq: None,
+            entered: entered.to_vec(),
+            left: left.to_vec(),
+        }
+        .to_frame(seq)
+    }
+
+    fn keys(m: &DeltaMirror) -> Vec<u64> {
+        m.keys().map(SlotKey::encode).collect()
+    }
+
+    #[test]
+    fn a_full_baseline_replaces_the_mirror_rather_than_merging() {
+        let mut m = DeltaMirror::<()>::new();
+        m.apply(&frame(1, true, &[1, 9], &[]));
+        let a = m.apply(&frame(2, true, &[1], &[]));
+        assert!(a.applied && a.cleared);
+        assert_eq!(keys(&m), vec![1]);
+    }
+
+    #[test]
+    fn a_packet_older_than_the_newest_applied_is_acknowledged_not_applied() {
+        // Reordering: 3 retracts key 5, then 2 (which announced it) arrives late.
+        let mut m = DeltaMirror::<()>::new();
+        m.apply(&frame(1, true, &[], &[]));
+        m.apply(&frame(3, false, &[], &[5]));
+        let late = m.apply(&frame(2, false, &[5], &[]));
+        assert!(!late.applied);
+        assert!(!m.contains(SlotKey::decode(5)), "no phantom brought back");
+        assert!(m.acks().contains(2) && m.acks().contains(3));
+        assert_eq!((m.frames_lost(), m.stale_packets()), (1, 1));
+        assert_eq!(m.ack().unwrap().newest, 3);
+    }
+
+    #[test]
+    fn a_reference_to_a_dead_occupant_is_refused_not_applied_to_its_replacement() {
+        let mut m = DeltaMirror::<&str>::new();
+        m.insert(SlotKey::new(41, 7), "old");
+        m.insert(SlotKey::new(41, 8), "new");
+        assert_eq!(m.len(), 1, "one occupant per slot");
+        assert_eq!(m.remove(SlotKey::new(41, 7)), None);
+        assert_eq!(m.stale_refs(), 1);
+        assert!(m.get_mut(SlotKey::new(41, 7)).is_none());
+        assert_eq!(m.stale_refs(), 2);
+        assert_eq!(m.get(SlotKey::new(41, 8)), Some(&"new"));
+        assert_eq!(
+            m.digest(),
+            SetDigest::from_keys([SlotKey::new(41, 8).encode()]).digest()
+        );
+        // Without generations the same stale reference deletes the live entity, silently.
+        let mut m = DeltaMirror::<&str>::new().with_generations(false);
+        m.insert(SlotKey::new(41, 8), "new");
+        assert_eq!(m.remove(SlotKey::new(41, 7)), Some("new"));
+        assert_eq!(m.stale_refs(), 0);
+    }
+
+    #[test]
+    fn the_digest_is_the_set_digest_of_the_keys_held() {
+        let mut m = DeltaMirror::<()>::new();
+        assert_eq!(m.ack(), None);
+        m.apply(&frame(1, true, &[3, 1 << 16, 2 << 16 | 9], &[]));
+        m.apply(&frame(2, false, &[4], &[3]));
+        assert_eq!(m.digest(), SetDigest::from_keys(keys(&m)).digest());
+        m.clear();
+        assert_eq!(m.digest(), SetDigest::new().digest());
+    }
+
+    #[test]
+    fn divergence_from_names_extra_and_missing_occupants() {
+        let mut m = DeltaMirror::<()>::new();
+        let k = |i: u32| SlotKey::new(i, 1).encode();
+        m.apply(&frame(1, true, &[k(1), k(2), k(3)], &[]));
+        let d = m.divergence_from([k(2), k(3), k(4)]);
+        assert_eq!(d.extra, vec![SlotKey::new(1, 1)]);
+        assert_eq!(d.missing, vec![SlotKey::new(4, 1)]);
+        assert!(m.divergence_from([k(1), k(2), k(3)]).is_empty());
+    }
+}
