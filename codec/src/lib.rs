@@ -12,7 +12,6 @@
 #![warn(missing_docs)]
 
 pub mod delta;
-pub mod acked;
 pub mod digest;
 pub mod error;
 pub mod fuzzing;
