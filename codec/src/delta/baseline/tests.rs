@@ -489,3 +489,31 @@ fn hostile_acknowledgements_never_panic_or_grow_the_history() {
         assert!(b.unacked() <= 8);
     }
 }
+
+#[test]
+fn a_stale_acknowledgement_from_before_a_rebuild_names_no_baseline() {
+    // Seed 004 §7: "a stale in-flight acknowledgement could name a pre-rebuild state as the
+    // baseline for a subscriber about to hold something else entirely".
+    let mut b = DeltaBaseline::new(24);
+    b.plan(&keys(&[1]), 1);
+    b.plan(&keys(&[1]), 2);
+    // The subscriber restarts before acknowledging anything; the application rebuilds.
+    b.request_full_baseline();
+    assert!(b.plan(&keys(&[1, 2]), 3).full_baseline);
+    // The old mirror's acknowledgement of 1 and 2, still in flight, arrives.
+    b.observe_ack(2, 0b1, digest(&keys(&[1])));
+    assert_eq!(b.acked_seq(), None, "the old epoch's states are gone");
+    assert!(b.plan(&keys(&[1, 2]), 4).full_baseline);
+}
+
+#[test]
+fn a_subscriber_that_never_acknowledges_stalls_counted_from_the_first_send_decision() {
+    // Seed 004 §7: "silence is measured from the first send decision".
+    let mut b = DeltaBaseline::new(24).with_flow(1_000, 500);
+    assert!(b.should_send(10_000));
+    assert!(!b.stalled(10_900));
+    assert!(b.stalled(11_001), "silent since the first decision");
+    assert!(b.should_send(11_001), "the first keepalive");
+    assert!(!b.should_send(11_100));
+    assert!(b.should_send(11_501));
+}
