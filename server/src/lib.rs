@@ -31,6 +31,7 @@
 mod history;
 
 pub mod aggregate;
+pub mod delta;
 pub mod input_schedule;
 pub mod meter;
 pub mod oneshot;

@@ -1,0 +1,27 @@
+//! Delta streaming (seed 004 §7, module `delta`): one [`DeltaBaseline`] per subscriber.
+//!
+//! Everything here is defined in `ackwire-codec` ([`ackwire_codec::delta`]) and re-exported,
+//! as seed 004 §1 has it: "`SetDigest`, `SlotKey`, [...] `DeltaMirror` [...] come from
+//! `plaza_client_utils`. Both sides of a delta stream have to agree about them exactly, and a
+//! second implementation that agrees today is a disagreement waiting to happen". The server
+//! half, [`DeltaBaseline`], lives beside its client half in the codec too: it needs none of
+//! this crate's primitives, DESIGN.md §4 puts both halves of every session machine in the
+//! codec, and the fuzz target drives both through one harness there.
+//!
+//! ```
+//! use ackwire_server::delta::{DeltaBaseline, SlotKey};
+//! use std::collections::BTreeSet;
+//!
+//! let mut baseline = DeltaBaseline::new(32).with_flow(3_000, 1_000);
+//! baseline.reset(); // a subscriber takes the slot
+//! let visible: BTreeSet<u64> = [SlotKey::new(4, 1).encode()].into();
+//! if baseline.should_send(0) {
+//!     let plan = baseline.plan(&visible, 1);
+//!     assert!(plan.full_baseline);
+//! }
+//! ```
+
+pub use ackwire_codec::delta::{
+    AckWindow, Applied, DeltaBaseline, DeltaMirror, DeltaPlan, Divergence, RecoveryPolicy,
+    SetDigest, SlotKey, WINDOW,
+};
