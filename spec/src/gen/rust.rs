@@ -246,6 +246,18 @@ fn scale_arg(num: u64, den: u64) -> String {
         .map_or(s.clone(), str::to_string)
 }
 
+/// The name of the array of `r` counted by field `count`, as a Rust identifier.
+fn counted_array(r: &Record, count: &str) -> String {
+    r.fields
+        .iter()
+        .find(|f| {
+            matches!(&f.ty, Type::Array(a)
+                if matches!(&a.count, Count::Field { name, .. } if name == count))
+        })
+        .map(|f| ident(&f.name))
+        .unwrap_or_default()
+}
+
 fn wrap(segments: &[String]) -> String {
     format!(".map_err(|e| e.{})", segments.join("."))
 }
@@ -721,6 +733,33 @@ impl<'a> Gen<'a> {
     }
 
     /// A list read; `count` is the local holding a field count, if the array has one.
+    /// The width of an ascending element or key of type `ty`, and a closure reading its raw
+    /// (delta-coded) value as a `u64`.
+    fn ascending_reader(&self, ty: &Type) -> (u8, String) {
+        match ty {
+            Type::Varint { bits } => (*bits, format!("|r| r.varint({bits})")),
+            Type::Int(t) if t.bits == 8 => (8, "|r| r.u8().map(u64::from)".to_string()),
+            Type::Int(t) => (
+                t.bits,
+                format!("|r| r.uint({}, {})", t.bits / 8, self.big_endian(t.endian)),
+            ),
+            _ => (64, "|r| r.varint(64)".to_string()),
+        }
+    }
+
+    /// A closure writing the raw (delta-coded) value `d` of an ascending element or key.
+    fn ascending_writer(&self, ty: &Type) -> String {
+        match ty {
+            Type::Varint { bits } => format!("|out, d| out.varint({bits}, d)"),
+            Type::Int(t) => format!(
+                "|out, d| out.uint({}, {}, d)",
+                t.bits / 8,
+                self.big_endian(t.endian)
+            ),
+            _ => "|out, d| out.varint(64, d)".into(),
+        }
+    }
+
     /// `expr`, a value of `ty`, as a `u64`.
     fn to_u64(&self, expr: &str, ty: &Type) -> String {
         if self.rust_type(ty) == "u64" {
@@ -751,18 +790,7 @@ impl<'a> Gen<'a> {
                     other => self.decode(other, packed, depth + 1),
                 },
                 None => {
-                    let (bits, raw) = match &a.elem {
-                        Type::Varint { bits } => (*bits, format!("|r| r.varint({bits})")),
-                        Type::Int(t) => (
-                            t.bits,
-                            if t.bits == 8 {
-                                "|r| r.u8().map(u64::from)".to_string()
-                            } else {
-                                format!("|r| r.uint({}, {})", t.bits / 8, self.big_endian(t.endian))
-                            },
-                        ),
-                        _ => (64, "|r| r.varint(64)".to_string()),
-                    };
+                    let (bits, raw) = self.ascending_reader(&a.elem);
                     let rust = self.rust_type(&a.elem);
                     let cast = if rust == "u64" {
                         String::new()
@@ -813,12 +841,7 @@ impl<'a> Gen<'a> {
                 return c.to_string();
             }
             if counts.contains(&name) {
-                let array = r
-                    .fields
-                    .iter()
-                    .find(|f| matches!(&f.ty, Type::Array(a) if matches!(&a.count, Count::Field { name: n, .. } if n == name)))
-                    .map(|f| ident(&f.name))
-                    .unwrap_or_default();
+                let array = counted_array(r, name);
                 return format!("(self.{array}.len() as u64)");
             }
             format!("self.{}", ident(name))
@@ -1060,15 +1083,7 @@ impl<'a> Gen<'a> {
             }
             Some(_) => {
                 lines.push("let mut prev = None;".into());
-                let raw = match &a.elem {
-                    Type::Varint { bits } => format!("|out, d| out.varint({bits}, d)"),
-                    Type::Int(t) => format!(
-                        "|out, d| out.uint({}, {}, d)",
-                        t.bits / 8,
-                        self.big_endian(t.endian)
-                    ),
-                    _ => "|out, d| out.varint(64, d)".into(),
-                };
+                let raw = self.ascending_writer(&a.elem);
                 let from = if self.rust_type(&a.elem) == "u64" {
                     format!("*{item}")
                 } else {
@@ -1531,15 +1546,7 @@ impl<'a> Gen<'a> {
                 continue;
             }
             let expr = if Some(f.name.as_str()) == key {
-                let (bits, raw) = match &f.ty {
-                    Type::Varint { bits } => (*bits, format!("|r| r.varint({bits})")),
-                    Type::Int(t) if t.bits == 8 => (8, "|r| r.u8().map(u64::from)".to_string()),
-                    Type::Int(t) => (
-                        t.bits,
-                        format!("|r| r.uint({}, {})", t.bits / 8, self.big_endian(t.endian)),
-                    ),
-                    _ => (64, "|r| r.varint(64)".to_string()),
-                };
+                let (bits, raw) = self.ascending_reader(&f.ty);
                 let rust = self.rust_type(&f.ty);
                 let cast = if rust == "u64" {
                     String::new()
@@ -1629,12 +1636,7 @@ impl<'a> Gen<'a> {
                 continue;
             }
             if counts.contains(&f.name.as_str()) {
-                let array = r
-                    .fields
-                    .iter()
-                    .find(|x| matches!(&x.ty, Type::Array(a) if matches!(&a.count, Count::Field { name, .. } if name == &f.name)))
-                    .map(|x| ident(&x.name))
-                    .unwrap_or_default();
+                let array = counted_array(r, &f.name);
                 let lines = self.encode(
                     &f.ty,
                     packed,
@@ -1651,15 +1653,7 @@ impl<'a> Gen<'a> {
                 continue;
             }
             if Some(f.name.as_str()) == key {
-                let raw = match &f.ty {
-                    Type::Varint { bits } => format!("|out, d| out.varint({bits}, d)"),
-                    Type::Int(t) => format!(
-                        "|out, d| out.uint({}, {}, d)",
-                        t.bits / 8,
-                        self.big_endian(t.endian)
-                    ),
-                    _ => "|out, d| out.varint(64, d)".into(),
-                };
+                let raw = self.ascending_writer(&f.ty);
                 let from = if self.rust_type(&f.ty) == "u64" {
                     format!("self.{}", ident(&f.name))
                 } else {
@@ -1736,12 +1730,7 @@ impl<'a> Gen<'a> {
                 match self.fixed(&f.ty, packed) {
                     Some(n) => fixed += n,
                     None => {
-                        let array = r
-                            .fields
-                            .iter()
-                            .find(|x| matches!(&x.ty, Type::Array(a) if matches!(&a.count, Count::Field { name, .. } if name == &f.name)))
-                            .map(|x| ident(&x.name))
-                            .unwrap_or_default();
+                        let array = counted_array(r, &f.name);
                         parts.push(format!(
                             "{}::varint_len(self.{array}.len() as u64)",
                             self.rt
