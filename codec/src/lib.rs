@@ -12,6 +12,8 @@
 #![warn(missing_docs)]
 
 pub mod delta;
+pub mod acked;
+pub mod datagram;
 pub mod digest;
 pub mod error;
 pub mod fuzzing;

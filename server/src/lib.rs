@@ -30,6 +30,7 @@
 
 mod history;
 
+pub mod acked;
 pub mod aggregate;
 pub mod delta;
 pub mod input_schedule;

@@ -1,0 +1,241 @@
+//! Acked snapshots (seed 000), the client's half and the model both halves share: the state
+//! S_N, the delta that turns one state into another, the ordered deltas (the reference the
+//! acked stream is held to), the client's [`AckedDecoder`] and its kind 7 writer
+//! ([`AckWriter`]).
+//!
+//! The server's per-client acked encoder needs the server primitives (tiers, the input
+//! schedule) and lives in `ackwire-server` (`ackwire_server::acked`); the codec never depends
+//! on the server, so a browser or native client gets everything it needs from here.
+//!
+//! Everything is generic over an [`AckedSchema`]: the entity record a state holds, how two
+//! records differ as a change, how a change applies, the record's canonical bytes, the events.
+//! [`Reference`] implements it for the reference protocol (`spec/protocol/acked.wire`); a
+//! user's own schema implements it the same way and gets the same machines.
+//!
+//! Sans-IO: ticks are arguments, nothing reads a clock or opens a socket.
+
+mod ack;
+mod decoder;
+mod ordered;
+mod reference;
+
+pub use ack::AckWriter;
+pub use decoder::{AckedDecoder, DecoderCounters, Delivery, FrameReport};
+pub use ordered::{OrderedDecoder, OrderedEncoder};
+pub use reference::{Reference, POSE_REACH};
+
+use crate::{DecodeError, EncodeError, ErrorKind};
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+/// One entity of a server-side state: the record, and the life it belongs to. An id whose
+/// life changed is, to the client, an entity gone and another one come whole (seed 000: "those
+/// whose life changed under their id removed and whole again").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry<R> {
+    /// Which life of the id this is; the server bumps it on every spawn under the id.
+    pub life: u32,
+    /// What the client is to hold of the entity.
+    pub record: R,
+}
+
+/// S_N as the server computes it for one client: every entity's record, by id, with its life.
+pub type ServerState<R> = BTreeMap<u16, Entry<R>>;
+
+/// A state as a client holds and shows it: every entity's record, by id.
+pub type State<R> = BTreeMap<u16, R>;
+
+/// A change that cannot apply onto the state a client holds (a whole entity without all its
+/// groups, a pose off the grid, a removed id the base does not hold): the frame is refused and
+/// counted, never applied in part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inapplicable(pub &'static str);
+
+/// An acked frame (kind 6) in schema-independent terms: the header is the seed's, the changes
+/// and the events are the schema's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AckedFrame<C, E> {
+    /// The server tick this frame describes.
+    pub tick: u32,
+    /// The tick of the acknowledged frame it applies onto (0 for a keyframe).
+    pub base_tick: u32,
+    /// The newest input sequence the server has processed for this client.
+    pub last_seq: u32,
+    /// How many of the client's inputs the server holds, ahead of execution.
+    pub input_buffer: u8,
+    /// The frame applies onto nothing.
+    pub keyframe: bool,
+    /// FNV-1a of every record of the state the frame produces, every CHECK_EVERY frames.
+    pub check: Option<u32>,
+    /// The entities gone, and those whose life changed (they come again whole), ascending.
+    pub removed: Vec<u16>,
+    /// The entities whose groups differ from the base, ascending.
+    pub changes: Vec<C>,
+    /// The serial of the first event (meaningful only when there are events).
+    pub first_serial: u32,
+    /// The events not yet acknowledged, oldest first; the i-th has `first_serial + i`.
+    pub events: Vec<E>,
+}
+
+/// The acked frame of schema `S`.
+pub type FrameOf<S> = AckedFrame<<S as AckedSchema>::Change, <S as AckedSchema>::Event>;
+
+/// What the acked machines need to know of a schema. The constants default to the reference
+/// protocol's (`acked.wire`); a schema with other values overrides them.
+pub trait AckedSchema: Sized {
+    /// One entity's record in a state.
+    type Record: Clone + PartialEq + Debug;
+    /// One entity's change on the wire.
+    type Change: Clone + PartialEq + Debug;
+    /// An event on the wire.
+    type Event: Clone + PartialEq + Debug;
+
+    /// Frames the server keeps per client.
+    const SENT_RING: usize = crate::protocol::SENT_RING as usize;
+    /// Frame states the client keeps by tick; larger than [`Self::SENT_RING`].
+    const HELD_RING: usize = crate::protocol::HELD_RING as usize;
+    /// Frames an unacknowledged event is sent in at most.
+    const EVENT_TTL: u64 = crate::protocol::EVENT_TTL as u64;
+    /// A check follows the header of every frame whose tick is a multiple of this.
+    const CHECK_EVERY: u32 = crate::protocol::CHECK_EVERY;
+    /// A frame larger than this many bytes goes on the reliable channel.
+    const RELIABLE_ABOVE: usize = crate::protocol::RELIABLE_ABOVE as usize;
+
+    /// The change that turns `base` into `next` in a frame of tick `tick` (`base` is `None`
+    /// when the entity comes whole), or `None` when nothing differs. A whole entity always
+    /// gives a change.
+    fn diff(
+        eid: u16,
+        base: Option<&Self::Record>,
+        next: &Self::Record,
+        tick: u32,
+    ) -> Result<Option<Self::Change>, EncodeError>;
+
+    /// The entity a change is about.
+    fn change_eid(change: &Self::Change) -> u16;
+
+    /// `base` (or nothing, when the entity comes whole) with `change` applied, in a frame of
+    /// tick `tick`.
+    fn apply(
+        base: Option<&Self::Record>,
+        change: &Self::Change,
+        tick: u32,
+    ) -> Result<Self::Record, Inapplicable>;
+
+    /// Appends the record's canonical bytes (what the check hashes after the u16 eid).
+    fn write_record(record: &Self::Record, out: &mut Vec<u8>);
+
+    /// The tick the record's pose was measured at, if it has one.
+    fn measured(record: &Self::Record) -> Option<u32>;
+
+    /// Whether the record's pose came full (the tier the client sees), if it has one.
+    fn pose_full(record: &Self::Record) -> Option<bool>;
+
+    /// Writes a frame's bytes.
+    fn encode_frame(frame: &FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), EncodeError>;
+
+    /// Reads a frame from its bytes (canonically: trailing bytes are an error).
+    fn decode_frame(bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError>;
+}
+
+/// The check of a state: DESIGN.md section 3, "the check is FNV-1a over every record of the
+/// state the frame produces, in ascending eid, each as `u16 eid` then the record's canonical
+/// bytes".
+pub fn state_check<'a, S: AckedSchema + 'a>(
+    records: impl IntoIterator<Item = (u16, &'a S::Record)>,
+) -> u32 {
+    let mut h = crate::rt::Fnv1a32::new();
+    let mut buf = Vec::new();
+    for (eid, record) in records {
+        buf.clear();
+        buf.extend_from_slice(&eid.to_le_bytes());
+        S::write_record(record, &mut buf);
+        h = h.update(&buf);
+    }
+    h.finish()
+}
+
+/// The check of a server-side state (the same value as [`state_check`] of what a client holds).
+pub fn server_check<S: AckedSchema>(state: &ServerState<S::Record>) -> u32 {
+    state_check::<S>(state.iter().map(|(eid, e)| (*eid, &e.record)))
+}
+
+/// The records of a server-side state, as a client holds them.
+pub fn client_view<R: Clone>(state: &ServerState<R>) -> State<R> {
+    state
+        .iter()
+        .map(|(eid, e)| (*eid, e.record.clone()))
+        .collect()
+}
+
+/// What turns `base` into `next` (the removed ids and the changes, both ascending) in a frame of
+/// tick `tick`; `base` is `None` for a keyframe.
+///
+/// Seed 000: "Frame N carries what turns the acknowledged frame's S_B into S_N (the entities
+/// gone, those whose life changed under their id removed and whole again, the groups that
+/// differ, a position as small steps from the base's)".
+pub fn delta<S: AckedSchema>(
+    base: Option<&ServerState<S::Record>>,
+    next: &ServerState<S::Record>,
+    tick: u32,
+) -> Result<(Vec<u16>, Vec<S::Change>), EncodeError> {
+    let mut removed = Vec::new();
+    if let Some(base) = base {
+        for (eid, old) in base {
+            if next.get(eid).is_none_or(|n| n.life != old.life) {
+                removed.push(*eid);
+            }
+        }
+    }
+    let mut changes = Vec::new();
+    for (i, (eid, entry)) in next.iter().enumerate() {
+        let before = base
+            .and_then(|b| b.get(eid))
+            .filter(|old| old.life == entry.life)
+            .map(|old| &old.record);
+        match S::diff(*eid, before, &entry.record, tick) {
+            Ok(Some(change)) => changes.push(change),
+            Ok(None) if before.is_none() => {
+                return Err(EncodeError::new(ErrorKind::InvalidCondition)
+                    .index(i)
+                    .field("changes"))
+            }
+            Ok(None) => {}
+            Err(e) => return Err(e.index(i).field("changes")),
+        }
+    }
+    Ok((removed, changes))
+}
+
+/// The state a frame produces onto `base` (`None` for a keyframe): the removed ids go first,
+/// then each change applies onto what remains (a removed id's change comes whole). The frame
+/// applies entirely or not at all.
+pub fn apply_frame<S: AckedSchema>(
+    base: Option<&State<S::Record>>,
+    frame: &FrameOf<S>,
+) -> Result<State<S::Record>, Inapplicable> {
+    let mut state = match (frame.keyframe, base) {
+        (true, _) => State::new(),
+        (false, Some(b)) => b.clone(),
+        (false, None) => return Err(Inapplicable("a delta frame needs its base")),
+    };
+    for eid in &frame.removed {
+        if state.remove(eid).is_none() {
+            return Err(Inapplicable("a removed id the base does not hold"));
+        }
+    }
+    let mut last: Option<u16> = None;
+    for change in &frame.changes {
+        let eid = S::change_eid(change);
+        if last.is_some_and(|l| l >= eid) {
+            return Err(Inapplicable("changes not in ascending id order"));
+        }
+        last = Some(eid);
+        let record = S::apply(state.get(&eid), change, frame.tick)?;
+        state.insert(eid, record);
+    }
+    Ok(state)
+}
+
+#[cfg(test)]
+mod tests;

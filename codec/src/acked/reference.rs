@@ -1,0 +1,268 @@
+//! The reference protocol's schema (`spec/protocol/acked.wire`): records are
+//! [`EntityState`], changes are [`Change`] with POSE_FULL and POSE_AGE, events are [`Event`].
+
+use super::{AckedFrame, AckedSchema, FrameOf, Inapplicable};
+use crate::protocol::{
+    Acked, AckedFlags, Change, ChangeMask, EntityState, Event, Health, PoseFull, PoseStep,
+    StateFlags, Vehicle,
+};
+use crate::rt::Reader;
+use crate::{DecodeError, EncodeError, ErrorKind};
+
+/// The box a quantized pose lies in: at most this many 1/512 m steps from the origin on every
+/// axis (about 32 m). Any two points of the box are at most 32766 steps apart, so a PoseStep
+/// (i16 steps) reaches a quantized pose from any base pose in the box, and from the origin.
+/// The server comes full with a far pose outside it (see `EntityState` in `acked.wire`).
+pub const POSE_REACH: i32 = 16383;
+
+/// Steps of 1/512 m an f32 holds exactly, all of them: 2^24.
+const F32_EXACT: f64 = 16_777_216.0;
+const YAW_FULL: f64 = 360.0 / 65536.0;
+const YAW_STEP: f64 = 360.0 / 256.0;
+
+/// The reference protocol's acked schema.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reference;
+
+fn in_box(r: &EntityState) -> bool {
+    [r.x, r.y, r.z]
+        .iter()
+        .all(|v| i64::from(*v).abs() <= i64::from(POSE_REACH))
+}
+
+/// The point a PoseStep counts from: the base's pose when the base holds the entity (same life)
+/// and its pose lies in the box, the origin otherwise. Both sides decide it from the base alone.
+fn step_origin(base: Option<&EntityState>) -> (i32, i32, i32) {
+    match base {
+        Some(b) if in_box(b) => (b.x, b.y, b.z),
+        _ => (0, 0, 0),
+    }
+}
+
+fn pose_of(r: &EntityState) -> (i32, i32, i32, u16, u8, u32) {
+    (r.x, r.y, r.z, r.yaw, r.flags.bits(), r.measured)
+}
+
+fn grid(v: f32) -> Result<i32, Inapplicable> {
+    let s = f64::from(v) * 512.0;
+    if !s.is_finite() || s.fract() != 0.0 || s.abs() >= F32_EXACT {
+        return Err(Inapplicable("a full pose off the 1/512 m grid"));
+    }
+    Ok(s as i32)
+}
+
+fn over(field: &'static str) -> EncodeError {
+    EncodeError::new(ErrorKind::OverWidth).field(field)
+}
+
+impl AckedSchema for Reference {
+    type Record = EntityState;
+    type Change = Change;
+    type Event = Event;
+
+    /// Seed 000: "Whether an entity's pose is full or quantized travels with each change
+    /// (POSE_FULL), since the base can be any recent frame, and a pose measured in a frame that
+    /// was lost travels with its age (POSE_AGE: the ticks between its measurement and the
+    /// frame), so the client records it at the tick it was true."
+    fn diff(
+        eid: u16,
+        base: Option<&EntityState>,
+        next: &EntityState,
+        tick: u32,
+    ) -> Result<Option<Change>, EncodeError> {
+        let pose = base.is_none_or(|b| pose_of(b) != pose_of(next));
+        let health = base.is_none_or(|b| (b.hp, b.armor) != (next.hp, next.armor));
+        let vehicle = base.is_none_or(|b| (b.vehicle, b.seat) != (next.vehicle, next.seat));
+        if !pose && !health && !vehicle {
+            return Ok(None);
+        }
+        let mut change = Change {
+            eid,
+            mask: ChangeMask::empty(),
+            age: None,
+            pose_full: None,
+            pose_step: None,
+            health: None,
+            vehicle: None,
+        };
+        if pose {
+            change.mask.set(ChangeMask::POSE, true);
+            let age = tick.checked_sub(next.measured).ok_or(over("age"))?;
+            if age > 0 {
+                change.mask.set(ChangeMask::POSE_AGE, true);
+                change.age = Some(u8::try_from(age).map_err(|_| over("age"))?);
+            }
+            if next.flags.contains(StateFlags::POSE_FULL) {
+                change.mask.set(ChangeMask::POSE_FULL, true);
+                for v in [next.x, next.y, next.z] {
+                    if f64::from(v).abs() >= F32_EXACT {
+                        return Err(over("pose_full"));
+                    }
+                }
+                change.pose_full = Some(PoseFull {
+                    x: next.x as f32 / 512.0,
+                    y: next.y as f32 / 512.0,
+                    z: next.z as f32 / 512.0,
+                    yaw: f64::from(next.yaw) * YAW_FULL,
+                });
+            } else {
+                let (ox, oy, oz) = step_origin(base);
+                let d = |to: i32, from: i32| {
+                    i16::try_from(i64::from(to) - i64::from(from)).map_err(|_| over("pose_step"))
+                };
+                if next.yaw & 0xff != 0 {
+                    return Err(over("pose_step.yaw"));
+                }
+                change.pose_step = Some(PoseStep {
+                    dx: d(next.x, ox)?,
+                    dy: d(next.y, oy)?,
+                    dz: d(next.z, oz)?,
+                    yaw: f64::from(next.yaw >> 8) * YAW_STEP,
+                });
+            }
+        }
+        if health {
+            change.mask.set(ChangeMask::HEALTH, true);
+            change.health = Some(Health {
+                hp: next.hp,
+                armor: next.armor,
+            });
+        }
+        if vehicle {
+            change.mask.set(ChangeMask::VEHICLE, true);
+            change.vehicle = Some(Vehicle {
+                vehicle: next.vehicle,
+                seat: next.seat,
+            });
+        }
+        Ok(Some(change))
+    }
+
+    fn change_eid(change: &Change) -> u16 {
+        change.eid
+    }
+
+    /// Seed 000: "a pose measured in a frame that was lost travels with its age ... so the
+    /// client records it at the tick it was true": the record's `measured` is the frame's tick
+    /// minus the age.
+    fn apply(
+        base: Option<&EntityState>,
+        change: &Change,
+        tick: u32,
+    ) -> Result<EntityState, Inapplicable> {
+        let mut r = match base {
+            Some(b) => b.clone(),
+            None => {
+                let whole = [ChangeMask::POSE, ChangeMask::HEALTH, ChangeMask::VEHICLE];
+                if !whole.iter().all(|b| change.mask.contains(*b)) {
+                    return Err(Inapplicable("an entity comes whole without every group"));
+                }
+                EntityState {
+                    x: 0,
+                    y: 0,
+                    z: 0,
+                    yaw: 0,
+                    flags: StateFlags::empty(),
+                    measured: 0,
+                    hp: 0,
+                    armor: 0,
+                    vehicle: 0,
+                    seat: 0,
+                }
+            }
+        };
+        if let Some(full) = &change.pose_full {
+            r.x = grid(full.x)?;
+            r.y = grid(full.y)?;
+            r.z = grid(full.z)?;
+            r.yaw = (full.yaw / YAW_FULL).round() as u16;
+            r.flags = StateFlags::empty().with(StateFlags::POSE_FULL);
+        }
+        if let Some(step) = &change.pose_step {
+            let (ox, oy, oz) = step_origin(base);
+            let add = |o: i32, d: i16| {
+                o.checked_add(i32::from(d))
+                    .ok_or(Inapplicable("a pose step past the grid"))
+            };
+            r.x = add(ox, step.dx)?;
+            r.y = add(oy, step.dy)?;
+            r.z = add(oz, step.dz)?;
+            r.yaw = ((step.yaw / YAW_STEP).round() as u16) << 8;
+            r.flags = StateFlags::empty();
+        }
+        if change.mask.contains(ChangeMask::POSE) {
+            let age = u32::from(change.age.unwrap_or(0));
+            r.measured = tick
+                .checked_sub(age)
+                .ok_or(Inapplicable("a pose measured before tick 0"))?;
+        }
+        if let Some(h) = &change.health {
+            r.hp = h.hp;
+            r.armor = h.armor;
+        }
+        if let Some(v) = &change.vehicle {
+            r.vehicle = v.vehicle;
+            r.seat = v.seat;
+        }
+        Ok(r)
+    }
+
+    fn write_record(record: &EntityState, out: &mut Vec<u8>) {
+        // Every field of EntityState is a plain integer or bit set: writing cannot fail.
+        let _ = record.write(out);
+    }
+
+    fn measured(record: &EntityState) -> Option<u32> {
+        Some(record.measured)
+    }
+
+    fn pose_full(record: &EntityState) -> Option<bool> {
+        Some(record.flags.contains(StateFlags::POSE_FULL))
+    }
+
+    fn encode_frame(frame: &FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let mut flags = AckedFlags::empty();
+        flags.set(AckedFlags::KEYFRAME, frame.keyframe);
+        flags.set(AckedFlags::CHECK, frame.check.is_some());
+        if frame.events.len() > usize::from(u8::MAX) {
+            return Err(over("event_count"));
+        }
+        Acked {
+            tick: frame.tick,
+            base_tick: frame.base_tick,
+            last_seq: frame.last_seq,
+            input_buffer: frame.input_buffer,
+            flags,
+            check: frame.check,
+            removed: frame.removed.clone(),
+            changes: frame.changes.clone(),
+            first_serial: (!frame.events.is_empty()).then_some(frame.first_serial),
+            events: frame.events.clone(),
+        }
+        .write(out)
+    }
+
+    fn decode_frame(bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError> {
+        let mut r = Reader::new(bytes);
+        let f = Acked::read(&mut r)?;
+        r.finish()?;
+        // DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing
+        // (base_tick is then 0)".
+        let keyframe = f.flags.contains(AckedFlags::KEYFRAME);
+        if keyframe && f.base_tick != 0 {
+            return Err(DecodeError::new(ErrorKind::InvalidCondition, 5).field("base_tick"));
+        }
+        Ok(AckedFrame {
+            tick: f.tick,
+            base_tick: f.base_tick,
+            last_seq: f.last_seq,
+            input_buffer: f.input_buffer,
+            keyframe,
+            check: f.check,
+            removed: f.removed,
+            changes: f.changes,
+            first_serial: f.first_serial.unwrap_or(0),
+            events: f.events,
+        })
+    }
+}
