@@ -13,7 +13,6 @@
 
 pub mod delta;
 pub mod acked;
-pub mod datagram;
 pub mod digest;
 pub mod error;
 pub mod fuzzing;
