@@ -79,6 +79,70 @@ fn reliable_beside(config: &LinkConfig) -> Link {
     )
 }
 
+/// One direction's two channels: the reliable, ordered one and the simulated link.
+struct Channels<'a> {
+    reliable: &'a mut Link,
+    unreliable: &'a mut Link,
+}
+
+impl Channels<'_> {
+    fn poll(&mut self, now: u64) -> Option<Vec<u8>> {
+        self.reliable
+            .poll(now)
+            .or_else(|| self.unreliable.poll(now))
+    }
+
+    fn send(&mut self, now: u64, sent: &[Sent]) -> Result<(), String> {
+        for s in sent {
+            let link = if s.reliable {
+                &mut *self.reliable
+            } else {
+                &mut *self.unreliable
+            };
+            link.send(now, pack(s)?);
+        }
+        Ok(())
+    }
+}
+
+/// Gives `half` one input, sends what it answers on `out`, and logs the step.
+fn step(
+    now: u64,
+    side: Side,
+    action: Action,
+    half: &mut dyn Session,
+    out: &mut Channels<'_>,
+    steps: &mut Vec<Step>,
+) -> Result<(), String> {
+    let report = match &action {
+        Action::Advance { tick, ops } => {
+            half.advance(*tick, now, ops)?;
+            None
+        }
+        Action::Deliver { frame, hex } => {
+            let bytes = crate::frames::parse_hex(hex)?;
+            Some(half.deliver(now, frame, &bytes)?)
+        }
+    };
+    let sent = half.take();
+    out.send(now, &sent)?;
+    steps.push(Step {
+        at_ms: now,
+        side,
+        action,
+        expect: Expect {
+            sent: sent_frames(&sent),
+            client_hash: if side == Side::Client {
+                half.state_hash()
+            } else {
+                None
+            },
+            report,
+        },
+    });
+    Ok(())
+}
+
 /// Runs the recording and returns its stream vector.
 pub fn record(rec: &Recording) -> Result<StreamVector, String> {
     let mut server = super::open(&format!("{}_server", rec.session), &rec.params)?;
@@ -86,104 +150,75 @@ pub fn record(rec: &Recording) -> Result<StreamVector, String> {
     let mut net = Network::new(&rec.network);
     let mut down_reliable = reliable_beside(&rec.network.down);
     let mut up_reliable = reliable_beside(&rec.network.up);
+    let mut down = Channels {
+        reliable: &mut down_reliable,
+        unreliable: &mut net.down,
+    };
+    let mut up = Channels {
+        reliable: &mut up_reliable,
+        unreliable: &mut net.up,
+    };
     let mut steps = Vec::new();
     let end = rec.script.len() as u64 * rec.tick_ms + rec.drain_ms;
+    let deliver = |packet: &[u8]| {
+        let (frame, bytes) = unpack(packet);
+        Action::Deliver {
+            frame: frame.to_string(),
+            hex: crate::frames::hex_spaced(bytes),
+        }
+    };
     for now in 0..=end {
         // Deliveries first: what arrives at a millisecond is seen before that tick runs.
-        loop {
-            let packet = down_reliable.poll(now).or_else(|| net.down.poll(now));
-            let Some(packet) = packet else { break };
-            let (frame, bytes) = unpack(&packet);
-            let report = client.deliver(now, frame, bytes)?;
-            let sent = client.take();
-            for s in &sent {
-                let link = if s.reliable {
-                    &mut up_reliable
-                } else {
-                    &mut net.up
-                };
-                link.send(now, pack(s)?);
-            }
-            steps.push(Step {
-                at_ms: now,
-                side: Side::Client,
-                action: Action::Deliver {
-                    frame: frame.to_string(),
-                    hex: crate::frames::hex_spaced(bytes),
-                },
-                expect: Expect {
-                    sent: sent_frames(&sent),
-                    client_hash: client.state_hash(),
-                    report: Some(report),
-                },
-            });
+        while let Some(packet) = down.poll(now) {
+            step(
+                now,
+                Side::Client,
+                deliver(&packet),
+                client.as_mut(),
+                &mut up,
+                &mut steps,
+            )?;
         }
-        loop {
-            let packet = up_reliable.poll(now).or_else(|| net.up.poll(now));
-            let Some(packet) = packet else { break };
-            let (frame, bytes) = unpack(&packet);
-            let report = server.deliver(now, frame, bytes)?;
-            let sent = server.take();
-            for s in &sent {
-                let link = if s.reliable {
-                    &mut down_reliable
-                } else {
-                    &mut net.down
-                };
-                link.send(now, pack(s)?);
-            }
-            steps.push(Step {
-                at_ms: now,
-                side: Side::Server,
-                action: Action::Deliver {
-                    frame: frame.to_string(),
-                    hex: crate::frames::hex_spaced(bytes),
-                },
-                expect: Expect {
-                    sent: sent_frames(&sent),
-                    client_hash: None,
-                    report: Some(report),
-                },
-            });
+        while let Some(packet) = up.poll(now) {
+            step(
+                now,
+                Side::Server,
+                deliver(&packet),
+                server.as_mut(),
+                &mut down,
+                &mut steps,
+            )?;
         }
-        if now.is_multiple_of(rec.tick_ms) && now > 0 {
-            let tick = now / rec.tick_ms;
-            let ops = rec.script.get(tick as usize - 1).cloned();
-            // Both halves tick while the script runs; afterwards the network only drains.
-            if let Some(ops) = ops {
-                for (side, half) in [(Side::Server, &mut server), (Side::Client, &mut client)] {
-                    let ops = if side == Side::Server {
-                        ops.clone()
-                    } else {
-                        Vec::new()
-                    };
-                    half.advance(tick, now, &ops)?;
-                    let sent = half.take();
-                    for s in &sent {
-                        let link = match (side, s.reliable) {
-                            (Side::Server, true) => &mut down_reliable,
-                            (Side::Server, false) => &mut net.down,
-                            (Side::Client, true) => &mut up_reliable,
-                            (Side::Client, false) => &mut net.up,
-                        };
-                        link.send(now, pack(s)?);
-                    }
-                    steps.push(Step {
-                        at_ms: now,
-                        side,
-                        action: Action::Advance { tick, ops },
-                        expect: Expect {
-                            sent: sent_frames(&sent),
-                            client_hash: if side == Side::Client {
-                                half.state_hash()
-                            } else {
-                                None
-                            },
-                            report: None,
-                        },
-                    });
-                }
-            }
+        if !now.is_multiple_of(rec.tick_ms) || now == 0 {
+            continue;
+        }
+        let tick = now / rec.tick_ms;
+        // Both halves tick while the script runs; afterwards the network only drains.
+        if let Some(ops) = rec.script.get(tick as usize - 1) {
+            let action = Action::Advance {
+                tick,
+                ops: ops.clone(),
+            };
+            step(
+                now,
+                Side::Server,
+                action,
+                server.as_mut(),
+                &mut down,
+                &mut steps,
+            )?;
+            let action = Action::Advance {
+                tick,
+                ops: Vec::new(),
+            };
+            step(
+                now,
+                Side::Client,
+                action,
+                client.as_mut(),
+                &mut up,
+                &mut steps,
+            )?;
         }
     }
     Ok(StreamVector {
@@ -445,7 +480,8 @@ mod tests {
         }
     }
 
-    /// Records the toy pair by hand (the registry only opens real sessions).
+    /// Records the toy pair with the recorder's own steps (the registry only opens real
+    /// sessions, so `record` itself cannot open the toys).
     fn toy_vector(network: NetworkConfig) -> StreamVector {
         let mut server = ToyServer(Vec::new());
         let mut client = ToyClient {
@@ -454,54 +490,41 @@ mod tests {
             skew: false,
         };
         let mut net = Network::new(&network);
-        let mut down_reliable = reliable_beside(&network.down);
+        let (mut down_reliable, mut up_reliable) =
+            (reliable_beside(&network.down), reliable_beside(&network.up));
+        let mut down = Channels {
+            reliable: &mut down_reliable,
+            unreliable: &mut net.down,
+        };
+        let mut up = Channels {
+            reliable: &mut up_reliable,
+            unreliable: &mut net.up,
+        };
         let mut steps = Vec::new();
         for now in 0..=400u64 {
-            while let Some(p) = down_reliable.poll(now).or_else(|| net.down.poll(now)) {
+            while let Some(p) = down.poll(now) {
                 let (frame, bytes) = unpack(&p);
-                let report = client.deliver(now, frame, bytes).unwrap();
-                let sent = client.take();
-                for s in &sent {
-                    net.up.send(now, pack(s).unwrap());
-                }
-                steps.push(Step {
-                    at_ms: now,
-                    side: Side::Client,
-                    action: Action::Deliver {
-                        frame: frame.into(),
-                        hex: crate::frames::hex_spaced(bytes),
-                    },
-                    expect: Expect {
-                        sent: sent_frames(&sent),
-                        client_hash: client.state_hash(),
-                        report: Some(report),
-                    },
-                });
+                let action = Action::Deliver {
+                    frame: frame.into(),
+                    hex: crate::frames::hex_spaced(bytes),
+                };
+                step(now, Side::Client, action, &mut client, &mut up, &mut steps).unwrap();
             }
+            while up.poll(now).is_some() {}
             if now.is_multiple_of(10) && now > 0 && now <= 300 {
-                server.advance(now / 10, now, &[]).unwrap();
-                let sent = server.take();
-                for s in &sent {
-                    let link = if s.reliable {
-                        &mut down_reliable
-                    } else {
-                        &mut net.down
-                    };
-                    link.send(now, pack(s).unwrap());
-                }
-                steps.push(Step {
-                    at_ms: now,
-                    side: Side::Server,
-                    action: Action::Advance {
-                        tick: now / 10,
-                        ops: vec![],
-                    },
-                    expect: Expect {
-                        sent: sent_frames(&sent),
-                        client_hash: None,
-                        report: None,
-                    },
-                });
+                let action = Action::Advance {
+                    tick: now / 10,
+                    ops: vec![],
+                };
+                step(
+                    now,
+                    Side::Server,
+                    action,
+                    &mut server,
+                    &mut down,
+                    &mut steps,
+                )
+                .unwrap();
             }
         }
         StreamVector {
