@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the TypeScript testee: installs the pinned compiler (`npm ci`) when node_modules is
+# missing, generates the codec of the reference protocol into src/gen/ with `ackwire gen`, and
+# compiles everything into dist/. Prints nothing on success.
+#
+# Run from anywhere; then `node conformance/testees/ts/dist/testee.js` from the repository root.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../../.." && pwd)"
+
+if [ ! -d "$here/node_modules" ]; then
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+
+(cd "$root" && cargo run -q -p ackwire-conformance --bin ackwire -- \
+  gen --lang ts --out "$here/src/gen" spec/protocol >/dev/null)
+
+rm -rf "$here/dist"
+(cd "$here" && npx --no-install tsc -p .)
