@@ -1140,4 +1140,165 @@ mod tests {
             }
         }
     }
+
+    fn one(tick: u32) -> ServerState<EntityState> {
+        let mut p = Presenter::new(ViewConfig::default());
+        let mut w = World::new();
+        w.insert(
+            1,
+            WorldEntity {
+                life: 1,
+                x: tick as f32,
+                y: 0.0,
+                z: 0.0,
+                yaw: 0.0,
+                hp: 1,
+                armor: 0,
+                vehicle: 0,
+                seat: 0,
+            },
+        );
+        p.present(tick, &w)
+    }
+
+    fn input(tick: u32) -> Input {
+        Input {
+            tick,
+            buttons: ackwire_codec::protocol::Buttons::empty(),
+            move_x: 0.0,
+            move_y: 0.0,
+            yaw: 0.0,
+        }
+    }
+
+    #[test]
+    fn hostile_acks_never_move_the_base_off_the_ring() {
+        let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
+        let mut sent = Vec::new();
+        for t in 1..=300u32 {
+            let out = e.encode(t, one(t), []).unwrap();
+            if !out.frame.keyframe {
+                // Only a tick the server sent, still in its ring, and acknowledged.
+                assert!(sent.contains(&out.frame.base_tick));
+                assert!(out.frame.base_tick + Reference::SENT_RING as u32 >= t);
+            }
+            sent.push(t);
+            for ack in [t + 1, t + 1000, u32::MAX, 0, t.saturating_sub(40), t / 2, t] {
+                e.on_ack(u64::from(t), ack, t % 17 == 0, 0, []);
+            }
+            assert!(e.kept() <= Reference::SENT_RING);
+        }
+        let c = e.counters();
+        assert!(c.acks_unknown > 0 && c.acks_old > 0 && c.keyframe_requests > 0);
+        // Acks from before a keyframe request never come back as a base.
+        let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
+        for t in 1..=10 {
+            e.encode(t, one(t), []).unwrap();
+        }
+        e.on_ack(10, 0, true, 0, []);
+        assert_eq!(e.on_ack(10, 9, false, 0, []), AckVerdict::Old);
+        assert!(e.encode(11, one(11), []).unwrap().frame.keyframe);
+        assert_eq!(e.on_ack(11, 11, false, 0, []), AckVerdict::Taken);
+        assert!(!e.encode(12, one(12), []).unwrap().frame.keyframe);
+    }
+
+    #[test]
+    fn input_floods_and_sequence_jumps_stay_bounded() {
+        let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
+        for round in 0..200u32 {
+            let inputs = (0..255u32).map(|i| (round * 7 + i % 60, input(i)));
+            e.on_ack(u64::from(round), 0, false, round * 255 + 1, inputs);
+            let far = (0..255u32).map(|i| (u32::MAX - i, input(i)));
+            e.on_ack(u64::from(round), 0, false, round * 255 + 1, far);
+            assert!(e.inputs().pending() <= MAX_BUFFERED_INPUTS);
+        }
+        assert!(e.counters().inputs_overflow > 0);
+        assert!(e.counters().inputs_repeated > 0);
+        e.on_ack(1, 0, false, u32::MAX - 2, (0..10).map(|i| (1, input(i))));
+        assert_eq!(e.last_seq(), u32::MAX);
+        let before = e.counters().inputs_taken;
+        e.on_ack(1, 0, false, 5, (0..10).map(|i| (1, input(i))));
+        assert_eq!(
+            e.counters().inputs_taken,
+            before,
+            "nothing after the jump is new"
+        );
+        // A kind 7 frame's bytes that do not decode are refused, not a panic.
+        assert!(e.receive(1, &[7, 0, 0]).is_err());
+    }
+
+    #[test]
+    fn events_expire_after_event_ttl_frames_unacknowledged() {
+        let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
+        let shot = ackwire_codec::protocol::Event::Shot(ackwire_codec::protocol::Shot {
+            shooter: 1,
+            weapon: 1,
+            yaw: 0.0,
+        });
+        let mut carried = 0;
+        for t in 1..=100u32 {
+            let ev = if t == 1 { vec![shot.clone()] } else { vec![] };
+            carried += e.encode(t, one(t), ev).unwrap().frame.events.len();
+        }
+        assert_eq!(carried as u64, Reference::EVENT_TTL);
+        assert_eq!(e.counters().events_expired, 1);
+        assert_eq!(e.pending_events(), 0);
+    }
+
+    #[test]
+    fn a_tick_not_newer_than_the_last_frame_is_refused() {
+        let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
+        e.encode(5, one(5), []).unwrap();
+        assert!(e.encode(5, one(5), []).is_err());
+    }
+
+    #[test]
+    fn far_entities_come_quantized_when_due_and_near_ones_full() {
+        let mut p = Presenter::new(ViewConfig {
+            own: vec![1],
+            ..ViewConfig::default()
+        });
+        let mut w = World::new();
+        let ent = |x: f32| WorldEntity {
+            life: 1,
+            x,
+            y: 0.0,
+            z: 0.0,
+            yaw: 10.0,
+            hp: 1,
+            armor: 0,
+            vehicle: 0,
+            seat: 0,
+        };
+        w.insert(1, ent(0.0));
+        w.insert(2, ent(20.0));
+        w.insert(3, ent(100.0));
+        let s = p.present(1, &w);
+        assert!(s[&1].record.flags.contains(StateFlags::POSE_FULL));
+        assert!(!s[&2].record.flags.contains(StateFlags::POSE_FULL));
+        assert!(
+            s[&3].record.flags.contains(StateFlags::POSE_FULL),
+            "outside the box"
+        );
+        // Far entity 2 moves every tick: its pose changes only on its due ticks.
+        let mut changes = 0;
+        for t in 2..=13u32 {
+            w.get_mut(&2).unwrap().x = 20.0 + t as f32 * 0.1;
+            let s = p.present(t, &w);
+            changes += usize::from(s[&2].record.measured == t);
+        }
+        assert_eq!(changes, 2, "due every far_every = 6 ticks");
+        // Hysteresis: 13 m stays near once near (leave 14), but does not enter (enter 12).
+        w.get_mut(&2).unwrap().x = 11.0;
+        let s = p.present(14, &w);
+        assert!(s[&2].record.flags.contains(StateFlags::POSE_FULL));
+        w.get_mut(&2).unwrap().x = 13.0;
+        let s = p.present(15, &w);
+        assert!(s[&2].record.flags.contains(StateFlags::POSE_FULL));
+        w.get_mut(&2).unwrap().x = 14.5;
+        assert!(!p.present(16, &w)[&2]
+            .record
+            .flags
+            .contains(StateFlags::POSE_FULL));
+    }
 }

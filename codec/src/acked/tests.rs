@@ -1,1 +1,219 @@
+use super::*;
+use crate::protocol::{EntityState, Event, Input, Shot, StateFlags};
 
+fn rec(x: i32, full: bool, measured: u32, hp: u8) -> EntityState {
+    let mut flags = StateFlags::empty();
+    flags.set(StateFlags::POSE_FULL, full);
+    EntityState {
+        x,
+        y: -x,
+        z: 3,
+        yaw: if full { 12345 } else { 0x4500 },
+        flags,
+        measured,
+        hp,
+        armor: 0,
+        vehicle: 0,
+        seat: 0,
+    }
+}
+
+fn state(entries: &[(u16, u32, EntityState)]) -> ServerState<EntityState> {
+    entries
+        .iter()
+        .map(|(e, life, r)| {
+            (
+                *e,
+                Entry {
+                    life: *life,
+                    record: r.clone(),
+                },
+            )
+        })
+        .collect()
+}
+
+fn frame(
+    tick: u32,
+    base: Option<(u32, &ServerState<EntityState>)>,
+    next: &ServerState<EntityState>,
+    events: Vec<Event>,
+    first_serial: u32,
+) -> Vec<u8> {
+    let (removed, changes) = delta::<Reference>(base.map(|b| b.1), next, tick).unwrap();
+    let f = AckedFrame {
+        tick,
+        base_tick: base.map_or(0, |b| b.0),
+        last_seq: 0,
+        input_buffer: 0,
+        keyframe: base.is_none(),
+        check: Some(server_check::<Reference>(next)),
+        removed,
+        changes,
+        first_serial,
+        events,
+    };
+    let mut out = Vec::new();
+    Reference::encode_frame(&f, &mut out).unwrap();
+    out
+}
+
+fn shot(w: u8) -> Event {
+    Event::Shot(Shot {
+        shooter: 1,
+        weapon: w,
+        yaw: 0.0,
+    })
+}
+
+#[test]
+fn a_delta_applies_onto_its_base_to_the_next_state() {
+    let b = state(&[
+        (1, 1, rec(100, true, 1, 100)),
+        (2, 1, rec(-16000, false, 1, 50)),
+        (3, 1, rec(9_000_000, true, 1, 9)),
+    ]);
+    // 2 moves (quantized, from an in-box base), 3 has a new life, 4 comes, 1 is gone.
+    let n = state(&[
+        (2, 1, rec(16000, false, 4, 50)),
+        (3, 2, rec(5, false, 3, 9)),
+        (4, 1, rec(-7, true, 5, 1)),
+    ]);
+    let (removed, changes) = delta::<Reference>(Some(&b), &n, 5).unwrap();
+    assert_eq!(removed, vec![1, 3]);
+    assert_eq!(changes.len(), 3);
+    assert_eq!(changes[0].age, Some(1), "measured at 4, frame 5");
+    let held = client_view(&b);
+    let bytes = frame(5, Some((4, &b)), &n, vec![], 0);
+    let f = Reference::decode_frame(&bytes).unwrap();
+    assert_eq!(
+        apply_frame::<Reference>(Some(&held), &f).unwrap(),
+        client_view(&n)
+    );
+    // As a keyframe too.
+    let f = Reference::decode_frame(&frame(5, None, &n, vec![], 0)).unwrap();
+    assert_eq!(apply_frame::<Reference>(None, &f).unwrap(), client_view(&n));
+}
+
+#[test]
+fn an_unchanged_entity_sends_nothing_and_a_far_pose_out_of_reach_is_refused() {
+    let b = state(&[(1, 1, rec(10, false, 1, 1))]);
+    assert!(delta::<Reference>(Some(&b), &b, 2).unwrap().1.is_empty());
+    let n = state(&[(1, 1, rec(40_000, false, 2, 1))]);
+    assert!(delta::<Reference>(Some(&b), &n, 2).is_err());
+    let old = state(&[(1, 1, rec(10, true, 1, 1))]);
+    assert!(
+        delta::<Reference>(None, &old, 300).is_err(),
+        "age over a u8"
+    );
+}
+
+#[test]
+fn the_decoder_drops_stale_and_unknown_base_frames_and_shows_events_once() {
+    let s1 = state(&[(1, 1, rec(1, true, 1, 1))]);
+    let s2 = state(&[(1, 1, rec(2, true, 2, 1))]);
+    let s3 = state(&[(1, 1, rec(3, true, 3, 2))]);
+    let mut d = AckedDecoder::<Reference>::new();
+    let f1 = frame(1, None, &s1, vec![shot(1)], 1);
+    assert!(matches!(d.deliver(&f1), Delivery::Shown(_)));
+    assert_eq!(d.ack_tick(), 1);
+    assert!(matches!(d.deliver(&f1), Delivery::Stale { tick: 1 }));
+    // Frame 3 onto 2, which never came.
+    let f3 = frame(3, Some((2, &s2)), &s3, vec![shot(1), shot(2)], 1);
+    assert!(matches!(d.deliver(&f3), Delivery::UnknownBase { .. }));
+    // Frame 3 onto 1: shows only the event above the newest serial shown.
+    let f3 = frame(3, Some((1, &s1)), &s3, vec![shot(1), shot(2)], 1);
+    let Delivery::Shown(r) = d.deliver(&f3) else {
+        panic!()
+    };
+    assert_eq!(r.events, vec![(2, shot(2))]);
+    assert_eq!(r.measured, vec![(1, 3)]);
+    assert_eq!(r.check, Some(true));
+    let f2 = frame(2, Some((1, &s1)), &s2, vec![], 0);
+    assert!(matches!(d.deliver(&f2), Delivery::Stale { .. }));
+    let c = d.counters();
+    assert_eq!((c.applied, c.stale, c.unknown_base), (2, 2, 1));
+    assert!(matches!(d.deliver(&[6, 1]), Delivery::Undecodable(_)));
+}
+
+#[test]
+fn a_failed_check_asks_for_a_keyframe_and_holds_nothing_until_one() {
+    let s1 = state(&[(1, 1, rec(1, true, 1, 1))]);
+    let s2 = state(&[(1, 1, rec(2, true, 2, 1))]);
+    let mut d = AckedDecoder::<Reference>::new();
+    d.deliver(&frame(1, None, &s1, vec![], 0));
+    d.tamper(|_, r| r.hp ^= 0x40);
+    let Delivery::Shown(r) = d.deliver(&frame(2, Some((1, &s1)), &s2, vec![], 0)) else {
+        panic!()
+    };
+    assert_eq!(r.check, Some(false));
+    assert!(d.keyframe_wanted());
+    assert_eq!(d.ack_tick(), 0);
+    assert_eq!(d.held(), 0);
+    let w = AckWriter::<Input>::new(4);
+    assert!(w
+        .frame(2, true)
+        .flags
+        .contains(crate::protocol::AckFlags::KEYFRAME_REQUEST));
+    let s3 = state(&[(1, 1, rec(3, true, 3, 1))]);
+    assert!(matches!(
+        d.deliver(&frame(3, Some((2, &s2)), &s3, vec![], 0)),
+        Delivery::UnknownBase { .. }
+    ));
+    let s4 = state(&[(1, 1, rec(4, true, 4, 1))]);
+    let Delivery::Shown(r) = d.deliver(&frame(4, None, &s4, vec![], 0)) else {
+        panic!()
+    };
+    assert_eq!(r.check, Some(true));
+    assert!(!d.keyframe_wanted());
+    assert_eq!(d.ack_tick(), 4);
+}
+
+#[test]
+fn the_held_ring_is_bounded() {
+    let mut d = AckedDecoder::<Reference>::new();
+    let mut prev: Option<ServerState<EntityState>> = None;
+    for t in 1..200u32 {
+        let s = state(&[(1, 1, rec(t as i32, true, t, 1))]);
+        let bytes = frame(t, prev.as_ref().map(|p| (t - 1, p)), &s, vec![], 0);
+        assert!(matches!(d.deliver(&bytes), Delivery::Shown(_)));
+        prev = Some(s);
+    }
+    assert_eq!(d.held(), Reference::HELD_RING);
+}
+
+#[test]
+fn the_ordered_deltas_go_each_onto_the_one_before() {
+    let mut e = OrderedEncoder::<Reference>::new();
+    let mut d = OrderedDecoder::<Reference>::new();
+    for t in 1..=61u32 {
+        let s = state(&[(1, 1, rec(t as i32 % 7, true, t, 1))]);
+        let f = e.encode(t, s.clone(), vec![shot(t as u8)]).unwrap();
+        assert_eq!(f.keyframe, t == 1);
+        assert_eq!(f.check.is_some(), t % 30 == 0);
+        assert_eq!(f.first_serial, t);
+        assert_eq!(d.apply(&f).unwrap(), &client_view(&s));
+    }
+}
+
+#[test]
+fn the_ack_writer_repeats_inputs_until_the_server_took_them() {
+    let mut w = AckWriter::<Input>::new(3);
+    let input = |t| Input {
+        tick: t,
+        buttons: crate::protocol::Buttons::empty(),
+        move_x: 0.0,
+        move_y: 0.0,
+        yaw: 0.0,
+    };
+    for t in 1..=5 {
+        w.push(input(t));
+    }
+    let f = w.frame(9, false);
+    assert_eq!((f.ack_tick, f.first_seq, f.inputs.len()), (9, Some(3), 3));
+    w.confirm(4);
+    let f = w.frame(9, false);
+    assert_eq!((f.first_seq, f.inputs.len()), (Some(5), 1));
+    w.confirm(5);
+    assert_eq!(w.frame(9, false).first_seq, None);
+}
