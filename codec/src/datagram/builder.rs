@@ -1,0 +1,311 @@
+//! Building datagrams: one at a time with [`DatagramBuilder`], or a whole tick split into parts
+//! under a size limit with [`split_tick`].
+
+use crate::protocol::{Datagram, Update, MAX_HEADER_LEN};
+use crate::EncodeError;
+
+/// The fields of a datagram's header that the caller chooses (the update count follows from
+/// the updates, the parts from the split).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DatagramHeader {
+    /// The datagram's number, per subscription, from 1.
+    pub frame: u64,
+    /// The server tick the updates describe.
+    pub tick: u64,
+    /// The highest client_seq the shard has processed.
+    pub input_ack: u64,
+    /// The tick of the last stream frame sent by this tick.
+    pub stream_tick: u64,
+    /// Metres per quantization step.
+    pub precision: f32,
+    /// How many datagrams this tick is sent in.
+    pub parts: u32,
+}
+
+/// Why an update was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Seed 003: "Add updates in ascending id order." The id is not above the previous one.
+    #[error("update id {id} does not ascend (previous {previous})")]
+    NotAscending {
+        /// The refused id.
+        id: u64,
+        /// The previous update's id.
+        previous: u64,
+    },
+    /// The update would take the datagram over its size limit.
+    #[error("the update needs {needed} bytes, {left} are left")]
+    TooLarge {
+        /// Bytes the update takes.
+        needed: usize,
+        /// Bytes left under the limit.
+        left: usize,
+    },
+    /// The update itself does not encode (its mask contradicts its fields).
+    #[error("the update does not encode: {0}")]
+    Encode(#[from] EncodeError),
+}
+
+/// Builds one datagram (seed 003: "Builds one datagram. Add updates in ascending id order.").
+///
+/// The size it tracks is exact for the updates and counts the header at [`MAX_HEADER_LEN`]
+/// bytes, its longest, so a datagram that fits here fits on the wire whatever the header's
+/// varints turn out to be.
+#[derive(Debug, Clone)]
+pub struct DatagramBuilder {
+    header: DatagramHeader,
+    updates: Vec<Update>,
+    prev: Option<u64>,
+    len: usize,
+    limit: usize,
+}
+
+impl DatagramBuilder {
+    /// An empty datagram with `header`, refusing updates that would take it over `limit`
+    /// bytes (header counted at [`MAX_HEADER_LEN`]).
+    pub fn new(header: DatagramHeader, limit: usize) -> Self {
+        DatagramBuilder {
+            header,
+            updates: Vec::new(),
+            prev: None,
+            len: MAX_HEADER_LEN as usize,
+            limit,
+        }
+    }
+
+    /// Bytes the datagram takes so far, its header counted at [`MAX_HEADER_LEN`].
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no update was added.
+    pub fn is_empty(&self) -> bool {
+        self.updates.is_empty()
+    }
+
+    /// The bytes `update` would add (its id delta-coded from the last update's).
+    pub fn cost(&self, update: &Update) -> usize {
+        update.encoded_len_after(&mut self.prev.clone())
+    }
+
+    /// Adds `update`, which must have an id above the last one's and fit under the limit.
+    pub fn push(&mut self, update: Update) -> Result<(), BuildError> {
+        if let Some(previous) = self.prev {
+            // Seed 003: "ids ascend, delta-coded".
+            if update.id <= previous {
+                return Err(BuildError::NotAscending {
+                    id: update.id,
+                    previous,
+                });
+            }
+        }
+        // Checks the mask against the fields before counting it.
+        update.write(&mut Vec::new())?;
+        let needed = self.cost(&update);
+        let left = self.limit.saturating_sub(self.len);
+        if needed > left {
+            return Err(BuildError::TooLarge { needed, left });
+        }
+        self.len += needed;
+        self.prev = Some(update.id);
+        self.updates.push(update);
+        Ok(())
+    }
+
+    /// Adds `update` even over the size limit (an update too large for any datagram goes
+    /// alone); the id must still ascend.
+    pub fn push_unlimited(&mut self, update: Update) -> Result<(), BuildError> {
+        let limit = self.limit;
+        self.limit = usize::MAX;
+        let r = self.push(update);
+        self.limit = limit;
+        r
+    }
+
+    /// Sets the number of parts of the tick, once the split is known.
+    pub fn set_parts(&mut self, parts: u32) {
+        self.header.parts = parts;
+    }
+
+    /// The datagram.
+    pub fn finish(self) -> Datagram {
+        Datagram {
+            frame: self.header.frame,
+            tick: self.header.tick,
+            input_ack: self.header.input_ack,
+            stream_tick: self.header.stream_tick,
+            precision: self.header.precision,
+            parts: self.header.parts,
+            updates: self.updates,
+        }
+    }
+}
+
+/// Splits one tick's updates (ids ascending) into datagrams of at most `limit` bytes each,
+/// numbered from `header.frame` on, each naming how many parts the tick has.
+///
+/// Seed 003: "Every tick without a full frame sends at least one datagram, and each names how
+/// many the tick has": no updates still give one datagram. An update that alone exceeds the
+/// limit goes in a datagram of its own.
+pub fn split_tick(
+    header: DatagramHeader,
+    updates: Vec<Update>,
+    limit: usize,
+) -> Result<Vec<Datagram>, BuildError> {
+    let mut parts: Vec<DatagramBuilder> = Vec::new();
+    let mut current = DatagramBuilder::new(header, limit);
+    let mut last_id: Option<u64> = None;
+    for update in updates {
+        if let Some(previous) = last_id {
+            if update.id <= previous {
+                return Err(BuildError::NotAscending {
+                    id: update.id,
+                    previous,
+                });
+            }
+        }
+        last_id = Some(update.id);
+        match current.push(update.clone()) {
+            Ok(()) => {}
+            Err(BuildError::TooLarge { .. }) => {
+                let next = DatagramHeader {
+                    frame: header.frame + parts.len() as u64 + 1,
+                    ..header
+                };
+                if current.is_empty() {
+                    current.push_unlimited(update)?;
+                    parts.push(std::mem::replace(
+                        &mut current,
+                        DatagramBuilder::new(next, limit),
+                    ));
+                } else {
+                    parts.push(std::mem::replace(
+                        &mut current,
+                        DatagramBuilder::new(next, limit),
+                    ));
+                    if let Err(BuildError::TooLarge { .. }) = current.push(update.clone()) {
+                        current.push_unlimited(update)?;
+                        let next = DatagramHeader {
+                            frame: header.frame + parts.len() as u64 + 1,
+                            ..header
+                        };
+                        parts.push(std::mem::replace(
+                            &mut current,
+                            DatagramBuilder::new(next, limit),
+                        ));
+                    }
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if !current.is_empty() || parts.is_empty() {
+        parts.push(current);
+    }
+    let n = parts.len() as u32;
+    Ok(parts
+        .into_iter()
+        .map(|mut b| {
+            b.set_parts(n);
+            b.finish()
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::UpdateMask;
+    use crate::Frame;
+
+    fn header() -> DatagramHeader {
+        DatagramHeader {
+            frame: 7,
+            tick: 3,
+            input_ack: 0,
+            stream_tick: 0,
+            precision: 0.01,
+            parts: 1,
+        }
+    }
+
+    fn upd(id: u64, x: i64) -> Update {
+        Update {
+            id,
+            spawn_tag: 1,
+            mask: UpdateMask::empty().with(UpdateMask::X),
+            x: Some(x),
+            y: None,
+            z: None,
+            components: None,
+        }
+    }
+
+    #[test]
+    fn updates_must_ascend() {
+        let mut b = DatagramBuilder::new(header(), 1200);
+        b.push(upd(5, 1)).unwrap();
+        assert!(matches!(
+            b.push(upd(5, 1)),
+            Err(BuildError::NotAscending { .. })
+        ));
+        assert!(matches!(
+            b.push(upd(4, 1)),
+            Err(BuildError::NotAscending { .. })
+        ));
+        b.push(upd(6, 1)).unwrap();
+        let bytes = b.finish().to_bytes().unwrap();
+        assert_eq!(Datagram::decode(&bytes).unwrap().updates.len(), 2);
+    }
+
+    #[test]
+    fn the_size_counted_bounds_the_bytes_written() {
+        let mut b = DatagramBuilder::new(header(), 100_000);
+        for id in 0..500 {
+            b.push(upd(id * 300, -(id as i64) * 77)).unwrap();
+        }
+        let len = b.len();
+        let d = b.finish();
+        let real = d.to_bytes().unwrap().len();
+        assert!(real <= len);
+        // MAX_HEADER_LEN is the header at its longest: the slack is only in the header.
+        assert!(len - real <= MAX_HEADER_LEN as usize);
+    }
+
+    #[test]
+    fn a_tick_splits_into_parts_under_the_limit_and_each_names_the_count() {
+        let updates: Vec<Update> = (1..=200).map(|id| upd(id, id as i64 * 1000)).collect();
+        let parts = split_tick(header(), updates.clone(), 200).unwrap();
+        assert!(parts.len() > 3);
+        let mut all = Vec::new();
+        for (i, d) in parts.iter().enumerate() {
+            assert_eq!(d.parts as usize, parts.len());
+            assert_eq!(d.frame, 7 + i as u64);
+            assert!(d.to_bytes().unwrap().len() <= 200);
+            all.extend(d.updates.clone());
+        }
+        assert_eq!(all, updates);
+    }
+
+    #[test]
+    fn an_empty_tick_still_sends_one_datagram() {
+        let parts = split_tick(header(), Vec::new(), 200).unwrap();
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts[0].parts, 1);
+        assert!(parts[0].updates.is_empty());
+    }
+
+    #[test]
+    fn an_update_over_the_limit_goes_alone() {
+        let mut big = upd(2, 0);
+        big.mask = big.mask.with(UpdateMask::COMPONENTS);
+        big.components = Some(vec![crate::protocol::Component {
+            r#type: 1,
+            data: Some(vec![0; 500]),
+        }]);
+        let parts = split_tick(header(), vec![upd(1, 0), big, upd(3, 0)], 100).unwrap();
+        assert_eq!(parts.len(), 3);
+        assert_eq!(parts[1].updates[0].id, 2);
+    }
+}

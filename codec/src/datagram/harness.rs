@@ -1,0 +1,428 @@
+//! A deterministic two-peer run of datagram v2 driven by bytes: the world's script, the
+//! network's decisions (deliver, lose, duplicate, reorder) and hostile frames all come from
+//! the input. The property tests and the `datagram_stream` fuzz target both call [`run`].
+//!
+//! Invariants checked:
+//! - nothing is applied to the wrong occupant of an id: after every step, every replica the
+//!   client holds is a state the server had for that same occupant (id and spawn tick), at
+//!   its spawn or at the end of a tick;
+//! - a forged datagram changes only entities it names with their own spawn tag;
+//! - memory is bounded: the client holds at most its limit of datagrams, the server remembers
+//!   at most its window;
+//! - once the network heals, the client's table converges to the server's world and its input
+//!   ack to the server's (unless the input forged acks, which may lie about what arrived).
+
+use super::*;
+use crate::protocol::{Datagram, DatagramAck, Update, UpdateMask};
+use std::collections::{BTreeMap, HashSet};
+
+/// Reads the input a byte at a time; zeros once it is used up.
+struct Source<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl Source<'_> {
+    fn byte(&mut self) -> u8 {
+        let b = self.data.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        b
+    }
+    fn done(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+}
+
+/// What a run saw, for tests that want to know the input exercised something.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunReport {
+    /// Ticks run.
+    pub ticks: u64,
+    /// Updates the client applied.
+    pub applied: u64,
+    /// Updates skipped for their spawn tag.
+    pub skipped_spawn_tag: u64,
+    /// Updates skipped as stale.
+    pub skipped_stale: u64,
+    /// Whether the convergence check ran (no forged ack or datagram).
+    pub converged: bool,
+}
+
+fn state_key(id: u64, spawn: u64, pos: [i64; 3], comps: &BTreeMap<u8, Vec<u8>>) -> Vec<u8> {
+    let mut k = Vec::new();
+    k.extend_from_slice(&id.to_le_bytes());
+    k.extend_from_slice(&spawn.to_le_bytes());
+    for v in pos {
+        k.extend_from_slice(&v.to_le_bytes());
+    }
+    for (t, d) in comps {
+        k.push(*t);
+        k.extend_from_slice(&(d.len() as u32).to_le_bytes());
+        k.extend_from_slice(d);
+    }
+    k
+}
+
+struct Run {
+    server: Subscription,
+    client: ReplicaTable,
+    stream: std::collections::VecDeque<StreamFrame>,
+    down: Vec<Vec<u8>>,
+    up: Vec<Vec<u8>>,
+    history: HashSet<Vec<u8>>,
+    tainted: HashSet<(u64, u64)>,
+    incarnations: HashSet<(u64, u64)>,
+    acks_lied: bool,
+    delivered: Vec<Vec<u8>>,
+    tick: u64,
+    input_ack: u64,
+    lied: bool,
+    report: RunReport,
+    limits: ReplicaLimits,
+    window: u64,
+}
+
+impl Run {
+    fn record_world(&mut self) {
+        for (id, (spawn, pos, comps)) in self.server.world() {
+            self.incarnations.insert((id, spawn));
+            self.history.insert(state_key(id, spawn, pos, &comps));
+        }
+    }
+
+    fn server_tick(&mut self, ops: &[WorldOp]) -> Result<(), String> {
+        self.tick += 1;
+        let out = self
+            .server
+            .tick(self.tick, self.input_ack, ops)
+            .map_err(|e| format!("tick {}: {e}", self.tick))?;
+        self.report.ticks += 1;
+        for f in &out.stream {
+            if let StreamFrame::Spawn(s) = f {
+                let comps = s
+                    .components
+                    .iter()
+                    .filter_map(|c| c.data.clone().map(|d| (c.r#type, d)))
+                    .collect();
+                self.incarnations.insert((s.id, s.tick));
+                self.history
+                    .insert(state_key(s.id, s.tick, [s.x, s.y, s.z], &comps));
+            }
+        }
+        self.record_world();
+        self.stream.extend(out.stream);
+        for d in out.datagrams {
+            self.down.push(d.to_bytes().map_err(|e| e.to_string())?);
+        }
+        if self.server.remembered() as u64 > self.window {
+            return Err("the server remembers more datagrams than its window".into());
+        }
+        Ok(())
+    }
+
+    fn note(&mut self, s: &DatagramSummary) {
+        self.report.applied += u64::from(s.applied);
+        self.report.skipped_spawn_tag += u64::from(s.skipped_spawn_tag);
+        self.report.skipped_stale += u64::from(s.skipped_stale);
+    }
+
+    fn client_receive(&mut self, bytes: &[u8]) -> Result<(), String> {
+        if let Ok(d) = Datagram::decode(bytes) {
+            let s = self.client.receive(d);
+            self.note(&s);
+        }
+        for a in self.client.take_acks() {
+            self.up.push(a.to_bytes().map_err(|e| e.to_string())?);
+        }
+        self.check_client()
+    }
+
+    fn client_stream(&mut self) -> Result<(), String> {
+        if let Some(f) = self.stream.pop_front() {
+            let s = self.client.apply_stream(&f);
+            self.note(&s);
+            for a in self.client.take_acks() {
+                self.up.push(a.to_bytes().map_err(|e| e.to_string())?);
+            }
+        }
+        self.check_client()
+    }
+
+    fn server_ack(&mut self, bytes: &[u8]) {
+        if let Ok(a) = DatagramAck::decode(bytes) {
+            self.server.on_ack(&a);
+        }
+    }
+
+    fn check_client(&self) -> Result<(), String> {
+        if self.client.held() > self.limits.max_held {
+            return Err(format!("the client holds {} datagrams", self.client.held()));
+        }
+        for (id, r) in self.client.entities() {
+            if !self.incarnations.contains(&(*id, r.spawn_tick)) {
+                return Err(format!(
+                    "entity {id} is held as spawned at {}, which it never was",
+                    r.spawn_tick
+                ));
+            }
+            // A lying client (forged acks) may be starved of what it denied having; its
+            // replicas are still its own occupants', which is checked above.
+            if self.acks_lied || self.tainted.contains(&(*id, r.spawn_tick)) {
+                continue;
+            }
+            let k = state_key(*id, r.spawn_tick, r.position, &r.components);
+            if !self.history.contains(&k) {
+                return Err(format!(
+                    "entity {id} (spawned at {}) holds a state its occupant never had: {r:?}",
+                    r.spawn_tick
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A forged datagram, applied at once (its tick is already whole): only entities it names
+    /// with their own spawn tag, and a number above their last, may change.
+    fn forge(&mut self, src: &mut Source<'_>) -> Result<(), String> {
+        let Some(whole) = self.client.whole_tick() else {
+            return Ok(());
+        };
+        let mut updates: Vec<Update> = Vec::new();
+        let mut id = 0u64;
+        for _ in 0..src.byte() % 4 {
+            id += u64::from(src.byte() % 4) + u64::from(!updates.is_empty());
+            updates.push(Update {
+                id,
+                spawn_tag: u16::from(src.byte() % 8),
+                mask: UpdateMask::empty().with(UpdateMask::X),
+                x: Some(i64::from(src.byte()) - 1000),
+                y: None,
+                z: None,
+                components: None,
+            });
+        }
+        let d = Datagram {
+            frame: u64::from(src.byte()) * 3,
+            tick: whole,
+            input_ack: 0,
+            stream_tick: 0,
+            precision: 0.01,
+            parts: 1,
+            updates,
+        };
+        let before = self.client.entities().clone();
+        self.client.receive(d.clone());
+        let _ = self.client.take_acks();
+        for (id, r) in self.client.entities() {
+            let Some(old) = before.get(id) else { continue };
+            if old != r {
+                let named = d
+                    .updates
+                    .iter()
+                    .any(|u| u.id == *id && u.spawn_tag == spawn_tag(r.spawn_tick));
+                if !named || d.frame <= old.last_datagram {
+                    return Err(format!("a forged datagram changed entity {id} wrongly"));
+                }
+                self.tainted.insert((*id, r.spawn_tick));
+            }
+        }
+        self.lied = true;
+        Ok(())
+    }
+
+    fn heal(&mut self) -> Result<(), String> {
+        while !self.stream.is_empty() {
+            self.client_stream()?;
+        }
+        for _ in 0..3 {
+            self.server_tick(&[])?;
+            while !self.stream.is_empty() {
+                self.client_stream()?;
+            }
+            for d in std::mem::take(&mut self.down) {
+                self.client_receive(&d)?;
+            }
+            for a in std::mem::take(&mut self.up) {
+                self.server_ack(&a);
+            }
+        }
+        let server: BTreeMap<u64, (u64, [i64; 3], BTreeMap<u8, Vec<u8>>)> = self.server.world();
+        let client: BTreeMap<u64, (u64, [i64; 3], BTreeMap<u8, Vec<u8>>)> = self
+            .client
+            .entities()
+            .iter()
+            .map(|(id, r)| (*id, (r.spawn_tick, r.position, r.components.clone())))
+            .collect();
+        if server != client {
+            return Err(format!(
+                "the client did not converge:\n server {server:?}\n client {client:?}"
+            ));
+        }
+        if self.client.input_ack() != self.input_ack {
+            return Err(format!(
+                "input ack {} after healing, the server's is {}",
+                self.client.input_ack(),
+                self.input_ack
+            ));
+        }
+        self.report.converged = true;
+        Ok(())
+    }
+}
+
+fn pick(src: &mut Source<'_>, len: usize) -> Option<usize> {
+    (len > 0).then(|| usize::from(src.byte()) % len)
+}
+
+/// Runs the script and schedule `data` describes; `Err` names the invariant broken.
+pub fn run(data: &[u8]) -> Result<RunReport, String> {
+    let mut src = Source { data, pos: 0 };
+    let max_datagram = 40 + usize::from(src.byte());
+    let limits = ReplicaLimits {
+        max_entities: 64,
+        max_held: 8 + usize::from(src.byte() % 32),
+    };
+    let window = 16 + u64::from(src.byte() % 64);
+    // One run in four also meets forged datagrams and acks.
+    let hostile = src.byte() % 4 == 0;
+    let mut run = Run {
+        server: Subscription::new(SubscriptionConfig {
+            precision: 0.5,
+            max_datagram,
+            sent_window: window,
+        }),
+        client: ReplicaTable::with_limits(limits),
+        stream: Default::default(),
+        down: Vec::new(),
+        up: Vec::new(),
+        history: HashSet::new(),
+        tainted: HashSet::new(),
+        incarnations: HashSet::new(),
+        acks_lied: false,
+        delivered: Vec::new(),
+        tick: 0,
+        input_ack: 0,
+        lied: false,
+        report: RunReport::default(),
+        limits,
+        window,
+    };
+    let mut steps = 0;
+    while !src.done() && steps < 4000 {
+        steps += 1;
+        match src.byte() % 16 {
+            0..=3 => {
+                let mut ops = Vec::new();
+                let mut alive: HashSet<u64> = (0..8).filter(|i| run.server.contains(*i)).collect();
+                for _ in 0..src.byte() % 5 {
+                    let id = u64::from(src.byte() % 8);
+                    let v = f64::from(src.byte()) - 128.0;
+                    let op = match src.byte() % 8 {
+                        _ if !alive.contains(&id) => {
+                            alive.insert(id);
+                            WorldOp::Spawn {
+                                id,
+                                position: [v, -v, v * 0.5],
+                                components: vec![(src.byte() % 3, vec![src.byte()])],
+                            }
+                        }
+                        0 => {
+                            alive.remove(&id);
+                            WorldOp::Despawn { id }
+                        }
+                        1..=3 => WorldOp::Move {
+                            id,
+                            position: [v, if v > 0.0 { v } else { f64::NAN }, 1.0],
+                        },
+                        4 | 5 => WorldOp::SetComponent {
+                            id,
+                            r#type: src.byte() % 3,
+                            data: vec![src.byte(); usize::from(src.byte() % 3)],
+                        },
+                        6 => WorldOp::RemoveComponent {
+                            id,
+                            r#type: src.byte() % 3,
+                        },
+                        _ if src.byte() % 8 == 0 => WorldOp::FullFrame,
+                        _ => WorldOp::Move {
+                            id,
+                            position: [v, v, v],
+                        },
+                    };
+                    ops.push(op);
+                }
+                run.input_ack += u64::from(src.byte() % 3);
+                run.server_tick(&ops)?;
+            }
+            4 | 5 => run.client_stream()?,
+            6..=8 => {
+                if let Some(i) = pick(&mut src, run.down.len()) {
+                    let d = run.down.swap_remove(i);
+                    run.client_receive(&d)?;
+                    run.delivered.push(d);
+                }
+            }
+            9 => {
+                if let Some(i) = pick(&mut src, run.down.len()) {
+                    run.down.swap_remove(i);
+                }
+            }
+            10 => {
+                if let Some(i) = pick(&mut src, run.down.len()) {
+                    let d = run.down[i].clone();
+                    run.down.push(d);
+                }
+            }
+            11 | 12 => {
+                if let Some(i) = pick(&mut src, run.up.len()) {
+                    let a = run.up.swap_remove(i);
+                    run.server_ack(&a);
+                }
+            }
+            13 => {
+                if let Some(i) = pick(&mut src, run.up.len()) {
+                    if src.byte() % 2 == 0 {
+                        run.up.swap_remove(i);
+                    } else {
+                        let a = run.up[i].clone();
+                        run.up.push(a);
+                    }
+                }
+            }
+            n if n == 14 || !hostile => {
+                // A stale replay of something already delivered, or garbage.
+                if let Some(i) = pick(&mut src, run.delivered.len()) {
+                    let d = run.delivered[i].clone();
+                    run.client_receive(&d)?;
+                } else {
+                    let junk: Vec<u8> = (0..src.byte() % 16).map(|_| src.byte()).collect();
+                    run.client_receive(&junk)?;
+                    run.server_ack(&junk);
+                }
+            }
+            _ => {
+                if src.byte() % 2 == 0 {
+                    run.forge(&mut src)?;
+                } else {
+                    // A hostile ack: any frame number, any stream tick.
+                    let a = DatagramAck {
+                        frame: u64::from(src.byte()),
+                        stream_tick: u64::from(src.byte() % 16),
+                    };
+                    run.server.on_ack(&a);
+                    run.lied = true;
+                    run.acks_lied = true;
+                }
+            }
+        }
+        // Keep the client from holding a stream forever far behind: the reliable stream has a
+        // bounded backlog in practice.
+        if run.stream.len() > 64 {
+            run.client_stream()?;
+        }
+    }
+    if !run.lied {
+        run.heal()?;
+    }
+    Ok(run.report)
+}

@@ -1,0 +1,115 @@
+//! Datagram v2 (seed 003): entity updates that may be lost, duplicated or reordered, beside a
+//! reliable, ordered stream of spawns, despawns and full frames. Both halves, sans-IO.
+//!
+//! Seed 003: "Every datagram stands alone: an update carries the entity's absolute quantized
+//! position, not a difference, so a lost datagram only delays what it held. The client acks the
+//! frame numbers it receives; the server keeps sending whatever changed since the last acked
+//! state until an ack covers it."
+//!
+//! - [`DatagramBuilder`] builds one datagram (updates in ascending id order, a size limit with
+//!   the header counted at [`MAX_HEADER_LEN`]); [`split_tick`] splits a tick into parts.
+//! - The reliable stream frames are [`Spawn`](crate::protocol::Spawn) (kind 1),
+//!   [`Despawn`](crate::protocol::Despawn) (kind 2) and [`FullFrame`](crate::protocol::FullFrame)
+//!   (kind 3), laid out in `spec/protocol/datagram.wire`; [`StreamFrame`] is any of them.
+//! - [`Subscription`] is the server's half: it takes the world's operations tick by tick and the
+//!   client's [`DatagramAck`](crate::protocol::DatagramAck)s.
+//! - [`ReplicaTable`] is the client's half: spawn tags, the last datagram per entity, whole
+//!   ticks and the input ack.
+//!
+//! Nothing here reads a clock or opens a socket: ticks are arguments, frames are values.
+//!
+//! Two decisions the seed leaves open, made here:
+//! - the client acks a datagram when it applies it (when its tick, or a later one, is whole),
+//!   not while it only holds it, so a datagram given up for room is never acknowledged and what
+//!   it said is sent again;
+//! - a tick that sends a full frame sends no datagram: the full frame is its whole state.
+
+mod builder;
+pub mod harness;
+mod replica;
+mod subscription;
+
+#[cfg(test)]
+mod tests;
+
+pub use crate::protocol::{MAX_HEADER_LEN, VERSION};
+pub use builder::{split_tick, BuildError, DatagramBuilder, DatagramHeader};
+pub use replica::{DatagramSummary, Replica, ReplicaLimits, ReplicaTable};
+pub use subscription::{
+    AckSummary, Subscription, SubscriptionConfig, TickOutput, WorldError, WorldOp,
+};
+
+use crate::protocol::{Despawn, FullFrame, Spawn};
+use crate::{DecodeError, EncodeError, Frame};
+
+/// The part of a spawn tick an update carries (seed 003: "its low 16 bits").
+pub fn spawn_tag(spawn_tick: u64) -> u16 {
+    spawn_tick as u16
+}
+
+/// An axis value on the wire: round(coordinate / precision), halves away from zero.
+///
+/// DESIGN.md §3: "An axis value is round(coordinate / precision), a non-finite coordinate
+/// quantizes to 0." A quotient that is not finite (a precision of 0) also gives 0, and one
+/// beyond the i64 range saturates.
+pub fn quantize(coordinate: f64, precision: f32) -> i64 {
+    if !coordinate.is_finite() {
+        return 0;
+    }
+    let q = (coordinate / f64::from(precision)).round();
+    if q.is_finite() {
+        q as i64
+    } else {
+        0
+    }
+}
+
+/// One frame of the reliable stream.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamFrame {
+    /// An entity enters the subscription.
+    Spawn(Spawn),
+    /// An entity leaves.
+    Despawn(Despawn),
+    /// The whole subscription.
+    FullFrame(FullFrame),
+}
+
+impl StreamFrame {
+    /// The stream frame's tick.
+    pub fn tick(&self) -> u64 {
+        match self {
+            StreamFrame::Spawn(f) => f.tick,
+            StreamFrame::Despawn(f) => f.tick,
+            StreamFrame::FullFrame(f) => f.tick,
+        }
+    }
+
+    /// The frame's name in the spec.
+    pub fn name(&self) -> &'static str {
+        match self {
+            StreamFrame::Spawn(_) => Spawn::NAME,
+            StreamFrame::Despawn(_) => Despawn::NAME,
+            StreamFrame::FullFrame(_) => FullFrame::NAME,
+        }
+    }
+
+    /// The frame's bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, EncodeError> {
+        match self {
+            StreamFrame::Spawn(f) => f.to_bytes(),
+            StreamFrame::Despawn(f) => f.to_bytes(),
+            StreamFrame::FullFrame(f) => f.to_bytes(),
+        }
+    }
+
+    /// Decodes the stream frame named `name`; `None` when `name` is not a stream frame.
+    pub fn decode(name: &str, bytes: &[u8]) -> Option<Result<StreamFrame, DecodeError>> {
+        Some(match name {
+            n if n == Spawn::NAME => Spawn::decode(bytes).map(StreamFrame::Spawn),
+            n if n == Despawn::NAME => Despawn::decode(bytes).map(StreamFrame::Despawn),
+            n if n == FullFrame::NAME => FullFrame::decode(bytes).map(StreamFrame::FullFrame),
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,362 @@
+//! The client's half: [`ReplicaTable`], the replicas of one subscription.
+
+use crate::protocol::{Component, Datagram, DatagramAck, Despawn, FullFrame, Spawn};
+use std::collections::BTreeMap;
+
+use super::{spawn_tag, StreamFrame};
+
+/// One entity as the client holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replica {
+    /// The tick of the stream frame that spawned it (a spawn or a full frame).
+    pub spawn_tick: u64,
+    /// Absolute position, in steps of the precision.
+    pub position: [i64; 3],
+    /// Components by type: their bytes.
+    pub components: BTreeMap<u8, Vec<u8>>,
+    /// The number of the last datagram applied to it; 0 before any.
+    pub last_datagram: u64,
+}
+
+/// Bounds on what a [`ReplicaTable`] holds, whatever the server sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplicaLimits {
+    /// Entities held at most; a spawn beyond is refused.
+    pub max_entities: usize,
+    /// Datagrams held for ticks that are not whole yet; beyond, the oldest tick held is given
+    /// up (its datagrams were never acked, so the server sends what they said again).
+    pub max_held: usize,
+}
+
+impl Default for ReplicaLimits {
+    fn default() -> Self {
+        ReplicaLimits {
+            max_entities: 1 << 16,
+            max_held: 256,
+        }
+    }
+}
+
+/// What one datagram, or one stream frame, did to the table: counts over every update applied
+/// or skipped during the call (a datagram that makes a tick whole releases the tick's others).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DatagramSummary {
+    /// The datagram is held until its tick is whole.
+    pub held: bool,
+    /// Datagrams applied during the call.
+    pub released: u32,
+    /// Updates applied.
+    pub applied: u32,
+    /// Updates skipped: their spawn tag is not the entity's.
+    pub skipped_spawn_tag: u32,
+    /// Updates skipped: their datagram is not newer than the last applied to the entity.
+    pub skipped_stale: u32,
+    /// Updates skipped: no entity has their id.
+    pub skipped_unknown: u32,
+    /// Held datagrams given up for room.
+    pub given_up: u32,
+    /// Stream frames refused (out of order, or a spawn over the entity limit).
+    pub refused: u32,
+}
+
+#[derive(Debug, Clone, Default)]
+struct HeldTick {
+    parts: u32,
+    stream_tick: u64,
+    datagrams: BTreeMap<u64, Datagram>,
+}
+
+/// The client's replica table (seed 003).
+///
+/// Stream frames (spawn, despawn, full frame) go to [`ReplicaTable::apply_stream`] in the
+/// order the reliable stream delivers them; datagrams to [`ReplicaTable::receive`] as they
+/// arrive. The acks to send come out of [`ReplicaTable::take_acks`]. A datagram is acked when
+/// its updates have been applied (or skipped), never while it is only held: what the server
+/// folds into "acknowledged" is then what the table holds.
+#[derive(Debug, Clone, Default)]
+pub struct ReplicaTable {
+    entities: BTreeMap<u64, Replica>,
+    stream_tick: u64,
+    input_ack: u64,
+    whole_tick: Option<u64>,
+    held: BTreeMap<u64, HeldTick>,
+    held_count: usize,
+    acks: Vec<DatagramAck>,
+    limits: ReplicaLimits,
+}
+
+impl ReplicaTable {
+    /// An empty table with default limits.
+    pub fn new() -> Self {
+        Self::with_limits(ReplicaLimits::default())
+    }
+
+    /// An empty table with `limits`.
+    pub fn with_limits(limits: ReplicaLimits) -> Self {
+        ReplicaTable {
+            limits,
+            ..Default::default()
+        }
+    }
+
+    /// The entities, by id.
+    pub fn entities(&self) -> &BTreeMap<u64, Replica> {
+        &self.entities
+    }
+
+    /// The tick of the last stream frame applied (seed 003: "ReplicaTable::stream_tick").
+    pub fn stream_tick(&self) -> u64 {
+        self.stream_tick
+    }
+
+    /// The input ack of the newest whole tick: the highest client_seq the table's state
+    /// reflects.
+    pub fn input_ack(&self) -> u64 {
+        self.input_ack
+    }
+
+    /// The newest tick that was whole.
+    pub fn whole_tick(&self) -> Option<u64> {
+        self.whole_tick
+    }
+
+    /// Datagrams held for ticks that are not whole yet.
+    pub fn held(&self) -> usize {
+        self.held_count
+    }
+
+    /// The acks to send, in order; a second call returns nothing new.
+    pub fn take_acks(&mut self) -> Vec<DatagramAck> {
+        std::mem::take(&mut self.acks)
+    }
+
+    /// Applies one stream frame, in stream order.
+    pub fn apply_stream(&mut self, frame: &StreamFrame) -> DatagramSummary {
+        let mut s = DatagramSummary::default();
+        let tick = frame.tick();
+        if tick < self.stream_tick {
+            // The stream is ordered; a frame from before the last one applied is not ours.
+            s.refused += 1;
+            return s;
+        }
+        self.stream_tick = tick;
+        match frame {
+            StreamFrame::Spawn(Spawn {
+                tick,
+                id,
+                x,
+                y,
+                z,
+                components,
+                ..
+            }) => {
+                if !self.entities.contains_key(id)
+                    && self.entities.len() >= self.limits.max_entities
+                {
+                    s.refused += 1;
+                } else {
+                    self.entities.insert(
+                        *id,
+                        Replica {
+                            spawn_tick: *tick,
+                            position: [*x, *y, *z],
+                            components: whole(components),
+                            last_datagram: 0,
+                        },
+                    );
+                }
+            }
+            StreamFrame::Despawn(Despawn { id, .. }) => {
+                self.entities.remove(id);
+            }
+            StreamFrame::FullFrame(FullFrame { tick, entities, .. }) => {
+                // Seed 003, FullFrame: "the whole subscription, replacing everything the client
+                // holds. Every entity in it counts as spawned at this frame's tick."
+                self.entities.clear();
+                for e in entities.iter().take(self.limits.max_entities) {
+                    self.entities.insert(
+                        e.id,
+                        Replica {
+                            spawn_tick: *tick,
+                            position: [e.x, e.y, e.z],
+                            components: whole(&e.components),
+                            last_datagram: 0,
+                        },
+                    );
+                }
+                s.refused += entities.len().saturating_sub(self.limits.max_entities) as u32;
+            }
+        }
+        self.release(&mut s);
+        s
+    }
+
+    /// Takes one datagram: applies it when its tick (or a later one) is whole, holds it
+    /// otherwise, and applies whatever it makes whole.
+    pub fn receive(&mut self, datagram: Datagram) -> DatagramSummary {
+        let mut s = DatagramSummary::default();
+        // Seed 003: "the client applies a tick's datagrams, and takes its ack, when the tick is
+        // whole or a later tick is." A later tick is whole already: apply now, once the stream
+        // frame it names is in.
+        if self.whole_tick.is_some_and(|w| datagram.tick <= w)
+            && datagram.stream_tick <= self.stream_tick
+        {
+            self.apply(&datagram, &mut s);
+            return s;
+        }
+        let held = self.held.entry(datagram.tick).or_insert_with(|| HeldTick {
+            parts: datagram.parts,
+            ..Default::default()
+        });
+        held.stream_tick = held.stream_tick.max(datagram.stream_tick);
+        if let std::collections::btree_map::Entry::Vacant(v) = held.datagrams.entry(datagram.frame)
+        {
+            v.insert(datagram);
+            self.held_count += 1;
+        }
+        s.held = true;
+        self.release(&mut s);
+        // Memory stays bounded whatever the server sends: give up the oldest ticks held.
+        while self.held_count > self.limits.max_held {
+            let Some((_, t)) = self.held.pop_first() else {
+                break;
+            };
+            self.held_count -= t.datagrams.len();
+            s.given_up += t.datagrams.len() as u32;
+        }
+        s
+    }
+
+    /// Applies every held tick up to the newest whole one.
+    fn release(&mut self, s: &mut DatagramSummary) {
+        // Seed 003: "A tick is whole on the client when it has all of its datagrams and that
+        // stream frame."
+        let whole = self
+            .held
+            .iter()
+            .rev()
+            .find(|(tick, h)| {
+                (h.datagrams.len() as u64 >= u64::from(h.parts)
+                    || self.whole_tick.is_some_and(|w| **tick <= w))
+                    && h.stream_tick <= self.stream_tick
+            })
+            .map(|(tick, _)| *tick);
+        let Some(whole) = whole else { return };
+        let rest = self.held.split_off(&(whole + 1));
+        let ready = std::mem::replace(&mut self.held, rest);
+        let mut newest_ack = None;
+        for (tick, h) in ready {
+            self.held_count -= h.datagrams.len();
+            for d in h.datagrams.into_values() {
+                if tick == whole {
+                    newest_ack = Some(newest_ack.map_or(d.input_ack, |a: u64| a.max(d.input_ack)));
+                }
+                self.apply(&d, s);
+            }
+        }
+        if self.whole_tick.is_none_or(|w| whole > w) {
+            self.whole_tick = Some(whole);
+            // Seed 003: "only then does the input ack describe the table".
+            if let Some(a) = newest_ack {
+                self.input_ack = a;
+            }
+        }
+    }
+
+    fn apply(&mut self, d: &Datagram, s: &mut DatagramSummary) {
+        s.released += 1;
+        // Several stream frames can share a tick, and the stream says nothing of how many: an
+        // update for an entity spawned at the last stream tick that the table does not hold
+        // (yet) means that tick's frames may still be coming. The ack then names the tick
+        // before, all of whose frames are surely in, so it does not cover that entity.
+        let doubtful_tag = spawn_tag(self.stream_tick);
+        let mut doubtful = false;
+        for u in &d.updates {
+            let Some(e) = self.entities.get_mut(&u.id) else {
+                doubtful |= u.spawn_tag == doubtful_tag;
+                s.skipped_unknown += 1;
+                continue;
+            };
+            // Seed 003: "the client applies it only to the entity spawned then. A late datagram
+            // for an entity that has since been despawned and spawned again under the same id,
+            // or one built before a full frame, changes nothing."
+            if u.spawn_tag != spawn_tag(e.spawn_tick) {
+                doubtful |= u.spawn_tag == doubtful_tag;
+                s.skipped_spawn_tag += 1;
+                continue;
+            }
+            // Seed 003: "The client keeps, per entity, the number of the last datagram it
+            // applied, and skips an update from an older one." DESIGN.md §3: skipped "when its
+            // datagram is not newer than the last one applied to that entity".
+            if d.frame <= e.last_datagram {
+                s.skipped_stale += 1;
+                continue;
+            }
+            e.last_datagram = d.frame;
+            for (axis, v) in [u.x, u.y, u.z].into_iter().enumerate() {
+                if let Some(v) = v {
+                    e.position[axis] = v;
+                }
+            }
+            for c in u.components.iter().flatten() {
+                match &c.data {
+                    Some(bytes) => {
+                        e.components.insert(c.r#type, bytes.clone());
+                    }
+                    None => {
+                        e.components.remove(&c.r#type);
+                    }
+                }
+            }
+            s.applied += 1;
+        }
+        // Seed 003: "The client acks a datagram with its number and the tick of the last stream
+        // frame it had applied."
+        self.acks.push(DatagramAck {
+            frame: d.frame,
+            stream_tick: if doubtful {
+                self.stream_tick.saturating_sub(1)
+            } else {
+                self.stream_tick
+            },
+        });
+    }
+
+    /// The canonical bytes of the table, which the state hash is the FNV-1a of: `u64 stream_tick,
+    /// u64 input_ack, u32 entity count`, then per entity in ascending id `u64 id, u64
+    /// spawn_tick, i64 x, i64 y, i64 z, u32 component count`, then per component in ascending
+    /// type `u8 type, u32 length, bytes`; every integer little endian.
+    pub fn canonical_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&self.stream_tick.to_le_bytes());
+        out.extend_from_slice(&self.input_ack.to_le_bytes());
+        out.extend_from_slice(&(self.entities.len() as u32).to_le_bytes());
+        for (id, e) in &self.entities {
+            out.extend_from_slice(&id.to_le_bytes());
+            out.extend_from_slice(&e.spawn_tick.to_le_bytes());
+            for v in e.position {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+            out.extend_from_slice(&(e.components.len() as u32).to_le_bytes());
+            for (t, bytes) in &e.components {
+                out.push(*t);
+                out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+                out.extend_from_slice(bytes);
+            }
+        }
+        out
+    }
+
+    /// FNV-1a 32 of [`ReplicaTable::canonical_bytes`].
+    pub fn state_hash(&self) -> u32 {
+        crate::rt::fnv1a32(&self.canonical_bytes())
+    }
+}
+
+/// A spawn's or full frame's components: a removal in them means absent.
+fn whole(components: &[Component]) -> BTreeMap<u8, Vec<u8>> {
+    components
+        .iter()
+        .filter_map(|c| c.data.clone().map(|d| (c.r#type, d)))
+        .collect()
+}

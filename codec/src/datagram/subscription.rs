@@ -1,0 +1,444 @@
+//! The server's half: [`Subscription`], one client's subscription on an unreliable transport.
+
+use super::builder::{split_tick, BuildError, DatagramHeader};
+use super::{quantize, spawn_tag, StreamFrame};
+use crate::protocol::{
+    Component, Datagram, DatagramAck, Despawn, FullEntity, FullFrame, Spawn, Update, UpdateMask,
+};
+use std::collections::BTreeMap;
+
+/// How a subscription encodes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SubscriptionConfig {
+    /// Metres per quantization step of the axes.
+    pub precision: f32,
+    /// Bytes a datagram takes at most (header counted at its longest).
+    pub max_datagram: usize,
+    /// Datagrams whose contents are remembered for their ack; an ack of an older one is
+    /// ignored (what it said is still sent, since nothing folded it).
+    pub sent_window: u64,
+}
+
+impl Default for SubscriptionConfig {
+    fn default() -> Self {
+        SubscriptionConfig {
+            precision: 0.01,
+            max_datagram: 1200,
+            sent_window: 1024,
+        }
+    }
+}
+
+/// One thing the world does during a tick.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WorldOp {
+    /// An entity enters the subscription (a stream spawn frame).
+    Spawn {
+        /// The entity; its id must not be in use.
+        id: u64,
+        /// Position in metres.
+        position: [f64; 3],
+        /// Components by type.
+        components: Vec<(u8, Vec<u8>)>,
+    },
+    /// An entity leaves (a stream despawn frame).
+    Despawn {
+        /// The entity.
+        id: u64,
+    },
+    /// An entity moves.
+    Move {
+        /// The entity.
+        id: u64,
+        /// Its new position, in metres.
+        position: [f64; 3],
+    },
+    /// A component is added or changed.
+    SetComponent {
+        /// The entity.
+        id: u64,
+        /// The component's type.
+        r#type: u8,
+        /// Its bytes.
+        data: Vec<u8>,
+    },
+    /// A component is removed.
+    RemoveComponent {
+        /// The entity.
+        id: u64,
+        /// The component's type.
+        r#type: u8,
+    },
+    /// The tick sends a full frame instead of datagrams.
+    FullFrame,
+}
+
+/// Why the world refused an operation or a tick.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorldError {
+    /// Ticks must ascend.
+    #[error("tick {tick} is not after the last tick {last}")]
+    TickNotAfter {
+        /// The tick refused.
+        tick: u64,
+        /// The last tick.
+        last: u64,
+    },
+    /// A spawn of an id in use.
+    #[error("entity {0} is already spawned")]
+    AlreadySpawned(u64),
+    /// An operation on an id not spawned.
+    #[error("entity {0} is not spawned")]
+    NotSpawned(u64),
+    /// The datagrams did not build.
+    #[error("{0}")]
+    Build(#[from] BuildError),
+}
+
+/// What a tick sends: stream frames (reliable, in order) and datagrams (unreliable).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TickOutput {
+    /// Stream frames, in order.
+    pub stream: Vec<StreamFrame>,
+    /// Datagrams: the tick's parts.
+    pub datagrams: Vec<Datagram>,
+}
+
+/// What an ack did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct AckSummary {
+    /// The ack named a datagram the window remembers.
+    pub known: bool,
+    /// Entities the ack covered.
+    pub covered: u32,
+    /// Entities not covered: respawned since, or spawned after the ack's stream tick.
+    pub not_covered: u32,
+}
+
+#[derive(Debug, Clone)]
+struct Tracked {
+    spawn_tick: u64,
+    position: [i64; 3],
+    /// Per axis, the number of the first datagram that could carry its last change.
+    position_changed: [u64; 3],
+    /// Per type: the bytes (None: removed, kept until an ack covers the removal) and the
+    /// first datagram that could carry the change.
+    components: BTreeMap<u8, (Option<Vec<u8>>, u64)>,
+    /// The newest datagram whose ack covered this entity (or the last datagram built before
+    /// its spawn).
+    acked_frame: u64,
+}
+
+/// The server's side of one subscription (seed 003).
+///
+/// Feed it the world's operations tick by tick with [`Subscription::tick`], which returns the
+/// stream frames and the datagrams to send, and the client's acks with
+/// [`Subscription::on_ack`]. An update carries every axis and component that changed since the
+/// entity's last acknowledged state (seed 003: "the server keeps sending whatever changed since
+/// the last acked state until an ack covers it").
+#[derive(Debug, Clone)]
+pub struct Subscription {
+    config: SubscriptionConfig,
+    entities: BTreeMap<u64, Tracked>,
+    next_frame: u64,
+    stream_tick: u64,
+    last_tick: Option<u64>,
+    /// Per datagram sent: the entities it carried updates for, with their spawn ticks.
+    sent: BTreeMap<u64, Vec<(u64, u64)>>,
+}
+
+impl Subscription {
+    /// A subscription to an empty world.
+    pub fn new(config: SubscriptionConfig) -> Self {
+        Subscription {
+            config,
+            entities: BTreeMap::new(),
+            next_frame: 1,
+            stream_tick: 0,
+            last_tick: None,
+            sent: BTreeMap::new(),
+        }
+    }
+
+    /// The tick of the last stream frame sent.
+    pub fn stream_tick(&self) -> u64 {
+        self.stream_tick
+    }
+
+    /// Datagrams remembered for their acks.
+    pub fn remembered(&self) -> usize {
+        self.sent.len()
+    }
+
+    /// The world as the client should come to hold it: per id, the spawn tick, the quantized
+    /// position and the live components.
+    pub fn world(&self) -> BTreeMap<u64, (u64, [i64; 3], BTreeMap<u8, Vec<u8>>)> {
+        self.entities
+            .iter()
+            .map(|(id, e)| {
+                let comps = e
+                    .components
+                    .iter()
+                    .filter_map(|(t, (d, _))| d.clone().map(|d| (*t, d)))
+                    .collect();
+                (*id, (e.spawn_tick, e.position, comps))
+            })
+            .collect()
+    }
+
+    /// Whether `id` is spawned.
+    pub fn contains(&self, id: u64) -> bool {
+        self.entities.contains_key(&id)
+    }
+
+    fn q(&self, p: [f64; 3]) -> [i64; 3] {
+        p.map(|c| quantize(c, self.config.precision))
+    }
+
+    /// One tick: applies `ops` in order, then sends the tick's stream frames and datagrams
+    /// (or its full frame). `input_ack` is the highest client_seq the shard has processed.
+    /// An op refused leaves the ops before it applied and the tick unsent.
+    pub fn tick(
+        &mut self,
+        tick: u64,
+        input_ack: u64,
+        ops: &[WorldOp],
+    ) -> Result<TickOutput, WorldError> {
+        if let Some(last) = self.last_tick {
+            if tick <= last {
+                return Err(WorldError::TickNotAfter { tick, last });
+            }
+        }
+        let mut out = TickOutput::default();
+        let mut full = false;
+        // The first datagram that can carry a change made now.
+        let carrier = self.next_frame;
+        for op in ops {
+            match op {
+                WorldOp::Spawn {
+                    id,
+                    position,
+                    components,
+                } => {
+                    if self.entities.contains_key(id) {
+                        return Err(WorldError::AlreadySpawned(*id));
+                    }
+                    let position = self.q(*position);
+                    let components: BTreeMap<u8, (Option<Vec<u8>>, u64)> = components
+                        .iter()
+                        .map(|(t, d)| (*t, (Some(d.clone()), 0)))
+                        .collect();
+                    out.stream.push(StreamFrame::Spawn(Spawn {
+                        tick,
+                        id: *id,
+                        precision: self.config.precision,
+                        x: position[0],
+                        y: position[1],
+                        z: position[2],
+                        components: wire_components(&components),
+                    }));
+                    self.entities.insert(
+                        *id,
+                        Tracked {
+                            spawn_tick: tick,
+                            position,
+                            position_changed: [0; 3],
+                            components,
+                            // The spawn frame carries its state; nothing built before it
+                            // counts.
+                            acked_frame: carrier - 1,
+                        },
+                    );
+                }
+                WorldOp::Despawn { id } => {
+                    let e = self
+                        .entities
+                        .remove(id)
+                        .ok_or(WorldError::NotSpawned(*id))?;
+                    if e.spawn_tick == tick {
+                        // Spawned and despawned within this tick: the client never sees it.
+                        // Two occupants of one id spawned in the same tick would share a spawn
+                        // tag, and an update for the second could land on the first.
+                        out.stream
+                            .retain(|f| !matches!(f, StreamFrame::Spawn(s) if s.id == *id));
+                    } else {
+                        out.stream
+                            .push(StreamFrame::Despawn(Despawn { tick, id: *id }));
+                    }
+                }
+                WorldOp::Move { id, position } => {
+                    let q = self.q(*position);
+                    let e = self
+                        .entities
+                        .get_mut(id)
+                        .ok_or(WorldError::NotSpawned(*id))?;
+                    for axis in 0..3 {
+                        if e.position[axis] != q[axis] {
+                            e.position[axis] = q[axis];
+                            e.position_changed[axis] = carrier;
+                        }
+                    }
+                }
+                WorldOp::SetComponent { id, r#type, data } => {
+                    let e = self
+                        .entities
+                        .get_mut(id)
+                        .ok_or(WorldError::NotSpawned(*id))?;
+                    let same = matches!(e.components.get(r#type), Some((Some(d), _)) if d == data);
+                    if !same {
+                        e.components.insert(*r#type, (Some(data.clone()), carrier));
+                    }
+                }
+                WorldOp::RemoveComponent { id, r#type } => {
+                    let e = self
+                        .entities
+                        .get_mut(id)
+                        .ok_or(WorldError::NotSpawned(*id))?;
+                    if let Some((d @ Some(_), changed)) = e.components.get_mut(r#type) {
+                        *d = None;
+                        *changed = carrier;
+                    }
+                }
+                WorldOp::FullFrame => full = true,
+            }
+        }
+        self.last_tick = Some(tick);
+        if !out.stream.is_empty() {
+            self.stream_tick = tick;
+        }
+        if full {
+            // A full frame replaces everything the client holds: the tick's other stream
+            // frames are in it, and no datagram is sent this tick.
+            out.stream.clear();
+            let mut entities = Vec::with_capacity(self.entities.len());
+            for (id, e) in self.entities.iter_mut() {
+                e.components.retain(|_, (d, _)| d.is_some());
+                for c in e.components.values_mut() {
+                    c.1 = 0;
+                }
+                e.position_changed = [0; 3];
+                e.spawn_tick = tick;
+                e.acked_frame = self.next_frame - 1;
+                entities.push(FullEntity {
+                    id: *id,
+                    x: e.position[0],
+                    y: e.position[1],
+                    z: e.position[2],
+                    components: wire_components(&e.components),
+                });
+            }
+            out.stream.push(StreamFrame::FullFrame(FullFrame {
+                tick,
+                precision: self.config.precision,
+                entities,
+            }));
+            self.stream_tick = tick;
+            return Ok(out);
+        }
+        let mut updates = Vec::new();
+        for (id, e) in &self.entities {
+            // Seed 003: "the server keeps sending whatever changed since the last acked state
+            // until an ack covers it."
+            let due = |changed: u64| changed > e.acked_frame;
+            let mut mask = UpdateMask::empty();
+            let mut axes = [None; 3];
+            for axis in 0..3 {
+                if due(e.position_changed[axis]) {
+                    mask.set(axis, true);
+                    axes[axis] = Some(e.position[axis]);
+                }
+            }
+            let comps: Vec<Component> = e
+                .components
+                .iter()
+                .filter(|(_, (_, changed))| due(*changed))
+                .map(|(t, (d, _))| Component {
+                    r#type: *t,
+                    data: d.clone(),
+                })
+                .collect();
+            if !comps.is_empty() {
+                mask.set(UpdateMask::COMPONENTS, true);
+            }
+            if mask.bits() == 0 {
+                continue;
+            }
+            updates.push(Update {
+                id: *id,
+                spawn_tag: spawn_tag(e.spawn_tick),
+                mask,
+                x: axes[0],
+                y: axes[1],
+                z: axes[2],
+                components: (!comps.is_empty()).then_some(comps),
+            });
+        }
+        let header = DatagramHeader {
+            frame: self.next_frame,
+            tick,
+            input_ack,
+            stream_tick: self.stream_tick,
+            precision: self.config.precision,
+            parts: 1,
+        };
+        // Seed 003: "Every tick without a full frame sends at least one datagram."
+        let datagrams = split_tick(header, updates, self.config.max_datagram)?;
+        for d in &datagrams {
+            let carried = d
+                .updates
+                .iter()
+                .filter_map(|u| self.entities.get(&u.id).map(|e| (u.id, e.spawn_tick)))
+                .collect();
+            self.sent.insert(d.frame, carried);
+        }
+        self.next_frame += datagrams.len() as u64;
+        let oldest = self.next_frame.saturating_sub(self.config.sent_window);
+        self.sent = self.sent.split_off(&oldest);
+        out.datagrams = datagrams;
+        Ok(out)
+    }
+
+    /// Folds the client's ack of one datagram.
+    pub fn on_ack(&mut self, ack: &DatagramAck) -> AckSummary {
+        let mut s = AckSummary::default();
+        // An ack naming a stream frame never sent is not from our client.
+        if ack.stream_tick > self.stream_tick {
+            return s;
+        }
+        let Some(carried) = self.sent.get(&ack.frame) else {
+            return s;
+        };
+        s.known = true;
+        for (id, spawned) in carried {
+            let Some(e) = self.entities.get_mut(id) else {
+                s.not_covered += 1;
+                continue;
+            };
+            // Seed 003: "An ack covers an entity only when that tick is at or after its spawn."
+            // The update must also be for this occupant of the id, not one despawned since.
+            if e.spawn_tick != *spawned || ack.stream_tick < e.spawn_tick {
+                s.not_covered += 1;
+                continue;
+            }
+            s.covered += 1;
+            // A late ack never moves the acknowledged state back.
+            e.acked_frame = e.acked_frame.max(ack.frame);
+            let acked = e.acked_frame;
+            e.components
+                .retain(|_, (d, changed)| d.is_some() || *changed > acked);
+        }
+        s
+    }
+}
+
+fn wire_components(c: &BTreeMap<u8, (Option<Vec<u8>>, u64)>) -> Vec<Component> {
+    c.iter()
+        .filter_map(|(t, (d, _))| {
+            d.as_ref().map(|d| Component {
+                r#type: *t,
+                data: Some(d.clone()),
+            })
+        })
+        .collect()
+}
