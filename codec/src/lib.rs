@@ -13,6 +13,7 @@
 
 pub mod delta;
 pub mod acked;
+pub mod datagram;
 pub mod digest;
 pub mod error;
 pub mod fuzzing;
