@@ -4,6 +4,8 @@
 # compiles everything into dist/. Prints nothing on success.
 #
 # Run from anywhere; then `node conformance/testees/ts/dist/testee.js` from the repository root.
+# `ackwire` is run with `cargo run`, or from $ACKWIRE when that names a built binary (as the
+# integration test does, from inside `cargo test`).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -13,8 +15,12 @@ if [ ! -d "$here/node_modules" ]; then
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 
-(cd "$root" && cargo run -q -p ackwire-conformance --bin ackwire -- \
-  gen --lang ts --out "$here/src/gen" spec/protocol >/dev/null)
+if [ -n "${ACKWIRE:-}" ]; then
+  (cd "$root" && "$ACKWIRE" gen --lang ts --out "$here/src/gen" spec/protocol >/dev/null)
+else
+  (cd "$root" && cargo run -q -p ackwire-conformance --bin ackwire -- \
+    gen --lang ts --out "$here/src/gen" spec/protocol >/dev/null)
+fi
 
 rm -rf "$here/dist"
 (cd "$here" && npx --no-install tsc -p .)
