@@ -1657,7 +1657,10 @@ export function frameEncodedLen<N extends FrameName>(name: N, value: Frames[N]):
   return codecOf(name).encodedLen(value);
 }
 
-/** A frame in the JSON form of conformance/PROTOCOL.md, ready for `JSON.stringify`. */
+/**
+ * A frame in the JSON form of conformance/PROTOCOL.md, ready for `JSON.stringify` (which writes
+ * a float of -0 as `0`: a printer that keeps the sign writes `-0.0`, as the Rust codec does).
+ */
 export function frameToJson<N extends FrameName>(name: N, value: Frames[N]): JsonValue {
   const fields = codecOf(name).json;
   return toJson({ record: () => fields }, value);
