@@ -1,18 +1,669 @@
-//! The `acked` session pair, for the testee protocol and the stream vectors (being written).
+//! The `acked` session pair (seed 000): `acked_server` is the server's per-client
+//! [`AckedEncoder`](ackwire_server::acked::AckedEncoder) fed by a world and the reference
+//! [`Presenter`]; `acked_client` is the client's
+//! [`AckedDecoder`](ackwire_codec::acked::AckedDecoder) with its kind 7 writer.
+//!
+//! Parameters (an object; every key optional, the same object opens both halves):
+//! - `own` (array of eids, default `[1]`): the client's own entities; the lowest present is
+//!   where it stands;
+//! - `near_enter`, `near_leave` (metres, default 12 and 14): the near tier's
+//!   [`TierBoundary`](ackwire_server::relevance::TierBoundary);
+//! - `far_every` (ticks, default 6): a far entity's pose is due when `(tick + eid) % far_every
+//!   == 0`;
+//! - `max_late`, `max_early` (ticks, default 4 and 64): the server's input window;
+//! - `input_lead` (ticks, default 2): the client aims each tick's input this far ahead;
+//! - `keep_inputs` (default 16): inputs the client repeats until `last_seq` covers them;
+//! - `corrupt_at` (tick, default none): at that tick's advance the client flips bits 0x55 of
+//!   the `hp` of every record it holds and shows: a memory corruption the next check must
+//!   catch, after which the client asks for a keyframe (KEYFRAME_REQUEST).
+//!
+//! World operations (the server half's `advance` ops), one JSON object each:
+//! - `{"spawn": {"eid", "x", "y", "z", "yaw", "hp"}}`: an entity appears (a new life when the
+//!   id was used before), on foot, no armour; metres and degrees;
+//! - `{"move": {"eid", "x", "y", "z", "yaw"}}`: it moves;
+//! - `{"set": {"eid", "hp", "armor", "vehicle", "seat"}}`: its rest changes;
+//! - `{"despawn": {"eid"}}`: it is gone;
+//! - `{"event": EVENT}`: an event, as the spec's JSON (`{"shot": {"shooter", "weapon",
+//!   "yaw"}}`, `{"blast": ...}`, `{"hit": ...}`, `{"carjack": ...}`).
+//!
+//! Each server tick sends one `acked` frame (reliable when over RELIABLE_ABOVE bytes); each
+//! client tick sends one `ack` frame acknowledging the newest frame applied, with the inputs
+//! not yet covered by `last_seq`. Reports: the server's says what the ack did to its base and
+//! its counters; the client's is the frame's report against the last frame shown, or why it
+//! was dropped.
 
-use super::Session;
+use super::stream::{record, Recording};
+use super::{Sent, Session};
+use crate::netsim::{Burst, LinkConfig, NetworkConfig};
 use crate::streams::StreamVector;
-use serde_json::Value;
+use ackwire_codec::acked::{AckWriter, AckedDecoder, Delivery, Reference};
+use ackwire_codec::protocol::{Buttons, Event, Hit, Input, Shot};
+use ackwire_codec::rt::Frame;
+use ackwire_server::acked::harness::{apply_ops, from_seed, Op, Shape};
+use ackwire_server::acked::{Presenter, ReferenceEncoder, ViewConfig, World};
+use ackwire_server::input_schedule::InputWindow;
+use ackwire_server::relevance::TierBoundary;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 /// The session halves this module opens.
-pub const NAMES: &[&str] = &[];
+pub const NAMES: &[&str] = &["acked_server", "acked_client"];
+
+struct Params {
+    view: ViewConfig,
+    window: InputWindow,
+    lead: u32,
+    keep: usize,
+    corrupt_at: Option<u64>,
+}
+
+fn params(v: &Value) -> Result<Params, String> {
+    if !(v.is_object() || v.is_null()) {
+        return Err("acked params must be an object".into());
+    }
+    let num = |k: &str, d: f64| v.get(k).and_then(Value::as_f64).unwrap_or(d);
+    let int = |k: &str, d: u64| v.get(k).and_then(Value::as_u64).unwrap_or(d);
+    let own = match v.get("own") {
+        None => vec![1],
+        Some(o) => o
+            .as_array()
+            .ok_or("`own` must be an array of eids")?
+            .iter()
+            .map(|e| {
+                e.as_u64()
+                    .and_then(|e| u16::try_from(e).ok())
+                    .ok_or("`own` must hold u16 eids")
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let (enter, leave) = (
+        num("near_enter", 12.0) as f32,
+        num("near_leave", 14.0) as f32,
+    );
+    if leave.is_nan() || enter.is_nan() || leave < enter {
+        return Err("near_leave must not be smaller than near_enter".into());
+    }
+    Ok(Params {
+        view: ViewConfig {
+            own,
+            tier: TierBoundary::new(enter, leave),
+            far_every: u32::try_from(int("far_every", 6)).unwrap_or(6).max(1),
+        },
+        window: InputWindow::new(int("max_late", 4), int("max_early", 64)),
+        lead: u32::try_from(int("input_lead", 2)).unwrap_or(2),
+        keep: usize::try_from(int("keep_inputs", 16)).unwrap_or(16),
+        corrupt_at: v.get("corrupt_at").and_then(Value::as_u64),
+    })
+}
 
 /// Opens `name` when it is one of [`NAMES`].
-pub fn open(_name: &str, _params: &Value) -> Option<Result<Box<dyn Session>, String>> {
-    None
+pub fn open(name: &str, params_json: &Value) -> Option<Result<Box<dyn Session>, String>> {
+    if !NAMES.contains(&name) {
+        return None;
+    }
+    let p = match params(params_json) {
+        Ok(p) => p,
+        Err(e) => return Some(Err(e)),
+    };
+    Some(Ok(match name {
+        "acked_server" => Box::new(AckedServer {
+            world: World::new(),
+            lives: BTreeMap::new(),
+            presenter: Presenter::new(p.view),
+            encoder: ReferenceEncoder::new(p.window),
+            tick: 0,
+            out: Vec::new(),
+        }),
+        _ => Box::new(AckedClient {
+            decoder: AckedDecoder::new(),
+            writer: AckWriter::new(p.keep),
+            lead: p.lead,
+            corrupt_at: p.corrupt_at,
+            out: Vec::new(),
+        }),
+    }))
+}
+
+fn op_from_json(v: &Value) -> Result<Op, String> {
+    let obj = v.as_object().filter(|o| o.len() == 1).ok_or_else(|| {
+        format!("a world op is an object with one key (spawn, move, set, despawn, event): {v}")
+    })?;
+    let (kind, body) = obj.iter().next().ok_or("empty op")?;
+    let eid = || {
+        body.get("eid")
+            .and_then(Value::as_u64)
+            .and_then(|e| u16::try_from(e).ok())
+            .ok_or_else(|| format!("`{kind}` needs a u16 `eid`: {v}"))
+    };
+    let f = |k: &str| body.get(k).and_then(Value::as_f64).unwrap_or(0.0) as f32;
+    let byte = |k: &str| {
+        body.get(k)
+            .and_then(Value::as_u64)
+            .map_or(0, |n| n.min(255) as u8)
+    };
+    Ok(match kind.as_str() {
+        "spawn" => Op::Spawn {
+            eid: eid()?,
+            pos: [f("x"), f("y"), f("z")],
+            yaw: f("yaw"),
+            hp: byte("hp"),
+        },
+        "move" => Op::Move {
+            eid: eid()?,
+            pos: [f("x"), f("y"), f("z")],
+            yaw: f("yaw"),
+        },
+        "set" => Op::Set {
+            eid: eid()?,
+            hp: byte("hp"),
+            armor: byte("armor"),
+            vehicle: body
+                .get("vehicle")
+                .and_then(Value::as_u64)
+                .map_or(0, |n| n.min(65535) as u16),
+            seat: byte("seat"),
+        },
+        "despawn" => Op::Despawn { eid: eid()? },
+        "event" => Op::Event(
+            serde_json::from_value::<Event>(body.clone()).map_err(|e| format!("{e}: {v}"))?,
+        ),
+        other => return Err(format!("unknown world op `{other}`")),
+    })
+}
+
+fn op_to_json(op: &Op) -> Value {
+    match op {
+        Op::Spawn { eid, pos, yaw, hp } => {
+            json!({"spawn": {"eid": eid, "x": pos[0], "y": pos[1], "z": pos[2], "yaw": yaw, "hp": hp}})
+        }
+        Op::Move { eid, pos, yaw } => {
+            json!({"move": {"eid": eid, "x": pos[0], "y": pos[1], "z": pos[2], "yaw": yaw}})
+        }
+        Op::Set {
+            eid,
+            hp,
+            armor,
+            vehicle,
+            seat,
+        } => {
+            json!({"set": {"eid": eid, "hp": hp, "armor": armor, "vehicle": vehicle, "seat": seat}})
+        }
+        Op::Despawn { eid } => json!({"despawn": {"eid": eid}}),
+        Op::Event(e) => json!({ "event": e }),
+    }
+}
+
+/// The server half: the world, the client's view of it, its acked encoder.
+struct AckedServer {
+    world: World,
+    lives: BTreeMap<u16, u32>,
+    presenter: Presenter,
+    encoder: ReferenceEncoder,
+    tick: u64,
+    out: Vec<Sent>,
+}
+
+impl Session for AckedServer {
+    fn advance(&mut self, tick: u64, _now_ms: u64, ops: &[Value]) -> Result<(), String> {
+        let ops = ops
+            .iter()
+            .map(op_from_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        let tick32 = u32::try_from(tick).map_err(|_| "ticks are u32 on the wire")?;
+        self.tick = tick;
+        let events = apply_ops(&mut self.world, &mut self.lives, &ops);
+        // Seed 004 §8: inputs execute on the tick they name; the reference world does not act
+        // on them, it only consumes them so the buffer reports what is still ahead.
+        while self.encoder.execute_due(tick).is_some() {}
+        let state = self.presenter.present(tick32, &self.world);
+        let sent = self
+            .encoder
+            .encode(tick32, state, events)
+            .map_err(|e| format!("encoding tick {tick}: {e}"))?;
+        self.out.push(Sent {
+            frame: "acked".into(),
+            bytes: sent.bytes,
+            reliable: sent.reliable,
+        });
+        Ok(())
+    }
+
+    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
+        if frame != "ack" {
+            return Err(format!("acked_server takes `ack` frames, not `{frame}`"));
+        }
+        Ok(match self.encoder.receive(self.tick, bytes) {
+            Ok(verdict) => {
+                let c = self.encoder.counters();
+                json!({
+                    "ack": verdict.as_str(),
+                    "base": self.encoder.acked(),
+                    "last_seq": self.encoder.last_seq(),
+                    "keyframes": c.keyframes,
+                    "events_expired": c.events_expired,
+                })
+            }
+            Err(e) => json!({"error": e.kind.as_str()}),
+        })
+    }
+
+    fn take(&mut self) -> Vec<Sent> {
+        std::mem::take(&mut self.out)
+    }
+
+    fn state_hash(&mut self) -> Option<u32> {
+        None
+    }
+}
+
+/// The client half: the AckedDecoder and the kind 7 writer.
+struct AckedClient {
+    decoder: AckedDecoder<Reference>,
+    writer: AckWriter<Input>,
+    lead: u32,
+    corrupt_at: Option<u64>,
+    out: Vec<Sent>,
+}
+
+impl Session for AckedClient {
+    fn advance(&mut self, tick: u64, _now_ms: u64, _ops: &[Value]) -> Result<(), String> {
+        if self.corrupt_at == Some(tick) {
+            self.decoder.tamper(|_, r| r.hp ^= 0x55);
+        }
+        let tick32 = u32::try_from(tick).map_err(|_| "ticks are u32 on the wire")?;
+        let mut buttons = Buttons::empty();
+        buttons.set(Buttons::FIRE, tick % 10 == 0);
+        self.writer.push(Input {
+            tick: tick32.saturating_add(self.lead),
+            buttons,
+            move_x: 1.0,
+            move_y: 0.0,
+            yaw: f64::from(tick32 % 256) * (360.0 / 256.0),
+        });
+        let ack = self
+            .writer
+            .frame(self.decoder.ack_tick(), self.decoder.keyframe_wanted());
+        self.out.push(Sent {
+            frame: "ack".into(),
+            bytes: ack.to_bytes().map_err(|e| e.to_string())?,
+            reliable: false,
+        });
+        Ok(())
+    }
+
+    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
+        if frame != "acked" {
+            return Err(format!("acked_client takes `acked` frames, not `{frame}`"));
+        }
+        let report = match self.decoder.deliver(bytes) {
+            Delivery::Shown(r) => {
+                let list = |v: Vec<String>| v.join(" ");
+                json!({"shown": {
+                    "tick": r.tick,
+                    "base_tick": r.base_tick,
+                    "keyframe": r.keyframe,
+                    "changed": list(r.changed.iter().map(u16::to_string).collect()),
+                    "measured": list(r.measured.iter().map(|(e, t)| format!("{e}@{t}")).collect()),
+                    "gone": list(r.gone.iter().map(u16::to_string).collect()),
+                    "tiers": list(r.tiers.iter().map(|(e, full)| format!("{e}:{}", if *full { "full" } else { "quantized" })).collect()),
+                    "events": r.events.iter().map(|(s, e)| json!({"serial": s, "event": e})).collect::<Vec<_>>(),
+                    "check": r.check,
+                }})
+            }
+            Delivery::Stale { tick } => json!({"dropped": "stale", "tick": tick}),
+            Delivery::UnknownBase { tick, base_tick } => {
+                json!({"dropped": "unknown_base", "tick": tick, "base_tick": base_tick})
+            }
+            Delivery::Undecodable(e) => json!({"error": e.kind.as_str()}),
+            Delivery::Inapplicable { tick, why } => {
+                json!({"dropped": "inapplicable", "tick": tick, "why": why})
+            }
+        };
+        self.writer.confirm(self.decoder.last_seq());
+        Ok(report)
+    }
+
+    fn take(&mut self) -> Vec<Sent> {
+        std::mem::take(&mut self.out)
+    }
+
+    fn state_hash(&mut self) -> Option<u32> {
+        Some(self.decoder.state_hash())
+    }
+}
+
+fn link(loss: f64, duplicate: f64, latency_ms: u64, jitter_ms: u64) -> LinkConfig {
+    LinkConfig {
+        loss,
+        duplicate,
+        latency_ms,
+        jitter_ms,
+        ..LinkConfig::default()
+    }
+}
+
+/// A generated world of `entities` ids over `ticks`, as JSON ops.
+fn world(seed: u64, ticks: u32, entities: u16, churn: f64, events: f64) -> Vec<Vec<Value>> {
+    let shape = Shape {
+        ticks,
+        entities,
+        churn,
+        events,
+        ..Shape::default()
+    };
+    from_seed(shape, seed)
+        .script
+        .iter()
+        .map(|ops| ops.iter().map(|op| op_to_json(&short(op))).collect())
+        .collect()
+}
+
+/// The op with positions rounded to 1/16 m and headings to whole degrees, so the vector files
+/// print short numbers.
+fn short(op: &Op) -> Op {
+    let r = |v: f32| (v * 16.0).round() / 16.0;
+    match op.clone() {
+        Op::Spawn { eid, pos, yaw, hp } => Op::Spawn {
+            eid,
+            pos: pos.map(r),
+            yaw: yaw.round(),
+            hp,
+        },
+        Op::Move { eid, pos, yaw } => Op::Move {
+            eid,
+            pos: pos.map(r),
+            yaw: yaw.round(),
+        },
+        other => other,
+    }
+}
+
+fn spawn(eid: u16, x: f32, y: f32) -> Value {
+    op_to_json(&Op::Spawn {
+        eid,
+        pos: [x, y, 0.0],
+        yaw: 0.0,
+        hp: 100,
+    })
+}
+
+fn walk(eid: u16, x: f32, y: f32, yaw: f32) -> Value {
+    op_to_json(&Op::Move {
+        eid,
+        pos: [x, y, 0.0],
+        yaw,
+    })
+}
+
+fn shot(shooter: u16, weapon: u8) -> Value {
+    op_to_json(&Op::Event(Event::Shot(Shot {
+        shooter,
+        weapon,
+        yaw: 90.0,
+    })))
 }
 
 /// This pair's stream vectors, recorded anew.
 pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
-    Ok(Vec::new())
+    let base = |name: &str, description: &str| Recording {
+        name: format!("acked/{name}"),
+        description: description.into(),
+        seed: "000".into(),
+        session: "acked".into(),
+        params: json!({"own": [1], "keep_inputs": 4}),
+        tick_ms: 20,
+        network: NetworkConfig {
+            down: link(0.0, 0.0, 30, 0),
+            up: link(0.0, 0.0, 30, 0),
+            seed: 1,
+        },
+        script: world(1, 80, 4, 0.01, 0.15),
+        drain_ms: 200,
+    };
+    let mut recs = vec![base(
+        "no_loss",
+        "a perfect network: one keyframe, then every frame onto the newest acknowledged",
+    )];
+    for (pct, seed) in [(5u32, 2u64), (10, 3), (25, 4), (50, 5)] {
+        let loss = f64::from(pct) / 100.0;
+        let mut r = base(
+            &format!("loss_{pct:02}"),
+            &format!(
+                "{pct}% loss each way with jitter: every frame applies onto an acknowledged base and shows what an ordered client shows"
+            ),
+        );
+        r.network = NetworkConfig {
+            down: link(loss, 0.0, 30, 20),
+            up: link(loss, 0.0, 30, 20),
+            seed,
+        };
+        r.script = world(seed, 80, 4, 0.01, 0.15);
+        recs.push(r);
+    }
+    let mut r = base(
+        "burst_past_sent_ring",
+        "a loss burst longer than SENT_RING frames: the base leaves the server's ring and a keyframe recovers",
+    );
+    r.network = NetworkConfig {
+        down: LinkConfig {
+            burst: Some(Burst {
+                enter: 0.02,
+                leave: 0.015,
+                loss: 1.0,
+            }),
+            latency_ms: 30,
+            ..LinkConfig::default()
+        },
+        up: link(0.0, 0.0, 30, 0),
+        seed: 11,
+    };
+    r.script = world(6, 120, 2, 0.0, 0.1);
+    recs.push(r);
+    let mut r = base(
+        "duplicates",
+        "30% of frames delivered twice each way: a second copy is stale and dropped",
+    );
+    r.network = NetworkConfig {
+        down: link(0.0, 0.3, 30, 10),
+        up: link(0.0, 0.3, 30, 10),
+        seed: 7,
+    };
+    recs.push(r);
+    let mut r = base(
+        "reordering",
+        "jitter four ticks wide: frames arrive out of order, older ones are stale",
+    );
+    r.network = NetworkConfig {
+        down: link(0.0, 0.0, 30, 80),
+        up: link(0.0, 0.0, 30, 80),
+        seed: 8,
+    };
+    recs.push(r);
+    let mut r = base(
+        "lost_acks",
+        "60% of kind 7 frames lost: frames go onto older acknowledged bases, inputs are repeated",
+    );
+    r.network = NetworkConfig {
+        down: link(0.0, 0.0, 30, 0),
+        up: link(0.6, 0.0, 30, 10),
+        seed: 9,
+    };
+    recs.push(r);
+    // Entity 3 despawned and respawned under the same id, twice, while frames are lost.
+    let mut r = base(
+        "respawn_during_loss",
+        "an entity despawned and respawned under the same id during 30% loss: removed and whole again",
+    );
+    let mut script = world(10, 100, 3, 0.0, 0.05);
+    script[39].push(json!({"despawn": {"eid": 3}}));
+    script[41].push(spawn(3, 4.0, 4.0));
+    script[70].push(json!({"despawn": {"eid": 3}}));
+    script[70].push(spawn(3, -5.0, 2.0));
+    script[70].push(json!({"set": {"eid": 3, "hp": 42, "armor": 0, "vehicle": 0, "seat": 0}}));
+    for ops in script.iter_mut().skip(71) {
+        ops.retain(|o| o.pointer("/move/eid") != Some(&json!(3)));
+    }
+    r.script = script;
+    r.network = NetworkConfig {
+        down: link(0.3, 0.0, 30, 20),
+        up: link(0.3, 0.0, 30, 20),
+        seed: 10,
+    };
+    recs.push(r);
+    let mut r = base(
+        "events_during_loss",
+        "events every tick during 40% loss: each shown once, above the newest serial shown",
+    );
+    let mut script = world(12, 90, 2, 0.0, 0.0);
+    for (t, ops) in script.iter_mut().enumerate() {
+        ops.push(shot(2, (t % 200) as u8));
+        if t % 3 == 0 {
+            ops.push(op_to_json(&Op::Event(Event::Hit(Hit {
+                attacker: 2,
+                victim: 1,
+                damage: 5,
+            }))));
+        }
+    }
+    r.script = script;
+    r.network = NetworkConfig {
+        down: link(0.4, 0.0, 30, 20),
+        up: link(0.4, 0.0, 30, 20),
+        seed: 12,
+    };
+    recs.push(r);
+    let mut r = base(
+        "events_outlive_ttl",
+        "kind 7 frames lost in bursts of about 50: events go for EVENT_TTL frames unacknowledged and expire (counted)",
+    );
+    let mut script = world(13, 120, 1, 0.0, 0.0);
+    for (t, ops) in script.iter_mut().enumerate() {
+        if t % 5 == 0 {
+            ops.push(shot(2, t as u8));
+        }
+    }
+    r.script = script;
+    r.network = NetworkConfig {
+        down: link(0.1, 0.0, 30, 0),
+        up: LinkConfig {
+            burst: Some(Burst {
+                enter: 1.0,
+                leave: 0.02,
+                loss: 1.0,
+            }),
+            latency_ms: 30,
+            ..LinkConfig::default()
+        },
+        seed: 44,
+    };
+    recs.push(r);
+    // Entity 2 walks in from 30 m, loiters on the boundary (12 m enter, 14 m leave), leaves.
+    let mut r = base(
+        "tier_boundary",
+        "a far entity comes near, loiters on the tier boundary and leaves again: hysteresis keeps its tier from flapping",
+    );
+    let mut script = vec![vec![spawn(1, 0.0, 0.0), spawn(2, 30.0, 0.0)]];
+    for t in 1..105u32 {
+        let tf = t as f32;
+        let x = if t < 30 {
+            30.0 - tf * 0.6
+        } else if t < 80 {
+            13.0 + (tf * 0.7).sin() * 1.2
+        } else {
+            13.0 + (tf - 80.0) * 0.5
+        };
+        let x = (x * 16.0).round() / 16.0;
+        script.push(vec![
+            walk(2, x, 0.5, (tf * 3.0) % 360.0),
+            walk(1, 0.0, 0.0, tf),
+        ]);
+    }
+    r.script = script;
+    r.network = NetworkConfig {
+        down: link(0.1, 0.0, 30, 10),
+        up: link(0.1, 0.0, 30, 10),
+        seed: 14,
+    };
+    recs.push(r);
+    let mut r = base(
+        "corrupted_client",
+        "the client's held states are corrupted at tick 40 (param corrupt_at): the check at tick 60 catches it, KEYFRAME_REQUEST brings a keyframe",
+    );
+    r.params = json!({"own": [1], "keep_inputs": 4, "corrupt_at": 40});
+    // No rest changes: the corrupted hit points stay wrong until the check.
+    r.script = world(15, 90, 3, 0.0, 0.1);
+    for ops in &mut r.script {
+        ops.retain(|o| o.get("set").is_none());
+    }
+    recs.push(r);
+    recs.iter().map(record).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::streams::{Action, Side};
+
+    fn reports(v: &StreamVector, side: Side) -> Vec<Value> {
+        v.steps
+            .iter()
+            .filter(|s| s.side == side && matches!(s.action, Action::Deliver { .. }))
+            .filter_map(|s| s.expect.report.clone())
+            .collect()
+    }
+
+    #[test]
+    fn every_scenario_shows_what_it_says() {
+        let all = stream_vectors().unwrap();
+        let by = |n: &str| all.iter().find(|v| v.name == format!("acked/{n}")).unwrap();
+        let keyframes = |v: &StreamVector| {
+            reports(v, Side::Client)
+                .iter()
+                .filter(|r| r.pointer("/shown/keyframe") == Some(&json!(true)))
+                .count()
+        };
+        let dropped = |v: &StreamVector, why: &str| {
+            reports(v, Side::Client)
+                .iter()
+                .filter(|r| r.get("dropped") == Some(&json!(why)))
+                .count()
+        };
+        // Until the first ack has made the round trip (60 ms, three ticks, and a tick to answer).
+        assert!(keyframes(by("no_loss")) <= 5);
+        assert!(
+            keyframes(by("burst_past_sent_ring")) >= 3,
+            "a keyframe recovery"
+        );
+        assert!(dropped(by("duplicates"), "stale") > 0);
+        assert!(dropped(by("reordering"), "stale") > 0);
+        let failed = reports(by("corrupted_client"), Side::Client)
+            .iter()
+            .filter(|r| r.pointer("/shown/check") == Some(&json!(false)))
+            .count();
+        assert_eq!(failed, 1);
+        assert!(keyframes(by("corrupted_client")) >= 3);
+        let expired = reports(by("events_outlive_ttl"), Side::Server)
+            .last()
+            .and_then(|r| r.get("events_expired").and_then(Value::as_u64));
+        assert!(expired.is_some_and(|e| e > 0), "{expired:?}");
+        for v in &all {
+            // Every event shown once.
+            let mut serials: Vec<u64> = reports(v, Side::Client)
+                .iter()
+                .filter_map(|r| {
+                    r.pointer("/shown/events")
+                        .and_then(Value::as_array)
+                        .cloned()
+                })
+                .flatten()
+                .filter_map(|e| e["serial"].as_u64())
+                .collect();
+            let n = serials.len();
+            serials.dedup();
+            assert_eq!(serials.len(), n, "{}", v.name);
+            let size = serde_json::to_string_pretty(v).unwrap().len();
+            assert!(size < 300_000, "{} is {size} bytes", v.name);
+            super::super::stream::verify(v).unwrap();
+        }
+    }
 }
