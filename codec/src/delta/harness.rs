@@ -63,7 +63,7 @@ struct Wire {
 impl Wire {
     /// Sends `bytes` at `round` under decision byte `d`: lost, duplicated, delayed.
     fn send(&mut self, round: u64, d: u8, bytes: Vec<u8>) {
-        if d % 8 == 0 {
+        if d.is_multiple_of(8) {
             return;
         }
         let delay = u64::from((d >> 3) % 4);
