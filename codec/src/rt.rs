@@ -380,8 +380,13 @@ pub fn write_ascending<W>(
     w: &mut W,
     prev: &mut Option<u64>,
     v: u64,
+    bits: u8,
     write: impl FnOnce(&mut W, u64) -> Result<(), EncodeError>,
 ) -> Result<(), EncodeError> {
+    // The element itself must fit, not only its difference: the decoder checks the sum.
+    if bits < 64 && v >> bits != 0 {
+        return Err(EncodeError::new(ErrorKind::OverWidth));
+    }
     let d = ascending_delta(*prev, v)?;
     *prev = Some(v);
     write(w, d)
@@ -703,8 +708,10 @@ pub fn quantize(value: f64, scale: f64) -> f64 {
 
 /// A quantized value as a signed wire integer within `[min, max]`.
 pub fn quantize_int(value: f64, scale: f64, min: i64, max: i64) -> Result<i64, EncodeError> {
-    let q = quantize(value, scale);
-    if q < min as f64 || q > max as f64 {
+    // Compared as i128: `i64::MAX as f64` rounds up to 2^63, which would let 2^63 through to
+    // saturate. `q` is a whole finite number, so the cast is exact below 2^127.
+    let q = quantize(value, scale) as i128;
+    if q < i128::from(min) || q > i128::from(max) {
         Err(EncodeError::new(ErrorKind::OverWidth))
     } else {
         Ok(q as i64)
@@ -1271,6 +1278,16 @@ mod tests {
             ErrorKind::OverWidth
         );
         assert_eq!(quantize_uint(-0.4, 1.0, 255).unwrap(), 0);
+        assert_eq!(
+            quantize_int(9.3e18, 1.0, i64::MIN, i64::MAX)
+                .unwrap_err()
+                .kind,
+            ErrorKind::OverWidth
+        );
+        assert_eq!(
+            quantize_int(-9.223372036854775808e18, 1.0, i64::MIN, i64::MAX).unwrap(),
+            i64::MIN
+        );
     }
 
     #[test]
@@ -1292,6 +1309,16 @@ mod tests {
         assert_eq!(
             ascending_value(Some(255), 1, 8, 9).unwrap_err().kind,
             ErrorKind::OverWidth
+        );
+        let mut out = Vec::new();
+        let mut prev = Some((1u64 << 48) - 1);
+        let e = write_ascending(&mut out, &mut prev, (1 << 48) + 5, 48, |o, d| {
+            o.varint(48, d)
+        });
+        assert_eq!(
+            e.unwrap_err().kind,
+            ErrorKind::OverWidth,
+            "the element, not only its step, fits"
         );
     }
 

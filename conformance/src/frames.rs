@@ -36,10 +36,14 @@ impl FrameVisitor for DecodeJson<'_> {
     type Output = Result<serde_json::Value, FrameError>;
     fn visit<F: Frame>(self) -> Self::Output {
         let frame = F::decode(self.0).map_err(FrameError::Decode)?;
-        serde_json::to_value(&frame).map_err(|e| FrameError::Json {
-            frame: F::NAME,
-            message: e.to_string(),
-        })
+        // Through text rather than `to_value`: an f32 then keeps its shortest form (`0.1`, not
+        // the widened `0.10000000149011612`), as in the vectors.
+        serde_json::to_string(&frame)
+            .and_then(|text| serde_json::from_str(&text))
+            .map_err(|e| FrameError::Json {
+                frame: F::NAME,
+                message: e.to_string(),
+            })
     }
 }
 

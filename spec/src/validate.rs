@@ -322,6 +322,13 @@ impl<'a> Validator<'a> {
                 self.array(r, i, f, a, &mut count_users);
             }
         }
+        if r.kind == RecordKind::Frame && r.packed {
+            self.error(
+                r.name_span,
+                format!("frame `{}` is packed", r.name),
+                "a frame is byte-aligned: give it a field whose type is a packed record",
+            );
+        }
         if r.kind == RecordKind::Frame {
             match r.fields.first() {
                 Some(first) if first.constant.is_some() => {}

@@ -1084,13 +1084,14 @@ impl<'a> Gen<'a> {
             Some(_) => {
                 lines.push("let mut prev = None;".into());
                 let raw = self.ascending_writer(&a.elem);
+                let (bits, _) = self.ascending_reader(&a.elem);
                 let from = if self.rust_type(&a.elem) == "u64" {
                     format!("*{item}")
                 } else {
                     format!("u64::from(*{item})")
                 };
                 vec![format!(
-                    "{}::write_ascending({writer}, &mut prev, {from}, {raw}){}?;",
+                    "{}::write_ascending({writer}, &mut prev, {from}, {bits}, {raw}){}?;",
                     self.rt,
                     wrap(&inner)
                 )]
@@ -1239,6 +1240,10 @@ impl<'a> Gen<'a> {
                     (true, None) => self
                         .code
                         .line("#[serde(default, skip_serializing_if = \"Option::is_none\")]"),
+                    // PROTOCOL.md: a `bytes?` is "a hex string or absent/`null`".
+                    (false, Some(w)) if matches!(f.ty, Type::OptBytes) => self
+                        .code
+                        .line(format!("#[serde(default, with = \"{w}\")]")),
                     (false, Some(w)) => self.code.line(format!("#[serde(with = \"{w}\")]")),
                     (false, None) => {}
                 }
@@ -1654,13 +1659,14 @@ impl<'a> Gen<'a> {
             }
             if Some(f.name.as_str()) == key {
                 let raw = self.ascending_writer(&f.ty);
+                let (bits, _) = self.ascending_reader(&f.ty);
                 let from = if self.rust_type(&f.ty) == "u64" {
                     format!("self.{}", ident(&f.name))
                 } else {
                     format!("u64::from(self.{})", ident(&f.name))
                 };
                 self.code.line(format!(
-                    "{}::write_ascending(out, prev, {from}, {raw}){}?;",
+                    "{}::write_ascending(out, prev, {from}, {bits}, {raw}){}?;",
                     self.rt,
                     wrap(&path)
                 ));

@@ -2783,8 +2783,11 @@ export class Ascending {
     return v;
   }
 
-  /** Writes an element as its difference with `raw`. */
+  /** Writes an element as its difference with `raw`; the element itself must fit its width. */
   write(w: Writer, v: number, raw: (w: Writer, delta: number) => void): void {
+    if (v >= 2 ** this.bits) {
+      throw w.fail("over_width");
+    }
     let delta = v;
     if (this.prev !== undefined) {
       if (!(v > this.prev)) {
@@ -2832,8 +2835,11 @@ export class BigAscending {
     return v;
   }
 
-  /** Writes an element as its difference with `raw`. */
+  /** Writes an element as its difference with `raw`; the element itself must fit its width. */
   write(w: Writer, v: bigint, raw: (w: Writer, delta: bigint) => void): void {
+    if (v >> BigInt(this.bits) !== 0n) {
+      throw w.fail("over_width");
+    }
     let delta = v;
     if (this.prev !== undefined) {
       if (!(v > this.prev)) {
