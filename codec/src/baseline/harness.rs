@@ -1,0 +1,355 @@
+//! A deterministic run of one NetBaseline connection driven by bytes: the world's script, the
+//! network's decisions and hostile frames all come from the input. The property tests and the
+//! `baseline_stream` fuzz target both call [`run`].
+//!
+//! Invariants checked:
+//! - nothing is applied to the wrong occupant: every entity the client holds is one the server
+//!   had (that slot and generation), and each of its components has bits that very entity had
+//!   when a snapshot was written;
+//! - memory is bounded: at most ACK_WINDOW + 1 snapshots are held unconfirmed, and the client
+//!   holds at most its entity limit;
+//! - once the network heals, the client's table equals the world (unless the input forged
+//!   acknowledgements, which may claim what never arrived).
+
+use super::*;
+use crate::protocol::{Snapshot, SnapshotAck, Team, Transform, Vitality, ACK_WINDOW};
+use crate::Frame;
+use std::collections::HashSet;
+
+struct Source<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl Source<'_> {
+    fn byte(&mut self) -> u8 {
+        let b = self.data.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        b
+    }
+}
+
+/// What a run saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunReport {
+    /// Snapshots written.
+    pub written: u64,
+    /// Snapshots the client applied.
+    pub applied: u64,
+    /// Snapshots dropped as stale.
+    pub stale: u64,
+    /// Lost entities removed on the client.
+    pub removed: u64,
+    /// Whether the convergence check ran.
+    pub converged: bool,
+}
+
+const MAX_ENTITIES: usize = 32;
+
+struct Run {
+    scene: Scene,
+    writer: SnapshotWriter,
+    client: SnapshotClient,
+    down: Vec<Vec<u8>>,
+    up: Vec<Vec<u8>>,
+    history: HashSet<(EntityId, usize, Vec<u8>)>,
+    alive_ever: HashSet<EntityId>,
+    generations: [u8; 16],
+    lied: bool,
+    forged: bool,
+    report: RunReport,
+}
+
+impl Run {
+    fn write(&mut self) -> Result<(), String> {
+        for (id, e) in self.scene.iter() {
+            self.alive_ever.insert(id);
+            for (t, c) in e.components.iter().enumerate() {
+                if let Some((_, bits)) = c {
+                    self.history.insert((id, t, bits.clone()));
+                }
+            }
+        }
+        let s = self.writer.write(&self.scene);
+        self.report.written += 1;
+        self.down.push(
+            s.to_bytes()
+                .map_err(|e| format!("a snapshot did not encode: {e}"))?,
+        );
+        if self.writer.baseline().pending() > usize::from(ACK_WINDOW) + 1 {
+            return Err("more snapshots held than the window".into());
+        }
+        Ok(())
+    }
+
+    fn receive(&mut self, bytes: &[u8]) -> Result<(), String> {
+        if let Ok(s) = Snapshot::decode(bytes) {
+            let sum = self.client.receive(&s);
+            self.report.applied += u64::from(sum.applied);
+            self.report.stale += u64::from(sum.stale);
+            self.report.removed += u64::from(sum.removed);
+        }
+        for a in self.client.take_acks() {
+            self.up.push(a.to_bytes().map_err(|e| e.to_string())?);
+        }
+        self.check()
+    }
+
+    fn ack(&mut self, bytes: &[u8]) {
+        if let Ok(a) = SnapshotAck::decode(bytes) {
+            self.writer.on_ack(&a);
+        }
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.client.entities().len() > MAX_ENTITIES {
+            return Err("the client holds more entities than its limit".into());
+        }
+        if self.forged {
+            // A well-formed forged snapshot may say anything; only bounds hold after it.
+            return Ok(());
+        }
+        for (slot, e) in self.client.entities() {
+            let id = EntityId {
+                slot: *slot,
+                generation: e.generation,
+            };
+            if !self.alive_ever.contains(&id) {
+                return Err(format!("the client holds {id:?}, which never lived"));
+            }
+            for (t, c) in e.components.iter().enumerate() {
+                let Some(c) = c else { continue };
+                let bits = c.bits().map_err(|e| e.to_string())?;
+                if !self.history.contains(&(id, t, bits)) {
+                    return Err(format!(
+                        "the client holds component {t} of {id:?} with bits that entity never had"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn heal(&mut self) -> Result<(), String> {
+        for a in std::mem::take(&mut self.up) {
+            self.ack(&a);
+        }
+        let mut last = String::new();
+        for _ in 0..(usize::from(ACK_WINDOW) * 2 + 8) {
+            self.write()?;
+            for d in std::mem::take(&mut self.down) {
+                self.receive(&d)?;
+            }
+            for a in std::mem::take(&mut self.up) {
+                self.ack(&a);
+            }
+            match self.compare() {
+                Ok(()) => {
+                    self.report.converged = true;
+                    return Ok(());
+                }
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+
+    fn compare(&self) -> Result<(), String> {
+        let world: Vec<(u32, u8, Vec<Option<Vec<u8>>>)> = self
+            .scene
+            .iter()
+            .map(|(id, e)| {
+                (
+                    id.slot,
+                    id.generation,
+                    e.components
+                        .iter()
+                        .map(|c| c.as_ref().map(|c| c.1.clone()))
+                        .collect(),
+                )
+            })
+            .collect();
+        let client: Vec<(u32, u8, Vec<Option<Vec<u8>>>)> = self
+            .client
+            .entities()
+            .iter()
+            .map(|(slot, e)| {
+                (
+                    *slot,
+                    e.generation,
+                    e.components
+                        .iter()
+                        .map(|c| c.as_ref().and_then(|c| c.bits().ok()))
+                        .collect(),
+                )
+            })
+            .collect();
+        if world != client {
+            return Err(format!(
+                "the client did not converge:\n world  {world:?}\n client {client:?}"
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn pick(src: &mut Source<'_>, len: usize) -> Option<usize> {
+    (len > 0).then(|| usize::from(src.byte()) % len)
+}
+
+/// Runs the script and schedule `data` describes; `Err` names the invariant broken.
+pub fn run(data: &[u8]) -> Result<RunReport, String> {
+    let mut src = Source { data, pos: 0 };
+    // Budgets from a single entry's worth up; sequences start anywhere, so runs cross the wrap.
+    let budget = 30 + usize::from(src.byte()) * 2;
+    let first = u16::from_le_bytes([src.byte(), src.byte()]);
+    let hostile = src.byte() % 4 == 0;
+    let mut run = Run {
+        scene: Scene::new(),
+        writer: SnapshotWriter::new(Some(1), budget, first),
+        client: SnapshotClient::new(MAX_ENTITIES),
+        down: Vec::new(),
+        up: Vec::new(),
+        history: HashSet::new(),
+        alive_ever: HashSet::new(),
+        generations: [0; 16],
+        lied: false,
+        forged: false,
+        report: RunReport::default(),
+    };
+    let mut steps = 0;
+    while src.pos < data.len() && steps < 4000 {
+        steps += 1;
+        match src.byte() % 16 {
+            0..=2 => {
+                for _ in 0..src.byte() % 4 {
+                    let slot = u32::from(src.byte() % 16);
+                    let v = f64::from(src.byte());
+                    match src.byte() % 8 {
+                        0 | 1 => {
+                            // A new occupant (a slot reused at once, sometimes).
+                            let g = &mut run.generations[slot as usize];
+                            *g = g.wrapping_add(1);
+                            let id = EntityId {
+                                slot,
+                                generation: *g,
+                            };
+                            let owner = (src.byte() % 3 == 0).then_some(1);
+                            run.scene.spawn(id, owner).map_err(|e| e.to_string())?;
+                            let _ = run
+                                .scene
+                                .set(slot, ComponentValue::Health(Vitality { hp: 100 }));
+                        }
+                        2 => {
+                            run.scene.despawn(slot);
+                        }
+                        3 | 4 => {
+                            let _ = run.scene.set(
+                                slot,
+                                ComponentValue::Transform(Transform {
+                                    x: v,
+                                    y: -v,
+                                    z: 0.5,
+                                    yaw: 90.0,
+                                }),
+                            );
+                        }
+                        5 => {
+                            let _ = run.scene.set(
+                                slot,
+                                ComponentValue::Health(Vitality {
+                                    hp: src.byte() % 128,
+                                }),
+                            );
+                        }
+                        6 => {
+                            let _ = run.scene.set(
+                                slot,
+                                ComponentValue::Team(Team {
+                                    team: src.byte() % 8,
+                                }),
+                            );
+                        }
+                        _ => {
+                            // The world replaced under the live session, on both sides.
+                            if src.byte() % 8 == 0 {
+                                run.scene = Scene::new();
+                                run.writer.replace_world();
+                                run.client.replace_world(run.writer.next_sequence());
+                            }
+                        }
+                    }
+                }
+                run.write()?;
+            }
+            3..=6 => {
+                if let Some(i) = pick(&mut src, run.down.len()) {
+                    let d = run.down.swap_remove(i);
+                    run.receive(&d)?;
+                }
+            }
+            7 => {
+                if let Some(i) = pick(&mut src, run.down.len()) {
+                    if src.byte() % 2 == 0 {
+                        run.down.swap_remove(i);
+                    } else {
+                        let d = run.down[i].clone();
+                        run.down.push(d);
+                    }
+                }
+            }
+            8..=10 => {
+                if let Some(i) = pick(&mut src, run.up.len()) {
+                    let a = run.up.swap_remove(i);
+                    run.ack(&a);
+                }
+            }
+            11 => {
+                if let Some(i) = pick(&mut src, run.up.len()) {
+                    if src.byte() % 2 == 0 {
+                        run.up.swap_remove(i);
+                    } else {
+                        let a = run.up[i].clone();
+                        run.up.push(a);
+                    }
+                }
+            }
+            12 | 13 if !hostile => {
+                // A long stall: many snapshots written, none delivered.
+                for _ in 0..src.byte() % 80 {
+                    run.write()?;
+                    run.down.clear();
+                }
+            }
+            12 | 13 => {
+                // Garbage both ways.
+                let junk: Vec<u8> = (0..src.byte() % 24).map(|_| src.byte()).collect();
+                let mut framed = vec![8];
+                framed.extend_from_slice(&junk);
+                if Snapshot::decode(&framed).is_ok() {
+                    run.lied = true;
+                    run.forged = true;
+                }
+                run.receive(&framed)?;
+                run.ack(&junk);
+            }
+            _ => {
+                if hostile {
+                    // A forged acknowledgement of any sequence.
+                    let sequence = u16::from_le_bytes([src.byte(), src.byte()]);
+                    run.writer.on_ack(&SnapshotAck { sequence });
+                    run.lied = true;
+                } else {
+                    run.write()?;
+                }
+            }
+        }
+        if run.down.len() > 256 {
+            run.down.drain(..128);
+        }
+    }
+    if !run.lied {
+        run.heal()?;
+    }
+    Ok(run.report)
+}

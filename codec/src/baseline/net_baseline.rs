@@ -1,0 +1,188 @@
+//! [`NetBaseline`]: what one connection is known to hold.
+
+use super::scene::{EntityId, Scene, COMPONENT_TYPES};
+use super::sequence_newer;
+use crate::protocol::ACK_WINDOW;
+use std::collections::{BTreeMap, VecDeque};
+
+/// One component of one entity, as this connection last confirmed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirmed {
+    /// The component's encoded bits.
+    pub bits: Vec<u8>,
+    /// The snapshot that confirmed them.
+    pub sequence: u16,
+    /// The sequence extended past its wraps, for ordering.
+    extended: u64,
+}
+
+/// What a written snapshot claimed, held until it is acknowledged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pending {
+    /// The snapshot's sequence.
+    pub sequence: u16,
+    /// The lost entities it named.
+    pub lost: Vec<EntityId>,
+    /// The components it carried: entity, schema index, encoded bits.
+    pub entries: Vec<(EntityId, usize, Vec<u8>)>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Record {
+    components: [Option<Confirmed>; COMPONENT_TYPES],
+}
+
+/// What one connection is known to hold, so the next snapshot says less (seed 002).
+///
+/// Seed 002: "Confirmed, not sent, or a lost packet would never be resent: what a snapshot said
+/// is held until acknowledged. Per connection, since clients lose different packets."
+/// Everything is keyed by [`EntityId`] (slot and generation), never by slot alone.
+#[derive(Debug, Clone, Default)]
+pub struct NetBaseline {
+    /// Every entity this connection was told about (written in a snapshot), with what is
+    /// confirmed of it.
+    records: BTreeMap<EntityId, Record>,
+    pending: VecDeque<(u64, Pending)>,
+    /// The newest sequence seen, extended past its wraps.
+    newest: Option<u64>,
+}
+
+impl NetBaseline {
+    /// Nothing held.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `sequence` extended past its wraps, relative to the newest seen (u16 sequences compared
+    /// with wrapping arithmetic).
+    fn extend(&self, sequence: u16) -> u64 {
+        match self.newest {
+            None => (1u64 << 40) | u64::from(sequence),
+            Some(newest) => {
+                let delta = sequence.wrapping_sub(newest as u16) as i16;
+                newest.wrapping_add_signed(i64::from(delta))
+            }
+        }
+    }
+
+    /// What is confirmed for `entity`'s component `type`, or `None`.
+    ///
+    /// Seed 002: "By entity, not slot: a slot can be reused before the old occupant's record is
+    /// freed, and the new one would be taken as already held."
+    pub fn find(&self, entity: EntityId, r#type: usize) -> Option<&Confirmed> {
+        self.records.get(&entity)?.components.get(r#type)?.as_ref()
+    }
+
+    /// Holds what a snapshot said until it is confirmed or given up on. The entities it
+    /// carried count as told about from now on.
+    pub fn hold(&mut self, pending: Pending) {
+        let extended = self.extend(pending.sequence);
+        self.newest = Some(self.newest.map_or(extended, |n| n.max(extended)));
+        for (entity, _, _) in &pending.entries {
+            self.records.entry(*entity).or_default();
+        }
+        self.pending.retain(|(e, _)| *e != extended);
+        self.pending.push_back((extended, pending));
+        self.drop_outside_window();
+    }
+
+    /// Folds the snapshot `sequence` said into what is confirmed; a sequence not held is
+    /// ignored.
+    pub fn confirm(&mut self, sequence: u16) {
+        let extended = self.extend(sequence);
+        let Some(i) = self.pending.iter().position(|(e, _)| *e == extended) else {
+            return;
+        };
+        let Some((_, pending)) = self.pending.remove(i) else {
+            return;
+        };
+        for (entity, r#type, bits) in pending.entries {
+            let Some(record) = self.records.get_mut(&entity) else {
+                // Its loss was confirmed since: nothing of it is held any more.
+                continue;
+            };
+            let Some(slot) = record.components.get_mut(r#type) else {
+                continue;
+            };
+            // Seed 002: "A change is folded only when newer than what the slot holds, so a late
+            // acknowledgement cannot write stale bytes over fresh."
+            if slot.as_ref().is_none_or(|c| c.extended < extended) {
+                *slot = Some(Confirmed {
+                    bits,
+                    sequence,
+                    extended,
+                });
+            }
+        }
+        // The client removed them: forget them, so they are no longer reported.
+        for entity in pending.lost {
+            self.records.remove(&entity);
+        }
+    }
+
+    /// Gives up on everything older than `sequence` (the snapshot about to be written) by
+    /// more than [`ACK_WINDOW`]: what it said is never confirmed, so the next snapshot says it
+    /// again.
+    pub fn expire(&mut self, sequence: u16) {
+        let extended = self.extend(sequence);
+        self.newest = Some(self.newest.map_or(extended, |n| n.max(extended)));
+        self.drop_outside_window();
+    }
+
+    fn drop_outside_window(&mut self) {
+        let Some(newest) = self.newest else { return };
+        let (keep, expired): (VecDeque<_>, VecDeque<_>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|(e, _)| *e <= newest && newest - *e <= u64::from(ACK_WINDOW));
+        self.pending = keep;
+        for (extended, pending) in expired {
+            // The client may have applied what the snapshot said (its acknowledgement lost or
+            // later than the window): what is confirmed older than it no longer describes the
+            // client, so it is forgotten and the next snapshot says the component again.
+            for (entity, r#type, _) in pending.entries {
+                if let Some(slot) = self
+                    .records
+                    .get_mut(&entity)
+                    .and_then(|r| r.components.get_mut(r#type))
+                {
+                    if slot.as_ref().is_some_and(|c| c.extended < extended) {
+                        *slot = None;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Entities this connection was told about that are no longer alive, ascending by slot,
+    /// appended to `out`.
+    ///
+    /// Seed 002: "Reported until confirmed, which makes destruction reliable. By entity, not
+    /// slot: a slot reused between snapshots is alive both times."
+    pub fn gather_lost(&self, scene: &Scene, out: &mut Vec<EntityId>) {
+        out.extend(self.records.keys().filter(|e| !scene.alive(**e)).copied());
+    }
+
+    /// Forgets every entity and every unconfirmed snapshot.
+    ///
+    /// Seed 002: "For a world replaced under a live session: a replacement reuses slot and
+    /// generation, defeating find's guard."
+    pub fn clear(&mut self) {
+        self.records.clear();
+        self.pending.clear();
+    }
+
+    /// Snapshots held, waiting for their acknowledgement.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Entities told about and not yet confirmed lost.
+    pub fn told(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether `a` is newer than `b`, with wrapping arithmetic (seed 002's u16 sequences).
+    pub fn newer(a: u16, b: u16) -> bool {
+        sequence_newer(a, b)
+    }
+}

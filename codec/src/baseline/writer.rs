@@ -1,0 +1,253 @@
+//! The server's half: [`SnapshotWriter`] writes one connection's snapshots under a byte budget
+//! and folds its acknowledgements; [`read_snapshot`] turns a body's slot gaps back into slots.
+
+use super::net_baseline::{NetBaseline, Pending};
+use super::scene::{ComponentValue, EntityId, Scene, COMPONENT_TYPES};
+use crate::protocol::{
+    ComponentMask, EntityRef, Entry, Snapshot, SnapshotAck, SnapshotBody, MAX_LOST_PER_SNAPSHOT,
+};
+use std::collections::BTreeMap;
+
+/// Bytes of a snapshot before its body: kind and sequence.
+const HEADER_BYTES: usize = 3;
+/// Body bits around the lists: the 7-bit lost count and the 16-bit entry count.
+const COUNT_BITS: usize = 7 + 16;
+/// An entry's bits before its components, at their longest (a wide gap).
+const ENTRY_HEAD_BITS: usize = 1 + 24 + 8 + 4;
+
+/// One connection's snapshot writer (seed 002 with DESIGN.md §3's budget order).
+#[derive(Debug, Clone)]
+pub struct SnapshotWriter {
+    baseline: NetBaseline,
+    next_sequence: u16,
+    budget: usize,
+    client: Option<u32>,
+    /// Per entity with something unconfirmed, the snapshot count when that began.
+    unconfirmed_since: BTreeMap<EntityId, u64>,
+    written: u64,
+}
+
+impl SnapshotWriter {
+    /// A writer for the connection of `client` (whose owned entities go first), writing
+    /// snapshots of at most `budget` bytes from sequence `first_sequence`.
+    pub fn new(client: Option<u32>, budget: usize, first_sequence: u16) -> Self {
+        SnapshotWriter {
+            baseline: NetBaseline::new(),
+            next_sequence: first_sequence,
+            budget,
+            client,
+            unconfirmed_since: BTreeMap::new(),
+            written: 0,
+        }
+    }
+
+    /// What the connection is known to hold.
+    pub fn baseline(&self) -> &NetBaseline {
+        &self.baseline
+    }
+
+    /// The sequence the next snapshot gets.
+    pub fn next_sequence(&self) -> u16 {
+        self.next_sequence
+    }
+
+    /// Folds the client's acknowledgement.
+    pub fn on_ack(&mut self, ack: &SnapshotAck) {
+        self.baseline.confirm(ack.sequence);
+    }
+
+    /// The world was replaced under the live session: forget everything held (seed 002,
+    /// clear). The client must drop its table at the same point (see the module doc).
+    pub fn replace_world(&mut self) {
+        self.baseline.clear();
+        self.unconfirmed_since.clear();
+    }
+
+    /// Writes the next snapshot of `scene`.
+    ///
+    /// A component goes, whole, when its encoded bits differ from what the connection
+    /// confirmed (seed 002). When the budget cuts the snapshot short, DESIGN.md §3: "owned
+    /// entities go first, then the longest unconfirmed, then by slot." Lost entities go before
+    /// any entry, at most [`MAX_LOST_PER_SNAPSHOT`].
+    pub fn write(&mut self, scene: &Scene) -> Snapshot {
+        let sequence = self.next_sequence;
+        self.next_sequence = self.next_sequence.wrapping_add(1);
+        self.written += 1;
+        self.baseline.expire(sequence);
+        let budget_bits = self.budget.saturating_sub(HEADER_BYTES) * 8;
+        let mut used = COUNT_BITS;
+
+        let mut lost = Vec::new();
+        self.baseline.gather_lost(scene, &mut lost);
+        lost.truncate(usize::from(MAX_LOST_PER_SNAPSHOT));
+        let fit = budget_bits.saturating_sub(used) / 32;
+        lost.truncate(fit);
+        used += lost.len() * 32;
+
+        // Candidates: every live entity with a component that differs from what is confirmed.
+        struct Candidate<'a> {
+            entity: EntityId,
+            owned: bool,
+            since: u64,
+            components: Vec<&'a (ComponentValue, Vec<u8>)>,
+        }
+        let mut candidates = Vec::new();
+        let mut still: BTreeMap<EntityId, u64> = BTreeMap::new();
+        for (entity, e) in scene.iter() {
+            let components: Vec<&(ComponentValue, Vec<u8>)> = e
+                .components
+                .iter()
+                .enumerate()
+                .filter_map(|(t, c)| {
+                    let c = c.as_ref()?;
+                    // By entity, never by slot (find's guard).
+                    let held = self.baseline.find(entity, t);
+                    (held.map(|h| &h.bits) != Some(&c.1)).then_some(c)
+                })
+                .collect();
+            if components.is_empty() {
+                continue;
+            }
+            let since = self
+                .unconfirmed_since
+                .get(&entity)
+                .copied()
+                .unwrap_or(self.written);
+            still.insert(entity, since);
+            candidates.push(Candidate {
+                entity,
+                owned: self.client.is_some() && e.owner == self.client,
+                since,
+                components,
+            });
+        }
+        self.unconfirmed_since = still;
+        candidates.sort_by_key(|c| (!c.owned, c.since, c.entity.slot));
+
+        let mut chosen = Vec::new();
+        for c in candidates {
+            let bits =
+                ENTRY_HEAD_BITS + c.components.iter().map(|(v, _)| v.bit_len()).sum::<usize>();
+            if used + bits > budget_bits || chosen.len() == usize::from(u16::MAX) {
+                continue;
+            }
+            used += bits;
+            chosen.push(c);
+        }
+        chosen.sort_by_key(|c| c.entity.slot);
+
+        let mut entries = Vec::with_capacity(chosen.len());
+        let mut held = Vec::new();
+        let mut prev: Option<u32> = None;
+        for c in chosen {
+            let gap = match prev {
+                None => c.entity.slot,
+                Some(p) => c.entity.slot - p - 1,
+            };
+            prev = Some(c.entity.slot);
+            let mut entry = Entry {
+                wide: gap >= 1 << 7,
+                gap: (gap < 1 << 7).then_some(gap as u8),
+                wide_gap: (gap >= 1 << 7).then_some(gap),
+                generation: c.entity.generation,
+                mask: ComponentMask::empty(),
+                transform: None,
+                velocity: None,
+                health: None,
+                team: None,
+            };
+            for (value, bits) in c.components {
+                entry.mask.set(value.index(), true);
+                match value {
+                    ComponentValue::Transform(v) => entry.transform = Some(v.clone()),
+                    ComponentValue::Velocity(v) => entry.velocity = Some(v.clone()),
+                    ComponentValue::Health(v) => entry.health = Some(v.clone()),
+                    ComponentValue::Team(v) => entry.team = Some(v.clone()),
+                }
+                held.push((c.entity, value.index(), bits.clone()));
+            }
+            entries.push(entry);
+        }
+        let lost_refs = lost
+            .iter()
+            .map(|e| EntityRef {
+                slot: e.slot,
+                generation: e.generation,
+            })
+            .collect();
+        self.baseline.hold(Pending {
+            sequence,
+            lost,
+            entries: held,
+        });
+        Snapshot {
+            sequence,
+            body: SnapshotBody {
+                lost: lost_refs,
+                entries,
+            },
+        }
+    }
+}
+
+/// A snapshot's body with slots resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadSnapshot {
+    /// The snapshot's sequence.
+    pub sequence: u16,
+    /// The lost entities.
+    pub lost: Vec<EntityId>,
+    /// The entries: entity and components by schema index.
+    pub entries: Vec<(EntityId, [Option<ComponentValue>; COMPONENT_TYPES])>,
+}
+
+/// Why a decoded snapshot does not describe a world.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// A slot gap runs past 24 bits.
+    #[error("entry {0}'s slot does not fit 24 bits")]
+    SlotOverflow(usize),
+}
+
+/// Resolves a decoded snapshot's slot gaps into entities.
+pub fn read_snapshot(snapshot: &Snapshot) -> Result<ReadSnapshot, ReadError> {
+    let lost = snapshot
+        .body
+        .lost
+        .iter()
+        .map(|r| EntityId {
+            slot: r.slot,
+            generation: r.generation,
+        })
+        .collect();
+    let mut entries = Vec::with_capacity(snapshot.body.entries.len());
+    let mut prev: Option<u32> = None;
+    for (i, e) in snapshot.body.entries.iter().enumerate() {
+        let gap = e.wide_gap.or(e.gap.map(u32::from)).unwrap_or_default();
+        let slot = match prev {
+            None => Some(gap),
+            Some(p) => p.checked_add(gap).and_then(|s| s.checked_add(1)),
+        }
+        .filter(|s| *s < 1 << 24)
+        .ok_or(ReadError::SlotOverflow(i))?;
+        prev = Some(slot);
+        entries.push((
+            EntityId {
+                slot,
+                generation: e.generation,
+            },
+            [
+                e.transform.clone().map(ComponentValue::Transform),
+                e.velocity.clone().map(ComponentValue::Velocity),
+                e.health.clone().map(ComponentValue::Health),
+                e.team.clone().map(ComponentValue::Team),
+            ],
+        ));
+    }
+    Ok(ReadSnapshot {
+        sequence: snapshot.sequence,
+        lost,
+        entries,
+    })
+}
