@@ -13,6 +13,7 @@
 
 pub mod delta;
 pub mod acked;
+pub mod baseline;
 pub mod datagram;
 pub mod digest;
 pub mod error;
