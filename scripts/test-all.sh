@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Every test of the project, as CI runs it (.ci/run calls this script and nothing else).
-# Needs only a stable Rust toolchain; whatever else a step needs, the step installs.
+# Needs a stable Rust toolchain, node with npm, and g++; whatever else a step needs (the pinned
+# TypeScript compiler, cargo-fuzz), the step installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n==> %s\n' "$*"; }
+ackwire() { cargo run -q -p ackwire-conformance --bin ackwire -- "$@"; }
 
 step "formatting"
 cargo fmt --all -- --check
@@ -12,12 +14,19 @@ cargo fmt --all -- --check
 step "lints"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
-step "unit, property, snapshot and end-to-end tests"
+step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
 cargo test --workspace --all-features
 
 step "the reference protocol checks, and its golden vectors verify"
-cargo run -q -p ackwire-conformance --bin ackwire -- check
-cargo run -q -p ackwire-conformance --bin ackwire -- vectors
+ackwire check
+ackwire fmt --check
+ackwire vectors
 
-step "fuzzing every decoder briefly (stable Rust, no sanitizer)"
+step "the conformance suite against every bundled implementation"
+bash scripts/conform.sh
+
+step "differential fuzzing: Rust, TypeScript and C++ decoders on the same inputs"
+ackwire fuzz-diff --count "${FUZZ_DIFF_COUNT:-50000}"
+
+step "fuzzing every target briefly (stable Rust, no sanitizer)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash .ci/fuzz.sh
