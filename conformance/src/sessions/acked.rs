@@ -272,7 +272,7 @@ impl Session for AckedClient {
         }
         let tick32 = u32::try_from(tick).map_err(|_| "ticks are u32 on the wire")?;
         let mut buttons = Buttons::empty();
-        buttons.set(Buttons::FIRE, tick % 10 == 0);
+        buttons.set(Buttons::FIRE, tick.is_multiple_of(10));
         self.writer.push(Input {
             tick: tick32.saturating_add(self.lead),
             buttons,
