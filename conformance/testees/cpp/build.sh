@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the C++ testee: generates the codec of the reference protocol into gen/ with
+# `ackwire gen --lang cpp`, then compiles testee.cpp twice, both builds at once:
+#   build/testee       AddressSanitizer and UBSan, any finding aborts (what conformance runs);
+#   build/testee-fast  -O2, no sanitizer.
+# Prints nothing on success.
+#
+# Run from anywhere; then `ackwire conform --testee conformance/testees/cpp/build/testee`.
+# `ackwire` is run with `cargo run`, or from $ACKWIRE when that names a built binary (as the
+# integration test does, from inside `cargo test`). $CXX overrides the compiler (g++).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../../.." && pwd)"
+cxx="${CXX:-g++}"
+
+if ! command -v "$cxx" >/dev/null 2>&1; then
+    echo "build.sh: the C++ compiler \`$cxx\` is not installed (apt-get install g++)" >&2
+    exit 1
+fi
+
+if [ -n "${ACKWIRE:-}" ]; then
+    (cd "$root" && "$ACKWIRE" gen --lang cpp --out "$here/gen" spec/protocol >/dev/null)
+else
+    (cd "$root" && cargo run -q -p ackwire-conformance --bin ackwire -- \
+        gen --lang cpp --out "$here/gen" spec/protocol >/dev/null)
+fi
+
+mkdir -p "$here/build"
+flags=(-std=c++17 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion -Wsign-conversion
+    -I "$here/gen")
+
+"$cxx" "${flags[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+    -o "$here/build/testee" "$here/testee.cpp" &
+sanitized=$!
+"$cxx" "${flags[@]}" -O2 -o "$here/build/testee-fast" "$here/testee.cpp" &
+fast=$!
+
+status=0
+wait "$sanitized" || status=$?
+wait "$fast" || status=$?
+exit "$status"
