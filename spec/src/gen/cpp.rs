@@ -16,7 +16,8 @@
 //!   - for every type: `encoded_len` (`bit_len` for a packed record), `to_json`, `from_json`,
 //!     and in `detail` the `read`/`write` functions the frames are made of;
 //!   - a frame: also `decode_<frame>(data, len)`, `encode(frame, out)`, `to_bytes(frame)`;
-//!   - `FRAME_NAMES`, `decode_frame_json` and `encode_frame_json`, the frames by name.
+//!   - `FRAME_NAMES`, `visit_frame`, `decode_frame_json` and `encode_frame_json`: the frames by
+//!     name.
 //!
 //! The decoders mirror the Rust backend ([`super::rust`]) check for check: the same checks in the
 //! same order, reporting the same error kind at the same offset with the same field path, so
@@ -2254,7 +2255,8 @@ impl Gen<'_> {
             .iter()
             .flat_map(|f| f.items.iter())
             .filter_map(|i| match i {
-                Item::Record(r) if r.kind == RecordKind::Frame => Some(r),
+                // The validator refuses packed frames: a frame is byte-aligned.
+                Item::Record(r) if r.kind == RecordKind::Frame && !r.packed => Some(r),
                 _ => None,
             })
             .collect();
@@ -2273,14 +2275,8 @@ impl Gen<'_> {
             ));
             self.code.line("rt::Reader r(data, len);");
             self.code.line(format!("{n} frame;"));
-            let read = if r.packed {
-                "r.packed([&](rt::BitReader& b) { return detail::read_bits(b, frame); })"
-            } else {
-                "detail::read(r, frame)"
-            };
-            self.code.line(format!(
-                "if (!{read} || !r.finish()) return r.take_error();"
-            ));
+            self.code
+                .line("if (!detail::read(r, frame) || !r.finish()) return r.take_error();");
             self.code.line("return frame;");
             self.code.close("}");
             self.code.blank();
@@ -2292,15 +2288,8 @@ impl Gen<'_> {
                 "inline rt::EncodeStatus encode(const {n}& frame, std::vector<uint8_t>& out)"
             ));
             self.code.line("rt::Writer w(out);");
-            if r.packed {
-                self.code.line("rt::BitWriter bits(w);");
-                self.code
-                    .line("if (!detail::write_bits(bits, frame)) return w.take_error();");
-                self.code.line("bits.finish();");
-            } else {
-                self.code
-                    .line("if (!detail::write(w, frame)) return w.take_error();");
-            }
+            self.code
+                .line("if (!detail::write(w, frame)) return w.take_error();");
             self.code.line("return std::nullopt;");
             self.code.close("}");
             self.code.blank();
@@ -2311,11 +2300,7 @@ impl Gen<'_> {
                 "inline rt::Result<std::vector<uint8_t>, rt::EncodeError> to_bytes(const {n}& frame)"
             ));
             self.code.line("std::vector<uint8_t> out;");
-            if r.packed {
-                self.code.line("out.reserve((bit_len(frame) + 7) / 8);");
-            } else {
-                self.code.line("out.reserve(encoded_len(frame));");
-            }
+            self.code.line("out.reserve(encoded_len(frame));");
             self.code
                 .line("if (auto e = encode(frame, out)) return std::move(*e);");
             self.code.line("return out;");
@@ -2334,6 +2319,27 @@ impl Gen<'_> {
             self.code.line(format!("\"{}\",", snake_case(&r.name)));
         }
         self.code.close("}};");
+        self.code.blank();
+        self.code.line(
+            "/// Calls `visitor(rt::FrameType<X>{})` with the frame type named `name`, so that code can work",
+        );
+        self.code.line(
+            "/// on any frame chosen at run time (`using X = typename decltype(t)::type;`). Returns false,",
+        );
+        self.code
+            .line("/// without calling it, when no frame has that name.");
+        self.code.line("template <typename V>");
+        self.open_fn("inline bool visit_frame(std::string_view name, V&& visitor)");
+        for r in &frames {
+            let s = snake_case(&r.name);
+            self.code.open(format!("if (name == \"{s}\") {{"));
+            self.code
+                .line(format!("visitor(rt::FrameType<{}>{{}});", r.name));
+            self.code.line("return true;");
+            self.code.close("}");
+        }
+        self.code.line("return false;");
+        self.code.close("}");
         self.code.blank();
         self.code.line(
             "/// Decodes the `len` bytes at `data` as the frame named `name` into its JSON form.",
@@ -3544,8 +3550,11 @@ inline bool from_hex(std::string_view text, std::vector<uint8_t>& out, std::stri
             d = c - 'A' + 10;
         }
         if (d < 0) {
-            why = "`" + std::string(1, c) + "` at character " + std::to_string(i)
-                + " is not a hex digit";
+            const unsigned char u = static_cast<unsigned char>(c);
+            const std::string shown = u >= 0x20 && u < 0x7f
+                ? "`" + std::string(1, c) + "`"
+                : "byte " + std::to_string(u);
+            why = shown + " at character " + std::to_string(i) + " is not a hex digit";
             return false;
         }
         ++digits;
@@ -3577,6 +3586,41 @@ inline uint32_t fnv1a32(const uint8_t* bytes, size_t len, uint32_t hash = 216613
 // ---- JSON ----
 
 namespace json {
+
+/// The length of the well-formed UTF-8 sequence starting at `s[i]` (RFC 3629: no overlong
+/// forms, no surrogates, nothing above U+10FFFF), or 0 when there is none.
+inline size_t utf8_sequence(std::string_view s, size_t i) {
+    const auto at = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char lead = at(i);
+    if (lead < 0x80) {
+        return 1;
+    }
+    size_t len = 0;
+    unsigned char lo = 0x80;
+    unsigned char hi = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) {
+        len = 2;
+    } else if (lead >= 0xe0 && lead <= 0xef) {
+        len = 3;
+        lo = lead == 0xe0 ? 0xa0 : 0x80;
+        hi = lead == 0xed ? 0x9f : 0xbf;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+        len = 4;
+        lo = lead == 0xf0 ? 0x90 : 0x80;
+        hi = lead == 0xf4 ? 0x8f : 0xbf;
+    } else {
+        return 0;
+    }
+    if (s.size() - i < len || at(i + 1) < lo || at(i + 1) > hi) {
+        return 0;
+    }
+    for (size_t k = 2; k < len; ++k) {
+        if (at(i + k) < 0x80 || at(i + k) > 0xbf) {
+            return 0;
+        }
+    }
+    return len;
+}
 
 /// Why a JSON text or value is not what was expected: a message, and where (`changes[2].mask`).
 /// Conversions take one by reference, fill it when they fail and return false.
@@ -3790,12 +3834,22 @@ private:
         return s;
     }
 
+    // Quotes `s`; what is not UTF-8 becomes U+FFFD, so that the text always is.
     static void quote(const std::string& s, std::string& out) {
         static const char digits[] = "0123456789abcdef";
         out += '"';
-        for (const char c : s) {
+        for (size_t i = 0; i < s.size(); ++i) {
+            const char c = s[i];
             const unsigned char u = static_cast<unsigned char>(c);
-            if (c == '"' || c == '\\') {
+            if (u >= 0x80) {
+                const size_t len = utf8_sequence(s, i);
+                if (len == 0) {
+                    out += "\\ufffd";
+                } else {
+                    out.append(s, i, len);
+                    i += len - 1;
+                }
+            } else if (c == '"' || c == '\\') {
                 out += '\\';
                 out += c;
             } else if (c == '\n') {
@@ -4055,7 +4109,15 @@ private:
             if (static_cast<unsigned char>(c) < 0x20) {
                 return fail("control character in a string");
             }
-            if (c != '\\') {
+            if (static_cast<unsigned char>(c) >= 0x80) {
+                const size_t len = utf8_sequence(text_, pos_ - 1);
+                if (len == 0) {
+                    --pos_;
+                    return fail("invalid UTF-8");
+                }
+                out.append(text_.substr(pos_ - 1, len));
+                pos_ += len - 1;
+            } else if (c != '\\') {
                 out += c;
             } else if (!escape(out)) {
                 return false;
@@ -4720,6 +4782,13 @@ struct FrameError {
         f.encode_error = std::move(e);
         return f;
     }
+};
+
+/// The frame type `T`, as visit_frame hands it to its visitor.
+template <typename T>
+struct FrameType {
+    /// The frame type.
+    using type = T;
 };
 
 /// A decoded frame in its JSON form (the frame's `to_json`, found by argument-dependent
