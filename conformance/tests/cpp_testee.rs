@@ -7,7 +7,12 @@
 //!   error kind at the same offset with the same path; every input the C++ codec accepts must
 //!   re-encode to the identical bytes;
 //! - positive vectors' values with mutated leaves are encoded by both, with the same bytes or
-//!   the same refusal.
+//!   the same refusal;
+//! - garbage and mutated request lines each get one reply, a line of UTF-8 JSON.
+//!
+//! The testee also checks the codec against itself on every request (what it decodes encodes
+//! back to the same bytes; `encoded_len` predicts what `encode` writes) and aborts otherwise,
+//! which these tests see as a crash.
 //!
 //! Needs `g++` (or `$CXX`) and bash. Without a compiler the tests fail and say so: a
 //! conformance check that did not run must not pass.
@@ -16,8 +21,9 @@ use ackwire_conformance::frames::{self, FrameError};
 use ackwire_conformance::runner::{self, Fault, RunOptions, Testee, Verdict};
 use ackwire_conformance::{report, vectors};
 use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -428,4 +434,105 @@ fn mutated_values_encode_as_in_rust() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+#[test]
+fn garbage_requests_get_one_json_reply_each_and_never_crash_it() {
+    let testee = sanitized_testee();
+    let mut valid: Vec<String> = vec![
+        json!({"id": 0, "op": "hello", "protocol": 1}).to_string(),
+        json!({"id": 1, "op": "open", "session": "acked"}).to_string(),
+    ];
+    for file in vectors::frame_files() {
+        for case in &file.cases {
+            let hex = case.hex.replace(' ', "");
+            valid.push(
+                json!({"id": 2, "op": "decode", "frame": file.frame, "hex": hex}).to_string(),
+            );
+            if let Some(value) = &case.value {
+                let value = value.to_value();
+                valid.push(
+                    json!({"id": 3, "op": "encode", "frame": file.frame, "value": value})
+                        .to_string(),
+                );
+            }
+        }
+    }
+    let mut lines: Vec<Vec<u8>> = vec![
+        b"[".repeat(100_000),
+        b"{\"id\":".repeat(10_000),
+        br#"{"id":1,"op":"encode","frame":"acked","value":{"tick":1e999}}"#.to_vec(),
+        br#"{"id":1,"op":"decode","frame":"acked","hex":"0"}"#.to_vec(),
+        br#"{"id":"\ud800","op":"hello"}"#.to_vec(),
+        br#"{"id":[1,{"a":null}],"op":"bye!"}"#.to_vec(),
+        b"\xff\xfe{}".to_vec(),
+        b"{}".to_vec(),
+        b"null".to_vec(),
+    ];
+    let mut rng = Rng(0x6A7B_A6E0_0000_0001);
+    for _ in 0..3000 {
+        let seed = valid[rng.below(valid.len())].as_bytes();
+        let other = valid[rng.below(valid.len())].as_bytes();
+        lines.push(mutate(&mut rng, seed, other));
+    }
+    for line in &mut lines {
+        for b in line.iter_mut() {
+            if *b == b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    let expected = lines
+        .iter()
+        .filter(|l| l.iter().any(|b| !b" \t\r".contains(b)))
+        .count();
+
+    let mut child = Command::new(&testee)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the testee starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        for line in &lines {
+            if stdin
+                .write_all(line)
+                .and_then(|_| stdin.write_all(b"\n"))
+                .is_err()
+            {
+                return;
+            }
+        }
+        // Dropping stdin ends the input: the testee exits.
+    });
+    let mut stderr = child.stderr.take().expect("stderr");
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let mut replies = 0;
+    for line in BufReader::new(child.stdout.take().expect("stdout")).lines() {
+        let line = line.expect("every reply is a line of UTF-8");
+        let reply: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("a reply that is not JSON ({e}): {line}"));
+        let members = ["ok", "error", "unimplemented"]
+            .iter()
+            .filter(|m| reply.get(**m).is_some())
+            .count();
+        assert!(
+            reply.get("id").is_some() && members == 1,
+            "not a reply: {line}"
+        );
+        replies += 1;
+    }
+    writer.join().expect("the writer thread");
+    let status = child.wait().expect("the testee exits");
+    let stderr = errors.join().expect("the stderr thread");
+    assert!(
+        status.success(),
+        "the testee exited with {status}:\n{stderr}"
+    );
+    assert_eq!(replies, expected, "one reply per request line");
 }

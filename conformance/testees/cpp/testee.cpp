@@ -4,10 +4,15 @@
 // One JSON request per line in, one JSON reply per line out, flushed after each. `hello` lists
 // every frame of the spec and no session machine; `decode` and `encode` go through the frames'
 // JSON form; the session operations answer `unimplemented`; `bye` answers, then exits.
+//
+// The testee also checks the codec against itself on every request: a frame it decodes must
+// encode back to the same bytes, and encoded_len must predict what encode writes. A failed check
+// aborts the process with a message on standard error, which the runner reports as a crash.
 
 #include "protocol.hpp"
 
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <string_view>
@@ -70,6 +75,57 @@ Value frame_error(const ackwire::rt::FrameError& f) {
     return bad_request(f.message);
 }
 
+// Stops the testee: the codec broke one of its own promises.
+[[noreturn]] void broken(std::string_view frame, const std::string& what) {
+    std::cerr << "testee: the " << frame << " codec " << what << std::endl;
+    std::abort();
+}
+
+// The checks of one frame value `v` of type X: encoded_len(v) is what encode writes, and when
+// `bytes` are given (v was decoded from them), encode writes them back.
+template <typename X>
+void check_codec(std::string_view frame, const X& v, const std::vector<uint8_t>* bytes) {
+    std::vector<uint8_t> out;
+    if (auto e = ackwire::protocol::encode(v, out)) {
+        if (bytes != nullptr) {
+            broken(frame, "refuses to encode what it decoded: " + e->message());
+        }
+        return;
+    }
+    if (out.size() != ackwire::protocol::encoded_len(v)) {
+        broken(frame, "wrote " + std::to_string(out.size()) + " bytes, but encoded_len said "
+            + std::to_string(ackwire::protocol::encoded_len(v)));
+    }
+    if (bytes != nullptr && out != *bytes) {
+        broken(frame, "decoded " + ackwire::rt::to_hex(*bytes) + " but encodes it as "
+            + ackwire::rt::to_hex(out));
+    }
+}
+
+// The self-checks of a decode request's bytes.
+void check_decoded(std::string_view frame, const std::vector<uint8_t>& bytes) {
+    ackwire::protocol::visit_frame(frame, [&](auto type) {
+        using X = typename decltype(type)::type;
+        X v;
+        ackwire::rt::Reader r(bytes.data(), bytes.size());
+        if (ackwire::protocol::detail::read(r, v) && r.finish()) {
+            check_codec(frame, v, &bytes);
+        }
+    });
+}
+
+// The self-checks of an encode request's value.
+void check_encoded(std::string_view frame, const Value& value) {
+    ackwire::protocol::visit_frame(frame, [&](auto type) {
+        using X = typename decltype(type)::type;
+        X v;
+        ackwire::json::Error error;
+        if (from_json(value, v, error)) {
+            check_codec<X>(frame, v, nullptr);
+        }
+    });
+}
+
 bool known_frame(std::string_view name) {
     for (const std::string_view f : ackwire::protocol::FRAME_NAMES) {
         if (f == name) {
@@ -111,6 +167,7 @@ Value answer(const Value& request, bool& bye) {
         if (!ackwire::rt::from_hex(string_member(request, "hex"), bytes, why)) {
             return bad_request(why);
         }
+        check_decoded(frame, bytes);
         auto decoded = ackwire::protocol::decode_frame_json(frame, bytes.data(), bytes.size());
         if (!decoded) {
             return frame_error(decoded.error());
@@ -120,6 +177,7 @@ Value answer(const Value& request, bool& bye) {
     if (op == "encode") {
         const Value* value = request.find("value");
         const Value null;
+        check_encoded(frame, value != nullptr ? *value : null);
         auto encoded = ackwire::protocol::encode_frame_json(frame, value != nullptr ? *value : null);
         if (!encoded) {
             return frame_error(encoded.error());
