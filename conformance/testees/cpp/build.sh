@@ -19,11 +19,18 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
     exit 1
 fi
 
+# The generator's output (cargo's warnings included) is shown only when it fails.
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
 if [ -n "${ACKWIRE:-}" ]; then
-    (cd "$root" && "$ACKWIRE" gen --lang cpp --out "$here/gen" spec/protocol >/dev/null)
+    generate=("$ACKWIRE" gen --lang cpp --out "$here/gen" spec/protocol)
 else
-    (cd "$root" && cargo run -q -p ackwire-conformance --bin ackwire -- \
-        gen --lang cpp --out "$here/gen" spec/protocol >/dev/null)
+    generate=(cargo run -q -p ackwire-conformance --bin ackwire --
+        gen --lang cpp --out "$here/gen" spec/protocol)
+fi
+if ! (cd "$root" && "${generate[@]}") >"$log" 2>&1; then
+    cat "$log" >&2
+    exit 1
 fi
 
 mkdir -p "$here/build"
