@@ -46,6 +46,9 @@ pub struct RunReport {
 
 const MAX_ENTITIES: usize = 32;
 
+/// A table as (slot, generation, each component's bits) rows.
+type Rows = Vec<(u32, u8, Vec<Option<Vec<u8>>>)>;
+
 struct Run {
     scene: Scene,
     writer: SnapshotWriter,
@@ -155,7 +158,7 @@ impl Run {
     }
 
     fn compare(&self) -> Result<(), String> {
-        let world: Vec<(u32, u8, Vec<Option<Vec<u8>>>)> = self
+        let world: Rows = self
             .scene
             .iter()
             .map(|(id, e)| {
@@ -169,7 +172,7 @@ impl Run {
                 )
             })
             .collect();
-        let client: Vec<(u32, u8, Vec<Option<Vec<u8>>>)> = self
+        let client: Rows = self
             .client
             .entities()
             .iter()
@@ -203,7 +206,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
     // Budgets from a single entry's worth up; sequences start anywhere, so runs cross the wrap.
     let budget = 30 + usize::from(src.byte()) * 2;
     let first = u16::from_le_bytes([src.byte(), src.byte()]);
-    let hostile = src.byte() % 4 == 0;
+    let hostile = src.byte().is_multiple_of(4);
     let mut run = Run {
         scene: Scene::new(),
         writer: SnapshotWriter::new(Some(1), budget, first),
@@ -234,7 +237,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
                                 slot,
                                 generation: *g,
                             };
-                            let owner = (src.byte() % 3 == 0).then_some(1);
+                            let owner = (src.byte().is_multiple_of(3)).then_some(1);
                             run.scene.spawn(id, owner).map_err(|e| e.to_string())?;
                             let _ = run
                                 .scene
@@ -272,7 +275,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
                         }
                         _ => {
                             // The world replaced under the live session, on both sides.
-                            if src.byte() % 8 == 0 {
+                            if src.byte().is_multiple_of(8) {
                                 run.scene = Scene::new();
                                 run.writer.replace_world();
                                 run.client.replace_world(run.writer.next_sequence());
@@ -290,7 +293,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
             }
             7 => {
                 if let Some(i) = pick(&mut src, run.down.len()) {
-                    if src.byte() % 2 == 0 {
+                    if src.byte().is_multiple_of(2) {
                         run.down.swap_remove(i);
                     } else {
                         let d = run.down[i].clone();
@@ -306,7 +309,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
             }
             11 => {
                 if let Some(i) = pick(&mut src, run.up.len()) {
-                    if src.byte() % 2 == 0 {
+                    if src.byte().is_multiple_of(2) {
                         run.up.swap_remove(i);
                     } else {
                         let a = run.up[i].clone();

@@ -246,8 +246,8 @@ impl Run {
                 self.server_ack(&a);
             }
         }
-        let server: BTreeMap<u64, (u64, [i64; 3], BTreeMap<u8, Vec<u8>>)> = self.server.world();
-        let client: BTreeMap<u64, (u64, [i64; 3], BTreeMap<u8, Vec<u8>>)> = self
+        let server: WorldView = self.server.world();
+        let client: WorldView = self
             .client
             .entities()
             .iter()
@@ -284,7 +284,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
     };
     let window = 16 + u64::from(src.byte() % 64);
     // One run in four also meets forged datagrams and acks.
-    let hostile = src.byte() % 4 == 0;
+    let hostile = src.byte().is_multiple_of(4);
     let mut run = Run {
         server: Subscription::new(SubscriptionConfig {
             precision: 0.5,
@@ -343,7 +343,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
                             id,
                             r#type: src.byte() % 3,
                         },
-                        _ if src.byte() % 8 == 0 => WorldOp::FullFrame,
+                        _ if src.byte().is_multiple_of(8) => WorldOp::FullFrame,
                         _ => WorldOp::Move {
                             id,
                             position: [v, v, v],
@@ -381,7 +381,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
             }
             13 => {
                 if let Some(i) = pick(&mut src, run.up.len()) {
-                    if src.byte() % 2 == 0 {
+                    if src.byte().is_multiple_of(2) {
                         run.up.swap_remove(i);
                     } else {
                         let a = run.up[i].clone();
@@ -401,7 +401,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
                 }
             }
             _ => {
-                if src.byte() % 2 == 0 {
+                if src.byte().is_multiple_of(2) {
                     run.forge(&mut src)?;
                 } else {
                     // A hostile ack: any frame number, any stream tick.

@@ -36,7 +36,7 @@ pub use crate::protocol::{MAX_HEADER_LEN, VERSION};
 pub use builder::{split_tick, BuildError, DatagramBuilder, DatagramHeader};
 pub use replica::{DatagramSummary, Replica, ReplicaLimits, ReplicaTable};
 pub use subscription::{
-    AckSummary, Subscription, SubscriptionConfig, TickOutput, WorldError, WorldOp,
+    AckSummary, Subscription, SubscriptionConfig, TickOutput, WorldError, WorldOp, WorldView,
 };
 
 use crate::protocol::{Despawn, FullFrame, Spawn};

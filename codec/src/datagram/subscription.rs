@@ -130,6 +130,10 @@ struct Tracked {
     acked_frame: u64,
 }
 
+/// A world as the client should hold it: per id, the spawn tick, the quantized position and
+/// the live components.
+pub type WorldView = BTreeMap<u64, (u64, [i64; 3], BTreeMap<u8, Vec<u8>>)>;
+
 /// The server's side of one subscription (seed 003).
 ///
 /// Feed it the world's operations tick by tick with [`Subscription::tick`], which returns the
@@ -173,7 +177,7 @@ impl Subscription {
 
     /// The world as the client should come to hold it: per id, the spawn tick, the quantized
     /// position and the live components.
-    pub fn world(&self) -> BTreeMap<u64, (u64, [i64; 3], BTreeMap<u8, Vec<u8>>)> {
+    pub fn world(&self) -> WorldView {
         self.entities
             .iter()
             .map(|(id, e)| {
@@ -273,10 +277,12 @@ impl Subscription {
                         .entities
                         .get_mut(id)
                         .ok_or(WorldError::NotSpawned(*id))?;
-                    for axis in 0..3 {
-                        if e.position[axis] != q[axis] {
-                            e.position[axis] = q[axis];
-                            e.position_changed[axis] = carrier;
+                    for ((held, changed), new) in
+                        e.position.iter_mut().zip(&mut e.position_changed).zip(q)
+                    {
+                        if *held != new {
+                            *held = new;
+                            *changed = carrier;
                         }
                     }
                 }
@@ -343,10 +349,10 @@ impl Subscription {
             let due = |changed: u64| changed > e.acked_frame;
             let mut mask = UpdateMask::empty();
             let mut axes = [None; 3];
-            for axis in 0..3 {
+            for (axis, slot) in axes.iter_mut().enumerate() {
                 if due(e.position_changed[axis]) {
                     mask.set(axis, true);
-                    axes[axis] = Some(e.position[axis]);
+                    *slot = Some(e.position[axis]);
                 }
             }
             let comps: Vec<Component> = e

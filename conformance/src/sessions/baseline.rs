@@ -281,7 +281,7 @@ fn world(seed: u64, ticks: u64, n: u32, reuse_every: Option<u64>) -> Vec<Vec<Val
                 ops.push(json!({"velocity": {"slot": slot * 3, "vx": 1.0, "vy": -2.0, "vz": 0.5}}));
             }
         }
-        if n > 1 && reuse_every.is_some_and(|e| tick % e == 0) {
+        if n > 1 && reuse_every.is_some_and(|e| tick.is_multiple_of(e)) {
             generation[1] = generation[1].wrapping_add(1);
             ops.push(json!({"despawn": {"slot": 3}}));
             ops.push(json!({"spawn": {"slot": 3, "generation": generation[1]}}));

@@ -299,14 +299,14 @@ fn world(
             if rng.chance(0.1) {
                 ops.push(json!({"remove": {"id": 1 + rng.below_or_at(n - 1), "type": 2}}));
             }
-            if respawn_every.is_some_and(|e| tick % e == 0) {
+            if respawn_every.is_some_and(|e| tick.is_multiple_of(e)) {
                 ops.push(json!({"despawn": {"id": 1}}));
                 ops.push(json!({"spawn": {"id": 1, "x": -(tick as f64), "y": 1.0, "z": 2.0}}));
             }
             if full_at == Some(tick) {
                 ops.push(json!({"full_frame": {}}));
             }
-            if tick % 3 == 0 {
+            if tick.is_multiple_of(3) {
                 ops.push(json!({"input_ack": {"seq": tick * 2}}));
             }
         }
