@@ -396,7 +396,23 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
                     run.client_receive(&d)?;
                 } else {
                     let junk: Vec<u8> = (0..src.byte() % 16).map(|_| src.byte()).collect();
-                    run.client_receive(&junk)?;
+                    if let Ok(d) = Datagram::decode(&junk) {
+                        // Garbage that decodes is a forged datagram: it may say anything.
+                        let before = run.client.entities().clone();
+                        run.client.receive(d);
+                        let _ = run.client.take_acks();
+                        for (id, r) in run.client.entities() {
+                            if before.get(id) != Some(r) {
+                                run.tainted.insert((*id, r.spawn_tick));
+                            }
+                        }
+                        run.lied = true;
+                    }
+                    run.check_client()?;
+                    if DatagramAck::decode(&junk).is_ok() {
+                        run.lied = true;
+                        run.acks_lied = true;
+                    }
                     run.server_ack(&junk);
                 }
             }
