@@ -1285,7 +1285,7 @@ mod tests {
             ErrorKind::OverWidth
         );
         assert_eq!(
-            quantize_int(-9.223372036854775808e18, 1.0, i64::MIN, i64::MAX).unwrap(),
+            quantize_int(i64::MIN as f64, 1.0, i64::MIN, i64::MAX).unwrap(),
             i64::MIN
         );
     }
