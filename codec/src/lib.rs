@@ -11,10 +11,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod delta;
 pub mod acked;
 pub mod baseline;
 pub mod datagram;
+pub mod delta;
 pub mod digest;
 pub mod error;
 pub mod fuzzing;
