@@ -288,7 +288,11 @@ impl<'a> Gen<'a> {
 
     fn file_header(&mut self, file: &File) {
         self.code.blank();
-        self.code.line(format!("// ---- {} ----", file.name));
+        // The file's name only: generated code must not depend on where the checkout is.
+        let name = std::path::Path::new(&file.name)
+            .file_name()
+            .map_or(file.name.clone(), |n| n.to_string_lossy().into_owned());
+        self.code.line(format!("// ---- {name} ----"));
         for line in &file.doc {
             if line.is_empty() {
                 self.code.line("//");
