@@ -46,15 +46,17 @@ pub fn table(report: &RunReport) -> String {
     }
     let mut out = String::new();
     let _ = writeln!(out, "testee: {}", report.testee);
+    // As wide as the longest group name (`streams/baseline`), so the columns line up.
+    let width = by_frame.keys().map(|f| f.len()).max().unwrap_or(0).max(5);
     let _ = writeln!(
         out,
-        "{:<14} {:>6} {:>6} {:>8} {:>6} {:>8} {:>6}",
+        "{:<width$} {:>6} {:>6} {:>8} {:>6} {:>8} {:>6}",
         "frame", "pass", "fail", "unimpl", "crash", "timeout", "known"
     );
     let row = |out: &mut String, name: &str, c: &Counts| {
         let _ = writeln!(
             out,
-            "{:<14} {:>6} {:>6} {:>8} {:>6} {:>8} {:>6}",
+            "{:<width$} {:>6} {:>6} {:>8} {:>6} {:>8} {:>6}",
             name, c.pass, c.fail, c.unimplemented, c.crash, c.timeout, c.known
         );
     };
