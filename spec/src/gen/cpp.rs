@@ -55,14 +55,14 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
 /// The codec header of `spec`.
 fn protocol(spec: &Spec) -> String {
     let index = Index::new(spec);
+    let uses = super::uses(spec, &index);
     let mut g = Gen {
         index: &index,
         code: Code::default(),
-        keyed: BTreeSet::new(),
-        bits_used: BTreeSet::new(),
+        keyed: uses.keyed,
+        bits_used: uses.bits_used,
         endian: Endian::Little,
     };
-    g.collect_uses(spec);
     g.header(spec);
     for file in &spec.files {
         g.file_section(file);
@@ -483,39 +483,6 @@ impl Gen<'_> {
             } else {
                 self.code.line(format!("/// {line}"));
             }
-        }
-    }
-
-    fn collect_uses(&mut self, spec: &Spec) {
-        for file in &spec.files {
-            for item in &file.items {
-                if let Item::Record(r) = item {
-                    for f in &r.fields {
-                        self.collect_type(&f.ty, r.packed);
-                    }
-                }
-            }
-        }
-    }
-
-    fn collect_type(&mut self, ty: &Type, packed: bool) {
-        match ty {
-            Type::Named { name, .. } if self.index.bits(name).is_some() => {
-                self.bits_used.insert((name.clone(), packed));
-            }
-            Type::Quant { wire, .. } => self.collect_type(wire, packed),
-            Type::Array(a) => {
-                if let (Some(key), Type::Named { name, .. }) =
-                    (a.ascending.as_ref().and_then(|a| a.key.clone()), &a.elem)
-                {
-                    self.keyed.insert((name.clone(), key));
-                }
-                if let Count::Prefix(t) = &a.count {
-                    self.collect_type(t, packed);
-                }
-                self.collect_type(&a.elem, packed);
-            }
-            _ => {}
         }
     }
 
@@ -1143,11 +1110,7 @@ impl Gen<'_> {
 
     /// The array a count field counts.
     fn counted_array(r: &Record, count: &str) -> String {
-        r.fields
-            .iter()
-            .find(|f| matches!(&f.ty, Type::Array(a) if matches!(&a.count, Count::Field { name, .. } if name == count)))
-            .map(|f| f.name.clone())
-            .unwrap_or_default()
+        super::counted_array(r, count).to_string()
     }
 
     /// When a field is present: its selector's bit and its condition, or None when always.

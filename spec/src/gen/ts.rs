@@ -36,9 +36,8 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
         index: &index,
         out: Out::default(),
         endian: Endian::Little,
-        keyed: BTreeSet::new(),
+        keyed: super::uses(spec, &index).keyed,
     };
-    g.collect_keyed(spec);
     let sources: Vec<String> = spec
         .files
         .iter()
@@ -416,18 +415,6 @@ impl Gen<'_> {
                 self.out.line("//");
             } else {
                 self.out.line(format!("// {line}"));
-            }
-        }
-    }
-
-    fn collect_keyed(&mut self, spec: &Spec) {
-        for file in &spec.files {
-            for item in &file.items {
-                if let Item::Record(r) = item {
-                    for f in &r.fields {
-                        collect_keyed_type(&f.ty, &mut self.keyed);
-                    }
-                }
             }
         }
     }
@@ -1607,24 +1594,9 @@ impl Gen<'_> {
     }
 }
 
-/// Records that are elements of a list ascending by a key.
-fn collect_keyed_type(ty: &Type, keyed: &mut BTreeSet<(String, String)>) {
-    if let Type::Array(a) = ty {
-        if let (Some(key), Type::Named { name, .. }) =
-            (a.ascending.as_ref().and_then(|a| a.key.clone()), &a.elem)
-        {
-            keyed.insert((name.clone(), key));
-        }
-        collect_keyed_type(&a.elem, keyed);
-    }
-}
-
 /// The array of `r` that the count field `count` counts.
 fn counted_array<'r>(r: &'r Record, count: &str) -> &'r str {
-    r.fields
-        .iter()
-        .find(|f| matches!(&f.ty, Type::Array(a) if matches!(&a.count, Count::Field { name, .. } if name == count)))
-        .map_or("", |f| f.name.as_str())
+    super::counted_array(r, count)
 }
 
 /// The functions that take a frame by name, after the `FRAMES` table.
