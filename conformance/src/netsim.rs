@@ -93,6 +93,17 @@ impl LinkConfig {
     pub fn perfect() -> Self {
         LinkConfig::default()
     }
+
+    /// A link with uniform loss, duplication, latency and jitter, and no burst or cap.
+    pub fn lossy(loss: f64, duplicate: f64, latency_ms: u64, jitter_ms: u64) -> Self {
+        LinkConfig {
+            loss,
+            duplicate,
+            latency_ms,
+            jitter_ms,
+            ..LinkConfig::default()
+        }
+    }
 }
 
 /// What a link did with the frames it was given, for reports and tests.

@@ -332,16 +332,6 @@ impl Session for AckedClient {
     }
 }
 
-fn link(loss: f64, duplicate: f64, latency_ms: u64, jitter_ms: u64) -> LinkConfig {
-    LinkConfig {
-        loss,
-        duplicate,
-        latency_ms,
-        jitter_ms,
-        ..LinkConfig::default()
-    }
-}
-
 /// A generated world of `entities` ids over `ticks`, as JSON ops.
 fn world(seed: u64, ticks: u32, entities: u16, churn: f64, events: f64) -> Vec<Vec<Value>> {
     let shape = Shape {
@@ -413,8 +403,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         params: json!({"own": [1], "keep_inputs": 4}),
         tick_ms: 20,
         network: NetworkConfig {
-            down: link(0.0, 0.0, 30, 0),
-            up: link(0.0, 0.0, 30, 0),
+            down: LinkConfig::lossy(0.0, 0.0, 30, 0),
+            up: LinkConfig::lossy(0.0, 0.0, 30, 0),
             seed: 1,
         },
         script: world(1, 80, 4, 0.01, 0.15),
@@ -433,8 +423,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
             ),
         );
         r.network = NetworkConfig {
-            down: link(loss, 0.0, 30, 20),
-            up: link(loss, 0.0, 30, 20),
+            down: LinkConfig::lossy(loss, 0.0, 30, 20),
+            up: LinkConfig::lossy(loss, 0.0, 30, 20),
             seed,
         };
         r.script = world(seed, 80, 4, 0.01, 0.15);
@@ -454,7 +444,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
             latency_ms: 30,
             ..LinkConfig::default()
         },
-        up: link(0.0, 0.0, 30, 0),
+        up: LinkConfig::lossy(0.0, 0.0, 30, 0),
         seed: 11,
     };
     r.script = world(6, 120, 2, 0.0, 0.1);
@@ -464,8 +454,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "30% of frames delivered twice each way: a second copy is stale and dropped",
     );
     r.network = NetworkConfig {
-        down: link(0.0, 0.3, 30, 10),
-        up: link(0.0, 0.3, 30, 10),
+        down: LinkConfig::lossy(0.0, 0.3, 30, 10),
+        up: LinkConfig::lossy(0.0, 0.3, 30, 10),
         seed: 7,
     };
     recs.push(r);
@@ -474,8 +464,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "jitter four ticks wide: frames arrive out of order, older ones are stale",
     );
     r.network = NetworkConfig {
-        down: link(0.0, 0.0, 30, 80),
-        up: link(0.0, 0.0, 30, 80),
+        down: LinkConfig::lossy(0.0, 0.0, 30, 80),
+        up: LinkConfig::lossy(0.0, 0.0, 30, 80),
         seed: 8,
     };
     recs.push(r);
@@ -484,8 +474,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "60% of kind 7 frames lost: frames go onto older acknowledged bases, inputs are repeated",
     );
     r.network = NetworkConfig {
-        down: link(0.0, 0.0, 30, 0),
-        up: link(0.6, 0.0, 30, 10),
+        down: LinkConfig::lossy(0.0, 0.0, 30, 0),
+        up: LinkConfig::lossy(0.6, 0.0, 30, 10),
         seed: 9,
     };
     recs.push(r);
@@ -505,8 +495,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     }
     r.script = script;
     r.network = NetworkConfig {
-        down: link(0.3, 0.0, 30, 20),
-        up: link(0.3, 0.0, 30, 20),
+        down: LinkConfig::lossy(0.3, 0.0, 30, 20),
+        up: LinkConfig::lossy(0.3, 0.0, 30, 20),
         seed: 10,
     };
     recs.push(r);
@@ -527,8 +517,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     }
     r.script = script;
     r.network = NetworkConfig {
-        down: link(0.4, 0.0, 30, 20),
-        up: link(0.4, 0.0, 30, 20),
+        down: LinkConfig::lossy(0.4, 0.0, 30, 20),
+        up: LinkConfig::lossy(0.4, 0.0, 30, 20),
         seed: 12,
     };
     recs.push(r);
@@ -544,7 +534,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     }
     r.script = script;
     r.network = NetworkConfig {
-        down: link(0.1, 0.0, 30, 0),
+        down: LinkConfig::lossy(0.1, 0.0, 30, 0),
         up: LinkConfig {
             burst: Some(Burst {
                 enter: 1.0,
@@ -580,8 +570,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     }
     r.script = script;
     r.network = NetworkConfig {
-        down: link(0.1, 0.0, 30, 10),
-        up: link(0.1, 0.0, 30, 10),
+        down: LinkConfig::lossy(0.1, 0.0, 30, 10),
+        up: LinkConfig::lossy(0.1, 0.0, 30, 10),
         seed: 14,
     };
     recs.push(r);

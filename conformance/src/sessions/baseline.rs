@@ -240,16 +240,6 @@ impl Session for Client {
     }
 }
 
-fn link(loss: f64, duplicate: f64, latency_ms: u64, jitter_ms: u64) -> LinkConfig {
-    LinkConfig {
-        loss,
-        duplicate,
-        latency_ms,
-        jitter_ms,
-        ..LinkConfig::default()
-    }
-}
-
 /// A deterministic world of `n` slots over `ticks` ticks; slot 0 is owned by client 1; with
 /// `reuse_every`, slot 1's occupant is destroyed and the slot reused by a new generation.
 fn world(seed: u64, ticks: u64, n: u32, reuse_every: Option<u64>) -> Vec<Vec<Value>> {
@@ -302,8 +292,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         params: json!({"budget": 1200, "client": 1}),
         tick_ms: 20,
         network: NetworkConfig {
-            down: link(0.0, 0.0, 30, 0),
-            up: link(0.0, 0.0, 30, 0),
+            down: LinkConfig::lossy(0.0, 0.0, 30, 0),
+            up: LinkConfig::lossy(0.0, 0.0, 30, 0),
             seed: 1,
         },
         script: world(1, 40, 4, None),
@@ -318,8 +308,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "25% loss, duplicates and reordering each way: what is unconfirmed is said again, a stale snapshot is dropped",
     );
     r.network = NetworkConfig {
-        down: link(0.25, 0.2, 30, 50),
-        up: link(0.25, 0.2, 30, 50),
+        down: LinkConfig::lossy(0.25, 0.2, 30, 50),
+        up: LinkConfig::lossy(0.25, 0.2, 30, 50),
         seed: 2,
     };
     r.script = world(2, 40, 4, None);
@@ -329,8 +319,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "a slot reused by a new generation every 4 ticks under loss: by entity, never by slot; destruction reliable until confirmed",
     );
     r.network = NetworkConfig {
-        down: link(0.2, 0.1, 20, 40),
-        up: link(0.2, 0.1, 20, 40),
+        down: LinkConfig::lossy(0.2, 0.1, 20, 40),
+        up: LinkConfig::lossy(0.2, 0.1, 20, 40),
         seed: 3,
     };
     r.script = world(3, 40, 3, Some(4));
@@ -340,7 +330,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "a 24-byte budget: owned entities go first, then the longest unconfirmed, then by slot",
     );
     r.params = json!({"budget": 24, "client": 1});
-    r.network.down = link(0.1, 0.0, 30, 10);
+    r.network.down = LinkConfig::lossy(0.1, 0.0, 30, 10);
     r.network.seed = 4;
     r.script = world(4, 40, 5, Some(9));
     recs.push(r);
@@ -350,8 +340,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     );
     r.params = json!({"budget": 1200, "client": 1, "first_sequence": 65520});
     r.network = NetworkConfig {
-        down: link(0.15, 0.1, 30, 40),
-        up: link(0.15, 0.1, 30, 40),
+        down: LinkConfig::lossy(0.15, 0.1, 30, 40),
+        up: LinkConfig::lossy(0.15, 0.1, 30, 40),
         seed: 5,
     };
     r.script = world(5, 40, 3, Some(7));
@@ -366,7 +356,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
             leave: 0.01,
             loss: 1.0,
         }),
-        ..link(seed_loss, 0.0, 30, 10)
+        ..LinkConfig::lossy(seed_loss, 0.0, 30, 10)
     };
     r.network = NetworkConfig {
         down: stall(0.02),

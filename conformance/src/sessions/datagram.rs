@@ -254,16 +254,6 @@ impl Session for Client {
     }
 }
 
-fn link(loss: f64, duplicate: f64, latency_ms: u64, jitter_ms: u64) -> LinkConfig {
-    LinkConfig {
-        loss,
-        duplicate,
-        latency_ms,
-        jitter_ms,
-        ..LinkConfig::default()
-    }
-}
-
 /// A deterministic world: `n` entities wandering, a component now and then, `ticks` ticks;
 /// `respawn_every` respawns entity 1 under the same id; `full_at` sends a full frame.
 fn world(
@@ -325,8 +315,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         params: json!({"precision": 0.01, "max_datagram": 64}),
         tick_ms: 20,
         network: NetworkConfig {
-            down: link(0.0, 0.0, 30, 0),
-            up: link(0.0, 0.0, 30, 0),
+            down: LinkConfig::lossy(0.0, 0.0, 30, 0),
+            up: LinkConfig::lossy(0.0, 0.0, 30, 0),
             seed: 1,
         },
         script: world(1, 40, 4, None, None),
@@ -341,8 +331,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "20% loss each way with jitter: ticks held until whole, changes resent until covered",
     );
     r.network = NetworkConfig {
-        down: link(0.2, 0.0, 30, 25),
-        up: link(0.2, 0.0, 30, 25),
+        down: LinkConfig::lossy(0.2, 0.0, 30, 25),
+        up: LinkConfig::lossy(0.2, 0.0, 30, 25),
         seed: 2,
     };
     r.script = world(2, 40, 4, None, None);
@@ -352,8 +342,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "duplicates and reordering: an update from a datagram older than the last applied is skipped",
     );
     r.network = NetworkConfig {
-        down: link(0.05, 0.3, 20, 60),
-        up: link(0.05, 0.3, 20, 60),
+        down: LinkConfig::lossy(0.05, 0.3, 20, 60),
+        up: LinkConfig::lossy(0.05, 0.3, 20, 60),
         seed: 3,
     };
     r.script = world(3, 40, 4, None, None);
@@ -363,8 +353,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "entity 1 despawned and spawned again under the same id every 5 ticks while datagrams reorder: late updates for the old occupant change nothing",
     );
     r.network = NetworkConfig {
-        down: link(0.1, 0.1, 20, 60),
-        up: link(0.1, 0.0, 20, 30),
+        down: LinkConfig::lossy(0.1, 0.1, 20, 60),
+        up: LinkConfig::lossy(0.1, 0.0, 20, 30),
         seed: 4,
     };
     r.script = world(4, 40, 3, Some(5), None);
@@ -374,8 +364,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "a full frame mid-stream under reordering: datagrams built before it change nothing",
     );
     r.network = NetworkConfig {
-        down: link(0.1, 0.1, 20, 60),
-        up: link(0.1, 0.0, 20, 20),
+        down: LinkConfig::lossy(0.1, 0.1, 20, 60),
+        up: LinkConfig::lossy(0.1, 0.0, 20, 20),
         seed: 5,
     };
     r.script = world(5, 40, 3, None, Some(20));
@@ -391,7 +381,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
                 leave: 0.08,
                 loss: 1.0,
             }),
-            ..link(0.02, 0.0, 30, 10)
+            ..LinkConfig::lossy(0.02, 0.0, 30, 10)
         },
         up: LinkConfig {
             burst: Some(Burst {
@@ -399,7 +389,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
                 leave: 0.08,
                 loss: 1.0,
             }),
-            ..link(0.02, 0.0, 30, 10)
+            ..LinkConfig::lossy(0.02, 0.0, 30, 10)
         },
         seed: 6,
     };

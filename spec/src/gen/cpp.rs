@@ -1055,41 +1055,9 @@ impl Gen<'_> {
 
     /// A condition as C++, with `name` giving the expression of each field it mentions.
     fn cond_expr(&self, cond: &Cond, r: &Record, name: &dyn Fn(&str) -> String) -> String {
-        let field_ty = |f: &str| r.fields.iter().find(|x| x.name == f).map(|x| &x.ty);
-        match cond {
-            Cond::All(all) => all
-                .iter()
-                .map(|c| self.cond_expr(c, r, name))
-                .collect::<Vec<_>>()
-                .join(" && "),
-            Cond::Bit {
-                field,
-                bit,
-                negated,
-                ..
-            } => {
-                let bits = match field_ty(field) {
-                    Some(Type::Named { name, .. }) => name.clone(),
-                    _ => String::new(),
-                };
-                format!(
-                    "{}{}.contains({bits}::{bit})",
-                    if *negated { "!" } else { "" },
-                    name(field)
-                )
-            }
-            Cond::Set { field, negated, .. } => match field_ty(field) {
-                Some(Type::Bool) => format!("{}{}", if *negated { "!" } else { "" }, name(field)),
-                _ => format!("{} {} 0", name(field), if *negated { "==" } else { "!=" }),
-            },
-            Cond::Greater { field, value, .. } => {
-                format!("{} > {}", name(field), literal(i128::from(*value)))
-            }
-        }
+        super::cond_expr(cond, r, name, &|v| literal(i128::from(v)))
     }
 
-    /// How a field is named in a condition: in a decoder (`out.flags`, a count's local) or an
-    /// encoder (`v.flags`, `v.list.size()`); a constant by its value.
     fn field_ref(&self, r: &Record, name: &str, encode: bool) -> String {
         let field = r.fields.iter().find(|f| f.name == name);
         if let Some(c) = field.and_then(|f| f.constant) {

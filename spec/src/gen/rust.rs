@@ -813,35 +813,7 @@ impl<'a> Gen<'a> {
     }
 
     fn cond_expr(&self, cond: &Cond, r: &Record, name: &dyn Fn(&str) -> String) -> String {
-        let field_ty = |f: &str| r.fields.iter().find(|x| x.name == f).map(|x| &x.ty);
-        match cond {
-            Cond::All(all) => all
-                .iter()
-                .map(|c| self.cond_expr(c, r, name))
-                .collect::<Vec<_>>()
-                .join(" && "),
-            Cond::Bit {
-                field,
-                bit,
-                negated,
-                ..
-            } => {
-                let bits = match field_ty(field) {
-                    Some(Type::Named { name, .. }) => name.clone(),
-                    _ => String::new(),
-                };
-                format!(
-                    "{}{}.contains({bits}::{bit})",
-                    if *negated { "!" } else { "" },
-                    name(field)
-                )
-            }
-            Cond::Set { field, negated, .. } => match field_ty(field) {
-                Some(Type::Bool) => format!("{}{}", if *negated { "!" } else { "" }, name(field)),
-                _ => format!("{} {} 0", name(field), if *negated { "==" } else { "!=" }),
-            },
-            Cond::Greater { field, value, .. } => format!("{} > {value}", name(field)),
-        }
+        super::cond_expr(cond, r, name, &|v| v.to_string())
     }
 
     fn presence(&self, f: &Field, r: &Record, encode: bool) -> Option<String> {
