@@ -1,0 +1,479 @@
+//! The reference scenes `ackwire bench` runs: deterministic worlds (a seeded SplitMix64, no
+//! clock) whose truth every protocol replicates, tick by tick.
+//!
+//! - [`SceneKind::Cube`], after Glenn Fiedler's "Snapshot Compression": 901 bodies at 60 Hz,
+//!   a player body that never stops and 900 cubes on a grid, most at rest, about a hundred
+//!   moving at a time; positions on a grid of 512 steps per metre, as his are;
+//! - [`SceneKind::Arena`]: 64 players at 20 Hz running, turning, jumping, taking damage,
+//!   dying and respawning elsewhere;
+//! - [`SceneKind::Floats`]: 1000 entities with one f32 each (carried as the x of a position
+//!   by the protocols whose schema has no bare float), a tenth of them changing each tick.
+//!
+//! Every scene has a 100 ms round trip, and runs under each of [`LOSSES`] with ±2 ticks of
+//! jitter. The cubes' orientation is a heading only: the reference protocol's pose has no
+//! quaternion, where Fiedler's cubes tumble (his 57 bits include a smallest-three quaternion).
+
+use crate::netsim::SplitMix64;
+
+/// Loss each way, per cent, that every scene runs under.
+pub const LOSSES: [f64; 5] = [0.0, 2.0, 5.0, 10.0, 25.0];
+
+/// Jitter either way of the one-way delay, ticks.
+pub const JITTER_TICKS: u32 = 2;
+
+/// Round trip of every scene, milliseconds.
+pub const RTT_MS: u32 = 100;
+
+/// Positions of the truth lie on a grid of this many steps per metre.
+pub const STEPS_PER_METRE: f32 = 512.0;
+
+/// Which reference scene.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SceneKind {
+    /// Fiedler's cubes.
+    Cube,
+    /// 64 players.
+    Arena,
+    /// 1000 floats.
+    Floats,
+}
+
+impl SceneKind {
+    /// Every scene, in report order.
+    pub const ALL: [SceneKind; 3] = [SceneKind::Cube, SceneKind::Arena, SceneKind::Floats];
+
+    /// The short name (`cube`, `arena`, `floats`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SceneKind::Cube => "cube",
+            SceneKind::Arena => "arena",
+            SceneKind::Floats => "floats",
+        }
+    }
+
+    /// One line on what the scene is.
+    pub fn title(self) -> &'static str {
+        match self {
+            SceneKind::Cube => "Cubes (after Fiedler): 901 bodies at 60 Hz, ~100 moving",
+            SceneKind::Arena => "Arena: 64 players at 20 Hz",
+            SceneKind::Floats => "Floats: 1000 entities with one f32, 60 Hz",
+        }
+    }
+
+    /// Ticks per second.
+    pub fn hz(self) -> u32 {
+        match self {
+            SceneKind::Arena => 20,
+            SceneKind::Cube | SceneKind::Floats => 60,
+        }
+    }
+
+    /// Entities in the world.
+    pub fn entities(self) -> u16 {
+        match self {
+            SceneKind::Cube => 901,
+            SceneKind::Arena => 64,
+            SceneKind::Floats => 1000,
+        }
+    }
+
+    /// The one-way delay in whole ticks (half the round trip), at least one.
+    pub fn one_way_ticks(self) -> u32 {
+        (RTT_MS * self.hz()).div_ceil(2000).max(1)
+    }
+
+    /// The entity the client plays, if the scene has one: its own entity is sent in full by
+    /// the acked presenter and goes first under NetBaseline's budget.
+    pub fn own(self) -> Option<u16> {
+        match self {
+            SceneKind::Arena => Some(1),
+            SceneKind::Cube | SceneKind::Floats => None,
+        }
+    }
+
+    /// Whether the scene's entities carry health (the arena's players do).
+    pub fn has_health(self) -> bool {
+        self == SceneKind::Arena
+    }
+
+    /// By name.
+    pub fn from_name(name: &str) -> Option<SceneKind> {
+        SceneKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// One entity's truth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Body {
+    /// Its id, from 1.
+    pub id: u16,
+    /// East, north, up, metres (on the 1/512 m grid).
+    pub pos: [f32; 3],
+    /// Heading, degrees in [0, 360).
+    pub yaw: f32,
+    /// Hit points (the arena's; 0 elsewhere).
+    pub hp: u8,
+}
+
+/// How a body moves, per scene.
+#[derive(Debug, Clone, Copy, Default)]
+struct Motion {
+    /// Metres per second.
+    vel: [f32; 3],
+    /// Degrees per second.
+    spin: f32,
+    /// Ticks of motion left (cubes), or of death (players).
+    left: u32,
+}
+
+/// A reference scene: its truth and what the last tick changed.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    kind: SceneKind,
+    rng: SplitMix64,
+    bodies: Vec<Body>,
+    motion: Vec<Motion>,
+    changed: Vec<usize>,
+    tick: u32,
+}
+
+fn snap(v: f32) -> f32 {
+    (v * STEPS_PER_METRE).round() / STEPS_PER_METRE
+}
+
+fn wrap_deg(d: f32) -> f32 {
+    d.rem_euclid(360.0)
+}
+
+/// The half-width of the cubes' and players' floor, metres: inside the acked stream's
+/// quantized box (±16383 steps of 1/512 m), as Fiedler's cubes stay on their floor.
+const FLOOR: f32 = 30.0;
+/// Gravity, metres per second squared.
+const GRAVITY: f32 = 9.81;
+/// A cube resting on the floor has its centre this high.
+const CUBE_REST_Z: f32 = 0.5;
+
+impl Scene {
+    /// The scene of `kind` at tick 0, every body in place, drawn from `seed`.
+    pub fn new(kind: SceneKind, seed: u64) -> Scene {
+        let mut rng = SplitMix64::new(seed ^ (kind as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let n = usize::from(kind.entities());
+        let mut bodies = Vec::with_capacity(n);
+        let mut motion = vec![Motion::default(); n];
+        for (i, m) in motion.iter_mut().enumerate() {
+            let id = i as u16 + 1;
+            let body = match kind {
+                SceneKind::Cube => {
+                    if i == 0 {
+                        // The player's body, circling the grid.
+                        Body {
+                            id,
+                            pos: [0.0, -12.0, 1.0],
+                            yaw: 0.0,
+                            hp: 0,
+                        }
+                    } else {
+                        // 30 × 30 cubes, 1.5 m apart, centred on the origin.
+                        let (gx, gy) = ((i - 1) % 30, (i - 1) / 30);
+                        Body {
+                            id,
+                            pos: [
+                                snap(gx as f32 * 1.5 - 21.75),
+                                snap(gy as f32 * 1.5 - 21.75),
+                                CUBE_REST_Z,
+                            ],
+                            yaw: 0.0,
+                            hp: 0,
+                        }
+                    }
+                }
+                SceneKind::Arena => {
+                    let heading = (rng.next_f64() * 360.0) as f32;
+                    *m = run_motion(heading, &mut rng);
+                    Body {
+                        id,
+                        pos: random_floor_point(&mut rng),
+                        yaw: heading,
+                        hp: 100,
+                    }
+                }
+                SceneKind::Floats => Body {
+                    id,
+                    pos: [snap((rng.next_f64() * 60.0 - 30.0) as f32), 0.0, 0.0],
+                    yaw: 0.0,
+                    hp: 0,
+                },
+            };
+            bodies.push(body);
+        }
+        Scene {
+            kind,
+            rng,
+            bodies,
+            motion,
+            changed: (0..n).collect(),
+            tick: 0,
+        }
+    }
+
+    /// Which scene.
+    pub fn kind(&self) -> SceneKind {
+        self.kind
+    }
+
+    /// The tick the truth is at (0 before the first [`step`](Self::step)).
+    pub fn tick(&self) -> u32 {
+        self.tick
+    }
+
+    /// Every body, in id order.
+    pub fn bodies(&self) -> &[Body] {
+        &self.bodies
+    }
+
+    /// Indices (into [`bodies`](Self::bodies)) of the bodies the last step changed; every
+    /// body before the first step.
+    pub fn changed(&self) -> &[usize] {
+        &self.changed
+    }
+
+    /// Advances the truth one tick.
+    pub fn step(&mut self) {
+        self.tick += 1;
+        let dt = 1.0 / self.kind.hz() as f32;
+        let before = self.bodies.clone();
+        match self.kind {
+            SceneKind::Cube => self.step_cubes(dt),
+            SceneKind::Arena => self.step_arena(dt),
+            SceneKind::Floats => self.step_floats(),
+        }
+        self.changed.clear();
+        for (i, (b, a)) in before.iter().zip(&self.bodies).enumerate() {
+            if b != a {
+                self.changed.push(i);
+            }
+        }
+    }
+
+    fn step_cubes(&mut self, dt: f32) {
+        // The player's body circles at 4 m/s, 12 m from the centre.
+        let angle = self.tick as f32 * dt * 4.0 / 12.0;
+        let player = &mut self.bodies[0];
+        player.pos = [snap(12.0 * angle.sin()), snap(-12.0 * angle.cos()), 1.0];
+        player.yaw = snap(wrap_deg(angle.to_degrees()));
+        // About a hundred cubes moving: each moves for 40 to 80 ticks (one second on
+        // average), so 100 / 60 start a tick.
+        let starts = 1 + u32::from(self.rng.chance(2.0 / 3.0));
+        for _ in 0..starts {
+            let i = 1 + self.rng.below_or_at(899) as usize;
+            if self.motion[i].left == 0 {
+                let m = &mut self.motion[i];
+                let dir = self.rng.next_f64() as f32 * std::f32::consts::TAU;
+                let speed = 1.0 + self.rng.next_f64() as f32 * 3.0;
+                m.vel = [
+                    speed * dir.cos(),
+                    speed * dir.sin(),
+                    2.0 + 2.0 * self.rng.next_f64() as f32,
+                ];
+                m.spin = (self.rng.next_f64() as f32 - 0.5) * 360.0;
+                m.left = 40 + self.rng.below_or_at(40) as u32;
+            }
+        }
+        for i in 1..self.bodies.len() {
+            let m = &mut self.motion[i];
+            if m.left == 0 {
+                continue;
+            }
+            m.left -= 1;
+            let b = &mut self.bodies[i];
+            if m.left == 0 {
+                // Settles: on the floor, still; its last change.
+                b.pos[2] = CUBE_REST_Z;
+                continue;
+            }
+            m.vel[2] -= GRAVITY * dt;
+            for (axis, p) in b.pos.iter_mut().enumerate() {
+                let mut next = *p + m.vel[axis] * dt;
+                if axis < 2 && next.abs() > FLOOR {
+                    m.vel[axis] = -m.vel[axis];
+                    next = next.clamp(-FLOOR, FLOOR);
+                }
+                if axis == 2 && next < CUBE_REST_Z {
+                    // A bounce that loses half its speed.
+                    m.vel[2] = m.vel[2].abs() * 0.5;
+                    next = CUBE_REST_Z;
+                }
+                *p = snap(next);
+            }
+            b.yaw = snap(wrap_deg(b.yaw + m.spin * dt));
+        }
+    }
+
+    fn step_arena(&mut self, dt: f32) {
+        for i in 0..self.bodies.len() {
+            let (b, m) = (&mut self.bodies[i], &mut self.motion[i]);
+            if b.hp == 0 {
+                // Dead for three seconds, then back elsewhere, whole.
+                m.left = m.left.saturating_sub(1);
+                if m.left == 0 {
+                    b.pos = random_floor_point(&mut self.rng);
+                    b.yaw = (self.rng.next_f64() * 360.0) as f32;
+                    b.hp = 100;
+                    *m = run_motion(b.yaw, &mut self.rng);
+                }
+                continue;
+            }
+            // Now and then a player stops, turns or starts again.
+            if self.rng.chance(0.05) {
+                let heading = wrap_deg(b.yaw + (self.rng.next_f64() as f32 - 0.5) * 180.0);
+                *m = run_motion(heading, &mut self.rng);
+            }
+            if b.pos[2] <= 0.0 && self.rng.chance(0.02) {
+                m.vel[2] = 4.5;
+            }
+            m.vel[2] = if b.pos[2] > 0.0 || m.vel[2] > 0.0 {
+                m.vel[2] - GRAVITY * dt
+            } else {
+                0.0
+            };
+            for (axis, p) in b.pos.iter_mut().enumerate() {
+                let mut next = *p + m.vel[axis] * dt;
+                if axis < 2 && next.abs() > FLOOR {
+                    m.vel[axis] = -m.vel[axis];
+                    next = next.clamp(-FLOOR, FLOOR);
+                }
+                if axis == 2 && next < 0.0 {
+                    next = 0.0;
+                    m.vel[2] = 0.0;
+                }
+                *p = snap(next);
+            }
+            if m.vel[0] != 0.0 || m.vel[1] != 0.0 {
+                b.yaw = snap(wrap_deg(m.vel[1].atan2(m.vel[0]).to_degrees()));
+            }
+            if self.rng.chance(0.01) {
+                let damage = 10 + self.rng.below_or_at(30) as u8;
+                b.hp = b.hp.saturating_sub(damage);
+                if b.hp == 0 {
+                    m.left = 3 * SceneKind::Arena.hz();
+                }
+            }
+        }
+    }
+
+    fn step_floats(&mut self) {
+        for b in &mut self.bodies {
+            if self.rng.chance(0.1) {
+                let step = (self.rng.next_f64() as f32 - 0.5) * 1.0;
+                b.pos[0] = snap((b.pos[0] + step).clamp(-FLOOR, FLOOR));
+            }
+        }
+    }
+}
+
+fn random_floor_point(rng: &mut SplitMix64) -> [f32; 3] {
+    let mut c = || snap((rng.next_f64() as f32 * 2.0 - 1.0) * (FLOOR - 2.0));
+    [c(), c(), 0.0]
+}
+
+/// A player's run along `heading`: 6 m/s, or standing still one time in five.
+fn run_motion(heading: f32, rng: &mut SplitMix64) -> Motion {
+    let speed = if rng.chance(0.2) { 0.0 } else { 6.0 };
+    let h = heading.to_radians();
+    Motion {
+        vel: [speed * h.cos(), speed * h.sin(), 0.0],
+        spin: 0.0,
+        left: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(kind: SceneKind, ticks: u32) -> (Scene, f64) {
+        let mut s = Scene::new(kind, 7);
+        let mut changed = 0usize;
+        for _ in 0..ticks {
+            s.step();
+            changed += s.changed().len();
+        }
+        (s, changed as f64 / f64::from(ticks))
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_truth() {
+        for kind in SceneKind::ALL {
+            let (a, _) = run(kind, 300);
+            let (b, _) = run(kind, 300);
+            assert_eq!(a.bodies(), b.bodies(), "{}", kind.name());
+        }
+        let (a, _) = run(SceneKind::Cube, 300);
+        let mut other = Scene::new(SceneKind::Cube, 8);
+        (0..300).for_each(|_| other.step());
+        assert_ne!(a.bodies(), other.bodies());
+    }
+
+    #[test]
+    fn about_a_hundred_cubes_move_at_a_time() {
+        let (_, per_tick) = run(SceneKind::Cube, 1800);
+        assert!(
+            (70.0..=130.0).contains(&per_tick),
+            "{per_tick} cubes a tick"
+        );
+    }
+
+    #[test]
+    fn positions_stay_on_the_grid_and_on_the_floor() {
+        for kind in SceneKind::ALL {
+            let (s, _) = run(kind, 1200);
+            assert_eq!(s.bodies().len(), usize::from(kind.entities()));
+            for b in s.bodies() {
+                for p in b.pos {
+                    assert_eq!(p * STEPS_PER_METRE, (p * STEPS_PER_METRE).round(), "{b:?}");
+                    assert!(p.abs() <= FLOOR + 1.0, "{b:?}");
+                }
+                assert!((0.0..360.0).contains(&b.yaw), "{b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn players_die_and_come_back_and_most_move() {
+        let mut s = Scene::new(SceneKind::Arena, 3);
+        let (mut deaths, mut respawns, mut moving) = (0, 0, 0usize);
+        let mut prev = s.bodies().to_vec();
+        for _ in 0..2400 {
+            s.step();
+            for (a, b) in prev.iter().zip(s.bodies()) {
+                deaths += usize::from(a.hp > 0 && b.hp == 0);
+                respawns += usize::from(a.hp == 0 && b.hp == 100);
+            }
+            moving += s.changed().len();
+            prev = s.bodies().to_vec();
+        }
+        assert!(
+            deaths > 10 && respawns > 10,
+            "{deaths} deaths, {respawns} respawns"
+        );
+        let per_tick = moving as f64 / 2400.0;
+        assert!(
+            per_tick > 32.0 && per_tick < 64.0,
+            "{per_tick} players change a tick"
+        );
+    }
+
+    #[test]
+    fn a_tenth_of_the_floats_change_a_tick() {
+        let (_, per_tick) = run(SceneKind::Floats, 600);
+        assert!((80.0..=120.0).contains(&per_tick), "{per_tick}");
+    }
+
+    #[test]
+    fn the_round_trip_is_100_ms_in_ticks() {
+        assert_eq!(SceneKind::Cube.one_way_ticks(), 3);
+        assert_eq!(SceneKind::Arena.one_way_ticks(), 1);
+        assert_eq!(SceneKind::from_name("arena"), Some(SceneKind::Arena));
+        assert_eq!(SceneKind::from_name("nope"), None);
+    }
+}
