@@ -6,7 +6,7 @@
 
 #![forbid(unsafe_code)]
 
-use ackwire_conformance::{diff, explain, frames, report, runner, streams, testee, vectors};
+use ackwire_conformance::{bench, diff, explain, frames, report, runner, streams, testee, vectors};
 use ackwire_spec::SpecError;
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -173,6 +173,30 @@ enum Command {
         /// How long one reply may take, in milliseconds.
         #[arg(long, default_value_t = 5000)]
         timeout_ms: u64,
+    },
+    /// Run the reference scenes through every protocol and the full-snapshot peers: bits,
+    /// render error and CPU time, as a table, a JSON file and an SVG chart. Build with
+    /// `--release`: a debug build's CPU times say little.
+    Bench {
+        /// Five seconds of each scene instead of a minute (what CI runs).
+        #[arg(long)]
+        quick: bool,
+        /// Only this scene (cube, arena, floats); repeatable.
+        #[arg(long = "scene")]
+        scenes: Vec<String>,
+        /// Only this loss, per cent; repeatable (default 0, 2, 5, 10, 25).
+        #[arg(long = "loss")]
+        losses: Vec<f64>,
+        /// The seed of the scenes and the network.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where bench.json and bench.svg are written.
+        #[arg(long, default_value = "target/ackwire-bench")]
+        out: PathBuf,
+        /// Rewrite the block between the bench markers of this markdown file (the README)
+        /// with the tables of this run.
+        #[arg(long)]
+        readme: Option<PathBuf>,
     },
     /// Check the golden vectors against the Rust codec, or write them anew.
     Vectors {
@@ -383,6 +407,14 @@ fn run(command: Command) -> Result<ExitCode, String> {
             timeout: Duration::from_millis(timeout_ms),
             dir,
         }),
+        Command::Bench {
+            quick,
+            scenes,
+            losses,
+            seed,
+            out,
+            readme,
+        } => run_bench(quick, &scenes, losses, seed, &out, readme.as_deref()),
         Command::Vectors {
             write,
             stream_schema,
@@ -679,4 +711,94 @@ fn fuzz_diff(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `ackwire bench`.
+fn run_bench(
+    quick: bool,
+    scenes: &[String],
+    losses: Vec<f64>,
+    seed: u64,
+    out: &Path,
+    readme: Option<&Path>,
+) -> Result<ExitCode, String> {
+    use bench::scenes::{SceneKind, LOSSES};
+    let scenes = if scenes.is_empty() {
+        SceneKind::ALL.to_vec()
+    } else {
+        scenes
+            .iter()
+            .map(|n| {
+                SceneKind::from_name(n).ok_or_else(|| {
+                    format!("error: no scene `{n}` (there are cube, arena and floats)")
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    if let Some(bad) = losses.iter().find(|l| !(0.0..=100.0).contains(*l)) {
+        return Err(format!(
+            "error: --loss {bad} is not a percentage from 0 to 100"
+        ));
+    }
+    let losses = if losses.is_empty() {
+        LOSSES.to_vec()
+    } else {
+        losses
+    };
+    // Read the README first: a missing marker is found before minutes of measuring.
+    let readme_text = match readme {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
+            bench::render::replace_block(&text, "")
+                .map_err(|e| format!("error: {}: {e}", path.display()))?;
+            Some(text)
+        }
+        None => None,
+    };
+    if cfg!(debug_assertions) {
+        eprintln!("warning: a debug build; CPU times say little (cargo run --release ...)");
+    }
+    let plan = bench::run::Plan {
+        quick,
+        seed,
+        scenes,
+        losses,
+    };
+    let bar = indicatif::ProgressBar::new((plan.scenes.len() * plan.losses.len()) as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} scene and loss runs")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let report = bench::run::run(&plan, |done, _| bar.set_position(done as u64));
+    bar.finish_and_clear();
+    let report = report.map_err(|e| format!("error: the bench failed: {e}"))?;
+    out!("{}", bench::render::table(&report));
+    std::fs::create_dir_all(out)
+        .map_err(|e| format!("error: cannot create {}: {e}", out.display()))?;
+    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    for (name, text) in [
+        ("bench.json", json),
+        ("bench.svg", bench::render::svg(&report)),
+    ] {
+        let path = out.join(name);
+        std::fs::write(&path, text)
+            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        outln!("wrote {}", path.display());
+    }
+    if let (Some(path), Some(text)) = (readme, readme_text) {
+        // The command as it was given, so the README names exactly what produced it.
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let command = format!(
+            "cargo run --release -p ackwire-conformance -- {}",
+            args.join(" ")
+        );
+        let block = bench::render::markdown(&report, &command);
+        let text = bench::render::replace_block(&text, &block)
+            .map_err(|e| format!("error: {}: {e}", path.display()))?;
+        std::fs::write(path, text)
+            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+        outln!("rewrote the bench block of {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
