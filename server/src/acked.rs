@@ -391,7 +391,7 @@ pub type World = BTreeMap<u16, WorldEntity>;
 
 /// A pose is measured again at least this often (in ticks), so that a pose's age always fits
 /// the u8 of POSE_AGE, even in a keyframe.
-pub const POSE_REFRESH: u32 = 128;
+pub const POSE_REFRESH: u32 = 255;
 
 /// How a client sees the world: its own entities, the near tier's boundary, the far rate.
 #[derive(Debug, Clone, PartialEq)]
