@@ -763,6 +763,57 @@ pub fn run_scene(
     seed: u64,
     protocols: &[&'static str],
 ) -> Result<(SceneInfo, Vec<Row>), Failure> {
+    drive(kind, loss_pct, length, seed, protocols, &mut |_, _, _| {})
+}
+
+/// A frame a server sent in a run.
+#[derive(Debug, Clone)]
+pub struct Sent {
+    /// The protocol that sent it.
+    pub protocol: &'static str,
+    /// The tick it was sent at.
+    pub tick: u32,
+    /// The frame.
+    pub packet: Packet,
+}
+
+/// Runs `kind` as [`run_scene`] does and returns every frame the servers sent after the
+/// warm-up: the scene's frames, for the codec benches.
+pub fn capture(
+    kind: SceneKind,
+    loss_pct: f64,
+    length: Length,
+    seed: u64,
+    protocols: &[&'static str],
+) -> Result<Vec<Sent>, Failure> {
+    let mut sent = Vec::new();
+    drive(
+        kind,
+        loss_pct,
+        length,
+        seed,
+        protocols,
+        &mut |protocol, tick, packet| {
+            if tick > length.warmup {
+                sent.push(Sent {
+                    protocol,
+                    tick,
+                    packet: packet.clone(),
+                });
+            }
+        },
+    )?;
+    Ok(sent)
+}
+
+fn drive(
+    kind: SceneKind,
+    loss_pct: f64,
+    length: Length,
+    seed: u64,
+    protocols: &[&'static str],
+    on_sent: &mut dyn FnMut(&'static str, u32, &Packet),
+) -> Result<(SceneInfo, Vec<Row>), Failure> {
     let loss = loss_pct / 100.0;
     let one_way = kind.one_way_ticks();
     let delay = draw_delay(kind);
@@ -867,6 +918,7 @@ pub fn run_scene(
                 lane.encode_ns += started.elapsed().as_nanos();
             }
             for p in packets.drain(..) {
+                on_sent(lane.name, t, &p);
                 if measured {
                     lane.bytes_down += p.bytes.len() as u64;
                     lane.largest = lane.largest.max(p.bytes.len() as u64);
