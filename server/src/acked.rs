@@ -452,8 +452,9 @@ fn yaw_steps(deg: f32) -> u16 {
 #[derive(Debug, Clone)]
 pub struct Presenter {
     config: ViewConfig,
-    prev: ServerState<EntityState>,
-    near: BTreeMap<u16, bool>,
+    /// The last S_N, ascending by id, with whether each entity was near: walked in step with
+    /// the world (also ascending), so presenting costs no lookups.
+    prev: Vec<(u16, Entry<EntityState>, bool)>,
 }
 
 impl Presenter {
@@ -461,8 +462,7 @@ impl Presenter {
     pub fn new(config: ViewConfig) -> Self {
         Self {
             config,
-            prev: ServerState::new(),
-            near: BTreeMap::new(),
+            prev: Vec::new(),
         }
     }
 
@@ -479,18 +479,20 @@ impl Presenter {
             .find(|(eid, _)| self.config.own.contains(eid))
             .map(|(_, w)| (steps(w.x), steps(w.y), steps(w.z)))
             .unwrap_or((0, 0, 0));
-        let mut next = ServerState::new();
-        let mut near_now = BTreeMap::new();
+        let mut next = Vec::with_capacity(world.len());
+        let mut held = self.prev.iter().peekable();
         for (eid, w) in world {
             let (x, y, z) = (steps(w.x), steps(w.y), steps(w.z));
-            let prev = self.prev.get(eid).filter(|p| p.life == w.life);
+            while held.next_if(|(id, _, _)| id < eid).is_some() {}
+            let (prev, was_near) = match held.next_if(|(id, _, _)| id == eid) {
+                Some((_, p, near)) if p.life == w.life => (Some(p), *near),
+                _ => (None, false),
+            };
             let own = self.config.own.contains(eid);
-            let was_near = prev.is_some() && self.near.get(eid).copied().unwrap_or(false);
             let d = |a: i32, b: i32| (f64::from(a) - f64::from(b)) / 512.0;
             let dist =
                 (d(x, viewer.0).powi(2) + d(y, viewer.1).powi(2) + d(z, viewer.2).powi(2)).sqrt();
             let near = own || self.config.tier.admits(was_near, dist as f32);
-            near_now.insert(*eid, near);
             let in_box = [x, y, z]
                 .iter()
                 .all(|v| i64::from(*v).abs() <= i64::from(POSE_REACH));
@@ -541,17 +543,21 @@ impl Presenter {
                     }
                 }
             };
-            next.insert(
+            next.push((
                 *eid,
                 Entry {
                     life: w.life,
                     record,
                 },
-            );
+                near,
+            ));
         }
-        self.near = near_now;
-        self.prev = next.clone();
-        next
+        self.prev = next;
+        // Ascending ids: the map is built in one pass.
+        self.prev
+            .iter()
+            .map(|(eid, entry, _)| (*eid, entry.clone()))
+            .collect()
     }
 }
 

@@ -180,19 +180,21 @@ pub fn delta<S: AckedSchema>(
     tick: u32,
 ) -> Result<(Vec<u16>, Vec<S::Change>), EncodeError> {
     let mut removed = Vec::new();
-    if let Some(base) = base {
-        for (eid, old) in base {
-            if next.get(eid).is_none_or(|n| n.life != old.life) {
-                removed.push(*eid);
-            }
-        }
-    }
     let mut changes = Vec::new();
+    // Both states ascend by id: one walk over the two, no lookups.
+    let mut held = base.into_iter().flatten().peekable();
     for (i, (eid, entry)) in next.iter().enumerate() {
-        let before = base
-            .and_then(|b| b.get(eid))
-            .filter(|old| old.life == entry.life)
-            .map(|old| &old.record);
+        while let Some((gone, _)) = held.next_if(|(id, _)| *id < eid) {
+            removed.push(*gone);
+        }
+        let before = match held.next_if(|(id, _)| *id == eid) {
+            Some((_, old)) if old.life == entry.life => Some(&old.record),
+            Some(_) => {
+                removed.push(*eid);
+                None
+            }
+            None => None,
+        };
         match S::diff(*eid, before, &entry.record, tick) {
             Ok(Some(change)) => changes.push(change),
             Ok(None) if before.is_none() => {
@@ -204,6 +206,7 @@ pub fn delta<S: AckedSchema>(
             Err(e) => return Err(e.index(i).field("changes")),
         }
     }
+    removed.extend(held.map(|(eid, _)| *eid));
     Ok((removed, changes))
 }
 
