@@ -3,6 +3,7 @@
 use super::{apply_frame, state_check, AckedSchema, State};
 use crate::DecodeError;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// What the client's AckedDecoder has done, for meters and tests.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -90,9 +91,10 @@ pub enum Delivery<E> {
 pub struct AckedDecoder<S: AckedSchema> {
     /// Seed 000: "The client's AckedDecoder keeps the states of its last HELD_RING frames by
     /// tick", oldest first.
-    held: VecDeque<(u32, State<S::Record>)>,
+    /// Shared with `shown` when the newest frame is held too: a frame's state is built once.
+    held: VecDeque<(u32, Arc<State<S::Record>>)>,
     /// The last frame shown.
-    shown: Option<(u32, State<S::Record>)>,
+    shown: Option<(u32, Arc<State<S::Record>>)>,
     newest_serial: Option<u32>,
     keyframe_wanted: bool,
     last_seq: u32,
@@ -141,7 +143,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
             None
         } else {
             match self.held.iter().find(|(t, _)| *t == frame.base_tick) {
-                Some((_, s)) => Some(s),
+                Some((_, s)) => Some(&**s),
                 None => {
                     self.counters.unknown_base += 1;
                     return Delivery::UnknownBase {
@@ -152,7 +154,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
             }
         };
         let state = match apply_frame::<S>(base, &frame) {
-            Ok(s) => s,
+            Ok(s) => Arc::new(s),
             Err(why) => {
                 self.counters.inapplicable += 1;
                 return Delivery::Inapplicable {
@@ -185,7 +187,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
                 self.keyframe_wanted = false;
             }
             if !self.keyframe_wanted {
-                self.held.push_back((frame.tick, state.clone()));
+                self.held.push_back((frame.tick, Arc::clone(&state)));
                 while self.held.len() > S::HELD_RING {
                     self.held.pop_front();
                 }
@@ -204,24 +206,25 @@ impl<S: AckedSchema> AckedDecoder<S> {
         check: Option<bool>,
     ) -> FrameReport<S::Event> {
         let empty = State::new();
-        let before = self.shown.as_ref().map_or(&empty, |(_, s)| s);
+        let before = self.shown.as_ref().map_or(&empty, |(_, s)| &**s);
         let mut report = FrameReport {
             tick: frame.tick,
             base_tick: frame.base_tick,
             keyframe: frame.keyframe,
             changed: Vec::new(),
             measured: Vec::new(),
-            gone: before
-                .keys()
-                .filter(|e| !state.contains_key(e))
-                .copied()
-                .collect(),
+            gone: Vec::new(),
             tiers: Vec::new(),
             events: Vec::new(),
             check,
         };
+        // Both states ascend by id: one walk over the two, no lookups.
+        let mut held = before.iter().peekable();
         for (eid, r) in state {
-            let old = before.get(eid);
+            while let Some((gone, _)) = held.next_if(|(id, _)| *id < eid) {
+                report.gone.push(*gone);
+            }
+            let old = held.next_if(|(id, _)| *id == eid).map(|(_, old)| old);
             if old == Some(r) {
                 continue;
             }
@@ -235,6 +238,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
                 report.tiers.push((*eid, full));
             }
         }
+        report.gone.extend(held.map(|(eid, _)| *eid));
         // Seed 000: "the client shows each once, above the newest serial it has shown."
         for (i, event) in frame.events.iter().enumerate() {
             let serial = frame.first_serial.wrapping_add(i as u32);
@@ -265,7 +269,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
 
     /// The last frame shown: its tick and state.
     pub fn shown(&self) -> Option<(u32, &State<S::Record>)> {
-        self.shown.as_ref().map(|(t, s)| (*t, s))
+        self.shown.as_ref().map(|(t, s)| (*t, &**s))
     }
 
     /// The check of the state shown (of an empty state before the first frame).
@@ -300,8 +304,10 @@ impl<S: AckedSchema> AckedDecoder<S> {
     /// Changes every record the decoder holds and shows through `f`: a memory corruption, for
     /// tests and the conformance scenario that the check must catch.
     pub fn tamper(&mut self, mut f: impl FnMut(u16, &mut S::Record)) {
+        // A state shared by `held` and `shown` is copied apart first, so each is changed
+        // once, as two copies would be.
         for (_, state) in self.held.iter_mut().chain(self.shown.iter_mut()) {
-            for (eid, r) in state.iter_mut() {
+            for (eid, r) in Arc::make_mut(state).iter_mut() {
                 f(*eid, r);
             }
         }
