@@ -28,5 +28,8 @@ bash scripts/conform.sh
 step "differential fuzzing: Rust, TypeScript and C++ decoders on the same inputs"
 ackwire fuzz-diff --count "${FUZZ_DIFF_COUNT:-50000}"
 
+step "the bench, quick: every reference scene through every protocol and peer (release build)"
+cargo run --release -q -p ackwire-conformance --bin ackwire -- bench --quick --out target/ackwire-bench-quick
+
 step "fuzzing every target briefly (stable Rust, no sanitizer)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash .ci/fuzz.sh

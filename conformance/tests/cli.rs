@@ -170,3 +170,71 @@ fn explain_prints_a_row_per_field() {
     assert!(stdout(&o).contains("newest"));
     assert!(stderr(&o).contains("truncated"));
 }
+
+#[test]
+fn bench_refuses_a_bad_command_line_before_measuring() {
+    let o = ackwire(&["bench", "--scene", "moon"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no scene `moon`"), "{}", stderr(&o));
+    let o = ackwire(&["bench", "--loss", "150"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--loss 150"), "{}", stderr(&o));
+    let readme = temp("no-markers.md", b"# a readme\n\nno bench block here\n");
+    let o = ackwire(&["bench", "--readme", readme.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("bench:begin"), "{}", stderr(&o));
+    assert!(
+        stdout(&o).is_empty(),
+        "measured before refusing: {}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn bench_writes_its_table_json_svg_and_readme_block() {
+    let out = temp("bench-readme.md", b"").with_file_name("bench-out");
+    let readme = temp(
+        "bench-readme.md",
+        b"# top\n\n<!-- bench:begin -->\nold\n<!-- bench:end -->\n\n# bottom\n",
+    );
+    let o = ackwire(&[
+        "bench",
+        "--quick",
+        "--scene",
+        "arena",
+        "--loss",
+        "5",
+        "--out",
+        out.to_str().unwrap(),
+        "--readme",
+        readme.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for protocol in ["acked", "datagram", "baseline", "postcard", "bitcode"] {
+        assert!(stdout(&o).contains(protocol), "{}", stdout(&o));
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("bench.json")).unwrap()).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 5);
+    assert!(rows
+        .iter()
+        .all(|r| r["scene"] == "arena" && r["loss_pct"] == 5.0));
+    assert!(rows.iter().all(|r| r["bytes_down"].as_u64().unwrap() > 0));
+    let svg = std::fs::read_to_string(out.join("bench.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") || svg.starts_with("<?xml"),
+        "{svg:.80}"
+    );
+    let text = std::fs::read_to_string(&readme).unwrap();
+    assert!(
+        text.starts_with("# top\n") && text.ends_with("# bottom\n"),
+        "{text}"
+    );
+    assert!(!text.contains("\nold\n"), "{text}");
+    assert!(text.contains("bench --quick --scene arena"), "{text}");
+    assert!(
+        text.contains("| acked |") || text.contains("| `acked` |"),
+        "{text}"
+    );
+}
