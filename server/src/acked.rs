@@ -490,9 +490,17 @@ impl Presenter {
             };
             let own = self.config.own.contains(eid);
             let d = |a: i32, b: i32| (f64::from(a) - f64::from(b)) / 512.0;
-            let dist =
-                (d(x, viewer.0).powi(2) + d(y, viewer.1).powi(2) + d(z, viewer.2).powi(2)).sqrt();
-            let near = own || self.config.tier.admits(was_near, dist as f32);
+            let dist = || {
+                (d(x, viewer.0).powi(2) + d(y, viewer.1).powi(2) + d(z, viewer.2).powi(2)).sqrt()
+            };
+            // A distance is never negative: a negative (or NaN) radius admits nothing, and the
+            // square root, the costliest step of presenting, is skipped.
+            let radius = if was_near {
+                self.config.tier.leave()
+            } else {
+                self.config.tier.enter()
+            };
+            let near = own || (radius >= 0.0 && self.config.tier.admits(was_near, dist() as f32));
             let in_box = [x, y, z]
                 .iter()
                 .all(|v| i64::from(*v).abs() <= i64::from(POSE_REACH));
@@ -553,11 +561,12 @@ impl Presenter {
             ));
         }
         self.prev = next;
-        // Ascending ids: the map is built in one pass.
-        self.prev
-            .iter()
-            .map(|(eid, entry, _)| (*eid, entry.clone()))
-            .collect()
+        let mut state = ServerState::with_capacity(self.prev.len());
+        for (eid, entry, _) in &self.prev {
+            // Ascending ids: every insert appends.
+            state.insert(*eid, entry.clone());
+        }
+        state
     }
 }
 
@@ -1280,10 +1289,24 @@ mod tests {
         w.insert(2, ent(20.0));
         w.insert(3, ent(100.0));
         let s = p.present(1, &w);
-        assert!(s[&1].record.flags.contains(StateFlags::POSE_FULL));
-        assert!(!s[&2].record.flags.contains(StateFlags::POSE_FULL));
+        assert!(s
+            .get(&1)
+            .unwrap()
+            .record
+            .flags
+            .contains(StateFlags::POSE_FULL));
+        assert!(!s
+            .get(&2)
+            .unwrap()
+            .record
+            .flags
+            .contains(StateFlags::POSE_FULL));
         assert!(
-            s[&3].record.flags.contains(StateFlags::POSE_FULL),
+            s.get(&3)
+                .unwrap()
+                .record
+                .flags
+                .contains(StateFlags::POSE_FULL),
             "outside the box"
         );
         // Far entity 2 moves every tick: its pose changes only on its due ticks.
@@ -1291,18 +1314,31 @@ mod tests {
         for t in 2..=13u32 {
             w.get_mut(&2).unwrap().x = 20.0 + t as f32 * 0.1;
             let s = p.present(t, &w);
-            changes += usize::from(s[&2].record.measured == t);
+            changes += usize::from(s.get(&2).unwrap().record.measured == t);
         }
         assert_eq!(changes, 2, "due every far_every = 6 ticks");
         // Hysteresis: 13 m stays near once near (leave 14), but does not enter (enter 12).
         w.get_mut(&2).unwrap().x = 11.0;
         let s = p.present(14, &w);
-        assert!(s[&2].record.flags.contains(StateFlags::POSE_FULL));
+        assert!(s
+            .get(&2)
+            .unwrap()
+            .record
+            .flags
+            .contains(StateFlags::POSE_FULL));
         w.get_mut(&2).unwrap().x = 13.0;
         let s = p.present(15, &w);
-        assert!(s[&2].record.flags.contains(StateFlags::POSE_FULL));
+        assert!(s
+            .get(&2)
+            .unwrap()
+            .record
+            .flags
+            .contains(StateFlags::POSE_FULL));
         w.get_mut(&2).unwrap().x = 14.5;
-        assert!(!p.present(16, &w)[&2]
+        assert!(!p
+            .present(16, &w)
+            .get(&2)
+            .unwrap()
             .record
             .flags
             .contains(StateFlags::POSE_FULL));

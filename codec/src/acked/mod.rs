@@ -40,7 +40,116 @@ pub struct Entry<R> {
 }
 
 /// S_N as the server computes it for one client: every entity's record, by id, with its life.
-pub type ServerState<R> = BTreeMap<u16, Entry<R>>;
+///
+/// A vector kept in ascending id rather than a tree: the server builds a whole S_N for every
+/// client every tick, in id order, and only ever walks it in that order (diffing against the
+/// base, checking), so appending and walking are what must be cheap. Lookups are binary
+/// searches; an insertion out of order shifts the entries after it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerState<R> {
+    entries: Vec<(u16, Entry<R>)>,
+}
+
+impl<R> Default for ServerState<R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<R> ServerState<R> {
+    /// An empty state.
+    pub fn new() -> Self {
+        ServerState {
+            entries: Vec::new(),
+        }
+    }
+
+    /// An empty state with room for `n` entities.
+    pub fn with_capacity(n: usize) -> Self {
+        ServerState {
+            entries: Vec::with_capacity(n),
+        }
+    }
+
+    /// Sets the entry of `eid`; returns the one it replaced. Appending in ascending id is the
+    /// fast path.
+    pub fn insert(&mut self, eid: u16, entry: Entry<R>) -> Option<Entry<R>> {
+        if self.entries.last().is_none_or(|(last, _)| *last < eid) {
+            self.entries.push((eid, entry));
+            return None;
+        }
+        match self.entries.binary_search_by_key(&eid, |(e, _)| *e) {
+            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, entry)),
+            Err(i) => {
+                self.entries.insert(i, (eid, entry));
+                None
+            }
+        }
+    }
+
+    /// The entry of `eid`.
+    pub fn get(&self, eid: &u16) -> Option<&Entry<R>> {
+        self.entries
+            .binary_search_by_key(eid, |(e, _)| *e)
+            .ok()
+            .map(|i| &self.entries[i].1)
+    }
+
+    /// Removes the entry of `eid`.
+    pub fn remove(&mut self, eid: &u16) -> Option<Entry<R>> {
+        let i = self.entries.binary_search_by_key(eid, |(e, _)| *e).ok()?;
+        Some(self.entries.remove(i).1)
+    }
+
+    /// Every entry, ascending by id.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&u16, &Entry<R>)> + ExactSizeIterator {
+        self.entries.iter().map(|(eid, e)| (eid, e))
+    }
+
+    /// Every id, ascending.
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &u16> + ExactSizeIterator {
+        self.entries.iter().map(|(eid, _)| eid)
+    }
+
+    /// How many entities.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it holds no entity.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl<R> FromIterator<(u16, Entry<R>)> for ServerState<R> {
+    /// Collects entries in any order; of two with the same id the later wins, as in a map.
+    fn from_iter<I: IntoIterator<Item = (u16, Entry<R>)>>(iter: I) -> Self {
+        let mut entries: Vec<(u16, Entry<R>)> = iter.into_iter().collect();
+        // Stable, so equal ids keep their order and the last of each run is the later one.
+        entries.sort_by_key(|(eid, _)| *eid);
+        let mut out: Vec<(u16, Entry<R>)> = Vec::with_capacity(entries.len());
+        for (eid, e) in entries {
+            match out.last_mut() {
+                Some(last) if last.0 == eid => last.1 = e,
+                _ => out.push((eid, e)),
+            }
+        }
+        ServerState { entries: out }
+    }
+}
+
+impl<'a, R> IntoIterator for &'a ServerState<R> {
+    type Item = (&'a u16, &'a Entry<R>);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (u16, Entry<R>)>,
+        fn(&'a (u16, Entry<R>)) -> (&'a u16, &'a Entry<R>),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter().map(|(eid, e)| (eid, e))
+    }
+}
 
 /// A state as a client holds and shows it: every entity's record, by id.
 pub type State<R> = BTreeMap<u16, R>;

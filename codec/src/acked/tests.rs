@@ -217,3 +217,24 @@ fn the_ack_writer_repeats_inputs_until_the_server_took_them() {
     w.confirm(5);
     assert_eq!(w.frame(9, false).first_seq, None);
 }
+
+#[test]
+fn a_server_state_is_a_map_kept_in_ascending_id() {
+    let e = |life: u32| Entry {
+        life,
+        record: rec(0, false, 0, 1),
+    };
+    let mut s: ServerState<EntityState> = [(5, e(1)), (2, e(1)), (5, e(2))].into_iter().collect();
+    // The later of two entries under one id wins, as in a map.
+    assert_eq!(s.keys().copied().collect::<Vec<_>>(), [2, 5]);
+    assert_eq!(s.get(&5).map(|e| e.life), Some(2));
+    assert_eq!(s.insert(3, e(7)), None);
+    assert_eq!(s.insert(9, e(1)), None);
+    assert_eq!(s.insert(3, e(8)).map(|e| e.life), Some(7));
+    assert_eq!(s.keys().copied().collect::<Vec<_>>(), [2, 3, 5, 9]);
+    assert_eq!(s.remove(&2).map(|e| e.life), Some(1));
+    assert_eq!(s.remove(&2), None);
+    assert_eq!(s.get(&4), None);
+    assert_eq!((s.len(), s.is_empty()), (3, false));
+    assert!(ServerState::<EntityState>::new().is_empty());
+}
