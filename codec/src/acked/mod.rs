@@ -45,9 +45,13 @@ pub struct Entry<R> {
 /// client every tick, in id order, and only ever walks it in that order (diffing against the
 /// base, checking), so appending and walking are what must be cheap. Lookups are binary
 /// searches; an insertion out of order shifts the entries after it.
+///
+/// The entries are shared: a clone is a reference count, and a change to a shared state
+/// copies it first. The presenter keeps the S_N it hands the encoder, which keeps it until
+/// the client acknowledges a newer one, without either copying it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerState<R> {
-    entries: Vec<(u16, Entry<R>)>,
+    entries: std::sync::Arc<Vec<(u16, Entry<R>)>>,
 }
 
 impl<R> Default for ServerState<R> {
@@ -60,30 +64,7 @@ impl<R> ServerState<R> {
     /// An empty state.
     pub fn new() -> Self {
         ServerState {
-            entries: Vec::new(),
-        }
-    }
-
-    /// An empty state with room for `n` entities.
-    pub fn with_capacity(n: usize) -> Self {
-        ServerState {
-            entries: Vec::with_capacity(n),
-        }
-    }
-
-    /// Sets the entry of `eid`; returns the one it replaced. Appending in ascending id is the
-    /// fast path.
-    pub fn insert(&mut self, eid: u16, entry: Entry<R>) -> Option<Entry<R>> {
-        if self.entries.last().is_none_or(|(last, _)| *last < eid) {
-            self.entries.push((eid, entry));
-            return None;
-        }
-        match self.entries.binary_search_by_key(&eid, |(e, _)| *e) {
-            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, entry)),
-            Err(i) => {
-                self.entries.insert(i, (eid, entry));
-                None
-            }
+            entries: std::sync::Arc::new(Vec::new()),
         }
     }
 
@@ -93,12 +74,6 @@ impl<R> ServerState<R> {
             .binary_search_by_key(eid, |(e, _)| *e)
             .ok()
             .map(|i| &self.entries[i].1)
-    }
-
-    /// Removes the entry of `eid`.
-    pub fn remove(&mut self, eid: &u16) -> Option<Entry<R>> {
-        let i = self.entries.binary_search_by_key(eid, |(e, _)| *e).ok()?;
-        Some(self.entries.remove(i).1)
     }
 
     /// Every entry, ascending by id.
@@ -122,10 +97,40 @@ impl<R> ServerState<R> {
     }
 }
 
+impl<R: Clone> ServerState<R> {
+    /// Sets the entry of `eid`; returns the one it replaced. Appending in ascending id is the
+    /// fast path.
+    pub fn insert(&mut self, eid: u16, entry: Entry<R>) -> Option<Entry<R>> {
+        let entries = std::sync::Arc::make_mut(&mut self.entries);
+        if entries.last().is_none_or(|(last, _)| *last < eid) {
+            entries.push((eid, entry));
+            return None;
+        }
+        match entries.binary_search_by_key(&eid, |(e, _)| *e) {
+            Ok(i) => Some(std::mem::replace(&mut entries[i].1, entry)),
+            Err(i) => {
+                entries.insert(i, (eid, entry));
+                None
+            }
+        }
+    }
+
+    /// Removes the entry of `eid`.
+    pub fn remove(&mut self, eid: &u16) -> Option<Entry<R>> {
+        let i = self.entries.binary_search_by_key(eid, |(e, _)| *e).ok()?;
+        Some(std::sync::Arc::make_mut(&mut self.entries).remove(i).1)
+    }
+}
+
 impl<R> FromIterator<(u16, Entry<R>)> for ServerState<R> {
     /// Collects entries in any order; of two with the same id the later wins, as in a map.
     fn from_iter<I: IntoIterator<Item = (u16, Entry<R>)>>(iter: I) -> Self {
         let mut entries: Vec<(u16, Entry<R>)> = iter.into_iter().collect();
+        if entries.windows(2).all(|w| w[0].0 < w[1].0) {
+            return ServerState {
+                entries: std::sync::Arc::new(entries),
+            };
+        }
         // Stable, so equal ids keep their order and the last of each run is the later one.
         entries.sort_by_key(|(eid, _)| *eid);
         let mut out: Vec<(u16, Entry<R>)> = Vec::with_capacity(entries.len());
@@ -135,7 +140,9 @@ impl<R> FromIterator<(u16, Entry<R>)> for ServerState<R> {
                 _ => out.push((eid, e)),
             }
         }
-        ServerState { entries: out }
+        ServerState {
+            entries: std::sync::Arc::new(out),
+        }
     }
 }
 
