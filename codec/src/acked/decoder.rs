@@ -3,7 +3,6 @@
 use super::{apply_frame, state_check, AckedSchema, State};
 use crate::DecodeError;
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 /// What the client's AckedDecoder has done, for meters and tests.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -91,10 +90,11 @@ pub enum Delivery<E> {
 pub struct AckedDecoder<S: AckedSchema> {
     /// Seed 000: "The client's AckedDecoder keeps the states of its last HELD_RING frames by
     /// tick", oldest first.
-    /// Shared with `shown` when the newest frame is held too: a frame's state is built once.
-    held: VecDeque<(u32, Arc<State<S::Record>>)>,
+    /// Shared with `shown` when the newest frame is held too (a [`State`] clone is a
+    /// reference count): a frame's state is built once.
+    held: VecDeque<(u32, State<S::Record>)>,
     /// The last frame shown.
-    shown: Option<(u32, Arc<State<S::Record>>)>,
+    shown: Option<(u32, State<S::Record>)>,
     newest_serial: Option<u32>,
     keyframe_wanted: bool,
     last_seq: u32,
@@ -143,7 +143,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
             None
         } else {
             match self.held.iter().find(|(t, _)| *t == frame.base_tick) {
-                Some((_, s)) => Some(&**s),
+                Some((_, s)) => Some(s),
                 None => {
                     self.counters.unknown_base += 1;
                     return Delivery::UnknownBase {
@@ -154,7 +154,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
             }
         };
         let state = match apply_frame::<S>(base, &frame) {
-            Ok(s) => Arc::new(s),
+            Ok(s) => s,
             Err(why) => {
                 self.counters.inapplicable += 1;
                 return Delivery::Inapplicable {
@@ -187,7 +187,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
                 self.keyframe_wanted = false;
             }
             if !self.keyframe_wanted {
-                self.held.push_back((frame.tick, Arc::clone(&state)));
+                self.held.push_back((frame.tick, state.clone()));
                 while self.held.len() > S::HELD_RING {
                     self.held.pop_front();
                 }
@@ -206,7 +206,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
         check: Option<bool>,
     ) -> FrameReport<S::Event> {
         let empty = State::new();
-        let before = self.shown.as_ref().map_or(&empty, |(_, s)| &**s);
+        let before = self.shown.as_ref().map_or(&empty, |(_, s)| s);
         let mut report = FrameReport {
             tick: frame.tick,
             base_tick: frame.base_tick,
@@ -269,7 +269,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
 
     /// The last frame shown: its tick and state.
     pub fn shown(&self) -> Option<(u32, &State<S::Record>)> {
-        self.shown.as_ref().map(|(t, s)| (*t, &**s))
+        self.shown.as_ref().map(|(t, s)| (*t, s))
     }
 
     /// The check of the state shown (of an empty state before the first frame).
@@ -307,7 +307,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
         // A state shared by `held` and `shown` is copied apart first, so each is changed
         // once, as two copies would be.
         for (_, state) in self.held.iter_mut().chain(self.shown.iter_mut()) {
-            for (eid, r) in Arc::make_mut(state).iter_mut() {
+            for (eid, r) in state.iter_mut() {
                 f(*eid, r);
             }
         }

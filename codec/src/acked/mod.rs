@@ -25,7 +25,6 @@ pub use ordered::{OrderedDecoder, OrderedEncoder};
 pub use reference::{Reference, POSE_REACH};
 
 use crate::{DecodeError, EncodeError, ErrorKind};
-use std::collections::BTreeMap;
 use std::fmt::Debug;
 
 /// One entity of a server-side state: the record, and the life it belongs to. An id whose
@@ -40,45 +39,61 @@ pub struct Entry<R> {
 }
 
 /// S_N as the server computes it for one client: every entity's record, by id, with its life.
+pub type ServerState<R> = IdMap<Entry<R>>;
+
+/// A state as a client holds and shows it: every entity's record, by id.
+pub type State<R> = IdMap<R>;
+
+/// A map from entity id to `V`, kept as a vector in ascending id rather than a tree: both
+/// sides build or copy a whole state every tick and walk states in id order (diffing against
+/// a base, applying a frame, checking, reporting), so copying and walking are what must be
+/// cheap. Lookups are binary searches; an insertion out of order shifts the entries after it.
 ///
-/// A vector kept in ascending id rather than a tree: the server builds a whole S_N for every
-/// client every tick, in id order, and only ever walks it in that order (diffing against the
-/// base, checking), so appending and walking are what must be cheap. Lookups are binary
-/// searches; an insertion out of order shifts the entries after it.
-///
-/// The entries are shared: a clone is a reference count, and a change to a shared state
-/// copies it first. The presenter keeps the S_N it hands the encoder, which keeps it until
-/// the client acknowledges a newer one, without either copying it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServerState<R> {
-    entries: std::sync::Arc<Vec<(u16, Entry<R>)>>,
+/// The entries are shared: a clone is a reference count, and a change to a shared map copies
+/// it first (one copy of the vector, no allocation per entity). The presenter keeps the S_N it
+/// hands the encoder, and the AckedDecoder the states it holds and shows, without copies.
+#[derive(Clone, PartialEq)]
+pub struct IdMap<V> {
+    entries: std::sync::Arc<Vec<(u16, V)>>,
 }
 
-impl<R> Default for ServerState<R> {
+impl<V: Debug> Debug for IdMap<V> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<V> Default for IdMap<V> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<R> ServerState<R> {
-    /// An empty state.
+impl<V> IdMap<V> {
+    /// An empty map.
     pub fn new() -> Self {
-        ServerState {
+        IdMap {
             entries: std::sync::Arc::new(Vec::new()),
         }
     }
 
-    /// The entry of `eid`.
-    pub fn get(&self, eid: &u16) -> Option<&Entry<R>> {
-        self.entries
-            .binary_search_by_key(eid, |(e, _)| *e)
-            .ok()
-            .map(|i| &self.entries[i].1)
+    fn index(&self, eid: u16) -> Result<usize, usize> {
+        self.entries.binary_search_by_key(&eid, |(e, _)| *e)
+    }
+
+    /// The value of `eid`.
+    pub fn get(&self, eid: &u16) -> Option<&V> {
+        self.index(*eid).ok().map(|i| &self.entries[i].1)
+    }
+
+    /// Whether `eid` has a value.
+    pub fn contains_key(&self, eid: &u16) -> bool {
+        self.index(*eid).is_ok()
     }
 
     /// Every entry, ascending by id.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&u16, &Entry<R>)> + ExactSizeIterator {
-        self.entries.iter().map(|(eid, e)| (eid, e))
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&u16, &V)> + ExactSizeIterator {
+        self.entries.iter().map(|(eid, v)| (eid, v))
     }
 
     /// Every id, ascending.
@@ -97,69 +112,66 @@ impl<R> ServerState<R> {
     }
 }
 
-impl<R: Clone> ServerState<R> {
-    /// Sets the entry of `eid`; returns the one it replaced. Appending in ascending id is the
+impl<V: Clone> IdMap<V> {
+    /// Sets the value of `eid`; returns the one it replaced. Appending in ascending id is the
     /// fast path.
-    pub fn insert(&mut self, eid: u16, entry: Entry<R>) -> Option<Entry<R>> {
+    pub fn insert(&mut self, eid: u16, value: V) -> Option<V> {
+        let at = self.index(eid);
         let entries = std::sync::Arc::make_mut(&mut self.entries);
-        if entries.last().is_none_or(|(last, _)| *last < eid) {
-            entries.push((eid, entry));
-            return None;
-        }
-        match entries.binary_search_by_key(&eid, |(e, _)| *e) {
-            Ok(i) => Some(std::mem::replace(&mut entries[i].1, entry)),
+        match at {
+            Ok(i) => Some(std::mem::replace(&mut entries[i].1, value)),
             Err(i) => {
-                entries.insert(i, (eid, entry));
+                entries.insert(i, (eid, value));
                 None
             }
         }
     }
 
-    /// Removes the entry of `eid`.
-    pub fn remove(&mut self, eid: &u16) -> Option<Entry<R>> {
-        let i = self.entries.binary_search_by_key(eid, |(e, _)| *e).ok()?;
+    /// Removes the value of `eid`.
+    pub fn remove(&mut self, eid: &u16) -> Option<V> {
+        let i = self.index(*eid).ok()?;
         Some(std::sync::Arc::make_mut(&mut self.entries).remove(i).1)
     }
+
+    /// Every entry, ascending by id, its value mutable.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&u16, &mut V)> {
+        std::sync::Arc::make_mut(&mut self.entries)
+            .iter_mut()
+            .map(|(eid, v)| (&*eid, v))
+    }
 }
 
-impl<R> FromIterator<(u16, Entry<R>)> for ServerState<R> {
+impl<V> FromIterator<(u16, V)> for IdMap<V> {
     /// Collects entries in any order; of two with the same id the later wins, as in a map.
-    fn from_iter<I: IntoIterator<Item = (u16, Entry<R>)>>(iter: I) -> Self {
-        let mut entries: Vec<(u16, Entry<R>)> = iter.into_iter().collect();
-        if entries.windows(2).all(|w| w[0].0 < w[1].0) {
-            return ServerState {
-                entries: std::sync::Arc::new(entries),
-            };
-        }
-        // Stable, so equal ids keep their order and the last of each run is the later one.
-        entries.sort_by_key(|(eid, _)| *eid);
-        let mut out: Vec<(u16, Entry<R>)> = Vec::with_capacity(entries.len());
-        for (eid, e) in entries {
-            match out.last_mut() {
-                Some(last) if last.0 == eid => last.1 = e,
-                _ => out.push((eid, e)),
+    fn from_iter<I: IntoIterator<Item = (u16, V)>>(iter: I) -> Self {
+        let mut entries: Vec<(u16, V)> = iter.into_iter().collect();
+        if !entries.windows(2).all(|w| w[0].0 < w[1].0) {
+            // Stable, so equal ids keep their order and the last of each run is the later one.
+            entries.sort_by_key(|(eid, _)| *eid);
+            let mut out: Vec<(u16, V)> = Vec::with_capacity(entries.len());
+            for (eid, v) in entries {
+                match out.last_mut() {
+                    Some(last) if last.0 == eid => last.1 = v,
+                    _ => out.push((eid, v)),
+                }
             }
+            entries = out;
         }
-        ServerState {
-            entries: std::sync::Arc::new(out),
+        IdMap {
+            entries: std::sync::Arc::new(entries),
         }
     }
 }
 
-impl<'a, R> IntoIterator for &'a ServerState<R> {
-    type Item = (&'a u16, &'a Entry<R>);
-    type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, (u16, Entry<R>)>,
-        fn(&'a (u16, Entry<R>)) -> (&'a u16, &'a Entry<R>),
-    >;
+impl<'a, V> IntoIterator for &'a IdMap<V> {
+    type Item = (&'a u16, &'a V);
+    type IntoIter =
+        std::iter::Map<std::slice::Iter<'a, (u16, V)>, fn(&'a (u16, V)) -> (&'a u16, &'a V)>;
 
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.iter().map(|(eid, e)| (eid, e))
+        self.entries.iter().map(|(eid, v)| (eid, v))
     }
 }
-
-/// A state as a client holds and shows it: every entity's record, by id.
-pub type State<R> = BTreeMap<u16, R>;
 
 /// A change that cannot apply onto the state a client holds (a whole entity without all its
 /// groups, a pose off the grid, a removed id the base does not hold): the frame is refused and
