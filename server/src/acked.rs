@@ -494,9 +494,13 @@ impl Presenter {
     /// S_N for tick `tick` of `world`.
     pub fn present(&mut self, tick: u32, world: &World) -> ServerState<EntityState> {
         // Where the client stands: its own entity with the lowest id present, or the origin.
-        let viewer = world
+        // Looked up by the client's ids: a client owns a few entities of a large world.
+        let viewer = self
+            .config
+            .own
             .iter()
-            .find(|(eid, _)| self.config.own.contains(eid))
+            .filter_map(|eid| world.get(eid).map(|w| (eid, w)))
+            .min_by_key(|(eid, _)| **eid)
             .map(|(_, w)| (steps(w.x), steps(w.y), steps(w.z)))
             .unwrap_or((0, 0, 0));
         let same_viewer = self.viewer == Some(viewer);
