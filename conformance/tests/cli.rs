@@ -210,13 +210,20 @@ fn bench_writes_its_table_json_svg_and_readme_block() {
         readme.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    for protocol in ["acked", "datagram", "baseline", "postcard", "bitcode"] {
+    for protocol in [
+        "acked",
+        "acked-frag",
+        "datagram",
+        "baseline",
+        "postcard",
+        "bitcode",
+    ] {
         assert!(stdout(&o).contains(protocol), "{}", stdout(&o));
     }
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("bench.json")).unwrap()).unwrap();
     let rows = json["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 5);
+    assert_eq!(rows.len(), 6);
     assert!(rows
         .iter()
         .all(|r| r["scene"] == "arena" && r["loss_pct"] == 5.0));

@@ -634,15 +634,16 @@ fn xml(text: &str) -> String {
 }
 
 /// Colours by protocol name, so a protocol looks the same in every panel and every run.
-const PALETTE: [(&str, &str); 5] = [
+const PALETTE: [(&str, &str); 6] = [
     ("acked", "#1f77b4"),
+    ("acked-frag", "#17becf"),
     ("datagram", "#2ca02c"),
     ("baseline", "#9467bd"),
     ("postcard", "#d62728"),
     ("bitcode", "#ff7f0e"),
 ];
 /// Colours for protocols the palette does not know, handed out in order of first appearance.
-const FALLBACK: [&str; 4] = ["#7f7f7f", "#8c564b", "#e377c2", "#17becf"];
+const FALLBACK: [&str; 4] = ["#7f7f7f", "#8c564b", "#e377c2", "#bcbd22"];
 
 fn colours<'a>(protocols: &[&'a str]) -> Vec<(&'a str, &'static str)> {
     let mut unknown = 0;
