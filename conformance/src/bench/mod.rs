@@ -3,7 +3,8 @@
 //!
 //! - [`scenes`]: the deterministic reference scenes (Fiedler's cubes, an arena, a field of
 //!   floats) and the network conditions they run under;
-//! - [`run`]: one scene through each protocol's sans-IO machines (acked frames, datagram v2,
+//! - [`run`]: one scene through each protocol's sans-IO machines (acked frames, with large
+//!   frames reliable as the seed advises and as unreliable fragments, datagram v2,
 //!   NetBaseline) and through full snapshots serialized with postcard and bitcode, measuring
 //!   bits, render error and CPU time;
 //! - [`render`]: the terminal table, the README's markdown, the SVG chart.
@@ -76,7 +77,8 @@ pub struct SceneInfo {
 pub struct Row {
     /// The scene's name.
     pub scene: String,
-    /// `acked`, `datagram`, `baseline`, `postcard` or `bitcode`.
+    /// One of [`run::PROTOCOLS`]: `acked`, `acked-frag`, `datagram`, `baseline`, `postcard`
+    /// or `bitcode`.
     pub protocol: String,
     /// Loss each way, per cent.
     pub loss_pct: f64,
