@@ -313,8 +313,7 @@ impl<'a> Gen<'a> {
         let store = uint_type(b.width);
         let rt = self.rt.clone();
         self.docs(&b.docs, &format!("The bit set `{}`.", b.name));
-        self.code
-            .line("#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]");
+        self.code.line("#[derive(Clone, Copy, Default)]");
         self.code.line(format!(
             "pub struct {}({rt}::bitvec::array::BitArray<[{store}; 1], {rt}::bitvec::order::Lsb0>);",
             b.name
@@ -370,18 +369,25 @@ impl<'a> Gen<'a> {
         self.code.line("self.0.data[0]");
         self.code.close("}");
         self.code.blank();
+        // Shifts on the raw bits rather than bitvec's bit references: the sessions test flags
+        // on every record of every state, every tick.
         self.code.line("/// Whether bit `bit` is set.");
         self.code
             .open("pub fn contains(&self, bit: usize) -> bool {");
-        self.code.line("self.0.get(bit).is_some_and(|b| *b)");
+        self.code.line(format!(
+            "bit < {store}::BITS as usize && self.bits() >> bit & 1 == 1"
+        ));
         self.code.close("}");
         self.code.blank();
         self.code
             .line("/// Sets or clears bit `bit` (a bit past the width is ignored).");
         self.code
             .open("pub fn set(&mut self, bit: usize, on: bool) {");
-        self.code.open("if let Some(mut b) = self.0.get_mut(bit) {");
-        self.code.line("*b = on;");
+        self.code
+            .open(format!("if bit < {store}::BITS as usize {{"));
+        self.code.line(format!("let mask: {store} = 1 << bit;"));
+        self.code
+            .line("self.0.data[0] = if on { self.bits() | mask } else { self.bits() & !mask };");
         self.code.close("}");
         self.code.close("}");
         self.code.blank();
@@ -467,6 +473,23 @@ impl<'a> Gen<'a> {
         self.code.close("}");
         self.code.blank();
         let name = &b.name;
+        // Equal when the raw bits are: bitvec's own comparison walks bit by bit.
+        self.code.open(format!("impl PartialEq for {name} {{"));
+        self.code.open("fn eq(&self, other: &Self) -> bool {");
+        self.code.line("self.bits() == other.bits()");
+        self.code.close("}");
+        self.code.close("}");
+        self.code.blank();
+        self.code.line(format!("impl Eq for {name} {{}}"));
+        self.code.blank();
+        self.code
+            .open(format!("impl std::hash::Hash for {name} {{"));
+        self.code
+            .open("fn hash<H: std::hash::Hasher>(&self, state: &mut H) {");
+        self.code.line("self.bits().hash(state);");
+        self.code.close("}");
+        self.code.close("}");
+        self.code.blank();
         self.code
             .open(format!("impl std::fmt::Debug for {name} {{"));
         self.code
