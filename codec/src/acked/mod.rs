@@ -133,6 +133,11 @@ impl<V: Clone> IdMap<V> {
         Some(std::sync::Arc::make_mut(&mut self.entries).remove(i).1)
     }
 
+    /// The entries themselves, copied apart first if shared; the caller keeps them ascending.
+    fn entries_mut(&mut self) -> &mut Vec<(u16, V)> {
+        std::sync::Arc::make_mut(&mut self.entries)
+    }
+
     /// Every entry, ascending by id, its value mutable.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (&u16, &mut V)> {
         std::sync::Arc::make_mut(&mut self.entries)
@@ -356,14 +361,24 @@ pub fn apply_frame<S: AckedSchema>(
         }
     }
     let mut last: Option<u16> = None;
+    // The changes ascend, so each is found by walking on from the one before rather than by a
+    // search of the whole state.
+    let entries = state.entries_mut();
+    let mut at = 0;
     for change in &frame.changes {
         let eid = S::change_eid(change);
         if last.is_some_and(|l| l >= eid) {
             return Err(Inapplicable("changes not in ascending id order"));
         }
         last = Some(eid);
-        let record = S::apply(state.get(&eid), change, frame.tick)?;
-        state.insert(eid, record);
+        while entries.get(at).is_some_and(|(e, _)| *e < eid) {
+            at += 1;
+        }
+        match entries.get_mut(at) {
+            Some((e, held)) if *e == eid => *held = S::apply(Some(held), change, frame.tick)?,
+            _ => entries.insert(at, (eid, S::apply(None, change, frame.tick)?)),
+        }
+        at += 1;
     }
     Ok(state)
 }
