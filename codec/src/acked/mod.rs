@@ -113,8 +113,8 @@ impl<V> IdMap<V> {
 }
 
 impl<V: Clone> IdMap<V> {
-    /// Sets the value of `eid`; returns the one it replaced. Appending in ascending id is the
-    /// fast path.
+    /// Sets the value of `eid`; returns the one it replaced. A binary search, then a shift of
+    /// the entries after it when `eid` is new (none when it is the largest).
     pub fn insert(&mut self, eid: u16, value: V) -> Option<V> {
         let at = self.index(eid);
         let entries = std::sync::Arc::make_mut(&mut self.entries);
