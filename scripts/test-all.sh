@@ -4,6 +4,9 @@
 # TypeScript compiler, cargo-fuzz), the step installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A clean checkout gains nothing from incremental compilation, whose caches take gigabytes of
+# disk; CI once failed for want of it ("No space left on device").
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 step() { printf '\n==> %s\n' "$*"; }
 ackwire() { cargo run -q -p ackwire-conformance --bin ackwire -- "$@"; }
