@@ -590,7 +590,7 @@ impl Presenter {
                         armor: w.armor,
                         vehicle: w.vehicle,
                         seat: w.seat,
-                        ..if send { fresh } else { p.clone() }
+                        ..if send { fresh } else { *p }
                     }
                 }
             };

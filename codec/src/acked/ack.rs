@@ -62,7 +62,7 @@ impl AckWriter<Input> {
             ack_tick: if keyframe_request { 0 } else { ack_tick },
             flags,
             first_seq: self.pending.front().map(|(s, _)| *s),
-            inputs: self.pending.iter().map(|(_, i)| i.clone()).collect(),
+            inputs: self.pending.iter().map(|(_, i)| *i).collect(),
         }
     }
 }

@@ -151,7 +151,7 @@ impl AckedSchema for Reference {
         tick: u32,
     ) -> Result<EntityState, Inapplicable> {
         let mut r = match base {
-            Some(b) => b.clone(),
+            Some(b) => *b,
             None => {
                 let whole = [ChangeMask::POSE, ChangeMask::HEALTH, ChangeMask::VEHICLE];
                 if !whole.iter().all(|b| change.mask.contains(*b)) {

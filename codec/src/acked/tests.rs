@@ -26,7 +26,7 @@ fn state(entries: &[(u16, u32, EntityState)]) -> ServerState<EntityState> {
                 *e,
                 Entry {
                     life: *life,
-                    record: r.clone(),
+                    record: *r,
                 },
             )
         })

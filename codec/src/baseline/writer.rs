@@ -159,10 +159,10 @@ impl SnapshotWriter {
             for (value, bits) in c.components {
                 entry.mask.set(value.index(), true);
                 match value {
-                    ComponentValue::Transform(v) => entry.transform = Some(v.clone()),
-                    ComponentValue::Velocity(v) => entry.velocity = Some(v.clone()),
-                    ComponentValue::Health(v) => entry.health = Some(v.clone()),
-                    ComponentValue::Team(v) => entry.team = Some(v.clone()),
+                    ComponentValue::Transform(v) => entry.transform = Some(*v),
+                    ComponentValue::Velocity(v) => entry.velocity = Some(*v),
+                    ComponentValue::Health(v) => entry.health = Some(*v),
+                    ComponentValue::Team(v) => entry.team = Some(*v),
                 }
                 held.push((c.entity, value.index(), bits.clone()));
             }
@@ -238,10 +238,10 @@ pub fn read_snapshot(snapshot: &Snapshot) -> Result<ReadSnapshot, ReadError> {
                 generation: e.generation,
             },
             [
-                e.transform.clone().map(ComponentValue::Transform),
-                e.velocity.clone().map(ComponentValue::Velocity),
-                e.health.clone().map(ComponentValue::Health),
-                e.team.clone().map(ComponentValue::Team),
+                e.transform.map(ComponentValue::Transform),
+                e.velocity.map(ComponentValue::Velocity),
+                e.health.map(ComponentValue::Health),
+                e.team.map(ComponentValue::Team),
             ],
         ));
     }

@@ -573,6 +573,36 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// Whether every value field of `r` is a plain value (no heap allocation), so its struct
+    /// can be Copy. `depth` bounds the walk through nested records, which validation keeps
+    /// acyclic but which this must not trust.
+    fn is_copy_record(&self, r: &Record, depth: usize) -> bool {
+        let counts = count_fields(r);
+        depth < 16
+            && r.fields
+                .iter()
+                .filter(|f| f.constant.is_none() && !counts.contains(&f.name.as_str()))
+                .all(|f| self.is_copy_type(&f.ty, depth))
+    }
+
+    /// Whether a field of type `ty` is a plain value (see [`Self::is_copy_record`]).
+    fn is_copy_type(&self, ty: &Type, depth: usize) -> bool {
+        match ty {
+            Type::Int(_)
+            | Type::Float { .. }
+            | Type::Bool
+            | Type::Varint { .. }
+            | Type::Zigzag { .. }
+            | Type::Quant { .. } => true,
+            Type::Bytes | Type::OptBytes | Type::Array(_) => false,
+            Type::Named { name, .. } => match self.index.get(name) {
+                Some(Decl::Bits(_)) => true,
+                Some(Decl::Record(r)) => self.is_copy_record(r, depth + 1),
+                Some(Decl::Union(_) | Decl::Const(_)) | None => false,
+            },
+        }
+    }
+
     /// The serde attribute a field of this type needs, if any.
     fn serde_with(&self, ty: &Type, optional: bool) -> Option<String> {
         let big = |bits: u8| bits > 53;
@@ -1176,8 +1206,15 @@ impl<'a> Gen<'a> {
             "record"
         };
         self.docs(&r.docs, &format!("The {kind} `{}`.", r.name));
-        self.code
-            .line("#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]");
+        // A record of plain values is Copy, so that a state of them clones as one memcpy.
+        let copy = if self.is_copy_record(r, 0) {
+            "Copy, "
+        } else {
+            ""
+        };
+        self.code.line(format!(
+            "#[derive(Debug, Clone, {copy}PartialEq, serde::Serialize, serde::Deserialize)]"
+        ));
         self.code.line("#[serde(deny_unknown_fields)]");
         let value_fields: Vec<&Field> = r
             .fields
@@ -1908,5 +1945,84 @@ impl<'a> Gen<'a> {
         self.code.line("_ => None,");
         self.code.close("}");
         self.code.close("}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Source;
+
+    /// The derive line of the struct `name` in `code`.
+    fn derive_of<'c>(code: &'c str, name: &str) -> &'c str {
+        let at = code
+            .find(&format!("pub struct {name} "))
+            .unwrap_or_else(|| panic!("no struct {name}"));
+        let derive = code[..at]
+            .rfind("#[derive(")
+            .unwrap_or_else(|| panic!("no derive before {name}"));
+        code[derive..].lines().next().unwrap_or_default()
+    }
+
+    #[test]
+    fn records_of_plain_values_are_copy_and_the_rest_are_not() {
+        let text = r#"
+bits Flags: u8 {
+    A = 0,
+}
+
+record Plain {
+    a: u8,
+    f: f32,
+    z: zigzag,
+    q: quant(i16, 1/512),
+    flags: Flags,
+    inner: Inner,
+    maybe: u16 if a > 1,
+}
+
+record Inner {
+    b: bool,
+}
+
+record Owning {
+    data: bytes,
+}
+
+record Listing {
+    n: u8,
+    xs: [u8; n],
+}
+
+record Nesting {
+    o: Owning,
+}
+
+record Choosing {
+    u: Choice,
+}
+
+union Choice: u8 {
+    Inner = 1,
+}
+"#;
+        let spec = crate::compile(&[Source {
+            name: "copy.wire".to_string(),
+            text: text.to_string(),
+        }])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let code = generate(&spec, &Options::default());
+        for copy in ["Plain", "Inner"] {
+            assert!(
+                derive_of(&code, copy).contains("Copy"),
+                "{copy} is not Copy"
+            );
+        }
+        for owning in ["Owning", "Listing", "Nesting", "Choosing"] {
+            assert!(
+                !derive_of(&code, owning).contains("Copy"),
+                "{owning} is Copy"
+            );
+        }
     }
 }
