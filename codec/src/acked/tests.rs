@@ -238,3 +238,29 @@ fn a_server_state_is_a_map_kept_in_ascending_id() {
     assert_eq!((s.len(), s.is_empty()), (3, false));
     assert!(ServerState::<EntityState>::new().is_empty());
 }
+
+/// The generated record compares every field without early exits (spec/src/gen/rust.rs); it
+/// must still tell records apart by any one field, as the derive did.
+#[test]
+fn records_differing_in_any_one_field_are_unequal() {
+    let a = rec(70, true, 9, 100);
+    let edits: [fn(&mut EntityState); 10] = [
+        |r| r.x += 1,
+        |r| r.y += 1,
+        |r| r.z += 1,
+        |r| r.yaw ^= 1,
+        |r| r.flags = StateFlags::empty(),
+        |r| r.measured += 1,
+        |r| r.hp -= 1,
+        |r| r.armor += 1,
+        |r| r.vehicle += 1,
+        |r| r.seat += 1,
+    ];
+    let same = a;
+    assert_eq!(a, same);
+    for (i, edit) in edits.iter().enumerate() {
+        let mut b = a;
+        edit(&mut b);
+        assert_ne!(a, b, "edit {i} went unnoticed");
+    }
+}

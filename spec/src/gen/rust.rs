@@ -573,6 +573,26 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// `PartialEq` for a Copy record: the same answer as the derive's (floats compare by
+    /// `==`), with every field compared and the results and-ed, no early exit. States are
+    /// compared record by record and nearly all are equal, where a straight run of compares
+    /// beats a branch per field.
+    fn branch_free_eq(&mut self, name: &str, fields: &[&Field]) {
+        self.code.open(format!("impl PartialEq for {name} {{"));
+        self.code.open("fn eq(&self, other: &Self) -> bool {");
+        let terms: Vec<String> = fields
+            .iter()
+            .map(|f| {
+                let f = ident(&f.name);
+                format!("(self.{f} == other.{f})")
+            })
+            .collect();
+        self.multiline(&terms.join("\n    & "));
+        self.code.close("}");
+        self.code.close("}");
+        self.code.blank();
+    }
+
     /// Whether every value field of `r` is a plain value (no heap allocation), so its struct
     /// can be Copy. `depth` bounds the walk through nested records, which validation keeps
     /// acyclic but which this must not trust.
@@ -1206,21 +1226,21 @@ impl<'a> Gen<'a> {
             "record"
         };
         self.docs(&r.docs, &format!("The {kind} `{}`.", r.name));
-        // A record of plain values is Copy, so that a state of them clones as one memcpy.
-        let copy = if self.is_copy_record(r, 0) {
-            "Copy, "
-        } else {
-            ""
-        };
-        self.code.line(format!(
-            "#[derive(Debug, Clone, {copy}PartialEq, serde::Serialize, serde::Deserialize)]"
-        ));
-        self.code.line("#[serde(deny_unknown_fields)]");
         let value_fields: Vec<&Field> = r
             .fields
             .iter()
             .filter(|f| f.constant.is_none() && !counts.contains(&f.name.as_str()))
             .collect();
+        // A record of plain values is Copy, so that a state of them clones as one memcpy, and
+        // compares every field at once (below) rather than through the derive's early exits.
+        let copy = self.is_copy_record(r, 0);
+        let branch_free_eq = copy && value_fields.len() > 1;
+        self.code.line(format!(
+            "#[derive(Debug, Clone, {}{}serde::Serialize, serde::Deserialize)]",
+            if copy { "Copy, " } else { "" },
+            if branch_free_eq { "" } else { "PartialEq, " },
+        ));
+        self.code.line("#[serde(deny_unknown_fields)]");
         if value_fields.is_empty() {
             self.code.line(format!("pub struct {} {{}}", r.name));
         } else {
@@ -1254,6 +1274,9 @@ impl<'a> Gen<'a> {
             self.code.close("}");
         }
         self.code.blank();
+        if branch_free_eq {
+            self.branch_free_eq(&r.name, &value_fields);
+        }
         self.code.open(format!("impl {} {{", r.name));
         let key = self
             .keyed
@@ -1965,7 +1988,7 @@ mod tests {
     }
 
     #[test]
-    fn records_of_plain_values_are_copy_and_the_rest_are_not() {
+    fn records_of_plain_values_are_copy_and_compare_every_field() {
         let text = r#"
 bits Flags: u8 {
     A = 0,
@@ -2023,6 +2046,16 @@ union Choice: u8 {
                 !derive_of(&code, owning).contains("Copy"),
                 "{owning} is Copy"
             );
+        }
+        // A Copy record of several fields compares them all at once; the rest derive.
+        assert!(!derive_of(&code, "Plain").contains("PartialEq"));
+        assert!(code.contains(
+            "impl PartialEq for Plain {\n    fn eq(&self, other: &Self) -> bool {\n        \
+             (self.a == other.a)\n            & (self.f == other.f)"
+        ));
+        assert!(code.contains("& (self.maybe == other.maybe)\n    }"));
+        for derived in ["Inner", "Owning", "Listing", "Nesting", "Choosing"] {
+            assert!(derive_of(&code, derived).contains("PartialEq"), "{derived}");
         }
     }
 }
