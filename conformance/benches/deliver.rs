@@ -1,0 +1,101 @@
+//! The acked client's whole delivery, alone: the cube scene's kind 6 frames replayed through
+//! [`AckedDecoder::deliver`] (decoding, applying onto the base, the report against the last
+//! frame shown, the check), beside bitcode decoding the full world of the same ticks.
+//!
+//! `cargo bench -p ackwire-conformance --bench deliver` runs the cube scene ([`capture`]: seed
+//! 1, no loss, so that every frame applies) for a second of join and settling and then two
+//! cycles of POSE_REFRESH ticks (so that the resting poses' refresh bursts weigh what they
+//! weigh in a long run), and keeps the frames the acked and bitcode servers sent. One
+//! iteration is a fresh decoder taking all the acked frames, the join's keyframe first, each of
+//! which must show; the bitcode function decodes every tick's snapshot. Both report
+//! `Throughput::Elements(entities × frames)`, so 1e9 over `thrpt` is nanoseconds per entity of
+//! the world per frame: the unit of `ackwire bench`'s decode target.
+//!
+//! Where `ackwire bench` times the same work inside a lossy session, interleaved with the
+//! server's, this isolates it for a profiler:
+//! `cargo bench -p ackwire-conformance --bench deliver --no-run`, then
+//! `perf record -g <the bench binary> --bench --profile-time 20 acked`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use ackwire_codec::acked::{AckedDecoder, Delivery, Reference};
+use ackwire_conformance::bench::run::{capture, FullSnapshot, Length};
+use ackwire_conformance::bench::scenes::SceneKind;
+use ackwire_server::acked::POSE_REFRESH;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+/// Seconds of the join and its settling, before the refresh cycles.
+const LEAD_SECONDS: u32 = 1;
+
+/// Cycles of POSE_REFRESH ticks after the lead.
+const CYCLES: u32 = 2;
+
+/// The seed of scene and network.
+const SEED: u64 = 1;
+
+/// A fresh decoder takes every frame; returns how many it showed.
+fn deliver_all(frames: &[Vec<u8>]) -> usize {
+    let mut decoder = AckedDecoder::<Reference>::new();
+    frames
+        .iter()
+        .filter(|f| matches!(decoder.deliver(f), Delivery::Shown(_)))
+        .count()
+}
+
+fn benches(c: &mut Criterion) {
+    let kind = SceneKind::Cube;
+    let length = Length {
+        ticks: kind.hz() * LEAD_SECONDS + CYCLES * POSE_REFRESH,
+        warmup: 0,
+    };
+    let sent = capture(kind, 0.0, length, SEED, &["acked", "bitcode"])
+        .unwrap_or_else(|e| panic!("the cube scene runs: {e}"));
+    let frames_of = |protocol: &str| -> Vec<Vec<u8>> {
+        sent.iter()
+            .filter(|s| s.protocol == protocol)
+            .map(|s| s.packet.bytes.clone())
+            .collect()
+    };
+    let acked = frames_of("acked");
+    let bitcode = frames_of("bitcode");
+    assert_eq!(
+        deliver_all(&acked),
+        acked.len(),
+        "every acked frame applies when none is lost"
+    );
+    eprintln!(
+        "cube scene, {} ticks: {} acked frames ({} bytes), {} bitcode snapshots ({} bytes)",
+        length.ticks,
+        acked.len(),
+        acked.iter().map(Vec::len).sum::<usize>(),
+        bitcode.len(),
+        bitcode.iter().map(Vec::len).sum::<usize>(),
+    );
+
+    let mut group = c.benchmark_group("cube/deliver");
+    let entities = u64::from(kind.entities());
+    group.throughput(Throughput::Elements(entities * acked.len() as u64));
+    group.bench_function("acked", |b| b.iter(|| deliver_all(black_box(&acked))));
+    group.throughput(Throughput::Elements(entities * bitcode.len() as u64));
+    group.bench_function("bitcode", |b| {
+        b.iter(|| {
+            for bytes in black_box(&bitcode) {
+                let world: FullSnapshot =
+                    bitcode::decode(bytes).unwrap_or_else(|e| panic!("bitcode decodes: {e}"));
+                black_box(world);
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = deliver;
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    targets = benches
+}
+criterion_main!(deliver);
