@@ -37,6 +37,62 @@ pub fn decode_reencode_named(name: &str, data: &[u8]) -> bool {
     crate::protocol::visit_frame(name, V(data)).is_some()
 }
 
+/// The `roundtrip_arbitrary` check: `data` builds one value of every frame through the
+/// generated `Arbitrary` impls (which only build encodable values); each must encode,
+/// `encoded_len` must predict the bytes, the bytes must decode back to the same value, and
+/// they must pass [`decode_reencode`]. Panics otherwise.
+#[cfg(feature = "arbitrary")]
+pub fn roundtrip_arbitrary(data: &[u8]) {
+    use crate::rt::ArbitraryFrameVisitor;
+    use arbitrary::{Arbitrary, Unstructured};
+
+    struct RoundTrip<'a>(&'a [u8]);
+
+    impl ArbitraryFrameVisitor for RoundTrip<'_> {
+        type Output = ();
+
+        fn visit<F: Frame + for<'a> Arbitrary<'a>>(self) {
+            let Ok(value) = F::arbitrary(&mut Unstructured::new(self.0)) else {
+                return;
+            };
+            let bytes = match value.to_bytes() {
+                Ok(bytes) => bytes,
+                Err(e) => panic!(
+                    "{}: arbitrary value does not encode: {e}\n{value:?}",
+                    F::NAME
+                ),
+            };
+            assert_eq!(
+                value.encoded_len(),
+                bytes.len(),
+                "{}: encoded_len\n{value:?}",
+                F::NAME
+            );
+            match F::decode(&bytes) {
+                Ok(back) => assert_eq!(
+                    back,
+                    value,
+                    "{}: value -> bytes -> value\n{bytes:02x?}",
+                    F::NAME
+                ),
+                Err(e) => panic!(
+                    "{}: encoded bytes do not decode: {e}\n{value:?}\n{bytes:02x?}",
+                    F::NAME
+                ),
+            }
+            decode_reencode::<F>(&bytes);
+        }
+    }
+
+    // Every frame is built from the same bytes, so one input exercises all of them.
+    for name in crate::protocol::FRAME_NAMES {
+        assert!(
+            crate::protocol::visit_arbitrary_frame(name, RoundTrip(data)).is_some(),
+            "{name}: no such frame"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
