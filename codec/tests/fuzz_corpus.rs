@@ -2,8 +2,12 @@
 //! `decode_<frame>` fuzz targets run (`ackwire_codec::fuzzing::decode_reencode`), so every seed
 //! and every past finding is a regression test of `cargo test`, without cargo-fuzz.
 //!
-//! The test refuses to pass vacuously: every frame must have its fuzz target and a non-empty
-//! corpus directory, and every target and directory must name a frame.
+//! The corpora of the other targets (the lossy streams, the structured round trip) are
+//! replayed through the bodies those targets run, too.
+//!
+//! The tests refuse to pass vacuously: every frame must have its fuzz target and a non-empty
+//! corpus directory, every target and directory must name a frame or be one of the other
+//! targets listed here, and each of those must have a non-empty corpus.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -62,29 +66,103 @@ fn frames_targets_and_corpus_directories_match_one_to_one() {
     }
 }
 
+/// The fuzz targets other than `decode_<frame>`. `cargo test` replays each one's corpus through
+/// the body the target runs: the codec's here, `acked_stream` in `server/tests/fuzz_corpus.rs`
+/// (its harness is the server's).
+const OTHER_TARGETS: [&str; 5] = [
+    "acked_stream",
+    "baseline_stream",
+    "datagram_stream",
+    "delta_stream",
+    "roundtrip_arbitrary",
+];
+
 #[test]
-fn committed_corpus_decodes_and_reencodes_identically() {
+fn every_other_target_is_listed_and_has_a_corpus() {
+    let targets = names(&fuzz_dir().join("fuzz_targets"), ".rs");
+    let others: BTreeSet<String> = targets
+        .into_iter()
+        .filter(|t| !t.starts_with("decode_"))
+        .collect();
+    let listed: BTreeSet<String> = OTHER_TARGETS.iter().map(|t| t.to_string()).collect();
+    assert_eq!(others, listed, "fuzz_targets/ vs OTHER_TARGETS");
+    for target in OTHER_TARGETS {
+        let dir = fuzz_dir().join("corpus").join(target);
+        assert!(
+            dir.is_dir() && fs::read_dir(&dir).unwrap().next().is_some(),
+            "{} is missing or empty",
+            dir.display()
+        );
+    }
+}
+
+/// Runs `check` on every file of `fuzz/corpus/<dir>/`, sorted; fails listing every file that
+/// panics. Returns how many files it replayed.
+fn replay(dir: &str, check: impl Fn(&[u8])) -> usize {
+    let dir = fuzz_dir().join("corpus").join(dir);
+    let entries = fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut files: Vec<PathBuf> = entries.map(|entry| entry.unwrap().path()).collect();
+    files.sort();
+    assert!(!files.is_empty(), "{} is empty", dir.display());
     let mut failures = Vec::new();
-    let mut replayed = 0;
-    for frame in FRAME_NAMES {
-        let dir = fuzz_dir().join("corpus").join(format!("decode_{frame}"));
-        let entries = fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        let mut files: Vec<PathBuf> = entries.map(|entry| entry.unwrap().path()).collect();
-        files.sort();
-        assert!(!files.is_empty(), "{} is empty", dir.display());
-        for file in files {
-            let data = fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-            match catch_unwind(AssertUnwindSafe(|| decode_reencode_named(frame, &data))) {
-                Ok(known) => assert!(known, "{frame}: not a frame name"),
-                Err(_) => failures.push(format!("{} ({data:02x?})", file.display())),
-            }
-            replayed += 1;
+    for file in &files {
+        let data = fs::read(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        if catch_unwind(AssertUnwindSafe(|| check(&data))).is_err() {
+            failures.push(format!("{} ({data:02x?})", file.display()));
         }
     }
     assert!(
         failures.is_empty(),
-        "{} of {replayed} corpus files fail:\n{}",
+        "{} of {} corpus files fail:\n{}",
         failures.len(),
+        files.len(),
         failures.join("\n")
+    );
+    files.len()
+}
+
+#[test]
+fn committed_corpus_decodes_and_reencodes_identically() {
+    for frame in FRAME_NAMES {
+        replay(&format!("decode_{frame}"), |data| {
+            assert!(
+                decode_reencode_named(frame, data),
+                "{frame}: not a frame name"
+            )
+        });
+    }
+}
+
+#[test]
+fn baseline_stream_corpus_keeps_the_harness_invariants() {
+    replay("baseline_stream", |data| {
+        if let Err(e) = ackwire_codec::baseline::harness::run(data) {
+            panic!("{e}");
+        }
+    });
+}
+
+#[test]
+fn datagram_stream_corpus_keeps_the_harness_invariants() {
+    replay("datagram_stream", |data| {
+        if let Err(e) = ackwire_codec::datagram::harness::run(data) {
+            panic!("{e}");
+        }
+    });
+}
+
+#[test]
+fn delta_stream_corpus_keeps_the_harness_invariants() {
+    replay("delta_stream", |data| {
+        ackwire_codec::delta::harness::run(data);
+    });
+}
+
+#[cfg(feature = "arbitrary")]
+#[test]
+fn roundtrip_arbitrary_corpus_round_trips() {
+    replay(
+        "roundtrip_arbitrary",
+        ackwire_codec::fuzzing::roundtrip_arbitrary,
     );
 }
