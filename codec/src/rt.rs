@@ -430,9 +430,12 @@ pub const fn varint_len(v: u64) -> usize {
 
 /// A bit stream over the bytes of a packed body: fields are read least significant bit first,
 /// starting at the least significant bit of each byte.
+///
+/// A field is read from the (at most nine) bytes it spans at once, not bit by bit, the mirror
+/// of [`BitWriter`].
 #[derive(Debug)]
 pub struct BitReader<'a> {
-    bits: &'a BitSlice<u8, Lsb0>,
+    bytes: &'a [u8],
     pos: usize,
     /// Byte offset of the body within the frame, for error positions.
     base: usize,
@@ -442,7 +445,7 @@ impl<'a> BitReader<'a> {
     /// A reader over `bytes`, which start at byte `base` of the frame.
     pub fn new(bytes: &'a [u8], base: usize) -> Self {
         BitReader {
-            bits: bytes.view_bits::<Lsb0>(),
+            bytes,
             pos: 0,
             base,
         }
@@ -454,22 +457,28 @@ impl<'a> BitReader<'a> {
 
     /// Bits not read yet.
     pub fn remaining(&self) -> usize {
-        self.bits.len() - self.pos
+        self.bytes.len() * 8 - self.pos
     }
 
     /// An unsigned field of `width` bits (1 to 64).
     pub fn uint(&mut self, width: u8) -> Result<u64, DecodeError> {
         let w = usize::from(width);
+        // As in the byte reader, truncation is reported where the input ends.
+        let truncated =
+            || DecodeError::at_bit(ErrorKind::Truncated, (self.base + self.bytes.len()) * 8);
         if w > self.remaining() {
-            // As in the byte reader, truncation is reported where the input ends.
-            return Err(DecodeError::at_bit(
-                ErrorKind::Truncated,
-                self.base * 8 + self.bits.len(),
-            ));
+            return Err(truncated());
         }
-        let v = self.bits[self.pos..self.pos + w].load_le::<u64>();
+        let span = self
+            .bytes
+            .get(self.pos / 8..(self.pos + w).div_ceil(8))
+            .ok_or_else(truncated)?;
+        // At most 9 bytes: a field of 64 bits that starts within a byte.
+        let mut buf = [0u8; 16];
+        buf[..span.len()].copy_from_slice(span);
+        let v = (u128::from_le_bytes(buf) >> (self.pos % 8)) as u64;
         self.pos += w;
-        Ok(v)
+        Ok(if w == 64 { v } else { v & ((1 << w) - 1) })
     }
 
     /// A two's complement field of `width` bits (2 to 64), sign-extended.
@@ -522,14 +531,17 @@ impl<'a> BitReader<'a> {
     /// Ends the body: the bits up to the next byte boundary are padding and must be zero.
     /// Returns the whole bytes the body took.
     pub fn finish(self) -> Result<usize, DecodeError> {
-        let end = self.pos.div_ceil(8) * 8;
-        if let Some(one) = self.bits[self.pos..end].first_one() {
-            return Err(DecodeError::at_bit(
-                ErrorKind::ReservedBit,
-                self.base * 8 + self.pos + one,
-            ));
+        let used = self.pos % 8;
+        if used > 0 {
+            let padding = self.bytes.get(self.pos / 8).map_or(0, |b| b >> used);
+            if padding != 0 {
+                return Err(DecodeError::at_bit(
+                    ErrorKind::ReservedBit,
+                    self.frame_bit() + padding.trailing_zeros() as usize,
+                ));
+            }
         }
-        Ok(end / 8)
+        Ok(self.pos.div_ceil(8))
     }
 }
 
@@ -538,8 +550,7 @@ impl<'a> BitReader<'a> {
 ///
 /// Bits gather in an accumulator and leave it a whole byte at a time, rather than going one by
 /// one into a bit vector: a NetBaseline server writes every component of every entity this way
-/// each tick. [`BitReader`] reads the same order through `bitvec`; a test holds the two, and a
-/// `bitvec` writer, to each other.
+/// each tick. A test holds it and [`BitReader`] to `bitvec`'s `store_le` and `load_le`.
 #[derive(Debug, Default)]
 pub struct BitWriter {
     /// The whole bytes written so far.
@@ -1298,6 +1309,39 @@ mod tests {
                 proptest::prop_assert_eq!(r.uint(width).unwrap(), v);
             }
             proptest::prop_assert_eq!(r.finish().unwrap(), out.len() - 1);
+        }
+    }
+
+    proptest::proptest! {
+        /// BitReader reads what bitvec's `load_le` over an Lsb0 view of the bytes reads (the
+        /// reader it replaced), at any position and width, and is truncated exactly where that
+        /// view ends.
+        #[test]
+        fn bit_reader_matches_bitvec(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..24),
+            widths in proptest::collection::vec(1u8..=64, 0..12),
+        ) {
+            let view = bytes.view_bits::<Lsb0>();
+            let mut r = BitReader::new(&bytes, 5);
+            let mut pos = 0;
+            for width in widths {
+                let w = usize::from(width);
+                match view.get(pos..pos + w) {
+                    Some(field) => {
+                        proptest::prop_assert_eq!(r.uint(width).unwrap(), field.load_le::<u64>());
+                        pos += w;
+                    }
+                    None => {
+                        let e = r.uint(width).unwrap_err();
+                        proptest::prop_assert_eq!(
+                            (e.kind, e.bit),
+                            (ErrorKind::Truncated, Some((5 + bytes.len()) * 8))
+                        );
+                        break;
+                    }
+                }
+                proptest::prop_assert_eq!(r.bit_pos(), 5 * 8 + pos);
+            }
         }
     }
 
