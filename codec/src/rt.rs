@@ -460,8 +460,11 @@ impl<'a> BitReader<'a> {
         self.bytes.len() * 8 - self.pos
     }
 
-    /// An unsigned field of `width` bits (1 to 64).
+    /// An unsigned field of `width` bits (1 to 64); a width over 64 is refused as over width.
     pub fn uint(&mut self, width: u8) -> Result<u64, DecodeError> {
+        if width > 64 {
+            return Err(DecodeError::at_bit(ErrorKind::OverWidth, self.frame_bit()));
+        }
         let w = usize::from(width);
         // As in the byte reader, truncation is reported where the input ends.
         let truncated =
@@ -475,10 +478,14 @@ impl<'a> BitReader<'a> {
             .ok_or_else(truncated)?;
         // At most 9 bytes: a field of 64 bits that starts within a byte.
         let mut buf = [0u8; 16];
-        buf[..span.len()].copy_from_slice(span);
+        for (to, from) in buf.iter_mut().zip(span) {
+            *to = *from;
+        }
         let v = (u128::from_le_bytes(buf) >> (self.pos % 8)) as u64;
         self.pos += w;
-        Ok(if w == 64 { v } else { v & ((1 << w) - 1) })
+        Ok(v & 1u64
+            .checked_shl(u32::from(width))
+            .map_or(u64::MAX, |bit| bit - 1))
     }
 
     /// A two's complement field of `width` bits (2 to 64), sign-extended.
@@ -567,9 +574,10 @@ impl BitWriter {
         BitWriter::default()
     }
 
-    /// An unsigned field of `width` bits; a value that needs more bits is over its width.
+    /// An unsigned field of `width` bits (1 to 64); a value that needs more bits is over its
+    /// width, and so is every value for a width over 64.
     pub fn uint(&mut self, width: u8, v: u64) -> Result<(), EncodeError> {
-        if width < 64 && v >> width != 0 {
+        if width > 64 || (width < 64 && v >> width != 0) {
             return Err(EncodeError::new(ErrorKind::OverWidth));
         }
         self.put(u32::from(width), v);
@@ -1346,9 +1354,13 @@ mod tests {
     }
 
     #[test]
-    fn bit_writer_refuses_a_value_over_its_width() {
+    fn bit_streams_refuse_a_value_over_its_width_and_widths_over_64() {
         let mut w = BitWriter::new();
         assert_eq!(w.uint(3, 8).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(w.uint(65, 0).unwrap_err().kind, ErrorKind::OverWidth);
+        let bytes = [0xff; 20];
+        let e = BitReader::new(&bytes, 2).uint(65).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::OverWidth, Some(16)));
         w.uint(3, 7).unwrap();
         let mut out = Vec::new();
         w.finish(&mut out);
