@@ -14,7 +14,7 @@
 //! The code is meant to read like hand-written code and is snapshotted in review.
 
 use super::{snake_case, Code};
-use crate::index::{count_fields, Decl, Index};
+use crate::index::{count_fields, is_value_field, Decl, Index};
 use crate::model::{
     Array, BitKind, Bits, Cond, Count, Docs, Endian, Field, File, IntType, Item, Record,
     RecordKind, Spec, Type, Union,
@@ -597,11 +597,10 @@ impl<'a> Gen<'a> {
     /// can be Copy. `depth` bounds the walk through nested records, which validation keeps
     /// acyclic but which this must not trust.
     fn is_copy_record(&self, r: &Record, depth: usize) -> bool {
-        let counts = count_fields(r);
         depth < 16
             && r.fields
                 .iter()
-                .filter(|f| f.constant.is_none() && !counts.contains(&f.name.as_str()))
+                .filter(|f| is_value_field(r, f))
                 .all(|f| self.is_copy_type(&f.ty, depth))
     }
 
