@@ -1366,6 +1366,10 @@ mod tests {
 
     #[test]
     fn far_entities_come_quantized_when_due_and_near_ones_full() {
+        let pose_full = |s: &ServerState<EntityState>, eid: u16| {
+            let entry = s.get(&eid).unwrap_or_else(|| panic!("{eid} is presented"));
+            entry.record.flags.contains(StateFlags::POSE_FULL)
+        };
         let mut p = Presenter::new(ViewConfig {
             own: vec![1],
             ..ViewConfig::default()
@@ -1386,26 +1390,9 @@ mod tests {
         w.insert(2, ent(20.0));
         w.insert(3, ent(100.0));
         let s = p.present(1, &w);
-        assert!(s
-            .get(&1)
-            .unwrap()
-            .record
-            .flags
-            .contains(StateFlags::POSE_FULL));
-        assert!(!s
-            .get(&2)
-            .unwrap()
-            .record
-            .flags
-            .contains(StateFlags::POSE_FULL));
-        assert!(
-            s.get(&3)
-                .unwrap()
-                .record
-                .flags
-                .contains(StateFlags::POSE_FULL),
-            "outside the box"
-        );
+        assert!(pose_full(&s, 1));
+        assert!(!pose_full(&s, 2));
+        assert!(pose_full(&s, 3), "outside the box");
         // Far entity 2 moves every tick: its pose changes only on its due ticks.
         let mut changes = 0;
         for t in 2..=13u32 {
@@ -1417,27 +1404,11 @@ mod tests {
         // Hysteresis: 13 m stays near once near (leave 14), but does not enter (enter 12).
         w.get_mut(&2).unwrap().x = 11.0;
         let s = p.present(14, &w);
-        assert!(s
-            .get(&2)
-            .unwrap()
-            .record
-            .flags
-            .contains(StateFlags::POSE_FULL));
+        assert!(pose_full(&s, 2));
         w.get_mut(&2).unwrap().x = 13.0;
         let s = p.present(15, &w);
-        assert!(s
-            .get(&2)
-            .unwrap()
-            .record
-            .flags
-            .contains(StateFlags::POSE_FULL));
+        assert!(pose_full(&s, 2));
         w.get_mut(&2).unwrap().x = 14.5;
-        assert!(!p
-            .present(16, &w)
-            .get(&2)
-            .unwrap()
-            .record
-            .flags
-            .contains(StateFlags::POSE_FULL));
+        assert!(!pose_full(&p.present(16, &w), 2));
     }
 }
