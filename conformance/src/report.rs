@@ -91,7 +91,10 @@ pub fn table(report: &RunReport) -> String {
     out
 }
 
-fn escape(text: &str) -> String {
+/// Text escaped for XML content and attribute values: the JUnit report's and the bench's
+/// SVG chart's. Control characters XML 1.0 forbids or discourages become U+FFFD, so no
+/// frame, case or protocol name can make a document unparseable.
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -100,8 +103,8 @@ fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            // XML 1.0 cannot carry most control characters at all, not even escaped.
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{fffd}'),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if c.is_control() => out.push('\u{FFFD}'),
             c => out.push(c),
         }
     }

@@ -14,6 +14,7 @@ use super::{
     Report, Row, SceneInfo, Target, FIEDLER_COMPRESSED_KBPS, FIEDLER_UNCOMPRESSED_KBPS,
     QUAKE3_CAP_KBPS,
 };
+use crate::report::escape as xml_escape;
 use std::fmt::Write as _;
 
 /// The line that opens the README's generated block.
@@ -614,25 +615,6 @@ pub fn markdown(report: &Report, command: &str) -> String {
     out
 }
 
-/// Text escaped for XML content and attribute values. Control characters XML 1.0 forbids
-/// become U+FFFD, so no scene or protocol name can make the document unparseable.
-fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if c.is_control() => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// Colours by protocol name, so a protocol looks the same in every panel and every run.
 const PALETTE: [(&str, &str); 6] = [
     ("acked", "#1f77b4"),
@@ -805,7 +787,7 @@ pub fn svg(report: &Report) -> String {
     let _ = writeln!(
         out,
         "<title>ackwire bench: downstream kbps by loss ({} build, seed {}{})</title>",
-        xml(&report.build),
+        xml_escape(&report.build),
         report.seed,
         if report.quick { ", quick run" } else { "" }
     );
@@ -836,7 +818,7 @@ pub fn svg(report: &Report) -> String {
                 x + 12.0,
                 x + 30.0,
                 y + 4.0,
-                xml(protocol)
+                xml_escape(protocol)
             );
         }
         let _ = writeln!(out, "</g>");
@@ -879,20 +861,24 @@ fn panel(out: &mut String, scene: &SceneRows<'_>, x0: f64, colours: &[(&str, &'s
         }
     };
 
-    let _ = writeln!(out, r#"<g class="panel" data-scene="{}">"#, xml(scene.name));
+    let _ = writeln!(
+        out,
+        r#"<g class="panel" data-scene="{}">"#,
+        xml_escape(scene.name)
+    );
     let full_title = if scene.title() == scene.name {
         scene.name.to_owned()
     } else {
         format!("{}: {}", scene.name, scene.title())
     };
-    let _ = writeln!(out, "<title>{}</title>", xml(&full_title));
+    let _ = writeln!(out, "<title>{}</title>", xml_escape(&full_title));
     for (i, line) in wrap(&full_title, TITLE_CHARS, 2).iter().enumerate() {
         let _ = writeln!(
             out,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="13" font-weight="bold">{}</text>"#,
             x0 + PANEL_W / 2.0,
             20.0 + 16.0 * i as f64,
-            xml(line)
+            xml_escape(line)
         );
     }
 
@@ -914,7 +900,7 @@ fn panel(out: &mut String, scene: &SceneRows<'_>, x0: f64, colours: &[(&str, &'s
             out,
             r##"<line x1="{x:.1}" y1="{top:.1}" x2="{x:.1}" y2="{bottom:.1}" stroke="#eeeeee"/><text x="{x:.1}" y="{:.1}" text-anchor="middle" font-size="11">{}%</text>"##,
             bottom + 16.0,
-            xml(&loss_label(loss))
+            xml_escape(&loss_label(loss))
         );
     }
     let _ = writeln!(
@@ -948,7 +934,7 @@ fn panel(out: &mut String, scene: &SceneRows<'_>, x0: f64, colours: &[(&str, &'s
             r##"<g class="reference"><line x1="{left:.1}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="#555555" stroke-dasharray="6 4"/><text x="{:.1}" y="{:.1}" text-anchor="end" font-size="11" fill="#555555">{}</text></g>"##,
             right - 4.0,
             y - 4.0,
-            xml(label)
+            xml_escape(label)
         );
     }
 
@@ -971,8 +957,8 @@ fn panel(out: &mut String, scene: &SceneRows<'_>, x0: f64, colours: &[(&str, &'s
         let _ = writeln!(
             out,
             r#"<polyline data-scene="{}" data-protocol="{}" fill="none" stroke="{colour}" stroke-width="2" points="{}"/>"#,
-            xml(scene.name),
-            xml(protocol),
+            xml_escape(scene.name),
+            xml_escape(protocol),
             coordinates.join(" ")
         );
         for &(x, y, loss) in &points {
@@ -980,8 +966,8 @@ fn panel(out: &mut String, scene: &SceneRows<'_>, x0: f64, colours: &[(&str, &'s
             let _ = writeln!(
                 out,
                 r#"<circle cx="{x:.1}" cy="{y:.1}" r="3.5" fill="{colour}"><title>{} at {}% loss: {} kbps</title></circle>"#,
-                xml(protocol),
-                xml(&loss_label(loss)),
+                xml_escape(protocol),
+                xml_escape(&loss_label(loss)),
                 fixed(kbps, 1)
             );
         }
