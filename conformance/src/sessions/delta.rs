@@ -351,16 +351,6 @@ impl Churn {
     }
 }
 
-fn lossy(loss: f64, duplicate: f64, latency_ms: u64, jitter_ms: u64) -> LinkConfig {
-    LinkConfig {
-        loss,
-        duplicate,
-        latency_ms,
-        jitter_ms,
-        ..LinkConfig::default()
-    }
-}
-
 fn churn_script(
     seed: u64,
     slots: u32,
@@ -384,8 +374,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         params: json!({"history": 32}),
         tick_ms: 50,
         network: NetworkConfig {
-            down: lossy(0.0, 0.0, 30, 0),
-            up: lossy(0.0, 0.0, 30, 0),
+            down: LinkConfig::lossy(0.0, 0.0, 30, 0),
+            up: LinkConfig::lossy(0.0, 0.0, 30, 0),
             seed: 1,
         },
         script: churn_script(1, 48, 80, 24, 2),
@@ -401,8 +391,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "10% loss each way with jitter: lost packets' keys re-derived from the acknowledged baseline",
     );
     r.network = NetworkConfig {
-        down: lossy(0.10, 0.0, 40, 30),
-        up: lossy(0.10, 0.0, 40, 30),
+        down: LinkConfig::lossy(0.10, 0.0, 40, 30),
+        up: LinkConfig::lossy(0.10, 0.0, 40, 30),
         seed: 10,
     };
     r.script = churn_script(10, 48, 120, 24, 2);
@@ -412,8 +402,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "25% loss, 10% duplication and 60 ms of jitter: stale packets acknowledged, not applied",
     );
     r.network = NetworkConfig {
-        down: lossy(0.25, 0.10, 30, 60),
-        up: lossy(0.25, 0.10, 30, 60),
+        down: LinkConfig::lossy(0.25, 0.10, 30, 60),
+        up: LinkConfig::lossy(0.25, 0.10, 30, 60),
         seed: 25,
     };
     r.script = churn_script(25, 48, 120, 24, 3);
@@ -423,8 +413,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "occupants respawn in their own slot (the next generation) under loss and reordering",
     );
     r.network = NetworkConfig {
-        down: lossy(0.15, 0.05, 30, 40),
-        up: lossy(0.15, 0.0, 30, 40),
+        down: LinkConfig::lossy(0.15, 0.05, 30, 40),
+        up: LinkConfig::lossy(0.15, 0.0, 30, 40),
         seed: 7,
     };
     let mut script: Vec<Vec<Value>> = vec![(0..8u32)
@@ -444,7 +434,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         "warm_join",
         "the slot streams for a while, then a new subscriber takes it (reset): a full baseline",
     );
-    r.network.down = lossy(0.05, 0.0, 30, 10);
+    r.network.down = LinkConfig::lossy(0.05, 0.0, 30, 10);
     r.script = churn_script(3, 48, 80, 24, 2);
     r.script[40].push(json!({"reset": true}));
     r.script[60].push(json!({"request_full_baseline": true}));
@@ -456,8 +446,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     r.params = json!({"history": 16, "stalled_after_ms": 600, "keepalive_every_ms": 500,
                       "client_stalls": [[1500, 4500]]});
     r.network = NetworkConfig {
-        down: lossy(0.05, 0.0, 30, 20),
-        up: lossy(0.05, 0.0, 30, 20),
+        down: LinkConfig::lossy(0.05, 0.0, 30, 20),
+        up: LinkConfig::lossy(0.05, 0.0, 30, 20),
         seed: 5,
     };
     r.script = churn_script(5, 48, 140, 24, 2);
@@ -474,9 +464,9 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
                 leave: 0.2,
                 loss: 0.9,
             }),
-            ..lossy(0.02, 0.0, 30, 10)
+            ..LinkConfig::lossy(0.02, 0.0, 30, 10)
         },
-        up: lossy(0.02, 0.0, 30, 10),
+        up: LinkConfig::lossy(0.02, 0.0, 30, 10),
         seed: 9,
     };
     r.script = churn_script(9, 48, 120, 24, 2);
@@ -487,8 +477,8 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     );
     r.params = json!({"history": 32, "policy": "naive"});
     r.network = NetworkConfig {
-        down: lossy(0.10, 0.0, 30, 0),
-        up: lossy(0.0, 0.0, 30, 0),
+        down: LinkConfig::lossy(0.10, 0.0, 30, 0),
+        up: LinkConfig::lossy(0.0, 0.0, 30, 0),
         seed: 11,
     };
     r.script = churn_script(11, 48, 80, 24, 2);
@@ -538,7 +528,7 @@ pub struct PolicyRun {
 /// `delta_ack` frames, and measures the mirror against the world.
 pub fn measure_policy(run: &PolicyRun) -> PolicyRow {
     const TICK_MS: u64 = 50;
-    let link = lossy(run.loss, 0.0, 40, 20);
+    let link = LinkConfig::lossy(run.loss, 0.0, 40, 20);
     let mut seeds = SplitMix64::new(run.seed);
     let mut down = Link::new(link, seeds.next_u64());
     let mut up = Link::new(link, seeds.next_u64());
