@@ -178,9 +178,13 @@ impl<S: AckedSchema, I> AckedEncoder<S, I> {
             last_seq: self.last_seq,
             input_buffer: u8::try_from(self.inputs.pending()).unwrap_or(u8::MAX),
             keyframe: base.is_none(),
-            // Seed 000: "Every CHECK_EVERY frames a check follows the header".
-            check: tick
-                .is_multiple_of(S::CHECK_EVERY)
+            // Seed 000: "Every CHECK_EVERY frames a check follows the header". Frames, not
+            // ticks: a server that does not encode every tick (30 Hz sends on a 60 Hz
+            // simulation, odd ticks only) would otherwise check at another rate or never.
+            // Counted from 1, so the CHECK_EVERY-th frame carries the first check, and a
+            // stream encoded every tick from tick 1 checks on the same frames as before.
+            check: (frame_no + 1)
+                .is_multiple_of(u64::from(S::CHECK_EVERY))
                 .then(|| server_check::<S>(&state)),
             removed,
             changes,
@@ -1355,6 +1359,38 @@ mod tests {
         assert_eq!(carried as u64, Reference::EVENT_TTL);
         assert_eq!(e.counters().events_expired, 1);
         assert_eq!(e.pending_events(), 0);
+    }
+
+    /// Seed 000: "Every CHECK_EVERY frames a check follows the header": counted in frames,
+    /// whichever ticks the frames are encoded on.
+    #[test]
+    fn a_check_follows_every_check_every_frames_whatever_the_ticks() {
+        let every = Reference::CHECK_EVERY as usize;
+        // Odd ticks only (no odd tick is a multiple of 30, so a rule on ticks never checks),
+        // even ticks (30 Hz sends on a 60 Hz simulation: a rule on ticks checks every 15
+        // frames), every tick, and every third from tick 7.
+        for (first, step) in [(1u32, 2u32), (2, 2), (1, 1), (7, 3)] {
+            let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
+            let mut checked = Vec::new();
+            for n in 1..=3 * every + 5 {
+                let tick = first + (n as u32 - 1) * step;
+                let state = one(tick);
+                let out = e.encode(tick, state.clone(), []).unwrap();
+                // What the bytes say, not only the frame value handed back.
+                let sent = Reference::decode_frame(&out.bytes).unwrap();
+                assert_eq!(sent.check, out.frame.check);
+                if let Some(check) = sent.check {
+                    assert_eq!(check, server_check::<Reference>(&state));
+                    checked.push(n);
+                }
+            }
+            assert_eq!(
+                checked,
+                [every, 2 * every, 3 * every],
+                "frames on ticks {first}, {}, ...",
+                first + step
+            );
+        }
     }
 
     #[test]
