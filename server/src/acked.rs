@@ -1393,6 +1393,74 @@ mod tests {
         }
     }
 
+    /// Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably
+    /// (transport.send('reliable', …)): it is still a frame like any other." Keyframes of a
+    /// growing crowd with a growing number of events, until one of exactly RELIABLE_ABOVE bytes
+    /// and one of a byte more are found: the first stays on the unreliable channel, the second
+    /// goes reliably, and every frame on the way is routed by the same rule.
+    #[test]
+    fn a_frame_over_reliable_above_bytes_goes_reliably_and_one_at_it_does_not() {
+        let limit = Reference::RELIABLE_ABOVE;
+        // Six and seven bytes: together with the changes, frames of every length.
+        let hit = ackwire_codec::protocol::Event::Hit(ackwire_codec::protocol::Hit {
+            attacker: 2,
+            victim: 1,
+            damage: 9,
+        });
+        let carjack = ackwire_codec::protocol::Event::Carjack(ackwire_codec::protocol::Carjack {
+            thief: 2,
+            victim: 1,
+            vehicle: 1,
+        });
+        let (mut at, mut over) = (false, false);
+        for n in 1..=160u16 {
+            // Near and far, inside and outside the quantized box: entities of several sizes.
+            let world: World = (1..=n)
+                .map(|eid| {
+                    let d = f32::from(eid) * 0.75;
+                    let mut w = WorldEntity {
+                        life: 1,
+                        x: d,
+                        y: -d * 0.5,
+                        z: 0.0,
+                        yaw: d * 7.0,
+                        hp: 100,
+                        armor: 0,
+                        vehicle: 0,
+                        seat: 0,
+                    };
+                    w.vehicle = eid % 3;
+                    (eid, w)
+                })
+                .collect();
+            for (carjacks, hits) in (0..8).flat_map(|c| (0..7).map(move |h| (c, h))) {
+                let events = std::iter::repeat_n(carjack.clone(), carjacks)
+                    .chain(std::iter::repeat_n(hit.clone(), hits));
+                let mut p = Presenter::new(ViewConfig {
+                    own: vec![1],
+                    ..ViewConfig::default()
+                });
+                let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
+                let out = e.encode(1, p.present(1, &world), events).unwrap();
+                assert!(out.frame.keyframe);
+                let len = out.bytes.len();
+                assert_eq!(out.reliable, len > limit, "{len} bytes");
+                assert_eq!(e.counters().reliable, u64::from(out.reliable));
+                // Still a frame like any other: it decodes to what was encoded.
+                assert_eq!(Reference::decode_frame(&out.bytes).unwrap(), out.frame);
+                at |= len == limit;
+                over |= len == limit + 1;
+            }
+            if at && over {
+                return;
+            }
+        }
+        panic!(
+            "no keyframe of exactly {limit} (found: {at}) or {} bytes (found: {over})",
+            limit + 1
+        );
+    }
+
     #[test]
     fn a_tick_not_newer_than_the_last_frame_is_refused() {
         let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
