@@ -450,24 +450,17 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 return Ok(ExitCode::SUCCESS);
             }
             let files = vectors::read_frames(&frames_dir).map_err(|e| format!("error: {e}"))?;
-            let mut failed = 0;
-            let mut total = 0;
-            for file in &files {
-                for case in &file.cases {
-                    total += 1;
-                    if let Err(why) = vectors::verify_frame_case(&file.frame, case) {
-                        failed += 1;
-                        eprintln!("FAIL {}: {why}", case.name);
-                    }
-                }
+            let stream_vectors =
+                streams::read_streams(&streams_dir).map_err(|e| format!("error: {e}"))?;
+            let total = files.iter().map(|f| f.cases.len()).sum::<usize>() + stream_vectors.len();
+            let failures: Vec<vectors::Failure> = vectors::verify_frame_files(&files)
+                .into_iter()
+                .chain(vectors::verify_stream_vectors(&stream_vectors))
+                .collect();
+            for f in &failures {
+                eprintln!("FAIL {}: {}", f.name, f.why);
             }
-            for vector in streams::read_streams(&streams_dir).map_err(|e| format!("error: {e}"))? {
-                total += 1;
-                if let Err(why) = ackwire_conformance::sessions::stream::verify(&vector) {
-                    failed += 1;
-                    eprintln!("FAIL {}: {why}", vector.name);
-                }
-            }
+            let failed = failures.len();
             outln!("{} passed, {} failed", total - failed, failed);
             Ok(if failed == 0 {
                 ExitCode::SUCCESS
