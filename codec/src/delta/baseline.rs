@@ -87,7 +87,10 @@ impl DeltaPlan {
 struct SentState {
     seq: u64,
     state: BTreeSet<u64>,
-    full: bool,
+    /// Whether a mirror that applies this packet holds exactly `state` whatever it lost before
+    /// it: the packet was a full baseline, or was planned against an acknowledged state (see
+    /// [`DeltaBaseline::observe_ack`]). A plan diffed against the last state sent is not.
+    standalone: bool,
 }
 
 /// The acknowledged baseline, with its digest computed once.
@@ -299,10 +302,11 @@ impl DeltaBaseline {
         // the rest of the session."
         let unknown = recovering && self.acked.is_none();
         let mut plan = DeltaPlan::default();
-        match (&self.acked, &self.last_sent) {
+        let standalone = match (&self.acked, &self.last_sent) {
             _ if pending != Pending::Nothing || unknown => {
                 plan.full_baseline = true;
                 plan.entered = current.iter().copied().collect();
+                true
             }
             (Some(acked), _) if recovering => {
                 // Seed 004 §7: "The two halves of the diff need baselines built by opposite
@@ -319,22 +323,31 @@ impl DeltaBaseline {
                 plan.baseline_seq = Some(acked.seq);
                 plan.entered = current.difference(&least).copied().collect();
                 plan.left = most.difference(current).copied().collect();
+                // Built this way the packet stands on its own: a mirror in any state from the
+                // acknowledged one to the last sent keeps exactly `current ∩ least` (it held
+                // all of `least`), gains `current − least`, and loses everything it could hold
+                // outside `current`, because all of that is in `most`. It holds `current`
+                // whatever was lost in between.
+                true
             }
             (_, Some((last_seq, last))) => {
                 // Naive: against the last state sent, as if every packet arrived.
                 plan.baseline_seq = Some(*last_seq);
                 plan.entered = current.difference(last).copied().collect();
                 plan.left = last.difference(current).copied().collect();
+                // Only right for a mirror that holds exactly the last state sent.
+                false
             }
             _ => {
                 plan.full_baseline = true;
                 plan.entered = current.iter().copied().collect();
+                true
             }
-        }
+        };
         self.sent.push_back(SentState {
             seq,
             state: current.clone(),
-            full: plan.full_baseline,
+            standalone,
         });
         while self.sent.len() > self.history {
             if let Some(old) = self.sent.pop_front() {
@@ -350,13 +363,18 @@ impl DeltaBaseline {
     /// The return path: the subscriber's acknowledgement window and the digest of the keys its
     /// mirror holds. A no-op under [`RecoveryPolicy::Naive`].
     ///
-    /// The frontier is `AckWindow::contiguous_base` from the first state not yet accounted for
-    /// (seed 004 §7: "Acknowledge states, not packets"). The digest is compared with the
-    /// digest of the acknowledged state only "when the frontier has reached the newest packet
-    /// the subscriber reports, so a disagreement means 'wrong' rather than 'further ahead'";
-    /// and it is compared on every such report, not only when the frontier advances (seed 004
-    /// §5: "a client re-acknowledging the same sequence still tells you what it holds"). A
-    /// disagreement makes the next plan a full rebuild.
+    /// The frontier steps to the newest packet sent since the acknowledged state that the
+    /// window reports received and that stands on its own (a full baseline, or a plan made
+    /// against an acknowledged state): seed 004 §7, "Acknowledge states, not packets", read
+    /// with the same section's opposite baselines, which make such a packet a state the
+    /// subscriber reached whatever was lost before it. A packet lost on the way does not stop
+    /// the frontier, so the acknowledged baseline does not age out of history behind it.
+    ///
+    /// The digest is compared with the digest of the acknowledged state only "when the
+    /// frontier has reached the newest packet the subscriber reports, so a disagreement means
+    /// 'wrong' rather than 'further ahead'"; and it is compared on every such report, not only
+    /// when the frontier advances (seed 004 §5: "a client re-acknowledging the same sequence
+    /// still tells you what it holds"). A disagreement makes the next plan a full rebuild.
     ///
     /// Every digest is compared, the empty set's included: seed 004 §7 says "dropping the
     /// mirror is the request", and a dropped mirror reports the empty set's digest.
@@ -366,35 +384,34 @@ impl DeltaBaseline {
         }
         let window = AckWindow::from_encoded(newest, mask);
         self.window = window;
-        // The first state to check: the oldest sent since the acknowledged one; before any
-        // acknowledgement in this epoch, the newest full baseline that arrived (every packet
-        // of the epoch is one until then, and each stands on its own).
-        let first = if self.acked.is_some() {
-            self.sent.front().map(|s| s.seq)
-        } else {
-            self.sent
-                .iter()
-                .rev()
-                .find(|s| s.full && window.contains(s.seq))
-                .map(|s| s.seq)
-        };
-        if let Some(base) = first.and_then(|f| window.contiguous_base(f).map(|b| (f, b))) {
-            let (first, base) = base;
-            if let Some(reached) = self
-                .sent
-                .iter()
-                .rev()
-                .find(|s| s.seq >= first && s.seq <= base)
-            {
-                let digest = SetDigest::from_keys(reached.state.iter().copied()).digest();
-                let seq = reached.seq;
-                self.acked = Some(Acked {
-                    seq,
-                    state: reached.state.clone(),
-                    digest,
-                });
-                self.sent.retain(|s| s.seq > seq);
-            }
+        // Seed 004 §7: "Acknowledge states, not packets. [...] Receiving packet N+1 after
+        // losing N does not put a subscriber in the state N+1 implies, because whatever N
+        // announced and N+1 had no reason to repeat is simply gone." That holds for a packet
+        // diffed against the last state sent (N+1 against N). A packet planned against an
+        // acknowledged state has every reason to repeat it: its entered keys assume the least
+        // the subscriber holds ("the acknowledged state **intersected** with every state sent
+        // since") and its retractions the most ("the acknowledged state **unioned** with
+        // everything announced since"), so a mirror that applied it holds exactly its state,
+        // whatever was lost in between; and the mirror never applies a packet older than the
+        // newest it applied, so it holds the newest such packet's state or a later one. That
+        // packet, or a full baseline, is a state the subscriber reached: the frontier steps to
+        // the newest one received. `sent` holds only states after the acknowledged one (every
+        // state of the epoch before its first acknowledgement, each a full baseline), so the
+        // frontier never moves backwards and a pre-rebuild packet names nothing.
+        let reached = self
+            .sent
+            .iter()
+            .rev()
+            .find(|s| s.standalone && window.contains(s.seq));
+        if let Some(reached) = reached {
+            let digest = SetDigest::from_keys(reached.state.iter().copied()).digest();
+            let seq = reached.seq;
+            self.acked = Some(Acked {
+                seq,
+                state: reached.state.clone(),
+                digest,
+            });
+            self.sent.retain(|s| s.seq > seq);
         }
         if let Some(acked) = &self.acked {
             if acked.seq == newest && acked.digest != digest {

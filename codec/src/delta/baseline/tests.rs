@@ -117,24 +117,32 @@ fn the_digest_is_compared_on_a_re_acknowledgement_too() {
 }
 
 #[test]
-fn a_digest_from_beyond_a_gap_is_not_compared() {
+fn ordinary_loss_is_not_a_drift_and_a_late_acknowledgement_is_not_compared() {
     // Seed 004 §7: "The digest is only compared when the frontier has reached the newest
-    // packet the subscriber reports, so [...] ordinary packet loss does not trigger rebuilds."
+    // packet the subscriber reports, so a disagreement means 'wrong' rather than 'further
+    // ahead', and ordinary packet loss does not trigger rebuilds."
     let mut b = DeltaBaseline::new(24);
     let mut sub = Sub::default();
     sub.apply(&b.plan(&keys(&[1]), 1));
     b.observe_ack(1, 0, sub.digest());
     let _lost = b.plan(&keys(&[1, 2]), 2);
     sub.apply(&b.plan(&keys(&[1, 2, 3]), 3));
-    // The ack of 3 says 2 is missing; its digest describes a state past the frontier.
-    b.observe_ack(3, 0b10, sub.digest());
-    assert_eq!(b.acked_seq(), Some(1));
-    let plan = b.plan(&keys(&[1, 2, 3]), 4);
-    assert!(!plan.full_baseline, "ordinary loss is not a drift");
+    let late = sub.digest();
+    sub.apply(&b.plan(&keys(&[3]), 4));
+    // The ack of 4 arrives first: 2 is missing, yet 4's digest is the state 4 was sent with.
+    b.observe_ack(4, 0b101, sub.digest());
+    assert_eq!(b.acked_seq(), Some(4));
+    // The ack of 3, overtaken on the way back, reports a state older than the frontier.
+    b.observe_ack(3, 0b10, late);
+    assert_eq!(b.acked_seq(), Some(4), "the frontier never moves backwards");
+    let plan = b.plan(&keys(&[3]), 5);
+    assert!(
+        !plan.full_baseline,
+        "neither the loss nor the late digest is a drift"
+    );
     assert_eq!(
-        plan.entered,
-        vec![2, 3],
-        "and the lost packet's key is re-derived"
+        (plan.baseline_seq, plan.entered, plan.left),
+        (Some(4), vec![], vec![])
     );
     assert_eq!(b.full_rebuilds(), 0);
 }
@@ -236,26 +244,59 @@ fn a_rebuild_starts_a_new_epoch() {
 }
 
 #[test]
-fn the_frontier_is_the_contiguous_base_not_the_newest_bit() {
-    // Seed 004 §7: "Receiving packet N+1 after losing N does not put a subscriber in the state
-    // N+1 implies, because whatever N announced and N+1 had no reason to repeat is simply gone."
+fn a_packet_planned_against_an_acknowledged_state_is_a_state_reached_whatever_was_lost() {
+    // Seed 004 §7: "Acknowledge states, not packets. [...] Receiving packet N+1 after losing N
+    // does not put a subscriber in the state N+1 implies, because whatever N announced and
+    // N+1 had no reason to repeat is simply gone." A plan made against the acknowledged state
+    // does repeat it (its sends assume "the acknowledged state **intersected** with every
+    // state sent since"), so packet 3 below, received after losing 2, is the state it names:
+    // the frontier steps to it instead of waiting at 1 until 1 ages out of history.
     let mut b = DeltaBaseline::new(24);
     let mut sub = Sub::default();
-    sub.apply(&b.plan(&keys(&[1]), 1));
+    sub.apply(&b.plan(&keys(&[1, 5]), 1));
     b.observe_ack(1, 0, sub.digest());
-    let _lost = b.plan(&keys(&[1, 7]), 2); // announces 7
+    let _lost = b.plan(&keys(&[1, 7]), 2); // announces 7, retracts 5
     let third = b.plan(&keys(&[1, 7, 8]), 3);
+    assert_eq!((third.baseline_seq, &third.entered), (Some(1), &vec![7, 8]));
+    assert_eq!(third.left, vec![5]);
     sub.apply(&third);
+    assert_eq!(
+        sub.held,
+        keys(&[1, 7, 8]),
+        "exactly the state 3 was sent with"
+    );
     b.observe_ack(3, 0b10, sub.digest()); // 3 and 1 arrived, 2 did not
     assert_eq!(
         b.acked_seq(),
-        Some(1),
-        "not 3: 7 never reached the subscriber"
+        Some(3),
+        "not stuck at 1 behind the lost packet"
     );
-    let fourth = b.plan(&keys(&[1, 7, 8]), 4);
-    assert!(fourth.entered.contains(&7), "7 is re-derived");
-    sub.apply(&fourth);
-    assert_eq!(sub.held, keys(&[1, 7, 8]));
+    assert_eq!(b.unacked(), 0);
+    let fourth = b.plan(&keys(&[1, 7, 8, 9]), 4);
+    assert_eq!((fourth.baseline_seq, fourth.entered), (Some(3), vec![9]));
+    assert!(fourth.left.is_empty());
+    assert_eq!(b.full_rebuilds(), 0);
+}
+
+#[test]
+fn a_lost_packet_no_longer_ages_the_baseline_out_of_history() {
+    // Seed 004 §7: "a state older than the window cannot be recovered by re-derivation and
+    // forces a full rebuild". With the frontier stepping past a lost packet, one loss costs
+    // nothing of the window: 2 is lost, every later packet arrives, and 40 packets through a
+    // history of 4 need no rebuild.
+    let world = keys(&[1, 2]);
+    let mut b = DeltaBaseline::new(4);
+    let mut w = AckWindow::new();
+    for seq in 1..=40 {
+        let plan = b.plan(&world, seq);
+        assert!(seq == 1 || !plan.full_baseline, "packet {seq}");
+        if seq != 2 {
+            w.observe(seq);
+            let (newest, mask) = w.encode().unwrap();
+            b.observe_ack(newest, mask, digest(&world));
+        }
+    }
+    assert_eq!((b.full_rebuilds(), b.acked_seq()), (0, Some(40)));
 }
 
 #[test]
@@ -426,8 +467,10 @@ fn unacked_counts_what_is_in_flight_after_a_plan_or_an_ack() {
     assert_eq!(b.unacked(), 4);
     b.observe_ack(2, 0b1, digest(&world));
     assert_eq!((b.acked_seq(), b.unacked()), (Some(2), 2));
-    b.observe_ack(4, 0b110, digest(&world)); // 4, 2 and 1; 3 missing
-    assert_eq!((b.acked_seq(), b.unacked()), (Some(2), 1));
+    b.plan(&world, 5);
+    // 4, 2 and 1 arrived, 3 did not: 4 is a state reached all the same, and 5 is in flight.
+    b.observe_ack(4, 0b110, digest(&world));
+    assert_eq!((b.acked_seq(), b.unacked()), (Some(4), 1));
 }
 
 #[test]
