@@ -14,6 +14,7 @@
 //! reads a clock.
 
 use super::ack::AckWindow;
+use super::agreement::Agreement;
 use crate::digest::SetDigest;
 use std::collections::{BTreeSet, VecDeque};
 
@@ -158,6 +159,8 @@ pub struct DeltaBaseline {
     /// The last acknowledgement window observed, for [`DeltaBaseline::unacked`].
     window: AckWindow,
     flow: Option<Flow>,
+    /// Whether a reported digest is compared at all ([`DeltaBaseline::with_drift_check`]).
+    drift_check: bool,
 }
 
 impl DeltaBaseline {
@@ -180,6 +183,7 @@ impl DeltaBaseline {
             full_rebuilds: 0,
             window: AckWindow::new(),
             flow: None,
+            drift_check: true,
         }
     }
 
@@ -203,6 +207,35 @@ impl DeltaBaseline {
     #[must_use]
     pub const fn policy(&self) -> RecoveryPolicy {
         self.policy
+    }
+
+    /// Turns the digest drift check on (the default) or off.
+    ///
+    /// Seed 004 §7 says both that "Passing the digest of an empty set disables the drift check"
+    /// (`observe_ack`) and that a client may drop its mirror "because its next acknowledgement
+    /// then carries the digest of nothing and this type answers with a full baseline" (the
+    /// resume story). The two cannot both hold; this type keeps the second, so the empty set's
+    /// digest is compared like any other, and this switch is the way to turn the check off.
+    /// Off, no digest is compared ([`observe_ack`](Self::observe_ack) returns
+    /// [`Agreement::Unchecked`]), so neither a drift nor a dropped mirror is noticed: only for
+    /// a subscriber that never drops its mirror, or one whose divergences the application
+    /// detects itself ([`request_full_baseline`](Self::request_full_baseline)). The frontier and
+    /// the stale-baseline rebuild are unaffected.
+    #[must_use]
+    pub const fn with_drift_check(mut self, on: bool) -> Self {
+        self.drift_check = on;
+        self
+    }
+
+    /// [`with_drift_check`](Self::with_drift_check) on a live subscriber; nothing else changes.
+    pub fn set_drift_check(&mut self, on: bool) {
+        self.drift_check = on;
+    }
+
+    /// Whether the digest drift check is on.
+    #[must_use]
+    pub const fn drift_check(&self) -> bool {
+        self.drift_check
     }
 
     /// Enables flow control, in the application's clock units: "a subscriber silent for
@@ -361,7 +394,8 @@ impl DeltaBaseline {
     }
 
     /// The return path: the subscriber's acknowledgement window and the digest of the keys its
-    /// mirror holds. A no-op under [`RecoveryPolicy::Naive`].
+    /// mirror holds, and how that digest compared. A no-op under [`RecoveryPolicy::Naive`]
+    /// (which returns [`Agreement::Unchecked`]).
     ///
     /// The frontier steps to the newest packet sent since the acknowledged state that the
     /// window reports received and that stands on its own (a full baseline, or a plan made
@@ -377,10 +411,13 @@ impl DeltaBaseline {
     /// still tells you what it holds"). A disagreement makes the next plan a full rebuild.
     ///
     /// Every digest is compared, the empty set's included: seed 004 §7 says "dropping the
-    /// mirror is the request", and a dropped mirror reports the empty set's digest.
-    pub fn observe_ack(&mut self, newest: u64, mask: u64, digest: u64) {
+    /// mirror is the request", and a dropped mirror reports the empty set's digest. Passing the
+    /// empty set's digest therefore does **not** disable the check (the seed's `observe_ack`
+    /// entry says it does; the two sentences cannot both hold):
+    /// [`with_drift_check(false)`](Self::with_drift_check) does.
+    pub fn observe_ack(&mut self, newest: u64, mask: u64, digest: u64) -> Agreement {
         if self.policy != RecoveryPolicy::AckRecovery {
-            return;
+            return Agreement::Unchecked;
         }
         let window = AckWindow::from_encoded(newest, mask);
         self.window = window;
@@ -413,20 +450,26 @@ impl DeltaBaseline {
             });
             self.sent.retain(|s| s.seq > seq);
         }
-        if let Some(acked) = &self.acked {
-            if acked.seq == newest && acked.digest != digest {
-                // Seed 004 §7: "when it disagrees with the digest of the state the server
-                // believes it reached, the next plan is a full rebuild."
-                self.rebuild();
+        let agreement = match &self.acked {
+            Some(acked) if self.drift_check && acked.seq == newest => {
+                Agreement::compare(acked.digest, digest)
             }
+            _ => Agreement::Unchecked,
+        };
+        if agreement.is_disagreement() {
+            // Seed 004 §7: "when it disagrees with the digest of the state the server believes
+            // it reached, the next plan is a full rebuild."
+            self.rebuild();
         }
+        agreement
     }
 
     /// [`observe_ack`](Self::observe_ack) plus the acknowledgement's arrival time, for flow
     /// control. The time records under either policy ("liveness is a property of the
     /// subscriber"). An acknowledgement from a stalled subscriber is "**the resume signal**,
     /// and it starts a fresh epoch (a `reset`) instead of being folded in".
-    pub fn observe_ack_at(&mut self, newest: u64, mask: u64, digest: u64, now: u64) {
+    /// The resume signal's digest is not compared ([`Agreement::Unchecked`]).
+    pub fn observe_ack_at(&mut self, newest: u64, mask: u64, digest: u64, now: u64) -> Agreement {
         let resuming = self.stalled(now);
         if resuming {
             self.reset();
@@ -434,8 +477,10 @@ impl DeltaBaseline {
         if let Some(flow) = self.flow.as_mut() {
             flow.last_ack = Some(now);
         }
-        if !resuming {
-            self.observe_ack(newest, mask, digest);
+        if resuming {
+            Agreement::Unchecked
+        } else {
+            self.observe_ack(newest, mask, digest)
         }
     }
 

@@ -2,6 +2,7 @@
 //! without it.
 
 use super::*;
+use crate::delta::Agreement;
 
 fn keys(items: &[u64]) -> BTreeSet<u64> {
     items.iter().copied().collect()
@@ -130,10 +131,10 @@ fn ordinary_loss_is_not_a_drift_and_a_late_acknowledgement_is_not_compared() {
     let late = sub.digest();
     sub.apply(&b.plan(&keys(&[3]), 4));
     // The ack of 4 arrives first: 2 is missing, yet 4's digest is the state 4 was sent with.
-    b.observe_ack(4, 0b101, sub.digest());
+    assert_eq!(b.observe_ack(4, 0b101, sub.digest()), Agreement::Agrees);
     assert_eq!(b.acked_seq(), Some(4));
     // The ack of 3, overtaken on the way back, reports a state older than the frontier.
-    b.observe_ack(3, 0b10, late);
+    assert_eq!(b.observe_ack(3, 0b10, late), Agreement::Unchecked);
     assert_eq!(b.acked_seq(), Some(4), "the frontier never moves backwards");
     let plan = b.plan(&keys(&[3]), 5);
     assert!(
@@ -559,4 +560,74 @@ fn a_subscriber_that_never_acknowledges_stalls_counted_from_the_first_send_decis
     assert!(b.should_send(11_001), "the first keepalive");
     assert!(!b.should_send(11_100));
     assert!(b.should_send(11_501));
+}
+
+#[test]
+fn the_drift_check_is_turned_off_by_a_switch_not_by_the_empty_sets_digest() {
+    // Seed 004 §7 says both "Passing the digest of an empty set disables the drift check" and,
+    // of a client that drops its mirror, "its next acknowledgement then carries the digest of
+    // nothing and this type answers with a full baseline". The second is kept; the switch is
+    // the explicit way to turn the check off.
+    let world = keys(&[1, 2, 3]);
+    let empty = SetDigest::new().digest();
+    let mut b = DeltaBaseline::new(24);
+    assert!(b.drift_check(), "on by default");
+    b.plan(&world, 1);
+    assert_eq!(b.observe_ack(1, 0, digest(&world)), Agreement::Agrees);
+    // A dropped mirror reports the empty set's digest: the request for a full baseline.
+    assert_eq!(
+        b.observe_ack(1, 0, empty),
+        Agreement::Disagrees {
+            expected: digest(&world),
+            reported: empty
+        }
+    );
+    assert!(b.plan(&world, 2).full_baseline);
+    assert_eq!(b.full_rebuilds(), 1);
+
+    // Off, no digest is compared, the empty set's or any other; the frontier still moves.
+    let mut off = DeltaBaseline::new(24).with_drift_check(false);
+    assert!(!off.drift_check());
+    off.plan(&world, 1);
+    assert_eq!(off.observe_ack(1, 0, empty), Agreement::Unchecked);
+    assert_eq!(off.acked_seq(), Some(1));
+    for seq in 2..=5 {
+        assert!(!off.plan(&world, seq).full_baseline, "packet {seq}");
+        assert_eq!(off.observe_ack(seq, u64::MAX, 12_345), Agreement::Unchecked);
+    }
+    assert_eq!((off.full_rebuilds(), off.acked_seq()), (0, Some(5)));
+    // And back on, on the live subscriber.
+    off.set_drift_check(true);
+    assert!(off.observe_ack(5, u64::MAX, 12_345).is_disagreement());
+    assert!(off.plan(&world, 6).full_baseline);
+}
+
+#[test]
+fn a_history_of_zero_is_clamped_to_one() {
+    // Seed 004 §7, `new(history: usize)`: "how many recent sent states to retain (clamped to at
+    // least 1)". Unclamped, nothing sent would be kept, no acknowledgement could name a state,
+    // and every plan would be a full baseline.
+    let (mut zero, mut one) = (DeltaBaseline::new(0), DeltaBaseline::new(1));
+    let mut sub = Sub::default();
+    for seq in 1..=12u64 {
+        let world = if seq % 3 == 0 {
+            keys(&[1])
+        } else {
+            keys(&[1, 2])
+        };
+        let plan = zero.plan(&world, seq);
+        assert_eq!(
+            plan,
+            one.plan(&world, seq),
+            "packet {seq}: the same as a history of 1"
+        );
+        assert_eq!(plan.full_baseline, seq == 1, "packet {seq}");
+        assert!(zero.held_states() <= 1);
+        // A subscriber that acknowledges each packet before the next is planned.
+        sub.apply(&plan);
+        zero.observe_ack(seq, u64::MAX, sub.digest());
+        one.observe_ack(seq, u64::MAX, sub.digest());
+        assert_eq!(sub.held, world);
+    }
+    assert_eq!(zero.full_rebuilds(), 0);
 }
