@@ -15,10 +15,10 @@
 //!   `delta_plan` bytes to a throwaway mirror (a client trusts its server; a forged plan with a
 //!   huge sequence would rightly make a real mirror ignore the honest stream).
 
-use super::{DeltaBaseline, DeltaMirror, RecoveryPolicy, SlotKey};
+use super::{DeltaBaseline, DeltaMirror, RecoveryPolicy, ReusePolicy, SlotAllocator, SlotKey};
 use crate::protocol::{DeltaAck, DeltaPlan as PlanFrame};
 use crate::rt::Frame;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 /// Slots in the harness's world.
 const SLOTS: u32 = 24;
@@ -108,7 +108,7 @@ pub struct Outcome {
 
 /// The server half: the world (one occupant per slot) and its subscriber's baseline.
 struct Server {
-    world: BTreeMap<u32, u16>,
+    world: SlotAllocator,
     baseline: DeltaBaseline,
     seq: u64,
     history: usize,
@@ -116,10 +116,13 @@ struct Server {
 
 impl Server {
     fn set(&self) -> BTreeSet<u64> {
-        self.world
-            .iter()
-            .map(|(i, g)| SlotKey::new(*i, *g).encode())
-            .collect()
+        self.world.live().map(SlotKey::encode).collect()
+    }
+    /// The occupant of `slot` leaves, if there is one.
+    fn vacate(&mut self, slot: u32) {
+        if let Some(old) = self.world.occupant(slot) {
+            self.world.free(old);
+        }
     }
     fn send(&mut self, now: u64) -> Option<Vec<u8>> {
         if !self.baseline.should_send(now) {
@@ -164,8 +167,18 @@ pub fn run(data: &[u8]) -> Outcome {
     if flow {
         baseline = baseline.with_flow(2 + u64::from(input.u8() % 16), keepalive);
     }
+    // The world's slots are handed out by a SlotAllocator, under either reuse policy, so a
+    // slot reused is always the next generation (seed 004 §7: "A retraction re-derived after
+    // a slot has been recycled would otherwise name the slot's *current* occupant").
+    let reuse = if head & 4 == 0 {
+        ReusePolicy::LowestFree
+    } else {
+        ReusePolicy::Fifo {
+            quarantine: u32::from(head >> 3) % 8,
+        }
+    };
     let mut server = Server {
-        world: BTreeMap::new(),
+        world: SlotAllocator::new(SLOTS, reuse),
         baseline,
         seq: 0,
         history,
@@ -184,14 +197,16 @@ pub fn run(data: &[u8]) -> Outcome {
         let op = input.u8();
         let slot = u32::from(input.u8()) % SLOTS;
         match op % 16 {
-            0..=4 => {
-                // Enter, or respawn: a new generation in the same slot.
-                let g = server.world.get(&slot).map_or(0, |g| g.wrapping_add(1));
-                server.world.insert(slot, g);
+            0..=2 => {
+                // Enter at this slot, or respawn: a new generation in the same slot.
+                server.vacate(slot);
+                server.world.allocate_at(slot);
             }
-            5..=7 => {
-                server.world.remove(&slot);
+            3 | 4 => {
+                // Enter wherever the reuse policy puts it (nothing when the world is full).
+                server.world.allocate();
             }
+            5..=7 => server.vacate(slot),
             8 => {
                 // Forged acknowledgement, structured or raw bytes.
                 let forged = if op & 16 == 0 {

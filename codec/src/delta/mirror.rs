@@ -16,6 +16,7 @@
 //! (intersection for sends, union for retractions) are built to give.
 
 use super::ack::AckWindow;
+use super::agreement::Agreement;
 use super::slot::SlotKey;
 use crate::digest::SetDigest;
 use std::collections::{BTreeMap, BTreeSet};
@@ -210,6 +211,15 @@ impl<E> DeltaMirror<E> {
     #[must_use]
     pub fn digest(&self) -> u64 {
         self.digest.digest()
+    }
+
+    /// How the digest of the keys held compares with `server_digest`, the digest of what the
+    /// server believes this mirror holds (seed 004 §5: "sending a digest of what the server
+    /// believes the client's set to be lets the client compare against its own and ask for a
+    /// resync").
+    #[must_use]
+    pub fn agreement_with(&self, server_digest: u64) -> Agreement {
+        Agreement::compare(server_digest, self.digest())
     }
 
     /// How this mirror differs from the server's key set `server_keys`: the consumer side of
