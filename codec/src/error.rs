@@ -246,6 +246,21 @@ impl EncodeError {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LimitError {
+    /// A `delta_plan` would make a [`DeltaMirror`](crate::delta::DeltaMirror) hold more
+    /// occupants than its [`MirrorLimits::max_keys`](crate::delta::MirrorLimits::max_keys); the
+    /// plan was neither applied nor acknowledged.
+    #[error(
+        "delta mirror, {at}: would hold {would_hold} keys, over max_keys = {max_keys}",
+        at = plan_text(*.sequence)
+    )]
+    MirrorKeys {
+        /// The refused plan's sequence; `None` for a key inserted outside a plan.
+        sequence: Option<u64>,
+        /// How many occupants the mirror would have held.
+        would_hold: usize,
+        /// The limit.
+        max_keys: usize,
+    },
     /// A [`SnapshotWriter`](crate::baseline::SnapshotWriter)'s connection owes more lost
     /// entities than its
     /// [`BaselineLimits::max_owed_lost`](crate::baseline::BaselineLimits::max_owed_lost) allows:
@@ -262,6 +277,10 @@ pub enum LimitError {
         /// The limit.
         max_owed_lost: usize,
     },
+}
+
+fn plan_text(sequence: Option<u64>) -> String {
+    sequence.map_or_else(|| "insert".to_owned(), |s| format!("delta_plan {s}"))
 }
 
 #[cfg(test)]

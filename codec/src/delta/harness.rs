@@ -10,7 +10,8 @@
 //!   duplication, reordering, forged acknowledgements and digests, a mirror that lost keys, a
 //!   client that stopped reading and dropped its mirror, a subscriber reset;
 //! - **bounded memory**: the server keeps at most `history` sent states and the mirror at most
-//!   one occupant per slot of the world, whatever the peer sends;
+//!   one occupant per slot of the world, whatever the peer sends, and a plan it refuses past
+//!   its limit changes nothing, not even what it acknowledges;
 //! - **no panic** on any frame: forged `delta_ack` bytes go to the server, forged
 //!   `delta_plan` bytes to a throwaway mirror (a client trusts its server; a forged plan with a
 //!   huge sequence would rightly make a real mirror ignore the honest stream).
@@ -18,6 +19,7 @@
 use super::{DeltaBaseline, DeltaMirror, RecoveryPolicy, SlotKey};
 use crate::protocol::{DeltaAck, DeltaPlan as PlanFrame};
 use crate::rt::Frame;
+use crate::LimitError;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Slots in the harness's world.
@@ -143,7 +145,37 @@ impl Server {
 
 fn receive_plan(mirror: &mut DeltaMirror, bytes: &[u8]) -> Option<Vec<u8>> {
     let frame = PlanFrame::decode(bytes).ok()?;
-    mirror.apply(&frame);
+    let before = (
+        mirror.len(),
+        mirror.digest(),
+        *mirror.acks(),
+        mirror.applied_seq(),
+    );
+    match mirror.apply(&frame) {
+        Ok(_) => {}
+        Err(LimitError::MirrorKeys {
+            sequence,
+            would_hold,
+            max_keys,
+        }) => {
+            assert!(
+                would_hold > max_keys && max_keys == mirror.limits().max_keys,
+                "a plan refused within the limit: {would_hold} of {max_keys}"
+            );
+            assert_eq!(sequence, Some(frame.sequence));
+            let after = (
+                mirror.len(),
+                mirror.digest(),
+                *mirror.acks(),
+                mirror.applied_seq(),
+            );
+            assert_eq!(before, after, "a refused plan changed the mirror");
+            // Refused as the network would lose it: nothing to acknowledge.
+            return None;
+        }
+        Err(e) => panic!("the mirror refused a plan with {e}"),
+    }
+    assert!(mirror.len() <= mirror.limits().max_keys);
     assert!(mirror.len() <= SLOTS as usize + 1);
     mirror.ack().and_then(|a| a.to_bytes().ok())
 }

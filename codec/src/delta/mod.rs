@@ -32,5 +32,5 @@ mod slot;
 pub use crate::digest::SetDigest;
 pub use ack::{AckWindow, WINDOW};
 pub use baseline::{DeltaBaseline, DeltaPlan, RecoveryPolicy};
-pub use mirror::{Applied, DeltaMirror, Divergence};
+pub use mirror::{Applied, DeltaMirror, Divergence, MirrorLimits};
 pub use slot::SlotKey;
