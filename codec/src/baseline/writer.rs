@@ -139,6 +139,8 @@ impl SnapshotWriter {
             &mut lost,
         );
         let owed = self.baseline.owed_lost();
+        // Seed 002, gatherLost: "Reported until confirmed, which makes destruction reliable."
+        // What is owed is never dropped to make room, so past the limit the connection stalls.
         if owed > self.limits.max_owed_lost {
             return Err(LimitError::BaselineStalled {
                 sequence,

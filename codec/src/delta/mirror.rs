@@ -389,6 +389,9 @@ impl<E: Default> DeltaMirror<E> {
             .flags
             .contains(crate::protocol::PlanFlags::FULL_BASELINE);
         if !self.is_stale(frame.sequence) {
+            // Refused before begin() records it: seed 004 §7 builds sends from "the
+            // acknowledged state **intersected** with every state sent since", so a plan never
+            // acknowledged is said again and refusing it loses nothing the stream cannot heal.
             let would_hold = self.would_hold(frame, full);
             if would_hold > self.limits.max_keys {
                 return Err(LimitError::MirrorKeys {
