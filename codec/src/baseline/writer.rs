@@ -36,11 +36,13 @@ const ENTRY_HEAD_BITS: usize = 1 + 24 + 8 + 4;
 /// about, dead since, their loss unconfirmed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BaselineLimits {
-    /// Lost entities the connection may be owed (default 65,536, the client's default entity
-    /// limit in [`ReplicaLimits`](crate::datagram::ReplicaLimits)). While it is owed more, the
+    /// Lost entities the connection may be owed (default 65,536, the bound the client-side
+    /// machines keep too: [`ReplicaLimits::max_entities`](crate::datagram::ReplicaLimits) and
+    /// [`MirrorLimits::max_keys`](crate::delta::MirrorLimits)). While it is owed more, the
     /// connection is stalled: [`SnapshotWriter::write`] refuses with
-    /// [`LimitError::BaselineStalled`] and writes nothing. A well-behaved client is owed what
-    /// died in about a round trip, and a mass despawn drains at `MAX_LOST_PER_SNAPSHOT` a
+    /// [`LimitError::BaselineStalled`] and writes nothing, so the writer never keeps more than
+    /// this many dead entities plus the live ones it told about. A well-behaved client is owed
+    /// what died in about a round trip, and a mass despawn drains at `MAX_LOST_PER_SNAPSHOT` a
     /// snapshot, so the default leaves room for a burst of that many deaths at once.
     pub max_owed_lost: usize,
 }
