@@ -195,7 +195,8 @@ impl<E> DeltaMirror<E> {
         self.digest.insert(key.encode());
     }
 
-    /// How many occupants applying `frame` (a full baseline when `full`) would leave held.
+    /// How many occupants applying `frame` (a full baseline when `full`) would leave held;
+    /// when even every arrival taking a new slot stays within the limit, that upper bound.
     fn would_hold(&self, frame: &crate::protocol::DeltaPlan, full: bool) -> usize {
         let base = if full { 0 } else { self.held.len() };
         if base.saturating_add(frame.entered.len()) <= self.limits.max_keys {
