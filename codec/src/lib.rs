@@ -21,7 +21,7 @@ pub mod fuzzing;
 pub mod interp;
 pub mod rt;
 
-pub use error::{DecodeError, EncodeError, ErrorKind};
+pub use error::{DecodeError, EncodeError, ErrorKind, LimitError};
 pub use rt::{Frame, FrameVisitor};
 
 // The generated code names the runtime by its crate path, as a user's crate would.

@@ -70,10 +70,13 @@ mod tests {
     fn a_mirror_compares_its_own_digest_with_the_servers() {
         use crate::delta::{DeltaMirror, SlotKey};
         let mut m = DeltaMirror::<()>::new();
-        m.insert(SlotKey::new(1, 0), ());
+        m.insert(SlotKey::new(1, 0), ())
+            .expect("far under the limit");
         let server = SetDigest::from_keys([SlotKey::new(1, 0).encode()]).digest();
         assert_eq!(m.agreement_with(server), Agreement::Agrees);
-        m.insert(SlotKey::new(1, 1), ()); // a respawn the server does not know of
+        // A respawn the server does not know of.
+        m.insert(SlotKey::new(1, 1), ())
+            .expect("far under the limit");
         assert!(m.agreement_with(server).is_disagreement());
     }
 }

@@ -10,14 +10,21 @@
 //!   duplication, reordering, forged acknowledgements and digests, a mirror that lost keys, a
 //!   client that stopped reading and dropped its mirror, a subscriber reset;
 //! - **bounded memory**: the server keeps at most `history` sent states and the mirror at most
-//!   one occupant per slot of the world, whatever the peer sends;
+//!   one occupant per slot of the world, whatever the peer sends; a throwaway mirror flooded
+//!   with plans of new keys (a hostile server) holds at most its
+//!   [`MirrorLimits::max_keys`](super::MirrorLimits), and a plan it refuses changes nothing,
+//!   not even what it acknowledges;
 //! - **no panic** on any frame: forged `delta_ack` bytes go to the server, forged
 //!   `delta_plan` bytes to a throwaway mirror (a client trusts its server; a forged plan with a
 //!   huge sequence would rightly make a real mirror ignore the honest stream).
 
-use super::{DeltaBaseline, DeltaMirror, RecoveryPolicy, ReusePolicy, SlotAllocator, SlotKey};
+use super::{
+    DeltaBaseline, DeltaMirror, DeltaPlan, MirrorLimits, RecoveryPolicy, ReusePolicy,
+    SlotAllocator, SlotKey,
+};
 use crate::protocol::{DeltaAck, DeltaPlan as PlanFrame};
 use crate::rt::Frame;
+use crate::LimitError;
 use std::collections::BTreeSet;
 
 /// Slots in the harness's world.
@@ -146,7 +153,37 @@ impl Server {
 
 fn receive_plan(mirror: &mut DeltaMirror, bytes: &[u8]) -> Option<Vec<u8>> {
     let frame = PlanFrame::decode(bytes).ok()?;
-    mirror.apply(&frame);
+    let before = (
+        mirror.len(),
+        mirror.digest(),
+        *mirror.acks(),
+        mirror.applied_seq(),
+    );
+    match mirror.apply(&frame) {
+        Ok(_) => {}
+        Err(LimitError::MirrorKeys {
+            sequence,
+            would_hold,
+            max_keys,
+        }) => {
+            assert!(
+                would_hold > max_keys && max_keys == mirror.limits().max_keys,
+                "a plan refused within the limit: {would_hold} of {max_keys}"
+            );
+            assert_eq!(sequence, Some(frame.sequence));
+            let after = (
+                mirror.len(),
+                mirror.digest(),
+                *mirror.acks(),
+                mirror.applied_seq(),
+            );
+            assert_eq!(before, after, "a refused plan changed the mirror");
+            // Refused as the network would lose it: nothing to acknowledge.
+            return None;
+        }
+        Err(e) => panic!("the mirror refused a plan with {e}"),
+    }
+    assert!(mirror.len() <= mirror.limits().max_keys);
     assert!(mirror.len() <= SLOTS as usize + 1);
     mirror.ack().and_then(|a| a.to_bytes().ok())
 }
@@ -184,7 +221,10 @@ pub fn run(data: &[u8]) -> Outcome {
         history,
     };
     let mut mirror = DeltaMirror::<()>::new();
-    let mut throwaway = DeltaMirror::<()>::new();
+    // Forged and flooding plans go to a mirror no larger than the world, so the limit is met.
+    let mut throwaway = DeltaMirror::<()>::new().with_limits(MirrorLimits {
+        max_keys: SLOTS as usize + 1,
+    });
     let (mut down, mut up) = (Wire::default(), Wire::default());
     let mut out = Outcome {
         recovering: policy == RecoveryPolicy::AckRecovery,
@@ -245,6 +285,30 @@ pub fn run(data: &[u8]) -> Outcome {
             }
             12 if op & 0xF0 == 0 => server.baseline.reset(),
             13 if op & 0xF0 == 0 => server.baseline.request_full_baseline(),
+            14 => {
+                // A hostile server floods the mirror with keys it never held (issue 13): up to
+                // 255 new slots a plan, a full baseline or not, some retracting what is held.
+                let n = u32::from(input.u8());
+                let first = (input.u64() as u32) & !0xff_u32;
+                let generation = u16::from(input.u8());
+                let left: Vec<u64> = throwaway
+                    .keys()
+                    .take(usize::from(input.u8() % 4))
+                    .map(SlotKey::encode)
+                    .collect();
+                let plan = DeltaPlan {
+                    full_baseline: op & 0x10 != 0,
+                    baseline_seq: None,
+                    entered: (0..n)
+                        .map(|i| SlotKey::new(first + i, generation).encode())
+                        .collect(),
+                    left,
+                };
+                let seq = throwaway.applied_seq().map_or(1, |s| s.saturating_add(1));
+                if let Ok(bytes) = plan.to_frame(seq).to_bytes() {
+                    let _ = receive_plan(&mut throwaway, &bytes);
+                }
+            }
             _ => {}
         }
         let now = round * 10;

@@ -38,5 +38,5 @@ pub use ack::{AckWindow, WINDOW};
 pub use agreement::Agreement;
 pub use allocator::{ReusePolicy, SlotAllocator};
 pub use baseline::{DeltaBaseline, DeltaPlan, RecoveryPolicy};
-pub use mirror::{Applied, DeltaMirror, Divergence};
+pub use mirror::{Applied, DeltaMirror, Divergence, MirrorLimits};
 pub use slot::SlotKey;

@@ -170,7 +170,7 @@ impl Session for Server {
         for v in ops {
             apply(&mut self.scene, v)?;
         }
-        let s = self.writer.write(&self.scene);
+        let s = self.writer.write(&self.scene).map_err(|e| e.to_string())?;
         self.out.push(Sent {
             frame: Snapshot::NAME.into(),
             bytes: s.to_bytes().map_err(|e| e.to_string())?,

@@ -261,7 +261,11 @@ impl Session for DeltaClient {
         if dropped_mirror {
             self.mirror.clear();
         }
-        let a = self.mirror.apply(&plan);
+        let a = match self.mirror.apply(&plan) {
+            Ok(a) => a,
+            // Past the mirror's limit: refused whole and not acknowledged, as if lost.
+            Err(e) => return Ok(json!({"refused": e.to_string(), "held": self.mirror.len()})),
+        };
         if let Some(ack) = self.mirror.ack() {
             self.out.push(Sent {
                 frame: "delta_ack".into(),
@@ -556,9 +560,11 @@ pub fn measure_policy(run: &PolicyRun) -> PolicyRow {
     for now in 0..=end {
         while let Some(packet) = down.poll(now) {
             if let Ok(plan) = PlanFrame::decode(&packet) {
-                mirror.apply(&plan);
-                if let Some(ack) = mirror.ack().and_then(|a| a.to_bytes().ok()) {
-                    up.send(now, ack);
+                // A plan refused past the mirror's limit is not acknowledged, as if lost.
+                if mirror.apply(&plan).is_ok() {
+                    if let Some(ack) = mirror.ack().and_then(|a| a.to_bytes().ok()) {
+                        up.send(now, ack);
+                    }
                 }
             }
         }
