@@ -318,6 +318,14 @@ fn the_command_line_runs_the_suite_and_writes_reports() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.trim_end().ends_with(" 0 failed"), "{stdout}");
+    // Standard error is a pipe here, not a terminal: the progress shows as lines all the same.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with('[') && l.contains("] delta_ack: ")),
+        "{stderr}"
+    );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["unexpected"], 0);
