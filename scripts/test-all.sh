@@ -17,6 +17,11 @@ cargo fmt --all -- --check
 step "lints"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
+step "packaging: every published crate builds from its own files, as \`cargo add\` gets it"
+# No --allow-dirty: CI's fresh clone is clean, and a local tree with uncommitted changes inside
+# a package would be packaged as it is not committed. The verify builds go to target/package.
+cargo package --workspace
+
 step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
 cargo test --workspace --all-features
 
