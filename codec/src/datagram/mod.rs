@@ -8,8 +8,7 @@
 //!
 //! - [`DatagramBuilder`] builds one datagram (updates in ascending id order, a size limit with
 //!   the header counted at [`MAX_HEADER_LEN`]); [`split_tick`] splits a tick into parts.
-//! - The reliable stream frames are [`Spawn`](crate::protocol::Spawn) (kind 1),
-//!   [`Despawn`](crate::protocol::Despawn) (kind 2) and [`FullFrame`](crate::protocol::FullFrame)
+//! - The reliable stream frames are [`Spawn`] (kind 1), [`Despawn`] (kind 2) and [`FullFrame`]
 //!   (kind 3), laid out in `spec/protocol/datagram.wire`; [`StreamFrame`] is any of them.
 //! - [`Subscription`] is the server's half: it takes the world's operations tick by tick and the
 //!   client's [`DatagramAck`](crate::protocol::DatagramAck)s.
