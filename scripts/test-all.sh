@@ -21,9 +21,9 @@ step "documentation: every crate's docs build without a warning (broken or redun
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 
 step "packaging: every published crate builds from its own files, as \`cargo add\` gets it"
-# No --allow-dirty: CI's fresh clone is clean, and a local tree with uncommitted changes inside
-# a package would be packaged as it is not committed. Sources unpack to target/package; the
-# verify builds share target/debug.
+# No --allow-dirty: CI's fresh clone is clean. Locally, commit first: cargo refuses to package
+# a crate whose files have uncommitted changes. Sources unpack to target/package; the verify
+# builds share target/debug.
 cargo package --workspace
 
 step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
