@@ -10,8 +10,7 @@
 //!   the header counted at [`MAX_HEADER_LEN`]); [`split_tick`] splits a tick into parts;
 //!   [`encode_entry_into`] writes one update's body (everything after its id) and
 //!   [`spawn_tag`] is the part of a spawn tick an update carries.
-//! - The reliable stream frames are [`Spawn`](crate::protocol::Spawn) (kind 1),
-//!   [`Despawn`](crate::protocol::Despawn) (kind 2) and [`FullFrame`](crate::protocol::FullFrame)
+//! - The reliable stream frames are [`Spawn`] (kind 1), [`Despawn`] (kind 2) and [`FullFrame`]
 //!   (kind 3), laid out in `spec/protocol/datagram.wire`; [`StreamFrame`] is any of them.
 //! - [`Subscription`] is the server's half: it takes the world's operations tick by tick and the
 //!   client's [`DatagramAck`](crate::protocol::DatagramAck)s.

@@ -1,13 +1,11 @@
 //! The `acked` session pair (seed 000): `acked_server` is the server's per-client
 //! [`AckedEncoder`](ackwire_server::acked::AckedEncoder) fed by a world and the reference
-//! [`Presenter`]; `acked_client` is the client's
-//! [`AckedDecoder`](ackwire_codec::acked::AckedDecoder) with its kind 7 writer.
+//! [`Presenter`]; `acked_client` is the client's [`AckedDecoder`] with its kind 7 writer.
 //!
 //! Parameters (an object; every key optional, the same object opens both halves):
 //! - `own` (array of eids, default `[1]`): the client's own entities; the lowest present is
 //!   where it stands;
-//! - `near_enter`, `near_leave` (metres, default 12 and 14): the near tier's
-//!   [`TierBoundary`](ackwire_server::relevance::TierBoundary);
+//! - `near_enter`, `near_leave` (metres, default 12 and 14): the near tier's [`TierBoundary`];
 //! - `far_every` (ticks, default 6): a far entity's pose is due when `(tick + eid) % far_every
 //!   == 0`;
 //! - `max_late`, `max_early` (ticks, default 4 and 64): the server's input window;
