@@ -3,7 +3,9 @@
 //! It prints two headers:
 //! - `ackwire_runtime.hpp`, the same for every spec: the shared error taxonomy, `Result`, the
 //!   checked `Reader`, the `Writer`, bit streams for packed bodies, varints and zigzag, and a
-//!   minimal JSON value with a parser and a printer (the mirror of `ackwire_codec::rt`);
+//!   minimal JSON value with a parser and a printer (the mirror of `ackwire_codec::rt`). It is
+//!   not printed but copied: its source is `spec/runtime/cpp/include/ackwire_runtime.hpp`, a
+//!   C++ header library with its own tests (`spec/runtime/cpp/test.sh`);
 //! - `protocol.hpp`, namespace `ackwire::protocol`, per declaration:
 //!   - a constant: `inline constexpr uint32_t NAME = value;` (`max_offset` derived from the
 //!     layout);
@@ -2375,7 +2377,8 @@ fn sig_from_json(n: &str, unused: bool) -> String {
     )
 }
 
-/// The runtime header: layout-independent, the same for every spec (`ackwire_runtime.hpp`).
+/// The runtime header: layout-independent, the same for every spec (`ackwire_runtime.hpp`). Its
+/// source is a C++ file of its own, compiled and tested by `spec/runtime/cpp/test.sh`.
 const RUNTIME: &str = include_str!("../../runtime/cpp/include/ackwire_runtime.hpp");
 
 #[cfg(test)]
