@@ -17,6 +17,9 @@ cargo fmt --all -- --check
 step "lints"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
+step "the C++ runtime's own tests (g++ -std=c++17 -Werror, plain and under ASan and UBSan)"
+bash spec/runtime/cpp/test.sh
+
 step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
 cargo test --workspace --all-features
 
