@@ -1,6 +1,6 @@
 //! The C++ backend: a header-only C++17 codec, for native clients.
 //!
-//! It prints two headers:
+//! It writes two headers:
 //! - `ackwire_runtime.hpp`, the same for every spec: the shared error taxonomy, `Result`, the
 //!   checked `Reader`, the `Writer`, bit streams for packed bodies, varints and zigzag, and a
 //!   minimal JSON value with a parser and a printer (the mirror of `ackwire_codec::rt`). It is
