@@ -17,6 +17,9 @@ cargo fmt --all -- --check
 step "lints"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
+step "the TypeScript runtime's own tests (prettier, tsc, node --test)"
+bash spec/runtime/ts/test.sh
+
 step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
 cargo test --workspace --all-features
 
