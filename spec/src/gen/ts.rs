@@ -1811,14 +1811,18 @@ fn scan_code<'a>(
                 prev = b'0';
                 continue;
             }
-            c if c.is_ascii_alphabetic() || c == b'_' || c == b'$' => {
+            // A byte beyond ASCII belongs to an identifier too, so that a name is never cut.
+            c if c.is_ascii_alphabetic() || c == b'_' || c == b'$' || !c.is_ascii() => {
                 let start = i;
                 while i < bytes.len()
-                    && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'$')
+                    && (bytes[i].is_ascii_alphanumeric()
+                        || bytes[i] == b'_'
+                        || bytes[i] == b'$'
+                        || !bytes[i].is_ascii())
                 {
                     i += 1;
                 }
-                let spread = start >= 3 && &code[start - 3..start] == "...";
+                let spread = start >= 3 && &bytes[start - 3..start] == b"...";
                 let member = prev == b'.' && !spread;
                 let after = code[i..].trim_start();
                 let key = prev != b'?' && (after.starts_with(':') || after.starts_with("?:"));
@@ -2069,6 +2073,7 @@ interface T { zigzag: number; bigZigzag?: bigint }
 const o = { varintLen: 1, ...Ascending };
 const t = c ? quantize : 0x1fn;
 function f(r: Reader): Writer { return new BitSet(1); }
+const é = "…"; /* − */ const xé = éToHex + toHexé;
 "#;
         let names = referenced_names(code);
         for name in [
@@ -2090,6 +2095,10 @@ function f(r: Reader): Writer { return new BitSet(1); }
             "Reader",
             "Writer",
             "BitSet",
+            "é",
+            "xé",
+            "éToHex",
+            "toHexé",
         ] {
             assert!(names.contains(name), "{name} is referred to");
         }
@@ -2104,6 +2113,7 @@ function f(r: Reader): Writer { return new BitSet(1); }
             "varintLen",
             "x1fn",
             "link",
+            "ToHex",
         ] {
             assert!(!names.contains(name), "{name} is not referred to");
         }
