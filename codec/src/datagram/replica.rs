@@ -136,7 +136,7 @@ impl ReplicaTable {
         let tick = frame.tick();
         if tick < self.stream_tick {
             // The stream is ordered; a frame from before the last one applied is not ours.
-            s.refused += 1;
+            count(&mut s.refused, 1);
             return s;
         }
         self.stream_tick = tick;
@@ -153,7 +153,7 @@ impl ReplicaTable {
                 if !self.entities.contains_key(id)
                     && self.entities.len() >= self.limits.max_entities
                 {
-                    s.refused += 1;
+                    count(&mut s.refused, 1);
                 } else {
                     self.entities.insert(
                         *id,
@@ -184,7 +184,10 @@ impl ReplicaTable {
                         },
                     );
                 }
-                s.refused += entities.len().saturating_sub(self.limits.max_entities) as u32;
+                count(
+                    &mut s.refused,
+                    entities.len().saturating_sub(self.limits.max_entities),
+                );
             }
         }
         self.release(&mut s);
@@ -222,7 +225,7 @@ impl ReplicaTable {
                 break;
             };
             self.held_count -= t.datagrams.len();
-            s.given_up += t.datagrams.len() as u32;
+            count(&mut s.given_up, t.datagrams.len());
         }
         s
     }
@@ -242,7 +245,12 @@ impl ReplicaTable {
             })
             .map(|(tick, _)| *tick);
         let Some(whole) = whole else { return };
-        let rest = self.held.split_off(&(whole + 1));
+        // The tick is the wire's: u64::MAX is a tick like any other, above which nothing is
+        // held (`whole + 1` overflowed there, issue 13).
+        let rest = match whole.checked_add(1) {
+            Some(above) => self.held.split_off(&above),
+            None => BTreeMap::new(),
+        };
         let ready = std::mem::replace(&mut self.held, rest);
         let mut newest_ack = None;
         for (tick, h) in ready {
@@ -264,7 +272,7 @@ impl ReplicaTable {
     }
 
     fn apply(&mut self, d: &Datagram, s: &mut DatagramSummary) {
-        s.released += 1;
+        count(&mut s.released, 1);
         // Several stream frames can share a tick, and the stream says nothing of how many: an
         // update for an entity spawned at the last stream tick that the table does not hold
         // (yet) means that tick's frames may still be coming. The ack then names the tick
@@ -274,7 +282,7 @@ impl ReplicaTable {
         for u in &d.updates {
             let Some(e) = self.entities.get_mut(&u.id) else {
                 doubtful |= u.spawn_tag == doubtful_tag;
-                s.skipped_unknown += 1;
+                count(&mut s.skipped_unknown, 1);
                 continue;
             };
             // Seed 003: "the client applies it only to the entity spawned then. A late datagram
@@ -282,14 +290,14 @@ impl ReplicaTable {
             // or one built before a full frame, changes nothing."
             if u.spawn_tag != spawn_tag(e.spawn_tick) {
                 doubtful |= u.spawn_tag == doubtful_tag;
-                s.skipped_spawn_tag += 1;
+                count(&mut s.skipped_spawn_tag, 1);
                 continue;
             }
             // Seed 003: "The client keeps, per entity, the number of the last datagram it
             // applied, and skips an update from an older one." DESIGN.md §3: skipped "when its
             // datagram is not newer than the last one applied to that entity".
             if d.frame <= e.last_datagram {
-                s.skipped_stale += 1;
+                count(&mut s.skipped_stale, 1);
                 continue;
             }
             e.last_datagram = d.frame;
@@ -308,7 +316,7 @@ impl ReplicaTable {
                     }
                 }
             }
-            s.applied += 1;
+            count(&mut s.applied, 1);
         }
         // Seed 003: "The client acks a datagram with its number and the tick of the last stream
         // frame it had applied."
@@ -351,6 +359,12 @@ impl ReplicaTable {
     pub fn state_hash(&self) -> u32 {
         crate::rt::fnv1a32(&self.canonical_bytes())
     }
+}
+
+/// Adds `n` to a summary's counter, saturating: the counts follow from what the peer sent (a
+/// full frame's entities, a datagram's updates), so they are the wire's and must not wrap.
+fn count(counter: &mut u32, n: usize) {
+    *counter = counter.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
 }
 
 /// A spawn's or full frame's components: a removal in them means absent.

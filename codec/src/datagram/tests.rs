@@ -543,3 +543,36 @@ fn fuzz_regressions() {
     ];
     harness::run(&crash).unwrap();
 }
+
+/// Issue 13: a datagram's tick comes from the wire, and `release` split the held ticks at
+/// `whole + 1`, which overflowed for tick u64::MAX (a panic with overflow checks; in release a
+/// split at 0 that kept the tick held forever). A whole tick of u64::MAX is applied like any
+/// other, with the ticks held below it, and its input ack taken.
+#[test]
+fn a_datagram_of_tick_u64_max_is_applied_when_whole() {
+    let mut c = ReplicaTable::new();
+    c.apply_stream(&spawn_frame(1, 7, 0));
+    let datagram = |frame, tick, parts, x| Datagram {
+        frame,
+        tick,
+        input_ack: frame * 10,
+        stream_tick: 1,
+        precision: 1.0,
+        parts,
+        updates: vec![upd_x(7, 1, x)],
+    };
+    // A tick just below, not whole (one part of two): held until a later tick is whole.
+    assert!(c.receive(datagram(1, u64::MAX - 1, 2, 5)).held);
+    let s = c.receive(datagram(2, u64::MAX, 1, 9));
+    assert_eq!((s.released, s.applied), (2, 2), "{s:?}");
+    assert_eq!(c.whole_tick(), Some(u64::MAX));
+    assert_eq!(c.input_ack(), 20);
+    assert_eq!(c.held(), 0);
+    assert_eq!(x_of(&c, 7), Some(9));
+    let acked: Vec<u64> = c.take_acks().iter().map(|a| a.frame).collect();
+    assert_eq!(acked, [1, 2]);
+    // Every later tick is at or below the whole one: applied at once, never held.
+    let s = c.receive(datagram(3, u64::MAX, 2, 11));
+    assert_eq!((s.held, s.applied), (false, 1));
+    assert_eq!(x_of(&c, 7), Some(11));
+}
