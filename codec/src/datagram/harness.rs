@@ -281,6 +281,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
     let limits = ReplicaLimits {
         max_entities: 64,
         max_held: 8 + usize::from(src.byte() % 32),
+        ..ReplicaLimits::default()
     };
     let window = 16 + u64::from(src.byte() % 64);
     // One run in four also meets forged datagrams and acks.
