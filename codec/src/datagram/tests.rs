@@ -509,7 +509,7 @@ mod props {
     }
 
     #[test]
-    fn the_runs_exercise_the_skip_rules() {
+    fn the_runs_exercise_the_skip_rules_and_the_hostile_cases() {
         let mut rng = 0x9e37_79b9_7f4a_7c15u64;
         let mut total = harness::RunReport::default();
         let mut converged = 0;
@@ -526,9 +526,15 @@ mod props {
             total.applied += r.applied;
             total.skipped_spawn_tag += r.skipped_spawn_tag;
             total.skipped_stale += r.skipped_stale;
+            total.skipped_over_bytes += r.skipped_over_bytes;
+            total.extreme_ticks += r.extreme_ticks;
             converged += u32::from(r.converged);
         }
         assert!(total.applied > 1000, "{total:?}");
+        // Issue 13's hostile cases are reached: the component byte bound, ticks at the end of
+        // the u64 range.
+        assert!(total.skipped_over_bytes > 10, "{total:?}");
+        assert!(total.extreme_ticks > 10, "{total:?}");
         assert!(total.skipped_spawn_tag > 10, "{total:?}");
         assert!(total.skipped_stale > 10, "{total:?}");
         assert!(converged > 10, "{converged}");
