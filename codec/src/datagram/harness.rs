@@ -88,6 +88,8 @@ struct Run {
     forged: HashSet<(u64, u16)>,
     /// The client refused an update or a spawn for its component byte bound.
     bounded: bool,
+    /// The world's ticks ran out (jumped to u64::MAX): nothing lost can be sent again.
+    ended: bool,
     incarnations: HashSet<(u64, u64)>,
     acks_lied: bool,
     delivered: Vec<Vec<u8>>,
@@ -110,7 +112,7 @@ impl Run {
     fn server_tick(&mut self, ops: &[WorldOp]) -> Result<(), String> {
         // Ticks may have been jumped to the end of the u64 range: past it, the world stops.
         let Some(tick) = self.tick.checked_add(1) else {
-            self.lied = true;
+            self.ended = true;
             return Ok(());
         };
         self.tick = tick;
@@ -350,8 +352,9 @@ impl Run {
                 self.server_ack(&a);
             }
         }
-        if self.bounded {
-            // Refused for its byte bound (maybe while healing): the client cannot converge.
+        if self.bounded || self.ended {
+            // Refused for its byte bound (maybe while healing), or no tick left to send again
+            // what was lost: the client cannot converge.
             return Ok(());
         }
         let server: WorldView = self.server.world();
@@ -424,6 +427,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
         tainted: HashSet::new(),
         forged: HashSet::new(),
         bounded: false,
+        ended: false,
         incarnations: HashSet::new(),
         acks_lied: false,
         delivered: Vec::new(),
