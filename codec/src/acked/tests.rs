@@ -340,3 +340,27 @@ fn interleaved_removals_and_new_entities_move_each_entry_at_most_once() {
         f.changes.len()
     );
 }
+
+/// Issue 13's frame itself: 65,535 removals (the most a u16 count holds) onto a base of 65,535
+/// entities. One at a time that was about 2.1 × 10^9 entries moved; the walk moves none, since
+/// nothing stays.
+#[test]
+fn the_largest_removal_list_onto_the_largest_base_moves_nothing() {
+    let base: ServerState<EntityState> = (0..u16::MAX)
+        .map(|eid| {
+            let record = rec(i32::from(eid), true, 1, 1);
+            (eid, Entry { life: 1, record })
+        })
+        .collect();
+    let mut d = AckedDecoder::<Reference>::new();
+    d.deliver(&frame(1, None, &base, vec![], 0));
+    let bytes = frame(2, Some((1, &base)), &ServerState::new(), vec![], 0);
+    assert_eq!(
+        Reference::decode_frame(&bytes).unwrap().removed.len(),
+        usize::from(u16::MAX)
+    );
+    moves::take();
+    assert!(matches!(d.deliver(&bytes), Delivery::Shown(_)));
+    assert_eq!(moves::take(), 0);
+    assert_eq!(d.shown().map(|(_, s)| s.len()), Some(0));
+}
