@@ -473,21 +473,22 @@ impl<R: Clone> Walk<'_, R> {
         let below = |id: u16| limit.is_none_or(|l| id < l);
         loop {
             let gone = self.removed.peek().copied().filter(|id| below(*id));
-            let kept = self.held.peek().map(|(id, _)| *id).filter(|id| below(*id));
-            match (gone, kept) {
-                (None, None) => return Ok(()),
-                (Some(g), Some(k)) if g == k => {
-                    self.removed.next();
-                    self.held.next();
+            // An entry before the next removal (or with no removal left below the limit) stays.
+            let kept = self
+                .held
+                .next_if(|(id, _)| below(*id) && gone.is_none_or(|g| *id < g));
+            if let Some((eid, record)) = kept {
+                if build {
+                    self.push(*eid, record.clone());
                 }
-                (Some(g), k) if k.is_none_or(|k| g < k) => return Err(REMOVED_NOT_HELD),
-                _ => {
-                    let (eid, record) = self.held.next().expect("an entry below the limit");
-                    if build {
-                        self.push(*eid, record.clone());
-                    }
-                }
+                continue;
             }
+            let Some(g) = gone else { return Ok(()) };
+            // The next entry is at or past the removal: it must be the removed id itself.
+            if self.held.next_if(|(id, _)| *id == g).is_none() {
+                return Err(REMOVED_NOT_HELD);
+            }
+            self.removed.next();
         }
     }
 }

@@ -1,6 +1,6 @@
 use super::moves;
 use super::*;
-use crate::protocol::{EntityState, Event, Input, Shot, StateFlags};
+use crate::protocol::{Change, EntityState, Event, Input, Shot, StateFlags};
 
 fn rec(x: i32, full: bool, measured: u32, hp: u8) -> EntityState {
     let mut flags = StateFlags::empty();
@@ -363,4 +363,90 @@ fn the_largest_removal_list_onto_the_largest_base_moves_nothing() {
     assert!(matches!(d.deliver(&bytes), Delivery::Shown(_)));
     assert_eq!(moves::take(), 0);
     assert_eq!(d.shown().map(|(_, s)| s.len()), Some(0));
+}
+
+/// The merge walk keeps the faults of applying removals, then changes, one at a time
+/// (`fuzzing::apply_one_by_one`): the cases where the order of checks decides the answer.
+#[test]
+fn the_merge_walk_keeps_the_faults_of_one_at_a_time() {
+    let base: State<EntityState> = [1u16, 3, 5, 7]
+        .into_iter()
+        .map(|e| (e, rec(i32::from(e), true, 1, 1)))
+        .collect();
+    let whole = |eid| {
+        Reference::diff(eid, None, &rec(9, true, 2, 2), 2)
+            .unwrap()
+            .unwrap()
+    };
+    let partial = |eid| {
+        let from = rec(9, true, 2, 2);
+        let mut to = from;
+        to.hp = 50;
+        Reference::diff(eid, Some(&from), &to, 2).unwrap().unwrap()
+    };
+    let f = |keyframe: bool, removed: Vec<u16>, changes: Vec<Change>| AckedFrame {
+        tick: 2,
+        base_tick: 1,
+        last_seq: 0,
+        input_buffer: 0,
+        keyframe,
+        check: None,
+        removed,
+        changes,
+        first_serial: 0,
+        events: vec![],
+    };
+    // A frame, and the ids of the state it produces or the fault it is refused for.
+    type Case = (FrameOf<Reference>, Result<Vec<u16>, &'static str>);
+    let cases: Vec<Case> = vec![
+        // Distinct held ids in any order leave.
+        (f(false, vec![7, 1, 5], vec![]), Ok(vec![3])),
+        // One id twice: the second is a removal of an id no longer held.
+        (
+            f(false, vec![3, 3], vec![]),
+            Err("a removed id the base does not hold"),
+        ),
+        // A removal fault after a change fault is the one told.
+        (
+            f(false, vec![9], vec![partial(2)]),
+            Err("a removed id the base does not hold"),
+        ),
+        // Of two change faults, the first in frame order.
+        (
+            f(false, vec![], vec![partial(2), whole(1), whole(0)]),
+            Err("an entity comes whole without every group"),
+        ),
+        (
+            f(false, vec![], vec![whole(4), whole(2), partial(6)]),
+            Err("changes not in ascending id order"),
+        ),
+        // A removed id with a change comes whole, so the change needs every group.
+        (f(false, vec![3], vec![whole(3)]), Ok(vec![1, 3, 5, 7])),
+        (
+            f(false, vec![3], vec![partial(3)]),
+            Err("an entity comes whole without every group"),
+        ),
+        // A keyframe holds nothing to remove.
+        (
+            f(true, vec![1], vec![whole(1)]),
+            Err("a removed id the base does not hold"),
+        ),
+        (f(true, vec![], vec![whole(8)]), Ok(vec![8])),
+    ];
+    for (i, (frame, want)) in cases.into_iter().enumerate() {
+        let got = apply_frame::<Reference>(Some(&base), &frame);
+        let reference = crate::fuzzing::apply_one_by_one::<Reference>(Some(&base), &frame);
+        assert_eq!(
+            got.as_ref()
+                .map(|s| s.keys().copied().collect::<Vec<_>>())
+                .map_err(|e| e.0),
+            want,
+            "case {i}"
+        );
+        assert_eq!(
+            got.map(|s| s.iter().map(|(e, r)| (*e, *r)).collect::<Vec<_>>()),
+            reference.map(|s| s.into_iter().collect::<Vec<_>>()),
+            "case {i} against the one-at-a-time reference"
+        );
+    }
 }
