@@ -1,9 +1,12 @@
-//! Compiles the reference protocol (`spec/protocol/*.wire`) into `$OUT_DIR/protocol.rs`.
+//! Compiles the reference protocol into `$OUT_DIR/protocol.rs`.
+//!
+//! The layouts come from the `ackwire-spec` build-dependency, which embeds `spec/protocol/*.wire`
+//! (still their one source of truth), rather than from `../spec/protocol`: a path outside this
+//! package is missing from the published crate, and `cargo add ackwire-codec` could not build.
 
 fn main() {
-    let protocol = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/protocol");
     if let Err(e) = ackwire_spec::Builder::new()
-        .path(&protocol)
+        .sources(ackwire_spec::reference_sources())
         .arbitrary(true)
         .compile("protocol.rs")
     {

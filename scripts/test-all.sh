@@ -17,6 +17,15 @@ cargo fmt --all -- --check
 step "lints"
 cargo clippy --workspace --all-targets --all-features -- -D warnings
 
+step "documentation: every crate's docs build without a warning (broken or redundant links)"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+
+step "packaging: every published crate builds from its own files, as \`cargo add\` gets it"
+# No --allow-dirty: CI's fresh clone is clean. Locally, commit first: cargo refuses to package
+# a crate whose files have uncommitted changes. Sources unpack to target/package; the verify
+# builds share target/debug.
+cargo package --workspace
+
 step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
 cargo test --workspace --all-features
 

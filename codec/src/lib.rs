@@ -4,6 +4,19 @@
 //! `spec/protocol` by `ackwire-spec`, the small runtime they call, and the sans-IO session
 //! machines that give the frames their meaning.
 //!
+//! ## What a decoder may allocate
+//!
+//! DESIGN.md section 3 promises that no input makes a decoder allocate more than a small
+//! multiple of its length. For the reference protocol that multiple is
+//! [`DECODE_ALLOC_PER_BYTE`]: decoding `n` bytes as any frame holds at most
+//! `DECODE_ALLOC_PER_BYTE * n + DECODE_ALLOC_SLACK` bytes of heap at once, whether the input
+//! decodes or not. It holds because a decoder checks every count against the least wire size
+//! of an element before it allocates the list (`spec/LANGUAGE.md`, "Canonical decoding"), so
+//! the memory a list takes is bounded by the bytes that must follow it. The largest ratio is
+//! the snapshot's: an entry takes 20 bits on the wire and 96 bytes decoded, 38.4 to 1.
+//! `tests/decode_alloc.rs` holds every frame to the limit, over every golden vector, every
+//! truncation of one, the fuzz corpus and crafted counts, counting allocations.
+//!
 //! What this crate is not: a network stack. It opens no socket, reads no clock and starts no
 //! thread; time and ticks are arguments. It is also not a server: a browser or native client
 //! needs it and must not inherit a server (seed 004, section 1).
@@ -21,7 +34,17 @@ pub mod fuzzing;
 pub mod interp;
 pub mod rt;
 
-pub use error::{DecodeError, EncodeError, ErrorKind};
+pub use error::{DecodeError, EncodeError, ErrorKind, LimitError};
+
+/// The most heap bytes a decoder of the reference protocol holds at once per byte of its input
+/// (see the crate docs); a layout whose decoded elements are larger for their wire size than
+/// the snapshot's entry (96 bytes for 20 bits) would need this raised.
+pub const DECODE_ALLOC_PER_BYTE: usize = 48;
+
+/// Heap bytes a decoder may hold beyond [`DECODE_ALLOC_PER_BYTE`] times its input's length,
+/// whatever the length: an error's field path (a few segments), which an empty input can
+/// already cost.
+pub const DECODE_ALLOC_SLACK: usize = 256;
 pub use rt::{Frame, FrameVisitor};
 
 // The generated code names the runtime by its crate path, as a user's crate would.

@@ -9,6 +9,7 @@
 use ackwire_conformance::{bench, diff, explain, frames, report, runner, streams, testee, vectors};
 use ackwire_spec::SpecError;
 use clap::{Parser, Subcommand};
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -450,24 +451,17 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 return Ok(ExitCode::SUCCESS);
             }
             let files = vectors::read_frames(&frames_dir).map_err(|e| format!("error: {e}"))?;
-            let mut failed = 0;
-            let mut total = 0;
-            for file in &files {
-                for case in &file.cases {
-                    total += 1;
-                    if let Err(why) = vectors::verify_frame_case(&file.frame, case) {
-                        failed += 1;
-                        eprintln!("FAIL {}: {why}", case.name);
-                    }
-                }
+            let stream_vectors =
+                streams::read_streams(&streams_dir).map_err(|e| format!("error: {e}"))?;
+            let total = files.iter().map(|f| f.cases.len()).sum::<usize>() + stream_vectors.len();
+            let failures: Vec<vectors::Failure> = vectors::verify_frame_files(&files)
+                .into_iter()
+                .chain(vectors::verify_stream_vectors(&stream_vectors))
+                .collect();
+            for f in &failures {
+                eprintln!("FAIL {}: {}", f.name, f.why);
             }
-            for vector in streams::read_streams(&streams_dir).map_err(|e| format!("error: {e}"))? {
-                total += 1;
-                if let Err(why) = ackwire_conformance::sessions::stream::verify(&vector) {
-                    failed += 1;
-                    eprintln!("FAIL {}: {why}", vector.name);
-                }
-            }
+            let failed = failures.len();
             outln!("{} passed, {} failed", total - failed, failed);
             Ok(if failed == 0 {
                 ExitCode::SUCCESS
@@ -563,18 +557,36 @@ fn conform(args: ConformArgs) -> Result<ExitCode, String> {
         timeout: args.timeout,
         failure_list,
     };
-    let bar = indicatif::ProgressBar::new(cases.len() as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    let result = runner::run(&cases, &options, |o| {
-        bar.inc(1);
-        if o.is_unexpected() {
-            bar.println(format!("{} {}", o.verdict.as_str(), o.name));
+    // indicatif hides its bar when standard error is not a terminal, which left a CI log
+    // silent for the whole run: there, progress goes out as plain lines instead.
+    let result = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(cases.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        let result = runner::run(&cases, &options, |o| {
+            bar.inc(1);
+            if o.is_unexpected() {
+                bar.println(format!("{} {}", o.verdict.as_str(), o.name));
+            }
+        });
+        bar.finish_and_clear();
+        result
+    } else {
+        let mut progress = report::ProgressLines::new(cases.len());
+        let result = runner::run(&cases, &options, |o| {
+            for line in progress.push(o) {
+                eprintln!("{line}");
+            }
+        });
+        if result.is_ok() {
+            if let Some(line) = progress.finish() {
+                eprintln!("{line}");
+            }
         }
-    });
-    bar.finish_and_clear();
+        result
+    };
     let run = result.map_err(|e| format!("error: {e}"))?;
     if let Some(path) = &args.junit {
         std::fs::write(path, report::junit(&run))

@@ -1,7 +1,7 @@
 //! Reports of a conformance run: a table for the terminal, JUnit XML for CI, and a JSON
 //! summary for tools.
 
-use crate::runner::{RunReport, Verdict};
+use crate::runner::{Outcome, RunReport, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -89,6 +89,74 @@ pub fn table(report: &RunReport) -> String {
         .count();
     let _ = writeln!(out, "\n{} passed, {} failed", passed, unexpected.len());
     out
+}
+
+/// Progress of a run as plain lines, for a standard error that is not a terminal (a CI log),
+/// where a progress bar is hidden and a long run would otherwise print nothing until its end:
+/// each unexpected result as it comes, and a line when a group of cases (a frame, a stream
+/// session) is done. Cases of a group arrive together, as [`crate::runner::frame_cases`] and
+/// [`crate::runner::stream_cases`] list them.
+#[derive(Debug)]
+pub struct ProgressLines {
+    total: usize,
+    done: usize,
+    group: Option<(String, Counts)>,
+}
+
+impl ProgressLines {
+    /// Progress over a run of `total` cases.
+    pub fn new(total: usize) -> Self {
+        ProgressLines {
+            total,
+            done: 0,
+            group: None,
+        }
+    }
+
+    /// The lines to print after `outcome`: the summary of the group it closes, if it starts
+    /// another, and the outcome itself when it is unexpected.
+    pub fn push(&mut self, outcome: &Outcome) -> Vec<String> {
+        let mut lines = Vec::new();
+        if self
+            .group
+            .as_ref()
+            .is_some_and(|(g, _)| *g != outcome.frame)
+        {
+            lines.extend(self.finish());
+        }
+        let (_, counts) = self
+            .group
+            .get_or_insert_with(|| (outcome.frame.clone(), Counts::default()));
+        counts.add(outcome.verdict, outcome.listed);
+        self.done += 1;
+        if outcome.is_unexpected() {
+            lines.push(format!("{} {}", outcome.verdict.as_str(), outcome.name));
+        }
+        lines
+    }
+
+    /// The summary of the group under way, if any: call it once more after the last case.
+    pub fn finish(&mut self) -> Option<String> {
+        let (group, c) = self.group.take()?;
+        let mut parts = vec![format!("{} pass", c.pass)];
+        for (n, what) in [
+            (c.fail, "fail"),
+            (c.unimplemented, "unimplemented"),
+            (c.crash, "crash"),
+            (c.timeout, "timeout"),
+            (c.known, "known"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        Some(format!(
+            "[{}/{}] {group}: {}",
+            self.done,
+            self.total,
+            parts.join(", ")
+        ))
+    }
 }
 
 /// Text escaped for XML content and attribute values: the JUnit report's and the bench's
@@ -221,7 +289,6 @@ pub fn json(report: &RunReport) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::Outcome;
 
     fn report() -> RunReport {
         let o = |name: &str, verdict, listed, detail: &str| Outcome {
@@ -270,6 +337,29 @@ mod tests {
         );
         assert!(x.contains("expected &lt;x&gt; &amp; &quot;y&quot;"), "{x}");
         assert!(!x.contains('\u{1}'));
+    }
+
+    #[test]
+    fn progress_lines_close_each_group_and_show_unexpected_results() {
+        let mut outcomes = report().outcomes;
+        let mut other = outcomes[0].clone();
+        other.name = "frames/ack/a#decode".into();
+        other.frame = "ack".into();
+        outcomes.push(other);
+        let mut progress = ProgressLines::new(outcomes.len());
+        let mut lines: Vec<String> = outcomes.iter().flat_map(|o| progress.push(o)).collect();
+        lines.extend(progress.finish());
+        assert_eq!(
+            lines,
+            [
+                "FAIL frames/acked/b#decode",
+                "CRASH frames/acked/c#decode",
+                "PASS frames/acked/f#decode",
+                "[6/7] acked: 2 pass, 1 fail, 1 unimplemented, 1 crash, 1 known",
+                "[7/7] ack: 1 pass",
+            ]
+        );
+        assert_eq!(progress.finish(), None);
     }
 
     #[test]

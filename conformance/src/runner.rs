@@ -236,6 +236,15 @@ pub enum RunError {
     /// The testee command is empty.
     #[error("the testee command is empty")]
     NoCommand,
+    /// The testee did not answer `hello` when first started, or twice in a row after a
+    /// restart: no case can be judged, so the run stops rather than wait out every case.
+    #[error("the testee `{command}` did not answer hello, so the run stops: {why}")]
+    Hello {
+        /// The command.
+        command: String,
+        /// What came instead of the reply (no reply in time, an exit, another reply).
+        why: String,
+    },
 }
 
 /// What `hello` said.
@@ -259,6 +268,10 @@ pub enum Fault {
     /// No reply within the timeout.
     Timeout,
 }
+
+/// How many times, 10 ms apart, a testee whose output closed is asked whether it has exited
+/// before it is killed: a testee that exits takes well under this half second.
+const CLOSED_OUTPUT_GRACE_POLLS: u32 = 50;
 
 /// A testee process: started on demand, greeted with `hello`, restarted after a fault.
 pub struct Testee {
@@ -354,6 +367,27 @@ impl Testee {
         }
     }
 
+    /// How the testee ended once its standard output closed: its exit status, or that it was
+    /// killed. A process can close its output and go on running (`cat >/dev/null` does, until
+    /// its input closes): waiting for it unconditionally hung the runner for good. So its input
+    /// is closed first (a testee exits then), and one still running shortly after is killed.
+    fn end_after_closed_output(&mut self) -> String {
+        self.stdin = None;
+        let Some(child) = self.child.as_mut() else {
+            return "is not running".into();
+        };
+        for _ in 0..CLOSED_OUTPUT_GRACE_POLLS {
+            match child.try_wait() {
+                Ok(Some(status)) => return format!("exited ({status})"),
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                Err(_) => break,
+            }
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        "closed its standard output without exiting, and was killed".into()
+    }
+
     /// Sends one request (an `id` is added) and waits up to `timeout` for its reply.
     pub fn request(&mut self, mut body: Value, timeout: Duration) -> Result<Value, Fault> {
         let id = self.next_id;
@@ -391,14 +425,9 @@ impl Testee {
             Ok(None) | Err(RecvTimeoutError::Disconnected) => {
                 // Give the stderr reader a moment to collect the last words.
                 std::thread::sleep(Duration::from_millis(20));
-                let status = self
-                    .child
-                    .as_mut()
-                    .and_then(|c| c.wait().ok())
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|| "unknown status".into());
+                let ended = self.end_after_closed_output();
                 Err(Fault::Crash(format!(
-                    "the testee exited ({status}){}",
+                    "the testee {ended}{}",
                     self.last_words()
                 )))
             }
@@ -418,7 +447,10 @@ impl Testee {
             Ok(r) => r,
             Err(Fault::Timeout) => {
                 self.stop();
-                return Ok(Err("no reply to hello".into()));
+                return Ok(Err(format!(
+                    "no reply to hello within {} ms",
+                    timeout.as_millis()
+                )));
             }
             Err(Fault::Crash(why)) => {
                 self.stop();
@@ -493,6 +525,13 @@ impl RunReport {
 }
 
 /// Runs `cases` against the testee, calling `progress` after each.
+///
+/// A testee that does not answer `hello` when it is first started ends the run at once with
+/// [`RunError::Hello`], before any case: every case would otherwise wait out the timeout on
+/// its own hello (a silent testee held a 304-case run for 25 minutes, printing nothing). Once
+/// it has answered, a crash or a timeout fails that one case and the testee is restarted for
+/// the next; a restarted testee whose hello fails fails that case too, and a second hello
+/// failure in a row ends the run the same way.
 pub fn run(
     cases: &[Case],
     options: &RunOptions,
@@ -501,11 +540,24 @@ pub fn run(
     let mut testee = Testee::new(options.command.clone());
     let mut outcomes = Vec::with_capacity(cases.len());
     let mut name = options.command.join(" ");
+    let mut greeted = false;
+    let mut hello_failed = false;
     for case in cases {
         let started = Instant::now();
         let (verdict, detail) = match testee.ensure(options.timeout)? {
-            Err(why) => (Verdict::Crash, why),
+            Err(why) if !greeted || hello_failed => {
+                return Err(RunError::Hello {
+                    command: options.command.join(" "),
+                    why,
+                });
+            }
+            Err(why) => {
+                hello_failed = true;
+                (Verdict::Crash, why)
+            }
             Ok(caps) => {
+                greeted = true;
+                hello_failed = false;
                 name = format!("{} {}", caps.name, caps.version);
                 match &case.session {
                     Some(s) if !caps.sessions.contains(s) => (

@@ -245,3 +245,26 @@ fn bench_writes_its_table_json_svg_and_readme_block() {
         "{text}"
     );
 }
+
+#[test]
+fn conform_stops_at_once_with_one_line_when_the_testee_does_not_answer_hello() {
+    // A testee that reads nothing and says nothing.
+    let o = ackwire(&[
+        "conform",
+        "--testee",
+        "sh -c 'exec sleep 600'",
+        "--timeout-ms",
+        "1000",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    let lines: Vec<&str> = e.lines().collect();
+    assert_eq!(lines.len(), 1, "{e}");
+    assert!(
+        lines[0].contains("did not answer hello")
+            && lines[0].contains("no reply to hello within 1000 ms"),
+        "{e}"
+    );
+    // No per-case result was printed: no table, no progress line, no verdict.
+    assert_eq!(stdout(&o), "");
+}

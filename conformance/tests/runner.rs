@@ -3,7 +3,7 @@
 //! must go on. Testees are this crate's own `ackwire testee` with a hidden `--fault`.
 
 use ackwire_conformance::report;
-use ackwire_conformance::runner::{self, Case, Check, RunOptions, RunReport, Verdict};
+use ackwire_conformance::runner::{self, Case, Check, RunError, RunOptions, RunReport, Verdict};
 use ackwire_conformance::vectors;
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -140,6 +140,90 @@ fn a_testee_that_never_answers_times_out_and_the_run_goes_on() {
     );
 }
 
+/// Runs `cases` against `command`, counting the outcomes the runner reported.
+fn run_counting(
+    cases: &[Case],
+    command: &[&str],
+    timeout_ms: u64,
+) -> (Result<RunReport, RunError>, usize) {
+    let options = RunOptions {
+        command: command.iter().map(|s| s.to_string()).collect(),
+        timeout: Duration::from_millis(timeout_ms),
+        failure_list: BTreeSet::new(),
+    };
+    let mut reported = 0;
+    let result = runner::run(cases, &options, |_| reported += 1);
+    (result, reported)
+}
+
+#[test]
+fn a_testee_that_never_answers_hello_stops_the_run_before_any_case() {
+    let cases = cases();
+    // One that reads nothing; one that closed its output and reads its input (it exits when
+    // the runner closes that); one that closed its output and never exits (it is killed); one
+    // that exits (before or after the hello is written: either way the hello failed).
+    for (command, why) in [
+        (
+            ["sh", "-c", "exec sleep 600"],
+            "no reply to hello within 300 ms",
+        ),
+        (["sh", "-c", "exec cat >/dev/null"], "the testee exited"),
+        (
+            ["sh", "-c", "exec sleep 600 >/dev/null"],
+            "closed its standard output without exiting",
+        ),
+        (["sh", "-c", "echo gone >&2; exit 3"], "hello failed"),
+    ] {
+        let (result, reported) = run_counting(&cases, &command, 300);
+        match result {
+            Err(e @ RunError::Hello { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains("did not answer hello"), "{text}");
+                assert!(text.contains(why), "{command:?}: {text}");
+            }
+            Err(e) => panic!("{command:?}: {e}"),
+            Ok(r) => panic!("{command:?} ran:\n{}", report::table(&r)),
+        }
+        // Not one case was judged: the run ended on the first hello, not case by case.
+        assert_eq!(reported, 0, "{command:?}");
+    }
+}
+
+#[test]
+fn a_restarted_testee_that_stops_answering_hello_stops_the_run() {
+    // The first start answers and crashes on the victim; every later start is silent. The
+    // victim crashes, the next case meets a failed hello (a CRASH, as any case after a
+    // restart could), and the one after that stops the run instead of waiting out the rest.
+    let cases = cases();
+    let at = cases
+        .iter()
+        .position(|c| matches!(c.check, Check::DecodeValue { .. }) && c.frame == "delta_ack")
+        .unwrap();
+    assert!(at + 3 < cases.len(), "cases must follow the victim");
+    let dir = std::env::temp_dir().join(format!("ackwire-rehello-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let started = dir.join("started");
+    let _ = std::fs::remove_file(&started);
+    let script = format!(
+        "if [ -e '{flag}' ]; then exec sleep 600; fi; touch '{flag}'; exec '{exe}' testee --fault=crash-on-hex={hex}",
+        flag = started.display(),
+        exe = env!("CARGO_BIN_EXE_ackwire"),
+        hex = hex_of(&cases[at]),
+    );
+    let (result, reported) = run_counting(&cases, &["sh", "-c", &script], 400);
+    std::fs::remove_dir_all(&dir).ok();
+    match result {
+        Err(RunError::Hello { why, .. }) => assert!(why.contains("no reply to hello"), "{why}"),
+        Err(e) => panic!("{e}"),
+        Ok(r) => panic!("the run went on:\n{}", report::table(&r)),
+    }
+    assert_eq!(
+        reported,
+        at + 2,
+        "the victim and the case after it, then the stop"
+    );
+}
+
 #[test]
 fn cases_outside_the_capabilities_are_unimplemented_not_failed() {
     let cases = cases();
@@ -234,6 +318,14 @@ fn the_command_line_runs_the_suite_and_writes_reports() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.trim_end().ends_with(" 0 failed"), "{stdout}");
+    // Standard error is a pipe here, not a terminal: the progress shows as lines all the same.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with('[') && l.contains("] delta_ack: ")),
+        "{stderr}"
+    );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["unexpected"], 0);

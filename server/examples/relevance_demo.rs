@@ -10,6 +10,7 @@
 //!
 //! Run with `cargo run -p ackwire-server --example relevance_demo`.
 
+use ackwire_server::delta::Agreement;
 use ackwire_server::relevance::{
     GridQuantizer, SetDigest, SpatialGrid, TierBoundary, VisibilitySet,
 };
@@ -62,7 +63,7 @@ fn main() {
         // The client's half: apply the stream to its own digest.
         entered.iter().for_each(|&id| client.insert(u64::from(id)));
         left.iter().for_each(|&id| client.remove(u64::from(id)));
-        let agrees = client.digest() == visible.digest();
+        let agrees = Agreement::compare(visible.digest(), client.digest()) == Agreement::Agrees;
 
         if tick % 5 == 0 {
             println!(

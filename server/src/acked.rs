@@ -178,9 +178,13 @@ impl<S: AckedSchema, I> AckedEncoder<S, I> {
             last_seq: self.last_seq,
             input_buffer: u8::try_from(self.inputs.pending()).unwrap_or(u8::MAX),
             keyframe: base.is_none(),
-            // Seed 000: "Every CHECK_EVERY frames a check follows the header".
-            check: tick
-                .is_multiple_of(S::CHECK_EVERY)
+            // Seed 000: "Every CHECK_EVERY frames a check follows the header". Frames, not
+            // ticks: a server that does not encode every tick (30 Hz sends on a 60 Hz
+            // simulation, odd ticks only) would otherwise check at another rate or never.
+            // Counted from 1, so the CHECK_EVERY-th frame carries the first check, and a
+            // stream encoded every tick from tick 1 checks on the same frames as before.
+            check: (frame_no + 1)
+                .is_multiple_of(u64::from(S::CHECK_EVERY))
                 .then(|| server_check::<S>(&state)),
             removed,
             changes,
@@ -1357,6 +1361,106 @@ mod tests {
         assert_eq!(carried as u64, Reference::EVENT_TTL);
         assert_eq!(e.counters().events_expired, 1);
         assert_eq!(e.pending_events(), 0);
+    }
+
+    /// Seed 000: "Every CHECK_EVERY frames a check follows the header": counted in frames,
+    /// whichever ticks the frames are encoded on.
+    #[test]
+    fn a_check_follows_every_check_every_frames_whatever_the_ticks() {
+        let every = Reference::CHECK_EVERY as usize;
+        // Odd ticks only (no odd tick is a multiple of 30, so a rule on ticks never checks),
+        // even ticks (30 Hz sends on a 60 Hz simulation: a rule on ticks checks every 15
+        // frames), every tick, and every third from tick 7.
+        for (first, step) in [(1u32, 2u32), (2, 2), (1, 1), (7, 3)] {
+            let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
+            let mut checked = Vec::new();
+            for n in 1..=3 * every + 5 {
+                let tick = first + (n as u32 - 1) * step;
+                let state = one(tick);
+                let out = e.encode(tick, state.clone(), []).unwrap();
+                // What the bytes say, not only the frame value handed back.
+                let sent = Reference::decode_frame(&out.bytes).unwrap();
+                assert_eq!(sent.check, out.frame.check);
+                if let Some(check) = sent.check {
+                    assert_eq!(check, server_check::<Reference>(&state));
+                    checked.push(n);
+                }
+            }
+            assert_eq!(
+                checked,
+                [every, 2 * every, 3 * every],
+                "frames on ticks {first}, {}, ...",
+                first + step
+            );
+        }
+    }
+
+    /// Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably
+    /// (transport.send('reliable', …)): it is still a frame like any other." Keyframes of a
+    /// growing crowd with a growing number of events, until one of exactly RELIABLE_ABOVE bytes
+    /// and one of a byte more are found: the first stays on the unreliable channel, the second
+    /// goes reliably, and every frame on the way is routed by the same rule.
+    #[test]
+    fn a_frame_over_reliable_above_bytes_goes_reliably_and_one_at_it_does_not() {
+        let limit = Reference::RELIABLE_ABOVE;
+        // Six and seven bytes: together with the changes, frames of every length.
+        let hit = ackwire_codec::protocol::Event::Hit(ackwire_codec::protocol::Hit {
+            attacker: 2,
+            victim: 1,
+            damage: 9,
+        });
+        let carjack = ackwire_codec::protocol::Event::Carjack(ackwire_codec::protocol::Carjack {
+            thief: 2,
+            victim: 1,
+            vehicle: 1,
+        });
+        let (mut at, mut over) = (false, false);
+        for n in 1..=160u16 {
+            // Near and far, inside and outside the quantized box: entities of several sizes.
+            let world: World = (1..=n)
+                .map(|eid| {
+                    let d = f32::from(eid) * 0.75;
+                    let mut w = WorldEntity {
+                        life: 1,
+                        x: d,
+                        y: -d * 0.5,
+                        z: 0.0,
+                        yaw: d * 7.0,
+                        hp: 100,
+                        armor: 0,
+                        vehicle: 0,
+                        seat: 0,
+                    };
+                    w.vehicle = eid % 3;
+                    (eid, w)
+                })
+                .collect();
+            for (carjacks, hits) in (0..8).flat_map(|c| (0..7).map(move |h| (c, h))) {
+                let events = std::iter::repeat_n(carjack.clone(), carjacks)
+                    .chain(std::iter::repeat_n(hit.clone(), hits));
+                let mut p = Presenter::new(ViewConfig {
+                    own: vec![1],
+                    ..ViewConfig::default()
+                });
+                let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
+                let out = e.encode(1, p.present(1, &world), events).unwrap();
+                assert!(out.frame.keyframe);
+                let len = out.bytes.len();
+                assert_eq!(out.reliable, len > limit, "{len} bytes");
+                assert_eq!(e.counters().reliable, u64::from(out.reliable));
+                // Still a frame like any other: it decodes to what was encoded.
+                assert_eq!(Reference::decode_frame(&out.bytes).unwrap(), out.frame);
+                at |= len == limit;
+                over |= len == limit + 1;
+            }
+            if at && over {
+                return;
+            }
+        }
+        panic!(
+            "no keyframe of exactly {limit} (found: {at}) or {} bytes (found: {over})",
+            limit + 1
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! cannot hold ... [is a] decode error").
 
 use crate::model::{
-    BitKind, Bits, Const, ConstValue, Count, Field, File, Item, Record, Spec, Type, Union,
+    BitKind, Bits, Cond, Const, ConstValue, Count, Field, File, Item, Record, Spec, Type, Union,
 };
 use std::collections::HashMap;
 
@@ -84,8 +84,10 @@ impl<'a> Index<'a> {
 
     /// The smallest number of bits a value of `ty` occupies on the wire, in a packed record
     /// (`packed`) or a byte-aligned one. A packed record met from a byte-aligned position is
-    /// rounded up to whole bytes, as it is padded there. Unknown names count as 0; `depth`
-    /// guards against a record that contains itself (the validator reports that).
+    /// rounded up to whole bytes, as it is padded there. A record's conditional fields count
+    /// as the least their conditions allow: of `gap: u7 if !wide` and `wide_gap: u24 if wide`,
+    /// 7 bits. Unknown names count as 0; `depth` guards against a record that contains itself
+    /// (the validator reports that).
     pub fn min_bits(&self, ty: &Type, packed: bool) -> u64 {
         self.min_bits_at(ty, packed, 0)
     }
@@ -109,12 +111,7 @@ impl<'a> Index<'a> {
             Type::Named { name, .. } => match self.get(name) {
                 Some(Decl::Bits(b)) => u64::from(b.width),
                 Some(Decl::Record(r)) => {
-                    let inner: u64 = r
-                        .fields
-                        .iter()
-                        .filter(|f| f.cond.is_none() && f.selector.is_none())
-                        .map(|f| self.min_bits_at(&f.ty, r.packed, depth + 1))
-                        .sum();
+                    let inner = self.record_min_bits(r, depth);
                     if r.packed && !packed {
                         inner.div_ceil(8) * 8
                     } else {
@@ -147,6 +144,74 @@ impl<'a> Index<'a> {
                 Count::Prefix(t) => self.min_bits_at(t, packed, depth + 1),
             },
         }
+    }
+
+    /// The least bits the fields of `r` take together, in `r`'s own layout (before padding).
+    ///
+    /// An unconditional field always counts. A field under conditions (`if`, `select`) counts
+    /// only in the assignments of those conditions that make it present, and the record takes
+    /// the least over every assignment: so `gap: u7 if !wide` beside `wide_gap: u24 if wide`
+    /// adds 7 bits, not 0. Without this, a decoder's count check lets a count through that the
+    /// bytes cannot hold, and the list is allocated for it (DESIGN.md section 3: no input makes
+    /// a decoder allocate more than a small multiple of its length).
+    ///
+    /// The conditions' operands are taken as independent, which is the weakest assumption: a
+    /// dependence between them (`count > 3` implies `count > 0`, a bit that requires another)
+    /// can only rule assignments out, so the least over every assignment stays a lower bound.
+    fn record_min_bits(&self, r: &Record, depth: u32) -> u64 {
+        let mut always = 0u64;
+        let mut atoms: Vec<Atom<'_>> = Vec::new();
+        // Each conditional field: the literals that must all hold, and its least size.
+        let mut guarded: Vec<(Vec<(usize, bool)>, u64)> = Vec::new();
+        for f in &r.fields {
+            let bits = self.min_bits_at(&f.ty, r.packed, depth + 1);
+            let mut literals = Vec::new();
+            if let Some(sel) = &f.selector {
+                literals.push((Atom::Bit(&sel.mask, &sel.bit), true));
+            }
+            if let Some(cond) = &f.cond {
+                cond_literals(cond, &mut literals);
+            }
+            if literals.is_empty() {
+                always += bits;
+                continue;
+            }
+            let literals = literals
+                .into_iter()
+                .map(|(atom, holds)| {
+                    let i = atoms.iter().position(|a| *a == atom).unwrap_or_else(|| {
+                        atoms.push(atom);
+                        atoms.len() - 1
+                    });
+                    (i, holds)
+                })
+                .collect();
+            guarded.push((literals, bits));
+        }
+        if guarded.is_empty() {
+            return always;
+        }
+        // Every assignment of the operands, when there are few enough to try them all (the
+        // reference protocol has at most 4 in a record); past that, a conditional field counts
+        // as 0 bits, which is still a lower bound.
+        if atoms.len() > MAX_ATOMS {
+            return always;
+        }
+        let least = (0u32..1 << atoms.len())
+            .map(|assignment| {
+                guarded
+                    .iter()
+                    .filter(|(literals, _)| {
+                        literals
+                            .iter()
+                            .all(|&(i, holds)| (assignment >> i & 1 == 1) == holds)
+                    })
+                    .map(|(_, bits)| bits)
+                    .sum::<u64>()
+            })
+            .min()
+            .unwrap_or(0);
+        always + least
     }
 
     /// The largest number of bits a value of `ty` can occupy, or `None` when it is unbounded
@@ -230,6 +295,39 @@ impl<'a> Index<'a> {
     }
 }
 
+/// The most distinct condition operands of one record whose assignments
+/// [`Index::min_bits`] tries one by one (2^12 of them).
+const MAX_ATOMS: usize = 12;
+
+/// One operand of a presence condition, without its negation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Atom<'a> {
+    /// Bit `.1` of the bit-set field `.0` is set (`field.BIT`, or a `select` on it).
+    Bit(&'a str, &'a str),
+    /// The field is non-zero (`field`, and `field > 0`, which is the same test).
+    NonZero(&'a str),
+    /// The field is greater than a literal other than 0.
+    Greater(&'a str, u64),
+}
+
+/// Appends the operands of `cond`, each with whether it must hold for the field to be present.
+fn cond_literals<'a>(cond: &'a Cond, out: &mut Vec<(Atom<'a>, bool)>) {
+    match cond {
+        Cond::Bit {
+            field,
+            bit,
+            negated,
+            ..
+        } => out.push((Atom::Bit(field, bit), !negated)),
+        Cond::Set { field, negated, .. } => out.push((Atom::NonZero(field), !negated)),
+        Cond::Greater {
+            field, value: 0, ..
+        } => out.push((Atom::NonZero(field), true)),
+        Cond::Greater { field, value, .. } => out.push((Atom::Greater(field, *value), true)),
+        Cond::All(all) => all.iter().for_each(|c| cond_literals(c, out)),
+    }
+}
+
 /// The fields of `record` that are the count of a later array (`[T; field]`). They are derived
 /// from the array's length and are not part of the generated type.
 pub fn count_fields(record: &Record) -> Vec<&str> {
@@ -249,4 +347,124 @@ pub fn count_fields(record: &Record) -> Vec<&str> {
 /// Whether a field is carried by the generated type (not a constant, not a count).
 pub fn is_value_field(record: &Record, field: &Field) -> bool {
     field.constant.is_none() && !count_fields(record).contains(&field.name.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Source;
+
+    fn spec(text: &str) -> Spec {
+        crate::compile(&[Source {
+            name: "t.wire".into(),
+            text: text.into(),
+        }])
+        .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn min_bits_of(spec: &Spec, record: &str) -> u64 {
+        let index = Index::new(spec);
+        let packed = index.record(record).is_some_and(|r| r.packed);
+        index.min_bits(
+            &Type::Named {
+                name: record.into(),
+                span: Default::default(),
+            },
+            packed,
+        )
+    }
+
+    #[test]
+    fn complementary_conditions_count_the_smaller_alternative() {
+        let s = spec(
+            "
+            packed record E {
+                wide: bool,
+                gap: u7 if !wide,
+                wide_gap: u24 if wide,
+                generation: u8,
+            }
+        ",
+        );
+        // 1 + min(7, 24) + 8, where counting the pair as absent gave 9.
+        assert_eq!(min_bits_of(&s, "E"), 16);
+    }
+
+    #[test]
+    fn a_count_and_its_negation_are_one_operand() {
+        let s = spec("record R {\n    n: u8,\n    a: u32 if n > 0,\n    b: u16 if !n,\n}\n");
+        assert_eq!(min_bits_of(&s, "R"), 8 + 16);
+    }
+
+    #[test]
+    fn a_condition_without_its_complement_counts_nothing() {
+        let s = spec(
+            "
+            bits F: u8 {
+                A = 0,
+                B = 1,
+            }
+
+            record R {
+                f: F,
+                a: u32 if f.A,
+                b: u16 if f.B,
+                c: u16 if f.A && !f.B,
+            }
+        ",
+        );
+        // Both bits clear: only the flags.
+        assert_eq!(min_bits_of(&s, "R"), 8);
+    }
+
+    #[test]
+    fn conjunctions_that_cover_every_case_count_their_least() {
+        let s = spec(
+            "
+            bits F: u8 {
+                A = 0,
+                B = 1,
+            }
+
+            record R {
+                f: F,
+                a: u32 if !f.A,
+                b: u16 if f.A && f.B,
+                c: u64 if f.A && !f.B,
+            }
+        ",
+        );
+        // A clear: 32; A and B: 16; A without B: 64.
+        assert_eq!(min_bits_of(&s, "R"), 8 + 16);
+    }
+
+    #[test]
+    fn a_select_is_an_operand_too() {
+        let s = spec(
+            "
+            bits M: u8 {
+                POSE = 0,
+                FULL = 1,
+            }
+
+            record R {
+                m: M,
+                select m {
+                    POSE => full: u32 if m.FULL,
+                    POSE => step: u16 if !m.FULL,
+                }
+                after: u8 if !m.POSE,
+            }
+        ",
+        );
+        // POSE clear: `after` only; POSE set: the smaller of the two poses.
+        assert_eq!(min_bits_of(&s, "R"), 8 + 8);
+    }
+
+    #[test]
+    fn the_reference_snapshot_entry_counts_its_gap() {
+        let s = crate::reference_spec().unwrap_or_else(|e| panic!("{e}"));
+        // wide, the 7-bit gap, generation, the 4-bit mask.
+        assert_eq!(min_bits_of(&s, "Entry"), 1 + 7 + 8 + 4);
+    }
 }

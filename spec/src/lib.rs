@@ -168,7 +168,8 @@ pub fn load(paths: &[PathBuf]) -> Result<(Spec, Vec<Source>), SpecError> {
     Ok((spec, sources))
 }
 
-/// The folder holding the reference protocol's layout files, in this source tree.
+/// The folder holding the reference protocol's layout files, in this crate's source tree (in
+/// the workspace, `spec/protocol`; in a packaged crate, its own `protocol/`).
 pub fn reference_protocol_dir() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/protocol"))
 }
@@ -188,6 +189,7 @@ pub mod gen;
 #[derive(Debug, Clone)]
 pub struct Builder {
     paths: Vec<PathBuf>,
+    sources: Vec<Source>,
     options: gen::rust::Options,
 }
 
@@ -202,6 +204,7 @@ impl Builder {
     pub fn new() -> Self {
         Builder {
             paths: Vec::new(),
+            sources: Vec::new(),
             options: gen::rust::Options::default(),
         }
     }
@@ -209,6 +212,17 @@ impl Builder {
     /// Adds a layout file, or a folder of them.
     pub fn path(mut self, path: impl Into<PathBuf>) -> Self {
         self.paths.push(path.into());
+        self
+    }
+
+    /// Adds layout files already in memory, compiled after those given by [`Builder::path`].
+    ///
+    /// This is how `ackwire-codec`'s build script compiles the reference protocol: from
+    /// [`reference_sources`], embedded in this crate, because a published crate cannot read
+    /// files outside its own package. Cargo runs a build script again when a build-dependency
+    /// changes, so no `rerun-if-changed` is needed for them.
+    pub fn sources(mut self, sources: impl IntoIterator<Item = Source>) -> Self {
+        self.sources.extend(sources);
         self
     }
 
@@ -228,7 +242,9 @@ impl Builder {
 
     /// Generates the code as a string.
     pub fn generate(&self) -> Result<String, SpecError> {
-        let (spec, sources) = load(&self.paths)?;
+        let mut sources = read_sources(&self.paths)?;
+        sources.extend(self.sources.iter().cloned());
+        let spec = compile(&sources)?;
         let mut options = self.options.clone();
         options.source = sources
             .iter()
@@ -268,7 +284,8 @@ impl Builder {
 }
 
 /// The reference protocol's layout files, embedded at compile time (the same files as
-/// [`reference_protocol_dir`]), so that a built tool needs no source tree.
+/// [`reference_protocol_dir`]), so that a built tool needs no source tree, and a build script
+/// depending on this crate from crates.io can compile them ([`Builder::sources`]).
 pub fn reference_sources() -> Vec<Source> {
     [
         (

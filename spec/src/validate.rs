@@ -5,8 +5,9 @@
 //! reserved bit used; a constant that does not fit its width; two frames with one kind; widths
 //! that cannot be laid out where they stand (a `u7` outside a packed record, a varint inside
 //! one); and the shapes a canonical decoder could not check (an array whose elements take no
-//! bytes, a count field shared by two arrays, a record that contains itself). Every problem is
-//! reported; none stops the others.
+//! bytes, a count field shared by two arrays, a record that contains itself); a SENT_RING
+//! not below HELD_RING, and a CHECK_EVERY, SENT_RING or HELD_RING of 0 (seed 000). Every
+//! problem is reported; none stops the others.
 
 use crate::diag::Diagnostic;
 use crate::index::{Decl, Index};
@@ -31,6 +32,8 @@ pub fn validate(spec: &Spec) -> Vec<Diagnostic> {
     }
     v.frame_kinds(spec);
     v.recursion(spec);
+    v.rings();
+    v.counts_of_frames();
     v.out
 }
 
@@ -800,6 +803,93 @@ impl<'a> Validator<'a> {
                     kinds.insert((&first.name, value), (&r.name, &file.name, first.name_span));
                 }
             }
+        }
+    }
+
+    /// SENT_RING must be below HELD_RING, wherever the two are declared.
+    ///
+    /// Seed 000: "The server keeps fewer frames than the client, so the base of a frame it
+    /// sends is always one the client still holds." With a ring as long as the client's, the
+    /// server may encode onto a base the client has just let go of, and that frame is dropped
+    /// as onto an unknown base without a word. A layout that declares only one of them (or
+    /// neither: no acked snapshots) is not judged here.
+    fn rings(&mut self) {
+        let ring = |name: &str| match self.index.get(name) {
+            Some(Decl::Const(c)) => Some((c, self.index.file_of(name)?)),
+            _ => None,
+        };
+        let (Some((sent, sent_file)), Some((held, held_file))) =
+            (ring("SENT_RING"), ring("HELD_RING"))
+        else {
+            return;
+        };
+        // A value that cannot be worked out is reported where it is written.
+        let (Some(s), Some(h)) = (self.index.const_value(sent), self.index.const_value(held))
+        else {
+            return;
+        };
+        if s < h {
+            return;
+        }
+        self.out.push(
+            Diagnostic::new(
+                &sent_file.name,
+                sent.value_span,
+                format!("SENT_RING = {s} is not below HELD_RING = {h}"),
+                format!(
+                    "expected at most {}: the server keeps fewer frames than the client",
+                    h - 1
+                ),
+            )
+            .with_note(format!("HELD_RING is declared in {}", held_file.name))
+            .with_note(
+                "seed 000: \"The server keeps fewer frames than the client, so the base of a \
+                 frame it sends is always one the client still holds.\"",
+            ),
+        );
+    }
+
+    /// CHECK_EVERY, SENT_RING and HELD_RING, wherever declared, count frames and must be at
+    /// least 1.
+    ///
+    /// Seed 000: "Every CHECK_EVERY frames a check follows the header": with 0 no frame is
+    /// ever checked and a drifted client is never told, which is not what any layout means to
+    /// say. A ring of 0 frames holds no base at all, so every frame would be a keyframe (the
+    /// server's) or dropped as onto an unknown base (the client's).
+    fn counts_of_frames(&mut self) {
+        const RULES: [(&str, &str); 3] = [
+            (
+                "CHECK_EVERY",
+                "seed 000: \"Every CHECK_EVERY frames a check follows the header\"",
+            ),
+            (
+                "SENT_RING",
+                "seed 000: with no acknowledged base \"the frame is a keyframe, onto nothing\"",
+            ),
+            (
+                "HELD_RING",
+                "seed 000: \"The client's AckedDecoder keeps the states of its last HELD_RING \
+                 frames by tick\"",
+            ),
+        ];
+        for (name, rule) in RULES {
+            let (Some(Decl::Const(c)), Some(file)) =
+                (self.index.get(name), self.index.file_of(name))
+            else {
+                continue;
+            };
+            if self.index.const_value(c) != Some(0) {
+                continue;
+            }
+            self.out.push(
+                Diagnostic::new(
+                    &file.name,
+                    c.value_span,
+                    format!("{name} = 0 counts no frame"),
+                    "expected at least 1".to_string(),
+                )
+                .with_note(rule),
+            );
         }
     }
 

@@ -13,3 +13,20 @@ fn rust_codec_of_the_reference_protocol() {
     ));
     insta::assert_snapshot!("rust_protocol", code);
 }
+
+#[test]
+fn the_embedded_layouts_generate_the_same_codec_as_the_files() {
+    // ackwire-codec's build script compiles the embedded copies (a published crate cannot
+    // read ../spec/protocol); they must give exactly the code the files give.
+    let from_files = ackwire_spec::Builder::new()
+        .path(ackwire_spec::reference_protocol_dir())
+        .arbitrary(true)
+        .generate()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let embedded = ackwire_spec::Builder::new()
+        .sources(ackwire_spec::reference_sources())
+        .arbitrary(true)
+        .generate()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(embedded, from_files);
+}

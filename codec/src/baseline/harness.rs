@@ -6,14 +6,22 @@
 //! - nothing is applied to the wrong occupant: every entity the client holds is one the server
 //!   had (that slot and generation), and each of its components has bits that very entity had
 //!   when a snapshot was written;
-//! - memory is bounded: at most ACK_WINDOW + 1 snapshots are held unconfirmed, and the client
-//!   holds at most its entity limit;
+//! - memory is bounded: at most ACK_WINDOW + 1 snapshots are held unconfirmed, the client
+//!   holds at most its entity limit, and the writer is owed at most its
+//!   [`BaselineLimits::max_owed_lost`] lost entities (plus what died since its last snapshot)
+//!   however long its client stays silent, stalling past it: some runs give it a small limit and
+//!   a client whose acknowledgements never arrive while the world churns, and drop the
+//!   connection the writer reports stalled (a fresh writer and client, as a reconnect);
+//! - a write looks at no more entities than the world holds plus one snapshot's lost ones,
+//!   however many died before it ([`NetBaseline::examined`]);
 //! - once the network heals, the client's table equals the world (unless the input forged
 //!   acknowledgements, which may claim what never arrived).
 
 use super::*;
-use crate::protocol::{Snapshot, SnapshotAck, Team, Transform, Vitality, ACK_WINDOW};
-use crate::Frame;
+use crate::protocol::{
+    Snapshot, SnapshotAck, Team, Transform, Vitality, ACK_WINDOW, MAX_LOST_PER_SNAPSHOT,
+};
+use crate::{Frame, LimitError};
 use std::collections::HashSet;
 
 struct Source<'a> {
@@ -42,22 +50,28 @@ pub struct RunReport {
     pub removed: u64,
     /// Whether the convergence check ran.
     pub converged: bool,
+    /// Connections dropped because the writer reported them stalled.
+    pub stalled: u64,
 }
 
 const MAX_ENTITIES: usize = 32;
+/// Slots of the harness's world: at most this many entities live at once.
+const SLOTS: u32 = 16;
 
 /// A table as (slot, generation, each component's bits) rows.
 type Rows = Vec<(u32, u8, Vec<Option<Vec<u8>>>)>;
 
 struct Run {
     scene: Scene,
+    budget: usize,
+    limits: BaselineLimits,
     writer: SnapshotWriter,
     client: SnapshotClient,
     down: Vec<Vec<u8>>,
     up: Vec<Vec<u8>>,
     history: HashSet<(EntityId, usize, Vec<u8>)>,
     alive_ever: HashSet<EntityId>,
-    generations: [u8; 16],
+    generations: [u8; SLOTS as usize],
     lied: bool,
     forged: bool,
     report: RunReport,
@@ -73,7 +87,30 @@ impl Run {
                 }
             }
         }
-        let s = self.writer.write(&self.scene);
+        let examined = self.writer.baseline().examined();
+        let result = self.writer.write(&self.scene);
+        // What gather_lost may look at: the entities told about and alive at the last write
+        // (at most one a slot), the lost ones it names, and any it finds alive again on the way.
+        let bound = 2 * u64::from(SLOTS) + u64::from(MAX_LOST_PER_SNAPSHOT);
+        if self.writer.baseline().examined() - examined > bound {
+            return Err(format!(
+                "a write looked at {} entities, more than the world and one snapshot's lost",
+                self.writer.baseline().examined() - examined
+            ));
+        }
+        let s = match result {
+            Ok(s) => s,
+            Err(LimitError::BaselineStalled {
+                owed,
+                max_owed_lost,
+                ..
+            }) if owed > max_owed_lost => {
+                // The game drops the stalled connection; its client comes back from nothing.
+                self.reconnect();
+                return Ok(());
+            }
+            Err(e) => return Err(format!("the writer refused wrongly: {e}")),
+        };
         self.report.written += 1;
         self.down.push(
             s.to_bytes()
@@ -83,6 +120,15 @@ impl Run {
             return Err("more snapshots held than the window".into());
         }
         Ok(())
+    }
+
+    fn reconnect(&mut self) {
+        self.report.stalled += 1;
+        let next = self.writer.next_sequence();
+        self.writer = SnapshotWriter::new(Some(1), self.budget, next).with_limits(self.limits);
+        self.client = SnapshotClient::new(MAX_ENTITIES);
+        self.down.clear();
+        self.up.clear();
     }
 
     fn receive(&mut self, bytes: &[u8]) -> Result<(), String> {
@@ -107,6 +153,15 @@ impl Run {
     fn check(&self) -> Result<(), String> {
         if self.client.entities().len() > MAX_ENTITIES {
             return Err("the client holds more entities than its limit".into());
+        }
+        // Owed at most the limit after a write, and a stalled write moves at most the live
+        // entities told about into what is owed.
+        if self.writer.baseline().told() > self.limits.max_owed_lost + SLOTS as usize {
+            return Err(format!(
+                "the writer keeps {} entities, past its limit of {} owed",
+                self.writer.baseline().told(),
+                self.limits.max_owed_lost
+            ));
         }
         if self.forged {
             // A well-formed forged snapshot may say anything; only bounds hold after it.
@@ -206,16 +261,29 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
     // Budgets from a single entry's worth up; sequences start anywhere, so runs cross the wrap.
     let budget = 30 + usize::from(src.byte()) * 2;
     let first = u16::from_le_bytes([src.byte(), src.byte()]);
-    let hostile = src.byte().is_multiple_of(4);
+    let mode = src.byte();
+    let hostile = mode.is_multiple_of(4);
+    // A client whose acknowledgements never arrive while the world churns: with a small limit
+    // the writer must stall rather than keep every entity that died (issue 13).
+    let silent = mode % 8 == 6;
+    let limits = if silent {
+        BaselineLimits {
+            max_owed_lost: usize::from(src.byte() % 32),
+        }
+    } else {
+        BaselineLimits::default()
+    };
     let mut run = Run {
         scene: Scene::new(),
-        writer: SnapshotWriter::new(Some(1), budget, first),
+        budget,
+        limits,
+        writer: SnapshotWriter::new(Some(1), budget, first).with_limits(limits),
         client: SnapshotClient::new(MAX_ENTITIES),
         down: Vec::new(),
         up: Vec::new(),
         history: HashSet::new(),
         alive_ever: HashSet::new(),
-        generations: [0; 16],
+        generations: [0; SLOTS as usize],
         lied: false,
         forged: false,
         report: RunReport::default(),
@@ -226,7 +294,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
         match src.byte() % 16 {
             0..=2 => {
                 for _ in 0..src.byte() % 4 {
-                    let slot = u32::from(src.byte() % 16);
+                    let slot = u32::from(src.byte()) % SLOTS;
                     let v = f64::from(src.byte());
                     match src.byte() % 8 {
                         0 | 1 => {
@@ -304,7 +372,9 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
             8..=10 => {
                 if let Some(i) = pick(&mut src, run.up.len()) {
                     let a = run.up.swap_remove(i);
-                    run.ack(&a);
+                    if !silent {
+                        run.ack(&a);
+                    }
                 }
             }
             11 => {

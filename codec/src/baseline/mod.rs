@@ -23,7 +23,12 @@
 //!   [`SnapshotClient::replace_world`] drops its table and every snapshot written before (the
 //!   game's level load carries that sequence);
 //! - the client acknowledges a snapshot when it applies it and drops, unacknowledged, one not
-//!   newer than the last applied.
+//!   newer than the last applied;
+//! - what a connection is owed is bounded ([`BaselineLimits`]): a client that stops
+//!   confirming is owed every entity that dies (seed 002: "Reported until confirmed, which
+//!   makes destruction reliable"), so past the bound the writer reports the connection stalled
+//!   ([`LimitError::BaselineStalled`](crate::LimitError::BaselineStalled)) instead of
+//!   forgetting what it owes, and a write's cost does not grow with how many entities died.
 
 mod client;
 pub mod harness;
@@ -37,7 +42,7 @@ mod tests;
 pub use client::{ClientEntity, SnapshotClient, SnapshotSummary};
 pub use net_baseline::{Confirmed, NetBaseline, Pending};
 pub use scene::{ComponentValue, EntityId, Scene, SceneEntity, SceneError, COMPONENT_TYPES};
-pub use writer::{read_snapshot, ReadError, ReadSnapshot, SnapshotWriter};
+pub use writer::{read_snapshot, BaselineLimits, ReadError, ReadSnapshot, SnapshotWriter};
 
 /// Whether sequence `a` is newer than `b`: seed 002's u16 sequences compared with wrapping
 /// arithmetic (newer when `a - b`, wrapped, is in 1..=32767).

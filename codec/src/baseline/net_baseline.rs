@@ -1,9 +1,16 @@
 //! [`NetBaseline`]: what one connection is known to hold.
+//!
+//! Seed 002, gatherLost: "Reported until confirmed, which makes destruction reliable." A client
+//! that never confirms is therefore owed every entity that died since it was told about it.
+//! The entities found dead are kept apart from the live ones, so a snapshot takes the ones it
+//! names from the front of that set and looks at the live ones only: what a write costs does
+//! not grow with how many entities died before it. How many may be owed is bounded by the
+//! writer ([`BaselineLimits`](super::BaselineLimits)).
 
 use super::scene::{EntityId, Scene, COMPONENT_TYPES};
 use super::sequence_newer;
 use crate::protocol::ACK_WINDOW;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// One component of one entity, as this connection last confirmed it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,12 +46,19 @@ struct Record {
 /// Everything is keyed by [`EntityId`] (slot and generation), never by slot alone.
 #[derive(Debug, Clone, Default)]
 pub struct NetBaseline {
-    /// Every entity this connection was told about (written in a snapshot), with what is
-    /// confirmed of it.
+    /// Every entity this connection was told about (written in a snapshot) that was alive when
+    /// [`gather_lost`](Self::gather_lost) last looked, with what is confirmed of it.
     records: BTreeMap<EntityId, Record>,
+    /// Entities told about that `gather_lost` found dead, until their loss is confirmed. Nothing
+    /// of their components is kept: bits confirmed of a dead occupant say nothing the client
+    /// should keep, and should the same slot and generation come back (a generation wrapped)
+    /// everything of it is sent again.
+    lost: BTreeSet<EntityId>,
     pending: VecDeque<(u64, Pending)>,
     /// The newest sequence seen, extended past its wraps.
     newest: Option<u64>,
+    /// Entities `gather_lost` has looked at, over the baseline's life.
+    examined: u64,
 }
 
 impl NetBaseline {
@@ -79,6 +93,9 @@ impl NetBaseline {
         let extended = self.extend(pending.sequence);
         self.newest = Some(self.newest.map_or(extended, |n| n.max(extended)));
         for (entity, _, _) in &pending.entries {
+            // Told about while alive: an occupant found dead that is alive again (its slot's
+            // generation wrapped) is a live entity once more.
+            self.lost.remove(entity);
             self.records.entry(*entity).or_default();
         }
         self.pending.retain(|(e, _)| *e != extended);
@@ -98,7 +115,7 @@ impl NetBaseline {
         };
         for (entity, r#type, bits) in pending.entries {
             let Some(record) = self.records.get_mut(&entity) else {
-                // Its loss was confirmed since: nothing of it is held any more.
+                // It died since, or its loss was confirmed since: nothing of it is held any more.
                 continue;
             };
             let Some(slot) = record.components.get_mut(r#type) else {
@@ -114,9 +131,11 @@ impl NetBaseline {
                 });
             }
         }
-        // The client removed them: forget them, so they are no longer reported.
+        // The client removed them: forget them, so they are no longer reported. One alive again
+        // since (a wrapped generation, told about anew) stays told: the client may hold it from
+        // a later snapshot.
         for entity in pending.lost {
-            self.records.remove(&entity);
+            self.lost.remove(&entity);
         }
     }
 
@@ -153,13 +172,47 @@ impl NetBaseline {
         }
     }
 
-    /// Entities this connection was told about that are no longer alive, ascending by slot,
-    /// appended to `out`.
+    /// Entities this connection was told about that are no longer alive, ascending by slot: the
+    /// first `at_most` of them are appended to `out`.
     ///
     /// Seed 002: "Reported until confirmed, which makes destruction reliable. By entity, not
     /// slot: a slot reused between snapshots is alive both times."
-    pub fn gather_lost(&self, scene: &Scene, out: &mut Vec<EntityId>) {
-        out.extend(self.records.keys().filter(|e| !scene.alive(**e)).copied());
+    ///
+    /// It looks at the entities alive at the previous call (to find those that died since) and
+    /// at the first `at_most` found dead, never at every entity ever owed: its cost does not
+    /// grow with how many died before ([`examined`](Self::examined) counts what it looks at).
+    pub fn gather_lost(&mut self, scene: &Scene, at_most: usize, out: &mut Vec<EntityId>) {
+        let mut examined = 0u64;
+        let lost = &mut self.lost;
+        self.records.retain(|entity, _| {
+            examined += 1;
+            let alive = scene.alive(*entity);
+            if !alive {
+                lost.insert(*entity);
+            }
+            alive
+        });
+        let mut taken = 0;
+        let mut alive_again = Vec::new();
+        for entity in self.lost.iter() {
+            if taken == at_most {
+                break;
+            }
+            examined += 1;
+            // By entity: the same slot and generation alive again (a wrapped generation) is
+            // not lost, and is a live entity from now on.
+            if scene.alive(*entity) {
+                alive_again.push(*entity);
+            } else {
+                out.push(*entity);
+                taken += 1;
+            }
+        }
+        for entity in alive_again {
+            self.lost.remove(&entity);
+            self.records.insert(entity, Record::default());
+        }
+        self.examined = self.examined.saturating_add(examined);
     }
 
     /// Forgets every entity and every unconfirmed snapshot.
@@ -168,6 +221,7 @@ impl NetBaseline {
     /// generation, defeating find's guard."
     pub fn clear(&mut self) {
         self.records.clear();
+        self.lost.clear();
         self.pending.clear();
     }
 
@@ -178,7 +232,19 @@ impl NetBaseline {
 
     /// Entities told about and not yet confirmed lost.
     pub fn told(&self) -> usize {
-        self.records.len()
+        self.records.len() + self.lost.len()
+    }
+
+    /// Entities found dead (by the last [`gather_lost`](Self::gather_lost)) whose loss the
+    /// connection has not confirmed: what it is owed.
+    pub fn owed_lost(&self) -> usize {
+        self.lost.len()
+    }
+
+    /// Entities [`gather_lost`](Self::gather_lost) has looked at, over the baseline's life:
+    /// the operation count that shows a write's cost stays flat while dead entities pile up.
+    pub fn examined(&self) -> u64 {
+        self.examined
     }
 
     /// Whether `a` is newer than `b`, with wrapping arithmetic (seed 002's u16 sequences).

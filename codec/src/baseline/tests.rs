@@ -48,7 +48,7 @@ fn find_is_by_entity_not_by_slot() {
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(5, 1), None, 100);
-    let s = w.write(&scene);
+    let s = w.write(&scene).unwrap();
     w.on_ack(&SnapshotAck {
         sequence: s.sequence,
     });
@@ -57,7 +57,7 @@ fn find_is_by_entity_not_by_slot() {
     scene.despawn(5);
     spawn(&mut scene, id(5, 2), None, 100);
     assert!(w.baseline().find(id(5, 2), 2).is_none());
-    let s = w.write(&scene);
+    let s = w.write(&scene).unwrap();
     assert_eq!(slots(&s), vec![id(5, 2)], "the new occupant is sent whole");
 }
 
@@ -66,9 +66,9 @@ fn a_late_acknowledgement_never_writes_stale_bytes_over_fresh() {
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(1, 1), None, 50);
-    let a = w.write(&scene);
+    let a = w.write(&scene).unwrap();
     scene.set(1, hp(60)).unwrap();
-    let b = w.write(&scene);
+    let b = w.write(&scene).unwrap();
     w.on_ack(&SnapshotAck {
         sequence: b.sequence,
     });
@@ -79,7 +79,10 @@ fn a_late_acknowledgement_never_writes_stale_bytes_over_fresh() {
         w.baseline().find(id(1, 1), 2).unwrap().bits,
         hp(60).bits().unwrap()
     );
-    assert!(w.write(&scene).body.entries.is_empty(), "60 is held: quiet");
+    assert!(
+        w.write(&scene).unwrap().body.entries.is_empty(),
+        "60 is held: quiet"
+    );
 }
 
 #[test]
@@ -87,9 +90,9 @@ fn the_late_acknowledgement_rule_holds_across_the_wrap() {
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, u16::MAX);
     spawn(&mut scene, id(1, 1), None, 50);
-    let a = w.write(&scene);
+    let a = w.write(&scene).unwrap();
     scene.set(1, hp(60)).unwrap();
-    let b = w.write(&scene);
+    let b = w.write(&scene).unwrap();
     assert_eq!((a.sequence, b.sequence), (u16::MAX, 0));
     w.on_ack(&SnapshotAck { sequence: 0 });
     w.on_ack(&SnapshotAck { sequence: u16::MAX });
@@ -120,9 +123,9 @@ fn an_unacknowledged_change_is_said_again() {
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(1, 1), None, 50);
-    let _lost = w.write(&scene);
+    let _lost = w.write(&scene).unwrap();
     // Confirmed, not sent: the next snapshot carries it again.
-    assert_eq!(slots(&w.write(&scene)), vec![id(1, 1)]);
+    assert_eq!(slots(&w.write(&scene).unwrap()), vec![id(1, 1)]);
 }
 
 #[test]
@@ -131,7 +134,7 @@ fn held_snapshots_stay_bounded_whatever_the_client_acknowledges() {
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(1, 1), None, 50);
     for i in 0..1000u32 {
-        w.write(&scene);
+        w.write(&scene).unwrap();
         w.on_ack(&SnapshotAck {
             sequence: (i * 7919) as u16,
         });
@@ -140,26 +143,49 @@ fn held_snapshots_stay_bounded_whatever_the_client_acknowledges() {
 }
 
 #[test]
+fn an_occupant_found_dead_that_comes_back_is_not_lost_and_is_sent_whole_again() {
+    // Seed 002: "By entity, not slot": a slot whose generation wraps back to an occupant whose
+    // loss was reported but not confirmed holds that entity alive again. The client may have
+    // applied the report, so nothing confirmed of the old life counts.
+    let mut scene = Scene::new();
+    let mut w = SnapshotWriter::new(None, 1000, 0);
+    spawn(&mut scene, id(4, 9), None, 50);
+    let s = w.write(&scene).unwrap();
+    w.on_ack(&SnapshotAck {
+        sequence: s.sequence,
+    });
+    scene.despawn(4);
+    let _reported_but_unconfirmed = w.write(&scene).unwrap();
+    assert_eq!(w.baseline().owed_lost(), 1);
+    spawn(&mut scene, id(4, 9), None, 50);
+    let s = w.write(&scene).unwrap();
+    assert!(lost(&s).is_empty());
+    assert_eq!(slots(&s), vec![id(4, 9)]);
+    assert_eq!(w.baseline().owed_lost(), 0);
+    assert_eq!(w.baseline().told(), 1);
+}
+
+#[test]
 fn gather_lost_is_by_entity_and_reported_until_confirmed() {
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(5, 1), None, 100);
-    let s = w.write(&scene);
+    let s = w.write(&scene).unwrap();
     w.on_ack(&SnapshotAck {
         sequence: s.sequence,
     });
     // The slot is reused between snapshots: alive both times, yet the old occupant is lost.
     scene.despawn(5);
     spawn(&mut scene, id(5, 2), None, 100);
-    let s1 = w.write(&scene);
+    let s1 = w.write(&scene).unwrap();
     assert_eq!(lost(&s1), vec![id(5, 1)]);
     // That snapshot is lost: the next says it again (destruction is reliable).
-    let s2 = w.write(&scene);
+    let s2 = w.write(&scene).unwrap();
     assert_eq!(lost(&s2), vec![id(5, 1)]);
     w.on_ack(&SnapshotAck {
         sequence: s2.sequence,
     });
-    assert!(lost(&w.write(&scene)).is_empty());
+    assert!(lost(&w.write(&scene).unwrap()).is_empty());
 }
 
 #[test]
@@ -167,9 +193,9 @@ fn an_entity_told_about_but_never_confirmed_is_still_reported_lost() {
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(3, 1), None, 100);
-    let _arrived_but_ack_lost = w.write(&scene);
+    let _arrived_but_ack_lost = w.write(&scene).unwrap();
     scene.despawn(3);
-    assert_eq!(lost(&w.write(&scene)), vec![id(3, 1)]);
+    assert_eq!(lost(&w.write(&scene).unwrap()), vec![id(3, 1)]);
 }
 
 #[test]
@@ -179,20 +205,20 @@ fn a_snapshot_names_at_most_max_lost() {
     for slot in 0..100 {
         spawn(&mut scene, id(slot, 1), None, 1);
     }
-    let s = w.write(&scene);
+    let s = w.write(&scene).unwrap();
     w.on_ack(&SnapshotAck {
         sequence: s.sequence,
     });
     let mut scene = Scene::new();
     spawn(&mut scene, id(500, 1), None, 1);
-    let s = w.write(&scene);
+    let s = w.write(&scene).unwrap();
     assert_eq!(lost(&s).len(), usize::from(MAX_LOST_PER_SNAPSHOT));
     assert!(lost(&s).windows(2).all(|p| p[0].slot < p[1].slot));
     w.on_ack(&SnapshotAck {
         sequence: s.sequence,
     });
     assert_eq!(
-        lost(&w.write(&scene)).len(),
+        lost(&w.write(&scene).unwrap()).len(),
         36,
         "the rest wait for the next"
     );
@@ -203,11 +229,11 @@ fn clear_forgets_everything_for_a_replaced_world() {
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(1, 1), None, 100);
-    let s = w.write(&scene);
+    let s = w.write(&scene).unwrap();
     w.on_ack(&SnapshotAck {
         sequence: s.sequence,
     });
-    let in_flight = w.write(&scene);
+    let in_flight = w.write(&scene).unwrap();
     // The replacement reuses slot and generation with the same bits: without clear, find's
     // guard would take it as held, and the client (which dropped its table) would never get it.
     w.replace_world();
@@ -216,7 +242,7 @@ fn clear_forgets_everything_for_a_replaced_world() {
         sequence: in_flight.sequence,
     });
     assert_eq!(w.baseline().pending(), 0);
-    assert_eq!(slots(&w.write(&scene)), vec![id(1, 1)]);
+    assert_eq!(slots(&w.write(&scene).unwrap()), vec![id(1, 1)]);
     let mut b = NetBaseline::new();
     b.hold(Pending {
         sequence: 3,
@@ -225,7 +251,7 @@ fn clear_forgets_everything_for_a_replaced_world() {
     });
     b.clear();
     let mut out = Vec::new();
-    b.gather_lost(&Scene::new(), &mut out);
+    b.gather_lost(&Scene::new(), usize::MAX, &mut out);
     assert!(out.is_empty());
 }
 
@@ -236,7 +262,7 @@ fn under_a_budget_owned_entities_go_first_then_the_longest_unconfirmed_then_by_s
     let mut w = SnapshotWriter::new(Some(7), 12, 0);
     spawn(&mut scene, id(1, 1), None, 1);
     spawn(&mut scene, id(2, 1), Some(7), 1);
-    let s = w.write(&scene);
+    let s = w.write(&scene).unwrap();
     assert!(s.to_bytes().unwrap().len() <= 12);
     assert_eq!(slots(&s), vec![id(2, 1)], "owned first");
     w.on_ack(&SnapshotAck {
@@ -244,7 +270,7 @@ fn under_a_budget_owned_entities_go_first_then_the_longest_unconfirmed_then_by_s
     });
     // Slot 1 has waited since the first snapshot; slot 0 is new.
     spawn(&mut scene, id(0, 1), None, 1);
-    let s = w.write(&scene);
+    let s = w.write(&scene).unwrap();
     assert_eq!(slots(&s), vec![id(1, 1)], "the longest unconfirmed");
     w.on_ack(&SnapshotAck {
         sequence: s.sequence,
@@ -252,9 +278,9 @@ fn under_a_budget_owned_entities_go_first_then_the_longest_unconfirmed_then_by_s
     // Two new entities waiting equally long: by slot.
     spawn(&mut scene, id(9, 1), None, 1);
     spawn(&mut scene, id(4, 1), None, 1);
-    let s = w.write(&scene);
+    let s = w.write(&scene).unwrap();
     assert_eq!(slots(&s), vec![id(0, 1)]);
-    let s = w.write(&scene);
+    let s = w.write(&scene).unwrap();
     assert_eq!(
         slots(&s),
         vec![id(0, 1)],
@@ -270,7 +296,7 @@ fn the_budget_bounds_every_snapshot() {
     }
     for budget in [0, 5, 6, 12, 40, 100, 400] {
         let mut w = SnapshotWriter::new(None, budget, 0);
-        let s = w.write(&scene);
+        let s = w.write(&scene).unwrap();
         assert!(s.to_bytes().unwrap().len() <= budget.max(6));
     }
 }
@@ -281,11 +307,11 @@ fn the_client_drops_a_stale_snapshot_unacknowledged() {
     let mut w = SnapshotWriter::new(None, 1000, 65534);
     let mut c = SnapshotClient::new(100);
     spawn(&mut scene, id(1, 1), None, 10);
-    let a = w.write(&scene);
+    let a = w.write(&scene).unwrap();
     scene.set(1, hp(20)).unwrap();
-    let b = w.write(&scene);
+    let b = w.write(&scene).unwrap();
     scene.set(1, hp(30)).unwrap();
-    let d = w.write(&scene);
+    let d = w.write(&scene).unwrap();
     assert!(c.receive(&d).applied);
     assert!(c.receive(&b).stale);
     assert!(c.receive(&a).stale);
@@ -384,7 +410,7 @@ fn the_state_hash_is_over_the_canonical_bytes() {
     let mut scene = Scene::new();
     spawn(&mut scene, id(2, 3), None, 5);
     let mut w = SnapshotWriter::new(None, 100, 0);
-    c.receive(&w.write(&scene));
+    c.receive(&w.write(&scene).unwrap());
     // slot 2, generation 3, mask 0b0100, hp 5 in 7 bits.
     assert_eq!(c.canonical_bytes(), vec![2, 0, 0, 0, 3, 4, 5]);
 }

@@ -1,11 +1,22 @@
 //! The server's half: [`SnapshotWriter`] writes one connection's snapshots under a byte budget
 //! and folds its acknowledgements; [`read_snapshot`] turns a body's slot gaps back into slots.
+//!
+//! What a connection can be owed is bounded ([`BaselineLimits`]): past it the connection is
+//! reported stalled ([`LimitError::BaselineStalled`]) rather than given a clean slate, because
+//! seed 002 makes forgetting what is owed a lie to the client. gatherLost: "Reported until
+//! confirmed, which makes destruction reliable"; and "Confirmed, not sent, or a lost packet
+//! would never be resent: what a snapshot said is held until acknowledged." A server that
+//! cleared a stalled connection's baseline on its own would leave every owed entity alive on
+//! the client for good; seed 002's clear() is "For a world replaced under a live session", so
+//! it is only a clean slate when both sides take it ([`SnapshotWriter::replace_world`] with
+//! [`SnapshotClient::replace_world`](super::SnapshotClient::replace_world)).
 
 use super::net_baseline::{NetBaseline, Pending};
 use super::scene::{ComponentValue, EntityId, Scene, COMPONENT_TYPES};
 use crate::protocol::{
     ComponentMask, EntityRef, Entry, Snapshot, SnapshotAck, SnapshotBody, MAX_LOST_PER_SNAPSHOT,
 };
+use crate::LimitError;
 use std::collections::BTreeMap;
 
 /// Bytes of a snapshot before its body: kind and sequence.
@@ -14,6 +25,35 @@ const HEADER_BYTES: usize = 3;
 const COUNT_BITS: usize = 7 + 16;
 /// An entry's bits before its components, at their longest (a wide gap).
 const ENTRY_HEAD_BITS: usize = 1 + 24 + 8 + 4;
+
+/// Bounds on what a [`SnapshotWriter`] keeps for its connection, whatever the client does
+/// (or fails to do).
+///
+/// Everything else the writer keeps is bounded already: at most `ACK_WINDOW + 1` snapshots are
+/// held unconfirmed (seed 002, expire), each naming at most `MAX_LOST_PER_SNAPSHOT` lost
+/// entities and what fits its byte budget, and one record per live entity of the server's own
+/// world. What a client that never confirms makes grow is the set of entities it is owed: told
+/// about, dead since, their loss unconfirmed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BaselineLimits {
+    /// Lost entities the connection may be owed (default 65,536, the bound the client-side
+    /// machines keep too: [`ReplicaLimits::max_entities`](crate::datagram::ReplicaLimits) and
+    /// [`MirrorLimits::max_keys`](crate::delta::MirrorLimits)). While it is owed more, the
+    /// connection is stalled: [`SnapshotWriter::write`] refuses with
+    /// [`LimitError::BaselineStalled`] and writes nothing, so the writer never keeps more than
+    /// this many dead entities plus the live ones it told about. A well-behaved client is owed
+    /// what died in about a round trip, and a mass despawn drains at `MAX_LOST_PER_SNAPSHOT` a
+    /// snapshot, so the default leaves room for a burst of that many deaths at once.
+    pub max_owed_lost: usize,
+}
+
+impl Default for BaselineLimits {
+    fn default() -> Self {
+        BaselineLimits {
+            max_owed_lost: 1 << 16,
+        }
+    }
+}
 
 /// One connection's snapshot writer (seed 002 with DESIGN.md §3's budget order).
 #[derive(Debug, Clone)]
@@ -25,6 +65,7 @@ pub struct SnapshotWriter {
     /// Per entity with something unconfirmed, the snapshot count when that began.
     unconfirmed_since: BTreeMap<EntityId, u64>,
     written: u64,
+    limits: BaselineLimits,
 }
 
 impl SnapshotWriter {
@@ -38,7 +79,20 @@ impl SnapshotWriter {
             client,
             unconfirmed_since: BTreeMap::new(),
             written: 0,
+            limits: BaselineLimits::default(),
         }
+    }
+
+    /// The same writer with `limits` instead of the defaults.
+    #[must_use]
+    pub fn with_limits(mut self, limits: BaselineLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits it keeps to.
+    pub fn limits(&self) -> BaselineLimits {
+        self.limits
     }
 
     /// What the connection is known to hold.
@@ -69,19 +123,36 @@ impl SnapshotWriter {
     /// confirmed (seed 002). When the budget cuts the snapshot short, DESIGN.md §3: "owned
     /// entities go first, then the longest unconfirmed, then by slot." Lost entities go before
     /// any entry, at most [`MAX_LOST_PER_SNAPSHOT`].
-    pub fn write(&mut self, scene: &Scene) -> Snapshot {
+    ///
+    /// A connection owed more lost entities than [`BaselineLimits::max_owed_lost`] is stalled:
+    /// nothing is written, no sequence is used, and the error says so until acknowledgements
+    /// still in the window bring it back under the limit. The game drops the connection, or
+    /// replaces the world on both sides ([`replace_world`](Self::replace_world)).
+    pub fn write(&mut self, scene: &Scene) -> Result<Snapshot, LimitError> {
         let sequence = self.next_sequence;
-        self.next_sequence = self.next_sequence.wrapping_add(1);
-        self.written += 1;
-        self.baseline.expire(sequence);
         let budget_bits = self.budget.saturating_sub(HEADER_BYTES) * 8;
         let mut used = COUNT_BITS;
 
-        let mut lost = Vec::new();
-        self.baseline.gather_lost(scene, &mut lost);
-        lost.truncate(usize::from(MAX_LOST_PER_SNAPSHOT));
         let fit = budget_bits.saturating_sub(used) / 32;
-        lost.truncate(fit);
+        let mut lost = Vec::new();
+        self.baseline.gather_lost(
+            scene,
+            fit.min(usize::from(MAX_LOST_PER_SNAPSHOT)),
+            &mut lost,
+        );
+        let owed = self.baseline.owed_lost();
+        // Seed 002, gatherLost: "Reported until confirmed, which makes destruction reliable."
+        // What is owed is never dropped to make room, so past the limit the connection stalls.
+        if owed > self.limits.max_owed_lost {
+            return Err(LimitError::BaselineStalled {
+                sequence,
+                owed,
+                max_owed_lost: self.limits.max_owed_lost,
+            });
+        }
+        self.next_sequence = self.next_sequence.wrapping_add(1);
+        self.written += 1;
+        self.baseline.expire(sequence);
         used += lost.len() * 32;
 
         // Candidates: every live entity with a component that differs from what is confirmed.
@@ -180,13 +251,13 @@ impl SnapshotWriter {
             lost,
             entries: held,
         });
-        Snapshot {
+        Ok(Snapshot {
             sequence,
             body: SnapshotBody {
                 lost: lost_refs,
                 entries,
             },
-        }
+        })
     }
 }
 

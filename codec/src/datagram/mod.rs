@@ -7,9 +7,10 @@
 //! state until an ack covers it."
 //!
 //! - [`DatagramBuilder`] builds one datagram (updates in ascending id order, a size limit with
-//!   the header counted at [`MAX_HEADER_LEN`]); [`split_tick`] splits a tick into parts.
-//! - The reliable stream frames are [`Spawn`](crate::protocol::Spawn) (kind 1),
-//!   [`Despawn`](crate::protocol::Despawn) (kind 2) and [`FullFrame`](crate::protocol::FullFrame)
+//!   the header counted at [`MAX_HEADER_LEN`]); [`split_tick`] splits a tick into parts;
+//!   [`encode_entry_into`] writes one update's body (everything after its id) and
+//!   [`spawn_tag`] is the part of a spawn tick an update carries.
+//! - The reliable stream frames are [`Spawn`] (kind 1), [`Despawn`] (kind 2) and [`FullFrame`]
 //!   (kind 3), laid out in `spec/protocol/datagram.wire`; [`StreamFrame`] is any of them.
 //! - [`Subscription`] is the server's half: it takes the world's operations tick by tick and the
 //!   client's [`DatagramAck`](crate::protocol::DatagramAck)s.
@@ -39,12 +40,72 @@ pub use subscription::{
     AckSummary, Subscription, SubscriptionConfig, TickOutput, WorldError, WorldOp, WorldView,
 };
 
-use crate::protocol::{Despawn, FullFrame, Spawn};
+use crate::protocol::{Component, Despawn, FullFrame, Spawn, Update, UpdateMask};
 use crate::{DecodeError, EncodeError, Frame};
 
 /// The part of a spawn tick an update carries (seed 003: "its low 16 bits").
+///
+/// Seed 003: "An update names the tick of the stream frame that spawned the entity (its low 16
+/// bits), and the client applies it only to the entity spawned then." Spawns 65536 ticks apart
+/// share a tag; the ticks in every stream frame's header keep the two sides agreed on which
+/// spawn is meant.
 pub fn spawn_tag(spawn_tick: u64) -> u16 {
+    // Truncation is the rule: the low 16 bits, whatever the higher ones.
     spawn_tick as u16
+}
+
+/// Encode one update body (everything after the id): the spawn tick's tag, mask, the axes
+/// given, and the component changes (seed 003). Appends to `out`.
+///
+/// The mask follows from what is given: X, Y, Z for the axes present (absolute quantized
+/// values, see [`quantize`]), COMPONENTS when `components` is given, even empty (the wire
+/// allows a count of 0 under the bit; the server's own updates never send one). The id in
+/// front is the caller's to write, as an ascending list codes it (absolute for the first
+/// update, then the difference from the previous id). On an error `out` is left as it was.
+pub fn encode_entry_into(
+    out: &mut Vec<u8>,
+    spawn_tick: u64,
+    axes: [Option<i64>; 3],
+    components: Option<&[Component]>,
+) -> Result<(), EncodeError> {
+    let start = out.len();
+    // The update's layout lives in datagram.wire alone, so the generated encoder writes it:
+    // with an absolute id of 0, whose varint is the one byte 0, taken out again.
+    if let Err(e) = entry(0, spawn_tick, axes, components.map(<[Component]>::to_vec)).write(out) {
+        out.truncate(start);
+        return Err(e);
+    }
+    out.remove(start);
+    Ok(())
+}
+
+/// The update of entity `id` spawned at `spawn_tick` carrying `axes` and `components`, its
+/// spawn tag and mask following from them: the one place both the server's
+/// [`Subscription`] and [`encode_entry_into`] make an update.
+pub(crate) fn entry(
+    id: u64,
+    spawn_tick: u64,
+    axes: [Option<i64>; 3],
+    components: Option<Vec<Component>>,
+) -> Update {
+    let mut mask = UpdateMask::empty();
+    // Seed 003: "u8 mask (1 x, 2 y, 4 z, 8 components)".
+    for (bit, axis) in [UpdateMask::X, UpdateMask::Y, UpdateMask::Z]
+        .into_iter()
+        .zip(&axes)
+    {
+        mask.set(bit, axis.is_some());
+    }
+    mask.set(UpdateMask::COMPONENTS, components.is_some());
+    Update {
+        id,
+        spawn_tag: spawn_tag(spawn_tick),
+        mask,
+        x: axes[0],
+        y: axes[1],
+        z: axes[2],
+        components,
+    }
 }
 
 /// An axis value on the wire: round(coordinate / precision), halves away from zero.

@@ -1,10 +1,8 @@
 //! The server's half: [`Subscription`], one client's subscription on an unreliable transport.
 
 use super::builder::{split_tick, BuildError, DatagramHeader};
-use super::{quantize, spawn_tag, StreamFrame};
-use crate::protocol::{
-    Component, Datagram, DatagramAck, Despawn, FullEntity, FullFrame, Spawn, Update, UpdateMask,
-};
+use super::{entry, quantize, StreamFrame};
+use crate::protocol::{Component, Datagram, DatagramAck, Despawn, FullEntity, FullFrame, Spawn};
 use std::collections::BTreeMap;
 
 /// How a subscription encodes.
@@ -347,14 +345,8 @@ impl Subscription {
             // Seed 003: "the server keeps sending whatever changed since the last acked state
             // until an ack covers it."
             let due = |changed: u64| changed > e.acked_frame;
-            let mut mask = UpdateMask::empty();
-            let mut axes = [None; 3];
-            for (axis, slot) in axes.iter_mut().enumerate() {
-                if due(e.position_changed[axis]) {
-                    mask.set(axis, true);
-                    *slot = Some(e.position[axis]);
-                }
-            }
+            let axes: [Option<i64>; 3] =
+                std::array::from_fn(|axis| due(e.position_changed[axis]).then(|| e.position[axis]));
             let comps: Vec<Component> = e
                 .components
                 .iter()
@@ -364,21 +356,17 @@ impl Subscription {
                     data: d.clone(),
                 })
                 .collect();
-            if !comps.is_empty() {
-                mask.set(UpdateMask::COMPONENTS, true);
-            }
-            if mask.bits() == 0 {
+            // The tag and mask as encode_entry_into makes them.
+            let update = entry(
+                *id,
+                e.spawn_tick,
+                axes,
+                (!comps.is_empty()).then_some(comps),
+            );
+            if update.mask.bits() == 0 {
                 continue;
             }
-            updates.push(Update {
-                id: *id,
-                spawn_tag: spawn_tag(e.spawn_tick),
-                mask,
-                x: axes[0],
-                y: axes[1],
-                z: axes[2],
-                components: (!comps.is_empty()).then_some(comps),
-            });
+            updates.push(update);
         }
         let header = DatagramHeader {
             frame: self.next_frame,

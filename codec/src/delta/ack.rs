@@ -143,6 +143,11 @@ impl AckWindow {
     /// sequence to check (one past the settled baseline), so a stream numbered from zero can
     /// name its first packet. `None` when `first` did not arrive or is older than the window:
     /// the frontier cannot advance, and never moves backwards. At most [`WINDOW`] steps.
+    ///
+    /// This is the frontier of a stream whose packets are differences from the packet before
+    /// (the seed's last-sent diff). [`DeltaBaseline`](super::DeltaBaseline) does not walk it:
+    /// its plans are made against an acknowledged state, so each received one is a state
+    /// reached on its own, and the frontier steps over a gap (see its `observe_ack`).
     #[must_use]
     pub const fn contiguous_base(&self, first: u64) -> Option<u64> {
         if !self.contains(first) {

@@ -14,6 +14,7 @@
 //! reads a clock.
 
 use super::ack::AckWindow;
+use super::agreement::Agreement;
 use crate::digest::SetDigest;
 use std::collections::{BTreeSet, VecDeque};
 
@@ -87,7 +88,10 @@ impl DeltaPlan {
 struct SentState {
     seq: u64,
     state: BTreeSet<u64>,
-    full: bool,
+    /// Whether a mirror that applies this packet holds exactly `state` whatever it lost before
+    /// it: the packet was a full baseline, or was planned against an acknowledged state (see
+    /// [`DeltaBaseline::observe_ack`]). A plan diffed against the last state sent is not.
+    standalone: bool,
 }
 
 /// The acknowledged baseline, with its digest computed once.
@@ -155,6 +159,8 @@ pub struct DeltaBaseline {
     /// The last acknowledgement window observed, for [`DeltaBaseline::unacked`].
     window: AckWindow,
     flow: Option<Flow>,
+    /// Whether a reported digest is compared at all ([`DeltaBaseline::with_drift_check`]).
+    drift_check: bool,
 }
 
 impl DeltaBaseline {
@@ -177,6 +183,7 @@ impl DeltaBaseline {
             full_rebuilds: 0,
             window: AckWindow::new(),
             flow: None,
+            drift_check: true,
         }
     }
 
@@ -200,6 +207,35 @@ impl DeltaBaseline {
     #[must_use]
     pub const fn policy(&self) -> RecoveryPolicy {
         self.policy
+    }
+
+    /// Turns the digest drift check on (the default) or off.
+    ///
+    /// Seed 004 §7 says both that "Passing the digest of an empty set disables the drift check"
+    /// (`observe_ack`) and that a client may drop its mirror "because its next acknowledgement
+    /// then carries the digest of nothing and this type answers with a full baseline" (the
+    /// resume story). The two cannot both hold; this type keeps the second, so the empty set's
+    /// digest is compared like any other, and this switch is the way to turn the check off.
+    /// Off, no digest is compared ([`observe_ack`](Self::observe_ack) returns
+    /// [`Agreement::Unchecked`]), so neither a drift nor a dropped mirror is noticed: only for
+    /// a subscriber that never drops its mirror, or one whose divergences the application
+    /// detects itself ([`request_full_baseline`](Self::request_full_baseline)). The frontier and
+    /// the stale-baseline rebuild are unaffected.
+    #[must_use]
+    pub const fn with_drift_check(mut self, on: bool) -> Self {
+        self.drift_check = on;
+        self
+    }
+
+    /// [`with_drift_check`](Self::with_drift_check) on a live subscriber; nothing else changes.
+    pub fn set_drift_check(&mut self, on: bool) {
+        self.drift_check = on;
+    }
+
+    /// Whether the digest drift check is on.
+    #[must_use]
+    pub const fn drift_check(&self) -> bool {
+        self.drift_check
     }
 
     /// Enables flow control, in the application's clock units: "a subscriber silent for
@@ -299,10 +335,11 @@ impl DeltaBaseline {
         // the rest of the session."
         let unknown = recovering && self.acked.is_none();
         let mut plan = DeltaPlan::default();
-        match (&self.acked, &self.last_sent) {
+        let standalone = match (&self.acked, &self.last_sent) {
             _ if pending != Pending::Nothing || unknown => {
                 plan.full_baseline = true;
                 plan.entered = current.iter().copied().collect();
+                true
             }
             (Some(acked), _) if recovering => {
                 // Seed 004 §7: "The two halves of the diff need baselines built by opposite
@@ -319,22 +356,31 @@ impl DeltaBaseline {
                 plan.baseline_seq = Some(acked.seq);
                 plan.entered = current.difference(&least).copied().collect();
                 plan.left = most.difference(current).copied().collect();
+                // Built this way the packet stands on its own: a mirror in any state from the
+                // acknowledged one to the last sent keeps exactly `current ∩ least` (it held
+                // all of `least`), gains `current − least`, and loses everything it could hold
+                // outside `current`, because all of that is in `most`. It holds `current`
+                // whatever was lost in between.
+                true
             }
             (_, Some((last_seq, last))) => {
                 // Naive: against the last state sent, as if every packet arrived.
                 plan.baseline_seq = Some(*last_seq);
                 plan.entered = current.difference(last).copied().collect();
                 plan.left = last.difference(current).copied().collect();
+                // Only right for a mirror that holds exactly the last state sent.
+                false
             }
             _ => {
                 plan.full_baseline = true;
                 plan.entered = current.iter().copied().collect();
+                true
             }
-        }
+        };
         self.sent.push_back(SentState {
             seq,
             state: current.clone(),
-            full: plan.full_baseline,
+            standalone,
         });
         while self.sent.len() > self.history {
             if let Some(old) = self.sent.pop_front() {
@@ -348,68 +394,82 @@ impl DeltaBaseline {
     }
 
     /// The return path: the subscriber's acknowledgement window and the digest of the keys its
-    /// mirror holds. A no-op under [`RecoveryPolicy::Naive`].
+    /// mirror holds, and how that digest compared. A no-op under [`RecoveryPolicy::Naive`]
+    /// (which returns [`Agreement::Unchecked`]).
     ///
-    /// The frontier is `AckWindow::contiguous_base` from the first state not yet accounted for
-    /// (seed 004 §7: "Acknowledge states, not packets"). The digest is compared with the
-    /// digest of the acknowledged state only "when the frontier has reached the newest packet
-    /// the subscriber reports, so a disagreement means 'wrong' rather than 'further ahead'";
-    /// and it is compared on every such report, not only when the frontier advances (seed 004
-    /// §5: "a client re-acknowledging the same sequence still tells you what it holds"). A
-    /// disagreement makes the next plan a full rebuild.
+    /// The frontier steps to the newest packet sent since the acknowledged state that the
+    /// window reports received and that stands on its own (a full baseline, or a plan made
+    /// against an acknowledged state): seed 004 §7, "Acknowledge states, not packets", read
+    /// with the same section's opposite baselines, which make such a packet a state the
+    /// subscriber reached whatever was lost before it. A packet lost on the way does not stop
+    /// the frontier, so the acknowledged baseline does not age out of history behind it.
+    ///
+    /// The digest is compared with the digest of the acknowledged state only "when the
+    /// frontier has reached the newest packet the subscriber reports, so a disagreement means
+    /// 'wrong' rather than 'further ahead'"; and it is compared on every such report, not only
+    /// when the frontier advances (seed 004 §5: "a client re-acknowledging the same sequence
+    /// still tells you what it holds"). A disagreement makes the next plan a full rebuild.
     ///
     /// Every digest is compared, the empty set's included: seed 004 §7 says "dropping the
-    /// mirror is the request", and a dropped mirror reports the empty set's digest.
-    pub fn observe_ack(&mut self, newest: u64, mask: u64, digest: u64) {
+    /// mirror is the request", and a dropped mirror reports the empty set's digest. Passing the
+    /// empty set's digest therefore does **not** disable the check (the seed's `observe_ack`
+    /// entry says it does; the two sentences cannot both hold):
+    /// [`with_drift_check(false)`](Self::with_drift_check) does.
+    pub fn observe_ack(&mut self, newest: u64, mask: u64, digest: u64) -> Agreement {
         if self.policy != RecoveryPolicy::AckRecovery {
-            return;
+            return Agreement::Unchecked;
         }
         let window = AckWindow::from_encoded(newest, mask);
         self.window = window;
-        // The first state to check: the oldest sent since the acknowledged one; before any
-        // acknowledgement in this epoch, the newest full baseline that arrived (every packet
-        // of the epoch is one until then, and each stands on its own).
-        let first = if self.acked.is_some() {
-            self.sent.front().map(|s| s.seq)
-        } else {
-            self.sent
-                .iter()
-                .rev()
-                .find(|s| s.full && window.contains(s.seq))
-                .map(|s| s.seq)
+        // Seed 004 §7: "Acknowledge states, not packets. [...] Receiving packet N+1 after
+        // losing N does not put a subscriber in the state N+1 implies, because whatever N
+        // announced and N+1 had no reason to repeat is simply gone." That holds for a packet
+        // diffed against the last state sent (N+1 against N). A packet planned against an
+        // acknowledged state has every reason to repeat it: its entered keys assume the least
+        // the subscriber holds ("the acknowledged state **intersected** with every state sent
+        // since") and its retractions the most ("the acknowledged state **unioned** with
+        // everything announced since"), so a mirror that applied it holds exactly its state,
+        // whatever was lost in between; and the mirror never applies a packet older than the
+        // newest it applied, so it holds the newest such packet's state or a later one. That
+        // packet, or a full baseline, is a state the subscriber reached: the frontier steps to
+        // the newest one received. `sent` holds only states after the acknowledged one (every
+        // state of the epoch before its first acknowledgement, each a full baseline), so the
+        // frontier never moves backwards and a pre-rebuild packet names nothing.
+        let reached = self
+            .sent
+            .iter()
+            .rev()
+            .find(|s| s.standalone && window.contains(s.seq));
+        if let Some(reached) = reached {
+            let digest = SetDigest::from_keys(reached.state.iter().copied()).digest();
+            let seq = reached.seq;
+            self.acked = Some(Acked {
+                seq,
+                state: reached.state.clone(),
+                digest,
+            });
+            self.sent.retain(|s| s.seq > seq);
+        }
+        let agreement = match &self.acked {
+            Some(acked) if self.drift_check && acked.seq == newest => {
+                Agreement::compare(acked.digest, digest)
+            }
+            _ => Agreement::Unchecked,
         };
-        if let Some(base) = first.and_then(|f| window.contiguous_base(f).map(|b| (f, b))) {
-            let (first, base) = base;
-            if let Some(reached) = self
-                .sent
-                .iter()
-                .rev()
-                .find(|s| s.seq >= first && s.seq <= base)
-            {
-                let digest = SetDigest::from_keys(reached.state.iter().copied()).digest();
-                let seq = reached.seq;
-                self.acked = Some(Acked {
-                    seq,
-                    state: reached.state.clone(),
-                    digest,
-                });
-                self.sent.retain(|s| s.seq > seq);
-            }
+        if agreement.is_disagreement() {
+            // Seed 004 §7: "when it disagrees with the digest of the state the server believes
+            // it reached, the next plan is a full rebuild."
+            self.rebuild();
         }
-        if let Some(acked) = &self.acked {
-            if acked.seq == newest && acked.digest != digest {
-                // Seed 004 §7: "when it disagrees with the digest of the state the server
-                // believes it reached, the next plan is a full rebuild."
-                self.rebuild();
-            }
-        }
+        agreement
     }
 
     /// [`observe_ack`](Self::observe_ack) plus the acknowledgement's arrival time, for flow
     /// control. The time records under either policy ("liveness is a property of the
     /// subscriber"). An acknowledgement from a stalled subscriber is "**the resume signal**,
     /// and it starts a fresh epoch (a `reset`) instead of being folded in".
-    pub fn observe_ack_at(&mut self, newest: u64, mask: u64, digest: u64, now: u64) {
+    /// The resume signal's digest is not compared ([`Agreement::Unchecked`]).
+    pub fn observe_ack_at(&mut self, newest: u64, mask: u64, digest: u64, now: u64) -> Agreement {
         let resuming = self.stalled(now);
         if resuming {
             self.reset();
@@ -417,8 +477,10 @@ impl DeltaBaseline {
         if let Some(flow) = self.flow.as_mut() {
             flow.last_ack = Some(now);
         }
-        if !resuming {
-            self.observe_ack(newest, mask, digest);
+        if resuming {
+            Agreement::Unchecked
+        } else {
+            self.observe_ack(newest, mask, digest)
         }
     }
 

@@ -10,15 +10,22 @@
 //!   duplication, reordering, forged acknowledgements and digests, a mirror that lost keys, a
 //!   client that stopped reading and dropped its mirror, a subscriber reset;
 //! - **bounded memory**: the server keeps at most `history` sent states and the mirror at most
-//!   one occupant per slot of the world, whatever the peer sends;
+//!   one occupant per slot of the world, whatever the peer sends; a throwaway mirror flooded
+//!   with plans of new keys (a hostile server) holds at most its
+//!   [`MirrorLimits::max_keys`](super::MirrorLimits), and a plan it refuses changes nothing,
+//!   not even what it acknowledges;
 //! - **no panic** on any frame: forged `delta_ack` bytes go to the server, forged
 //!   `delta_plan` bytes to a throwaway mirror (a client trusts its server; a forged plan with a
 //!   huge sequence would rightly make a real mirror ignore the honest stream).
 
-use super::{DeltaBaseline, DeltaMirror, RecoveryPolicy, SlotKey};
+use super::{
+    DeltaBaseline, DeltaMirror, DeltaPlan, MirrorLimits, RecoveryPolicy, ReusePolicy,
+    SlotAllocator, SlotKey,
+};
 use crate::protocol::{DeltaAck, DeltaPlan as PlanFrame};
 use crate::rt::Frame;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::LimitError;
+use std::collections::BTreeSet;
 
 /// Slots in the harness's world.
 const SLOTS: u32 = 24;
@@ -108,7 +115,7 @@ pub struct Outcome {
 
 /// The server half: the world (one occupant per slot) and its subscriber's baseline.
 struct Server {
-    world: BTreeMap<u32, u16>,
+    world: SlotAllocator,
     baseline: DeltaBaseline,
     seq: u64,
     history: usize,
@@ -116,10 +123,13 @@ struct Server {
 
 impl Server {
     fn set(&self) -> BTreeSet<u64> {
-        self.world
-            .iter()
-            .map(|(i, g)| SlotKey::new(*i, *g).encode())
-            .collect()
+        self.world.live().map(SlotKey::encode).collect()
+    }
+    /// The occupant of `slot` leaves, if there is one.
+    fn vacate(&mut self, slot: u32) {
+        if let Some(old) = self.world.occupant(slot) {
+            self.world.free(old);
+        }
     }
     fn send(&mut self, now: u64) -> Option<Vec<u8>> {
         if !self.baseline.should_send(now) {
@@ -143,7 +153,37 @@ impl Server {
 
 fn receive_plan(mirror: &mut DeltaMirror, bytes: &[u8]) -> Option<Vec<u8>> {
     let frame = PlanFrame::decode(bytes).ok()?;
-    mirror.apply(&frame);
+    let before = (
+        mirror.len(),
+        mirror.digest(),
+        *mirror.acks(),
+        mirror.applied_seq(),
+    );
+    match mirror.apply(&frame) {
+        Ok(_) => {}
+        Err(LimitError::MirrorKeys {
+            sequence,
+            would_hold,
+            max_keys,
+        }) => {
+            assert!(
+                would_hold > max_keys && max_keys == mirror.limits().max_keys,
+                "a plan refused within the limit: {would_hold} of {max_keys}"
+            );
+            assert_eq!(sequence, Some(frame.sequence));
+            let after = (
+                mirror.len(),
+                mirror.digest(),
+                *mirror.acks(),
+                mirror.applied_seq(),
+            );
+            assert_eq!(before, after, "a refused plan changed the mirror");
+            // Refused as the network would lose it: nothing to acknowledge.
+            return None;
+        }
+        Err(e) => panic!("the mirror refused a plan with {e}"),
+    }
+    assert!(mirror.len() <= mirror.limits().max_keys);
     assert!(mirror.len() <= SLOTS as usize + 1);
     mirror.ack().and_then(|a| a.to_bytes().ok())
 }
@@ -164,14 +204,27 @@ pub fn run(data: &[u8]) -> Outcome {
     if flow {
         baseline = baseline.with_flow(2 + u64::from(input.u8() % 16), keepalive);
     }
+    // The world's slots are handed out by a SlotAllocator, under either reuse policy, so a
+    // slot reused is always the next generation (seed 004 §7: "A retraction re-derived after
+    // a slot has been recycled would otherwise name the slot's *current* occupant").
+    let reuse = if head & 4 == 0 {
+        ReusePolicy::LowestFree
+    } else {
+        ReusePolicy::Fifo {
+            quarantine: u32::from(head >> 3) % 8,
+        }
+    };
     let mut server = Server {
-        world: BTreeMap::new(),
+        world: SlotAllocator::new(SLOTS, reuse),
         baseline,
         seq: 0,
         history,
     };
     let mut mirror = DeltaMirror::<()>::new();
-    let mut throwaway = DeltaMirror::<()>::new();
+    // Forged and flooding plans go to a mirror no larger than the world, so the limit is met.
+    let mut throwaway = DeltaMirror::<()>::new().with_limits(MirrorLimits {
+        max_keys: SLOTS as usize + 1,
+    });
     let (mut down, mut up) = (Wire::default(), Wire::default());
     let mut out = Outcome {
         recovering: policy == RecoveryPolicy::AckRecovery,
@@ -184,14 +237,16 @@ pub fn run(data: &[u8]) -> Outcome {
         let op = input.u8();
         let slot = u32::from(input.u8()) % SLOTS;
         match op % 16 {
-            0..=4 => {
-                // Enter, or respawn: a new generation in the same slot.
-                let g = server.world.get(&slot).map_or(0, |g| g.wrapping_add(1));
-                server.world.insert(slot, g);
+            0..=2 => {
+                // Enter at this slot, or respawn: a new generation in the same slot.
+                server.vacate(slot);
+                server.world.allocate_at(slot);
             }
-            5..=7 => {
-                server.world.remove(&slot);
+            3 | 4 => {
+                // Enter wherever the reuse policy puts it (nothing when the world is full).
+                server.world.allocate();
             }
+            5..=7 => server.vacate(slot),
             8 => {
                 // Forged acknowledgement, structured or raw bytes.
                 let forged = if op & 16 == 0 {
@@ -230,6 +285,30 @@ pub fn run(data: &[u8]) -> Outcome {
             }
             12 if op & 0xF0 == 0 => server.baseline.reset(),
             13 if op & 0xF0 == 0 => server.baseline.request_full_baseline(),
+            14 => {
+                // A hostile server floods the mirror with keys it never held (issue 13): up to
+                // 255 new slots a plan, a full baseline or not, some retracting what is held.
+                let n = u32::from(input.u8());
+                let first = (input.u64() as u32) & !0xff_u32;
+                let generation = u16::from(input.u8());
+                let left: Vec<u64> = throwaway
+                    .keys()
+                    .take(usize::from(input.u8() % 4))
+                    .map(SlotKey::encode)
+                    .collect();
+                let plan = DeltaPlan {
+                    full_baseline: op & 0x10 != 0,
+                    baseline_seq: None,
+                    entered: (0..n)
+                        .map(|i| SlotKey::new(first + i, generation).encode())
+                        .collect(),
+                    left,
+                };
+                let seq = throwaway.applied_seq().map_or(1, |s| s.saturating_add(1));
+                if let Ok(bytes) = plan.to_frame(seq).to_bytes() {
+                    let _ = receive_plan(&mut throwaway, &bytes);
+                }
+            }
             _ => {}
         }
         let now = round * 10;

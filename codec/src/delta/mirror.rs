@@ -14,10 +14,21 @@
 //! exactly the state the server sent with it, provided the mirror held one of the states the
 //! server sent since that packet's baseline: the guarantee the server's opposite baselines
 //! (intersection for sends, union for retractions) are built to give.
+//!
+//! **How much it holds.** A slot index is 32 bits, so a hostile server could fill a mirror
+//! toward 2^32 occupants. [`MirrorLimits::max_keys`] bounds it: a plan that would take the
+//! mirror past it is refused whole ([`LimitError::MirrorKeys`]), neither applied nor
+//! acknowledged, which to the server is a packet the network lost. That is the one refusal the
+//! stream already survives: seed 004 §7 builds what to send from "the acknowledged state
+//! **intersected** with every state sent since" and what to retract from "the acknowledged
+//! state **unioned** with everything announced since", so a later packet says again whatever
+//! the refused one said, and the mirror still holds one of the states the server sent.
 
 use super::ack::AckWindow;
+use super::agreement::Agreement;
 use super::slot::SlotKey;
 use crate::digest::SetDigest;
+use crate::LimitError;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How a mirror differs from the server's own key set ([`DeltaMirror::divergence_from`]).
@@ -57,14 +68,32 @@ pub struct Applied {
     pub stale_refs: usize,
 }
 
+/// Bounds on what a [`DeltaMirror`] holds, whatever the server sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MirrorLimits {
+    /// Occupants held at most (default 65,536, as
+    /// [`ReplicaLimits::max_entities`](crate::datagram::ReplicaLimits)). A plan that would
+    /// take the mirror past it is refused whole with [`LimitError::MirrorKeys`]: not applied,
+    /// not acknowledged. An insert of a new slot at the limit is refused the same way.
+    pub max_keys: usize,
+}
+
+impl Default for MirrorLimits {
+    fn default() -> Self {
+        Self { max_keys: 1 << 16 }
+    }
+}
+
 /// The client's copy of a streamed set of [`SlotKey`]s, each with an application entity `E`.
 ///
 /// One occupant per slot: inserting a key whose slot holds another generation replaces it (the
 /// previous tenant is gone), and removing or fetching by a key whose generation is not the one
-/// held is refused and counted in [`stale_refs`](Self::stale_refs).
+/// held is refused and counted in [`stale_refs`](Self::stale_refs). At most
+/// [`MirrorLimits::max_keys`] occupants are held.
 #[derive(Clone, Debug)]
 pub struct DeltaMirror<E = ()> {
     held: BTreeMap<u32, (u16, E)>,
+    limits: MirrorLimits,
     digest: SetDigest,
     acks: AckWindow,
     applied_seq: Option<u64>,
@@ -86,6 +115,7 @@ impl<E> DeltaMirror<E> {
     pub fn new() -> Self {
         Self {
             held: BTreeMap::new(),
+            limits: MirrorLimits::default(),
             digest: SetDigest::new(),
             acks: AckWindow::new(),
             applied_seq: None,
@@ -107,11 +137,24 @@ impl<E> DeltaMirror<E> {
         self
     }
 
+    /// The same mirror holding at most what `limits` allows instead of the defaults.
+    #[must_use]
+    pub fn with_limits(mut self, limits: MirrorLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits it keeps to.
+    #[must_use]
+    pub const fn limits(&self) -> MirrorLimits {
+        self.limits
+    }
+
     /// Opens packet `seq`: records its arrival and says whether to apply it (`false` when it is
     /// not newer than the newest applied). A full baseline that is applied clears the mirror.
     pub fn begin(&mut self, seq: u64, full_baseline: bool) -> bool {
         self.acks.observe(seq);
-        if self.applied_seq.is_some_and(|a| seq <= a) {
+        if self.is_stale(seq) {
             self.stale_packets = self.stale_packets.saturating_add(1);
             return false;
         }
@@ -125,14 +168,67 @@ impl<E> DeltaMirror<E> {
         true
     }
 
-    /// Files `entity` under `key`, replacing whatever occupies its slot.
-    pub fn insert(&mut self, key: SlotKey, entity: E) {
+    fn is_stale(&self, seq: u64) -> bool {
+        self.applied_seq.is_some_and(|a| seq <= a)
+    }
+
+    /// Files `entity` under `key`, replacing whatever occupies its slot; a new slot when
+    /// [`MirrorLimits::max_keys`] are held is refused.
+    pub fn insert(&mut self, key: SlotKey, entity: E) -> Result<(), LimitError> {
         let key = self.normalise(key);
+        if self.held.len() >= self.limits.max_keys && !self.held.contains_key(&key.index) {
+            return Err(LimitError::MirrorKeys {
+                sequence: None,
+                would_hold: self.held.len() + 1,
+                max_keys: self.limits.max_keys,
+            });
+        }
+        self.insert_within_limits(key, entity);
+        Ok(())
+    }
+
+    /// [`insert`](Self::insert) of a normalised key the caller checked against the limit.
+    fn insert_within_limits(&mut self, key: SlotKey, entity: E) {
         if let Some((generation, _)) = self.held.insert(key.index, (key.generation, entity)) {
             self.digest
                 .remove(SlotKey::new(key.index, generation).encode());
         }
         self.digest.insert(key.encode());
+    }
+
+    /// How many occupants applying `frame` (a full baseline when `full`) would leave held;
+    /// when even every arrival taking a new slot stays within the limit, that upper bound.
+    fn would_hold(&self, frame: &crate::protocol::DeltaPlan, full: bool) -> usize {
+        let base = if full { 0 } else { self.held.len() };
+        if base.saturating_add(frame.entered.len()) <= self.limits.max_keys {
+            // Within the limit whatever the plan names: no need to count it out.
+            return base.saturating_add(frame.entered.len());
+        }
+        // Counted as apply would go: retractions of an occupant held free its slot, then each
+        // arrival takes a slot not held (one per slot, however many generations name it).
+        let mut freed = BTreeSet::new();
+        if !full {
+            for key in &frame.left {
+                let key = self.normalise(SlotKey::decode(*key));
+                if self
+                    .held
+                    .get(&key.index)
+                    .is_some_and(|(g, _)| *g == key.generation)
+                {
+                    freed.insert(key.index);
+                }
+            }
+        }
+        let mut taken = BTreeSet::new();
+        let mut would_hold = base - freed.len();
+        for key in &frame.entered {
+            let index = self.normalise(SlotKey::decode(*key)).index;
+            let occupied = !full && self.held.contains_key(&index) && !freed.contains(&index);
+            if !occupied && taken.insert(index) {
+                would_hold += 1;
+            }
+        }
+        would_hold
     }
 
     /// Removes the occupant `key` names; a key of another generation than the one held is a
@@ -212,6 +308,15 @@ impl<E> DeltaMirror<E> {
         self.digest.digest()
     }
 
+    /// How the digest of the keys held compares with `server_digest`, the digest of what the
+    /// server believes this mirror holds (seed 004 §5: "sending a digest of what the server
+    /// believes the client's set to be lets the client compare against its own and ask for a
+    /// resync").
+    #[must_use]
+    pub fn agreement_with(&self, server_digest: u64) -> Agreement {
+        Agreement::compare(server_digest, self.digest())
+    }
+
     /// How this mirror differs from the server's key set `server_keys`: the consumer side of
     /// the opt-in mode that "ships the ground truth" a digest is a checksum of.
     pub fn divergence_from(&self, server_keys: impl IntoIterator<Item = u64>) -> Divergence {
@@ -284,17 +389,36 @@ impl<E> DeltaMirror<E> {
 impl<E: Default> DeltaMirror<E> {
     /// Applies a received `delta_plan`: [`begin`](Self::begin), then its retractions, then its
     /// arrivals (each with `E::default()`). Any frame is safe to apply.
-    pub fn apply(&mut self, frame: &crate::protocol::DeltaPlan) -> Applied {
+    ///
+    /// A plan that would leave more than [`MirrorLimits::max_keys`] occupants held is refused
+    /// with [`LimitError::MirrorKeys`] before anything is touched: neither applied nor
+    /// recorded as arrived, so the mirror and its next acknowledgement are as if the network
+    /// had lost it. A plan not newer than the newest applied is never refused (it is not
+    /// applied anyway).
+    pub fn apply(&mut self, frame: &crate::protocol::DeltaPlan) -> Result<Applied, LimitError> {
         let full = frame
             .flags
             .contains(crate::protocol::PlanFlags::FULL_BASELINE);
+        if !self.is_stale(frame.sequence) {
+            // Refused before begin() records it: seed 004 §7 builds sends from "the
+            // acknowledged state **intersected** with every state sent since", so a plan never
+            // acknowledged is said again and refusing it loses nothing the stream cannot heal.
+            let would_hold = self.would_hold(frame, full);
+            if would_hold > self.limits.max_keys {
+                return Err(LimitError::MirrorKeys {
+                    sequence: Some(frame.sequence),
+                    would_hold,
+                    max_keys: self.limits.max_keys,
+                });
+            }
+        }
         let mut out = Applied {
             cleared: full,
             ..Applied::default()
         };
         if !self.begin(frame.sequence, full) {
             out.cleared = false;
-            return out;
+            return Ok(out);
         }
         out.applied = true;
         let before = self.stale_refs;
@@ -305,10 +429,12 @@ impl<E: Default> DeltaMirror<E> {
         }
         out.stale_refs = usize::try_from(self.stale_refs - before).unwrap_or(usize::MAX);
         for key in &frame.entered {
-            self.insert(SlotKey::decode(*key), E::default());
+            // Counted against the limit above.
+            let key = self.normalise(SlotKey::decode(*key));
+            self.insert_within_limits(key, E::default());
             out.entered += 1;
         }
-        out
+        Ok(out)
     }
 }
 
@@ -334,8 +460,8 @@ mod tests {
     #[test]
     fn a_full_baseline_replaces_the_mirror_rather_than_merging() {
         let mut m = DeltaMirror::<()>::new();
-        m.apply(&frame(1, true, &[1, 9], &[]));
-        let a = m.apply(&frame(2, true, &[1], &[]));
+        m.apply(&frame(1, true, &[1, 9], &[])).unwrap();
+        let a = m.apply(&frame(2, true, &[1], &[])).unwrap();
         assert!(a.applied && a.cleared);
         assert_eq!(keys(&m), vec![1]);
     }
@@ -344,9 +470,9 @@ mod tests {
     fn a_packet_older_than_the_newest_applied_is_acknowledged_not_applied() {
         // Reordering: 3 retracts key 5, then 2 (which announced it) arrives late.
         let mut m = DeltaMirror::<()>::new();
-        m.apply(&frame(1, true, &[], &[]));
-        m.apply(&frame(3, false, &[], &[5]));
-        let late = m.apply(&frame(2, false, &[5], &[]));
+        m.apply(&frame(1, true, &[], &[])).unwrap();
+        m.apply(&frame(3, false, &[], &[5])).unwrap();
+        let late = m.apply(&frame(2, false, &[5], &[])).unwrap();
         assert!(!late.applied);
         assert!(!m.contains(SlotKey::decode(5)), "no phantom brought back");
         assert!(m.acks().contains(2) && m.acks().contains(3));
@@ -357,8 +483,8 @@ mod tests {
     #[test]
     fn a_reference_to_a_dead_occupant_is_refused_not_applied_to_its_replacement() {
         let mut m = DeltaMirror::<&str>::new();
-        m.insert(SlotKey::new(41, 7), "old");
-        m.insert(SlotKey::new(41, 8), "new");
+        m.insert(SlotKey::new(41, 7), "old").unwrap();
+        m.insert(SlotKey::new(41, 8), "new").unwrap();
         assert_eq!(m.len(), 1, "one occupant per slot");
         assert_eq!(m.remove(SlotKey::new(41, 7)), None);
         assert_eq!(m.stale_refs(), 1);
@@ -371,7 +497,7 @@ mod tests {
         );
         // Without generations the same stale reference deletes the live entity, silently.
         let mut m = DeltaMirror::<&str>::new().with_generations(false);
-        m.insert(SlotKey::new(41, 8), "new");
+        m.insert(SlotKey::new(41, 8), "new").unwrap();
         assert_eq!(m.remove(SlotKey::new(41, 7)), Some("new"));
         assert_eq!(m.stale_refs(), 0);
     }
@@ -380,8 +506,9 @@ mod tests {
     fn the_digest_is_the_set_digest_of_the_keys_held() {
         let mut m = DeltaMirror::<()>::new();
         assert_eq!(m.ack(), None);
-        m.apply(&frame(1, true, &[3, 1 << 16, 2 << 16 | 9], &[]));
-        m.apply(&frame(2, false, &[4], &[3]));
+        m.apply(&frame(1, true, &[3, 1 << 16, 2 << 16 | 9], &[]))
+            .unwrap();
+        m.apply(&frame(2, false, &[4], &[3])).unwrap();
         assert_eq!(m.digest(), SetDigest::from_keys(keys(&m)).digest());
         m.clear();
         assert_eq!(m.digest(), SetDigest::new().digest());
@@ -391,7 +518,7 @@ mod tests {
     fn divergence_from_names_extra_and_missing_occupants() {
         let mut m = DeltaMirror::<()>::new();
         let k = |i: u32| SlotKey::new(i, 1).encode();
-        m.apply(&frame(1, true, &[k(1), k(2), k(3)], &[]));
+        m.apply(&frame(1, true, &[k(1), k(2), k(3)], &[])).unwrap();
         let d = m.divergence_from([k(2), k(3), k(4)]);
         assert_eq!(d.extra, vec![SlotKey::new(1, 1)]);
         assert_eq!(d.missing, vec![SlotKey::new(4, 1)]);

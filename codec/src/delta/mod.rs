@@ -7,9 +7,11 @@
 //! | seed 004 name | here | side |
 //! | --- | --- | --- |
 //! | `SlotKey` | [`SlotKey`] | both: the key space, `(index << 16) \| generation` |
+//! | `SlotAllocator`, `ReusePolicy` | [`SlotAllocator`], [`ReusePolicy`] | both: hands out `SlotKey`s, a new generation on each reuse |
 //! | `SetDigest` | [`SetDigest`] (from [`crate::digest`]) | both: the checksum compared |
 //! | `AckWindow` | [`AckWindow`] | both: the `(newest, mask)` pair of a `delta_ack` |
 //! | `RecoveryPolicy`, `DeltaPlan`, `DeltaBaseline` | [`RecoveryPolicy`], [`DeltaPlan`], [`DeltaBaseline`] | server |
+//! | `Agreement` | [`Agreement`] | both: the outcome of comparing a mirror's digest with the server's |
 //! | `DeltaMirror`, `Divergence` | [`DeltaMirror`], [`Divergence`] | client |
 //!
 //! On the wire a plan is the `delta_plan` frame (kind 9) and an acknowledgement the
@@ -24,6 +26,8 @@
 //! Sans-IO: no clock, no socket, no thread; time and sequence numbers are arguments.
 
 mod ack;
+mod agreement;
+mod allocator;
 mod baseline;
 pub mod harness;
 mod mirror;
@@ -31,6 +35,8 @@ mod slot;
 
 pub use crate::digest::SetDigest;
 pub use ack::{AckWindow, WINDOW};
+pub use agreement::Agreement;
+pub use allocator::{ReusePolicy, SlotAllocator};
 pub use baseline::{DeltaBaseline, DeltaPlan, RecoveryPolicy};
-pub use mirror::{Applied, DeltaMirror, Divergence};
+pub use mirror::{Applied, DeltaMirror, Divergence, MirrorLimits};
 pub use slot::SlotKey;

@@ -539,7 +539,10 @@ impl Replicator for BaselineBench {
     }
 
     fn encode(&mut self, tick: u32, out: &mut Vec<Packet>) -> Result<(), Failure> {
-        let snapshot = self.writer.write(&self.scene);
+        let snapshot = self
+            .writer
+            .write(&self.scene)
+            .map_err(|e| fail("snapshot write", e))?;
         self.ticks.insert(snapshot.sequence, tick);
         out.push(Packet::unreliable(
             snapshot

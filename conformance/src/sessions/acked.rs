@@ -1,13 +1,11 @@
 //! The `acked` session pair (seed 000): `acked_server` is the server's per-client
 //! [`AckedEncoder`](ackwire_server::acked::AckedEncoder) fed by a world and the reference
-//! [`Presenter`]; `acked_client` is the client's
-//! [`AckedDecoder`](ackwire_codec::acked::AckedDecoder) with its kind 7 writer.
+//! [`Presenter`]; `acked_client` is the client's [`AckedDecoder`] with its kind 7 writer.
 //!
 //! Parameters (an object; every key optional, the same object opens both halves):
 //! - `own` (array of eids, default `[1]`): the client's own entities; the lowest present is
 //!   where it stands;
-//! - `near_enter`, `near_leave` (metres, default 12 and 14): the near tier's
-//!   [`TierBoundary`](ackwire_server::relevance::TierBoundary);
+//! - `near_enter`, `near_leave` (metres, default 12 and 14): the near tier's [`TierBoundary`];
 //! - `far_every` (ticks, default 6): a far entity's pose is due when `(tick + eid) % far_every
 //!   == 0`;
 //! - `max_late`, `max_early` (ticks, default 4 and 64): the server's input window;
@@ -586,6 +584,34 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         ops.retain(|o| o.get("set").is_none());
     }
     recs.push(r);
+    // 64 entities on a grid 6 m apart: keyframes of about RELIABLE_ABOVE bytes (the first just
+    // under it, those whose far poses carry their age just over), and deltas of the four that
+    // walk far below it.
+    let mut r = base(
+        "crowd",
+        "a crowd of 64: keyframes over RELIABLE_ABOVE bytes go on the reliable channel; the first keyframe, just under it, and the small deltas do not",
+    );
+    let mut script = vec![(0..64u16)
+        .map(|i| {
+            let at = |k: u16| f32::from(k) * 6.0 - 21.0;
+            spawn(i + 1, at(i % 8), at(i / 8))
+        })
+        .collect::<Vec<_>>()];
+    for t in 1..40u32 {
+        let tf = t as f32 * 0.25;
+        script.push(
+            (1..=4u16)
+                .map(|eid| walk(eid, tf + f32::from(eid), tf, (t * 9 % 360) as f32))
+                .collect(),
+        );
+    }
+    r.script = script;
+    r.network = NetworkConfig {
+        down: LinkConfig::lossy(0.1, 0.0, 30, 20),
+        up: LinkConfig::lossy(0.1, 0.0, 30, 20),
+        seed: 16,
+    };
+    recs.push(r);
     recs.iter().map(record).collect()
 }
 
@@ -636,7 +662,37 @@ mod tests {
             .last()
             .and_then(|r| r.get("events_expired").and_then(Value::as_u64));
         assert!(expired.is_some_and(|e| e > 0), "{expired:?}");
+        // Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably": the vectors
+        // record the channel of every frame sent, and the crowd takes both.
+        let channels = |v: &StreamVector| {
+            let (mut reliable, mut unreliable) = (0, 0);
+            for s in v.steps.iter().filter(|s| s.side == Side::Server) {
+                for f in &s.expect.sent {
+                    let len = crate::frames::parse_hex(&f.hex).unwrap().len();
+                    assert_eq!(
+                        f.reliable,
+                        len > <Reference as ackwire_codec::acked::AckedSchema>::RELIABLE_ABOVE,
+                        "{}: a frame of {len} bytes",
+                        v.name
+                    );
+                    *(if f.reliable {
+                        &mut reliable
+                    } else {
+                        &mut unreliable
+                    }) += 1;
+                }
+            }
+            (reliable, unreliable)
+        };
+        let (reliable, unreliable) = channels(by("crowd"));
+        assert!(
+            reliable >= 2 && unreliable > 20,
+            "{reliable} reliable, {unreliable} not"
+        );
+        let shown_keyframes = keyframes(by("crowd"));
+        assert!(shown_keyframes >= 1, "a reliable keyframe is shown");
         for v in &all {
+            channels(v);
             // Every event shown once.
             let mut serials: Vec<u64> = reports(v, Side::Client)
                 .iter()
@@ -655,5 +711,25 @@ mod tests {
             assert!(size < 300_000, "{} is {size} bytes", v.name);
             super::super::stream::verify(v).unwrap();
         }
+    }
+
+    /// The channel is part of what a server half must do: the crowd's first reliable frame
+    /// recorded as unreliable fails the replay at that step.
+    #[test]
+    fn a_frame_on_the_wrong_channel_fails_the_replay() {
+        let mut v = stream_vectors()
+            .unwrap()
+            .into_iter()
+            .find(|v| v.name == "acked/crowd")
+            .unwrap();
+        let frame = v
+            .steps
+            .iter_mut()
+            .flat_map(|s| s.expect.sent.iter_mut())
+            .find(|f| f.reliable)
+            .unwrap();
+        frame.reliable = false;
+        let e = super::super::stream::verify(&v).unwrap_err();
+        assert!(e.starts_with("server: ") && e.contains("(reliable)"), "{e}");
     }
 }

@@ -1,8 +1,6 @@
-//! The `baseline` session pair (seed 002): `baseline_server` is a
-//! [`SnapshotWriter`](ackwire_codec::baseline::SnapshotWriter) over a scripted
-//! [`Scene`](ackwire_codec::baseline::Scene), writing one snapshot a tick; `baseline_client` is
-//! a [`SnapshotClient`](ackwire_codec::baseline::SnapshotClient) that acknowledges each
-//! snapshot it applies.
+//! The `baseline` session pair (seed 002): `baseline_server` is a [`SnapshotWriter`] over a
+//! scripted [`Scene`], writing one snapshot a tick; `baseline_client` is a [`SnapshotClient`]
+//! that acknowledges each snapshot it applies.
 //!
 //! Parameters (an object; every key optional, the same object opens both halves):
 //! - `budget` (bytes, default 1200): a snapshot's size at most;
@@ -170,7 +168,7 @@ impl Session for Server {
         for v in ops {
             apply(&mut self.scene, v)?;
         }
-        let s = self.writer.write(&self.scene);
+        let s = self.writer.write(&self.scene).map_err(|e| e.to_string())?;
         self.out.push(Sent {
             frame: Snapshot::NAME.into(),
             bytes: s.to_bytes().map_err(|e| e.to_string())?,

@@ -1,6 +1,5 @@
-//! The `datagram` session pair (seed 003): `datagram_server` is a
-//! [`Subscription`](ackwire_codec::datagram::Subscription) fed by a scripted world;
-//! `datagram_client` is a [`ReplicaTable`](ackwire_codec::datagram::ReplicaTable).
+//! The `datagram` session pair (seed 003): `datagram_server` is a [`Subscription`] fed by a
+//! scripted world; `datagram_client` is a [`ReplicaTable`].
 //!
 //! Parameters (an object; every key optional, the same object opens both halves):
 //! - `precision` (metres per step, default 0.01);

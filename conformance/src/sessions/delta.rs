@@ -34,7 +34,10 @@ use super::stream::{record, Recording};
 use super::{Sent, Session};
 use crate::netsim::{Burst, Link, LinkConfig, NetworkConfig, SplitMix64};
 use crate::streams::StreamVector;
-use ackwire_codec::delta::{DeltaBaseline, DeltaMirror, RecoveryPolicy, SetDigest, SlotKey};
+use ackwire_codec::delta::{
+    Agreement, DeltaBaseline, DeltaMirror, RecoveryPolicy, ReusePolicy, SetDigest, SlotAllocator,
+    SlotKey,
+};
 use ackwire_codec::protocol::{DeltaAck, DeltaPlan as PlanFrame};
 use ackwire_codec::Frame;
 use serde_json::{json, Value};
@@ -258,7 +261,11 @@ impl Session for DeltaClient {
         if dropped_mirror {
             self.mirror.clear();
         }
-        let a = self.mirror.apply(&plan);
+        let a = match self.mirror.apply(&plan) {
+            Ok(a) => a,
+            // Past the mirror's limit: refused whole and not acknowledged, as if lost.
+            Err(e) => return Ok(json!({"refused": e.to_string(), "held": self.mirror.len()})),
+        };
         if let Some(ack) = self.mirror.ack() {
             self.out.push(Sent {
                 frame: "delta_ack".into(),
@@ -287,21 +294,29 @@ impl Session for DeltaClient {
 
 /// A world that churns: `slots` slots, each occupied or not, occupants entering, leaving and
 /// respawning (the next generation in the same slot) at random. Returns the ops of one tick.
+///
+/// Which slot an event touches is random, so occupants enter through
+/// [`SlotAllocator::allocate_at`]; the allocator keeps the generations (the first occupant of a
+/// slot is generation 0, each reuse the next).
 struct Churn {
     rng: SplitMix64,
-    occupied: BTreeMap<u32, u16>,
-    generation: BTreeMap<u32, u16>,
+    world: SlotAllocator,
     slots: u32,
 }
 
 impl Churn {
     fn new(seed: u64, slots: u32) -> Self {
+        let slots = slots.max(1);
         Churn {
             rng: SplitMix64::new(seed),
-            occupied: BTreeMap::new(),
-            generation: BTreeMap::new(),
-            slots: slots.max(1),
+            world: SlotAllocator::new(slots, ReusePolicy::LowestFree),
+            slots,
         }
+    }
+
+    /// The occupants now, as encoded keys.
+    fn visible(&self) -> BTreeSet<u64> {
+        self.world.live().map(SlotKey::encode).collect()
     }
 
     /// `changes` random events: a free slot fills, an occupant leaves, or one respawns.
@@ -310,29 +325,16 @@ impl Churn {
         for _ in 0..changes {
             let slot = (self.rng.next_u64() % u64::from(self.slots)) as u32;
             let roll = self.rng.next_u64() % 8;
-            let g = *self.generation.get(&slot).unwrap_or(&0);
-            match self.occupied.get(&slot).copied() {
-                None => {
-                    let g = g.wrapping_add(1);
-                    self.generation.insert(slot, g);
-                    self.occupied.insert(slot, g);
-                    out.push((Some(SlotKey::new(slot, g).encode()), None));
-                }
-                Some(old) if roll == 0 => {
-                    // Respawn: the same slot, the next generation.
-                    let g = g.wrapping_add(1);
-                    self.generation.insert(slot, g);
-                    self.occupied.insert(slot, g);
-                    out.push((
-                        Some(SlotKey::new(slot, g).encode()),
-                        Some(SlotKey::new(slot, old).encode()),
-                    ));
-                }
-                Some(old) => {
-                    self.occupied.remove(&slot);
-                    out.push((None, Some(SlotKey::new(slot, old).encode())));
-                }
+            let old = self.world.occupant(slot);
+            // Respawn (roll 0) and leave both free the occupant; a free slot fills.
+            if let Some(old) = old {
+                self.world.free(old);
             }
+            let new = match old {
+                Some(_) if roll != 0 => None,
+                _ => self.world.allocate_at(slot),
+            };
+            out.push((new.map(SlotKey::encode), old.map(SlotKey::encode)));
         }
         out
     }
@@ -417,15 +419,24 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         up: LinkConfig::lossy(0.15, 0.0, 30, 40),
         seed: 7,
     };
-    let mut script: Vec<Vec<Value>> = vec![(0..8u32)
-        .map(|i| json!({"enter": SlotKey::new(i, 1).encode()}))
+    // Eight slots, each reused in turn: freed, then handed out again by the lowest-free policy
+    // as its next generation.
+    let mut slots = SlotAllocator::new(8, ReusePolicy::LowestFree);
+    let mut script: Vec<Vec<Value>> = vec![(0..8)
+        .filter_map(|_| slots.allocate())
+        .map(|k| json!({"enter": k.encode()}))
         .collect()];
-    for t in 1..100u16 {
-        let slot = u32::from(t % 8);
-        let g = t / 8 + 1;
+    for t in 1..100u32 {
+        let old = slots
+            .occupant(t % 8)
+            .ok_or("the respawn script lost a slot")?;
+        slots.free(old);
+        let new = slots
+            .allocate()
+            .ok_or("the respawn script ran out of slots")?;
         script.push(vec![
-            json!({"enter": SlotKey::new(slot, g + 1).encode()}),
-            json!({"leave": SlotKey::new(slot, g).encode()}),
+            json!({"enter": new.encode()}),
+            json!({"leave": old.encode()}),
         ]);
     }
     r.script = script;
@@ -549,9 +560,11 @@ pub fn measure_policy(run: &PolicyRun) -> PolicyRow {
     for now in 0..=end {
         while let Some(packet) = down.poll(now) {
             if let Ok(plan) = PlanFrame::decode(&packet) {
-                mirror.apply(&plan);
-                if let Some(ack) = mirror.ack().and_then(|a| a.to_bytes().ok()) {
-                    up.send(now, ack);
+                // A plan refused past the mirror's limit is not acknowledged, as if lost.
+                if mirror.apply(&plan).is_ok() {
+                    if let Some(ack) = mirror.ack().and_then(|a| a.to_bytes().ok()) {
+                        up.send(now, ack);
+                    }
                 }
             }
         }
@@ -559,7 +572,7 @@ pub fn measure_policy(run: &PolicyRun) -> PolicyRow {
             if let Ok(ack) = DeltaAck::decode(&packet) {
                 if sent_digests
                     .get(&ack.newest)
-                    .is_some_and(|d| *d != ack.digest)
+                    .is_some_and(|d| Agreement::compare(*d, ack.digest).is_disagreement())
                 {
                     row.mismatches += 1;
                 }
@@ -570,11 +583,7 @@ pub fn measure_policy(run: &PolicyRun) -> PolicyRow {
             continue;
         }
         world.tick(if now == 0 { warm } else { run.churn });
-        let visible: BTreeSet<u64> = world
-            .occupied
-            .iter()
-            .map(|(i, g)| SlotKey::new(*i, *g).encode())
-            .collect();
+        let visible = world.visible();
         if now >= 1000 {
             let held: BTreeSet<u64> = mirror.keys().map(SlotKey::encode).collect();
             row.phantoms += held.difference(&visible).count() as f64;

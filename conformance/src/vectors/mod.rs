@@ -310,6 +310,51 @@ fn check_file(path: &Path, file: &FrameFile) -> Result<(), VectorError> {
     Ok(())
 }
 
+/// A vector that does not hold: its name and what differs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The case's or stream vector's name (`acked/smallest`, `acked/loss_05`).
+    pub name: String,
+    /// What differs, as [`verify_frame_case`] or [`crate::sessions::stream::verify`] says it.
+    pub why: String,
+}
+
+/// Checks every case of `files` against the Rust codec ([`verify_frame_case`]); returns the
+/// cases that fail, in order. What `ackwire vectors` runs over `vectors/frames`.
+pub fn verify_frame_files(files: &[FrameFile]) -> Vec<Failure> {
+    files
+        .iter()
+        .flat_map(|file| {
+            file.cases.iter().filter_map(|case| {
+                verify_frame_case(&file.frame, case)
+                    .err()
+                    .map(|why| Failure {
+                        name: case.name.clone(),
+                        why,
+                    })
+            })
+        })
+        .collect()
+}
+
+/// Replays both halves of every stream vector on this crate's own sessions
+/// ([`crate::sessions::stream::verify`]); returns the vectors that fail, in order. What
+/// `ackwire vectors` runs over `vectors/streams`, kept here so that `cargo test` runs the very
+/// same check.
+pub fn verify_stream_vectors(vectors: &[crate::streams::StreamVector]) -> Vec<Failure> {
+    vectors
+        .iter()
+        .filter_map(|vector| {
+            crate::sessions::stream::verify(vector)
+                .err()
+                .map(|why| Failure {
+                    name: vector.name.clone(),
+                    why,
+                })
+        })
+        .collect()
+}
+
 /// Checks one case of frame `frame` against the Rust codec. A positive case must decode to its
 /// `value`, re-encode to the identical bytes, have an `encoded_len` of the byte count, and its
 /// `value` read back from JSON must encode to the same bytes. A negative case must fail to

@@ -1,4 +1,4 @@
-//! Code generators: a validated [`Spec`](crate::model::Spec) compiled into codecs.
+//! Code generators: a validated [`Spec`] compiled into codecs.
 //!
 //! Each backend prints plain types documented with the spec's doc comments and the encoders
 //! and decoders for them; the logic that does not depend on the layout lives in the target

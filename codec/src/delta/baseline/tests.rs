@@ -2,6 +2,7 @@
 //! without it.
 
 use super::*;
+use crate::delta::Agreement;
 
 fn keys(items: &[u64]) -> BTreeSet<u64> {
     items.iter().copied().collect()
@@ -117,24 +118,32 @@ fn the_digest_is_compared_on_a_re_acknowledgement_too() {
 }
 
 #[test]
-fn a_digest_from_beyond_a_gap_is_not_compared() {
+fn ordinary_loss_is_not_a_drift_and_a_late_acknowledgement_is_not_compared() {
     // Seed 004 §7: "The digest is only compared when the frontier has reached the newest
-    // packet the subscriber reports, so [...] ordinary packet loss does not trigger rebuilds."
+    // packet the subscriber reports, so a disagreement means 'wrong' rather than 'further
+    // ahead', and ordinary packet loss does not trigger rebuilds."
     let mut b = DeltaBaseline::new(24);
     let mut sub = Sub::default();
     sub.apply(&b.plan(&keys(&[1]), 1));
     b.observe_ack(1, 0, sub.digest());
     let _lost = b.plan(&keys(&[1, 2]), 2);
     sub.apply(&b.plan(&keys(&[1, 2, 3]), 3));
-    // The ack of 3 says 2 is missing; its digest describes a state past the frontier.
-    b.observe_ack(3, 0b10, sub.digest());
-    assert_eq!(b.acked_seq(), Some(1));
-    let plan = b.plan(&keys(&[1, 2, 3]), 4);
-    assert!(!plan.full_baseline, "ordinary loss is not a drift");
+    let late = sub.digest();
+    sub.apply(&b.plan(&keys(&[3]), 4));
+    // The ack of 4 arrives first: 2 is missing, yet 4's digest is the state 4 was sent with.
+    assert_eq!(b.observe_ack(4, 0b101, sub.digest()), Agreement::Agrees);
+    assert_eq!(b.acked_seq(), Some(4));
+    // The ack of 3, overtaken on the way back, reports a state older than the frontier.
+    assert_eq!(b.observe_ack(3, 0b10, late), Agreement::Unchecked);
+    assert_eq!(b.acked_seq(), Some(4), "the frontier never moves backwards");
+    let plan = b.plan(&keys(&[3]), 5);
+    assert!(
+        !plan.full_baseline,
+        "neither the loss nor the late digest is a drift"
+    );
     assert_eq!(
-        plan.entered,
-        vec![2, 3],
-        "and the lost packet's key is re-derived"
+        (plan.baseline_seq, plan.entered, plan.left),
+        (Some(4), vec![], vec![])
     );
     assert_eq!(b.full_rebuilds(), 0);
 }
@@ -236,26 +245,59 @@ fn a_rebuild_starts_a_new_epoch() {
 }
 
 #[test]
-fn the_frontier_is_the_contiguous_base_not_the_newest_bit() {
-    // Seed 004 §7: "Receiving packet N+1 after losing N does not put a subscriber in the state
-    // N+1 implies, because whatever N announced and N+1 had no reason to repeat is simply gone."
+fn a_packet_planned_against_an_acknowledged_state_is_a_state_reached_whatever_was_lost() {
+    // Seed 004 §7: "Acknowledge states, not packets. [...] Receiving packet N+1 after losing N
+    // does not put a subscriber in the state N+1 implies, because whatever N announced and
+    // N+1 had no reason to repeat is simply gone." A plan made against the acknowledged state
+    // does repeat it (its sends assume "the acknowledged state **intersected** with every
+    // state sent since"), so packet 3 below, received after losing 2, is the state it names:
+    // the frontier steps to it instead of waiting at 1 until 1 ages out of history.
     let mut b = DeltaBaseline::new(24);
     let mut sub = Sub::default();
-    sub.apply(&b.plan(&keys(&[1]), 1));
+    sub.apply(&b.plan(&keys(&[1, 5]), 1));
     b.observe_ack(1, 0, sub.digest());
-    let _lost = b.plan(&keys(&[1, 7]), 2); // announces 7
+    let _lost = b.plan(&keys(&[1, 7]), 2); // announces 7, retracts 5
     let third = b.plan(&keys(&[1, 7, 8]), 3);
+    assert_eq!((third.baseline_seq, &third.entered), (Some(1), &vec![7, 8]));
+    assert_eq!(third.left, vec![5]);
     sub.apply(&third);
+    assert_eq!(
+        sub.held,
+        keys(&[1, 7, 8]),
+        "exactly the state 3 was sent with"
+    );
     b.observe_ack(3, 0b10, sub.digest()); // 3 and 1 arrived, 2 did not
     assert_eq!(
         b.acked_seq(),
-        Some(1),
-        "not 3: 7 never reached the subscriber"
+        Some(3),
+        "not stuck at 1 behind the lost packet"
     );
-    let fourth = b.plan(&keys(&[1, 7, 8]), 4);
-    assert!(fourth.entered.contains(&7), "7 is re-derived");
-    sub.apply(&fourth);
-    assert_eq!(sub.held, keys(&[1, 7, 8]));
+    assert_eq!(b.unacked(), 0);
+    let fourth = b.plan(&keys(&[1, 7, 8, 9]), 4);
+    assert_eq!((fourth.baseline_seq, fourth.entered), (Some(3), vec![9]));
+    assert!(fourth.left.is_empty());
+    assert_eq!(b.full_rebuilds(), 0);
+}
+
+#[test]
+fn a_lost_packet_no_longer_ages_the_baseline_out_of_history() {
+    // Seed 004 §7: "a state older than the window cannot be recovered by re-derivation and
+    // forces a full rebuild". With the frontier stepping past a lost packet, one loss costs
+    // nothing of the window: 2 is lost, every later packet arrives, and 40 packets through a
+    // history of 4 need no rebuild.
+    let world = keys(&[1, 2]);
+    let mut b = DeltaBaseline::new(4);
+    let mut w = AckWindow::new();
+    for seq in 1..=40 {
+        let plan = b.plan(&world, seq);
+        assert!(seq == 1 || !plan.full_baseline, "packet {seq}");
+        if seq != 2 {
+            w.observe(seq);
+            let (newest, mask) = w.encode().unwrap();
+            b.observe_ack(newest, mask, digest(&world));
+        }
+    }
+    assert_eq!((b.full_rebuilds(), b.acked_seq()), (0, Some(40)));
 }
 
 #[test]
@@ -426,8 +468,10 @@ fn unacked_counts_what_is_in_flight_after_a_plan_or_an_ack() {
     assert_eq!(b.unacked(), 4);
     b.observe_ack(2, 0b1, digest(&world));
     assert_eq!((b.acked_seq(), b.unacked()), (Some(2), 2));
-    b.observe_ack(4, 0b110, digest(&world)); // 4, 2 and 1; 3 missing
-    assert_eq!((b.acked_seq(), b.unacked()), (Some(2), 1));
+    b.plan(&world, 5);
+    // 4, 2 and 1 arrived, 3 did not: 4 is a state reached all the same, and 5 is in flight.
+    b.observe_ack(4, 0b110, digest(&world));
+    assert_eq!((b.acked_seq(), b.unacked()), (Some(4), 1));
 }
 
 #[test]
@@ -516,4 +560,74 @@ fn a_subscriber_that_never_acknowledges_stalls_counted_from_the_first_send_decis
     assert!(b.should_send(11_001), "the first keepalive");
     assert!(!b.should_send(11_100));
     assert!(b.should_send(11_501));
+}
+
+#[test]
+fn the_drift_check_is_turned_off_by_a_switch_not_by_the_empty_sets_digest() {
+    // Seed 004 §7 says both "Passing the digest of an empty set disables the drift check" and,
+    // of a client that drops its mirror, "its next acknowledgement then carries the digest of
+    // nothing and this type answers with a full baseline". The second is kept; the switch is
+    // the explicit way to turn the check off.
+    let world = keys(&[1, 2, 3]);
+    let empty = SetDigest::new().digest();
+    let mut b = DeltaBaseline::new(24);
+    assert!(b.drift_check(), "on by default");
+    b.plan(&world, 1);
+    assert_eq!(b.observe_ack(1, 0, digest(&world)), Agreement::Agrees);
+    // A dropped mirror reports the empty set's digest: the request for a full baseline.
+    assert_eq!(
+        b.observe_ack(1, 0, empty),
+        Agreement::Disagrees {
+            expected: digest(&world),
+            reported: empty
+        }
+    );
+    assert!(b.plan(&world, 2).full_baseline);
+    assert_eq!(b.full_rebuilds(), 1);
+
+    // Off, no digest is compared, the empty set's or any other; the frontier still moves.
+    let mut off = DeltaBaseline::new(24).with_drift_check(false);
+    assert!(!off.drift_check());
+    off.plan(&world, 1);
+    assert_eq!(off.observe_ack(1, 0, empty), Agreement::Unchecked);
+    assert_eq!(off.acked_seq(), Some(1));
+    for seq in 2..=5 {
+        assert!(!off.plan(&world, seq).full_baseline, "packet {seq}");
+        assert_eq!(off.observe_ack(seq, u64::MAX, 12_345), Agreement::Unchecked);
+    }
+    assert_eq!((off.full_rebuilds(), off.acked_seq()), (0, Some(5)));
+    // And back on, on the live subscriber.
+    off.set_drift_check(true);
+    assert!(off.observe_ack(5, u64::MAX, 12_345).is_disagreement());
+    assert!(off.plan(&world, 6).full_baseline);
+}
+
+#[test]
+fn a_history_of_zero_is_clamped_to_one() {
+    // Seed 004 §7, `new(history: usize)`: "how many recent sent states to retain (clamped to at
+    // least 1)". Unclamped, nothing sent would be kept, no acknowledgement could name a state,
+    // and every plan would be a full baseline.
+    let (mut zero, mut one) = (DeltaBaseline::new(0), DeltaBaseline::new(1));
+    let mut sub = Sub::default();
+    for seq in 1..=12u64 {
+        let world = if seq % 3 == 0 {
+            keys(&[1])
+        } else {
+            keys(&[1, 2])
+        };
+        let plan = zero.plan(&world, seq);
+        assert_eq!(
+            plan,
+            one.plan(&world, seq),
+            "packet {seq}: the same as a history of 1"
+        );
+        assert_eq!(plan.full_baseline, seq == 1, "packet {seq}");
+        assert!(zero.held_states() <= 1);
+        // A subscriber that acknowledges each packet before the next is planned.
+        sub.apply(&plan);
+        zero.observe_ack(seq, u64::MAX, sub.digest());
+        one.observe_ack(seq, u64::MAX, sub.digest());
+        assert_eq!(sub.held, world);
+    }
+    assert_eq!(zero.full_rebuilds(), 0);
 }

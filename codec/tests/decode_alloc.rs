@@ -1,0 +1,289 @@
+//! DESIGN.md section 3: "no input makes a decoder panic, loop, or allocate more than a small
+//! multiple of its length". The multiple is named in the crate docs
+//! ([`DECODE_ALLOC_PER_BYTE`], plus [`DECODE_ALLOC_SLACK`] bytes whatever the length); this
+//! test holds every frame of the reference protocol to it, counting the bytes the decoder
+//! holds at its peak with the counting allocator (never timing anything).
+//!
+//! The inputs: every golden frame vector and every prefix of it (a truncated frame is what a
+//! hostile peer sends most cheaply), the committed fuzz corpus, the vectors with counts
+//! overwritten and zero bytes appended, and crafted frames whose counts the remaining bytes can
+//! only just hold, which is where a decoder allocates the most for the least input.
+
+use ackwire_codec::protocol::{visit_frame, FRAME_NAMES};
+use ackwire_codec::rt::{Frame, FrameVisitor};
+use ackwire_codec::{DECODE_ALLOC_PER_BYTE, DECODE_ALLOC_SLACK};
+use std::path::{Path, PathBuf};
+
+#[global_allocator]
+static ALLOC: ackwire_testkit::CountingAlloc = ackwire_testkit::CountingAlloc;
+
+/// The most bytes decoding `bytes` as frame `F` holds at once.
+struct PeakBytes<'a>(&'a [u8]);
+
+impl FrameVisitor for PeakBytes<'_> {
+    type Output = u64;
+    fn visit<F: Frame>(self) -> u64 {
+        // The decoded value (or the error) is dropped inside the measure: the peak is what was
+        // held at the worst moment, whether the decode succeeded or not.
+        ackwire_testkit::measure(|| F::decode(self.0).is_ok()).peak_bytes
+    }
+}
+
+/// Checks inputs against the limit, and remembers what broke it.
+#[derive(Default)]
+struct Limit {
+    checked: usize,
+    over: Vec<String>,
+}
+
+impl Limit {
+    fn check(&mut self, frame: &str, bytes: &[u8], what: &dyn Fn() -> String) {
+        let peak = visit_frame(frame, PeakBytes(bytes))
+            .unwrap_or_else(|| panic!("{frame}: no such frame"));
+        let limit = DECODE_ALLOC_PER_BYTE as u64 * bytes.len() as u64 + DECODE_ALLOC_SLACK as u64;
+        self.checked += 1;
+        if peak > limit {
+            self.over.push(format!(
+                "{frame}: {}: {peak} bytes for an input of {} ({:.1} times its length), \
+                 over the limit of {limit}",
+                what(),
+                bytes.len(),
+                peak as f64 / bytes.len().max(1) as f64
+            ));
+        }
+    }
+
+    fn assert_within(self, at_least: usize) {
+        assert!(ackwire_testkit::is_counting());
+        assert!(
+            self.checked >= at_least,
+            "only {} inputs checked, expected at least {at_least}",
+            self.checked
+        );
+        assert!(
+            self.over.is_empty(),
+            "{} of {} inputs made a decoder allocate more than {DECODE_ALLOC_PER_BYTE} times \
+             their length + {DECODE_ALLOC_SLACK}:\n{}",
+            self.over.len(),
+            self.checked,
+            self.over[..self.over.len().min(20)].join("\n")
+        );
+    }
+}
+
+/// One golden vector case.
+struct Case {
+    frame: String,
+    name: String,
+    bytes: Vec<u8>,
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every case of `vectors/frames/*.json`, after checking that every frame has a file.
+fn golden() -> Vec<Case> {
+    let dir = repo().join("vectors/frames");
+    let mut cases = Vec::new();
+    for frame in FRAME_NAMES {
+        let path = dir.join(format!("{frame}.json"));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(file["frame"], *frame, "{}", path.display());
+        for case in file["cases"].as_array().expect("cases") {
+            let hex = case["hex"].as_str().expect("hex");
+            cases.push(Case {
+                frame: frame.to_string(),
+                name: case["name"].as_str().expect("name").to_string(),
+                bytes: hex
+                    .split_whitespace()
+                    .map(|b| u8::from_str_radix(b, 16).expect("hex byte"))
+                    .collect(),
+            });
+        }
+    }
+    cases
+}
+
+#[test]
+fn every_golden_vector_and_every_truncation_of_it() {
+    let mut limit = Limit::default();
+    for case in golden() {
+        for len in 0..=case.bytes.len() {
+            limit.check(&case.frame, &case.bytes[..len], &|| {
+                format!("{} cut to {len} bytes", case.name)
+            });
+        }
+    }
+    limit.assert_within(1000);
+}
+
+#[test]
+fn the_fuzz_corpus() {
+    let mut limit = Limit::default();
+    for frame in FRAME_NAMES {
+        let dir = repo().join(format!("fuzz/corpus/decode_{frame}"));
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let bytes = std::fs::read(&path).unwrap();
+            limit.check(frame, &bytes, &|| path.display().to_string());
+        }
+    }
+    limit.assert_within(FRAME_NAMES.len());
+}
+
+#[test]
+fn golden_vectors_with_forged_counts() {
+    // Every run of 1 to 3 bytes of every positive vector set to 0xff or 0x7f: wherever a count
+    // (byte-aligned or inside a bit stream) lies, it becomes large; zero bytes appended give
+    // it room to pass the count check, and zero bytes decode as the least element of most
+    // records.
+    let mut limit = Limit::default();
+    for case in golden() {
+        for at in 0..case.bytes.len() {
+            for run in 1..=3 {
+                for forged in [0xff, 0x7f] {
+                    for room in [0, 64, 4096] {
+                        let mut bytes = case.bytes.clone();
+                        let end = (at + run).min(bytes.len());
+                        bytes[at..end].fill(forged);
+                        bytes.resize(bytes.len() + room, 0);
+                        limit.check(&case.frame, &bytes, &|| {
+                            format!(
+                                "{} with bytes {at}..{end} set to {forged:#04x}, \
+                                 {room} zero bytes appended",
+                                case.name
+                            )
+                        });
+                    }
+                }
+            }
+        }
+    }
+    limit.assert_within(10_000);
+}
+
+/// An unsigned LEB128 varint.
+fn varint(mut v: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return out;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// A snapshot (baseline.wire) with `entries` entries of all-zero bits, `entry_bits` bits each:
+/// `u8 kind=8 | u16 sequence | body`, where the body is `u7 lost_count=0 | u16 entry_count`
+/// then the entries, least significant bit first.
+fn snapshot(entries: u16, entry_bits: u64) -> Vec<u8> {
+    let n = u32::from(entries);
+    let mut bytes = vec![
+        8,
+        0,
+        0,
+        ((n & 1) << 7) as u8,
+        (n >> 1) as u8,
+        ((n >> 9) & 0x7f) as u8,
+    ];
+    let body_bits = 7 + 16 + entry_bits * u64::from(entries);
+    bytes.resize(3 + body_bits.div_ceil(8) as usize, 0);
+    bytes
+}
+
+#[test]
+fn crafted_counts_the_bytes_can_just_hold() {
+    let mut limit = Limit::default();
+    let mut check = |frame: &str, what: &str, bytes: Vec<u8>| {
+        limit.check(frame, &bytes, &|| what.to_string());
+    };
+
+    // The least entry is 20 bits: `wide`, the 7-bit `gap` (its 24-bit alternative is longer),
+    // the generation and the 4-bit mask. 65535 zero entries are a valid snapshot whose decoded
+    // form is the largest a snapshot's bytes can buy.
+    check(
+        "snapshot",
+        "65535 entries of 20 zero bits",
+        snapshot(u16::MAX, 20),
+    );
+    // Bytes for 13 bits an entry, the least when `gap`/`wide_gap` counted as absent: the count
+    // check must refuse them before the list is allocated.
+    check(
+        "snapshot",
+        "65535 entries in 13 bits each (truncated)",
+        snapshot(u16::MAX, 13),
+    );
+    check(
+        "snapshot",
+        "1000 entries in 13 bits each (truncated)",
+        snapshot(1000, 13),
+    );
+    // 127 lost entities of 32 zero bits, then an entry count of 0.
+    let mut lost = vec![8, 0, 0, 0x7f];
+    lost.resize(3 + (7 + 127 * 32 + 16usize).div_ceil(8), 0);
+    check("snapshot", "127 lost entities", lost);
+
+    // acked.wire: kind, tick, base_tick, last_seq, input_buffer, flags, removed_count,
+    // changed_count = 65535, then changes of 4 zero bytes (an eid and an empty mask) and an
+    // event count of 0.
+    let mut acked = vec![6];
+    acked.extend([0; 14]);
+    acked.extend(0u16.to_le_bytes());
+    acked.extend(u16::MAX.to_le_bytes());
+    acked.resize(acked.len() + 4 * usize::from(u16::MAX) + 1, 0);
+    check("acked", "65535 empty changes", acked);
+    let mut removed = vec![6];
+    removed.extend([0; 14]);
+    removed.extend(u16::MAX.to_le_bytes());
+    removed.extend(0u16.to_le_bytes());
+    removed.resize(removed.len() + 2 * usize::from(u16::MAX) + 1, 0);
+    check("acked", "65535 removed entities", removed);
+
+    // datagram.wire: version 2, frame, tick, input_ack, stream_tick, precision, parts, then
+    // 100000 updates of 4 bytes (id step 1, spawn tag 0, empty mask).
+    let updates = 100_000u64;
+    let mut datagram = vec![2, 1, 1, 1, 1, 0, 0, 0, 0, 1];
+    datagram.extend(varint(updates));
+    for i in 0..updates {
+        datagram.extend([u8::from(i > 0), 0, 0, 0]);
+    }
+    check("datagram", "100000 empty updates", datagram);
+
+    // Spawn: kind 1, tick, id, precision, x, y, z, then 100000 removed components (type 0,
+    // length + 1 = 0).
+    let components = 100_000u64;
+    let mut spawn = vec![1, 1, 1, 0, 0, 0, 0, 0, 0, 0];
+    spawn.extend(varint(components));
+    spawn.resize(spawn.len() + 2 * components as usize, 0);
+    check("spawn", "100000 removed components", spawn);
+
+    // Full frame: kind 3, tick, precision, then 100000 entities of 5 bytes (id step 1, x, y,
+    // z, no components).
+    let entities = 100_000u64;
+    let mut full = vec![3, 1, 0, 0, 0, 0];
+    full.extend(varint(entities));
+    for i in 0..entities {
+        full.extend([u8::from(i > 0), 0, 0, 0, 0]);
+    }
+    check("full_frame", "100000 entities without components", full);
+
+    // delta.wire: kind 9, no flags, sequence, then 100000 entered keys of one byte each
+    // (0, then steps of 1) and no left keys.
+    let keys = 100_000u64;
+    let mut plan = vec![9, 0, 1];
+    plan.extend(varint(keys));
+    for i in 0..keys {
+        plan.push(u8::from(i > 0));
+    }
+    plan.push(0);
+    check("delta_plan", "100000 entered keys", plan);
+
+    limit.assert_within(10);
+}
