@@ -20,25 +20,9 @@
 //! are sometimes kilobytes long.
 
 use super::*;
+use crate::fuzzing::ByteSource;
 use crate::protocol::{Component, Datagram, DatagramAck, Update, UpdateMask};
 use std::collections::{BTreeMap, HashSet};
-
-/// Reads the input a byte at a time; zeros once it is used up.
-struct Source<'a> {
-    data: &'a [u8],
-    pos: usize,
-}
-
-impl Source<'_> {
-    fn byte(&mut self) -> u8 {
-        let b = self.data.get(self.pos).copied().unwrap_or(0);
-        self.pos += 1;
-        b
-    }
-    fn done(&self) -> bool {
-        self.pos >= self.data.len()
-    }
-}
 
 /// What a run saw, for tests that want to know the input exercised something.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -247,7 +231,7 @@ impl Run {
     /// components. The entities that change are the forgery's (named with their own spawn tag,
     /// a number above their last) or those of honest datagrams it released, which must still
     /// hold their occupant's states.
-    fn forge(&mut self, src: &mut Source<'_>) -> Result<(), String> {
+    fn forge(&mut self, src: &mut ByteSource<'_>) -> Result<(), String> {
         let Some(whole) = self.client.whole_tick() else {
             return Ok(());
         };
@@ -390,13 +374,9 @@ fn blob_len(b: u8) -> usize {
     }
 }
 
-fn pick(src: &mut Source<'_>, len: usize) -> Option<usize> {
-    (len > 0).then(|| usize::from(src.byte()) % len)
-}
-
 /// Runs the script and schedule `data` describes; `Err` names the invariant broken.
 pub fn run(data: &[u8]) -> Result<RunReport, String> {
-    let mut src = Source { data, pos: 0 };
+    let mut src = ByteSource::new(data);
     let max_datagram = 40 + usize::from(src.byte());
     let max_held = 8 + usize::from(src.byte() % 32);
     let window = 16 + u64::from(src.byte() % 64);
@@ -487,31 +467,31 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
             }
             4 | 5 => run.client_stream()?,
             6..=8 => {
-                if let Some(i) = pick(&mut src, run.down.len()) {
+                if let Some(i) = src.pick(run.down.len()) {
                     let d = run.down.swap_remove(i);
                     run.client_receive(&d)?;
                     run.delivered.push(d);
                 }
             }
             9 => {
-                if let Some(i) = pick(&mut src, run.down.len()) {
+                if let Some(i) = src.pick(run.down.len()) {
                     run.down.swap_remove(i);
                 }
             }
             10 => {
-                if let Some(i) = pick(&mut src, run.down.len()) {
+                if let Some(i) = src.pick(run.down.len()) {
                     let d = run.down[i].clone();
                     run.down.push(d);
                 }
             }
             11 | 12 => {
-                if let Some(i) = pick(&mut src, run.up.len()) {
+                if let Some(i) = src.pick(run.up.len()) {
                     let a = run.up.swap_remove(i);
                     run.server_ack(&a);
                 }
             }
             13 => {
-                if let Some(i) = pick(&mut src, run.up.len()) {
+                if let Some(i) = src.pick(run.up.len()) {
                     if src.byte().is_multiple_of(2) {
                         run.up.swap_remove(i);
                     } else {
@@ -522,7 +502,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
             }
             n if n == 14 || !hostile => {
                 // A stale replay of something already delivered, or garbage.
-                if let Some(i) = pick(&mut src, run.delivered.len()) {
+                if let Some(i) = src.pick(run.delivered.len()) {
                     let d = run.delivered[i].clone();
                     run.client_receive(&d)?;
                 } else {

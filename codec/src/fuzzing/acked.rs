@@ -16,38 +16,13 @@
 //! that reference with the same reason, and leaves the state shown as it was; a stale frame is
 //! not newer than the last shown.
 
+use super::ByteSource;
 use crate::acked::{
     state_check, AckedDecoder, AckedFrame, AckedSchema, Delivery, FrameOf, Inapplicable, Reference,
     State,
 };
 use crate::protocol::{ChangeMask, EntityState, Event, Shot, StateFlags};
 use std::collections::BTreeMap;
-
-/// Reads the input a byte at a time; zeros once it is used up.
-struct Input<'a> {
-    data: &'a [u8],
-    pos: usize,
-}
-
-impl Input<'_> {
-    fn byte(&mut self) -> u8 {
-        let b = self.data.get(self.pos).copied().unwrap_or(0);
-        self.pos += 1;
-        b
-    }
-
-    fn u16(&mut self) -> u16 {
-        u16::from_le_bytes([self.byte(), self.byte()])
-    }
-
-    fn u32(&mut self) -> u32 {
-        u32::from_le_bytes([self.byte(), self.byte(), self.byte(), self.byte()])
-    }
-
-    fn done(&self) -> bool {
-        self.pos >= self.data.len()
-    }
-}
 
 /// The state `frame` produces onto `base`, by seed 000's rules taken one at a time: every
 /// removed id leaves (one not held is the frame's fault), then every change applies in frame
@@ -83,9 +58,9 @@ pub fn apply_one_by_one<S: AckedSchema>(
 
 /// A record the input chooses, its pose measured `age` ticks before `tick`: a full pose
 /// anywhere on the 1/512 m grid, or a quantized one a PoseStep reaches from the origin.
-fn record(src: &mut Input<'_>, tick: u32) -> EntityState {
+fn record(src: &mut ByteSource<'_>, tick: u32) -> EntityState {
     let full = !src.byte().is_multiple_of(4);
-    let axis = |src: &mut Input<'_>| {
+    let axis = |src: &mut ByteSource<'_>| {
         let v = i32::from(src.u16() as i16);
         if full {
             v * 64
@@ -132,7 +107,7 @@ fn derived(eid: u16, salt: u8, tick: u32) -> EntityState {
 }
 
 /// A tick the input chooses: the next one, far ahead, at or near u32::MAX, or near 0.
-fn tick(src: &mut Input<'_>, last: u32) -> u32 {
+fn tick(src: &mut ByteSource<'_>, last: u32) -> u32 {
     // The extremes one time in four: u32::MAX shown once leaves every later frame stale.
     match src.byte() % 16 {
         0 => u32::MAX,
@@ -147,7 +122,7 @@ fn tick(src: &mut Input<'_>, last: u32) -> u32 {
 /// How many entities a keyframe brings: mostly a few, sometimes thousands, and every id (the
 /// most a u16 count holds) only behind a two-byte key: such a frame costs tens of milliseconds
 /// even in release, and fuzzers make runs of 0xff often.
-fn population(src: &mut Input<'_>) -> usize {
+fn population(src: &mut ByteSource<'_>) -> usize {
     match src.byte() {
         255 if src.byte() == 0xa5 => usize::from(u16::MAX),
         b if b >= 240 => 1024 << (b % 4),
@@ -158,7 +133,7 @@ fn population(src: &mut Input<'_>) -> usize {
 /// The removals of a frame onto `base`, as the input chooses: none, every id (the frame that
 /// took 1.48 s when each removal shifted the state), every k-th, in descending order, one
 /// repeated, ids the base does not hold.
-fn removals(src: &mut Input<'_>, base: &[u16]) -> Vec<u16> {
+fn removals(src: &mut ByteSource<'_>, base: &[u16]) -> Vec<u16> {
     let mut ids: Vec<u16> = match src.byte() % 8 {
         0 => Vec::new(),
         1 | 2 => base.to_vec(),
@@ -185,7 +160,7 @@ fn removals(src: &mut Input<'_>, base: &[u16]) -> Vec<u16> {
     ids
 }
 
-fn b0(src: &mut Input<'_>) -> bool {
+fn b0(src: &mut ByteSource<'_>) -> bool {
     src.byte().is_multiple_of(2)
 }
 
@@ -210,7 +185,7 @@ pub struct HostileReport {
 /// The hostile acked stream: see the module documentation. Panics when an invariant breaks.
 pub fn acked_hostile(data: &[u8]) -> HostileReport {
     let mut seen = HostileReport::default();
-    let mut src = Input { data, pos: 0 };
+    let mut src = ByteSource::new(data);
     let mut dec = AckedDecoder::<Reference>::new();
     // The states the decoder showed, by tick: ticks shown only ascend, so each is shown once,
     // and a base the decoder holds is among the last HELD_RING of them.
