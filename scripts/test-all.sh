@@ -23,7 +23,11 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 step "packaging: every published crate builds from its own files, as \`cargo add\` gets it"
 # No --allow-dirty: CI's fresh clone is clean. Locally, commit first: cargo refuses to package
 # a crate whose files have uncommitted changes. Sources unpack to target/package; the verify
-# builds share target/debug.
+# builds share target/debug. Cargo unpacks each .crate of its temporary local registry into
+# $CARGO_HOME/registry/src/-<hash of that registry's path>/ and never unpacks it again while the
+# folder is there, so a second run from the same checkout would verify the first run's sources.
+# These crates are not on crates.io: every unpacked copy of them is such a leftover.
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ackwire-*
 cargo package --workspace
 
 step "the C++ runtime's own tests (g++ -std=c++17 -Werror, plain and under ASan and UBSan)"
