@@ -1,5 +1,5 @@
 //! The Rust backend: one source file of plain types with their encoders and decoders, calling
-//! the runtime in `ackwire_codec::rt`.
+//! the runtime crate `ackwire-rt` (`::ackwire_rt`).
 //!
 //! What it prints, per declaration:
 //! - a constant: `pub const NAME: T = value;` (`max_offset` derived from the layout);
@@ -24,7 +24,7 @@ use std::collections::BTreeSet;
 /// How to generate.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Path of the crate holding the runtime, as the generated code names it (`::ackwire_codec`).
+    /// Path of the crate holding the runtime, as the generated code names it (`::ackwire_rt`).
     pub runtime: String,
     /// What the code was generated from, for the header line.
     pub source: String,
@@ -36,7 +36,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            runtime: "::ackwire_codec".to_string(),
+            runtime: "::ackwire_rt".to_string(),
             source: "layout files".to_string(),
             arbitrary: false,
         }
@@ -49,7 +49,7 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     let uses = super::uses(spec, &index);
     let mut g = Gen {
         index: &index,
-        rt: format!("{}::rt", options.runtime),
+        rt: options.runtime.clone(),
         code: Code::default(),
         keyed: uses.keyed,
         bits_used: uses.bits_used,
@@ -78,18 +78,13 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     let uses_bits = records().any(|r| r.packed);
     let uses_frames = records().any(|r| r.kind == RecordKind::Frame);
     let uses_bytes = records().any(|r| !r.packed) || any_item(&|i| matches!(i, Item::Union(_)));
-    let mut errors = vec!["DecodeError", "EncodeError"];
-    if uses_kinds {
-        errors.push("ErrorKind");
-    }
-    g.code.line(format!(
-        "use {}::{{{}}};",
-        options.runtime,
-        errors.join(", ")
-    ));
     let mut runtime = Vec::new();
     if uses_bits {
         runtime.extend(["BitReader", "BitWriter"]);
+    }
+    runtime.extend(["DecodeError", "EncodeError"]);
+    if uses_kinds {
+        runtime.push("ErrorKind");
     }
     if uses_frames {
         runtime.push("Frame");
