@@ -33,6 +33,22 @@ use bitvec::prelude::*;
 
 pub use bitvec;
 
+/// The [`Reader`] methods of the byte-aligned integers wider than a byte, little-endian under
+/// the type's name and big-endian with `_be`, so that generated reads say what they read.
+macro_rules! typed_reads {
+    ($($t:ident, $be:ident, $n:literal;)*) => {$(
+        #[doc = concat!("A little-endian `", stringify!($t), "` of ", stringify!($n), " bytes.")]
+        pub fn $t(&mut self) -> Result<$t, DecodeError> {
+            Ok($t::from_le_bytes(self.array::<$n>()?))
+        }
+
+        #[doc = concat!("A big-endian `", stringify!($t), "` of ", stringify!($n), " bytes.")]
+        pub fn $be(&mut self) -> Result<$t, DecodeError> {
+            Ok($t::from_be_bytes(self.array::<$n>()?))
+        }
+    )*};
+}
+
 /// A cursor over a frame's bytes that only hands out checked reads.
 #[derive(Debug, Clone)]
 pub struct Reader<'a> {
@@ -81,6 +97,20 @@ impl<'a> Reader<'a> {
     /// One byte.
     pub fn u8(&mut self) -> Result<u8, DecodeError> {
         Ok(self.array::<1>()?[0])
+    }
+
+    /// A signed byte, two's complement.
+    pub fn i8(&mut self) -> Result<i8, DecodeError> {
+        Ok(i8::from_le_bytes(self.array::<1>()?))
+    }
+
+    typed_reads! {
+        u16, u16_be, 2;
+        i16, i16_be, 2;
+        u32, u32_be, 4;
+        i32, i32_be, 4;
+        u64, u64_be, 8;
+        i64, i64_be, 8;
     }
 
     /// An unsigned integer of `bytes` bytes (1 to 8) in the given byte order.
@@ -1292,6 +1322,57 @@ mod tests {
         assert_eq!(r.uint(2, false).unwrap(), 0x1234);
         assert_eq!(r.uint(2, true).unwrap(), 0x1234);
         assert_eq!(r.uint(1, false).unwrap() as u8 as i8, -2);
+    }
+
+    #[test]
+    fn typed_reads_match_the_width_and_byte_order_reads() {
+        let bytes = [
+            0xfe, 0x34, 0x12, 0x78, 0x56, 0x34, 0x92, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06,
+        ];
+        for be in [false, true] {
+            for n in [1usize, 2, 4, 8] {
+                let raw = Reader::new(&bytes).uint(n, be).unwrap();
+                let mut r = Reader::new(&bytes);
+                let (unsigned, signed) = match (n, be) {
+                    (1, _) => (
+                        u64::from(r.clone().u8().unwrap()),
+                        i64::from(r.i8().unwrap()),
+                    ),
+                    (2, false) => (
+                        u64::from(r.clone().u16().unwrap()),
+                        i64::from(r.i16().unwrap()),
+                    ),
+                    (2, true) => (
+                        u64::from(r.clone().u16_be().unwrap()),
+                        i64::from(r.i16_be().unwrap()),
+                    ),
+                    (4, false) => (
+                        u64::from(r.clone().u32().unwrap()),
+                        i64::from(r.i32().unwrap()),
+                    ),
+                    (4, true) => (
+                        u64::from(r.clone().u32_be().unwrap()),
+                        i64::from(r.i32_be().unwrap()),
+                    ),
+                    (_, false) => (r.clone().u64().unwrap(), r.i64().unwrap()),
+                    (_, true) => (r.clone().u64_be().unwrap(), r.i64_be().unwrap()),
+                };
+                assert_eq!(unsigned, raw, "{n} bytes, big-endian {be}");
+                let shift = 64 - 8 * n as u32;
+                assert_eq!(
+                    signed,
+                    ((raw << shift) as i64) >> shift,
+                    "{n} bytes, big-endian {be}"
+                );
+                assert_eq!(r.pos(), n);
+            }
+        }
+        let e = Reader::new(&bytes[..3]).i32_be().unwrap_err();
+        assert_eq!(
+            (e.kind, e.offset),
+            (ErrorKind::Truncated, 3),
+            "as uint reports it"
+        );
     }
 
     #[test]

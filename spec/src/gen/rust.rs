@@ -421,10 +421,12 @@ impl<'a> Gen<'a> {
             self.code
                 .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
             self.code.line("let at = r.pos();");
-            let read = if n == 1 {
-                "r.u8()?".to_string()
-            } else {
-                format!("r.uint({n}, {})? as {store}", self.big_endian(None))
+            let be = self.big_endian(None);
+            let read = match b.width {
+                8 => "r.u8()?".to_string(),
+                // The store is the width's own integer: the runtime's typed read.
+                16 | 32 | 64 => format!("r.{store}{}()?", if be { "_be" } else { "" }),
+                _ => format!("r.uint({n}, {be})? as {store}"),
             };
             self.code.line(format!("let v = Self::from_bits({read});"));
             self.code
@@ -679,17 +681,21 @@ impl<'a> Gen<'a> {
             Type::Int(t) => {
                 let n = t.bits / 8;
                 let be = self.big_endian(t.endian);
-                match (t.signed, t.bits) {
-                    (false, 8) => "r.u8()".into(),
-                    (true, 8) => "r.u8().map(|v| v as i8)".into(),
-                    (false, 64) => format!("r.uint(8, {be})"),
-                    (true, 64) => format!("r.uint(8, {be}).map(|v| v as i64)"),
-                    (false, bits) => format!("r.uint({n}, {be}).map(|v| v as {})", uint_type(bits)),
-                    (true, bits) => format!(
-                        "r.uint({n}, {be}).map(|v| v as {} as {})",
-                        uint_type(bits),
-                        int_type(bits)
+                // The runtime's typed reads (`r.i16()`, `r.u32_be()`) for every width a
+                // byte-aligned integer may have; a byte has no byte order.
+                let rust = if t.signed {
+                    int_type(t.bits)
+                } else {
+                    uint_type(t.bits)
+                };
+                match t.bits {
+                    8 => format!("r.{rust}()"),
+                    16 | 32 | 64 => format!("r.{rust}{}()", if be { "_be" } else { "" }),
+                    bits if t.signed => format!(
+                        "r.uint({n}, {be}).map(|v| v as {} as {rust})",
+                        uint_type(bits)
                     ),
+                    _ => format!("r.uint({n}, {be}).map(|v| v as {rust})"),
                 }
             }
             Type::Float { bits, endian } => {
@@ -729,7 +735,16 @@ impl<'a> Gen<'a> {
                     wire.as_ref(),
                     Type::Int(IntType { signed: true, .. }) | Type::Zigzag { .. }
                 );
-                let cast = if signed && !packed && matches!(wire.as_ref(), Type::Int(_)) {
+                // A typed read already has the wire integer's own type.
+                let typed = !packed
+                    && matches!(
+                        wire.as_ref(),
+                        Type::Int(IntType {
+                            bits: 8 | 16 | 32 | 64,
+                            ..
+                        })
+                    );
+                let cast = if signed && !packed && !typed && matches!(wire.as_ref(), Type::Int(_)) {
                     let bits = match wire.as_ref() {
                         Type::Int(t) => t.bits,
                         _ => 64,
