@@ -8,7 +8,10 @@
 #   FUZZ_ARTIFACT_DIR  if set, crashing inputs are copied there (for CI to upload)
 #
 # Builds into fuzz/target (gitignored). Needs only stable Rust: `--sanitizer none` avoids the
-# nightly-only `-Z` flags cargo-fuzz would pass for AddressSanitizer.
+# nightly-only `-Z` flags cargo-fuzz would pass for AddressSanitizer. `-a` (--debug-assertions)
+# keeps overflow checks and debug_assert! in the release build, so an arithmetic overflow on a
+# value from the input is a crash the fuzzer reports, not a silent wrap (issue 13). Build and
+# run pass the same flags, so `run` reuses what `build` built.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,8 +32,8 @@ cleanup() {
 trap cleanup EXIT
 
 start=$SECONDS
-echo "fuzz: building targets (release, --sanitizer none)"
-cargo fuzz build --sanitizer none
+echo "fuzz: building targets (release, --sanitizer none, debug assertions)"
+cargo fuzz build --sanitizer none -a
 echo "fuzz: built in $((SECONDS - start)) s; ${seconds} s per target"
 
 mapfile -t targets < <(cargo fuzz list)
@@ -51,7 +54,7 @@ for target in "${targets[@]}"; do
     fi
 
     status=0
-    cargo fuzz run --sanitizer none "$target" "$corpus" -- \
+    cargo fuzz run --sanitizer none -a "$target" "$corpus" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -artifact_prefix="$artifacts/" \
         >"$log" 2>&1 || status=$?
 
@@ -82,6 +85,6 @@ done
 echo "fuzz: ${#targets[@]} targets, ${seconds} s each, $((SECONDS - start)) s in all"
 if [ "${#failed[@]}" -ne 0 ]; then
     echo "fuzz: FAILED: ${failed[*]}; logs and crashing inputs in $work" >&2
-    echo "fuzz: reproduce with: cargo fuzz run --sanitizer none <target> <input>; add the input to fuzz/corpus/<target>/" >&2
+    echo "fuzz: reproduce with: cargo fuzz run --sanitizer none -a <target> <input>; add the input to fuzz/corpus/<target>/" >&2
     exit 1
 fi

@@ -26,6 +26,12 @@ step "packaging: every published crate builds from its own files, as \`cargo add
 # builds share target/debug.
 cargo package --workspace
 
+step "the C++ runtime's own tests (g++ -std=c++17 -Werror, plain and under ASan and UBSan)"
+bash spec/runtime/cpp/test.sh
+
+step "the TypeScript runtime's own tests (prettier, tsc, node --test)"
+bash spec/runtime/ts/test.sh
+
 step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
 cargo test --workspace --all-features
 

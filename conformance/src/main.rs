@@ -459,7 +459,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 .chain(vectors::verify_stream_vectors(&stream_vectors))
                 .collect();
             for f in &failures {
-                eprintln!("FAIL {}: {}", f.name, f.why);
+                eprintln!("FAIL {f}");
             }
             let failed = failures.len();
             outln!("{} passed, {} failed", total - failed, failed);

@@ -54,11 +54,7 @@ fn every_checked_in_case_holds_against_the_rust_codec() {
         failures.is_empty(),
         "{} of {total} frame vectors fail:\n{}",
         failures.len(),
-        failures
-            .iter()
-            .map(|f| format!("{}: {}", f.name, f.why))
-            .collect::<Vec<_>>()
-            .join("\n")
+        vectors::failure_lines(&failures)
     );
 }
 

@@ -30,11 +30,7 @@ fn every_checked_in_stream_vector_replays_on_the_rust_sessions() {
         "{} of {} stream vectors fail:\n{}",
         failures.len(),
         all.len(),
-        failures
-            .iter()
-            .map(|f| format!("{}: {}", f.name, f.why))
-            .collect::<Vec<_>>()
-            .join("\n")
+        vectors::failure_lines(&failures)
     );
 }
 

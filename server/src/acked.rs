@@ -1170,12 +1170,14 @@ pub mod harness {
         })
     }
 
-    /// The fuzz target's body: runs the scenario `data` describes and panics when an invariant
-    /// breaks.
+    /// The fuzz target's body: runs the scenario `data` describes, then feeds the same bytes
+    /// as hostile frames to a client decoder (`ackwire_codec::fuzzing::acked_hostile`: extreme
+    /// ticks, large removal lists, faulty changes), and panics when an invariant breaks.
     pub fn fuzz_one(data: &[u8]) {
         if let Err(broken) = run(&from_bytes(data)) {
             panic!("acked stream invariant broken: {broken}");
         }
+        ackwire_codec::fuzzing::acked_hostile(data);
     }
 }
 

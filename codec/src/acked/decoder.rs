@@ -241,6 +241,9 @@ impl<S: AckedSchema> AckedDecoder<S> {
         report.gone.extend(held.map(|(eid, _)| *eid));
         // Seed 000: "the client shows each once, above the newest serial it has shown."
         for (i, event) in frame.events.iter().enumerate() {
+            // Modulo 2^32, as the server numbers them (OrderedEncoder): `i` is below 256 (a u8
+            // count on the wire), so the narrowing is exact and a first_serial near u32::MAX
+            // wraps rather than panics.
             let serial = frame.first_serial.wrapping_add(i as u32);
             if self.newest_serial.is_none_or(|n| serial > n) {
                 self.newest_serial = Some(serial);

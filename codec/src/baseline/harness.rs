@@ -18,24 +18,12 @@
 //!   acknowledgements, which may claim what never arrived).
 
 use super::*;
+use crate::fuzzing::ByteSource;
 use crate::protocol::{
     Snapshot, SnapshotAck, Team, Transform, Vitality, ACK_WINDOW, MAX_LOST_PER_SNAPSHOT,
 };
 use crate::{Frame, LimitError};
 use std::collections::HashSet;
-
-struct Source<'a> {
-    data: &'a [u8],
-    pos: usize,
-}
-
-impl Source<'_> {
-    fn byte(&mut self) -> u8 {
-        let b = self.data.get(self.pos).copied().unwrap_or(0);
-        self.pos += 1;
-        b
-    }
-}
 
 /// What a run saw.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -251,13 +239,9 @@ impl Run {
     }
 }
 
-fn pick(src: &mut Source<'_>, len: usize) -> Option<usize> {
-    (len > 0).then(|| usize::from(src.byte()) % len)
-}
-
 /// Runs the script and schedule `data` describes; `Err` names the invariant broken.
 pub fn run(data: &[u8]) -> Result<RunReport, String> {
-    let mut src = Source { data, pos: 0 };
+    let mut src = ByteSource::new(data);
     // Budgets from a single entry's worth up; sequences start anywhere, so runs cross the wrap.
     let budget = 30 + usize::from(src.byte()) * 2;
     let first = u16::from_le_bytes([src.byte(), src.byte()]);
@@ -289,7 +273,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
         report: RunReport::default(),
     };
     let mut steps = 0;
-    while src.pos < data.len() && steps < 4000 {
+    while !src.done() && steps < 4000 {
         steps += 1;
         match src.byte() % 16 {
             0..=2 => {
@@ -354,13 +338,13 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
                 run.write()?;
             }
             3..=6 => {
-                if let Some(i) = pick(&mut src, run.down.len()) {
+                if let Some(i) = src.pick(run.down.len()) {
                     let d = run.down.swap_remove(i);
                     run.receive(&d)?;
                 }
             }
             7 => {
-                if let Some(i) = pick(&mut src, run.down.len()) {
+                if let Some(i) = src.pick(run.down.len()) {
                     if src.byte().is_multiple_of(2) {
                         run.down.swap_remove(i);
                     } else {
@@ -370,7 +354,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
                 }
             }
             8..=10 => {
-                if let Some(i) = pick(&mut src, run.up.len()) {
+                if let Some(i) = src.pick(run.up.len()) {
                     let a = run.up.swap_remove(i);
                     if !silent {
                         run.ack(&a);
@@ -378,7 +362,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
                 }
             }
             11 => {
-                if let Some(i) = pick(&mut src, run.up.len()) {
+                if let Some(i) = src.pick(run.up.len()) {
                     if src.byte().is_multiple_of(2) {
                         run.up.swap_remove(i);
                     } else {

@@ -45,6 +45,15 @@ pub enum BuildError {
     /// The update itself does not encode (its mask contradicts its fields).
     #[error("the update does not encode: {0}")]
     Encode(#[from] EncodeError),
+    /// The tick's datagrams would be numbered past u64::MAX, or be more parts than a u32
+    /// counts.
+    #[error("the tick's datagrams run out of numbers: first frame {first}, part {part}")]
+    OutOfNumbers {
+        /// The first datagram's number.
+        first: u64,
+        /// The part (from 0) that has no number.
+        part: usize,
+    },
 }
 
 /// Builds one datagram (seed 003: "Builds one datagram. Add updates in ascending id order.").
@@ -169,10 +178,7 @@ pub fn split_tick(
         match current.push(update.clone()) {
             Ok(()) => {}
             Err(BuildError::TooLarge { .. }) => {
-                let next = DatagramHeader {
-                    frame: header.frame + parts.len() as u64 + 1,
-                    ..header
-                };
+                let next = numbered(header, parts.len() + 1)?;
                 if current.is_empty() {
                     current.push_unlimited(update)?;
                     parts.push(std::mem::replace(
@@ -186,10 +192,7 @@ pub fn split_tick(
                     ));
                     if let Err(BuildError::TooLarge { .. }) = current.push(update.clone()) {
                         current.push_unlimited(update)?;
-                        let next = DatagramHeader {
-                            frame: header.frame + parts.len() as u64 + 1,
-                            ..header
-                        };
+                        let next = numbered(header, parts.len() + 1)?;
                         parts.push(std::mem::replace(
                             &mut current,
                             DatagramBuilder::new(next, limit),
@@ -203,7 +206,10 @@ pub fn split_tick(
     if !current.is_empty() || parts.is_empty() {
         parts.push(current);
     }
-    let n = parts.len() as u32;
+    let n = u32::try_from(parts.len()).map_err(|_| BuildError::OutOfNumbers {
+        first: header.frame,
+        part: parts.len() - 1,
+    })?;
     Ok(parts
         .into_iter()
         .map(|mut b| {
@@ -211,6 +217,19 @@ pub fn split_tick(
             b.finish()
         })
         .collect())
+}
+
+/// The header of part `part` (from 0) of the tick whose first datagram is `first`: numbered
+/// on from it, checked, since a caller may start anywhere up to u64::MAX.
+fn numbered(first: DatagramHeader, part: usize) -> Result<DatagramHeader, BuildError> {
+    let frame = u64::try_from(part)
+        .ok()
+        .and_then(|p| first.frame.checked_add(p))
+        .ok_or(BuildError::OutOfNumbers {
+            first: first.frame,
+            part,
+        })?;
+    Ok(DatagramHeader { frame, ..first })
 }
 
 #[cfg(test)]
@@ -294,6 +313,35 @@ mod tests {
         assert_eq!(parts.len(), 1);
         assert_eq!(parts[0].parts, 1);
         assert!(parts[0].updates.is_empty());
+    }
+
+    /// Issue 13: numbering a tick's parts on from its first frame was `frame + i`, which
+    /// overflowed (a panic with overflow checks) when the first frame was near u64::MAX.
+    #[test]
+    fn parts_numbered_past_u64_max_are_refused_not_wrapped() {
+        let last = DatagramHeader {
+            frame: u64::MAX,
+            ..header()
+        };
+        // The last number itself is a datagram's like any other.
+        let one = split_tick(last, vec![upd(1, 0)], 200).unwrap();
+        assert_eq!((one.len(), one[0].frame), (1, u64::MAX));
+        let many: Vec<Update> = (1..=200).map(|id| upd(id, id as i64 * 1000)).collect();
+        assert_eq!(
+            split_tick(last, many.clone(), 200),
+            Err(BuildError::OutOfNumbers {
+                first: u64::MAX,
+                part: 1
+            })
+        );
+        let near = DatagramHeader {
+            frame: u64::MAX - 1,
+            ..header()
+        };
+        assert!(matches!(
+            split_tick(near, many, 200),
+            Err(BuildError::OutOfNumbers { part: 2, .. })
+        ));
     }
 
     #[test]

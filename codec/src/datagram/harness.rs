@@ -7,31 +7,22 @@
 //!   client holds is a state the server had for that same occupant (id and spawn tick), at
 //!   its spawn or at the end of a tick;
 //! - a forged datagram changes only entities it names with their own spawn tag;
-//! - memory is bounded: the client holds at most its limit of datagrams, the server remembers
-//!   at most its window;
+//! - memory is bounded: the client holds at most its limit of datagrams and of component bytes
+//!   (and its count of those bytes is right), the server remembers at most its window;
 //! - once the network heals, the client's table converges to the server's world and its input
-//!   ack to the server's (unless the input forged acks, which may lie about what arrived).
+//!   ack to the server's (unless the input forged acks, which may lie about what arrived, or
+//!   the client refused updates past its component byte bound, which it then never holds).
+//!
+//! Hostile inputs (one run in four) also forge datagrams with ticks, numbers and stream ticks
+//! at and near u64::MAX, datagrams that are never whole, components of kilobytes, and jump the
+//! world's ticks to the end of the u64 range (issue 13: `whole + 1` on a wire tick overflowed).
+//! One run in four holds components under a bound of a few hundred bytes; world components
+//! are sometimes kilobytes long.
 
 use super::*;
-use crate::protocol::{Datagram, DatagramAck, Update, UpdateMask};
+use crate::fuzzing::ByteSource;
+use crate::protocol::{Component, Datagram, DatagramAck, Update, UpdateMask};
 use std::collections::{BTreeMap, HashSet};
-
-/// Reads the input a byte at a time; zeros once it is used up.
-struct Source<'a> {
-    data: &'a [u8],
-    pos: usize,
-}
-
-impl Source<'_> {
-    fn byte(&mut self) -> u8 {
-        let b = self.data.get(self.pos).copied().unwrap_or(0);
-        self.pos += 1;
-        b
-    }
-    fn done(&self) -> bool {
-        self.pos >= self.data.len()
-    }
-}
 
 /// What a run saw, for tests that want to know the input exercised something.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -44,6 +35,11 @@ pub struct RunReport {
     pub skipped_spawn_tag: u64,
     /// Updates skipped as stale.
     pub skipped_stale: u64,
+    /// Updates skipped for the client's component byte bound.
+    pub skipped_over_bytes: u64,
+    /// Datagrams the client took whose tick was within 16 of u64::MAX (forged, or the world's
+    /// after a jump).
+    pub extreme_ticks: u64,
     /// Whether the convergence check ran (no forged ack or datagram).
     pub converged: bool,
 }
@@ -71,6 +67,13 @@ struct Run {
     up: Vec<Vec<u8>>,
     history: HashSet<Vec<u8>>,
     tainted: HashSet<(u64, u64)>,
+    /// (id, spawn tag) of every update of a forged datagram the client held rather than applied:
+    /// a later honest datagram can release it, changing an entity the forgery named.
+    forged: HashSet<(u64, u16)>,
+    /// The client refused an update or a spawn for its component byte bound.
+    bounded: bool,
+    /// The world's ticks ran out (jumped to u64::MAX): nothing lost can be sent again.
+    ended: bool,
     incarnations: HashSet<(u64, u64)>,
     acks_lied: bool,
     delivered: Vec<Vec<u8>>,
@@ -91,7 +94,12 @@ impl Run {
     }
 
     fn server_tick(&mut self, ops: &[WorldOp]) -> Result<(), String> {
-        self.tick += 1;
+        // Ticks may have been jumped to the end of the u64 range: past it, the world stops.
+        let Some(tick) = self.tick.checked_add(1) else {
+            self.ended = true;
+            return Ok(());
+        };
+        self.tick = tick;
         let out = self
             .server
             .tick(self.tick, self.input_ack, ops)
@@ -121,14 +129,34 @@ impl Run {
     }
 
     fn note(&mut self, s: &DatagramSummary) {
+        self.bounded |= s.skipped_over_bytes > 0 || s.refused > 0;
         self.report.applied += u64::from(s.applied);
         self.report.skipped_spawn_tag += u64::from(s.skipped_spawn_tag);
         self.report.skipped_stale += u64::from(s.skipped_stale);
+        self.report.skipped_over_bytes += u64::from(s.skipped_over_bytes);
+    }
+
+    /// The client's entities before a call that may release a held forgery.
+    fn before_release(&self) -> Option<BTreeMap<u64, Replica>> {
+        (!self.forged.is_empty()).then(|| self.client.entities().clone())
+    }
+
+    /// Taints the entities a released forgery may have changed since `before`.
+    fn after_release(&mut self, before: Option<BTreeMap<u64, Replica>>) {
+        let Some(before) = before else { return };
+        for (id, r) in self.client.entities() {
+            if before.get(id) != Some(r) && self.forged.contains(&(*id, spawn_tag(r.spawn_tick))) {
+                self.tainted.insert((*id, r.spawn_tick));
+            }
+        }
     }
 
     fn client_receive(&mut self, bytes: &[u8]) -> Result<(), String> {
         if let Ok(d) = Datagram::decode(bytes) {
+            self.report.extreme_ticks += u64::from(d.tick >= u64::MAX - 16);
+            let before = self.before_release();
             let s = self.client.receive(d);
+            self.after_release(before);
             self.note(&s);
         }
         for a in self.client.take_acks() {
@@ -139,7 +167,9 @@ impl Run {
 
     fn client_stream(&mut self) -> Result<(), String> {
         if let Some(f) = self.stream.pop_front() {
+            let before = self.before_release();
             let s = self.client.apply_stream(&f);
+            self.after_release(before);
             self.note(&s);
             for a in self.client.take_acks() {
                 self.up.push(a.to_bytes().map_err(|e| e.to_string())?);
@@ -157,6 +187,21 @@ impl Run {
     fn check_client(&self) -> Result<(), String> {
         if self.client.held() > self.limits.max_held {
             return Err(format!("the client holds {} datagrams", self.client.held()));
+        }
+        // ReplicaLimits::max_component_bytes, and the client's count of what it holds.
+        let counted: usize = self
+            .client
+            .entities()
+            .values()
+            .flat_map(|r| r.components.values())
+            .map(|c| c.len() + ReplicaLimits::COMPONENT_OVERHEAD)
+            .sum();
+        if counted != self.client.component_bytes() || counted > self.limits.max_component_bytes {
+            return Err(format!(
+                "the client holds {counted} component bytes, counts {}, may hold {}",
+                self.client.component_bytes(),
+                self.limits.max_component_bytes
+            ));
         }
         for (id, r) in self.client.entities() {
             if !self.incarnations.contains(&(*id, r.spawn_tick)) {
@@ -181,9 +226,12 @@ impl Run {
         Ok(())
     }
 
-    /// A forged datagram, applied at once (its tick is already whole): only entities it names
-    /// with their own spawn tag, and a number above their last, may change.
-    fn forge(&mut self, src: &mut Source<'_>) -> Result<(), String> {
+    /// A forged datagram: of the whole tick (applied at once), or of an extreme tick, number or
+    /// stream tick (applied at once, held, or never whole), sometimes with kilobytes of
+    /// components. The entities that change are the forgery's (named with their own spawn tag,
+    /// a number above their last) or those of honest datagrams it released, which must still
+    /// hold their occupant's states.
+    fn forge(&mut self, src: &mut ByteSource<'_>) -> Result<(), String> {
         let Some(whole) = self.client.whole_tick() else {
             return Ok(());
         };
@@ -201,7 +249,7 @@ impl Run {
                 components: None,
             });
         }
-        let d = Datagram {
+        let mut d = Datagram {
             frame: u64::from(src.byte()) * 3,
             tick: whole,
             input_ack: 0,
@@ -210,9 +258,46 @@ impl Run {
             parts: 1,
             updates,
         };
+        let extreme = src.byte();
+        d.tick = match extreme % 4 {
+            0 => whole,
+            1 => u64::MAX,
+            2 => u64::MAX - 1,
+            _ => whole.saturating_add(1),
+        };
+        match extreme / 4 % 4 {
+            1 => d.frame = u64::MAX,
+            2 => d.frame = u64::MAX - 1,
+            _ => {}
+        }
+        match extreme / 16 % 4 {
+            // Names a stream frame that never comes: held until given up or released.
+            1 => d.stream_tick = u64::MAX,
+            // Never whole by its own parts.
+            2 => d.parts = u32::MAX,
+            _ => {}
+        }
+        if extreme / 64 == 3 {
+            if let Some(u) = d.updates.first_mut() {
+                u.mask = u.mask.with(UpdateMask::COMPONENTS);
+                u.components = Some(vec![Component {
+                    r#type: src.byte() % 4,
+                    data: Some(vec![0xee; 1024 * usize::from(1 + src.byte() % 8)]),
+                }]);
+            }
+        }
         let before = self.client.entities().clone();
-        self.client.receive(d.clone());
+        let whole_before = self.client.whole_tick();
+        self.report.extreme_ticks += u64::from(d.tick >= u64::MAX - 16);
+        let s = self.client.receive(d.clone());
+        self.note(&s);
         let _ = self.client.take_acks();
+        if s.held {
+            self.forged
+                .extend(d.updates.iter().map(|u| (u.id, u.spawn_tag)));
+        }
+        // Applied at once: it released nothing else, so only what it names may change.
+        let alone = !s.held && self.client.whole_tick() == whole_before;
         for (id, r) in self.client.entities() {
             let Some(old) = before.get(id) else { continue };
             if old != r {
@@ -220,14 +305,19 @@ impl Run {
                     .updates
                     .iter()
                     .any(|u| u.id == *id && u.spawn_tag == spawn_tag(r.spawn_tick));
-                if !named || d.frame <= old.last_datagram {
+                if (named && d.frame > old.last_datagram)
+                    || self.forged.contains(&(*id, spawn_tag(r.spawn_tick)))
+                {
+                    // This forgery, or one held before and released by it.
+                    self.tainted.insert((*id, r.spawn_tick));
+                } else if alone {
                     return Err(format!("a forged datagram changed entity {id} wrongly"));
                 }
-                self.tainted.insert((*id, r.spawn_tick));
             }
         }
         self.lied = true;
-        Ok(())
+        // What it released must still be its occupants' states.
+        self.check_client()
     }
 
     fn heal(&mut self) -> Result<(), String> {
@@ -245,6 +335,11 @@ impl Run {
             for a in std::mem::take(&mut self.up) {
                 self.server_ack(&a);
             }
+        }
+        if self.bounded || self.ended {
+            // Refused for its byte bound (maybe while healing), or no tick left to send again
+            // what was lost: the client cannot converge.
+            return Ok(());
         }
         let server: WorldView = self.server.world();
         let client: WorldView = self
@@ -270,21 +365,34 @@ impl Run {
     }
 }
 
-fn pick(src: &mut Source<'_>, len: usize) -> Option<usize> {
-    (len > 0).then(|| usize::from(src.byte()) % len)
+/// A world component's length: mostly 0 to 2 bytes, sometimes kilobytes (a datagram of its
+/// own, and past a small component byte bound).
+fn blob_len(b: u8) -> usize {
+    match b {
+        250.. => 256 << (b - 250),
+        _ => usize::from(b % 3),
+    }
 }
 
 /// Runs the script and schedule `data` describes; `Err` names the invariant broken.
 pub fn run(data: &[u8]) -> Result<RunReport, String> {
-    let mut src = Source { data, pos: 0 };
+    let mut src = ByteSource::new(data);
     let max_datagram = 40 + usize::from(src.byte());
+    let max_held = 8 + usize::from(src.byte() % 32);
+    let window = 16 + u64::from(src.byte() % 64);
+    // One run in four also meets forged datagrams and acks; independently (the same byte's
+    // upper bits), one in four holds components under a bound of a few hundred bytes.
+    let mode = src.byte();
+    let hostile = mode.is_multiple_of(4);
     let limits = ReplicaLimits {
         max_entities: 64,
-        max_held: 8 + usize::from(src.byte() % 32),
+        max_held,
+        max_component_bytes: if (mode / 4).is_multiple_of(4) {
+            4 * (ReplicaLimits::COMPONENT_OVERHEAD + 16) + usize::from(mode / 16)
+        } else {
+            ReplicaLimits::default().max_component_bytes
+        },
     };
-    let window = 16 + u64::from(src.byte() % 64);
-    // One run in four also meets forged datagrams and acks.
-    let hostile = src.byte().is_multiple_of(4);
     let mut run = Run {
         server: Subscription::new(SubscriptionConfig {
             precision: 0.5,
@@ -297,6 +405,9 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
         up: Vec::new(),
         history: HashSet::new(),
         tainted: HashSet::new(),
+        forged: HashSet::new(),
+        bounded: false,
+        ended: false,
         incarnations: HashSet::new(),
         acks_lied: false,
         delivered: Vec::new(),
@@ -337,7 +448,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
                         4 | 5 => WorldOp::SetComponent {
                             id,
                             r#type: src.byte() % 3,
-                            data: vec![src.byte(); usize::from(src.byte() % 3)],
+                            data: vec![src.byte(); blob_len(src.byte())],
                         },
                         6 => WorldOp::RemoveComponent {
                             id,
@@ -356,31 +467,31 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
             }
             4 | 5 => run.client_stream()?,
             6..=8 => {
-                if let Some(i) = pick(&mut src, run.down.len()) {
+                if let Some(i) = src.pick(run.down.len()) {
                     let d = run.down.swap_remove(i);
                     run.client_receive(&d)?;
                     run.delivered.push(d);
                 }
             }
             9 => {
-                if let Some(i) = pick(&mut src, run.down.len()) {
+                if let Some(i) = src.pick(run.down.len()) {
                     run.down.swap_remove(i);
                 }
             }
             10 => {
-                if let Some(i) = pick(&mut src, run.down.len()) {
+                if let Some(i) = src.pick(run.down.len()) {
                     let d = run.down[i].clone();
                     run.down.push(d);
                 }
             }
             11 | 12 => {
-                if let Some(i) = pick(&mut src, run.up.len()) {
+                if let Some(i) = src.pick(run.up.len()) {
                     let a = run.up.swap_remove(i);
                     run.server_ack(&a);
                 }
             }
             13 => {
-                if let Some(i) = pick(&mut src, run.up.len()) {
+                if let Some(i) = src.pick(run.up.len()) {
                     if src.byte().is_multiple_of(2) {
                         run.up.swap_remove(i);
                     } else {
@@ -391,7 +502,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
             }
             n if n == 14 || !hostile => {
                 // A stale replay of something already delivered, or garbage.
-                if let Some(i) = pick(&mut src, run.delivered.len()) {
+                if let Some(i) = src.pick(run.delivered.len()) {
                     let d = run.delivered[i].clone();
                     run.client_receive(&d)?;
                 } else {
@@ -417,8 +528,12 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
                 }
             }
             _ => {
-                if src.byte().is_multiple_of(2) {
+                let choice = src.byte();
+                if choice.is_multiple_of(2) {
                     run.forge(&mut src)?;
+                } else if choice % 4 == 3 {
+                    // The world's ticks jump to the end of the u64 range.
+                    run.tick = run.tick.max(u64::MAX - 1 - u64::from(src.byte() % 8));
                 } else {
                     // A hostile ack: any frame number, any stream tick.
                     let a = DatagramAck {
@@ -437,7 +552,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
             run.client_stream()?;
         }
     }
-    if !run.lied {
+    if !run.lied && !run.bounded {
         run.heal()?;
     }
     Ok(run.report)

@@ -1,4 +1,9 @@
 //! The client's half: [`ReplicaTable`], the replicas of one subscription.
+//!
+//! Seed 003 gives the table's rules (spawn tags, the last datagram per entity, whole ticks, the
+//! input ack); [`ReplicaLimits`] adds what it holds at most, whatever the server sends
+//! (DESIGN.md section 6: "hostile-peer limits as part of the specification: what every session
+//! machine holds at most, and what it does when a peer pushes past it").
 
 use crate::protocol::{Component, Datagram, DatagramAck, Despawn, FullFrame, Spawn};
 use std::collections::BTreeMap;
@@ -26,6 +31,25 @@ pub struct ReplicaLimits {
     /// Datagrams held for ticks that are not whole yet; beyond, the oldest tick held is given
     /// up (its datagrams were never acked, so the server sends what they said again).
     pub max_held: usize,
+    /// Component bytes held at most, over every entity, each component counted at its length
+    /// plus [`ReplicaLimits::COMPONENT_OVERHEAD`] (see [`ReplicaTable::component_bytes`]).
+    /// Default 16 MiB. Past it:
+    /// - a spawn, or an entity of a full frame, is refused (counted in
+    ///   [`DatagramSummary::refused`]), as past `max_entities`;
+    /// - an update is skipped whole, position too (counted in
+    ///   [`DatagramSummary::skipped_over_bytes`]), and its datagram is not acked, so the server
+    ///   sends what it said again, as for a datagram given up for room.
+    ///
+    /// The datagrams held for ticks not yet whole are not counted here: `max_held` and the
+    /// transport's datagram size bound them.
+    pub max_component_bytes: usize,
+}
+
+impl ReplicaLimits {
+    /// What each component costs beyond its bytes, in [`ReplicaLimits::max_component_bytes`]:
+    /// about what the table spends to hold one beyond them (its vector's header and its share
+    /// of the entity's map nodes), so that a flood of empty components is bounded too.
+    pub const COMPONENT_OVERHEAD: usize = 64;
 }
 
 impl Default for ReplicaLimits {
@@ -33,6 +57,7 @@ impl Default for ReplicaLimits {
         ReplicaLimits {
             max_entities: 1 << 16,
             max_held: 256,
+            max_component_bytes: 16 << 20,
         }
     }
 }
@@ -55,8 +80,18 @@ pub struct DatagramSummary {
     pub skipped_unknown: u32,
     /// Held datagrams given up for room.
     pub given_up: u32,
-    /// Stream frames refused (out of order, or a spawn over the entity limit).
+    /// Stream frames refused (out of order, or a spawn over the entity limit or the component
+    /// byte limit), and entities of a full frame refused for those limits.
     pub refused: u32,
+    /// Updates skipped whole: their components would take the table past
+    /// [`ReplicaLimits::max_component_bytes`]. Their datagram is not acked. Left out of the
+    /// serialized summary while 0, so reports of streams within the limit are unchanged.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped_over_bytes: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, Default)]
@@ -82,6 +117,8 @@ pub struct ReplicaTable {
     held: BTreeMap<u64, HeldTick>,
     held_count: usize,
     acks: Vec<DatagramAck>,
+    /// What the entities' components cost, as [`ReplicaLimits::max_component_bytes`] counts.
+    component_bytes: usize,
     limits: ReplicaLimits,
 }
 
@@ -125,6 +162,17 @@ impl ReplicaTable {
         self.held_count
     }
 
+    /// The component bytes held, over every entity, each component counted at its length plus
+    /// [`ReplicaLimits::COMPONENT_OVERHEAD`]: at most [`ReplicaLimits::max_component_bytes`].
+    pub fn component_bytes(&self) -> usize {
+        self.component_bytes
+    }
+
+    /// The limits the table keeps.
+    pub fn limits(&self) -> ReplicaLimits {
+        self.limits
+    }
+
     /// The acks to send, in order; a second call returns nothing new.
     pub fn take_acks(&mut self) -> Vec<DatagramAck> {
         std::mem::take(&mut self.acks)
@@ -136,7 +184,7 @@ impl ReplicaTable {
         let tick = frame.tick();
         if tick < self.stream_tick {
             // The stream is ordered; a frame from before the last one applied is not ours.
-            s.refused += 1;
+            count(&mut s.refused, 1);
             return s;
         }
         self.stream_tick = tick;
@@ -150,45 +198,58 @@ impl ReplicaTable {
                 components,
                 ..
             }) => {
-                if !self.entities.contains_key(id)
-                    && self.entities.len() >= self.limits.max_entities
-                {
-                    s.refused += 1;
-                } else {
-                    self.entities.insert(
-                        *id,
-                        Replica {
-                            spawn_tick: *tick,
-                            position: [*x, *y, *z],
-                            components: whole(components),
-                            last_datagram: 0,
-                        },
-                    );
+                let replica = Replica {
+                    spawn_tick: *tick,
+                    position: [*x, *y, *z],
+                    components: whole(components),
+                    last_datagram: 0,
+                };
+                if !self.admit(*id, replica) {
+                    count(&mut s.refused, 1);
                 }
             }
             StreamFrame::Despawn(Despawn { id, .. }) => {
-                self.entities.remove(id);
+                if let Some(gone) = self.entities.remove(id) {
+                    self.component_bytes -= cost(&gone.components);
+                }
             }
             StreamFrame::FullFrame(FullFrame { tick, entities, .. }) => {
                 // Seed 003, FullFrame: "the whole subscription, replacing everything the client
                 // holds. Every entity in it counts as spawned at this frame's tick."
                 self.entities.clear();
-                for e in entities.iter().take(self.limits.max_entities) {
-                    self.entities.insert(
-                        e.id,
-                        Replica {
-                            spawn_tick: *tick,
-                            position: [e.x, e.y, e.z],
-                            components: whole(&e.components),
-                            last_datagram: 0,
-                        },
-                    );
+                self.component_bytes = 0;
+                for e in entities {
+                    let replica = Replica {
+                        spawn_tick: *tick,
+                        position: [e.x, e.y, e.z],
+                        components: whole(&e.components),
+                        last_datagram: 0,
+                    };
+                    if !self.admit(e.id, replica) {
+                        count(&mut s.refused, 1);
+                    }
                 }
-                s.refused += entities.len().saturating_sub(self.limits.max_entities) as u32;
             }
         }
         self.release(&mut s);
         s
+    }
+
+    /// Holds `replica` under `id` (replacing the one there) when the limits allow it: an entity
+    /// more than `max_entities`, or components past `max_component_bytes`, are refused.
+    fn admit(&mut self, id: u64, replica: Replica) -> bool {
+        let replaced = self.entities.get(&id).map(|r| cost(&r.components));
+        if replaced.is_none() && self.entities.len() >= self.limits.max_entities {
+            return false;
+        }
+        let bytes = (self.component_bytes - replaced.unwrap_or(0))
+            .saturating_add(cost(&replica.components));
+        if bytes > self.limits.max_component_bytes {
+            return false;
+        }
+        self.component_bytes = bytes;
+        self.entities.insert(id, replica);
+        true
     }
 
     /// Takes one datagram: applies it when its tick (or a later one) is whole, holds it
@@ -222,7 +283,7 @@ impl ReplicaTable {
                 break;
             };
             self.held_count -= t.datagrams.len();
-            s.given_up += t.datagrams.len() as u32;
+            count(&mut s.given_up, t.datagrams.len());
         }
         s
     }
@@ -242,7 +303,12 @@ impl ReplicaTable {
             })
             .map(|(tick, _)| *tick);
         let Some(whole) = whole else { return };
-        let rest = self.held.split_off(&(whole + 1));
+        // The tick is the wire's: u64::MAX is a tick like any other, above which nothing is
+        // held (`whole + 1` overflowed there, issue 13).
+        let rest = match whole.checked_add(1) {
+            Some(above) => self.held.split_off(&above),
+            None => BTreeMap::new(),
+        };
         let ready = std::mem::replace(&mut self.held, rest);
         let mut newest_ack = None;
         for (tick, h) in ready {
@@ -264,17 +330,19 @@ impl ReplicaTable {
     }
 
     fn apply(&mut self, d: &Datagram, s: &mut DatagramSummary) {
-        s.released += 1;
+        count(&mut s.released, 1);
         // Several stream frames can share a tick, and the stream says nothing of how many: an
         // update for an entity spawned at the last stream tick that the table does not hold
         // (yet) means that tick's frames may still be coming. The ack then names the tick
         // before, all of whose frames are surely in, so it does not cover that entity.
         let doubtful_tag = spawn_tag(self.stream_tick);
         let mut doubtful = false;
+        // An update refused for room: the datagram is not acked, so its contents come again.
+        let mut refused = false;
         for u in &d.updates {
             let Some(e) = self.entities.get_mut(&u.id) else {
                 doubtful |= u.spawn_tag == doubtful_tag;
-                s.skipped_unknown += 1;
+                count(&mut s.skipped_unknown, 1);
                 continue;
             };
             // Seed 003: "the client applies it only to the entity spawned then. A late datagram
@@ -282,16 +350,26 @@ impl ReplicaTable {
             // or one built before a full frame, changes nothing."
             if u.spawn_tag != spawn_tag(e.spawn_tick) {
                 doubtful |= u.spawn_tag == doubtful_tag;
-                s.skipped_spawn_tag += 1;
+                count(&mut s.skipped_spawn_tag, 1);
                 continue;
             }
             // Seed 003: "The client keeps, per entity, the number of the last datagram it
             // applied, and skips an update from an older one." DESIGN.md §3: skipped "when its
             // datagram is not newer than the last one applied to that entity".
             if d.frame <= e.last_datagram {
-                s.skipped_stale += 1;
+                count(&mut s.skipped_stale, 1);
                 continue;
             }
+            let changes = u.components.as_deref().unwrap_or_default();
+            let Some(bytes) = cost_after(self.component_bytes, &e.components, changes)
+                .filter(|b| *b <= self.limits.max_component_bytes)
+            else {
+                // ReplicaLimits::max_component_bytes: refused whole, before any of it applies.
+                count(&mut s.skipped_over_bytes, 1);
+                refused = true;
+                continue;
+            };
+            self.component_bytes = bytes;
             e.last_datagram = d.frame;
             for (axis, v) in [u.x, u.y, u.z].into_iter().enumerate() {
                 if let Some(v) = v {
@@ -308,7 +386,10 @@ impl ReplicaTable {
                     }
                 }
             }
-            s.applied += 1;
+            count(&mut s.applied, 1);
+        }
+        if refused {
+            return;
         }
         // Seed 003: "The client acks a datagram with its number and the tick of the last stream
         // frame it had applied."
@@ -351,6 +432,46 @@ impl ReplicaTable {
     pub fn state_hash(&self) -> u32 {
         crate::rt::fnv1a32(&self.canonical_bytes())
     }
+}
+
+/// Adds `n` to a summary's counter, saturating: the counts follow from what the peer sent (a
+/// full frame's entities, a datagram's updates), so they are the wire's and must not wrap.
+fn count(counter: &mut u32, n: usize) {
+    *counter = counter.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
+}
+
+/// What one component costs in [`ReplicaLimits::max_component_bytes`]; saturating, since the
+/// length is the wire's.
+fn component_cost(bytes: &[u8]) -> usize {
+    bytes
+        .len()
+        .saturating_add(ReplicaLimits::COMPONENT_OVERHEAD)
+}
+
+/// What an entity's components cost in [`ReplicaLimits::max_component_bytes`].
+fn cost(components: &BTreeMap<u8, Vec<u8>>) -> usize {
+    components
+        .values()
+        .fold(0, |sum: usize, c| sum.saturating_add(component_cost(c)))
+}
+
+/// The table's component bytes, `held` of them now, once `changes` apply onto an entity's
+/// `components` (in order: of two changes of one type the later stands); `None` past
+/// `usize::MAX`.
+fn cost_after(
+    held: usize,
+    components: &BTreeMap<u8, Vec<u8>>,
+    changes: &[Component],
+) -> Option<usize> {
+    // The types changed and the cost each ends at (0 once removed).
+    let mut after: BTreeMap<u8, usize> = BTreeMap::new();
+    for c in changes {
+        after.insert(c.r#type, c.data.as_deref().map_or(0, component_cost));
+    }
+    after.iter().try_fold(held, |sum, (t, new)| {
+        let old = components.get(t).map_or(0, |c| component_cost(c));
+        sum.checked_sub(old)?.checked_add(*new)
+    })
 }
 
 /// A spawn's or full frame's components: a removal in them means absent.

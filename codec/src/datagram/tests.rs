@@ -418,6 +418,7 @@ fn the_client_holds_a_bounded_number_of_datagrams() {
     let mut c = ReplicaTable::with_limits(ReplicaLimits {
         max_entities: 4,
         max_held: 10,
+        ..ReplicaLimits::default()
     });
     for i in 0..1000 {
         // Ticks that are never whole (a million parts each).
@@ -508,7 +509,7 @@ mod props {
     }
 
     #[test]
-    fn the_runs_exercise_the_skip_rules() {
+    fn the_runs_exercise_the_skip_rules_and_the_hostile_cases() {
         let mut rng = 0x9e37_79b9_7f4a_7c15u64;
         let mut total = harness::RunReport::default();
         let mut converged = 0;
@@ -525,9 +526,15 @@ mod props {
             total.applied += r.applied;
             total.skipped_spawn_tag += r.skipped_spawn_tag;
             total.skipped_stale += r.skipped_stale;
+            total.skipped_over_bytes += r.skipped_over_bytes;
+            total.extreme_ticks += r.extreme_ticks;
             converged += u32::from(r.converged);
         }
         assert!(total.applied > 1000, "{total:?}");
+        // Issue 13's hostile cases are reached: the component byte bound, ticks at the end of
+        // the u64 range.
+        assert!(total.skipped_over_bytes > 10, "{total:?}");
+        assert!(total.extreme_ticks > 10, "{total:?}");
         assert!(total.skipped_spawn_tag > 10, "{total:?}");
         assert!(total.skipped_stale > 10, "{total:?}");
         assert!(converged > 10, "{converged}");
@@ -542,4 +549,185 @@ fn fuzz_regressions() {
         0xff,
     ];
     harness::run(&crash).unwrap();
+}
+
+/// Issue 13: a datagram's tick comes from the wire, and `release` split the held ticks at
+/// `whole + 1`, which overflowed for tick u64::MAX (a panic with overflow checks; in release a
+/// split at 0 that kept the tick held forever). A whole tick of u64::MAX is applied like any
+/// other, with the ticks held below it, and its input ack taken.
+#[test]
+fn a_datagram_of_tick_u64_max_is_applied_when_whole() {
+    let mut c = ReplicaTable::new();
+    c.apply_stream(&spawn_frame(1, 7, 0));
+    let datagram = |frame, tick, parts, x| Datagram {
+        frame,
+        tick,
+        input_ack: frame * 10,
+        stream_tick: 1,
+        precision: 1.0,
+        parts,
+        updates: vec![upd_x(7, 1, x)],
+    };
+    // A tick just below, not whole (one part of two): held until a later tick is whole.
+    assert!(c.receive(datagram(1, u64::MAX - 1, 2, 5)).held);
+    let s = c.receive(datagram(2, u64::MAX, 1, 9));
+    assert_eq!((s.released, s.applied), (2, 2), "{s:?}");
+    assert_eq!(c.whole_tick(), Some(u64::MAX));
+    assert_eq!(c.input_ack(), 20);
+    assert_eq!(c.held(), 0);
+    assert_eq!(x_of(&c, 7), Some(9));
+    let acked: Vec<u64> = c.take_acks().iter().map(|a| a.frame).collect();
+    assert_eq!(acked, [1, 2]);
+    // Every later tick is at or below the whole one: applied at once, never held.
+    let s = c.receive(datagram(3, u64::MAX, 2, 11));
+    assert_eq!((s.held, s.applied), (false, 1));
+    assert_eq!(x_of(&c, 7), Some(11));
+}
+
+fn comp(r#type: u8, len: usize) -> Component {
+    Component {
+        r#type,
+        data: Some(vec![r#type; len]),
+    }
+}
+
+fn spawn_with(tick: u64, id: u64, components: Vec<Component>) -> StreamFrame {
+    StreamFrame::Spawn(crate::protocol::Spawn {
+        tick,
+        id,
+        precision: 1.0,
+        x: 0,
+        y: 0,
+        z: 0,
+        components,
+    })
+}
+
+/// ReplicaLimits::max_component_bytes: past it a spawn is refused like one past the entity
+/// limit, an update is skipped whole and its datagram left unacked, and what leaves the table
+/// (a despawn, a removed component) makes room again.
+#[test]
+fn component_bytes_past_the_limit_are_refused_and_counted() {
+    let o = ReplicaLimits::COMPONENT_OVERHEAD;
+    let mut c = ReplicaTable::with_limits(ReplicaLimits {
+        max_component_bytes: 2 * (100 + o),
+        ..ReplicaLimits::default()
+    });
+    assert_eq!(
+        c.apply_stream(&spawn_with(1, 1, vec![comp(0, 100)]))
+            .refused,
+        0
+    );
+    assert_eq!(c.component_bytes(), 100 + o);
+    // A spawn whose components do not fit is refused; the table is as it was.
+    assert_eq!(
+        c.apply_stream(&spawn_with(1, 2, vec![comp(0, 101)]))
+            .refused,
+        1
+    );
+    assert!(!c.entities().contains_key(&2));
+    assert_eq!(c.apply_stream(&spawn_with(1, 2, vec![])).refused, 0);
+    // An update that would go past: skipped whole (its x too), not acked.
+    let mut over = upd_x(2, 1, 77);
+    over.mask = over.mask.with(UpdateMask::COMPONENTS);
+    over.components = Some(vec![comp(3, 101)]);
+    let s = c.receive(dgram(1, 2, 1, 1, vec![over.clone()]));
+    assert_eq!((s.applied, s.skipped_over_bytes), (0, 1), "{s:?}");
+    assert_eq!(x_of(&c, 2), Some(0));
+    assert!(
+        c.take_acks().is_empty(),
+        "a refused update's datagram is acked"
+    );
+    assert_eq!(c.component_bytes(), 100 + o);
+    // Removing entity 1's component in the same update makes room: the update counts the
+    // bytes it leaves, not those it adds.
+    let mut swap = over.clone();
+    swap.id = 1;
+    swap.components = Some(vec![
+        comp(3, 101),
+        Component {
+            r#type: 0,
+            data: None,
+        },
+    ]);
+    let s = c.receive(dgram(2, 3, 1, 1, vec![swap]));
+    assert_eq!((s.applied, s.skipped_over_bytes), (1, 0), "{s:?}");
+    assert_eq!(c.component_bytes(), 101 + o);
+    assert_eq!(c.take_acks().len(), 1);
+    // A despawn frees what the entity held: the refused update, sent again, now fits.
+    c.apply_stream(&StreamFrame::Despawn(crate::protocol::Despawn {
+        tick: 4,
+        id: 1,
+    }));
+    assert_eq!(c.component_bytes(), 0);
+    let s = c.receive(dgram(3, 4, 1, 1, vec![over]));
+    assert_eq!((s.applied, s.skipped_over_bytes), (1, 0), "{s:?}");
+    assert_eq!(x_of(&c, 2), Some(77));
+    assert_eq!(c.component_bytes(), 101 + o);
+}
+
+/// A full frame keeps its entities while their components fit, refusing (and counting) the
+/// rest, as it does past the entity limit.
+#[test]
+fn a_full_frame_past_the_component_byte_limit_refuses_the_entities_that_do_not_fit() {
+    let o = ReplicaLimits::COMPONENT_OVERHEAD;
+    let mut c = ReplicaTable::with_limits(ReplicaLimits {
+        max_component_bytes: 3 * (10 + o),
+        ..ReplicaLimits::default()
+    });
+    let entities = (1..=5)
+        .map(|id| crate::protocol::FullEntity {
+            id,
+            x: 0,
+            y: 0,
+            z: 0,
+            components: vec![comp(1, 10)],
+        })
+        .collect();
+    let s = c.apply_stream(&StreamFrame::FullFrame(crate::protocol::FullFrame {
+        tick: 5,
+        precision: 1.0,
+        entities,
+    }));
+    assert_eq!(s.refused, 2);
+    assert_eq!(c.entities().keys().copied().collect::<Vec<_>>(), [1, 2, 3]);
+    assert_eq!(c.component_bytes(), 3 * (10 + o));
+}
+
+/// Against an honest server, a refused update is sent again until it fits: the bound delays
+/// what does not fit, it never makes the table hold what the server did not say.
+#[test]
+fn a_refused_update_is_sent_again_until_it_fits() {
+    let o = ReplicaLimits::COMPONENT_OVERHEAD;
+    let mut server = Subscription::new(config());
+    let mut c = ReplicaTable::with_limits(ReplicaLimits {
+        max_component_bytes: 2 * (50 + o),
+        ..ReplicaLimits::default()
+    });
+    let set = |id, len| WorldOp::SetComponent {
+        id,
+        r#type: 4,
+        data: vec![9; len],
+    };
+    let out = server.tick(1, 0, &[spawn(1, 0.0), spawn(2, 0.0)]).unwrap();
+    deliver(&mut c, &out);
+    let out = server.tick(2, 0, &[set(1, 50), set(2, 60)]).unwrap();
+    // The tick's one datagram holds both updates; entity 2's does not fit: nothing to ack.
+    assert!(deliver(&mut c, &out).is_empty());
+    assert_eq!(c.entities()[&1].components.get(&4).map(Vec::len), Some(50));
+    assert!(c.entities()[&2].components.is_empty());
+    // Entity 2's component shrinks to fit: the next datagram carries it again and it lands.
+    let out = server.tick(3, 0, &[set(2, 50)]).unwrap();
+    for a in deliver(&mut c, &out) {
+        server.on_ack(&a);
+    }
+    let mut world = server.world();
+    for (id, r) in c.entities() {
+        let (spawn_tick, position, components) = world.remove(id).unwrap();
+        assert_eq!(
+            (r.spawn_tick, r.position, &r.components),
+            (spawn_tick, position, &components)
+        );
+    }
+    assert!(world.is_empty());
 }

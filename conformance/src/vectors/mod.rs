@@ -319,6 +319,21 @@ pub struct Failure {
     pub why: String,
 }
 
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.name, self.why)
+    }
+}
+
+/// The failures one a line, as a test or a command reports them.
+pub fn failure_lines(failures: &[Failure]) -> String {
+    failures
+        .iter()
+        .map(Failure::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Checks every case of `files` against the Rust codec ([`verify_frame_case`]); returns the
 /// cases that fail, in order. What `ackwire vectors` runs over `vectors/frames`.
 pub fn verify_frame_files(files: &[FrameFile]) -> Vec<Failure> {

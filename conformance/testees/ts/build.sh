@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the TypeScript testee: installs the pinned compiler (`npm ci`) when node_modules is
-# missing, generates the codec of the reference protocol into src/gen/ with `ackwire gen`, and
-# compiles everything into dist/. Prints nothing on success.
+# missing, generates the codec of the reference protocol into src/gen/ with `ackwire gen`
+# (protocol.ts and the runtime it imports, src/gen/runtime/), and compiles everything into
+# dist/. Prints nothing on success.
 #
 # Run from anywhere; then `node conformance/testees/ts/dist/testee.js` from the repository root.
 # `ackwire` is run with `cargo run`, or from $ACKWIRE when that names a built binary (as the
@@ -15,6 +16,8 @@ if [ ! -d "$here/node_modules" ]; then
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 
+# A file of an older ackwire's output must not linger among the new ones.
+rm -rf "$here/src/gen"
 if [ -n "${ACKWIRE:-}" ]; then
   (cd "$root" && "$ACKWIRE" gen --lang ts --out "$here/src/gen" spec/protocol >/dev/null)
 else

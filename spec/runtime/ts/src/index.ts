@@ -1,0 +1,52 @@
+/**
+ * The runtime of the TypeScript codecs ackwire generates: checked reads and writes, LEB128
+ * varints, zigzag, bit streams for packed bodies, the error taxonomy every ackwire codec shares,
+ * and the JSON form of conformance/PROTOCOL.md. None of it depends on a layout; the generated
+ * module of a layout imports what it calls from here.
+ *
+ * ES2020 (`bigint`, `DataView`), no dependencies, nothing of node or of the DOM: the same files
+ * run in node and in a browser.
+ *
+ * @packageDocumentation
+ */
+
+export { type BitSet } from "./bits.js";
+export { Cursor } from "./cursor.js";
+export {
+  DecodeError,
+  EncodeError,
+  type ErrorKind,
+  JsonError,
+  pathText,
+  type Segment,
+} from "./errors.js";
+export { type FrameCodec } from "./frame.js";
+export { bigZigzag, quantize, roundHalfAwayFromZero, zigzag } from "./ints.js";
+export {
+  fromHex,
+  fromJson,
+  type JsonScalar,
+  type JsonType,
+  type JsonValue,
+  type RecordJson,
+  toHex,
+  toJson,
+  type UnionJson,
+} from "./json.js";
+export { bigVarintLen, bytesLen, optBytesLen, sumOf, varintLen } from "./lengths.js";
+export {
+  Ascending,
+  ascending,
+  ascendingVarintsLen,
+  ascendingWriter,
+  BigAscending,
+  bigAscending,
+  bigAscendingVarintsLen,
+  bigAscendingWriter,
+  keyed,
+  keyedWriter,
+  readList,
+  writeList,
+} from "./lists.js";
+export { BitReader, Reader } from "./reader.js";
+export { BitWriter, Encoder, Writer } from "./writer.js";

@@ -1,0 +1,56 @@
+// Integer ranges, zigzag and quantization: the arithmetic of the wire's integer types.
+
+/** Whether `v` is an integer of at most `bits` bits. */
+export function isUint(v: number, bits: number): boolean {
+  return Number.isInteger(v) && v >= 0 && v < 2 ** bits;
+}
+
+/** Whether `v` is an integer that fits `bits` bits of two's complement. */
+export function isInt(v: number, bits: number): boolean {
+  return Number.isInteger(v) && v >= -(2 ** (bits - 1)) && v < 2 ** (bits - 1);
+}
+
+/** Whether `v` is a bigint of at most `bits` bits. */
+export function isBigUint(v: bigint, bits: number): boolean {
+  return typeof v === "bigint" && v >= 0n && v < 1n << BigInt(bits);
+}
+
+/** Whether `v` is a bigint that fits `bits` bits of two's complement. */
+export function isBigInt(v: bigint, bits: number): boolean {
+  const half = 1n << BigInt(bits - 1);
+  return typeof v === "bigint" && v >= -half && v < half;
+}
+
+/** Maps a signed value onto an unsigned one: (n << 1) ^ (n >> 63). */
+export function zigzag(n: number): number {
+  return n >= 0 ? n * 2 : -n * 2 - 1;
+}
+
+/** {@link zigzag} of a 64-bit value. */
+export function bigZigzag(n: bigint): bigint {
+  return BigInt.asUintN(64, (n << 1n) ^ (n >> 63n));
+}
+
+/**
+ * `x` rounded to the nearest integer, halves away from zero, as Rust's `f64::round` (not
+ * `Math.round`, which rounds halves up). `x - trunc(x)` is exact, so the comparison is too.
+ */
+export function roundHalfAwayFromZero(x: number): number {
+  const t = Math.trunc(x);
+  const frac = x - t;
+  if (frac >= 0.5) {
+    return t + 1;
+  }
+  if (frac <= -0.5) {
+    return t - 1;
+  }
+  return t;
+}
+
+/**
+ * The wire integer of a quantized value: round(value / scale), halves away from zero, a
+ * non-finite value as 0 (LANGUAGE.md, "Quantization").
+ */
+export function quantize(value: number, scale: number): number {
+  return Number.isFinite(value) ? roundHalfAwayFromZero(value / scale) : 0;
+}

@@ -1,0 +1,419 @@
+// Checked reads: of a frame's bytes, and of the bit stream of a packed body.
+
+import { type BitSet, bitSetNames } from "./bits.js";
+import { Cursor } from "./cursor.js";
+import { DecodeError, type ErrorKind, pathText, type Segment } from "./errors.js";
+
+/** A finite number's single-precision bits, and back. */
+const SCRATCH = new DataView(new ArrayBuffer(8));
+
+/**
+ * A cursor over a frame's bytes that only makes checked reads: every fault is a
+ * {@link DecodeError} at the byte where it was found, never an exception of the engine.
+ */
+export class Reader extends Cursor {
+  private readonly buf: Uint8Array;
+  private readonly view: DataView;
+  private pos = 0;
+
+  /** A reader at the start of `bytes`. */
+  constructor(bytes: Uint8Array) {
+    super();
+    this.buf = bytes;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** Bytes read so far: the offset of the next byte. */
+  get offset(): number {
+    return this.pos;
+  }
+
+  /** Bytes not read yet. */
+  get remaining(): number {
+    return this.buf.length - this.pos;
+  }
+
+  /** An error of `kind` at byte `offset`, in the field being read. */
+  fail(kind: ErrorKind, offset: number): DecodeError {
+    return new DecodeError(kind, offset, undefined, pathText(this.path));
+  }
+
+  /** Moves past `n` bytes, and returns where they start; the end of input is `truncated`. */
+  private need(n: number): number {
+    if (n > this.buf.length - this.pos) {
+      throw this.fail("truncated", this.buf.length);
+    }
+    const at = this.pos;
+    this.pos += n;
+    return at;
+  }
+
+  /** Consumes `n` bytes and returns a copy of them. */
+  take(n: number): Uint8Array {
+    const at = this.need(n);
+    return this.buf.slice(at, at + n);
+  }
+
+  /** An unsigned integer of 1, 2 or 4 bytes. */
+  uint(bytes: 1 | 2 | 4, bigEndian = false): number {
+    const at = this.need(bytes);
+    if (bytes === 1) {
+      return this.view.getUint8(at);
+    }
+    return bytes === 2 ? this.view.getUint16(at, !bigEndian) : this.view.getUint32(at, !bigEndian);
+  }
+
+  /** A two's complement integer of 1, 2 or 4 bytes. */
+  int(bytes: 1 | 2 | 4, bigEndian = false): number {
+    const at = this.need(bytes);
+    if (bytes === 1) {
+      return this.view.getInt8(at);
+    }
+    return bytes === 2 ? this.view.getInt16(at, !bigEndian) : this.view.getInt32(at, !bigEndian);
+  }
+
+  /** An unsigned integer of 8 bytes. */
+  u64(bigEndian = false): bigint {
+    return this.view.getBigUint64(this.need(8), !bigEndian);
+  }
+
+  /** A two's complement integer of 8 bytes. */
+  i64(bigEndian = false): bigint {
+    return this.view.getBigInt64(this.need(8), !bigEndian);
+  }
+
+  /** A `bool` byte: 0 or 1, anything else is over its width. */
+  bool(): boolean {
+    const at = this.pos;
+    const byte = this.uint(1);
+    if (byte > 1) {
+      throw this.fail("over_width", at);
+    }
+    return byte === 1;
+  }
+
+  /** An IEEE 754 single; NaN and infinities are refused, as no canonical encoder writes them. */
+  f32(bigEndian = false): number {
+    const at = this.need(4);
+    const v = this.view.getFloat32(at, !bigEndian);
+    if (!Number.isFinite(v)) {
+      throw this.fail("non_finite", at);
+    }
+    return v;
+  }
+
+  /** An IEEE 754 double; NaN and infinities are refused. */
+  f64(bigEndian = false): number {
+    const at = this.need(8);
+    const v = this.view.getFloat64(at, !bigEndian);
+    if (!Number.isFinite(v)) {
+      throw this.fail("non_finite", at);
+    }
+    return v;
+  }
+
+  /**
+   * An unsigned LEB128 varint of a value of at most `bits` bits, as a number: exact for `bits`
+   * up to 53; with `bits` 64 (a count or a length, checked against the remaining bytes next)
+   * a value beyond 2^53 is approximate.
+   *
+   * DESIGN.md section 3: "varint = unsigned LEB128, at most 10 bytes"; a varint longer than
+   * needed (a last byte of 0 after the first) is non-canonical, a value over `bits` bits is over
+   * its width.
+   */
+  varint(bits: number): number {
+    const start = this.pos;
+    let value = 0;
+    for (let i = 0; i < 10; i++) {
+      const byte = this.uint(1);
+      if (i === 9 && byte > 1) {
+        // The tenth byte holds bit 63 only; like every varint fault, it is reported at the
+        // varint's first byte.
+        throw this.fail("over_width", start);
+      }
+      value += (byte & 0x7f) * 2 ** (7 * i);
+      if ((byte & 0x80) === 0) {
+        if (i > 0 && byte === 0) {
+          throw this.fail("non_canonical_varint", start);
+        }
+        if (bits < 64 && value >= 2 ** bits) {
+          throw this.fail("over_width", start);
+        }
+        return value;
+      }
+    }
+    throw this.fail("over_width", start);
+  }
+
+  /** An unsigned LEB128 varint of a value of at most `bits` bits, as a bigint. */
+  bigVarint(bits: number): bigint {
+    const start = this.pos;
+    let value = 0n;
+    for (let i = 0; i < 10; i++) {
+      const byte = this.uint(1);
+      if (i === 9 && byte > 1) {
+        throw this.fail("over_width", start);
+      }
+      value |= BigInt(byte & 0x7f) << BigInt(7 * i);
+      if ((byte & 0x80) === 0) {
+        if (i > 0 && byte === 0) {
+          throw this.fail("non_canonical_varint", start);
+        }
+        if (bits < 64 && value >> BigInt(bits) !== 0n) {
+          throw this.fail("over_width", start);
+        }
+        return value;
+      }
+    }
+    throw this.fail("over_width", start);
+  }
+
+  /** A zigzag varint of a signed value of at most `bits` bits (at most 53). */
+  zigzag(bits: number): number {
+    const n = this.varint(bits);
+    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+  }
+
+  /** A zigzag varint of a signed value of at most `bits` bits, as a bigint. */
+  bigZigzag(bits: number): bigint {
+    const n = this.bigVarint(bits);
+    return (n >> 1n) ^ -(n & 1n);
+  }
+
+  /**
+   * `bytes`: a varint length, then that many bytes. Like a list's count, a length too large is
+   * reported where the bytes would begin.
+   */
+  bytes(): Uint8Array {
+    const n = this.varint(64);
+    return this.take(this.count(n, 1));
+  }
+
+  /** `bytes?`: a varint (length + 1), then that many bytes; 0 means absent. */
+  optBytes(): Uint8Array | null {
+    const n = this.varint(64);
+    return n === 0 ? null : this.take(this.count(n - 1, 1));
+  }
+
+  /**
+   * Checks that `count` elements of at least `min` bytes each can fit in what remains, before
+   * anything is read for them; a count that cannot is reported here, where they would begin.
+   */
+  count(count: number | bigint, min: number): number {
+    const n = Number(count);
+    if (n * Math.max(min, 1) > this.remaining) {
+      throw this.fail("count_too_large", this.pos);
+    }
+    return n;
+  }
+
+  /** Reads a constant field with `read`: another value is `bad_constant`. */
+  constant<T extends number | bigint>(want: T, read: (r: this) => T): void {
+    const at = this.pos;
+    if (read(this) !== want) {
+      throw this.fail("bad_constant", at);
+    }
+  }
+
+  /** Reads a bit set, refusing a reserved bit and a bit without the bit it requires. */
+  bits<N extends string>(set: BitSet<N>): N[] {
+    const at = this.pos;
+    const be = set.bigEndian === true;
+    const raw = set.width === 64 ? this.u64(be) : this.uint((set.width / 8) as 1 | 2 | 4, be);
+    const names = bitSetNames(set, raw);
+    if (typeof names === "string") {
+      throw this.fail(names, at);
+    }
+    return names;
+  }
+
+  /**
+   * Reads a bit-packed body from here with `read`; its zero padding to the next byte is then
+   * checked, and the reader moves past it.
+   */
+  packed<T>(read: (b: BitReader) => T): T {
+    const b = new BitReader(this.buf, this.pos, this.path);
+    const value = read(b);
+    this.pos += b.finish();
+    return value;
+  }
+
+  /** Reads with `read` inside the field `name` of the current path (a union's variant). */
+  inside<T>(name: string, read: (r: Reader) => T): T {
+    this.path.push(name);
+    const value = read(this);
+    this.path.pop();
+    return value;
+  }
+
+  /** Ends a frame: every byte must have been read. */
+  finish(): void {
+    if (this.remaining !== 0) {
+      throw this.fail("trailing_bytes", this.pos);
+    }
+  }
+}
+
+/**
+ * A bit stream over the bytes of a packed body: fields are read least significant bit first,
+ * starting at the least significant bit of each byte. Offsets in its errors count from the start
+ * of the frame.
+ */
+export class BitReader extends Cursor {
+  private readonly bytes: Uint8Array;
+  /** Byte offset of the body in the frame. */
+  private readonly start: number;
+  /** Bits read from the start of the body. */
+  private pos = 0;
+
+  /** A bit reader over `bytes` from byte `start`, sharing `path` with the byte reader. */
+  constructor(bytes: Uint8Array, start: number, path: Segment[]) {
+    super(path);
+    this.bytes = bytes;
+    this.start = start;
+  }
+
+  /** The bit offset of the next bit, from the start of the frame. */
+  get bitOffset(): number {
+    return this.start * 8 + this.pos;
+  }
+
+  /** Bits not read yet. */
+  get remaining(): number {
+    return (this.bytes.length - this.start) * 8 - this.pos;
+  }
+
+  /** An error of `kind` at bit `bit` of the frame, in the field being read. */
+  fail(kind: ErrorKind, bit: number): DecodeError {
+    return new DecodeError(kind, Math.floor(bit / 8), bit, pathText(this.path));
+  }
+
+  /**
+   * Moves past `width` bits, and returns where they start. Too few is `truncated`, reported
+   * where the input ends, as in the byte reader.
+   */
+  private need(width: number): number {
+    if (width > this.remaining) {
+      throw this.fail("truncated", this.bytes.length * 8);
+    }
+    const at = this.pos;
+    this.pos += width;
+    return at;
+  }
+
+  /** An unsigned field of `width` bits (at most 53). */
+  uint(width: number): number {
+    const at = this.need(width);
+    let value = 0;
+    for (let got = 0; got < width;) {
+      const bit = at + got;
+      const shift = bit % 8;
+      const take = Math.min(8 - shift, width - got);
+      // The byte exists: `need` has checked that the body holds these bits.
+      const chunk = (this.bytes[this.start + Math.floor(bit / 8)]! >> shift) & ((1 << take) - 1);
+      value += chunk * 2 ** got;
+      got += take;
+    }
+    return value;
+  }
+
+  /** An unsigned field of `width` bits (1 to 64), as a bigint. */
+  bigUint(width: number): bigint {
+    const at = this.need(width);
+    let value = 0n;
+    for (let got = 0; got < width;) {
+      const bit = at + got;
+      const shift = bit % 8;
+      const take = Math.min(8 - shift, width - got);
+      // The byte exists: `need` has checked that the body holds these bits.
+      const chunk = (this.bytes[this.start + Math.floor(bit / 8)]! >> shift) & ((1 << take) - 1);
+      value |= BigInt(chunk) << BigInt(got);
+      got += take;
+    }
+    return value;
+  }
+
+  /** A two's complement field of `width` bits (2 to 53), sign-extended. */
+  int(width: number): number {
+    const v = this.uint(width);
+    return v >= 2 ** (width - 1) ? v - 2 ** width : v;
+  }
+
+  /** A two's complement field of `width` bits (2 to 64), as a bigint. */
+  bigInt(width: number): bigint {
+    return BigInt.asIntN(width, this.bigUint(width));
+  }
+
+  /** One bit. */
+  bool(): boolean {
+    return this.uint(1) === 1;
+  }
+
+  /** A finite IEEE 754 single of 32 bits. */
+  f32(): number {
+    const at = this.bitOffset;
+    SCRATCH.setUint32(0, this.uint(32));
+    const v = SCRATCH.getFloat32(0);
+    if (!Number.isFinite(v)) {
+      throw this.fail("non_finite", at);
+    }
+    return v;
+  }
+
+  /** A finite IEEE 754 double of 64 bits. */
+  f64(): number {
+    const at = this.bitOffset;
+    SCRATCH.setBigUint64(0, this.bigUint(64));
+    const v = SCRATCH.getFloat64(0);
+    if (!Number.isFinite(v)) {
+      throw this.fail("non_finite", at);
+    }
+    return v;
+  }
+
+  /**
+   * Checks that `count` elements of at least `min` bits each can fit in what remains; a count
+   * that cannot is reported here, where they would begin.
+   */
+  count(count: number | bigint, min: number): number {
+    const n = Number(count);
+    if (n * Math.max(min, 1) > this.remaining) {
+      throw this.fail("count_too_large", this.bitOffset);
+    }
+    return n;
+  }
+
+  /** Reads a constant field with `read`: another value is `bad_constant`. */
+  constant<T extends number | bigint>(want: T, read: (b: this) => T): void {
+    const at = this.bitOffset;
+    if (read(this) !== want) {
+      throw this.fail("bad_constant", at);
+    }
+  }
+
+  /** Reads a bit set of `set.width` bits. */
+  bits<N extends string>(set: BitSet<N>): N[] {
+    const at = this.bitOffset;
+    const raw = set.width <= 32 ? this.uint(set.width) : this.bigUint(set.width);
+    const names = bitSetNames(set, raw);
+    if (typeof names === "string") {
+      throw this.fail(names, at);
+    }
+    return names;
+  }
+
+  /**
+   * Ends the body: the bits up to the next byte boundary are padding and must be zero. Returns
+   * the whole bytes the body took.
+   */
+  finish(): number {
+    const end = Math.ceil(this.pos / 8) * 8;
+    for (let i = this.pos; i < end; i++) {
+      // Padding bits share the byte of the last bit read, which exists.
+      if (((this.bytes[this.start + Math.floor(i / 8)]! >> (i % 8)) & 1) === 1) {
+        throw this.fail("reserved_bit", this.start * 8 + i);
+      }
+    }
+    return end / 8;
+  }
+}

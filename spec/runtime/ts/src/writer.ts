@@ -1,0 +1,366 @@
+// Writes that refuse what the decoders refuse: of bytes, and of the bit stream of a packed body.
+
+import { type BitSet, bitSetRaw } from "./bits.js";
+import { Cursor } from "./cursor.js";
+import { EncodeError, type ErrorKind, pathText } from "./errors.js";
+import { bigZigzag, isBigInt, isBigUint, isInt, isUint, quantize, zigzag } from "./ints.js";
+
+/** A finite number's single-precision bits, and back. */
+const SCRATCH = new DataView(new ArrayBuffer(8));
+
+/** What writers share: refusals with the field path, presence and quantization checks. */
+export class Encoder extends Cursor {
+  /** An error of `kind`, in the field being written. */
+  fail(kind: ErrorKind): EncodeError {
+    return new EncodeError(kind, pathText(this.path));
+  }
+
+  /** Refuses a value whose presence contradicts its condition. */
+  presence(present: boolean, cond: boolean): void {
+    if (present !== cond) {
+      throw this.fail("invalid_condition");
+    }
+  }
+
+  /** A quantized value as a signed wire integer within `[min, max]`. */
+  quantizeInt(value: number, scale: number, min: number, max: number): number {
+    const q = quantize(value, scale);
+    if (q < min || q > max) {
+      throw this.fail("over_width");
+    }
+    return q;
+  }
+
+  /** A quantized value as an unsigned wire integer at most `max`. */
+  quantizeUint(value: number, scale: number, max: number): number {
+    const q = quantize(value, scale);
+    if (q < 0 || q > max) {
+      throw this.fail("over_width");
+    }
+    return q;
+  }
+
+  /** {@link Encoder.quantizeInt} for a wire integer wider than 53 bits. */
+  quantizeBigInt(value: number, scale: number, min: bigint, max: bigint): bigint {
+    const q = quantize(value, scale);
+    if (q < Number(min) || q > Number(max)) {
+      throw this.fail("over_width");
+    }
+    // The bounds as doubles may round outwards; what passes saturates, as a cast does.
+    const v = BigInt(q);
+    return v < min ? min : v > max ? max : v;
+  }
+
+  /** {@link Encoder.quantizeUint} for a wire integer wider than 53 bits. */
+  quantizeBigUint(value: number, scale: number, max: bigint): bigint {
+    const q = quantize(value, scale);
+    if (q < 0 || q > Number(max) || q >= 2 ** 64) {
+      throw this.fail("over_width");
+    }
+    return BigInt(q);
+  }
+}
+
+/** Byte-aligned writes into a growing buffer; a value the decoder would refuse is refused. */
+export class Writer extends Encoder {
+  private buf = new Uint8Array(64);
+  private view = new DataView(this.buf.buffer);
+  private len = 0;
+
+  /** Bytes written so far. */
+  get length(): number {
+    return this.len;
+  }
+
+  /**
+   * Makes room for `n` more bytes, and returns where they start. It may replace the buffer:
+   * call it before touching `buf` or `view`.
+   */
+  private room(n: number): number {
+    if (this.len + n > this.buf.length) {
+      const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.len + n));
+      bigger.set(this.buf.subarray(0, this.len));
+      this.buf = bigger;
+      this.view = new DataView(bigger.buffer);
+    }
+    const at = this.len;
+    this.len += n;
+    return at;
+  }
+
+  /** Appends `bytes` as they are. */
+  append(bytes: Uint8Array): void {
+    const at = this.room(bytes.length);
+    this.buf.set(bytes, at);
+  }
+
+  /** An unsigned integer of 1, 2 or 4 bytes; a value that needs more is over its width. */
+  uint(bytes: 1 | 2 | 4, v: number, bigEndian = false): void {
+    if (!isUint(v, bytes * 8)) {
+      throw this.fail("over_width");
+    }
+    const at = this.room(bytes);
+    if (bytes === 1) {
+      this.view.setUint8(at, v);
+    } else if (bytes === 2) {
+      this.view.setUint16(at, v, !bigEndian);
+    } else {
+      this.view.setUint32(at, v, !bigEndian);
+    }
+  }
+
+  /** A two's complement integer of 1, 2 or 4 bytes. */
+  int(bytes: 1 | 2 | 4, v: number, bigEndian = false): void {
+    if (!isInt(v, bytes * 8)) {
+      throw this.fail("over_width");
+    }
+    const at = this.room(bytes);
+    if (bytes === 1) {
+      this.view.setInt8(at, v);
+    } else if (bytes === 2) {
+      this.view.setInt16(at, v, !bigEndian);
+    } else {
+      this.view.setInt32(at, v, !bigEndian);
+    }
+  }
+
+  /** An unsigned integer of 8 bytes. */
+  u64(v: bigint, bigEndian = false): void {
+    if (!isBigUint(v, 64)) {
+      throw this.fail("over_width");
+    }
+    const at = this.room(8);
+    this.view.setBigUint64(at, v, !bigEndian);
+  }
+
+  /** A two's complement integer of 8 bytes. */
+  i64(v: bigint, bigEndian = false): void {
+    if (!isBigInt(v, 64)) {
+      throw this.fail("over_width");
+    }
+    const at = this.room(8);
+    this.view.setBigInt64(at, v, !bigEndian);
+  }
+
+  /** A `bool`: one byte, 0 or 1. */
+  bool(v: boolean): void {
+    this.uint(1, v ? 1 : 0);
+  }
+
+  /** A finite single (the value rounded to single precision must be finite too). */
+  f32(v: number, bigEndian = false): void {
+    if (!Number.isFinite(Math.fround(v))) {
+      throw this.fail("non_finite");
+    }
+    const at = this.room(4);
+    this.view.setFloat32(at, v, !bigEndian);
+  }
+
+  /** A finite double. */
+  f64(v: number, bigEndian = false): void {
+    if (!Number.isFinite(v)) {
+      throw this.fail("non_finite");
+    }
+    const at = this.room(8);
+    this.view.setFloat64(at, v, !bigEndian);
+  }
+
+  /** An unsigned LEB128 varint of a value of at most `bits` bits. */
+  varint(bits: number, v: number): void {
+    if (!isUint(v, bits)) {
+      throw this.fail("over_width");
+    }
+    let rest = v;
+    while (rest >= 0x80) {
+      const at = this.room(1);
+      this.buf[at] = (rest % 0x80) | 0x80;
+      rest = Math.floor(rest / 0x80);
+    }
+    const at = this.room(1);
+    this.buf[at] = rest;
+  }
+
+  /** An unsigned LEB128 varint of a bigint of at most `bits` bits. */
+  bigVarint(bits: number, v: bigint): void {
+    if (!isBigUint(v, bits)) {
+      throw this.fail("over_width");
+    }
+    let rest = v;
+    while (rest >= 0x80n) {
+      const at = this.room(1);
+      this.buf[at] = Number(rest & 0x7fn) | 0x80;
+      rest >>= 7n;
+    }
+    const at = this.room(1);
+    this.buf[at] = Number(rest);
+  }
+
+  /** A zigzag varint of a signed value of at most `bits` bits (at most 53). */
+  zigzag(bits: number, v: number): void {
+    if (!isInt(v, bits)) {
+      throw this.fail("over_width");
+    }
+    this.varint(64, zigzag(v));
+  }
+
+  /** A zigzag varint of a signed bigint of at most `bits` bits. */
+  bigZigzag(bits: number, v: bigint): void {
+    if (!isBigInt(v, bits)) {
+      throw this.fail("over_width");
+    }
+    this.bigVarint(64, bigZigzag(v));
+  }
+
+  /** `bytes`: a varint length, then the bytes. */
+  bytes(v: Uint8Array): void {
+    this.varint(64, v.length);
+    this.append(v);
+  }
+
+  /** `bytes?`: a varint (length + 1), then the bytes; 0 when absent. */
+  optBytes(v: Uint8Array | null): void {
+    if (v === null) {
+      this.varint(64, 0);
+    } else {
+      this.varint(64, v.length + 1);
+      this.append(v);
+    }
+  }
+
+  /** Writes a bit set, refusing what its decoder refuses. */
+  bits<N extends string>(set: BitSet<N>, names: readonly N[]): void {
+    const raw = bitSetRaw(set, names);
+    if (typeof raw === "string") {
+      throw this.fail(raw);
+    }
+    const be = set.bigEndian === true;
+    if (typeof raw === "bigint") {
+      this.u64(raw, be);
+    } else {
+      this.uint((set.width / 8) as 1 | 2 | 4, raw, be);
+    }
+  }
+
+  /** Writes a bit-packed body with `write`, padded with zero bits to a byte. */
+  packed<T>(write: (b: BitWriter, value: T) => void, value: T): void {
+    const b = new BitWriter(this.path);
+    write(b, value);
+    this.append(b.finish());
+  }
+
+  /** Writes with `write` inside the field `name` of the current path (a union's variant). */
+  inside<T>(name: string, write: (w: Writer, value: T) => void, value: T): void {
+    this.path.push(name);
+    write(this, value);
+    this.path.pop();
+  }
+
+  /** The bytes written. */
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.len);
+  }
+}
+
+/** Writes a bit-packed body: fields least significant bit first, padded to a byte at the end. */
+export class BitWriter extends Encoder {
+  private readonly out: number[] = [];
+  /** Bits written. */
+  private len = 0;
+
+  /** An unsigned field of `width` bits (at most 53); a value that needs more is over its width. */
+  uint(width: number, v: number): void {
+    if (!isUint(v, width)) {
+      throw this.fail("over_width");
+    }
+    let rest = v;
+    for (let put = 0; put < width;) {
+      const shift = this.len % 8;
+      const take = Math.min(8 - shift, width - put);
+      if (shift === 0) {
+        this.out.push(0);
+      }
+      // A byte was pushed when the first of its bits was written.
+      this.out[this.out.length - 1]! |= (rest % 2 ** take) << shift;
+      rest = Math.floor(rest / 2 ** take);
+      this.len += take;
+      put += take;
+    }
+  }
+
+  /** An unsigned field of `width` bits (1 to 64), from a bigint. */
+  bigUint(width: number, v: bigint): void {
+    if (!isBigUint(v, width)) {
+      throw this.fail("over_width");
+    }
+    let rest = v;
+    for (let put = 0; put < width;) {
+      const shift = this.len % 8;
+      const take = Math.min(8 - shift, width - put);
+      if (shift === 0) {
+        this.out.push(0);
+      }
+      // A byte was pushed when the first of its bits was written.
+      this.out[this.out.length - 1]! |= Number(rest & BigInt(2 ** take - 1)) << shift;
+      rest >>= BigInt(take);
+      this.len += take;
+      put += take;
+    }
+  }
+
+  /** A two's complement field of `width` bits (2 to 53). */
+  int(width: number, v: number): void {
+    if (!isInt(v, width)) {
+      throw this.fail("over_width");
+    }
+    this.uint(width, v < 0 ? v + 2 ** width : v);
+  }
+
+  /** A two's complement field of `width` bits (2 to 64), from a bigint. */
+  bigInt(width: number, v: bigint): void {
+    if (!isBigInt(v, width)) {
+      throw this.fail("over_width");
+    }
+    this.bigUint(width, BigInt.asUintN(width, v));
+  }
+
+  /** One bit. */
+  bool(v: boolean): void {
+    this.uint(1, v ? 1 : 0);
+  }
+
+  /** A finite single. */
+  f32(v: number): void {
+    if (!Number.isFinite(Math.fround(v))) {
+      throw this.fail("non_finite");
+    }
+    SCRATCH.setFloat32(0, v);
+    this.uint(32, SCRATCH.getUint32(0));
+  }
+
+  /** A finite double. */
+  f64(v: number): void {
+    if (!Number.isFinite(v)) {
+      throw this.fail("non_finite");
+    }
+    SCRATCH.setFloat64(0, v);
+    this.bigUint(64, SCRATCH.getBigUint64(0));
+  }
+
+  /** Writes a bit set of `set.width` bits. */
+  bits<N extends string>(set: BitSet<N>, names: readonly N[]): void {
+    const raw = bitSetRaw(set, names);
+    if (typeof raw === "string") {
+      throw this.fail(raw);
+    }
+    if (typeof raw === "bigint") {
+      this.bigUint(set.width, raw);
+    } else {
+      this.uint(set.width, raw);
+    }
+  }
+
+  /** The body, padded with zero bits to a byte. */
+  finish(): Uint8Array {
+    return Uint8Array.from(this.out);
+  }
+}

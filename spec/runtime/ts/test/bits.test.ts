@@ -1,0 +1,251 @@
+// Bit streams of packed bodies (least significant bit first) and bit sets, in bytes and in bits.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { BitReader, type BitSet, BitWriter, Reader, Writer } from "../src/index.js";
+import { assertDecodeFault, assertEncodeFault, bytes } from "./faults.js";
+
+/** The body `write` writes. */
+function body(write: (b: BitWriter) => void): Uint8Array {
+  const b = new BitWriter();
+  write(b);
+  return b.finish();
+}
+
+/** A bit reader over `data` from byte `start`. */
+function bits(data: Uint8Array, start = 0): BitReader {
+  return new BitReader(data, start, []);
+}
+
+describe("bit streams", () => {
+  it("put each field at the least significant free bit", () => {
+    assert.deepEqual(
+      body((b) => {
+        b.uint(3, 5);
+        b.uint(5, 0x1f);
+      }),
+      bytes(0xfd),
+    );
+    const b = bits(bytes(0xfd));
+    assert.equal(b.uint(3), 5);
+    assert.equal(b.uint(5), 0x1f);
+    assert.equal(b.finish(), 1);
+  });
+
+  it("carry a field across bytes, low bits first", () => {
+    const data = body((b) => {
+      b.uint(4, 0xa);
+      b.uint(12, 0xbcd);
+    });
+    assert.deepEqual(data, bytes(0xda, 0xbc));
+    const b = bits(data);
+    assert.equal(b.uint(4), 0xa);
+    assert.equal(b.uint(12), 0xbcd);
+    assert.equal(b.remaining, 0);
+  });
+
+  it("read and write every width up to 53 bits as numbers and 64 as bigints", () => {
+    for (let width = 1; width <= 53; width++) {
+      const max = 2 ** width - 1;
+      const data = body((b) => {
+        b.bool(true);
+        b.uint(width, max);
+        b.uint(width, 1);
+      });
+      assert.equal(data.length, Math.ceil((1 + 2 * width) / 8));
+      const b = bits(data);
+      assert.equal(b.bool(), true);
+      assert.equal(b.uint(width), max, `uint(${width})`);
+      assert.equal(b.uint(width), 1);
+      b.finish();
+    }
+    for (let width = 1; width <= 64; width++) {
+      const max = (1n << BigInt(width)) - 1n;
+      const data = body((b) => {
+        b.uint(3, 0);
+        b.bigUint(width, max);
+      });
+      const b = bits(data);
+      b.uint(3);
+      assert.equal(b.bigUint(width), max, `bigUint(${width})`);
+    }
+  });
+
+  it("sign-extend two's complement fields", () => {
+    assert.equal(bits(bytes(0x0f)).int(4), -1);
+    assert.equal(bits(bytes(0x08)).int(4), -8);
+    assert.equal(bits(bytes(0x07)).int(4), 7);
+    const data = body((b) => {
+      b.int(4, -8);
+      b.int(4, 7);
+      b.bigInt(64, -(2n ** 63n));
+      b.bigInt(60, -1n);
+    });
+    const b = bits(data);
+    assert.equal(b.int(4), -8);
+    assert.equal(b.int(4), 7);
+    assert.equal(b.bigInt(64), -(2n ** 63n));
+    assert.equal(b.bigInt(60), -1n);
+  });
+
+  it("refuse to write a field wider than its width", () => {
+    const b = new BitWriter();
+    assertEncodeFault(() => b.uint(3, 8), "over_width");
+    assertEncodeFault(() => b.uint(3, -1), "over_width");
+    assertEncodeFault(() => b.int(4, 8), "over_width");
+    assertEncodeFault(() => b.int(4, -9), "over_width");
+    assertEncodeFault(() => b.bigUint(60, 1n << 60n), "over_width");
+    assertEncodeFault(() => b.bigInt(64, 1n << 63n), "over_width");
+    assert.deepEqual(b.finish(), bytes());
+  });
+
+  it("carry singles and doubles as their bits, refusing what is not finite", () => {
+    const data = body((b) => {
+      b.uint(3, 1);
+      b.f32(1.5);
+      b.f64(-2.25);
+    });
+    const b = bits(data);
+    b.uint(3);
+    assert.equal(b.f32(), 1.5);
+    assert.equal(b.f64(), -2.25);
+    const nan = body((b) => {
+      b.uint(3, 0);
+      b.uint(32, 0x7fc00000);
+    });
+    const r = bits(nan);
+    r.uint(3);
+    assertDecodeFault(() => r.f32(), "non_finite", { offset: 0, bit: 3 });
+    assertEncodeFault(() => new BitWriter().f32(1e39), "non_finite");
+    assertEncodeFault(() => new BitWriter().f64(Number.NEGATIVE_INFINITY), "non_finite");
+  });
+
+  it("count bits from the start of the frame in their errors", () => {
+    // A body starting at byte 2: 3 bits read, then a set padding bit at bit 3 of the body.
+    const data = bytes(0xaa, 0xbb, 0x09);
+    const b = bits(data, 2);
+    assert.equal(b.bitOffset, 16);
+    assert.equal(b.uint(3), 1);
+    assertDecodeFault(() => b.finish(), "reserved_bit", { offset: 2, bit: 19 });
+    const short = bits(data, 2);
+    assertDecodeFault(() => short.uint(9), "truncated", { offset: 3, bit: 24 });
+  });
+
+  it("check a count of elements against the bits that remain", () => {
+    const b = bits(bytes(0, 0));
+    b.uint(4);
+    assert.equal(b.count(4, 3), 4);
+    assertDecodeFault(() => b.count(5, 3), "count_too_large", { offset: 0, bit: 4 });
+  });
+
+  it("sit inside a byte frame: the reader moves past the body and its padding", () => {
+    const r = new Reader(bytes(0x01, 0x35, 0x02, 0x03));
+    assert.equal(r.uint(1), 1);
+    assert.deepEqual(
+      r.packed((b) => [b.uint(4), b.uint(8)]),
+      [5, 0x23],
+    );
+    assert.equal(r.offset, 3);
+    assert.equal(r.uint(1), 3);
+    r.finish();
+    const padded = new Reader(bytes(0x01, 0x35, 0x12));
+    padded.uint(1);
+    assertDecodeFault(() => padded.packed((b) => [b.uint(4), b.uint(8)]), "reserved_bit", {
+      offset: 2,
+      bit: 20,
+    });
+  });
+
+  it("are written inside a byte frame, padded to a byte with zeros", () => {
+    const w = new Writer();
+    w.uint(1, 1);
+    w.packed(
+      (b, v: readonly number[]) => {
+        b.uint(4, v[0] ?? 0);
+        b.uint(8, v[1] ?? 0);
+      },
+      [5, 0x23],
+    );
+    w.uint(1, 3);
+    assert.deepEqual(w.finish(), bytes(0x01, 0x35, 0x02, 0x03));
+  });
+});
+
+/** Bits 0 and 3 named, B requiring A; every other bit reserved. */
+const FLAGS: BitSet<"A" | "B"> = {
+  width: 8,
+  names: [
+    ["A", 0],
+    ["B", 3],
+  ],
+  requires: [["B", "A"]],
+};
+
+/** A 64-bit set written most significant byte first. */
+const WIDE: BitSet<"LOW" | "HIGH"> = {
+  width: 64,
+  names: [
+    ["LOW", 0],
+    ["HIGH", 63],
+  ],
+  requires: [],
+  bigEndian: true,
+};
+
+describe("bit sets", () => {
+  it("read as the names of their set bits, in declaration order", () => {
+    assert.deepEqual(new Reader(bytes(0x09)).bits(FLAGS), ["A", "B"]);
+    assert.deepEqual(new Reader(bytes(0x01)).bits(FLAGS), ["A"]);
+    assert.deepEqual(new Reader(bytes(0x00)).bits(FLAGS), []);
+    const wide = bytes(0x80, 0, 0, 0, 0, 0, 0, 0x01);
+    assert.deepEqual(new Reader(wide).bits(WIDE), ["LOW", "HIGH"]);
+    assert.deepEqual(new Reader(bytes(0x80, 0, 0, 0, 0, 0, 0, 0)).bits(WIDE), ["HIGH"]);
+  });
+
+  it("refuse a reserved bit before a broken requirement", () => {
+    const r = new Reader(bytes(0x00, 0x02));
+    r.uint(1);
+    assertDecodeFault(() => r.bits(FLAGS), "reserved_bit", { offset: 1 });
+    assertDecodeFault(() => new Reader(bytes(0x0a)).bits(FLAGS), "reserved_bit", { offset: 0 });
+    assertDecodeFault(() => new Reader(bytes(0x08)).bits(FLAGS), "invalid_condition", {
+      offset: 0,
+    });
+    const reserved = bytes(0, 0, 0, 0, 0, 0, 0x01, 0);
+    assertDecodeFault(() => new Reader(reserved).bits(WIDE), "reserved_bit", { offset: 0 });
+  });
+
+  it("write their names as bits, whatever the order of the names", () => {
+    const w = new Writer();
+    w.bits(FLAGS, ["B", "A"]);
+    w.bits(WIDE, ["HIGH", "LOW"]);
+    assert.deepEqual(w.finish(), bytes(0x09, 0x80, 0, 0, 0, 0, 0, 0, 0x01));
+  });
+
+  it("refuse to write what their reader refuses", () => {
+    const w = new Writer();
+    assertEncodeFault(() => w.bits(FLAGS, ["B"]), "invalid_condition");
+    const unknown = ["A", "C"] as unknown as ("A" | "B")[];
+    assertEncodeFault(() => w.bits(FLAGS, unknown), "reserved_bit");
+    assert.equal(w.length, 0);
+  });
+
+  it("take their width in a bit stream", () => {
+    const small: BitSet<"X" | "Y"> = {
+      width: 3,
+      names: [
+        ["X", 0],
+        ["Y", 2],
+      ],
+      requires: [],
+    };
+    const data = body((b) => {
+      b.bits(small, ["Y"]);
+      b.bits(WIDE, ["HIGH"]);
+    });
+    assert.equal(data.length, 9);
+    const b = bits(data);
+    assert.deepEqual(b.bits(small), ["Y"]);
+    assert.deepEqual(b.bits(WIDE), ["HIGH"]);
+    assertDecodeFault(() => bits(bytes(0x02)).bits(small), "reserved_bit", { offset: 0, bit: 0 });
+  });
+});
