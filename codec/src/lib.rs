@@ -1,8 +1,10 @@
 //! # ackwire-codec
 //!
 //! The encoders and decoders of the ackwire reference protocol, generated at build time from
-//! `spec/protocol` by `ackwire-spec`, the small runtime they call, and the sans-IO session
-//! machines that give the frames their meaning.
+//! `spec/protocol` by `ackwire-spec`, and the sans-IO session machines that give the frames
+//! their meaning. The small runtime the generated code calls, with the error taxonomy, is the
+//! crate `ackwire-rt`, re-exported here as [`rt`] (and its errors at the root), so that a crate
+//! with a layout of its own depends on that runtime alone.
 //!
 //! ## What a decoder may allocate
 //!
@@ -32,7 +34,9 @@ pub mod digest;
 pub mod error;
 pub mod fuzzing;
 pub mod interp;
-pub mod rt;
+
+/// The runtime the generated code calls: the crate `ackwire-rt`, re-exported.
+pub use ackwire_rt as rt;
 
 pub use error::{DecodeError, EncodeError, ErrorKind, LimitError};
 
@@ -46,9 +50,6 @@ pub const DECODE_ALLOC_PER_BYTE: usize = 48;
 /// already cost.
 pub const DECODE_ALLOC_SLACK: usize = 256;
 pub use rt::{Frame, FrameVisitor};
-
-// The generated code names the runtime by its crate path, as a user's crate would.
-extern crate self as ackwire_codec;
 
 /// The reference protocol's frames, records, bit sets, unions and constants, generated from
 /// `spec/protocol/*.wire` at build time.

@@ -54,7 +54,7 @@ struct Cli {
 /// A target language of `ackwire gen`.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum Lang {
-    /// Rust, calling the runtime in `ackwire-codec` (what `Builder` writes from build.rs).
+    /// Rust, calling the runtime crate `ackwire-rt` (what `Builder` writes from build.rs).
     Rust,
     /// TypeScript: one module, no dependencies.
     Ts,

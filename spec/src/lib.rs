@@ -11,8 +11,8 @@
 //!
 //! The language itself is described in `LANGUAGE.md` beside this crate.
 //!
-//! What this crate is not: a codec. It never sees a frame's bytes; `ackwire-codec` holds the
-//! runtime the generated code calls.
+//! What this crate is not: a codec. It never sees a frame's bytes; `ackwire-rt` holds the
+//! runtime the generated code calls, and `ackwire-codec` the reference protocol compiled.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -176,7 +176,9 @@ pub fn reference_protocol_dir() -> &'static Path {
 
 pub mod gen;
 
-/// Compiles layout files into a Rust codec from a build script, the way prost-build does:
+/// Compiles layout files into a Rust codec from a build script, the way prost-build does. The
+/// crate then depends on `ackwire-rt` (the runtime the code calls) and `serde`, with this crate
+/// as its build-dependency:
 ///
 /// ```no_run
 /// // build.rs
@@ -200,7 +202,7 @@ impl Default for Builder {
 }
 
 impl Builder {
-    /// A builder with no files, generating code that calls `::ackwire_codec`.
+    /// A builder with no files, generating code that calls `::ackwire_rt`.
     pub fn new() -> Self {
         Builder {
             paths: Vec::new(),
@@ -226,7 +228,7 @@ impl Builder {
         self
     }
 
-    /// The path the generated code names the runtime crate by (default `::ackwire_codec`).
+    /// The path the generated code names the runtime crate by (default `::ackwire_rt`).
     pub fn runtime(mut self, path: impl Into<String>) -> Self {
         self.options.runtime = path.into();
         self
@@ -234,7 +236,7 @@ impl Builder {
 
     /// Also emit `arbitrary::Arbitrary` impls that build only encodable values, behind the
     /// generated crate's own `arbitrary` feature (which it must declare, with `arbitrary` as an
-    /// optional dependency).
+    /// optional dependency, enabling `ackwire-rt/arbitrary` too).
     pub fn arbitrary(mut self, on: bool) -> Self {
         self.options.arbitrary = on;
         self

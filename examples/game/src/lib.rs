@@ -1,6 +1,7 @@
 //! A game's own protocol, generated from `wire/game.wire` at build time by
-//! `ackwire_spec::Builder` and calling the runtime in `ackwire-codec`: what a user's crate
-//! looks like. The reference protocol's crate (`ackwire-codec`) is built the same way.
+//! `ackwire_spec::Builder` and calling the runtime crate `ackwire-rt`: what a user's crate
+//! looks like. It depends on `ackwire-rt` and `serde`, not on the reference protocol or its
+//! session machines; the reference protocol's crate (`ackwire-codec`) is built the same way.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -10,7 +11,7 @@ include!(concat!(env!("OUT_DIR"), "/game.rs"));
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ackwire_codec::{ErrorKind, Frame};
+    use ackwire_rt::{ErrorKind, Frame};
 
     fn update() -> MatchUpdate {
         MatchUpdate {

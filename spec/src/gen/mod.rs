@@ -2,7 +2,7 @@
 //!
 //! Each backend prints plain types documented with the spec's doc comments and the encoders
 //! and decoders for them; the logic that does not depend on the layout lives in the target
-//! language's runtime (for Rust, `ackwire_codec::rt`), as prost keeps it in `prost`.
+//! language's runtime (for Rust, the crate `ackwire-rt`), as prost keeps it in `prost`.
 
 pub mod cpp;
 pub mod rust;

@@ -1,5 +1,5 @@
 //! The Rust backend: one source file of plain types with their encoders and decoders, calling
-//! the runtime in `ackwire_codec::rt`.
+//! the runtime crate `ackwire-rt` (`::ackwire_rt`).
 //!
 //! What it prints, per declaration:
 //! - a constant: `pub const NAME: T = value;` (`max_offset` derived from the layout);
@@ -24,7 +24,7 @@ use std::collections::BTreeSet;
 /// How to generate.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Path of the crate holding the runtime, as the generated code names it (`::ackwire_codec`).
+    /// Path of the crate holding the runtime, as the generated code names it (`::ackwire_rt`).
     pub runtime: String,
     /// What the code was generated from, for the header line.
     pub source: String,
@@ -36,7 +36,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            runtime: "::ackwire_codec".to_string(),
+            runtime: "::ackwire_rt".to_string(),
             source: "layout files".to_string(),
             arbitrary: false,
         }
@@ -49,7 +49,7 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     let uses = super::uses(spec, &index);
     let mut g = Gen {
         index: &index,
-        rt: format!("{}::rt", options.runtime),
+        rt: options.runtime.clone(),
         code: Code::default(),
         keyed: uses.keyed,
         bits_used: uses.bits_used,
@@ -78,18 +78,13 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     let uses_bits = records().any(|r| r.packed);
     let uses_frames = records().any(|r| r.kind == RecordKind::Frame);
     let uses_bytes = records().any(|r| !r.packed) || any_item(&|i| matches!(i, Item::Union(_)));
-    let mut errors = vec!["DecodeError", "EncodeError"];
-    if uses_kinds {
-        errors.push("ErrorKind");
-    }
-    g.code.line(format!(
-        "use {}::{{{}}};",
-        options.runtime,
-        errors.join(", ")
-    ));
     let mut runtime = Vec::new();
     if uses_bits {
         runtime.extend(["BitReader", "BitWriter"]);
+    }
+    runtime.extend(["DecodeError", "EncodeError"]);
+    if uses_kinds {
+        runtime.push("ErrorKind");
     }
     if uses_frames {
         runtime.push("Frame");
@@ -426,10 +421,12 @@ impl<'a> Gen<'a> {
             self.code
                 .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
             self.code.line("let at = r.pos();");
-            let read = if n == 1 {
-                "r.u8()?".to_string()
-            } else {
-                format!("r.uint({n}, {})? as {store}", self.big_endian(None))
+            let be = self.big_endian(None);
+            let read = match b.width {
+                8 => "r.u8()?".to_string(),
+                // The store is the width's own integer: the runtime's typed read.
+                16 | 32 | 64 => format!("r.{store}{}()?", if be { "_be" } else { "" }),
+                _ => format!("r.uint({n}, {be})? as {store}"),
             };
             self.code.line(format!("let v = Self::from_bits({read});"));
             self.code
@@ -684,17 +681,21 @@ impl<'a> Gen<'a> {
             Type::Int(t) => {
                 let n = t.bits / 8;
                 let be = self.big_endian(t.endian);
-                match (t.signed, t.bits) {
-                    (false, 8) => "r.u8()".into(),
-                    (true, 8) => "r.u8().map(|v| v as i8)".into(),
-                    (false, 64) => format!("r.uint(8, {be})"),
-                    (true, 64) => format!("r.uint(8, {be}).map(|v| v as i64)"),
-                    (false, bits) => format!("r.uint({n}, {be}).map(|v| v as {})", uint_type(bits)),
-                    (true, bits) => format!(
-                        "r.uint({n}, {be}).map(|v| v as {} as {})",
-                        uint_type(bits),
-                        int_type(bits)
+                // The runtime's typed reads (`r.i16()`, `r.u32_be()`) for every width a
+                // byte-aligned integer may have; a byte has no byte order.
+                let rust = if t.signed {
+                    int_type(t.bits)
+                } else {
+                    uint_type(t.bits)
+                };
+                match t.bits {
+                    8 => format!("r.{rust}()"),
+                    16 | 32 | 64 => format!("r.{rust}{}()", if be { "_be" } else { "" }),
+                    bits if t.signed => format!(
+                        "r.uint({n}, {be}).map(|v| v as {} as {rust})",
+                        uint_type(bits)
                     ),
+                    _ => format!("r.uint({n}, {be}).map(|v| v as {rust})"),
                 }
             }
             Type::Float { bits, endian } => {
@@ -734,7 +735,16 @@ impl<'a> Gen<'a> {
                     wire.as_ref(),
                     Type::Int(IntType { signed: true, .. }) | Type::Zigzag { .. }
                 );
-                let cast = if signed && !packed && matches!(wire.as_ref(), Type::Int(_)) {
+                // A typed read already has the wire integer's own type.
+                let typed = !packed
+                    && matches!(
+                        wire.as_ref(),
+                        Type::Int(IntType {
+                            bits: 8 | 16 | 32 | 64,
+                            ..
+                        })
+                    );
+                let cast = if signed && !packed && !typed && matches!(wire.as_ref(), Type::Int(_)) {
                     let bits = match wire.as_ref() {
                         Type::Int(t) => t.bits,
                         _ => 64,
