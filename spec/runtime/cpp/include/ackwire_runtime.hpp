@@ -8,7 +8,7 @@
 // bodies, FNV-1a, and a minimal JSON value with a parser and a printer for the JSON form of
 // frames (conformance/PROTOCOL.md). It is the same for every spec.
 //
-// It mirrors the Rust runtime (codec/src/rt.rs). Nothing here throws on bad input. Every read
+// It mirrors the Rust runtime (rt/src/lib.rs). Nothing here throws on bad input. Every read
 // is bounds-checked; integers are assembled from bytes with shifts on unsigned types (no
 // misaligned reads, no signed overflow); a count is checked against the remaining bytes before
 // anything is allocated for it; a float is range-checked before it is converted to an integer.
