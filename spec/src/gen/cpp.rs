@@ -1223,8 +1223,25 @@ impl Gen<'_> {
         if a.ascending.is_some() {
             lines.push(format!("    std::optional<uint64_t> {prev};"));
         }
+        let scalar = matches!(
+            a.elem,
+            Type::Int(_)
+                | Type::Float { .. }
+                | Type::Bool
+                | Type::Varint { .. }
+                | Type::Zigzag { .. }
+                | Type::Quant { .. }
+        );
         lines.push(format!("    for (size_t {i} = 0; {i} < {n}; ++{i}) {{"));
-        lines.push(format!("        {} {item}{{}};", self.cpp_type(&a.elem)));
+        if scalar {
+            lines.push(format!("        {} {item}{{}};", self.cpp_type(&a.elem)));
+        } else {
+            // Read in place: a record built aside and moved in costs a copy of every field.
+            lines.push(format!(
+                "        {}& {item} = {target}.emplace_back();",
+                self.cpp_type(&a.elem)
+            ));
+        }
         let inner = with_index(path, &i);
         let body = match &a.ascending {
             Some(asc) if asc.key.is_some() => check(
@@ -1251,19 +1268,8 @@ impl Gen<'_> {
             None => self.decode(&a.elem, packed, &item, &inner, depth + 1),
         };
         lines.extend(indent(indent(body)));
-        let scalar = matches!(
-            a.elem,
-            Type::Int(_)
-                | Type::Float { .. }
-                | Type::Bool
-                | Type::Varint { .. }
-                | Type::Zigzag { .. }
-                | Type::Quant { .. }
-        );
         if scalar {
             lines.push(format!("        {target}.push_back({item});"));
-        } else {
-            lines.push(format!("        {target}.push_back(std::move({item}));"));
         }
         lines.push("    }".into());
         lines.push("}".into());
@@ -2220,7 +2226,8 @@ impl Gen<'_> {
             self.open_fn(&format!(
                 "inline rt::EncodeStatus encode(const {n}& frame, std::vector<uint8_t>& out)"
             ));
-            self.code.line("rt::Writer w(out);");
+            // Grown once by the frame's length, `out` is filled in place (see rt::Writer).
+            self.code.line("rt::Writer w(out, encoded_len(frame));");
             self.code
                 .line("if (!detail::write(w, frame)) return w.take_error();");
             self.code.line("return std::nullopt;");
@@ -2233,7 +2240,6 @@ impl Gen<'_> {
                 "inline rt::Result<std::vector<uint8_t>, rt::EncodeError> to_bytes(const {n}& frame)"
             ));
             self.code.line("std::vector<uint8_t> out;");
-            self.code.line("out.reserve(encoded_len(frame));");
             self.code
                 .line("if (auto e = encode(frame, out)) return std::move(*e);");
             self.code.line("return out;");

@@ -947,6 +947,50 @@ TEST(writer_signed_integers_are_twos_complement) {
     CHECK_EQ(out, (Bytes{0x80, 0xff, 0xfe, 0xfe, 0xff, 0xff, 0x34, 0x12}));
 }
 
+TEST(writer_made_with_an_expected_length_leaves_exactly_what_was_written) {
+    // Exactly the length, as the generated encode() gives it: nothing more, nothing less.
+    Bytes out{0xee};
+    {
+        rt::Writer w(out, 3);
+        CHECK_EQ(out.size(), size_t{4});  // grown at once
+        CHECK(w.write_uint(2, false, 0x1234));
+        w.write_bool(true);
+    }
+    CHECK_EQ(out, (Bytes{0xee, 0x34, 0x12, 1}));
+    // More than is written: the rest is dropped.
+    {
+        rt::Writer w(out, 16);
+        CHECK(w.write_varint(64, 300));
+    }
+    CHECK_EQ(out, (Bytes{0xee, 0x34, 0x12, 1, 0xac, 0x02}));
+    // Less than is written: the writer grows as it goes.
+    {
+        rt::Writer w(out, 1);
+        CHECK(w.write_uint(4, true, 0x01020304));
+        CHECK(w.write_f32(false, 1.5f));
+        w.append(Bytes{9, 8});
+    }
+    CHECK_EQ(out, (Bytes{0xee, 0x34, 0x12, 1, 0xac, 0x02, 1, 2, 3, 4, 0, 0, 0xc0, 0x3f, 9, 8}));
+    // A write that fails writes nothing; what came before it stays.
+    out.clear();
+    {
+        rt::Writer w(out, 8);
+        CHECK(w.write_uint(1, false, 7));
+        CHECK(!w.write_uint(1, false, 256));
+        CHECK(!w.write_f64(true, std::numeric_limits<double>::infinity()));
+    }
+    CHECK_EQ(out, (Bytes{7}));
+    // A bit-packed body reaches the parent at finish().
+    {
+        rt::Writer w(out, 2);
+        rt::BitWriter bits(w);
+        CHECK(bits.write_uint(4, 5));
+        bits.finish();
+        CHECK(w.write_uint(1, false, 6));
+    }
+    CHECK_EQ(out, (Bytes{7, 5, 6}));
+}
+
 TEST(writer_bools_floats_and_non_finite_values) {
     Bytes out;
     rt::Writer w(out);
