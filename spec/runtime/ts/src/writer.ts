@@ -107,14 +107,19 @@ export class Writer extends Encoder {
    */
   private room(n: number): number {
     if (this.len + n > this.buf.length) {
-      const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.len + n));
-      bigger.set(this.buf.subarray(0, this.len));
-      this.buf = bigger;
-      this.view = new DataView(bigger.buffer);
+      this.grow(n);
     }
     const at = this.len;
     this.len += n;
     return at;
+  }
+
+  /** Replaces the buffer with one of room for at least `n` more bytes. */
+  private grow(n: number): void {
+    const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.len + n));
+    bigger.set(this.buf.subarray(0, this.len));
+    this.buf = bigger;
+    this.view = new DataView(bigger.buffer);
   }
 
   /** Appends `bytes` as they are. */
@@ -153,15 +158,21 @@ export class Writer extends Encoder {
     }
   }
 
-  // The range checks of u8 ... i32 are exact for any number: a fraction, NaN, an infinity
-  // or a value out of range changes when cut to the width and back (-0 passes, as 0).
+  // u8 ... i32 make room themselves rather than through `room`, small enough for the engine
+  // to inline into the generated writers. Their range checks are exact for any number: a
+  // fraction, NaN, an infinity or a value out of range changes when cut to the width and back
+  // (-0 passes, as 0).
 
   /** A `u8`; a value outside 0..=255 is over its width. */
   u8(v: number): void {
     if (!((v & 0xff) === v)) {
       throw this.fail("over_width");
     }
-    const at = this.room(1);
+    const at = this.len;
+    if (at + 1 > this.buf.length) {
+      this.grow(1);
+    }
+    this.len = at + 1;
     this.buf[at] = v;
   }
 
@@ -170,7 +181,11 @@ export class Writer extends Encoder {
     if (!((v & 0xffff) === v)) {
       throw this.fail("over_width");
     }
-    const at = this.room(2);
+    const at = this.len;
+    if (at + 2 > this.buf.length) {
+      this.grow(2);
+    }
+    this.len = at + 2;
     this.view.setUint16(at, v, !bigEndian);
   }
 
@@ -179,7 +194,11 @@ export class Writer extends Encoder {
     if (!(v >>> 0 === v)) {
       throw this.fail("over_width");
     }
-    const at = this.room(4);
+    const at = this.len;
+    if (at + 4 > this.buf.length) {
+      this.grow(4);
+    }
+    this.len = at + 4;
     this.view.setUint32(at, v, !bigEndian);
   }
 
@@ -188,7 +207,11 @@ export class Writer extends Encoder {
     if (!((v << 24) >> 24 === v)) {
       throw this.fail("over_width");
     }
-    const at = this.room(1);
+    const at = this.len;
+    if (at + 1 > this.buf.length) {
+      this.grow(1);
+    }
+    this.len = at + 1;
     this.view.setInt8(at, v);
   }
 
@@ -197,7 +220,11 @@ export class Writer extends Encoder {
     if (!((v << 16) >> 16 === v)) {
       throw this.fail("over_width");
     }
-    const at = this.room(2);
+    const at = this.len;
+    if (at + 2 > this.buf.length) {
+      this.grow(2);
+    }
+    this.len = at + 2;
     this.view.setInt16(at, v, !bigEndian);
   }
 
@@ -206,7 +233,11 @@ export class Writer extends Encoder {
     if (!((v | 0) === v)) {
       throw this.fail("over_width");
     }
-    const at = this.room(4);
+    const at = this.len;
+    if (at + 4 > this.buf.length) {
+      this.grow(4);
+    }
+    this.len = at + 4;
     this.view.setInt32(at, v, !bigEndian);
   }
 
