@@ -1196,7 +1196,16 @@ impl Gen<'_> {
             self.out
                 .open(format!("export function read{name}(r: Reader): {name} {{"));
         }
-        self.out.line(format!("const v = {{}} as {name};"));
+        // A record whose fields are all present is read into locals and made at once, as one
+        // object literal (the engine then allocates it with its final shape); one with fields
+        // that may be absent is filled in as it is read.
+        let whole = key.is_none()
+            && r.fields
+                .iter()
+                .all(|f| f.cond.is_none() && f.selector.is_none());
+        if !whole {
+            self.out.line(format!("const v = {{}} as {name};"));
+        }
         self.open_fields(r);
         for (i, f) in r.fields.iter().enumerate() {
             self.name_field(r, i);
@@ -1240,12 +1249,50 @@ impl Gen<'_> {
                     self.stmt(&format!("v.{} = {expr};", f.name));
                     self.out.close("}");
                 }
+                None if whole => self.stmt(&format!("const {} = {expr};", local(&f.name))),
                 None => self.stmt(&format!("v.{} = {expr};", f.name)),
             }
         }
-        self.close_fields(r);
-        self.out.line("return v;");
+        if whole {
+            self.return_literal(r);
+            self.close_fields(r);
+        } else {
+            self.close_fields(r);
+            self.out.line("return v;");
+        }
         self.out.close("}");
+    }
+
+    /// `return { dx, dy, dz, yaw };`: the record of the locals its value fields were read into.
+    fn return_literal(&mut self, r: &Record) {
+        let counts = count_fields(r);
+        let members: Vec<String> = r
+            .fields
+            .iter()
+            .filter(|f| f.constant.is_none() && !counts.contains(&f.name.as_str()))
+            .map(|f| {
+                let l = local(&f.name);
+                if l == f.name {
+                    l
+                } else {
+                    format!("{}: {l}", f.name)
+                }
+            })
+            .collect();
+        let line = if members.is_empty() {
+            "return {};".to_string()
+        } else {
+            format!("return {{ {} }};", members.join(", "))
+        };
+        if 2 * self.out.indent + line.len() <= WIDTH {
+            self.out.line(line);
+        } else {
+            self.out.open("return {");
+            for m in &members {
+                self.out.line(format!("{m},"));
+            }
+            self.out.close("};");
+        }
     }
 
     /// Opens the body of a record's reader or writer: the `try` whose `catch` puts the field
@@ -2075,7 +2122,8 @@ record Empty {
             "export function readInner(r: Reader, prev = new Ascending(32)): Inner {",
             "case 18446744073709551615n:",
             "v.body = r.packed(readBody);",
-            "v.c = b.bigUint(60);",
+            "const c = b.bigUint(60);",
+            "return { c, d: d_, xs };",
             "export const EmptyJson: RecordJson = [];",
             "export function encodedLenEmpty(_v: Empty): number {",
         ] {
