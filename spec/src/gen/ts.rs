@@ -201,7 +201,9 @@ const RESERVED: &[&str] = &[
 ];
 
 /// Names the generated functions use for their own locals and parameters.
-const LOCALS: &[&str] = &["r", "w", "b", "v", "n", "x", "d", "at", "prev", "bytes"];
+const LOCALS: &[&str] = &[
+    "r", "w", "b", "v", "n", "x", "d", "e", "at", "prev", "bytes", "field",
+];
 
 /// A count field's local variable.
 fn local(name: &str) -> String {
@@ -210,6 +212,11 @@ fn local(name: &str) -> String {
     } else {
         name.to_string()
     }
+}
+
+/// Whether a bit set of `width` bits is a `bigint`: `&` and `|` of numbers work on 32 bits.
+fn wide_bits(width: u8) -> bool {
+    width > 32
 }
 
 /// Integers wider than this are `bigint`: a JavaScript number holds 53 bits exactly.
@@ -477,32 +484,64 @@ impl Gen<'_> {
 
     fn bits(&mut self, b: &Bits) {
         let name = &b.name;
+        let wide = wide_bits(b.width);
+        let value = |index: u8| {
+            let v = 1u64 << index;
+            if wide {
+                format!("0x{v:x}n")
+            } else {
+                format!("0x{v:x}")
+            }
+        };
         self.docs(&b.docs, &format!("The bit set `{name}`."));
-        self.out
-            .line(format!("export type {name} = readonly {name}Bit[];"));
+        self.out.line(format!(
+            "export type {name} = {};",
+            if wide { "bigint" } else { "number" }
+        ));
         self.out.blank();
-        let mut names = Vec::new();
-        let mut requires = Vec::new();
+        let mut named = Vec::new();
+        // Every bit another requires, with the bits that require it, in declaration order.
+        let mut required: Vec<(&str, Vec<String>)> = Vec::new();
+        let mut known = 0u64;
         for bit in &b.bits {
             if let BitKind::Named {
                 name: n,
+                index,
                 requires: req,
-                ..
             } = &bit.kind
             {
-                names.push(format!("\"{n}\""));
+                named.push((n, *index, &bit.docs));
+                known |= 1u64 << index;
                 if let Some(req) = req {
-                    requires.push(format!("[\"{n}\", \"{req}\"]"));
+                    let by = format!("{name}.{n}");
+                    match required.iter_mut().find(|(other, _)| other == req) {
+                        Some((_, bits)) => bits.push(by),
+                        None => required.push((req, vec![by])),
+                    }
                 }
             }
         }
-        self.out
-            .line(format!("/** The name of a bit of {{@link {name}}}. */"));
-        if names.is_empty() {
-            self.out.line(format!("export type {name}Bit = never;"));
-        } else {
+        let requires: Vec<String> = required
+            .iter()
+            .map(|(other, bits)| format!("[{}, {name}.{other}]", bits.join(" | ")))
+            .collect();
+        self.out.line(tsdoc(&[
+            format!("The bits of {{@link {name}}}, each as its value: a set is their `|`, and"),
+            format!(
+                "`(set & {name}.X) !== {}` tests one.",
+                if wide { "0n" } else { "0" }
+            ),
+        ]));
+        if named.is_empty() {
             self.out
-                .line(format!("export type {name}Bit = {};", names.join(" | ")));
+                .line(format!("export const {name} = {{}} as const;"));
+        } else {
+            self.out.open(format!("export const {name} = {{"));
+            for (n, index, docs) in &named {
+                self.docs(docs, &format!("Bit {index}."));
+                self.out.line(format!("{n}: {},", value(*index)));
+            }
+            self.out.close("} as const;");
         }
         self.out.blank();
         self.out.line(format!(
@@ -510,18 +549,31 @@ impl Gen<'_> {
             b.width
         ));
         self.out
-            .open(format!("export const {name}: BitSet<{name}Bit> = {{"));
+            .open(format!("export const {name}Layout: BitSet<{name}> = {{"));
         self.out.line(format!("width: {},", b.width));
-        self.out.open("names: [");
-        for bit in &b.bits {
-            if let BitKind::Named { name: n, index, .. } = &bit.kind {
-                self.docs(&bit.docs, &format!("Bit {index}."));
-                self.out.line(format!("[\"{n}\", {index}],"));
+        if named.is_empty() {
+            self.out.line("names: [],");
+        } else {
+            self.out.open("names: [");
+            for (n, _, _) in &named {
+                self.out.line(format!("[\"{n}\", {name}.{n}],"));
             }
+            self.out.close("],");
         }
-        self.out.close("],");
-        self.out
-            .line(format!("requires: [{}],", requires.join(", ")));
+        self.out.line(format!(
+            "known: 0x{known:x}{},",
+            if wide { "n" } else { "" }
+        ));
+        let line = format!("requires: [{}],", requires.join(", "));
+        if 2 + line.len() <= WIDTH {
+            self.out.line(line);
+        } else {
+            self.out.open("requires: [");
+            for r in &requires {
+                self.out.line(format!("{r},"));
+            }
+            self.out.close("],");
+        }
         if self.endian == Endian::Big {
             self.out.line("bigEndian: true,");
         }
@@ -566,7 +618,7 @@ impl Gen<'_> {
             Type::Bytes => "\"bytes\"".into(),
             Type::OptBytes => "\"opt_bytes\"".into(),
             Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Bits(_)) => format!("{{ bits: () => {name} }}"),
+                Some(Decl::Bits(_)) => format!("{{ bits: () => {name}Layout }}"),
                 Some(Decl::Union(_)) => format!("{{ union: () => {name}Json }}"),
                 _ => format!("{{ record: () => {name}Json }}"),
             },
@@ -595,10 +647,9 @@ impl Gen<'_> {
                     (false, 64) => format!("{src}.u64({})", if be { "true" } else { "" }),
                     (true, 64) => format!("{src}.i64({})", if be { "true" } else { "" }),
                     (signed, bits) => format!(
-                        "{src}.{}({}{})",
-                        if signed { "int" } else { "uint" },
-                        bits / 8,
-                        be_arg(be && bits > 8)
+                        "{src}.{}{bits}({})",
+                        if signed { "i" } else { "u" },
+                        if be && bits > 8 { "true" } else { "" }
                     ),
                 }
             }
@@ -633,7 +684,7 @@ impl Gen<'_> {
                 }
             }
             Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Bits(_)) => format!("{src}.bits({name})"),
+                Some(Decl::Bits(_)) => format!("{src}.bits({name}Layout)"),
                 Some(Decl::Record(rec)) if rec.packed && !packed => {
                     format!("{src}.packed(read{name})")
                 }
@@ -751,11 +802,7 @@ impl Gen<'_> {
                 bit,
                 negated,
                 ..
-            } => format!(
-                "{}{}.includes(\"{bit}\")",
-                if *negated { "!" } else { "" },
-                self.cond_operand(field, r, encode).0
-            ),
+            } => self.bit_test(field, bit, *negated, r, encode),
             Cond::Set { field, negated, .. } => {
                 let (operand, big) = self.cond_operand(field, r, encode);
                 match field_ty(field) {
@@ -774,15 +821,33 @@ impl Gen<'_> {
         }
     }
 
+    /// Whether bit `bit` of the bit set field `field` is set (clear, when `negated`):
+    /// `(v.mask & ChangeMask.POSE) !== 0`.
+    fn bit_test(&self, field: &str, bit: &str, negated: bool, r: &Record, encode: bool) -> String {
+        let set = r
+            .fields
+            .iter()
+            .find(|f| f.name == field)
+            .and_then(|f| match &f.ty {
+                Type::Named { name, .. } => self.index.bits(name),
+                _ => None,
+            });
+        let (set, zero) = match set {
+            Some(b) => (b.name.as_str(), if wide_bits(b.width) { "0n" } else { "0" }),
+            None => ("", "0"),
+        };
+        format!(
+            "({} & {set}.{bit}) {} {zero}",
+            self.cond_operand(field, r, encode).0,
+            if negated { "===" } else { "!==" }
+        )
+    }
+
     /// When field `f` is present: its selector's bit and its condition, or `None` when always.
     fn presence(&self, f: &Field, r: &Record, encode: bool) -> Option<String> {
         let mut parts = Vec::new();
         if let Some(sel) = &f.selector {
-            parts.push(format!(
-                "{}.includes(\"{}\")",
-                self.cond_operand(&sel.mask, r, encode).0,
-                sel.bit
-            ));
+            parts.push(self.bit_test(&sel.mask, &sel.bit, false, r, encode));
         }
         if let Some(c) = &f.cond {
             parts.push(self.cond_expr(c, r, encode));
@@ -816,9 +881,8 @@ impl Gen<'_> {
                     (false, 64) => one(format!("{dst}.u64({val}{be})")),
                     (true, 64) => one(format!("{dst}.i64({val}{be})")),
                     (signed, bits) => one(format!(
-                        "{dst}.{}({}, {val}{be})",
-                        if signed { "int" } else { "uint" },
-                        bits / 8
+                        "{dst}.{}{bits}({val}{be})",
+                        if signed { "i" } else { "u" }
                     )),
                 }
             }
@@ -867,7 +931,7 @@ impl Gen<'_> {
                 self.encode(wire, packed, dst, &q)
             }
             Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Bits(_)) => one(format!("{dst}.bits({name}, {val})")),
+                Some(Decl::Bits(_)) => one(format!("{dst}.bits({name}Layout, {val})")),
                 Some(Decl::Record(rec)) if rec.packed && !packed => {
                     one(format!("{dst}.packed(write{name}, {val})"))
                 }
@@ -1132,10 +1196,20 @@ impl Gen<'_> {
             self.out
                 .open(format!("export function read{name}(r: Reader): {name} {{"));
         }
-        self.out.line(format!("const v = {{}} as {name};"));
-        self.out.line(format!("{s}.enter();"));
-        for f in &r.fields {
-            let src = format!("{s}.field(\"{}\")", f.name);
+        // A record whose fields are all present is read into locals and made at once, as one
+        // object literal (the engine then allocates it with its final shape); one with fields
+        // that may be absent is filled in as it is read.
+        let whole = key.is_none()
+            && r.fields
+                .iter()
+                .all(|f| f.cond.is_none() && f.selector.is_none());
+        if !whole {
+            self.out.line(format!("const v = {{}} as {name};"));
+        }
+        self.open_fields(r);
+        for (i, f) in r.fields.iter().enumerate() {
+            self.name_field(r, i);
+            let src = s.to_string();
             if let Some(c) = f.constant {
                 self.stmt(&format!(
                     "{src}.constant({}, ({s}) => {});",
@@ -1175,11 +1249,82 @@ impl Gen<'_> {
                     self.stmt(&format!("v.{} = {expr};", f.name));
                     self.out.close("}");
                 }
+                None if whole => self.stmt(&format!("const {} = {expr};", local(&f.name))),
                 None => self.stmt(&format!("v.{} = {expr};", f.name)),
             }
         }
-        self.out.line(format!("{s}.leave();"));
-        self.out.line("return v;");
+        if whole {
+            self.return_literal(r);
+            self.close_fields(r);
+        } else {
+            self.close_fields(r);
+            self.out.line("return v;");
+        }
+        self.out.close("}");
+    }
+
+    /// `return { dx, dy, dz, yaw };`: the record of the locals its value fields were read into.
+    fn return_literal(&mut self, r: &Record) {
+        let counts = count_fields(r);
+        let members: Vec<String> = r
+            .fields
+            .iter()
+            .filter(|f| f.constant.is_none() && !counts.contains(&f.name.as_str()))
+            .map(|f| {
+                let l = local(&f.name);
+                if l == f.name {
+                    l
+                } else {
+                    format!("{}: {l}", f.name)
+                }
+            })
+            .collect();
+        let line = if members.is_empty() {
+            "return {};".to_string()
+        } else {
+            format!("return {{ {} }};", members.join(", "))
+        };
+        if 2 * self.out.indent + line.len() <= WIDTH {
+            self.out.line(line);
+        } else {
+            self.out.open("return {");
+            for m in &members {
+                self.out.line(format!("{m},"));
+            }
+            self.out.close("};");
+        }
+    }
+
+    /// Opens the body of a record's reader or writer: the `try` whose `catch` puts the field
+    /// being read or written in front of an error's path, and the local naming it (`field`),
+    /// when there are several. Nothing when the record has no fields.
+    fn open_fields(&mut self, r: &Record) {
+        if r.fields.len() > 1 {
+            self.out
+                .line(format!("let field = \"{}\";", r.fields[0].name));
+        }
+        if !r.fields.is_empty() {
+            self.out.open("try {");
+        }
+    }
+
+    /// Names the `i`-th field of `r` as the one being read or written, after the first.
+    fn name_field(&mut self, r: &Record, i: usize) {
+        if i > 0 {
+            self.out.line(format!("field = \"{}\";", r.fields[i].name));
+        }
+    }
+
+    /// Closes what [`Gen::open_fields`] opened.
+    fn close_fields(&mut self, r: &Record) {
+        let field = match r.fields.as_slice() {
+            [] => return,
+            [only] => format!("\"{}\"", only.name),
+            _ => "field".to_string(),
+        };
+        self.out.close("} catch (e) {");
+        self.out.indent += 1;
+        self.out.line(format!("throw within(e, {field});"));
         self.out.close("}");
     }
 
@@ -1215,10 +1360,11 @@ impl Gen<'_> {
                 "export function write{name}(w: Writer, {v}: {name}): void {{"
             ));
         }
-        self.out.line("w.enter();");
+        self.open_fields(r);
         let counts = count_fields(r);
-        for f in &r.fields {
-            let dst = format!("w.field(\"{}\")", f.name);
+        for (i, f) in r.fields.iter().enumerate() {
+            self.name_field(r, i);
+            let dst = "w".to_string();
             if let Some(c) = f.constant {
                 let lines = self.encode(&f.ty, packed, &dst, &literal(c, is_big(&f.ty)));
                 self.stmt(&lines.join("\n"));
@@ -1254,7 +1400,7 @@ impl Gen<'_> {
                 }
             }
         }
-        self.out.line("w.leave();");
+        self.close_fields(r);
         self.out.close("}");
     }
 
@@ -1381,7 +1527,8 @@ impl Gen<'_> {
         self.out.open(format!(
             "export function encode{name}(v: {name}): Uint8Array {{"
         ));
-        self.out.line("const w = new Writer();");
+        self.out
+            .line(format!("const w = new Writer(encodedLen{name}(v));"));
         if r.packed {
             self.out.line(format!("w.packed(write{name}, v);"));
         } else {
@@ -1435,7 +1582,11 @@ impl Gen<'_> {
         let read_tag = if big_tag {
             format!("r.u64({})", if be { "true" } else { "" })
         } else {
-            format!("r.uint({}{})", u.tag.bits / 8, be_arg(be && u.tag.bits > 8))
+            format!(
+                "r.u{}({})",
+                u.tag.bits,
+                if be && u.tag.bits > 8 { "true" } else { "" }
+            )
         };
         self.out.open(format!("switch ({read_tag}) {{"));
         for v in &u.variants {
@@ -1473,8 +1624,8 @@ impl Gen<'_> {
                     .line(format!("w.u64({}{});", tag(v.tag), be_arg(be)));
             } else {
                 self.out.line(format!(
-                    "w.uint({}, {}{});",
-                    u.tag.bits / 8,
+                    "w.u{}({}{});",
+                    u.tag.bits,
                     v.tag,
                     be_arg(be && u.tag.bits > 8)
                 ));
@@ -1678,7 +1829,6 @@ const RUNTIME_IMPORT: &str = "./runtime/index.js";
 /// files, as (file name, text). `index.ts` says what it exports.
 pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("bits.ts", include_str!("../../runtime/ts/src/bits.ts")),
-    ("cursor.ts", include_str!("../../runtime/ts/src/cursor.ts")),
     ("errors.ts", include_str!("../../runtime/ts/src/errors.ts")),
     ("frame.ts", include_str!("../../runtime/ts/src/frame.ts")),
     ("index.ts", include_str!("../../runtime/ts/src/index.ts")),
@@ -1957,17 +2107,23 @@ record Empty {
         for expected in [
             "// @generated by ackwire-spec from sink.wire. Do not edit: change the layout files.",
             "export const HUGE = 18446744073709551615n;",
-            "  requires: [[\"HIGH\", \"LOW\"]],\n  bigEndian: true,",
-            "r.field(\"version\").constant(300n, (r) => r.bigVarint(64));",
+            "export type Wide = bigint;",
+            "  HIGH: 0x8000000000000000n,",
+            "  known: 0x8000000000000001n,\n  requires: [[Wide.HIGH, Wide.LOW]],\n  bigEndian: true,",
+            "r.constant(300n, (r) => r.bigVarint(64));",
+            "field = \"version\";",
+            "throw within(e, field);",
             "if (v.n > 2) {",
-            "v.q = Number(r.field(\"q\").bigVarint(64)) * (1 / 4);",
-            "w.field(\"q\").bigVarint(64, w.quantizeBigUint(v.q, 1 / 4, 18446744073709551615n));",
+            "v.q = Number(r.bigVarint(64)) * (1 / 4);",
+            "w.bigVarint(64, w.quantizeBigUint(v.q, 1 / 4, 18446744073709551615n));",
+            "const w = new Writer(encodedLenSink(v));",
             "bigAscending(64, (r) => r.u64(true))",
             "keyed(new Ascending(32), readInner)",
             "export function readInner(r: Reader, prev = new Ascending(32)): Inner {",
             "case 18446744073709551615n:",
-            "v.body = r.field(\"body\").packed(readBody);",
-            "v.c = b.field(\"c\").bigUint(60);",
+            "v.body = r.packed(readBody);",
+            "const c = b.bigUint(60);",
+            "return { c, d: d_, xs };",
             "export const EmptyJson: RecordJson = [];",
             "export function encodedLenEmpty(_v: Empty): number {",
         ] {

@@ -10,15 +10,16 @@
  * @packageDocumentation
  */
 
-export { type BitSet } from "./bits.js";
-export { Cursor } from "./cursor.js";
+export { type BitSet, bitSetNames, bitSetValue } from "./bits.js";
 export {
   DecodeError,
   EncodeError,
   type ErrorKind,
   JsonError,
   pathText,
+  pathWithin,
   type Segment,
+  within,
 } from "./errors.js";
 export { type FrameCodec } from "./frame.js";
 export { bigZigzag, quantize, roundHalfAwayFromZero, zigzag } from "./ints.js";

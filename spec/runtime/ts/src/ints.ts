@@ -1,13 +1,20 @@
 // Integer ranges, zigzag and quantization: the arithmetic of the wire's integer types.
 
-/** Whether `v` is an integer of at most `bits` bits. */
+/**
+ * 2^n for n from 0 to 64: a table, since `2 ** bits` of a variable `bits` is a call of the
+ * engine's `pow` on every check (most of what a write cost before).
+ */
+const POW2: readonly number[] = Array.from({ length: 65 }, (_, n) => 2 ** n);
+
+/** Whether `v` is an integer of at most `bits` bits (at most 64). */
 export function isUint(v: number, bits: number): boolean {
-  return Number.isInteger(v) && v >= 0 && v < 2 ** bits;
+  return Number.isInteger(v) && v >= 0 && v < POW2[bits]!;
 }
 
-/** Whether `v` is an integer that fits `bits` bits of two's complement. */
+/** Whether `v` is an integer that fits `bits` bits of two's complement (1 to 64). */
 export function isInt(v: number, bits: number): boolean {
-  return Number.isInteger(v) && v >= -(2 ** (bits - 1)) && v < 2 ** (bits - 1);
+  const half = POW2[bits - 1]!;
+  return Number.isInteger(v) && v >= -half && v < half;
 }
 
 /** Whether `v` is a bigint of at most `bits` bits. */

@@ -1,6 +1,6 @@
 // The JSON form of conformance/PROTOCOL.md: hex, and values to and from JSON by their layout.
 
-import type { BitSet } from "./bits.js";
+import { type BitSet, bitSetNames, bitSetValue } from "./bits.js";
 import { JsonError, pathText, type Segment } from "./errors.js";
 
 /** Lower-case hex of `bytes`. */
@@ -39,11 +39,11 @@ export type JsonValue =
  * for up to 53 bits); `u64` and `i64` are bigints, numbers up to 2^53 − 1 in magnitude and
  * decimal strings beyond. Floats are numbers (`f32` printed as the shortest decimal that reads
  * back as the same single). `bytes` are lower-case hex, `opt_bytes` hex or null. A bit set is
- * the list of its set bits' names, a union `{"variant": {...}}`.
+ * the list of its set bits' names (in the codec, an integer of them), a union `{"variant": {...}}`.
  */
 export type JsonType =
   | JsonScalar
-  | { readonly bits: () => BitSet<string> }
+  | { readonly bits: () => BitSet<number> | BitSet<bigint> }
   | { readonly record: () => RecordJson }
   | { readonly union: () => UnionJson }
   | { readonly list: JsonType };
@@ -122,11 +122,7 @@ export function toJson(type: JsonType, value: unknown): JsonValue {
     return scalarToJson(type, value);
   }
   if ("bits" in type) {
-    const names = value as readonly string[];
-    return type
-      .bits()
-      .names.filter(([name]) => names.includes(name))
-      .map(([name]) => name);
+    return bitSetNames<number | bigint>(type.bits(), value as number | bigint);
   }
   if ("record" in type) {
     const record = value as { readonly [key: string]: unknown };
@@ -266,7 +262,7 @@ export function fromJson(type: JsonType, json: unknown, path: Segment[] = []): u
         throw fail(`unknown bit ${describe(name)}, expected one of ${known}`);
       }
     }
-    return set.names.filter(([name]) => json.includes(name)).map(([name]) => name);
+    return bitSetValue<number | bigint>(set, json as string[]);
   }
   if ("record" in type) {
     const fields = type.record();

@@ -2,9 +2,13 @@
 
 import type { BitReader, Reader } from "./reader.js";
 import type { BitWriter, Writer } from "./writer.js";
+import { within } from "./errors.js";
 import { bigVarintLen, sumOf, varintLen } from "./lengths.js";
 
-/** Reads `count` elements with `elem`, after checking that they can fit in what remains. */
+/**
+ * Reads `count` elements with `elem`, after checking that they can fit in what remains; an
+ * element's error gets its index in front of its path.
+ */
 export function readList<S extends Reader | BitReader, T>(
   src: S,
   count: number | bigint,
@@ -13,27 +17,31 @@ export function readList<S extends Reader | BitReader, T>(
 ): T[] {
   const n = src.count(count, min);
   const items: T[] = [];
-  src.path.push(0);
-  for (let i = 0; i < n; i++) {
-    src.path[src.path.length - 1] = i;
-    items.push(elem(src));
+  let i = 0;
+  try {
+    for (; i < n; i++) {
+      items.push(elem(src));
+    }
+  } catch (e) {
+    throw within(e, i);
   }
-  src.path.pop();
   return items;
 }
 
-/** Writes every element of `items` with `elem`; an element's error names its index. */
+/** Writes every element of `items` with `elem`; an element's error gets its index. */
 export function writeList<D extends Writer | BitWriter, T>(
   dst: D,
   items: readonly T[],
   elem: (dst: D, item: T) => void,
 ): void {
-  dst.path.push(0);
-  for (const [i, item] of items.entries()) {
-    dst.path[dst.path.length - 1] = i;
-    elem(dst, item);
+  let i = 0;
+  try {
+    for (; i < items.length; i++) {
+      elem(dst, items[i]!);
+    }
+  } catch (e) {
+    throw within(e, i);
   }
-  dst.path.pop();
 }
 
 /**

@@ -1,24 +1,23 @@
 // Checked reads: of a frame's bytes, and of the bit stream of a packed body.
 
-import { type BitSet, bitSetNames } from "./bits.js";
-import { Cursor } from "./cursor.js";
-import { DecodeError, type ErrorKind, pathText, type Segment } from "./errors.js";
+import { type BitSet, bigBitSetFault, bitSetFault } from "./bits.js";
+import { DecodeError, type ErrorKind, within } from "./errors.js";
 
 /** A finite number's single-precision bits, and back. */
 const SCRATCH = new DataView(new ArrayBuffer(8));
 
 /**
  * A cursor over a frame's bytes that only makes checked reads: every fault is a
- * {@link DecodeError} at the byte where it was found, never an exception of the engine.
+ * {@link DecodeError} at the byte where it was found, never an exception of the engine. It
+ * keeps no field path: the generated readers put it on an error as it unwinds through them.
  */
-export class Reader extends Cursor {
+export class Reader {
   private readonly buf: Uint8Array;
   private readonly view: DataView;
   private pos = 0;
 
   /** A reader at the start of `bytes`. */
   constructor(bytes: Uint8Array) {
-    super();
     this.buf = bytes;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
@@ -33,9 +32,9 @@ export class Reader extends Cursor {
     return this.buf.length - this.pos;
   }
 
-  /** An error of `kind` at byte `offset`, in the field being read. */
+  /** An error of `kind` at byte `offset`; the readers it unwinds through give it its path. */
   fail(kind: ErrorKind, offset: number): DecodeError {
-    return new DecodeError(kind, offset, undefined, pathText(this.path));
+    return new DecodeError(kind, offset, undefined);
   }
 
   /** Moves past `n` bytes, and returns where they start; the end of input is `truncated`. */
@@ -70,6 +69,36 @@ export class Reader extends Cursor {
       return this.view.getInt8(at);
     }
     return bytes === 2 ? this.view.getInt16(at, !bigEndian) : this.view.getInt32(at, !bigEndian);
+  }
+
+  /** A `u8`. */
+  u8(): number {
+    return this.view.getUint8(this.need(1));
+  }
+
+  /** A `u16`. */
+  u16(bigEndian = false): number {
+    return this.view.getUint16(this.need(2), !bigEndian);
+  }
+
+  /** A `u32`. */
+  u32(bigEndian = false): number {
+    return this.view.getUint32(this.need(4), !bigEndian);
+  }
+
+  /** An `i8`. */
+  i8(): number {
+    return this.view.getInt8(this.need(1));
+  }
+
+  /** An `i16`. */
+  i16(bigEndian = false): number {
+    return this.view.getInt16(this.need(2), !bigEndian);
+  }
+
+  /** An `i32`. */
+  i32(bigEndian = false): number {
+    return this.view.getInt32(this.need(4), !bigEndian);
   }
 
   /** An unsigned integer of 8 bytes. */
@@ -216,15 +245,23 @@ export class Reader extends Cursor {
   }
 
   /** Reads a bit set, refusing a reserved bit and a bit without the bit it requires. */
-  bits<N extends string>(set: BitSet<N>): N[] {
+  bits<V extends number | bigint>(set: BitSet<V>): V {
     const at = this.pos;
     const be = set.bigEndian === true;
-    const raw = set.width === 64 ? this.u64(be) : this.uint((set.width / 8) as 1 | 2 | 4, be);
-    const names = bitSetNames(set, raw);
-    if (typeof names === "string") {
-      throw this.fail(names, at);
+    let fault;
+    let raw;
+    if (typeof set.known === "bigint") {
+      raw = this.u64(be);
+      fault = bigBitSetFault(set as BitSet<bigint>, raw);
+    } else {
+      const width = set.width;
+      raw = width === 8 ? this.u8() : width === 16 ? this.u16(be) : this.u32(be);
+      fault = bitSetFault(set as BitSet<number>, raw);
     }
-    return names;
+    if (fault !== undefined) {
+      throw this.fail(fault, at);
+    }
+    return raw as V;
   }
 
   /**
@@ -232,18 +269,19 @@ export class Reader extends Cursor {
    * checked, and the reader moves past it.
    */
   packed<T>(read: (b: BitReader) => T): T {
-    const b = new BitReader(this.buf, this.pos, this.path);
+    const b = new BitReader(this.buf, this.pos);
     const value = read(b);
     this.pos += b.finish();
     return value;
   }
 
-  /** Reads with `read` inside the field `name` of the current path (a union's variant). */
+  /** Reads with `read` inside `name` (a union's variant): its errors' paths begin there. */
   inside<T>(name: string, read: (r: Reader) => T): T {
-    this.path.push(name);
-    const value = read(this);
-    this.path.pop();
-    return value;
+    try {
+      return read(this);
+    } catch (e) {
+      throw within(e, name);
+    }
   }
 
   /** Ends a frame: every byte must have been read. */
@@ -257,18 +295,17 @@ export class Reader extends Cursor {
 /**
  * A bit stream over the bytes of a packed body: fields are read least significant bit first,
  * starting at the least significant bit of each byte. Offsets in its errors count from the start
- * of the frame.
+ * of the frame. Like the byte reader, it keeps no field path.
  */
-export class BitReader extends Cursor {
+export class BitReader {
   private readonly bytes: Uint8Array;
   /** Byte offset of the body in the frame. */
   private readonly start: number;
   /** Bits read from the start of the body. */
   private pos = 0;
 
-  /** A bit reader over `bytes` from byte `start`, sharing `path` with the byte reader. */
-  constructor(bytes: Uint8Array, start: number, path: Segment[]) {
-    super(path);
+  /** A bit reader over `bytes` from byte `start`. */
+  constructor(bytes: Uint8Array, start: number) {
     this.bytes = bytes;
     this.start = start;
   }
@@ -283,9 +320,9 @@ export class BitReader extends Cursor {
     return (this.bytes.length - this.start) * 8 - this.pos;
   }
 
-  /** An error of `kind` at bit `bit` of the frame, in the field being read. */
+  /** An error of `kind` at bit `bit` of the frame; the readers it unwinds through give it its path. */
   fail(kind: ErrorKind, bit: number): DecodeError {
-    return new DecodeError(kind, Math.floor(bit / 8), bit, pathText(this.path));
+    return new DecodeError(kind, Math.floor(bit / 8), bit);
   }
 
   /**
@@ -392,14 +429,21 @@ export class BitReader extends Cursor {
   }
 
   /** Reads a bit set of `set.width` bits. */
-  bits<N extends string>(set: BitSet<N>): N[] {
+  bits<V extends number | bigint>(set: BitSet<V>): V {
     const at = this.bitOffset;
-    const raw = set.width <= 32 ? this.uint(set.width) : this.bigUint(set.width);
-    const names = bitSetNames(set, raw);
-    if (typeof names === "string") {
-      throw this.fail(names, at);
+    let fault;
+    let raw;
+    if (typeof set.known === "bigint") {
+      raw = this.bigUint(set.width);
+      fault = bigBitSetFault(set as BitSet<bigint>, raw);
+    } else {
+      raw = this.uint(set.width);
+      fault = bitSetFault(set as BitSet<number>, raw);
     }
-    return names;
+    if (fault !== undefined) {
+      throw this.fail(fault, at);
+    }
+    return raw as V;
   }
 
   /**

@@ -1,18 +1,40 @@
 // Writes that refuse what the decoders refuse: of bytes, and of the bit stream of a packed body.
 
-import { type BitSet, bitSetRaw } from "./bits.js";
-import { Cursor } from "./cursor.js";
-import { EncodeError, type ErrorKind, pathText } from "./errors.js";
+import { type BitSet, bigBitSetFault, bitSetFault } from "./bits.js";
+import { EncodeError, type ErrorKind, within } from "./errors.js";
 import { bigZigzag, isBigInt, isBigUint, isInt, isUint, quantize, zigzag } from "./ints.js";
 
 /** A finite number's single-precision bits, and back. */
 const SCRATCH = new DataView(new ArrayBuffer(8));
 
-/** What writers share: refusals with the field path, presence and quantization checks. */
-export class Encoder extends Cursor {
-  /** An error of `kind`, in the field being written. */
+/**
+ * What writers share: refusals, presence and quantization checks. Like the readers, writers
+ * keep no field path: the generated writers put it on an error as it unwinds through them.
+ */
+export class Encoder {
+  /** An error of `kind`; the writers it unwinds through give it its path. */
   fail(kind: ErrorKind): EncodeError {
-    return new EncodeError(kind, pathText(this.path));
+    return new EncodeError(kind);
+  }
+
+  /**
+   * Refuses a value of a bit set that its reader would refuse: one wider than the set (over
+   * its width), then a reserved bit or a bit without the bit it requires.
+   */
+  protected refuseBits<V extends number | bigint>(set: BitSet<V>, value: V): void {
+    let fault;
+    if (typeof value === "bigint") {
+      fault = isBigUint(value, set.width)
+        ? bigBitSetFault(set as BitSet<bigint>, value)
+        : "over_width";
+    } else {
+      fault = isUint(value as number, set.width)
+        ? bitSetFault(set as BitSet<number>, value as number)
+        : "over_width";
+    }
+    if (fault !== undefined) {
+      throw this.fail(fault);
+    }
   }
 
   /** Refuses a value whose presence contradicts its condition. */
@@ -63,9 +85,16 @@ export class Encoder extends Cursor {
 
 /** Byte-aligned writes into a growing buffer; a value the decoder would refuse is refused. */
 export class Writer extends Encoder {
-  private buf = new Uint8Array(64);
-  private view = new DataView(this.buf.buffer);
+  private buf: Uint8Array;
+  private view: DataView;
   private len = 0;
+
+  /** A writer whose buffer starts with room for `capacity` bytes (it grows as needed). */
+  constructor(capacity = 64) {
+    super();
+    this.buf = new Uint8Array(Math.max(capacity, 1));
+    this.view = new DataView(this.buf.buffer);
+  }
 
   /** Bytes written so far. */
   get length(): number {
@@ -78,14 +107,19 @@ export class Writer extends Encoder {
    */
   private room(n: number): number {
     if (this.len + n > this.buf.length) {
-      const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.len + n));
-      bigger.set(this.buf.subarray(0, this.len));
-      this.buf = bigger;
-      this.view = new DataView(bigger.buffer);
+      this.grow(n);
     }
     const at = this.len;
     this.len += n;
     return at;
+  }
+
+  /** Replaces the buffer with one of room for at least `n` more bytes. */
+  private grow(n: number): void {
+    const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.len + n));
+    bigger.set(this.buf.subarray(0, this.len));
+    this.buf = bigger;
+    this.view = new DataView(bigger.buffer);
   }
 
   /** Appends `bytes` as they are. */
@@ -122,6 +156,89 @@ export class Writer extends Encoder {
     } else {
       this.view.setInt32(at, v, !bigEndian);
     }
+  }
+
+  // u8 ... i32 make room themselves rather than through `room`, small enough for the engine
+  // to inline into the generated writers. Their range checks are exact for any number: a
+  // fraction, NaN, an infinity or a value out of range changes when cut to the width and back
+  // (-0 passes, as 0).
+
+  /** A `u8`; a value outside 0..=255 is over its width. */
+  u8(v: number): void {
+    if (!((v & 0xff) === v)) {
+      throw this.fail("over_width");
+    }
+    const at = this.len;
+    if (at + 1 > this.buf.length) {
+      this.grow(1);
+    }
+    this.len = at + 1;
+    this.buf[at] = v;
+  }
+
+  /** A `u16`. */
+  u16(v: number, bigEndian = false): void {
+    if (!((v & 0xffff) === v)) {
+      throw this.fail("over_width");
+    }
+    const at = this.len;
+    if (at + 2 > this.buf.length) {
+      this.grow(2);
+    }
+    this.len = at + 2;
+    this.view.setUint16(at, v, !bigEndian);
+  }
+
+  /** A `u32`. */
+  u32(v: number, bigEndian = false): void {
+    if (!(v >>> 0 === v)) {
+      throw this.fail("over_width");
+    }
+    const at = this.len;
+    if (at + 4 > this.buf.length) {
+      this.grow(4);
+    }
+    this.len = at + 4;
+    this.view.setUint32(at, v, !bigEndian);
+  }
+
+  /** An `i8`. */
+  i8(v: number): void {
+    if (!((v << 24) >> 24 === v)) {
+      throw this.fail("over_width");
+    }
+    const at = this.len;
+    if (at + 1 > this.buf.length) {
+      this.grow(1);
+    }
+    this.len = at + 1;
+    this.view.setInt8(at, v);
+  }
+
+  /** An `i16`. */
+  i16(v: number, bigEndian = false): void {
+    if (!((v << 16) >> 16 === v)) {
+      throw this.fail("over_width");
+    }
+    const at = this.len;
+    if (at + 2 > this.buf.length) {
+      this.grow(2);
+    }
+    this.len = at + 2;
+    this.view.setInt16(at, v, !bigEndian);
+  }
+
+  /** An `i32`. */
+  i32(v: number, bigEndian = false): void {
+    if (!((v | 0) === v)) {
+      throw this.fail("over_width");
+    }
+    const at = this.len;
+    if (at + 4 > this.buf.length) {
+      this.grow(4);
+    }
+    this.len = at + 4;
+    this.view.setInt32(at, v, !bigEndian);
   }
 
   /** An unsigned integer of 8 bytes. */
@@ -228,36 +345,45 @@ export class Writer extends Encoder {
   }
 
   /** Writes a bit set, refusing what its decoder refuses. */
-  bits<N extends string>(set: BitSet<N>, names: readonly N[]): void {
-    const raw = bitSetRaw(set, names);
-    if (typeof raw === "string") {
-      throw this.fail(raw);
-    }
+  bits<V extends number | bigint>(set: BitSet<V>, value: V): void {
     const be = set.bigEndian === true;
-    if (typeof raw === "bigint") {
-      this.u64(raw, be);
+    this.refuseBits(set, value);
+    if (typeof value === "bigint") {
+      this.u64(value, be);
     } else {
-      this.uint((set.width / 8) as 1 | 2 | 4, raw, be);
+      const v = value as number;
+      if (set.width === 8) {
+        this.u8(v);
+      } else if (set.width === 16) {
+        this.u16(v, be);
+      } else {
+        this.u32(v, be);
+      }
     }
   }
 
   /** Writes a bit-packed body with `write`, padded with zero bits to a byte. */
   packed<T>(write: (b: BitWriter, value: T) => void, value: T): void {
-    const b = new BitWriter(this.path);
+    const b = new BitWriter();
     write(b, value);
     this.append(b.finish());
   }
 
-  /** Writes with `write` inside the field `name` of the current path (a union's variant). */
+  /** Writes with `write` inside `name` (a union's variant): its errors' paths begin there. */
   inside<T>(name: string, write: (w: Writer, value: T) => void, value: T): void {
-    this.path.push(name);
-    write(this, value);
-    this.path.pop();
+    try {
+      write(this, value);
+    } catch (e) {
+      throw within(e, name);
+    }
   }
 
-  /** The bytes written. */
+  /**
+   * The bytes written: the buffer itself when they fill it (as when it was made with the
+   * frame's encoded length), which is safe, as any later write must then replace the buffer.
+   */
   finish(): Uint8Array {
-    return this.buf.slice(0, this.len);
+    return this.len === this.buf.length ? this.buf : this.buf.slice(0, this.len);
   }
 }
 
@@ -347,15 +473,12 @@ export class BitWriter extends Encoder {
   }
 
   /** Writes a bit set of `set.width` bits. */
-  bits<N extends string>(set: BitSet<N>, names: readonly N[]): void {
-    const raw = bitSetRaw(set, names);
-    if (typeof raw === "string") {
-      throw this.fail(raw);
-    }
-    if (typeof raw === "bigint") {
-      this.bigUint(set.width, raw);
+  bits<V extends number | bigint>(set: BitSet<V>, value: V): void {
+    this.refuseBits(set, value);
+    if (typeof value === "bigint") {
+      this.bigUint(set.width, value);
     } else {
-      this.uint(set.width, raw);
+      this.uint(set.width, value as number);
     }
   }
 

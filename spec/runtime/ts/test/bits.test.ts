@@ -2,7 +2,15 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { BitReader, type BitSet, BitWriter, Reader, Writer } from "../src/index.js";
+import {
+  BitReader,
+  type BitSet,
+  bitSetNames,
+  bitSetValue,
+  BitWriter,
+  Reader,
+  Writer,
+} from "../src/index.js";
 import { assertDecodeFault, assertEncodeFault, bytes } from "./faults.js";
 
 /** The body `write` writes. */
@@ -14,7 +22,7 @@ function body(write: (b: BitWriter) => void): Uint8Array {
 
 /** A bit reader over `data` from byte `start`. */
 function bits(data: Uint8Array, start = 0): BitReader {
-  return new BitReader(data, start, []);
+  return new BitReader(data, start);
 }
 
 describe("bit streams", () => {
@@ -171,35 +179,53 @@ describe("bit streams", () => {
   });
 });
 
-/** Bits 0 and 3 named, B requiring A; every other bit reserved. */
-const FLAGS: BitSet<"A" | "B"> = {
+/** Bits 0, 3 and 5 named, B and C requiring A; every other bit reserved. */
+const F = { A: 0x1, B: 0x8, C: 0x20 } as const;
+const FLAGS: BitSet = {
   width: 8,
   names: [
-    ["A", 0],
-    ["B", 3],
+    ["A", F.A],
+    ["B", F.B],
+    ["C", F.C],
   ],
-  requires: [["B", "A"]],
+  known: 0x29,
+  requires: [[F.B | F.C, F.A]],
 };
 
 /** A 64-bit set written most significant byte first. */
-const WIDE: BitSet<"LOW" | "HIGH"> = {
+const W = { LOW: 0x1n, HIGH: 0x8000000000000000n } as const;
+const WIDE: BitSet<bigint> = {
   width: 64,
   names: [
-    ["LOW", 0],
-    ["HIGH", 63],
+    ["LOW", W.LOW],
+    ["HIGH", W.HIGH],
   ],
+  known: 0x8000000000000001n,
   requires: [],
   bigEndian: true,
 };
 
+/** A 32-bit set with bit 31 named: `&` of numbers makes it negative, which must not matter. */
+const TOP = { LOW: 0x1, TOP: 0x80000000 } as const;
+const TOP_SET: BitSet = {
+  width: 32,
+  names: [
+    ["LOW", TOP.LOW],
+    ["TOP", TOP.TOP],
+  ],
+  known: 0x80000001,
+  requires: [[TOP.TOP, TOP.LOW]],
+};
+
 describe("bit sets", () => {
-  it("read as the names of their set bits, in declaration order", () => {
-    assert.deepEqual(new Reader(bytes(0x09)).bits(FLAGS), ["A", "B"]);
-    assert.deepEqual(new Reader(bytes(0x01)).bits(FLAGS), ["A"]);
-    assert.deepEqual(new Reader(bytes(0x00)).bits(FLAGS), []);
+  it("read as the integer of their bits", () => {
+    assert.equal(new Reader(bytes(0x09)).bits(FLAGS), F.A | F.B);
+    assert.equal(new Reader(bytes(0x01)).bits(FLAGS), F.A);
+    assert.equal(new Reader(bytes(0x00)).bits(FLAGS), 0);
     const wide = bytes(0x80, 0, 0, 0, 0, 0, 0, 0x01);
-    assert.deepEqual(new Reader(wide).bits(WIDE), ["LOW", "HIGH"]);
-    assert.deepEqual(new Reader(bytes(0x80, 0, 0, 0, 0, 0, 0, 0)).bits(WIDE), ["HIGH"]);
+    assert.equal(new Reader(wide).bits(WIDE), W.LOW | W.HIGH);
+    assert.equal(new Reader(bytes(0x80, 0, 0, 0, 0, 0, 0, 0)).bits(WIDE), W.HIGH);
+    assert.equal(new Reader(bytes(0x01, 0, 0, 0x80)).bits(TOP_SET), 0x80000001);
   });
 
   it("refuse a reserved bit before a broken requirement", () => {
@@ -210,42 +236,64 @@ describe("bit sets", () => {
     assertDecodeFault(() => new Reader(bytes(0x08)).bits(FLAGS), "invalid_condition", {
       offset: 0,
     });
+    assertDecodeFault(() => new Reader(bytes(0x20)).bits(FLAGS), "invalid_condition", {
+      offset: 0,
+    });
     const reserved = bytes(0, 0, 0, 0, 0, 0, 0x01, 0);
     assertDecodeFault(() => new Reader(reserved).bits(WIDE), "reserved_bit", { offset: 0 });
+    const top = bytes(0, 0, 0, 0x80);
+    assertDecodeFault(() => new Reader(top).bits(TOP_SET), "invalid_condition", { offset: 0 });
   });
 
-  it("write their names as bits, whatever the order of the names", () => {
+  it("write their bits", () => {
     const w = new Writer();
-    w.bits(FLAGS, ["B", "A"]);
-    w.bits(WIDE, ["HIGH", "LOW"]);
-    assert.deepEqual(w.finish(), bytes(0x09, 0x80, 0, 0, 0, 0, 0, 0, 0x01));
+    w.bits(FLAGS, F.B | F.A);
+    w.bits(WIDE, W.HIGH | W.LOW);
+    w.bits(TOP_SET, TOP.TOP + TOP.LOW);
+    assert.deepEqual(w.finish(), bytes(0x09, 0x80, 0, 0, 0, 0, 0, 0, 0x01, 0x01, 0, 0, 0x80));
   });
 
-  it("refuse to write what their reader refuses", () => {
+  it("refuse to write what their reader refuses, and a value wider than the set", () => {
     const w = new Writer();
-    assertEncodeFault(() => w.bits(FLAGS, ["B"]), "invalid_condition");
-    const unknown = ["A", "C"] as unknown as ("A" | "B")[];
-    assertEncodeFault(() => w.bits(FLAGS, unknown), "reserved_bit");
+    assertEncodeFault(() => w.bits(FLAGS, F.B), "invalid_condition");
+    assertEncodeFault(() => w.bits(FLAGS, F.A | 0x2), "reserved_bit");
+    assertEncodeFault(() => w.bits(FLAGS, 0x100), "over_width");
+    assertEncodeFault(() => w.bits(FLAGS, -1), "over_width");
+    assertEncodeFault(() => w.bits(FLAGS, 0.5), "over_width");
+    assertEncodeFault(() => w.bits(WIDE, 1n << 64n), "over_width");
+    assertEncodeFault(() => w.bits(TOP_SET, TOP.TOP), "invalid_condition");
     assert.equal(w.length, 0);
   });
 
   it("take their width in a bit stream", () => {
-    const small: BitSet<"X" | "Y"> = {
+    const small: BitSet = {
       width: 3,
       names: [
-        ["X", 0],
-        ["Y", 2],
+        ["X", 0x1],
+        ["Y", 0x4],
       ],
+      known: 0x5,
       requires: [],
     };
     const data = body((b) => {
-      b.bits(small, ["Y"]);
-      b.bits(WIDE, ["HIGH"]);
+      b.bits(small, 0x4);
+      b.bits(WIDE, W.HIGH);
     });
     assert.equal(data.length, 9);
     const b = bits(data);
-    assert.deepEqual(b.bits(small), ["Y"]);
-    assert.deepEqual(b.bits(WIDE), ["HIGH"]);
+    assert.equal(b.bits(small), 0x4);
+    assert.equal(b.bits(WIDE), W.HIGH);
     assertDecodeFault(() => bits(bytes(0x02)).bits(small), "reserved_bit", { offset: 0, bit: 0 });
+    assertEncodeFault(() => new BitWriter().bits(small, 0x8), "over_width");
+    assertEncodeFault(() => new BitWriter().bits(small, 0x2), "reserved_bit");
+  });
+
+  it("name their bits in declaration order in the JSON form, and back", () => {
+    assert.deepEqual(bitSetNames(FLAGS, F.C | F.A), ["A", "C"]);
+    assert.deepEqual(bitSetNames(WIDE, W.HIGH), ["HIGH"]);
+    assert.deepEqual(bitSetNames(TOP_SET, 0x80000001), ["LOW", "TOP"]);
+    assert.equal(bitSetValue(FLAGS, ["C", "A", "A"]), F.A | F.C);
+    assert.equal(bitSetValue(WIDE, ["HIGH", "LOW"]), W.HIGH | W.LOW);
+    assert.equal(bitSetValue(TOP_SET, ["TOP"]), 0x80000000);
   });
 });

@@ -37,12 +37,12 @@ describe("counted lists", () => {
     let calls = 0;
     assertDecodeFault(
       () =>
-        readList(r.field("poses"), n, 2, (r) => {
+        readList(r, n, 2, (r) => {
           calls += 1;
           return r.uint(2);
         }),
       "count_too_large",
-      { offset: 1, path: "poses" },
+      { offset: 1, path: "" },
     );
     assert.equal(calls, 0);
   });
@@ -86,13 +86,13 @@ describe("ascending lists", () => {
     assertDecodeFault(
       () =>
         readList(
-          r.field("ids"),
+          r,
           3,
           1,
           ascending(16, (r) => r.varint(16)),
         ),
       "not_ascending",
-      { offset: 2, path: "ids[2]" },
+      { offset: 2, path: "[2]" },
     );
   });
 
@@ -123,12 +123,12 @@ describe("ascending lists", () => {
       assertEncodeFault(
         () =>
           writeList(
-            w.field("ids"),
+            w,
             values,
             ascendingWriter((w, d) => w.varint(64, d)),
           ),
         "not_ascending",
-        "ids[1]",
+        "[1]",
       );
     }
   });

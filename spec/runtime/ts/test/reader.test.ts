@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Reader, readList } from "../src/index.js";
+import { DecodeError, pathText, pathWithin, Reader, readList, within } from "../src/index.js";
 import { assertDecodeFault, bytes } from "./faults.js";
 
 describe("Reader integers", () => {
@@ -144,38 +144,69 @@ describe("Reader bytes, counts, constants and the end of a frame", () => {
   });
 });
 
+describe("Reader integers by type", () => {
+  it("read what uint and int read, named by their type", () => {
+    const data = bytes(0xfe, 0xff, 0xff, 0x80);
+    assert.equal(new Reader(data).u8(), 0xfe);
+    assert.equal(new Reader(data).i8(), -2);
+    assert.equal(new Reader(data).u16(), 0xfffe);
+    assert.equal(new Reader(data).i16(), -2);
+    assert.equal(new Reader(data).u16(true), 0xfeff);
+    assert.equal(new Reader(data).u32(), 0x80fffffe);
+    assert.equal(new Reader(data).i32(), -0x7f000002);
+    assert.equal(new Reader(data).i32(true), -0x1000080);
+    assertDecodeFault(() => new Reader(bytes(1)).u16(), "truncated", { offset: 1 });
+  });
+});
+
 describe("Reader field paths", () => {
-  it("names the field being read, and the element's index in a list", () => {
+  it("come from what an error unwinds through: fields, list indices, variants", () => {
     const r = new Reader(bytes(1, 2, 3, 4));
-    r.enter();
-    r.field("tick").uint(1);
-    assertDecodeFault(() => readList(r.field("changes"), 2, 1, (r) => r.uint(2)), "truncated", {
-      offset: 4,
-      path: "changes[1]",
-    });
+    r.uint(1);
+    const changes = () => {
+      try {
+        return readList(r, 2, 1, (r) => r.uint(2));
+      } catch (e) {
+        throw within(e, "changes");
+      }
+    };
+    assertDecodeFault(changes, "truncated", { offset: 4, path: "changes[1]" });
   });
 
-  it("keeps the path of a nested record and of a union's variant", () => {
+  it("name a nested record's field and a union's variant, outermost first", () => {
     const r = new Reader(bytes(1));
-    r.enter();
-    r.field("outer");
-    r.enter();
-    r.field("inner");
-    assertDecodeFault(() => r.inside("pose", (r) => r.uint(2)), "truncated", {
-      offset: 1,
-      path: "outer.inner.pose",
-    });
+    const read = () => {
+      try {
+        return r.inside("pose", (r) => r.uint(2));
+      } catch (e) {
+        throw within(within(e, "inner"), "outer");
+      }
+    };
+    assertDecodeFault(read, "truncated", { offset: 1, path: "outer.inner.pose" });
   });
 
-  it("leaves the path as it was after a list or a variant read", () => {
-    const r = new Reader(bytes(1, 2, 3));
-    r.enter();
-    assert.deepEqual(
-      readList(r.field("xs"), 2, 1, (r) => r.uint(1)),
-      [1, 2],
-    );
-    r.inside("v", (r) => r.uint(1));
-    r.leave();
-    assert.deepEqual(r.path, []);
+  it("are empty for a fault outside every record, and say so in the message", () => {
+    const e = new DecodeError("truncated", 3, undefined);
+    assert.equal(e.path, "");
+    assert.equal(e.message, "truncated at byte 3");
+    within(within(within(e, 2), "changes"), 0);
+    assert.equal(e.path, "[0].changes[2]");
+    assert.equal(e.message, "truncated at byte 3, field [0].changes[2]");
+  });
+
+  it("leave an exception that is not a decode error as it is", () => {
+    const e = new RangeError("engine");
+    assert.equal(within(e, "x"), e);
+    assert.equal(e.message, "engine");
+  });
+
+  it("are put together as pathText writes a whole path", () => {
+    const path = ["changes", 3, "pose", 1, 2];
+    let text = "";
+    for (const s of [...path].reverse()) {
+      text = pathWithin(s, text);
+    }
+    assert.equal(text, pathText(path));
+    assert.equal(text, "changes[3].pose[1][2]");
   });
 });

@@ -2,7 +2,15 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { bytesLen, optBytesLen, Reader, Writer, writeList } from "../src/index.js";
+import {
+  bytesLen,
+  EncodeError,
+  optBytesLen,
+  Reader,
+  within,
+  Writer,
+  writeList,
+} from "../src/index.js";
 import { assertEncodeFault, bytes } from "./faults.js";
 
 function written(write: (w: Writer) => void): Uint8Array {
@@ -164,44 +172,101 @@ describe("Writer bools, floats and bytes", () => {
   });
 });
 
-describe("Writer field paths and presence", () => {
-  it("names the field and the element at fault", () => {
-    const w = new Writer();
-    w.enter();
-    w.field("tick").uint(1, 1);
-    assertEncodeFault(
-      () => writeList(w.field("ids"), [1, 2, 300], (w, id) => w.uint(1, id)),
-      "over_width",
-      "ids[2]",
+describe("Writer integers by type", () => {
+  it("write what uint and int write, refusing exactly what does not fit", () => {
+    assert.deepEqual(
+      written((w) => {
+        w.u8(0xfe);
+        w.i8(-2);
+        w.u16(0xfffe);
+        w.i16(-2, true);
+        w.u32(0x80fffffe);
+        w.i32(-1);
+      }),
+      bytes(0xfe, 0xfe, 0xfe, 0xff, 0xff, 0xfe, 0xfe, 0xff, 0xff, 0x80, 0xff, 0xff, 0xff, 0xff),
     );
+    const w = new Writer();
+    for (const v of [256, -1, 0.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      assertEncodeFault(() => w.u8(v), "over_width");
+    }
+    for (const v of [0x10000, -1, 1.5]) {
+      assertEncodeFault(() => w.u16(v), "over_width");
+    }
+    for (const v of [2 ** 32, -1, 2 ** 40 + 1]) {
+      assertEncodeFault(() => w.u32(v), "over_width");
+    }
+    for (const v of [128, -129]) {
+      assertEncodeFault(() => w.i8(v), "over_width");
+    }
+    for (const v of [0x8000, -0x8001, -0.5]) {
+      assertEncodeFault(() => w.i16(v), "over_width");
+    }
+    for (const v of [2 ** 31, -(2 ** 31) - 1, 2 ** 32]) {
+      assertEncodeFault(() => w.i32(v), "over_width");
+    }
+    w.u8(255);
+    w.i8(-128);
+    w.i16(-0x8000);
+    w.i32(-(2 ** 31));
+    w.u32(2 ** 32 - 1);
+    assert.equal(w.length, 12);
+  });
+
+  it("start with the room asked for, and grow past it", () => {
+    const exact = new Writer(2);
+    exact.u16(0x0201);
+    const out = exact.finish();
+    assert.deepEqual(out, bytes(1, 2));
+    exact.u8(3);
+    assert.deepEqual(out, bytes(1, 2), "a write after finish leaves its bytes alone");
+    assert.deepEqual(exact.finish(), bytes(1, 2, 3));
+  });
+});
+
+describe("Writer field paths and presence", () => {
+  it("name the field and the element at fault", () => {
+    const w = new Writer();
+    w.u8(1);
+    const ids = () => {
+      try {
+        writeList(w, [1, 2, 300], (w, id) => w.u8(id));
+      } catch (e) {
+        throw within(e, "ids");
+      }
+    };
+    assertEncodeFault(ids, "over_width", "ids[2]");
   });
 
   it("refuses a field whose presence contradicts its condition", () => {
     const w = new Writer();
-    w.enter();
     w.presence(true, true);
     w.presence(false, false);
-    assertEncodeFault(() => w.field("pose").presence(true, false), "invalid_condition", "pose");
-    assertEncodeFault(() => w.field("age").presence(false, true), "invalid_condition", "age");
+    assertEncodeFault(() => w.presence(true, false), "invalid_condition");
+    assertEncodeFault(() => w.presence(false, true), "invalid_condition");
   });
 
   it("names a union's variant in the path", () => {
     const w = new Writer();
-    w.enter();
-    w.field("body");
-    assertEncodeFault(
-      () =>
+    const body = () => {
+      try {
         w.inside(
           "ack",
           (w, v: number) => {
-            w.enter();
-            w.field("seq").uint(2, v);
-            w.leave();
+            try {
+              w.u16(v);
+            } catch (e) {
+              throw within(e, "seq");
+            }
           },
           70000,
-        ),
-      "over_width",
-      "body.ack.seq",
-    );
+        );
+      } catch (e) {
+        throw within(e, "body");
+      }
+    };
+    assertEncodeFault(body, "over_width", "body.ack.seq");
+    const e = new EncodeError("over_width");
+    within(e, "seq");
+    assert.equal(e.message, "cannot encode: over_width in seq");
   });
 });
