@@ -469,17 +469,9 @@ impl<'s> Walker<'s> {
         field: &str,
         bit: &str,
     ) -> Res<bool> {
-        let bits = record
-            .fields
-            .iter()
-            .find(|f| f.name == field)
-            .and_then(|f| match &f.ty {
-                Type::Named { name, .. } => self.index.bits(name),
-                _ => None,
-            })
-            .ok_or_else(|| {
-                Stop::Spec(format!("`{field}` in `{}` is not a bit set", record.name))
-            })?;
+        let bits = self.index.field_bits(record, field).ok_or_else(|| {
+            Stop::Spec(format!("`{field}` in `{}` is not a bit set", record.name))
+        })?;
         let at = Index::bit_index(bits, bit)
             .ok_or_else(|| Stop::Spec(format!("no bit `{bit}` in `{}`", bits.name)))?;
         Ok((number(record, locals, field) >> at) & 1 == 1)

@@ -66,6 +66,19 @@ impl<'a> Index<'a> {
         }
     }
 
+    /// The bit set that field `field` of `record` holds, when it is a bit set: what a
+    /// condition such as `flags.CHECK` tests.
+    pub fn field_bits(&self, record: &Record, field: &str) -> Option<&'a Bits> {
+        record
+            .fields
+            .iter()
+            .find(|f| f.name == field)
+            .and_then(|f| match &f.ty {
+                Type::Named { name, .. } => self.bits(name),
+                _ => None,
+            })
+    }
+
     /// The record or frame named `name`.
     pub fn record(&self, name: &str) -> Option<&'a Record> {
         match self.get(name) {

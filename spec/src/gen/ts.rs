@@ -824,14 +824,7 @@ impl Gen<'_> {
     /// Whether bit `bit` of the bit set field `field` is set (clear, when `negated`):
     /// `(v.mask & ChangeMask.POSE) !== 0`.
     fn bit_test(&self, field: &str, bit: &str, negated: bool, r: &Record, encode: bool) -> String {
-        let set = r
-            .fields
-            .iter()
-            .find(|f| f.name == field)
-            .and_then(|f| match &f.ty {
-                Type::Named { name, .. } => self.index.bits(name),
-                _ => None,
-            });
+        let set = self.index.field_bits(r, field);
         let (set, zero) = match set {
             Some(b) => (b.name.as_str(), if wide_bits(b.width) { "0n" } else { "0" }),
             None => ("", "0"),
