@@ -20,6 +20,7 @@
 pub mod diag;
 pub mod fmt;
 pub mod index;
+pub mod lower;
 pub mod model;
 pub mod parse;
 pub mod validate;
