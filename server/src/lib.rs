@@ -6,8 +6,9 @@
 //!
 //! What this crate is not: a network stack, a game loop, or a wire format. Nothing here reads
 //! a clock, opens a socket or starts a thread, so a simulation built on it is deterministic and
-//! runs as fast as a test drives it. The wire formats live in `ackwire-codec`; delta streaming
-//! (seed 004 §7) is built in a later step.
+//! runs as fast as a test drives it. The wire formats live in `ackwire-codec`, and so do both
+//! halves of delta streaming (seed 004 §7, `ackwire_codec::delta`), which this crate's
+//! [`delta`] module re-exports beside the primitives they serve.
 //!
 //! | seed 004 section | here |
 //! | --- | --- |

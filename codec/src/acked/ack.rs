@@ -1,4 +1,10 @@
 //! The client's kind 7 writer: the ack of the newest frame applied, and the recent inputs.
+//!
+//! Seed 000: "here a frame applies onto the newest one the client acknowledged (the ack of its
+//! input frames, codec.ts' kind 7), whichever frames were lost between." The ack is what the
+//! server chooses bases by, so this writer always names the newest frame the client applied;
+//! and since the frames carrying it are lost like any other, every frame repeats the inputs
+//! not yet processed.
 
 use crate::protocol::{Ack, AckFlags, Input};
 use std::collections::VecDeque;
