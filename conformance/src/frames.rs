@@ -107,19 +107,7 @@ pub fn encode_json(name: &str, value: &serde_json::Value) -> Result<Vec<u8>, Fra
     })
 }
 
-/// Bytes from hex text; white space anywhere between digit pairs is ignored.
-pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    ackwire_codec::rt::json::from_hex(text)
-}
-
-/// Lower-case hex, bytes separated by spaces.
-pub fn hex_spaced(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
+pub use crate::vectors::{hex_spaced, parse_hex};
 
 #[cfg(test)]
 mod tests {

@@ -1119,29 +1119,49 @@ pub mod json {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    /// Bytes from hex; white space between byte pairs is ignored.
+    /// Bytes from hex, the one hex reader of every ackwire tool: upper or lower case digits,
+    /// with or without white space between bytes (`06 00 ff`, `0600ff`, `06 00ff`). White
+    /// space inside a byte's two digits (`0 6`) is refused, as is an odd digit at the end;
+    /// the error names the character (counted from 0) where the fault is.
     pub fn from_hex(text: &str) -> Result<Vec<u8>, String> {
-        let digits: Vec<(usize, char)> = text
-            .char_indices()
-            .filter(|(_, c)| !c.is_whitespace())
-            .collect();
-        if !digits.len().is_multiple_of(2) {
-            return Err(format!("odd number of hex digits ({})", digits.len()));
-        }
-        digits
-            .chunks(2)
-            .map(|pair| {
-                let hi = pair[0].1.to_digit(16);
-                let lo = pair[1].1.to_digit(16);
-                match (hi, lo) {
-                    (Some(h), Some(l)) => Ok((h * 16 + l) as u8),
-                    _ => {
-                        let (at, c) = if hi.is_none() { pair[0] } else { pair[1] };
-                        Err(format!("`{c}` at character {at} is not a hex digit"))
-                    }
+        let mut out = Vec::with_capacity(text.len() / 2);
+        let mut high: Option<(usize, u32)> = None;
+        for (at, c) in text.char_indices() {
+            if c.is_whitespace() {
+                if let Some((start, _)) = high {
+                    return Err(format!(
+                        "white space at character {at} splits the byte begun at character {start}"
+                    ));
                 }
-            })
-            .collect()
+                continue;
+            }
+            let Some(digit) = c.to_digit(16) else {
+                return Err(format!("`{c}` at character {at} is not a hex digit"));
+            };
+            match high.take() {
+                None => high = Some((at, digit)),
+                Some((_, h)) => out.push((h * 16 + digit) as u8),
+            }
+        }
+        match high {
+            Some((at, _)) => Err(format!(
+                "the digit at character {at} is the first of a byte with no second"
+            )),
+            None => Ok(out),
+        }
+    }
+
+    /// Lower-case hex with single spaces between bytes (`06 00 ff`): the form vectors are
+    /// written in.
+    pub fn to_hex_spaced(bytes: &[u8]) -> String {
+        let mut out = String::with_capacity(bytes.len() * 3);
+        for (i, b) in bytes.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            out.push_str(&format!("{b:02x}"));
+        }
+        out
     }
 
     /// A bit set as the list of its bits' names (`["KEYFRAME", "CHECK"]`).
@@ -1195,6 +1215,24 @@ pub mod json {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_has_one_rule_for_white_space() {
+        use json::{from_hex, to_hex, to_hex_spaced};
+        assert_eq!(from_hex("06 00 ff"), Ok(vec![6, 0, 255]));
+        assert_eq!(from_hex("0600FF"), Ok(vec![6, 0, 255]));
+        assert_eq!(from_hex(" 06\n00ff\t"), Ok(vec![6, 0, 255]));
+        assert_eq!(from_hex(""), Ok(vec![]));
+        let split = from_hex("06 0 0").unwrap_err();
+        assert!(split.contains("character 4"), "{split}");
+        let junk = from_hex("06 0g").unwrap_err();
+        assert!(junk.contains("`g` at character 4"), "{junk}");
+        let odd = from_hex("06 0").unwrap_err();
+        assert!(odd.contains("character 3"), "{odd}");
+        assert_eq!(to_hex(&[6, 0, 255]), "0600ff");
+        assert_eq!(to_hex_spaced(&[6, 0, 255]), "06 00 ff");
+        assert_eq!(to_hex_spaced(&[]), "");
+    }
 
     #[test]
     fn fnv1a_matches_the_published_values() {

@@ -499,33 +499,13 @@ fn compact(json: &OrderedJson) -> String {
 /// Lower-case hex with single spaces between bytes (`06 00 ff`): the form vectors are written
 /// in.
 pub fn hex_spaced(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 3);
-    for (i, b) in bytes.iter().enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    ackwire_codec::rt::json::to_hex_spaced(bytes)
 }
 
-/// Bytes from hex, with or without white space between bytes (`06 00 ff`, `0600ff`); upper
-/// and lower case digits are accepted. White space inside a byte's two digits is refused.
+/// Bytes from hex, by the one rule of every ackwire tool ([`ackwire_codec::rt::json::from_hex`]):
+/// white space between bytes or none, never inside a byte.
 pub fn parse_hex(text: &str) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(text.len() / 2);
-    for word in text.split_ascii_whitespace() {
-        if word.len() % 2 != 0 {
-            return Err(format!("`{word}` has an odd number of hex digits"));
-        }
-        for pair in word.as_bytes().chunks(2) {
-            let digit = |c: u8| (c as char).to_digit(16);
-            match (digit(pair[0]), digit(pair[1])) {
-                (Some(h), Some(l)) => out.push((h * 16 + l) as u8),
-                _ => return Err(format!("`{word}` is not hex")),
-            }
-        }
-    }
-    Ok(out)
+    ackwire_codec::rt::json::from_hex(text)
 }
 
 /// A JSON value that keeps the order of an object's fields as written, so that a frame's value
