@@ -39,6 +39,10 @@ bash spec/runtime/ts/test.sh
 step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
 cargo test --workspace --all-features
 
+step "the generated TypeScript codec in headless Chromium: every frame vector (installs chromium)"
+# Beside the steps that run ackwire: the `cargo run` in build.sh builds the binary they use.
+bash conformance/testees/ts/browser.sh
+
 step "the reference protocol checks, and its golden vectors verify"
 ackwire check
 ackwire fmt --check

@@ -1,0 +1,215 @@
+// The golden frame vectors (vectors/frames/*.json) checked inside a browser, against the
+// generated codec of the reference protocol compiled to ES modules: what the TypeScript testee
+// is held to under node, run where the codec is meant to ship. browser.sh serves this module,
+// index.html and the vectors (as vectors.js) to headless Chromium and reads the verdict back
+// from the DOM it dumps.
+//
+// A positive vector makes four checks: its bytes decode; the decoded value's JSON form is the
+// vector's `value` exactly (numbers by Object.is, so -0 is not 0); the decoded value encodes to
+// the same bytes; and the vector's `value`, read from JSON, encodes to the same bytes. A
+// negative vector makes one: decoding fails with a DecodeError of the vector's kind, byte
+// offset, field path and (inside a packed body) bit.
+
+import {
+  DecodeError,
+  decodeFrame,
+  encodeFrame,
+  frameEncodedLen,
+  frameFromJson,
+  frameToJson,
+  fromHex,
+  isFrameName,
+  toHex,
+} from "../src/gen/protocol.js";
+
+/** One case of a frame vector file (vectors/README.md). */
+interface VectorCase {
+  readonly name: string;
+  readonly hex: string;
+  readonly value?: unknown;
+  readonly error?: {
+    readonly kind: string;
+    readonly offset?: number;
+    readonly path?: string;
+    readonly bit?: number;
+  };
+}
+
+/** One frame vector file. */
+interface VectorFile {
+  readonly frame: string;
+  readonly cases: readonly VectorCase[];
+}
+
+/** What a run found. */
+export interface Outcome {
+  /** Vectors run, and how many of them passed every check. */
+  vectors: number;
+  passed: number;
+  /** Checks made, and how many held. */
+  checks: number;
+  checksPassed: number;
+  /** One line per failed check: the vector's name, the check, what was wrong. */
+  failures: string[];
+}
+
+/** Whether two JSON values are the same: same members, same order of list items, Object.is. */
+function same(a: unknown, b: unknown): boolean {
+  if (typeof a === "number" || typeof b === "number") {
+    return Object.is(a, b);
+  }
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((item, i) => same(item, b[i]))
+    );
+  }
+  if (a !== null && b !== null && typeof a === "object" && typeof b === "object") {
+    const ka = Object.keys(a).sort();
+    const kb = Object.keys(b).sort();
+    return (
+      same(ka, kb) &&
+      ka.every((k) => same((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+    );
+  }
+  return a === b;
+}
+
+/** JSON text for a message, keeping the sign of -0. */
+function show(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (Object.is(v, -0) ? "-0" : v));
+}
+
+function describe(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+/** The checks of one vector: each returns what was wrong, or nothing. */
+function checksOf(frame: string, c: VectorCase): [string, () => string | undefined][] {
+  if (!isFrameName(frame)) {
+    return [["frame", () => `\`${frame}\` is not a frame of the generated codec`]];
+  }
+  const hex = c.hex.replace(/\s+/g, "").toLowerCase();
+  const want = c.error;
+  if (want !== undefined) {
+    return [
+      [
+        "error",
+        () => {
+          let value: unknown;
+          try {
+            value = decodeFrame(frame, fromHex(hex));
+          } catch (e) {
+            if (!(e instanceof DecodeError)) {
+              return `threw ${describe(e)}, not a DecodeError`;
+            }
+            const got: Record<string, unknown> = { kind: e.kind, offset: e.offset, path: e.path };
+            if (e.bit !== undefined) {
+              got["bit"] = e.bit;
+            }
+            return same(got, want) ? undefined : `expected error ${show(want)}, got ${show(got)}`;
+          }
+          return `expected error ${show(want)}, decoded ${show(frameToJson(frame, value as never))}`;
+        },
+      ],
+    ];
+  }
+  let decoded: unknown;
+  const bytes = (): Uint8Array => fromHex(hex);
+  return [
+    [
+      "decode",
+      () => {
+        try {
+          decoded = decodeFrame(frame, bytes());
+          return undefined;
+        } catch (e) {
+          return `decoding failed: ${describe(e)}`;
+        }
+      },
+    ],
+    [
+      "json",
+      () => {
+        if (decoded === undefined) {
+          return "nothing decoded";
+        }
+        const json = frameToJson(frame, decoded as never);
+        return same(json, c.value) ? undefined : `expected ${show(c.value)}, got ${show(json)}`;
+      },
+    ],
+    [
+      "re-encode",
+      () => {
+        if (decoded === undefined) {
+          return "nothing decoded";
+        }
+        const out = toHex(encodeFrame(frame, decoded as never));
+        const len = frameEncodedLen(frame, decoded as never);
+        if (out !== hex) {
+          return `expected bytes ${hex}, got ${out}`;
+        }
+        return len === hex.length / 2 ? undefined : `encodedLen says ${len}, not ${hex.length / 2}`;
+      },
+    ],
+    [
+      "encode",
+      () => {
+        const out = toHex(encodeFrame(frame, frameFromJson(frame, c.value)));
+        return out === hex ? undefined : `expected bytes ${hex}, got ${out}`;
+      },
+    ],
+  ];
+}
+
+/** Runs every check of every vector of `files`. */
+export function checkVectors(files: readonly VectorFile[]): Outcome {
+  const outcome: Outcome = { vectors: 0, passed: 0, checks: 0, checksPassed: 0, failures: [] };
+  for (const file of files) {
+    for (const c of file.cases) {
+      outcome.vectors++;
+      let ok = true;
+      for (const [check, run] of checksOf(file.frame, c)) {
+        outcome.checks++;
+        let wrong: string | undefined;
+        try {
+          wrong = run();
+        } catch (e) {
+          wrong = `threw ${describe(e)}`;
+        }
+        if (wrong === undefined) {
+          outcome.checksPassed++;
+        } else {
+          ok = false;
+          outcome.failures.push(`${c.name} ${check}: ${wrong}`);
+        }
+      }
+      if (ok) {
+        outcome.passed++;
+      }
+    }
+  }
+  return outcome;
+}
+
+/**
+ * Runs the vectors and writes the verdict into the page: `#result` gets one line that
+ * browser.sh reads, `#failures` one line per failed check, `#agent` the browser's name.
+ */
+export function run(files: readonly VectorFile[], doc: Document): void {
+  const result = doc.getElementById("result");
+  const failures = doc.getElementById("failures");
+  const agent = doc.getElementById("agent");
+  if (result === null || failures === null || agent === null) {
+    throw new Error("the page lacks #result, #failures or #agent");
+  }
+  agent.textContent = navigator.userAgent;
+  const o = checkVectors(files);
+  const failed = o.vectors - o.passed;
+  failures.textContent = o.failures.join("\n");
+  result.textContent =
+    `ackwire-browser: vectors=${o.vectors} passed=${o.passed} failed=${failed} ` +
+    `checks=${o.checks} checks_passed=${o.checksPassed}`;
+}
