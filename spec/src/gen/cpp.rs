@@ -21,22 +21,26 @@
 //!   - `FRAME_NAMES`, `visit_frame`, `decode_frame_json` and `encode_frame_json`: the frames by
 //!     name.
 //!
-//! The decoders mirror the Rust backend ([`super::rust`]) check for check: the same checks in the
-//! same order, reporting the same error kind at the same offset with the same field path, so
-//! that conformance can hold every language to one verdict. Every step returns `bool`: a failed
-//! one records its error in the reader or writer, and each caller adds its field on the way out
-//! (`if (!r.read_uint(4, false, out.tick)) return r.in("tick");`). Nothing throws on bad input.
+//! It is a printer over the lowering ([`crate::lower`], `spec/src/lower.rs`): the role, wire
+//! form, presence and size of every field, and the order of the checks, come from there, the
+//! one module that decides them for every backend, and not from matching another backend; so
+//! the same bytes fail with the same error kind at the same offset with the same field path in
+//! every language, and conformance can hold them all to one verdict. Every step returns `bool`:
+//! a failed one records its error in the reader or writer, and each caller adds its field on the
+//! way out (`if (!r.read_uint(4, false, out.tick)) return r.in("tick");`). Nothing throws on bad
+//! input.
 //!
 //! Limitation: a union is a `std::variant` alias, so two unions with the same variant records
 //! would be one C++ type.
 
 use super::{snake_case, Code};
-use crate::index::{count_fields, Decl, Index};
-use crate::model::{
-    Array, BitKind, Bits, Cond, Const, Count, Docs, Endian, Field, File, IntType, Item, Record,
-    RecordKind, Spec, Type, Union,
+use crate::index::Decl;
+use crate::lower::{
+    ArrayPlan, Ascending, BitsPlan, CountFrom, Lowering, Operand, RecordPlan, Role, Step, Test,
+    UnionPlan, Wire,
 };
-use std::collections::{BTreeSet, HashSet};
+use crate::model::{BitKind, Const, Docs, File, Item, Record, RecordKind, Spec};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// The file name of the runtime header.
@@ -56,14 +60,10 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
 
 /// The codec header of `spec`.
 fn protocol(spec: &Spec) -> String {
-    let index = Index::new(spec);
-    let uses = super::uses(spec, &index);
+    let low = Lowering::new(spec);
     let mut g = Gen {
-        index: &index,
+        low: &low,
         code: Code::default(),
-        keyed: uses.keyed,
-        bits_used: uses.bits_used,
-        endian: Endian::Little,
     };
     g.header(spec);
     for file in &spec.files {
@@ -72,17 +72,16 @@ fn protocol(spec: &Spec) -> String {
     g.types(spec);
     g.prototypes(spec);
     for file in &spec.files {
-        g.endian = file.endian;
         for item in &file.items {
             match item {
                 Item::Const(_) => {}
-                Item::Bits(b) => g.bits_fns(b),
+                Item::Bits(b) => g.bits_fns(&low.bits_plan(b)),
                 Item::Record(r) => g.record_fns(r),
-                Item::Union(u) => g.union_fns(u),
+                Item::Union(u) => g.union_fns(&low.union_plan(u)),
             }
         }
     }
-    g.frames(spec);
+    g.frames();
     g.code.blank();
     g.code.line("}  // namespace ackwire::protocol");
     g.code.finish()
@@ -410,14 +409,16 @@ fn leb_len(mut v: u64) -> u64 {
     n
 }
 
-/// The collections of named types a type mentions.
-fn named_in(ty: &Type, out: &mut Vec<String>) {
-    match ty {
-        Type::Named { name, .. } => out.push(name.clone()),
-        Type::Quant { wire, .. } => named_in(wire, out),
-        Type::Array(a) => {
+/// The names of the declarations a wire form holds (C++ needs them complete first).
+fn named_in(wire: &Wire<'_>, out: &mut Vec<String>) {
+    match wire {
+        Wire::Bits(b) => out.push(b.name.clone()),
+        Wire::Record { record, .. } => out.push(record.name.clone()),
+        Wire::Union(u) => out.push(u.name.clone()),
+        Wire::Quant { wire, .. } => named_in(wire, out),
+        Wire::Array(a) => {
             named_in(&a.elem, out);
-            if let Count::Prefix(t) = &a.count {
+            if let CountFrom::Prefix(t) = &a.count {
                 named_in(t, out);
             }
         }
@@ -435,40 +436,77 @@ enum Ctx {
     Elem { big: bool },
 }
 
-/// Whether a value of `ty` in `ctx` is written as a decimal string beyond 2^53 - 1.
-fn is_big(ty: &Type, ctx: Ctx) -> bool {
-    let bits = match ty {
-        Type::Int(t) => t.bits,
-        Type::Varint { bits } | Type::Zigzag { bits } => *bits,
+/// Whether a value of `wire` in `ctx` is written as a decimal string beyond 2^53 - 1.
+fn is_big(wire: &Wire<'_>, ctx: Ctx) -> bool {
+    let bits = match wire {
+        Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits } => *bits,
         _ => return false,
     };
     match ctx {
         Ctx::Field { .. } => bits > 53,
         Ctx::Elem { big } => {
             big && bits > 53
-                && matches!(
-                    ty,
-                    Type::Int(IntType { signed: false, .. }) | Type::Varint { .. }
-                )
+                && matches!(wire, Wire::Int { signed: false, .. } | Wire::Varint { .. })
         }
     }
 }
 
-struct Gen<'a> {
-    index: &'a Index<'a>,
-    code: Code,
-    /// Records with a field that ascends within a list: (record, key).
-    keyed: BTreeSet<(String, String)>,
-    /// Bit sets and the contexts they are used in: (name, packed).
-    bits_used: BTreeSet<(String, bool)>,
-    endian: Endian,
+/// The width of a value that ascends (a varint or an unsigned integer), and the step reading
+/// its raw wire integer into the `uint64_t` lvalue `target`.
+fn read_raw(wire: &Wire<'_>, target: &str) -> (u8, String) {
+    match wire {
+        Wire::Int {
+            bits, big_endian, ..
+        } => (
+            *bits,
+            format!("r.read_uint({}, {big_endian}, {target})", bits / 8),
+        ),
+        Wire::Varint { bits } => (*bits, format!("r.read_varint({bits}, {target})")),
+        _ => (64, format!("r.read_varint(64, {target})")),
+    }
 }
 
-impl Gen<'_> {
-    fn be(&self, endian: Option<Endian>) -> bool {
-        endian.unwrap_or(self.endian) == Endian::Big
+/// The width of a value that ascends, and the step writing its raw wire integer `src`.
+fn write_raw(wire: &Wire<'_>, src: &str) -> (u8, String) {
+    match wire {
+        Wire::Int {
+            bits, big_endian, ..
+        } => (
+            *bits,
+            format!("w.write_uint({}, {big_endian}, {src})", bits / 8),
+        ),
+        Wire::Varint { bits } => (*bits, format!("w.write_varint({bits}, {src})")),
+        _ => (64, format!("w.write_varint(64, {src})")),
     }
+}
 
+/// The size of an array's count prefix (an unsigned integer or a varint) in bytes (bits when
+/// packed), when it is fixed.
+fn prefix_fixed(wire: &Wire<'_>, packed: bool) -> Option<u64> {
+    match wire {
+        Wire::Int { bits, .. } if packed => Some(u64::from(*bits)),
+        Wire::Int { bits, .. } => Some(u64::from(*bits / 8)),
+        _ => None,
+    }
+}
+
+/// The width in bits of a union's tag, and whether it is most significant byte first.
+fn tag_of(plan: &UnionPlan<'_>) -> (u8, bool) {
+    match plan.tag {
+        Wire::Int {
+            bits, big_endian, ..
+        } => (bits, big_endian),
+        _ => (8, false),
+    }
+}
+
+struct Gen<'a> {
+    /// The spec lowered: what every function below prints.
+    low: &'a Lowering<'a>,
+    code: Code,
+}
+
+impl<'a> Gen<'a> {
     fn lines(&mut self, lines: Vec<String>) {
         for l in lines {
             self.code.line(l);
@@ -488,11 +526,16 @@ impl Gen<'_> {
         }
     }
 
-    fn key_of(&self, record: &str) -> Option<String> {
-        self.keyed
-            .iter()
-            .find(|(r, _)| r == record)
-            .map(|(_, k)| k.clone())
+    /// The plan of record `r` read on its own.
+    fn plan(&self, r: &Record) -> &'a RecordPlan<'a> {
+        self.low
+            .plan(&r.name, None)
+            .expect("every record has a plan of its own")
+    }
+
+    /// The key by which record `r` is an element of an ascending list, if it is one.
+    fn key_of(&self, r: &Record) -> Option<&'a str> {
+        self.low.keys_of(&r.name).first().copied()
     }
 
     // ---- the header and the declarations ----
@@ -570,7 +613,7 @@ impl Gen<'_> {
         } else {
             uint_type(c.ty.bits)
         };
-        let value = self.index.const_value(c).unwrap_or_default();
+        let value = self.low.index.const_value(c).unwrap_or_default();
         self.code.line(format!(
             "inline constexpr {ty} {} = {};",
             c.name,
@@ -594,10 +637,10 @@ impl Gen<'_> {
         self.code.line("// ---- types ----");
         for name in order {
             self.code.blank();
-            match self.index.get(&name) {
-                Some(Decl::Bits(b)) => self.bits_type(b),
+            match self.low.index.get(&name) {
+                Some(Decl::Bits(b)) => self.bits_type(&self.low.bits_plan(b)),
                 Some(Decl::Record(r)) => self.record_type(r),
-                Some(Decl::Union(u)) => self.union_type(u),
+                Some(Decl::Union(u)) => self.union_type(&self.low.union_plan(u)),
                 _ => {}
             }
         }
@@ -608,13 +651,19 @@ impl Gen<'_> {
             return;
         }
         let mut deps = Vec::new();
-        match self.index.get(name) {
+        match self.low.index.get(name) {
             Some(Decl::Record(r)) => {
-                for f in &r.fields {
-                    named_in(&f.ty, &mut deps);
+                for step in &self.plan(r).steps {
+                    named_in(&step.wire, &mut deps);
                 }
             }
-            Some(Decl::Union(u)) => deps.extend(u.variants.iter().map(|v| v.record.clone())),
+            Some(Decl::Union(u)) => deps.extend(
+                self.low
+                    .union_plan(u)
+                    .variants
+                    .iter()
+                    .map(|(_, r)| r.name.clone()),
+            ),
             Some(Decl::Bits(_)) => {}
             _ => return,
         }
@@ -624,29 +673,24 @@ impl Gen<'_> {
         order.push(name.to_string());
     }
 
-    fn bits_type(&mut self, b: &Bits) {
+    fn bits_type(&mut self, plan: &BitsPlan<'_>) {
+        let b = plan.bits;
         let store = uint_type(b.width);
         self.docs(&b.docs, &format!("The bit set `{}`.", b.name));
         self.code.open(format!("struct {} {{", b.name));
-        let mut declared = 0u64;
+        let declared = plan.known;
         let mut names = Vec::new();
-        let mut requires = Vec::new();
-        for bit in &b.bits {
-            if let BitKind::Named {
-                name,
-                index,
-                requires: req,
-            } = &bit.kind
-            {
-                self.docs(&bit.docs, &format!("Bit {index}."));
-                self.code
-                    .line(format!("static constexpr unsigned {name} = {index};"));
-                declared |= 1 << index;
-                names.push(format!("rt::BitName{{\"{name}\", {index}}}"));
-                if let Some(req) = req {
-                    requires.push((name.clone(), req.clone()));
-                }
-            }
+        let named_docs = b
+            .bits
+            .iter()
+            .filter(|bit| matches!(bit.kind, BitKind::Named { .. }))
+            .map(|bit| &bit.docs);
+        for (bit, docs) in plan.named.iter().zip(named_docs) {
+            let (name, index) = (bit.name, bit.index);
+            self.docs(docs, &format!("Bit {index}."));
+            self.code
+                .line(format!("static constexpr unsigned {name} = {index};"));
+            names.push(format!("rt::BitName{{\"{name}\", {index}}}"));
         }
         self.code.line("/// Width on the wire, in bits.");
         self.code
@@ -720,7 +764,11 @@ impl Gen<'_> {
             .open("if ((static_cast<uint64_t>(bits) & ~DECLARED) != 0) {");
         self.code.line("return rt::ErrorKind::reserved_bit;");
         self.code.close("}");
-        for (bit, req) in &requires {
+        for (bit, (req, _)) in plan
+            .named
+            .iter()
+            .filter_map(|n| Some((n.name, n.requires?)))
+        {
             self.code
                 .open(format!("if (contains({bit}) && !contains({req})) {{"));
             self.code.line("return rt::ErrorKind::invalid_condition;");
@@ -739,48 +787,35 @@ impl Gen<'_> {
         self.code.close("};");
     }
 
-    fn cpp_type(&self, ty: &Type) -> String {
-        match ty {
-            Type::Int(t) => {
-                if t.signed {
-                    int_type(t.bits).into()
-                } else {
-                    uint_type(t.bits).into()
-                }
+    fn cpp_type(wire: &Wire<'_>) -> String {
+        match wire {
+            Wire::Int {
+                signed: true, bits, ..
             }
-            Type::Float { bits, .. } => if *bits == 32 { "float" } else { "double" }.into(),
-            Type::Bool => "bool".into(),
-            Type::Varint { bits } => uint_type(*bits).into(),
-            Type::Zigzag { bits } => int_type(*bits).into(),
-            Type::Bytes => "std::vector<uint8_t>".into(),
-            Type::OptBytes => "std::optional<std::vector<uint8_t>>".into(),
-            Type::Quant { .. } => "double".into(),
-            Type::Named { name, .. } => name.clone(),
-            Type::Array(a) => format!("std::vector<{}>", self.cpp_type(&a.elem)),
+            | Wire::Zigzag { bits } => int_type(*bits).into(),
+            Wire::Int { bits, .. } | Wire::Varint { bits } => uint_type(*bits).into(),
+            Wire::Float { bits, .. } => if *bits == 32 { "float" } else { "double" }.into(),
+            Wire::Bool { .. } => "bool".into(),
+            Wire::Bytes => "std::vector<uint8_t>".into(),
+            Wire::OptBytes => "std::optional<std::vector<uint8_t>>".into(),
+            Wire::Quant { .. } => "double".into(),
+            Wire::Bits(b) => b.name.clone(),
+            Wire::Record { record, .. } => record.name.clone(),
+            Wire::Union(u) => u.name.clone(),
+            Wire::Array(a) => format!("std::vector<{}>", Self::cpp_type(&a.elem)),
+            Wire::Unknown(name) => name.clone(),
         }
     }
 
-    /// The default member initializer of a value of `ty`, if it needs one.
-    fn init(ty: &Type) -> &'static str {
-        match ty {
-            Type::Int(_) | Type::Varint { .. } | Type::Zigzag { .. } => " = 0",
-            Type::Float { bits: 32, .. } => " = 0.0f",
-            Type::Float { .. } | Type::Quant { .. } => " = 0.0",
-            Type::Bool => " = false",
+    /// The default member initializer of a value of `wire`, if it needs one.
+    fn init(wire: &Wire<'_>) -> &'static str {
+        match wire {
+            Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } => " = 0",
+            Wire::Float { bits: 32, .. } => " = 0.0f",
+            Wire::Float { .. } | Wire::Quant { .. } => " = 0.0",
+            Wire::Bool { .. } => " = false",
             _ => "",
         }
-    }
-
-    fn value_fields(r: &Record) -> Vec<&Field> {
-        let counts = count_fields(r);
-        r.fields
-            .iter()
-            .filter(|f| f.constant.is_none() && !counts.contains(&f.name.as_str()))
-            .collect()
-    }
-
-    fn optional(f: &Field) -> bool {
-        f.cond.is_some() || f.selector.is_some()
     }
 
     fn record_type(&mut self, r: &Record) {
@@ -791,16 +826,20 @@ impl Gen<'_> {
         };
         self.docs(&r.docs, &format!("The {kind} `{}`.", r.name));
         self.code.open(format!("struct {} {{", r.name));
-        let fields = Self::value_fields(r);
-        for f in &fields {
+        let fields: Vec<&Step<'_>> = self.plan(r).values().collect();
+        for step in &fields {
+            let f = step.field;
             self.docs(&f.docs, &format!("The `{}` field.", f.name));
-            let ty = self.cpp_type(&f.ty);
-            if Self::optional(f) {
+            let ty = Self::cpp_type(&step.wire);
+            if step.presence.is_some() {
                 self.code
                     .line(format!("std::optional<{ty}> {};", ident(&f.name)));
             } else {
-                self.code
-                    .line(format!("{ty} {}{};", ident(&f.name), Self::init(&f.ty)));
+                self.code.line(format!(
+                    "{ty} {}{};",
+                    ident(&f.name),
+                    Self::init(&step.wire)
+                ));
             }
         }
         if !fields.is_empty() {
@@ -817,7 +856,7 @@ impl Gen<'_> {
             ));
             let terms: Vec<String> = fields
                 .iter()
-                .map(|f| format!("a.{id} == b.{id}", id = ident(&f.name)))
+                .map(|s| format!("a.{id} == b.{id}", id = ident(&s.field.name)))
                 .collect();
             for (i, t) in terms.iter().enumerate() {
                 let last = i + 1 == terms.len();
@@ -836,32 +875,26 @@ impl Gen<'_> {
         self.code.close("};");
     }
 
-    fn union_type(&mut self, u: &Union) {
+    fn union_type(&mut self, plan: &UnionPlan<'_>) {
+        let u = plan.union;
         self.docs(&u.docs, &format!("The union `{}`.", u.name));
         self.code.line("///");
         self.code.line(format!(
             "/// A tag of {} bits, then its variant:",
-            u.tag.bits
+            tag_of(plan).0
         ));
-        for v in &u.variants {
+        for ((tag, record), v) in plan.variants.iter().zip(&u.variants) {
+            let (n, s) = (&record.name, snake_case(&record.name));
             let doc = v.docs.doc.join(" ");
             if doc.is_empty() {
-                self.code.line(format!(
-                    "/// - {} (tag {}, `{}` in JSON)",
-                    v.record,
-                    v.tag,
-                    snake_case(&v.record)
-                ));
+                self.code
+                    .line(format!("/// - {n} (tag {tag}, `{s}` in JSON)"));
             } else {
-                self.code.line(format!(
-                    "/// - {} (tag {}, `{}` in JSON): {doc}",
-                    v.record,
-                    v.tag,
-                    snake_case(&v.record)
-                ));
+                self.code
+                    .line(format!("/// - {n} (tag {tag}, `{s}` in JSON): {doc}"));
             }
         }
-        let variants: Vec<&str> = u.variants.iter().map(|v| v.record.as_str()).collect();
+        let variants: Vec<&str> = plan.variants.iter().map(|(_, r)| r.name.as_str()).collect();
         self.code.line(format!(
             "using {} = std::variant<{}>;",
             u.name,
@@ -909,11 +942,11 @@ impl Gen<'_> {
             Item::Const(_) => {}
             Item::Bits(b) => {
                 let n = &b.name;
-                if self.bits_used.contains(&(n.clone(), false)) {
+                if self.low.bits_used(n, false) {
                     private.push(sig_read(n, false, false, false));
                     private.push(sig_write(n, false, false, false));
                 }
-                if self.bits_used.contains(&(n.clone(), true)) {
+                if self.low.bits_used(n, true) {
                     private.push(sig_read(n, true, false, false));
                     private.push(sig_write(n, true, false, false));
                 }
@@ -922,14 +955,14 @@ impl Gen<'_> {
             }
             Item::Record(r) => {
                 let n = &r.name;
-                let empty = r.fields.is_empty();
-                let no_values = Self::value_fields(r).is_empty();
-                private.push(sig_read(n, r.packed, empty, no_values));
-                private.push(sig_write(n, r.packed, empty, no_values));
-                if r.packed {
+                let plan = self.plan(r);
+                let (empty, no_values) = (plan.steps.is_empty(), plan.values().next().is_none());
+                private.push(sig_read(n, plan.packed, empty, no_values));
+                private.push(sig_write(n, plan.packed, empty, no_values));
+                if plan.packed {
                     public.push(sig_len(n, "bit_len", false));
                 } else {
-                    if self.key_of(n).is_some() {
+                    if self.key_of(r).is_some() {
                         private.push(sig_read_after(n));
                         private.push(sig_write_after(n));
                         public.push(sig_len_after(n, false));
@@ -945,7 +978,7 @@ impl Gen<'_> {
                 private.push(sig_write(n, false, false, false));
                 public.push(format!(
                     "inline {} tag(const {n}& v)",
-                    uint_type(u.tag.bits)
+                    uint_type(tag_of(&self.low.union_plan(u)).0)
                 ));
                 public.push(sig_len(n, "encoded_len", false));
                 public.push(sig_to_json(n, false));
@@ -979,15 +1012,16 @@ impl Gen<'_> {
 
     // ---- bit sets ----
 
-    fn bits_fns(&mut self, b: &Bits) {
+    fn bits_fns(&mut self, plan: &BitsPlan<'_>) {
+        let b = plan.bits;
         let n = &b.name;
         self.code.blank();
         self.code.line(format!("// ---- {n} ----"));
         self.code.blank();
         self.code.line("namespace detail {");
-        if self.bits_used.contains(&(n.clone(), false)) {
+        if self.low.bits_used(n, false) {
             let bytes = b.width / 8;
-            let be = self.be(None);
+            let be = self.low.bits_big_endian(b);
             self.code.blank();
             self.code
                 .line("/// Reads the set, refusing what check() refuses.");
@@ -1010,7 +1044,7 @@ impl Gen<'_> {
                 .line(format!("return w.write_uint({bytes}, {be}, v.bits);"));
             self.code.close("}");
         }
-        if self.bits_used.contains(&(n.clone(), true)) {
+        if self.low.bits_used(n, true) {
             self.code.blank();
             self.code
                 .line("/// Reads the set from a bit stream, refusing what check() refuses.");
@@ -1055,70 +1089,58 @@ impl Gen<'_> {
 
     // ---- conditions ----
 
-    /// A condition as C++, with `name` giving the expression of each field it mentions.
-    fn cond_expr(&self, cond: &Cond, r: &Record, name: &dyn Fn(&str) -> String) -> String {
-        super::cond_expr(cond, r, name, &|v| literal(i128::from(v)))
-    }
-
-    fn field_ref(&self, r: &Record, name: &str, encode: bool) -> String {
-        let field = r.fields.iter().find(|f| f.name == name);
-        if let Some(c) = field.and_then(|f| f.constant) {
-            return literal(c);
-        }
-        if count_fields(r).contains(&name) {
-            if encode {
-                return format!("v.{}.size()", ident(&Self::counted_array(r, name)));
-            }
-            return local(name);
-        }
-        if encode {
-            format!("v.{}", ident(name))
-        } else {
-            format!("out.{}", ident(name))
+    /// The expression of the field a presence test reads: the literal of a constant, the
+    /// local a count was read into (the length of its array when encoding), else the value's
+    /// field (`out.x` when decoding, `v.x` when encoding).
+    fn field_ref(operand: &Operand<'_>, encode: bool) -> String {
+        match operand {
+            Operand::Constant { value, .. } => literal(*value),
+            Operand::Count { array, .. } if encode => format!("v.{}.size()", ident(array)),
+            Operand::Count { field, .. } => local(&field.name),
+            other if encode => format!("v.{}", ident(other.name())),
+            other => format!("out.{}", ident(other.name())),
         }
     }
 
-    /// The array a count field counts.
-    fn counted_array(r: &Record, count: &str) -> String {
-        super::counted_array(r, count).to_string()
-    }
-
-    /// When a field is present: its selector's bit and its condition, or None when always.
-    fn presence(&self, f: &Field, r: &Record, encode: bool) -> Option<String> {
-        let mut parts = Vec::new();
-        if let Some(sel) = &f.selector {
-            let bits = r
-                .fields
-                .iter()
-                .find(|x| x.name == sel.mask)
-                .and_then(|x| match &x.ty {
-                    Type::Named { name, .. } => Some(name.clone()),
-                    _ => None,
-                })
-                .unwrap_or_default();
-            parts.push(format!(
-                "{}.contains({bits}::{})",
-                self.field_ref(r, &sel.mask, encode),
-                sel.bit
-            ));
-        }
-        if let Some(c) = &f.cond {
-            parts.push(self.cond_expr(c, r, &|name| self.field_ref(r, name, encode)));
-        }
-        if parts.is_empty() {
-            None
-        } else {
-            Some(parts.join(" && "))
-        }
+    /// When a step is present, as a C++ condition: every test of its presence (the selector's
+    /// bit, then the condition's), or None when always.
+    fn presence(step: &Step<'_>, encode: bool) -> Option<String> {
+        let not = |negated: bool| if negated { "!" } else { "" };
+        let tests: Vec<String> = step
+            .presence
+            .as_ref()?
+            .tests
+            .iter()
+            .map(|test| {
+                let field = Self::field_ref(test.operand(), encode);
+                match test {
+                    Test::Bit {
+                        bits, bit, negated, ..
+                    } => format!(
+                        "{}{field}.contains({}::{bit})",
+                        not(*negated),
+                        bits.map_or("", |b| b.name.as_str())
+                    ),
+                    Test::Bool { negated, .. } => format!("{}{field}", not(*negated)),
+                    Test::NonZero { negated, .. } => {
+                        format!("{field} {} 0", if *negated { "==" } else { "!=" })
+                    }
+                    Test::Greater { value, .. } => {
+                        format!("{field} > {}", literal(i128::from(*value)))
+                    }
+                }
+            })
+            .collect();
+        Some(tests.join(" && "))
     }
 
     // ---- decoding ----
 
-    /// Lines reading a value of `ty` into the lvalue `target`, from `r` (or `b` in a packed
-    /// record); a failure returns with `path` added to the error.
+    /// Lines reading a value of wire form `wire` into the lvalue `target`, from `r` (or `b` in
+    /// a packed record); a failure returns with `path` added to the error.
     fn decode(
         &self,
-        ty: &Type,
+        wire: &Wire<'_>,
         packed: bool,
         target: &str,
         path: &[Seg],
@@ -1127,34 +1149,34 @@ impl Gen<'_> {
         let rd = if packed { "b" } else { "r" };
         let bail = bail(rd, path);
         let step = |s: String| check(&[s], &bail);
-        match ty {
-            Type::Int(t) => {
-                let f = if t.signed { "read_int" } else { "read_uint" };
+        match wire {
+            Wire::Int {
+                signed,
+                bits,
+                big_endian,
+            } => {
+                let f = if *signed { "read_int" } else { "read_uint" };
                 if packed {
-                    step(format!("b.{f}({}, {target})", t.bits))
+                    step(format!("b.{f}({bits}, {target})"))
                 } else {
-                    step(format!(
-                        "r.{f}({}, {}, {target})",
-                        t.bits / 8,
-                        self.be(t.endian)
-                    ))
+                    step(format!("r.{f}({}, {big_endian}, {target})", bits / 8))
                 }
             }
-            Type::Float { bits, endian } => {
+            Wire::Float { bits, big_endian } => {
                 if packed {
                     step(format!("b.read_f{bits}({target})"))
                 } else {
-                    step(format!("r.read_f{bits}({}, {target})", self.be(*endian)))
+                    step(format!("r.read_f{bits}({big_endian}, {target})"))
                 }
             }
-            Type::Bool => step(format!("{rd}.read_bool({target})")),
-            Type::Varint { bits } => step(format!("r.read_varint({bits}, {target})")),
-            Type::Zigzag { bits } => step(format!("r.read_zigzag({bits}, {target})")),
-            Type::Bytes => step(format!("r.read_bytes({target})")),
-            Type::OptBytes => step(format!("r.read_opt_bytes({target})")),
-            Type::Quant { wire, num, den } => {
+            Wire::Bool { .. } => step(format!("{rd}.read_bool({target})")),
+            Wire::Varint { bits } => step(format!("r.read_varint({bits}, {target})")),
+            Wire::Zigzag { bits } => step(format!("r.read_zigzag({bits}, {target})")),
+            Wire::Bytes => step(format!("r.read_bytes({target})")),
+            Wire::OptBytes => step(format!("r.read_opt_bytes({target})")),
+            Wire::Quant { wire, num, den, .. } => {
                 let mut lines = vec!["{".to_string()];
-                lines.push(format!("    {} q = 0;", self.cpp_type(wire)));
+                lines.push(format!("    {} q = 0;", Self::cpp_type(wire)));
                 lines.extend(indent(self.decode(wire, packed, "q", path, depth)));
                 lines.push(format!(
                     "    {target} = static_cast<double>(q) * {};",
@@ -1163,49 +1185,44 @@ impl Gen<'_> {
                 lines.push("}".into());
                 lines
             }
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Bits(_)) if packed => step(format!("read_bits(b, {target})")),
-                Some(Decl::Record(rec)) if packed => {
-                    debug_assert!(rec.packed, "the validator keeps packed records packed");
-                    step(format!("read_bits(b, {target})"))
-                }
-                Some(Decl::Record(rec)) if rec.packed => step(format!(
-                    "r.packed([&](rt::BitReader& b) {{ return read_bits(b, {target}); }})"
-                )),
-                _ => step(format!("read(r, {target})")),
-            },
-            Type::Array(a) => self.decode_array(a, packed, target, None, path, depth),
+            Wire::Bits(_) | Wire::Record { .. } if packed => {
+                step(format!("read_bits(b, {target})"))
+            }
+            Wire::Record { padded: true, .. } => step(format!(
+                "r.packed([&](rt::BitReader& b) {{ return read_bits(b, {target}); }})"
+            )),
+            Wire::Array(a) => self.decode_array(a, packed, target, path, depth),
+            Wire::Bits(_) | Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => {
+                step(format!("read(r, {target})"))
+            }
         }
     }
 
-    /// Lines reading a list into `target`; `count` is the local holding its count field, when
-    /// the array has one. The count is checked against what remains before anything is
-    /// allocated.
+    /// Lines reading a list into `target`. The count (the local its count field was read into,
+    /// or its prefix) is checked against what remains before anything is allocated.
     fn decode_array(
         &self,
-        a: &Array,
+        a: &ArrayPlan<'_>,
         packed: bool,
         target: &str,
-        count: Option<&str>,
         path: &[Seg],
         depth: usize,
     ) -> Vec<String> {
-        let min_bits = self.index.min_bits(&a.elem, packed);
-        let (rd, pos, min) = if packed {
-            ("b", "bit_pos", min_bits)
+        let (rd, pos) = if packed {
+            ("b", "bit_pos")
         } else {
-            ("r", "pos", min_bits.div_ceil(8))
+            ("r", "pos")
         };
+        let min = a.elem_min;
         let mut lines = vec!["{".to_string()];
-        let count = match (&a.count, count) {
-            (Count::Prefix(t), _) => {
+        let count = match &a.count {
+            CountFrom::Prefix(t) => {
                 let c = format!("c{depth}");
-                lines.push(format!("    {} {c} = 0;", self.cpp_type(t)));
+                lines.push(format!("    {} {c} = 0;", Self::cpp_type(t)));
                 lines.extend(indent(self.decode(t, packed, &c, path, depth)));
                 c
             }
-            (Count::Field { .. }, Some(c)) => c.to_string(),
-            (Count::Field { name, .. }, None) => local(name),
+            CountFrom::Field(name) => local(name),
         };
         let (n, i, item, prev) = (
             format!("n{depth}"),
@@ -1225,31 +1242,31 @@ impl Gen<'_> {
         }
         let scalar = matches!(
             a.elem,
-            Type::Int(_)
-                | Type::Float { .. }
-                | Type::Bool
-                | Type::Varint { .. }
-                | Type::Zigzag { .. }
-                | Type::Quant { .. }
+            Wire::Int { .. }
+                | Wire::Float { .. }
+                | Wire::Bool { .. }
+                | Wire::Varint { .. }
+                | Wire::Zigzag { .. }
+                | Wire::Quant { .. }
         );
         lines.push(format!("    for (size_t {i} = 0; {i} < {n}; ++{i}) {{"));
         if scalar {
-            lines.push(format!("        {} {item}{{}};", self.cpp_type(&a.elem)));
+            lines.push(format!("        {} {item}{{}};", Self::cpp_type(&a.elem)));
         } else {
             // Read in place: a record built aside and moved in costs a copy of every field.
             lines.push(format!(
                 "        {}& {item} = {target}.emplace_back();",
-                self.cpp_type(&a.elem)
+                Self::cpp_type(&a.elem)
             ));
         }
         let inner = with_index(path, &i);
         let body = match &a.ascending {
-            Some(asc) if asc.key.is_some() => check(
+            Some(Ascending::Key(_)) => check(
                 &[format!("read_after(r, {item}, {prev})")],
                 &bail("r", &inner),
             ),
-            Some(_) => {
-                let (bits, raw) = Self::raw_of(&a.elem);
+            Some(Ascending::Values) => {
+                let (bits, read) = read_raw(&a.elem, "delta");
                 let mut body = vec![
                     "{".to_string(),
                     "    const size_t at = r.pos();".into(),
@@ -1257,7 +1274,7 @@ impl Gen<'_> {
                 ];
                 body.extend(indent(check(
                     &[
-                        self.read_raw(&raw, "delta"),
+                        read,
                         format!("r.ascending({prev}, delta, {bits}, at, {item})"),
                     ],
                     &bail("r", &inner),
@@ -1276,144 +1293,99 @@ impl Gen<'_> {
         lines
     }
 
-    /// The step reading the raw wire integer of an ascending value (a varint or an unsigned
-    /// integer) into the `uint64_t` lvalue `target`.
-    fn read_raw(&self, raw: &Type, target: &str) -> String {
-        match raw {
-            Type::Int(t) => format!(
-                "r.read_uint({}, {}, {target})",
-                t.bits / 8,
-                self.be(t.endian)
-            ),
-            Type::Varint { bits } => format!("r.read_varint({bits}, {target})"),
-            _ => format!("r.read_varint(64, {target})"),
-        }
-    }
-
-    /// The step writing the raw wire integer of an ascending value.
-    fn write_raw(&self, raw: &Type, src: &str) -> String {
-        match raw {
-            Type::Int(t) => format!("w.write_uint({}, {}, {src})", t.bits / 8, self.be(t.endian)),
-            Type::Varint { bits } => format!("w.write_varint({bits}, {src})"),
-            _ => format!("w.write_varint(64, {src})"),
-        }
-    }
-
-    /// The width and raw wire type of a value that ascends: a varint or an unsigned integer.
-    fn raw_of(ty: &Type) -> (u8, Type) {
-        match ty {
-            Type::Varint { bits } => (*bits, Type::Varint { bits: *bits }),
-            Type::Int(t) => (
-                t.bits,
-                Type::Int(IntType {
-                    signed: false,
-                    bits: t.bits,
-                    endian: t.endian,
-                }),
-            ),
-            _ => (64, Type::Varint { bits: 64 }),
-        }
-    }
-
-    fn read_fn(&mut self, r: &Record, key: Option<&str>, packed: bool) {
-        let counts = count_fields(r);
-        let empty = r.fields.is_empty();
-        let no_values = Self::value_fields(r).is_empty();
+    fn read_fn(&mut self, plan: &RecordPlan<'_>) {
+        let (n, packed) = (&plan.record.name, plan.packed);
+        let empty = plan.steps.is_empty();
+        let no_values = plan.values().next().is_none();
         let rd = if packed { "b" } else { "r" };
         if packed {
             self.code.line("/// Reads the record from a bit stream.");
-            self.open_fn(&sig_read(&r.name, true, empty, no_values));
-        } else if key.is_some() {
+            self.open_fn(&sig_read(n, true, empty, no_values));
+        } else if plan.key.is_some() {
             self.code.line(
                 "/// Reads the record within an ascending list: its key is the difference from",
             );
             self.code
                 .line("/// `prev`, the previous element's key (absolute for the first).");
-            self.open_fn(&sig_read_after(&r.name));
+            self.open_fn(&sig_read_after(n));
         } else {
             self.code.line("/// Reads the record.");
-            self.open_fn(&sig_read(&r.name, false, empty, no_values));
+            self.open_fn(&sig_read(n, false, empty, no_values));
         }
-        for f in &r.fields {
+        for step in &plan.steps {
+            let f = step.field;
             let path = field_path(&f.name);
-            if let Some(c) = f.constant {
-                let (at, fail) = if packed {
-                    ("b.bit_pos()", "b.fail")
-                } else {
-                    ("r.pos()", "r.fail")
-                };
-                let mut lines = vec![
-                    "{".to_string(),
-                    format!("    const size_t at = {at};"),
-                    format!("    {} value{};", self.cpp_type(&f.ty), Self::init(&f.ty)),
-                ];
-                lines.extend(indent(self.decode(&f.ty, packed, "value", &path, 0)));
-                lines.push(format!("    if (value != {}) {{", literal(c)));
-                lines.push(format!("        {fail}(rt::ErrorKind::bad_constant, at);"));
-                lines.push(format!("        {}", bail(rd, &path)));
-                lines.push("    }".into());
-                lines.push("}".into());
-                self.lines(lines);
-                continue;
-            }
-            if counts.contains(&f.name.as_str()) {
-                self.code.line(format!(
-                    "{} {}{};",
-                    self.cpp_type(&f.ty),
-                    local(&f.name),
-                    Self::init(&f.ty)
-                ));
-                let lines = self.decode(&f.ty, packed, &local(&f.name), &path, 0);
-                self.lines(lines);
-                continue;
-            }
             let target = format!("out.{}", ident(&f.name));
-            if Some(f.name.as_str()) == key {
-                let (bits, raw) = Self::raw_of(&f.ty);
-                let mut lines = vec![
-                    "{".to_string(),
-                    "    const size_t at = r.pos();".into(),
-                    "    uint64_t delta = 0;".into(),
-                ];
-                lines.extend(indent(check(
-                    &[
-                        self.read_raw(&raw, "delta"),
-                        format!("r.ascending(prev, delta, {bits}, at, {target})"),
-                    ],
-                    &bail("r", &path),
-                )));
-                lines.push("}".into());
-                self.lines(lines);
-                continue;
-            }
-            let decode = |g: &Self, target: &str| match &f.ty {
-                Type::Array(a) => match &a.count {
-                    Count::Field { name, .. } => {
-                        g.decode_array(a, packed, target, Some(&local(name)), &path, 0)
-                    }
-                    Count::Prefix(_) => g.decode(&f.ty, packed, target, &path, 0),
-                },
-                ty => g.decode(ty, packed, target, &path, 0),
-            };
-            match self.presence(f, r, false) {
-                Some(cond) => {
-                    let mut lines = vec![format!("if ({cond}) {{")];
-                    if decode(self, "@").len() == 1 && !matches!(f.ty, Type::Array(_)) {
-                        lines.extend(indent(decode(self, &format!("{target}.emplace()"))));
+            let lines = match step.role {
+                Role::Constant(c) => {
+                    let (at, fail) = if packed {
+                        ("b.bit_pos()", "b.fail")
                     } else {
-                        lines.push(format!("    auto& value = {target}.emplace();"));
-                        lines.extend(indent(decode(self, "value")));
-                    }
-                    lines.push("} else {".into());
-                    lines.push(format!("    {target}.reset();"));
+                        ("r.pos()", "r.fail")
+                    };
+                    let mut lines = vec![
+                        "{".to_string(),
+                        format!("    const size_t at = {at};"),
+                        format!(
+                            "    {} value{};",
+                            Self::cpp_type(&step.wire),
+                            Self::init(&step.wire)
+                        ),
+                    ];
+                    lines.extend(indent(self.decode(&step.wire, packed, "value", &path, 0)));
+                    lines.push(format!("    if (value != {}) {{", literal(c)));
+                    lines.push(format!("        {fail}(rt::ErrorKind::bad_constant, at);"));
+                    lines.push(format!("        {}", bail(rd, &path)));
+                    lines.push("    }".into());
                     lines.push("}".into());
-                    self.lines(lines);
+                    lines
                 }
-                None => {
-                    let lines = decode(self, &target);
-                    self.lines(lines);
+                Role::Count { .. } => {
+                    self.code.line(format!(
+                        "{} {}{};",
+                        Self::cpp_type(&step.wire),
+                        local(&f.name),
+                        Self::init(&step.wire)
+                    ));
+                    self.decode(&step.wire, packed, &local(&f.name), &path, 0)
                 }
-            }
+                Role::Key => {
+                    let (bits, read) = read_raw(&step.wire, "delta");
+                    let mut lines = vec![
+                        "{".to_string(),
+                        "    const size_t at = r.pos();".into(),
+                        "    uint64_t delta = 0;".into(),
+                    ];
+                    lines.extend(indent(check(
+                        &[
+                            read,
+                            format!("r.ascending(prev, delta, {bits}, at, {target})"),
+                        ],
+                        &bail("r", &path),
+                    )));
+                    lines.push("}".into());
+                    lines
+                }
+                Role::Value => match Self::presence(step, false) {
+                    Some(cond) => {
+                        let decode =
+                            |target: &str| self.decode(&step.wire, packed, target, &path, 0);
+                        let mut lines = vec![format!("if ({cond}) {{")];
+                        if decode("@").len() == 1 && !matches!(step.wire, Wire::Array(_)) {
+                            lines.extend(indent(decode(&format!("{target}.emplace()"))));
+                        } else {
+                            lines.push(format!("    auto& value = {target}.emplace();"));
+                            lines.extend(indent(decode("value")));
+                        }
+                        lines.push("} else {".into());
+                        lines.push(format!("    {target}.reset();"));
+                        lines.push("}".into());
+                        lines
+                    }
+                    None => self.decode(&step.wire, packed, &target, &path, 0),
+                },
+            };
+            self.lines(lines);
         }
         self.code.line("return true;");
         self.code.close("}");
@@ -1421,11 +1393,11 @@ impl Gen<'_> {
 
     // ---- encoding ----
 
-    /// Lines writing the value `src` of type `ty` with `w` (a `Writer`, or a `BitWriter` in a
-    /// packed record); a failure returns with `path` added to the error.
+    /// Lines writing the value `src` of wire form `wire` with `w` (a `Writer`, or a
+    /// `BitWriter` in a packed record); a failure returns with `path` added to the error.
     fn encode(
         &self,
-        ty: &Type,
+        wire: &Wire<'_>,
         packed: bool,
         src: &str,
         path: &[Seg],
@@ -1433,97 +1405,95 @@ impl Gen<'_> {
     ) -> Vec<String> {
         let bail = bail("w", path);
         let step = |s: String| check(&[s], &bail);
-        match ty {
-            Type::Int(t) => {
-                let f = if t.signed { "write_int" } else { "write_uint" };
-                if packed {
-                    step(format!("w.{f}({}, {src})", t.bits))
-                } else {
-                    step(format!(
-                        "w.{f}({}, {}, {src})",
-                        t.bits / 8,
-                        self.be(t.endian)
-                    ))
-                }
+        let write_int = |signed: bool, bits: u8, big_endian: bool, src: &str| {
+            let f = if signed { "write_int" } else { "write_uint" };
+            if packed {
+                format!("w.{f}({bits}, {src})")
+            } else {
+                format!("w.{f}({}, {big_endian}, {src})", bits / 8)
             }
-            Type::Float { bits, endian } => {
+        };
+        match wire {
+            Wire::Int {
+                signed,
+                bits,
+                big_endian,
+            } => step(write_int(*signed, *bits, *big_endian, src)),
+            Wire::Float { bits, big_endian } => {
                 if packed {
                     step(format!("w.write_f{bits}({src})"))
                 } else {
-                    step(format!("w.write_f{bits}({}, {src})", self.be(*endian)))
+                    step(format!("w.write_f{bits}({big_endian}, {src})"))
                 }
             }
-            Type::Bool => vec![format!("w.write_bool({src});")],
-            Type::Varint { bits } => step(format!("w.write_varint({bits}, {src})")),
-            Type::Zigzag { bits } => step(format!("w.write_zigzag({bits}, {src})")),
-            Type::Bytes => step(format!("w.write_bytes({src})")),
-            Type::OptBytes => step(format!("w.write_opt_bytes({src})")),
-            Type::Quant { wire, num, den } => {
+            Wire::Bool { .. } => vec![format!("w.write_bool({src});")],
+            Wire::Varint { bits } => step(format!("w.write_varint({bits}, {src})")),
+            Wire::Zigzag { bits } => step(format!("w.write_zigzag({bits}, {src})")),
+            Wire::Bytes => step(format!("w.write_bytes({src})")),
+            Wire::OptBytes => step(format!("w.write_opt_bytes({src})")),
+            Wire::Quant {
+                wire,
+                num,
+                den,
+                signed,
+                bits,
+                min,
+                max,
+            } => {
                 let s = scale(*num, *den);
-                let (signed, bits) = match wire.as_ref() {
-                    Type::Int(t) => (t.signed, t.bits),
-                    Type::Varint { bits } => (false, *bits),
-                    Type::Zigzag { bits } => (true, *bits),
-                    _ => (false, 64),
-                };
-                let t = IntType {
-                    signed,
-                    bits,
-                    endian: None,
-                };
                 let mut lines = vec!["{".to_string()];
-                let quantize = if signed {
+                let quantize = if *signed {
                     lines.push("    int64_t q = 0;".into());
                     format!(
                         "w.quantize_int({src}, {s}, {}, {}, q)",
-                        literal(t.min()),
-                        literal(t.max())
+                        literal(*min),
+                        literal(*max)
                     )
                 } else {
                     lines.push("    uint64_t q = 0;".into());
-                    format!("w.quantize_uint({src}, {s}, {}, q)", literal(t.max()))
+                    format!("w.quantize_uint({src}, {s}, {}, q)", literal(*max))
                 };
                 let write = match wire.as_ref() {
-                    Type::Int(t) => {
-                        let f = if t.signed { "write_int" } else { "write_uint" };
-                        if packed {
-                            format!("w.{f}({}, q)", t.bits)
-                        } else {
-                            format!("w.{f}({}, {}, q)", t.bits / 8, self.be(t.endian))
-                        }
-                    }
-                    Type::Zigzag { bits } => format!("w.write_zigzag({bits}, q)"),
+                    Wire::Int {
+                        signed,
+                        bits,
+                        big_endian,
+                    } => write_int(*signed, *bits, *big_endian, "q"),
+                    Wire::Zigzag { bits } => format!("w.write_zigzag({bits}, q)"),
                     _ => format!("w.write_varint({bits}, q)"),
                 };
                 lines.extend(indent(check(&[quantize, write], &bail)));
                 lines.push("}".into());
                 lines
             }
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Record(rec)) if rec.packed && !packed => {
-                    let mut lines = vec!["{".to_string(), "    rt::BitWriter bits(w);".into()];
-                    lines.extend(indent(check(&[format!("write_bits(bits, {src})")], &bail)));
-                    lines.push("    bits.finish();".into());
-                    lines.push("}".into());
-                    lines
+            Wire::Record { padded: true, .. } => {
+                let mut lines = vec!["{".to_string(), "    rt::BitWriter bits(w);".into()];
+                lines.extend(indent(check(&[format!("write_bits(bits, {src})")], &bail)));
+                lines.push("    bits.finish();".into());
+                lines.push("}".into());
+                lines
+            }
+            Wire::Array(a) => self.encode_array(a, packed, src, path, depth),
+            Wire::Bits(_) | Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => {
+                if packed {
+                    step(format!("write_bits(w, {src})"))
+                } else {
+                    step(format!("write(w, {src})"))
                 }
-                _ if packed => step(format!("write_bits(w, {src})")),
-                _ => step(format!("write(w, {src})")),
-            },
-            Type::Array(a) => self.encode_array(a, packed, src, path, depth),
+            }
         }
     }
 
     fn encode_array(
         &self,
-        a: &Array,
+        a: &ArrayPlan<'_>,
         packed: bool,
         src: &str,
         path: &[Seg],
         depth: usize,
     ) -> Vec<String> {
         let mut lines = Vec::new();
-        if let Count::Prefix(t) = &a.count {
+        if let CountFrom::Prefix(t) = &a.count {
             lines.extend(self.encode(t, packed, &format!("{src}.size()"), path, depth));
         }
         let (i, item, prev) = (
@@ -1533,18 +1503,15 @@ impl Gen<'_> {
         );
         let inner = with_index(path, &i);
         let body: Vec<String> = match &a.ascending {
-            Some(asc) if asc.key.is_some() => check(
+            Some(Ascending::Key(_)) => check(
                 &[format!("write_after(w, {item}, {prev})")],
                 &bail("w", &inner),
             ),
-            Some(_) => {
-                let (bits, raw) = Self::raw_of(&a.elem);
+            Some(Ascending::Values) => {
+                let (bits, write) = write_raw(&a.elem, "delta");
                 let mut body = vec!["uint64_t delta = 0;".to_string()];
                 body.extend(check(
-                    &[
-                        format!("w.ascending({prev}, {item}, {bits}, delta)"),
-                        self.write_raw(&raw, "delta"),
-                    ],
+                    &[format!("w.ascending({prev}, {item}, {bits}, delta)"), write],
                     &bail("w", &inner),
                 ));
                 body
@@ -1571,82 +1538,62 @@ impl Gen<'_> {
         lines
     }
 
-    fn write_fn(&mut self, r: &Record, key: Option<&str>, packed: bool) {
-        let counts = count_fields(r);
-        let empty = r.fields.is_empty();
-        let no_values = Self::value_fields(r).is_empty();
+    fn write_fn(&mut self, plan: &RecordPlan<'_>) {
+        let (n, packed) = (&plan.record.name, plan.packed);
+        let empty = plan.steps.is_empty();
+        let no_values = plan.values().next().is_none();
         if packed {
             self.code.line("/// Writes the record into a bit stream.");
-            self.open_fn(&sig_write(&r.name, true, empty, no_values));
-        } else if key.is_some() {
+            self.open_fn(&sig_write(n, true, empty, no_values));
+        } else if plan.key.is_some() {
             self.code.line(
                 "/// Writes the record within an ascending list: its key as the difference from",
             );
             self.code
                 .line("/// `prev`, the previous element's key (absolute for the first).");
-            self.open_fn(&sig_write_after(&r.name));
+            self.open_fn(&sig_write_after(n));
         } else {
             self.code.line("/// Writes the record.");
-            self.open_fn(&sig_write(&r.name, false, empty, no_values));
+            self.open_fn(&sig_write(n, false, empty, no_values));
         }
-        for f in &r.fields {
+        for step in &plan.steps {
+            let f = step.field;
             let path = field_path(&f.name);
-            if let Some(c) = f.constant {
-                let lines = self.encode(&f.ty, packed, &literal(c), &path, 0);
-                self.lines(lines);
-                continue;
-            }
-            if counts.contains(&f.name.as_str()) {
-                let array = ident(&Self::counted_array(r, &f.name));
-                let lines = self.encode(&f.ty, packed, &format!("v.{array}.size()"), &path, 0);
-                self.lines(lines);
-                continue;
-            }
             let src = format!("v.{}", ident(&f.name));
-            if Some(f.name.as_str()) == key {
-                let (bits, raw) = Self::raw_of(&f.ty);
-                let mut lines = vec!["{".to_string(), "    uint64_t delta = 0;".into()];
-                lines.extend(indent(check(
-                    &[
-                        format!("w.ascending(prev, {src}, {bits}, delta)"),
-                        self.write_raw(&raw, "delta"),
-                    ],
-                    &bail("w", &path),
-                )));
-                lines.push("}".into());
-                self.lines(lines);
-                continue;
-            }
-            match self.presence(f, r, true) {
-                Some(cond) => {
-                    let lines = check(
-                        &[format!("w.presence({src}.has_value(), {cond})")],
+            let encode = |src: &str| self.encode(&step.wire, packed, src, &path, 0);
+            let lines = match step.role {
+                Role::Constant(c) => encode(&literal(c)),
+                Role::Count { array } => encode(&format!("v.{}.size()", ident(array))),
+                Role::Key => {
+                    let (bits, write) = write_raw(&step.wire, "delta");
+                    let mut lines = vec!["{".to_string(), "    uint64_t delta = 0;".into()];
+                    lines.extend(indent(check(
+                        &[format!("w.ascending(prev, {src}, {bits}, delta)"), write],
                         &bail("w", &path),
-                    );
-                    self.lines(lines);
-                    let mut lines = vec![format!("if ({src}) {{")];
-                    if self.encode(&f.ty, packed, "@", &path, 0).len() == 1
-                        && !matches!(f.ty, Type::Array(_))
-                    {
-                        lines.extend(indent(self.encode(
-                            &f.ty,
-                            packed,
-                            &format!("*{src}"),
-                            &path,
-                            0,
-                        )));
-                    } else {
-                        lines.push(format!("    const auto& value = *{src};"));
-                        lines.extend(indent(self.encode(&f.ty, packed, "value", &path, 0)));
-                    }
+                    )));
                     lines.push("}".into());
-                    self.lines(lines);
+                    lines
                 }
-                None => {
-                    let lines = self.encode(&f.ty, packed, &src, &path, 0);
-                    self.lines(lines);
-                }
-            }
+                Role::Value => match Self::presence(step, true) {
+                    Some(cond) => {
+                        let mut lines = check(
+                            &[format!("w.presence({src}.has_value(), {cond})")],
+                            &bail("w", &path),
+                        );
+                        lines.push(format!("if ({src}) {{"));
+                        if encode("@").len() == 1 && !matches!(step.wire, Wire::Array(_)) {
+                            lines.extend(indent(encode(&format!("*{src}"))));
+                        } else {
+                            lines.push(format!("    const auto& value = *{src};"));
+                            lines.extend(indent(encode("value")));
+                        }
+                        lines.push("}".into());
+                        lines
+                    }
+                    None => encode(&src),
+                },
+            };
+            self.lines(lines);
         }
         self.code.line("return true;");
         self.code.close("}");
@@ -1654,65 +1601,53 @@ impl Gen<'_> {
 
     // ---- lengths ----
 
-    /// The fixed size of `ty` in bytes (bits when packed), if it has one.
-    fn fixed(&self, ty: &Type, packed: bool) -> Option<u64> {
-        let min = self.index.min_bits(ty, packed);
-        let max = self.index.max_bits(ty, packed)?;
-        let fixed_kind = !matches!(ty, Type::Varint { .. } | Type::Zigzag { .. })
-            && !matches!(ty, Type::Quant { wire, .. } if matches!(wire.as_ref(), Type::Varint { .. } | Type::Zigzag { .. }));
-        let record_fixed = match ty {
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Record(r)) => r.fields.iter().all(|f| {
-                    f.cond.is_none()
-                        && f.selector.is_none()
-                        && self.fixed(&f.ty, r.packed).is_some()
-                }),
-                Some(Decl::Union(_)) => false,
-                _ => true,
-            },
-            _ => true,
-        };
-        (min == max && fixed_kind && record_fixed).then_some(if packed { max } else { max / 8 })
-    }
-
-    /// Lines adding the encoded size of `src` (bytes, or bits when packed) to `n`.
-    fn len(&self, ty: &Type, packed: bool, src: &str, depth: usize) -> Vec<String> {
-        if let Some(k) = self.fixed(ty, packed) {
+    /// Lines adding the encoded size of `src` (bytes, or bits when packed) to `n`; `fixed` is
+    /// the size of `wire` when it is fixed.
+    fn len(
+        &self,
+        wire: &Wire<'_>,
+        fixed: Option<u64>,
+        packed: bool,
+        src: &str,
+        depth: usize,
+    ) -> Vec<String> {
+        if let Some(k) = fixed {
             return vec![format!("n += {k};")];
         }
         let add = |e: String| vec![format!("n += {e};")];
-        match ty {
-            Type::Varint { .. } => add(format!("rt::varint_len({src})")),
-            Type::Zigzag { .. } => add(format!("rt::varint_len(rt::zigzag({src}))")),
-            Type::Bytes => add(format!("rt::bytes_len({src})")),
-            Type::OptBytes => add(format!("rt::opt_bytes_len({src})")),
-            Type::Quant { wire, num, den } => {
+        match wire {
+            Wire::Varint { .. } => add(format!("rt::varint_len({src})")),
+            Wire::Zigzag { .. } => add(format!("rt::varint_len(rt::zigzag({src}))")),
+            Wire::Bytes => add(format!("rt::bytes_len({src})")),
+            Wire::OptBytes => add(format!("rt::opt_bytes_len({src})")),
+            Wire::Quant { wire, num, den, .. } => {
                 let q = format!("rt::quantize({src}, {})", scale(*num, *den));
                 match wire.as_ref() {
-                    Type::Zigzag { .. } => {
+                    Wire::Zigzag { .. } => {
                         add(format!("rt::varint_len(rt::zigzag(rt::saturate_i64({q})))"))
                     }
                     _ => add(format!("rt::varint_len(rt::saturate_u64({q}))")),
                 }
             }
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Record(rec)) if rec.packed && !packed => {
-                    add(format!("(bit_len({src}) + 7) / 8"))
+            Wire::Record { padded: true, .. } => add(format!("(bit_len({src}) + 7) / 8")),
+            Wire::Bits(_) | Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => {
+                if packed {
+                    add(format!("bit_len({src})"))
+                } else {
+                    add(format!("encoded_len({src})"))
                 }
-                _ if packed => add(format!("bit_len({src})")),
-                _ => add(format!("encoded_len({src})")),
-            },
-            Type::Array(a) => {
+            }
+            Wire::Array(a) => {
                 let mut lines = Vec::new();
-                if let Count::Prefix(t) = &a.count {
-                    lines.push(match self.fixed(t, packed) {
+                if let CountFrom::Prefix(t) = &a.count {
+                    lines.push(match prefix_fixed(t, packed) {
                         Some(k) => format!("n += {k};"),
                         None => format!("n += rt::varint_len({src}.size());"),
                     });
                 }
                 let x = format!("x{depth}");
-                match (&a.ascending, self.fixed(&a.elem, packed)) {
-                    (Some(asc), _) if asc.key.is_some() => {
+                match (&a.ascending, a.elem_fixed) {
+                    (Some(Ascending::Key(_)), _) => {
                         let prev = format!("prev{depth}");
                         lines.push("{".into());
                         lines.push(format!("    std::optional<uint64_t> {prev};"));
@@ -1721,49 +1656,45 @@ impl Gen<'_> {
                         lines.push("    }".into());
                         lines.push("}".into());
                     }
-                    (Some(_), _) if matches!(a.elem, Type::Varint { .. }) => {
+                    (Some(_), _) if matches!(a.elem, Wire::Varint { .. }) => {
                         lines.push(format!("n += rt::ascending_varints_len({src});"));
                     }
                     (_, Some(k)) => lines.push(format!("n += {src}.size() * {k};")),
                     (_, None) => {
                         lines.push(format!("for (const auto& {x} : {src}) {{"));
-                        lines.extend(indent(self.len(&a.elem, packed, &x, depth + 1)));
+                        lines.extend(indent(self.len(&a.elem, None, packed, &x, depth + 1)));
                         lines.push("}".into());
                     }
                 }
                 lines
             }
             // Fixed-size kinds are handled above.
-            _ => Vec::new(),
+            Wire::Int { .. } | Wire::Float { .. } | Wire::Bool { .. } => Vec::new(),
         }
     }
 
-    fn len_fn(&mut self, r: &Record, key: Option<&str>, packed: bool) {
-        let counts = count_fields(r);
+    fn len_fn(&mut self, plan: &RecordPlan<'_>) {
+        let (n, packed) = (&plan.record.name, plan.packed);
         let mut fixed = 0u64;
         let mut lines: Vec<String> = Vec::new();
-        for f in &r.fields {
-            if let Some(c) = f.constant {
-                fixed += match &f.ty {
-                    Type::Varint { .. } => leb_len(c as u64),
-                    Type::Zigzag { .. } => leb_len((((c as i64) << 1) ^ ((c as i64) >> 63)) as u64),
-                    ty => self.fixed(ty, packed).unwrap_or(0),
-                };
-                continue;
-            }
-            if counts.contains(&f.name.as_str()) {
-                match self.fixed(&f.ty, packed) {
-                    Some(k) => fixed += k,
-                    None => lines.push(format!(
-                        "n += rt::varint_len(v.{}.size());",
-                        ident(&Self::counted_array(r, &f.name))
-                    )),
-                }
-                continue;
-            }
+        for step in &plan.steps {
+            let f = step.field;
             let src = format!("v.{}", ident(&f.name));
-            if Some(f.name.as_str()) == key {
-                match self.fixed(&f.ty, packed) {
+            match step.role {
+                Role::Constant(c) => {
+                    fixed += match &step.wire {
+                        Wire::Varint { .. } => leb_len(c as u64),
+                        Wire::Zigzag { .. } => {
+                            leb_len((((c as i64) << 1) ^ ((c as i64) >> 63)) as u64)
+                        }
+                        _ => step.fixed.unwrap_or(0),
+                    };
+                }
+                Role::Count { array } => match step.fixed {
+                    Some(k) => fixed += k,
+                    None => lines.push(format!("n += rt::varint_len(v.{}.size());", ident(array))),
+                },
+                Role::Key => match step.fixed {
                     Some(k) => {
                         fixed += k;
                         lines.push(format!("rt::ascending_step(prev, {src});"));
@@ -1771,41 +1702,39 @@ impl Gen<'_> {
                     None => lines.push(format!(
                         "n += rt::varint_len(rt::ascending_step(prev, {src}));"
                     )),
+                },
+                Role::Value if step.presence.is_some() => {
+                    let len = |src: &str| self.len(&step.wire, step.fixed, packed, src, 0);
+                    if len("@").len() == 1 && !matches!(step.wire, Wire::Array(_)) {
+                        let line = len(&format!("*{src}")).remove(0);
+                        lines.push(format!("if ({src}) {{"));
+                        lines.push(format!("    {line}"));
+                        lines.push("}".into());
+                    } else {
+                        lines.push(format!("if ({src}) {{"));
+                        lines.push(format!("    const auto& value = *{src};"));
+                        lines.extend(indent(len("value")));
+                        lines.push("}".into());
+                    }
                 }
-                continue;
-            }
-            if Self::optional(f) {
-                let single = self.len(&f.ty, packed, "@", 0);
-                if single.len() == 1 && !matches!(f.ty, Type::Array(_)) {
-                    let line = self.len(&f.ty, packed, &format!("*{src}"), 0).remove(0);
-                    lines.push(format!("if ({src}) {{"));
-                    lines.push(format!("    {line}"));
-                    lines.push("}".into());
-                } else {
-                    lines.push(format!("if ({src}) {{"));
-                    lines.push(format!("    const auto& value = *{src};"));
-                    lines.extend(indent(self.len(&f.ty, packed, "value", 0)));
-                    lines.push("}".into());
-                }
-            } else {
-                match self.fixed(&f.ty, packed) {
+                Role::Value => match step.fixed {
                     Some(k) => fixed += k,
-                    None => lines.extend(self.len(&f.ty, packed, &src, 0)),
-                }
+                    None => lines.extend(self.len(&step.wire, None, packed, &src, 0)),
+                },
             }
         }
         let unused = lines.is_empty();
         if packed {
             self.code
                 .line("/// The number of bits write_bits() writes.");
-            self.open_fn(&sig_len(&r.name, "bit_len", unused));
-        } else if key.is_some() {
+            self.open_fn(&sig_len(n, "bit_len", unused));
+        } else if plan.key.is_some() {
             self.code
                 .line("/// The number of bytes write_after() writes, moving `prev` on.");
-            self.open_fn(&sig_len_after(&r.name, unused));
+            self.open_fn(&sig_len_after(n, unused));
         } else {
             self.code.line("/// The number of bytes the record takes.");
-            self.open_fn(&sig_len(&r.name, "encoded_len", unused));
+            self.open_fn(&sig_len(n, "encoded_len", unused));
         }
         if lines.is_empty() {
             self.code.line(format!("return {fixed};"));
@@ -1819,71 +1748,75 @@ impl Gen<'_> {
 
     // ---- JSON ----
 
-    /// The conversion to JSON of a value of `ty` where `ctx` says, as a function object of the
+    /// The conversion to JSON of a value of `wire` where `ctx` says, as a function object of the
     /// runtime (`json::uint_number`, `json::named`, `json::list_of(...)`).
-    fn json_conv(&self, ty: &Type, ctx: Ctx) -> String {
-        let big = is_big(ty, ctx);
-        match ty {
-            Type::Int(IntType { signed: false, .. }) | Type::Varint { .. } => if big {
+    fn json_conv(&self, wire: &Wire<'_>, ctx: Ctx) -> String {
+        let big = is_big(wire, ctx);
+        match wire {
+            Wire::Int { signed: false, .. } | Wire::Varint { .. } => if big {
                 "json::big_uint"
             } else {
                 "json::uint_number"
             }
             .into(),
-            Type::Int(_) | Type::Zigzag { .. } => if big {
+            Wire::Int { .. } | Wire::Zigzag { .. } => if big {
                 "json::big_int"
             } else {
                 "json::int_number"
             }
             .into(),
-            Type::Float { bits: 32, .. } => "json::f32_number".into(),
-            Type::Float { .. } | Type::Quant { .. } => "json::f64_number".into(),
-            Type::Bool => "json::boolean".into(),
-            Type::Bytes => match ctx {
+            Wire::Float { bits: 32, .. } => "json::f32_number".into(),
+            Wire::Float { .. } | Wire::Quant { .. } => "json::f64_number".into(),
+            Wire::Bool { .. } => "json::boolean".into(),
+            Wire::Bytes => match ctx {
                 Ctx::Field { .. } => "json::hex".into(),
                 Ctx::Elem { .. } => "json::byte_list".into(),
             },
-            Type::OptBytes => match ctx {
+            Wire::OptBytes => match ctx {
                 Ctx::Field { optional: false } => "json::opt_hex".into(),
                 _ => "json::opt_byte_list".into(),
             },
-            Type::Named { .. } => "json::named".into(),
-            Type::Array(a) => format!(
+            Wire::Bits(_) | Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => {
+                "json::named".into()
+            }
+            Wire::Array(a) => format!(
                 "json::list_of({})",
                 self.json_conv(&a.elem, Ctx::Elem { big: false })
             ),
         }
     }
 
-    /// The conversion from JSON of a value of `ty` where `ctx` says (`json::get_uint`, ...).
-    fn json_get(&self, ty: &Type, ctx: Ctx) -> String {
-        let big = is_big(ty, ctx);
-        match ty {
-            Type::Int(IntType { signed: false, .. }) | Type::Varint { .. } => if big {
+    /// The conversion from JSON of a value of `wire` where `ctx` says (`json::get_uint`, ...).
+    fn json_get(&self, wire: &Wire<'_>, ctx: Ctx) -> String {
+        let big = is_big(wire, ctx);
+        match wire {
+            Wire::Int { signed: false, .. } | Wire::Varint { .. } => if big {
                 "json::get_big_uint"
             } else {
                 "json::get_uint"
             }
             .into(),
-            Type::Int(_) | Type::Zigzag { .. } => if big {
+            Wire::Int { .. } | Wire::Zigzag { .. } => if big {
                 "json::get_big_int"
             } else {
                 "json::get_int"
             }
             .into(),
-            Type::Float { bits: 32, .. } => "json::get_f32".into(),
-            Type::Float { .. } | Type::Quant { .. } => "json::get_f64".into(),
-            Type::Bool => "json::get_bool".into(),
-            Type::Bytes => match ctx {
+            Wire::Float { bits: 32, .. } => "json::get_f32".into(),
+            Wire::Float { .. } | Wire::Quant { .. } => "json::get_f64".into(),
+            Wire::Bool { .. } => "json::get_bool".into(),
+            Wire::Bytes => match ctx {
                 Ctx::Field { .. } => "json::get_hex".into(),
                 Ctx::Elem { .. } => "json::get_byte_list".into(),
             },
-            Type::OptBytes => match ctx {
+            Wire::OptBytes => match ctx {
                 Ctx::Field { optional: false } => "json::get_opt_hex".into(),
                 _ => "json::get_opt_byte_list".into(),
             },
-            Type::Named { .. } => "json::get_named".into(),
-            Type::Array(a) => format!(
+            Wire::Bits(_) | Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => {
+                "json::get_named".into()
+            }
+            Wire::Array(a) => format!(
                 "json::get_list_of({})",
                 self.json_get(&a.elem, Ctx::Elem { big: false })
             ),
@@ -1891,24 +1824,28 @@ impl Gen<'_> {
     }
 
     /// An expression of the JSON form of the field value `src`.
-    fn json_out(&self, ty: &Type, src: &str, ctx: Ctx) -> String {
-        match ty {
-            Type::Named { .. } => format!("to_json({src})"),
-            Type::Array(a) => {
+    fn json_out(&self, wire: &Wire<'_>, src: &str, ctx: Ctx) -> String {
+        match wire {
+            Wire::Bits(_) | Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => {
+                format!("to_json({src})")
+            }
+            Wire::Array(a) => {
                 let inner = Ctx::Elem {
                     big: matches!(ctx, Ctx::Field { optional: false }),
                 };
                 format!("json::list({src}, {})", self.json_conv(&a.elem, inner))
             }
-            _ => format!("{}({src})", self.json_conv(ty, ctx)),
+            _ => format!("{}({src})", self.json_conv(wire, ctx)),
         }
     }
 
     /// The step reading the JSON value `src` into the field lvalue `dst`.
-    fn json_in(&self, ty: &Type, src: &str, dst: &str, ctx: Ctx) -> String {
-        match ty {
-            Type::Named { .. } => format!("from_json({src}, {dst}, error)"),
-            Type::Array(a) => {
+    fn json_in(&self, wire: &Wire<'_>, src: &str, dst: &str, ctx: Ctx) -> String {
+        match wire {
+            Wire::Bits(_) | Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => {
+                format!("from_json({src}, {dst}, error)")
+            }
+            Wire::Array(a) => {
                 let inner = Ctx::Elem {
                     big: matches!(ctx, Ctx::Field { optional: false }),
                 };
@@ -1917,12 +1854,12 @@ impl Gen<'_> {
                     self.json_get(&a.elem, inner)
                 )
             }
-            _ => format!("{}({src}, {dst}, error)", self.json_get(ty, ctx)),
+            _ => format!("{}({src}, {dst}, error)", self.json_get(wire, ctx)),
         }
     }
 
     fn record_json(&mut self, r: &Record) {
-        let fields = Self::value_fields(r);
+        let fields: Vec<&Step<'_>> = self.plan(r).values().collect();
         let n = &r.name;
         self.code.blank();
         self.code
@@ -1932,17 +1869,20 @@ impl Gen<'_> {
             self.code.line("return json::Value::object();");
         } else {
             self.code.line("json::Value o = json::Value::object();");
-            for f in &fields {
-                let name = &f.name;
+            for step in &fields {
+                let name = &step.field.name;
                 let src = format!("v.{}", ident(name));
-                if Self::optional(f) {
-                    let value =
-                        self.json_out(&f.ty, &format!("*{src}"), Ctx::Field { optional: true });
+                if step.presence.is_some() {
+                    let value = self.json_out(
+                        &step.wire,
+                        &format!("*{src}"),
+                        Ctx::Field { optional: true },
+                    );
                     self.code.open(format!("if ({src}) {{"));
                     self.code.line(format!("o.set(\"{name}\", {value});"));
                     self.code.close("}");
                 } else {
-                    let value = self.json_out(&f.ty, &src, Ctx::Field { optional: false });
+                    let value = self.json_out(&step.wire, &src, Ctx::Field { optional: false });
                     self.code.line(format!("o.set(\"{name}\", {value});"));
                 }
             }
@@ -1954,7 +1894,10 @@ impl Gen<'_> {
             "/// The record from its JSON form; unknown, duplicate and missing members are errors.",
         );
         self.open_fn(&sig_from_json(n, fields.is_empty()));
-        let names: Vec<String> = fields.iter().map(|f| format!("\"{}\"", f.name)).collect();
+        let names: Vec<String> = fields
+            .iter()
+            .map(|s| format!("\"{}\"", s.field.name))
+            .collect();
         let mut lines = fill("if (!json::check_object(j, {", &names, "}, error)) {");
         if lines.len() == 1 {
             lines = vec![format!(
@@ -1969,28 +1912,28 @@ impl Gen<'_> {
         if !fields.is_empty() {
             self.code.line("const json::Value* m = nullptr;");
         }
-        for f in &fields {
-            let name = &f.name;
+        for step in &fields {
+            let name = &step.field.name;
             let dst = format!("out.{}", ident(name));
             let bail = format!("return error.in(\"{name}\");");
-            if Self::optional(f) {
+            if step.presence.is_some() {
                 let ctx = Ctx::Field { optional: true };
                 self.code
                     .open(format!("if (json::optional_member(j, \"{name}\", m)) {{"));
                 let lines = check(
-                    &[self.json_in(&f.ty, "*m", &format!("{dst}.emplace()"), ctx)],
+                    &[self.json_in(&step.wire, "*m", &format!("{dst}.emplace()"), ctx)],
                     &bail,
                 );
                 self.lines(lines);
                 self.code.close("} else {");
                 self.code.indent_line(format!("{dst}.reset();"));
                 self.code.line("}");
-            } else if matches!(f.ty, Type::OptBytes) {
+            } else if matches!(step.wire, Wire::OptBytes) {
                 // Absent or null: no bytes.
                 let ctx = Ctx::Field { optional: false };
                 self.code
                     .open(format!("if (json::optional_member(j, \"{name}\", m)) {{"));
-                let lines = check(&[self.json_in(&f.ty, "*m", &dst, ctx)], &bail);
+                let lines = check(&[self.json_in(&step.wire, "*m", &dst, ctx)], &bail);
                 self.lines(lines);
                 self.code.close("} else {");
                 self.code.indent_line(format!("{dst}.reset();"));
@@ -2000,7 +1943,7 @@ impl Gen<'_> {
                 self.code.line(format!(
                     "if (!json::required_member(j, \"{name}\", m, error)) return false;"
                 ));
-                let lines = check(&[self.json_in(&f.ty, "*m", &dst, ctx)], &bail);
+                let lines = check(&[self.json_in(&step.wire, "*m", &dst, ctx)], &bail);
                 self.lines(lines);
             }
         }
@@ -2013,42 +1956,40 @@ impl Gen<'_> {
     fn record_fns(&mut self, r: &Record) {
         self.code.blank();
         self.code.line(format!("// ---- {} ----", r.name));
-        let key = self.key_of(&r.name);
+        // A record that is an element of an ascending list is printed keyed: its read, write
+        // and length take the previous element's key, and the plain forms call them.
+        let keyed = match self.key_of(r) {
+            Some(key) if !r.packed => self.low.plan(&r.name, Some(key)),
+            _ => None,
+        };
+        let plan = keyed.unwrap_or_else(|| self.plan(r));
         self.code.blank();
         self.code.line("namespace detail {");
         self.code.line("");
-        if r.packed {
-            self.read_fn(r, None, true);
-            self.code.blank();
-            self.write_fn(r, None, true);
-        } else if let Some(key) = &key {
-            self.read_fn(r, Some(key), false);
+        self.read_fn(plan);
+        if keyed.is_some() {
             self.code.blank();
             self.code.line("/// Reads the record, its key absolute.");
             self.open_fn(&sig_read(&r.name, false, false, false));
             self.code.line("std::optional<uint64_t> prev;");
             self.code.line("return read_after(r, out, prev);");
             self.code.close("}");
-            self.code.blank();
-            self.write_fn(r, Some(key), false);
+        }
+        self.code.blank();
+        self.write_fn(plan);
+        if keyed.is_some() {
             self.code.blank();
             self.code.line("/// Writes the record, its key absolute.");
             self.open_fn(&sig_write(&r.name, false, false, false));
             self.code.line("std::optional<uint64_t> prev;");
             self.code.line("return write_after(w, v, prev);");
             self.code.close("}");
-        } else {
-            self.read_fn(r, None, false);
-            self.code.blank();
-            self.write_fn(r, None, false);
         }
         self.code.blank();
         self.code.line("}  // namespace detail");
         self.code.blank();
-        if r.packed {
-            self.len_fn(r, None, true);
-        } else if let Some(key) = &key {
-            self.len_fn(r, Some(key), false);
+        self.len_fn(plan);
+        if keyed.is_some() {
             self.code.blank();
             self.code
                 .line("/// The number of bytes the record takes, its key absolute.");
@@ -2056,29 +1997,29 @@ impl Gen<'_> {
             self.code.line("std::optional<uint64_t> prev;");
             self.code.line("return encoded_len_after(v, prev);");
             self.code.close("}");
-        } else {
-            self.len_fn(r, None, false);
         }
         self.record_json(r);
     }
 
     // ---- unions ----
 
-    fn union_fns(&mut self, u: &Union) {
-        let n = &u.name;
-        let bytes = u.tag.bits / 8;
-        let be = self.be(u.tag.endian);
-        let tag_ty = uint_type(u.tag.bits);
+    fn union_fns(&mut self, plan: &UnionPlan<'_>) {
+        let n = &plan.union.name;
+        let (bits, be) = tag_of(plan);
+        let bytes = bits / 8;
+        let tag_ty = uint_type(bits);
         self.code.blank();
         self.code.line(format!("// ---- {n} ----"));
         self.code.blank();
         self.code.line("/// The tag of the variant `v` holds.");
         self.open_fn(&format!("inline {tag_ty} tag(const {n}& v)"));
-        for v in &u.variants {
+        for (tag, record) in &plan.variants {
+            self.code.open(format!(
+                "if (std::holds_alternative<{}>(v)) {{",
+                record.name
+            ));
             self.code
-                .open(format!("if (std::holds_alternative<{}>(v)) {{", v.record));
-            self.code
-                .line(format!("return {};", literal(i128::from(v.tag))));
+                .line(format!("return {};", literal(i128::from(*tag))));
             self.code.close("}");
         }
         self.code.line("return 0;");
@@ -2094,13 +2035,13 @@ impl Gen<'_> {
             "if (!r.read_uint({bytes}, {be}, tag)) return false;"
         ));
         self.code.open("switch (tag) {");
-        for v in &u.variants {
+        for (tag, record) in &plan.variants {
             self.code
-                .line(format!("case {}:", literal(i128::from(v.tag))));
+                .line(format!("case {}:", literal(i128::from(*tag))));
             self.code.indent_line(format!(
                 "return read(r, out.emplace<{}>()) || r.in(\"{}\");",
-                v.record,
-                snake_case(&v.record)
+                record.name,
+                snake_case(&record.name)
             ));
         }
         self.code.line("default:");
@@ -2114,14 +2055,14 @@ impl Gen<'_> {
         self.code.line(format!(
             "if (!w.write_uint({bytes}, {be}, protocol::tag(v))) return false;"
         ));
-        for v in &u.variants {
+        for (_, record) in &plan.variants {
             self.code.open(format!(
                 "if (const auto* x = std::get_if<{}>(&v)) {{",
-                v.record
+                record.name
             ));
             self.code.line(format!(
                 "return write(w, *x) || w.in(\"{}\");",
-                snake_case(&v.record)
+                snake_case(&record.name)
             ));
             self.code.close("}");
         }
@@ -2134,10 +2075,10 @@ impl Gen<'_> {
             .line("/// The number of bytes the tag and the variant take.");
         self.open_fn(&sig_len(n, "encoded_len", false));
         self.code.line(format!("size_t n = {bytes};"));
-        for v in &u.variants {
+        for (_, record) in &plan.variants {
             self.code.open(format!(
                 "if (const auto* x = std::get_if<{}>(&v)) {{",
-                v.record
+                record.name
             ));
             self.code.line("n += encoded_len(*x);");
             self.code.close("}");
@@ -2150,14 +2091,14 @@ impl Gen<'_> {
         );
         self.open_fn(&sig_to_json(n, false));
         self.code.line("json::Value o = json::Value::object();");
-        for v in &u.variants {
+        for (_, record) in &plan.variants {
             self.code.open(format!(
                 "if (const auto* x = std::get_if<{}>(&v)) {{",
-                v.record
+                record.name
             ));
             self.code.line(format!(
                 "o.set(\"{}\", to_json(*x));",
-                snake_case(&v.record)
+                snake_case(&record.name)
             ));
             self.code.close("}");
         }
@@ -2171,12 +2112,12 @@ impl Gen<'_> {
         self.code
             .line("if (!json::union_member(j, name, m, error)) return false;");
         let mut known = Vec::new();
-        for v in &u.variants {
-            let s = snake_case(&v.record);
+        for (_, record) in &plan.variants {
+            let s = snake_case(&record.name);
             self.code.open(format!("if (name == \"{s}\") {{"));
             self.code.line(format!(
                 "return from_json(*m, out.emplace<{}>(), error) || error.in(\"{s}\");",
-                v.record
+                record.name
             ));
             self.code.close("}");
             known.push(format!("\"{s}\""));
@@ -2188,16 +2129,14 @@ impl Gen<'_> {
 
     // ---- frames ----
 
-    fn frames(&mut self, spec: &Spec) {
-        let frames: Vec<&Record> = spec
-            .files
-            .iter()
-            .flat_map(|f| f.items.iter())
-            .filter_map(|i| match i {
-                // The validator refuses packed frames: a frame is byte-aligned.
-                Item::Record(r) if r.kind == RecordKind::Frame && !r.packed => Some(r),
-                _ => None,
-            })
+    fn frames(&mut self) {
+        let frames: Vec<&Record> = self
+            .low
+            .frames()
+            .into_iter()
+            .map(|(r, _)| r)
+            // The validator refuses packed frames: a frame is byte-aligned.
+            .filter(|r| !r.packed)
             .collect();
         self.code.blank();
         self.code.line("// ---- frames ----");
