@@ -879,6 +879,16 @@ pub struct UnionPlan<'s> {
     pub variants: Vec<(u64, &'s Record)>,
 }
 
+impl Lowering<'_> {
+    /// Whether bit set `b` is read and written most significant byte first outside a packed
+    /// record: the byte order of the file that declares it (as for a union's tag), not of the
+    /// record holding the field. [`Wire::Bits`] and [`BitsPlan`] do not carry it; `explain`
+    /// reads it here.
+    pub fn bits_big_endian(&self, b: &Bits) -> bool {
+        self.file_endian(&b.name) == Endian::Big
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
