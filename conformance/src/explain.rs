@@ -1,14 +1,20 @@
 //! Annotated dumps of frames, one row per field, in the manner of `wasm-tools dump`: the byte
 //! offset, the bytes a field covers and what they mean.
 //!
-//! The walk is driven by the layout model ([`ackwire_spec::model`]), not by the generated
-//! codecs, so it is also a second, independent decoder. It enforces the canonical decoding rule
-//! of DESIGN.md section 3 ("a decoder accepts exactly the bytes its encoder can produce. A
-//! varint that is longer than needed, a value over its field's width, a reserved bit set, a
-//! mask bit that selects nothing, a count that the remaining bytes cannot hold, or trailing
-//! bytes after a frame are decode errors") and LANGUAGE.md's "Canonical decoding" list, and
-//! reports a fault as the generated decoders do: the same [`ErrorKind`], byte (or bit) offset
-//! and field path (`changes[3].mask`). `tests/explain_agrees.rs` holds the two to that.
+//! The walk is driven by the lowering ([`ackwire_spec::lower`]), the plan the code generators
+//! print: which field is a constant, a count, an ascending key or a value, its wire form (byte
+//! order applied, names resolved), its presence tests, an array's count source and the least
+//! size of its element, a bit set's reserved bits and requirements, a union's tags. The layout
+//! is worked out there once, not again here; the reads and checks are this module's own, not
+//! the generated codecs', so it is a second decoder of the same plan, making its checks in
+//! the lowering's canonical order ([`ackwire_spec::lower::Step::checks`]). It enforces the
+//! canonical decoding rule of DESIGN.md section 3 ("a decoder accepts exactly the bytes its
+//! encoder can produce. A varint that is longer than needed, a value over its field's width, a
+//! reserved bit set, a mask bit that selects nothing, a count that the remaining bytes cannot
+//! hold, or trailing bytes after a frame are decode errors") and LANGUAGE.md's "Canonical
+//! decoding" list, and reports a fault as the generated decoders do: the same [`ErrorKind`],
+//! byte (or bit) offset and field path (`changes[3].mask`). `tests/explain_agrees.rs` holds
+//! the two to that.
 //!
 //! Like the codecs, the walk only makes checked reads, checks a count against the remaining
 //! input before reading its elements, and never loops past the input. Its output is one
@@ -21,10 +27,12 @@
 
 use ackwire_codec::{DecodeError, ErrorKind};
 use ackwire_spec::gen::snake_case;
-use ackwire_spec::index::{Decl, Index};
-use ackwire_spec::model::{
-    Array, BitKind, Bits, Cond, Count, Endian, Field, Record, RecordKind, Spec, Type, Union,
+use ackwire_spec::index::Index;
+use ackwire_spec::lower::{
+    ArrayPlan, Ascending, BitsPlan, CountFrom, Lowering, Operand, Presence, RecordPlan, Role, Step,
+    Test, Wire,
 };
+use ackwire_spec::model::{Record, Spec, Union};
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -82,17 +90,14 @@ pub enum ExplainError {
 /// The snake_case names of the frames of `spec` (what [`explain`] takes), in declaration
 /// order.
 pub fn frame_names(spec: &Spec) -> Vec<String> {
-    frames(spec).map(|r| snake_case(&r.name)).collect()
+    names_of(&Lowering::new(spec))
 }
 
-fn frames(spec: &Spec) -> impl Iterator<Item = &Record> {
-    spec.files
+fn names_of(low: &Lowering<'_>) -> Vec<String> {
+    low.frames()
         .iter()
-        .flat_map(|f| &f.items)
-        .filter_map(|item| match item {
-            ackwire_spec::model::Item::Record(r) if r.kind == RecordKind::Frame => Some(r),
-            _ => None,
-        })
+        .map(|(r, _)| snake_case(&r.name))
+        .collect()
 }
 
 /// Walks `bytes` as the frame named `frame` (snake_case: `acked`, `full_frame`) of `spec`,
@@ -101,14 +106,24 @@ fn frames(spec: &Spec) -> impl Iterator<Item = &Record> {
 /// On a decode fault the error carries the rows read before it and a [`DecodeError`] equal in
 /// kind, offset and path to what the generated decoder reports for the same bytes.
 pub fn explain(spec: &Spec, frame: &str, bytes: &[u8]) -> Result<Vec<Row>, ExplainError> {
-    let Some(record) = frames(spec).find(|r| snake_case(&r.name) == frame) else {
+    explain_lowered(&Lowering::new(spec), frame, bytes)
+}
+
+/// [`explain`] over a spec already lowered, for a caller that explains many frames.
+pub fn explain_lowered(
+    low: &Lowering<'_>,
+    frame: &str,
+    bytes: &[u8],
+) -> Result<Vec<Row>, ExplainError> {
+    let frames = low.frames();
+    let Some((record, _)) = frames.iter().find(|(r, _)| snake_case(&r.name) == frame) else {
         return Err(ExplainError::UnknownFrame {
             name: frame.to_string(),
-            known: frame_names(spec),
+            known: names_of(low),
         });
     };
     let mut walker = Walker {
-        index: Index::new(spec),
+        low,
         input: bytes,
         pos: 0,
         bit: 0,
@@ -116,7 +131,10 @@ pub fn explain(spec: &Spec, frame: &str, bytes: &[u8]) -> Result<Vec<Row>, Expla
         path: String::new(),
         depth: 0,
     };
-    match walker.frame(record) {
+    let read = walker
+        .plan(record, None)
+        .and_then(|plan| walker.frame(plan));
+    match read {
         Ok(()) => Ok(walker.rows),
         Err(Stop::Decode(error)) => Err(ExplainError::Decode {
             rows: walker.rows,
@@ -274,19 +292,18 @@ enum Val {
     Other,
 }
 
-/// The previous element of an ascending list, and the key field that ascends (`None` for a
-/// list of integers).
-struct Asc<'k> {
-    key: Option<&'k str>,
+/// The previous element of an ascending list: of the integers, or of the key field of the
+/// records, that ascend.
+struct Asc {
     prev: Option<u64>,
 }
 
 /// Records, unions and arrays nested deeper than this mean a spec that contains itself.
 const MAX_DEPTH: u32 = 64;
 
-struct Walker<'s> {
-    index: Index<'s>,
-    input: &'s [u8],
+struct Walker<'a> {
+    low: &'a Lowering<'a>,
+    input: &'a [u8],
     /// The next byte, outside packed records.
     pos: usize,
     /// The next bit from the start of the frame, inside packed records.
@@ -297,14 +314,14 @@ struct Walker<'s> {
     depth: u32,
 }
 
-impl<'s> Walker<'s> {
+impl<'a> Walker<'a> {
     // ---- the frame, records, unions, arrays ----
 
-    fn frame(&mut self, record: &'s Record) -> Res<()> {
-        if record.packed {
-            self.packed_body(record, None)?;
+    fn frame(&mut self, plan: &'a RecordPlan<'a>) -> Res<()> {
+        if plan.packed {
+            self.packed_body(plan, None)?;
         } else {
-            self.record(record, false, None)?;
+            self.record(plan, None)?;
         }
         // DESIGN.md section 3: "trailing bytes after a frame are decode errors".
         if self.pos < self.input.len() {
@@ -313,29 +330,38 @@ impl<'s> Walker<'s> {
         Ok(())
     }
 
+    /// The plan of `record` on its own (`key` `None`) or as an element of a list ascending by
+    /// its field `key`.
+    fn plan(&self, record: &Record, key: Option<&str>) -> Res<&'a RecordPlan<'a>> {
+        self.low
+            .plan(&record.name, key)
+            .ok_or_else(|| Stop::Spec(format!("record `{}` was not lowered", record.name)))
+    }
+
     /// A record met at the current position: inline in a packed stream or a byte-aligned
-    /// record, or as a packed body of its own when a packed record starts at a byte.
+    /// record, or as a packed body of its own when a packed record starts at a byte
+    /// (`padded`).
     fn record_at(
         &mut self,
-        record: &'s Record,
-        packed: bool,
-        asc: Option<&mut Asc<'_>>,
+        record: &'a Record,
+        padded: bool,
+        key: Option<&str>,
+        asc: Option<&mut Asc>,
     ) -> Res<()> {
-        if packed {
-            self.record(record, true, asc)
-        } else if record.packed {
-            self.packed_body(record, asc)
+        let plan = self.plan(record, key)?;
+        if padded {
+            self.packed_body(plan, asc)
         } else {
-            self.record(record, false, asc)
+            self.record(plan, asc)
         }
     }
 
     /// The outermost packed record: a bit stream from the current byte, "padded with zero bits
     /// to a byte at the end of the outermost packed record" (LANGUAGE.md); a padding bit that
     /// is set is a reserved bit.
-    fn packed_body(&mut self, record: &'s Record, asc: Option<&mut Asc<'_>>) -> Res<()> {
+    fn packed_body(&mut self, plan: &'a RecordPlan<'a>, asc: Option<&mut Asc>) -> Res<()> {
         self.bit = self.pos * 8;
-        self.record(record, true, asc)?;
+        self.record(plan, asc)?;
         let used = self.bit;
         let end = used.div_ceil(8) * 8;
         if let Some(one) = (used..end).find(|&b| self.bit_at(b)) {
@@ -359,142 +385,124 @@ impl<'s> Walker<'s> {
         Ok(())
     }
 
-    fn record(
-        &mut self,
-        record: &'s Record,
-        packed: bool,
-        mut asc: Option<&mut Asc<'_>>,
-    ) -> Res<()> {
+    /// The record's steps in wire order, each within its field's path.
+    fn record(&mut self, plan: &'a RecordPlan<'a>, mut asc: Option<&mut Asc>) -> Res<()> {
         self.enter()?;
-        let endian = self.endian_of(&record.name);
-        let mut locals: Vec<(&'s str, Val)> = Vec::with_capacity(record.fields.len());
-        for f in &record.fields {
-            let mark = self.push_field(&f.name);
-            let value = self.field(record, f, packed, endian, &locals, asc.as_deref_mut());
+        let mut locals: Vec<(&'a str, Val)> = Vec::with_capacity(plan.steps.len());
+        for step in &plan.steps {
+            let name = step.field.name.as_str();
+            let mark = self.push_field(name);
+            let value = self.step(plan, step, &locals, asc.as_deref_mut());
             self.path.truncate(mark);
-            let value = value.field(&f.name)?;
-            locals.push((f.name.as_str(), value));
+            let value = value.field(name)?;
+            locals.push((name, value));
         }
         self.depth -= 1;
         Ok(())
     }
 
-    fn field(
+    /// One step: skipped when its presence does not hold, then read as its role says.
+    fn step(
         &mut self,
-        record: &'s Record,
-        f: &'s Field,
-        packed: bool,
-        endian: Endian,
-        locals: &[(&'s str, Val)],
-        asc: Option<&mut Asc<'_>>,
+        plan: &RecordPlan<'a>,
+        step: &'a Step<'a>,
+        locals: &[(&'a str, Val)],
+        asc: Option<&mut Asc>,
     ) -> Res<Val> {
-        if let Some(constant) = f.constant {
-            // LANGUAGE.md: a constant is "written by the encoder, checked by the decoder".
-            let at = self.here(packed);
-            let (v, text) = self.scalar(&f.ty, packed, endian)?;
-            if v != constant {
-                return Err(self.fault(packed, ErrorKind::BadConstant, at));
-            }
-            self.emit(packed, at, text);
-            return Ok(Val::Num(v));
-        }
-        if !self.present(record, f, locals)? {
-            return Ok(Val::Other);
-        }
-        if let Some(asc) = asc {
-            if asc.key == Some(f.name.as_str()) {
-                return self.ascending(&f.ty, packed, endian, asc);
+        let packed = plan.packed;
+        if let Some(presence) = &step.presence {
+            if !self.present(plan, presence, locals)? {
+                return Ok(Val::Other);
             }
         }
-        let count = match &f.ty {
-            Type::Array(a) => match &a.count {
-                Count::Field { name, .. } => match lookup(locals, name) {
-                    Val::Num(n) => Some(u64::try_from(n).unwrap_or(u64::MAX)),
-                    Val::Other => {
-                        return Err(Stop::Spec(format!(
-                            "count `{name}` of `{}` is not an integer",
-                            f.name
-                        )));
-                    }
-                },
-                Count::Prefix(_) => None,
-            },
-            _ => None,
-        };
-        self.value(&f.ty, packed, endian, count)
-    }
-
-    /// Whether a field is on the wire: its select bit (if any) is set and its condition (if
-    /// any) holds.
-    fn present(&self, record: &Record, f: &Field, locals: &[(&str, Val)]) -> Res<bool> {
-        if let Some(sel) = &f.selector {
-            if !self.mask_bit(record, locals, &sel.mask, &sel.bit)? {
-                return Ok(false);
-            }
-        }
-        match &f.cond {
-            Some(c) => self.holds(record, c, locals),
-            None => Ok(true),
-        }
-    }
-
-    fn holds(&self, record: &Record, cond: &Cond, locals: &[(&str, Val)]) -> Res<bool> {
-        Ok(match cond {
-            Cond::Bit {
-                field,
-                bit,
-                negated,
-                ..
-            } => self.mask_bit(record, locals, field, bit)? != *negated,
-            Cond::Set { field, negated, .. } => (number(record, locals, field) != 0) != *negated,
-            Cond::Greater { field, value, .. } => {
-                number(record, locals, field) > i128::from(*value)
-            }
-            Cond::All(all) => {
-                for c in all {
-                    if !self.holds(record, c, locals)? {
-                        return Ok(false);
-                    }
-                }
-                true
-            }
-        })
-    }
-
-    /// Whether bit `bit` of the earlier bit-set field `field` is set.
-    fn mask_bit(
-        &self,
-        record: &Record,
-        locals: &[(&str, Val)],
-        field: &str,
-        bit: &str,
-    ) -> Res<bool> {
-        let bits = self.index.field_bits(record, field).ok_or_else(|| {
-            Stop::Spec(format!("`{field}` in `{}` is not a bit set", record.name))
-        })?;
-        let at = Index::bit_index(bits, bit)
-            .ok_or_else(|| Stop::Spec(format!("no bit `{bit}` in `{}`", bits.name)))?;
-        Ok((number(record, locals, field) >> at) & 1 == 1)
-    }
-
-    /// A value of `ty`, with its rows.
-    fn value(
-        &mut self,
-        ty: &'s Type,
-        packed: bool,
-        endian: Endian,
-        count: Option<u64>,
-    ) -> Res<Val> {
-        match ty {
-            Type::Int(_) | Type::Varint { .. } | Type::Zigzag { .. } | Type::Bool => {
+        match step.role {
+            Role::Constant(constant) => {
+                // LANGUAGE.md: a constant is "written by the encoder, checked by the decoder".
                 let at = self.here(packed);
-                let (v, text) = self.scalar(ty, packed, endian)?;
+                let (v, text) = self.scalar(&step.wire, packed)?;
+                if v != constant {
+                    return Err(self.fault(packed, ErrorKind::BadConstant, at));
+                }
                 self.emit(packed, at, text);
                 Ok(Val::Num(v))
             }
-            Type::Float { bits, endian: own } => {
+            Role::Key => match asc {
+                Some(asc) => self.ascending(&step.wire, packed, asc),
+                None => Err(Stop::Spec(format!(
+                    "key `{}` of `{}` read outside its ascending list",
+                    step.field.name, plan.record.name
+                ))),
+            },
+            Role::Count { .. } | Role::Value => {
+                let count = match &step.wire {
+                    Wire::Array(a) => match a.count {
+                        CountFrom::Field(name) => match lookup(locals, name) {
+                            Val::Num(n) => Some(u64::try_from(n).unwrap_or(u64::MAX)),
+                            Val::Other => {
+                                return Err(Stop::Spec(format!(
+                                    "count `{name}` of `{}` is not an integer",
+                                    step.field.name
+                                )));
+                            }
+                        },
+                        CountFrom::Prefix(_) => None,
+                    },
+                    _ => None,
+                };
+                self.value(&step.wire, packed, count)
+            }
+        }
+    }
+
+    /// Whether a field is on the wire: every test of its presence holds, in order.
+    fn present(
+        &self,
+        plan: &RecordPlan<'_>,
+        presence: &Presence<'_>,
+        locals: &[(&str, Val)],
+    ) -> Res<bool> {
+        for test in &presence.tests {
+            let n = number(test.operand(), locals);
+            let holds = match test {
+                Test::Bit {
+                    operand,
+                    bits,
+                    bit,
+                    negated,
+                } => {
+                    let bits = bits.ok_or_else(|| {
+                        Stop::Spec(format!(
+                            "`{}` in `{}` is not a bit set",
+                            operand.name(),
+                            plan.record.name
+                        ))
+                    })?;
+                    let at = Index::bit_index(bits, bit)
+                        .ok_or_else(|| Stop::Spec(format!("no bit `{bit}` in `{}`", bits.name)))?;
+                    ((n >> at) & 1 == 1) != *negated
+                }
+                Test::Bool { negated, .. } | Test::NonZero { negated, .. } => (n != 0) != *negated,
+                Test::Greater { value, .. } => n > i128::from(*value),
+            };
+            if !holds {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// A value of wire form `wire`, with its rows.
+    fn value(&mut self, wire: &'a Wire<'a>, packed: bool, count: Option<u64>) -> Res<Val> {
+        match wire {
+            Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } | Wire::Bool { .. } => {
                 let at = self.here(packed);
-                let raw = self.uint_of(u32::from(*bits), packed, own.unwrap_or(endian))?;
+                let (v, text) = self.scalar(wire, packed)?;
+                self.emit(packed, at, text);
+                Ok(Val::Num(v))
+            }
+            Wire::Float { bits, big_endian } => {
+                let at = self.here(packed);
+                let raw = self.uint_of(u32::from(*bits), packed, *big_endian)?;
                 // LANGUAGE.md: "a non-finite float" is an error.
                 let (finite, text) = if *bits == 32 {
                     let v = f32::from_bits(raw as u32);
@@ -509,13 +517,13 @@ impl<'s> Walker<'s> {
                 self.emit(packed, at, text);
                 Ok(Val::Other)
             }
-            Type::Bytes | Type::OptBytes => {
+            Wire::Bytes | Wire::OptBytes => {
                 self.byte_aligned(packed, "a byte string")?;
                 let at = self.pos;
                 let n = self.varint(64)?;
-                let len = match (ty, n) {
-                    (Type::OptBytes, 0) => None,
-                    (Type::OptBytes, n) => Some(n - 1),
+                let len = match (wire, n) {
+                    (Wire::OptBytes, 0) => None,
+                    (Wire::OptBytes, n) => Some(n - 1),
                     (_, n) => Some(n),
                 };
                 let text = match len {
@@ -544,105 +552,104 @@ impl<'s> Walker<'s> {
                 self.emit(false, at, text);
                 Ok(Val::Other)
             }
-            Type::Quant { wire, num, den } => {
+            Wire::Quant {
+                wire: inner,
+                num,
+                den,
+                ..
+            } => {
                 let at = self.here(packed);
-                let (v, _) = self.scalar(wire, packed, endian)?;
+                let (v, _) = self.scalar(inner, packed)?;
                 let scale = *num as f64 / *den as f64;
                 self.emit(packed, at, format!("{} (wire {v})", v as f64 * scale));
                 Ok(Val::Other)
             }
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Bits(b)) => {
-                    let at = self.here(packed);
-                    let raw = self.bits(b, packed)?;
-                    self.emit(packed, at, bit_names(b, raw));
-                    Ok(Val::Num(i128::from(raw)))
-                }
-                Some(Decl::Record(r)) => {
-                    self.record_at(r, packed, None)?;
-                    Ok(Val::Other)
-                }
-                Some(Decl::Union(u)) => {
-                    self.union(u, packed)?;
-                    Ok(Val::Other)
-                }
-                Some(Decl::Const(_)) | None => Err(Stop::Spec(format!("`{name}` is not a type"))),
-            },
-            Type::Array(a) => {
-                self.array(a, packed, endian, count)?;
+            Wire::Bits(b) => {
+                let at = self.here(packed);
+                let plan = self.low.bits_plan(b);
+                let raw = self.bits(&plan, packed)?;
+                self.emit(packed, at, bit_names(&plan, raw));
+                Ok(Val::Num(i128::from(raw)))
+            }
+            Wire::Record { record, padded } => {
+                self.record_at(record, *padded, None, None)?;
                 Ok(Val::Other)
             }
+            Wire::Union(u) => {
+                self.union(u, packed)?;
+                Ok(Val::Other)
+            }
+            Wire::Array(a) => {
+                self.array(a, packed, count)?;
+                Ok(Val::Other)
+            }
+            Wire::Unknown(name) => Err(Stop::Spec(format!("`{name}` is not a type"))),
         }
     }
 
     /// A tag, then the variant's record, whose path is its name in snake_case.
-    fn union(&mut self, u: &'s Union, packed: bool) -> Res<()> {
+    fn union(&mut self, u: &'a Union, packed: bool) -> Res<()> {
         self.enter()?;
         let at = self.here(packed);
-        let endian = u.tag.endian.unwrap_or_else(|| self.endian_of(&u.name));
-        let tag = self.uint_of(u32::from(u.tag.bits), packed, endian)?;
+        let plan = self.low.union_plan(u);
+        let (bits, big_endian) = match plan.tag {
+            Wire::Int {
+                bits, big_endian, ..
+            } => (bits, big_endian),
+            _ => return Err(Stop::Spec(format!("the tag of `{}`", u.name))),
+        };
+        let tag = self.uint_of(u32::from(bits), packed, big_endian)?;
         // LANGUAGE.md: "an unknown union tag" is an error.
-        let Some(variant) = u.variants.iter().find(|v| v.tag == tag) else {
+        let Some(&(_, record)) = plan.variants.iter().find(|(t, _)| *t == tag) else {
             return Err(self.fault(packed, ErrorKind::UnknownTag, at));
         };
-        self.emit(packed, at, format!("{} (tag {tag})", variant.record));
-        let record = self
-            .index
-            .record(&variant.record)
-            .ok_or_else(|| Stop::Spec(format!("variant `{}` is not a record", variant.record)))?;
-        let name = snake_case(&variant.record);
+        self.emit(packed, at, format!("{} (tag {tag})", record.name));
+        let name = snake_case(&record.name);
         let mark = self.push_field(&name);
-        let read = self.record_at(record, packed, None);
+        let read = self.record_at(record, record.packed && !packed, None, None);
         self.path.truncate(mark);
         read.field(&name)?;
         self.depth -= 1;
         Ok(())
     }
 
-    fn array(&mut self, a: &'s Array, packed: bool, endian: Endian, count: Option<u64>) -> Res<()> {
+    fn array(&mut self, a: &'a ArrayPlan<'a>, packed: bool, count: Option<u64>) -> Res<()> {
         self.enter()?;
         let n = match &a.count {
-            Count::Field { name, .. } => {
+            CountFrom::Field(name) => {
                 count.ok_or_else(|| Stop::Spec(format!("count `{name}` is not a field here")))?
             }
-            Count::Prefix(t) => {
+            CountFrom::Prefix(t) => {
                 let at = self.here(packed);
-                let (n, _) = self.scalar(t, packed, endian)?;
+                let (n, _) = self.scalar(t, packed)?;
                 self.emit(packed, at, format!("count {n}"));
                 u64::try_from(n).unwrap_or(u64::MAX)
             }
         };
         // DESIGN.md section 3: "a count that the remaining bytes cannot hold" is an error,
         // checked against the least an element can take before anything is read.
-        let least = self.index.min_bits(&a.elem, packed);
-        let least = if packed { least } else { least.div_ceil(8) };
         let at = self.here(packed);
         let room = if packed {
             self.input.len() * 8 - self.bit
         } else {
             self.input.len() - self.pos
         };
-        match n.checked_mul(least.max(1)) {
+        match n.checked_mul(a.elem_min.max(1)) {
             Some(need) if need <= room as u64 => {}
             _ => return Err(self.fault(packed, ErrorKind::CountTooLarge, at)),
         }
-        let key = a.ascending.as_ref().map(|asc| asc.key.as_deref());
-        let mut asc = Asc {
-            key: key.flatten(),
-            prev: None,
-        };
+        let mut asc = Asc { prev: None };
         for i in 0..n as usize {
             let mark = self.push_index(i);
-            let read = match (key, &a.elem) {
-                (None, elem) => self.value(elem, packed, endian, None).map(|_| ()),
-                (Some(None), elem) => self.ascending(elem, packed, endian, &mut asc).map(|_| ()),
-                (Some(Some(key)), Type::Named { name, .. }) => match self.index.record(name) {
-                    Some(r) => self.record_at(r, packed, Some(&mut asc)),
-                    None => Err(Stop::Spec(format!(
-                        "`ascending({key})` over `{name}`, not a record"
-                    ))),
-                },
-                (Some(Some(key)), _) => Err(Stop::Spec(format!(
+            let read = match (a.ascending, &a.elem) {
+                (None, elem) => self.value(elem, packed, None).map(|_| ()),
+                (Some(Ascending::Values), elem) => {
+                    self.ascending(elem, packed, &mut asc).map(|_| ())
+                }
+                (Some(Ascending::Key(key)), Wire::Record { record, padded }) => {
+                    self.record_at(record, *padded, Some(key), Some(&mut asc))
+                }
+                (Some(Ascending::Key(key)), _) => Err(Stop::Spec(format!(
                     "`ascending({key})` over elements that are not records"
                 ))),
             };
@@ -655,20 +662,13 @@ impl<'s> Walker<'s> {
 
     /// An element (or key field) of an ascending list: the first absolute, each later one as
     /// its difference from the previous one, "which is at least 1" (DESIGN.md section 3).
-    fn ascending(
-        &mut self,
-        ty: &Type,
-        packed: bool,
-        endian: Endian,
-        asc: &mut Asc<'_>,
-    ) -> Res<Val> {
+    fn ascending(&mut self, wire: &Wire<'_>, packed: bool, asc: &mut Asc) -> Res<Val> {
         let at = self.here(packed);
-        let (bits, delta) = match ty {
-            Type::Varint { bits } if !packed => (*bits, self.varint(*bits)?),
-            Type::Int(t) => (
-                t.bits,
-                self.uint_of(u32::from(t.bits), packed, t.endian.unwrap_or(endian))?,
-            ),
+        let (bits, delta) = match wire {
+            Wire::Varint { bits } if !packed => (*bits, self.varint(*bits)?),
+            Wire::Int {
+                bits, big_endian, ..
+            } => (*bits, self.uint_of(u32::from(*bits), packed, *big_endian)?),
             _ if !packed => (64, self.varint(64)?),
             _ => {
                 return Err(Stop::Spec(
@@ -697,22 +697,27 @@ impl<'s> Walker<'s> {
 
     // ---- scalars ----
 
-    /// An integer-valued scalar (integer, bool, varint, zigzag) and its text, without a row.
-    fn scalar(&mut self, ty: &Type, packed: bool, endian: Endian) -> Res<(i128, String)> {
-        let v = match ty {
-            Type::Int(t) => {
-                let raw = self.uint_of(u32::from(t.bits), packed, t.endian.unwrap_or(endian))?;
-                if t.signed && t.bits < 64 {
-                    let shift = 64 - u32::from(t.bits);
+    /// An integer-valued scalar (integer, bool, varint, zigzag, bit set) and its text,
+    /// without a row.
+    fn scalar(&mut self, wire: &Wire<'_>, packed: bool) -> Res<(i128, String)> {
+        let v = match wire {
+            Wire::Int {
+                signed,
+                bits,
+                big_endian,
+            } => {
+                let raw = self.uint_of(u32::from(*bits), packed, *big_endian)?;
+                if *signed && *bits < 64 {
+                    let shift = 64 - u32::from(*bits);
                     i128::from(((raw << shift) as i64) >> shift)
-                } else if t.signed {
+                } else if *signed {
                     i128::from(raw as i64)
                 } else {
                     i128::from(raw)
                 }
             }
-            Type::Bool if packed => i128::from(self.take_bits(1)?),
-            Type::Bool => {
+            Wire::Bool { .. } if packed => i128::from(self.take_bits(1)?),
+            Wire::Bool { .. } => {
                 // A bool byte is 0 or 1; anything else is over its width.
                 let at = self.pos;
                 match self.take(1)?[0] {
@@ -720,60 +725,46 @@ impl<'s> Walker<'s> {
                     _ => return Err(DecodeError::new(ErrorKind::OverWidth, at).into()),
                 }
             }
-            Type::Varint { bits } => {
+            Wire::Varint { bits } => {
                 self.byte_aligned(packed, "a varint")?;
                 i128::from(self.varint(*bits)?)
             }
-            Type::Zigzag { bits } => {
+            Wire::Zigzag { bits } => {
                 self.byte_aligned(packed, "a zigzag varint")?;
                 let n = self.varint(*bits)?;
                 // The inverse of (n << 1) ^ (n >> 63).
                 i128::from(((n >> 1) as i64) ^ -((n & 1) as i64))
             }
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Bits(b)) => i128::from(self.bits(b, packed)?),
-                _ => return Err(Stop::Spec(format!("`{name}` is not an integer type"))),
-            },
+            Wire::Bits(b) => i128::from(self.bits(&self.low.bits_plan(b), packed)?),
+            Wire::Unknown(name) => {
+                return Err(Stop::Spec(format!("`{name}` is not an integer type")))
+            }
             _ => {
                 return Err(Stop::Spec(
                     "a field that is not an integer where one is needed".into(),
                 ))
             }
         };
-        let text = match ty {
-            Type::Bool => (v == 1).to_string(),
+        let text = match wire {
+            Wire::Bool { .. } => (v == 1).to_string(),
             _ => v.to_string(),
         };
         Ok((v, text))
     }
 
-    /// A bit set's raw bits, refusing a reserved bit and a bit without the bit it requires.
-    fn bits(&mut self, b: &Bits, packed: bool) -> Res<u64> {
+    /// A bit set's raw bits, refusing a reserved bit, then a bit without the bit it requires.
+    fn bits(&mut self, plan: &BitsPlan<'_>, packed: bool) -> Res<u64> {
         let at = self.here(packed);
-        let endian = self.endian_of(&b.name);
-        let raw = self.uint_of(u32::from(b.width), packed, endian)?;
-        let mut declared = 0u64;
-        for bit in &b.bits {
-            if let BitKind::Named { index, .. } = bit.kind {
-                declared |= 1u64.checked_shl(u32::from(index)).unwrap_or(0);
-            }
-        }
+        let big_endian = self.low.bits_big_endian(plan.bits);
+        let raw = self.uint_of(u32::from(plan.bits.width), packed, big_endian)?;
         // LANGUAGE.md: "Every bit not named is reserved: a decoder rejects it when set."
-        if raw & !declared != 0 {
+        if raw & plan.reserved != 0 {
             return Err(self.fault(packed, ErrorKind::ReservedBit, at));
         }
         // "`requires OTHER` means this bit may only be set when `OTHER` is also set".
-        for bit in &b.bits {
-            if let BitKind::Named {
-                index,
-                requires: Some(other),
-                ..
-            } = &bit.kind
-            {
-                let Some(other) = Index::bit_index(b, other) else {
-                    continue;
-                };
-                if is_set(raw, *index) && !is_set(raw, other) {
+        for bit in &plan.named {
+            if let Some((_, other)) = bit.requires {
+                if is_set(raw, bit.index) && !is_set(raw, other) {
                     return Err(self.fault(packed, ErrorKind::InvalidCondition, at));
                 }
             }
@@ -783,7 +774,7 @@ impl<'s> Walker<'s> {
 
     /// An unsigned integer of `bits` bits: from the bit stream when packed, else whole bytes
     /// in the given order.
-    fn uint_of(&mut self, bits: u32, packed: bool, endian: Endian) -> Res<u64> {
+    fn uint_of(&mut self, bits: u32, packed: bool, big_endian: bool) -> Res<u64> {
         if packed {
             return self.take_bits(bits);
         }
@@ -795,9 +786,10 @@ impl<'s> Walker<'s> {
         let raw = self.take(bits as usize / 8)?;
         let mut v = 0u64;
         let mut push = |b: &u8| v = (v << 8) | u64::from(*b);
-        match endian {
-            Endian::Big => raw.iter().for_each(&mut push),
-            Endian::Little => raw.iter().rev().for_each(&mut push),
+        if big_endian {
+            raw.iter().for_each(&mut push);
+        } else {
+            raw.iter().rev().for_each(&mut push);
         }
         Ok(v)
     }
@@ -829,7 +821,7 @@ impl<'s> Walker<'s> {
 
     // ---- the cursor ----
 
-    fn take(&mut self, n: usize) -> Res<&'s [u8]> {
+    fn take(&mut self, n: usize) -> Res<&'a [u8]> {
         if n > self.input.len() - self.pos {
             // The codecs report truncation at the end of the input.
             return Err(DecodeError::new(ErrorKind::Truncated, self.input.len()).into());
@@ -886,12 +878,6 @@ impl<'s> Walker<'s> {
         })
     }
 
-    fn endian_of(&self, name: &str) -> Endian {
-        self.index
-            .file_of(name)
-            .map_or(Endian::Little, |f| f.endian)
-    }
-
     // ---- rows and paths ----
 
     /// A row for what was read since `start` (a byte, or a bit when packed).
@@ -945,16 +931,15 @@ fn lookup(locals: &[(&str, Val)], name: &str) -> Val {
         .map_or(Val::Other, |(_, v)| *v)
 }
 
-/// The integer value of an earlier field of `record`: a read value, or a constant's.
-fn number(record: &Record, locals: &[(&str, Val)], name: &str) -> i128 {
-    match lookup(locals, name) {
-        Val::Num(n) => n,
-        Val::Other => record
-            .fields
-            .iter()
-            .find(|f| f.name == name)
-            .and_then(|f| f.constant)
-            .unwrap_or(0),
+/// The integer value of the earlier field a presence test reads: a constant's literal, the
+/// value a count or value field was read as, 0 for a field absent on the wire.
+fn number(operand: &Operand<'_>, locals: &[(&str, Val)]) -> i128 {
+    match operand {
+        Operand::Constant { value, .. } => *value,
+        other => match lookup(locals, other.name()) {
+            Val::Num(n) => n,
+            Val::Other => 0,
+        },
     }
 }
 
@@ -963,14 +948,12 @@ fn is_set(raw: u64, index: u8) -> bool {
 }
 
 /// The names of the bits set in `raw`, in declaration order: `POSE | POSE_FULL`.
-fn bit_names(b: &Bits, raw: u64) -> String {
-    let names: Vec<&str> = b
-        .bits
+fn bit_names(plan: &BitsPlan<'_>, raw: u64) -> String {
+    let names: Vec<&str> = plan
+        .named
         .iter()
-        .filter_map(|bit| match &bit.kind {
-            BitKind::Named { name, index, .. } if is_set(raw, *index) => Some(name.as_str()),
-            _ => None,
-        })
+        .filter(|bit| is_set(raw, bit.index))
+        .map(|bit| bit.name)
         .collect();
     if names.is_empty() {
         "(none)".to_string()

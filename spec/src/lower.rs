@@ -880,8 +880,9 @@ pub struct UnionPlan<'s> {
 }
 
 impl Lowering<'_> {
-    /// Whether bit set `b` is stored most significant byte first: the byte order of the file
-    /// that declares it, which its layout carries (its reader and writer take it from there).
+    /// Whether bit set `b` is read and written most significant byte first outside a packed
+    /// record: the byte order of the file that declares it (as for a union's tag), not of the
+    /// record holding the field.
     pub fn bits_big_endian(&self, b: &Bits) -> bool {
         self.file_endian(&b.name) == Endian::Big
     }
