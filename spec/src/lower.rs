@@ -879,6 +879,14 @@ pub struct UnionPlan<'s> {
     pub variants: Vec<(u64, &'s Record)>,
 }
 
+impl Lowering<'_> {
+    /// Whether bit set `b` is stored most significant byte first: the byte order of the file
+    /// that declares it, which its layout carries (its reader and writer take it from there).
+    pub fn bits_big_endian(&self, b: &Bits) -> bool {
+        self.file_endian(&b.name) == Endian::Big
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
