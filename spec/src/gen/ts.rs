@@ -22,30 +22,33 @@
 //! - a frame: also `decodeX` and `encodeX`; then `Frames`, `FRAME_NAMES` and the functions that
 //!   take a frame by name (`decodeFrame`, `encodeFrame`, `frameToJson`, `frameFromJson`).
 //!
-//! The decoders make the checks of the Rust backend ([`super::rust`]) in the same order, so that
-//! every input gives the same value, or an error of the same kind at the same offset and field
-//! path. A field path is kept as a stack in the reader or writer: a record enters a level and
-//! names each field before it reads or writes it, a list pushes its elements' indices, so that
-//! an error is raised with the path the Rust codec builds as it travels up through `map_err`.
+//! The backend is a printer over the lowering ([`crate::lower`]): [`generate`] lowers the spec
+//! once, and every reader, writer and length function walks its record's plan, printing each
+//! step's reads, writes and checks as the plan resolved them (roles, wire forms, presence,
+//! sizes). The order of the checks is the lowering's, the same in every language, so that every
+//! input gives the same value as in the other languages, or an error of the same kind at the
+//! same offset and field path.
+//!
+//! A field path is kept as a stack in the reader or writer: a record enters a level and names
+//! each field before it reads or writes it, a list pushes its elements' indices, so that an
+//! error is raised with the path the Rust codec builds as it travels up through `map_err`.
 
 use super::snake_case;
-use crate::index::{count_fields, Decl, Index};
-use crate::model::{
-    Array, BitKind, Bits, Cond, Const, Count, Docs, Endian, Field, File, IntType, Item, Record,
-    RecordKind, Spec, Type, Union,
+use crate::lower::{
+    ArrayPlan, Ascending, CountFrom, Lowering, NamedBit, Operand, RecordPlan, Role, Step, Test,
+    Wire,
 };
+use crate::model::{BitKind, Bits, Const, Docs, File, Item, Record, RecordKind, Spec, Union};
 use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The generated files, as (path relative to the output folder, contents): `protocol.ts`, then
 /// the runtime it imports, `runtime/index.ts` and the files beside it.
 pub fn generate(spec: &Spec) -> Vec<(String, String)> {
-    let index = Index::new(spec);
+    let low = Lowering::new(spec);
     let mut g = Gen {
-        index: &index,
+        low: &low,
         out: Out::default(),
-        endian: Endian::Little,
-        keyed: super::uses(spec, &index).keyed,
     };
     let sources: Vec<String> = spec
         .files
@@ -56,27 +59,20 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
                 .map_or(f.name.clone(), |n| n.to_string_lossy().into_owned())
         })
         .collect();
-    let mut frames = Vec::new();
     for file in &spec.files {
-        g.endian = file.endian;
         g.file_header(file);
         for item in &file.items {
             g.out.blank();
             match item {
                 Item::Const(c) => g.constant(c),
                 Item::Bits(b) => g.bits(b),
-                Item::Record(r) => {
-                    g.record(r);
-                    if r.kind == RecordKind::Frame {
-                        frames.push(r.name.clone());
-                    }
-                }
+                Item::Record(r) => g.record(r),
                 Item::Union(u) => g.union(u),
             }
         }
     }
     g.out.blank();
-    g.dispatch(&frames);
+    g.dispatch();
 
     let mut module = Out::default();
     module.line(format!(
@@ -224,13 +220,23 @@ fn big(bits: u8) -> bool {
     bits > 53
 }
 
-/// Whether values of `ty` are `bigint`.
-fn is_big(ty: &Type) -> bool {
-    match ty {
-        Type::Int(t) => big(t.bits),
-        Type::Varint { bits } | Type::Zigzag { bits } => big(*bits),
+/// Whether values of `wire` are `bigint`.
+fn is_big(wire: &Wire<'_>) -> bool {
+    match wire {
+        Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits } => big(*bits),
         _ => false,
     }
+}
+
+/// The size in bytes of `value` as a varint.
+fn varint_len(value: i128) -> u64 {
+    let mut v = value as u64;
+    let mut n = 1;
+    while v >= 0x80 {
+        v >>= 7;
+        n += 1;
+    }
+    n
 }
 
 /// The JSON type of an integer of at most 53 bits: the range of the type Rust holds it in.
@@ -397,16 +403,12 @@ fn split_args(text: &str) -> Vec<String> {
     args
 }
 
-struct Gen<'a> {
-    index: &'a Index<'a>,
+struct Gen<'a, 's> {
+    low: &'a Lowering<'s>,
     out: Out,
-    /// The byte order of the file being generated.
-    endian: Endian,
-    /// Records that are elements of a list ascending by a key: (record, key).
-    keyed: BTreeSet<(String, String)>,
 }
 
-impl Gen<'_> {
+impl<'a, 's> Gen<'a, 's> {
     /// Statements, one a line (or several separated by `\n`), each broken at its call's
     /// arguments when too long.
     fn stmt(&mut self, text: &str) {
@@ -414,10 +416,6 @@ impl Gen<'_> {
             let wrapped = wrap_call(line, self.out.indent);
             self.out.line(wrapped);
         }
-    }
-
-    fn big_endian(&self, endian: Option<Endian>) -> bool {
-        endian.unwrap_or(self.endian) == Endian::Big
     }
 
     fn docs(&mut self, docs: &Docs, fallback: &str) {
@@ -447,16 +445,16 @@ impl Gen<'_> {
         }
     }
 
-    /// The width of `record`'s key field, for its running key.
-    fn key_bits(&self, record: &str, key: &str) -> u8 {
-        let ty = self
-            .index
-            .record(record)
-            .and_then(|r| r.fields.iter().find(|f| f.name == key))
-            .map(|f| &f.ty);
-        match ty {
-            Some(Type::Int(t)) => t.bits,
-            Some(Type::Varint { bits }) => *bits,
+    /// The width of the running key of a list of `record` ascending by `key`: that of the key
+    /// step of the record's keyed plan.
+    fn key_bits(&self, record: &Record, key: &str) -> u8 {
+        let wire = self
+            .low
+            .plan(&record.name, Some(key))
+            .and_then(|p| p.step(key))
+            .map(|s| &s.wire);
+        match wire {
+            Some(Wire::Int { bits, .. } | Wire::Varint { bits }) => *bits,
             _ => 64,
         }
     }
@@ -472,7 +470,7 @@ impl Gen<'_> {
 
     fn constant(&mut self, c: &Const) {
         self.docs(&c.docs, &format!("The protocol constant `{}`.", c.name));
-        let value = self.index.const_value(c).unwrap_or_default();
+        let value = self.low.index.const_value(c).unwrap_or_default();
         self.out.line(format!(
             "export const {} = {};",
             c.name,
@@ -482,7 +480,8 @@ impl Gen<'_> {
 
     // ---- bit sets ----
 
-    fn bits(&mut self, b: &Bits) {
+    fn bits(&mut self, b: &'s Bits) {
+        let plan = self.low.bits_plan(b);
         let name = &b.name;
         let wide = wide_bits(b.width);
         let value = |index: u8| {
@@ -499,25 +498,20 @@ impl Gen<'_> {
             if wide { "bigint" } else { "number" }
         ));
         self.out.blank();
-        let mut named = Vec::new();
+        // The docs of the named bits, which the plan lists in the same order.
+        let docs = b.bits.iter().filter_map(|bit| match bit.kind {
+            BitKind::Named { .. } => Some(&bit.docs),
+            BitKind::Reserved { .. } => None,
+        });
+        let named: Vec<(&NamedBit<'_>, &Docs)> = plan.named.iter().zip(docs).collect();
         // Every bit another requires, with the bits that require it, in declaration order.
         let mut required: Vec<(&str, Vec<String>)> = Vec::new();
-        let mut known = 0u64;
-        for bit in &b.bits {
-            if let BitKind::Named {
-                name: n,
-                index,
-                requires: req,
-            } = &bit.kind
-            {
-                named.push((n, *index, &bit.docs));
-                known |= 1u64 << index;
-                if let Some(req) = req {
-                    let by = format!("{name}.{n}");
-                    match required.iter_mut().find(|(other, _)| other == req) {
-                        Some((_, bits)) => bits.push(by),
-                        None => required.push((req, vec![by])),
-                    }
+        for n in &plan.named {
+            if let Some((req, _)) = n.requires {
+                let by = format!("{name}.{}", n.name);
+                match required.iter_mut().find(|(other, _)| *other == req) {
+                    Some((_, bits)) => bits.push(by),
+                    None => required.push((req, vec![by])),
                 }
             }
         }
@@ -537,9 +531,9 @@ impl Gen<'_> {
                 .line(format!("export const {name} = {{}} as const;"));
         } else {
             self.out.open(format!("export const {name} = {{"));
-            for (n, index, docs) in &named {
-                self.docs(docs, &format!("Bit {index}."));
-                self.out.line(format!("{n}: {},", value(*index)));
+            for (n, docs) in &named {
+                self.docs(docs, &format!("Bit {}.", n.index));
+                self.out.line(format!("{}: {},", n.name, value(n.index)));
             }
             self.out.close("} as const;");
         }
@@ -555,13 +549,15 @@ impl Gen<'_> {
             self.out.line("names: [],");
         } else {
             self.out.open("names: [");
-            for (n, _, _) in &named {
-                self.out.line(format!("[\"{n}\", {name}.{n}],"));
+            for (n, _) in &named {
+                self.out
+                    .line(format!("[\"{}\", {name}.{}],", n.name, n.name));
             }
             self.out.close("],");
         }
         self.out.line(format!(
-            "known: 0x{known:x}{},",
+            "known: 0x{:x}{},",
+            plan.known,
             if wide { "n" } else { "" }
         ));
         let line = format!("requires: [{}],", requires.join(", "));
@@ -574,7 +570,7 @@ impl Gen<'_> {
             }
             self.out.close("],");
         }
-        if self.endian == Endian::Big {
+        if self.low.bits_big_endian(b) {
             self.out.line("bigEndian: true,");
         }
         self.out.close("};");
@@ -582,18 +578,22 @@ impl Gen<'_> {
 
     // ---- types ----
 
-    fn ts_type(&self, ty: &Type) -> String {
-        match ty {
-            Type::Int(_) | Type::Varint { .. } | Type::Zigzag { .. } => {
-                if is_big(ty) { "bigint" } else { "number" }.into()
+    /// The TypeScript type of values of `wire`.
+    fn ts_type(wire: &Wire<'_>) -> String {
+        match wire {
+            Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits } => {
+                if big(*bits) { "bigint" } else { "number" }.into()
             }
-            Type::Float { .. } | Type::Quant { .. } => "number".into(),
-            Type::Bool => "boolean".into(),
-            Type::Bytes => "Uint8Array".into(),
-            Type::OptBytes => "Uint8Array | null".into(),
-            Type::Named { name, .. } => name.clone(),
-            Type::Array(a) => {
-                let elem = self.ts_type(&a.elem);
+            Wire::Float { .. } | Wire::Quant { .. } => "number".into(),
+            Wire::Bool { .. } => "boolean".into(),
+            Wire::Bytes => "Uint8Array".into(),
+            Wire::OptBytes => "Uint8Array | null".into(),
+            Wire::Bits(b) => b.name.clone(),
+            Wire::Record { record, .. } => record.name.clone(),
+            Wire::Union(u) => u.name.clone(),
+            Wire::Unknown(name) => name.clone(),
+            Wire::Array(a) => {
+                let elem = Self::ts_type(&a.elem);
                 if elem.contains(' ') {
                     format!("({elem})[]")
                 } else {
@@ -603,79 +603,81 @@ impl Gen<'_> {
         }
     }
 
-    /// How a value of `ty` is written in the JSON form (the runtime's `JsonType`).
-    fn json_type(&self, ty: &Type) -> String {
-        match ty {
-            Type::Int(t) if big(t.bits) => if t.signed { "\"i64\"" } else { "\"u64\"" }.into(),
-            Type::Varint { bits } if big(*bits) => "\"u64\"".into(),
-            Type::Zigzag { bits } if big(*bits) => "\"i64\"".into(),
-            Type::Int(t) => format!("\"{}\"", int_json(t.signed, t.bits)),
-            Type::Varint { bits } => format!("\"{}\"", int_json(false, *bits)),
-            Type::Zigzag { bits } => format!("\"{}\"", int_json(true, *bits)),
-            Type::Float { bits: 32, .. } => "\"f32\"".into(),
-            Type::Float { .. } | Type::Quant { .. } => "\"float\"".into(),
-            Type::Bool => "\"bool\"".into(),
-            Type::Bytes => "\"bytes\"".into(),
-            Type::OptBytes => "\"opt_bytes\"".into(),
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Bits(_)) => format!("{{ bits: () => {name}Layout }}"),
-                Some(Decl::Union(_)) => format!("{{ union: () => {name}Json }}"),
-                _ => format!("{{ record: () => {name}Json }}"),
-            },
-            Type::Array(a) => format!("{{ list: {} }}", self.json_type(&a.elem)),
+    /// How a value of `wire` is written in the JSON form (the runtime's `JsonType`).
+    fn json_type(wire: &Wire<'_>) -> String {
+        match wire {
+            Wire::Int { signed, bits, .. } if big(*bits) => {
+                if *signed { "\"i64\"" } else { "\"u64\"" }.into()
+            }
+            Wire::Varint { bits } if big(*bits) => "\"u64\"".into(),
+            Wire::Zigzag { bits } if big(*bits) => "\"i64\"".into(),
+            Wire::Int { signed, bits, .. } => format!("\"{}\"", int_json(*signed, *bits)),
+            Wire::Varint { bits } => format!("\"{}\"", int_json(false, *bits)),
+            Wire::Zigzag { bits } => format!("\"{}\"", int_json(true, *bits)),
+            Wire::Float { bits: 32, .. } => "\"f32\"".into(),
+            Wire::Float { .. } | Wire::Quant { .. } => "\"float\"".into(),
+            Wire::Bool { .. } => "\"bool\"".into(),
+            Wire::Bytes => "\"bytes\"".into(),
+            Wire::OptBytes => "\"opt_bytes\"".into(),
+            Wire::Bits(b) => format!("{{ bits: () => {}Layout }}", b.name),
+            Wire::Union(u) => format!("{{ union: () => {}Json }}", u.name),
+            Wire::Record { record, .. } => format!("{{ record: () => {}Json }}", record.name),
+            Wire::Unknown(name) => format!("{{ record: () => {name}Json }}"),
+            Wire::Array(a) => format!("{{ list: {} }}", Self::json_type(&a.elem)),
         }
     }
 
     // ---- decoding ----
 
-    /// An expression reading `ty`; `src` is the reader its first read goes through (`r`, `b`,
-    /// or the reader with the field named: `r.field("tick")`).
-    fn decode(&self, ty: &Type, packed: bool, src: &str) -> String {
-        match ty {
-            Type::Int(t) if packed => {
-                let method = match (t.signed, big(t.bits)) {
+    /// An expression reading `wire`, met in a packed record (`packed`) or a byte-aligned one;
+    /// `src` is the reader its first read goes through (`r` or `b`).
+    fn decode(&self, wire: &Wire<'_>, packed: bool, src: &str) -> String {
+        match wire {
+            Wire::Int { signed, bits, .. } if packed => {
+                let method = match (signed, big(*bits)) {
                     (false, false) => "uint",
                     (false, true) => "bigUint",
                     (true, false) => "int",
                     (true, true) => "bigInt",
                 };
-                format!("{src}.{method}({})", t.bits)
+                format!("{src}.{method}({bits})")
             }
-            Type::Int(t) => {
-                let be = self.big_endian(t.endian);
-                match (t.signed, t.bits) {
-                    (false, 64) => format!("{src}.u64({})", if be { "true" } else { "" }),
-                    (true, 64) => format!("{src}.i64({})", if be { "true" } else { "" }),
-                    (signed, bits) => format!(
-                        "{src}.{}{bits}({})",
-                        if signed { "i" } else { "u" },
-                        if be && bits > 8 { "true" } else { "" }
-                    ),
-                }
-            }
-            Type::Float { bits, endian } => {
-                if packed || !self.big_endian(*endian) {
+            Wire::Int {
+                signed,
+                bits,
+                big_endian: be,
+            } => match (signed, bits) {
+                (false, 64) => format!("{src}.u64({})", if *be { "true" } else { "" }),
+                (true, 64) => format!("{src}.i64({})", if *be { "true" } else { "" }),
+                (signed, bits) => format!(
+                    "{src}.{}{bits}({})",
+                    if *signed { "i" } else { "u" },
+                    if *be && *bits > 8 { "true" } else { "" }
+                ),
+            },
+            Wire::Float { bits, big_endian } => {
+                if packed || !big_endian {
                     format!("{src}.f{bits}()")
                 } else {
                     format!("{src}.f{bits}(true)")
                 }
             }
-            Type::Bool => format!("{src}.bool()"),
-            Type::Varint { bits } => {
+            Wire::Bool { .. } => format!("{src}.bool()"),
+            Wire::Varint { bits } => {
                 format!(
                     "{src}.{}({bits})",
                     if big(*bits) { "bigVarint" } else { "varint" }
                 )
             }
-            Type::Zigzag { bits } => {
+            Wire::Zigzag { bits } => {
                 format!(
                     "{src}.{}({bits})",
                     if big(*bits) { "bigZigzag" } else { "zigzag" }
                 )
             }
-            Type::Bytes => format!("{src}.bytes()"),
-            Type::OptBytes => format!("{src}.optBytes()"),
-            Type::Quant { wire, num, den } => {
+            Wire::Bytes => format!("{src}.bytes()"),
+            Wire::OptBytes => format!("{src}.optBytes()"),
+            Wire::Quant { wire, num, den, .. } => {
                 let inner = self.decode(wire, packed, src);
                 if is_big(wire) {
                     format!("Number({inner}) * {}", scale(*num, *den))
@@ -683,59 +685,58 @@ impl Gen<'_> {
                     format!("{inner} * {}", scale(*num, *den))
                 }
             }
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Bits(_)) => format!("{src}.bits({name}Layout)"),
-                Some(Decl::Record(rec)) if rec.packed && !packed => {
-                    format!("{src}.packed(read{name})")
-                }
-                _ => format!("read{name}({src})"),
-            },
-            Type::Array(a) => self.decode_array(a, packed, src, None),
+            Wire::Bits(b) => format!("{src}.bits({}Layout)", b.name),
+            Wire::Record {
+                record,
+                padded: true,
+            } => format!("{src}.packed(read{})", record.name),
+            Wire::Record { record, .. } => format!("read{}({src})", record.name),
+            Wire::Union(u) => format!("read{}({src})", u.name),
+            Wire::Unknown(name) => format!("read{name}({src})"),
+            Wire::Array(a) => self.decode_array(a, packed, src),
         }
     }
 
-    /// A function reading one element of type `ty` from `r` (or `b`).
-    fn elem_reader(&self, ty: &Type, packed: bool) -> String {
-        if let Type::Named { name, .. } = ty {
-            match self.index.get(name) {
-                Some(Decl::Record(rec)) if rec.packed && !packed => {
-                    return format!("(r) => r.packed(read{name})");
-                }
-                Some(Decl::Record(_) | Decl::Union(_)) => return format!("read{name}"),
-                _ => {}
+    /// A function reading one element `elem` from `r` (or `b`).
+    fn elem_reader(&self, elem: &Wire<'_>, packed: bool) -> String {
+        match elem {
+            Wire::Record {
+                record,
+                padded: true,
+            } => format!("(r) => r.packed(read{})", record.name),
+            Wire::Record { record, .. } => format!("read{}", record.name),
+            Wire::Union(u) => format!("read{}", u.name),
+            _ => {
+                let s = if packed { "b" } else { "r" };
+                format!("({s}) => {}", self.decode(elem, packed, s))
             }
         }
-        let s = if packed { "b" } else { "r" };
-        format!("({s}) => {}", self.decode(ty, packed, s))
     }
 
-    /// A list read: `count` is the local holding its count, for an array counted by a field.
-    fn decode_array(&self, a: &Array, packed: bool, src: &str, count: Option<String>) -> String {
-        let min_bits = self.index.min_bits(&a.elem, packed);
-        let min = if packed {
-            min_bits
-        } else {
-            min_bits.div_ceil(8)
-        };
+    /// A list read: its count (a count field's local, or read before the elements), the
+    /// least size of an element it is checked against, and the reader of an element.
+    fn decode_array(&self, a: &ArrayPlan<'_>, packed: bool, src: &str) -> String {
         let s = if packed { "b" } else { "r" };
-        let elem = match (&a.ascending, &a.elem) {
-            (Some(asc), Type::Named { name, .. }) if asc.key.is_some() => {
-                let key = asc.key.as_deref().unwrap_or_default();
-                format!(
-                    "keyed({}, read{name})",
-                    Self::running_key(self.key_bits(name, key))
-                )
-            }
+        let elem = match (a.ascending, &a.elem) {
+            (Some(Ascending::Key(key)), Wire::Record { record, .. }) => format!(
+                "keyed({}, read{})",
+                Self::running_key(self.key_bits(record, key)),
+                record.name
+            ),
             (Some(_), elem) => {
                 let (bits, raw) = match elem {
-                    Type::Varint { bits } => (*bits, self.decode(elem, false, "r")),
-                    Type::Int(t) => (
-                        t.bits,
+                    Wire::Varint { bits } => (*bits, self.decode(elem, false, "r")),
+                    // The difference from the previous element is read unsigned.
+                    Wire::Int {
+                        bits, big_endian, ..
+                    } => (
+                        *bits,
                         self.decode(
-                            &Type::Int(IntType {
+                            &Wire::Int {
                                 signed: false,
-                                ..*t
-                            }),
+                                bits: *bits,
+                                big_endian: *big_endian,
+                            },
                             false,
                             "r",
                         ),
@@ -751,238 +752,203 @@ impl Gen<'_> {
             }
             (None, elem) => self.elem_reader(elem, packed),
         };
-        let count = match (&a.count, count) {
-            (Count::Field { .. }, Some(local)) => local,
-            (Count::Field { name, .. }, None) => local(name),
+        let count = match &a.count {
+            CountFrom::Field(name) => local(name),
             // A count read as a number: beyond 2^53 it is approximate, and too large anyway.
-            (Count::Prefix(t), _) => match t.as_ref() {
-                Type::Varint { bits } => format!("{s}.varint({bits})"),
-                t => self.decode(t, packed, s),
-            },
+            CountFrom::Prefix(Wire::Varint { bits }) => format!("{s}.varint({bits})"),
+            CountFrom::Prefix(t) => self.decode(t, packed, s),
         };
-        format!("readList({src}, {count}, {min}, {elem})")
+        format!("readList({src}, {count}, {}, {elem})", a.elem_min)
     }
 
     // ---- conditions ----
 
-    /// The expression of a field `name` of `r` in a condition: in a decoder, the record read so
-    /// far (`v.flags`) or a count's local; in an encoder, the value or its list's length.
-    fn cond_operand(&self, name: &str, r: &Record, encode: bool) -> (String, bool) {
-        let field = r.fields.iter().find(|f| f.name == name);
-        let big = field.is_some_and(|f| is_big(&f.ty));
-        if let Some(c) = field.and_then(|f| f.constant) {
-            return (
+    /// The expression of an operand of a presence test, and whether it is a `bigint`: in a
+    /// decoder, the record read so far (`v.flags`) or a count's local; in an encoder, the value
+    /// or its list's length.
+    fn operand(plan: &RecordPlan<'_>, operand: &Operand<'_>, encode: bool) -> (String, bool) {
+        let big = plan.step(operand.name()).is_some_and(|s| is_big(&s.wire));
+        match operand {
+            Operand::Constant { value, .. } => (
                 format!(
                     "({} as {})",
-                    literal(c, big),
+                    literal(*value, big),
                     if big { "bigint" } else { "number" }
                 ),
                 big,
-            );
+            ),
+            Operand::Count { array, .. } if encode => (format!("v.{array}.length"), false),
+            Operand::Count { field, .. } => (local(&field.name), big),
+            Operand::Value { field } => (format!("v.{}", field.name), big),
+            Operand::Unknown(name) => (format!("v.{name}"), false),
         }
-        if count_fields(r).contains(&name) {
-            if encode {
-                return (format!("v.{}.length", counted_array(r, name)), false);
-            }
-            return (local(name), big);
-        }
-        (format!("v.{name}"), big)
     }
 
-    fn cond_expr(&self, cond: &Cond, r: &Record, encode: bool) -> String {
-        let field_ty = |f: &str| r.fields.iter().find(|x| x.name == f).map(|x| &x.ty);
-        match cond {
-            Cond::All(all) => all
-                .iter()
-                .map(|c| self.cond_expr(c, r, encode))
-                .collect::<Vec<_>>()
-                .join(" && "),
-            Cond::Bit {
-                field,
-                bit,
-                negated,
-                ..
-            } => self.bit_test(field, bit, *negated, r, encode),
-            Cond::Set { field, negated, .. } => {
-                let (operand, big) = self.cond_operand(field, r, encode);
-                match field_ty(field) {
-                    Some(Type::Bool) => format!("{}{operand}", if *negated { "!" } else { "" }),
-                    _ => format!(
-                        "{operand} {} {}",
-                        if *negated { "===" } else { "!==" },
-                        literal(0, big)
-                    ),
-                }
+    /// One test of a presence condition: `(v.mask & ChangeMask.POSE) !== 0`, `v.flag`,
+    /// `count > 2`.
+    fn test(plan: &RecordPlan<'_>, test: &Test<'_>, encode: bool) -> String {
+        let (operand, big) = Self::operand(plan, test.operand(), encode);
+        match test {
+            Test::Bit {
+                bits, bit, negated, ..
+            } => {
+                let (set, zero) = match bits {
+                    Some(b) => (b.name.as_str(), if wide_bits(b.width) { "0n" } else { "0" }),
+                    None => ("", "0"),
+                };
+                format!(
+                    "({operand} & {set}.{bit}) {} {zero}",
+                    if *negated { "===" } else { "!==" }
+                )
             }
-            Cond::Greater { field, value, .. } => {
-                let (operand, big) = self.cond_operand(field, r, encode);
+            Test::Bool { negated, .. } => format!("{}{operand}", if *negated { "!" } else { "" }),
+            Test::NonZero { negated, .. } => format!(
+                "{operand} {} {}",
+                if *negated { "===" } else { "!==" },
+                literal(0, big)
+            ),
+            Test::Greater { value, .. } => {
                 format!("{operand} > {}", literal(i128::from(*value), big))
             }
         }
     }
 
-    /// Whether bit `bit` of the bit set field `field` is set (clear, when `negated`):
-    /// `(v.mask & ChangeMask.POSE) !== 0`.
-    fn bit_test(&self, field: &str, bit: &str, negated: bool, r: &Record, encode: bool) -> String {
-        let set = self.index.field_bits(r, field);
-        let (set, zero) = match set {
-            Some(b) => (b.name.as_str(), if wide_bits(b.width) { "0n" } else { "0" }),
-            None => ("", "0"),
-        };
-        format!(
-            "({} & {set}.{bit}) {} {zero}",
-            self.cond_operand(field, r, encode).0,
-            if negated { "===" } else { "!==" }
-        )
-    }
-
-    /// When field `f` is present: its selector's bit and its condition, or `None` when always.
-    fn presence(&self, f: &Field, r: &Record, encode: bool) -> Option<String> {
-        let mut parts = Vec::new();
-        if let Some(sel) = &f.selector {
-            parts.push(self.bit_test(&sel.mask, &sel.bit, false, r, encode));
-        }
-        if let Some(c) = &f.cond {
-            parts.push(self.cond_expr(c, r, encode));
-        }
-        if parts.is_empty() {
-            None
-        } else {
-            Some(parts.join(" && "))
-        }
+    /// When `step` is present: every test of its presence, or `None` when always.
+    fn presence(plan: &RecordPlan<'_>, step: &Step<'_>, encode: bool) -> Option<String> {
+        let presence = step.presence.as_ref()?;
+        let tests: Vec<String> = presence
+            .tests
+            .iter()
+            .map(|t| Self::test(plan, t, encode))
+            .collect();
+        Some(tests.join(" && "))
     }
 
     // ---- encoding ----
 
-    /// Statements writing `val` of type `ty`; `dst` is the writer the first write goes through
-    /// (`w`, or `w.field("tick")`).
-    fn encode(&self, ty: &Type, packed: bool, dst: &str, val: &str) -> Vec<String> {
+    /// Statements writing `val` of `wire`; `dst` is the writer the first write goes through.
+    fn encode(&self, wire: &Wire<'_>, packed: bool, dst: &str, val: &str) -> Vec<String> {
         let one = |s: String| vec![format!("{s};")];
-        match ty {
-            Type::Int(t) if packed => {
-                let method = match (t.signed, big(t.bits)) {
+        match wire {
+            Wire::Int { signed, bits, .. } if packed => {
+                let method = match (signed, big(*bits)) {
                     (false, false) => "uint",
                     (false, true) => "bigUint",
                     (true, false) => "int",
                     (true, true) => "bigInt",
                 };
-                one(format!("{dst}.{method}({}, {val})", t.bits))
+                one(format!("{dst}.{method}({bits}, {val})"))
             }
-            Type::Int(t) => {
-                let be = be_arg(self.big_endian(t.endian) && t.bits > 8);
-                match (t.signed, t.bits) {
+            Wire::Int {
+                signed,
+                bits,
+                big_endian,
+            } => {
+                let be = be_arg(*big_endian && *bits > 8);
+                match (signed, bits) {
                     (false, 64) => one(format!("{dst}.u64({val}{be})")),
                     (true, 64) => one(format!("{dst}.i64({val}{be})")),
                     (signed, bits) => one(format!(
                         "{dst}.{}{bits}({val}{be})",
-                        if signed { "i" } else { "u" }
+                        if *signed { "i" } else { "u" }
                     )),
                 }
             }
-            Type::Float { bits, endian } => {
-                let be = if packed {
-                    ""
-                } else {
-                    be_arg(self.big_endian(*endian))
-                };
+            Wire::Float { bits, big_endian } => {
+                let be = if packed { "" } else { be_arg(*big_endian) };
                 one(format!("{dst}.f{bits}({val}{be})"))
             }
-            Type::Bool => one(format!("{dst}.bool({val})")),
-            Type::Varint { bits } => one(format!(
+            Wire::Bool { .. } => one(format!("{dst}.bool({val})")),
+            Wire::Varint { bits } => one(format!(
                 "{dst}.{}({bits}, {val})",
                 if big(*bits) { "bigVarint" } else { "varint" }
             )),
-            Type::Zigzag { bits } => one(format!(
+            Wire::Zigzag { bits } => one(format!(
                 "{dst}.{}({bits}, {val})",
                 if big(*bits) { "bigZigzag" } else { "zigzag" }
             )),
-            Type::Bytes => one(format!("{dst}.bytes({val})")),
-            Type::OptBytes => one(format!("{dst}.optBytes({val})")),
-            Type::Quant { wire, num, den } => {
+            Wire::Bytes => one(format!("{dst}.bytes({val})")),
+            Wire::OptBytes => one(format!("{dst}.optBytes({val})")),
+            Wire::Quant {
+                wire,
+                num,
+                den,
+                signed,
+                bits,
+                min,
+                max,
+            } => {
                 let s = scale_arg(*num, *den);
-                let (signed, bits) = match wire.as_ref() {
-                    Type::Int(t) => (t.signed, t.bits),
-                    Type::Varint { bits } => (false, *bits),
-                    Type::Zigzag { bits } => (true, *bits),
-                    _ => (false, 64),
-                };
-                let t = IntType {
-                    signed,
-                    bits,
-                    endian: None,
-                };
-                let q = match (signed, big(bits)) {
-                    (true, false) => {
-                        format!("w.quantizeInt({val}, {s}, {}, {})", t.min(), t.max())
-                    }
-                    (false, false) => format!("w.quantizeUint({val}, {s}, {})", t.max()),
-                    (true, true) => {
-                        format!("w.quantizeBigInt({val}, {s}, {}n, {}n)", t.min(), t.max())
-                    }
-                    (false, true) => format!("w.quantizeBigUint({val}, {s}, {}n)", t.max()),
+                let q = match (signed, big(*bits)) {
+                    (true, false) => format!("w.quantizeInt({val}, {s}, {min}, {max})"),
+                    (false, false) => format!("w.quantizeUint({val}, {s}, {max})"),
+                    (true, true) => format!("w.quantizeBigInt({val}, {s}, {min}n, {max}n)"),
+                    (false, true) => format!("w.quantizeBigUint({val}, {s}, {max}n)"),
                 };
                 self.encode(wire, packed, dst, &q)
             }
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Bits(_)) => one(format!("{dst}.bits({name}Layout, {val})")),
-                Some(Decl::Record(rec)) if rec.packed && !packed => {
-                    one(format!("{dst}.packed(write{name}, {val})"))
-                }
-                _ => one(format!("write{name}({dst}, {val})")),
-            },
-            Type::Array(a) => self.encode_array(a, packed, dst, val),
+            Wire::Bits(b) => one(format!("{dst}.bits({}Layout, {val})", b.name)),
+            Wire::Record {
+                record,
+                padded: true,
+            } => one(format!("{dst}.packed(write{}, {val})", record.name)),
+            Wire::Record { record, .. } => one(format!("write{}({dst}, {val})", record.name)),
+            Wire::Union(u) => one(format!("write{}({dst}, {val})", u.name)),
+            Wire::Unknown(name) => one(format!("write{name}({dst}, {val})")),
+            Wire::Array(a) => self.encode_array(a, packed, dst, val),
         }
     }
 
-    /// A function writing one element of type `ty`.
-    fn elem_writer(&self, ty: &Type, packed: bool) -> String {
-        if let Type::Named { name, .. } = ty {
-            match self.index.get(name) {
-                Some(Decl::Record(rec)) if rec.packed && !packed => {
-                    return format!("(w, x) => w.packed(write{name}, x)");
-                }
-                Some(Decl::Record(_) | Decl::Union(_)) => return format!("write{name}"),
-                _ => {}
-            }
+    /// A function writing one element `elem`.
+    fn elem_writer(&self, elem: &Wire<'_>, packed: bool) -> String {
+        match elem {
+            Wire::Record {
+                record,
+                padded: true,
+            } => format!("(w, x) => w.packed(write{}, x)", record.name),
+            Wire::Record { record, .. } => format!("write{}", record.name),
+            Wire::Union(u) => format!("write{}", u.name),
+            _ => arrow("w, x", &self.encode(elem, packed, "w", "x")),
         }
-        arrow("w, x", &self.encode(ty, packed, "w", "x"))
     }
 
-    /// Statements writing a count of type `ty`: the length `len` of a list.
-    fn encode_count(&self, ty: &Type, packed: bool, dst: &str, len: &str) -> Vec<String> {
-        match ty {
+    /// Statements writing a count of `wire`: the length `len` of a list.
+    fn encode_count(&self, wire: &Wire<'_>, packed: bool, dst: &str, len: &str) -> Vec<String> {
+        match wire {
             // A length is a number; the varint writer takes one of any width.
-            Type::Varint { bits } => vec![format!("{dst}.varint({bits}, {len});")],
-            ty if is_big(ty) => self.encode(ty, packed, dst, &format!("BigInt({len})")),
-            ty => self.encode(ty, packed, dst, len),
+            Wire::Varint { bits } => vec![format!("{dst}.varint({bits}, {len});")],
+            wire if is_big(wire) => self.encode(wire, packed, dst, &format!("BigInt({len})")),
+            wire => self.encode(wire, packed, dst, len),
         }
     }
 
-    fn encode_array(&self, a: &Array, packed: bool, dst: &str, val: &str) -> Vec<String> {
+    fn encode_array(&self, a: &ArrayPlan<'_>, packed: bool, dst: &str, val: &str) -> Vec<String> {
         let mut lines = Vec::new();
         let mut dst = dst.to_string();
-        if let Count::Prefix(t) = &a.count {
+        if let CountFrom::Prefix(t) = &a.count {
             lines.extend(self.encode_count(t, packed, &dst, &format!("{val}.length")));
             dst = "w".to_string();
         }
-        let elem = match (&a.ascending, &a.elem) {
-            (Some(asc), Type::Named { name, .. }) if asc.key.is_some() => {
-                let key = asc.key.as_deref().unwrap_or_default();
-                format!(
-                    "keyedWriter({}, write{name})",
-                    Self::running_key(self.key_bits(name, key))
-                )
-            }
+        let elem = match (a.ascending, &a.elem) {
+            (Some(Ascending::Key(key)), Wire::Record { record, .. }) => format!(
+                "keyedWriter({}, write{})",
+                Self::running_key(self.key_bits(record, key)),
+                record.name
+            ),
             (Some(_), elem) => {
                 let (bits, raw) = match elem {
-                    Type::Varint { bits } => (*bits, self.encode(elem, false, "w", "d")),
-                    Type::Int(t) => (
-                        t.bits,
+                    Wire::Varint { bits } => (*bits, self.encode(elem, false, "w", "d")),
+                    // The difference from the previous element is written unsigned.
+                    Wire::Int {
+                        bits, big_endian, ..
+                    } => (
+                        *bits,
                         self.encode(
-                            &Type::Int(IntType {
+                            &Wire::Int {
                                 signed: false,
-                                ..*t
-                            }),
+                                bits: *bits,
+                                big_endian: *big_endian,
+                            },
                             false,
                             "w",
                             "d",
@@ -1005,79 +971,70 @@ impl Gen<'_> {
 
     // ---- lengths ----
 
-    /// The fixed size of `ty` in bytes (bits when packed), if it has one.
-    fn fixed(&self, ty: &Type, packed: bool) -> Option<u64> {
-        let min = self.index.min_bits(ty, packed);
-        let max = self.index.max_bits(ty, packed)?;
-        let fixed_kind = !matches!(ty, Type::Varint { .. } | Type::Zigzag { .. })
-            && !matches!(ty, Type::Quant { wire, .. } if matches!(wire.as_ref(), Type::Varint { .. } | Type::Zigzag { .. }));
-        let record_fixed = match ty {
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Record(r)) => r.fields.iter().all(|f| {
-                    f.cond.is_none()
-                        && f.selector.is_none()
-                        && self.fixed(&f.ty, r.packed).is_some()
-                }),
-                Some(Decl::Union(_)) => false,
-                _ => true,
-            },
-            _ => true,
-        };
-        (min == max && fixed_kind && record_fixed).then_some(if packed { max } else { max / 8 })
-    }
-
-    /// An expression of the encoded size of `val` (bytes, or bits when packed).
-    fn len(&self, ty: &Type, packed: bool, val: &str) -> String {
-        if let Some(n) = self.fixed(ty, packed) {
+    /// An expression of the encoded size of `val` of `wire` (bytes, or bits when packed), whose
+    /// size is `fixed` when the lowering found it fixed.
+    fn len(&self, wire: &Wire<'_>, fixed: Option<u64>, packed: bool, val: &str) -> String {
+        if let Some(n) = fixed {
             return n.to_string();
         }
-        match ty {
-            Type::Varint { bits } if big(*bits) => format!("bigVarintLen({val})"),
-            Type::Varint { .. } => format!("varintLen({val})"),
-            Type::Zigzag { bits } if big(*bits) => format!("bigVarintLen(bigZigzag({val}))"),
-            Type::Zigzag { .. } => format!("varintLen(zigzag({val}))"),
-            Type::Bytes => format!("bytesLen({val})"),
-            Type::OptBytes => format!("optBytesLen({val})"),
-            Type::Quant { wire, num, den } => {
+        match wire {
+            Wire::Varint { bits } if big(*bits) => format!("bigVarintLen({val})"),
+            Wire::Varint { .. } => format!("varintLen({val})"),
+            Wire::Zigzag { bits } if big(*bits) => format!("bigVarintLen(bigZigzag({val}))"),
+            Wire::Zigzag { .. } => format!("varintLen(zigzag({val}))"),
+            Wire::Bytes => format!("bytesLen({val})"),
+            Wire::OptBytes => format!("optBytesLen({val})"),
+            Wire::Quant { wire, num, den, .. } => {
                 let q = format!("quantize({val}, {})", scale_arg(*num, *den));
                 match wire.as_ref() {
-                    Type::Zigzag { bits } if big(*bits) => {
+                    Wire::Zigzag { bits } if big(*bits) => {
                         format!("bigVarintLen(bigZigzag(BigInt({q})))")
                     }
-                    Type::Zigzag { .. } => format!("varintLen(zigzag({q}))"),
+                    Wire::Zigzag { .. } => format!("varintLen(zigzag({q}))"),
                     _ => format!("varintLen({q})"),
                 }
             }
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Record(rec)) if rec.packed && !packed => {
-                    format!("Math.ceil(bitLen{name}({val}) / 8)")
+            Wire::Record {
+                record,
+                padded: true,
+            } => format!("Math.ceil(bitLen{}({val}) / 8)", record.name),
+            Wire::Bits(_) | Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => {
+                let name = match wire {
+                    Wire::Bits(b) => b.name.as_str(),
+                    Wire::Record { record, .. } => record.name.as_str(),
+                    Wire::Union(u) => u.name.as_str(),
+                    Wire::Unknown(name) => name.as_str(),
+                    _ => "",
+                };
+                if packed {
+                    format!("bitLen{name}({val})")
+                } else {
+                    format!("encodedLen{name}({val})")
                 }
-                _ if packed => format!("bitLen{name}({val})"),
-                _ => format!("encodedLen{name}({val})"),
-            },
-            Type::Array(a) => {
+            }
+            Wire::Array(a) => {
                 let mut parts = Vec::new();
-                if let Count::Prefix(t) = &a.count {
-                    parts.push(match self.fixed(t, packed) {
-                        Some(n) => n.to_string(),
-                        None => format!("varintLen({val}.length)"),
+                if let CountFrom::Prefix(t) = &a.count {
+                    // A count is an unsigned integer of a fixed width, or a varint.
+                    parts.push(match t {
+                        Wire::Int { bits, .. } if packed => bits.to_string(),
+                        Wire::Int { bits, .. } => (bits / 8).to_string(),
+                        _ => format!("varintLen({val}.length)"),
                     });
                 }
-                parts.push(match (&a.ascending, &a.elem, self.fixed(&a.elem, packed)) {
-                    (Some(asc), Type::Named { name, .. }, _) if asc.key.is_some() => {
-                        let key = asc.key.as_deref().unwrap_or_default();
-                        format!(
-                            "sumOf({val}, keyed({}, encodedLen{name}))",
-                            Self::running_key(self.key_bits(name, key))
-                        )
-                    }
-                    (Some(_), Type::Varint { bits }, _) if big(*bits) => {
+                parts.push(match (a.ascending, &a.elem, a.elem_fixed) {
+                    (Some(Ascending::Key(key)), Wire::Record { record, .. }, _) => format!(
+                        "sumOf({val}, keyed({}, encodedLen{}))",
+                        Self::running_key(self.key_bits(record, key)),
+                        record.name
+                    ),
+                    (Some(_), Wire::Varint { bits }, _) if big(*bits) => {
                         format!("bigAscendingVarintsLen({val})")
                     }
-                    (Some(_), Type::Varint { .. }, _) => format!("ascendingVarintsLen({val})"),
+                    (Some(_), Wire::Varint { .. }, _) => format!("ascendingVarintsLen({val})"),
                     (_, _, Some(n)) => format!("{val}.length * {n}"),
                     (_, elem, None) => {
-                        let each = self.len(elem, packed, "x");
+                        let each = self.len(elem, None, packed, "x");
                         match each.strip_suffix("(x)") {
                             Some(f) if !f.contains('(') => format!("sumOf({val}, {f})"),
                             _ => format!("sumOf({val}, (x) => {each})"),
@@ -1086,84 +1043,80 @@ impl Gen<'_> {
                 });
                 parts.join(" + ")
             }
-            // Fixed-size kinds are handled above.
-            _ => "0".into(),
+            // Fixed-size kinds have a fixed size.
+            Wire::Int { .. } | Wire::Float { .. } | Wire::Bool { .. } => "0".into(),
         }
     }
 
     // ---- records ----
 
-    fn record(&mut self, r: &Record) {
-        let counts = count_fields(r);
-        let value_fields: Vec<&Field> = r
-            .fields
-            .iter()
-            .filter(|f| f.constant.is_none() && !counts.contains(&f.name.as_str()))
-            .collect();
+    fn record(&mut self, r: &'s Record) {
+        let low = self.low;
+        // A record that is an element of a list ascending by a key is read and written with
+        // its keyed plan (the first key, by name), any other with its own.
+        let key = low.keys_of(&r.name).first().copied();
+        let Some(plan) = low.plan(&r.name, key) else {
+            return;
+        };
+        let values: Vec<&Step<'_>> = plan.values().collect();
         let kind = if r.kind == RecordKind::Frame {
             "frame"
         } else {
             "record"
         };
         self.docs(&r.docs, &format!("The {kind} `{}`.", r.name));
-        if value_fields.is_empty() {
+        if values.is_empty() {
             self.out.line(format!("export interface {} {{}}", r.name));
         } else {
             self.out.open(format!("export interface {} {{", r.name));
-            for f in &value_fields {
-                let optional = f.cond.is_some() || f.selector.is_some();
+            for s in &values {
+                let f = s.field;
                 self.docs(&f.docs, &format!("The `{}` field.", f.name));
                 self.out.line(format!(
                     "{}{}: {};",
                     f.name,
-                    if optional { "?" } else { "" },
-                    self.ts_type(&f.ty)
+                    if s.presence.is_some() { "?" } else { "" },
+                    Self::ts_type(&s.wire)
                 ));
             }
             self.out.close("}");
         }
-        let key = self
-            .keyed
-            .iter()
-            .find(|(rec, _)| rec == &r.name)
-            .map(|(_, k)| k.clone());
         self.out.blank();
-        self.read_fn(r, key.as_deref());
+        self.read_fn(plan);
         self.out.blank();
-        self.write_fn(r, key.as_deref(), !value_fields.is_empty());
+        self.write_fn(plan, !values.is_empty());
         self.out.blank();
-        self.len_fn(r, key.as_deref());
+        self.len_fn(plan);
         if r.kind == RecordKind::Frame {
-            self.frame_fns(r);
+            self.frame_fns(plan);
         }
         self.out.blank();
         self.out.line(format!(
             "/** The fields of {{@link {}}} in the JSON form. */",
             r.name
         ));
-        if value_fields.is_empty() {
+        if values.is_empty() {
             self.out
                 .line(format!("export const {}Json: RecordJson = [];", r.name));
             return;
         }
         self.out
             .open(format!("export const {}Json: RecordJson = [", r.name));
-        for f in &value_fields {
-            let optional = f.cond.is_some() || f.selector.is_some();
+        for s in &values {
             self.out.line(format!(
                 "[\"{}\", {}{}],",
-                f.name,
-                self.json_type(&f.ty),
-                if optional { ", true" } else { "" }
+                s.field.name,
+                Self::json_type(&s.wire),
+                if s.presence.is_some() { ", true" } else { "" }
             ));
         }
         self.out.close("];");
     }
 
-    fn read_fn(&mut self, r: &Record, key: Option<&str>) {
-        let name = &r.name;
+    fn read_fn(&mut self, plan: &RecordPlan<'_>) {
+        let name = &plan.record.name;
         let a = article(name);
-        let packed = r.packed;
+        let packed = plan.packed;
         let s = if packed { "b" } else { "r" };
         if packed {
             self.out.line(format!(
@@ -1172,8 +1125,8 @@ impl Gen<'_> {
             self.out.open(format!(
                 "export function read{name}(b: BitReader): {name} {{"
             ));
-        } else if let Some(key) = key {
-            let bits = self.key_bits(name, key);
+        } else if let Some(key) = plan.key {
+            let bits = self.key_bits(plan.record, key);
             self.out.line(tsdoc(&[
                 format!(
                     "Reads {a} {{@link {name}}}. Within a list ascending by `{key}`, `prev` holds"
@@ -1192,83 +1145,56 @@ impl Gen<'_> {
         // A record whose fields are all present is read into locals and made at once, as one
         // object literal (the engine then allocates it with its final shape); one with fields
         // that may be absent is filled in as it is read.
-        let whole = key.is_none()
-            && r.fields
-                .iter()
-                .all(|f| f.cond.is_none() && f.selector.is_none());
+        let whole = plan.key.is_none() && plan.all_present;
         if !whole {
             self.out.line(format!("const v = {{}} as {name};"));
         }
-        self.open_fields(r);
-        for (i, f) in r.fields.iter().enumerate() {
-            self.name_field(r, i);
-            let src = s.to_string();
-            if let Some(c) = f.constant {
-                self.stmt(&format!(
-                    "{src}.constant({}, ({s}) => {});",
-                    literal(c, is_big(&f.ty)),
-                    self.decode(&f.ty, packed, s)
-                ));
-                continue;
-            }
-            if Some(f.name.as_str()) == key {
-                self.stmt(&format!(
-                    "v.{} = prev.read({src}, (r) => {});",
-                    f.name,
-                    self.decode(&f.ty, false, "r")
-                ));
-                continue;
-            }
-            if count_fields(r).contains(&f.name.as_str()) {
-                self.stmt(&format!(
-                    "const {} = {};",
-                    local(&f.name),
-                    self.decode(&f.ty, packed, &src)
-                ));
-                continue;
-            }
-            let expr = match &f.ty {
-                Type::Array(a) => match &a.count {
-                    Count::Field { name: c, .. } => {
-                        self.decode_array(a, packed, &src, Some(local(c)))
+        self.open_fields(plan);
+        for (i, step) in plan.steps.iter().enumerate() {
+            self.name_field(plan, i);
+            let field = &step.field.name;
+            let read = self.decode(&step.wire, packed, s);
+            match step.role {
+                Role::Constant(c) => self.stmt(&format!(
+                    "{s}.constant({}, ({s}) => {read});",
+                    literal(c, is_big(&step.wire))
+                )),
+                Role::Key => self.stmt(&format!(
+                    "v.{field} = prev.read({s}, (r) => {});",
+                    self.decode(&step.wire, false, "r")
+                )),
+                Role::Count { .. } => self.stmt(&format!("const {} = {read};", local(field))),
+                Role::Value => match Self::presence(plan, step, false) {
+                    Some(cond) => {
+                        self.out.open(format!("if ({cond}) {{"));
+                        self.stmt(&format!("v.{field} = {read};"));
+                        self.out.close("}");
                     }
-                    Count::Prefix(_) => self.decode(&f.ty, packed, &src),
+                    None if whole => self.stmt(&format!("const {} = {read};", local(field))),
+                    None => self.stmt(&format!("v.{field} = {read};")),
                 },
-                ty => self.decode(ty, packed, &src),
-            };
-            match self.presence(f, r, false) {
-                Some(cond) => {
-                    self.out.open(format!("if ({cond}) {{"));
-                    self.stmt(&format!("v.{} = {expr};", f.name));
-                    self.out.close("}");
-                }
-                None if whole => self.stmt(&format!("const {} = {expr};", local(&f.name))),
-                None => self.stmt(&format!("v.{} = {expr};", f.name)),
             }
         }
         if whole {
-            self.return_literal(r);
-            self.close_fields(r);
+            self.return_literal(plan);
+            self.close_fields(plan);
         } else {
-            self.close_fields(r);
+            self.close_fields(plan);
             self.out.line("return v;");
         }
         self.out.close("}");
     }
 
     /// `return { dx, dy, dz, yaw };`: the record of the locals its value fields were read into.
-    fn return_literal(&mut self, r: &Record) {
-        let counts = count_fields(r);
-        let members: Vec<String> = r
-            .fields
-            .iter()
-            .filter(|f| f.constant.is_none() && !counts.contains(&f.name.as_str()))
-            .map(|f| {
-                let l = local(&f.name);
-                if l == f.name {
+    fn return_literal(&mut self, plan: &RecordPlan<'_>) {
+        let members: Vec<String> = plan
+            .values()
+            .map(|s| {
+                let l = local(&s.field.name);
+                if l == s.field.name {
                     l
                 } else {
-                    format!("{}: {l}", f.name)
+                    format!("{}: {l}", s.field.name)
                 }
             })
             .collect();
@@ -1291,28 +1217,29 @@ impl Gen<'_> {
     /// Opens the body of a record's reader or writer: the `try` whose `catch` puts the field
     /// being read or written in front of an error's path, and the local naming it (`field`),
     /// when there are several. Nothing when the record has no fields.
-    fn open_fields(&mut self, r: &Record) {
-        if r.fields.len() > 1 {
+    fn open_fields(&mut self, plan: &RecordPlan<'_>) {
+        if let [first, _, ..] = plan.steps.as_slice() {
             self.out
-                .line(format!("let field = \"{}\";", r.fields[0].name));
+                .line(format!("let field = \"{}\";", first.field.name));
         }
-        if !r.fields.is_empty() {
+        if !plan.steps.is_empty() {
             self.out.open("try {");
         }
     }
 
-    /// Names the `i`-th field of `r` as the one being read or written, after the first.
-    fn name_field(&mut self, r: &Record, i: usize) {
+    /// Names the `i`-th step of `plan` as the one being read or written, after the first.
+    fn name_field(&mut self, plan: &RecordPlan<'_>, i: usize) {
         if i > 0 {
-            self.out.line(format!("field = \"{}\";", r.fields[i].name));
+            self.out
+                .line(format!("field = \"{}\";", plan.steps[i].field.name));
         }
     }
 
     /// Closes what [`Gen::open_fields`] opened.
-    fn close_fields(&mut self, r: &Record) {
-        let field = match r.fields.as_slice() {
+    fn close_fields(&mut self, plan: &RecordPlan<'_>) {
+        let field = match plan.steps.as_slice() {
             [] => return,
-            [only] => format!("\"{}\"", only.name),
+            [only] => format!("\"{}\"", only.field.name),
             _ => "field".to_string(),
         };
         self.out.close("} catch (e) {");
@@ -1321,10 +1248,10 @@ impl Gen<'_> {
         self.out.close("}");
     }
 
-    fn write_fn(&mut self, r: &Record, key: Option<&str>, uses_value: bool) {
-        let name = &r.name;
+    fn write_fn(&mut self, plan: &RecordPlan<'_>, uses_value: bool) {
+        let name = &plan.record.name;
         let a = article(name);
-        let packed = r.packed;
+        let packed = plan.packed;
         let v = if uses_value { "v" } else { "_v" };
         if packed {
             self.out.line(format!(
@@ -1333,8 +1260,8 @@ impl Gen<'_> {
             self.out.open(format!(
                 "export function write{name}(w: BitWriter, {v}: {name}): void {{"
             ));
-        } else if let Some(key) = key {
-            let bits = self.key_bits(name, key);
+        } else if let Some(key) = plan.key {
+            let bits = self.key_bits(plan.record, key);
             self.out.line(tsdoc(&[
                 format!(
                     "Writes {a} {{@link {name}}}. Within a list ascending by `{key}`, `prev` holds"
@@ -1353,110 +1280,82 @@ impl Gen<'_> {
                 "export function write{name}(w: Writer, {v}: {name}): void {{"
             ));
         }
-        self.open_fields(r);
-        let counts = count_fields(r);
-        for (i, f) in r.fields.iter().enumerate() {
-            self.name_field(r, i);
-            let dst = "w".to_string();
-            if let Some(c) = f.constant {
-                let lines = self.encode(&f.ty, packed, &dst, &literal(c, is_big(&f.ty)));
-                self.stmt(&lines.join("\n"));
-                continue;
-            }
-            if counts.contains(&f.name.as_str()) {
-                let len = format!("v.{}.length", counted_array(r, &f.name));
-                let lines = self.encode_count(&f.ty, packed, &dst, &len);
-                self.stmt(&lines.join("\n"));
-                continue;
-            }
-            if Some(f.name.as_str()) == key {
-                let raw = self.encode(&f.ty, false, "w", "d");
-                self.stmt(&format!(
-                    "prev.write({dst}, v.{}, {});",
-                    f.name,
-                    arrow("w, d", &raw)
-                ));
-                continue;
-            }
-            let field = format!("v.{}", f.name);
-            match self.presence(f, r, true) {
-                Some(cond) => {
-                    self.stmt(&format!("{dst}.presence({field} !== undefined, {cond});"));
-                    self.out.open(format!("if ({field} !== undefined) {{"));
-                    let lines = self.encode(&f.ty, packed, "w", &field);
-                    self.stmt(&lines.join("\n"));
-                    self.out.close("}");
+        self.open_fields(plan);
+        for (i, step) in plan.steps.iter().enumerate() {
+            self.name_field(plan, i);
+            let field = format!("v.{}", step.field.name);
+            let lines = match step.role {
+                Role::Constant(c) => {
+                    self.encode(&step.wire, packed, "w", &literal(c, is_big(&step.wire)))
                 }
-                None => {
-                    let lines = self.encode(&f.ty, packed, &dst, &field);
-                    self.stmt(&lines.join("\n"));
+                Role::Count { array } => {
+                    self.encode_count(&step.wire, packed, "w", &format!("v.{array}.length"))
                 }
-            }
+                Role::Key => {
+                    let raw = self.encode(&step.wire, false, "w", "d");
+                    vec![format!("prev.write(w, {field}, {});", arrow("w, d", &raw))]
+                }
+                Role::Value => match Self::presence(plan, step, true) {
+                    Some(cond) => {
+                        self.stmt(&format!("w.presence({field} !== undefined, {cond});"));
+                        self.out.open(format!("if ({field} !== undefined) {{"));
+                        let lines = self.encode(&step.wire, packed, "w", &field);
+                        self.stmt(&lines.join("\n"));
+                        self.out.close("}");
+                        continue;
+                    }
+                    None => self.encode(&step.wire, packed, "w", &field),
+                },
+            };
+            self.stmt(&lines.join("\n"));
         }
-        self.close_fields(r);
+        self.close_fields(plan);
         self.out.close("}");
     }
 
-    fn len_fn(&mut self, r: &Record, key: Option<&str>) {
-        let name = &r.name;
-        let packed = r.packed;
-        let counts = count_fields(r);
+    fn len_fn(&mut self, plan: &RecordPlan<'_>) {
+        let name = &plan.record.name;
+        let packed = plan.packed;
         let mut fixed = 0u64;
         let mut parts: Vec<String> = Vec::new();
-        for f in &r.fields {
-            let optional = f.cond.is_some() || f.selector.is_some();
-            if let Some(c) = f.constant {
-                fixed += match &f.ty {
-                    Type::Varint { .. } => {
-                        let mut v = c as u64;
-                        let mut n = 1;
-                        while v >= 0x80 {
-                            v >>= 7;
-                            n += 1;
-                        }
-                        n
-                    }
-                    ty => self.fixed(ty, packed).unwrap_or(0),
-                };
-                continue;
-            }
-            if counts.contains(&f.name.as_str()) {
-                match self.fixed(&f.ty, packed) {
+        for step in &plan.steps {
+            let field = format!("v.{}", step.field.name);
+            match step.role {
+                // A constant varint's size is its value's.
+                Role::Constant(c) => match step.wire {
+                    Wire::Varint { .. } => fixed += varint_len(c),
+                    _ => fixed += step.fixed.unwrap_or(0),
+                },
+                Role::Count { array } => match step.fixed {
                     Some(n) => fixed += n,
-                    None => parts.push(format!(
-                        "n += varintLen(v.{}.length);",
-                        counted_array(r, &f.name)
-                    )),
-                }
-                continue;
-            }
-            let field = format!("v.{}", f.name);
-            if Some(f.name.as_str()) == key {
-                match (self.fixed(&f.ty, packed), is_big(&f.ty)) {
+                    None => parts.push(format!("n += varintLen(v.{array}.length);")),
+                },
+                Role::Key => match (step.fixed, is_big(&step.wire)) {
                     (Some(n), _) => {
                         fixed += n;
                         parts.push(format!("prev.step({field});"));
                     }
                     (None, true) => parts.push(format!("n += bigVarintLen(prev.step({field}));")),
                     (None, false) => parts.push(format!("n += varintLen(prev.step({field}));")),
+                },
+                Role::Value if step.presence.is_some() => {
+                    let inner = self.len(&step.wire, step.fixed, packed, &field);
+                    let line = format!("n += {field} !== undefined ? {inner} : 0;");
+                    if 2 + line.len() <= WIDTH {
+                        parts.push(line);
+                    } else {
+                        parts.push(format!(
+                            "n +=\n  {field} !== undefined\n    ? {inner}\n    : 0;"
+                        ));
+                    }
                 }
-                continue;
-            }
-            if optional {
-                let inner = self.len(&f.ty, packed, &field);
-                let line = format!("n += {field} !== undefined ? {inner} : 0;");
-                if 2 + line.len() <= WIDTH {
-                    parts.push(line);
-                } else {
-                    parts.push(format!(
-                        "n +=\n  {field} !== undefined\n    ? {inner}\n    : 0;"
-                    ));
-                }
-            } else {
-                match self.fixed(&f.ty, packed) {
+                Role::Value => match step.fixed {
                     Some(n) => fixed += n,
-                    None => parts.push(format!("n += {};", self.len(&f.ty, packed, &field))),
-                }
+                    None => parts.push(format!(
+                        "n += {};",
+                        self.len(&step.wire, None, packed, &field)
+                    )),
+                },
             }
         }
         let v = if parts.is_empty() { "_v" } else { "v" };
@@ -1467,13 +1366,13 @@ impl Gen<'_> {
             self.out.open(format!(
                 "export function bitLen{name}({v}: {name}): number {{"
             ));
-        } else if let Some(key) = key {
+        } else if let Some(key) = plan.key {
             self.out.line(format!(
                 "/** The number of bytes {{@link write{name}}} writes, moving `prev` on. */"
             ));
             self.out.open(format!(
                 "export function encodedLen{name}({v}: {name}, prev = {}): number {{",
-                Self::running_key(self.key_bits(name, key))
+                Self::running_key(self.key_bits(plan.record, key))
             ));
         } else {
             self.out.line(format!(
@@ -1495,8 +1394,8 @@ impl Gen<'_> {
         self.out.close("}");
     }
 
-    fn frame_fns(&mut self, r: &Record) {
-        let name = &r.name;
+    fn frame_fns(&mut self, plan: &RecordPlan<'_>) {
+        let name = &plan.record.name;
         let a = article(name);
         self.out.blank();
         self.out.line(format!(
@@ -1506,7 +1405,7 @@ impl Gen<'_> {
             "export function decode{name}(bytes: Uint8Array): {name} {{"
         ));
         self.out.line("const r = new Reader(bytes);");
-        if r.packed {
+        if plan.packed {
             self.out.line(format!("const v = r.packed(read{name});"));
         } else {
             self.out.line(format!("const v = read{name}(r);"));
@@ -1522,14 +1421,14 @@ impl Gen<'_> {
         ));
         self.out
             .line(format!("const w = new Writer(encodedLen{name}(v));"));
-        if r.packed {
+        if plan.packed {
             self.out.line(format!("w.packed(write{name}, v);"));
         } else {
             self.out.line(format!("write{name}(w, v);"));
         }
         self.out.line("return w.finish();");
         self.out.close("}");
-        if r.packed {
+        if plan.packed {
             self.out.blank();
             self.out.line(format!(
                 "/** The number of bytes {{@link encode{name}}} writes. */"
@@ -1545,7 +1444,8 @@ impl Gen<'_> {
 
     // ---- unions ----
 
-    fn union(&mut self, u: &Union) {
+    fn union(&mut self, u: &'s Union) {
+        let plan = self.low.union_plan(u);
         let name = &u.name;
         let a = article(name);
         self.docs(&u.docs, &format!("The union `{name}`."));
@@ -1560,10 +1460,14 @@ impl Gen<'_> {
             ));
         }
         self.out.indent = self.out.indent.saturating_sub(1);
-        let big_tag = big(u.tag.bits);
-        let be = self.big_endian(u.tag.endian);
+        let (bits, be) = match plan.tag {
+            Wire::Int {
+                bits, big_endian, ..
+            } => (bits, big_endian),
+            _ => (64, false),
+        };
+        let big_tag = big(bits);
         let tag = |t: u64| literal(i128::from(t), big_tag);
-        let packed = |record: &str| self.index.record(record).is_some_and(|r| r.packed);
 
         self.out.blank();
         self.out.line(format!(
@@ -1575,21 +1479,17 @@ impl Gen<'_> {
         let read_tag = if big_tag {
             format!("r.u64({})", if be { "true" } else { "" })
         } else {
-            format!(
-                "r.u{}({})",
-                u.tag.bits,
-                if be && u.tag.bits > 8 { "true" } else { "" }
-            )
+            format!("r.u{bits}({})", if be && bits > 8 { "true" } else { "" })
         };
         self.out.open(format!("switch ({read_tag}) {{"));
-        for v in &u.variants {
-            let variant = snake_case(&v.record);
-            let read = if packed(&v.record) {
-                format!("(r) => r.packed(read{})", v.record)
+        for (t, record) in &plan.variants {
+            let variant = snake_case(&record.name);
+            let read = if record.packed {
+                format!("(r) => r.packed(read{})", record.name)
             } else {
-                format!("read{}", v.record)
+                format!("read{}", record.name)
             };
-            self.out.open(format!("case {}:", tag(v.tag)));
+            self.out.open(format!("case {}:", tag(*t)));
             self.out.line(format!(
                 "return {{ kind: \"{variant}\", value: r.inside(\"{variant}\", {read}) }};"
             ));
@@ -1609,29 +1509,24 @@ impl Gen<'_> {
             "export function write{name}(w: Writer, v: {name}): void {{"
         ));
         self.out.open("switch (v.kind) {");
-        for v in &u.variants {
-            let variant = snake_case(&v.record);
+        for (t, record) in &plan.variants {
+            let variant = snake_case(&record.name);
             self.out.open(format!("case \"{variant}\":"));
             if big_tag {
-                self.out
-                    .line(format!("w.u64({}{});", tag(v.tag), be_arg(be)));
+                self.out.line(format!("w.u64({}{});", tag(*t), be_arg(be)));
             } else {
-                self.out.line(format!(
-                    "w.u{}({}{});",
-                    u.tag.bits,
-                    v.tag,
-                    be_arg(be && u.tag.bits > 8)
-                ));
+                self.out
+                    .line(format!("w.u{bits}({t}{});", be_arg(be && bits > 8)));
             }
-            if packed(&v.record) {
+            if record.packed {
                 self.out.line(format!(
                     "w.inside(\"{variant}\", (w, x) => w.packed(write{}, x), v.value);",
-                    v.record
+                    record.name
                 ));
             } else {
                 self.out.line(format!(
                     "w.inside(\"{variant}\", write{}, v.value);",
-                    v.record
+                    record.name
                 ));
             }
             self.out.line("return;");
@@ -1651,20 +1546,20 @@ impl Gen<'_> {
             "export function encodedLen{name}(v: {name}): number {{"
         ));
         self.out.open("switch (v.kind) {");
-        for v in &u.variants {
+        for (_, record) in &plan.variants {
             self.out
-                .open(format!("case \"{}\":", snake_case(&v.record)));
-            if packed(&v.record) {
+                .open(format!("case \"{}\":", snake_case(&record.name)));
+            if record.packed {
                 self.out.line(format!(
                     "return {} + Math.ceil(bitLen{}(v.value) / 8);",
-                    u.tag.bits / 8,
-                    v.record
+                    bits / 8,
+                    record.name
                 ));
             } else {
                 self.out.line(format!(
                     "return {} + encodedLen{}(v.value);",
-                    u.tag.bits / 8,
-                    v.record
+                    bits / 8,
+                    record.name
                 ));
             }
             self.out.indent -= 1;
@@ -1678,11 +1573,11 @@ impl Gen<'_> {
         ));
         self.out
             .open(format!("export const {name}Json: UnionJson = ["));
-        for v in &u.variants {
+        for (_, record) in &plan.variants {
             self.out.line(format!(
                 "[\"{}\", {{ record: () => {}Json }}],",
-                snake_case(&v.record),
-                v.record
+                snake_case(&record.name),
+                record.name
             ));
         }
         self.out.close("];");
@@ -1690,7 +1585,13 @@ impl Gen<'_> {
 
     // ---- every frame, by name ----
 
-    fn dispatch(&mut self, frames: &[String]) {
+    fn dispatch(&mut self) {
+        let frames: Vec<&str> = self
+            .low
+            .frames()
+            .into_iter()
+            .map(|(r, _)| r.name.as_str())
+            .collect();
         self.out.line("// ---- every frame, by name ----");
         self.out.blank();
         self.out.line(
@@ -1700,7 +1601,7 @@ impl Gen<'_> {
             self.out.line("export interface Frames {}");
         } else {
             self.out.open("export interface Frames {");
-            for f in frames {
+            for f in &frames {
                 self.out.line(format!("/** {{@link {f}}} */"));
                 self.out.line(format!("{}: {f};", snake_case(f)));
             }
@@ -1737,7 +1638,7 @@ impl Gen<'_> {
         } else {
             self.out
                 .open("const FRAMES: { readonly [N in FrameName]: FrameCodec<Frames[N]> } = {");
-            for f in frames {
+            for f in &frames {
                 let line = format!(
                     "{}: {{ decode: decode{f}, encode: encode{f}, encodedLen: encodedLen{f}, json: {f}Json }},",
                     snake_case(f)
@@ -1757,11 +1658,6 @@ impl Gen<'_> {
         }
         self.out.line(DISPATCH.trim_end());
     }
-}
-
-/// The array of `r` that the count field `count` counts.
-fn counted_array<'r>(r: &'r Record, count: &str) -> &'r str {
-    super::counted_array(r, count)
 }
 
 /// The functions that take a frame by name, after the `FRAMES` table.
