@@ -879,6 +879,35 @@ pub struct UnionPlan<'s> {
     pub variants: Vec<(u64, &'s Record)>,
 }
 
+// ---- Additions for the printers ----
+
+impl<'s> Lowering<'s> {
+    /// The integer a bit set is carried as where it is read byte-aligned: unsigned, of the
+    /// set's width, in the byte order of the file that declares the set (as a union's tag is
+    /// in [`UnionPlan::tag`]).
+    pub fn bits_int(&self, b: &Bits) -> Wire<'s> {
+        Wire::Int {
+            signed: false,
+            bits: b.width,
+            big_endian: self.file_endian(&b.name) == Endian::Big,
+        }
+    }
+}
+
+impl Wire<'_> {
+    /// The size of a fixed-width integer in bytes (bits when `packed`), as
+    /// [`Lowering::fixed`] gives it for its type; `None` for every other form. An array's
+    /// count written before its elements ([`CountFrom::Prefix`]) is such an integer or a
+    /// varint.
+    pub fn int_size(&self, packed: bool) -> Option<u64> {
+        match self {
+            Wire::Int { bits, .. } if packed => Some(u64::from(*bits)),
+            Wire::Int { bits, .. } => Some(u64::from(*bits) / 8),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
