@@ -33,8 +33,13 @@
 //!    bytes are read (truncation, then a varint's canonical form and width), then what the
 //!    value must satisfy (a constant's value, a bit set's reserved bits and then the bits its
 //!    named bits require, an ascending key's step), then for an array its count against the
-//!    bytes left, then each element in order, with its index in the path.
-//! 3. An encoder checks presence first (a value is given exactly when its condition holds),
+//!    bytes left, then each element in order, with its index in the path; in an ascending
+//!    list each element's step is checked as soon as it is read (for a record, right after
+//!    its key, before its other fields).
+//! 3. After the last field: a packed record met from a byte-aligned position has its padding
+//!    bits checked (`ReservedBit`, at the first one set), and a frame refuses bytes left over
+//!    (`TrailingBytes`). These belong to the record and the frame, so no step lists them.
+//! 4. An encoder checks presence first (a value is given exactly when its condition holds),
 //!    then what it writes, in the same field order.
 //!
 //! The printers (`gen::rust`, `gen::ts`, `gen::cpp`) walk [`RecordPlan::steps`] and print
@@ -464,7 +469,8 @@ pub enum Check {
         /// The value's largest width.
         bits: u8,
     },
-    /// A byte string's length fits in what is left: `Truncated`.
+    /// A byte string's length fits in what is left: `CountTooLarge`, where the bytes would
+    /// begin.
     Length,
     /// The value equals the constant: `BadConstant`, at the field's start.
     Constant(i128),
@@ -487,8 +493,9 @@ pub enum Check {
     },
     /// Each element in order, with its index in the path.
     Elements,
-    /// Each key after the first is at least one more than the one before, and none overflows
-    /// its width: `NotAscending`.
+    /// Each key after the first is at least one more than the one before (`NotAscending` on a
+    /// difference of 0), and the sum stays within the key's width (`OverWidth`). In a list it
+    /// is checked within each element as it is read, not after them all.
     Ascending,
 }
 
@@ -879,12 +886,37 @@ pub struct UnionPlan<'s> {
     pub variants: Vec<(u64, &'s Record)>,
 }
 
-impl Lowering<'_> {
+impl<'s> Lowering<'s> {
     /// Whether bit set `b` is read and written most significant byte first outside a packed
     /// record: the byte order of the file that declares it (as for a union's tag), not of the
     /// record holding the field.
     pub fn bits_big_endian(&self, b: &Bits) -> bool {
         self.file_endian(&b.name) == Endian::Big
+    }
+
+    /// The integer a bit set is carried as where it is read byte-aligned: unsigned, of the
+    /// set's width, in the byte order of the file that declares the set (as a union's tag is
+    /// in [`UnionPlan::tag`]).
+    pub fn bits_int(&self, b: &Bits) -> Wire<'s> {
+        Wire::Int {
+            signed: false,
+            bits: b.width,
+            big_endian: self.bits_big_endian(b),
+        }
+    }
+}
+
+impl Wire<'_> {
+    /// The size of a fixed-width integer in bytes (bits when `packed`), as
+    /// [`Lowering::fixed`] gives it for its type; `None` for every other form. An array's
+    /// count written before its elements ([`CountFrom::Prefix`]) is such an integer or a
+    /// varint.
+    pub fn int_size(&self, packed: bool) -> Option<u64> {
+        match self {
+            Wire::Int { bits, .. } if packed => Some(u64::from(*bits)),
+            Wire::Int { bits, .. } => Some(u64::from(*bits) / 8),
+            _ => None,
+        }
     }
 }
 

@@ -480,16 +480,6 @@ fn write_raw(wire: &Wire<'_>, src: &str) -> (u8, String) {
     }
 }
 
-/// The size of an array's count prefix (an unsigned integer or a varint) in bytes (bits when
-/// packed), when it is fixed.
-fn prefix_fixed(wire: &Wire<'_>, packed: bool) -> Option<u64> {
-    match wire {
-        Wire::Int { bits, .. } if packed => Some(u64::from(*bits)),
-        Wire::Int { bits, .. } => Some(u64::from(*bits / 8)),
-        _ => None,
-    }
-}
-
 /// The width in bits of a union's tag, and whether it is most significant byte first.
 fn tag_of(plan: &UnionPlan<'_>) -> (u8, bool) {
     match plan.tag {
@@ -1640,7 +1630,7 @@ impl<'a> Gen<'a> {
             Wire::Array(a) => {
                 let mut lines = Vec::new();
                 if let CountFrom::Prefix(t) = &a.count {
-                    lines.push(match prefix_fixed(t, packed) {
+                    lines.push(match t.int_size(packed) {
                         Some(k) => format!("n += {k};"),
                         None => format!("n += rt::varint_len({src}.size());"),
                     });

@@ -9,7 +9,7 @@ pub mod rust;
 pub mod ts;
 
 use crate::index::Index;
-use crate::model::{Cond, Count, Item, Record, Spec, Type};
+use crate::model::{Count, Item, Record, Spec, Type};
 use std::collections::BTreeSet;
 
 /// What every backend needs to know about how declarations are used before printing any.
@@ -133,42 +133,6 @@ impl Code {
 
     pub(crate) fn finish(self) -> String {
         self.out
-    }
-}
-
-/// A presence condition as an expression of Rust or C++ (which share its syntax here):
-/// `name` gives the expression of a field, `number` the literal of a compared integer.
-pub(crate) fn cond_expr(
-    cond: &Cond,
-    r: &Record,
-    name: &dyn Fn(&str) -> String,
-    number: &dyn Fn(u64) -> String,
-) -> String {
-    let field_ty = |f: &str| r.fields.iter().find(|x| x.name == f).map(|x| &x.ty);
-    let not = |negated: bool| if negated { "!" } else { "" };
-    match cond {
-        Cond::All(all) => all
-            .iter()
-            .map(|c| cond_expr(c, r, name, number))
-            .collect::<Vec<_>>()
-            .join(" && "),
-        Cond::Bit {
-            field,
-            bit,
-            negated,
-            ..
-        } => {
-            let bits = match field_ty(field) {
-                Some(Type::Named { name, .. }) => name.clone(),
-                _ => String::new(),
-            };
-            format!("{}{}.contains({bits}::{bit})", not(*negated), name(field))
-        }
-        Cond::Set { field, negated, .. } => match field_ty(field) {
-            Some(Type::Bool) => format!("{}{}", not(*negated), name(field)),
-            _ => format!("{} {} 0", name(field), if *negated { "==" } else { "!=" }),
-        },
-        Cond::Greater { field, value, .. } => format!("{} > {}", name(field), number(*value)),
     }
 }
 

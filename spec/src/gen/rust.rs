@@ -11,15 +11,18 @@
 //! - a union: an enum of its variants' records;
 //! - a frame: a record that also implements `rt::Frame`.
 //!
+//! It is a printer over the lowering ([`crate::lower`]): every decision about a field (its
+//! role, its wire form and byte order, its presence, its size, the order of its checks) is
+//! the lowering's, and this module only spells it in Rust.
+//!
 //! The code is meant to read like hand-written code and is snapshotted in review.
 
 use super::{snake_case, Code};
-use crate::index::{count_fields, is_value_field, Decl, Index};
-use crate::model::{
-    Array, BitKind, Bits, Cond, Count, Docs, Endian, Field, File, IntType, Item, Record,
-    RecordKind, Spec, Type, Union,
+use crate::lower::{
+    ArrayPlan, Ascending, BitsPlan, CountFrom, Lowering, Operand, Presence, RecordPlan, Role, Step,
+    Test, UnionPlan, Wire,
 };
-use std::collections::BTreeSet;
+use crate::model::{BitKind, Docs, File, IntType, Item, Record, RecordKind, Spec};
 
 /// How to generate.
 #[derive(Debug, Clone)]
@@ -45,15 +48,11 @@ impl Default for Options {
 
 /// Generates the Rust codec of a validated spec.
 pub fn generate(spec: &Spec, options: &Options) -> String {
-    let index = Index::new(spec);
-    let uses = super::uses(spec, &index);
+    let low = Lowering::new(spec);
     let mut g = Gen {
-        index: &index,
+        low: &low,
         rt: options.runtime.clone(),
         code: Code::default(),
-        keyed: uses.keyed,
-        bits_used: uses.bits_used,
-        endian: Endian::Little,
         arbitrary: options.arbitrary,
     };
     g.code.line(format!(
@@ -62,22 +61,16 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     ));
     g.code.blank();
     // Import only what the code below uses, so that a small spec compiles without warnings.
-    let records = || {
-        spec.files
-            .iter()
-            .flat_map(|f| &f.items)
-            .filter_map(|i| match i {
-                Item::Record(r) => Some(r),
-                _ => None,
-            })
-    };
     let any_item =
         |pred: &dyn Fn(&Item) -> bool| spec.files.iter().flat_map(|f| &f.items).any(pred);
     let uses_kinds = any_item(&|i| matches!(i, Item::Bits(_) | Item::Union(_)))
-        || records().any(|r| r.fields.iter().any(|f| f.constant.is_some()));
-    let uses_bits = records().any(|r| r.packed);
-    let uses_frames = records().any(|r| r.kind == RecordKind::Frame);
-    let uses_bytes = records().any(|r| !r.packed) || any_item(&|i| matches!(i, Item::Union(_)));
+        || low
+            .plans()
+            .any(|p| p.steps.iter().any(|s| matches!(s.role, Role::Constant(_))));
+    let uses_bits = low.plans().any(|p| p.packed);
+    let frames = low.frames();
+    let uses_frames = !frames.is_empty();
+    let uses_bytes = low.plans().any(|p| !p.packed) || any_item(&|i| matches!(i, Item::Union(_)));
     let mut runtime = Vec::new();
     if uses_bits {
         runtime.extend(["BitReader", "BitWriter"]);
@@ -96,22 +89,15 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     }
     g.code
         .line(format!("use {}::{{{}}};", g.rt, runtime.join(", ")));
-    let mut frames = Vec::new();
     for file in &spec.files {
-        g.endian = file.endian;
         g.file_header(file);
         for item in &file.items {
             g.code.blank();
             match item {
                 Item::Const(c) => g.constant(c),
-                Item::Bits(b) => g.bits(b),
-                Item::Record(r) => {
-                    g.record(r);
-                    if r.kind == RecordKind::Frame {
-                        frames.push(r.name.clone());
-                    }
-                }
-                Item::Union(u) => g.union(u),
+                Item::Bits(b) => g.bits(&low.bits_plan(b)),
+                Item::Record(r) => g.record(r),
+                Item::Union(u) => g.union(&low.union_plan(u)),
             }
         }
     }
@@ -120,18 +106,12 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     g.code.finish()
 }
 
-struct Gen<'a> {
-    index: &'a Index<'a>,
+struct Gen<'a, 's> {
+    low: &'a Lowering<'s>,
     rt: String,
     code: Code,
-    /// Records with a field that ascends within a list: (record, key).
-    keyed: BTreeSet<(String, String)>,
-    /// Bit sets and the contexts they are used in: (name, packed).
-    bits_used: BTreeSet<(String, bool)>,
-    endian: Endian,
     arbitrary: bool,
 }
-
 /// A value to write or measure: an expression of `&T`, or of `T` itself.
 #[derive(Clone)]
 enum Val {
@@ -241,11 +221,6 @@ fn scale_arg(num: u64, den: u64) -> String {
         .map_or(s.clone(), str::to_string)
 }
 
-/// The name of the array of `r` counted by field `count`, as a Rust identifier.
-fn counted_array(r: &Record, count: &str) -> String {
-    ident(super::counted_array(r, count))
-}
-
 fn wrap(segments: &[String]) -> String {
     format!(".map_err(|e| e.{})", segments.join("."))
 }
@@ -256,11 +231,35 @@ fn with_seg(segments: &[String], seg: String) -> Vec<String> {
     out
 }
 
-impl<'a> Gen<'a> {
-    fn big_endian(&self, endian: Option<Endian>) -> bool {
-        endian.unwrap_or(self.endian) == Endian::Big
+/// The range of the integer of a wire form (`u64` for a form that is not an integer).
+fn int_range(w: &Wire<'_>) -> IntType {
+    match w {
+        Wire::Int { signed, bits, .. } => IntType {
+            signed: *signed,
+            bits: *bits,
+            endian: None,
+        },
+        Wire::Varint { bits } => IntType::unsigned(*bits),
+        Wire::Zigzag { bits } => IntType {
+            signed: true,
+            bits: *bits,
+            endian: None,
+        },
+        _ => IntType::unsigned(64),
     }
+}
 
+/// The width and byte order of a fixed-width integer's wire form (a tag's, a bit set's).
+fn int_form(w: &Wire<'_>) -> (u8, bool) {
+    match w {
+        Wire::Int {
+            bits, big_endian, ..
+        } => (*bits, *big_endian),
+        _ => (64, false),
+    }
+}
+
+impl<'s> Gen<'_, 's> {
     fn docs(&mut self, docs: &Docs, fallback: &str) {
         if docs.doc.is_empty() {
             self.code.line(format!("/// {fallback}"));
@@ -297,14 +296,15 @@ impl<'a> Gen<'a> {
         } else {
             uint_type(c.ty.bits)
         };
-        let value = self.index.const_value(c).unwrap_or_default();
+        let value = self.low.index.const_value(c).unwrap_or_default();
         self.code
             .line(format!("pub const {}: {ty} = {value};", c.name));
     }
 
     // ---- bit sets ----
 
-    fn bits(&mut self, b: &Bits) {
+    fn bits(&mut self, plan: &BitsPlan<'_>) {
+        let b = plan.bits;
         let store = uint_type(b.width);
         let rt = self.rt.clone();
         self.docs(&b.docs, &format!("The bit set `{}`.", b.name));
@@ -315,26 +315,25 @@ impl<'a> Gen<'a> {
         ));
         self.code.blank();
         self.code.open(format!("impl {} {{", b.name));
-        let mut declared = 0u64;
         let mut names = Vec::new();
-        let mut requires = Vec::new();
-        for bit in &b.bits {
-            if let BitKind::Named {
-                name,
-                index,
-                requires: req,
-            } = &bit.kind
-            {
-                self.docs(&bit.docs, &format!("Bit {index}."));
-                self.code
-                    .line(format!("pub const {name}: usize = {index};"));
-                declared |= 1 << index;
-                names.push(format!("(\"{name}\", {index})"));
-                if let Some(req) = req {
-                    requires.push((name.clone(), req.clone()));
-                }
-            }
+        for bit in &plan.named {
+            let docs = b.bits.iter().find_map(|entry| match &entry.kind {
+                BitKind::Named { name, .. } if name == bit.name => Some(&entry.docs),
+                _ => None,
+            });
+            self.docs(
+                docs.unwrap_or(&Docs::default()),
+                &format!("Bit {}.", bit.index),
+            );
+            self.code
+                .line(format!("pub const {}: usize = {};", bit.name, bit.index));
+            names.push(format!("(\"{}\", {})", bit.name, bit.index));
         }
+        let requires: Vec<(&str, &str)> = plan
+            .named
+            .iter()
+            .filter_map(|n| n.requires.map(|(req, _)| (n.name, req)))
+            .collect();
         self.code.line("/// Width on the wire, in bits.");
         self.code
             .line(format!("pub const WIDTH: u8 = {};", b.width));
@@ -344,7 +343,7 @@ impl<'a> Gen<'a> {
             names.join(", ")
         ));
         self.code
-            .line(format!("const DECLARED: u64 = {declared:#x};"));
+            .line(format!("const DECLARED: u64 = {:#x};", plan.known));
         self.code.blank();
         self.code.line("/// No bit set.");
         self.code.open("pub fn empty() -> Self {");
@@ -413,16 +412,16 @@ impl<'a> Gen<'a> {
         }
         self.code.line("Ok(())");
         self.code.close("}");
-        if self.bits_used.contains(&(b.name.clone(), false)) {
-            let n = b.width / 8;
+        if self.low.bits_used(&b.name, false) {
+            let (width, be) = int_form(&self.low.bits_int(b));
+            let n = width / 8;
             self.code.blank();
             self.code
                 .line("/// Reads the set, refusing what [`Self::check`] refuses.");
             self.code
                 .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
             self.code.line("let at = r.pos();");
-            let be = self.big_endian(None);
-            let read = match b.width {
+            let read = match width {
                 8 => "r.u8()?".to_string(),
                 // The store is the width's own integer: the runtime's typed read.
                 16 | 32 | 64 => format!("r.{store}{}()?", if be { "_be" } else { "" }),
@@ -438,13 +437,11 @@ impl<'a> Gen<'a> {
             self.code
                 .open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
             self.code.line("self.check().map_err(EncodeError::new)?;");
-            self.code.line(format!(
-                "out.uint({n}, {}, u64::from(self.bits()))",
-                self.big_endian(None)
-            ));
+            self.code
+                .line(format!("out.uint({n}, {be}, u64::from(self.bits()))"));
             self.code.close("}");
         }
-        if self.bits_used.contains(&(b.name.clone(), true)) {
+        if self.low.bits_used(&b.name, true) {
             self.code.blank();
             self.code.line("/// Reads the set from a bit stream.");
             self.code
@@ -549,24 +546,27 @@ impl<'a> Gen<'a> {
 
     // ---- types ----
 
-    fn rust_type(&self, ty: &Type) -> String {
-        match ty {
-            Type::Int(t) => {
-                if t.signed {
-                    int_type(t.bits).into()
+    fn rust_type(&self, w: &Wire<'_>) -> String {
+        match w {
+            Wire::Int { signed, bits, .. } => {
+                if *signed {
+                    int_type(*bits).into()
                 } else {
-                    uint_type(t.bits).into()
+                    uint_type(*bits).into()
                 }
             }
-            Type::Float { bits, .. } => if *bits == 32 { "f32" } else { "f64" }.into(),
-            Type::Bool => "bool".into(),
-            Type::Varint { bits } => uint_type(*bits).into(),
-            Type::Zigzag { bits } => int_type(*bits).into(),
-            Type::Bytes => "Vec<u8>".into(),
-            Type::OptBytes => "Option<Vec<u8>>".into(),
-            Type::Quant { .. } => "f64".into(),
-            Type::Named { name, .. } => name.clone(),
-            Type::Array(a) => format!("Vec<{}>", self.rust_type(&a.elem)),
+            Wire::Float { bits, .. } => if *bits == 32 { "f32" } else { "f64" }.into(),
+            Wire::Bool { .. } => "bool".into(),
+            Wire::Varint { bits } => uint_type(*bits).into(),
+            Wire::Zigzag { bits } => int_type(*bits).into(),
+            Wire::Bytes => "Vec<u8>".into(),
+            Wire::OptBytes => "Option<Vec<u8>>".into(),
+            Wire::Quant { .. } => "f64".into(),
+            Wire::Bits(b) => b.name.clone(),
+            Wire::Record { record, .. } => record.name.clone(),
+            Wire::Union(u) => u.name.clone(),
+            Wire::Array(a) => format!("Vec<{}>", self.rust_type(&a.elem)),
+            Wire::Unknown(name) => name.rsplit('.').next().unwrap_or(name).to_string(),
         }
     }
 
@@ -574,13 +574,13 @@ impl<'a> Gen<'a> {
     /// `==`), with every field compared and the results and-ed, no early exit. States are
     /// compared record by record and nearly all are equal, where a straight run of compares
     /// beats a branch per field.
-    fn branch_free_eq(&mut self, name: &str, fields: &[&Field]) {
+    fn branch_free_eq(&mut self, name: &str, fields: &[&Step<'_>]) {
         self.code.open(format!("impl PartialEq for {name} {{"));
         self.code.open("fn eq(&self, other: &Self) -> bool {");
         let terms: Vec<String> = fields
             .iter()
-            .map(|f| {
-                let f = ident(&f.name);
+            .map(|s| {
+                let f = ident(&s.field.name);
                 format!("(self.{f} == other.{f})")
             })
             .collect();
@@ -590,60 +590,57 @@ impl<'a> Gen<'a> {
         self.code.blank();
     }
 
-    /// Whether every value field of `r` is a plain value (no heap allocation), so its struct
-    /// can be Copy. `depth` bounds the walk through nested records, which validation keeps
-    /// acyclic but which this must not trust.
-    fn is_copy_record(&self, r: &Record, depth: usize) -> bool {
-        depth < 16
-            && r.fields
-                .iter()
-                .filter(|f| is_value_field(r, f))
-                .all(|f| self.is_copy_type(&f.ty, depth))
+    /// Whether every value field of `plan` is a plain value (no heap allocation), so its
+    /// struct can be Copy. `depth` bounds the walk through nested records, which validation
+    /// keeps acyclic but which this must not trust.
+    fn is_copy_record(&self, plan: &RecordPlan<'_>, depth: usize) -> bool {
+        depth < 16 && plan.values().all(|s| self.is_copy_wire(&s.wire, depth))
     }
 
-    /// Whether a field of type `ty` is a plain value (see [`Self::is_copy_record`]).
-    fn is_copy_type(&self, ty: &Type, depth: usize) -> bool {
-        match ty {
-            Type::Int(_)
-            | Type::Float { .. }
-            | Type::Bool
-            | Type::Varint { .. }
-            | Type::Zigzag { .. }
-            | Type::Quant { .. } => true,
-            Type::Bytes | Type::OptBytes | Type::Array(_) => false,
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Bits(_)) => true,
-                Some(Decl::Record(r)) => self.is_copy_record(r, depth + 1),
-                Some(Decl::Union(_) | Decl::Const(_)) | None => false,
-            },
+    /// Whether a field of wire form `w` is a plain value (see [`Self::is_copy_record`]).
+    fn is_copy_wire(&self, w: &Wire<'_>, depth: usize) -> bool {
+        match w {
+            Wire::Int { .. }
+            | Wire::Float { .. }
+            | Wire::Bool { .. }
+            | Wire::Varint { .. }
+            | Wire::Zigzag { .. }
+            | Wire::Quant { .. }
+            | Wire::Bits(_) => true,
+            Wire::Bytes | Wire::OptBytes | Wire::Array(_) => false,
+            Wire::Record { record, .. } => self
+                .low
+                .plan(&record.name, None)
+                .is_some_and(|p| self.is_copy_record(p, depth + 1)),
+            Wire::Union(_) | Wire::Unknown(_) => false,
         }
     }
 
-    /// The serde attribute a field of this type needs, if any.
-    fn serde_with(&self, ty: &Type, optional: bool) -> Option<String> {
+    /// The serde attribute a field of this wire form needs, if any.
+    fn serde_with(&self, w: &Wire<'_>, optional: bool) -> Option<String> {
         let big = |bits: u8| bits > 53;
-        let helper = match (ty, optional) {
-            (Type::Int(t), false) if big(t.bits) => {
-                Some(if t.signed { "big_i64" } else { "big_u64" })
+        let helper = match (w, optional) {
+            (Wire::Int { signed, bits, .. }, false) if big(*bits) => {
+                Some(if *signed { "big_i64" } else { "big_u64" })
             }
-            (Type::Int(t), true) if big(t.bits) => Some(if t.signed {
+            (Wire::Int { signed, bits, .. }, true) if big(*bits) => Some(if *signed {
                 "opt_big_i64"
             } else {
                 "opt_big_u64"
             }),
-            (Type::Varint { bits }, false) if big(*bits) => Some("big_u64"),
-            (Type::Varint { bits }, true) if big(*bits) => Some("opt_big_u64"),
-            (Type::Zigzag { bits }, false) if big(*bits) => Some("big_i64"),
-            (Type::Zigzag { bits }, true) if big(*bits) => Some("opt_big_i64"),
-            (Type::Bytes, false) => Some("hex"),
-            (Type::Bytes, true) | (Type::OptBytes, false) => Some("opt_hex"),
-            (Type::Array(a), false) => match &a.elem {
-                Type::Int(IntType {
+            (Wire::Varint { bits }, false) if big(*bits) => Some("big_u64"),
+            (Wire::Varint { bits }, true) if big(*bits) => Some("opt_big_u64"),
+            (Wire::Zigzag { bits }, false) if big(*bits) => Some("big_i64"),
+            (Wire::Zigzag { bits }, true) if big(*bits) => Some("opt_big_i64"),
+            (Wire::Bytes, false) => Some("hex"),
+            (Wire::Bytes, true) | (Wire::OptBytes, false) => Some("opt_hex"),
+            (Wire::Array(a), false) => match &a.elem {
+                Wire::Int {
                     signed: false,
                     bits,
                     ..
-                })
-                | Type::Varint { bits }
+                }
+                | Wire::Varint { bits }
                     if big(*bits) =>
                 {
                     Some("vec_big_u64")
@@ -657,56 +654,59 @@ impl<'a> Gen<'a> {
 
     // ---- decoding ----
 
-    /// An expression of type `Result<T, DecodeError>` reading `ty` from `r` (or `b` in a packed
+    /// An expression of type `Result<T, DecodeError>` reading `w` from `r` (or `b` in a packed
     /// record).
-    fn decode(&self, ty: &Type, packed: bool, depth: usize) -> String {
-        match ty {
-            Type::Int(t) if packed => {
-                if t.signed {
-                    let rust = int_type(t.bits);
+    fn decode(&self, w: &Wire<'_>, packed: bool, depth: usize) -> String {
+        match w {
+            Wire::Int { signed, bits, .. } if packed => {
+                if *signed {
+                    let rust = int_type(*bits);
                     if rust == "i64" {
-                        format!("b.int({})", t.bits)
+                        format!("b.int({bits})")
                     } else {
-                        format!("b.int({}).map(|v| v as {rust})", t.bits)
+                        format!("b.int({bits}).map(|v| v as {rust})")
                     }
                 } else {
-                    let rust = uint_type(t.bits);
+                    let rust = uint_type(*bits);
                     if rust == "u64" {
-                        format!("b.uint({})", t.bits)
+                        format!("b.uint({bits})")
                     } else {
-                        format!("b.uint({}).map(|v| v as {rust})", t.bits)
+                        format!("b.uint({bits}).map(|v| v as {rust})")
                     }
                 }
             }
-            Type::Int(t) => {
-                let n = t.bits / 8;
-                let be = self.big_endian(t.endian);
+            Wire::Int {
+                signed,
+                bits,
+                big_endian: be,
+            } => {
+                let n = bits / 8;
                 // The runtime's typed reads (`r.i16()`, `r.u32_be()`) for every width a
                 // byte-aligned integer may have; a byte has no byte order.
-                let rust = if t.signed {
-                    int_type(t.bits)
+                let rust = if *signed {
+                    int_type(*bits)
                 } else {
-                    uint_type(t.bits)
+                    uint_type(*bits)
                 };
-                match t.bits {
+                match *bits {
                     8 => format!("r.{rust}()"),
-                    16 | 32 | 64 => format!("r.{rust}{}()", if be { "_be" } else { "" }),
-                    bits if t.signed => format!(
+                    16 | 32 | 64 => format!("r.{rust}{}()", if *be { "_be" } else { "" }),
+                    bits if *signed => format!(
                         "r.uint({n}, {be}).map(|v| v as {} as {rust})",
                         uint_type(bits)
                     ),
                     _ => format!("r.uint({n}, {be}).map(|v| v as {rust})"),
                 }
             }
-            Type::Float { bits, endian } => {
+            Wire::Float { bits, big_endian } => {
                 if packed {
                     format!("b.f{bits}()")
                 } else {
-                    format!("r.f{bits}({})", self.big_endian(*endian))
+                    format!("r.f{bits}({big_endian})")
                 }
             }
-            Type::Bool => if packed { "b.bool()" } else { "r.bool()" }.into(),
-            Type::Varint { bits } => {
+            Wire::Bool { packed } => if *packed { "b.bool()" } else { "r.bool()" }.into(),
+            Wire::Varint { bits } => {
                 let rust = uint_type(*bits);
                 if rust == "u64" {
                     format!("r.varint({bits})")
@@ -714,7 +714,7 @@ impl<'a> Gen<'a> {
                     format!("r.varint({bits}).map(|v| v as {rust})")
                 }
             }
-            Type::Zigzag { bits } => {
+            Wire::Zigzag { bits } => {
                 let rust = int_type(*bits);
                 if rust == "i64" {
                     format!("r.zigzag({bits})")
@@ -722,133 +722,119 @@ impl<'a> Gen<'a> {
                     format!("r.zigzag({bits}).map(|v| v as {rust})")
                 }
             }
-            Type::Bytes => format!("{}::read_bytes(r)", self.rt),
-            Type::OptBytes => format!("{}::read_opt_bytes(r)", self.rt),
-            Type::Quant { wire, num, den } => {
+            Wire::Bytes => format!("{}::read_bytes(r)", self.rt),
+            Wire::OptBytes => format!("{}::read_opt_bytes(r)", self.rt),
+            Wire::Quant {
+                wire,
+                num,
+                den,
+                signed,
+                bits,
+                ..
+            } => {
                 let inner = self.decode(wire, packed, depth);
                 // The wire integer, then scaled; strip the cast to a narrower type first.
                 let inner = match inner.rfind(".map(|v| v as ") {
                     Some(i) if inner.ends_with(')') => inner[..i].to_string(),
                     _ => inner,
                 };
-                let signed = matches!(
-                    wire.as_ref(),
-                    Type::Int(IntType { signed: true, .. }) | Type::Zigzag { .. }
-                );
+                let int = matches!(wire.as_ref(), Wire::Int { .. });
                 // A typed read already has the wire integer's own type.
-                let typed = !packed
-                    && matches!(
-                        wire.as_ref(),
-                        Type::Int(IntType {
-                            bits: 8 | 16 | 32 | 64,
-                            ..
-                        })
-                    );
-                let cast = if signed && !packed && !typed && matches!(wire.as_ref(), Type::Int(_)) {
-                    let bits = match wire.as_ref() {
-                        Type::Int(t) => t.bits,
-                        _ => 64,
-                    };
-                    format!("v as {} as f64", int_type(bits))
+                let typed = !packed && int && matches!(bits, 8 | 16 | 32 | 64);
+                let cast = if *signed && !packed && !typed && int {
+                    format!("v as {} as f64", int_type(*bits))
                 } else {
                     "v as f64".to_string()
                 };
                 format!("{inner}.map(|v| {cast} * {})", scale(*num, *den))
             }
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Bits(_)) => {
-                    if packed {
-                        format!("{name}::read_bits(b)")
-                    } else {
-                        format!("{name}::read(r)")
-                    }
+            Wire::Bits(b) => {
+                if packed {
+                    format!("{}::read_bits(b)", b.name)
+                } else {
+                    format!("{}::read(r)", b.name)
                 }
-                Some(Decl::Record(rec)) => {
-                    if packed {
-                        format!("{name}::read_bits(b)")
-                    } else if rec.packed {
-                        format!("r.packed({name}::read_bits)")
-                    } else {
-                        format!("{name}::read(r)")
-                    }
+            }
+            Wire::Record { record, padded } => {
+                let name = &record.name;
+                if packed {
+                    format!("{name}::read_bits(b)")
+                } else if *padded {
+                    format!("r.packed({name}::read_bits)")
+                } else {
+                    format!("{name}::read(r)")
                 }
-                _ => format!("{name}::read(r)"),
-            },
-            Type::Array(a) => self.decode_array(a, packed, depth, None),
+            }
+            Wire::Union(_) | Wire::Unknown(_) => format!("{}::read(r)", self.rust_type(w)),
+            Wire::Array(a) => self.decode_array(a, packed, depth, None),
         }
     }
 
-    /// A list read; `count` is the local holding a field count, if the array has one.
-    /// The width of an ascending element or key of type `ty`, and a closure reading its raw
-    /// (delta-coded) value as a `u64`.
-    fn ascending_reader(&self, ty: &Type) -> (u8, String) {
-        match ty {
-            Type::Varint { bits } => (*bits, format!("|r| r.varint({bits})")),
-            Type::Int(t) if t.bits == 8 => (8, "|r| r.u8().map(u64::from)".to_string()),
-            Type::Int(t) => (
-                t.bits,
-                format!("|r| r.uint({}, {})", t.bits / 8, self.big_endian(t.endian)),
-            ),
+    /// The width of an ascending element or key of wire form `w`, and a closure reading its
+    /// raw (delta-coded) value as a `u64`.
+    fn ascending_reader(&self, w: &Wire<'_>) -> (u8, String) {
+        match w {
+            Wire::Varint { bits } => (*bits, format!("|r| r.varint({bits})")),
+            Wire::Int { bits: 8, .. } => (8, "|r| r.u8().map(u64::from)".to_string()),
+            Wire::Int {
+                bits, big_endian, ..
+            } => (*bits, format!("|r| r.uint({}, {big_endian})", bits / 8)),
             _ => (64, "|r| r.varint(64)".to_string()),
         }
     }
 
     /// A closure writing the raw (delta-coded) value `d` of an ascending element or key.
-    fn ascending_writer(&self, ty: &Type) -> String {
-        match ty {
-            Type::Varint { bits } => format!("|out, d| out.varint({bits}, d)"),
-            Type::Int(t) => format!(
-                "|out, d| out.uint({}, {}, d)",
-                t.bits / 8,
-                self.big_endian(t.endian)
-            ),
+    fn ascending_writer(&self, w: &Wire<'_>) -> String {
+        match w {
+            Wire::Varint { bits } => format!("|out, d| out.varint({bits}, d)"),
+            Wire::Int {
+                bits, big_endian, ..
+            } => format!("|out, d| out.uint({}, {big_endian}, d)", bits / 8),
             _ => "|out, d| out.varint(64, d)".into(),
         }
     }
 
-    /// `expr`, a value of `ty`, as a `u64`.
-    fn to_u64(&self, expr: &str, ty: &Type) -> String {
-        if self.rust_type(ty) == "u64" {
+    /// `expr`, a value of wire form `w`, as a `u64`.
+    fn to_u64(&self, expr: &str, w: &Wire<'_>) -> String {
+        if self.rust_type(w) == "u64" {
             expr.to_string()
         } else {
             format!("u64::from({expr})")
         }
     }
 
+    /// A list read; `count` is the local holding a field count and the count's wire form, if
+    /// the array has one.
     fn decode_array(
         &self,
-        a: &Array,
+        a: &ArrayPlan<'_>,
         packed: bool,
         depth: usize,
-        count: Option<(&str, &Type)>,
+        count: Option<(&str, &Wire<'_>)>,
     ) -> String {
-        let min_bits = self.index.min_bits(&a.elem, packed);
-        let (list, min) = if packed {
-            ("read_bit_list", min_bits)
-        } else {
-            ("read_list", min_bits.div_ceil(8))
-        };
+        let list = if packed { "read_bit_list" } else { "read_list" };
+        let min = a.elem_min;
         let reader = if packed { "b" } else { "r" };
-        let elem = match &a.ascending {
-            Some(asc) => match &asc.key {
-                Some(_) => match &a.elem {
-                    Type::Named { name, .. } => format!("{name}::read_after(r, &mut prev)"),
-                    other => self.decode(other, packed, depth + 1),
-                },
-                None => {
-                    let (bits, raw) = self.ascending_reader(&a.elem);
-                    let rust = self.rust_type(&a.elem);
-                    let cast = if rust == "u64" {
-                        String::new()
-                    } else {
-                        format!(".map(|v| v as {rust})")
-                    };
-                    format!(
-                        "{}::read_ascending(r, &mut prev, {bits}, {raw}){cast}",
-                        self.rt
-                    )
+        let elem = match a.ascending {
+            Some(Ascending::Key(_)) => match &a.elem {
+                Wire::Record { record, .. } => {
+                    format!("{}::read_after(r, &mut prev)", record.name)
                 }
+                other => self.decode(other, packed, depth + 1),
             },
+            Some(Ascending::Values) => {
+                let (bits, raw) = self.ascending_reader(&a.elem);
+                let rust = self.rust_type(&a.elem);
+                let cast = if rust == "u64" {
+                    String::new()
+                } else {
+                    format!(".map(|v| v as {rust})")
+                };
+                format!(
+                    "{}::read_ascending(r, &mut prev, {bits}, {raw}){cast}",
+                    self.rt
+                )
+            }
             None => self.decode(&a.elem, packed, depth + 1),
         };
         let call = |n: &str| {
@@ -858,15 +844,15 @@ impl<'a> Gen<'a> {
             )
         };
         let body = match (&a.count, count) {
-            (Count::Field { .. }, Some((local, ty))) => call(&self.to_u64(local, ty)),
-            (Count::Prefix(t), _) => {
+            (CountFrom::Field(_), Some((local, w))) => call(&self.to_u64(local, w)),
+            (CountFrom::Prefix(t), _) => {
                 format!(
                     "{}.and_then(|n| {})",
                     self.decode(t, packed, depth),
                     call(&self.to_u64("n", t))
                 )
             }
-            (Count::Field { name, .. }, None) => call(&format!("u64::from({})", local(name))),
+            (CountFrom::Field(name), None) => call(&format!("u64::from({})", local(name))),
         };
         if a.ascending.is_some() {
             format!("{{\n    let mut prev = None;\n    {body}\n}}")
@@ -875,68 +861,51 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn cond_decode(&self, cond: &Cond, r: &Record) -> String {
-        self.cond_expr(cond, r, &|name: &str| local(name))
-    }
-
-    fn cond_encode(&self, cond: &Cond, r: &Record) -> String {
-        let counts = count_fields(r);
-        self.cond_expr(cond, r, &|name: &str| {
-            let field = r.fields.iter().find(|f| f.name == name);
-            if let Some(c) = field.and_then(|f| f.constant) {
-                return c.to_string();
+    /// The expression of the field a presence test reads: the local it was read into when
+    /// decoding, the value's field (a constant's literal, an array's length) when encoding.
+    fn operand(&self, op: &Operand<'_>, encode: bool) -> String {
+        match op {
+            Operand::Constant { value, .. } => value.to_string(),
+            Operand::Count { array, .. } if encode => {
+                format!("(self.{}.len() as u64)", ident(array))
             }
-            if counts.contains(&name) {
-                let array = counted_array(r, name);
-                return format!("(self.{array}.len() as u64)");
-            }
-            format!("self.{}", ident(name))
-        })
+            _ if encode => format!("self.{}", ident(op.name())),
+            _ => local(op.name()),
+        }
     }
 
-    fn cond_expr(&self, cond: &Cond, r: &Record, name: &dyn Fn(&str) -> String) -> String {
-        super::cond_expr(cond, r, name, &|v| v.to_string())
-    }
-
-    fn presence(&self, f: &Field, r: &Record, encode: bool) -> Option<String> {
-        let mut parts = Vec::new();
-        if let Some(sel) = &f.selector {
-            let bits = r
-                .fields
-                .iter()
-                .find(|x| x.name == sel.mask)
-                .and_then(|x| match &x.ty {
-                    Type::Named { name, .. } => Some(name.clone()),
-                    _ => None,
-                })
-                .unwrap_or_default();
-            let mask = if encode {
-                format!("self.{}", ident(&sel.mask))
-            } else {
-                local(&sel.mask)
-            };
-            parts.push(format!("{mask}.contains({bits}::{})", sel.bit));
-        }
-        if let Some(c) = &f.cond {
-            parts.push(if encode {
-                self.cond_encode(c, r)
-            } else {
-                self.cond_decode(c, r)
-            });
-        }
-        if parts.is_empty() {
-            None
-        } else {
-            Some(parts.join(" && "))
-        }
+    /// A presence condition as a Rust expression: its tests, all of which must hold.
+    fn presence(&self, p: &Presence<'_>, encode: bool) -> String {
+        let not = |negated: bool| if negated { "!" } else { "" };
+        p.tests
+            .iter()
+            .map(|t| {
+                let name = self.operand(t.operand(), encode);
+                match t {
+                    Test::Bit {
+                        bits, bit, negated, ..
+                    } => format!(
+                        "{}{name}.contains({}::{bit})",
+                        not(*negated),
+                        bits.map_or("", |b| b.name.as_str())
+                    ),
+                    Test::Bool { negated, .. } => format!("{}{name}", not(*negated)),
+                    Test::NonZero { negated, .. } => {
+                        format!("{name} {} 0", if *negated { "==" } else { "!=" })
+                    }
+                    Test::Greater { value, .. } => format!("{name} > {value}"),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" && ")
     }
 
     // ---- encoding ----
 
-    /// Statements writing `val` of type `ty` into `out` (or `w` in a packed record).
+    /// Statements writing `val` of wire form `w` into `out` (or `w` in a packed record).
     fn encode(
         &self,
-        ty: &Type,
+        w: &Wire<'_>,
         packed: bool,
         val: &Val,
         path: &[String],
@@ -945,47 +914,43 @@ impl<'a> Gen<'a> {
         let map = wrap(path);
         let expr = |e: String| vec![format!("{e}{map}?;")];
         let v = val.owned();
-        match ty {
-            Type::Int(t) => {
-                let from = if (t.signed && int_type(t.bits) == "i64")
-                    || (!t.signed && uint_type(t.bits) == "u64")
+        match w {
+            Wire::Int {
+                signed,
+                bits,
+                big_endian,
+            } => {
+                let from = if (*signed && int_type(*bits) == "i64")
+                    || (!*signed && uint_type(*bits) == "u64")
                 {
                     v
-                } else if t.signed {
+                } else if *signed {
                     format!("i64::from({v})")
                 } else {
                     format!("u64::from({v})")
                 };
+                let method = if *signed { "int" } else { "uint" };
                 if packed {
-                    expr(format!(
-                        "w.{}({}, {from})",
-                        if t.signed { "int" } else { "uint" },
-                        t.bits
-                    ))
+                    expr(format!("w.{method}({bits}, {from})"))
                 } else {
-                    expr(format!(
-                        "out.{}({}, {}, {from})",
-                        if t.signed { "int" } else { "uint" },
-                        t.bits / 8,
-                        self.big_endian(t.endian)
-                    ))
+                    expr(format!("out.{method}({}, {big_endian}, {from})", bits / 8))
                 }
             }
-            Type::Float { bits, endian } => {
+            Wire::Float { bits, big_endian } => {
                 if packed {
                     expr(format!("w.f{bits}({v})"))
                 } else {
-                    expr(format!("out.f{bits}({}, {v})", self.big_endian(*endian)))
+                    expr(format!("out.f{bits}({big_endian}, {v})"))
                 }
             }
-            Type::Bool => {
-                if packed {
+            Wire::Bool { packed } => {
+                if *packed {
                     vec![format!("w.bool({v});")]
                 } else {
                     expr(format!("out.uint(1, false, u64::from({v}))"))
                 }
             }
-            Type::Varint { bits } => {
+            Wire::Varint { bits } => {
                 let from = if uint_type(*bits) == "u64" {
                     v
                 } else {
@@ -993,7 +958,7 @@ impl<'a> Gen<'a> {
                 };
                 expr(format!("out.varint({bits}, {from})"))
             }
-            Type::Zigzag { bits } => {
+            Wire::Zigzag { bits } => {
                 let from = if int_type(*bits) == "i64" {
                     v
                 } else {
@@ -1001,68 +966,68 @@ impl<'a> Gen<'a> {
                 };
                 expr(format!("out.zigzag({bits}, {from})"))
             }
-            Type::Bytes => expr(format!("{}::write_bytes(out, {})", self.rt, val.by_ref())),
-            Type::OptBytes => expr(format!(
+            Wire::Bytes => expr(format!("{}::write_bytes(out, {})", self.rt, val.by_ref())),
+            Wire::OptBytes => expr(format!(
                 "{}::write_opt_bytes(out, {}.as_deref())",
                 self.rt,
                 val.receiver()
             )),
-            Type::Quant { wire, num, den } => {
+            Wire::Quant {
+                wire,
+                num,
+                den,
+                signed,
+                bits,
+                min,
+                max,
+            } => {
                 let s = scale_arg(*num, *den);
-                let (signed, bits) = match wire.as_ref() {
-                    Type::Int(t) => (t.signed, t.bits),
-                    Type::Varint { bits } => (false, *bits),
-                    Type::Zigzag { bits } => (true, *bits),
-                    _ => (false, 64),
-                };
-                let t = IntType {
-                    signed,
-                    bits,
-                    endian: None,
-                };
-                let q = if signed {
-                    format!(
-                        "{}::quantize_int({v}, {s}, {}, {})",
-                        self.rt,
-                        t.min(),
-                        t.max()
-                    )
+                let q = if *signed {
+                    format!("{}::quantize_int({v}, {s}, {min}, {max})", self.rt)
                 } else {
-                    format!("{}::quantize_uint({v}, {s}, {})", self.rt, t.max())
+                    format!("{}::quantize_uint({v}, {s}, {max})", self.rt)
                 };
                 let write = match (wire.as_ref(), packed) {
-                    (Type::Int(t), true) => {
-                        format!("w.{}({}, q)", if t.signed { "int" } else { "uint" }, t.bits)
+                    (Wire::Int { signed, bits, .. }, true) => {
+                        format!("w.{}({bits}, q)", if *signed { "int" } else { "uint" })
                     }
-                    (Type::Int(t), false) => format!(
-                        "out.{}({}, {}, q)",
-                        if t.signed { "int" } else { "uint" },
-                        t.bits / 8,
-                        self.big_endian(t.endian)
+                    (
+                        Wire::Int {
+                            signed,
+                            bits,
+                            big_endian,
+                        },
+                        false,
+                    ) => format!(
+                        "out.{}({}, {big_endian}, q)",
+                        if *signed { "int" } else { "uint" },
+                        bits / 8
                     ),
-                    (Type::Zigzag { bits }, _) => format!("out.zigzag({bits}, q)"),
+                    (Wire::Zigzag { bits }, _) => format!("out.zigzag({bits}, q)"),
                     (_, _) => format!("out.varint({bits}, q)"),
                 };
                 expr(format!("{q}.and_then(|q| {write})"))
             }
-            Type::Named { name, .. } => {
+            Wire::Record { padded: true, .. } => expr(format!(
+                "{}::write_packed(out, |w| {}.write_bits(w))",
+                self.rt,
+                val.receiver()
+            )),
+            Wire::Bits(_) | Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => {
                 let target = val.receiver();
-                match self.index.get(name) {
-                    Some(Decl::Record(rec)) if rec.packed && !packed => expr(format!(
-                        "{}::write_packed(out, |w| {target}.write_bits(w))",
-                        self.rt
-                    )),
-                    _ if packed => expr(format!("{target}.write_bits(w)")),
-                    _ => expr(format!("{target}.write(out)")),
+                if packed {
+                    expr(format!("{target}.write_bits(w)"))
+                } else {
+                    expr(format!("{target}.write(out)"))
                 }
             }
-            Type::Array(a) => self.encode_array(a, packed, val, path, depth),
+            Wire::Array(a) => self.encode_array(a, packed, val, path, depth),
         }
     }
 
     fn encode_array(
         &self,
-        a: &Array,
+        a: &ArrayPlan<'_>,
         packed: bool,
         val: &Val,
         path: &[String],
@@ -1071,7 +1036,7 @@ impl<'a> Gen<'a> {
         let mut lines = Vec::new();
         let list = val.by_ref();
         let list_place = list.strip_prefix('&').unwrap_or(&list).to_string();
-        if let Count::Prefix(t) = &a.count {
+        if let CountFrom::Prefix(t) = &a.count {
             lines.extend(self.encode(
                 t,
                 packed,
@@ -1091,15 +1056,15 @@ impl<'a> Gen<'a> {
         let item = format!("item{depth}");
         let inner = with_seg(path, format!("index({i})"));
         let writer = if packed { "w" } else { "out" };
-        let body: Vec<String> = match &a.ascending {
-            Some(asc) if asc.key.is_some() => {
+        let body: Vec<String> = match a.ascending {
+            Some(Ascending::Key(_)) => {
                 lines.push("let mut prev = None;".into());
                 vec![format!(
                     "{item}.write_after(out, &mut prev){}?;",
                     wrap(&inner)
                 )]
             }
-            Some(_) => {
+            Some(Ascending::Values) => {
                 lines.push("let mut prev = None;".into());
                 let raw = self.ascending_writer(&a.elem);
                 let (bits, _) = self.ascending_reader(&a.elem);
@@ -1126,42 +1091,22 @@ impl<'a> Gen<'a> {
 
     // ---- lengths ----
 
-    /// The fixed size of `ty` in bytes (bits when packed), if it has one.
-    fn fixed(&self, ty: &Type, packed: bool) -> Option<u64> {
-        let min = self.index.min_bits(ty, packed);
-        let max = self.index.max_bits(ty, packed)?;
-        let fixed_kind = !matches!(ty, Type::Varint { .. } | Type::Zigzag { .. })
-            && !matches!(ty, Type::Quant { wire, .. } if matches!(wire.as_ref(), Type::Varint { .. } | Type::Zigzag { .. }));
-        let record_fixed = match ty {
-            Type::Named { name, .. } => match self.index.get(name) {
-                Some(Decl::Record(r)) => r.fields.iter().all(|f| {
-                    f.cond.is_none()
-                        && f.selector.is_none()
-                        && self.fixed(&f.ty, r.packed).is_some()
-                }),
-                Some(Decl::Union(_)) => false,
-                _ => true,
-            },
-            _ => true,
-        };
-        (min == max && fixed_kind && record_fixed).then_some(if packed { max } else { max / 8 })
-    }
-
-    /// An expression of the encoded size of `val` (bytes, or bits when packed).
-    fn len(&self, ty: &Type, packed: bool, val: &Val) -> String {
-        if let Some(n) = self.fixed(ty, packed) {
+    /// An expression of the encoded size of `val` (bytes, or bits when packed), a value of
+    /// wire form `w` whose size is `fixed` when the lowering found it fixed.
+    fn len(&self, w: &Wire<'_>, packed: bool, val: &Val, fixed: Option<u64>) -> String {
+        if let Some(n) = fixed {
             return n.to_string();
         }
         let v = val.owned();
-        match ty {
-            Type::Varint { bits } => {
+        match w {
+            Wire::Varint { bits } => {
                 if uint_type(*bits) == "u64" {
                     format!("{}::varint_len({v})", self.rt)
                 } else {
                     format!("{}::varint_len(u64::from({v}))", self.rt)
                 }
             }
-            Type::Zigzag { bits } => {
+            Wire::Zigzag { bits } => {
                 let from = if int_type(*bits) == "i64" {
                     v
                 } else {
@@ -1169,42 +1114,43 @@ impl<'a> Gen<'a> {
                 };
                 format!("{rt}::varint_len({rt}::zigzag({from}))", rt = self.rt)
             }
-            Type::Bytes => format!("{}::bytes_len({})", self.rt, val.by_ref()),
-            Type::OptBytes => format!("{}::opt_bytes_len({}.as_deref())", self.rt, val.receiver()),
-            Type::Quant { wire, num, den } => {
+            Wire::Bytes => format!("{}::bytes_len({})", self.rt, val.by_ref()),
+            Wire::OptBytes => format!("{}::opt_bytes_len({}.as_deref())", self.rt, val.receiver()),
+            Wire::Quant { wire, num, den, .. } => {
                 let q = format!("{}::quantize({v}, {})", self.rt, scale_arg(*num, *den));
                 match wire.as_ref() {
-                    Type::Zigzag { .. } => {
+                    Wire::Zigzag { .. } => {
                         format!("{rt}::varint_len({rt}::zigzag({q} as i64))", rt = self.rt)
                     }
                     _ => format!("{}::varint_len({q} as u64)", self.rt),
                 }
             }
-            Type::Named { name, .. } => {
+            Wire::Record { padded: true, .. } => {
+                format!("{}.bit_len().div_ceil(8)", val.receiver())
+            }
+            Wire::Bits(_) | Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => {
                 let target = val.receiver();
-                match self.index.get(name) {
-                    Some(Decl::Record(rec)) if rec.packed && !packed => {
-                        format!("{target}.bit_len().div_ceil(8)")
-                    }
-                    _ if packed => format!("{target}.bit_len()"),
-                    _ => format!("{target}.encoded_len()"),
+                if packed {
+                    format!("{target}.bit_len()")
+                } else {
+                    format!("{target}.encoded_len()")
                 }
             }
-            Type::Array(a) => {
+            Wire::Array(a) => {
                 let list = val.by_ref();
                 let place = list.strip_prefix('&').unwrap_or(&list).to_string();
                 let mut parts = Vec::new();
-                if let Count::Prefix(t) = &a.count {
-                    parts.push(match self.fixed(t, packed) {
+                if let CountFrom::Prefix(t) = &a.count {
+                    parts.push(match t.int_size(packed) {
                         Some(n) => n.to_string(),
                         None => format!("{}::varint_len({place}.len() as u64)", self.rt),
                     });
                 }
-                parts.push(match (&a.ascending, self.fixed(&a.elem, packed)) {
-                    (Some(asc), _) if asc.key.is_some() => format!(
+                parts.push(match (a.ascending, a.elem_fixed) {
+                    (Some(Ascending::Key(_)), _) => format!(
                         "{{\n    let mut prev = None;\n    {place}.iter().map(|x| x.encoded_len_after(&mut prev)).sum::<usize>()\n}}"
                     ),
-                    (Some(_), _) if matches!(a.elem, Type::Varint { .. }) => {
+                    (Some(Ascending::Values), _) if matches!(a.elem, Wire::Varint { .. }) => {
                         let items = if self.rust_type(&a.elem) == "u64" {
                             format!("{place}.iter().copied()")
                         } else {
@@ -1215,34 +1161,33 @@ impl<'a> Gen<'a> {
                     (_, Some(n)) => format!("{place}.len() * {n}"),
                     (_, None) => format!(
                         "{place}.iter().map(|x| {}).sum::<usize>()",
-                        self.len(&a.elem, packed, &Val::Ref("x".into()))
+                        self.len(&a.elem, packed, &Val::Ref("x".into()), None)
                     ),
                 });
                 parts.join(" + ")
             }
-            // Fixed-size kinds are handled above.
-            _ => "0".into(),
+            // Fixed-size forms are handled above.
+            Wire::Int { .. } | Wire::Float { .. } | Wire::Bool { .. } => "0".into(),
         }
     }
 
     // ---- records ----
 
     fn record(&mut self, r: &Record) {
-        let counts = count_fields(r);
+        let low = self.low;
+        let Some(plan) = low.plan(&r.name, None) else {
+            return;
+        };
         let kind = if r.kind == RecordKind::Frame {
             "frame"
         } else {
             "record"
         };
         self.docs(&r.docs, &format!("The {kind} `{}`.", r.name));
-        let value_fields: Vec<&Field> = r
-            .fields
-            .iter()
-            .filter(|f| f.constant.is_none() && !counts.contains(&f.name.as_str()))
-            .collect();
+        let value_fields: Vec<&Step<'_>> = plan.values().collect();
         // A record of plain values is Copy, so that a state of them clones as one memcpy, and
         // compares every field at once (below) rather than through the derive's early exits.
-        let copy = self.is_copy_record(r, 0);
+        let copy = self.is_copy_record(plan, 0);
         let branch_free_eq = copy && value_fields.len() > 1;
         self.code.line(format!(
             "#[derive(Debug, Clone, {}{}serde::Serialize, serde::Deserialize)]",
@@ -1254,10 +1199,11 @@ impl<'a> Gen<'a> {
             self.code.line(format!("pub struct {} {{}}", r.name));
         } else {
             self.code.open(format!("pub struct {} {{", r.name));
-            for f in &value_fields {
-                let optional = f.cond.is_some() || f.selector.is_some();
+            for s in &value_fields {
+                let f = s.field;
+                let optional = s.presence.is_some();
                 self.docs(&f.docs, &format!("The `{}` field.", f.name));
-                let with = self.serde_with(&f.ty, optional);
+                let with = self.serde_with(&s.wire, optional);
                 match (optional, with) {
                     (true, Some(w)) => self.code.line(format!(
                         "#[serde(default, skip_serializing_if = \"Option::is_none\", with = \"{w}\")]"
@@ -1266,13 +1212,13 @@ impl<'a> Gen<'a> {
                         .code
                         .line("#[serde(default, skip_serializing_if = \"Option::is_none\")]"),
                     // PROTOCOL.md: a `bytes?` is "a hex string or absent/`null`".
-                    (false, Some(w)) if matches!(f.ty, Type::OptBytes) => self
+                    (false, Some(w)) if matches!(s.wire, Wire::OptBytes) => self
                         .code
                         .line(format!("#[serde(default, with = \"{w}\")]")),
                     (false, Some(w)) => self.code.line(format!("#[serde(with = \"{w}\")]")),
                     (false, None) => {}
                 }
-                let ty = self.rust_type(&f.ty);
+                let ty = self.rust_type(&s.wire);
                 let ty = if optional {
                     format!("Option<{ty}>")
                 } else {
@@ -1287,25 +1233,23 @@ impl<'a> Gen<'a> {
             self.branch_free_eq(&r.name, &value_fields);
         }
         self.code.open(format!("impl {} {{", r.name));
-        let key = self
-            .keyed
-            .iter()
-            .find(|(rec, _)| rec == &r.name)
-            .map(|(_, k)| k.clone());
-        if r.packed {
-            self.read_fn(r, &value_fields, None, true);
-            self.code.blank();
-            self.write_fn(r, None, true);
-            self.code.blank();
-            self.len_fn(r, None, true);
-        } else if let Some(key) = key {
+        // A packed record is never read with a key; a byte-aligned one within an ascending
+        // list is read and written with the plan of its (first) key.
+        let keyed = if plan.packed {
+            None
+        } else {
+            low.keys_of(&r.name)
+                .first()
+                .and_then(|key| low.plan(&r.name, Some(key)))
+        };
+        if let Some(keyed) = keyed {
             self.code.line("/// Reads the record, its key absolute.");
             self.code
                 .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
             self.code.line("Self::read_after(r, &mut None)");
             self.code.close("}");
             self.code.blank();
-            self.read_fn(r, &value_fields, Some(&key), false);
+            self.read_fn(keyed);
             self.code.blank();
             self.code.line("/// Writes the record, its key absolute.");
             self.code
@@ -1313,7 +1257,7 @@ impl<'a> Gen<'a> {
             self.code.line("self.write_after(out, &mut None)");
             self.code.close("}");
             self.code.blank();
-            self.write_fn(r, Some(&key), false);
+            self.write_fn(keyed);
             self.code.blank();
             self.code
                 .line("/// The number of bytes [`Self::write`] writes.");
@@ -1321,13 +1265,13 @@ impl<'a> Gen<'a> {
             self.code.line("self.encoded_len_after(&mut None)");
             self.code.close("}");
             self.code.blank();
-            self.len_fn(r, Some(&key), false);
+            self.len_fn(keyed);
         } else {
-            self.read_fn(r, &value_fields, None, false);
+            self.read_fn(plan);
             self.code.blank();
-            self.write_fn(r, None, false);
+            self.write_fn(plan);
             self.code.blank();
-            self.len_fn(r, None, false);
+            self.len_fn(plan);
         }
         self.code.close("}");
         if r.kind == RecordKind::Frame {
@@ -1359,64 +1303,49 @@ impl<'a> Gen<'a> {
         }
         if self.arbitrary {
             self.code.blank();
-            self.arbitrary_record(r, &value_fields);
+            self.arbitrary_record(plan);
         }
     }
 
     // ---- arbitrary (valid values only) ----
 
-    /// An expression of type `arbitrary::Result<T>` producing a value of `ty` that the encoder
-    /// accepts (in range, finite, ascending where it must be).
-    fn arbitrary(&self, ty: &Type) -> String {
-        match ty {
-            Type::Int(t) => {
-                let rust = if t.signed {
-                    int_type(t.bits)
-                } else {
-                    uint_type(t.bits)
-                };
+    /// An expression of type `arbitrary::Result<T>` producing a value of wire form `w` that
+    /// the encoder accepts (in range, finite, ascending where it must be).
+    fn arbitrary(&self, w: &Wire<'_>) -> String {
+        match w {
+            Wire::Int { .. } | Wire::Zigzag { .. } => {
+                let t = int_range(w);
+                let rust = self.rust_type(w);
                 format!(
                     "u.int_in_range({}..={})",
-                    literal(t.min(), rust),
-                    literal(t.max(), rust)
+                    literal(t.min(), &rust),
+                    literal(t.max(), &rust)
                 )
             }
-            Type::Float { bits, .. } => format!("{}::arbitrary_f{bits}(u)", self.rt),
-            Type::Bool => "u.arbitrary()".into(),
-            Type::Varint { bits } => {
-                let t = IntType::unsigned(*bits);
+            Wire::Float { bits, .. } => format!("{}::arbitrary_f{bits}(u)", self.rt),
+            Wire::Bool { .. } => "u.arbitrary()".into(),
+            Wire::Varint { bits } => {
+                let t = int_range(w);
                 format!("u.int_in_range(0..={})", literal(t.max(), uint_type(*bits)))
             }
-            Type::Zigzag { bits } => {
-                let t = IntType {
-                    signed: true,
-                    bits: *bits,
-                    endian: None,
-                };
-                let rust = int_type(*bits);
-                format!(
-                    "u.int_in_range({}..={})",
-                    literal(t.min(), rust),
-                    literal(t.max(), rust)
-                )
-            }
-            Type::Bytes | Type::OptBytes => "u.arbitrary()".into(),
-            Type::Quant { wire, num, den } => {
+            Wire::Bytes | Wire::OptBytes => "u.arbitrary()".into(),
+            Wire::Quant { wire, num, den, .. } => {
                 let w = self.arbitrary(wire);
                 format!("{w}.map(|w| w as f64 * {})", scale(*num, *den))
             }
-            Type::Named { name, .. } => format!("{name}::arbitrary(u)"),
-            Type::Array(a) => {
+            Wire::Bits(_) | Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => {
+                format!("{}::arbitrary(u)", self.rust_type(w))
+            }
+            Wire::Array(a) => {
                 let len = match &a.count {
-                    Count::Prefix(t) => {
-                        let max = match t.as_ref() {
-                            Type::Int(t) => t.max(),
-                            Type::Varint { bits } => IntType::unsigned(*bits).max(),
+                    CountFrom::Prefix(t) => {
+                        let max = match t {
+                            Wire::Int { .. } | Wire::Varint { .. } => int_range(t).max(),
                             _ => 0,
                         };
                         format!("u.int_in_range(0..={})?", max.min(ARBITRARY_LEN))
                     }
-                    Count::Field { .. } => "n".into(),
+                    CountFrom::Field(_) => "n".into(),
                 };
                 // The length is drawn before the list borrows `u`.
                 format!(
@@ -1428,114 +1357,113 @@ impl<'a> Gen<'a> {
     }
 
     /// A list of `len` (an expression of `usize`) elements.
-    fn arbitrary_list(&self, a: &Array, len: &str) -> String {
-        match &a.ascending {
-            None => format!(
+    fn arbitrary_list(&self, a: &ArrayPlan<'_>, len: &str) -> String {
+        let Some(asc) = a.ascending else {
+            return format!(
                 "(0..{len}).map(|_| {}).collect::<arbitrary::Result<Vec<_>>>()",
                 self.arbitrary(&a.elem)
+            );
+        };
+        // The ascending integers: the elements, or the keys of the elements.
+        let ints = match (asc, &a.elem) {
+            (Ascending::Values, elem) => Some(elem),
+            (Ascending::Key(key), Wire::Record { record, .. }) => self
+                .low
+                .plan(&record.name, None)
+                .and_then(|p| p.step(key))
+                .map(|s| &s.wire),
+            _ => None,
+        };
+        let (bits, rust) = match ints {
+            Some(Wire::Int { bits, .. } | Wire::Varint { bits }) => (*bits, uint_type(*bits)),
+            _ => (64, "u64"),
+        };
+        let keys = format!("{}::arbitrary_ascending(u, {len}, {bits})?", self.rt);
+        let cast = if rust == "u64" {
+            "k".to_string()
+        } else {
+            format!("k as {rust}")
+        };
+        match (asc, &a.elem) {
+            (Ascending::Key(key), Wire::Record { record, .. }) => format!(
+                "{keys}.into_iter().map(|k| {{ let mut item = {}::arbitrary(u)?; item.{} = {cast}; Ok(item) }}).collect::<arbitrary::Result<Vec<_>>>()",
+                record.name,
+                ident(key)
             ),
-            Some(asc) => {
-                let (bits, rust) = match (&asc.key, &a.elem) {
-                    (None, Type::Int(t)) => (t.bits, uint_type(t.bits).to_string()),
-                    (None, Type::Varint { bits }) => (*bits, uint_type(*bits).to_string()),
-                    (Some(key), Type::Named { name, .. }) => {
-                        let kt = self
-                            .index
-                            .record(name)
-                            .and_then(|r| r.fields.iter().find(|f| &f.name == key))
-                            .map(|f| f.ty.clone());
-                        match kt {
-                            Some(Type::Int(t)) => (t.bits, uint_type(t.bits).to_string()),
-                            Some(Type::Varint { bits }) => (bits, uint_type(bits).to_string()),
-                            _ => (64, "u64".to_string()),
-                        }
-                    }
-                    _ => (64, "u64".to_string()),
-                };
-                let keys = format!("{}::arbitrary_ascending(u, {len}, {bits})?", self.rt);
-                let cast = if rust == "u64" {
-                    "k".to_string()
-                } else {
-                    format!("k as {rust}")
-                };
-                match (&asc.key, &a.elem) {
-                    (Some(key), Type::Named { name, .. }) => format!(
-                        "{keys}.into_iter().map(|k| {{ let mut item = {name}::arbitrary(u)?; item.{} = {cast}; Ok(item) }}).collect::<arbitrary::Result<Vec<_>>>()",
-                        ident(key)
-                    ),
-                    _ if rust == "u64" => format!("Ok({keys})"),
-                    _ => format!("Ok({keys}.into_iter().map(|k| {cast}).collect::<Vec<_>>())"),
-                }
-            }
+            _ if rust == "u64" => format!("Ok({keys})"),
+            _ => format!("Ok({keys}.into_iter().map(|k| {cast}).collect::<Vec<_>>())"),
         }
     }
 
-    fn arbitrary_record(&mut self, r: &Record, value_fields: &[&Field]) {
-        let counts = count_fields(r);
+    fn arbitrary_record(&mut self, plan: &RecordPlan<'_>) {
         self.code.line("#[cfg(feature = \"arbitrary\")]");
         self.code.open(format!(
             "impl<'a> arbitrary::Arbitrary<'a> for {} {{",
-            r.name
+            plan.record.name
         ));
         self.code.line(
             "/// Only values the encoder accepts: conditions hold, counts fit, lists ascend.",
         );
         self.code
             .open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
-        for f in &r.fields {
-            if f.constant.is_some() {
-                continue;
+        for s in &plan.steps {
+            let name = local(&s.field.name);
+            match s.role {
+                Role::Constant(_) => continue,
+                Role::Count { .. } => {
+                    let max = match s.wire {
+                        Wire::Int { .. } | Wire::Varint { .. } => int_range(&s.wire).max(),
+                        _ => 0,
+                    };
+                    let rust = self.rust_type(&s.wire);
+                    self.code.line(format!(
+                        "let {name}: {rust} = u.int_in_range(0..={})?;",
+                        max.min(ARBITRARY_LEN)
+                    ));
+                    continue;
+                }
+                Role::Key | Role::Value => {}
             }
-            let name = local(&f.name);
-            if counts.contains(&f.name.as_str()) {
-                let max = match &f.ty {
-                    Type::Int(t) => t.max(),
-                    Type::Varint { bits } => IntType::unsigned(*bits).max(),
-                    _ => 0,
-                };
-                let rust = self.rust_type(&f.ty);
-                self.code.line(format!(
-                    "let {name}: {rust} = u.int_in_range(0..={})?;",
-                    max.min(ARBITRARY_LEN)
-                ));
-                continue;
-            }
-            let expr = match &f.ty {
-                Type::Array(a) => match &a.count {
-                    Count::Field { name: c, .. } => self
+            let expr = match &s.wire {
+                Wire::Array(a) => match &a.count {
+                    CountFrom::Field(c) => self
                         .arbitrary_list(a, &format!("usize::from({})", local(c)))
                         .replace("usize::from(", "(")
                         .replace(
                             &format!("({})", local(c)),
                             &format!("{} as usize", local(c)),
                         ),
-                    Count::Prefix(_) => self.arbitrary(&f.ty),
+                    CountFrom::Prefix(_) => self.arbitrary(&s.wire),
                 },
-                ty => self.arbitrary(ty),
+                w => self.arbitrary(w),
             };
-            match self.presence(f, r, false) {
-                Some(cond) => self.code.line(format!(
-                    "let {name} = if {cond} {{ Some({expr}?) }} else {{ None }};"
+            match &s.presence {
+                Some(p) => {
+                    let cond = self.presence(p, false);
+                    self.code.line(format!(
+                        "let {name} = if {cond} {{ Some({expr}?) }} else {{ None }};"
+                    ));
+                }
+                None => self.code.line(format!(
+                    "let {name}: {} = {expr}?;",
+                    self.rust_type(&s.wire)
                 )),
-                None => self
-                    .code
-                    .line(format!("let {name}: {} = {expr}?;", self.rust_type(&f.ty))),
             }
         }
-        if value_fields.is_empty() {
+        let fields: Vec<String> = plan
+            .values()
+            .map(|s| {
+                let (id, l) = (ident(&s.field.name), local(&s.field.name));
+                if id == l {
+                    id
+                } else {
+                    format!("{id}: {l}")
+                }
+            })
+            .collect();
+        if fields.is_empty() {
             self.code.line("Ok(Self {})");
         } else {
-            let fields: Vec<String> = value_fields
-                .iter()
-                .map(|f| {
-                    let (id, l) = (ident(&f.name), local(&f.name));
-                    if id == l {
-                        id
-                    } else {
-                        format!("{id}: {l}")
-                    }
-                })
-                .collect();
             self.code
                 .line(format!("Ok(Self {{ {} }})", fields.join(", ")));
         }
@@ -1543,12 +1471,13 @@ impl<'a> Gen<'a> {
         self.code.close("}");
     }
 
-    fn read_fn(&mut self, r: &Record, value_fields: &[&Field], key: Option<&str>, packed: bool) {
+    fn read_fn(&mut self, plan: &RecordPlan<'_>) {
+        let packed = plan.packed;
         if packed {
             self.code.line("/// Reads the record from a bit stream.");
             self.code
                 .open("pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {");
-        } else if key.is_some() {
+        } else if plan.key.is_some() {
             self.code.line(
                 "/// Reads the record within an ascending list: its key is the difference from",
             );
@@ -1560,51 +1489,50 @@ impl<'a> Gen<'a> {
             self.code
                 .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
         }
-        for f in &r.fields {
+        for s in &plan.steps {
+            let f = s.field;
             let path = wrap(&[format!("field(\"{}\")", f.name)]);
             let name = local(&f.name);
-            if let Some(c) = f.constant {
-                let at = if packed { "b.bit_pos()" } else { "r.pos()" };
-                let make = if packed { "at_bit" } else { "new" };
-                self.code.line(format!("let at = {at};"));
-                self.code.open(format!(
-                    "if {}{path}? != {c} {{",
-                    self.decode(&f.ty, packed, 0)
-                ));
-                self.code.line(format!(
-                    "return Err(DecodeError::{make}(ErrorKind::BadConstant, at).field(\"{}\"));",
-                    f.name
-                ));
-                self.code.close("}");
-                continue;
-            }
-            let expr = if Some(f.name.as_str()) == key {
-                let (bits, raw) = self.ascending_reader(&f.ty);
-                let rust = self.rust_type(&f.ty);
-                let cast = if rust == "u64" {
-                    String::new()
-                } else {
-                    format!(".map(|v| v as {rust})")
-                };
-                format!("{}::read_ascending(r, prev, {bits}, {raw}){cast}", self.rt)
-            } else {
-                match &f.ty {
-                    Type::Array(a) => match &a.count {
-                        Count::Field { name: c, .. } => {
-                            let count_ty = r
-                                .fields
-                                .iter()
-                                .find(|x| &x.name == c)
-                                .map_or(&f.ty, |x| &x.ty);
-                            self.decode_array(a, packed, 0, Some((&local(c), count_ty)))
-                        }
-                        Count::Prefix(_) => self.decode(&f.ty, packed, 0),
-                    },
-                    ty => self.decode(ty, packed, 0),
+            let expr = match s.role {
+                Role::Constant(c) => {
+                    let at = if packed { "b.bit_pos()" } else { "r.pos()" };
+                    let make = if packed { "at_bit" } else { "new" };
+                    self.code.line(format!("let at = {at};"));
+                    self.code.open(format!(
+                        "if {}{path}? != {c} {{",
+                        self.decode(&s.wire, packed, 0)
+                    ));
+                    self.code.line(format!(
+                        "return Err(DecodeError::{make}(ErrorKind::BadConstant, at).field(\"{}\"));",
+                        f.name
+                    ));
+                    self.code.close("}");
+                    continue;
                 }
+                Role::Key => {
+                    let (bits, raw) = self.ascending_reader(&s.wire);
+                    let rust = self.rust_type(&s.wire);
+                    let cast = if rust == "u64" {
+                        String::new()
+                    } else {
+                        format!(".map(|v| v as {rust})")
+                    };
+                    format!("{}::read_ascending(r, prev, {bits}, {raw}){cast}", self.rt)
+                }
+                Role::Count { .. } | Role::Value => match &s.wire {
+                    Wire::Array(a) => match &a.count {
+                        CountFrom::Field(c) => {
+                            let count = plan.step(c).map_or(&s.wire, |x| &x.wire);
+                            self.decode_array(a, packed, 0, Some((&local(c), count)))
+                        }
+                        CountFrom::Prefix(_) => self.decode(&s.wire, packed, 0),
+                    },
+                    w => self.decode(w, packed, 0),
+                },
             };
-            match self.presence(f, r, false) {
-                Some(cond) => {
+            match &s.presence {
+                Some(p) => {
+                    let cond = self.presence(p, false);
                     self.code.open(format!("let {name} = if {cond} {{"));
                     self.multiline(&format!("Some({expr}{path}?)"));
                     self.code.close("} else {");
@@ -1614,13 +1542,14 @@ impl<'a> Gen<'a> {
                 None => self.multiline(&format!("let {name} = {expr}{path}?;")),
             }
         }
-        if value_fields.is_empty() {
+        let values: Vec<&Step<'_>> = plan.values().collect();
+        if values.is_empty() {
             self.code.line("Ok(Self {})");
         } else {
             self.code.open("Ok(Self {");
-            for f in value_fields {
-                let id = ident(&f.name);
-                let l = local(&f.name);
+            for s in values {
+                let id = ident(&s.field.name);
+                let l = local(&s.field.name);
                 if id == l {
                     self.code.line(format!("{id},"));
                 } else {
@@ -1638,13 +1567,13 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn write_fn(&mut self, r: &Record, key: Option<&str>, packed: bool) {
-        let counts = count_fields(r);
+    fn write_fn(&mut self, plan: &RecordPlan<'_>) {
+        let packed = plan.packed;
         if packed {
             self.code.line("/// Writes the record into a bit stream.");
             self.code
                 .open("pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {");
-        } else if key.is_some() {
+        } else if plan.key.is_some() {
             self.code.line(
                 "/// Writes the record within an ascending list: its key as the difference from",
             );
@@ -1656,67 +1585,67 @@ impl<'a> Gen<'a> {
             self.code
                 .open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
         }
-        for f in &r.fields {
+        for s in &plan.steps {
+            let f = s.field;
             let path = vec![format!("field(\"{}\")", f.name)];
-            if let Some(c) = f.constant {
-                // A literal needs no conversion.
-                for l in self.encode(&f.ty, packed, &Val::Owned(c.to_string()), &path, 0) {
-                    self.code.line(
-                        l.replace(&format!("u64::from({c})"), &c.to_string())
-                            .replace(&format!("i64::from({c})"), &c.to_string()),
+            match s.role {
+                Role::Constant(c) => {
+                    // A literal needs no conversion.
+                    for l in self.encode(&s.wire, packed, &Val::Owned(c.to_string()), &path, 0) {
+                        self.code.line(
+                            l.replace(&format!("u64::from({c})"), &c.to_string())
+                                .replace(&format!("i64::from({c})"), &c.to_string()),
+                        );
+                    }
+                }
+                Role::Count { array } => {
+                    let array = ident(array);
+                    let lines = self.encode(
+                        &s.wire,
+                        packed,
+                        &Val::Owned(format!("self.{array}.len() as u64")),
+                        &path,
+                        0,
                     );
+                    for l in lines {
+                        self.code.line(l.replace(
+                            &format!("u64::from(self.{array}.len() as u64)"),
+                            &format!("self.{array}.len() as u64"),
+                        ));
+                    }
                 }
-                continue;
-            }
-            if counts.contains(&f.name.as_str()) {
-                let array = counted_array(r, &f.name);
-                let lines = self.encode(
-                    &f.ty,
-                    packed,
-                    &Val::Owned(format!("self.{array}.len() as u64")),
-                    &path,
-                    0,
-                );
-                for l in lines {
-                    self.code.line(l.replace(
-                        &format!("u64::from(self.{array}.len() as u64)"),
-                        &format!("self.{array}.len() as u64"),
-                    ));
-                }
-                continue;
-            }
-            if Some(f.name.as_str()) == key {
-                let raw = self.ascending_writer(&f.ty);
-                let (bits, _) = self.ascending_reader(&f.ty);
-                let from = if self.rust_type(&f.ty) == "u64" {
-                    format!("self.{}", ident(&f.name))
-                } else {
-                    format!("u64::from(self.{})", ident(&f.name))
-                };
-                self.code.line(format!(
-                    "{}::write_ascending(out, prev, {from}, {bits}, {raw}){}?;",
-                    self.rt,
-                    wrap(&path)
-                ));
-                continue;
-            }
-            let field = format!("self.{}", ident(&f.name));
-            match self.presence(f, r, true) {
-                Some(cond) => {
+                Role::Key => {
+                    let raw = self.ascending_writer(&s.wire);
+                    let (bits, _) = self.ascending_reader(&s.wire);
+                    let from = self.to_u64(&format!("self.{}", ident(&f.name)), &s.wire);
                     self.code.line(format!(
-                        "{}::presence({field}.is_some(), {cond}){}?;",
+                        "{}::write_ascending(out, prev, {from}, {bits}, {raw}){}?;",
                         self.rt,
                         wrap(&path)
                     ));
-                    self.code.open(format!("if let Some(v) = &{field} {{"));
-                    for l in self.encode(&f.ty, packed, &Val::Ref("v".into()), &path, 0) {
-                        self.code.line(l);
-                    }
-                    self.code.close("}");
                 }
-                None => {
-                    for l in self.encode(&f.ty, packed, &Val::Ref(format!("&{field}")), &path, 0) {
-                        self.code.line(l);
+                Role::Value => {
+                    let field = format!("self.{}", ident(&f.name));
+                    match &s.presence {
+                        Some(p) => {
+                            self.code.line(format!(
+                                "{}::presence({field}.is_some(), {}){}?;",
+                                self.rt,
+                                self.presence(p, true),
+                                wrap(&path)
+                            ));
+                            self.code.open(format!("if let Some(v) = &{field} {{"));
+                            for l in self.encode(&s.wire, packed, &Val::Ref("v".into()), &path, 0) {
+                                self.code.line(l);
+                            }
+                            self.code.close("}");
+                        }
+                        None => {
+                            let val = Val::Ref(format!("&{field}"));
+                            for l in self.encode(&s.wire, packed, &val, &path, 0) {
+                                self.code.line(l);
+                            }
+                        }
                     }
                 }
             }
@@ -1725,13 +1654,13 @@ impl<'a> Gen<'a> {
         self.code.close("}");
     }
 
-    fn len_fn(&mut self, r: &Record, key: Option<&str>, packed: bool) {
-        let counts = count_fields(r);
+    fn len_fn(&mut self, plan: &RecordPlan<'_>) {
+        let packed = plan.packed;
         if packed {
             self.code
                 .line("/// The number of bits [`Self::write_bits`] writes.");
             self.code.open("pub fn bit_len(&self) -> usize {");
-        } else if key.is_some() {
+        } else if plan.key.is_some() {
             self.code
                 .line("/// The number of bytes [`Self::write_after`] writes, moving `prev` on.");
             self.code
@@ -1743,67 +1672,58 @@ impl<'a> Gen<'a> {
         }
         let mut fixed = 0u64;
         let mut parts: Vec<String> = Vec::new();
-        for f in &r.fields {
-            let optional = f.cond.is_some() || f.selector.is_some();
-            if let Some(c) = f.constant {
-                fixed += match (&f.ty, packed) {
-                    (Type::Varint { .. }, _) => {
-                        let mut v = c as u64;
-                        let mut n = 1;
-                        while v >= 0x80 {
-                            v >>= 7;
-                            n += 1;
+        for s in &plan.steps {
+            let field = format!("self.{}", ident(&s.field.name));
+            match s.role {
+                Role::Constant(c) => {
+                    fixed += match s.wire {
+                        Wire::Varint { .. } => {
+                            let mut v = c as u64;
+                            let mut n = 1;
+                            while v >= 0x80 {
+                                v >>= 7;
+                                n += 1;
+                            }
+                            n
                         }
-                        n
+                        _ => s.fixed.unwrap_or(0),
+                    };
+                }
+                Role::Count { array } => match s.fixed {
+                    Some(n) => fixed += n,
+                    None => parts.push(format!(
+                        "{}::varint_len(self.{}.len() as u64)",
+                        self.rt,
+                        ident(array)
+                    )),
+                },
+                Role::Key => {
+                    let from = self.to_u64(&field, &s.wire);
+                    match s.fixed {
+                        Some(n) => {
+                            fixed += n;
+                            parts.push(format!(
+                                "{{\n    {}::ascending_step(prev, {from});\n    0\n}}",
+                                self.rt
+                            ));
+                        }
+                        None => parts.push(format!(
+                            "{rt}::varint_len({rt}::ascending_step(prev, {from}))",
+                            rt = self.rt
+                        )),
                     }
-                    (ty, _) => self.fixed(ty, packed).unwrap_or(0),
-                };
-                continue;
-            }
-            if counts.contains(&f.name.as_str()) {
-                match self.fixed(&f.ty, packed) {
+                }
+                Role::Value if s.presence.is_some() => {
+                    let inner = self.len(&s.wire, packed, &Val::Ref("v".into()), s.fixed);
+                    let closure = if inner.contains('v') { "|v|" } else { "|_|" };
+                    parts.push(format!("{field}.as_ref().map_or(0, {closure} {inner})"));
+                }
+                Role::Value => match s.fixed {
                     Some(n) => fixed += n,
                     None => {
-                        let array = counted_array(r, &f.name);
-                        parts.push(format!(
-                            "{}::varint_len(self.{array}.len() as u64)",
-                            self.rt
-                        ));
+                        parts.push(self.len(&s.wire, packed, &Val::Ref(format!("&{field}")), None))
                     }
-                }
-                continue;
-            }
-            if Some(f.name.as_str()) == key {
-                let from = if self.rust_type(&f.ty) == "u64" {
-                    format!("self.{}", ident(&f.name))
-                } else {
-                    format!("u64::from(self.{})", ident(&f.name))
-                };
-                match self.fixed(&f.ty, packed) {
-                    Some(n) => {
-                        fixed += n;
-                        parts.push(format!(
-                            "{{\n    {}::ascending_step(prev, {from});\n    0\n}}",
-                            self.rt
-                        ));
-                    }
-                    None => parts.push(format!(
-                        "{rt}::varint_len({rt}::ascending_step(prev, {from}))",
-                        rt = self.rt
-                    )),
-                }
-                continue;
-            }
-            let field = format!("self.{}", ident(&f.name));
-            if optional {
-                let inner = self.len(&f.ty, packed, &Val::Ref("v".into()));
-                let closure = if inner.contains('v') { "|v|" } else { "|_|" };
-                parts.push(format!("{field}.as_ref().map_or(0, {closure} {inner})"));
-            } else {
-                match self.fixed(&f.ty, packed) {
-                    Some(n) => fixed += n,
-                    None => parts.push(self.len(&f.ty, packed, &Val::Ref(format!("&{field}")))),
-                }
+                },
             }
         }
         let mut terms = Vec::new();
@@ -1818,28 +1738,30 @@ impl<'a> Gen<'a> {
 
     // ---- unions ----
 
-    fn union(&mut self, u: &Union) {
+    fn union(&mut self, plan: &UnionPlan<'_>) {
+        let u = plan.union;
         self.docs(&u.docs, &format!("The union `{}`.", u.name));
         self.code
             .line("#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]");
         self.code.line("#[serde(rename_all = \"snake_case\")]");
         self.code.open(format!("pub enum {} {{", u.name));
-        for v in &u.variants {
-            self.docs(&v.docs, &format!("Tag {}.", v.tag));
-            self.code.line(format!("{}({}),", v.record, v.record));
+        for (tag, record) in &plan.variants {
+            let docs = u.variants.iter().find(|v| v.tag == *tag).map(|v| &v.docs);
+            self.docs(docs.unwrap_or(&Docs::default()), &format!("Tag {tag}."));
+            self.code.line(format!("{}({}),", record.name, record.name));
         }
         self.code.close("}");
         self.code.blank();
-        let n = u.tag.bits / 8;
-        let be = self.big_endian(u.tag.endian);
+        let (bits, be) = int_form(&plan.tag);
+        let n = bits / 8;
         self.code.open(format!("impl {} {{", u.name));
         self.code.line("/// The tag of each variant.");
-        let tag_ty = uint_type(u.tag.bits);
+        let tag_ty = uint_type(bits);
         self.code.open(format!("pub fn tag(&self) -> {tag_ty} {{"));
         self.code.open("match self {");
-        for v in &u.variants {
+        for (tag, record) in &plan.variants {
             self.code
-                .line(format!("{}::{}(_) => {},", u.name, v.record, v.tag));
+                .line(format!("{}::{}(_) => {tag},", u.name, record.name));
         }
         self.code.close("}");
         self.code.close("}");
@@ -1854,13 +1776,11 @@ impl<'a> Gen<'a> {
             format!("r.uint({n}, {be})?")
         };
         self.code.open(format!("match {read} {{"));
-        for v in &u.variants {
+        for (tag, record) in &plan.variants {
+            let name = &record.name;
             self.code.line(format!(
-                "{} => {}::read(r).map(Self::{}).map_err(|e| e.field(\"{}\")),",
-                v.tag,
-                v.record,
-                v.record,
-                snake_case(&v.record)
+                "{tag} => {name}::read(r).map(Self::{name}).map_err(|e| e.field(\"{}\")),",
+                snake_case(name)
             ));
         }
         self.code
@@ -1874,12 +1794,12 @@ impl<'a> Gen<'a> {
         self.code
             .line(format!("out.uint({n}, {be}, u64::from(self.tag()))?;"));
         self.code.open("match self {");
-        for v in &u.variants {
+        for (_, record) in &plan.variants {
             self.code.line(format!(
                 "{}::{}(v) => v.write(out).map_err(|e| e.field(\"{}\")),",
                 u.name,
-                v.record,
-                snake_case(&v.record)
+                record.name,
+                snake_case(&record.name)
             ));
         }
         self.code.close("}");
@@ -1889,9 +1809,11 @@ impl<'a> Gen<'a> {
             .line("/// The number of bytes [`Self::write`] writes.");
         self.code.open("pub fn encoded_len(&self) -> usize {");
         self.code.open(format!("{n} + match self {{"));
-        for v in &u.variants {
-            self.code
-                .line(format!("{}::{}(v) => v.encoded_len(),", u.name, v.record));
+        for (_, record) in &plan.variants {
+            self.code.line(format!(
+                "{}::{}(v) => v.encoded_len(),",
+                u.name, record.name
+            ));
         }
         self.code.close("}");
         self.code.close("}");
@@ -1907,19 +1829,18 @@ impl<'a> Gen<'a> {
         ));
         self.code
             .open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
-        self.code
-            .open(format!("Ok(match u.choose_index({})? {{", u.variants.len()));
-        for (i, v) in u.variants.iter().enumerate() {
-            if i + 1 == u.variants.len() {
-                self.code.line(format!(
-                    "_ => Self::{}({}::arbitrary(u)?),",
-                    v.record, v.record
-                ));
+        self.code.open(format!(
+            "Ok(match u.choose_index({})? {{",
+            plan.variants.len()
+        ));
+        for (i, (_, record)) in plan.variants.iter().enumerate() {
+            let name = &record.name;
+            if i + 1 == plan.variants.len() {
+                self.code
+                    .line(format!("_ => Self::{name}({name}::arbitrary(u)?),"));
             } else {
-                self.code.line(format!(
-                    "{i} => Self::{}({}::arbitrary(u)?),",
-                    v.record, v.record
-                ));
+                self.code
+                    .line(format!("{i} => Self::{name}({name}::arbitrary(u)?),"));
             }
         }
         self.code.close("})");
@@ -1929,7 +1850,8 @@ impl<'a> Gen<'a> {
 
     // ---- dispatch ----
 
-    fn dispatch(&mut self, frames: &[String]) {
+    fn dispatch(&mut self, frames: &[(&Record, i128)]) {
+        let frames: Vec<&str> = frames.iter().map(|(r, _)| r.name.as_str()).collect();
         self.code
             .line("/// The name of every frame of the spec, as [`visit_frame`] takes it.");
         let names: Vec<String> = frames
@@ -1946,7 +1868,7 @@ impl<'a> Gen<'a> {
             "pub fn visit_frame<V: FrameVisitor>(name: &str, visitor: V) -> Option<V::Output> {",
         );
         self.code.open("match name {");
-        for f in frames {
+        for f in &frames {
             self.code.line(format!(
                 "\"{}\" => Some(visitor.visit::<{f}>()),",
                 snake_case(f)
@@ -1968,7 +1890,7 @@ impl<'a> Gen<'a> {
             self.rt
         ));
         self.code.open("match name {");
-        for f in frames {
+        for f in &frames {
             self.code.line(format!(
                 "\"{}\" => Some(visitor.visit::<{f}>()),",
                 snake_case(f)
