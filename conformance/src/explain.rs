@@ -33,9 +33,7 @@ use ackwire_spec::lower::{
     Test, Wire,
 };
 use ackwire_spec::model::{Record, Spec, Union};
-use std::collections::HashSet;
 use std::fmt::Write as _;
-use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// One field of a frame, as [`explain`] read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -254,7 +252,7 @@ trait Within<T> {
 impl<T> Within<T> for Res<T> {
     fn field(self, name: &str) -> Res<T> {
         self.map_err(|s| match s {
-            Stop::Decode(e) => Stop::Decode(e.field(intern(name))),
+            Stop::Decode(e) => Stop::Decode(e.field(name.to_owned())),
             other => other,
         })
     }
@@ -265,22 +263,6 @@ impl<T> Within<T> for Res<T> {
             other => other,
         })
     }
-}
-
-/// A field name with the `'static` lifetime [`DecodeError::field`] asks for. Each distinct name
-/// is leaked once; the names come from specs, so the set stays small.
-fn intern(name: &str) -> &'static str {
-    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let mut names = NAMES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    if let Some(known) = names.get(name) {
-        return known;
-    }
-    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
-    names.insert(leaked);
-    leaked
 }
 
 /// What a field read yields, for the conditions and counts of later fields.

@@ -6,6 +6,7 @@
 //! (`changes[3].mask`) and the kind". Conformance judges an error by its [`ErrorKind`] (its
 //! [`ErrorKind::as_str`] name), never by its text.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// What went wrong, from the taxonomy every ackwire codec shares.
@@ -84,9 +85,14 @@ impl fmt::Display for ErrorKind {
 }
 
 /// One step of a field path.
+///
+/// A field's name is borrowed when it is known at compile time (every generated decoder's
+/// names are) and owned otherwise (an interpreter of a layout read at run time, such as
+/// `ackwire explain`), so that neither pays for the other: nothing is leaked to make a name
+/// `'static`, and the generated decoders allocate nothing for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Segment {
-    Field(&'static str),
+    Field(Cow<'static, str>),
     Index(usize),
 }
 
@@ -99,7 +105,7 @@ pub struct FieldPath {
 }
 
 impl FieldPath {
-    fn push_field(&mut self, name: &'static str) {
+    fn push_field(&mut self, name: Cow<'static, str>) {
         self.reversed.push(Segment::Field(name));
     }
 
@@ -162,10 +168,11 @@ impl DecodeError {
         }
     }
 
-    /// The same error, inside field `name` of the record being read.
+    /// The same error, inside field `name` of the record being read (a `&'static str`, or a
+    /// `String` when the name is only known at run time).
     #[must_use]
-    pub fn field(mut self, name: &'static str) -> Self {
-        self.path.push_field(name);
+    pub fn field(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.path.push_field(name.into());
         self
     }
 
@@ -215,10 +222,11 @@ impl EncodeError {
         }
     }
 
-    /// The same error, inside field `name`.
+    /// The same error, inside field `name` (a `&'static str`, or a `String` when the name is
+    /// only known at run time).
     #[must_use]
-    pub fn field(mut self, name: &'static str) -> Self {
-        self.path.push_field(name);
+    pub fn field(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.path.push_field(name.into());
         self
     }
 
@@ -261,6 +269,18 @@ mod tests {
         let e = DecodeError::at_bit(ErrorKind::Truncated, 83).field("gap");
         assert_eq!(e.offset, 10);
         assert_eq!(e.to_string(), "truncated at byte 10 (bit 83), field gap");
+    }
+
+    #[test]
+    fn names_known_only_at_run_time_join_the_path_without_a_static_lifetime() {
+        let name = String::from("changes");
+        let e = DecodeError::new(ErrorKind::Truncated, 3)
+            .field("mask")
+            .index(2)
+            .field(name);
+        assert_eq!(e.path_string(), "changes[2].mask");
+        let e = EncodeError::new(ErrorKind::OverWidth).field(format!("f{}", 1));
+        assert_eq!(e.to_string(), "cannot encode: over_width in f1");
     }
 
     #[test]
