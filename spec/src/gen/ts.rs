@@ -13,10 +13,13 @@
 //! What `protocol.ts` prints, after a header line and that import:
 //! - a constant: `export const NAME = value;` (`max_offset` derived from the layout);
 //! - a bit set: its type, the list of the names of its set bits (`readonly AckedFlagsBit[]`), and
-//!   under the same name its layout (`BitSet`: width, named bits, `requires`);
+//!   under the same name its layout (`BitSet`: width, named bits, the guard its reader tests
+//!   first, `requires`);
 //! - a record: an interface of its value fields in snake_case, as in the JSON form (constants and
-//!   counts are derived, not stored; conditional fields are optional; 64-bit integers are
-//!   `bigint`, bytes `Uint8Array`), `readX`, `writeX` and `encodedLenX` (for a packed record the
+//!   counts are derived, not stored; conditional fields are optional, `?: T | undefined`: a
+//!   decoded value has every field, an absent one `undefined`, so that all values of a record
+//!   share one shape, and an encoder takes `undefined` as absent; 64-bit integers are `bigint`,
+//!   bytes `Uint8Array`), `readX`, `writeX` and `encodedLenX` (for a packed record the
 //!   bit-stream forms and `bitLenX`), and `XJson`, its fields in the JSON form;
 //! - a union: a discriminated union of `{ kind, value }`, with the same functions;
 //! - a frame: also `decodeX` and `encodeX`; then `Frames`, `FRAME_NAMES` and the functions that
@@ -201,9 +204,14 @@ const LOCALS: &[&str] = &[
     "r", "w", "b", "v", "n", "x", "d", "e", "at", "prev", "bytes", "field",
 ];
 
-/// A count field's local variable.
+/// The local variable a reader reads field `name` into: the name, with `_` after it when it is
+/// a word of the language, a name the generated functions use, or a name of the runtime (which
+/// the local would hide).
 fn local(name: &str) -> String {
-    if RESERVED.contains(&name) || LOCALS.contains(&name) {
+    if RESERVED.contains(&name)
+        || LOCALS.contains(&name)
+        || runtime_exports().iter().any(|e| e.name == name)
+    {
         format!("{name}_")
     } else {
         name.to_string()
@@ -555,11 +563,17 @@ impl<'a, 's> Gen<'a, 's> {
             }
             self.out.close("],");
         }
-        self.out.line(format!(
-            "known: 0x{:x}{},",
-            plan.known,
-            if wide { "n" } else { "" }
-        ));
+        let n = if wide { "n" } else { "" };
+        self.out.line(format!("known: 0x{:x}{n},", plan.known));
+        // What a reader tests a value against first: the reserved bits and the bits that
+        // require another; a value with none of them set needs no other check.
+        let dependent = plan
+            .named
+            .iter()
+            .filter(|b| b.requires.is_some() && b.index < 64)
+            .fold(0u64, |m, b| m | 1 << b.index);
+        self.out
+            .line(format!("guard: 0x{:x}{n},", plan.reserved | dependent));
         let line = format!("requires: [{}],", requires.join(", "));
         if 2 + line.len() <= WIDTH {
             self.out.line(line);
@@ -764,8 +778,8 @@ impl<'a, 's> Gen<'a, 's> {
     // ---- conditions ----
 
     /// The expression of an operand of a presence test, and whether it is a `bigint`: in a
-    /// decoder, the record read so far (`v.flags`) or a count's local; in an encoder, the value
-    /// or its list's length.
+    /// decoder, the local the field was read into (`flags`); in an encoder, the value's field
+    /// (`v.flags`) or, for a count, its list's length.
     fn operand(plan: &RecordPlan<'_>, operand: &Operand<'_>, encode: bool) -> (String, bool) {
         let big = plan.step(operand.name()).is_some_and(|s| is_big(&s.wire));
         match operand {
@@ -779,8 +793,10 @@ impl<'a, 's> Gen<'a, 's> {
             ),
             Operand::Count { array, .. } if encode => (format!("v.{array}.length"), false),
             Operand::Count { field, .. } => (local(&field.name), big),
-            Operand::Value { field } => (format!("v.{}", field.name), big),
-            Operand::Unknown(name) => (format!("v.{name}"), false),
+            Operand::Value { field } if encode => (format!("v.{}", field.name), big),
+            Operand::Value { field } => (local(&field.name), big),
+            Operand::Unknown(name) if encode => (format!("v.{name}"), false),
+            Operand::Unknown(name) => (local(name), false),
         }
     }
 
@@ -1072,12 +1088,12 @@ impl<'a, 's> Gen<'a, 's> {
             for s in &values {
                 let f = s.field;
                 self.docs(&f.docs, &format!("The `{}` field.", f.name));
-                self.out.line(format!(
-                    "{}{}: {};",
-                    f.name,
-                    if s.presence.is_some() { "?" } else { "" },
-                    Self::ts_type(&s.wire)
-                ));
+                let ty = Self::ts_type(&s.wire);
+                self.out.line(if s.presence.is_some() {
+                    format!("{}?: {ty} | undefined;", f.name)
+                } else {
+                    format!("{}: {ty};", f.name)
+                });
             }
             self.out.close("}");
         }
@@ -1142,50 +1158,42 @@ impl<'a, 's> Gen<'a, 's> {
             self.out
                 .open(format!("export function read{name}(r: Reader): {name} {{"));
         }
-        // A record whose fields are all present is read into locals and made at once, as one
-        // object literal (the engine then allocates it with its final shape); one with fields
-        // that may be absent is filled in as it is read.
-        let whole = plan.key.is_none() && plan.all_present;
-        if !whole {
-            self.out.line(format!("const v = {{}} as {name};"));
-        }
+        // The fields are read into locals, and the record made at once as one object literal
+        // of every field of its type, an absent one `undefined`: the engine then makes every
+        // value of the record with the same shape, whichever fields it holds.
         self.open_fields(plan);
         for (i, step) in plan.steps.iter().enumerate() {
             self.name_field(plan, i);
-            let field = &step.field.name;
+            let l = local(&step.field.name);
             let read = self.decode(&step.wire, packed, s);
             match step.role {
                 Role::Constant(c) => self.stmt(&format!(
                     "{s}.constant({}, ({s}) => {read});",
                     literal(c, is_big(&step.wire))
                 )),
+                // The difference is read where it starts, with no function made to read it.
                 Role::Key => self.stmt(&format!(
-                    "v.{field} = prev.read({s}, (r) => {});",
-                    self.decode(&step.wire, false, "r")
+                    "const {l} = prev.next({s}, {s}.offset, {});",
+                    self.decode(&step.wire, false, s)
                 )),
-                Role::Count { .. } => self.stmt(&format!("const {} = {read};", local(field))),
-                Role::Value => match Self::presence(plan, step, false) {
+                Role::Count { .. } | Role::Value => match Self::presence(plan, step, false) {
                     Some(cond) => {
+                        let ty = Self::ts_type(&step.wire);
+                        self.out.line(format!("let {l}: {ty} | undefined;"));
                         self.out.open(format!("if ({cond}) {{"));
-                        self.stmt(&format!("v.{field} = {read};"));
+                        self.stmt(&format!("{l} = {read};"));
                         self.out.close("}");
                     }
-                    None if whole => self.stmt(&format!("const {} = {read};", local(field))),
-                    None => self.stmt(&format!("v.{field} = {read};")),
+                    None => self.stmt(&format!("const {l} = {read};")),
                 },
             }
         }
-        if whole {
-            self.return_literal(plan);
-            self.close_fields(plan);
-        } else {
-            self.close_fields(plan);
-            self.out.line("return v;");
-        }
+        self.return_literal(plan);
+        self.close_fields(plan);
         self.out.close("}");
     }
 
-    /// `return { dx, dy, dz, yaw };`: the record of the locals its value fields were read into.
+    /// `return { dx, dy, dz, yaw };`: the record of the locals its fields were read into.
     fn return_literal(&mut self, plan: &RecordPlan<'_>) {
         let members: Vec<String> = plan
             .values()
@@ -1947,19 +1955,23 @@ mod tests {
             "export const HUGE = 18446744073709551615n;",
             "export type Wide = bigint;",
             "  HIGH: 0x8000000000000000n,",
-            "  known: 0x8000000000000001n,\n  requires: [[Wide.HIGH, Wide.LOW]],\n  bigEndian: true,",
+            "  known: 0x8000000000000001n,\n  guard: 0xfffffffffffffffen,\n  requires: [[Wide.HIGH, Wide.LOW]],\n  bigEndian: true,",
             "r.constant(300n, (r) => r.bigVarint(64));",
             "field = \"version\";",
             "throw within(e, field);",
-            "if (v.n > 2) {",
-            "v.q = Number(r.bigVarint(64)) * (1 / 4);",
+            "let when: number | undefined;\n    if (n_ > 2) {\n      when = r.u32(true);",
+            "when?: number | undefined;",
+            "const q = Number(r.bigVarint(64)) * (1 / 4);",
             "w.bigVarint(64, w.quantizeBigUint(v.q, 1 / 4, 18446744073709551615n));",
             "const w = new Writer(encodedLenSink(v));",
             "bigAscending(64, (r) => r.u64(true))",
             "keyed(new Ascending(32), readInner)",
             "export function readInner(r: Reader, prev = new Ascending(32)): Inner {",
             "case 18446744073709551615n:",
-            "v.body = r.packed(readBody);",
+            "const body = r.packed(readBody);",
+            "return { wide, n: n_, when, q, z, data, nested, ids, recs, tagged, body };",
+            "const key = prev.next(r, r.offset, r.u32(true));",
+            "return { key, delete: delete_ };",
             "const c = b.bigUint(60);",
             "return { c, d: d_, xs };",
             "export const EmptyJson: RecordJson = [];",

@@ -16,6 +16,12 @@ export interface BitSet<V extends number | bigint = number> {
   /** The named bits together: a bit outside them is reserved. */
   readonly known: V;
   /**
+   * The bits a value must be looked at closer for, within the width: every reserved bit and
+   * every named bit that requires another. A value with none of them set is valid at once, with
+   * one test; the generated layouts hold it, as `known`, so that no reader works it out.
+   */
+  readonly guard: V;
+  /**
    * `[bits, other]`, as values: any of `bits` may only be set when the bit `other` is set
    * too; one entry for every bit that another requires.
    */
@@ -31,6 +37,9 @@ export interface BitSet<V extends number | bigint = number> {
  */
 export function bitSetFault(set: BitSet<number>, raw: number): ErrorKind | undefined {
   // `&` works on 32 bits, the widest set of numbers: a bit 31 comes out negative, not 0.
+  if ((raw & set.guard) === 0) {
+    return undefined;
+  }
   if ((raw & ~set.known) !== 0) {
     return "reserved_bit";
   }
@@ -46,6 +55,9 @@ export function bitSetFault(set: BitSet<number>, raw: number): ErrorKind | undef
 
 /** {@link bitSetFault} of a set wider than 32 bits. */
 export function bigBitSetFault(set: BitSet<bigint>, raw: bigint): ErrorKind | undefined {
+  if ((raw & set.guard) === 0n) {
+    return undefined;
+  }
   if ((raw & ~set.known) !== 0n) {
     return "reserved_bit";
   }

@@ -60,7 +60,14 @@ export class Ascending {
   /** Reads an element whose difference `raw` reads: a difference of 0 does not ascend. */
   read(r: Reader, raw: (r: Reader) => number): number {
     const at = r.offset;
-    const delta = raw(r);
+    return this.next(r, at, raw(r));
+  }
+
+  /**
+   * The element whose difference `delta` was read from `r` at offset `at` (as `prev.next(r,
+   * r.offset, r.varint(32))`, which makes no function to read it with).
+   */
+  next(r: Reader, at: number, delta: number): number {
     let v = delta;
     if (this.prev !== undefined) {
       if (delta === 0) {
@@ -112,7 +119,11 @@ export class BigAscending {
   /** Reads an element whose difference `raw` reads. */
   read(r: Reader, raw: (r: Reader) => bigint): bigint {
     const at = r.offset;
-    const delta = raw(r);
+    return this.next(r, at, raw(r));
+  }
+
+  /** {@link Ascending.next} of a bigint. */
+  next(r: Reader, at: number, delta: bigint): bigint {
     let v = delta;
     if (this.prev !== undefined) {
       if (delta === 0n) {

@@ -189,6 +189,7 @@ const FLAGS: BitSet = {
     ["C", F.C],
   ],
   known: 0x29,
+  guard: 0xd6 | F.B | F.C,
   requires: [[F.B | F.C, F.A]],
 };
 
@@ -201,6 +202,7 @@ const WIDE: BitSet<bigint> = {
     ["HIGH", W.HIGH],
   ],
   known: 0x8000000000000001n,
+  guard: 0x7ffffffffffffffen,
   requires: [],
   bigEndian: true,
 };
@@ -214,6 +216,7 @@ const TOP_SET: BitSet = {
     ["TOP", TOP.TOP],
   ],
   known: 0x80000001,
+  guard: 0xffffffff,
   requires: [[TOP.TOP, TOP.LOW]],
 };
 
@@ -273,6 +276,7 @@ describe("bit sets", () => {
         ["Y", 0x4],
       ],
       known: 0x5,
+      guard: 0x2,
       requires: [],
     };
     const data = body((b) => {

@@ -22,6 +22,7 @@ const MASK: BitSet = {
     ["HEALTH", 0x2],
   ],
   known: 0x3,
+  guard: 0xfc,
   requires: [],
 };
 

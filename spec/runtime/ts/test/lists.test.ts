@@ -203,4 +203,18 @@ describe("lists ascending by a key", () => {
     }
     assert.deepEqual(w.finish(), bytes(4, 1, 2));
   });
+  it("take a difference read in place, as the generated readers do", () => {
+    const prev = new Ascending(8);
+    const r = new Reader(bytes(250, 3, 0, 9));
+    assert.equal(prev.next(r, r.offset, r.uint(1)), 250);
+    assert.equal(prev.next(r, r.offset, r.uint(1)), 253);
+    assertDecodeFault(() => prev.next(r, r.offset, r.uint(1)), "not_ascending", { offset: 2 });
+    assertDecodeFault(() => prev.next(r, r.offset, r.uint(1)), "over_width", { offset: 3 });
+    const big = new BigAscending(64);
+    const b = new Reader(bytes(5, 0));
+    assert.equal(big.next(b, b.offset, b.bigVarint(64)), 5n);
+    assertDecodeFault(() => big.next(b, b.offset, b.bigVarint(64)), "not_ascending", {
+      offset: 1,
+    });
+  });
 });
