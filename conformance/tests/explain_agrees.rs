@@ -10,7 +10,7 @@
 //! Nothing is skipped: every input is checked, and the counts are printed.
 
 use ackwire_codec::protocol::*;
-use ackwire_codec::{DecodeError, ErrorKind, Frame, FrameVisitor};
+use ackwire_codec::{BitSet, DecodeError, ErrorKind, Frame, FrameVisitor};
 use ackwire_conformance::explain::{explain, ExplainError, Row};
 use ackwire_spec::model::Spec;
 use std::collections::BTreeMap;

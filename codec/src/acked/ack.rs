@@ -1,6 +1,7 @@
 //! The client's kind 7 writer: the ack of the newest frame applied, and the recent inputs.
 
 use crate::protocol::{Ack, AckFlags, Input};
+use crate::BitSet;
 use std::collections::VecDeque;
 
 /// Builds the client's kind 7 frames (DESIGN.md section 3: "the tick of the newest acked frame
