@@ -19,6 +19,7 @@
 //!   f32 position and heading, health, armour, vehicle, seat, components), no delta and no
 //!   quantization, as a program would serialize its own structs without a wire spec.
 
+use ackwire_codec::BitSet;
 use std::hint::black_box;
 
 use ackwire_codec::protocol::{

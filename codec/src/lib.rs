@@ -49,7 +49,7 @@ pub const DECODE_ALLOC_PER_BYTE: usize = 48;
 /// whatever the length: an error's field path (a few segments), which an empty input can
 /// already cost.
 pub const DECODE_ALLOC_SLACK: usize = 256;
-pub use rt::{Frame, FrameVisitor};
+pub use rt::{BitSet, Frame, FrameVisitor};
 
 /// The reference protocol's frames, records, bit sets, unions and constants, generated from
 /// `spec/protocol/*.wire` at build time.

@@ -9,7 +9,7 @@ use ackwire_codec::datagram::{
 };
 use ackwire_codec::protocol::{Datagram, UpdateMask};
 use ackwire_codec::rt::{ascending_step, json::from_hex, WriteExt};
-use ackwire_codec::Frame;
+use ackwire_codec::{BitSet, Frame};
 use std::path::Path;
 
 /// The positive cases of the golden datagram vectors: name and bytes.

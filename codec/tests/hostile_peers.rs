@@ -3,6 +3,7 @@
 
 use ackwire_codec::datagram::{ReplicaLimits, ReplicaTable, StreamFrame};
 use ackwire_codec::protocol::{Component, Datagram, Spawn, Update, UpdateMask};
+use ackwire_codec::BitSet;
 use ackwire_testkit::{is_counting, measure};
 
 #[global_allocator]

@@ -11,7 +11,7 @@
 //! Nothing is skipped: every input is checked, and the counts are printed.
 
 use ackwire_codec::protocol::*;
-use ackwire_codec::{DecodeError, ErrorKind, Frame, FrameVisitor};
+use ackwire_codec::{BitSet, DecodeError, ErrorKind, Frame, FrameVisitor};
 use ackwire_conformance::explain::{explain, explain_lowered, ExplainError, Row};
 use ackwire_spec::lower::Lowering;
 use ackwire_spec::model::Spec;

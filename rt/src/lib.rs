@@ -4,9 +4,10 @@
 //! [`Reader`] and the [`WriteExt`] writes onto a `Vec<u8>`, LEB128 varints and zigzag, the
 //! [`BitReader`] and [`BitWriter`] of packed bodies, the [`Frame`] and [`FrameVisitor`] traits
 //! every generated frame implements, the one error family of every decoder and encoder
-//! ([`DecodeError`], [`EncodeError`], [`ErrorKind`], [`FieldPath`]), the storage of generated
-//! bit sets (the re-exported [`bitvec`](mod@bitvec)) and their JSON form, FNV-1a, and the serde
-//! helpers of the JSON form of frames.
+//! ([`DecodeError`], [`EncodeError`], [`ErrorKind`], [`FieldPath`]), the [`BitSet`] trait that
+//! every generated bit set implements (its checks, reads and writes, written once in
+//! [`bits`]) and the JSON form of bit sets, FNV-1a, and the serde helpers of the JSON form of
+//! frames. [`bitvec`](mod@bitvec) is re-exported for code that held bit sets through it.
 //!
 //! A crate that compiles its own layout from `build.rs` with `ackwire_spec::Builder` depends
 //! on this crate (and on `serde`, whose derives the generated types use); nothing else. With
@@ -25,8 +26,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod bits;
 pub mod error;
 
+pub use bits::{Bit, BitSet, BitStore};
 pub use error::{DecodeError, EncodeError, ErrorKind, FieldPath};
 
 use bitvec::prelude::*;

@@ -15,7 +15,7 @@ use ackwire_codec::acked::{
 };
 use ackwire_codec::protocol::{Ack, AckFlags, EntityState, Input, StateFlags};
 use ackwire_codec::rt::Frame;
-use ackwire_codec::{DecodeError, EncodeError, ErrorKind};
+use ackwire_codec::{BitSet, DecodeError, EncodeError, ErrorKind};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Inputs a client may have buffered in its schedule at once; more are dropped before

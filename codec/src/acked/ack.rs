@@ -7,6 +7,7 @@
 //! not yet processed.
 
 use crate::protocol::{Ack, AckFlags, Input};
+use crate::BitSet;
 use std::collections::VecDeque;
 
 /// Builds the client's kind 7 frames (DESIGN.md section 3: "the tick of the newest acked frame

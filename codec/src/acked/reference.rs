@@ -7,7 +7,7 @@ use crate::protocol::{
     StateFlags, Vehicle,
 };
 use crate::rt::Reader;
-use crate::{DecodeError, EncodeError, ErrorKind};
+use crate::{BitSet, DecodeError, EncodeError, ErrorKind};
 
 /// The box a quantized pose lies in: at most this many 1/512 m steps from the origin on every
 /// axis (about 32 m). Any two points of the box are at most 32766 steps apart, so a PoseStep

@@ -1,6 +1,7 @@
 use super::moves;
 use super::*;
 use crate::protocol::{Change, EntityState, Event, Input, Shot, StateFlags};
+use crate::BitSet;
 
 fn rec(x: i32, full: bool, measured: u32, hp: u8) -> EntityState {
     let mut flags = StateFlags::empty();

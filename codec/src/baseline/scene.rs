@@ -1,8 +1,8 @@
 //! The world a connection replicates: entities by slot and generation, with the reference
 //! schema's components (Transform, Velocity, Vitality, Team).
 
-use crate::protocol::{Team, Transform, Velocity, Vitality};
-use crate::rt::BitWriter;
+use crate::protocol::{ComponentMask, Team, Transform, Velocity, Vitality};
+use crate::rt::{Bit, BitWriter};
 use crate::EncodeError;
 use std::collections::BTreeMap;
 
@@ -39,6 +39,16 @@ impl ComponentValue {
             ComponentValue::Velocity(_) => 1,
             ComponentValue::Health(_) => 2,
             ComponentValue::Team(_) => 3,
+        }
+    }
+
+    /// The bit of an entry's mask that says the component is carried (bit [`Self::index`]).
+    pub fn mask_bit(&self) -> Bit<ComponentMask> {
+        match self {
+            ComponentValue::Transform(_) => ComponentMask::TRANSFORM,
+            ComponentValue::Velocity(_) => ComponentMask::VELOCITY,
+            ComponentValue::Health(_) => ComponentMask::HEALTH,
+            ComponentValue::Team(_) => ComponentMask::TEAM,
         }
     }
 

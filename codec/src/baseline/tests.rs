@@ -6,7 +6,7 @@ use crate::protocol::{
     ComponentMask, Entry, Snapshot, SnapshotAck, SnapshotBody, Vitality, ACK_WINDOW,
     MAX_LOST_PER_SNAPSHOT,
 };
-use crate::Frame;
+use crate::{BitSet, Frame};
 
 fn id(slot: u32, generation: u8) -> EntityId {
     EntityId { slot, generation }

@@ -16,7 +16,7 @@ use super::scene::{ComponentValue, EntityId, Scene, COMPONENT_TYPES};
 use crate::protocol::{
     ComponentMask, EntityRef, Entry, Snapshot, SnapshotAck, SnapshotBody, MAX_LOST_PER_SNAPSHOT,
 };
-use crate::LimitError;
+use crate::{BitSet, LimitError};
 use std::collections::BTreeMap;
 
 /// Bytes of a snapshot before its body: kind and sequence.
@@ -228,7 +228,7 @@ impl SnapshotWriter {
                 team: None,
             };
             for (value, bits) in c.components {
-                entry.mask.set(value.index(), true);
+                entry.mask.set(value.mask_bit(), true);
                 match value {
                     ComponentValue::Transform(v) => entry.transform = Some(*v),
                     ComponentValue::Velocity(v) => entry.velocity = Some(*v),

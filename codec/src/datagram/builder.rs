@@ -236,7 +236,7 @@ fn numbered(first: DatagramHeader, part: usize) -> Result<DatagramHeader, BuildE
 mod tests {
     use super::*;
     use crate::protocol::UpdateMask;
-    use crate::Frame;
+    use crate::{BitSet, Frame};
 
     fn header() -> DatagramHeader {
         DatagramHeader {

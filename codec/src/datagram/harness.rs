@@ -22,6 +22,7 @@
 use super::*;
 use crate::fuzzing::ByteSource;
 use crate::protocol::{Component, Datagram, DatagramAck, Update, UpdateMask};
+use crate::BitSet;
 use std::collections::{BTreeMap, HashSet};
 
 /// What a run saw, for tests that want to know the input exercised something.

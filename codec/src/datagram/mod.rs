@@ -41,7 +41,7 @@ pub use subscription::{
 };
 
 use crate::protocol::{Component, Despawn, FullFrame, Spawn, Update, UpdateMask};
-use crate::{DecodeError, EncodeError, Frame};
+use crate::{BitSet, DecodeError, EncodeError, Frame};
 
 /// The part of a spawn tick an update carries (seed 003: "its low 16 bits").
 ///

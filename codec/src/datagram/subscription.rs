@@ -3,6 +3,7 @@
 use super::builder::{split_tick, BuildError, DatagramHeader};
 use super::{entry, quantize, StreamFrame};
 use crate::protocol::{Component, Datagram, DatagramAck, Despawn, FullEntity, FullFrame, Spawn};
+use crate::BitSet;
 use std::collections::BTreeMap;
 
 /// How a subscription encodes.

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::protocol::{Component, Datagram, DatagramAck, Update, UpdateMask};
-use crate::Frame;
+use crate::{BitSet, Frame};
 
 fn config() -> SubscriptionConfig {
     SubscriptionConfig {

@@ -16,6 +16,7 @@
 use super::ack::AckWindow;
 use super::agreement::Agreement;
 use crate::digest::SetDigest;
+use crate::BitSet;
 use std::collections::{BTreeSet, VecDeque};
 
 /// Which state the differences are computed against.

@@ -28,7 +28,7 @@ use super::ack::AckWindow;
 use super::agreement::Agreement;
 use super::slot::SlotKey;
 use crate::digest::SetDigest;
-use crate::LimitError;
+use crate::{BitSet, LimitError};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How a mirror differs from the server's own key set ([`DeltaMirror::divergence_from`]).

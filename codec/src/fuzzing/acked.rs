@@ -22,6 +22,7 @@ use crate::acked::{
     State,
 };
 use crate::protocol::{ChangeMask, EntityState, Event, Shot, StateFlags};
+use crate::BitSet;
 use std::collections::BTreeMap;
 
 /// The state `frame` produces onto `base`, by seed 000's rules taken one at a time: every

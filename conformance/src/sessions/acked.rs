@@ -37,6 +37,7 @@ use crate::streams::StreamVector;
 use ackwire_codec::acked::{AckWriter, AckedDecoder, Delivery, Reference};
 use ackwire_codec::protocol::{Buttons, Event, Hit, Input, Shot};
 use ackwire_codec::rt::Frame;
+use ackwire_codec::BitSet;
 use ackwire_server::acked::harness::{apply_ops, from_seed, Op, Shape};
 use ackwire_server::acked::{Presenter, ReferenceEncoder, ViewConfig, World};
 use ackwire_server::input_schedule::InputWindow;

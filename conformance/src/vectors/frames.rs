@@ -13,7 +13,7 @@
 use super::{hex_spaced, ExpectedError, FrameCase, FrameFile, OrderedJson};
 use ackwire_codec::digest::SetDigest;
 use ackwire_codec::protocol::*;
-use ackwire_codec::{ErrorKind, Frame};
+use ackwire_codec::{BitSet, ErrorKind, Frame};
 
 /// Every frame's file, in the order of `FRAME_NAMES`.
 pub(super) fn all() -> Vec<FrameFile> {

@@ -3,8 +3,10 @@
 //!
 //! What it prints, per declaration:
 //! - a constant: `pub const NAME: T = value;` (`max_offset` derived from the layout);
-//! - a bit set: a newtype over a bitvec `BitArray` with a `usize` constant per bit, `check`
-//!   (reserved bits, `requires`), and `read`/`write` for where it is used;
+//! - a bit set: a newtype over the narrowest unsigned integer of its width, a typed constant
+//!   per named bit (`rt::Bit<Self>`), and an impl of `rt::BitSet` giving its tables (declared
+//!   bits, names, `requires`, width, byte order); `check`, `read`, `write` and the rest are
+//!   the trait's, written once in the runtime;
 //! - a record: a struct of its value fields (constants and counts are derived, not stored;
 //!   conditional fields are `Option`s), with `read`, `write`, `encoded_len` (or the `_bits`
 //!   forms for a packed record);
@@ -63,17 +65,28 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     // Import only what the code below uses, so that a small spec compiles without warnings.
     let any_item =
         |pred: &dyn Fn(&Item) -> bool| spec.files.iter().flat_map(|f| &f.items).any(pred);
-    let uses_kinds = any_item(&|i| matches!(i, Item::Bits(_) | Item::Union(_)))
+    let uses_kinds = any_item(&|i| matches!(i, Item::Union(_)))
         || low
             .plans()
             .any(|p| p.steps.iter().any(|s| matches!(s.role, Role::Constant(_))));
     let uses_bits = low.plans().any(|p| p.packed);
+    // The methods of a bit set are the runtime's trait's: in scope wherever one is read,
+    // written or tested, under no name that a declaration could take.
+    let uses_bit_sets = spec.files.iter().flat_map(|f| &f.items).any(|i| {
+        matches!(i, Item::Bits(b) if low.bits_used(&b.name, false) || low.bits_used(&b.name, true))
+    });
     let frames = low.frames();
     let uses_frames = !frames.is_empty();
     let uses_bytes = low.plans().any(|p| !p.packed) || any_item(&|i| matches!(i, Item::Union(_)));
     let mut runtime = Vec::new();
     if uses_bits {
-        runtime.extend(["BitReader", "BitWriter"]);
+        runtime.push("BitReader");
+    }
+    if uses_bit_sets {
+        runtime.push("BitSet as _");
+    }
+    if uses_bits {
+        runtime.push("BitWriter");
     }
     runtime.extend(["DecodeError", "EncodeError"]);
     if uses_kinds {
@@ -305,182 +318,69 @@ impl<'s> Gen<'_, 's> {
 
     fn bits(&mut self, plan: &BitsPlan<'_>) {
         let b = plan.bits;
+        let name = &b.name;
         let store = uint_type(b.width);
         let rt = self.rt.clone();
-        self.docs(&b.docs, &format!("The bit set `{}`.", b.name));
-        self.code.line("#[derive(Clone, Copy, Default)]");
-        self.code.line(format!(
-            "pub struct {}({rt}::bitvec::array::BitArray<[{store}; 1], {rt}::bitvec::order::Lsb0>);",
-            b.name
-        ));
+        self.docs(&b.docs, &format!("The bit set `{name}`."));
+        // Equal, hashed and defaulted as its raw bits; everything else is the runtime's
+        // `BitSet`, over the tables below.
+        self.code
+            .line("#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]");
+        self.code.line(format!("pub struct {name}({store});"));
         self.code.blank();
-        self.code.open(format!("impl {} {{", b.name));
-        let mut names = Vec::new();
-        for bit in &plan.named {
-            let docs = b.bits.iter().find_map(|entry| match &entry.kind {
-                BitKind::Named { name, .. } if name == bit.name => Some(&entry.docs),
-                _ => None,
-            });
-            self.docs(
-                docs.unwrap_or(&Docs::default()),
-                &format!("Bit {}.", bit.index),
-            );
-            self.code
-                .line(format!("pub const {}: usize = {};", bit.name, bit.index));
-            names.push(format!("(\"{}\", {})", bit.name, bit.index));
+        if !plan.named.is_empty() {
+            self.code.open(format!("impl {name} {{"));
+            for bit in &plan.named {
+                let docs = b.bits.iter().find_map(|entry| match &entry.kind {
+                    BitKind::Named { name, .. } if name == bit.name => Some(&entry.docs),
+                    _ => None,
+                });
+                self.docs(
+                    docs.unwrap_or(&Docs::default()),
+                    &format!("Bit {}.", bit.index),
+                );
+                self.code.line(format!(
+                    "pub const {}: {rt}::Bit<Self> = {rt}::Bit::new({});",
+                    bit.name, bit.index
+                ));
+            }
+            self.code.close("}");
+            self.code.blank();
         }
-        let requires: Vec<(&str, &str)> = plan
+        let names: Vec<String> = plan
             .named
             .iter()
-            .filter_map(|n| n.requires.map(|(req, _)| (n.name, req)))
+            .map(|n| format!("(\"{}\", {})", n.name, n.index))
             .collect();
-        self.code.line("/// Width on the wire, in bits.");
-        self.code
-            .line(format!("pub const WIDTH: u8 = {};", b.width));
-        self.code.line("/// Every named bit, with its index.");
+        let requires: Vec<String> = plan
+            .named
+            .iter()
+            .filter_map(|n| n.requires.map(|(_, req)| format!("({}, {req})", n.index)))
+            .collect();
+        let (_, big_endian) = int_form(&self.low.bits_int(b));
+        self.code.open(format!("impl {rt}::BitSet for {name} {{"));
+        self.code.line(format!("type Store = {store};"));
+        self.code.line(format!("const WIDTH: u8 = {};", b.width));
         self.code.line(format!(
-            "pub const NAMES: &'static [(&'static str, u8)] = &[{}];",
+            "const NAMES: &'static [(&'static str, u8)] = &[{}];",
             names.join(", ")
         ));
         self.code
             .line(format!("const DECLARED: u64 = {:#x};", plan.known));
-        self.code.blank();
-        self.code.line("/// No bit set.");
-        self.code.open("pub fn empty() -> Self {");
-        self.code.line("Self::default()");
-        self.code.close("}");
-        self.code.blank();
-        self.code
-            .line("/// A set from its raw bits (see [`Self::check`]).");
-        self.code
-            .open(format!("pub fn from_bits(bits: {store}) -> Self {{"));
-        self.code
-            .line(format!("Self({rt}::bitvec::array::BitArray::new([bits]))"));
-        self.code.close("}");
-        self.code.blank();
-        self.code.line("/// The raw bits.");
-        self.code.open(format!("pub fn bits(&self) -> {store} {{"));
-        self.code.line("self.0.data[0]");
-        self.code.close("}");
-        self.code.blank();
-        // Shifts on the raw bits rather than bitvec's bit references: the sessions test flags
-        // on every record of every state, every tick.
-        self.code.line("/// Whether bit `bit` is set.");
-        self.code
-            .open("pub fn contains(&self, bit: usize) -> bool {");
         self.code.line(format!(
-            "bit < {store}::BITS as usize && self.bits() >> bit & 1 == 1"
+            "const REQUIRES: &'static [(u8, u8)] = &[{}];",
+            requires.join(", ")
         ));
-        self.code.close("}");
+        self.code
+            .line(format!("const BIG_ENDIAN: bool = {big_endian};"));
         self.code.blank();
         self.code
-            .line("/// Sets or clears bit `bit` (a bit past the width is ignored).");
-        self.code
-            .open("pub fn set(&mut self, bit: usize, on: bool) {");
-        self.code
-            .open(format!("if bit < {store}::BITS as usize {{"));
-        self.code.line(format!("let mask: {store} = 1 << bit;"));
-        self.code
-            .line("self.0.data[0] = if on { self.bits() | mask } else { self.bits() & !mask };");
-        self.code.close("}");
+            .open(format!("fn from_bits(bits: {store}) -> Self {{"));
+        self.code.line("Self(bits)");
         self.code.close("}");
         self.code.blank();
-        self.code.line("/// This set with bit `bit` set too.");
-        self.code.line("#[must_use]");
-        self.code
-            .open("pub fn with(mut self, bit: usize) -> Self {");
-        self.code.line("self.set(bit, true);");
-        self.code.line("self");
-        self.code.close("}");
-        self.code.blank();
-        self.code
-            .line("/// Whether an encoder may write these bits: no reserved bit set, and every");
-        self.code
-            .line("/// bit that requires another with that one set.");
-        self.code
-            .open("pub fn check(&self) -> Result<(), ErrorKind> {");
-        self.code
-            .open("if u64::from(self.bits()) & !Self::DECLARED != 0 {");
-        self.code.line("return Err(ErrorKind::ReservedBit);");
-        self.code.close("}");
-        for (bit, req) in &requires {
-            self.code.open(format!(
-                "if self.contains(Self::{bit}) && !self.contains(Self::{req}) {{"
-            ));
-            self.code.line("return Err(ErrorKind::InvalidCondition);");
-            self.code.close("}");
-        }
-        self.code.line("Ok(())");
-        self.code.close("}");
-        if self.low.bits_used(&b.name, false) {
-            let (width, be) = int_form(&self.low.bits_int(b));
-            let n = width / 8;
-            self.code.blank();
-            self.code
-                .line("/// Reads the set, refusing what [`Self::check`] refuses.");
-            self.code
-                .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
-            self.code.line("let at = r.pos();");
-            let read = match width {
-                8 => "r.u8()?".to_string(),
-                // The store is the width's own integer: the runtime's typed read.
-                16 | 32 | 64 => format!("r.{store}{}()?", if be { "_be" } else { "" }),
-                _ => format!("r.uint({n}, {be})? as {store}"),
-            };
-            self.code.line(format!("let v = Self::from_bits({read});"));
-            self.code
-                .line("v.check().map_err(|kind| DecodeError::new(kind, at))?;");
-            self.code.line("Ok(v)");
-            self.code.close("}");
-            self.code.blank();
-            self.code.line("/// Writes the set.");
-            self.code
-                .open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
-            self.code.line("self.check().map_err(EncodeError::new)?;");
-            self.code
-                .line(format!("out.uint({n}, {be}, u64::from(self.bits()))"));
-            self.code.close("}");
-        }
-        if self.low.bits_used(&b.name, true) {
-            self.code.blank();
-            self.code.line("/// Reads the set from a bit stream.");
-            self.code
-                .open("pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {");
-            self.code.line("let at = b.bit_pos();");
-            self.code.line(format!(
-                "let v = Self::from_bits(b.uint({})? as {store});",
-                b.width
-            ));
-            self.code
-                .line("v.check().map_err(|kind| DecodeError::at_bit(kind, at))?;");
-            self.code.line("Ok(v)");
-            self.code.close("}");
-            self.code.blank();
-            self.code.line("/// Writes the set into a bit stream.");
-            self.code
-                .open("pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {");
-            self.code.line("self.check().map_err(EncodeError::new)?;");
-            self.code
-                .line(format!("w.uint({}, u64::from(self.bits()))", b.width));
-            self.code.close("}");
-        }
-        self.code.close("}");
-        self.code.blank();
-        let name = &b.name;
-        // Equal when the raw bits are: bitvec's own comparison walks bit by bit.
-        self.code.open(format!("impl PartialEq for {name} {{"));
-        self.code.open("fn eq(&self, other: &Self) -> bool {");
-        self.code.line("self.bits() == other.bits()");
-        self.code.close("}");
-        self.code.close("}");
-        self.code.blank();
-        self.code.line(format!("impl Eq for {name} {{}}"));
-        self.code.blank();
-        self.code
-            .open(format!("impl std::hash::Hash for {name} {{"));
-        self.code
-            .open("fn hash<H: std::hash::Hasher>(&self, state: &mut H) {");
-        self.code.line("self.bits().hash(state);");
+        self.code.open(format!("fn bits(&self) -> {store} {{"));
+        self.code.line("self.0");
         self.code.close("}");
         self.code.close("}");
         self.code.blank();
@@ -488,15 +388,7 @@ impl<'s> Gen<'_, 's> {
             .open(format!("impl std::fmt::Debug for {name} {{"));
         self.code
             .open("fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {");
-        self.code
-            .line("let set = Self::NAMES.iter().filter(|(_, i)| self.contains(usize::from(*i)));");
-        self.code
-            .line("f.debug_set().entries(set.map(|(n, _)| n)).finish()?;");
-        self.code
-            .open("if self.check() == Err(ErrorKind::ReservedBit) {");
-        self.code.line("write!(f, \" (raw {:#x})\", self.bits())?;");
-        self.code.close("}");
-        self.code.line("Ok(())");
+        self.code.line(format!("{rt}::bits::debug(self, f)"));
         self.code.close("}");
         self.code.close("}");
         self.code.blank();
@@ -504,9 +396,7 @@ impl<'s> Gen<'_, 's> {
             .open(format!("impl serde::Serialize for {name} {{"));
         self.code
             .open("fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {");
-        self.code.line(format!(
-            "{rt}::json::serialize_bits(Self::NAMES, u64::from(self.bits()), s)"
-        ));
+        self.code.line(format!("{rt}::bits::serialize(self, s)"));
         self.code.close("}");
         self.code.close("}");
         self.code.blank();
@@ -514,9 +404,7 @@ impl<'s> Gen<'_, 's> {
             .open(format!("impl<'de> serde::Deserialize<'de> for {name} {{"));
         self.code
             .open("fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {");
-        self.code.line(format!(
-            "{rt}::json::deserialize_bits(Self::NAMES, d).map(|bits| Self::from_bits(bits as {store}))"
-        ));
+        self.code.line(format!("{rt}::bits::deserialize(d)"));
         self.code.close("}");
         self.code.close("}");
         if !self.arbitrary {
@@ -530,16 +418,7 @@ impl<'s> Gen<'_, 's> {
             .line("/// Only named bits, each with the bit it requires.");
         self.code
             .open("fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {");
-        let mutable = if requires.is_empty() { "" } else { "mut " };
-        self.code.line(format!(
-            "let {mutable}v = Self::from_bits(u.arbitrary::<{store}>()? & Self::DECLARED as {store});"
-        ));
-        for (bit, req) in &requires {
-            self.code.open(format!("if v.contains(Self::{bit}) {{"));
-            self.code.line(format!("v.set(Self::{req}, true);"));
-            self.code.close("}");
-        }
-        self.code.line("Ok(v)");
+        self.code.line(format!("{rt}::bits::arbitrary(u)"));
         self.code.close("}");
         self.code.close("}");
     }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::delta::Agreement;
+use crate::BitSet;
 
 fn keys(items: &[u64]) -> BTreeSet<u64> {
     items.iter().copied().collect()
