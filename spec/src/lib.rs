@@ -7,7 +7,10 @@
 //!   find as a [`diag::Diagnostic`] located at file:line:col;
 //! - [`validate`] checks a whole [`model::Spec`] (names, order, widths, bits, kinds);
 //! - [`fmt`] prints a model back as canonical text;
-//! - [`index`] resolves names and derives sizes from the layout, for the generators.
+//! - [`index`] resolves names and derives sizes from the layout;
+//! - [`lower`] turns a spec once into what every generator prints and `ackwire explain`
+//!   walks: each field's role, wire form, presence and checks in the canonical order;
+//! - [`gen`] holds the printers (Rust, TypeScript, C++).
 //!
 //! The language itself is described in `LANGUAGE.md` beside this crate.
 //!

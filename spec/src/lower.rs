@@ -47,11 +47,11 @@
 //! implement each check the same way, which the golden vectors and differential fuzzing
 //! prove.
 
-use crate::gen::{uses, Uses};
 use crate::index::{count_fields, Decl, Index};
 use crate::model::{
     BitKind, Bits, Cond, Count, Endian, Field, IntType, Item, Record, RecordKind, Spec, Type, Union,
 };
+use std::collections::BTreeSet;
 
 /// A spec lowered: every record in every context it is used in, every bit set and union.
 #[derive(Debug)]
@@ -59,7 +59,7 @@ pub struct Lowering<'s> {
     /// Name resolution and sizes over the spec.
     pub index: Index<'s>,
     /// The contexts declarations are used in (keyed records, bit sets by context).
-    pub(crate) uses: Uses,
+    uses: Uses,
     plans: Vec<RecordPlan<'s>>,
     spec: &'s Spec,
 }
@@ -214,7 +214,7 @@ impl<'s> Lowering<'s> {
                     Role::Constant(c)
                 } else if counts.contains(&f.name.as_str()) {
                     Role::Count {
-                        array: crate::gen::counted_array(r, &f.name),
+                        array: counted_array(r, &f.name),
                     }
                 } else if Some(f.name.as_str()) == key {
                     Role::Key
@@ -330,6 +330,61 @@ impl<'s> Lowering<'s> {
 
 fn name_of(owner: &str, name: &str) -> String {
     format!("{owner}.{name}")
+}
+
+/// What every backend needs to know about how declarations are used before printing any.
+#[derive(Debug, Default)]
+struct Uses {
+    /// Records that are elements of a list ascending by a key: (record, key). They get the
+    /// delta-coded forms of their readers and writers.
+    keyed: BTreeSet<(String, String)>,
+    /// Bit sets and the contexts they are used in: (name, packed). Only those forms of their
+    /// readers and writers are printed, so the generated code has no unused functions.
+    bits_used: BTreeSet<(String, bool)>,
+}
+
+/// How the declarations of `spec` are used.
+fn uses(spec: &Spec, index: &Index<'_>) -> Uses {
+    fn visit(ty: &Type, packed: bool, index: &Index<'_>, uses: &mut Uses) {
+        match ty {
+            Type::Named { name, .. } if index.bits(name).is_some() => {
+                uses.bits_used.insert((name.clone(), packed));
+            }
+            Type::Quant { wire, .. } => visit(wire, packed, index, uses),
+            Type::Array(a) => {
+                if let (Some(key), Type::Named { name, .. }) =
+                    (a.ascending.as_ref().and_then(|a| a.key.clone()), &a.elem)
+                {
+                    uses.keyed.insert((name.clone(), key));
+                }
+                if let Count::Prefix(t) = &a.count {
+                    visit(t, packed, index, uses);
+                }
+                visit(&a.elem, packed, index, uses);
+            }
+            _ => {}
+        }
+    }
+    let mut uses = Uses::default();
+    for item in spec.files.iter().flat_map(|f| &f.items) {
+        if let Item::Record(r) = item {
+            for f in &r.fields {
+                visit(&f.ty, r.packed, index, &mut uses);
+            }
+        }
+    }
+    uses
+}
+
+/// The name of the array of `r` that the count field `count` counts (empty when none does).
+fn counted_array<'r>(r: &'r Record, count: &str) -> &'r str {
+    r.fields
+        .iter()
+        .find(|f| {
+            matches!(&f.ty, Type::Array(a)
+                if matches!(&a.count, Count::Field { name, .. } if name == count))
+        })
+        .map_or("", |f| f.name.as_str())
 }
 
 /// One record lowered, in one context.
@@ -788,7 +843,7 @@ impl<'s> Operand<'s> {
         if count_fields(r).contains(&name) {
             return Operand::Count {
                 field,
-                array: crate::gen::counted_array(r, name),
+                array: counted_array(r, name),
             };
         }
         Operand::Value { field }

@@ -1,71 +1,14 @@
 //! Code generators: a validated [`Spec`] compiled into codecs.
 //!
-//! Each backend prints plain types documented with the spec's doc comments and the encoders
-//! and decoders for them; the logic that does not depend on the layout lives in the target
+//! Each backend is a printer over the [lowering](crate::lower): it prints plain types
+//! documented with the spec's doc comments and the encoders and decoders for them, taking
+//! every decision about a field (its role, wire form, presence, checks and their order) from
+//! the lowering, so that the languages cannot drift apart; the logic that does not depend on the layout lives in the target
 //! language's runtime (for Rust, the crate `ackwire-rt`), as prost keeps it in `prost`.
 
 pub mod cpp;
 pub mod rust;
 pub mod ts;
-
-use crate::index::Index;
-use crate::model::{Count, Item, Record, Spec, Type};
-use std::collections::BTreeSet;
-
-/// What every backend needs to know about how declarations are used before printing any.
-#[derive(Debug, Default)]
-pub(crate) struct Uses {
-    /// Records that are elements of a list ascending by a key: (record, key). They get the
-    /// delta-coded forms of their readers and writers.
-    pub keyed: BTreeSet<(String, String)>,
-    /// Bit sets and the contexts they are used in: (name, packed). Only those forms of their
-    /// readers and writers are printed, so the generated code has no unused functions.
-    pub bits_used: BTreeSet<(String, bool)>,
-}
-
-/// How the declarations of `spec` are used.
-pub(crate) fn uses(spec: &Spec, index: &Index<'_>) -> Uses {
-    fn visit(ty: &Type, packed: bool, index: &Index<'_>, uses: &mut Uses) {
-        match ty {
-            Type::Named { name, .. } if index.bits(name).is_some() => {
-                uses.bits_used.insert((name.clone(), packed));
-            }
-            Type::Quant { wire, .. } => visit(wire, packed, index, uses),
-            Type::Array(a) => {
-                if let (Some(key), Type::Named { name, .. }) =
-                    (a.ascending.as_ref().and_then(|a| a.key.clone()), &a.elem)
-                {
-                    uses.keyed.insert((name.clone(), key));
-                }
-                if let Count::Prefix(t) = &a.count {
-                    visit(t, packed, index, uses);
-                }
-                visit(&a.elem, packed, index, uses);
-            }
-            _ => {}
-        }
-    }
-    let mut uses = Uses::default();
-    for item in spec.files.iter().flat_map(|f| &f.items) {
-        if let Item::Record(r) = item {
-            for f in &r.fields {
-                visit(&f.ty, r.packed, index, &mut uses);
-            }
-        }
-    }
-    uses
-}
-
-/// The name of the array of `r` that the count field `count` counts (empty when none does).
-pub(crate) fn counted_array<'r>(r: &'r Record, count: &str) -> &'r str {
-    r.fields
-        .iter()
-        .find(|f| {
-            matches!(&f.ty, Type::Array(a)
-                if matches!(&a.count, Count::Field { name, .. } if name == count))
-        })
-        .map_or("", |f| f.name.as_str())
-}
 
 /// A layout name in `snake_case` (`FullFrame` -> `full_frame`).
 pub fn snake_case(name: &str) -> String {
