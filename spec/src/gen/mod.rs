@@ -1,4 +1,4 @@
-//! Code generators: a validated [`Spec`] compiled into codecs.
+//! Code generators: a validated [`Spec`](crate::model::Spec) compiled into codecs.
 //!
 //! Each backend is a printer over the [lowering](crate::lower): it prints plain types
 //! documented with the spec's doc comments and the encoders and decoders for them, taking
