@@ -6,7 +6,7 @@
 //! every generated frame implements, the one error family of every decoder and encoder
 //! ([`DecodeError`], [`EncodeError`], [`ErrorKind`], [`FieldPath`]), the [`BitSet`] trait that
 //! every generated bit set implements (its checks, reads and writes, written once in
-//! [`bits`]) and the JSON form of bit sets, FNV-1a, and the serde helpers of the JSON form of
+//! [`bits`](mod@bits)) and the JSON form of bit sets, FNV-1a, and the serde helpers of the JSON form of
 //! frames. [`bitvec`](mod@bitvec) is re-exported for code that held bit sets through it.
 //!
 //! A crate that compiles its own layout from `build.rs` with `ackwire_spec::Builder` depends
