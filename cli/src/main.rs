@@ -6,7 +6,8 @@
 
 #![forbid(unsafe_code)]
 
-use ackwire_conformance::{bench, diff, explain, frames, report, runner, streams, testee, vectors};
+use ackwire_bench as bench;
+use ackwire_conformance::{diff, explain, frames, report, runner, streams, testee, vectors};
 use ackwire_spec::SpecError;
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal as _;
@@ -802,7 +803,7 @@ fn run_bench(
         // The command as it was given, so the README names exactly what produced it.
         let args: Vec<String> = std::env::args().skip(1).collect();
         let command = format!(
-            "cargo run --release -p ackwire-conformance -- {}",
+            "cargo run --release -p ackwire -- {}",
             args.join(" ")
         );
         let block = bench::render::markdown(&report, &command);

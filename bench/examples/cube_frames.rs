@@ -17,8 +17,8 @@ use std::process::ExitCode;
 
 use ackwire_codec::protocol::Acked;
 use ackwire_codec::Frame;
-use ackwire_conformance::bench::run::{capture, Length};
-use ackwire_conformance::bench::scenes::SceneKind;
+use ackwire_bench::run::{capture, Length};
+use ackwire_bench::scenes::SceneKind;
 
 /// The seed of the scene and the network: the codec bench's.
 const SEED: u64 = 1;

@@ -14,7 +14,7 @@ use super::{
     Report, Row, SceneInfo, Target, FIEDLER_COMPRESSED_KBPS, FIEDLER_UNCOMPRESSED_KBPS,
     QUAKE3_CAP_KBPS,
 };
-use crate::report::escape as xml_escape;
+use ackwire_conformance::report::escape as xml_escape;
 use std::fmt::Write as _;
 
 /// The line that opens the README's generated block.

@@ -52,8 +52,8 @@ use std::time::Duration;
 
 use ackwire_codec::protocol::{Acked, Datagram, Snapshot};
 use ackwire_codec::Frame;
-use ackwire_conformance::bench::run::{capture, FullSnapshot, Length, Sent, PROTOCOLS};
-use ackwire_conformance::bench::scenes::SceneKind;
+use ackwire_bench::run::{capture, FullSnapshot, Length, Sent, PROTOCOLS};
+use ackwire_bench::scenes::SceneKind;
 use criterion::measurement::WallTime;
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,

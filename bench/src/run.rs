@@ -40,7 +40,7 @@
 
 use super::scenes::{Body, Scene, SceneKind, JITTER_TICKS};
 use super::{Report, Row, SceneInfo, Target, FIEDLER_BITS_PER_CHANGED};
-use crate::netsim::SplitMix64;
+use ackwire_conformance::netsim::SplitMix64;
 use ackwire_codec::acked::{AckWriter, AckedDecoder, Delivery, Reference};
 use ackwire_codec::baseline::{ComponentValue, EntityId, SnapshotClient, SnapshotWriter};
 use ackwire_codec::datagram::{

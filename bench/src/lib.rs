@@ -12,6 +12,9 @@
 //! The figures are measurements of one run on one machine: bandwidth and render error are
 //! deterministic (seeded scenes and network), CPU times are not.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
 pub mod render;
 pub mod run;
 pub mod scenes;
