@@ -19,9 +19,9 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use ackwire_codec::acked::{AckedDecoder, Delivery, Reference};
 use ackwire_bench::run::{capture, FullSnapshot, Length};
 use ackwire_bench::scenes::SceneKind;
+use ackwire_codec::acked::{AckedDecoder, Delivery, Reference};
 use ackwire_server::acked::POSE_REFRESH;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 

@@ -50,10 +50,10 @@ use std::hint::black_box;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use ackwire_codec::protocol::{Acked, Datagram, Snapshot};
-use ackwire_codec::Frame;
 use ackwire_bench::run::{capture, FullSnapshot, Length, Sent, PROTOCOLS};
 use ackwire_bench::scenes::SceneKind;
+use ackwire_codec::protocol::{Acked, Datagram, Snapshot};
+use ackwire_codec::Frame;
 use criterion::measurement::WallTime;
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,

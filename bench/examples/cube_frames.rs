@@ -15,10 +15,10 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
-use ackwire_codec::protocol::Acked;
-use ackwire_codec::Frame;
 use ackwire_bench::run::{capture, Length};
 use ackwire_bench::scenes::SceneKind;
+use ackwire_codec::protocol::Acked;
+use ackwire_codec::Frame;
 
 /// The seed of the scene and the network: the codec bench's.
 const SEED: u64 = 1;

@@ -7,7 +7,9 @@
 #![forbid(unsafe_code)]
 
 use ackwire_bench as bench;
-use ackwire_conformance::{diff, explain, frames, report, runner, streams, testee, vectors};
+use ackwire_conformance::{
+    diff, explain, frames, report, runner, streams, testee, testee_client, vectors,
+};
 use ackwire_spec::SpecError;
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal as _;
@@ -686,9 +688,9 @@ fn fuzz_diff(
     }
     let files = vectors::read_frames(&dir.join("frames")).map_err(|e| format!("error: {e}"))?;
     let inputs = diff::inputs(Some(corpus), &files, count, seed);
-    let mut running: Vec<(String, runner::Testee)> = chosen
+    let mut running: Vec<(String, testee_client::TesteeProcess)> = chosen
         .into_iter()
-        .map(|(label, cmd)| (label, runner::Testee::new(cmd)))
+        .map(|(label, cmd)| (label, testee_client::TesteeProcess::new(cmd)))
         .collect();
     let bar = indicatif::ProgressBar::new(inputs.len() as u64);
     let report = diff::run(&inputs, &mut running, timeout, |n| {
@@ -802,10 +804,7 @@ fn run_bench(
     if let (Some(path), Some(text)) = (readme, readme_text) {
         // The command as it was given, so the README names exactly what produced it.
         let args: Vec<String> = std::env::args().skip(1).collect();
-        let command = format!(
-            "cargo run --release -p ackwire -- {}",
-            args.join(" ")
-        );
+        let command = format!("cargo run --release -p ackwire -- {}", args.join(" "));
         let block = bench::render::markdown(&report, &command);
         let text = bench::render::replace_block(&text, &block)
             .map_err(|e| format!("error: {}: {e}", path.display()))?;

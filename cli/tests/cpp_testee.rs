@@ -18,7 +18,8 @@
 //! conformance check that did not run must not pass.
 
 use ackwire_conformance::frames::{self, FrameError};
-use ackwire_conformance::runner::{self, Fault, RunOptions, Testee, Verdict};
+use ackwire_conformance::runner::{self, RunOptions, Verdict};
+use ackwire_conformance::testee_client::{Fault, TesteeProcess};
 use ackwire_conformance::{report, vectors};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -193,8 +194,8 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// A started, greeted testee.
-fn start(path: &Path) -> Testee {
-    let mut testee = Testee::new(vec![path.display().to_string()]);
+fn start(path: &Path) -> TesteeProcess {
+    let mut testee = TesteeProcess::new(vec![path.display().to_string()]);
     let caps = testee
         .ensure(TIMEOUT)
         .expect("the testee starts")
@@ -205,7 +206,7 @@ fn start(path: &Path) -> Testee {
 
 /// One request; a crash or a stall fails the test with what the testee said last (a sanitizer
 /// report, typically).
-fn ask(testee: &mut Testee, request: Value) -> Value {
+fn ask(testee: &mut TesteeProcess, request: Value) -> Value {
     match testee.request(request.clone(), TIMEOUT) {
         Ok(reply) => reply,
         Err(Fault::Crash(why)) => panic!("the C++ testee crashed on {request}: {why}"),
@@ -214,7 +215,7 @@ fn ask(testee: &mut Testee, request: Value) -> Value {
 }
 
 /// Decodes `bytes` as `frame` with both codecs; None when they agree, else how they differ.
-fn disagreement(testee: &mut Testee, frame: &str, bytes: &[u8]) -> Option<String> {
+fn disagreement(testee: &mut TesteeProcess, frame: &str, bytes: &[u8]) -> Option<String> {
     let input = hex(bytes);
     let reply = ask(
         testee,

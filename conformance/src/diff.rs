@@ -9,7 +9,7 @@
 
 use crate::frames::{self, FrameError};
 use crate::netsim::SplitMix64;
-use crate::runner::{Fault, Testee};
+use crate::testee_client::{Fault, TesteeProcess};
 use crate::vectors::FrameFile;
 use ackwire_codec::protocol::FRAME_NAMES;
 use serde_json::{json, Value};
@@ -195,7 +195,7 @@ fn mutate(rng: &mut SplitMix64, base: &[u8]) -> Vec<u8> {
 }
 
 /// A testee's verdict on an input.
-pub fn testee_verdict(testee: &mut Testee, input: &Input, timeout: Duration) -> Verdict {
+pub fn testee_verdict(testee: &mut TesteeProcess, input: &Input, timeout: Duration) -> Verdict {
     match testee.ensure(timeout) {
         Ok(Ok(caps)) if !caps.frames.contains(&input.frame) => return Verdict::Unimplemented,
         Ok(Ok(_)) => {}
@@ -259,7 +259,7 @@ pub struct DiffReport {
 /// each input.
 pub fn run(
     inputs: &[Input],
-    testees: &mut [(String, Testee)],
+    testees: &mut [(String, TesteeProcess)],
     timeout: Duration,
     mut progress: impl FnMut(usize),
 ) -> DiffReport {
@@ -348,7 +348,7 @@ mod tests {
     #[test]
     fn a_testee_that_cannot_start_is_a_fault_not_an_agreement() {
         // `false` exits at once without answering `hello`.
-        let mut t = Testee::new(vec!["false".into()]);
+        let mut t = TesteeProcess::new(vec!["false".into()]);
         let input = Input {
             frame: "delta_ack".into(),
             bytes: vec![10],

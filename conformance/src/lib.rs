@@ -18,4 +18,5 @@ pub mod runner;
 pub mod sessions;
 pub mod streams;
 pub mod testee;
+pub mod testee_client;
 pub mod vectors;
