@@ -8,7 +8,7 @@
 
 use ackwire_bench as bench;
 use ackwire_conformance::{
-    diff, explain, frames, report, runner, streams, testee, testee_client, vectors,
+    diff, explain, frame_json, report, runner, streams, testee_client, testee_server, vectors,
 };
 use ackwire_spec::SpecError;
 use clap::{Parser, Subcommand};
@@ -142,7 +142,7 @@ enum Command {
         /// Misbehave on purpose, to test a runner: wrong-value, crash-on-hex=HEX,
         /// hang-on-hex=HEX, only-frames=A,B.
         #[arg(long, hide = true)]
-        fault: Option<testee::Fault>,
+        fault: Option<testee_server::Fault>,
     },
     /// Generate a codec from layout files (default: the reference protocol).
     Gen {
@@ -246,7 +246,7 @@ fn spec_error(e: SpecError) -> String {
 }
 
 fn hex_arg(parts: &[String]) -> Result<Vec<u8>, String> {
-    frames::parse_hex(&parts.join(" ")).map_err(|e| format!("error: bad hex: {e}"))
+    frame_json::parse_hex(&parts.join(" ")).map_err(|e| format!("error: bad hex: {e}"))
 }
 
 fn run(command: Command) -> Result<ExitCode, String> {
@@ -285,7 +285,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::Fmt { check, files } => fmt(check, &layout_paths(files)),
         Command::Decode { frame, hex } => {
             let bytes = hex_arg(&hex)?;
-            match frames::decode_json(&frame, &bytes) {
+            match frame_json::decode_json(&frame, &bytes) {
                 Ok(value) => {
                     outln!(
                         "{}",
@@ -293,7 +293,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                     );
                     Ok(ExitCode::SUCCESS)
                 }
-                Err(frames::FrameError::Decode(e)) => Err(format!(
+                Err(frame_json::FrameError::Decode(e)) => Err(format!(
                     "error: {kind} at byte {offset}{bit}, field {path}",
                     kind = e.kind,
                     offset = e.offset,
@@ -316,8 +316,9 @@ fn run(command: Command) -> Result<ExitCode, String> {
             };
             let value: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| format!("error: the JSON is not valid: {e}"))?;
-            let bytes = frames::encode_json(&frame, &value).map_err(|e| format!("error: {e}"))?;
-            outln!("{}", frames::hex_spaced(&bytes));
+            let bytes =
+                frame_json::encode_json(&frame, &value).map_err(|e| format!("error: {e}"))?;
+            outln!("{}", frame_json::hex_spaced(&bytes));
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain { frame, hex } => {
@@ -387,7 +388,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::Testee { fault } => {
             let stdin = std::io::stdin().lock();
             let stdout = std::io::stdout().lock();
-            let code = testee::serve(stdin, stdout, fault.as_ref());
+            let code = testee_server::serve(stdin, stdout, fault.as_ref());
             Ok(if code == 0 {
                 ExitCode::SUCCESS
             } else {

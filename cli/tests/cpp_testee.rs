@@ -17,7 +17,7 @@
 //! Needs `g++` (or `$CXX`) and bash. Without a compiler the tests fail and say so: a
 //! conformance check that did not run must not pass.
 
-use ackwire_conformance::frames::{self, FrameError};
+use ackwire_conformance::frame_json::{self, FrameError};
 use ackwire_conformance::runner::{self, RunOptions, Verdict};
 use ackwire_conformance::testee_client::{Fault, TesteeProcess};
 use ackwire_conformance::{report, vectors};
@@ -221,12 +221,12 @@ fn disagreement(testee: &mut TesteeProcess, frame: &str, bytes: &[u8]) -> Option
         testee,
         json!({"op": "decode", "frame": frame, "hex": input}),
     );
-    let rust = frames::decode_json(frame, bytes);
+    let rust = frame_json::decode_json(frame, bytes);
     let what = format!("{frame} {input}: Rust {rust:?}, C++ {reply}");
     match (rust, reply.get("ok"), reply.get("error")) {
         (Ok(expected), Some(ok), None) => {
             let value = &ok["value"];
-            if !matches!(frames::same_value(frame, &expected, value), Ok(true)) {
+            if !matches!(frame_json::same_value(frame, &expected, value), Ok(true)) {
                 return Some(format!("another value: {what}"));
             }
             // Canonical: what the C++ decoder accepts, its encoder writes back byte for byte.
@@ -288,7 +288,7 @@ fn mutated_and_random_inputs_never_crash_it_and_decode_as_in_rust() {
         }
         for bytes in &inputs {
             asked += 1;
-            if frames::decode_json(&file.frame, bytes).is_ok() {
+            if frame_json::decode_json(&file.frame, bytes).is_ok() {
                 accepted += 1;
             }
             if let Some(why) = disagreement(&mut testee, &file.frame, bytes) {
@@ -401,7 +401,7 @@ fn mutated_values_encode_as_in_rust() {
                     &mut testee,
                     json!({"op": "encode", "frame": file.frame, "value": mutated}),
                 );
-                let rust = frames::encode_json(&file.frame, &mutated);
+                let rust = frame_json::encode_json(&file.frame, &mutated);
                 let same = match (&rust, reply.get("ok"), reply.get("error")) {
                     (Ok(bytes), Some(ok), None) => ok["hex"] == json!(hex(bytes)),
                     (Err(FrameError::Encode(e)), None, Some(err)) => {

@@ -7,7 +7,7 @@
 //! mutated frames; a disagreement is printed as a frame vector ready to add to
 //! `vectors/frames/`.
 
-use crate::frames::{self, FrameError};
+use crate::frame_json::{self, FrameError};
 use crate::netsim::SplitMix64;
 use crate::testee_client::{Fault, TesteeProcess};
 use crate::vectors::FrameFile;
@@ -53,7 +53,7 @@ impl Disagreement {
     /// The input as a frame vector holding the Rust decoder's answer, ready to add to the
     /// frame's vector file once the disagreement is understood.
     pub fn as_vector(&self) -> Value {
-        let hex = frames::hex_spaced(&self.input.bytes);
+        let hex = frame_json::hex_spaced(&self.input.bytes);
         let id = ackwire_codec::rt::fnv1a32(&self.input.bytes);
         let who: Vec<String> = self
             .others
@@ -70,7 +70,7 @@ impl Disagreement {
             Verdict::Value(v) => vector["value"] = v.clone(),
             Verdict::Error(kind) => {
                 if let Err(FrameError::Decode(e)) =
-                    frames::decode_json(&self.input.frame, &self.input.bytes)
+                    frame_json::decode_json(&self.input.frame, &self.input.bytes)
                 {
                     vector["error"] =
                         json!({"kind": kind, "offset": e.offset, "path": e.path_string()});
@@ -96,7 +96,7 @@ fn describe(v: &Verdict) -> String {
 
 /// The Rust decoder's verdict.
 pub fn rust_verdict(input: &Input) -> Verdict {
-    match frames::decode_json(&input.frame, &input.bytes) {
+    match frame_json::decode_json(&input.frame, &input.bytes) {
         Ok(v) => Verdict::Value(v),
         Err(FrameError::Decode(e)) => Verdict::Error(e.kind.as_str().to_string()),
         Err(e) => Verdict::Fault(e.to_string()),
@@ -202,7 +202,7 @@ pub fn testee_verdict(testee: &mut TesteeProcess, input: &Input, timeout: Durati
         Ok(Err(why)) => return Verdict::Fault(why),
         Err(e) => return Verdict::Fault(e.to_string()),
     }
-    let hex: String = frames::hex_spaced(&input.bytes).replace(' ', "");
+    let hex: String = frame_json::hex_spaced(&input.bytes).replace(' ', "");
     let request = json!({"op": "decode", "frame": input.frame, "hex": hex});
     match testee.request(request, timeout) {
         Ok(reply) => {
@@ -236,7 +236,9 @@ pub fn testee_verdict(testee: &mut TesteeProcess, input: &Input, timeout: Durati
 pub fn agrees(frame: &str, rust: &Verdict, other: &Verdict) -> bool {
     match (rust, other) {
         (_, Verdict::Unimplemented) => true,
-        (Verdict::Value(a), Verdict::Value(b)) => frames::same_value(frame, a, b).unwrap_or(false),
+        (Verdict::Value(a), Verdict::Value(b)) => {
+            frame_json::same_value(frame, a, b).unwrap_or(false)
+        }
         (Verdict::Error(a), Verdict::Error(b)) => a == b,
         _ => false,
     }

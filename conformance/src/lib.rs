@@ -11,12 +11,12 @@
 
 pub mod diff;
 pub mod explain;
-pub mod frames;
+pub mod frame_json;
 pub mod netsim;
 pub mod report;
 pub mod runner;
 pub mod sessions;
 pub mod streams;
-pub mod testee;
 pub mod testee_client;
+pub mod testee_server;
 pub mod vectors;

@@ -9,7 +9,7 @@
 //! The runner is the one place in ackwire with a clock: it has to notice a testee that never
 //! answers. It speaks to the testee through [`crate::testee_client`].
 
-use crate::frames;
+use crate::frame_json;
 use crate::sessions::stream;
 use crate::streams::{Side, StreamVector};
 use crate::testee_client::{Fault, RemoteSession, RunError, TesteeProcess};
@@ -387,7 +387,7 @@ fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict
     };
     match want {
         Want::Value(value) => match ok.and_then(|o| o.get("value")) {
-            Some(actual) => match frames::same_value(&case.frame, value, actual) {
+            Some(actual) => match frame_json::same_value(&case.frame, value, actual) {
                 Ok(true) => (Verdict::Pass, String::new()),
                 Ok(false) => (
                     Verdict::Fail,

@@ -8,7 +8,7 @@
 //! output into a channel that is waited on with a timeout, so that a testee that never answers
 //! is noticed.
 
-use crate::frames;
+use crate::frame_json;
 use crate::sessions::{Sent, Session};
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, VecDeque};
@@ -376,7 +376,7 @@ impl Session for RemoteSession<'_> {
     }
 
     fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
-        let hex = frames::hex_spaced(bytes).replace(' ', "");
+        let hex = frame_json::hex_spaced(bytes).replace(' ', "");
         self.call(
             serde_json::json!({"op": "deliver", "now_ms": now_ms, "frame": frame, "hex": hex}),
         )
@@ -401,7 +401,7 @@ impl Session for RemoteSession<'_> {
                         bytes: f
                             .get("hex")
                             .and_then(Value::as_str)
-                            .and_then(|h| frames::parse_hex(h).ok())
+                            .and_then(|h| frame_json::parse_hex(h).ok())
                             .unwrap_or_default(),
                         reliable: f.get("reliable").and_then(Value::as_bool).unwrap_or(false),
                     })

@@ -62,7 +62,7 @@ fn sent_frames(sent: &[Sent]) -> Vec<SentFrame> {
     sent.iter()
         .map(|s| SentFrame {
             frame: s.frame.clone(),
-            hex: crate::frames::hex_spaced(&s.bytes),
+            hex: crate::frame_json::hex_spaced(&s.bytes),
             reliable: s.reliable,
         })
         .collect()
@@ -120,7 +120,7 @@ fn step(
             None
         }
         Action::Deliver { frame, hex } => {
-            let bytes = crate::frames::parse_hex(hex)?;
+            let bytes = crate::frame_json::parse_hex(hex)?;
             Some(half.deliver(now, frame, &bytes)?)
         }
     };
@@ -164,7 +164,7 @@ pub fn record(rec: &Recording) -> Result<StreamVector, String> {
         let (frame, bytes) = unpack(packet);
         Action::Deliver {
             frame: frame.to_string(),
-            hex: crate::frames::hex_spaced(bytes),
+            hex: crate::frame_json::hex_spaced(bytes),
         }
     };
     for now in 0..=end {
@@ -248,7 +248,7 @@ pub fn replay(vector: &StreamVector, side: Side, half: &mut dyn Session) -> Resu
                 .advance(*tick, step.at_ms, ops)
                 .map_err(|e| format!("{at}: advance to tick {tick} failed: {e}"))?,
             Action::Deliver { frame, hex } => {
-                let bytes = crate::frames::parse_hex(hex).map_err(|e| format!("{at}: {e}"))?;
+                let bytes = crate::frame_json::parse_hex(hex).map_err(|e| format!("{at}: {e}"))?;
                 half.deliver(step.at_ms, frame, &bytes)
                     .map_err(|e| format!("{at}: delivering {frame} failed: {e}"))?;
             }
@@ -398,7 +398,7 @@ mod tests {
                 let (frame, bytes) = unpack(&p);
                 let action = Action::Deliver {
                     frame: frame.into(),
-                    hex: crate::frames::hex_spaced(bytes),
+                    hex: crate::frame_json::hex_spaced(bytes),
                 };
                 step(now, Side::Client, action, &mut client, &mut up, &mut steps).unwrap();
             }
@@ -458,7 +458,7 @@ mod tests {
             .iter()
             .filter_map(|s| match &s.action {
                 Action::Deliver { hex, .. } => {
-                    DeltaAck::decode(&crate::frames::parse_hex(hex).unwrap()).ok()
+                    DeltaAck::decode(&crate::frame_json::parse_hex(hex).unwrap()).ok()
                 }
                 _ => None,
             })

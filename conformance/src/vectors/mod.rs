@@ -35,14 +35,14 @@
 //! shared taxonomy ([`ackwire_codec::ErrorKind::as_str`]), the byte offset and the field path;
 //! inside a bit-packed body it also names the bit (`bit`, from the start of the frame).
 //!
-//! The files are generated from the cases kept in code ([`frames`]) by [`write_frames`]
+//! The files are generated from the cases kept in code ([`frame_cases`]) by [`write_frames`]
 //! (`ackwire vectors --write`) and never edited by hand; [`verify_frame_case`] checks a case
 //! against the Rust codec.
 //!
 //! What this module is not: a test runner for other implementations. It defines the data and
 //! judges the Rust codec; the runner drives other testees with the same files.
 
-pub mod frames;
+pub mod frame_cases;
 
 use ackwire_codec::protocol::visit_frame;
 use ackwire_codec::{Frame, FrameVisitor};
@@ -170,7 +170,7 @@ pub enum VectorError {
     },
 }
 
-/// Every frame vector, built from the cases kept in code ([`frames`]), one file per frame in
+/// Every frame vector, built from the cases kept in code ([`frame_cases`]), one file per frame in
 /// the order of [`ackwire_codec::protocol::FRAME_NAMES`].
 ///
 /// # Panics
@@ -178,7 +178,7 @@ pub enum VectorError {
 /// When a positive case's value cannot be encoded: a mistake in the case definitions, caught
 /// by the crate's tests.
 pub fn frame_files() -> Vec<FrameFile> {
-    frames::all()
+    frame_cases::all()
 }
 
 /// The text [`write_frames`] writes for `file`: pretty JSON, two-space indentation, a final
