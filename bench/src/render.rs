@@ -1133,7 +1133,7 @@ mod tests {
 
     #[test]
     fn markdown_has_a_row_per_protocol_per_scene_the_losses_and_the_command() {
-        let command = "cargo run --release -p ackwire-conformance -- bench --readme README.md";
+        let command = "cargo run --release -p ackwire -- bench --readme README.md";
         let text = markdown(&sample(), command);
         assert!(text.starts_with(&format!(
             "Produced by `{command}` (debug build, quick run, seed 1)."

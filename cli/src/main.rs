@@ -1,15 +1,16 @@
-//! The `ackwire` command-line tool: a thin layer over the spec, codec and conformance crates.
+//! The `ackwire` command-line tool: a thin layer over `ackwire-spec`, `ackwire-conformance` and
+//! `ackwire-bench`. It parses its arguments (clap), shows progress (indicatif) and prints; the
+//! work is the libraries'.
 //!
 //! Exit status: 0 when the command did what was asked, 1 when the input was found wrong (a
 //! layout with errors, bytes that do not decode, a vector that does not verify), 2 for a
 //! command line clap could not read.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
-use ackwire_bench as bench;
-use ackwire_conformance::{
-    diff, explain, frame_json, report, runner, streams, testee_client, testee_server, vectors,
-};
+use ackwire_conformance::{conform, diff, explain, frame_json, report, runner, streams};
+use ackwire_conformance::{testee_client, testee_server, vectors};
 use ackwire_spec::SpecError;
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal as _;
@@ -228,6 +229,150 @@ fn main() -> ExitCode {
     }
 }
 
+/// Exit 0 when `ok`, 1 when not.
+fn exit(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// A library's error as the tool prints it.
+fn error(e: impl std::fmt::Display) -> String {
+    format!("error: {e}")
+}
+
+/// Pretty JSON, printed.
+fn print_json(value: &impl serde::Serialize) -> Result<ExitCode, String> {
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(value).map_err(|e| e.to_string())?
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(command: Command) -> Result<ExitCode, String> {
+    match command {
+        Command::Check { files } => check(&layout_paths(files)),
+        Command::Spec { schema: true, .. } => {
+            print_json(&schemars::schema_for!(ackwire_spec::model::Spec))
+        }
+        Command::Spec { files, .. } => print_json(
+            &ackwire_spec::load(&layout_paths(files))
+                .map_err(spec_error)?
+                .0,
+        ),
+        Command::Fmt { check, files } => fmt(check, &layout_paths(files)),
+        Command::Decode { frame, hex } => {
+            let value = frame_json::decode_json(&frame, &hex_arg(&hex)?)
+                .map_err(|e| error(e.describe()))?;
+            print_json(&value)
+        }
+        Command::Encode { frame, json } => {
+            let text = match json.as_str() {
+                "-" => std::io::read_to_string(std::io::stdin())
+                    .map_err(|e| error(format!("reading standard input: {e}")))?,
+                _ => json,
+            };
+            let value: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| error(format!("the JSON is not valid: {e}")))?;
+            let bytes = frame_json::encode_json(&frame, &value).map_err(error)?;
+            outln!("{}", frame_json::hex_spaced(&bytes));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Explain { frame, hex } => explain_frame(&frame, &hex_arg(&hex)?),
+        Command::Gen { lang, out, files } => gen(lang, &out, &layout_paths(files)),
+        Command::FuzzDiff {
+            count,
+            seed,
+            testees,
+            corpus,
+            dir,
+            timeout_ms,
+        } => fuzz_diff(&diff::Options {
+            count,
+            seed,
+            testees,
+            corpus,
+            dir,
+            timeout: Duration::from_millis(timeout_ms),
+        }),
+        Command::Testee { fault } => {
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::stdout().lock();
+            let code = testee_server::serve(stdin, stdout, fault.as_ref());
+            Ok(ExitCode::from(code as u8))
+        }
+        Command::Conform {
+            testee,
+            filter,
+            failure_list,
+            junit,
+            json,
+            timeout_ms,
+            dir,
+        } => {
+            let testee = match testee {
+                Some(cmd) => testee_client::split_command(&cmd).map_err(error)?,
+                None => this_testee()?,
+            };
+            run_conform(&conform::Options {
+                testee,
+                filter,
+                failure_list,
+                junit,
+                json,
+                timeout: Duration::from_millis(timeout_ms),
+                dir,
+            })
+        }
+        Command::Bench {
+            quick,
+            scenes,
+            losses,
+            seed,
+            out,
+            readme,
+        } => run_bench(ackwire_bench::command::Args {
+            quick,
+            scenes,
+            losses,
+            seed,
+            out,
+            readme,
+        }),
+        Command::Vectors {
+            stream_schema: true,
+            ..
+        } => print_json(&streams::schema()),
+        Command::Vectors {
+            write: true, dir, ..
+        } => {
+            let written = vectors::write_dir(&dir).map_err(error)?;
+            outln!(
+                "wrote {} vector files to {}",
+                written.frame_files,
+                written.frames_dir.display()
+            );
+            outln!(
+                "wrote {} stream vector files to {}",
+                written.stream_files,
+                written.streams_dir.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Vectors { dir, .. } => {
+            let verification = vectors::verify_dir(&dir).map_err(error)?;
+            for f in &verification.failures {
+                eprintln!("FAIL {f}");
+            }
+            outln!("{}", verification.summary());
+            Ok(exit(verification.failures.is_empty()))
+        }
+    }
+}
+
 /// The layout files to work on: those given, or the reference protocol.
 fn layout_paths(files: Vec<PathBuf>) -> Vec<PathBuf> {
     if !files.is_empty() {
@@ -246,234 +391,77 @@ fn spec_error(e: SpecError) -> String {
 }
 
 fn hex_arg(parts: &[String]) -> Result<Vec<u8>, String> {
-    frame_json::parse_hex(&parts.join(" ")).map_err(|e| format!("error: bad hex: {e}"))
+    frame_json::parse_hex(&parts.join(" ")).map_err(|e| error(format!("bad hex: {e}")))
 }
 
-fn run(command: Command) -> Result<ExitCode, String> {
-    match command {
-        Command::Check { files } => {
-            let paths = layout_paths(files);
-            let sources = ackwire_spec::read_sources(&paths).map_err(spec_error)?;
-            ackwire_spec::compile(&sources).map_err(spec_error)?;
-            let items: usize = sources.len();
-            outln!(
-                "ok: {items} layout file{} valid",
-                if items == 1 { "" } else { "s" }
-            );
+/// The bundled Rust testee: this program's `testee`.
+fn this_testee() -> Result<Vec<String>, String> {
+    let exe =
+        std::env::current_exe().map_err(|e| error(format!("cannot find this program: {e}")))?;
+    Ok(vec![exe.display().to_string(), "testee".to_string()])
+}
+
+/// `ackwire check`.
+fn check(paths: &[PathBuf]) -> Result<ExitCode, String> {
+    let sources = ackwire_spec::read_sources(paths).map_err(spec_error)?;
+    ackwire_spec::compile(&sources).map_err(spec_error)?;
+    let items: usize = sources.len();
+    outln!(
+        "ok: {items} layout file{} valid",
+        if items == 1 { "" } else { "s" }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `ackwire explain`: the rows, and on bytes that do not decode the rows up to the error.
+fn explain_frame(frame: &str, bytes: &[u8]) -> Result<ExitCode, String> {
+    let spec = ackwire_spec::reference_spec().map_err(spec_error)?;
+    match explain::explain(&spec, frame, bytes) {
+        Ok(rows) => {
+            out!("{}", explain::render(&rows));
             Ok(ExitCode::SUCCESS)
         }
-        Command::Spec {
-            json: _,
-            schema,
-            files,
-        } => {
-            if schema {
-                let schema = schemars::schema_for!(ackwire_spec::model::Spec);
-                outln!(
-                    "{}",
-                    serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())?
-                );
-                return Ok(ExitCode::SUCCESS);
-            }
-            let (spec, _) = ackwire_spec::load(&layout_paths(files)).map_err(spec_error)?;
-            outln!(
-                "{}",
-                serde_json::to_string_pretty(&spec).map_err(|e| e.to_string())?
-            );
-            Ok(ExitCode::SUCCESS)
+        Err(explain::ExplainError::Decode { rows, error: e }) => {
+            out!("{}", explain::render(&rows));
+            Err(error(e))
         }
-        Command::Fmt { check, files } => fmt(check, &layout_paths(files)),
-        Command::Decode { frame, hex } => {
-            let bytes = hex_arg(&hex)?;
-            match frame_json::decode_json(&frame, &bytes) {
-                Ok(value) => {
-                    outln!(
-                        "{}",
-                        serde_json::to_string_pretty(&value).map_err(|e| e.to_string())?
-                    );
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(frame_json::FrameError::Decode(e)) => Err(format!(
-                    "error: {kind} at byte {offset}{bit}, field {path}",
-                    kind = e.kind,
-                    offset = e.offset,
-                    bit = e.bit.map(|b| format!(" (bit {b})")).unwrap_or_default(),
-                    path = if e.path_string().is_empty() {
-                        "(frame)".to_string()
-                    } else {
-                        e.path_string()
-                    },
-                )),
-                Err(e) => Err(format!("error: {e}")),
-            }
-        }
-        Command::Encode { frame, json } => {
-            let text = if json == "-" {
-                std::io::read_to_string(std::io::stdin())
-                    .map_err(|e| format!("error: reading standard input: {e}"))?
-            } else {
-                json
-            };
-            let value: serde_json::Value = serde_json::from_str(&text)
-                .map_err(|e| format!("error: the JSON is not valid: {e}"))?;
-            let bytes =
-                frame_json::encode_json(&frame, &value).map_err(|e| format!("error: {e}"))?;
-            outln!("{}", frame_json::hex_spaced(&bytes));
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Explain { frame, hex } => {
-            let bytes = hex_arg(&hex)?;
-            let spec = ackwire_spec::reference_spec().map_err(spec_error)?;
-            match explain::explain(&spec, &frame, &bytes) {
-                Ok(rows) => {
-                    out!("{}", explain::render(&rows));
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(explain::ExplainError::Decode { rows, error }) => {
-                    out!("{}", explain::render(&rows));
-                    Err(format!("error: {error}"))
-                }
-                Err(e) => Err(format!("error: {e}")),
-            }
-        }
-        Command::Gen { lang, out, files } => {
-            let paths = layout_paths(files);
-            let generated: Vec<(String, String)> = match lang {
-                Lang::Rust => {
-                    let mut builder = ackwire_spec::Builder::new();
-                    for p in &paths {
-                        builder = builder.path(p);
-                    }
-                    vec![(
-                        "protocol.rs".to_string(),
-                        builder.generate().map_err(spec_error)?,
-                    )]
-                }
-                Lang::Ts => ackwire_spec::gen::ts::generate(
-                    &ackwire_spec::load(&paths).map_err(spec_error)?.0,
-                ),
-                Lang::Cpp => ackwire_spec::gen::cpp::generate(
-                    &ackwire_spec::load(&paths).map_err(spec_error)?.0,
-                ),
-            };
-            std::fs::create_dir_all(&out)
-                .map_err(|e| format!("error: cannot create {}: {e}", out.display()))?;
-            for (name, text) in &generated {
-                let path = out.join(name);
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(|e| format!("error: cannot create {}: {e}", parent.display()))?;
-                }
-                std::fs::write(&path, text)
-                    .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
-                outln!("wrote {}", path.display());
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::FuzzDiff {
-            count,
-            seed,
-            testees,
-            corpus,
-            dir,
-            timeout_ms,
-        } => fuzz_diff(
-            count,
-            seed,
-            testees,
-            &corpus,
-            &dir,
-            Duration::from_millis(timeout_ms),
-        ),
-        Command::Testee { fault } => {
-            let stdin = std::io::stdin().lock();
-            let stdout = std::io::stdout().lock();
-            let code = testee_server::serve(stdin, stdout, fault.as_ref());
-            Ok(if code == 0 {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(code as u8)
-            })
-        }
-        Command::Conform {
-            testee,
-            filter,
-            failure_list,
-            junit,
-            json,
-            timeout_ms,
-            dir,
-        } => conform(ConformArgs {
-            testee,
-            filter,
-            failure_list,
-            junit,
-            json,
-            timeout: Duration::from_millis(timeout_ms),
-            dir,
-        }),
-        Command::Bench {
-            quick,
-            scenes,
-            losses,
-            seed,
-            out,
-            readme,
-        } => run_bench(quick, &scenes, losses, seed, &out, readme.as_deref()),
-        Command::Vectors {
-            write,
-            stream_schema,
-            dir,
-        } => {
-            if stream_schema {
-                let schema = ackwire_conformance::streams::schema();
-                outln!(
-                    "{}",
-                    serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())?
-                );
-                return Ok(ExitCode::SUCCESS);
-            }
-            let frames_dir = dir.join("frames");
-            let streams_dir = dir.join("streams");
-            if write {
-                let written =
-                    vectors::write_frames(&frames_dir).map_err(|e| format!("error: {e}"))?;
-                outln!(
-                    "wrote {} vector files to {}",
-                    written.len(),
-                    frames_dir.display()
-                );
-                let recorded = ackwire_conformance::sessions::stream_vectors()
-                    .map_err(|e| format!("error: recording a stream vector: {e}"))?;
-                let written = streams::write_streams(&streams_dir, &recorded)
-                    .map_err(|e| format!("error: {e}"))?;
-                outln!(
-                    "wrote {} stream vector files to {}",
-                    written.len(),
-                    streams_dir.display()
-                );
-                return Ok(ExitCode::SUCCESS);
-            }
-            let files = vectors::read_frames(&frames_dir).map_err(|e| format!("error: {e}"))?;
-            let stream_vectors =
-                streams::read_streams(&streams_dir).map_err(|e| format!("error: {e}"))?;
-            let total = files.iter().map(|f| f.cases.len()).sum::<usize>() + stream_vectors.len();
-            let failures: Vec<vectors::Failure> = vectors::verify_frame_files(&files)
-                .into_iter()
-                .chain(vectors::verify_stream_vectors(&stream_vectors))
-                .collect();
-            for f in &failures {
-                eprintln!("FAIL {f}");
-            }
-            let failed = failures.len();
-            outln!("{} passed, {} failed", total - failed, failed);
-            Ok(if failed == 0 {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
-        }
+        Err(e) => Err(error(e)),
     }
+}
+
+/// `ackwire gen`.
+fn gen(lang: Lang, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
+    let generated: Vec<(String, String)> = match lang {
+        Lang::Rust => {
+            let mut builder = ackwire_spec::Builder::new();
+            for p in paths {
+                builder = builder.path(p);
+            }
+            vec![(
+                "protocol.rs".to_string(),
+                builder.generate().map_err(spec_error)?,
+            )]
+        }
+        Lang::Ts => {
+            ackwire_spec::gen::ts::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
+        }
+        Lang::Cpp => {
+            ackwire_spec::gen::cpp::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
+        }
+    };
+    std::fs::create_dir_all(out)
+        .map_err(|e| error(format!("cannot create {}: {e}", out.display())))?;
+    for (name, text) in &generated {
+        let path = out.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        std::fs::write(&path, text)
+            .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+        outln!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn fmt(check: bool, paths: &[PathBuf]) -> Result<ExitCode, String> {
@@ -498,11 +486,7 @@ fn fmt(check: bool, paths: &[PathBuf]) -> Result<ExitCode, String> {
         for (name, _) in &unformatted {
             outln!("would reformat {name}");
         }
-        return Ok(if unformatted.is_empty() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        });
+        return Ok(exit(unformatted.is_empty()));
     }
     for (name, text) in &unformatted {
         write_atomically(Path::new(name), text)?;
@@ -521,182 +505,83 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
         .map_err(|e| format!("error: cannot replace {}: {e}", path.display()))
 }
 
-struct ConformArgs {
-    testee: Option<String>,
-    filter: Option<String>,
-    failure_list: Option<PathBuf>,
-    junit: Option<PathBuf>,
-    json: Option<PathBuf>,
-    timeout: Duration,
-    dir: PathBuf,
-}
+/// `ackwire conform`'s progress on a terminal: a bar, with the unexpected results above it.
+struct Bar(Option<indicatif::ProgressBar>);
 
-fn conform(args: ConformArgs) -> Result<ExitCode, String> {
-    let command = match &args.testee {
-        Some(cmd) => split_command(cmd)?,
-        None => {
-            let exe = std::env::current_exe()
-                .map_err(|e| format!("error: cannot find this program: {e}"))?;
-            vec![exe.display().to_string(), "testee".to_string()]
-        }
-    };
-    let files =
-        vectors::read_frames(&args.dir.join("frames")).map_err(|e| format!("error: {e}"))?;
-    let mut cases = runner::frame_cases(&files).map_err(|e| format!("error: {e}"))?;
-    let stream_vectors =
-        streams::read_streams(&args.dir.join("streams")).map_err(|e| format!("error: {e}"))?;
-    cases.extend(runner::stream_cases(&stream_vectors));
-    if let Some(f) = &args.filter {
-        cases.retain(|c| c.name.contains(f.as_str()));
-    }
-    let failure_list = match &args.failure_list {
-        Some(p) => runner::read_failure_list(
-            &std::fs::read_to_string(p)
-                .map_err(|e| format!("error: cannot read {}: {e}", p.display()))?,
-        ),
-        None => Default::default(),
-    };
-    let options = runner::RunOptions {
-        command,
-        timeout: args.timeout,
-        failure_list,
-    };
-    // indicatif hides its bar when standard error is not a terminal, which left a CI log
-    // silent for the whole run: there, progress goes out as plain lines instead.
-    let result = if std::io::stderr().is_terminal() {
-        let bar = indicatif::ProgressBar::new(cases.len() as u64);
+impl conform::Progress for Bar {
+    fn start(&mut self, cases: usize) {
+        let bar = indicatif::ProgressBar::new(cases as u64);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
-        let result = runner::run(&cases, &options, |o| {
+        self.0 = Some(bar);
+    }
+
+    fn outcome(&mut self, o: &runner::Outcome) {
+        if let Some(bar) = &self.0 {
             bar.inc(1);
             if o.is_unexpected() {
                 bar.println(format!("{} {}", o.verdict.as_str(), o.name));
             }
-        });
-        bar.finish_and_clear();
-        result
-    } else {
-        let mut progress = report::ProgressLines::new(cases.len());
-        let result = runner::run(&cases, &options, |o| {
-            for line in progress.push(o) {
-                eprintln!("{line}");
-            }
-        });
-        if result.is_ok() {
-            if let Some(line) = progress.finish() {
-                eprintln!("{line}");
-            }
         }
-        result
-    };
-    let run = result.map_err(|e| format!("error: {e}"))?;
-    if let Some(path) = &args.junit {
-        std::fs::write(path, report::junit(&run))
-            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
     }
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report::json(&run)).map_err(|e| e.to_string())?;
-        std::fs::write(path, text + "\n")
-            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
+
+    fn finish(&mut self, _completed: bool) {
+        if let Some(bar) = self.0.take() {
+            bar.finish_and_clear();
+        }
     }
+}
+
+/// `ackwire conform`'s progress elsewhere (a CI log, where indicatif hides its bar and the run
+/// would otherwise be silent): plain lines on standard error.
+struct Lines(Option<report::ProgressLines>);
+
+impl conform::Progress for Lines {
+    fn start(&mut self, cases: usize) {
+        self.0 = Some(report::ProgressLines::new(cases));
+    }
+
+    fn outcome(&mut self, o: &runner::Outcome) {
+        for line in self.0.iter_mut().flat_map(|p| p.push(o)) {
+            eprintln!("{line}");
+        }
+    }
+
+    fn finish(&mut self, completed: bool) {
+        if let Some(line) = self
+            .0
+            .as_mut()
+            .filter(|_| completed)
+            .and_then(|p| p.finish())
+        {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// `ackwire conform`.
+fn run_conform(options: &conform::Options) -> Result<ExitCode, String> {
+    let run = if std::io::stderr().is_terminal() {
+        conform::conform(options, &mut Bar(None))
+    } else {
+        conform::conform(options, &mut Lines(None))
+    }
+    .map_err(error)?;
     out!("{}", report::table(&run));
-    Ok(if run.unexpected().next().is_none() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    let passed = run.unexpected().next().is_none();
+    Ok(exit(passed))
 }
 
-/// Splits a command line on white space, keeping single- or double-quoted parts together.
-fn split_command(text: &str) -> Result<Vec<String>, String> {
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    let mut quote: Option<char> = None;
-    let mut started = false;
-    for c in text.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => current.push(c),
-            (None, '"' | '\'') => {
-                quote = Some(c);
-                started = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if started {
-                    parts.push(std::mem::take(&mut current));
-                    started = false;
-                }
-            }
-            (None, c) => {
-                current.push(c);
-                started = true;
-            }
-        }
-    }
-    if quote.is_some() {
-        return Err(format!("error: unbalanced quote in --testee {text:?}"));
-    }
-    if started {
-        parts.push(current);
-    }
-    if parts.is_empty() {
-        return Err("error: --testee is empty".to_string());
-    }
-    Ok(parts)
-}
-
-/// The bundled testees, as `ackwire fuzz-diff` runs them by default.
-const BUNDLED_TESTEES: [(&str, &str, &str); 2] = [
-    (
-        "ts",
-        "node conformance/testees/ts/dist/testee.js",
-        "conformance/testees/ts/dist/testee.js",
-    ),
-    (
-        "cpp",
-        "conformance/testees/cpp/build/testee",
-        "conformance/testees/cpp/build/testee",
-    ),
-];
-
-fn fuzz_diff(
-    count: usize,
-    seed: u64,
-    testees: Vec<String>,
-    corpus: &Path,
-    dir: &Path,
-    timeout: Duration,
-) -> Result<ExitCode, String> {
-    let mut chosen = Vec::new();
-    if testees.is_empty() {
-        for (label, command, built) in BUNDLED_TESTEES {
-            if !Path::new(built).exists() {
-                return Err(format!(
-                    "error: the {label} testee is not built ({built} is missing): run conformance/testees/{label}/build.sh, or name testees with --testee LABEL=COMMAND"
-                ));
-            }
-            chosen.push((label.to_string(), split_command(command)?));
-        }
-    } else {
-        for t in &testees {
-            let (label, command) = t
-                .split_once('=')
-                .ok_or_else(|| format!("error: --testee {t:?} is not LABEL=COMMAND"))?;
-            chosen.push((label.to_string(), split_command(command)?));
-        }
-    }
-    let files = vectors::read_frames(&dir.join("frames")).map_err(|e| format!("error: {e}"))?;
-    let inputs = diff::inputs(Some(corpus), &files, count, seed);
-    let mut running: Vec<(String, testee_client::TesteeProcess)> = chosen
-        .into_iter()
-        .map(|(label, cmd)| (label, testee_client::TesteeProcess::new(cmd)))
-        .collect();
-    let bar = indicatif::ProgressBar::new(inputs.len() as u64);
-    let report = diff::run(&inputs, &mut running, timeout, |n| {
+/// `ackwire fuzz-diff`.
+fn fuzz_diff(options: &diff::Options) -> Result<ExitCode, String> {
+    let bar = indicatif::ProgressBar::new(0);
+    let (report, labels) = diff::fuzz(options, |n, total| {
+        bar.set_length(total as u64);
         bar.set_position(n as u64)
-    });
+    })
+    .map_err(error)?;
     bar.finish_and_clear();
     for d in &report.disagreements {
         outln!(
@@ -704,114 +589,32 @@ fn fuzz_diff(
             serde_json::to_string_pretty(&d.as_vector()).map_err(|e| e.to_string())?
         );
     }
-    let labels: Vec<&str> = running.iter().map(|(l, _)| l.as_str()).collect();
-    outln!(
-        "differential: {} inputs ({} accepted by Rust) through rust, {}: {} disagreement{}",
-        report.inputs,
-        report.accepted,
-        labels.join(", "),
-        report.disagreements.len(),
-        if report.disagreements.len() == 1 {
-            ""
-        } else {
-            "s"
-        }
-    );
-    outln!(
-        "{} passed, {} failed",
-        report.inputs - report.disagreements.len(),
-        report.disagreements.len()
-    );
-    Ok(if report.disagreements.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    outln!("{}", report.summary(&labels));
+    Ok(exit(report.disagreements.is_empty()))
 }
 
 /// `ackwire bench`.
-fn run_bench(
-    quick: bool,
-    scenes: &[String],
-    losses: Vec<f64>,
-    seed: u64,
-    out: &Path,
-    readme: Option<&Path>,
-) -> Result<ExitCode, String> {
-    use bench::scenes::{SceneKind, LOSSES};
-    let scenes = if scenes.is_empty() {
-        SceneKind::ALL.to_vec()
-    } else {
-        scenes
-            .iter()
-            .map(|n| {
-                SceneKind::from_name(n).ok_or_else(|| {
-                    format!("error: no scene `{n}` (there are cube, arena and floats)")
-                })
-            })
-            .collect::<Result<_, _>>()?
-    };
-    if let Some(bad) = losses.iter().find(|l| !(0.0..=100.0).contains(*l)) {
-        return Err(format!(
-            "error: --loss {bad} is not a percentage from 0 to 100"
-        ));
-    }
-    let losses = if losses.is_empty() {
-        LOSSES.to_vec()
-    } else {
-        losses
-    };
-    // Read the README first: a missing marker is found before minutes of measuring.
-    let readme_text = match readme {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("error: cannot read {}: {e}", path.display()))?;
-            bench::render::replace_block(&text, "")
-                .map_err(|e| format!("error: {}: {e}", path.display()))?;
-            Some(text)
-        }
-        None => None,
-    };
+fn run_bench(args: ackwire_bench::command::Args) -> Result<ExitCode, String> {
+    let bench = ackwire_bench::command::Command::prepare(args).map_err(error)?;
     if cfg!(debug_assertions) {
         eprintln!("warning: a debug build; CPU times say little (cargo run --release ...)");
     }
-    let plan = bench::run::Plan {
-        quick,
-        seed,
-        scenes,
-        losses,
-    };
+    let plan = bench.plan();
     let bar = indicatif::ProgressBar::new((plan.scenes.len() * plan.losses.len()) as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} scene and loss runs")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let report = bench::run::run(&plan, |done, _| bar.set_position(done as u64));
+    let report = bench.run(|done, _| bar.set_position(done as u64));
     bar.finish_and_clear();
-    let report = report.map_err(|e| format!("error: the bench failed: {e}"))?;
-    out!("{}", bench::render::table(&report));
-    std::fs::create_dir_all(out)
-        .map_err(|e| format!("error: cannot create {}: {e}", out.display()))?;
-    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-    for (name, text) in [
-        ("bench.json", json),
-        ("bench.svg", bench::render::svg(&report)),
-    ] {
-        let path = out.join(name);
-        std::fs::write(&path, text)
-            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
-        outln!("wrote {}", path.display());
-    }
-    if let (Some(path), Some(text)) = (readme, readme_text) {
-        // The command as it was given, so the README names exactly what produced it.
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        let command = format!("cargo run --release -p ackwire -- {}", args.join(" "));
-        let block = bench::render::markdown(&report, &command);
-        let text = bench::render::replace_block(&text, &block)
-            .map_err(|e| format!("error: {}: {e}", path.display()))?;
-        std::fs::write(path, text)
-            .map_err(|e| format!("error: cannot write {}: {e}", path.display()))?;
-        outln!("rewrote the bench block of {}", path.display());
-    }
+    let report = report.map_err(error)?;
+    out!("{}", ackwire_bench::render::table(&report));
+    // The command as it was given, so the README names exactly what produced it.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = format!("cargo run --release -p ackwire -- {}", args.join(" "));
+    bench
+        .write(&report, &command, |line| outln!("{line}"))
+        .map_err(error)?;
     Ok(ExitCode::SUCCESS)
 }

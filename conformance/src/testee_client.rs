@@ -417,3 +417,57 @@ impl Session for RemoteSession<'_> {
             .and_then(|h| u32::try_from(h).ok())
     }
 }
+
+/// Splits a testee's command line (`--testee "node testee.js"`) on white space, keeping single-
+/// or double-quoted parts together.
+pub fn split_command(text: &str) -> Result<Vec<String>, String> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut started = false;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => current.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if started {
+                    parts.push(std::mem::take(&mut current));
+                    started = false;
+                }
+            }
+            (None, c) => {
+                current.push(c);
+                started = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(format!("unbalanced quote in --testee {text:?}"));
+    }
+    if started {
+        parts.push(current);
+    }
+    if parts.is_empty() {
+        return Err("--testee is empty".to_string());
+    }
+    Ok(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_line_splits_on_white_space_but_not_inside_quotes() {
+        assert_eq!(
+            split_command("node  'my testee.js' \"a b\" ''").unwrap(),
+            ["node", "my testee.js", "a b", ""]
+        );
+        assert!(split_command("node 'open").is_err());
+        assert!(split_command("   ").is_err());
+    }
+}
