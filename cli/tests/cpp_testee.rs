@@ -34,7 +34,7 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 fn repository_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
-        .expect("the conformance crate lives in the repository")
+        .expect("the cli crate lives in the repository")
         .to_path_buf()
 }
 
