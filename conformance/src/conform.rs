@@ -1,5 +1,5 @@
 //! `ackwire conform`: the suite read from a vectors folder (every frame vector and both halves
-//! of every stream vector), run against a testee by the [`runner`](crate::runner), and
+//! of every stream vector), run against a testee by the [`runner`], and
 //! reported as JUnit XML and JSON when asked. Progress goes through [`Progress`], so that the
 //! command line can show a bar or print lines.
 
