@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ackwire() { cargo run -q -p ackwire-conformance --bin ackwire -- "$@"; }
+ackwire() { cargo run -q -p ackwire -- "$@"; }
 
 echo "building the TypeScript and C++ testees"
 bash conformance/testees/ts/build.sh

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 step() { printf '\n==> %s\n' "$*"; }
-ackwire() { cargo run -q -p ackwire-conformance --bin ackwire -- "$@"; }
+ackwire() { cargo run -q -p ackwire -- "$@"; }
 
 step "formatting"
 cargo fmt --all -- --check
@@ -55,7 +55,7 @@ step "differential fuzzing: Rust, TypeScript and C++ decoders on the same inputs
 ackwire fuzz-diff --count "${FUZZ_DIFF_COUNT:-50000}"
 
 step "the bench, quick: every reference scene through every protocol and peer (release build)"
-cargo run --release -q -p ackwire-conformance --bin ackwire -- bench --quick --out target/ackwire-bench-quick
+cargo run --release -q -p ackwire -- bench --quick --out target/ackwire-bench-quick
 
 step "fuzzing every target briefly (stable Rust, no sanitizer)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash .ci/fuzz.sh

@@ -7,13 +7,13 @@
 //! mutated frames; a disagreement is printed as a frame vector ready to add to
 //! `vectors/frames/`.
 
-use crate::frames::{self, FrameError};
+use crate::frame_json::{self, FrameError};
 use crate::netsim::SplitMix64;
-use crate::runner::{Fault, Testee};
-use crate::vectors::FrameFile;
+use crate::testee_client::{split_command, Fault, TesteeProcess};
+use crate::vectors::{self, FrameFile};
 use ackwire_codec::protocol::FRAME_NAMES;
 use serde_json::{json, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// One input: a frame name and the bytes to decode as that frame.
@@ -53,7 +53,7 @@ impl Disagreement {
     /// The input as a frame vector holding the Rust decoder's answer, ready to add to the
     /// frame's vector file once the disagreement is understood.
     pub fn as_vector(&self) -> Value {
-        let hex = frames::hex_spaced(&self.input.bytes);
+        let hex = frame_json::hex_spaced(&self.input.bytes);
         let id = ackwire_codec::rt::fnv1a32(&self.input.bytes);
         let who: Vec<String> = self
             .others
@@ -70,7 +70,7 @@ impl Disagreement {
             Verdict::Value(v) => vector["value"] = v.clone(),
             Verdict::Error(kind) => {
                 if let Err(FrameError::Decode(e)) =
-                    frames::decode_json(&self.input.frame, &self.input.bytes)
+                    frame_json::decode_json(&self.input.frame, &self.input.bytes)
                 {
                     vector["error"] =
                         json!({"kind": kind, "offset": e.offset, "path": e.path_string()});
@@ -96,7 +96,7 @@ fn describe(v: &Verdict) -> String {
 
 /// The Rust decoder's verdict.
 pub fn rust_verdict(input: &Input) -> Verdict {
-    match frames::decode_json(&input.frame, &input.bytes) {
+    match frame_json::decode_json(&input.frame, &input.bytes) {
         Ok(v) => Verdict::Value(v),
         Err(FrameError::Decode(e)) => Verdict::Error(e.kind.as_str().to_string()),
         Err(e) => Verdict::Fault(e.to_string()),
@@ -195,14 +195,14 @@ fn mutate(rng: &mut SplitMix64, base: &[u8]) -> Vec<u8> {
 }
 
 /// A testee's verdict on an input.
-pub fn testee_verdict(testee: &mut Testee, input: &Input, timeout: Duration) -> Verdict {
+pub fn testee_verdict(testee: &mut TesteeProcess, input: &Input, timeout: Duration) -> Verdict {
     match testee.ensure(timeout) {
         Ok(Ok(caps)) if !caps.frames.contains(&input.frame) => return Verdict::Unimplemented,
         Ok(Ok(_)) => {}
         Ok(Err(why)) => return Verdict::Fault(why),
         Err(e) => return Verdict::Fault(e.to_string()),
     }
-    let hex: String = frames::hex_spaced(&input.bytes).replace(' ', "");
+    let hex: String = frame_json::hex_spaced(&input.bytes).replace(' ', "");
     let request = json!({"op": "decode", "frame": input.frame, "hex": hex});
     match testee.request(request, timeout) {
         Ok(reply) => {
@@ -236,7 +236,9 @@ pub fn testee_verdict(testee: &mut Testee, input: &Input, timeout: Duration) -> 
 pub fn agrees(frame: &str, rust: &Verdict, other: &Verdict) -> bool {
     match (rust, other) {
         (_, Verdict::Unimplemented) => true,
-        (Verdict::Value(a), Verdict::Value(b)) => frames::same_value(frame, a, b).unwrap_or(false),
+        (Verdict::Value(a), Verdict::Value(b)) => {
+            frame_json::same_value(frame, a, b).unwrap_or(false)
+        }
         (Verdict::Error(a), Verdict::Error(b)) => a == b,
         _ => false,
     }
@@ -259,7 +261,7 @@ pub struct DiffReport {
 /// each input.
 pub fn run(
     inputs: &[Input],
-    testees: &mut [(String, Testee)],
+    testees: &mut [(String, TesteeProcess)],
     timeout: Duration,
     mut progress: impl FnMut(usize),
 ) -> DiffReport {
@@ -291,9 +293,130 @@ pub fn run(
     report
 }
 
+impl DiffReport {
+    /// The closing lines of `ackwire fuzz-diff` over the testees labelled `labels`: what ran
+    /// and how many disagreed, then `N passed, M failed`.
+    pub fn summary(&self, labels: &[&str]) -> String {
+        let n = self.disagreements.len();
+        format!(
+            "differential: {} inputs ({} accepted by Rust) through rust, {}: {n} disagreement{}\n{} passed, {n} failed",
+            self.inputs,
+            self.accepted,
+            labels.join(", "),
+            if n == 1 { "" } else { "s" },
+            self.inputs - n,
+        )
+    }
+}
+
+/// The bundled testees, as `ackwire fuzz-diff` runs them by default: label, command line, and
+/// the file that must have been built.
+pub const BUNDLED_TESTEES: [(&str, &str, &str); 2] = [
+    (
+        "ts",
+        "node conformance/testees/ts/dist/testee.js",
+        "conformance/testees/ts/dist/testee.js",
+    ),
+    (
+        "cpp",
+        "conformance/testees/cpp/build/testee",
+        "conformance/testees/cpp/build/testee",
+    ),
+];
+
+/// The testees to run, `(label, command)`, from `LABEL=COMMAND` specifications, or the
+/// [`BUNDLED_TESTEES`] (which must have been built) when there are none.
+pub fn testees(specs: &[String]) -> Result<Vec<(String, Vec<String>)>, String> {
+    let mut chosen = Vec::new();
+    if specs.is_empty() {
+        for (label, command, built) in BUNDLED_TESTEES {
+            if !Path::new(built).exists() {
+                return Err(format!(
+                    "the {label} testee is not built ({built} is missing): run conformance/testees/{label}/build.sh, or name testees with --testee LABEL=COMMAND"
+                ));
+            }
+            chosen.push((label.to_string(), split_command(command)?));
+        }
+    } else {
+        for t in specs {
+            let (label, command) = t
+                .split_once('=')
+                .ok_or_else(|| format!("--testee {t:?} is not LABEL=COMMAND"))?;
+            chosen.push((label.to_string(), split_command(command)?));
+        }
+    }
+    Ok(chosen)
+}
+
+/// What `ackwire fuzz-diff` runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Seeded random and mutated inputs, beyond the corpus and the vectors.
+    pub count: usize,
+    /// The seed of those inputs.
+    pub seed: u64,
+    /// The testees as `LABEL=COMMAND` (none: the bundled ones), see [`testees`].
+    pub testees: Vec<String>,
+    /// The fuzz corpus folder.
+    pub corpus: PathBuf,
+    /// The vectors folder (`frames/` inside).
+    pub dir: PathBuf,
+    /// How long one reply may take.
+    pub timeout: Duration,
+}
+
+/// Chooses the testees, builds the inputs ([`inputs`]) and runs them ([`run`]), calling
+/// `progress` with the inputs done and their total; returns the report and the testees'
+/// labels.
+pub fn fuzz(
+    options: &Options,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<(DiffReport, Vec<String>), String> {
+    let chosen = testees(&options.testees)?;
+    let files = vectors::read_frames(&options.dir.join("frames")).map_err(|e| e.to_string())?;
+    let inputs = inputs(Some(&options.corpus), &files, options.count, options.seed);
+    let mut running: Vec<(String, TesteeProcess)> = chosen
+        .into_iter()
+        .map(|(label, cmd)| (label, TesteeProcess::new(cmd)))
+        .collect();
+    let total = inputs.len();
+    progress(0, total);
+    let report = run(&inputs, &mut running, options.timeout, |n| {
+        progress(n, total)
+    });
+    let labels = running.into_iter().map(|(label, _)| label).collect();
+    Ok((report, labels))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn testees_are_label_equals_command() {
+        let chosen = testees(&["ts=node 'a b.js'".to_string()]).unwrap();
+        assert_eq!(
+            chosen,
+            [(
+                "ts".to_string(),
+                vec!["node".to_string(), "a b.js".to_string()]
+            )]
+        );
+        assert!(testees(&["node testee.js".to_string()]).is_err());
+    }
+
+    #[test]
+    fn the_summary_counts_disagreements() {
+        let report = DiffReport {
+            inputs: 10,
+            accepted: 4,
+            ..DiffReport::default()
+        };
+        assert_eq!(
+            report.summary(&["ts", "cpp"]),
+            "differential: 10 inputs (4 accepted by Rust) through rust, ts, cpp: 0 disagreements\n10 passed, 0 failed"
+        );
+    }
 
     #[test]
     fn inputs_are_deterministic_and_bounded() {
@@ -348,7 +471,7 @@ mod tests {
     #[test]
     fn a_testee_that_cannot_start_is_a_fault_not_an_agreement() {
         // `false` exits at once without answering `hello`.
-        let mut t = Testee::new(vec!["false".into()]);
+        let mut t = TesteeProcess::new(vec!["false".into()]);
         let input = Input {
             frame: "delta_ack".into(),
             bytes: vec![10],

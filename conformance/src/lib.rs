@@ -1,7 +1,25 @@
 //! # ackwire-conformance
 //!
-//! The conformance suite and the `ackwire` command-line tool: golden vectors, the network
-//! simulator, the runner that drives an implementation under test, and its reports.
+//! The conformance suite as a library: golden vectors, the network simulator, the stream
+//! sessions, the testee protocol's client and server, the runner that drives an
+//! implementation under test, its reports, `explain` and differential fuzzing. The `ackwire`
+//! command-line tool (crate `ackwire`) parses its arguments and calls this crate; the bench is
+//! `ackwire-bench`. No command-line dependency (clap, indicatif) comes with it: progress goes
+//! through callbacks ([`conform::Progress`], the closures of [`diff::run`] and
+//! [`runner::run`]).
+//!
+//! - [`vectors`] (with the cases kept in code, [`vectors::frame_cases`]) and [`streams`]: the
+//!   frame and stream vector files, written, read and verified;
+//! - [`frame_json`]: frames chosen by name, to and from their JSON form;
+//! - [`netsim`] and [`sessions`]: the simulated network, and every seed protocol's session
+//!   halves as the stream vectors record and replay them;
+//! - [`testee_client`]: the testee protocol's client, a testee as a child process
+//!   ([`testee_client::TesteeProcess`]) and a session half inside it;
+//! - [`testee_server`]: the testee protocol served over the Rust codec (`ackwire testee`);
+//! - [`runner`], [`conform`] and [`report`]: the cases run against a testee and judged, the
+//!   suite read from a vectors folder, and the table, JUnit XML and JSON reports;
+//! - [`diff`]: differential fuzzing against other testees;
+//! - [`explain`]: one row per field of a frame's bytes.
 //!
 //! What this crate is not: a codec. It drives `ackwire-codec` and external implementations
 //! and judges them against the vectors.
@@ -9,14 +27,15 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod bench;
+pub mod conform;
 pub mod diff;
 pub mod explain;
-pub mod frames;
+pub mod frame_json;
 pub mod netsim;
 pub mod report;
 pub mod runner;
 pub mod sessions;
 pub mod streams;
-pub mod testee;
+pub mod testee_client;
+pub mod testee_server;
 pub mod vectors;

@@ -162,7 +162,7 @@ impl ProgressLines {
 /// Text escaped for XML content and attribute values: the JUnit report's and the bench's
 /// SVG chart's. Control characters XML 1.0 forbids or discourages become U+FFFD, so no
 /// frame, case or protocol name can make a document unparseable.
-pub(crate) fn escape(text: &str) -> String {
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -6,21 +6,17 @@
 //! FAILED. An error is judged by its kind from one error taxonomy shared by every language,
 //! never by its text."
 //!
-//! The runner is the one place in ackwire with a clock and threads: it has to notice a testee
-//! that never answers. A reader thread per testee turns its standard output into a channel that
-//! is waited on with a timeout.
+//! The runner is the one place in ackwire with a clock: it has to notice a testee that never
+//! answers. It speaks to the testee through [`crate::testee_client`].
 
-use crate::frames;
-use crate::sessions::stream::{self, RemoteSession};
+use crate::frame_json;
+use crate::sessions::stream;
 use crate::streams::{Side, StreamVector};
+use crate::testee_client::{Fault, RemoteSession, RunError, TesteeProcess};
 use crate::vectors::{Expectation, FrameFile};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::{BTreeSet, VecDeque};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 /// One request to a testee and what its reply must be.
@@ -221,293 +217,6 @@ pub struct RunOptions {
     pub failure_list: BTreeSet<String>,
 }
 
-/// Why the runner could not run at all.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RunError {
-    /// The testee could not be started.
-    #[error("cannot start the testee `{command}`: {source}")]
-    Spawn {
-        /// The command.
-        command: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The testee command is empty.
-    #[error("the testee command is empty")]
-    NoCommand,
-    /// The testee did not answer `hello` when first started, or twice in a row after a
-    /// restart: no case can be judged, so the run stops rather than wait out every case.
-    #[error("the testee `{command}` did not answer hello, so the run stops: {why}")]
-    Hello {
-        /// The command.
-        command: String,
-        /// What came instead of the reply (no reply in time, an exit, another reply).
-        why: String,
-    },
-}
-
-/// What `hello` said.
-#[derive(Debug, Clone, Default)]
-pub struct Capabilities {
-    /// The testee's name.
-    pub name: String,
-    /// Its version.
-    pub version: String,
-    /// Frames it decodes and encodes.
-    pub frames: BTreeSet<String>,
-    /// Session machines it implements.
-    pub sessions: BTreeSet<String>,
-}
-
-/// Why a request got no reply.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Fault {
-    /// The testee exited, or answered something that is not a reply to the request.
-    Crash(String),
-    /// No reply within the timeout.
-    Timeout,
-}
-
-/// How many times, 10 ms apart, a testee whose output closed is asked whether it has exited
-/// before it is killed: a testee that exits takes well under this half second.
-const CLOSED_OUTPUT_GRACE_POLLS: u32 = 50;
-
-/// A testee process: started on demand, greeted with `hello`, restarted after a fault.
-pub struct Testee {
-    command: Vec<String>,
-    child: Option<Child>,
-    stdin: Option<ChildStdin>,
-    lines: Option<Receiver<Option<String>>>,
-    stderr_tail: Arc<Mutex<VecDeque<String>>>,
-    next_id: u64,
-    capabilities: Option<Capabilities>,
-}
-
-impl Testee {
-    /// A testee run as `command` (program and arguments); nothing starts until it is used.
-    pub fn new(command: Vec<String>) -> Self {
-        Testee {
-            command,
-            child: None,
-            stdin: None,
-            lines: None,
-            stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
-            next_id: 0,
-            capabilities: None,
-        }
-    }
-
-    fn start(&mut self) -> Result<(), RunError> {
-        let (program, args) = self.command.split_first().ok_or(RunError::NoCommand)?;
-        let mut child = Command::new(program)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|source| RunError::Spawn {
-                command: self.command.join(" "),
-                source,
-            })?;
-        let (tx, rx) = mpsc::channel();
-        if let Some(stdout) = child.stdout.take() {
-            std::thread::spawn(move || {
-                for line in BufReader::new(stdout).lines() {
-                    match line {
-                        Ok(l) => {
-                            if tx.send(Some(l)).is_err() {
-                                return;
-                            }
-                        }
-                        Err(_) => break,
-                    }
-                }
-                let _ = tx.send(None);
-            });
-        }
-        if let Some(stderr) = child.stderr.take() {
-            let tail = Arc::clone(&self.stderr_tail);
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    if let Ok(mut t) = tail.lock() {
-                        if t.len() == 20 {
-                            t.pop_front();
-                        }
-                        t.push_back(line);
-                    }
-                }
-            });
-        }
-        self.stdin = child.stdin.take();
-        self.child = Some(child);
-        self.lines = Some(rx);
-        Ok(())
-    }
-
-    /// Stops the process; the next request starts it again.
-    pub fn stop(&mut self) {
-        self.stdin = None;
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        self.lines = None;
-        self.capabilities = None;
-    }
-
-    fn last_words(&self) -> String {
-        let tail = self
-            .stderr_tail
-            .lock()
-            .map(|t| t.iter().cloned().collect::<Vec<_>>().join("\n"));
-        match tail {
-            Ok(t) if !t.is_empty() => format!("; its standard error ended with:\n{t}"),
-            _ => String::new(),
-        }
-    }
-
-    /// How the testee ended once its standard output closed: its exit status, or that it was
-    /// killed. A process can close its output and go on running (`cat >/dev/null` does, until
-    /// its input closes): waiting for it unconditionally hung the runner for good. So its input
-    /// is closed first (a testee exits then), and one still running shortly after is killed.
-    fn end_after_closed_output(&mut self) -> String {
-        self.stdin = None;
-        let Some(child) = self.child.as_mut() else {
-            return "is not running".into();
-        };
-        for _ in 0..CLOSED_OUTPUT_GRACE_POLLS {
-            match child.try_wait() {
-                Ok(Some(status)) => return format!("exited ({status})"),
-                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                Err(_) => break,
-            }
-        }
-        let _ = child.kill();
-        let _ = child.wait();
-        "closed its standard output without exiting, and was killed".into()
-    }
-
-    /// Sends one request (an `id` is added) and waits up to `timeout` for its reply.
-    pub fn request(&mut self, mut body: Value, timeout: Duration) -> Result<Value, Fault> {
-        let id = self.next_id;
-        self.next_id += 1;
-        body["id"] = json!(id);
-        let Some(stdin) = self.stdin.as_mut() else {
-            return Err(Fault::Crash("the testee is not running".into()));
-        };
-        if writeln!(stdin, "{body}")
-            .and_then(|_| stdin.flush())
-            .is_err()
-        {
-            return Err(Fault::Crash(format!(
-                "the testee closed its input{}",
-                self.last_words()
-            )));
-        }
-        let Some(lines) = self.lines.as_ref() else {
-            return Err(Fault::Crash("the testee is not running".into()));
-        };
-        match lines.recv_timeout(timeout) {
-            Ok(Some(line)) => {
-                let reply: Value = serde_json::from_str(&line).map_err(|e| {
-                    Fault::Crash(format!("the reply is not JSON ({e}): {}", truncate(&line)))
-                })?;
-                if reply.get("id") != Some(&json!(id)) {
-                    return Err(Fault::Crash(format!(
-                        "the reply answers id {} instead of {id}: {}",
-                        reply.get("id").unwrap_or(&Value::Null),
-                        truncate(&line)
-                    )));
-                }
-                Ok(reply)
-            }
-            Ok(None) | Err(RecvTimeoutError::Disconnected) => {
-                // Give the stderr reader a moment to collect the last words.
-                std::thread::sleep(Duration::from_millis(20));
-                let ended = self.end_after_closed_output();
-                Err(Fault::Crash(format!(
-                    "the testee {ended}{}",
-                    self.last_words()
-                )))
-            }
-            Err(RecvTimeoutError::Timeout) => Err(Fault::Timeout),
-        }
-    }
-
-    /// The capabilities, starting the testee and greeting it when needed: `Err(why)` when it
-    /// does not answer `hello`.
-    pub fn ensure(&mut self, timeout: Duration) -> Result<Result<Capabilities, String>, RunError> {
-        if let Some(c) = &self.capabilities {
-            return Ok(Ok(c.clone()));
-        }
-        self.stop();
-        self.start()?;
-        let reply = match self.request(json!({"op": "hello", "protocol": 1}), timeout) {
-            Ok(r) => r,
-            Err(Fault::Timeout) => {
-                self.stop();
-                return Ok(Err(format!(
-                    "no reply to hello within {} ms",
-                    timeout.as_millis()
-                )));
-            }
-            Err(Fault::Crash(why)) => {
-                self.stop();
-                return Ok(Err(format!("hello failed: {why}")));
-            }
-        };
-        let Some(ok) = reply.get("ok") else {
-            self.stop();
-            return Ok(Err(format!("hello was not answered ok: {reply}")));
-        };
-        let list = |key: &str| -> BTreeSet<String> {
-            ok.get(key)
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|v| v.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let caps = Capabilities {
-            name: ok
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string(),
-            version: ok
-                .get("version")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string(),
-            frames: list("frames"),
-            sessions: list("sessions"),
-        };
-        self.capabilities = Some(caps.clone());
-        Ok(Ok(caps))
-    }
-}
-
-impl Drop for Testee {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-fn truncate(s: &str) -> String {
-    if s.len() > 200 {
-        let mut end = 200;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        format!("{}…", &s[..end])
-    } else {
-        s.to_string()
-    }
-}
-
 /// The result of a whole run.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
@@ -537,7 +246,7 @@ pub fn run(
     options: &RunOptions,
     mut progress: impl FnMut(&Outcome),
 ) -> Result<RunReport, RunError> {
-    let mut testee = Testee::new(options.command.clone());
+    let mut testee = TesteeProcess::new(options.command.clone());
     let mut outcomes = Vec::with_capacity(cases.len());
     let mut name = options.command.join(" ");
     let mut greeted = false;
@@ -586,7 +295,7 @@ pub fn run(
         progress(&outcome);
         outcomes.push(outcome);
     }
-    if testee.capabilities.is_some() {
+    if testee.capabilities().is_some() {
         let _ = testee.request(json!({"op": "bye"}), Duration::from_millis(200));
     }
     Ok(RunReport {
@@ -596,7 +305,7 @@ pub fn run(
 }
 
 fn judge_stream(
-    testee: &mut Testee,
+    testee: &mut TesteeProcess,
     session: &str,
     vector: &StreamVector,
     side: Side,
@@ -625,7 +334,7 @@ fn judge_stream(
     }
 }
 
-fn judge(testee: &mut Testee, case: &Case, timeout: Duration) -> (Verdict, String) {
+fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict, String) {
     /// What a frame case's reply must hold.
     enum Want<'a> {
         Value(&'a Value),
@@ -678,7 +387,7 @@ fn judge(testee: &mut Testee, case: &Case, timeout: Duration) -> (Verdict, Strin
     };
     match want {
         Want::Value(value) => match ok.and_then(|o| o.get("value")) {
-            Some(actual) => match frames::same_value(&case.frame, value, actual) {
+            Some(actual) => match frame_json::same_value(&case.frame, value, actual) {
                 Ok(true) => (Verdict::Pass, String::new()),
                 Ok(false) => (
                     Verdict::Fail,

@@ -1,6 +1,6 @@
 //! The generated TypeScript for the reference protocol, reviewed as a snapshot: a change to the
 //! TypeScript backend or to a layout file shows up here as a diff of the code users will run.
-//! (`conformance/tests/ts_testee.rs` compiles it and holds it to every frame vector.)
+//! (`cli/tests/ts_testee.rs` compiles it and holds it to every frame vector.)
 
 use std::path::Path;
 

@@ -669,7 +669,7 @@ mod tests {
             let (mut reliable, mut unreliable) = (0, 0);
             for s in v.steps.iter().filter(|s| s.side == Side::Server) {
                 for f in &s.expect.sent {
-                    let len = crate::frames::parse_hex(&f.hex).unwrap().len();
+                    let len = crate::frame_json::parse_hex(&f.hex).unwrap().len();
                     assert_eq!(
                         f.reliable,
                         len > <Reference as ackwire_codec::acked::AckedSchema>::RELIABLE_ABOVE,

@@ -109,7 +109,7 @@ fn position(v: &Value) -> Result<[f64; 3], String> {
 }
 
 fn hex(v: &Value) -> Result<Vec<u8>, String> {
-    crate::frames::parse_hex(v.as_str().ok_or("component bytes must be a hex string")?)
+    crate::frame_json::parse_hex(v.as_str().ok_or("component bytes must be a hex string")?)
 }
 
 fn component_type(v: &Value) -> Result<u8, String> {

@@ -62,7 +62,7 @@ fn sent_frames(sent: &[Sent]) -> Vec<SentFrame> {
     sent.iter()
         .map(|s| SentFrame {
             frame: s.frame.clone(),
-            hex: crate::frames::hex_spaced(&s.bytes),
+            hex: crate::frame_json::hex_spaced(&s.bytes),
             reliable: s.reliable,
         })
         .collect()
@@ -120,7 +120,7 @@ fn step(
             None
         }
         Action::Deliver { frame, hex } => {
-            let bytes = crate::frames::parse_hex(hex)?;
+            let bytes = crate::frame_json::parse_hex(hex)?;
             Some(half.deliver(now, frame, &bytes)?)
         }
     };
@@ -164,7 +164,7 @@ pub fn record(rec: &Recording) -> Result<StreamVector, String> {
         let (frame, bytes) = unpack(packet);
         Action::Deliver {
             frame: frame.to_string(),
-            hex: crate::frames::hex_spaced(bytes),
+            hex: crate::frame_json::hex_spaced(bytes),
         }
     };
     for now in 0..=end {
@@ -248,7 +248,7 @@ pub fn replay(vector: &StreamVector, side: Side, half: &mut dyn Session) -> Resu
                 .advance(*tick, step.at_ms, ops)
                 .map_err(|e| format!("{at}: advance to tick {tick} failed: {e}"))?,
             Action::Deliver { frame, hex } => {
-                let bytes = crate::frames::parse_hex(hex).map_err(|e| format!("{at}: {e}"))?;
+                let bytes = crate::frame_json::parse_hex(hex).map_err(|e| format!("{at}: {e}"))?;
                 half.deliver(step.at_ms, frame, &bytes)
                     .map_err(|e| format!("{at}: delivering {frame} failed: {e}"))?;
             }
@@ -292,114 +292,6 @@ fn describe(frames: &[SentFrame]) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// A session half inside a testee, driven through the testee protocol.
-pub struct RemoteSession<'a> {
-    testee: &'a mut crate::runner::Testee,
-    handle: Value,
-    timeout: std::time::Duration,
-    /// Set when the testee crashed or timed out, so the runner can tell a fault from a wrong
-    /// answer.
-    pub fault: Option<crate::runner::Fault>,
-}
-
-impl<'a> RemoteSession<'a> {
-    /// Opens `name` with `params` in `testee`.
-    pub fn open(
-        testee: &'a mut crate::runner::Testee,
-        name: &str,
-        params: &Value,
-        timeout: std::time::Duration,
-    ) -> Result<Self, (Option<crate::runner::Fault>, String)> {
-        let reply = testee
-            .request(
-                serde_json::json!({"op": "open", "session": name, "params": params}),
-                timeout,
-            )
-            .map_err(|f| (Some(f.clone()), format!("{f:?}")))?;
-        match reply.get("ok").and_then(|o| o.get("handle")) {
-            Some(h) => Ok(RemoteSession {
-                testee,
-                handle: h.clone(),
-                timeout,
-                fault: None,
-            }),
-            None => Err((
-                None,
-                format!("open {name} was not answered with a handle: {reply}"),
-            )),
-        }
-    }
-
-    fn call(&mut self, mut body: Value) -> Result<Value, String> {
-        body["handle"] = self.handle.clone();
-        match self.testee.request(body, self.timeout) {
-            Ok(reply) => match reply.get("ok") {
-                Some(ok) => Ok(ok.clone()),
-                None => Err(format!("not ok: {reply}")),
-            },
-            Err(f) => {
-                let text = format!("{f:?}");
-                self.fault = Some(f);
-                Err(text)
-            }
-        }
-    }
-
-    /// Closes the session in the testee.
-    pub fn close(mut self) {
-        let _ = self.call(serde_json::json!({"op": "close"}));
-    }
-}
-
-impl Session for RemoteSession<'_> {
-    fn advance(&mut self, tick: u64, now_ms: u64, ops: &[Value]) -> Result<(), String> {
-        self.call(serde_json::json!({"op": "advance", "tick": tick, "now_ms": now_ms, "ops": ops}))
-            .map(|_| ())
-    }
-
-    fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
-        let hex = crate::frames::hex_spaced(bytes).replace(' ', "");
-        self.call(
-            serde_json::json!({"op": "deliver", "now_ms": now_ms, "frame": frame, "hex": hex}),
-        )
-        .map(|ok| ok.get("report").cloned().unwrap_or(Value::Null))
-    }
-
-    fn take(&mut self) -> Vec<Sent> {
-        let Ok(ok) = self.call(serde_json::json!({"op": "take"})) else {
-            return Vec::new();
-        };
-        ok.get("frames")
-            .and_then(Value::as_array)
-            .map(|frames| {
-                frames
-                    .iter()
-                    .map(|f| Sent {
-                        frame: f
-                            .get("frame")
-                            .and_then(Value::as_str)
-                            .unwrap_or("?")
-                            .to_string(),
-                        bytes: f
-                            .get("hex")
-                            .and_then(Value::as_str)
-                            .and_then(|h| crate::frames::parse_hex(h).ok())
-                            .unwrap_or_default(),
-                        reliable: f.get("reliable").and_then(Value::as_bool).unwrap_or(false),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    fn state_hash(&mut self) -> Option<u32> {
-        let ok = self.call(serde_json::json!({"op": "state_hash"})).ok()?;
-        ok.get("hash")
-            .and_then(Value::as_u64)
-            .and_then(|h| u32::try_from(h).ok())
-    }
 }
 
 /// Replays both halves of `vector` on this crate's own sessions.
@@ -506,7 +398,7 @@ mod tests {
                 let (frame, bytes) = unpack(&p);
                 let action = Action::Deliver {
                     frame: frame.into(),
-                    hex: crate::frames::hex_spaced(bytes),
+                    hex: crate::frame_json::hex_spaced(bytes),
                 };
                 step(now, Side::Client, action, &mut client, &mut up, &mut steps).unwrap();
             }
@@ -566,7 +458,7 @@ mod tests {
             .iter()
             .filter_map(|s| match &s.action {
                 Action::Deliver { hex, .. } => {
-                    DeltaAck::decode(&crate::frames::parse_hex(hex).unwrap()).ok()
+                    DeltaAck::decode(&crate::frame_json::parse_hex(hex).unwrap()).ok()
                 }
                 _ => None,
             })

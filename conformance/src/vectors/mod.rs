@@ -35,14 +35,14 @@
 //! shared taxonomy ([`ackwire_codec::ErrorKind::as_str`]), the byte offset and the field path;
 //! inside a bit-packed body it also names the bit (`bit`, from the start of the frame).
 //!
-//! The files are generated from the cases kept in code ([`frames`]) by [`write_frames`]
+//! The files are generated from the cases kept in code ([`frame_cases`]) by [`write_frames`]
 //! (`ackwire vectors --write`) and never edited by hand; [`verify_frame_case`] checks a case
 //! against the Rust codec.
 //!
 //! What this module is not: a test runner for other implementations. It defines the data and
 //! judges the Rust codec; the runner drives other testees with the same files.
 
-pub mod frames;
+pub mod frame_cases;
 
 use ackwire_codec::protocol::visit_frame;
 use ackwire_codec::{Frame, FrameVisitor};
@@ -170,7 +170,7 @@ pub enum VectorError {
     },
 }
 
-/// Every frame vector, built from the cases kept in code ([`frames`]), one file per frame in
+/// Every frame vector, built from the cases kept in code ([`frame_cases`]), one file per frame in
 /// the order of [`ackwire_codec::protocol::FRAME_NAMES`].
 ///
 /// # Panics
@@ -178,7 +178,7 @@ pub enum VectorError {
 /// When a positive case's value cannot be encoded: a mistake in the case definitions, caught
 /// by the crate's tests.
 pub fn frame_files() -> Vec<FrameFile> {
-    frames::all()
+    frame_cases::all()
 }
 
 /// The text [`write_frames`] writes for `file`: pretty JSON, two-space indentation, a final
@@ -655,9 +655,85 @@ impl<'de> Visitor<'de> for OrderedJsonVisitor {
     }
 }
 
+/// What [`verify_dir`] found: how many vectors it checked and those that do not hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verification {
+    /// Frame cases and stream vectors checked.
+    pub total: usize,
+    /// The ones that fail, frame cases first, in order.
+    pub failures: Vec<Failure>,
+}
+
+impl Verification {
+    /// The summary line `ackwire vectors` prints: `N passed, M failed`.
+    pub fn summary(&self) -> String {
+        let failed = self.failures.len();
+        format!("{} passed, {failed} failed", self.total - failed)
+    }
+}
+
+/// Reads the frame vectors of `dir/frames` and the stream vectors of `dir/streams` and checks
+/// every one against the Rust codec and this crate's sessions ([`verify_frame_files`],
+/// [`verify_stream_vectors`]): what `ackwire vectors` does.
+pub fn verify_dir(dir: &Path) -> Result<Verification, String> {
+    let files = read_frames(&dir.join("frames")).map_err(|e| e.to_string())?;
+    let streams = crate::streams::read_streams(&dir.join("streams")).map_err(|e| e.to_string())?;
+    let total = files.iter().map(|f| f.cases.len()).sum::<usize>() + streams.len();
+    let failures = verify_frame_files(&files)
+        .into_iter()
+        .chain(verify_stream_vectors(&streams))
+        .collect();
+    Ok(Verification { total, failures })
+}
+
+/// What [`write_dir`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The frame vectors' folder, `dir/frames`.
+    pub frames_dir: PathBuf,
+    /// The frame vector files written there.
+    pub frame_files: usize,
+    /// The stream vectors' folder, `dir/streams`.
+    pub streams_dir: PathBuf,
+    /// The stream vector files written there.
+    pub stream_files: usize,
+}
+
+/// Writes every vector anew from the cases kept in code: the frame vectors to `dir/frames`
+/// ([`write_frames`]) and the stream vectors, recorded through the network simulator, to
+/// `dir/streams`: what `ackwire vectors --write` does.
+pub fn write_dir(dir: &Path) -> Result<Written, String> {
+    let frames_dir = dir.join("frames");
+    let streams_dir = dir.join("streams");
+    let frame_files = write_frames(&frames_dir).map_err(|e| e.to_string())?.len();
+    let recorded =
+        crate::sessions::stream_vectors().map_err(|e| format!("recording a stream vector: {e}"))?;
+    let stream_files = crate::streams::write_streams(&streams_dir, &recorded)
+        .map_err(|e| e.to_string())?
+        .len();
+    Ok(Written {
+        frames_dir,
+        frame_files,
+        streams_dir,
+        stream_files,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_verification_sums_up_passed_and_failed() {
+        let v = Verification {
+            total: 3,
+            failures: vec![Failure {
+                name: "ack/x".into(),
+                why: "differs".into(),
+            }],
+        };
+        assert_eq!(v.summary(), "2 passed, 1 failed");
+    }
 
     #[test]
     fn hex_reads_with_or_without_spaces() {

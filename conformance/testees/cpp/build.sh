@@ -25,7 +25,7 @@ trap 'rm -f "$log"' EXIT
 if [ -n "${ACKWIRE:-}" ]; then
     generate=("$ACKWIRE" gen --lang cpp --out "$here/gen" spec/protocol)
 else
-    generate=(cargo run -q -p ackwire-conformance --bin ackwire --
+    generate=(cargo run -q -p ackwire --
         gen --lang cpp --out "$here/gen" spec/protocol)
 fi
 if ! (cd "$root" && "${generate[@]}") >"$log" 2>&1; then

@@ -12,7 +12,7 @@ root="$(cd "$here/../../.." && pwd)"
 
 bash "$here/build.sh"
 if [ -z "${ACKWIRE:-}" ]; then
-  (cd "$root" && cargo build -q -p ackwire-conformance --bin ackwire)
+  (cd "$root" && cargo build -q -p ackwire --bin ackwire)
   ACKWIRE="$root/target/debug/ackwire"
 fi
 

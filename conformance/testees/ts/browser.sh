@@ -2,7 +2,7 @@
 # The generated TypeScript codec of the reference protocol in a real browser: every golden frame
 # vector (vectors/frames/*.json) decoded, compared as JSON, re-encoded byte for byte, and every
 # negative vector refused with its kind, offset, path and bit, inside headless Chromium, as the
-# TypeScript testee is checked under node (conformance/tests/ts_testee.rs).
+# TypeScript testee is checked under node (cli/tests/ts_testee.rs).
 #
 # It installs Debian's chromium when `chromium` is not on the PATH (apt-get, through sudo when
 # not root), builds the codec with build.sh (the pinned tsc, `ackwire gen`), compiles it and

@@ -21,7 +21,7 @@ rm -rf "$here/src/gen"
 if [ -n "${ACKWIRE:-}" ]; then
   (cd "$root" && "$ACKWIRE" gen --lang ts --out "$here/src/gen" spec/protocol >/dev/null)
 else
-  (cd "$root" && cargo run -q -p ackwire-conformance --bin ackwire -- \
+  (cd "$root" && cargo run -q -p ackwire -- \
     gen --lang ts --out "$here/src/gen" spec/protocol >/dev/null)
 fi
 

@@ -1,6 +1,6 @@
 // The bench's frames in the JSON form of conformance/PROTOCOL.md, one a line, each as
 // `name<TAB>json`: acked frames of about 900 pose changes shaped like the cube scene
-// (conformance/src/bench/scenes.rs): a player's body and 30 × 30 cubes 1.5 m apart, centred on
+// (bench/src/scenes.rs): a player's body and 30 × 30 cubes 1.5 m apart, centred on
 // the origin, resting 0.5 m high. bench.sh turns each into bytes with `ackwire encode acked`.
 //
 // - `keyframe`: the join, every body's pose as steps of 1/512 m from the origin (the scene's

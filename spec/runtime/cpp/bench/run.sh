@@ -5,7 +5,7 @@
 #   build/gen/             the reference protocol's C++ codec, from `ackwire gen --lang cpp`;
 #   build/cube_frames.hex  the 240 acked frames of the first four seconds of the cube scene
 #                          (seed 1, 5% loss), from
-#                          `cargo run -p ackwire-conformance --example cube_frames`;
+#                          `cargo run -p ackwire-bench --example cube_frames`;
 #   build/bench            bench.cpp, g++ -std=c++17 -O2 with the testee's warnings as errors.
 # Then runs build/bench on the frames; arguments go to it (`--check`: only that both codecs
 # agree on every frame and on mutants of them, in about a second; `--samples N`, `--ms M`).
@@ -28,9 +28,9 @@ mkdir -p "$here/build"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 if ! (cd "$root" \
-    && cargo run -q -p ackwire-conformance --bin ackwire -- \
+    && cargo run -q -p ackwire -- \
         gen --lang cpp --out "$here/build/gen" spec/protocol \
-    && cargo run -q -p ackwire-conformance --example cube_frames -- \
+    && cargo run -q -p ackwire-bench --example cube_frames -- \
         "$here/build/cube_frames.hex") >"$log" 2>&1; then
     cat "$log" >&2
     exit 1

@@ -2,10 +2,10 @@
 //! input of the C++ codec bench (`spec/runtime/cpp/bench/run.sh`), which decodes and encodes
 //! them with the generated C++ codec beside a hand-written reader and writer.
 //!
-//! `cargo run -p ackwire-conformance --example cube_frames -- OUT`
+//! `cargo run -p ackwire-bench --example cube_frames -- OUT`
 //!
 //! The frames are those of `ackwire bench`'s cube scene (901 bodies at 60 Hz) as the codec
-//! bench `cargo bench -p ackwire-conformance --bench scenes` takes them ([`capture`]: seed 1,
+//! bench `cargo bench -p ackwire-bench --bench scenes` takes them ([`capture`]: seed 1,
 //! 5% loss each way, the `acked` protocol, reliable frames too), from the first tick on: the
 //! join's keyframe of every body, its resends while the client's first acks are on their way,
 //! then the steady state of about 100 moving cubes, up to the end of the fourth second. Each
@@ -15,10 +15,10 @@
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
+use ackwire_bench::run::{capture, Length};
+use ackwire_bench::scenes::SceneKind;
 use ackwire_codec::protocol::Acked;
 use ackwire_codec::Frame;
-use ackwire_conformance::bench::run::{capture, Length};
-use ackwire_conformance::bench::scenes::SceneKind;
 
 /// The seed of the scene and the network: the codec bench's.
 const SEED: u64 = 1;

@@ -2,7 +2,7 @@
 //! and encode of one second of a scene's frames, beside postcard, bitcode and a plain memory
 //! copy of the same bytes, in the same run.
 //!
-//! `cargo bench -p ackwire-conformance --bench scenes` first runs every scene of
+//! `cargo bench -p ackwire-bench --bench scenes` first runs every scene of
 //! [`SceneKind::ALL`] (cube, arena, floats) through every protocol of `ackwire bench`
 //! ([`capture`]: seed 1, 5% loss each way, a warm-up second then three measured seconds), keeps
 //! the frames each server sent in the last second and decodes them once up front; it prints,
@@ -50,10 +50,10 @@ use std::hint::black_box;
 use std::marker::PhantomData;
 use std::time::Duration;
 
+use ackwire_bench::run::{capture, FullSnapshot, Length, Sent, PROTOCOLS};
+use ackwire_bench::scenes::SceneKind;
 use ackwire_codec::protocol::{Acked, Datagram, Snapshot};
 use ackwire_codec::Frame;
-use ackwire_conformance::bench::run::{capture, FullSnapshot, Length, Sent, PROTOCOLS};
-use ackwire_conformance::bench::scenes::SceneKind;
 use criterion::measurement::WallTime;
 use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,

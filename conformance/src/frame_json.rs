@@ -109,6 +109,28 @@ pub fn encode_json(name: &str, value: &serde_json::Value) -> Result<Vec<u8>, Fra
 
 pub use crate::vectors::{hex_spaced, parse_hex};
 
+impl FrameError {
+    /// The error as `ackwire decode` reports it: for bytes that do not decode, the kind, the
+    /// byte offset (and bit), and the field path (`(frame)` for the frame itself); otherwise
+    /// its message.
+    pub fn describe(&self) -> String {
+        match self {
+            FrameError::Decode(e) => format!(
+                "{kind} at byte {offset}{bit}, field {path}",
+                kind = e.kind,
+                offset = e.offset,
+                bit = e.bit.map(|b| format!(" (bit {b})")).unwrap_or_default(),
+                path = if e.path_string().is_empty() {
+                    "(frame)".to_string()
+                } else {
+                    e.path_string()
+                },
+            ),
+            e => e.to_string(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +156,16 @@ mod tests {
         let e = encode_json("delta_ack", &serde_json::json!({"newest": 1})).unwrap_err();
         assert!(matches!(e, FrameError::Json { .. }), "{e}");
         assert!(e.to_string().contains("mask"), "{e}");
+    }
+
+    #[test]
+    fn a_decode_error_is_described_by_kind_offset_and_field() {
+        let e = decode_json("ack", &[]).unwrap_err();
+        let text = e.describe();
+        assert!(text.contains(" at byte 0"), "{text}");
+        assert!(text.contains(", field "), "{text}");
+        let e = decode_json("no_such_frame", &[]).unwrap_err();
+        assert_eq!(e.describe(), e.to_string());
     }
 
     #[test]

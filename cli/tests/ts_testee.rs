@@ -15,7 +15,7 @@ use std::time::Duration;
 fn repository_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
-        .expect("the conformance crate lives in the repository")
+        .expect("the cli crate lives in the repository")
         .to_path_buf()
 }
 

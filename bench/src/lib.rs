@@ -1,3 +1,5 @@
+//! # ackwire-bench
+//!
 //! `ackwire bench`: what the protocols cost on the wire and on the CPU, on reference scenes,
 //! beside the serializers a user would otherwise pick, in one run.
 //!
@@ -7,11 +9,16 @@
 //!   frames reliable as the seed advises and as unreliable fragments, datagram v2,
 //!   NetBaseline) and through full snapshots serialized with postcard and bitcode, measuring
 //!   bits, render error and CPU time;
-//! - [`render`]: the terminal table, the README's markdown, the SVG chart.
+//! - [`render`]: the terminal table, the README's markdown, the SVG chart;
+//! - [`command`]: `ackwire bench` itself: arguments checked, the run, the files written.
 //!
 //! The figures are measurements of one run on one machine: bandwidth and render error are
 //! deterministic (seeded scenes and network), CPU times are not.
 
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod command;
 pub mod render;
 pub mod run;
 pub mod scenes;

@@ -17,8 +17,9 @@
 //! Needs `g++` (or `$CXX`) and bash. Without a compiler the tests fail and say so: a
 //! conformance check that did not run must not pass.
 
-use ackwire_conformance::frames::{self, FrameError};
-use ackwire_conformance::runner::{self, Fault, RunOptions, Testee, Verdict};
+use ackwire_conformance::frame_json::{self, FrameError};
+use ackwire_conformance::runner::{self, RunOptions, Verdict};
+use ackwire_conformance::testee_client::{Fault, TesteeProcess};
 use ackwire_conformance::{report, vectors};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -33,7 +34,7 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 fn repository_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
-        .expect("the conformance crate lives in the repository")
+        .expect("the cli crate lives in the repository")
         .to_path_buf()
 }
 
@@ -193,8 +194,8 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// A started, greeted testee.
-fn start(path: &Path) -> Testee {
-    let mut testee = Testee::new(vec![path.display().to_string()]);
+fn start(path: &Path) -> TesteeProcess {
+    let mut testee = TesteeProcess::new(vec![path.display().to_string()]);
     let caps = testee
         .ensure(TIMEOUT)
         .expect("the testee starts")
@@ -205,7 +206,7 @@ fn start(path: &Path) -> Testee {
 
 /// One request; a crash or a stall fails the test with what the testee said last (a sanitizer
 /// report, typically).
-fn ask(testee: &mut Testee, request: Value) -> Value {
+fn ask(testee: &mut TesteeProcess, request: Value) -> Value {
     match testee.request(request.clone(), TIMEOUT) {
         Ok(reply) => reply,
         Err(Fault::Crash(why)) => panic!("the C++ testee crashed on {request}: {why}"),
@@ -214,18 +215,18 @@ fn ask(testee: &mut Testee, request: Value) -> Value {
 }
 
 /// Decodes `bytes` as `frame` with both codecs; None when they agree, else how they differ.
-fn disagreement(testee: &mut Testee, frame: &str, bytes: &[u8]) -> Option<String> {
+fn disagreement(testee: &mut TesteeProcess, frame: &str, bytes: &[u8]) -> Option<String> {
     let input = hex(bytes);
     let reply = ask(
         testee,
         json!({"op": "decode", "frame": frame, "hex": input}),
     );
-    let rust = frames::decode_json(frame, bytes);
+    let rust = frame_json::decode_json(frame, bytes);
     let what = format!("{frame} {input}: Rust {rust:?}, C++ {reply}");
     match (rust, reply.get("ok"), reply.get("error")) {
         (Ok(expected), Some(ok), None) => {
             let value = &ok["value"];
-            if !matches!(frames::same_value(frame, &expected, value), Ok(true)) {
+            if !matches!(frame_json::same_value(frame, &expected, value), Ok(true)) {
                 return Some(format!("another value: {what}"));
             }
             // Canonical: what the C++ decoder accepts, its encoder writes back byte for byte.
@@ -287,7 +288,7 @@ fn mutated_and_random_inputs_never_crash_it_and_decode_as_in_rust() {
         }
         for bytes in &inputs {
             asked += 1;
-            if frames::decode_json(&file.frame, bytes).is_ok() {
+            if frame_json::decode_json(&file.frame, bytes).is_ok() {
                 accepted += 1;
             }
             if let Some(why) = disagreement(&mut testee, &file.frame, bytes) {
@@ -400,7 +401,7 @@ fn mutated_values_encode_as_in_rust() {
                     &mut testee,
                     json!({"op": "encode", "frame": file.frame, "value": mutated}),
                 );
-                let rust = frames::encode_json(&file.frame, &mutated);
+                let rust = frame_json::encode_json(&file.frame, &mutated);
                 let same = match (&rust, reply.get("ok"), reply.get("error")) {
                     (Ok(bytes), Some(ok), None) => ok["hex"] == json!(hex(bytes)),
                     (Err(FrameError::Encode(e)), None, Some(err)) => {

@@ -40,7 +40,6 @@
 
 use super::scenes::{Body, Scene, SceneKind, JITTER_TICKS};
 use super::{Report, Row, SceneInfo, Target, FIEDLER_BITS_PER_CHANGED};
-use crate::netsim::SplitMix64;
 use ackwire_codec::acked::{AckWriter, AckedDecoder, Delivery, Reference};
 use ackwire_codec::baseline::{ComponentValue, EntityId, SnapshotClient, SnapshotWriter};
 use ackwire_codec::datagram::{
@@ -52,6 +51,7 @@ use ackwire_codec::protocol::{
     Vitality,
 };
 use ackwire_codec::rt::Frame;
+use ackwire_conformance::netsim::SplitMix64;
 use ackwire_server::acked::{AckedEncoder, Presenter, ViewConfig, World, WorldEntity};
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;

@@ -2,7 +2,7 @@
 //! [`AckedDecoder::deliver`] (decoding, applying onto the base, the report against the last
 //! frame shown, the check), beside bitcode decoding the full world of the same ticks.
 //!
-//! `cargo bench -p ackwire-conformance --bench deliver` runs the cube scene ([`capture`]: seed
+//! `cargo bench -p ackwire-bench --bench deliver` runs the cube scene ([`capture`]: seed
 //! 1, no loss, so that every frame applies) for a second of join and settling and then two
 //! cycles of POSE_REFRESH ticks (so that the resting poses' refresh bursts weigh what they
 //! weigh in a long run), and keeps the frames the acked and bitcode servers sent. One
@@ -13,15 +13,15 @@
 //!
 //! Where `ackwire bench` times the same work inside a lossy session, interleaved with the
 //! server's, this isolates it for a profiler:
-//! `cargo bench -p ackwire-conformance --bench deliver --no-run`, then
+//! `cargo bench -p ackwire-bench --bench deliver --no-run`, then
 //! `perf record -g <the bench binary> --bench --profile-time 20 acked`.
 
 use std::hint::black_box;
 use std::time::Duration;
 
+use ackwire_bench::run::{capture, FullSnapshot, Length};
+use ackwire_bench::scenes::SceneKind;
 use ackwire_codec::acked::{AckedDecoder, Delivery, Reference};
-use ackwire_conformance::bench::run::{capture, FullSnapshot, Length};
-use ackwire_conformance::bench::scenes::SceneKind;
 use ackwire_server::acked::POSE_REFRESH;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 

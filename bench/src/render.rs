@@ -14,7 +14,7 @@ use super::{
     Report, Row, SceneInfo, Target, FIEDLER_COMPRESSED_KBPS, FIEDLER_UNCOMPRESSED_KBPS,
     QUAKE3_CAP_KBPS,
 };
-use crate::report::escape as xml_escape;
+use ackwire_conformance::report::escape as xml_escape;
 use std::fmt::Write as _;
 
 /// The line that opens the README's generated block.
@@ -1133,7 +1133,7 @@ mod tests {
 
     #[test]
     fn markdown_has_a_row_per_protocol_per_scene_the_losses_and_the_command() {
-        let command = "cargo run --release -p ackwire-conformance -- bench --readme README.md";
+        let command = "cargo run --release -p ackwire -- bench --readme README.md";
         let text = markdown(&sample(), command);
         assert!(text.starts_with(&format!(
             "Produced by `{command}` (debug build, quick run, seed 1)."

@@ -5,7 +5,7 @@
 //! [`Fault`]s make it misbehave on purpose (a wrong value, a crash, a hang, fewer
 //! capabilities): the runner's own tests use them to prove that it catches each.
 
-use crate::frames::{self, FrameError};
+use crate::frame_json::{self, FrameError};
 use crate::sessions::Session;
 use ackwire_codec::protocol::FRAME_NAMES;
 use serde_json::{json, Value};
@@ -140,9 +140,9 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
         "decode" | "encode" if !frames.iter().any(|f| f == frame) => {
             json!({"unimplemented": format!("frame `{frame}` is not implemented")})
         }
-        "decode" => match frames::parse_hex(hex) {
+        "decode" => match frame_json::parse_hex(hex) {
             Err(e) => json!({"error": {"kind": "bad_request", "message": e}}),
-            Ok(bytes) => match frames::decode_json(frame, &bytes) {
+            Ok(bytes) => match frame_json::decode_json(frame, &bytes) {
                 Ok(mut value) => {
                     if fault == Some(&Fault::WrongValue) && !nudge(&mut value) {
                         // Nothing numeric to alter: a member no frame has is just as wrong.
@@ -155,8 +155,10 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
         },
         "encode" => {
             let value = request.get("value").cloned().unwrap_or(Value::Null);
-            match frames::encode_json(frame, &value) {
-                Ok(bytes) => json!({"ok": {"hex": frames::hex_spaced(&bytes).replace(' ', "")}}),
+            match frame_json::encode_json(frame, &value) {
+                Ok(bytes) => {
+                    json!({"ok": {"hex": frame_json::hex_spaced(&bytes).replace(' ', "")}})
+                }
                 Err(e) => error_reply(e),
             }
         }
@@ -222,7 +224,7 @@ fn session_op(op: &str, request: &Value, sessions: &mut Sessions) -> Value {
         "deliver" => {
             let frame = request.get("frame").and_then(Value::as_str).unwrap_or("");
             let hex = request.get("hex").and_then(Value::as_str).unwrap_or("");
-            match frames::parse_hex(hex) {
+            match frame_json::parse_hex(hex) {
                 Err(e) => bad(e),
                 Ok(bytes) => match session.deliver(now_ms, frame, &bytes) {
                     Ok(report) => json!({"ok": {"report": report}}),
@@ -237,7 +239,7 @@ fn session_op(op: &str, request: &Value, sessions: &mut Sessions) -> Value {
                 .map(|s| {
                     json!({
                         "frame": s.frame,
-                        "hex": frames::hex_spaced(&s.bytes).replace(' ', ""),
+                        "hex": frame_json::hex_spaced(&s.bytes).replace(' ', ""),
                         "reliable": s.reliable,
                     })
                 })

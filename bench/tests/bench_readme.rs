@@ -2,7 +2,7 @@
 //! `docs/bench/bench.json` again gives, byte for byte, the block between the README's bench
 //! markers, and the chart beside it is that run's too.
 
-use ackwire_conformance::bench::{render, Report};
+use ackwire_bench::{render, Report};
 use std::path::Path;
 
 fn root() -> &'static Path {
@@ -46,10 +46,7 @@ fn the_committed_run_is_a_full_release_run_of_every_scene_and_protocol() {
     let scenes: Vec<&str> = report.scenes.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(scenes, ["cube", "arena", "floats"]);
     let per_scene = report.rows.len() / scenes.len();
-    assert_eq!(
-        per_scene,
-        5 * ackwire_conformance::bench::run::PROTOCOLS.len()
-    );
+    assert_eq!(per_scene, 5 * ackwire_bench::run::PROTOCOLS.len());
     assert!(!report.targets.is_empty());
     let svg = std::fs::read_to_string(root().join("docs/bench/bench.svg")).unwrap();
     assert_eq!(

@@ -3,7 +3,8 @@
 //! must go on. Testees are this crate's own `ackwire testee` with a hidden `--fault`.
 
 use ackwire_conformance::report;
-use ackwire_conformance::runner::{self, Case, Check, RunError, RunOptions, RunReport, Verdict};
+use ackwire_conformance::runner::{self, Case, Check, RunOptions, RunReport, Verdict};
+use ackwire_conformance::testee_client::RunError;
 use ackwire_conformance::vectors;
 use std::collections::BTreeSet;
 use std::time::Duration;

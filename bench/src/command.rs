@@ -1,0 +1,144 @@
+//! `ackwire bench` as a command: its arguments checked and the README read before minutes of
+//! measuring ([`Command::prepare`]), the run ([`Command::run`]), then the JSON, the chart and
+//! the README's block written ([`Command::write`]). The command line only parses its arguments,
+//! shows progress and prints.
+
+use crate::render;
+use crate::run::{self, Plan};
+use crate::scenes::{SceneKind, LOSSES};
+use crate::Report;
+use std::path::{Path, PathBuf};
+
+/// The arguments of `ackwire bench`.
+#[derive(Debug, Clone, Default)]
+pub struct Args {
+    /// Five seconds of each scene instead of a minute.
+    pub quick: bool,
+    /// Only these scenes, by name (none: every scene).
+    pub scenes: Vec<String>,
+    /// Only these losses, per cent (none: [`LOSSES`]).
+    pub losses: Vec<f64>,
+    /// The seed of the scenes and the network.
+    pub seed: u64,
+    /// Where `bench.json` and `bench.svg` are written.
+    pub out: PathBuf,
+    /// The markdown file whose bench block is rewritten with this run's tables.
+    pub readme: Option<PathBuf>,
+}
+
+/// A bench ready to run: the plan, where it writes, and the README it rewrites, already read.
+#[derive(Debug, Clone)]
+pub struct Command {
+    plan: Plan,
+    out: PathBuf,
+    readme: Option<(PathBuf, String)>,
+}
+
+impl Command {
+    /// Checks `args` (scene names, losses from 0 to 100) and reads the README, so that a
+    /// missing marker is found before the run rather than after it.
+    pub fn prepare(args: Args) -> Result<Command, String> {
+        let scenes = if args.scenes.is_empty() {
+            SceneKind::ALL.to_vec()
+        } else {
+            args.scenes
+                .iter()
+                .map(|n| {
+                    SceneKind::from_name(n)
+                        .ok_or_else(|| format!("no scene `{n}` (there are cube, arena and floats)"))
+                })
+                .collect::<Result<_, _>>()?
+        };
+        if let Some(bad) = args.losses.iter().find(|l| !(0.0..=100.0).contains(*l)) {
+            return Err(format!("--loss {bad} is not a percentage from 0 to 100"));
+        }
+        let losses = if args.losses.is_empty() {
+            LOSSES.to_vec()
+        } else {
+            args.losses
+        };
+        let readme = match args.readme {
+            Some(path) => {
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                render::replace_block(&text, "").map_err(|e| format!("{}: {e}", path.display()))?;
+                Some((path, text))
+            }
+            None => None,
+        };
+        Ok(Command {
+            plan: Plan {
+                quick: args.quick,
+                seed: args.seed,
+                scenes,
+                losses,
+            },
+            out: args.out,
+            readme,
+        })
+    }
+
+    /// What runs.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Runs the plan, calling `progress` after each scene and loss with what is done and the
+    /// total.
+    pub fn run(&self, progress: impl FnMut(usize, usize)) -> Result<Report, String> {
+        run::run(&self.plan, progress).map_err(|e| format!("the bench failed: {e}"))
+    }
+
+    /// Writes `bench.json` and `bench.svg` of `report`, then the README's block naming
+    /// `command` as what produced it; `wrote` is told each file as it is written (`wrote
+    /// PATH`, `rewrote the bench block of PATH`).
+    pub fn write(
+        &self,
+        report: &Report,
+        command: &str,
+        mut wrote: impl FnMut(String),
+    ) -> Result<(), String> {
+        let out: &Path = &self.out;
+        std::fs::create_dir_all(out)
+            .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+        let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+        for (name, text) in [("bench.json", json), ("bench.svg", render::svg(report))] {
+            let path = out.join(name);
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            wrote(format!("wrote {}", path.display()));
+        }
+        if let Some((path, text)) = &self.readme {
+            let block = render::markdown(report, command);
+            let text = render::replace_block(text, &block)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::write(path, text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            wrote(format!("rewrote the bench block of {}", path.display()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenes_and_losses_are_checked_before_the_run() {
+        let args = |scenes: &[&str], losses: &[f64]| Args {
+            scenes: scenes.iter().map(|s| s.to_string()).collect(),
+            losses: losses.to_vec(),
+            ..Args::default()
+        };
+        let c = Command::prepare(args(&[], &[])).unwrap();
+        assert_eq!(c.plan().scenes, SceneKind::ALL);
+        assert_eq!(c.plan().losses, LOSSES);
+        assert!(Command::prepare(args(&["moon"], &[]))
+            .unwrap_err()
+            .contains("no scene `moon`"));
+        assert!(Command::prepare(args(&["cube"], &[101.0]))
+            .unwrap_err()
+            .contains("--loss 101"));
+    }
+}

@@ -1,0 +1,620 @@
+//! The `ackwire` command-line tool: a thin layer over `ackwire-spec`, `ackwire-conformance` and
+//! `ackwire-bench`. It parses its arguments (clap), shows progress (indicatif) and prints; the
+//! work is the libraries'.
+//!
+//! Exit status: 0 when the command did what was asked, 1 when the input was found wrong (a
+//! layout with errors, bytes that do not decode, a vector that does not verify), 2 for a
+//! command line clap could not read.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+use ackwire_conformance::{conform, diff, explain, frame_json, report, runner, streams};
+use ackwire_conformance::{testee_client, testee_server, vectors};
+use ackwire_spec::SpecError;
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// `println!` that ends the program quietly when standard output is closed (`ackwire ... |
+/// head`), instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            quit_on_closed_stdout(e);
+        }
+    }};
+}
+
+/// `print!` that ends the program quietly when standard output is closed.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(e) = write!(std::io::stdout(), $($arg)*) {
+            quit_on_closed_stdout(e);
+        }
+    }};
+}
+
+fn quit_on_closed_stdout(e: std::io::Error) {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    eprintln!("error: cannot write to standard output: {e}");
+    std::process::exit(1);
+}
+
+/// ackwire: game-replication wire protocols, specified once and checked everywhere.
+#[derive(Debug, Parser)]
+#[command(name = "ackwire", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// A target language of `ackwire gen`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Lang {
+    /// Rust, calling the runtime crate `ackwire-rt` (what `Builder` writes from build.rs).
+    Rust,
+    /// TypeScript: one module, no dependencies.
+    Ts,
+    /// C++17: one header.
+    Cpp,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate layout files (default: spec/protocol); print every problem, rustc-style.
+    Check {
+        /// Layout files or folders of them.
+        files: Vec<PathBuf>,
+    },
+    /// Print the parsed model of layout files as JSON, or the model's JSON Schema.
+    Spec {
+        /// Print the model (the default).
+        #[arg(long, conflicts_with = "schema")]
+        json: bool,
+        /// Print the JSON Schema of the model instead.
+        #[arg(long)]
+        schema: bool,
+        /// Layout files or folders of them (default: spec/protocol).
+        files: Vec<PathBuf>,
+    },
+    /// Rewrite layout files in canonical form.
+    Fmt {
+        /// Change nothing; list the files that are not formatted and exit 1 if any.
+        #[arg(long)]
+        check: bool,
+        /// Layout files or folders of them (default: spec/protocol).
+        files: Vec<PathBuf>,
+    },
+    /// Decode a frame's bytes and print it as JSON.
+    Decode {
+        /// The frame's name in the spec (acked, ack, datagram, ...).
+        frame: String,
+        /// The bytes in hex; spaces are allowed (quote them).
+        hex: Vec<String>,
+    },
+    /// Encode a frame from its JSON form and print the bytes in hex.
+    Encode {
+        /// The frame's name in the spec.
+        frame: String,
+        /// The frame as JSON (or `-` to read it from standard input).
+        json: String,
+    },
+    /// Print one row per field of a frame's bytes: offset, bytes, field path, value.
+    Explain {
+        /// The frame's name in the spec.
+        frame: String,
+        /// The bytes in hex; spaces are allowed.
+        hex: Vec<String>,
+    },
+    /// Run every vector against an implementation (default: the bundled Rust codec) through
+    /// the testee protocol (conformance/PROTOCOL.md).
+    Conform {
+        /// The testee's command line, e.g. "node testee.js" (default: this tool's `testee`).
+        #[arg(long)]
+        testee: Option<String>,
+        /// Run only the cases whose name contains this text.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Known failures, one case name per line.
+        #[arg(long)]
+        failure_list: Option<PathBuf>,
+        /// Write a JUnit XML report here.
+        #[arg(long)]
+        junit: Option<PathBuf>,
+        /// Write a JSON summary here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// How long one reply may take, in milliseconds.
+        #[arg(long, default_value_t = 5000)]
+        timeout_ms: u64,
+        /// The vectors folder.
+        #[arg(long, default_value = "vectors")]
+        dir: PathBuf,
+    },
+    /// Speak the testee protocol on standard input and output with the bundled Rust codec.
+    Testee {
+        /// Misbehave on purpose, to test a runner: wrong-value, crash-on-hex=HEX,
+        /// hang-on-hex=HEX, only-frames=A,B.
+        #[arg(long, hide = true)]
+        fault: Option<testee_server::Fault>,
+    },
+    /// Generate a codec from layout files (default: the reference protocol).
+    Gen {
+        /// The target language.
+        #[arg(long, value_enum)]
+        lang: Lang,
+        /// The folder to write into (created when missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Layout files or folders of them.
+        files: Vec<PathBuf>,
+    },
+    /// Differential fuzzing: the same inputs through the Rust decoder and other testees; any
+    /// disagreement is printed as a vector ready to add. Exit 1 on any disagreement.
+    FuzzDiff {
+        /// Seeded random and mutated inputs, beyond the corpus and the vectors.
+        #[arg(long, default_value_t = 50_000)]
+        count: usize,
+        /// The seed of those inputs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// A testee as LABEL=COMMAND, repeatable (default: the bundled TypeScript and C++
+        /// testees, which must have been built).
+        #[arg(long = "testee")]
+        testees: Vec<String>,
+        /// The fuzz corpus folder.
+        #[arg(long, default_value = "fuzz/corpus")]
+        corpus: PathBuf,
+        /// The vectors folder.
+        #[arg(long, default_value = "vectors")]
+        dir: PathBuf,
+        /// How long one reply may take, in milliseconds.
+        #[arg(long, default_value_t = 5000)]
+        timeout_ms: u64,
+    },
+    /// Run the reference scenes through every protocol and the full-snapshot peers: bits,
+    /// render error and CPU time, as a table, a JSON file and an SVG chart. Build with
+    /// `--release`: a debug build's CPU times say little.
+    Bench {
+        /// Five seconds of each scene instead of a minute (what CI runs).
+        #[arg(long)]
+        quick: bool,
+        /// Only this scene (cube, arena, floats); repeatable.
+        #[arg(long = "scene")]
+        scenes: Vec<String>,
+        /// Only this loss, per cent; repeatable (default 0, 2, 5, 10, 25).
+        #[arg(long = "loss")]
+        losses: Vec<f64>,
+        /// The seed of the scenes and the network.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Where bench.json and bench.svg are written.
+        #[arg(long, default_value = "target/ackwire-bench")]
+        out: PathBuf,
+        /// Rewrite the block between the bench markers of this markdown file (the README)
+        /// with the tables of this run.
+        #[arg(long)]
+        readme: Option<PathBuf>,
+    },
+    /// Check the golden vectors against the Rust codec, or write them anew.
+    Vectors {
+        /// Regenerate the vector files from the cases kept in the code (a wire change: say so
+        /// in the commit message).
+        #[arg(long)]
+        write: bool,
+        /// Print the JSON Schema of the stream vector format instead.
+        #[arg(long, conflicts_with = "write")]
+        stream_schema: bool,
+        /// The vectors folder.
+        #[arg(long, default_value = "vectors")]
+        dir: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("{}", message.trim_end());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Exit 0 when `ok`, 1 when not.
+fn exit(ok: bool) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// A library's error as the tool prints it.
+fn error(e: impl std::fmt::Display) -> String {
+    format!("error: {e}")
+}
+
+/// Pretty JSON, printed.
+fn print_json(value: &impl serde::Serialize) -> Result<ExitCode, String> {
+    outln!(
+        "{}",
+        serde_json::to_string_pretty(value).map_err(|e| e.to_string())?
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(command: Command) -> Result<ExitCode, String> {
+    match command {
+        Command::Check { files } => check(&layout_paths(files)),
+        Command::Spec { schema: true, .. } => {
+            print_json(&schemars::schema_for!(ackwire_spec::model::Spec))
+        }
+        Command::Spec { files, .. } => print_json(
+            &ackwire_spec::load(&layout_paths(files))
+                .map_err(spec_error)?
+                .0,
+        ),
+        Command::Fmt { check, files } => fmt(check, &layout_paths(files)),
+        Command::Decode { frame, hex } => {
+            let value = frame_json::decode_json(&frame, &hex_arg(&hex)?)
+                .map_err(|e| error(e.describe()))?;
+            print_json(&value)
+        }
+        Command::Encode { frame, json } => {
+            let text = match json.as_str() {
+                "-" => std::io::read_to_string(std::io::stdin())
+                    .map_err(|e| error(format!("reading standard input: {e}")))?,
+                _ => json,
+            };
+            let value: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| error(format!("the JSON is not valid: {e}")))?;
+            let bytes = frame_json::encode_json(&frame, &value).map_err(error)?;
+            outln!("{}", frame_json::hex_spaced(&bytes));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Explain { frame, hex } => explain_frame(&frame, &hex_arg(&hex)?),
+        Command::Gen { lang, out, files } => gen(lang, &out, &layout_paths(files)),
+        Command::FuzzDiff {
+            count,
+            seed,
+            testees,
+            corpus,
+            dir,
+            timeout_ms,
+        } => fuzz_diff(&diff::Options {
+            count,
+            seed,
+            testees,
+            corpus,
+            dir,
+            timeout: Duration::from_millis(timeout_ms),
+        }),
+        Command::Testee { fault } => {
+            let stdin = std::io::stdin().lock();
+            let stdout = std::io::stdout().lock();
+            let code = testee_server::serve(stdin, stdout, fault.as_ref());
+            Ok(ExitCode::from(code as u8))
+        }
+        Command::Conform {
+            testee,
+            filter,
+            failure_list,
+            junit,
+            json,
+            timeout_ms,
+            dir,
+        } => {
+            let testee = match testee {
+                Some(cmd) => testee_client::split_command(&cmd).map_err(error)?,
+                None => this_testee()?,
+            };
+            run_conform(&conform::Options {
+                testee,
+                filter,
+                failure_list,
+                junit,
+                json,
+                timeout: Duration::from_millis(timeout_ms),
+                dir,
+            })
+        }
+        Command::Bench {
+            quick,
+            scenes,
+            losses,
+            seed,
+            out,
+            readme,
+        } => run_bench(ackwire_bench::command::Args {
+            quick,
+            scenes,
+            losses,
+            seed,
+            out,
+            readme,
+        }),
+        Command::Vectors {
+            stream_schema: true,
+            ..
+        } => print_json(&streams::schema()),
+        Command::Vectors {
+            write: true, dir, ..
+        } => {
+            let written = vectors::write_dir(&dir).map_err(error)?;
+            outln!(
+                "wrote {} vector files to {}",
+                written.frame_files,
+                written.frames_dir.display()
+            );
+            outln!(
+                "wrote {} stream vector files to {}",
+                written.stream_files,
+                written.streams_dir.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Vectors { dir, .. } => {
+            let verification = vectors::verify_dir(&dir).map_err(error)?;
+            for f in &verification.failures {
+                eprintln!("FAIL {f}");
+            }
+            outln!("{}", verification.summary());
+            Ok(exit(verification.failures.is_empty()))
+        }
+    }
+}
+
+/// The layout files to work on: those given, or the reference protocol.
+fn layout_paths(files: Vec<PathBuf>) -> Vec<PathBuf> {
+    if !files.is_empty() {
+        return files;
+    }
+    let local = PathBuf::from("spec/protocol");
+    if local.is_dir() {
+        vec![local]
+    } else {
+        vec![ackwire_spec::reference_protocol_dir().to_path_buf()]
+    }
+}
+
+fn spec_error(e: SpecError) -> String {
+    e.to_string()
+}
+
+fn hex_arg(parts: &[String]) -> Result<Vec<u8>, String> {
+    frame_json::parse_hex(&parts.join(" ")).map_err(|e| error(format!("bad hex: {e}")))
+}
+
+/// The bundled Rust testee: this program's `testee`.
+fn this_testee() -> Result<Vec<String>, String> {
+    let exe =
+        std::env::current_exe().map_err(|e| error(format!("cannot find this program: {e}")))?;
+    Ok(vec![exe.display().to_string(), "testee".to_string()])
+}
+
+/// `ackwire check`.
+fn check(paths: &[PathBuf]) -> Result<ExitCode, String> {
+    let sources = ackwire_spec::read_sources(paths).map_err(spec_error)?;
+    ackwire_spec::compile(&sources).map_err(spec_error)?;
+    let items: usize = sources.len();
+    outln!(
+        "ok: {items} layout file{} valid",
+        if items == 1 { "" } else { "s" }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `ackwire explain`: the rows, and on bytes that do not decode the rows up to the error.
+fn explain_frame(frame: &str, bytes: &[u8]) -> Result<ExitCode, String> {
+    let spec = ackwire_spec::reference_spec().map_err(spec_error)?;
+    match explain::explain(&spec, frame, bytes) {
+        Ok(rows) => {
+            out!("{}", explain::render(&rows));
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(explain::ExplainError::Decode { rows, error: e }) => {
+            out!("{}", explain::render(&rows));
+            Err(error(e))
+        }
+        Err(e) => Err(error(e)),
+    }
+}
+
+/// `ackwire gen`.
+fn gen(lang: Lang, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
+    let generated: Vec<(String, String)> = match lang {
+        Lang::Rust => {
+            let mut builder = ackwire_spec::Builder::new();
+            for p in paths {
+                builder = builder.path(p);
+            }
+            vec![(
+                "protocol.rs".to_string(),
+                builder.generate().map_err(spec_error)?,
+            )]
+        }
+        Lang::Ts => {
+            ackwire_spec::gen::ts::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
+        }
+        Lang::Cpp => {
+            ackwire_spec::gen::cpp::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
+        }
+    };
+    std::fs::create_dir_all(out)
+        .map_err(|e| error(format!("cannot create {}: {e}", out.display())))?;
+    for (name, text) in &generated {
+        let path = out.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        std::fs::write(&path, text)
+            .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+        outln!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn fmt(check: bool, paths: &[PathBuf]) -> Result<ExitCode, String> {
+    let sources = ackwire_spec::read_sources(paths).map_err(spec_error)?;
+    let mut unformatted = Vec::new();
+    let mut errors = Vec::new();
+    for source in &sources {
+        match ackwire_spec::parse::parse_file(&source.name, &source.text) {
+            Ok(file) => {
+                let formatted = ackwire_spec::fmt::format_file(&file);
+                if formatted != source.text {
+                    unformatted.push((source.name.clone(), formatted));
+                }
+            }
+            Err(mut diags) => errors.append(&mut diags),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(ackwire_spec::render(&errors, &sources));
+    }
+    if check {
+        for (name, _) in &unformatted {
+            outln!("would reformat {name}");
+        }
+        return Ok(exit(unformatted.is_empty()));
+    }
+    for (name, text) in &unformatted {
+        write_atomically(Path::new(name), text)?;
+        outln!("formatted {name}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes through a temporary file and a rename, so that an interrupted run never leaves a
+/// half-written layout file.
+fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    let tmp = path.with_extension("wire.tmp");
+    std::fs::write(&tmp, text)
+        .map_err(|e| format!("error: cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path)
+        .map_err(|e| format!("error: cannot replace {}: {e}", path.display()))
+}
+
+/// `ackwire conform`'s progress on a terminal: a bar, with the unexpected results above it.
+struct Bar(Option<indicatif::ProgressBar>);
+
+impl conform::Progress for Bar {
+    fn start(&mut self, cases: usize) {
+        let bar = indicatif::ProgressBar::new(cases as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        self.0 = Some(bar);
+    }
+
+    fn outcome(&mut self, o: &runner::Outcome) {
+        if let Some(bar) = &self.0 {
+            bar.inc(1);
+            if o.is_unexpected() {
+                bar.println(format!("{} {}", o.verdict.as_str(), o.name));
+            }
+        }
+    }
+
+    fn finish(&mut self, _completed: bool) {
+        if let Some(bar) = self.0.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// `ackwire conform`'s progress elsewhere (a CI log, where indicatif hides its bar and the run
+/// would otherwise be silent): plain lines on standard error.
+struct Lines(Option<report::ProgressLines>);
+
+impl conform::Progress for Lines {
+    fn start(&mut self, cases: usize) {
+        self.0 = Some(report::ProgressLines::new(cases));
+    }
+
+    fn outcome(&mut self, o: &runner::Outcome) {
+        for line in self.0.iter_mut().flat_map(|p| p.push(o)) {
+            eprintln!("{line}");
+        }
+    }
+
+    fn finish(&mut self, completed: bool) {
+        if let Some(line) = self
+            .0
+            .as_mut()
+            .filter(|_| completed)
+            .and_then(|p| p.finish())
+        {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// `ackwire conform`.
+fn run_conform(options: &conform::Options) -> Result<ExitCode, String> {
+    let run = if std::io::stderr().is_terminal() {
+        conform::conform(options, &mut Bar(None))
+    } else {
+        conform::conform(options, &mut Lines(None))
+    }
+    .map_err(error)?;
+    out!("{}", report::table(&run));
+    let passed = run.unexpected().next().is_none();
+    Ok(exit(passed))
+}
+
+/// `ackwire fuzz-diff`.
+fn fuzz_diff(options: &diff::Options) -> Result<ExitCode, String> {
+    let bar = indicatif::ProgressBar::new(0);
+    let (report, labels) = diff::fuzz(options, |n, total| {
+        bar.set_length(total as u64);
+        bar.set_position(n as u64)
+    })
+    .map_err(error)?;
+    bar.finish_and_clear();
+    for d in &report.disagreements {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&d.as_vector()).map_err(|e| e.to_string())?
+        );
+    }
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    outln!("{}", report.summary(&labels));
+    Ok(exit(report.disagreements.is_empty()))
+}
+
+/// `ackwire bench`.
+fn run_bench(args: ackwire_bench::command::Args) -> Result<ExitCode, String> {
+    let bench = ackwire_bench::command::Command::prepare(args).map_err(error)?;
+    if cfg!(debug_assertions) {
+        eprintln!("warning: a debug build; CPU times say little (cargo run --release ...)");
+    }
+    let plan = bench.plan();
+    let bar = indicatif::ProgressBar::new((plan.scenes.len() * plan.losses.len()) as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} scene and loss runs")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let report = bench.run(|done, _| bar.set_position(done as u64));
+    bar.finish_and_clear();
+    let report = report.map_err(error)?;
+    out!("{}", ackwire_bench::render::table(&report));
+    // The command as it was given, so the README names exactly what produced it.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = format!("cargo run --release -p ackwire -- {}", args.join(" "));
+    bench
+        .write(&report, &command, |line| outln!("{line}"))
+        .map_err(error)?;
+    Ok(ExitCode::SUCCESS)
+}
