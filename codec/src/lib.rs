@@ -34,6 +34,7 @@ pub mod digest;
 pub mod error;
 pub mod fuzzing;
 pub mod interp;
+pub mod tier;
 
 /// The runtime the generated code calls: the crate `ackwire-rt`, re-exported.
 pub use ackwire_rt as rt;

@@ -1,11 +1,25 @@
-//! Acked snapshots (seed 000), the client's half and the model both halves share: the state
-//! S_N, the delta that turns one state into another, the ordered deltas (the reference the
-//! acked stream is held to), the client's [`AckedDecoder`] and its kind 7 writer
-//! ([`AckWriter`]).
+//! Acked snapshots (seed 000), both halves and the model they share: the state S_N, the delta
+//! that turns one state into another, the ordered deltas (the reference the acked stream is
+//! held to), the server's per-client [`AckedEncoder`] and the reference [`Presenter`] that
+//! computes each client's S_N, the client's [`AckedDecoder`] and its kind 7 writer
+//! ([`AckWriter`]), and a [`harness`] that drives the whole stream under loss, duplication and
+//! reordering.
 //!
-//! The server's per-client acked encoder needs the server primitives (tiers, the input
-//! schedule) and lives in `ackwire-server` (`ackwire_server::acked`); the codec never depends
-//! on the server, so a browser or native client gets everything it needs from here.
+//! | seed 000 | here | side |
+//! | --- | --- | --- |
+//! | S_N, S_B and the delta between them | [`ServerState`], [`State`], [`delta`], [`apply_frame`], [`state_check`] | both |
+//! | the ordered deltas | [`OrderedEncoder`], [`OrderedDecoder`] | both: the reference |
+//! | what an ordered client would hold after frame N | [`Presenter`], [`ViewConfig`] | server |
+//! | SENT_RING frames, base or keyframe, events, check, RELIABLE_ABOVE | [`AckedEncoder`], [`Outgoing`] | server |
+//! | the client's AckedDecoder | [`AckedDecoder`] | client |
+//! | the ack of its input frames (kind 7) | [`AckWriter`] | client |
+//!
+//! What the server half needs of the server primitives is reached without depending on
+//! `ackwire-server`, which the codec never does (a browser or native client needs it and must
+//! not inherit a server): the encoder hands the client's inputs to an [`InputSink`] (the
+//! server's input schedule implements it, `ackwire_server::acked::ScheduledInputs`), and the
+//! presenter's near tier is a [`TierBoundary`](crate::tier::TierBoundary), plain data that
+//! `ackwire_server::relevance` re-exports. `ackwire_server::acked` re-exports all of it.
 //!
 //! Everything is generic over an [`AckedSchema`]: the entity record a state holds, how two
 //! records differ as a change, how a change applies, the record's canonical bytes, the events.
@@ -16,12 +30,19 @@
 
 mod ack;
 mod decoder;
+mod encoder;
+pub mod harness;
 mod ordered;
+mod presenter;
 mod reference;
 
 pub use ack::AckWriter;
 pub use decoder::{AckedDecoder, DecoderCounters, Delivery, FrameReport};
+pub use encoder::{
+    AckVerdict, AckedEncoder, EncoderCounters, InputSink, Outgoing, MAX_BUFFERED_INPUTS,
+};
 pub use ordered::{OrderedDecoder, OrderedEncoder};
+pub use presenter::{Presenter, ViewConfig, World, WorldEntity, POSE_REFRESH};
 pub use reference::{Reference, POSE_REACH};
 
 use crate::{DecodeError, EncodeError, ErrorKind};

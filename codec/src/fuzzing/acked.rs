@@ -1,7 +1,8 @@
 //! The hostile half of the `acked_stream` fuzz target: the client's [`AckedDecoder`] (seed 000)
 //! fed frames no honest server sends, all chosen by the input. The honest half (a world, a
-//! server and a lossy network) is `ackwire_server::acked::harness`, which calls this on the
-//! same bytes.
+//! server and a lossy network) is [`crate::acked::harness`], run by
+//! `ackwire_server::acked::harness::fuzz_one` over the server's input schedule, which calls
+//! this on the same bytes.
 //!
 //! What the input chooses, beyond an honest stream: ticks at and near u32::MAX and 0, bases the
 //! decoder never held, bases of up to 65,535 entities, removal lists of up to every id of the

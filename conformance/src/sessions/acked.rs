@@ -39,7 +39,7 @@ use ackwire_codec::protocol::{Buttons, Event, Hit, Input, Shot};
 use ackwire_codec::rt::Frame;
 use ackwire_codec::BitSet;
 use ackwire_server::acked::harness::{apply_ops, from_seed, Op, Shape};
-use ackwire_server::acked::{Presenter, ReferenceEncoder, ViewConfig, World};
+use ackwire_server::acked::{ExecuteDue, Presenter, ReferenceEncoder, ViewConfig, World};
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;
 use serde_json::{json, Value};

@@ -8,13 +8,17 @@
 //! loitering entities do not flap, collects the result in a [`VisibilitySet`], and diffs it
 //! against last tick's set for the spawn/despawn stream, with a [`SetDigest`] of the set as the
 //! liveness check. See the `relevance_demo` example.
+//!
+//! [`TierBoundary`] is defined in `ackwire-codec` (`ackwire_codec::tier`) and re-exported, as
+//! [`SetDigest`] is: the acked stream's S_N (seed 000) judges its near and far tiers by it, and
+//! that computation lives beside the acked client in the codec, which never depends on this
+//! crate.
 
 mod grid;
 pub mod morton;
-mod tier;
 mod visibility;
 
 pub use ackwire_codec::digest::SetDigest;
+pub use ackwire_codec::tier::TierBoundary;
 pub use grid::{GridQuantizer, SpatialGrid};
-pub use tier::TierBoundary;
 pub use visibility::{VisibilitySet, VisibilitySetIter};

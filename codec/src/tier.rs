@@ -1,4 +1,11 @@
-//! [`TierBoundary`]: a membership boundary with hysteresis.
+//! [`TierBoundary`]: a membership boundary with hysteresis (seed 004 §5).
+//!
+//! A relevance primitive of the server (`ackwire_server::relevance` re-exports it), defined
+//! here because the acked stream's S_N depends on it: seed 000 has the server compute what an
+//! ordered client holds, "the tier it was sent at" included, and that computation
+//! ([`Presenter`](crate::acked::Presenter)) sits beside the acked client in this crate. One
+//! type on both sides, as with [`SetDigest`](crate::digest::SetDigest), rather than a second
+//! boundary that agrees today.
 
 /// A membership boundary with hysteresis (seed 004 §5): it takes less distance to stay in than
 /// to get in.

@@ -1,0 +1,640 @@
+//! The server's half of acked snapshots (seed 000): the per-client [`AckedEncoder`], beside the
+//! client's [`AckedDecoder`](super::AckedDecoder) it is held against.
+//!
+//! The encoder enforces the seed's rules of the stream itself:
+//! - "Frame N carries what turns the acknowledged frame's S_B into S_N": the base is the newest
+//!   acknowledged frame it still keeps, and only a tick it sent, keeps and has not seen
+//!   acknowledged already moves the base;
+//! - "With no acknowledged base (the first frame, an acknowledgement lost for longer than the
+//!   server keeps its frames: SENT_RING) the frame is a keyframe, onto nothing", and "The
+//!   server keeps fewer frames than the client, so the base of a frame it sends is always one
+//!   the client still holds";
+//! - events "are sent again in every frame until a frame that held them is acknowledged, or
+//!   for EVENT_TTL frames at most", with "a serial per client";
+//! - "Every CHECK_EVERY frames a check follows the header";
+//! - "A frame over RELIABLE_ABOVE bytes is better sent reliably": [`Outgoing::reliable`].
+//!
+//! **Inputs go through a trait, [`InputSink`], not a scheduler.** The acknowledgements ride on
+//! the client's input frames (seed 000: "the ack of its input frames, codec.ts' kind 7"), and
+//! the header reports `u32 lastSeq | u8 inputBuffer`. Of that, the encoder keeps what is the
+//! stream's: each input is taken once by its sequence number (DESIGN.md §3: inputs are
+//! "repeated over several frames so that a lost frame loses no input"), `last_seq` is the
+//! newest taken, and at most [`MAX_BUFFERED_INPUTS`] are held. Which tick an input executes on,
+//! whether it is late or refused, and when it runs is input scheduling (seed 004 §8), which
+//! `ackwire-server` implements (`InputSchedule`, behind `ackwire_server::acked::ScheduledInputs`)
+//! and this crate must not depend on. The sink judges and holds each new input and reports how
+//! many it holds (the header's `input_buffer`); nothing in encoding a frame calls into it but
+//! that count. An owned sink reached through a trait rather than one handed in per call: the
+//! header's `input_buffer` must be the count of the same sink the frame's acks fed, and an
+//! encoder that holds its sink cannot be handed another by mistake.
+//!
+//! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
+
+use super::{delta, server_check, AckedFrame, AckedSchema, FrameOf, ServerState};
+use crate::protocol::{Ack, AckFlags, Input};
+use crate::rt::Frame;
+use crate::{BitSet, DecodeError, EncodeError, ErrorKind};
+use std::collections::VecDeque;
+
+/// Where an [`AckedEncoder`] hands the client's inputs: each input of a kind 7 frame whose
+/// sequence number is new, and where the header's `input_buffer` comes from.
+///
+/// `ackwire_server::acked::ScheduledInputs` implements it over the server's input schedule
+/// (seed 004 §8: the input executes on the server tick it names, within a window); a game that
+/// applies inputs on arrival implements it with a queue of its own.
+pub trait InputSink {
+    /// The input a kind 7 frame carries.
+    type Input;
+
+    /// Takes a new input: the client's sequence number `seq` (each is submitted once, in
+    /// ascending order), the server tick `tick` it is aimed at, judged against the tick the
+    /// simulation is on, `current`. The sink may buffer it or drop it.
+    fn submit(&mut self, seq: u32, tick: u32, input: Self::Input, current: u64);
+
+    /// How many inputs it holds ahead of execution (the header's `input_buffer`, saturated at
+    /// 255).
+    fn pending(&self) -> usize;
+}
+
+/// Inputs a client may have buffered in its [`InputSink`] at once; more are dropped before
+/// [`submit`](InputSink::submit) (seed 004 §8: "a game that also wants a bound on inputs per
+/// tick enforces it before `submit`").
+pub const MAX_BUFFERED_INPUTS: usize = 256;
+
+/// One frame the server keeps: its tick, the state it produces, and the newest event serial it
+/// carried.
+#[derive(Debug, Clone)]
+struct Kept<R> {
+    tick: u32,
+    state: ServerState<R>,
+    events_through: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+struct Pending<E> {
+    serial: u32,
+    born: u64,
+    event: E,
+}
+
+/// A frame to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing<S: AckedSchema> {
+    /// The frame.
+    pub frame: FrameOf<S>,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably ... it is still a
+    /// frame like any other."
+    pub reliable: bool,
+}
+
+/// What the encoder has done, for meters and tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EncoderCounters {
+    /// Frames sent.
+    pub frames: u64,
+    /// Of which keyframes.
+    pub keyframes: u64,
+    /// Of which marked for the reliable channel.
+    pub reliable: u64,
+    /// Acks that moved the base forward.
+    pub acks_taken: u64,
+    /// Acks of a tick the server does not keep (never sent, from the future, left the ring).
+    pub acks_unknown: u64,
+    /// Acks not newer than the base already taken (repeats, reordered), or from before a
+    /// keyframe request.
+    pub acks_old: u64,
+    /// Keyframe requests received.
+    pub keyframe_requests: u64,
+    /// Events dropped after EVENT_TTL frames without an acknowledgement.
+    pub events_expired: u64,
+    /// Inputs submitted to the input sink.
+    pub inputs_taken: u64,
+    /// Inputs already taken, carried again.
+    pub inputs_repeated: u64,
+    /// Inputs dropped because MAX_BUFFERED_INPUTS were buffered.
+    pub inputs_overflow: u64,
+}
+
+/// The server's per-client acked encoder (seed 000), generic over the schema and over where
+/// the client's inputs go (`Q`, an [`InputSink`]).
+///
+/// Each tick, compute the client's S_N (e.g. with [`Presenter`](super::Presenter)) and call
+/// [`encode`](Self::encode); hand every kind 7 frame the client sends to
+/// [`on_ack`](Self::on_ack) (or [`receive`](Self::receive) for its bytes). Memory stays bounded
+/// whatever the acks say: SENT_RING frames, the events of EVENT_TTL frames,
+/// MAX_BUFFERED_INPUTS inputs (the sink's own memory is the sink's).
+#[derive(Debug, Clone)]
+pub struct AckedEncoder<S: AckedSchema, Q> {
+    /// Seed 000: "With no acknowledged base (the first frame, an acknowledgement lost for
+    /// longer than the server keeps its frames: SENT_RING) the frame is a keyframe".
+    sent: VecDeque<Kept<S::Record>>,
+    acked: Option<u32>,
+    floor: Option<u32>,
+    pending: VecDeque<Pending<S::Event>>,
+    next_serial: u32,
+    acked_serial: Option<u32>,
+    expired: Vec<u32>,
+    keep_expired: bool,
+    inputs: Q,
+    last_seq: u32,
+    counters: EncoderCounters,
+}
+
+impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
+    /// An encoder for a fresh client whose inputs go to `inputs` (anything that converts into
+    /// the sink: `ackwire_server`'s scheduled inputs convert from an input window).
+    pub fn new(inputs: impl Into<Q>) -> Self {
+        Self {
+            sent: VecDeque::new(),
+            acked: None,
+            floor: None,
+            pending: VecDeque::new(),
+            next_serial: 1,
+            acked_serial: None,
+            expired: Vec::new(),
+            keep_expired: false,
+            inputs: inputs.into(),
+            last_seq: 0,
+            counters: EncoderCounters::default(),
+        }
+    }
+
+    /// Also lists the serials of expired events (for tests; unbounded over a long session).
+    pub fn keep_expired_serials(mut self) -> Self {
+        self.keep_expired = true;
+        self
+    }
+
+    /// The frame of tick `tick`, producing `state` (S_N), with this tick's new `events`.
+    ///
+    /// Seed 000: "Frame N carries what turns the acknowledged frame's S_B into S_N". A tick
+    /// not newer than the last frame's is refused.
+    pub fn encode(
+        &mut self,
+        tick: u32,
+        state: ServerState<S::Record>,
+        events: impl IntoIterator<Item = S::Event>,
+    ) -> Result<Outgoing<S>, EncodeError> {
+        if self.sent.back().is_some_and(|k| tick <= k.tick) {
+            return Err(EncodeError::new(ErrorKind::InvalidCondition).field("tick"));
+        }
+        let frame_no = self.counters.frames;
+        for event in events {
+            self.pending.push_back(Pending {
+                serial: self.next_serial,
+                born: frame_no,
+                event,
+            });
+            self.next_serial = self.next_serial.wrapping_add(1);
+        }
+        // Seed 000: events "are sent again in every frame until a frame that held them is
+        // acknowledged, or for EVENT_TTL frames at most".
+        while let Some(p) = self.pending.front() {
+            if self.acked_serial.is_some_and(|a| p.serial <= a) {
+                self.pending.pop_front();
+            } else if p.born + S::EVENT_TTL <= frame_no {
+                self.counters.events_expired += 1;
+                if self.keep_expired {
+                    self.expired.push(p.serial);
+                }
+                self.pending.pop_front();
+            } else {
+                break;
+            }
+        }
+        let base = self
+            .acked
+            .and_then(|a| self.sent.iter().find(|k| k.tick == a));
+        let (removed, changes) = delta::<S>(base.map(|k| &k.state), &state, tick)?;
+        let carried: Vec<&Pending<S::Event>> =
+            self.pending.iter().take(usize::from(u8::MAX)).collect();
+        let frame = AckedFrame {
+            tick,
+            base_tick: base.map_or(0, |k| k.tick),
+            last_seq: self.last_seq,
+            input_buffer: u8::try_from(self.inputs.pending()).unwrap_or(u8::MAX),
+            keyframe: base.is_none(),
+            // Seed 000: "Every CHECK_EVERY frames a check follows the header". Frames, not
+            // ticks: a server that does not encode every tick (30 Hz sends on a 60 Hz
+            // simulation, odd ticks only) would otherwise check at another rate or never.
+            // Counted from 1, so the CHECK_EVERY-th frame carries the first check, and a
+            // stream encoded every tick from tick 1 checks on the same frames as before.
+            check: (frame_no + 1)
+                .is_multiple_of(u64::from(S::CHECK_EVERY))
+                .then(|| server_check::<S>(&state)),
+            removed,
+            changes,
+            first_serial: carried.first().map_or(0, |p| p.serial),
+            events: carried.iter().map(|p| p.event.clone()).collect(),
+        };
+        let events_through = carried.last().map(|p| p.serial);
+        let mut bytes = Vec::new();
+        S::encode_frame(&frame, &mut bytes)?;
+        let reliable = bytes.len() > S::RELIABLE_ABOVE;
+        self.counters.frames += 1;
+        self.counters.keyframes += u64::from(frame.keyframe);
+        self.counters.reliable += u64::from(reliable);
+        self.sent.push_back(Kept {
+            tick,
+            state,
+            events_through,
+        });
+        // Seed 000: "The server keeps fewer frames than the client, so the base of a frame it
+        // sends is always one the client still holds."
+        while self.sent.len() > S::SENT_RING {
+            self.sent.pop_front();
+        }
+        if self
+            .acked
+            .is_some_and(|a| !self.sent.iter().any(|k| k.tick == a))
+        {
+            self.acked = None;
+        }
+        Ok(Outgoing {
+            frame,
+            bytes,
+            reliable,
+        })
+    }
+
+    /// Takes a client's kind 7 content: the tick it acknowledges, whether it asks for a
+    /// keyframe, and its inputs (`first_seq` numbering the first), judged against the tick the
+    /// simulation is on, `current`, by the input sink.
+    ///
+    /// Only a tick the server keeps and that is newer than the base already taken moves the
+    /// base: an ack of a tick never sent, from the future or repeated changes nothing, so no
+    /// frame goes onto a base the client cannot hold. Each input is taken once, by sequence
+    /// number; `last_seq` (in the next frames) reports the newest taken.
+    pub fn on_ack(
+        &mut self,
+        current: u64,
+        ack_tick: u32,
+        keyframe_request: bool,
+        first_seq: u32,
+        inputs: impl IntoIterator<Item = (u32, Q::Input)>,
+    ) -> AckVerdict {
+        let verdict = if keyframe_request {
+            // acked.wire, AckFlags::KEYFRAME_REQUEST: forget every acknowledgement, ignore
+            // those of frames sent before the request, send keyframes until one is acked.
+            self.counters.keyframe_requests += 1;
+            self.acked = None;
+            self.floor = self.sent.back().map(|k| k.tick).or(self.floor);
+            AckVerdict::KeyframeRequested
+        } else if ack_tick == 0 {
+            AckVerdict::Nothing
+        } else if self.floor.is_some_and(|f| ack_tick <= f)
+            || self.acked.is_some_and(|a| ack_tick <= a)
+        {
+            self.counters.acks_old += 1;
+            AckVerdict::Old
+        } else if let Some(k) = self.sent.iter().find(|k| k.tick == ack_tick) {
+            self.acked = Some(ack_tick);
+            if let Some(e) = k.events_through {
+                self.acked_serial = Some(self.acked_serial.map_or(e, |a| a.max(e)));
+            }
+            self.counters.acks_taken += 1;
+            AckVerdict::Taken
+        } else {
+            self.counters.acks_unknown += 1;
+            AckVerdict::Unknown
+        };
+        for (i, (tick, input)) in inputs.into_iter().enumerate() {
+            let Some(seq) = u32::try_from(u64::from(first_seq) + i as u64).ok() else {
+                break;
+            };
+            if seq <= self.last_seq {
+                self.counters.inputs_repeated += 1;
+                continue;
+            }
+            self.last_seq = seq;
+            if self.inputs.pending() >= MAX_BUFFERED_INPUTS {
+                self.counters.inputs_overflow += 1;
+                continue;
+            }
+            self.inputs.submit(seq, tick, input, current);
+            self.counters.inputs_taken += 1;
+        }
+        verdict
+    }
+
+    /// Where the client's inputs go, for its counters.
+    pub fn inputs(&self) -> &Q {
+        &self.inputs
+    }
+
+    /// Where the client's inputs go, to execute them: executing is the sink's business, never
+    /// the encoder's (with `ackwire_server`'s input schedule, `execute_due` each tick).
+    pub fn inputs_mut(&mut self) -> &mut Q {
+        &mut self.inputs
+    }
+
+    /// The tick of the base the next frame goes onto, if any.
+    pub fn acked(&self) -> Option<u32> {
+        self.acked
+    }
+
+    /// Frames kept (at most SENT_RING).
+    pub fn kept(&self) -> usize {
+        self.sent.len()
+    }
+
+    /// Events waiting for an acknowledgement.
+    pub fn pending_events(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Serials of the events that expired unacknowledged (when kept, see
+    /// [`keep_expired_serials`](Self::keep_expired_serials)).
+    pub fn expired_serials(&self) -> &[u32] {
+        &self.expired
+    }
+
+    /// The newest input sequence taken.
+    pub fn last_seq(&self) -> u32 {
+        self.last_seq
+    }
+
+    /// What the encoder has done.
+    pub fn counters(&self) -> EncoderCounters {
+        self.counters
+    }
+}
+
+impl<S: AckedSchema, Q: InputSink<Input = Input>> AckedEncoder<S, Q> {
+    /// Takes a kind 7 frame's bytes (see [`on_ack`](Self::on_ack)).
+    pub fn receive(&mut self, current: u64, bytes: &[u8]) -> Result<AckVerdict, DecodeError> {
+        let ack = Ack::decode(bytes)?;
+        Ok(self.on_ack(
+            current,
+            ack.ack_tick,
+            ack.flags.contains(AckFlags::KEYFRAME_REQUEST),
+            ack.first_seq.unwrap_or(0),
+            ack.inputs.into_iter().map(|i| (i.tick, i)),
+        ))
+    }
+}
+
+/// What an ack did to the base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AckVerdict {
+    /// The base moved to the acknowledged tick.
+    Taken,
+    /// Not newer than the base taken, or from before a keyframe request.
+    Old,
+    /// A tick the server does not keep.
+    Unknown,
+    /// The client acknowledges nothing yet.
+    Nothing,
+    /// The client asked for a keyframe.
+    KeyframeRequested,
+}
+
+impl AckVerdict {
+    /// The verdict's name, for reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AckVerdict::Taken => "taken",
+            AckVerdict::Old => "old",
+            AckVerdict::Unknown => "unknown",
+            AckVerdict::Nothing => "nothing",
+            AckVerdict::KeyframeRequested => "keyframe_requested",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Presenter, Reference, ViewConfig, World, WorldEntity};
+    use super::*;
+    use crate::protocol::EntityState;
+
+    /// A sink that holds every input it is given (the encoder's bound is what keeps it small):
+    /// the encoder's tests need no scheduler.
+    #[derive(Debug, Clone, Default)]
+    struct Held(Vec<(u32, Input)>);
+
+    impl InputSink for Held {
+        type Input = Input;
+        fn submit(&mut self, _seq: u32, tick: u32, input: Input, _current: u64) {
+            self.0.push((tick, input));
+        }
+        fn pending(&self) -> usize {
+            self.0.len()
+        }
+    }
+
+    type ReferenceEncoder = AckedEncoder<Reference, Held>;
+
+    fn one(tick: u32) -> ServerState<EntityState> {
+        let mut p = Presenter::new(ViewConfig::default());
+        let mut w = World::new();
+        w.insert(
+            1,
+            WorldEntity {
+                life: 1,
+                x: tick as f32,
+                y: 0.0,
+                z: 0.0,
+                yaw: 0.0,
+                hp: 1,
+                armor: 0,
+                vehicle: 0,
+                seat: 0,
+            },
+        );
+        p.present(tick, &w)
+    }
+
+    fn input(tick: u32) -> Input {
+        Input {
+            tick,
+            buttons: crate::protocol::Buttons::empty(),
+            move_x: 0.0,
+            move_y: 0.0,
+            yaw: 0.0,
+        }
+    }
+
+    #[test]
+    fn hostile_acks_never_move_the_base_off_the_ring() {
+        let mut e = ReferenceEncoder::new(Held::default());
+        let mut sent = Vec::new();
+        for t in 1..=300u32 {
+            let out = e.encode(t, one(t), []).unwrap();
+            if !out.frame.keyframe {
+                // Only a tick the server sent, still in its ring, and acknowledged.
+                assert!(sent.contains(&out.frame.base_tick));
+                assert!(out.frame.base_tick + Reference::SENT_RING as u32 >= t);
+            }
+            sent.push(t);
+            for ack in [t + 1, t + 1000, u32::MAX, 0, t.saturating_sub(40), t / 2, t] {
+                e.on_ack(u64::from(t), ack, t % 17 == 0, 0, []);
+            }
+            assert!(e.kept() <= Reference::SENT_RING);
+        }
+        let c = e.counters();
+        assert!(c.acks_unknown > 0 && c.acks_old > 0 && c.keyframe_requests > 0);
+        // Acks from before a keyframe request never come back as a base.
+        let mut e = ReferenceEncoder::new(Held::default());
+        for t in 1..=10 {
+            e.encode(t, one(t), []).unwrap();
+        }
+        e.on_ack(10, 0, true, 0, []);
+        assert_eq!(e.on_ack(10, 9, false, 0, []), AckVerdict::Old);
+        assert!(e.encode(11, one(11), []).unwrap().frame.keyframe);
+        assert_eq!(e.on_ack(11, 11, false, 0, []), AckVerdict::Taken);
+        assert!(!e.encode(12, one(12), []).unwrap().frame.keyframe);
+    }
+
+    #[test]
+    fn input_floods_and_sequence_jumps_stay_bounded() {
+        let mut e = ReferenceEncoder::new(Held::default());
+        for round in 0..200u32 {
+            let inputs = (0..255u32).map(|i| (round * 7 + i % 60, input(i)));
+            e.on_ack(u64::from(round), 0, false, round * 255 + 1, inputs);
+            let far = (0..255u32).map(|i| (u32::MAX - i, input(i)));
+            e.on_ack(u64::from(round), 0, false, round * 255 + 1, far);
+            assert!(e.inputs().pending() <= MAX_BUFFERED_INPUTS);
+        }
+        assert!(e.counters().inputs_overflow > 0);
+        assert!(e.counters().inputs_repeated > 0);
+        e.on_ack(1, 0, false, u32::MAX - 2, (0..10).map(|i| (1, input(i))));
+        assert_eq!(e.last_seq(), u32::MAX);
+        let before = e.counters().inputs_taken;
+        e.on_ack(1, 0, false, 5, (0..10).map(|i| (1, input(i))));
+        assert_eq!(
+            e.counters().inputs_taken,
+            before,
+            "nothing after the jump is new"
+        );
+        // A kind 7 frame's bytes that do not decode are refused, not a panic.
+        assert!(e.receive(1, &[7, 0, 0]).is_err());
+    }
+
+    #[test]
+    fn events_expire_after_event_ttl_frames_unacknowledged() {
+        let mut e = ReferenceEncoder::new(Held::default());
+        let shot = crate::protocol::Event::Shot(crate::protocol::Shot {
+            shooter: 1,
+            weapon: 1,
+            yaw: 0.0,
+        });
+        let mut carried = 0;
+        for t in 1..=100u32 {
+            let ev = if t == 1 { vec![shot.clone()] } else { vec![] };
+            carried += e.encode(t, one(t), ev).unwrap().frame.events.len();
+        }
+        assert_eq!(carried as u64, Reference::EVENT_TTL);
+        assert_eq!(e.counters().events_expired, 1);
+        assert_eq!(e.pending_events(), 0);
+    }
+
+    /// Seed 000: "Every CHECK_EVERY frames a check follows the header": counted in frames,
+    /// whichever ticks the frames are encoded on.
+    #[test]
+    fn a_check_follows_every_check_every_frames_whatever_the_ticks() {
+        let every = Reference::CHECK_EVERY as usize;
+        // Odd ticks only (no odd tick is a multiple of 30, so a rule on ticks never checks),
+        // even ticks (30 Hz sends on a 60 Hz simulation: a rule on ticks checks every 15
+        // frames), every tick, and every third from tick 7.
+        for (first, step) in [(1u32, 2u32), (2, 2), (1, 1), (7, 3)] {
+            let mut e = ReferenceEncoder::new(Held::default());
+            let mut checked = Vec::new();
+            for n in 1..=3 * every + 5 {
+                let tick = first + (n as u32 - 1) * step;
+                let state = one(tick);
+                let out = e.encode(tick, state.clone(), []).unwrap();
+                // What the bytes say, not only the frame value handed back.
+                let sent = Reference::decode_frame(&out.bytes).unwrap();
+                assert_eq!(sent.check, out.frame.check);
+                if let Some(check) = sent.check {
+                    assert_eq!(check, server_check::<Reference>(&state));
+                    checked.push(n);
+                }
+            }
+            assert_eq!(
+                checked,
+                [every, 2 * every, 3 * every],
+                "frames on ticks {first}, {}, ...",
+                first + step
+            );
+        }
+    }
+
+    /// Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably
+    /// (transport.send('reliable', …)): it is still a frame like any other." Keyframes of a
+    /// growing crowd with a growing number of events, until one of exactly RELIABLE_ABOVE bytes
+    /// and one of a byte more are found: the first stays on the unreliable channel, the second
+    /// goes reliably, and every frame on the way is routed by the same rule.
+    #[test]
+    fn a_frame_over_reliable_above_bytes_goes_reliably_and_one_at_it_does_not() {
+        let limit = Reference::RELIABLE_ABOVE;
+        // Six and seven bytes: together with the changes, frames of every length.
+        let hit = crate::protocol::Event::Hit(crate::protocol::Hit {
+            attacker: 2,
+            victim: 1,
+            damage: 9,
+        });
+        let carjack = crate::protocol::Event::Carjack(crate::protocol::Carjack {
+            thief: 2,
+            victim: 1,
+            vehicle: 1,
+        });
+        let (mut at, mut over) = (false, false);
+        for n in 1..=160u16 {
+            // Near and far, inside and outside the quantized box: entities of several sizes.
+            let world: World = (1..=n)
+                .map(|eid| {
+                    let d = f32::from(eid) * 0.75;
+                    let mut w = WorldEntity {
+                        life: 1,
+                        x: d,
+                        y: -d * 0.5,
+                        z: 0.0,
+                        yaw: d * 7.0,
+                        hp: 100,
+                        armor: 0,
+                        vehicle: 0,
+                        seat: 0,
+                    };
+                    w.vehicle = eid % 3;
+                    (eid, w)
+                })
+                .collect();
+            for (carjacks, hits) in (0..8).flat_map(|c| (0..7).map(move |h| (c, h))) {
+                let events = std::iter::repeat_n(carjack.clone(), carjacks)
+                    .chain(std::iter::repeat_n(hit.clone(), hits));
+                let mut p = Presenter::new(ViewConfig {
+                    own: vec![1],
+                    ..ViewConfig::default()
+                });
+                let mut e = ReferenceEncoder::new(Held::default());
+                let out = e.encode(1, p.present(1, &world), events).unwrap();
+                assert!(out.frame.keyframe);
+                let len = out.bytes.len();
+                assert_eq!(out.reliable, len > limit, "{len} bytes");
+                assert_eq!(e.counters().reliable, u64::from(out.reliable));
+                // Still a frame like any other: it decodes to what was encoded.
+                assert_eq!(Reference::decode_frame(&out.bytes).unwrap(), out.frame);
+                at |= len == limit;
+                over |= len == limit + 1;
+            }
+            if at && over {
+                return;
+            }
+        }
+        panic!(
+            "no keyframe of exactly {limit} (found: {at}) or {} bytes (found: {over})",
+            limit + 1
+        );
+    }
+
+    #[test]
+    fn a_tick_not_newer_than_the_last_frame_is_refused() {
+        let mut e = ReferenceEncoder::new(Held::default());
+        e.encode(5, one(5), []).unwrap();
+        assert!(e.encode(5, one(5), []).is_err());
+    }
+}

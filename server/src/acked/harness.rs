@@ -1,0 +1,35 @@
+//! The acked stream's harness (`ackwire_codec::acked::harness`) over this crate's input
+//! schedule: [`run`] is [`run_with`] with the client's inputs in an [`InputSchedule`]
+//! (window 4 late, 64 early) executed every tick, and [`fuzz_one`] is the fuzz target
+//! `acked_stream`'s body.
+//!
+//! The world, the network and every check are the codec's, beside the encoder and the decoder
+//! they drive; what lives here is the one part the codec cannot hold, the input schedule
+//! (seed 004 §8), so that the fuzz target, the property tests and the bytes measurement run the
+//! scheduler a server runs and no second one.
+//!
+//! [`InputSchedule`]: crate::input_schedule::InputSchedule
+
+use super::ScheduledInputs;
+use crate::input_schedule::InputWindow;
+
+pub use ackwire_codec::acked::harness::*;
+
+/// Runs `s` (see [`run_with`]) with the client's inputs scheduled by the server's input
+/// schedule, the due input executed every tick. Returns what it measured, or the first broken
+/// invariant.
+pub fn run(s: &Scenario) -> Result<Outcome, String> {
+    run_with(s, ScheduledInputs::new(InputWindow::new(4, 64)), |q, t| {
+        let _ = q.execute_due(t);
+    })
+}
+
+/// The fuzz target's body: runs the scenario `data` describes, then feeds the same bytes
+/// as hostile frames to a client decoder (`ackwire_codec::fuzzing::acked_hostile`: extreme
+/// ticks, large removal lists, faulty changes), and panics when an invariant breaks.
+pub fn fuzz_one(data: &[u8]) {
+    if let Err(broken) = run(&from_bytes(data)) {
+        panic!("acked stream invariant broken: {broken}");
+    }
+    ackwire_codec::fuzzing::acked_hostile(data);
+}

@@ -1,0 +1,194 @@
+//! The server's side of acked snapshots (seed 000): the per-client acked encoder over this
+//! crate's input schedule, and a [`harness`] that drives the whole stream through it.
+//!
+//! The encoder ([`AckedEncoder`]), the reference [`Presenter`] that computes each client's S_N,
+//! and the harness's world, network and checks are defined in `ackwire-codec`
+//! (`ackwire_codec::acked`) beside the client's AckedDecoder, and re-exported here: DESIGN.md
+//! §4 puts both halves of every session machine in the codec, as datagram v2, NetBaseline and
+//! delta streaming already are. What the encoder needs of the server is reached through the
+//! codec's [`InputSink`] trait, which [`ScheduledInputs`] implements over an
+//! [`InputSchedule`] (seed 004 §8); the presenter's near tier is a
+//! [`TierBoundary`](crate::relevance::TierBoundary), defined in the codec and re-exported by
+//! [`relevance`](crate::relevance).
+//!
+//! ```
+//! use ackwire_server::acked::{ExecuteDue, Presenter, ReferenceEncoder, ViewConfig, World};
+//! use ackwire_server::input_schedule::InputWindow;
+//!
+//! let mut presenter = Presenter::new(ViewConfig::default());
+//! let mut encoder = ReferenceEncoder::new(InputWindow::new(4, 64));
+//! let world = World::new();
+//! let _ = encoder.execute_due(1);
+//! let out = encoder.encode(1, presenter.present(1, &world), []).unwrap();
+//! assert!(out.frame.keyframe);
+//! ```
+//!
+//! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
+
+use crate::input_schedule::{InputSchedule, InputWindow, Submission};
+use ackwire_codec::acked::{AckedSchema, InputSink, Reference};
+use ackwire_codec::protocol::Input;
+
+pub use ackwire_codec::acked::{
+    AckVerdict, EncoderCounters, Outgoing, Presenter, ViewConfig, World, WorldEntity,
+    MAX_BUFFERED_INPUTS, POSE_REFRESH,
+};
+
+pub mod harness;
+
+/// A client's inputs as the acked encoder hands them on: this crate's [`InputSchedule`],
+/// judging each input by a window (seed 004 §8: the input executes on the server tick it
+/// names).
+#[derive(Debug, Clone)]
+pub struct ScheduledInputs<I> {
+    schedule: InputSchedule<I>,
+    window: InputWindow,
+}
+
+impl<I> ScheduledInputs<I> {
+    /// An empty schedule judging inputs by `window`.
+    pub fn new(window: InputWindow) -> Self {
+        Self {
+            schedule: InputSchedule::new(),
+            window,
+        }
+    }
+
+    /// The schedule, for its counters.
+    pub fn schedule(&self) -> &InputSchedule<I> {
+        &self.schedule
+    }
+
+    /// The schedule, to execute or drain it.
+    pub fn schedule_mut(&mut self) -> &mut InputSchedule<I> {
+        &mut self.schedule
+    }
+
+    /// The window inputs are judged by.
+    pub fn window(&self) -> InputWindow {
+        self.window
+    }
+
+    /// How many inputs are buffered.
+    pub fn pending(&self) -> usize {
+        self.schedule.pending()
+    }
+
+    /// The input to apply on tick `current` (level semantics, seed 004 §8).
+    pub fn execute_due(&mut self, current: u64) -> Option<I> {
+        self.schedule.execute_due(current)
+    }
+}
+
+impl<I> From<InputWindow> for ScheduledInputs<I> {
+    fn from(window: InputWindow) -> Self {
+        Self::new(window)
+    }
+}
+
+impl<I> InputSink for ScheduledInputs<I> {
+    type Input = I;
+
+    fn submit(&mut self, _seq: u32, tick: u32, input: I, current: u64) {
+        let _: Submission = self
+            .schedule
+            .submit(u64::from(tick), input, current, self.window);
+    }
+
+    fn pending(&self) -> usize {
+        self.schedule.pending()
+    }
+}
+
+/// The server's per-client acked encoder (seed 000) over this crate's input schedule:
+/// `ackwire_codec::acked::AckedEncoder` with [`ScheduledInputs`]. `AckedEncoder::new` takes
+/// the [`InputWindow`] the inputs are judged by.
+pub type AckedEncoder<S, I = Input> = ackwire_codec::acked::AckedEncoder<S, ScheduledInputs<I>>;
+
+/// The acked encoder of the reference schema.
+pub type ReferenceEncoder = AckedEncoder<Reference, Input>;
+
+/// Executing a client's inputs through its encoder: the schedule is the encoder's
+/// [`InputSink`], and executing it is the schedule's business, never the encoder's.
+pub trait ExecuteDue<I> {
+    /// The input to apply on tick `current` (level semantics, seed 004 §8).
+    fn execute_due(&mut self, current: u64) -> Option<I>;
+}
+
+impl<S: AckedSchema, I> ExecuteDue<I> for AckedEncoder<S, I> {
+    fn execute_due(&mut self, current: u64) -> Option<I> {
+        self.inputs_mut().execute_due(current)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::harness::{from_seed, run, Shape};
+    use super::*;
+    use ackwire_codec::BitSet;
+
+    #[test]
+    fn a_lossless_stream_equals_the_ordered_one() {
+        let s = from_seed(
+            Shape {
+                loss: 0.0,
+                duplicate: 0.0,
+                jitter: 0,
+                ..Shape::default()
+            },
+            1,
+        );
+        let out = run(&s).unwrap();
+        // Frame 2 goes before the ack of frame 1 arrives.
+        assert_eq!(out.keyframes, 2);
+        assert_eq!(out.events_expired, 0);
+        assert_eq!(out.events_shown, out.events);
+    }
+
+    #[test]
+    fn lossy_streams_equal_the_ordered_one() {
+        for seed in 0..40 {
+            let s = from_seed(Shape::default(), seed);
+            if let Err(e) = run(&s) {
+                panic!("seed {seed}: {e}");
+            }
+        }
+    }
+
+    fn input(tick: u32) -> Input {
+        Input {
+            tick,
+            buttons: ackwire_codec::protocol::Buttons::empty(),
+            move_x: 0.0,
+            move_y: 0.0,
+            yaw: 0.0,
+        }
+    }
+
+    /// Over the server's input schedule: most of the flood is refused by the window, the
+    /// rest held within MAX_BUFFERED_INPUTS.
+    #[test]
+    fn input_floods_and_sequence_jumps_stay_bounded() {
+        let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
+        for round in 0..200u32 {
+            let inputs = (0..255u32).map(|i| (round * 7 + i % 60, input(i)));
+            e.on_ack(u64::from(round), 0, false, round * 255 + 1, inputs);
+            let far = (0..255u32).map(|i| (u32::MAX - i, input(i)));
+            e.on_ack(u64::from(round), 0, false, round * 255 + 1, far);
+            assert!(e.inputs().pending() <= MAX_BUFFERED_INPUTS);
+        }
+        assert!(e.counters().inputs_overflow > 0);
+        assert!(e.counters().inputs_repeated > 0);
+        e.on_ack(1, 0, false, u32::MAX - 2, (0..10).map(|i| (1, input(i))));
+        assert_eq!(e.last_seq(), u32::MAX);
+        let before = e.counters().inputs_taken;
+        e.on_ack(1, 0, false, 5, (0..10).map(|i| (1, input(i))));
+        assert_eq!(
+            e.counters().inputs_taken,
+            before,
+            "nothing after the jump is new"
+        );
+        // A kind 7 frame's bytes that do not decode are refused, not a panic.
+        assert!(e.receive(1, &[7, 0, 0]).is_err());
+    }
+}
