@@ -51,7 +51,8 @@ pub type State<R> = IdMap<R>;
 ///
 /// The entries are shared: a clone is a reference count, and a change to a shared map copies
 /// it first (one copy of the vector, no allocation per entity). The presenter keeps the S_N it
-/// hands the encoder, and the AckedDecoder the states it holds and shows, without copies.
+/// hands the encoder without copies. (The AckedDecoder keeps no whole state per frame: see
+/// [`LiveState`].)
 #[derive(Clone, PartialEq)]
 pub struct IdMap<V> {
     entries: std::sync::Arc<Vec<(u16, V)>>,
