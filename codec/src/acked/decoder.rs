@@ -1,8 +1,34 @@
 //! The client's AckedDecoder (seed 000).
+//!
+//! # One live state, the held bases as the edits that lead back to them
+//!
+//! The decoder builds no whole state per frame. It keeps one live state, the state of the
+//! last frame shown, in a table indexed by entity id ([`LiveState`]), and edits it in place.
+//! Each held frame keeps the edits that undo it: for every entity the frame changed, the
+//! record (or the absence) the frame before it held. Frames are applied in ascending tick, so
+//! the held frames form one chain ending at the live state, whatever base each frame named;
+//! the state of a held frame B is the live state with the undo edits of every frame after B
+//! laid over it, the oldest edit of an entity winning.
+//!
+//! A frame onto base B therefore touches only the entities the frame names and those edited
+//! since B (which an honest server's frame carries again anyway, since it carries everything
+//! that changed since B): the decoder reads their records at B from the undo edits (or the
+//! live state), applies the frame's removals and changes onto those, and writes what differs
+//! into the live state, keeping what it overwrote as the frame's own undo edits. The report is
+//! built from the same entities, against the live state before the write, which is the last
+//! frame shown.
+//!
+//! Why undo edits rather than persistent chunks shared between states: the chunks cost a
+//! reference count per chunk per frame and an allocation for every chunk a frame first
+//! touches, so a frame's cost would still grow with the world and a warm frame would still
+//! allocate; the undo edits reuse their buffers, so a warm delivery allocates nothing, and a
+//! frame costs its changes and the entities they touch, never the world (the check, once every
+//! CHECK_EVERY frames, and a keyframe, which names the whole world, aside).
 
-use super::{apply_frame, state_check, AckedSchema, State};
+use super::{AckedSchema, FrameOf, Inapplicable, State};
 use crate::DecodeError;
 use std::collections::VecDeque;
+use std::fmt::Debug;
 
 /// What the client's AckedDecoder has done, for meters and tests.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -30,6 +56,10 @@ pub struct DecoderCounters {
 /// Seed 000: "What it tells of a frame (the entities changed, those measured and when, those
 /// gone, their tiers) is against the last frame it showed, not the base: a pose carried again
 /// that the client already showed is no new measurement."
+///
+/// The decoder owns one report and refills it for every frame it shows (its buffers are
+/// reused, so a warm delivery allocates nothing); [`Delivery::Shown`] lends it until the next
+/// call. Clone it to keep it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrameReport<E> {
     /// The frame's tick.
@@ -38,11 +68,12 @@ pub struct FrameReport<E> {
     pub base_tick: u32,
     /// Whether it was a keyframe.
     pub keyframe: bool,
-    /// Entities whose record differs from the last frame shown (or that it did not hold).
+    /// Entities whose record differs from the last frame shown (or that it did not hold),
+    /// ascending.
     pub changed: Vec<u16>,
     /// Entities with a pose measured since the last frame shown, and the tick it was measured.
     pub measured: Vec<(u16, u32)>,
-    /// Entities the last frame shown held and this one does not.
+    /// Entities the last frame shown held and this one does not, ascending.
     pub gone: Vec<u16>,
     /// The tier of each changed entity as the client sees it: whether its pose came full.
     pub tiers: Vec<(u16, bool)>,
@@ -52,11 +83,37 @@ pub struct FrameReport<E> {
     pub check: Option<bool>,
 }
 
+impl<E> FrameReport<E> {
+    fn empty() -> Self {
+        FrameReport {
+            tick: 0,
+            base_tick: 0,
+            keyframe: false,
+            changed: Vec::new(),
+            measured: Vec::new(),
+            gone: Vec::new(),
+            tiers: Vec::new(),
+            events: Vec::new(),
+            check: None,
+        }
+    }
+
+    /// Empties the lists, keeping their buffers.
+    fn clear(&mut self) {
+        self.changed.clear();
+        self.measured.clear();
+        self.gone.clear();
+        self.tiers.clear();
+        self.events.clear();
+        self.check = None;
+    }
+}
+
 /// What the decoder did with a frame.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Delivery<E> {
-    /// Applied and shown.
-    Shown(FrameReport<E>),
+pub enum Delivery<'a, E> {
+    /// Applied and shown; the report is the decoder's, lent until its next delivery.
+    Shown(&'a FrameReport<E>),
     /// Not newer than the last frame applied: dropped, counted.
     Stale {
         /// The frame's tick.
@@ -80,21 +137,301 @@ pub enum Delivery<E> {
     },
 }
 
+/// The most entity ids there are: a u16 on the wire.
+const IDS: usize = 1 << 16;
+
+/// The size a table indexed by id grows to so that `eid` fits: a power of two, so that a
+/// world that grows an id at a time reallocates a few times, not every frame.
+fn table_len(eid: u16) -> usize {
+    (usize::from(eid) + 1).next_power_of_two().clamp(64, IDS)
+}
+
+/// The state the client shows: every entity's record, in a table indexed by id, so that a
+/// frame edits an entity in place, whatever the size of the world. It grows to the largest id
+/// it has held (at most 65,536 slots, a u16's ids: the most a hostile server can make it
+/// hold). Walking it in ascending id (the check, [`Self::iter`]) visits every slot up to the
+/// largest id.
+#[derive(Clone)]
+pub struct LiveState<R> {
+    /// Slot `eid` holds the entity `eid`, with its id so that [`Self::iter`] lends both.
+    slots: Vec<Option<(u16, R)>>,
+    len: usize,
+}
+
+impl<R> Default for LiveState<R> {
+    fn default() -> Self {
+        LiveState {
+            slots: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<R> LiveState<R> {
+    /// The record of `eid`.
+    pub fn get(&self, eid: &u16) -> Option<&R> {
+        match self.slots.get(usize::from(*eid)) {
+            Some(Some((_, r))) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Whether `eid` is held.
+    pub fn contains_key(&self, eid: &u16) -> bool {
+        self.get(eid).is_some()
+    }
+
+    /// Every entity, ascending by id.
+    pub fn iter(&self) -> impl Iterator<Item = (&u16, &R)> + '_ {
+        self.slots
+            .iter()
+            .filter_map(|s| s.as_ref().map(|(eid, r)| (eid, r)))
+    }
+
+    /// Every id, ascending.
+    pub fn keys(&self) -> impl Iterator<Item = &u16> + '_ {
+        self.iter().map(|(eid, _)| eid)
+    }
+
+    /// How many entities.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds no entity.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Sets (or with `None` clears) the record of `eid`.
+    fn set(&mut self, eid: u16, record: Option<R>) {
+        let i = usize::from(eid);
+        if i >= self.slots.len() {
+            if record.is_none() {
+                return;
+            }
+            self.slots.resize_with(table_len(eid), || None);
+        }
+        let slot = &mut self.slots[i];
+        match (slot.is_some(), record.is_some()) {
+            (false, true) => self.len += 1,
+            (true, false) => self.len -= 1,
+            _ => {}
+        }
+        if record.is_some() {
+            super::moves::count(1);
+        }
+        *slot = record.map(|r| (eid, r));
+    }
+
+    fn values_mut(&mut self) -> impl Iterator<Item = (u16, &mut R)> + '_ {
+        self.slots
+            .iter_mut()
+            .filter_map(|s| s.as_mut().map(|(eid, r)| (*eid, r)))
+    }
+}
+
+impl<R: Clone> LiveState<R> {
+    /// The same entities as a [`State`] (a copy).
+    pub fn to_state(&self) -> State<R> {
+        self.iter().map(|(eid, r)| (*eid, r.clone())).collect()
+    }
+}
+
+impl<R: PartialEq> PartialEq for LiveState<R> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl<R: PartialEq> PartialEq<State<R>> for LiveState<R> {
+    fn eq(&self, other: &State<R>) -> bool {
+        self.len == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl<R: Debug> Debug for LiveState<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// One held frame: its tick, and the edits that undo it (what the frame before it held of
+/// every entity it changed, `None` for an entity it did not hold), ascending by id.
+#[derive(Debug, Clone)]
+struct Held<R> {
+    tick: u32,
+    undo: Vec<(u16, Option<R>)>,
+}
+
+/// The entities a frame touches and what they become, built before anything is written, so
+/// that a frame applies entirely or not at all. Its buffers live as long as the decoder.
+///
+/// Which ids are touched is a two-level bit set over the 65,536 ids (16 words over 1,024), so
+/// the touched entities are walked in ascending id without sorting them, at a cost of the
+/// entities touched plus 16 words, whatever the world.
+#[derive(Debug, Clone)]
+struct Staged<R> {
+    /// Slot `eid`: the record (`None`: not held) the frame leaves `eid` with, when touched.
+    vals: Vec<Option<R>>,
+    /// Bit `eid % 64` of word `eid / 64`: `eid` is touched.
+    leaf: Vec<u64>,
+    /// Bit `w % 64` of word `w / 64`: leaf word `w` is not zero.
+    top: [u64; IDS / 64 / 64],
+}
+
+impl<R: Clone> Staged<R> {
+    fn new() -> Self {
+        Staged {
+            vals: Vec::new(),
+            leaf: vec![0; IDS / 64],
+            top: [0; IDS / 64 / 64],
+        }
+    }
+
+    /// Forgets what a refused frame staged (a frame applied leaves nothing).
+    fn begin(&mut self) {
+        self.drain(|_, _| {});
+    }
+
+    /// The record of `eid` as staged, first read with `from` when the frame has not touched it.
+    fn entry(&mut self, eid: u16, from: impl FnOnce() -> Option<R>) -> &mut Option<R> {
+        let i = usize::from(eid);
+        let (w, bit) = (i / 64, 1u64 << (i % 64));
+        if self.leaf[w] & bit == 0 {
+            self.leaf[w] |= bit;
+            self.top[w / 64] |= 1u64 << (w % 64);
+            if i >= self.vals.len() {
+                self.vals.resize_with(table_len(eid), || None);
+            }
+            self.vals[i] = from();
+            super::moves::touch(1);
+        }
+        &mut self.vals[i]
+    }
+
+    /// Takes every entity staged, ascending by id, leaving nothing staged.
+    fn drain(&mut self, mut f: impl FnMut(u16, Option<R>)) {
+        for (t, top) in self.top.iter_mut().enumerate() {
+            let mut words = std::mem::take(top);
+            while words != 0 {
+                let w = t * 64 + words.trailing_zeros() as usize;
+                words &= words - 1;
+                let mut bits = std::mem::take(&mut self.leaf[w]);
+                while bits != 0 {
+                    let i = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    // Below 65,536: a u16.
+                    f(i as u16, self.vals[i].take());
+                }
+            }
+        }
+    }
+}
+
+/// Seed 000's rules for a frame's removals and changes, onto `base` (the live state with the
+/// undo edits of `undo` laid over it, the first of an entity winning; nothing for a keyframe),
+/// staged in `staged`. The faults are those of applying the removals one by one, then the
+/// changes one by one (`fuzzing::apply_one_by_one`): a removed id the base does not hold (or
+/// removed twice) wins over any fault of a change, and of the changes' faults the first in
+/// frame order is told.
+fn stage<'a, S: AckedSchema>(
+    live: &LiveState<S::Record>,
+    undo: impl Iterator<Item = &'a Held<S::Record>>,
+    frame: &FrameOf<S>,
+    staged: &mut Staged<S::Record>,
+) -> Result<(), Inapplicable>
+where
+    S::Record: 'a,
+{
+    staged.begin();
+    if frame.keyframe {
+        // A keyframe applies onto nothing: every entity held goes unless the frame names it.
+        if !frame.removed.is_empty() {
+            return Err(REMOVED_NOT_HELD);
+        }
+        for eid in live.keys() {
+            staged.entry(*eid, || None);
+        }
+    } else {
+        // The base's records of the entities edited since: the oldest undo edit of each.
+        for held in undo {
+            for (eid, before) in &held.undo {
+                staged.entry(*eid, || before.clone());
+            }
+        }
+        // Seed 000: "the entities gone, those whose life changed under their id removed and
+        // whole again". The wire does not make the removals ascend; taken one by one, any order
+        // of distinct held ids applies, and an id twice is a removal of an id no longer held.
+        for eid in &frame.removed {
+            let e = staged.entry(*eid, || live.get(eid).cloned());
+            if e.take().is_none() {
+                return Err(REMOVED_NOT_HELD);
+            }
+        }
+    }
+    let mut last: Option<u16> = None;
+    for change in &frame.changes {
+        let eid = S::change_eid(change);
+        if last.is_some_and(|l| l >= eid) {
+            return Err(Inapplicable("changes not in ascending id order"));
+        }
+        last = Some(eid);
+        let keyframe = frame.keyframe;
+        let e = staged.entry(eid, || {
+            if keyframe {
+                None
+            } else {
+                live.get(&eid).cloned()
+            }
+        });
+        // Seed 000: "a pose measured in a frame that was lost travels with its age ... so the
+        // client records it at the tick it was true" (the schema's `apply`: tick minus age).
+        *e = Some(S::apply(e.as_ref(), change, frame.tick)?);
+    }
+    Ok(())
+}
+
+const REMOVED_NOT_HELD: Inapplicable = Inapplicable("a removed id the base does not hold");
+
+/// FNV-1a of every record of `state` in ascending id (DESIGN.md section 3), through `buf`.
+fn live_check<S: AckedSchema>(state: &LiveState<S::Record>, buf: &mut Vec<u8>) -> u32 {
+    let mut h = crate::rt::Fnv1a32::new();
+    for (eid, record) in state.iter() {
+        buf.clear();
+        buf.extend_from_slice(&eid.to_le_bytes());
+        S::write_record(record, buf);
+        h = h.update(buf);
+    }
+    h.finish()
+}
+
 /// The client's half of the acked stream (seed 000): holds the states of its last HELD_RING
 /// frames by tick, applies each frame onto the base it names, shows each event once.
 ///
 /// Feed it every kind 6 frame with [`deliver`](Self::deliver); after each, answer with a kind 7
 /// frame acknowledging [`ack_tick`](Self::ack_tick) (see [`super::AckWriter`]). It never
-/// panics and never grows past HELD_RING states, whatever it is fed.
+/// panics and never grows past HELD_RING states, whatever it is fed. Once warm (its buffers
+/// grown to the world and the frames it is fed), a delivery allocates nothing. See the module
+/// documentation for how the states are kept.
 #[derive(Debug, Clone)]
 pub struct AckedDecoder<S: AckedSchema> {
+    /// The state of the last frame shown, edited in place by every frame applied.
+    live: LiveState<S::Record>,
+    /// The tick of the last frame shown.
+    shown: Option<u32>,
     /// Seed 000: "The client's AckedDecoder keeps the states of its last HELD_RING frames by
-    /// tick", oldest first.
-    /// Shared with `shown` when the newest frame is held too (a [`State`] clone is a
-    /// reference count): a frame's state is built once.
-    held: VecDeque<(u32, State<S::Record>)>,
-    /// The last frame shown.
-    shown: Option<(u32, State<S::Record>)>,
+    /// tick", oldest first, each as the edits that undo it. When any is held, the newest is the
+    /// frame shown (the live state).
+    held: VecDeque<Held<S::Record>>,
+    /// Undo buffers of frames no longer held, for the next frames to reuse.
+    spare: Vec<Vec<(u16, Option<S::Record>)>>,
+    /// The frame being delivered, decoded into the buffers of the one before.
+    frame: FrameOf<S>,
+    staged: Staged<S::Record>,
+    report: FrameReport<S::Event>,
+    /// The check's buffer for a record's bytes.
+    bytes: Vec<u8>,
     newest_serial: Option<u32>,
     keyframe_wanted: bool,
     last_seq: u32,
@@ -112,8 +449,25 @@ impl<S: AckedSchema> AckedDecoder<S> {
     /// A decoder that holds nothing and has shown nothing.
     pub fn new() -> Self {
         Self {
-            held: VecDeque::new(),
+            live: LiveState::default(),
             shown: None,
+            held: VecDeque::new(),
+            spare: Vec::new(),
+            frame: super::AckedFrame {
+                tick: 0,
+                base_tick: 0,
+                last_seq: 0,
+                input_buffer: 0,
+                keyframe: false,
+                check: None,
+                removed: Vec::new(),
+                changes: Vec::new(),
+                first_serial: 0,
+                events: Vec::new(),
+            },
+            staged: Staged::new(),
+            report: FrameReport::empty(),
+            bytes: Vec::new(),
             newest_serial: None,
             keyframe_wanted: false,
             last_seq: 0,
@@ -123,27 +477,25 @@ impl<S: AckedSchema> AckedDecoder<S> {
     }
 
     /// Takes one frame's bytes.
-    pub fn deliver(&mut self, bytes: &[u8]) -> Delivery<S::Event> {
-        let frame = match S::decode_frame(bytes) {
-            Ok(f) => f,
-            Err(e) => {
-                self.counters.undecodable += 1;
-                return Delivery::Undecodable(e);
-            }
-        };
+    pub fn deliver(&mut self, bytes: &[u8]) -> Delivery<'_, S::Event> {
+        if let Err(e) = S::decode_frame_into(bytes, &mut self.frame) {
+            self.counters.undecodable += 1;
+            return Delivery::Undecodable(e);
+        }
+        let frame = &self.frame;
         // Seed 000: "a frame not newer than the last it applied is stale and dropped too."
-        if self.shown.as_ref().is_some_and(|(t, _)| frame.tick <= *t) {
+        if self.shown.is_some_and(|t| frame.tick <= t) {
             self.counters.stale += 1;
             return Delivery::Stale { tick: frame.tick };
         }
         // Seed 000: "a frame whose base it no longer holds (or never got) is dropped without a
         // word (the next frame, on a newer acknowledgement, will come)". While a keyframe is
         // wanted the decoder holds nothing, so only a keyframe applies.
-        let base = if frame.keyframe {
-            None
+        let after_base = if frame.keyframe {
+            self.held.len()
         } else {
-            match self.held.iter().find(|(t, _)| *t == frame.base_tick) {
-                Some((_, s)) => Some(s),
+            match self.held.iter().position(|h| h.tick == frame.base_tick) {
+                Some(i) => i + 1,
                 None => {
                     self.counters.unknown_base += 1;
                     return Delivery::UnknownBase {
@@ -153,92 +505,94 @@ impl<S: AckedSchema> AckedDecoder<S> {
                 }
             }
         };
-        let state = match apply_frame::<S>(base, &frame) {
-            Ok(s) => s,
-            Err(why) => {
-                self.counters.inapplicable += 1;
-                return Delivery::Inapplicable {
-                    tick: frame.tick,
-                    why: why.0,
-                };
-            }
-        };
+        let undo = self.held.range(after_base..);
+        if let Err(why) = stage::<S>(&self.live, undo, frame, &mut self.staged) {
+            self.counters.inapplicable += 1;
+            return Delivery::Inapplicable {
+                tick: frame.tick,
+                why: why.0,
+            };
+        }
+        let mut undo = self.spare.pop().unwrap_or_default();
+        undo.clear();
+        self.commit(&mut undo);
+        let frame = &self.frame;
         // Seed 000: "Every CHECK_EVERY frames a check follows the header, the ordered deltas'
         // FNV-1a of every record of the state the frame produces."
         let check = frame
             .check
-            .map(|c| state_check::<S>(state.iter().map(|(e, r)| (*e, r))) == c);
+            .map(|c| live_check::<S>(&self.live, &mut self.bytes) == c);
         match check {
             Some(true) => self.counters.checks_passed += 1,
             Some(false) => self.counters.checks_failed += 1,
             None => {}
         }
-        let report = self.report(&frame, &state, check);
+        self.report.check = check;
         self.counters.applied += 1;
         self.last_seq = frame.last_seq;
         self.input_buffer = frame.input_buffer;
+        self.shown = Some(frame.tick);
         if check == Some(false) {
             // A mismatch: every state held may be wrong. Hold nothing, acknowledge nothing and
             // ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
             self.keyframe_wanted = true;
-            self.held.clear();
+            self.spare.extend(self.held.drain(..).map(|h| h.undo));
+            self.spare.push(undo);
         } else {
             if frame.keyframe {
                 self.keyframe_wanted = false;
             }
-            if !self.keyframe_wanted {
-                self.held.push_back((frame.tick, state.clone()));
-                while self.held.len() > S::HELD_RING {
-                    self.held.pop_front();
+            if self.keyframe_wanted {
+                self.spare.push(undo);
+            } else {
+                if self.held.len() >= S::HELD_RING {
+                    // The oldest held frame's edits lead to a frame no longer held.
+                    if let Some(old) = self.held.pop_front() {
+                        self.spare.push(old.undo);
+                    }
                 }
+                self.held.push_back(Held {
+                    tick: frame.tick,
+                    undo,
+                });
             }
         }
-        self.shown = Some((frame.tick, state));
-        Delivery::Shown(report)
+        Delivery::Shown(&self.report)
     }
 
-    /// The report of `frame` producing `state`, against the last frame shown; marks its new
-    /// events shown.
-    fn report(
-        &mut self,
-        frame: &super::FrameOf<S>,
-        state: &State<S::Record>,
-        check: Option<bool>,
-    ) -> FrameReport<S::Event> {
-        let empty = State::new();
-        let before = self.shown.as_ref().map_or(&empty, |(_, s)| s);
-        let mut report = FrameReport {
-            tick: frame.tick,
-            base_tick: frame.base_tick,
-            keyframe: frame.keyframe,
-            changed: Vec::new(),
-            measured: Vec::new(),
-            gone: Vec::new(),
-            tiers: Vec::new(),
-            events: Vec::new(),
-            check,
-        };
-        // Both states ascend by id: one walk over the two, no lookups.
-        let mut held = before.iter().peekable();
-        for (eid, r) in state {
-            while let Some((gone, _)) = held.next_if(|(id, _)| *id < eid) {
-                report.gone.push(*gone);
+    /// Writes the staged entities into the live state, keeping what each write overwrote in
+    /// `undo`, and fills the report against the state overwritten (the last frame shown); marks
+    /// the frame's new events shown.
+    fn commit(&mut self, undo: &mut Vec<(u16, Option<S::Record>)>) {
+        let frame = &self.frame;
+        let report = &mut self.report;
+        report.clear();
+        report.tick = frame.tick;
+        report.base_tick = frame.base_tick;
+        report.keyframe = frame.keyframe;
+        let live = &mut self.live;
+        self.staged.drain(|eid, next| {
+            let old = live.get(&eid);
+            if old == next.as_ref() {
+                return;
             }
-            let old = held.next_if(|(id, _)| *id == eid).map(|(_, old)| old);
-            if old == Some(r) {
-                continue;
-            }
-            report.changed.push(*eid);
-            if let Some(m) = S::measured(r) {
-                if old.and_then(S::measured) != Some(m) {
-                    report.measured.push((*eid, m));
+            match &next {
+                None => report.gone.push(eid),
+                Some(r) => {
+                    report.changed.push(eid);
+                    if let Some(m) = S::measured(r) {
+                        if old.and_then(S::measured) != Some(m) {
+                            report.measured.push((eid, m));
+                        }
+                    }
+                    if let Some(full) = S::pose_full(r) {
+                        report.tiers.push((eid, full));
+                    }
                 }
             }
-            if let Some(full) = S::pose_full(r) {
-                report.tiers.push((*eid, full));
-            }
-        }
-        report.gone.extend(held.map(|(eid, _)| *eid));
+            undo.push((eid, old.cloned()));
+            live.set(eid, next);
+        });
         // Seed 000: "the client shows each once, above the newest serial it has shown."
         for (i, event) in frame.events.iter().enumerate() {
             // Modulo 2^32, as the server numbers them (OrderedEncoder): `i` is below 256 (a u8
@@ -251,7 +605,6 @@ impl<S: AckedSchema> AckedDecoder<S> {
                 report.events.push((serial, event.clone()));
             }
         }
-        report
     }
 
     /// The tick of the newest frame applied, which the next kind 7 frame acknowledges; 0
@@ -261,7 +614,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
         if self.keyframe_wanted {
             return 0;
         }
-        self.shown.as_ref().map_or(0, |(t, _)| *t)
+        self.shown.unwrap_or(0)
     }
 
     /// Whether a check failed and no keyframe has applied since: the next kind 7 frames set
@@ -271,16 +624,13 @@ impl<S: AckedSchema> AckedDecoder<S> {
     }
 
     /// The last frame shown: its tick and state.
-    pub fn shown(&self) -> Option<(u32, &State<S::Record>)> {
-        self.shown.as_ref().map(|(t, s)| (*t, s))
+    pub fn shown(&self) -> Option<(u32, &LiveState<S::Record>)> {
+        self.shown.map(|t| (t, &self.live))
     }
 
     /// The check of the state shown (of an empty state before the first frame).
     pub fn state_hash(&self) -> u32 {
-        match &self.shown {
-            Some((_, s)) => state_check::<S>(s.iter().map(|(e, r)| (*e, r))),
-            None => state_check::<S>(std::iter::empty()),
-        }
+        live_check::<S>(&self.live, &mut Vec::new())
     }
 
     /// The newest input sequence the server said it processed (`last_seq` of the last frame
@@ -307,11 +657,16 @@ impl<S: AckedSchema> AckedDecoder<S> {
     /// Changes every record the decoder holds and shows through `f`: a memory corruption, for
     /// tests and the conformance scenario that the check must catch.
     pub fn tamper(&mut self, mut f: impl FnMut(u16, &mut S::Record)) {
-        // A state shared by `held` and `shown` is copied apart first, so each is changed
-        // once, as two copies would be.
-        for (_, state) in self.held.iter_mut().chain(self.shown.iter_mut()) {
-            for (eid, r) in state.iter_mut() {
-                f(*eid, r);
+        // Every held state is the live state with undo edits laid over it: changing every
+        // record of both changes every record of every held state, each once.
+        for (eid, r) in self.live.values_mut() {
+            f(eid, r);
+        }
+        for held in &mut self.held {
+            for (eid, r) in &mut held.undo {
+                if let Some(r) = r {
+                    f(*eid, r);
+                }
             }
         }
     }

@@ -235,6 +235,7 @@ pub fn run_with<Q: InputSink<Input = Input>>(
         for bytes in down.remove(&t).unwrap_or_default() {
             match dec.deliver(&bytes) {
                 Delivery::Shown(report) => {
+                    let report = report.clone();
                     out.shown += 1;
                     let want = ordered.get(&report.tick).ok_or_else(|| {
                         format!("tick {t}: shown tick {} has no ordered state", report.tick)
@@ -327,7 +328,7 @@ pub fn run_with<Q: InputSink<Input = Input>>(
             let _ = dec.deliver(&b);
         }
     }
-    if end > 0 && dec.shown().map(|(_, st)| st) != Some(&last_state) {
+    if end > 0 && !dec.shown().is_some_and(|(_, st)| *st == last_state) {
         return Err("after draining, the client does not show the server's world".into());
     }
     let c = enc.counters();

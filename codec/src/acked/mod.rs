@@ -37,7 +37,7 @@ mod presenter;
 mod reference;
 
 pub use ack::AckWriter;
-pub use decoder::{AckedDecoder, DecoderCounters, Delivery, FrameReport};
+pub use decoder::{AckedDecoder, DecoderCounters, Delivery, FrameReport, LiveState};
 pub use encoder::{
     AckVerdict, AckedEncoder, EncoderCounters, InputSink, Outgoing, MAX_BUFFERED_INPUTS,
 };
@@ -72,7 +72,8 @@ pub type State<R> = IdMap<R>;
 ///
 /// The entries are shared: a clone is a reference count, and a change to a shared map copies
 /// it first (one copy of the vector, no allocation per entity). The presenter keeps the S_N it
-/// hands the encoder, and the AckedDecoder the states it holds and shows, without copies.
+/// hands the encoder without copies. (The AckedDecoder keeps no whole state per frame: see
+/// [`LiveState`].)
 #[derive(Clone, PartialEq)]
 pub struct IdMap<V> {
     entries: std::sync::Arc<Vec<(u16, V)>>,
@@ -195,6 +196,28 @@ pub(crate) mod moves {
     #[cfg(test)]
     pub(crate) fn take() -> u64 {
         MOVED.with(|m| m.replace(0))
+    }
+
+    #[cfg(test)]
+    thread_local! {
+        static TOUCHED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Counts `n` entities a frame touched in the AckedDecoder (read from its base, applied,
+    /// compared with the last frame shown): the measure of the test that a frame costs its
+    /// changes and the entities they touch, never the world.
+    #[inline]
+    pub(crate) fn touch(n: usize) {
+        #[cfg(test)]
+        TOUCHED.with(|m| m.set(m.get() + n as u64));
+        #[cfg(not(test))]
+        let _ = n;
+    }
+
+    /// The entities touched on this thread since the last call.
+    #[cfg(test)]
+    pub(crate) fn take_touched() -> u64 {
+        TOUCHED.with(|m| m.replace(0))
     }
 }
 
@@ -321,6 +344,14 @@ pub trait AckedSchema: Sized {
 
     /// Reads a frame from its bytes (canonically: trailing bytes are an error).
     fn decode_frame(bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError>;
+
+    /// [`Self::decode_frame`] into `out`, reusing its lists' buffers: the same frame or the
+    /// same error. On an error `out` holds anything. The [`AckedDecoder`] decodes every frame
+    /// so, and allocates nothing once warm when the schema overrides this.
+    fn decode_frame_into(bytes: &[u8], out: &mut FrameOf<Self>) -> Result<(), DecodeError> {
+        *out = Self::decode_frame(bytes)?;
+        Ok(())
+    }
 }
 
 /// The check of a state: DESIGN.md section 3, "the check is FNV-1a over every record of the

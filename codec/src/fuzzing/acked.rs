@@ -308,7 +308,7 @@ pub fn acked_hostile(data: &[u8]) -> HostileReport {
         if Reference::encode_frame(&frame, &mut bytes).is_err() {
             continue;
         }
-        let before = dec.shown().map(|(t, s)| (t, s.clone()));
+        let before = dec.shown().map(|(t, s)| (t, s.to_state()));
         match dec.deliver(&bytes) {
             Delivery::Shown(told) => {
                 assert!(
@@ -322,16 +322,17 @@ pub fn acked_hostile(data: &[u8]) -> HostileReport {
                         e.0
                     )
                 });
+                let told_tick = told.tick;
                 let (_, got) = dec.shown().expect("a frame was just shown");
                 assert!(
                     got.iter().map(|(e, r)| (*e, *r)).eq(want.into_iter()),
                     "frame {t} (base {base_tick}) applied unlike the one-by-one reference"
                 );
-                assert_eq!(told.tick, t);
+                assert_eq!(told_tick, t);
                 seen.shown += 1;
                 seen.most_removed = seen.most_removed.max(frame.removed.len());
                 seen.most_entities = seen.most_entities.max(got.len());
-                shown.insert(t, got.clone());
+                shown.insert(t, got.to_state());
                 while shown.len() > Reference::HELD_RING + 1 {
                     shown.pop_first();
                 }
@@ -343,7 +344,7 @@ pub fn acked_hostile(data: &[u8]) -> HostileReport {
                     Some(why),
                     "frame {t} refused for another reason than the one-by-one reference's"
                 );
-                let after = dec.shown().map(|(t, s)| (t, s.clone()));
+                let after = dec.shown().map(|(t, s)| (t, s.to_state()));
                 assert_eq!(after, before, "a refused frame changed the state shown");
                 *seen.inapplicable.entry(why).or_default() += 1;
             }

@@ -1,0 +1,137 @@
+//! Issue 16: once warm, the client's [`AckedDecoder`] allocates nothing per frame. A world of
+//! 901 entities like the cube scene's (90 moving every tick, 8 resting ones measured again each
+//! tick in turn, one entity respawned under its id every 10 ticks, an event now and then, a
+//! check every CHECK_EVERY frames), each frame onto a base 6 frames old (a 100 ms round trip at
+//! 60 Hz): after a warm-up longer than HELD_RING frames, 300 deliveries allocate 0 times,
+//! counted with the counting allocator (never timed).
+
+use ackwire_codec::acked::{
+    delta, server_check, AckedDecoder, AckedFrame, AckedSchema, Delivery, Entry, Reference,
+    ServerState,
+};
+use ackwire_codec::protocol::{EntityState, Event, Shot, StateFlags};
+use ackwire_codec::BitSet;
+
+#[global_allocator]
+static ALLOC: ackwire_testkit::CountingAlloc = ackwire_testkit::CountingAlloc;
+
+const WORLD: u16 = 901;
+const MOVING: u16 = 90;
+const RESTING_MEASURED: u32 = 8;
+const ROUND_TRIP: u32 = 6;
+/// Ticks between two measurements of a resting entity: its 811 entities 8 a tick.
+const PERIOD: u32 = (WORLD - MOVING) as u32 / RESTING_MEASURED + 1;
+
+fn world(t: u32) -> ServerState<EntityState> {
+    (0..WORLD)
+        .map(|eid| {
+            let e = u32::from(eid);
+            // The resting ones past the movers are measured again 8 a tick, in turn: each once
+            // every PERIOD ticks, at its own phase.
+            let measured = if eid < MOVING {
+                t
+            } else {
+                let phase = (e - u32::from(MOVING)) / RESTING_MEASURED;
+                if t < phase {
+                    1
+                } else {
+                    t - (t - phase) % PERIOD
+                }
+            };
+            let x = if eid < MOVING {
+                (e * 64 + t) as i32
+            } else {
+                (e * 64) as i32
+            };
+            let mut flags = StateFlags::empty();
+            flags.set(StateFlags::POSE_FULL, true);
+            let record = EntityState {
+                x,
+                y: -x,
+                z: 3,
+                yaw: 12345,
+                flags,
+                measured,
+                hp: 100,
+                armor: 0,
+                vehicle: 0,
+                seat: 0,
+            };
+            let life = if eid == WORLD - 1 { 1 + t / 10 } else { 1 };
+            (eid, Entry { life, record })
+        })
+        .collect()
+}
+
+#[test]
+fn a_warm_delivery_allocates_nothing() {
+    assert!(ackwire_testkit::is_counting());
+    let ticks = 500u32;
+    let states: Vec<ServerState<EntityState>> = (0..=ticks).map(world).collect();
+    let frames: Vec<Vec<u8>> = (1..=ticks)
+        .map(|t| {
+            let keyframe = t == 1;
+            let b = t.saturating_sub(ROUND_TRIP).max(1);
+            let base = (!keyframe).then(|| &states[b as usize]);
+            let next = &states[t as usize];
+            let (removed, changes) = delta::<Reference>(base, next, t).unwrap();
+            let events: Vec<Event> = (0..(t % 3) as u8)
+                .map(|w| {
+                    Event::Shot(Shot {
+                        shooter: 1,
+                        weapon: w,
+                        yaw: 0.0,
+                    })
+                })
+                .collect();
+            let frame = AckedFrame {
+                tick: t,
+                base_tick: if keyframe { 0 } else { b },
+                last_seq: t,
+                input_buffer: 2,
+                keyframe,
+                check: (t % Reference::CHECK_EVERY == 0).then(|| server_check::<Reference>(next)),
+                removed,
+                changes,
+                first_serial: t,
+                events,
+            };
+            let mut out = Vec::new();
+            Reference::encode_frame(&frame, &mut out).unwrap();
+            out
+        })
+        .collect();
+    let mut d = AckedDecoder::<Reference>::new();
+    let warm = 200;
+    let deliver = |d: &mut AckedDecoder<Reference>, bytes: &[u8]| match d.deliver(bytes) {
+        Delivery::Shown(r) => {
+            assert_ne!(r.check, Some(false));
+            r.changed.len()
+        }
+        other => panic!("a frame was not shown: {other:?}"),
+    };
+    for bytes in &frames[..warm] {
+        deliver(&mut d, bytes);
+    }
+    let m = ackwire_testkit::measure(|| {
+        frames[warm..]
+            .iter()
+            .map(|bytes| deliver(&mut d, bytes))
+            .sum::<usize>()
+    });
+    let delivered = frames.len() - warm;
+    assert!(
+        m.value > delivered * usize::from(MOVING),
+        "{} changed",
+        m.value
+    );
+    assert_eq!(
+        m.allocations, 0,
+        "{delivered} warm deliveries allocated {} times ({} bytes)",
+        m.allocations, m.allocated_bytes
+    );
+    let c = d.counters();
+    assert_eq!(c.applied, u64::from(ticks));
+    assert!(c.checks_passed >= 16 && c.events_shown > 300, "{c:?}");
+    assert_eq!(d.shown().map(|(_, s)| s.len()), Some(usize::from(WORLD)));
+}
