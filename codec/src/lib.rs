@@ -19,6 +19,37 @@
 //! `tests/decode_alloc.rs` holds every frame to the limit, over every golden vector, every
 //! truncation of one, the fuzz corpus and crafted counts, counting allocations.
 //!
+//! ## One sans-IO shape
+//!
+//! Every session machine's client and server half is driven the same way, in the manner of
+//! `quinn-proto`'s `Connection` ([`session::SessionHalf`]): a peer's frame goes in by name and
+//! bytes with the time as an argument (`handle_frame(now, frame, bytes)`, returning the half's
+//! report or a [`session::SessionError`]); a tick passing goes in with what the half's world is
+//! then (`handle_tick(now, input)`: the world for a server half, `()` or the player's input for
+//! a client's); and what the half sends is polled (`poll_transmit()`, a [`session::Transmit`]
+//! of frame name, bytes and channel, until `None`). "Now" is a [`session::Now`]: the server
+//! tick and milliseconds on the session's clock; each machine reads the one it is defined in.
+//! The halves are in [`session`] (acked, datagram, baseline and delta, client and server); the
+//! machines' typed-frame methods stay reachable through each half's `machine_mut()`.
+//!
+//! ```
+//! use ackwire_codec::delta::{DeltaBaseline, DeltaMirror};
+//! use ackwire_codec::session::{DeltaClient, DeltaServer, Now, SessionHalf};
+//! use std::collections::BTreeSet;
+//!
+//! let mut server = DeltaServer::new(DeltaBaseline::new(32));
+//! let mut client = DeltaClient::new(DeltaMirror::new());
+//! let now = Now::new(1, 20);
+//! server.handle_tick(now, &BTreeSet::from([7, 9])).unwrap();
+//! while let Some(t) = server.poll_transmit() {
+//!     let applied = client.handle_frame(now, t.frame, &t.bytes).unwrap();
+//!     assert_eq!(applied.entered, 2);
+//! }
+//! let ack = client.poll_transmit().expect("the client acknowledges the plan");
+//! let report = server.handle_frame(now, ack.frame, &ack.bytes).unwrap();
+//! assert!(!report.stalled);
+//! ```
+//!
 //! What this crate is not: a network stack. It opens no socket, reads no clock and starts no
 //! thread; time and ticks are arguments. It is also not a server: a browser or native client
 //! needs it and must not inherit a server (seed 004, section 1).
@@ -34,6 +65,7 @@ pub mod digest;
 pub mod error;
 pub mod fuzzing;
 pub mod interp;
+pub mod session;
 pub mod tier;
 
 /// The runtime the generated code calls: the crate `ackwire-rt`, re-exported.

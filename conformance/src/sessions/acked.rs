@@ -1,6 +1,8 @@
 //! The `acked` session pair (seed 000): `acked_server` is the server's per-client
 //! [`AckedEncoder`](ackwire_server::acked::AckedEncoder) fed by a world and the reference
-//! [`Presenter`]; `acked_client` is the client's [`AckedDecoder`] with its kind 7 writer.
+//! [`Presenter`]; `acked_client` is the client's
+//! [`AckedDecoder`](ackwire_codec::acked::AckedDecoder) with its kind 7 writer, both through
+//! the codec's [`session`] halves.
 //!
 //! Parameters (an object; every key optional, the same object opens both halves):
 //! - `own` (array of eids, default `[1]`): the client's own entities; the lowest present is
@@ -31,15 +33,17 @@
 //! was dropped.
 
 use super::stream::{record, Recording};
-use super::{Sent, Session};
+use super::{drain, Sent, Session};
 use crate::netsim::{Burst, LinkConfig, NetworkConfig};
 use crate::streams::StreamVector;
-use ackwire_codec::acked::{AckWriter, AckedDecoder, Delivery, Reference};
+use ackwire_codec::acked::Delivery;
 use ackwire_codec::protocol::{Buttons, Event, Hit, Input, Shot};
-use ackwire_codec::rt::Frame;
+use ackwire_codec::session::{self, AckedTick, Now, SessionError, SessionHalf};
 use ackwire_codec::BitSet;
 use ackwire_server::acked::harness::{apply_ops, from_seed, Op, Shape};
-use ackwire_server::acked::{ExecuteDue, Presenter, ReferenceEncoder, ViewConfig, World};
+use ackwire_server::acked::{
+    ExecuteDue, Presenter, ReferenceEncoder, ScheduledInputs, ViewConfig, World,
+};
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;
 use serde_json::{json, Value};
@@ -108,17 +112,16 @@ pub fn open(name: &str, params_json: &Value) -> Option<Result<Box<dyn Session>, 
         "acked_server" => Box::new(AckedServer {
             world: World::new(),
             lives: BTreeMap::new(),
-            presenter: Presenter::new(p.view),
-            encoder: ReferenceEncoder::new(p.window),
+            half: session::AckedServer::new(
+                Presenter::new(p.view),
+                ReferenceEncoder::new(p.window),
+            ),
             tick: 0,
-            out: Vec::new(),
         }),
         _ => Box::new(AckedClient {
-            decoder: AckedDecoder::new(),
-            writer: AckWriter::new(p.keep),
+            half: session::AckedClient::new(p.keep),
             lead: p.lead,
             corrupt_at: p.corrupt_at,
-            out: Vec::new(),
         }),
     }))
 }
@@ -192,62 +195,57 @@ fn op_to_json(op: &Op) -> Value {
     }
 }
 
-/// The server half: the world, the client's view of it, its acked encoder.
+/// The server half: the world, and the codec's half (the client's view of it, its acked
+/// encoder).
 struct AckedServer {
     world: World,
     lives: BTreeMap<u16, u32>,
-    presenter: Presenter,
-    encoder: ReferenceEncoder,
+    half: session::AckedServer<ScheduledInputs<Input>>,
     tick: u64,
-    out: Vec<Sent>,
 }
 
 impl Session for AckedServer {
-    fn advance(&mut self, tick: u64, _now_ms: u64, ops: &[Value]) -> Result<(), String> {
+    fn advance(&mut self, tick: u64, now_ms: u64, ops: &[Value]) -> Result<(), String> {
         let ops = ops
             .iter()
             .map(op_from_json)
             .collect::<Result<Vec<_>, _>>()?;
-        let tick32 = u32::try_from(tick).map_err(|_| "ticks are u32 on the wire")?;
+        u32::try_from(tick).map_err(|_| SessionError::TickRange.to_string())?;
         self.tick = tick;
         let events = apply_ops(&mut self.world, &mut self.lives, &ops);
         // Seed 004 §8: inputs execute on the tick they name; the reference world does not act
         // on them, it only consumes them so the buffer reports what is still ahead.
-        while self.encoder.execute_due(tick).is_some() {}
-        let state = self.presenter.present(tick32, &self.world);
-        let sent = self
-            .encoder
-            .encode(tick32, state, events)
-            .map_err(|e| format!("encoding tick {tick}: {e}"))?;
-        self.out.push(Sent {
-            frame: "acked".into(),
-            bytes: sent.bytes,
-            reliable: sent.reliable,
-        });
-        Ok(())
+        while self.half.machine_mut().execute_due(tick).is_some() {}
+        let world = &self.world;
+        self.half
+            .handle_tick(Now::new(tick, now_ms), AckedTick { world, events })
+            .map_err(|e| format!("encoding tick {tick}: {e}"))
     }
 
-    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
-        if frame != "ack" {
-            return Err(format!("acked_server takes `ack` frames, not `{frame}`"));
-        }
-        Ok(match self.encoder.receive(self.tick, bytes) {
-            Ok(verdict) => {
-                let c = self.encoder.counters();
-                json!({
-                    "ack": verdict.as_str(),
-                    "base": self.encoder.acked(),
-                    "last_seq": self.encoder.last_seq(),
-                    "keyframes": c.keyframes,
-                    "events_expired": c.events_expired,
-                })
-            }
-            Err(e) => json!({"error": e.kind.as_str()}),
-        })
+    fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
+        Ok(
+            match self
+                .half
+                .handle_frame(Now::new(self.tick, now_ms), frame, bytes)
+            {
+                Ok(r) => json!({
+                    "ack": r.verdict.as_str(),
+                    "base": r.base,
+                    "last_seq": r.last_seq,
+                    "keyframes": r.counters.keyframes,
+                    "events_expired": r.counters.events_expired,
+                }),
+                Err(SessionError::Decode(e)) => json!({"error": e.kind.as_str()}),
+                Err(SessionError::UnexpectedFrame(_)) => {
+                    return Err(format!("acked_server takes `ack` frames, not `{frame}`"))
+                }
+                Err(e) => return Err(e.to_string()),
+            },
+        )
     }
 
     fn take(&mut self) -> Vec<Sent> {
-        std::mem::take(&mut self.out)
+        drain(&mut self.half)
     }
 
     fn state_hash(&mut self) -> Option<u32> {
@@ -255,46 +253,44 @@ impl Session for AckedServer {
     }
 }
 
-/// The client half: the AckedDecoder and the kind 7 writer.
+/// The client half: the codec's (the AckedDecoder and the kind 7 writer), and the scripted
+/// player.
 struct AckedClient {
-    decoder: AckedDecoder<Reference>,
-    writer: AckWriter<Input>,
+    half: session::AckedClient,
     lead: u32,
     corrupt_at: Option<u64>,
-    out: Vec<Sent>,
 }
 
 impl Session for AckedClient {
-    fn advance(&mut self, tick: u64, _now_ms: u64, _ops: &[Value]) -> Result<(), String> {
+    fn advance(&mut self, tick: u64, now_ms: u64, _ops: &[Value]) -> Result<(), String> {
         if self.corrupt_at == Some(tick) {
-            self.decoder.tamper(|_, r| r.hp ^= 0x55);
+            self.half.machine_mut().tamper(|_, r| r.hp ^= 0x55);
         }
-        let tick32 = u32::try_from(tick).map_err(|_| "ticks are u32 on the wire")?;
+        let tick32 = u32::try_from(tick).map_err(|_| SessionError::TickRange.to_string())?;
         let mut buttons = Buttons::empty();
         buttons.set(Buttons::FIRE, tick.is_multiple_of(10));
-        self.writer.push(Input {
+        let input = Input {
             tick: tick32.saturating_add(self.lead),
             buttons,
             move_x: 1.0,
             move_y: 0.0,
             yaw: f64::from(tick32 % 256) * (360.0 / 256.0),
-        });
-        let ack = self
-            .writer
-            .frame(self.decoder.ack_tick(), self.decoder.keyframe_wanted());
-        self.out.push(Sent {
-            frame: "ack".into(),
-            bytes: ack.to_bytes().map_err(|e| e.to_string())?,
-            reliable: false,
-        });
-        Ok(())
+        };
+        self.half
+            .handle_tick(Now::new(tick, now_ms), input)
+            .map_err(|e| e.to_string())
     }
 
-    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
-        if frame != "acked" {
-            return Err(format!("acked_client takes `acked` frames, not `{frame}`"));
-        }
-        let report = match self.decoder.deliver(bytes) {
+    fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
+        // The client does not count ticks; its decoder reads none.
+        let delivery = match self.half.handle_frame(Now::new(0, now_ms), frame, bytes) {
+            Ok(d) => d,
+            Err(SessionError::UnexpectedFrame(_)) => {
+                return Err(format!("acked_client takes `acked` frames, not `{frame}`"))
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        Ok(match delivery {
             Delivery::Shown(r) => {
                 let list = |v: Vec<String>| v.join(" ");
                 json!({"shown": {
@@ -317,17 +313,15 @@ impl Session for AckedClient {
             Delivery::Inapplicable { tick, why } => {
                 json!({"dropped": "inapplicable", "tick": tick, "why": why})
             }
-        };
-        self.writer.confirm(self.decoder.last_seq());
-        Ok(report)
+        })
     }
 
     fn take(&mut self) -> Vec<Sent> {
-        std::mem::take(&mut self.out)
+        drain(&mut self.half)
     }
 
     fn state_hash(&mut self) -> Option<u32> {
-        Some(self.decoder.state_hash())
+        Some(self.half.machine().state_hash())
     }
 }
 
@@ -672,7 +666,7 @@ mod tests {
                     let len = crate::frame_json::parse_hex(&f.hex).unwrap().len();
                     assert_eq!(
                         f.reliable,
-                        len > <Reference as ackwire_codec::acked::AckedSchema>::RELIABLE_ABOVE,
+                        len > <ackwire_codec::acked::Reference as ackwire_codec::acked::AckedSchema>::RELIABLE_ABOVE,
                         "{}: a frame of {len} bytes",
                         v.name
                     );

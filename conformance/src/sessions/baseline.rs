@@ -32,12 +32,12 @@
 //! component's bits as the snapshot body encodes them, each padded to a byte.
 
 use super::stream::{record, Recording};
-use super::{Sent, Session};
+use super::{drain, no_world, Sent, Session};
 use crate::netsim::{Burst, LinkConfig, NetworkConfig};
 use crate::streams::StreamVector;
 use ackwire_codec::baseline::{ComponentValue, EntityId, Scene, SnapshotClient, SnapshotWriter};
-use ackwire_codec::protocol::{Snapshot, SnapshotAck, Team, Transform, Velocity, Vitality};
-use ackwire_codec::rt::Frame;
+use ackwire_codec::protocol::{Team, Transform, Velocity, Vitality};
+use ackwire_codec::session::{self, Now, SessionError, SessionHalf};
 use serde_json::{json, Value};
 
 /// The session halves this module opens.
@@ -78,26 +78,34 @@ pub fn open(name: &str, params_v: &Value) -> Option<Result<Box<dyn Session>, Str
     Some(Ok(if name == "baseline_server" {
         Box::new(Server {
             scene: Scene::new(),
-            writer: SnapshotWriter::new(Some(p.client), p.budget, p.first),
-            out: Vec::new(),
+            half: session::BaselineServer::new(SnapshotWriter::new(
+                Some(p.client),
+                p.budget,
+                p.first,
+            )),
         })
     } else {
-        Box::new(Client {
-            client: SnapshotClient::new(p.max_entities),
-            out: Vec::new(),
-        })
+        Box::new(Client(session::BaselineClient::new(SnapshotClient::new(
+            p.max_entities,
+        ))))
     }))
 }
 
 struct Server {
     scene: Scene,
-    writer: SnapshotWriter,
-    out: Vec<Sent>,
+    half: session::BaselineServer,
 }
 
-struct Client {
-    client: SnapshotClient,
-    out: Vec<Sent>,
+struct Client(session::BaselineClient);
+
+/// A frame's report, or what the half said of a frame it did not take or could not decode.
+fn report(frame: &str, r: Result<Value, SessionError>) -> Result<Value, String> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(SessionError::Decode(e)) => Ok(json!({ "error": e.kind.to_string() })),
+        Err(SessionError::UnexpectedFrame(_)) => Ok(json!({ "ignored": frame })),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn num(v: &Value, k: &str) -> Result<f64, String> {
@@ -164,37 +172,25 @@ fn apply(scene: &mut Scene, v: &Value) -> Result<(), String> {
 }
 
 impl Session for Server {
-    fn advance(&mut self, _tick: u64, _now_ms: u64, ops: &[Value]) -> Result<(), String> {
+    fn advance(&mut self, tick: u64, now_ms: u64, ops: &[Value]) -> Result<(), String> {
         for v in ops {
             apply(&mut self.scene, v)?;
         }
-        let s = self.writer.write(&self.scene).map_err(|e| e.to_string())?;
-        self.out.push(Sent {
-            frame: Snapshot::NAME.into(),
-            bytes: s.to_bytes().map_err(|e| e.to_string())?,
-            reliable: false,
-        });
-        Ok(())
+        self.half
+            .handle_tick(Now::new(tick, now_ms), &self.scene)
+            .map_err(|e| e.to_string())
     }
 
-    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
-        if frame != SnapshotAck::NAME {
-            return Ok(json!({ "ignored": frame }));
-        }
-        Ok(match SnapshotAck::decode(bytes) {
-            Ok(a) => {
-                self.writer.on_ack(&a);
-                json!({
-                    "pending": self.writer.baseline().pending(),
-                    "told": self.writer.baseline().told(),
-                })
-            }
-            Err(e) => json!({ "error": e.kind.to_string() }),
-        })
+    fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
+        let r = self.half.handle_frame(Now::new(0, now_ms), frame, bytes);
+        report(
+            frame,
+            r.map(|a| json!({"pending": a.pending, "told": a.told})),
+        )
     }
 
     fn take(&mut self) -> Vec<Sent> {
-        std::mem::take(&mut self.out)
+        drain(&mut self.half)
     }
 
     fn state_hash(&mut self) -> Option<u32> {
@@ -204,37 +200,22 @@ impl Session for Server {
 
 impl Session for Client {
     fn advance(&mut self, _tick: u64, _now_ms: u64, ops: &[Value]) -> Result<(), String> {
-        if ops.is_empty() {
-            Ok(())
-        } else {
-            Err("the client half takes no world ops".into())
-        }
+        no_world(ops)
     }
 
-    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
-        if frame != Snapshot::NAME {
-            return Ok(json!({ "ignored": frame }));
+    fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
+        match self.0.handle_frame(Now::new(0, now_ms), frame, bytes) {
+            Ok(summary) => serde_json::to_value(summary).map_err(|e| e.to_string()),
+            Err(e) => report(frame, Err(e)),
         }
-        let summary = match Snapshot::decode(bytes) {
-            Ok(s) => self.client.receive(&s),
-            Err(e) => return Ok(json!({ "error": e.kind.to_string() })),
-        };
-        for a in self.client.take_acks() {
-            self.out.push(Sent {
-                frame: SnapshotAck::NAME.into(),
-                bytes: a.to_bytes().map_err(|e| e.to_string())?,
-                reliable: false,
-            });
-        }
-        serde_json::to_value(summary).map_err(|e| e.to_string())
     }
 
     fn take(&mut self) -> Vec<Sent> {
-        std::mem::take(&mut self.out)
+        drain(&mut self.0)
     }
 
     fn state_hash(&mut self) -> Option<u32> {
-        Some(self.client.state_hash())
+        Some(self.0.machine().state_hash())
     }
 }
 

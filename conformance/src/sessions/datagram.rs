@@ -30,14 +30,13 @@
 //! component in ascending type `u8 type, u32 length, bytes`; every integer little endian.
 
 use super::stream::{record, Recording};
-use super::{Sent, Session};
+use super::{drain, no_world, Sent, Session};
 use crate::netsim::{Burst, LinkConfig, NetworkConfig};
 use crate::streams::StreamVector;
 use ackwire_codec::datagram::{
-    ReplicaLimits, ReplicaTable, StreamFrame, Subscription, SubscriptionConfig, WorldOp,
+    ReplicaLimits, ReplicaTable, Subscription, SubscriptionConfig, WorldOp,
 };
-use ackwire_codec::protocol::{Datagram, DatagramAck};
-use ackwire_codec::rt::Frame;
+use ackwire_codec::session::{self, DatagramTick, Now, SessionError, SessionHalf};
 use serde_json::{json, Value};
 
 /// The session halves this module opens.
@@ -66,28 +65,22 @@ pub fn open(name: &str, params_v: &Value) -> Option<Result<Box<dyn Session>, Str
     };
     match name {
         "datagram_server" => Some(Ok(Box::new(Server {
-            sub: Subscription::new(p.0),
+            half: session::DatagramServer::new(Subscription::new(p.0)),
             input_ack: 0,
-            out: Vec::new(),
         }))),
-        "datagram_client" => Some(Ok(Box::new(Client {
-            table: ReplicaTable::with_limits(p.1),
-            out: Vec::new(),
-        }))),
+        "datagram_client" => Some(Ok(Box::new(Client(session::DatagramClient::new(
+            ReplicaTable::with_limits(p.1),
+        ))))),
         _ => None,
     }
 }
 
 struct Server {
-    sub: Subscription,
+    half: session::DatagramServer,
     input_ack: u64,
-    out: Vec<Sent>,
 }
 
-struct Client {
-    table: ReplicaTable,
-    out: Vec<Sent>,
-}
+struct Client(session::DatagramClient);
 
 fn field<'a>(v: &'a Value, key: &str) -> Result<&'a Value, String> {
     v.get(key).ok_or_else(|| format!("missing `{key}` in {v}"))
@@ -159,12 +152,18 @@ fn op(v: &Value) -> Result<Option<WorldOp>, String> {
     }))
 }
 
-fn error_report(e: impl std::fmt::Display) -> Value {
-    json!({ "error": e.to_string() })
+/// A frame's report, or what the half said of a frame it did not take or could not decode.
+fn report<R: serde::Serialize>(frame: &str, r: Result<R, SessionError>) -> Result<Value, String> {
+    match r {
+        Ok(summary) => serde_json::to_value(summary).map_err(|e| e.to_string()),
+        Err(SessionError::Decode(e)) => Ok(json!({ "error": e.kind.to_string() })),
+        Err(SessionError::UnexpectedFrame(_)) => Ok(json!({ "ignored": frame })),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 impl Session for Server {
-    fn advance(&mut self, tick: u64, _now_ms: u64, ops: &[Value]) -> Result<(), String> {
+    fn advance(&mut self, tick: u64, now_ms: u64, ops: &[Value]) -> Result<(), String> {
         let mut world = Vec::new();
         for v in ops {
             match op(v)? {
@@ -172,39 +171,24 @@ impl Session for Server {
                 None => self.input_ack = uint(&v["input_ack"], "seq")?,
             }
         }
-        let out = self
-            .sub
-            .tick(tick, self.input_ack, &world)
-            .map_err(|e| e.to_string())?;
-        for f in out.stream {
-            self.out.push(Sent {
-                frame: f.name().into(),
-                bytes: f.to_bytes().map_err(|e| e.to_string())?,
-                reliable: true,
-            });
-        }
-        for d in out.datagrams {
-            self.out.push(Sent {
-                frame: Datagram::NAME.into(),
-                bytes: d.to_bytes().map_err(|e| e.to_string())?,
-                reliable: false,
-            });
-        }
-        Ok(())
+        let input = DatagramTick {
+            input_ack: self.input_ack,
+            ops: &world,
+        };
+        self.half
+            .handle_tick(Now::new(tick, now_ms), input)
+            .map_err(|e| e.to_string())
     }
 
-    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
-        if frame != DatagramAck::NAME {
-            return Ok(json!({ "ignored": frame }));
-        }
-        Ok(match DatagramAck::decode(bytes) {
-            Ok(a) => serde_json::to_value(self.sub.on_ack(&a)).map_err(|e| e.to_string())?,
-            Err(e) => error_report(e.kind),
-        })
+    fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
+        report(
+            frame,
+            self.half.handle_frame(Now::new(0, now_ms), frame, bytes),
+        )
     }
 
     fn take(&mut self) -> Vec<Sent> {
-        std::mem::take(&mut self.out)
+        drain(&mut self.half)
     }
 
     fn state_hash(&mut self) -> Option<u32> {
@@ -214,42 +198,22 @@ impl Session for Server {
 
 impl Session for Client {
     fn advance(&mut self, _tick: u64, _now_ms: u64, ops: &[Value]) -> Result<(), String> {
-        if ops.is_empty() {
-            Ok(())
-        } else {
-            Err("the client half takes no world ops".into())
-        }
+        no_world(ops)
     }
 
-    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
-        let summary = if frame == Datagram::NAME {
-            match Datagram::decode(bytes) {
-                Ok(d) => self.table.receive(d),
-                Err(e) => return Ok(error_report(e.kind)),
-            }
-        } else {
-            match StreamFrame::decode(frame, bytes) {
-                Some(Ok(f)) => self.table.apply_stream(&f),
-                Some(Err(e)) => return Ok(error_report(e.kind)),
-                None => return Ok(json!({ "ignored": frame })),
-            }
-        };
-        for a in self.table.take_acks() {
-            self.out.push(Sent {
-                frame: DatagramAck::NAME.into(),
-                bytes: a.to_bytes().map_err(|e| e.to_string())?,
-                reliable: false,
-            });
-        }
-        serde_json::to_value(summary).map_err(|e| e.to_string())
+    fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
+        report(
+            frame,
+            self.0.handle_frame(Now::new(0, now_ms), frame, bytes),
+        )
     }
 
     fn take(&mut self) -> Vec<Sent> {
-        std::mem::take(&mut self.out)
+        drain(&mut self.0)
     }
 
     fn state_hash(&mut self) -> Option<u32> {
-        Some(self.table.state_hash())
+        Some(self.0.machine().state_hash())
     }
 }
 
@@ -402,6 +366,9 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
 mod tests {
     use super::*;
     use crate::sessions::stream::verify;
+    use ackwire_codec::datagram::StreamFrame;
+    use ackwire_codec::protocol::Datagram;
+    use ackwire_codec::rt::Frame;
 
     #[test]
     fn the_vectors_replay_on_both_halves() {

@@ -31,7 +31,7 @@
 //! little endian (the empty mirror hashes to 0x811c9dc5).
 
 use super::stream::{record, Recording};
-use super::{Sent, Session};
+use super::{drain, Sent, Session};
 use crate::netsim::{Burst, Link, LinkConfig, NetworkConfig, SplitMix64};
 use crate::streams::StreamVector;
 use ackwire_codec::delta::{
@@ -39,7 +39,8 @@ use ackwire_codec::delta::{
     SlotKey,
 };
 use ackwire_codec::protocol::{DeltaAck, DeltaPlan as PlanFrame};
-use ackwire_codec::Frame;
+use ackwire_codec::rt::Frame;
+use ackwire_codec::session::{self, Now, SessionError, SessionHalf};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -110,12 +111,10 @@ pub fn open(name: &str, params_json: &Value) -> Option<Result<Box<dyn Session>, 
     }
 }
 
-/// The server half: the world and the subscriber's baseline.
+/// The server half: the world and the codec's half (the subscriber's baseline).
 struct DeltaServer {
     world: BTreeMap<u32, u16>,
-    baseline: DeltaBaseline,
-    seq: u64,
-    out: Vec<Sent>,
+    half: session::DeltaServer,
 }
 
 impl DeltaServer {
@@ -126,9 +125,7 @@ impl DeltaServer {
         }
         DeltaServer {
             world: BTreeMap::new(),
-            baseline,
-            seq: 0,
-            out: Vec::new(),
+            half: session::DeltaServer::new(baseline),
         }
     }
 
@@ -149,7 +146,7 @@ fn key_of(v: &Value) -> Result<SlotKey, String> {
 }
 
 impl Session for DeltaServer {
-    fn advance(&mut self, _tick: u64, now_ms: u64, ops: &[Value]) -> Result<(), String> {
+    fn advance(&mut self, tick: u64, now_ms: u64, ops: &[Value]) -> Result<(), String> {
         for op in ops {
             if let Some(k) = op.get("enter") {
                 let k = key_of(k)?;
@@ -160,49 +157,37 @@ impl Session for DeltaServer {
                     self.world.remove(&k.index);
                 }
             } else if op.get("reset") == Some(&Value::Bool(true)) {
-                self.baseline.reset();
+                self.half.machine_mut().reset();
             } else if op.get("request_full_baseline") == Some(&Value::Bool(true)) {
-                self.baseline.request_full_baseline();
+                self.half.machine_mut().request_full_baseline();
             } else {
                 return Err(format!("unknown delta world op {op}"));
             }
         }
-        if self.baseline.should_send(now_ms) {
-            self.seq += 1;
-            let plan = self.baseline.plan(&self.visible(), self.seq);
-            let bytes = plan
-                .to_frame(self.seq)
-                .to_bytes()
-                .map_err(|e| e.to_string())?;
-            self.out.push(Sent {
-                frame: "delta_plan".into(),
-                bytes,
-                reliable: false,
-            });
-        }
-        Ok(())
+        let visible = self.visible();
+        self.half
+            .handle_tick(Now::new(tick, now_ms), &visible)
+            .map_err(|e| e.to_string())
     }
 
     fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
-        if frame != "delta_ack" {
-            return Ok(json!({"dropped": format!("the server takes delta_ack, not {frame}")}));
+        match self.half.handle_frame(Now::new(0, now_ms), frame, bytes) {
+            Ok(r) => Ok(json!({
+                "acked_seq": r.acked_seq,
+                "unacked": r.unacked,
+                "full_rebuilds": r.full_rebuilds,
+                "stalled": r.stalled,
+            })),
+            Err(SessionError::UnexpectedFrame(_)) => Ok(json!({
+                "dropped": format!("the server takes delta_ack, not {frame}")
+            })),
+            Err(SessionError::Decode(e)) => Ok(json!({"dropped": e.kind.to_string()})),
+            Err(e) => Err(e.to_string()),
         }
-        let ack = match DeltaAck::decode(bytes) {
-            Ok(a) => a,
-            Err(e) => return Ok(json!({"dropped": e.kind.to_string()})),
-        };
-        self.baseline
-            .observe_ack_at(ack.newest, ack.mask, ack.digest, now_ms);
-        Ok(json!({
-            "acked_seq": self.baseline.acked_seq(),
-            "unacked": self.baseline.unacked(),
-            "full_rebuilds": self.baseline.full_rebuilds(),
-            "stalled": self.baseline.stalled(now_ms),
-        }))
     }
 
     fn take(&mut self) -> Vec<Sent> {
-        std::mem::take(&mut self.out)
+        drain(&mut self.half)
     }
 
     fn state_hash(&mut self) -> Option<u32> {
@@ -210,22 +195,21 @@ impl Session for DeltaServer {
     }
 }
 
-/// The client half: a mirror that acknowledges every plan it reads.
+/// The client half: the codec's (a mirror that acknowledges every plan it reads), and when
+/// the client stops reading.
 struct DeltaClient {
-    mirror: DeltaMirror,
+    half: session::DeltaClient,
     stalls: Vec<(u64, u64)>,
     /// Set while the client is not reading; it drops its mirror when it reads again.
     unread: bool,
-    out: Vec<Sent>,
 }
 
 impl DeltaClient {
     fn new(p: &Params) -> Self {
         DeltaClient {
-            mirror: DeltaMirror::new(),
+            half: session::DeltaClient::new(DeltaMirror::new()),
             stalls: p.stalls.clone(),
             unread: false,
-            out: Vec::new(),
         }
     }
 }
@@ -253,42 +237,41 @@ impl Session for DeltaClient {
             self.unread = true;
             return Ok(json!({"unread": true}));
         }
-        let plan = match PlanFrame::decode(bytes) {
-            Ok(p) => p,
-            Err(e) => return Ok(json!({"dropped": e.kind.to_string()})),
-        };
+        // A plan that does not decode leaves the mirror, and whether it is to be dropped, as
+        // they are: check before the half reads it.
+        if let Err(e) = PlanFrame::decode(bytes) {
+            return Ok(json!({"dropped": e.kind.to_string()}));
+        }
         let dropped_mirror = std::mem::take(&mut self.unread);
         if dropped_mirror {
-            self.mirror.clear();
+            self.half.machine_mut().clear();
         }
-        let a = match self.mirror.apply(&plan) {
+        let a = match self.half.handle_frame(Now::new(0, now_ms), frame, bytes) {
             Ok(a) => a,
             // Past the mirror's limit: refused whole and not acknowledged, as if lost.
-            Err(e) => return Ok(json!({"refused": e.to_string(), "held": self.mirror.len()})),
+            Err(SessionError::Limit(e)) => {
+                let held = self.half.machine().len();
+                return Ok(json!({"refused": e.to_string(), "held": held}));
+            }
+            Err(e) => return Err(e.to_string()),
         };
-        if let Some(ack) = self.mirror.ack() {
-            self.out.push(Sent {
-                frame: "delta_ack".into(),
-                bytes: ack.to_bytes().map_err(|e| e.to_string())?,
-                reliable: false,
-            });
-        }
         Ok(json!({
             "applied": a.applied,
             "full_baseline": a.cleared,
             "entered": a.entered,
             "left": a.left,
-            "held": self.mirror.len(),
+            "held": self.half.machine().len(),
             "dropped_mirror": dropped_mirror,
         }))
     }
 
     fn take(&mut self) -> Vec<Sent> {
-        std::mem::take(&mut self.out)
+        drain(&mut self.half)
     }
 
     fn state_hash(&mut self) -> Option<u32> {
-        Some(mirror_hash(self.mirror.keys().map(SlotKey::encode)))
+        let keys = self.half.machine().keys().map(SlotKey::encode);
+        Some(mirror_hash(keys))
     }
 }
 

@@ -3,8 +3,10 @@
 //!
 //! Each seed protocol has a server half and a client half, opened by name
 //! (`acked_server`, `acked_client`, `datagram_server`, ...). The machines themselves live in
-//! the codec and server crates and are sans-IO; the adapters here only translate the testee
-//! protocol's JSON into their calls.
+//! the codec and are sans-IO, each half driven through the one shape
+//! [`ackwire_codec::session::SessionHalf`]; the adapters here only translate the testee
+//! protocol's JSON (world ops, reports, errors as text) into its calls, and every adapter's
+//! [`Session::take`] is its half's `poll_transmit` drained.
 
 pub mod acked;
 pub mod baseline;
@@ -12,6 +14,7 @@ pub mod datagram;
 pub mod delta;
 pub mod stream;
 
+use ackwire_codec::session::{SessionHalf, Transmit};
 use serde_json::Value;
 
 /// A frame a session wants to send.
@@ -23,6 +26,32 @@ pub struct Sent {
     pub bytes: Vec<u8>,
     /// Whether it goes on the reliable channel.
     pub reliable: bool,
+}
+
+impl From<Transmit> for Sent {
+    fn from(t: Transmit) -> Self {
+        Sent {
+            frame: t.frame.into(),
+            bytes: t.bytes,
+            reliable: t.reliable,
+        }
+    }
+}
+
+/// Everything `half` has to send now, in order: [`Session::take`] of every adapter.
+fn drain(half: &mut impl SessionHalf) -> Vec<Sent> {
+    std::iter::from_fn(|| half.poll_transmit())
+        .map(Sent::from)
+        .collect()
+}
+
+/// The JSON adapters' answer to world ops given to a client half.
+fn no_world(ops: &[Value]) -> Result<(), String> {
+    if ops.is_empty() {
+        Ok(())
+    } else {
+        Err(ackwire_codec::session::SessionError::NoWorld.to_string())
+    }
 }
 
 /// One half of a session pair. Time and ticks are arguments; nothing reads a clock.
