@@ -51,11 +51,11 @@ use ackwire_codec::protocol::{
     Vitality,
 };
 use ackwire_codec::rt::Frame;
-use ackwire_conformance::netsim::SplitMix64;
 use ackwire_server::acked::{AckedEncoder, Presenter, ViewConfig, World, WorldEntity};
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;
 use ackwire_server::{render_error_at, HistoricalStateBuffer, RenderError};
+use ackwire_sim::SplitMix64;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
