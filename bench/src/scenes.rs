@@ -13,7 +13,7 @@
 //! jitter. The cubes' orientation is a heading only: the reference protocol's pose has no
 //! quaternion, where Fiedler's cubes tumble (his 57 bits include a smallest-three quaternion).
 
-use ackwire_conformance::netsim::SplitMix64;
+use ackwire_sim::SplitMix64;
 
 /// Loss each way, per cent, that every scene runs under.
 pub const LOSSES: [f64; 5] = [0.0, 2.0, 5.0, 10.0, 25.0];

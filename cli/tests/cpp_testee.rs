@@ -123,24 +123,21 @@ fn the_sanitized_cpp_testee_passes_every_frame_vector() {
     assert!(report.outcomes.iter().all(|o| o.verdict == Verdict::Pass));
 }
 
-/// SplitMix64: deterministic, so that a failure names an input that can be replayed.
-struct Rng(u64);
+/// SplitMix64 (`ackwire-sim`'s): deterministic, so that a failure names an input that can be
+/// replayed.
+struct Rng(ackwire_sim::SplitMix64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    fn new(seed: u64) -> Rng {
+        Rng(ackwire_sim::SplitMix64::new(seed))
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.0.next_u64() % n.max(1) as u64) as usize
     }
 
     fn byte(&mut self) -> u8 {
-        self.next() as u8
+        self.0.next_u64() as u8
     }
 }
 
@@ -260,7 +257,7 @@ fn mutated_and_random_inputs_never_crash_it_and_decode_as_in_rust() {
     let testee_path = sanitized_testee();
     let mut testee = start(&testee_path);
     let files = vectors::frame_files();
-    let mut rng = Rng(0x00C0_FFEE_ACC0_57ED);
+    let mut rng = Rng::new(0x00C0_FFEE_ACC0_57ED);
     let mut failures = Vec::new();
     let mut asked = 0;
     let mut accepted = 0;
@@ -379,7 +376,7 @@ fn mutated_values_encode_as_in_rust() {
     ];
     let testee_path = sanitized_testee();
     let mut testee = start(&testee_path);
-    let mut rng = Rng(0x0E7C_0DE5_00F1_1CE5);
+    let mut rng = Rng::new(0x0E7C_0DE5_00F1_1CE5);
     let mut failures = Vec::new();
     let mut asked = 0;
     for file in vectors::frame_files() {
@@ -470,7 +467,7 @@ fn garbage_requests_get_one_json_reply_each_and_never_crash_it() {
         b"{}".to_vec(),
         b"null".to_vec(),
     ];
-    let mut rng = Rng(0x6A7B_A6E0_0000_0001);
+    let mut rng = Rng::new(0x6A7B_A6E0_0000_0001);
     for _ in 0..3000 {
         let seed = valid[rng.below(valid.len())].as_bytes();
         let other = valid[rng.below(valid.len())].as_bytes();

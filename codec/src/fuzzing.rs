@@ -6,48 +6,6 @@ use crate::rt::{Frame, FrameVisitor};
 mod acked;
 pub use acked::{acked_hostile, apply_one_by_one, HostileReport};
 
-/// A fuzz input read a byte at a time, as the stream harnesses (acked, datagram, baseline)
-/// draw their choices from it: zeros once it is used up, so every input, however short, is a
-/// whole run and the fuzzer's mutations stay local.
-pub(crate) struct ByteSource<'a> {
-    data: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> ByteSource<'a> {
-    /// A source at the start of `data`.
-    pub(crate) fn new(data: &'a [u8]) -> Self {
-        ByteSource { data, pos: 0 }
-    }
-
-    /// The next byte; 0 past the end.
-    pub(crate) fn byte(&mut self) -> u8 {
-        let b = self.data.get(self.pos).copied().unwrap_or(0);
-        self.pos = self.pos.saturating_add(1);
-        b
-    }
-
-    /// The next two bytes, little endian.
-    pub(crate) fn u16(&mut self) -> u16 {
-        u16::from_le_bytes([self.byte(), self.byte()])
-    }
-
-    /// The next four bytes, little endian.
-    pub(crate) fn u32(&mut self) -> u32 {
-        u32::from_le_bytes([self.byte(), self.byte(), self.byte(), self.byte()])
-    }
-
-    /// Whether every byte of the input has been read.
-    pub(crate) fn done(&self) -> bool {
-        self.pos >= self.data.len()
-    }
-
-    /// An index below `len` chosen by the next byte; `None` (reading nothing) when `len` is 0.
-    pub(crate) fn pick(&mut self, len: usize) -> Option<usize> {
-        (len > 0).then(|| usize::from(self.byte()) % len)
-    }
-}
-
 /// Decodes `data` as frame `F`; when it decodes, re-encoding must give back exactly `data`
 /// and `encoded_len` must predict it (DESIGN.md section 3: "every accepted input re-encodes to
 /// the identical bytes"). Panics otherwise, which is what a fuzzer reports.

@@ -11,7 +11,7 @@
 //! - [`vectors`] (with the cases kept in code, [`vectors::frame_cases`]) and [`streams`]: the
 //!   frame and stream vector files, written, read and verified;
 //! - [`frame_json`]: frames chosen by name, to and from their JSON form;
-//! - [`netsim`] and [`sessions`]: the simulated network, and every seed protocol's session
+//! - [`netsim`] (`ackwire-sim`'s network, re-exported) and [`sessions`]: the simulated network, and every seed protocol's session
 //!   halves as the stream vectors record and replay them;
 //! - [`testee_client`]: the testee protocol's client, a testee as a child process
 //!   ([`testee_client::TesteeProcess`]) and a session half inside it;

@@ -21,6 +21,7 @@ use super::{
 use crate::protocol::{Blast, Buttons, EntityState, Event, Hit, Input, Shot};
 use crate::rt::Frame;
 use crate::BitSet;
+use ackwire_sim::{FateQueue, SplitMix64};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One operation of the world in a tick.
@@ -116,25 +117,7 @@ pub fn apply_ops(world: &mut World, lives: &mut BTreeMap<u16, u32>, ops: &[Op]) 
     events
 }
 
-/// What the network does to one frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fate {
-    /// Lost.
-    pub lost: bool,
-    /// Ticks until it arrives (at least 1).
-    pub delay: u32,
-    /// A second copy, this many ticks after sending.
-    pub dup: Option<u32>,
-}
-
-impl Fate {
-    /// Arrives the next tick, once.
-    pub const PERFECT: Fate = Fate {
-        lost: false,
-        delay: 1,
-        dup: None,
-    };
-}
+pub use ackwire_sim::Fate;
 
 /// A world script, a view and a network schedule.
 #[derive(Debug, Clone, PartialEq)]
@@ -183,24 +166,6 @@ pub struct Outcome {
 /// The world-side fault the harness tolerates nowhere: its message says which invariant broke.
 type Broken = String;
 
-fn fate(list: &[Fate], i: usize, healed: bool) -> Fate {
-    if healed || list.is_empty() {
-        Fate::PERFECT
-    } else {
-        list[i % list.len()]
-    }
-}
-
-fn queue(q: &mut BTreeMap<u32, Vec<Vec<u8>>>, now: u32, f: Fate, bytes: Vec<u8>) {
-    if f.lost {
-        return;
-    }
-    if let Some(d) = f.dup {
-        q.entry(now + d.max(1)).or_default().push(bytes.clone());
-    }
-    q.entry(now + f.delay.max(1)).or_default().push(bytes);
-}
-
 /// Runs `s` with the client's inputs going to `inputs`, which `execute` runs each server tick
 /// (before the world's operations and the presenter), and checks, at every step: every state the client shows equals the ordered
 /// client's state at that tick, record for record; each event is shown at most once, is the
@@ -221,8 +186,8 @@ pub fn run_with<Q: InputSink<Input = Input>>(
     let mut enc = AckedEncoder::<Reference, Q>::new(inputs).keep_expired_serials();
     let mut dec = AckedDecoder::<Reference>::new();
     let mut writer = AckWriter::<Input>::new(16);
-    let mut down: BTreeMap<u32, Vec<Vec<u8>>> = BTreeMap::new();
-    let mut up: BTreeMap<u32, Vec<Vec<u8>>> = BTreeMap::new();
+    let mut down = FateQueue::new();
+    let mut up = FateQueue::new();
     let mut generated: Vec<Event> = Vec::new();
     let mut seen: BTreeSet<u32> = BTreeSet::new();
     let mut out = Outcome::default();
@@ -232,7 +197,7 @@ pub fn run_with<Q: InputSink<Input = Input>>(
     for t in 1..=end {
         let healed = t >= heal;
         // 1. Frames arriving at the client.
-        for bytes in down.remove(&t).unwrap_or_default() {
+        for bytes in down.arrivals(t) {
             match dec.deliver(&bytes) {
                 Delivery::Shown(report) => {
                     let report = report.clone();
@@ -276,7 +241,7 @@ pub fn run_with<Q: InputSink<Input = Input>>(
             }
         }
         // 2. Kind 7 frames arriving at the server.
-        for bytes in up.remove(&t).unwrap_or_default() {
+        for bytes in up.arrivals(t) {
             enc.receive(u64::from(t), &bytes)
                 .map_err(|e| format!("tick {t}: the server refused an ack: {e}"))?;
         }
@@ -290,7 +255,7 @@ pub fn run_with<Q: InputSink<Input = Input>>(
         });
         let ack = writer.frame(dec.ack_tick(), dec.keyframe_wanted());
         let bytes = ack.to_bytes().map_err(|e| e.to_string())?;
-        queue(&mut up, t, fate(&s.up, t as usize, healed), bytes);
+        up.send(t, Fate::nth(&s.up, t as usize, healed), bytes);
         // 4. The server's tick.
         let ops = s.script.get(t as usize - 1).map_or(&[][..], |v| &v[..]);
         let events = apply_ops(&mut world, &mut lives, ops);
@@ -320,13 +285,11 @@ pub fn run_with<Q: InputSink<Input = Input>>(
             .map_err(|e| format!("tick {t}: acked encode: {e}"))?;
         out.bytes_down += sent.bytes.len() as u64;
         out.max_kept = out.max_kept.max(enc.kept());
-        queue(&mut down, t, fate(&s.down, t as usize, healed), sent.bytes);
+        down.send(t, Fate::nth(&s.down, t as usize, healed), sent.bytes);
     }
     // Converged: the last frame (sent at `end`) arrives at `end + 1`.
-    if let Some(bytes) = down.remove(&(end + 1)) {
-        for b in bytes {
-            let _ = dec.deliver(&b);
-        }
+    for b in down.arrivals(end + 1) {
+        let _ = dec.deliver(&b);
     }
     if end > 0 && !dec.shown().is_some_and(|(_, st)| *st == last_state) {
         return Err("after draining, the client does not show the server's world".into());
@@ -382,18 +345,6 @@ impl Default for Shape {
             events: 0.3,
             heal_at: u32::MAX,
         }
-    }
-}
-
-/// SplitMix64 over a seed: the generator's randomness.
-struct Mix(u64);
-impl Mix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
     }
 }
 
@@ -517,8 +468,8 @@ pub fn generate(shape: Shape, next: &mut dyn FnMut() -> u64) -> Scenario {
 
 /// A scenario of `shape` drawn from `seed`.
 pub fn from_seed(shape: Shape, seed: u64) -> Scenario {
-    let mut mix = Mix(seed);
-    generate(shape, &mut || mix.next())
+    let mut mix = SplitMix64::new(seed);
+    generate(shape, &mut || mix.next_u64())
 }
 
 /// A scenario drawn from arbitrary bytes (the fuzz target's input): the first bytes choose
@@ -536,7 +487,7 @@ pub fn from_bytes(data: &[u8]) -> Scenario {
         heal_at: u32::from(b(7)) * 2,
     };
     let mut at = 8;
-    let mut mix = Mix(0);
+    let mut mix = SplitMix64::new(0);
     generate(shape, &mut || {
         let mut v = 0u64;
         for _ in 0..8 {
@@ -544,8 +495,8 @@ pub fn from_bytes(data: &[u8]) -> Scenario {
             at += 1;
         }
         // Mixed, so that a short input still gives varied draws.
-        mix.0 ^= v;
-        mix.next()
+        mix.mix_in(v);
+        mix.next_u64()
     })
 }
 

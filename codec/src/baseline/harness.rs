@@ -18,11 +18,11 @@
 //!   acknowledgements, which may claim what never arrived).
 
 use super::*;
-use crate::fuzzing::ByteSource;
 use crate::protocol::{
     Snapshot, SnapshotAck, Team, Transform, Vitality, ACK_WINDOW, MAX_LOST_PER_SNAPSHOT,
 };
 use crate::{Frame, LimitError};
+use ackwire_sim::ByteSource;
 use std::collections::HashSet;
 
 /// What a run saw.

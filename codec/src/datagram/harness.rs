@@ -20,9 +20,9 @@
 //! are sometimes kilobytes long.
 
 use super::*;
-use crate::fuzzing::ByteSource;
 use crate::protocol::{Component, Datagram, DatagramAck, Update, UpdateMask};
 use crate::BitSet;
+use ackwire_sim::ByteSource;
 use std::collections::{BTreeMap, HashSet};
 
 /// What a run saw, for tests that want to know the input exercised something.

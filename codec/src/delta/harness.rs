@@ -25,6 +25,7 @@ use super::{
 use crate::protocol::{DeltaAck, DeltaPlan as PlanFrame};
 use crate::rt::Frame;
 use crate::LimitError;
+use ackwire_sim::{ByteSource, ByteWire};
 use std::collections::BTreeSet;
 
 /// Slots in the harness's world.
@@ -33,70 +34,6 @@ const SLOTS: u32 = 24;
 const IN_FLIGHT: usize = 128;
 /// Rounds of script at most.
 const MAX_ROUNDS: usize = 400;
-
-/// Reads the input a byte at a time; zeros once it is exhausted.
-struct Bytes<'a>(&'a [u8]);
-
-impl Bytes<'_> {
-    fn u8(&mut self) -> u8 {
-        match self.0.split_first() {
-            Some((b, rest)) => {
-                self.0 = rest;
-                *b
-            }
-            None => 0,
-        }
-    }
-    fn u64(&mut self) -> u64 {
-        (0..8).fold(0, |v, _| (v << 8) | u64::from(self.u8()))
-    }
-    fn take(&mut self, n: usize) -> &[u8] {
-        let (a, b) = self.0.split_at(n.min(self.0.len()));
-        self.0 = b;
-        a
-    }
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-/// One direction of the harness's network: frames due at a round, in send order.
-#[derive(Default)]
-struct Wire {
-    queue: Vec<(u64, u64, Vec<u8>)>,
-    order: u64,
-}
-
-impl Wire {
-    /// Sends `bytes` at `round` under decision byte `d`: lost, duplicated, delayed.
-    fn send(&mut self, round: u64, d: u8, bytes: Vec<u8>) {
-        if d.is_multiple_of(8) {
-            return;
-        }
-        let delay = u64::from((d >> 3) % 4);
-        if d % 8 == 1 {
-            self.push(round + u64::from(d >> 5), bytes.clone());
-        }
-        self.push(round + delay, bytes);
-    }
-    fn push(&mut self, at: u64, bytes: Vec<u8>) {
-        if self.queue.len() >= IN_FLIGHT {
-            self.queue.remove(0);
-        }
-        self.order += 1;
-        self.queue.push((at, self.order, bytes));
-    }
-    /// Everything due by `round`, earliest first.
-    fn due(&mut self, round: u64) -> Vec<Vec<u8>> {
-        self.queue.sort_by_key(|(at, order, _)| (*at, *order));
-        let n = self
-            .queue
-            .iter()
-            .take_while(|(at, ..)| *at <= round)
-            .count();
-        self.queue.drain(..n).map(|(.., b)| b).collect()
-    }
-}
 
 /// What a run did, for the property tests to look at.
 #[derive(Debug, Default, Clone, Copy)]
@@ -190,9 +127,9 @@ fn receive_plan(mirror: &mut DeltaMirror, bytes: &[u8]) -> Option<Vec<u8>> {
 
 /// Runs the stream `data` describes and asserts the invariants; panics on a violation.
 pub fn run(data: &[u8]) -> Outcome {
-    let mut input = Bytes(data);
-    let head = input.u8();
-    let history = 1 + usize::from(input.u8() % 48);
+    let mut input = ByteSource::new(data);
+    let head = input.byte();
+    let history = 1 + usize::from(input.byte() % 48);
     let policy = if head & 1 == 0 {
         RecoveryPolicy::AckRecovery
     } else {
@@ -200,9 +137,9 @@ pub fn run(data: &[u8]) -> Outcome {
     };
     let mut baseline = DeltaBaseline::new(history).with_policy(policy);
     let flow = head & 2 != 0;
-    let keepalive = 1 + u64::from(input.u8() % 8);
+    let keepalive = 1 + u64::from(input.byte() % 8);
     if flow {
-        baseline = baseline.with_flow(2 + u64::from(input.u8() % 16), keepalive);
+        baseline = baseline.with_flow(2 + u64::from(input.byte() % 16), keepalive);
     }
     // The world's slots are handed out by a SlotAllocator, under either reuse policy, so a
     // slot reused is always the next generation (seed 004 §7: "A retraction re-derived after
@@ -225,17 +162,17 @@ pub fn run(data: &[u8]) -> Outcome {
     let mut throwaway = DeltaMirror::<()>::new().with_limits(MirrorLimits {
         max_keys: SLOTS as usize + 1,
     });
-    let (mut down, mut up) = (Wire::default(), Wire::default());
+    let (mut down, mut up) = (ByteWire::new(IN_FLIGHT), ByteWire::new(IN_FLIGHT));
     let mut out = Outcome {
         recovering: policy == RecoveryPolicy::AckRecovery,
         ..Outcome::default()
     };
     let mut reading = true;
     let mut round = 0u64;
-    while !input.is_empty() && (round as usize) < MAX_ROUNDS {
+    while !input.done() && (round as usize) < MAX_ROUNDS {
         round += 1;
-        let op = input.u8();
-        let slot = u32::from(input.u8()) % SLOTS;
+        let op = input.byte();
+        let slot = u32::from(input.byte()) % SLOTS;
         match op % 16 {
             0..=2 => {
                 // Enter at this slot, or respawn: a new generation in the same slot.
@@ -251,27 +188,27 @@ pub fn run(data: &[u8]) -> Outcome {
                 // Forged acknowledgement, structured or raw bytes.
                 let forged = if op & 16 == 0 {
                     DeltaAck {
-                        newest: input.u64() % (server.seq + 80),
-                        mask: input.u64(),
-                        digest: input.u64(),
+                        newest: input.u64_be() % (server.seq + 80),
+                        mask: input.u64_be(),
+                        digest: input.u64_be(),
                     }
                     .to_bytes()
                     .unwrap_or_default()
                 } else {
-                    let n = usize::from(input.u8() % 24);
+                    let n = usize::from(input.byte() % 24);
                     input.take(n).to_vec()
                 };
                 let now = round * 10;
                 server.receive(&forged, now);
             }
             9 => {
-                let n = usize::from(input.u8());
+                let n = usize::from(input.byte());
                 let forged = input.take(n).to_vec();
                 let _ = receive_plan(&mut throwaway, &forged);
             }
             10 => {
                 // The mirror loses a key without losing a packet.
-                let key = mirror.keys().nth(usize::from(input.u8()));
+                let key = mirror.keys().nth(usize::from(input.byte()));
                 if let Some(k) = key {
                     mirror.remove(k);
                 }
@@ -288,12 +225,12 @@ pub fn run(data: &[u8]) -> Outcome {
             14 => {
                 // A hostile server floods the mirror with keys it never held (issue 13): up to
                 // 255 new slots a plan, a full baseline or not, some retracting what is held.
-                let n = u32::from(input.u8());
-                let first = (input.u64() as u32) & !0xff_u32;
-                let generation = u16::from(input.u8());
+                let n = u32::from(input.byte());
+                let first = (input.u64_be() as u32) & !0xff_u32;
+                let generation = u16::from(input.byte());
                 let left: Vec<u64> = throwaway
                     .keys()
-                    .take(usize::from(input.u8() % 4))
+                    .take(usize::from(input.byte() % 4))
                     .map(SlotKey::encode)
                     .collect();
                 let plan = DeltaPlan {
@@ -314,14 +251,14 @@ pub fn run(data: &[u8]) -> Outcome {
         let now = round * 10;
         if let Some(bytes) = server.send(now) {
             out.plans += 1;
-            down.send(round, input.u8(), bytes);
+            down.send(round, input.byte(), bytes);
         }
         for bytes in down.due(round) {
             if !reading {
                 continue;
             }
             if let Some(ack) = receive_plan(&mut mirror, &bytes) {
-                up.send(round, input.u8(), ack);
+                up.send(round, input.byte(), ack);
             }
         }
         for bytes in up.due(round) {

@@ -17,13 +17,13 @@
 //! that reference with the same reason, and leaves the state shown as it was; a stale frame is
 //! not newer than the last shown.
 
-use super::ByteSource;
 use crate::acked::{
     state_check, AckedDecoder, AckedFrame, AckedSchema, Delivery, FrameOf, Inapplicable, Reference,
     State,
 };
 use crate::protocol::{ChangeMask, EntityState, Event, Shot, StateFlags};
 use crate::BitSet;
+use ackwire_sim::ByteSource;
 use std::collections::BTreeMap;
 
 /// The state `frame` produces onto `base`, by seed 000's rules taken one at a time: every
@@ -374,18 +374,10 @@ pub fn acked_hostile(data: &[u8]) -> HostileReport {
 mod tests {
     use super::*;
 
-    /// SplitMix64 bytes: the seeded inputs the tests run.
+    /// SplitMix64 bytes (the low byte of each draw): the seeded inputs the tests run.
     fn input(seed: u64, len: usize) -> Vec<u8> {
-        let mut x = seed;
-        (0..len)
-            .map(|_| {
-                x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                let mut z = x;
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                (z ^ (z >> 31)) as u8
-            })
-            .collect()
+        let mut rng = ackwire_sim::SplitMix64::new(seed);
+        (0..len).map(|_| rng.next_u64() as u8).collect()
     }
 
     #[test]
