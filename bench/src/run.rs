@@ -966,12 +966,18 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, usize)) -> Result<Report
 }
 
 /// The issue's targets, on the cube scene at 5 per cent loss (none when that did not run).
+///
+/// The CPU targets are ratios within the run, against bitcode's full world on the same
+/// machine at the same moment (issue 17: an absolute 50 ns was met or missed by the machine's
+/// load): the acked encode per entity per client per tick over bitcode's full-world encode per
+/// entity, and the acked delivery per entity over bitcode's full-world decode per entity, each
+/// at most 1. The arena's and the floats' ratios are told beside the cubes' in the name.
 pub fn targets(rows: &[Row]) -> Vec<Target> {
-    let find = |protocol: &str| {
+    let find = |scene: &str, protocol: &str| {
         rows.iter()
-            .find(|r| r.scene == "cube" && r.protocol == protocol && r.loss_pct == 5.0)
+            .find(|r| r.scene == scene && r.protocol == protocol && r.loss_pct == 5.0)
     };
-    let (Some(acked), Some(bitcode)) = (find("acked"), find("bitcode")) else {
+    let (Some(acked), Some(bitcode)) = (find("cube", "acked"), find("cube", "bitcode")) else {
         return Vec::new();
     };
     let bits = |row: &Row| Target {
@@ -986,23 +992,53 @@ pub fn targets(rows: &[Row]) -> Vec<Target> {
     };
     let mut targets = vec![bits(acked)];
     // The same stream without the seed's advice to send large frames reliably.
-    targets.extend(find("acked-frag").map(bits));
+    targets.extend(find("cube", "acked-frag").map(bits));
+    let encode = |r: &Row| r.encode_ns_per_entity;
+    let decode = |r: &Row| r.decode_ns_per_entity;
+    let full_decode = |r: &Row| r.decode_ns_per_frame_entity();
+    // The ratio of two figures of one scene's rows at 5% loss, when the scene ran.
+    let ratio = |scene: &str, of: &dyn Fn(&Row) -> f64, against: &dyn Fn(&Row) -> f64| {
+        let (a, b) = (find(scene, "acked")?, find(scene, "bitcode")?);
+        Some(of(a) / against(b))
+    };
+    let beside = |of: &dyn Fn(&Row) -> f64, against: &dyn Fn(&Row) -> f64| {
+        ["arena", "floats"]
+            .iter()
+            .map(|scene| match ratio(scene, of, against) {
+                Some(x) => format!("{scene} {x:.2}×"),
+                None => format!("{scene} not run"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let judged = |name: String, measured: f64| Target {
+        name,
+        measured,
+        limit: 1.0,
+        unit: "× bitcode".into(),
+        met: measured <= 1.0,
+    };
     targets.extend([
-        Target {
-            name: "cube, 5% loss: acked encode per entity per client per tick".into(),
-            measured: acked.encode_ns_per_entity,
-            limit: 50.0,
-            unit: "ns".into(),
-            met: acked.encode_ns_per_entity < 50.0,
-        },
-        Target {
-            name: "cube, 5% loss: acked decode of a tick, under bitcode decoding the full world"
-                .into(),
-            measured: acked.decode_ns_per_entity,
-            limit: bitcode.decode_ns_per_frame_entity(),
-            unit: "ns per entity".into(),
-            met: acked.decode_ns_per_entity < bitcode.decode_ns_per_frame_entity(),
-        },
+        judged(
+            format!(
+                "cube, 5% loss: acked encode per entity per client per tick ({:.1} ns) over \
+                 bitcode's full-world encode per entity ({:.1} ns); {}",
+                encode(acked),
+                encode(bitcode),
+                beside(&encode, &encode)
+            ),
+            encode(acked) / encode(bitcode),
+        ),
+        judged(
+            format!(
+                "cube, 5% loss: acked delivery per entity ({:.1} ns) over bitcode's full-world \
+                 decode per entity ({:.1} ns); {}",
+                decode(acked),
+                full_decode(bitcode),
+                beside(&decode, &full_decode)
+            ),
+            decode(acked) / full_decode(bitcode),
+        ),
     ]);
     targets
 }
@@ -1110,11 +1146,34 @@ mod tests {
         let mut b = r.clone();
         b.protocol = "bitcode".into();
         b.decode_ns_per_entity = 20.0;
+        b.encode_ns_per_entity = 40.0;
         let t = targets(&[r.clone(), b.clone()]);
         assert_eq!(
             t.iter().map(|t| t.met).collect::<Vec<_>>(),
             [false, true, true]
         );
+        // Ratios against bitcode in the same run: 40 ns over 40 ns, 10 ns over 20 ns.
+        assert_eq!((t[1].measured, t[1].limit), (1.0, 1.0));
+        assert_eq!(t[2].measured, 0.5);
+        assert!(
+            t[1].name.contains("arena not run, floats not run"),
+            "{:?}",
+            t[1]
+        );
+        // The arena's ratios are told beside the cubes', and judge nothing.
+        let mut arena = [r.clone(), b.clone()].map(|mut row| {
+            row.scene = "arena".into();
+            row
+        });
+        arena[0].encode_ns_per_entity = 80.0;
+        let t = targets(&[r.clone(), b.clone(), arena[0].clone(), arena[1].clone()]);
+        assert!(
+            t[1].name.contains("arena 2.00×, floats not run"),
+            "{:?}",
+            t[1]
+        );
+        assert!(t[2].name.contains("arena 0.50×"), "{:?}", t[2]);
+        assert!(t[1].met);
         r.bits_per_changed = 100.0;
         r.decode_ns_per_entity = 30.0;
         let mut frag = r.clone();
