@@ -17,6 +17,7 @@
 use super::{
     client_view, AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, InputSink,
     OrderedDecoder, OrderedEncoder, Presenter, Reference, State, ViewConfig, World, WorldEntity,
+    MAX_BUFFERED_INPUTS,
 };
 use crate::protocol::{Blast, Buttons, EntityState, Event, Hit, Input, Shot};
 use crate::rt::Frame;
@@ -498,6 +499,51 @@ pub fn from_bytes(data: &[u8]) -> Scenario {
         mix.mix_in(v);
         mix.next_u64()
     })
+}
+
+/// Floods `encoder` with kind 7 inputs (255 per frame for 200 frames, half of them at
+/// sequence numbers near `u32::MAX`), then jumps the sequence back, and checks what the
+/// encoder must hold whatever its sink does with them: at most MAX_BUFFERED_INPUTS pending,
+/// the overflow and the repeats counted, nothing after the backward jump taken as new, and a
+/// kind 7 frame that does not decode refused rather than a panic. The codec's tests run it over
+/// a sink that keeps everything, the server's over its input schedule.
+pub fn input_flood<Q: InputSink<Input = Input>>(
+    encoder: &mut AckedEncoder<Reference, Q>,
+) -> Result<(), String> {
+    let input = |tick: u32| Input {
+        tick,
+        buttons: Buttons::empty(),
+        move_x: 0.0,
+        move_y: 0.0,
+        yaw: 0.0,
+    };
+    for round in 0..200u32 {
+        let inputs = (0..255u32).map(|i| (round * 7 + i % 60, input(i)));
+        encoder.on_ack(u64::from(round), 0, false, round * 255 + 1, inputs);
+        let far = (0..255u32).map(|i| (u32::MAX - i, input(i)));
+        encoder.on_ack(u64::from(round), 0, false, round * 255 + 1, far);
+        let pending = encoder.inputs().pending();
+        if pending > MAX_BUFFERED_INPUTS {
+            return Err(format!("round {round}: {pending} inputs pending"));
+        }
+    }
+    let c = encoder.counters();
+    if c.inputs_overflow == 0 || c.inputs_repeated == 0 {
+        return Err(format!("the flood was not counted: {c:?}"));
+    }
+    encoder.on_ack(1, 0, false, u32::MAX - 2, (0..10).map(|i| (1, input(i))));
+    if encoder.last_seq() != u32::MAX {
+        return Err(format!("last_seq {} after the jump", encoder.last_seq()));
+    }
+    let before = encoder.counters().inputs_taken;
+    encoder.on_ack(1, 0, false, 5, (0..10).map(|i| (1, input(i))));
+    if encoder.counters().inputs_taken != before {
+        return Err("an input after the backward jump was taken as new".into());
+    }
+    if encoder.receive(1, &[7, 0, 0]).is_ok() {
+        return Err("a kind 7 frame that does not decode was accepted".into());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

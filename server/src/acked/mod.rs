@@ -125,7 +125,6 @@ impl<S: AckedSchema, I> ExecuteDue<I> for AckedEncoder<S, I> {
 mod tests {
     use super::harness::{from_seed, run, Shape};
     use super::*;
-    use ackwire_codec::BitSet;
 
     #[test]
     fn a_lossless_stream_equals_the_ordered_one() {
@@ -155,40 +154,11 @@ mod tests {
         }
     }
 
-    fn input(tick: u32) -> Input {
-        Input {
-            tick,
-            buttons: ackwire_codec::protocol::Buttons::empty(),
-            move_x: 0.0,
-            move_y: 0.0,
-            yaw: 0.0,
-        }
-    }
-
     /// Over the server's input schedule: most of the flood is refused by the window, the
     /// rest held within MAX_BUFFERED_INPUTS.
     #[test]
     fn input_floods_and_sequence_jumps_stay_bounded() {
         let mut e = ReferenceEncoder::new(InputWindow::new(4, 64));
-        for round in 0..200u32 {
-            let inputs = (0..255u32).map(|i| (round * 7 + i % 60, input(i)));
-            e.on_ack(u64::from(round), 0, false, round * 255 + 1, inputs);
-            let far = (0..255u32).map(|i| (u32::MAX - i, input(i)));
-            e.on_ack(u64::from(round), 0, false, round * 255 + 1, far);
-            assert!(e.inputs().pending() <= MAX_BUFFERED_INPUTS);
-        }
-        assert!(e.counters().inputs_overflow > 0);
-        assert!(e.counters().inputs_repeated > 0);
-        e.on_ack(1, 0, false, u32::MAX - 2, (0..10).map(|i| (1, input(i))));
-        assert_eq!(e.last_seq(), u32::MAX);
-        let before = e.counters().inputs_taken;
-        e.on_ack(1, 0, false, 5, (0..10).map(|i| (1, input(i))));
-        assert_eq!(
-            e.counters().inputs_taken,
-            before,
-            "nothing after the jump is new"
-        );
-        // A kind 7 frame's bytes that do not decode are refused, not a panic.
-        assert!(e.receive(1, &[7, 0, 0]).is_err());
+        super::harness::input_flood(&mut e).unwrap();
     }
 }
