@@ -30,7 +30,7 @@
 //!
 //! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
 
-use super::{delta, moves, server_check, AckedFrame, AckedSchema, Entry, FrameOf, ServerState};
+use super::{delta, server_check, AckedFrame, AckedSchema, FrameOf, ServerState};
 use crate::protocol::{Ack, AckFlags, Input};
 use crate::rt::Frame;
 use crate::{BitSet, DecodeError, EncodeError, ErrorKind};
@@ -61,23 +61,14 @@ pub trait InputSink {
 /// tick enforces it before `submit`").
 pub const MAX_BUFFERED_INPUTS: usize = 256;
 
-/// One frame the server keeps: its tick, the edits that lead from the state it produces back to
-/// the state of the frame before it (each id it changed, with the entry it had before, `None`
-/// when it had none), and the newest event serial it carried.
-///
-/// The encoder holds one whole state, the newest frame's ([`AckedEncoder::live`]); a kept
-/// frame's state is the live one with the undo edits of every frame after it applied, newest
-/// first. Nothing is ever rebuilt: a delta reads the base's entry of each id changed since it
-/// from the oldest undo edit of that id after the base.
+/// One frame the server keeps: its tick, the state it produces, and the newest event serial it
+/// carried.
 #[derive(Debug, Clone)]
 struct Kept<R> {
     tick: u32,
-    undo: Undo<R>,
+    state: ServerState<R>,
     events_through: Option<u32>,
 }
-
-/// Undo edits: ids ascending, each with the entry it had before (`None`: it had none).
-type Undo<R> = Vec<(u16, Option<Entry<R>>)>;
 
 #[derive(Debug, Clone)]
 struct Pending<E> {
@@ -139,14 +130,6 @@ pub struct AckedEncoder<S: AckedSchema, Q> {
     /// Seed 000: "With no acknowledged base (the first frame, an acknowledgement lost for
     /// longer than the server keeps its frames: SENT_RING) the frame is a keyframe".
     sent: VecDeque<Kept<S::Record>>,
-    /// The state the newest kept frame produces (S_N of the last frame sent); shared with the
-    /// presenter that computed it, never copied.
-    live: Option<ServerState<S::Record>>,
-    /// The undo edits of frames that left the ring, their buffers kept for the next frames.
-    spare: Vec<Undo<S::Record>>,
-    /// A delta's working list: each id changed since the base, with the base's entry.
-    #[allow(clippy::type_complexity)]
-    scratch: Vec<(u16, usize, Option<Entry<S::Record>>)>,
     acked: Option<u32>,
     floor: Option<u32>,
     pending: VecDeque<Pending<S::Event>>,
@@ -165,9 +148,6 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
     pub fn new(inputs: impl Into<Q>) -> Self {
         Self {
             sent: VecDeque::new(),
-            live: None,
-            spare: Vec::new(),
-            scratch: Vec::new(),
             acked: None,
             floor: None,
             pending: VecDeque::new(),
@@ -224,22 +204,10 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
                 break;
             }
         }
-        let base_at = self
+        let base = self
             .acked
-            .and_then(|a| self.sent.iter().position(|k| k.tick == a));
-        // The edits that lead from this frame's state back to the last frame's: from the
-        // presenter's note of what it changed when there is one against the state held, else
-        // by comparing the two.
-        let mut undo = self.spare.pop().unwrap_or_default();
-        undo.clear();
-        if let Some(live) = &self.live {
-            undo_edits(live, &state, &mut undo);
-        }
-        let (removed, changes) = match base_at {
-            Some(b) => self.delta_from(b, &undo, &state, tick)?,
-            None => delta::<S>(None, &state, tick)?,
-        };
-        let base = base_at.map(|b| &self.sent[b]);
+            .and_then(|a| self.sent.iter().find(|k| k.tick == a));
+        let (removed, changes) = delta::<S>(base.map(|k| &k.state), &state, tick)?;
         let carried: Vec<&Pending<S::Event>> =
             self.pending.iter().take(usize::from(u8::MAX)).collect();
         let frame = AckedFrame {
@@ -270,21 +238,13 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         self.counters.reliable += u64::from(reliable);
         self.sent.push_back(Kept {
             tick,
-            undo,
+            state,
             events_through,
         });
-        self.live = Some(state);
         // Seed 000: "The server keeps fewer frames than the client, so the base of a frame it
         // sends is always one the client still holds."
         while self.sent.len() > S::SENT_RING {
-            if let Some(gone) = self.sent.pop_front() {
-                self.spare.push(gone.undo);
-            }
-        }
-        // The oldest kept frame's undo edits lead to a frame no longer kept: no delta reads
-        // them (a delta reads the edits of the frames after its base).
-        if let Some(oldest) = self.sent.front_mut() {
-            oldest.undo.clear();
+            self.sent.pop_front();
         }
         if self
             .acked
@@ -297,62 +257,6 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             bytes,
             reliable,
         })
-    }
-
-    /// What turns the state of kept frame `b` into `state` (the next frame's, whose undo
-    /// edits back to the live state are `undo`), from the ids changed since `b` only: for each,
-    /// the base's entry is the one of its oldest undo edit after `b`, the next's is looked up.
-    /// The same lists as [`delta`] over the two whole states, since an id no edit names is
-    /// the same in both and [`AckedSchema::diff`] gives nothing for equal records.
-    fn delta_from(
-        &mut self,
-        b: usize,
-        undo: &[(u16, Option<Entry<S::Record>>)],
-        state: &ServerState<S::Record>,
-        tick: u32,
-    ) -> Result<(Vec<u16>, Vec<S::Change>), EncodeError> {
-        let scratch = &mut self.scratch;
-        scratch.clear();
-        let after = self.sent.iter().skip(b + 1).map(|k| &k.undo[..]);
-        for (age, edits) in after.chain([undo]).enumerate() {
-            scratch.extend(edits.iter().map(|(eid, e)| (*eid, age, e.clone())));
-        }
-        // By id, the oldest edit first: it holds the base's entry.
-        scratch.sort_unstable_by_key(|(eid, age, _)| (*eid, *age));
-        scratch.dedup_by_key(|(eid, _, _)| *eid);
-        let mut removed = Vec::new();
-        let mut changes = Vec::new();
-        for (eid, _, before) in scratch.iter() {
-            moves::examine(1);
-            let (i, next) = match state.find(*eid) {
-                Ok(found) => found,
-                Err(_) => {
-                    if before.is_some() {
-                        removed.push(*eid);
-                    }
-                    continue;
-                }
-            };
-            let before = match before {
-                Some(old) if old.life == next.life => Some(&old.record),
-                Some(_) => {
-                    removed.push(*eid);
-                    None
-                }
-                None => None,
-            };
-            match S::diff(*eid, before, &next.record, tick) {
-                Ok(Some(change)) => changes.push(change),
-                Ok(None) if before.is_none() => {
-                    return Err(EncodeError::new(ErrorKind::InvalidCondition)
-                        .index(i)
-                        .field("changes"))
-                }
-                Ok(None) => {}
-                Err(e) => return Err(e.index(i).field("changes")),
-            }
-        }
-        Ok((removed, changes))
     }
 
     /// Takes a client's kind 7 content: the tick it acknowledges, whether it asks for a
@@ -456,39 +360,6 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
     pub fn counters(&self) -> EncoderCounters {
         self.counters
     }
-}
-
-/// Appends to `undo` the edits that lead from `next` back to `live`: each id whose entry
-/// differs between them (or that is in one only), with its entry in `live`. From `next`'s note
-/// of the ids changed since `live` when it carries one (the [`Presenter`](super::Presenter)'s),
-/// looked up; else by one walk over both.
-fn undo_edits<R: Clone + PartialEq>(
-    live: &ServerState<R>,
-    next: &ServerState<R>,
-    undo: &mut Vec<(u16, Option<Entry<R>>)>,
-) {
-    if let Some(changed) = next.changed_since(live) {
-        moves::examine(changed.len());
-        undo.extend(changed.iter().map(|eid| (*eid, live.get(eid).cloned())));
-        // The note may name an id twice or out of order; a delta takes the first of each.
-        if !undo.windows(2).all(|w| w[0].0 < w[1].0) {
-            undo.sort_by_key(|(eid, _)| *eid);
-            undo.dedup_by_key(|(eid, _)| *eid);
-        }
-        return;
-    }
-    let mut held = live.iter().peekable();
-    for (eid, entry) in next.iter() {
-        moves::examine(1);
-        while let Some((gone, old)) = held.next_if(|(id, _)| *id < eid) {
-            undo.push((*gone, Some(old.clone())));
-        }
-        match held.next_if(|(id, _)| *id == eid) {
-            Some((_, old)) if old == entry => {}
-            old => undo.push((*eid, old.map(|(_, o)| o.clone()))),
-        }
-    }
-    undo.extend(held.map(|(eid, old)| (*eid, Some(old.clone()))));
 }
 
 impl<S: AckedSchema, Q: InputSink<Input = Input>> AckedEncoder<S, Q> {
@@ -729,109 +600,6 @@ mod tests {
             "no keyframe of exactly {limit} (found: {at}) or {} bytes (found: {over})",
             limit + 1
         );
-    }
-
-    /// The same session over a world of `n` entities: the first eight walk, entity 20 is
-    /// respawned under its id every 7 ticks, entity 30 goes and comes every 11, every other
-    /// entity stands still. Acks come three frames late, and one in five is lost. Each
-    /// frame's lists are checked against [`delta`] over the whole base and next states.
-    /// Returns, per frame from the 10th, the entities the encoder examined and the frame's
-    /// lists.
-    #[allow(clippy::type_complexity)]
-    fn session(n: u16) -> Vec<(u64, u32, Vec<u16>, Vec<crate::protocol::Change>)> {
-        let at = |eid: u16| WorldEntity {
-            life: 1,
-            x: f32::from(eid % 128) * 2.0,
-            y: f32::from(eid / 128) * 2.0,
-            z: 0.0,
-            yaw: 0.0,
-            hp: 100,
-            armor: 0,
-            vehicle: 0,
-            seat: 0,
-        };
-        let mut world: World = (1..=n).map(|eid| (eid, at(eid))).collect();
-        let mut p = Presenter::new(ViewConfig::default());
-        let mut e = ReferenceEncoder::new(Held::default());
-        let mut states = std::collections::BTreeMap::new();
-        let mut out = Vec::new();
-        for t in 1..=90u32 {
-            for eid in 1..=8 {
-                world.get_mut(&eid).unwrap().x += 0.3;
-            }
-            if t % 7 == 0 {
-                world.get_mut(&20).unwrap().life += 1;
-            }
-            if t % 11 == 0 && world.remove(&30).is_none() {
-                world.insert(30, at(30));
-            }
-            let state = p.present(t, &world);
-            moves::take_examined();
-            let sent = e.encode(t, state.clone(), []).unwrap();
-            let examined = moves::take_examined();
-            let base = (!sent.frame.keyframe).then(|| &states[&sent.frame.base_tick]);
-            assert_eq!(
-                delta::<Reference>(base, &state, t).unwrap(),
-                (sent.frame.removed.clone(), sent.frame.changes.clone()),
-                "tick {t}, {n} entities"
-            );
-            states.insert(t, state);
-            if t > 3 && t % 5 != 0 {
-                e.on_ack(u64::from(t), t - 3, false, 0, []);
-            }
-            if t >= 10 {
-                assert!(!sent.frame.keyframe);
-                out.push((
-                    examined,
-                    sent.frame.base_tick,
-                    sent.frame.removed,
-                    sent.frame.changes,
-                ));
-            }
-        }
-        out
-    }
-
-    /// A frame costs what changed since its base, not the world: the encoder examines as many
-    /// entities per frame for a world of 8,192 entities as for one of 64 with the same changes
-    /// (an operation count, not a clock), and sends the same lists.
-    #[test]
-    fn a_frame_examines_what_changed_since_its_base_whatever_the_world() {
-        let small = session(64);
-        let large = session(8192);
-        assert_eq!(small, large);
-        // The walkers, the respawned and the one that goes and comes, over the frames since
-        // the base and this one: a few dozen at most, never the world.
-        assert!(
-            small.iter().all(|(examined, ..)| *examined <= 48),
-            "{small:?}"
-        );
-        assert!(small.iter().any(|(_, _, removed, _)| !removed.is_empty()));
-    }
-
-    /// A state the presenter did not note against the one the encoder holds (here, each from
-    /// a fresh presenter) is compared over both states: the same frames.
-    #[test]
-    fn a_state_without_a_note_is_compared_whole() {
-        let mut e = ReferenceEncoder::new(Held::default());
-        let mut last = None;
-        for t in 1..=20u32 {
-            let state = one(t);
-            moves::take_examined();
-            let sent = e.encode(t, state.clone(), []).unwrap();
-            assert!(moves::take_examined() >= 1);
-            if let Some((tick, base)) = &last {
-                if !sent.frame.keyframe {
-                    assert_eq!(sent.frame.base_tick, *tick);
-                    assert_eq!(
-                        delta::<Reference>(Some(base), &state, t).unwrap(),
-                        (sent.frame.removed, sent.frame.changes)
-                    );
-                }
-            }
-            e.on_ack(u64::from(t), t, false, 0, []);
-            last = Some((t, state));
-        }
     }
 
     #[test]

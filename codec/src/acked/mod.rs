@@ -74,30 +74,9 @@ pub type State<R> = IdMap<R>;
 /// it first (one copy of the vector, no allocation per entity). The presenter keeps the S_N it
 /// hands the encoder without copies. (The AckedDecoder keeps no whole state per frame: see
 /// [`LiveState`].)
-///
-/// A map may also carry a note of the ids whose value differs from the map it was computed
-/// from (the [`Presenter`] notes them for each S_N against the one before): the
-/// [`AckedEncoder`] takes it instead of comparing the two states over every entity, when the
-/// map it was computed from is the one the encoder holds. Any change to the map drops the note;
-/// equality and the entries ignore it.
-#[derive(Clone)]
+#[derive(Clone, PartialEq)]
 pub struct IdMap<V> {
     entries: std::sync::Arc<Vec<(u16, V)>>,
-    since: Option<std::sync::Arc<Since<V>>>,
-}
-
-/// The ids whose value differs (or that came or went) between the map `from` held and the one
-/// this note is on. `from` is weak: it keeps no entries alive, and while the map it points to
-/// lives no other can take its address.
-struct Since<V> {
-    from: std::sync::Weak<Vec<(u16, V)>>,
-    changed: Vec<u16>,
-}
-
-impl<V: PartialEq> PartialEq for IdMap<V> {
-    fn eq(&self, other: &Self) -> bool {
-        self.entries == other.entries
-    }
 }
 
 impl<V: Debug> Debug for IdMap<V> {
@@ -117,40 +96,11 @@ impl<V> IdMap<V> {
     pub fn new() -> Self {
         IdMap {
             entries: std::sync::Arc::new(Vec::new()),
-            since: None,
         }
     }
 
     fn index(&self, eid: u16) -> Result<usize, usize> {
         self.entries.binary_search_by_key(&eid, |(e, _)| *e)
-    }
-
-    /// This map, noted as `from` with the values of the ids `changed` (ascending or not, with
-    /// every id whose value differs, came or went, and possibly more) changed.
-    pub(crate) fn noted_since(mut self, from: &IdMap<V>, changed: Vec<u16>) -> Self {
-        self.since = Some(std::sync::Arc::new(Since {
-            from: std::sync::Arc::downgrade(&from.entries),
-            changed,
-        }));
-        self
-    }
-
-    /// The ids whose values may differ between `from` and this map, when known without
-    /// comparing them: none when both are the same map, the note when it was taken against
-    /// `from` itself.
-    pub(crate) fn changed_since(&self, from: &IdMap<V>) -> Option<&[u16]> {
-        if std::sync::Arc::ptr_eq(&self.entries, &from.entries) {
-            return Some(&[]);
-        }
-        let since = self.since.as_deref()?;
-        std::ptr::eq(since.from.as_ptr(), std::sync::Arc::as_ptr(&from.entries))
-            .then_some(&since.changed[..])
-    }
-
-    /// The value of `eid` and where it stands (its index among the entries), or where it
-    /// would.
-    pub(crate) fn find(&self, eid: u16) -> Result<(usize, &V), usize> {
-        self.index(eid).map(|i| (i, &self.entries[i].1))
     }
 
     /// The value of `eid`.
@@ -210,7 +160,6 @@ impl<V: Clone> IdMap<V> {
 
     /// The entries themselves, copied apart first if shared; the caller keeps them ascending.
     fn entries_mut(&mut self) -> &mut Vec<(u16, V)> {
-        self.since = None;
         if std::sync::Arc::strong_count(&self.entries) > 1 {
             moves::count(self.entries.len());
         }
@@ -219,7 +168,6 @@ impl<V: Clone> IdMap<V> {
 
     /// Every entry, ascending by id, its value mutable.
     pub fn iter_mut(&mut self) -> impl Iterator<Item = (&u16, &mut V)> {
-        self.since = None;
         std::sync::Arc::make_mut(&mut self.entries)
             .iter_mut()
             .map(|(eid, v)| (&*eid, v))
@@ -271,28 +219,6 @@ pub(crate) mod moves {
     pub(crate) fn take_touched() -> u64 {
         TOUCHED.with(|m| m.replace(0))
     }
-
-    #[cfg(test)]
-    thread_local! {
-        static EXAMINED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-    }
-
-    /// Counts `n` entities the AckedEncoder examined for a frame (compared between the frame's
-    /// base and its state, or between its state and the one before): the measure of the test
-    /// that a frame costs what changed since its base, never the world.
-    #[inline]
-    pub(crate) fn examine(n: usize) {
-        #[cfg(test)]
-        EXAMINED.with(|m| m.set(m.get() + n as u64));
-        #[cfg(not(test))]
-        let _ = n;
-    }
-
-    /// The entities examined on this thread since the last call.
-    #[cfg(test)]
-    pub(crate) fn take_examined() -> u64 {
-        EXAMINED.with(|m| m.replace(0))
-    }
 }
 
 impl<V> FromIterator<(u16, V)> for IdMap<V> {
@@ -313,7 +239,6 @@ impl<V> FromIterator<(u16, V)> for IdMap<V> {
         }
         IdMap {
             entries: std::sync::Arc::new(entries),
-            since: None,
         }
     }
 }
@@ -475,7 +400,6 @@ pub fn delta<S: AckedSchema>(
     // Both states ascend by id: one walk over the two, no lookups.
     let mut held = base.into_iter().flatten().peekable();
     for (i, (eid, entry)) in next.iter().enumerate() {
-        moves::examine(1);
         while let Some((gone, _)) = held.next_if(|(id, _)| *id < eid) {
             removed.push(*gone);
         }
@@ -574,7 +498,6 @@ pub fn apply_frame<S: AckedSchema>(
         Some(e) => Err(e),
         None => Ok(IdMap {
             entries: std::sync::Arc::new(walk.out),
-            since: None,
         }),
     }
 }

@@ -158,14 +158,9 @@ impl Presenter {
         self.viewer = Some(viewer);
         let mut next = Vec::with_capacity(world.len());
         let mut extras = Vec::with_capacity(world.len());
-        // The ids whose entry differs from `prev`'s (or that came or went): the note the
-        // encoder takes instead of comparing the two states over every entity.
-        let mut changed = Vec::new();
         let mut held = self.prev.iter().zip(&self.extras).peekable();
         for (eid, w) in world {
-            while let Some(((gone, _), _)) = held.next_if(|((id, _), _)| *id < eid) {
-                changed.push(*gone);
-            }
+            while held.next_if(|((id, _), _)| *id < eid).is_some() {}
             let last = held.next_if(|((id, _), _)| *id == eid);
             // An entity the world did not touch, seen from where the client stood, whose
             // record is current and not due a refresh, is presented as it was: its distance
@@ -257,24 +252,22 @@ impl Presenter {
                 record.yaw,
                 record.flags.bits(),
             ) == (x, y, z, yaw, flags.bits());
-            let entry = Entry {
-                life: w.life,
-                record,
-            };
-            if last.is_none_or(|((_, before), _)| *before != entry) {
-                changed.push(*eid);
-            }
-            next.push((*eid, entry));
+            next.push((
+                *eid,
+                Entry {
+                    life: w.life,
+                    record,
+                },
+            ));
             extras.push(Presented {
                 near,
                 seen: w.clone(),
                 current,
             });
         }
-        changed.extend(held.map(|((gone, _), _)| *gone));
+        drop(held);
         // Ascending ids, as the world's: collecting sorts nothing.
-        let next: ServerState<EntityState> = next.into_iter().collect();
-        self.prev = next.noted_since(&self.prev, changed);
+        self.prev = next.into_iter().collect();
         self.extras = extras;
         self.prev.clone()
     }
