@@ -36,7 +36,7 @@
 use super::{snake_case, Code};
 use crate::index::Decl;
 use crate::lower::{
-    ArrayPlan, Ascending, BitsPlan, CountFrom, Lowering, Operand, RecordPlan, Role, Step, Test,
+    ArrayPlan, Ascending, BitsPlan, CountFrom, Lowering, Operand, RecordPlan, Role, Step,
     UnionPlan, Wire,
 };
 use crate::model::{BitKind, Const, Docs, File, Item, Record, RecordKind, Spec};
@@ -1095,33 +1095,11 @@ impl<'a> Gen<'a> {
     /// When a step is present, as a C++ condition: every test of its presence (the selector's
     /// bit, then the condition's), or None when always.
     fn presence(step: &Step<'_>, encode: bool) -> Option<String> {
-        let not = |negated: bool| if negated { "!" } else { "" };
-        let tests: Vec<String> = step
-            .presence
-            .as_ref()?
-            .tests
-            .iter()
-            .map(|test| {
-                let field = Self::field_ref(test.operand(), encode);
-                match test {
-                    Test::Bit {
-                        bits, bit, negated, ..
-                    } => format!(
-                        "{}{field}.contains({}::{bit})",
-                        not(*negated),
-                        bits.map_or("", |b| b.name.as_str())
-                    ),
-                    Test::Bool { negated, .. } => format!("{}{field}", not(*negated)),
-                    Test::NonZero { negated, .. } => {
-                        format!("{field} {} 0", if *negated { "==" } else { "!=" })
-                    }
-                    Test::Greater { value, .. } => {
-                        format!("{field} > {}", literal(i128::from(*value)))
-                    }
-                }
-            })
-            .collect();
-        Some(tests.join(" && "))
+        Some(super::c_like_presence(
+            step.presence.as_ref()?,
+            &|operand| Self::field_ref(operand, encode),
+            &|value| literal(i128::from(value)),
+        ))
     }
 
     // ---- decoding ----

@@ -10,6 +10,41 @@ pub mod cpp;
 pub mod rust;
 pub mod ts;
 
+use crate::lower::{Operand, Presence, Test};
+
+/// A presence condition in the syntax Rust and C++ share: every test joined by `&&`, a bit as
+/// `mask.contains(Set::BIT)`, a bool as itself, an integer against 0 or a literal. `operand`
+/// gives the expression of a tested field (a local when decoding, the value's field or the
+/// counted array's length when encoding), `number` the literal of a compared integer.
+pub(crate) fn c_like_presence(
+    p: &Presence<'_>,
+    operand: &dyn Fn(&Operand<'_>) -> String,
+    number: &dyn Fn(u64) -> String,
+) -> String {
+    let not = |negated: bool| if negated { "!" } else { "" };
+    p.tests
+        .iter()
+        .map(|t| {
+            let name = operand(t.operand());
+            match t {
+                Test::Bit {
+                    bits, bit, negated, ..
+                } => format!(
+                    "{}{name}.contains({}::{bit})",
+                    not(*negated),
+                    bits.map_or("", |b| b.name.as_str())
+                ),
+                Test::Bool { negated, .. } => format!("{}{name}", not(*negated)),
+                Test::NonZero { negated, .. } => {
+                    format!("{name} {} 0", if *negated { "==" } else { "!=" })
+                }
+                Test::Greater { value, .. } => format!("{name} > {}", number(*value)),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" && ")
+}
+
 /// A layout name in `snake_case` (`FullFrame` -> `full_frame`).
 pub fn snake_case(name: &str) -> String {
     let mut out = String::new();

@@ -22,7 +22,7 @@
 use super::{snake_case, Code};
 use crate::lower::{
     ArrayPlan, Ascending, BitsPlan, CountFrom, Lowering, Operand, Presence, RecordPlan, Role, Step,
-    Test, UnionPlan, Wire,
+    UnionPlan, Wire,
 };
 use crate::model::{BitKind, Docs, File, IntType, Item, Record, RecordKind, Spec};
 
@@ -755,28 +755,9 @@ impl<'s> Gen<'_, 's> {
 
     /// A presence condition as a Rust expression: its tests, all of which must hold.
     fn presence(&self, p: &Presence<'_>, encode: bool) -> String {
-        let not = |negated: bool| if negated { "!" } else { "" };
-        p.tests
-            .iter()
-            .map(|t| {
-                let name = self.operand(t.operand(), encode);
-                match t {
-                    Test::Bit {
-                        bits, bit, negated, ..
-                    } => format!(
-                        "{}{name}.contains({}::{bit})",
-                        not(*negated),
-                        bits.map_or("", |b| b.name.as_str())
-                    ),
-                    Test::Bool { negated, .. } => format!("{}{name}", not(*negated)),
-                    Test::NonZero { negated, .. } => {
-                        format!("{name} {} 0", if *negated { "==" } else { "!=" })
-                    }
-                    Test::Greater { value, .. } => format!("{name} > {value}"),
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" && ")
+        super::c_like_presence(p, &|operand| self.operand(operand, encode), &|value| {
+            value.to_string()
+        })
     }
 
     // ---- encoding ----
