@@ -114,7 +114,18 @@ pub trait SessionHalf {
     fn poll_transmit(&mut self) -> Option<Transmit>;
 }
 
-/// The frames a half has yet to hand out.
+/// The most frames a half holds for [`SessionHalf::poll_transmit`].
+///
+/// A peer can make a half queue frames: a client answers every frame it is sent with an ack,
+/// so a hostile server sending faster than the caller polls would grow the queue without end.
+/// A caller that polls after each input holds a few at most. Past the limit the oldest
+/// unreliable frame is dropped, as the lossy transport these protocols are built for may drop
+/// it: every ack is superseded by the next, and every unreliable frame is one the peer is
+/// built to do without. Reliable frames (the datagram stream's) come from the half's own
+/// ticks, not from the peer, and are never dropped.
+pub const MAX_QUEUED: usize = 1024;
+
+/// The frames a half has yet to hand out, at most [`MAX_QUEUED`] unreliable ones.
 #[derive(Debug, Clone, Default)]
 struct Outbox(VecDeque<Transmit>);
 
@@ -125,12 +136,21 @@ impl Outbox {
         f: &impl Frame,
         reliable: bool,
     ) -> Result<(), SessionError> {
-        self.0.push_back(Transmit {
+        self.queue(Transmit {
             frame,
             bytes: f.to_bytes()?,
             reliable,
         });
         Ok(())
+    }
+
+    fn queue(&mut self, t: Transmit) {
+        if self.0.len() >= MAX_QUEUED {
+            if let Some(oldest) = self.0.iter().position(|q| !q.reliable) {
+                self.0.remove(oldest);
+            }
+        }
+        self.0.push_back(t);
     }
 }
 
@@ -630,5 +650,41 @@ impl SessionHalf for DeltaClient {
 
     fn poll_transmit(&mut self) -> Option<Transmit> {
         self.out.0.pop_front()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transmit(n: u32, reliable: bool) -> Transmit {
+        Transmit {
+            frame: "x",
+            bytes: n.to_le_bytes().to_vec(),
+            reliable,
+        }
+    }
+
+    #[test]
+    fn a_peer_cannot_grow_the_queue_past_its_limit() {
+        let mut out = Outbox::default();
+        for n in 0..5_000 {
+            out.queue(transmit(n, false));
+        }
+        assert_eq!(out.0.len(), MAX_QUEUED);
+        // The newest are kept: the oldest were dropped, as a lossy link may drop them.
+        let first = u32::from_le_bytes(out.0[0].bytes[..4].try_into().unwrap());
+        assert_eq!(first, 5_000 - MAX_QUEUED as u32);
+    }
+
+    #[test]
+    fn reliable_frames_are_never_dropped() {
+        let mut out = Outbox::default();
+        out.queue(transmit(0, true));
+        for n in 1..3_000 {
+            out.queue(transmit(n, false));
+        }
+        assert!(out.0[0].reliable, "the reliable frame is still first");
+        assert_eq!(out.0.len(), MAX_QUEUED);
     }
 }
