@@ -1,0 +1,221 @@
+//! `ackwire breaking`'s comparisons, file-driven: each case under `tests/breaking/<case>/` is
+//! an OLD and a NEW version (`old.wire` and `new.wire`, or `old/` and `new/` folders of
+//! layout files) with the rendered report it must produce beside them (`expected.txt`).
+//! Regenerate the expected reports with
+//! `ACKWIRE_BLESS=1 cargo test -p ackwire-spec --test breaking`, and review the diff: a
+//! failing comparison never rewrites anything by itself.
+//!
+//! A case's name says what it must find: `ok__...` cases keep the bytes and must not break;
+//! every other case is named after the kind of break it must report first (`width__varint`
+//! must report an `error[width]`).
+
+use ackwire_spec::breaking::{self, Kind, Severity};
+use ackwire_spec::Source;
+use std::path::{Path, PathBuf};
+
+fn version(case: &Path, which: &str) -> Vec<Source> {
+    let file = case.join(format!("{which}.wire"));
+    let paths: Vec<PathBuf> = if file.is_file() {
+        vec![file]
+    } else {
+        vec![case.join(which)]
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    ackwire_spec::read_sources(&paths)
+        .unwrap_or_else(|e| panic!("{}: {e}", case.display()))
+        .into_iter()
+        .map(|s| Source {
+            // Relative names, so that the expected reports do not depend on the checkout.
+            name: Path::new(&s.name)
+                .strip_prefix(root)
+                .map_or(s.name.clone(), |p| p.display().to_string()),
+            text: s.text,
+        })
+        .collect()
+}
+
+fn report(old: &[Source], new: &[Source]) -> breaking::Report {
+    breaking::compare_sources(old, new).unwrap_or_else(|(o, n)| {
+        panic!(
+            "a version does not compile:\n{}\n{}",
+            o.map(|e| e.to_string()).unwrap_or_default(),
+            n.map(|e| e.to_string()).unwrap_or_default()
+        )
+    })
+}
+
+#[test]
+fn every_case_reports_what_it_expects() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/breaking");
+    let bless = std::env::var_os("ACKWIRE_BLESS").is_some();
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 30, "the cases are missing");
+    let mut mismatches = Vec::new();
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let (old, new) = (version(case, "old"), version(case, "new"));
+        let r = report(&old, &new);
+        let rendered = r.render(&old, &new);
+        let want = name.split("__").next().unwrap();
+        if want == "ok" {
+            assert!(!r.is_breaking(), "{name} must keep the bytes:\n{rendered}");
+        } else {
+            assert!(r.is_breaking(), "{name} must break:\n{rendered}");
+            assert!(
+                rendered.contains(&format!("error[{want}]")),
+                "{name} must report error[{want}]:\n{rendered}"
+            );
+        }
+        // Every change is located in both versions, or says which one has nothing there.
+        for c in &r.changes {
+            for (mark, sources, label) in [(&c.old, &old, "OLD"), (&c.new, &new, "NEW")] {
+                match mark {
+                    Some(m) => assert!(
+                        sources.iter().any(|s| s.name == m.file),
+                        "{name}: {} points into {} which {label} does not have",
+                        c.message,
+                        m.file
+                    ),
+                    None => assert!(
+                        matches!(c.kind, Kind::Added | Kind::Removed | Kind::ProtocolConstant),
+                        "{name}: {} has no place in {label}",
+                        c.message
+                    ),
+                }
+            }
+        }
+        let expected_path = case.join("expected.txt");
+        if bless {
+            std::fs::write(&expected_path, &rendered).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        if expected != rendered {
+            mismatches.push(format!("{name}: expected\n{expected}\ngot\n{rendered}"));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{}\n(re-run with ACKWIRE_BLESS=1 to accept, then review the diff)",
+        mismatches.join("\n")
+    );
+}
+
+#[test]
+fn the_reference_protocol_against_itself_changes_nothing() {
+    let sources = ackwire_spec::reference_sources();
+    let r = report(&sources, &sources);
+    assert!(r.changes.is_empty(), "{}", r.render(&sources, &sources));
+    assert_eq!(
+        r.render(&sources, &sources),
+        "ok: no breaking change (0 warnings, 0 notes)\n"
+    );
+}
+
+#[test]
+fn the_game_example_against_itself_changes_nothing() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/game/wire");
+    let sources = ackwire_spec::read_sources(&[path]).unwrap();
+    let r = report(&sources, &sources);
+    assert!(r.changes.is_empty(), "{}", r.render(&sources, &sources));
+}
+
+#[test]
+fn the_reference_protocol_in_one_file_keeps_its_bytes() {
+    // Every declaration moved into one file, in reverse order: nothing on the wire changes.
+    let sources = ackwire_spec::reference_sources();
+    let mut items: Vec<String> = Vec::new();
+    for s in &sources {
+        let file = ackwire_spec::parse::parse_file(&s.name, &s.text).unwrap();
+        for item in file.items {
+            let one = ackwire_spec::model::File {
+                name: "one.wire".into(),
+                doc: Vec::new(),
+                endian: Default::default(),
+                items: vec![item],
+                trailing_comments: Vec::new(),
+            };
+            items.push(ackwire_spec::fmt::format_file(&one));
+        }
+    }
+    items.reverse();
+    let merged = vec![Source {
+        name: "one.wire".into(),
+        text: items.join("\n"),
+    }];
+    let r = report(&sources, &merged);
+    assert!(!r.is_breaking(), "{}", r.render(&sources, &merged));
+    assert!(
+        r.changes.iter().all(|c| c.kind == Kind::Doc),
+        "only the files' own docs are gone:\n{}",
+        r.render(&sources, &merged)
+    );
+}
+
+#[test]
+fn every_kind_of_break_in_the_brief_has_a_case() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/breaking");
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for kind in [
+        Kind::FrameKind,
+        Kind::Constant,
+        Kind::Width,
+        Kind::Signedness,
+        Kind::ByteOrder,
+        Kind::VarintFixed,
+        Kind::Scale,
+        Kind::Type,
+        Kind::Order,
+        Kind::SelectOrder,
+        Kind::Presence,
+        Kind::BitPosition,
+        Kind::BitReserved,
+        Kind::BitNamed,
+        Kind::BitRequires,
+        Kind::UnionTag,
+        Kind::Count,
+        Kind::Ascending,
+        Kind::ProtocolConstant,
+        Kind::Added,
+        Kind::Removed,
+    ] {
+        assert!(
+            names
+                .iter()
+                .any(|n| n.split("__").next() == Some(kind.as_str())),
+            "no case for {}",
+            kind.as_str()
+        );
+    }
+    assert!(names.iter().filter(|n| n.starts_with("ok__")).count() >= 5);
+}
+
+#[test]
+fn a_change_of_bytes_is_never_only_a_note() {
+    // Severity order: a report with any breaking change says so in its closing line.
+    let old = vec![Source {
+        name: "a.wire".into(),
+        text: "frame A {\n    kind: u8 = 1,\n    x: u16,\n}\n".into(),
+    }];
+    let new = vec![Source {
+        name: "b.wire".into(),
+        text: "frame A {\n    kind: u8 = 1,\n    x: u16be,\n}\n".into(),
+    }];
+    let r = report(&old, &new);
+    assert_eq!(r.count(Severity::Breaking), 1);
+    let text = r.render(&old, &new);
+    assert!(text.contains("--> a.wire:3:5"), "{text}");
+    assert!(text.contains("--> b.wire:3:5"), "{text}");
+    assert!(
+        text.ends_with("error: 1 breaking change (0 warnings, 0 notes)\n"),
+        "{text}"
+    );
+}
