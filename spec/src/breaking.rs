@@ -288,6 +288,8 @@ pub fn compare(old: &Spec, new: &Spec) -> Report {
         seen_records: HashSet::new(),
         seen_names: HashSet::new(),
         visited: [HashSet::new(), HashSet::new()],
+        broken: HashSet::new(),
+        broken_hits: 0,
     };
     cmp.run();
     Report {
@@ -651,6 +653,8 @@ struct Pairing<'a, 's> {
     new: Slots<'a, 's>,
     /// Old slot index to new slot index.
     map: HashMap<usize, usize>,
+    /// The old slots paired by name out of the order kept: moved.
+    moved: HashSet<usize>,
 }
 
 /// The comparison under way.
@@ -664,6 +668,12 @@ struct Cmp<'a, 's> {
     seen_names: HashSet<(char, String, String)>,
     /// Declarations of each side compared, by name.
     visited: [HashSet<String>; 2],
+    /// Pairs (as in `seen_records` and `seen_names`, by their debug form) whose comparison
+    /// found a breaking change.
+    broken: HashSet<String>,
+    /// How often a pair already compared and found broken was met again: a record holding it
+    /// breaks too, though nothing new is reported inside it.
+    broken_hits: usize,
 }
 
 impl<'a, 's> Cmp<'a, 's> {
@@ -1122,7 +1132,40 @@ impl<'a, 's> Cmp<'a, 's> {
 
     // ---- records ----
 
+    /// Runs the comparison of a pair (`key`), or, when it was `already` compared, notes
+    /// whether it was found broken then.
+    fn tracked(&mut self, key: String, already: bool, compare: impl FnOnce(&mut Self)) {
+        if already {
+            if self.broken.contains(&key) {
+                self.broken_hits += 1;
+            }
+            return;
+        }
+        let (before, hits) = (self.changes.len(), self.broken_hits);
+        compare(self);
+        if self.broken_hits != hits
+            || self.changes[before..]
+                .iter()
+                .any(|c| c.severity == Severity::Breaking)
+        {
+            self.broken.insert(key);
+        }
+    }
+
     fn record_pair(&mut self, on: &str, ok: Option<&str>, nn: &str, nk: Option<&str>) {
+        let memo = (
+            on.to_string(),
+            ok.map(str::to_string),
+            nn.to_string(),
+            nk.map(str::to_string),
+        );
+        let already = self.seen_records.contains(&memo);
+        self.tracked(format!("r{memo:?}"), already, |c| {
+            c.record_pair_once(on, ok, nn, nk)
+        });
+    }
+
+    fn record_pair_once(&mut self, on: &str, ok: Option<&str>, nn: &str, nk: Option<&str>) {
         let memo = (
             on.to_string(),
             ok.map(str::to_string),
@@ -1203,6 +1246,7 @@ impl<'a, 's> Cmp<'a, 's> {
                 old: os,
                 new: ns,
                 map,
+                moved: HashSet::new(),
             };
         }
         // They differ: explain how, field by field as written.
@@ -1245,30 +1289,38 @@ impl<'a, 's> Cmp<'a, 's> {
                 map.extend(og.iter().copied().zip(ng.iter().copied()));
                 continue;
             }
+            let new_shapes: Vec<u32> = ng
+                .iter()
+                .map(|&j| wire_shape(self, NEW, &ns.list[j], n.packed))
+                .collect();
             let mut from = 0;
             for &i in &og {
                 let want = wire_shape(self, OLD, &os.list[i], o.packed);
-                let hit = (from..ng.len())
-                    .find(|&k| wire_shape(self, NEW, &ns.list[ng[k]], n.packed) == want);
+                let hit = (from..ng.len()).find(|&k| new_shapes[k] == want);
                 if let Some(k) = hit {
                     map.insert(i, ng[k]);
                     from = k + 1;
                 }
             }
         }
+        let kept: HashSet<usize> = keep.iter().map(|p| p.0).collect();
+        let moved = by_name
+            .iter()
+            .map(|p| p.0)
+            .filter(|i| !kept.contains(i))
+            .collect();
         Pairing {
             old: os,
             new: ns,
             map,
+            moved,
         }
     }
 
     fn compare_slots(&mut self, o: &RecordPlan<'s>, n: &RecordPlan<'s>, p: &Pairing<'_, 's>) {
         let (on, nn) = (o.record.name.as_str(), n.record.name.as_str());
         let before = self.changes.len();
-        let mut pairs: Vec<(usize, usize)> = p.map.iter().map(|(a, b)| (*a, *b)).collect();
-        pairs.sort();
-        let kept: HashSet<(usize, usize)> = longest_increasing(&pairs).into_iter().collect();
+        let hits = self.broken_hits;
         let mapped_new: HashSet<usize> = p.map.values().copied().collect();
         for (i, slot) in p.old.list.iter().enumerate() {
             let Some(&j) = p.map.get(&i) else {
@@ -1290,7 +1342,7 @@ impl<'a, 's> Cmp<'a, 's> {
                 continue;
             };
             let ns = &p.new.list[j];
-            if !kept.contains(&(i, j)) {
+            if p.moved.contains(&i) {
                 let group = slot.step.field.selector.is_some() && ns.step.field.selector.is_some();
                 self.push(
                     if group {
@@ -1346,9 +1398,10 @@ impl<'a, 's> Cmp<'a, 's> {
             let b = self.shapes.record(self.sides[NEW], NEW, nn, n.key);
             a != b
         };
-        let found = self.changes[before..]
-            .iter()
-            .any(|c| c.severity == Severity::Breaking);
+        let found = self.broken_hits != hits
+            || self.changes[before..]
+                .iter()
+                .any(|c| c.severity == Severity::Breaking);
         if shapes_differ && !found {
             self.push(
                 Kind::Type,
@@ -1880,6 +1933,14 @@ impl<'a, 's> Cmp<'a, 's> {
     // ---- bit sets ----
 
     fn bits_pair(&mut self, o: &'s Bits, n: &'s Bits, op: bool, np: bool) {
+        let key = ('b', o.name.clone(), n.name.clone());
+        let already = self.seen_names.contains(&key);
+        self.tracked(format!("{key:?}"), already, |c| {
+            c.bits_pair_once(o, n, op, np)
+        });
+    }
+
+    fn bits_pair_once(&mut self, o: &'s Bits, n: &'s Bits, op: bool, np: bool) {
         self.visited[OLD].insert(o.name.clone());
         self.visited[NEW].insert(n.name.clone());
         if !self
@@ -2042,6 +2103,12 @@ impl<'a, 's> Cmp<'a, 's> {
     // ---- unions ----
 
     fn union_pair(&mut self, o: &'s Union, n: &'s Union) {
+        let key = ('u', o.name.clone(), n.name.clone());
+        let already = self.seen_names.contains(&key);
+        self.tracked(format!("{key:?}"), already, |c| c.union_pair_once(o, n));
+    }
+
+    fn union_pair_once(&mut self, o: &'s Union, n: &'s Union) {
         self.visited[OLD].insert(o.name.clone());
         self.visited[NEW].insert(n.name.clone());
         if !self
