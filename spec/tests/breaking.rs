@@ -186,6 +186,7 @@ fn every_kind_of_break_in_the_brief_has_a_case() {
         Kind::ProtocolConstant,
         Kind::Added,
         Kind::Removed,
+        Kind::Packed,
     ] {
         assert!(
             names
@@ -218,4 +219,32 @@ fn a_change_of_bytes_is_never_only_a_note() {
         text.ends_with("error: 1 breaking change (0 warnings, 0 notes)\n"),
         "{text}"
     );
+}
+
+#[test]
+fn one_field_inserted_among_thousands_is_one_change() {
+    // The fields are paired by name and the longest run in order kept (O(n log n)), so one
+    // insertion is one report, not thousands of shifted ones.
+    let fields = |extra: bool| {
+        let mut text = String::from("frame Big {\n    kind: u8 = 1,\n");
+        if extra {
+            text.push_str("    inserted: u32,\n");
+        }
+        for i in 0..3000 {
+            let ty = ["u8", "u16", "varint", "i32"][i % 4];
+            text.push_str(&format!("    f{i}: {ty},\n"));
+        }
+        text.push_str("}\n");
+        vec![Source {
+            name: "big.wire".into(),
+            text,
+        }]
+    };
+    let (old, new) = (fields(false), fields(true));
+    let r = report(&old, &new);
+    assert_eq!(r.changes.len(), 1, "{}", r.render(&old, &new));
+    assert_eq!(r.changes[0].kind, Kind::Added);
+    let r = report(&new, &old);
+    assert_eq!(r.changes.len(), 1, "{}", r.render(&new, &old));
+    assert_eq!(r.changes[0].kind, Kind::Removed);
 }
