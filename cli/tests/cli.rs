@@ -326,6 +326,12 @@ fn breaking_exits_0_on_changes_that_keep_the_bytes() {
     assert_eq!(stdout(&o), "ok: no breaking change (0 warnings, 0 notes)\n");
     let o = ackwire(&[
         "breaking",
+        "examples/game/wire",
+        "examples/game/wire/game.wire",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = ackwire(&[
+        "breaking",
         "spec/tests/breaking/ok__rename/old.wire",
         "spec/tests/breaking/ok__rename/new.wire",
     ]);
