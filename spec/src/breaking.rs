@@ -298,9 +298,16 @@ pub fn compare(old: &Spec, new: &Spec) -> Report {
         broken_hits: 0,
     };
     cmp.run();
-    Report {
-        changes: cmp.changes,
-    }
+    // A record read both on its own and within an ascending list is compared in both
+    // contexts; what its fields say is the same in each, and is reported once.
+    let mut seen = HashSet::new();
+    let at = |m: &Option<Mark>| m.as_ref().map(|m| (m.file.clone(), m.span.start));
+    let changes = cmp
+        .changes
+        .into_iter()
+        .filter(|c| seen.insert((c.kind, c.message.clone(), at(&c.old), at(&c.new))))
+        .collect();
+    Report { changes }
 }
 
 /// OLD and NEW, as indices into [`Cmp::sides`].
