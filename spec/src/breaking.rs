@@ -35,7 +35,10 @@
 //! written as the array's count prefix (`n: u8, xs: [T; n]` against `xs: [T; u8]`). Those are
 //! listed as notes; a rename that changes the JSON form (a value field's key, a bit's name in
 //! a bit set's list, a union variant's key) or a value that becomes a float where it was an
-//! integer (`quant(u16, 1)` against `u16`) is a `warning`. They exit 0.
+//! integer (`quant(u16, 1)` against `u16`) is a `warning`. They exit 0. Two fields of the
+//! same type that swap names keep the bytes too, and are two such warnings: the bytes say
+//! nothing of which name a value had. A protocol constant added or removed, or a record no
+//! frame carries removed, is a warning as well: no frame's bytes change by itself.
 //!
 //! # How
 //!
