@@ -218,11 +218,12 @@ enum Command {
         dir: PathBuf,
     },
     // ---- ackwire breaking (issue 20) ----
-    /// Name every change from OLD to NEW that breaks a peer built from OLD, compared on the
-    /// bits each version puts on the wire: kinds, widths, order, byte order, quantization,
-    /// bits, union tags, counts, protocol constants. Each is shown at file:line:col in both
-    /// versions; renames and doc comments are listed as notes (a warning where the JSON form
-    /// changes).
+    /// Name every change from OLD to NEW that breaks a peer built from OLD, on the bits.
+    ///
+    /// Compared on what each version puts on the wire: kinds, widths, order, byte order,
+    /// quantization, bits, union tags, counts, protocol constants. Each is shown at
+    /// file:line:col in both versions; renames and doc comments are listed as notes (a
+    /// warning where the JSON form changes).
     ///
     /// Exit status: 0 when nothing breaks, 1 when something does, 2 when a version cannot be
     /// read or has errors (shown as `ackwire check` shows them).
