@@ -2024,6 +2024,20 @@ impl<'a, 's> Cmp<'a, 's> {
                 })
                 .map_or(b.name_span, |e| e.span)
         };
+        // A bit that keeps its name at another index: whatever now sits where it was, a peer
+        // built from OLD sets the old index for it.
+        for a in &opl.named {
+            if let Some(x) = by_name(&npl, a.name).filter(|x| x.index != a.index) {
+                let i = a.index;
+                self.push(
+                    Kind::BitPosition,
+                    Severity::Breaking,
+                    format!("bit `{nn}.{}` is bit {}, was bit {i}", a.name, x.index),
+                    Some(self.mark(OLD, on, entry(o, i), format!("bit {i}"))),
+                    Some(self.mark(NEW, nn, entry(n, x.index), format!("bit {}", x.index))),
+                );
+            }
+        }
         let width = ow.max(nw).min(64);
         for i in 0..width {
             let (a, b) = (at(&opl, i), at(&npl, i));
@@ -2038,6 +2052,18 @@ impl<'a, 's> Cmp<'a, 's> {
                             format!(
                                 "bit {i} of `{nn}` is named `{}` now, was `{}`; the bytes are the same, but the JSON form lists it by its new name",
                                 b.name, a.name
+                            ),
+                            Some(self.mark(OLD, on, entry(o, i), format!("`{}`", a.name))),
+                            Some(self.mark(NEW, nn, entry(n, i), format!("`{}`", b.name))),
+                        );
+                    } else if a.name != b.name && by_name(&opl, b.name).is_none() {
+                        // `a` moved away (reported above) and a new bit took its index.
+                        self.push(
+                            Kind::BitNamed,
+                            Severity::Breaking,
+                            format!(
+                                "bit {i} of `{nn}` is named `{}` now, where `{}` was: a peer built from OLD sets it for `{}`",
+                                b.name, a.name, a.name
                             ),
                             Some(self.mark(OLD, on, entry(o, i), format!("`{}`", a.name))),
                             Some(self.mark(NEW, nn, entry(n, i), format!("`{}`", b.name))),
@@ -2061,8 +2087,9 @@ impl<'a, 's> Cmp<'a, 's> {
                             Some(self.mark(NEW, nn, entry(n, i), d(b.requires))),
                         );
                     }
+                    // Docs are compared between the same bit: renamed in place, or not renamed.
                     let (a_docs, b_docs) = (bit_docs(o, i), bit_docs(n, i));
-                    if let (Some(x), Some(y)) = (a_docs, b_docs) {
+                    if let (Some(x), Some(y), false) = (a_docs, b_docs, moved) {
                         self.docs(
                             x,
                             y,
@@ -2073,13 +2100,8 @@ impl<'a, 's> Cmp<'a, 's> {
                     }
                 }
                 (Some(a), None) => match by_name(&npl, a.name) {
-                    Some(x) => self.push(
-                        Kind::BitPosition,
-                        Severity::Breaking,
-                        format!("bit `{nn}.{}` is bit {}, was bit {i}", a.name, x.index),
-                        Some(self.mark(OLD, on, entry(o, i), format!("bit {i}"))),
-                        Some(self.mark(NEW, nn, entry(n, x.index), format!("bit {}", x.index))),
-                    ),
+                    // Moved: reported above.
+                    Some(_) => {}
                     None if i < nw => self.push(
                         Kind::BitReserved,
                         Severity::Breaking,
