@@ -2200,25 +2200,26 @@ impl<'a, 's> Cmp<'a, 's> {
             }
         }
         let variant = |u: &'s Union, tag: u64| u.variants.iter().find(|v| v.tag == tag);
+        let named = |u: &'s Union, record: &str| u.variants.iter().find(|v| v.record == record);
         for ov in &o.variants {
+            // A variant that keeps its record under another tag: a peer built from OLD writes
+            // the old tag for it.
+            let moved = named(n, &ov.record).filter(|nv| nv.tag != ov.tag);
+            if let Some(nv) = moved {
+                self.push(
+                    Kind::UnionTag,
+                    Severity::Breaking,
+                    format!(
+                        "variant `{nn}.{}` has tag {}, was {}",
+                        nv.record, nv.tag, ov.tag
+                    ),
+                    Some(self.mark(OLD, on, ov.span, format!("= {}", ov.tag))),
+                    Some(self.mark(NEW, nn, nv.span, format!("= {}", nv.tag))),
+                );
+                self.record_pair(&ov.record, None, &nv.record, None);
+            }
             match variant(n, ov.tag) {
-                Some(nv) => {
-                    if ov.record != nv.record {
-                        self.push(
-                            Kind::Rename,
-                            Severity::Warning,
-                            format!(
-                                "variant {} of `{nn}` is `{}` now, was `{}`; the bytes are the same, but the JSON form's key `{}` becomes `{}`",
-                                ov.tag,
-                                nv.record,
-                                ov.record,
-                                snake_case(&ov.record),
-                                snake_case(&nv.record)
-                            ),
-                            Some(self.mark(OLD, on, ov.span, format!("`{}`", ov.record))),
-                            Some(self.mark(NEW, nn, nv.span, format!("`{}`", nv.record))),
-                        );
-                    }
+                Some(nv) if nv.record == ov.record => {
                     self.docs(
                         &ov.docs,
                         &nv.docs,
@@ -2228,31 +2229,53 @@ impl<'a, 's> Cmp<'a, 's> {
                     );
                     self.record_pair(&ov.record, None, &nv.record, None);
                 }
-                None => match n.variants.iter().find(|v| v.record == ov.record) {
-                    Some(nv) => {
-                        self.push(
-                            Kind::UnionTag,
-                            Severity::Breaking,
-                            format!(
-                                "variant `{nn}.{}` has tag {}, was {}",
-                                nv.record, nv.tag, ov.tag
-                            ),
-                            Some(self.mark(OLD, on, ov.span, format!("= {}", ov.tag))),
-                            Some(self.mark(NEW, nn, nv.span, format!("= {}", nv.tag))),
-                        );
-                        self.record_pair(&ov.record, None, &nv.record, None);
-                    }
-                    None => self.push(
-                        Kind::Removed,
-                        Severity::Breaking,
-                        format!(
-                            "variant `{on}.{}` (tag {}) is gone: a peer built from NEW refuses the tag",
-                            ov.record, ov.tag
-                        ),
-                        Some(self.mark(OLD, on, ov.span, format!("= {}", ov.tag))),
-                        Some(self.mark(NEW, nn, n.name_span, format!("no tag {}", ov.tag))),
+                // Another variant took the tag this one left, or this one's tag went to a
+                // variant that had another: the tag now means another record.
+                Some(nv) if moved.is_some() || named(o, &nv.record).is_some() => self.push(
+                    Kind::UnionTag,
+                    Severity::Breaking,
+                    format!(
+                        "tag {} of `{nn}` carries `{}` now, where it carried `{}`",
+                        ov.tag, nv.record, ov.record
                     ),
-                },
+                    Some(self.mark(OLD, on, ov.span, format!("`{}`", ov.record))),
+                    Some(self.mark(NEW, nn, nv.span, format!("`{}`", nv.record))),
+                ),
+                Some(nv) => {
+                    self.push(
+                        Kind::Rename,
+                        Severity::Warning,
+                        format!(
+                            "variant {} of `{nn}` is `{}` now, was `{}`: the JSON form's key `{}` becomes `{}`",
+                            ov.tag,
+                            nv.record,
+                            ov.record,
+                            snake_case(&ov.record),
+                            snake_case(&nv.record)
+                        ),
+                        Some(self.mark(OLD, on, ov.span, format!("`{}`", ov.record))),
+                        Some(self.mark(NEW, nn, nv.span, format!("`{}`", nv.record))),
+                    );
+                    self.docs(
+                        &ov.docs,
+                        &nv.docs,
+                        (on, ov.span),
+                        (nn, nv.span),
+                        &format!("variant `{nn}.{}`", nv.record),
+                    );
+                    self.record_pair(&ov.record, None, &nv.record, None);
+                }
+                None if moved.is_some() => {}
+                None => self.push(
+                    Kind::Removed,
+                    Severity::Breaking,
+                    format!(
+                        "variant `{on}.{}` (tag {}) is gone: a peer built from NEW refuses the tag",
+                        ov.record, ov.tag
+                    ),
+                    Some(self.mark(OLD, on, ov.span, format!("= {}", ov.tag))),
+                    Some(self.mark(NEW, nn, n.name_span, format!("no tag {}", ov.tag))),
+                ),
             }
         }
         for nv in &n.variants {
