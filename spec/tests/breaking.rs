@@ -263,3 +263,56 @@ fn the_readme_shows_a_report_the_tests_produce() {
         .replace("--> tests/", "--> spec/tests/");
     assert_eq!(shown, expected);
 }
+
+#[test]
+fn every_number_of_the_reference_protocol_changed_by_one() {
+    // Each number of each reference file in turn, plus one: in a doc comment it never breaks,
+    // in the layout it always does (but for the low end of a reserved range); breaking one way
+    // is breaking the other way, and nothing panics.
+    let sources = ackwire_spec::reference_sources();
+    let (mut tried, mut docs, mut breaking) = (0, 0, 0);
+    for (f, source) in sources.iter().enumerate() {
+        let text = &source.text;
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if !bytes[i].is_ascii_digit() || (i > 0 && bytes[i - 1].is_ascii_alphanumeric()) {
+                i += 1;
+                continue;
+            }
+            let end = (i..bytes.len())
+                .find(|&j| !bytes[j].is_ascii_digit())
+                .unwrap_or(bytes.len());
+            let n: u128 = text[i..end].parse().unwrap();
+            let mutated = format!("{}{}{}", &text[..i], n + 1, &text[end..]);
+            let mut new = sources.clone();
+            new[f].text = mutated;
+            let line = &text[text[..i].rfind('\n').map_or(0, |s| s + 1)..];
+            let in_doc = line.trim_start().starts_with("//");
+            if let Ok(r) = breaking::compare_sources(&sources, &new) {
+                tried += 1;
+                let back = breaking::compare_sources(&new, &sources).unwrap();
+                let (a, b) = (r.render(&sources, &new), back.render(&new, &sources));
+                assert_eq!(r.is_breaking(), back.is_breaking(), "{a}\n{b}");
+                if in_doc {
+                    docs += 1;
+                    assert!(!r.is_breaking(), "a doc comment broke:\n{a}");
+                    assert!(r.changes.iter().all(|c| c.kind == Kind::Doc), "{a}");
+                } else if line.trim_start().starts_with("reserved") {
+                    // The low end of a reserved range: every bit not named is reserved anyway.
+                    assert!(r.changes.is_empty(), "{a}");
+                } else {
+                    // Any other number of the layout is a kind, a width, a bit, a tag, a
+                    // scale or a constant: one more is another wire.
+                    assert!(r.is_breaking(), "{}: not breaking:\n{a}", source.name);
+                    breaking += 1;
+                }
+            }
+            i = end;
+        }
+    }
+    assert!(
+        tried > 150 && docs > 100 && breaking > 40,
+        "{tried} {docs} {breaking}"
+    );
+}
