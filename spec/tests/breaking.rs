@@ -311,8 +311,73 @@ fn every_number_of_the_reference_protocol_changed_by_one() {
             i = end;
         }
     }
+    eprintln!("{tried} versions: {docs} in doc comments, {breaking} breaking");
     assert!(
         tried > 150 && docs > 100 && breaking > 40,
         "{tried} {docs} {breaking}"
     );
+}
+
+#[test]
+fn every_name_of_the_reference_protocol_renamed_keeps_the_bytes() {
+    // Each declared name (a constant, bit set, bit, record, frame, union or field) renamed
+    // everywhere it is written: the bytes are the same, so nothing breaks, and a warning comes
+    // only where the JSON form carries the name.
+    let sources = ackwire_spec::reference_sources();
+    let spec = ackwire_spec::compile(&sources).unwrap();
+    let mut names = std::collections::BTreeSet::new();
+    for item in spec.files.iter().flat_map(|f| &f.items) {
+        names.insert(item.name().to_string());
+        match item {
+            ackwire_spec::model::Item::Record(r) => {
+                names.extend(r.fields.iter().map(|f| f.name.clone()));
+            }
+            ackwire_spec::model::Item::Bits(b) => {
+                names.extend(b.bits.iter().filter_map(|b| match &b.kind {
+                    ackwire_spec::model::BitKind::Named { name, .. } => Some(name.clone()),
+                    _ => None,
+                }));
+            }
+            _ => {}
+        }
+    }
+    let rename = |text: &str, name: &str| {
+        let mut out = String::new();
+        let mut rest = text;
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        while let Some(at) = rest.find(name) {
+            let before = rest[..at].chars().next_back();
+            let after = rest[at + name.len()..].chars().next();
+            out.push_str(&rest[..at]);
+            out.push_str(name);
+            if !before.is_some_and(word) && !after.is_some_and(word) {
+                out.push_str("_renamed");
+            }
+            rest = &rest[at + name.len()..];
+        }
+        out.push_str(rest);
+        out
+    };
+    let mut renamed = 0;
+    for name in &names {
+        let new: Vec<Source> = sources
+            .iter()
+            .map(|s| Source {
+                name: s.name.clone(),
+                text: rename(&s.text, name),
+            })
+            .collect();
+        let Ok(r) = breaking::compare_sources(&sources, &new) else {
+            continue; // a name the language reserves once suffixed, say
+        };
+        renamed += 1;
+        let text = r.render(&sources, &new);
+        assert!(!r.is_breaking(), "renaming `{name}` broke:\n{text}");
+        assert!(
+            r.changes.iter().any(|c| c.kind == Kind::Rename),
+            "renaming `{name}` went unnoticed:\n{text}"
+        );
+    }
+    eprintln!("{renamed} of {} names renamed", names.len());
+    assert!(renamed > 100, "{renamed} of {} names", names.len());
 }
