@@ -368,7 +368,7 @@ fn every_name_of_the_reference_protocol_renamed_keeps_the_bytes() {
             })
             .collect();
         let Ok(r) = breaking::compare_sources(&sources, &new) else {
-            continue; // a name the language reserves once suffixed, say
+            continue; // the datagram's field `frame`: the keyword is renamed with it
         };
         renamed += 1;
         let text = r.render(&sources, &new);
