@@ -1754,6 +1754,10 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../runtime/ts/src/sessions/digest.ts"),
     ),
     (
+        "sessions/datagram.ts",
+        include_str!("../../runtime/ts/src/sessions/datagram.ts"),
+    ),
+    (
         "sessions/baseline.ts",
         include_str!("../../runtime/ts/src/sessions/baseline.ts"),
     ),

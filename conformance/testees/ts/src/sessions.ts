@@ -9,6 +9,7 @@ import { type JsonValue, fromHex, toHex } from "./gen/protocol.js";
 import type { Transmit } from "./gen/runtime/sessions/half.js";
 // ts-rest: the datagram, baseline and delta halves.
 import { BASELINE_HALVES } from "./halves/baseline.js";
+import { DATAGRAM_HALVES } from "./halves/datagram.js";
 import { DELTA_HALVES } from "./halves/delta.js";
 
 /** One open half, as the session ops see it. Time and ticks are arguments. */
@@ -30,6 +31,7 @@ export type Opener = (params: unknown) => TesteeSession;
 const OPENERS = new Map<string, Opener>([
   // One spread per module, e.g. `...ACKED_HALVES`.
   // ts-rest: the datagram, baseline and delta halves.
+  ...DATAGRAM_HALVES,
   ...BASELINE_HALVES,
   ...DELTA_HALVES,
 ]);
