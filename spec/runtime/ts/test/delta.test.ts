@@ -10,6 +10,7 @@ import {
   DeltaClient,
   DeltaMirror,
   DeltaServer,
+  SlotAllocator,
   type AckFrame,
   type DeltaSchema,
   type PlanFrame,
@@ -252,5 +253,72 @@ describe("the delta halves", () => {
       () => client.handleFrame(now(9), "ack", Uint8Array.of()),
       (e: unknown) => e instanceof SessionError && e.kind === "unexpected_frame",
     );
+  });
+});
+
+describe("SlotAllocator", () => {
+  it("hands out the next generation on each reuse (the Rust doc example)", () => {
+    const slots = new SlotAllocator(8);
+    const a = slots.allocate()!;
+    const b = slots.allocate()!;
+    assert.deepEqual(
+      [a, b],
+      [
+        { index: 0, generation: 0 },
+        { index: 1, generation: 0 },
+      ],
+    );
+    assert.ok(slots.free(a));
+    assert.ok(!slots.free(a), "a second free of the same occupant is refused");
+    assert.deepEqual(slots.allocate(), { index: 0, generation: 1 });
+  });
+  it("wraps the generation rather than growing it", () => {
+    const a = new SlotAllocator(1);
+    let key = a.allocate()!;
+    for (let i = 0; i <= 0xffff; i++) {
+      assert.ok(a.free(key));
+      key = a.allocate()!;
+    }
+    assert.deepEqual(key, { index: 0, generation: 0 });
+  });
+  it("reuses the lowest free index, or under fifo the longest free", () => {
+    const low = new SlotAllocator(8);
+    const keys = [0, 1, 2, 3, 4].map(() => low.allocate()!);
+    assert.ok(low.free(keys[3]!) && low.free(keys[1]!));
+    assert.deepEqual(low.allocate(), { index: 1, generation: 1 });
+    assert.deepEqual(low.allocate(), { index: 3, generation: 1 });
+    assert.deepEqual(low.allocate(), { index: 5, generation: 0 });
+    const fifo = new SlotAllocator(8, { kind: "fifo", quarantine: 0 });
+    const f = [0, 1, 2, 3].map(() => fifo.allocate()!);
+    assert.ok(fifo.free(f[2]!) && fifo.free(f[0]!));
+    assert.deepEqual(fifo.allocate(), { index: 2, generation: 1 });
+    assert.deepEqual(fifo.allocate(), { index: 0, generation: 1 });
+    const q = new SlotAllocator(8, { kind: "fifo", quarantine: 2 });
+    const k = [0, 1, 2, 3].map(() => q.allocate()!);
+    assert.ok(q.free(k[1]!) && q.free(k[3]!));
+    assert.deepEqual(q.allocate(), { index: 4, generation: 0 }, "two wait: a fresh index");
+    assert.ok(q.free(k[0]!));
+    assert.deepEqual(q.allocate(), { index: 1, generation: 1 }, "three wait: the oldest");
+    assert.deepEqual(
+      [0, 1, 2].map(() => q.allocate()!.index),
+      [5, 6, 7],
+    );
+    // With the capacity used up the quarantine gives way rather than refusing.
+    assert.deepEqual(q.allocate(), { index: 3, generation: 1 });
+    assert.deepEqual(q.allocate(), { index: 0, generation: 1 });
+    assert.equal(q.allocate(), undefined);
+    assert.equal(q.size, 8);
+  });
+  it("places an occupant where asked, skipping slots that stay fresh", () => {
+    const a = new SlotAllocator(4);
+    assert.deepEqual(a.allocateAt(2), { index: 2, generation: 0 });
+    assert.equal(a.allocateAt(2), undefined);
+    assert.equal(a.allocateAt(4), undefined);
+    assert.deepEqual(a.allocate(), { index: 0, generation: 0 });
+    assert.deepEqual(
+      a.live().map((k) => k.index),
+      [0, 2],
+    );
+    assert.deepEqual(a.occupant(2), { index: 2, generation: 0 });
   });
 });

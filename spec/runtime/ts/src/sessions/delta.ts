@@ -841,3 +841,147 @@ export class DeltaClient implements SessionHalf<void, Applied> {
     return this.out.poll();
   }
 }
+
+/**
+ * Which free slot {@link SlotAllocator.allocate} hands out next (seed 004 §1's `ReusePolicy`):
+ * `lowest_free`, the lowest free index, used before or not; or `fifo`, first freed first
+ * reused, and only while more than `quarantine` freed slots wait (below that a never-used index
+ * is handed out while the capacity allows; past it the oldest freed slot is reused anyway).
+ */
+export type ReusePolicy =
+  { readonly kind: "lowest_free" } | { readonly kind: "fifo"; readonly quarantine: number };
+
+interface AllocSlot {
+  generation: number;
+  live: boolean;
+  order: number;
+}
+
+/**
+ * Hands out SlotKeys from `capacity` slots, one live occupant per slot, a slot's generation
+ * bumped each time it is reused (seed 004 §7: "A retraction re-derived after a slot has been
+ * recycled would otherwise name the slot's *current* occupant"). The first occupant of a slot
+ * is generation 0; every reuse the next, wrapping at 65,535. Memory is bounded by the capacity.
+ */
+export class SlotAllocator {
+  private readonly policy: ReusePolicy;
+  private readonly capacity: number;
+  private readonly slots: AllocSlot[] = [];
+  /** Free slots that had an occupant, as `[order, index]`, ascending. */
+  private freed: [number, number][] = [];
+  /** Slots below `slots.length` that never had an occupant, ascending. */
+  private unused: number[] = [];
+  private stamp = 0;
+  private liveCount = 0;
+
+  /** An allocator of slots `0..capacity` (a u32), none occupied. */
+  constructor(capacity: number, policy: ReusePolicy = { kind: "lowest_free" }) {
+    this.capacity = capacity >>> 0;
+    this.policy = policy;
+  }
+
+  /** How many slots are occupied. */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  private fresh(): number | undefined {
+    const first = this.unused[0];
+    if (first !== undefined) {
+      return first;
+    }
+    return this.slots.length < this.capacity ? this.slots.length : undefined;
+  }
+
+  /** A new occupant in the slot the policy picks; `undefined` when every slot is occupied. */
+  allocate(): SlotKey | undefined {
+    const fresh = this.fresh();
+    const oldest = this.freed[0]?.[1];
+    let index: number | undefined;
+    if (this.policy.kind === "lowest_free") {
+      index = oldest === undefined ? fresh : fresh === undefined ? oldest : Math.min(oldest, fresh);
+    } else {
+      const waiting = this.freed.length > this.policy.quarantine;
+      index = waiting || fresh === undefined ? oldest : fresh;
+    }
+    return index === undefined ? undefined : this.allocateAt(index);
+  }
+
+  /** A new occupant in slot `index`; `undefined` when outside the capacity or occupied. */
+  allocateAt(index: number): SlotKey | undefined {
+    if (!Number.isInteger(index) || index < 0 || index >= this.capacity) {
+      return undefined;
+    }
+    if (index >= this.slots.length) {
+      for (let i = this.slots.length; i < index; i++) {
+        this.unused.push(i);
+      }
+      while (this.slots.length <= index) {
+        this.slots.push({ generation: 0, live: false, order: 0 });
+      }
+      // The slot itself has never had an occupant: its first is generation 0.
+      this.slots[index]!.live = true;
+    } else {
+      const slot = this.slots[index]!;
+      if (slot.live) {
+        return undefined;
+      }
+      const u = this.unused.indexOf(index);
+      if (u >= 0) {
+        this.unused.splice(u, 1);
+        slot.generation = 0;
+      } else {
+        const f = this.freed.findIndex(([o, i]) => o === slot.order && i === index);
+        if (f >= 0) {
+          this.freed.splice(f, 1);
+        }
+        // Seed 004 §7: a respawn in the same slot must be a different key.
+        slot.generation = (slot.generation + 1) & 0xffff;
+      }
+      slot.live = true;
+    }
+    this.liveCount += 1;
+    return { index, generation: this.slots[index]!.generation };
+  }
+
+  /** Frees the occupant `key` names; `false`, changing nothing, when it is not live. */
+  free(key: SlotKey): boolean {
+    if (!this.isLive(key)) {
+      return false;
+    }
+    const order = this.policy.kind === "lowest_free" ? key.index : ++this.stamp;
+    const slot = this.slots[key.index]!;
+    slot.live = false;
+    slot.order = order;
+    let at = this.freed.findIndex(([o, i]) => o > order || (o === order && i > key.index));
+    if (at < 0) {
+      at = this.freed.length;
+    }
+    this.freed.splice(at, 0, [order, key.index]);
+    this.liveCount -= 1;
+    return true;
+  }
+
+  /** Whether `key` is the live occupant of its slot. */
+  isLive(key: SlotKey): boolean {
+    const s = this.slots[key.index];
+    return s !== undefined && s.live && s.generation === key.generation;
+  }
+
+  /** The live occupant of slot `index`, if any. */
+  occupant(index: number): SlotKey | undefined {
+    const s = this.slots[index];
+    return s !== undefined && s.live ? { index, generation: s.generation } : undefined;
+  }
+
+  /** Every live occupant, ascending by slot. */
+  live(): SlotKey[] {
+    const out: SlotKey[] = [];
+    this.slots.forEach((s, index) => {
+      if (s.live) {
+        out.push({ index, generation: s.generation });
+      }
+    });
+    return out;
+  }
+}
