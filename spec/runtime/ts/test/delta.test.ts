@@ -31,6 +31,35 @@ describe("mix64 and SetDigest", () => {
     // The sum overflows u64 and wraps.
     assert.equal(SetDigest.fromKeys([1, 2]).digest(), 0xbf3a5614b90ee541n);
   });
+  it("computes on u32 halves exactly what the u64 definition gives, over 20,000 keys", () => {
+    // DESIGN.md §4's definition in bigint, step by step, as the reference.
+    const M = (1n << 64n) - 1n;
+    const reference = (key: bigint): bigint => {
+      let x = (key + 0x9e3779b97f4a7c15n) & M;
+      x ^= x >> 30n;
+      x = (x * 0xbf58476d1ce4e5b9n) & M;
+      x ^= x >> 27n;
+      x = (x * 0x94d049bb133111ebn) & M;
+      return x ^ (x >> 31n);
+    };
+    let k = 0x243f6a8885a308d3n;
+    for (let i = 0; i < 20_000; i++) {
+      k = (k * 6364136223846793005n + 1442695040888963407n) & M;
+      const key = i % 2 === 0 ? k : k >> 16n;
+      assert.equal(mix64(key), reference(key), `mix64(${key})`);
+    }
+    for (const edge of [0n, 1n, M, M - 0x9e3779b97f4a7c15n, 0xffffffffn, 1n << 32n]) {
+      assert.equal(mix64(edge), reference(edge));
+    }
+    let sum = 0n;
+    const d = new SetDigest();
+    for (let i = 0; i < 1000; i++) {
+      const key = i * 65536 + (i % 7);
+      d.insert(key);
+      sum = (sum + reference(BigInt(key))) & M;
+    }
+    assert.equal(d.digest(), sum ^ reference(1000n));
+  });
   it("is order independent, and removing undoes inserting exactly", () => {
     const a = SetDigest.fromKeys([1, 2, 3, 99, 2 ** 40]);
     const b = SetDigest.fromKeys([2 ** 40, 99, 3, 2, 1]);
