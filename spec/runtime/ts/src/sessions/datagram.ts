@@ -475,6 +475,23 @@ export class Subscription {
     return this.sent.size;
   }
 
+  /**
+   * The world as the client should come to hold it: per id (ascending), the spawn tick, the
+   * quantized position and the live components by type.
+   */
+  world(): [bigint, bigint, [bigint, bigint, bigint], Map<number, Uint8Array>][] {
+    return [...this.entities.keys()].sort(byId).map((id) => {
+      const e = this.entities.get(id)!;
+      const comps = new Map<number, Uint8Array>();
+      for (const [t, [d]] of sortedTypes(e.components)) {
+        if (d !== null) {
+          comps.set(t, d);
+        }
+      }
+      return [id, e.spawnTick, [...e.position], comps];
+    });
+  }
+
   private q(p: readonly [number, number, number]): [bigint, bigint, bigint] {
     const precision = this.config.precision;
     return [quantize(p[0], precision), quantize(p[1], precision), quantize(p[2], precision)];
@@ -885,6 +902,11 @@ export class ReplicaTable {
   /** How many entities are held. */
   get size(): number {
     return this.entities.size;
+  }
+
+  /** Every entity held, ascending by id. */
+  list(): [bigint, Replica][] {
+    return [...this.entities.keys()].sort(byId).map((id) => [id, this.entities.get(id)!]);
   }
 
   /** The entity `id`, if held. */
