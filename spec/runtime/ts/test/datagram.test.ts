@@ -16,7 +16,7 @@ import {
   quantize,
   splitTick,
 } from "../src/sessions/datagram.js";
-import { SessionError } from "../src/sessions/half.js";
+import { MAX_QUEUED, SessionError } from "../src/sessions/half.js";
 
 const text = new TextEncoder();
 const untext = new TextDecoder();
@@ -260,6 +260,22 @@ describe("the datagram halves", () => {
     assert.equal(t.entity(1n)?.position[0], 0n, "position too");
     assert.equal(t.takeAcks().length, 0);
     assert.ok(t.componentBytes <= 200);
+  });
+  it("keep every stream frame of a server that is never polled, and at most MAX_QUEUED in all beside them", () => {
+    const { server } = pair();
+    for (let tick = 1; tick <= 1500; tick++) {
+      server.handleTick(now(tick), {
+        inputAck: 0n,
+        ops: [{ kind: "spawn", id: BigInt(tick), position: [0, 0, 0], components: [] }],
+      });
+    }
+    const out = drain(server) as { frame: string; bytes: Uint8Array; reliable: boolean }[];
+    const spawns = out.filter((t) => t.reliable);
+    assert.equal(spawns.length, 1500, "reliable frames are never dropped");
+    assert.ok(out.length <= 1500 + MAX_QUEUED);
+    const datagrams = out.filter((t) => !t.reliable).map((t) => dec<DatagramFrame>(t.bytes).tick);
+    assert.ok(datagrams.length < 1500, "old datagrams were dropped");
+    assert.equal(datagrams[datagrams.length - 1], 1500n, "the newest is kept");
   });
   it("answer a bad frame with a SessionError, never another exception", () => {
     const { server, client } = pair();

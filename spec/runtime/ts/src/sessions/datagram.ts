@@ -24,7 +24,14 @@
  */
 
 import { fnv1a32 } from "./fnv.js";
-import { type Now, Outbox, SessionError, type SessionHalf, type Transmit } from "./half.js";
+import {
+  MAX_QUEUED,
+  type Now,
+  Outbox,
+  SessionError,
+  type SessionHalf,
+  type Transmit,
+} from "./half.js";
 
 const U64_MAX = (1n << 64n) - 1n;
 const I64_MAX = (1n << 63n) - 1n;
@@ -1224,7 +1231,13 @@ export class DatagramServer implements SessionHalf<DatagramTick, AckSummary> {
   /** The machine, for its lower-level methods. */
   readonly sub: Subscription;
   private readonly schema: DatagramSchema;
-  private readonly out = new Outbox();
+  /**
+   * What is yet to be polled. The tick's stream frames join it whatever its length (they are
+   * the half's own, reliable, and never dropped); a datagram joins it as {@link Outbox.push}
+   * does, dropping the oldest unreliable frame at MAX_QUEUED, as the Rust half's queue does.
+   */
+  private queue: Transmit[] = [];
+  private head = 0;
 
   /** The half over `sub`. */
   constructor(schema: DatagramSchema, sub: Subscription) {
@@ -1252,10 +1265,18 @@ export class DatagramServer implements SessionHalf<DatagramTick, AckSummary> {
           : f.kind === "despawn"
             ? [s.names.despawn, encoding(() => s.encodeDespawn(f.frame))]
             : [s.names.fullFrame, encoding(() => s.encodeFullFrame(f.frame))];
-      this.out.push({ frame, bytes, reliable: true });
+      this.queue.push({ frame, bytes, reliable: true });
     }
     for (const d of out.datagrams) {
-      this.out.push({
+      if (this.queue.length - this.head >= MAX_QUEUED) {
+        for (let i = this.head; i < this.queue.length; i++) {
+          if (!this.queue[i]!.reliable) {
+            this.queue.splice(i, 1);
+            break;
+          }
+        }
+      }
+      this.queue.push({
         frame: s.names.datagram,
         bytes: encoding(() => s.encodeDatagram(d)),
         reliable: false,
@@ -1264,7 +1285,15 @@ export class DatagramServer implements SessionHalf<DatagramTick, AckSummary> {
   }
 
   pollTransmit(): Transmit | undefined {
-    return this.out.poll();
+    if (this.head >= this.queue.length) {
+      return undefined;
+    }
+    const t = this.queue[this.head++]!;
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    }
+    return t;
   }
 }
 
