@@ -10,6 +10,12 @@
 //       message; no case with a Lua error.
 //   node wireshark-check.mjs frames FRAME_OF_EACH_PACKET TSHARK.json
 //       each packet was claimed as ackwire, as the frame named (snake_case, comma-separated).
+//   node wireshark-check.mjs mangle VECTORS.json...
+//       prints a text2pcap hex dump of every positive vector mangled 20 ways (hostile bytes).
+//   node wireshark-check.mjs robust TSHARK.json ACKWIRE VECTORS.json...
+//       the same mangled packets: every one shown as ackwire with no Lua error, valid or
+//       malformed with one expert info; where the leading byte chose the vector's own frame,
+//       its rows and its fault ("kind at byte N, field PATH") those of `ackwire explain`.
 //   node wireshark-check.mjs expect NAME TSHARK.json EXPECTED.json
 //       the one packet's rows equal EXPECTED.json's [path, value] pairs, with no expert info
 //       (for layouts that have no vectors: examples/game, the kitchen sink).
@@ -88,13 +94,81 @@ function sameRows(got, want) {
 /// The rows `ackwire explain` prints, as [path, value]: its table's field and value columns,
 /// found by the header's column names; a line whose bytes wrapped has neither.
 function explain(ackwire, frame, hex) {
-  const text = execFileSync(ackwire, ["explain", frame, hex], { encoding: "utf8" });
+  const text = execFileSync(ackwire, ["explain", frame, hex], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return parseExplain(text);
+}
+
+/// explain's table as [path, value] rows.
+function parseExplain(text) {
   const [header, ...lines] = text.split("\n");
   const field = header.indexOf("field");
   const value = header.indexOf("value");
   return lines
     .filter((line) => line.length > value && line.slice(field, value).trim() !== "")
     .map((line) => [line.slice(field, value).trim(), line.slice(value)]);
+}
+
+/// `ackwire explain`'s rows and, when it refuses the bytes, its error's text (standard error's
+/// `error: ...` line).
+function explainOrError(ackwire, frame, hex) {
+  try {
+    return { rows: explain(ackwire, frame, hex) };
+  } catch (e) {
+    const stdout = String(e.stdout ?? "");
+    const error = String(e.stderr ?? "").match(/^error: (.*)$/m);
+    if (error === null) {
+      throw e;
+    }
+    return { rows: parseExplain(stdout), error: error[1] };
+  }
+}
+
+/// A frame's name in snake_case (`FullFrame` -> `full_frame`).
+function snakeOf(name) {
+  return (name ?? "").replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+}
+
+/// Each positive vector of at least two bytes, 20 ways: a byte other than the first changed, a
+/// bit flipped, cut short, a byte appended, every byte after the first from a PRNG; the same
+/// packets on every run (a fixed seed). The first byte is kept, so the frame is still chosen.
+function mangled(files) {
+  let seed = 0x9e3779b9;
+  const rand = (n) => {
+    seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    return seed % n;
+  };
+  const out = [];
+  for (const file of files) {
+    const vectors = read(file);
+    for (const c of vectors.cases) {
+      const bytes = (c.hex.match(/[0-9a-f]{2}/gi) ?? []).map((h) => parseInt(h, 16));
+      if (c.error || bytes.length < 2) {
+        continue;
+      }
+      for (let round = 0; round < 20; round++) {
+        const b = bytes.slice();
+        const at = 1 + rand(b.length - 1);
+        if (round % 5 === 0) {
+          b[at] = rand(256);
+        } else if (round % 5 === 1) {
+          b[at] ^= 1 << rand(8);
+        } else if (round % 5 === 2) {
+          b.length = at;
+        } else if (round % 5 === 3) {
+          b.push(rand(256));
+        } else {
+          for (let i = 1; i < b.length; i++) {
+            b[i] = rand(256);
+          }
+        }
+        out.push({ frame: vectors.frame, bytes: b });
+      }
+    }
+  }
+  return out;
 }
 
 /// The decode error's text as the codecs print it.
@@ -123,7 +197,9 @@ if (mode === "rows") {
   const cases = file.cases.filter((c) => c.hex.trim() !== "");
   const packets = read(tsharkFile);
   if (packets.length !== cases.length) {
-    failures.push(`${vectorsFile}: tshark shows ${packets.length} packets for ${cases.length} cases`);
+    failures.push(
+      `${vectorsFile}: tshark shows ${packets.length} packets for ${cases.length} cases`,
+    );
   }
   cases.forEach((c, i) => {
     const got = inspect(packets[i]);
@@ -158,7 +234,7 @@ if (mode === "rows") {
   frames.forEach((frame, i) => {
     const got = inspect(packets[i]);
     const shown = got.layer ? list(got.layer["ackwire.frame"])[0] : undefined;
-    const snake = (shown ?? "").replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+    const snake = snakeOf(shown);
     const problems = got.luaErrors.map((e) => `Lua error: ${e}`);
     if (snake !== frame) {
       problems.push(`packet ${i + 1} shown as ${shown ?? "not ackwire"}, the vector is ${frame}`);
@@ -168,6 +244,54 @@ if (mode === "rows") {
     }
     check(`packet ${i + 1} (${frame})`, problems);
   });
+} else if (mode === "robust") {
+  const [tsharkFile, ackwire, ...files] = args;
+  const packets = read(tsharkFile);
+  const frames = mangled(files);
+  if (packets.length !== frames.length) {
+    failures.push(`tshark shows ${packets.length} packets for ${frames.length} mangled frames`);
+  }
+  let compared = 0;
+  frames.forEach(({ frame, bytes }, i) => {
+    const got = inspect(packets[i]);
+    const problems = got.luaErrors.map((e) => `Lua error: ${e}`);
+    const shown = got.layer ? list(got.layer["ackwire.frame"])[0] : undefined;
+    if (!got.layer) {
+      problems.push("no ackwire layer");
+    } else if (got.experts.length > 1) {
+      problems.push(`${got.experts.length} expert infos`);
+    } else if (got.experts.length === 1 && !got.malformed) {
+      problems.push("refused but not malformed");
+    }
+    // Where the leading byte chose the vector's own frame (two layout files share 2), the
+    // rows read and the fault are explain's for the same bytes.
+    if (problems.length === 0 && snakeOf(shown) === frame) {
+      compared += 1;
+      const hex = bytes.map((x) => x.toString(16).padStart(2, "0")).join("");
+      const want = explainOrError(ackwire, frame, hex);
+      problems.push(...sameRows(got.rows, want.rows));
+      const expert = got.experts[0];
+      if (want.error === undefined && expert !== undefined) {
+        problems.push(`expert "${expert[1]}", explain reads the frame whole`);
+      } else if (want.error !== undefined && (expert === undefined || expert[1] !== want.error)) {
+        problems.push(`expert ${JSON.stringify(expert)}, explain: "${want.error}"`);
+      } else if (expert !== undefined && expert[1].split(" ")[0] !== expert[0]) {
+        problems.push(`expert ${expert[0]} says "${expert[1]}"`);
+      }
+    }
+    check(`mangled ${frame} packet ${i + 1}`, problems);
+  });
+  console.log(`${compared} compared with ackwire explain`);
+} else if (mode === "mangle") {
+  const lines = [];
+  for (const { bytes } of mangled(args)) {
+    for (let i = 0; i < bytes.length; i += 16) {
+      const hex = bytes.slice(i, i + 16).map((x) => x.toString(16).padStart(2, "0"));
+      lines.push(`${i.toString(16).padStart(6, "0")} ${hex.join(" ")}`);
+    }
+  }
+  console.log(lines.join("\n"));
+  process.exit(0);
 } else if (mode === "expect") {
   const [name, tsharkFile, expectedFile] = args;
   const packets = read(tsharkFile);

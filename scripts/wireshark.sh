@@ -11,7 +11,9 @@
 # 2. every positive vector together, the frame chosen by its kind or version byte, on the
 #    dissector's UDP port (preference ackwire.udp_port);
 # 3. the same packets on a port nobody registered: claimed by the heuristic, each as its frame;
-# 4. layouts without vectors, examples/game's and the kitchen sink's: one frame each, its rows
+# 4. every positive vector mangled 20 ways (hostile bytes): no Lua error, ever, and the rows and
+#    the fault of ackwire explain for the same bytes;
+# 5. layouts without vectors, examples/game's and the kitchen sink's: one frame each, its rows
 #    as explain prints them.
 #
 # Vectors of no bytes at all are left out: text2pcap writes no packet without a byte.
@@ -139,6 +141,18 @@ line="$(node "$check" frames "$frames" "$tmp/heur.json")" || {
   fail "the heuristic did not claim every valid frame as its own"
 }
 echo "wireshark.sh: by the heuristic, on a port nobody registered: $line"
+
+# Hostile bytes: every positive vector mangled 20 ways, the frame chosen by its leading byte,
+# each read as ackwire explain reads the same bytes.
+node "$check" mangle "${positives[@]}" >"$tmp/mangled.txt" || fail "mangling the vectors failed"
+text2pcap -q -u "40000,$port" "$tmp/mangled.txt" "$tmp/mangled.pcap" >/dev/null 2>&1 ||
+  fail "text2pcap failed on the mangled frames"
+dissect "$tmp/ref/ackwire.lua" "$tmp/mangled.pcap" "$tmp/mangled.json" -o "ackwire.udp_port:$port"
+out="$(node "$check" robust "$tmp/mangled.json" "$ackwire" "${positives[@]}")" || {
+  printf '%s\n' "$out" | tail -n 20 >&2
+  fail "the dissector read a mangled frame otherwise than ackwire explain, or failed on it"
+}
+echo "wireshark.sh: mangled vectors (hostile bytes), no Lua error, $(head -n 1 <<<"$out"): $(tail -n 1 <<<"$out")"
 
 # A layout without vectors: its dissector generated from FILES, on one frame HEX, must show
 # the rows of EXPECTED (a JSON list of [path, value], as `ackwire explain` would print them).

@@ -258,21 +258,59 @@ local function to_f32(v)
     return Struct.unpack("<f", Struct.pack("<f", v))
 end
 
+--- A string of decimal digits plus one in its last place ("129" -> "130", "99" -> "100").
+local function increment(digits)
+    local out = {}
+    local carry = 1
+    for i = #digits, 1, -1 do
+        local d = digits:byte(i) - 48 + carry
+        carry = d == 10 and 1 or 0
+        out[i] = string.char(48 + d % 10)
+    end
+    local text = table.concat(out)
+    if carry == 1 then
+        text = "1" .. text
+    end
+    return text
+end
+
 --- A float as Rust's `Display` prints it (what `ackwire explain` shows): the fewest digits
---- that read back as the same value, written out without an exponent.
+--- that read back as the same value (as an f32 when `single`), written out without an
+--- exponent.
 local function float_text(v, single)
     if v == 0 then
         return (1 / v < 0) and "-0" or "0"
     end
-    local s
-    for digits = 1, 17 do
-        s = string.format("%." .. (digits - 1) .. "e", v)
-        local back = tonumber(s)
+    local function reads_back(text)
+        local back = tonumber(text)
         if single then
             back = to_f32(back)
         end
-        if back == v then
+        return back == v
+    end
+    local s, digits
+    for n = 1, 17 do
+        s = string.format("%." .. (n - 1) .. "e", v)
+        digits = n
+        if reads_back(s) then
             break
+        end
+    end
+    -- A tie: `v` lies exactly halfway between two candidates of that many digits. printf
+    -- rounds it to even; Rust's shortest form takes the one above, so this does too.
+    local exact = string.format("%.99e", v)
+    local xsign, xint, xfrac, xexp = exact:match("^(-?)(%d)%.(%d*)e([-+]%d+)$")
+    local all = xint .. xfrac
+    if all:sub(digits + 1):match("^50*$") then
+        local up = increment(all:sub(1, digits))
+        local exp = tonumber(xexp)
+        if #up > digits then
+            up = up:sub(1, digits)
+            exp = exp + 1
+        end
+        local candidate = xsign .. up:sub(1, 1) .. "." .. up:sub(2) .. string.format("e%+03d", exp)
+        if reads_back(candidate) then
+            s = candidate
         end
     end
     local sign, int, frac, exp = s:match("^(-?)(%d)%.?(%d*)e([-+]%d+)$")
