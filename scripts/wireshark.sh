@@ -13,8 +13,8 @@
 # 3. the same packets on a port nobody registered: claimed by the heuristic, each as its frame;
 # 4. every positive vector mangled 20 ways (hostile bytes): no Lua error, ever, and the rows and
 #    the fault of ackwire explain for the same bytes;
-# 5. layouts without vectors, examples/game's and the kitchen sink's: one frame each, its rows
-#    as explain prints them.
+# 5. layouts without vectors, examples/game's, the kitchen sink's and one of names Lua reserves
+#    (spec/tests/wireshark/names.wire): one frame each, its rows as explain prints them.
 #
 # Vectors of no bytes at all are left out: text2pcap writes no packet without a byte.
 # It installs Debian's tshark when `tshark` is not on the PATH (apt-get, through sudo when not
@@ -217,6 +217,18 @@ expect "the kitchen sink" "$root/spec/tests/sink/sink.wire" \
   ["body.count", "1"],
   ["body.xs[0].p", "17"],
   ["body", "padding, 4 zero bits"]
+]'
+
+# Names that are Lua's reserved words or the dissector's own locals (spec/tests/wireshark): the
+# printer renames what it must, and the Lua still loads and reads them.
+expect "reserved names" "$root/spec/tests/wireshark/names.wire" "2a 01 07 05 00 02 09 08" '[
+  ["kind", "42"],
+  ["end", "NIL"],
+  ["local", "7"],
+  ["type", "5"],
+  ["path", "count 2"],
+  ["path[0]", "9"],
+  ["path[1]", "8"]
 ]'
 
 elapsed=$((($(date +%s%N) - start) / 100000000))

@@ -985,11 +985,12 @@ impl Gen<'_> {
                 "local item = rd:row(tree, f.{name}.tag, label, path, at, {value}, \"{} (tag {tag})\")",
                 record.name
             ));
-            o.line(format!("local p = join(path, \"{variant}\")"));
-            o.line(
-                "local sub = rd:subtree(item, \"{variant}\", rd:here())"
-                    .replace("{variant}", &variant),
-            );
+            o.line(format!(
+                "local p, start = join(path, \"{variant}\"), rd:here()"
+            ));
+            o.line(format!(
+                "local sub = rd:subtree(item, \"{variant}\", start)"
+            ));
             let f = key("dissect", &variant);
             if record.packed {
                 o.open("if rd.packed then");
@@ -1002,7 +1003,7 @@ impl Gen<'_> {
             } else {
                 o.line(format!("{f}(rd, sub, p)"));
             }
-            o.line("rd:close(sub, at)");
+            o.line("rd:close(sub, start)");
             o.indent -= 1;
         }
         if plan.variants.is_empty() {
