@@ -330,8 +330,8 @@ impl Gen<'_> {
             "-- (or copy it into Wireshark's personal Lua plugins folder). Each frame is shown as",
         );
         o.line("-- `ackwire explain` prints it, one item per field; a frame the canonical decoding rule");
-        o.line("-- refuses is malformed, with expert info `ackwire.<kind>` naming the fault. Wireshark 4.0");
-        o.line("-- (Lua 5.2) and later.");
+        o.line("-- refuses is malformed, with expert info `ackwire.<kind>` naming the fault. Written for");
+        o.line("-- Wireshark 4.0 and later (Lua 5.2 to 5.4).");
         o.blank();
         o.line("local ackwire = Proto(\"ackwire\", \"ackwire game replication\")");
         o.blank();

@@ -343,7 +343,8 @@ local SHOWN_BYTES = 16
 
 --- A byte string: "2 bytes: aabb".
 local function bytes_text(range, len)
-    local text = len .. " bytes"
+    -- Through int_text: Lua 5.3 and later would write a float count as "2.0".
+    local text = int_text(len) .. " bytes"
     if len > 0 then
         local shown = math.min(len, SHOWN_BYTES)
         text = text .. ": " .. range:range(0, shown):bytes():tohex(true)
@@ -536,7 +537,8 @@ function Reader:packed_body(tree, path, body)
             "padding, " .. (stop - used) .. " zero bits")
     end
     self.packed = false
-    self.pos = stop / 8
+    -- math.floor keeps it an integer in Lua 5.3 and later, where `/` makes a float.
+    self.pos = math.floor(stop / 8)
 end
 
 --- A decode error's text, as the generated decoders print it: "truncated at byte 12 (bit
