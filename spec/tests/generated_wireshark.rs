@@ -64,3 +64,21 @@ fn wireshark_dissector_of_the_kitchen_sink() {
     assert!(lua.contains("constant = \"200\""));
     insta::assert_snapshot!("wireshark_sink", lua);
 }
+
+#[test]
+fn names_lua_reserves_are_renamed_where_lua_needs_it() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/wireshark/names.wire");
+    let (spec, _) = ackwire_spec::load(&[path]).unwrap_or_else(|e| panic!("{e}"));
+    let lua = dissector(&spec);
+    // A field named `end` is a table key in brackets and a local with a `_` after it.
+    assert!(lua.contains("[\"end\"] = ProtoField.uint8(\"ackwire.function.end\""));
+    assert!(lua.contains("local end_ = rd:bit_set(bits.End, "));
+    // A condition on it reads the renamed local; `local` and `type` are renamed the same way.
+    assert!(lua.contains("if has(end_, bits.End.NIL) then"));
+    assert!(lua.contains("local_ = rd:uint(1, false, p)"));
+    assert!(lua.contains("local type_ = rd:uint(2, false, p)"));
+    // The frame's function is reached through brackets: `function` is reserved.
+    assert!(lua.contains("dissect[\"function\"] = function(rd, tree, path)"));
+    // The path, shown as explain prints it, keeps the field's own name.
+    assert!(lua.contains("p, at = join(path, \"end\"), rd:here()"));
+}
