@@ -20,29 +20,34 @@ fn ts_codec_of_the_reference_protocol() {
     insta::assert_snapshot!("ts_protocol", code);
 }
 
-/// Beside `protocol.ts`, every source file of the runtime package (spec/runtime/ts/src) is
-/// written into `runtime/`, as it is after a header of two lines: none forgotten, none edited.
+/// The `.ts` files under `dir`, by their path from the runtime's `src` (`prefix`, with `/`).
+fn ts_files(dir: &Path, prefix: &str, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let entry = entry.expect("a directory entry");
+        let name = format!("{prefix}{}", entry.file_name().to_string_lossy());
+        if entry.file_type().expect("a file type").is_dir() {
+            ts_files(&entry.path(), &format!("{name}/"), out);
+        } else if name.ends_with(".ts") {
+            out.push(name);
+        }
+    }
+}
+
+/// Beside `protocol.ts`, every source file of the runtime package (spec/runtime/ts/src, its
+/// `sessions/` folder included) is written into `runtime/`, as it is after a header of two lines: none forgotten, none edited.
 #[test]
 fn ts_runtime_is_written_beside_the_codec() {
     let spec = ackwire_spec::reference_spec().unwrap_or_else(|e| panic!("{e}"));
     let files = ackwire_spec::gen::ts::generate(&spec);
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/ts/src");
-    let mut sources: Vec<String> = std::fs::read_dir(&src)
-        .unwrap_or_else(|e| panic!("{}: {e}", src.display()))
-        .map(|entry| {
-            entry
-                .expect("a directory entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .filter(|name| name.ends_with(".ts"))
-        .collect();
+    let mut sources = Vec::new();
+    ts_files(&src, "", &mut sources);
     sources.sort();
-    let written: Vec<&str> = files[1..]
+    let mut written: Vec<&str> = files[1..]
         .iter()
         .map(|(name, _)| name.strip_prefix("runtime/").unwrap_or(name))
         .collect();
+    written.sort_unstable();
     assert_eq!(written, sources);
     for (name, text) in &files[1..] {
         let source = std::fs::read_to_string(src.join(&name["runtime/".len()..]))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the C++ testee: generates the codec of the reference protocol into gen/ with
-# `ackwire gen --lang cpp`, then compiles testee.cpp twice, both builds at once:
+# `ackwire gen --lang cpp` (its session headers included), copies the reference protocol's session
+# schemas (spec/runtime/cpp/reference/) into gen/reference/, then compiles testee.cpp twice, both builds at once:
 #   build/testee       AddressSanitizer and UBSan, any finding aborts (what conformance runs);
 #   build/testee-fast  -O2, no sanitizer.
 # Prints nothing on success.
@@ -31,6 +32,11 @@ fi
 if ! (cd "$root" && "${generate[@]}") >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
+fi
+
+# The reference protocol's schemas for the runtime's session machines, beside the codec they bind.
+if [ -d "$root/spec/runtime/cpp/reference" ]; then
+    cp -r "$root/spec/runtime/cpp/reference" "$here/gen/reference"
 fi
 
 mkdir -p "$here/build"

@@ -2,18 +2,23 @@
 // codec generated from the reference protocol (gen/protocol.hpp, written by build.sh).
 //
 // One JSON request per line in, one JSON reply per line out, flushed after each. `hello` lists
-// every frame of the spec and no session machine; `decode` and `encode` go through the frames'
-// JSON form; the session operations answer `unimplemented`; `bye` answers, then exits.
+// every frame of the spec and the session halves of sessions.hpp; `decode` and `encode` go
+// through the frames' JSON form; the session operations drive the halves; `bye` answers, then
+// exits.
 //
 // The testee also checks the codec against itself on every request: a frame it decodes must
 // encode back to the same bytes, and encoded_len must predict what encode writes. A failed check
 // aborts the process with a message on standard error, which the runner reports as a crash.
 
 #include "protocol.hpp"
+#include "sessions.hpp"
 
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -141,6 +146,102 @@ std::string string_member(const Value& request, const char* name) {
     return v != nullptr && v->kind() == Value::Kind::string ? v->text() : std::string();
 }
 
+// An unsigned integer member of the request, or nothing when it is absent or not one.
+std::optional<uint64_t> u64_member(const Value& request, const char* name) {
+    const Value* v = request.find(name);
+    uint64_t n = 0;
+    ackwire::json::Error error;
+    if (v == nullptr || !ackwire::json::convert::GetUint{}(*v, n, error)) {
+        return std::nullopt;
+    }
+    return n;
+}
+
+// The open session halves, by handle.
+struct Sessions {
+    std::map<std::string, testee::Opener> openers = testee::openers();
+    std::map<uint64_t, std::unique_ptr<testee::Session>> open;
+    uint64_t next = 0;
+};
+
+Sessions& sessions() {
+    static Sessions s;
+    return s;
+}
+
+// The body of the reply to a session op.
+Value session_op(const std::string& op, const Value& request) {
+    Sessions& all = sessions();
+    if (op == "open") {
+        const std::string name = string_member(request, "session");
+        auto opener = all.openers.find(name);
+        if (opener == all.openers.end()) {
+            return unimplemented("session `" + name + "` is not implemented");
+        }
+        const Value* params = request.find("params");
+        const Value null;
+        auto opened = opener->second(params != nullptr ? *params : null);
+        if (!opened) {
+            return bad_request(opened.error());
+        }
+        all.next += 1;
+        all.open[all.next] = std::move(opened).value();
+        Value ok = Value::object();
+        ok.set("handle", Value::from_u64(all.next));
+        return member("ok", std::move(ok));
+    }
+    const std::optional<uint64_t> handle_member = u64_member(request, "handle");
+    if (!handle_member) {
+        return bad_request("a session op needs a `handle`");
+    }
+    const uint64_t handle = *handle_member;
+    auto found = all.open.find(handle);
+    if (found == all.open.end()) {
+        return bad_request("no session " + std::to_string(handle));
+    }
+    if (op == "close") {
+        all.open.erase(found);
+        return member("ok", Value::object());
+    }
+    testee::Session& half = *found->second;
+    const uint64_t now_ms = u64_member(request, "now_ms").value_or(0);
+    if (op == "advance") {
+        const Value* ops = request.find("ops");
+        auto done = half.advance(u64_member(request, "tick").value_or(0), now_ms,
+            ops != nullptr ? *ops : Value::array());
+        return done ? member("ok", Value::object()) : bad_request(done.error());
+    }
+    if (op == "deliver") {
+        std::vector<uint8_t> bytes;
+        std::string why;
+        if (!ackwire::rt::from_hex(string_member(request, "hex"), bytes, why)) {
+            return bad_request(why);
+        }
+        auto report = half.deliver(now_ms, string_member(request, "frame"), bytes);
+        return report ? member("ok", member("report", std::move(report).value()))
+                      : bad_request(report.error());
+    }
+    if (op == "take") {
+        Value frames = Value::array();
+        for (const auto& t : half.take()) {
+            Value f = Value::object();
+            f.set("frame", text(t.frame));
+            f.set("hex", text(ackwire::rt::to_hex(t.bytes)));
+            f.set("reliable", Value::from_bool(t.reliable));
+            frames.push(std::move(f));
+        }
+        return member("ok", member("frames", std::move(frames)));
+    }
+    if (op == "state_hash") {
+        auto hash = half.state_hash();
+        if (!hash) {
+            return unimplemented("this session half has no state hash");
+        }
+        return member("ok", member("hash", Value::from_u64(*hash)));
+    }
+    return unimplemented("unknown op `" + op + "`");
+}
+
 // The body of the reply to `request` (every member but `id`); `bye` is set on `bye`.
 Value answer(const Value& request, bool& bye) {
     const std::string op = string_member(request, "op");
@@ -155,7 +256,11 @@ Value answer(const Value& request, bool& bye) {
         ok.set("version", text("0.1.0"));
         ok.set("protocol", Value::from_u64(PROTOCOL_VERSION));
         ok.set("frames", std::move(frames));
-        ok.set("sessions", Value::array());
+        Value halves = Value::array();
+        for (const auto& opener : sessions().openers) {
+            halves.push(text(opener.first));
+        }
+        ok.set("sessions", std::move(halves));
         return member("ok", std::move(ok));
     }
     if ((op == "decode" || op == "encode") && !known_frame(frame)) {
@@ -190,7 +295,7 @@ Value answer(const Value& request, bool& bye) {
     }
     if (op == "open" || op == "deliver" || op == "take" || op == "advance" || op == "state_hash" ||
         op == "close") {
-        return unimplemented("the C++ testee implements no session machines yet");
+        return session_op(op, request);
     }
     return unimplemented("unknown op `" + op + "`");
 }

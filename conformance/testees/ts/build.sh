@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the TypeScript testee: installs the pinned compiler (`npm ci`) when node_modules is
 # missing, generates the codec of the reference protocol into src/gen/ with `ackwire gen`
-# (protocol.ts and the runtime it imports, src/gen/runtime/), and compiles everything into
-# dist/. Prints nothing on success.
+# (protocol.ts and the runtime it imports, src/gen/runtime/), copies the reference protocol's
+# session schema (spec/runtime/ts/reference/) into src/gen/reference/, and compiles everything
+# into dist/. Prints nothing on success.
 #
 # Run from anywhere; then `node conformance/testees/ts/dist/testee.js` from the repository root.
 # `ackwire` is run with `cargo run`, or from $ACKWIRE when that names a built binary (as the
@@ -23,6 +24,11 @@ if [ -n "${ACKWIRE:-}" ]; then
 else
   (cd "$root" && cargo run -q -p ackwire -- \
     gen --lang ts --out "$here/src/gen" spec/protocol >/dev/null)
+fi
+
+# The reference protocol's schema for the runtime's session machines, beside the codec it binds.
+if [ -d "$root/spec/runtime/ts/reference" ]; then
+  cp -r "$root/spec/runtime/ts/reference" "$here/src/gen/reference"
 fi
 
 rm -rf "$here/dist"

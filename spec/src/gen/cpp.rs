@@ -49,13 +49,27 @@ pub const RUNTIME_HEADER: &str = "ackwire_runtime.hpp";
 /// The file name of the codec header.
 pub const PROTOCOL_HEADER: &str = "protocol.hpp";
 
-/// The generated files, as (path relative to the output folder, contents): the runtime header
-/// and the codec of `spec`, which must be valid.
+/// The runtime's session headers (`spec/runtime/cpp/include`): the sans-IO shape every session
+/// half shares and the machines, generic over a schema, as (file name, text). They include the
+/// runtime and never a generated header, so they are the same for every layout.
+pub const SESSION_HEADERS: &[(&str, &str)] = &[(
+    "ackwire_session.hpp",
+    include_str!("../../runtime/cpp/include/ackwire_session.hpp"),
+)];
+
+/// The generated files, as (path relative to the output folder, contents): the runtime header,
+/// the codec of `spec`, which must be valid, and the runtime's session headers.
 pub fn generate(spec: &Spec) -> Vec<(String, String)> {
-    vec![
+    let mut files = vec![
         (RUNTIME_HEADER.to_string(), RUNTIME.to_string()),
         (PROTOCOL_HEADER.to_string(), protocol(spec)),
-    ]
+    ];
+    files.extend(
+        SESSION_HEADERS
+            .iter()
+            .map(|(name, text)| ((*name).to_string(), (*text).to_string())),
+    );
+    files
 }
 
 /// The codec header of `spec`.
@@ -2325,7 +2339,9 @@ mod tests {
         let spec = crate::reference_spec().expect("the reference protocol compiles");
         let files = generate(&spec);
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, [RUNTIME_HEADER, PROTOCOL_HEADER]);
+        let mut expected = vec![RUNTIME_HEADER, PROTOCOL_HEADER];
+        expected.extend(SESSION_HEADERS.iter().map(|(n, _)| *n));
+        assert_eq!(names, expected);
         assert!(files[1]
             .1
             .contains("inline constexpr uint32_t SENT_RING = 32;"));

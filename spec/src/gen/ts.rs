@@ -1738,6 +1738,33 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("lists.ts", include_str!("../../runtime/ts/src/lists.ts")),
     ("reader.ts", include_str!("../../runtime/ts/src/reader.ts")),
     ("writer.ts", include_str!("../../runtime/ts/src/writer.ts")),
+    // The session machines (`sessions/`): generic over a schema, they import the runtime and
+    // never a generated module, so they are the same for every layout.
+    (
+        "sessions/fnv.ts",
+        include_str!("../../runtime/ts/src/sessions/fnv.ts"),
+    ),
+    (
+        "sessions/half.ts",
+        include_str!("../../runtime/ts/src/sessions/half.ts"),
+    ),
+    // ts-rest: the datagram v2, NetBaseline and delta machines, and the digests they share.
+    (
+        "sessions/digest.ts",
+        include_str!("../../runtime/ts/src/sessions/digest.ts"),
+    ),
+    (
+        "sessions/datagram.ts",
+        include_str!("../../runtime/ts/src/sessions/datagram.ts"),
+    ),
+    (
+        "sessions/baseline.ts",
+        include_str!("../../runtime/ts/src/sessions/baseline.ts"),
+    ),
+    (
+        "sessions/delta.ts",
+        include_str!("../../runtime/ts/src/sessions/delta.ts"),
+    ),
 ];
 
 /// A copy of the runtime file `name`, as it is written beside a generated module.

@@ -3,7 +3,7 @@
 // through the same door as every other implementation.
 //
 // Run `./build.sh`, then `node dist/testee.js`. It implements every frame of the reference
-// protocol and no session machine.
+// protocol, and the session halves of src/sessions.ts.
 
 import * as readline from "node:readline";
 import {
@@ -20,12 +20,10 @@ import {
   isFrameName,
   toHex,
 } from "./gen/protocol.js";
+import { type Body, SESSION_NAMES, sessionOp } from "./sessions.js";
 
 /** The testee protocol version spoken. */
 const PROTOCOL = 1;
-
-/** A reply without its `id`: exactly one of `ok`, `error`, `unimplemented`. */
-type Body = { ok: JsonValue } | { error: JsonValue } | { unimplemented: string };
 
 const SESSION_OPS = new Set(["open", "deliver", "take", "advance", "state_hash", "close"]);
 
@@ -46,7 +44,7 @@ function answer(request: { [key: string]: unknown }): [Body, boolean] {
             version: "0.1.0",
             protocol: PROTOCOL,
             frames: [...FRAME_NAMES],
-            sessions: [],
+            sessions: [...SESSION_NAMES],
           },
         },
         false,
@@ -61,7 +59,7 @@ function answer(request: { [key: string]: unknown }): [Body, boolean] {
       return [op === "decode" ? decode(frame, request.hex) : encode(frame, request.value), false];
     default:
       if (typeof op === "string" && SESSION_OPS.has(op)) {
-        return [{ unimplemented: "the TypeScript testee implements no session machines" }, false];
+        return [sessionOp(op, request), false];
       }
       return [{ unimplemented: `unknown op \`${String(op)}\`` }, false];
   }
@@ -78,7 +76,11 @@ function decode(frame: (typeof FRAME_NAMES)[number], hex: unknown): Body {
     return { ok: { value: frameToJson(frame, decodeFrame(frame, bytes)) } };
   } catch (e) {
     if (e instanceof DecodeError) {
-      const error: { [key: string]: JsonValue } = { kind: e.kind, offset: e.offset, path: e.path };
+      const error: { [key: string]: JsonValue } = {
+        kind: e.kind,
+        offset: e.offset,
+        path: e.path,
+      };
       if (e.bit !== undefined) {
         error.bit = e.bit;
       }
@@ -90,7 +92,9 @@ function decode(frame: (typeof FRAME_NAMES)[number], hex: unknown): Body {
 
 function encode(frame: (typeof FRAME_NAMES)[number], json: unknown): Body {
   try {
-    return { ok: { hex: toHex(encodeFrame(frame, frameFromJson(frame, json))) } };
+    return {
+      ok: { hex: toHex(encodeFrame(frame, frameFromJson(frame, json))) },
+    };
   } catch (e) {
     if (e instanceof EncodeError) {
       return { error: { kind: e.kind, path: e.path } };
@@ -121,7 +125,10 @@ function stringify(value: JsonValue): string {
 }
 
 function serve(): void {
-  const lines = readline.createInterface({ input: process.stdin, terminal: false });
+  const lines = readline.createInterface({
+    input: process.stdin,
+    terminal: false,
+  });
   let done = false;
   lines.on("line", (line) => {
     if (done || line.trim() === "") {

@@ -2,11 +2,12 @@
 // taxonomy and its messages, integers, zigzag and quantization, the byte Reader and Writer at
 // every width and byte order, canonical varints, bit streams, bounds and count checks with the
 // offsets their faults are reported at, hex, FNV-1a, and the JSON value, parser and
-// conversions. Inputs live in std::vectors, whose unused capacity the sanitized build marks
+// conversions; and the session shape (ackwire_session.hpp) every half shares. Inputs live in std::vectors, whose unused capacity the sanitized build marks
 // (_GLIBCXX_SANITIZE_VECTOR), so that under AddressSanitizer a read past the end of an input is
 // a failure too. Run by ../test.sh.
 
 #include "ackwire_runtime.hpp"
+#include "ackwire_session.hpp"
 
 #include "check.hpp"
 
@@ -21,6 +22,7 @@
 using ackwire::rt::ErrorKind;
 using Bytes = std::vector<uint8_t>;
 namespace rt = ackwire::rt;
+namespace session = ackwire::session;
 namespace json = ackwire::json;
 
 namespace ackwire::rt {
@@ -1384,6 +1386,37 @@ TEST(fnv1a_matches_the_published_test_vectors) {
     CHECK_EQ(hash("a"), uint32_t{0xe40c292c});
     CHECK_EQ(hash("foobar"), uint32_t{0xbf9cf968});
     CHECK_EQ(hash("bar", hash("foo")), hash("foobar"));
+}
+
+// ---- the session shape ----
+
+TEST(an_outbox_hands_frames_out_in_order_once) {
+    session::Outbox o;
+    o.push({"ack", Bytes{1}, false});
+    o.push({"spawn", Bytes{2}, true});
+    CHECK_EQ(o.poll()->bytes, Bytes{1});
+    CHECK_EQ(o.poll()->frame, std::string("spawn"));
+    CHECK(!o.poll().has_value());
+}
+
+TEST(an_outbox_holds_at_most_max_queued_dropping_the_oldest_unreliable_frame) {
+    session::Outbox o;
+    o.push({"spawn", Bytes{0}, true});
+    for (size_t i = 1; i <= session::MAX_QUEUED + 10; ++i) {
+        o.push({"ack", Bytes{static_cast<uint8_t>(i & 0xFF)}, false});
+    }
+    CHECK_EQ(o.size(), session::MAX_QUEUED);
+    CHECK(o.poll()->reliable);  // a reliable frame is never dropped
+    // 1 reliable and 1,034 unreliable pushed into 1,024 places: the 11 oldest unreliable go.
+    CHECK_EQ(o.poll()->bytes, Bytes{12});
+}
+
+TEST(ticks_past_u32_and_unexpected_frames_are_refused) {
+    CHECK_EQ(session::tick32(0xFFFFFFFFu).value(), uint32_t{0xFFFFFFFFu});
+    CHECK(session::tick32(uint64_t{1} << 32).error().kind == session::SessionError::Kind::tick_range);
+    CHECK(!session::expect_frame("ack", "ack").has_value());
+    CHECK(session::expect_frame("ack", "acked")->kind ==
+          session::SessionError::Kind::unexpected_frame);
 }
 
 // ---- JSON ----

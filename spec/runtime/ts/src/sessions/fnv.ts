@@ -1,0 +1,14 @@
+/**
+ * 32-bit FNV-1a (offset basis 2166136261, prime 16777619): the state check of DESIGN.md and
+ * seed 000, and every session's state hash. `hash` continues a running hash, so that a state's
+ * canonical bytes can be hashed in pieces without being concatenated first.
+ */
+export function fnv1a32(bytes: Uint8Array, hash: number = 0x811c9dc5): number {
+  let h = hash >>> 0;
+  for (let i = 0; i < bytes.length; i++) {
+    h ^= bytes[i]!;
+    // h * 16777619 mod 2^32, as 2^24 + 2^8 + 0x93, with no float rounding past 2^53.
+    h = (h + (h << 1) + (h << 4) + (h << 7) + (h << 8) + (h << 24)) >>> 0;
+  }
+  return h;
+}
