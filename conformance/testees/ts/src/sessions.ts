@@ -7,6 +7,7 @@
 
 import { type JsonValue, fromHex, toHex } from "./gen/protocol.js";
 import type { Transmit } from "./gen/runtime/sessions/half.js";
+import { ACKED_HALVES } from "./halves/acked.js";
 
 /** One open half, as the session ops see it. Time and ticks are arguments. */
 export interface TesteeSession {
@@ -26,6 +27,7 @@ export type Opener = (params: unknown) => TesteeSession;
 /** Every half this testee implements, by name. Each module of src/halves/ adds its own. */
 const OPENERS = new Map<string, Opener>([
   // One spread per module, e.g. `...ACKED_HALVES`.
+  ...ACKED_HALVES,
 ]);
 
 /** The halves `hello` lists. */
