@@ -26,10 +26,14 @@ import {
   EVENT_TTL,
   type Event,
   HELD_RING,
+  type Health,
   type Input,
+  type PoseFull,
+  type PoseStep,
   RELIABLE_ABOVE,
   SENT_RING,
   StateFlags,
+  type Vehicle,
   decodeAck,
   decodeAcked,
   encodeAck,
@@ -322,7 +326,16 @@ export const Reference: AckedSchema<EntityState, Change, Event, Input> = {
     return encodeAcked(acked);
   },
 
+  /**
+   * The generated `decodeAcked`, with a reader of the common frame at once in front of it
+   * ({@link fastFrame}): what that accepts the generated reader accepts as the same frame, and
+   * anything else (a fault, events) goes through the generated reader, which tells the error
+   * where it is.
+   */
   decodeFrameInto(bytes, out) {
+    if (fastFrame(bytes, out)) {
+      return;
+    }
     const f = decodeAcked(bytes);
     // DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is
     // then 0)".
@@ -366,6 +379,178 @@ export const Reference: AckedSchema<EntityState, Change, Event, Input> = {
     return input.tick;
   },
 };
+
+/**
+ * The lists and records a frame read by {@link fastFrame} into one `out` are made of, reused by
+ * the next frame read into it (the AckedDecoder reads every frame into the same `out` and is
+ * done with it before the next), so that a warm delivery makes no garbage of its own frame.
+ */
+interface Pool {
+  removed: number[];
+  changes: Change[];
+  fulls: PoseFull[];
+  steps: PoseStep[];
+  healths: Health[];
+  vehicles: Vehicle[];
+}
+
+const POOLS = new WeakMap<ReferenceFrame, Pool>();
+
+/** The events of a frame without any (never written to: the decoder only reads a frame). */
+const NO_EVENTS: Event[] = [];
+
+/**
+ * Reads an acked frame without events at once into `out` (its lists and their records are
+ * reused by the next frame read into the same `out`), with the generated reader's checks
+ * (the kind, reserved bits, the mask's `requires`, counts against the bytes left, finite floats,
+ * no trailing byte); returns false, having read nothing that counts, for anything else: a frame
+ * with events, or one the generated reader refuses (it then says why and where). Throws the
+ * generated path's error for a keyframe naming a base, as `decodeFrameInto` does after it.
+ */
+function fastFrame(bytes: Uint8Array, out: ReferenceFrame): boolean {
+  let pool = POOLS.get(out);
+  if (pool === undefined) {
+    pool = { removed: [], changes: [], fulls: [], steps: [], healths: [], vehicles: [] };
+    POOLS.set(out, pool);
+  }
+  const n = bytes.length;
+  if (n < 20 || bytes[0] !== 6) {
+    return false;
+  }
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, n);
+  const flags = bytes[14]!;
+  if ((flags & ~(AckedFlags.KEYFRAME | AckedFlags.CHECK)) !== 0) {
+    return false;
+  }
+  const removedCount = dv.getUint16(15, true);
+  const changedCount = dv.getUint16(17, true);
+  let p = 19;
+  let check: number | undefined;
+  if ((flags & AckedFlags.CHECK) !== 0) {
+    if (n - p < 4) {
+      return false;
+    }
+    check = dv.getUint32(p, true);
+    p += 4;
+  }
+  if (removedCount * 2 > n - p) {
+    return false;
+  }
+  const removed = pool.removed;
+  removed.length = removedCount;
+  for (let i = 0; i < removedCount; i++, p += 2) {
+    removed[i] = dv.getUint16(p, true);
+  }
+  if (changedCount * 4 > n - p) {
+    return false;
+  }
+  const changes = pool.changes;
+  for (let i = 0; i < changedCount; i++) {
+    if (n - p < 4) {
+      return false;
+    }
+    const eid = dv.getUint16(p, true);
+    const mask = dv.getUint16(p + 2, true);
+    // acked.wire's ChangeMask: bits 0, 1, 2, 14 and 15 named, 14 and 15 requiring bit 0.
+    if ((mask & ~0xc007) !== 0 || ((mask & 0xc000) !== 0 && (mask & 1) === 0)) {
+      return false;
+    }
+    const pose = (mask & ChangeMask.POSE) !== 0;
+    const full = (mask & ChangeMask.POSE_FULL) !== 0;
+    const len =
+      4 +
+      ((mask & ChangeMask.POSE_AGE) !== 0 ? 1 : 0) +
+      (pose ? (full ? 14 : 7) : 0) +
+      ((mask & ChangeMask.HEALTH) !== 0 ? 2 : 0) +
+      ((mask & ChangeMask.VEHICLE) !== 0 ? 3 : 0);
+    if (n - p < len) {
+      return false;
+    }
+    p += 4;
+    let c = changes[i];
+    if (c === undefined) {
+      c = {
+        eid,
+        mask,
+        age: undefined,
+        pose_full: undefined,
+        pose_step: undefined,
+        health: undefined,
+        vehicle: undefined,
+      };
+      changes.push(c);
+    }
+    c.eid = eid;
+    c.mask = mask;
+    c.age = undefined;
+    c.pose_full = undefined;
+    c.pose_step = undefined;
+    c.health = undefined;
+    c.vehicle = undefined;
+    if ((mask & ChangeMask.POSE_AGE) !== 0) {
+      c.age = bytes[p]!;
+      p += 1;
+    }
+    if (pose && full) {
+      const x = dv.getFloat32(p, true);
+      const y = dv.getFloat32(p + 4, true);
+      const z = dv.getFloat32(p + 8, true);
+      if (!(Number.isFinite(x) && Number.isFinite(y) && Number.isFinite(z))) {
+        return false;
+      }
+      const f = pool.fulls[i] ?? (pool.fulls[i] = { x: 0, y: 0, z: 0, yaw: 0 });
+      f.x = x;
+      f.y = y;
+      f.z = z;
+      f.yaw = dv.getUint16(p + 12, true) * (360 / 65536);
+      c.pose_full = f;
+      p += 14;
+    } else if (pose) {
+      const st = pool.steps[i] ?? (pool.steps[i] = { dx: 0, dy: 0, dz: 0, yaw: 0 });
+      st.dx = dv.getInt16(p, true);
+      st.dy = dv.getInt16(p + 2, true);
+      st.dz = dv.getInt16(p + 4, true);
+      st.yaw = bytes[p + 6]! * (360 / 256);
+      c.pose_step = st;
+      p += 7;
+    }
+    if ((mask & ChangeMask.HEALTH) !== 0) {
+      const h = pool.healths[i] ?? (pool.healths[i] = { hp: 0, armor: 0 });
+      h.hp = bytes[p]!;
+      h.armor = bytes[p + 1]!;
+      c.health = h;
+      p += 2;
+    }
+    if ((mask & ChangeMask.VEHICLE) !== 0) {
+      const v = pool.vehicles[i] ?? (pool.vehicles[i] = { vehicle: 0, seat: 0 });
+      v.vehicle = dv.getUint16(p, true);
+      v.seat = bytes[p + 2]!;
+      c.vehicle = v;
+      p += 3;
+    }
+  }
+  changes.length = changedCount;
+  // No events, and nothing after: anything else is the generated reader's.
+  if (p !== n - 1 || bytes[p] !== 0) {
+    return false;
+  }
+  const baseTick = dv.getUint32(5, true);
+  const keyframe = (flags & AckedFlags.KEYFRAME) !== 0;
+  if (keyframe && baseTick !== 0) {
+    throw new DecodeError("invalid_condition", 5, undefined, "base_tick");
+  }
+  out.tick = dv.getUint32(1, true);
+  out.baseTick = baseTick;
+  out.lastSeq = dv.getUint32(9, true);
+  out.inputBuffer = bytes[13]!;
+  out.keyframe = keyframe;
+  out.check = check;
+  out.removed = removed;
+  out.changes = changes;
+  out.firstSerial = 0;
+  out.events = NO_EVENTS;
+  return true;
+}
 
 /** The acked frame of the reference schema. */
 export type ReferenceFrame = AckedFrame<Change, Event>;
