@@ -39,7 +39,10 @@ fn deliver_all(frames: &[Vec<u8>]) -> usize {
 fn run(args: &[String]) -> Result<(), String> {
     let (file, entities) = match args {
         [f] => (f, None),
-        [f, n] => (f, Some(n.parse::<usize>().map_err(|e| format!("ENTITIES: {e}"))?)),
+        [f, n] => (
+            f,
+            Some(n.parse::<usize>().map_err(|e| format!("ENTITIES: {e}"))?),
+        ),
         _ => return Err("usage: deliver_frames FRAMES [ENTITIES]".into()),
     };
     let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
