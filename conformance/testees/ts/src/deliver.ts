@@ -94,7 +94,9 @@ function agreement(frames: readonly Uint8Array[], mutants: number): number {
       const a = viaSchema(bytes);
       const b = viaGenerated(bytes);
       if (a !== b) {
-        throw new Error(`the readers disagree on a frame:\nat once   ${a.slice(0, 300)}\ngenerated ${b.slice(0, 300)}`);
+        throw new Error(
+          `the readers disagree on a frame:\nat once   ${a.slice(0, 300)}\ngenerated ${b.slice(0, 300)}`,
+        );
       }
       hostile.deliver(bytes);
       compared++;
