@@ -17,7 +17,7 @@ use ackwire_codec::acked::{AckedDecoder, Delivery, Reference};
 
 fn parse(line: &str) -> Result<Vec<u8>, String> {
     let hex: Vec<u8> = line.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return Err(format!("an odd number of hex digits: {line}"));
     }
     hex.chunks(2)
