@@ -43,6 +43,9 @@ step "the generated TypeScript codec in headless Chromium: every frame vector (i
 # Beside the steps that run ackwire: the `cargo run` in build.sh builds the binary they use.
 bash conformance/testees/ts/browser.sh
 
+step "the generated Wireshark dissector in tshark: every frame vector as ackwire explain reads it (installs tshark)"
+bash scripts/wireshark.sh
+
 step "the reference protocol checks, and its golden vectors verify"
 ackwire check
 ackwire fmt --check

@@ -247,7 +247,10 @@ class AckedServer implements TesteeSession {
 
   deliver(nowMs: number, frame: string, bytes: Uint8Array): JsonValue {
     if (frame !== "ack") {
-      throw new Error(`acked_server takes \`ack\` frames, not \`${frame}\``);
+      throw new SessionError(
+        "unexpected_frame",
+        `acked_server takes \`ack\` frames, not \`${frame}\``,
+      );
     }
     try {
       const r = this.half.handleFrame({ tick: this.tick, ms: nowMs }, frame, bytes);
@@ -308,7 +311,10 @@ class AckedClient implements TesteeSession {
 
   deliver(nowMs: number, frame: string, bytes: Uint8Array): JsonValue {
     if (frame !== "acked") {
-      throw new Error(`acked_client takes \`acked\` frames, not \`${frame}\``);
+      throw new SessionError(
+        "unexpected_frame",
+        `acked_client takes \`acked\` frames, not \`${frame}\``,
+      );
     }
     // The client does not count ticks; its decoder reads none.
     const d = this.half.handleFrame({ tick: 0, ms: nowMs }, frame, bytes);
