@@ -661,6 +661,7 @@ export class Presenter {
   private prev: ServerEntry<EntityState>[] = [];
   private near: boolean[] = [];
 
+  /** A presenter for a client that holds nothing yet. */
   constructor(config: ViewConfig) {
     this.config = config;
   }
@@ -902,6 +903,7 @@ export class AckedServerHalf implements SessionHalf<AckedTick, AckedAckReport> {
   readonly encoder: ReferenceEncoder;
   private readonly out = new Outbox();
 
+  /** The half over `presenter`, its encoder's inputs going to `inputs`. */
   constructor(presenter: Presenter, inputs: InputSink<Input>) {
     this.presenter = presenter;
     this.encoder = new AckedEncoder(Reference, inputs);

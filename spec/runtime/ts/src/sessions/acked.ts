@@ -823,6 +823,7 @@ export class AckWriter<I> {
   private nextSeq = 1;
   private readonly keep: number;
 
+  /** A writer that repeats at most `keep` inputs (clamped to 1..=255, the count's width). */
   constructor(keep: number) {
     this.keep = Math.min(255, Math.max(1, Math.floor(Number.isFinite(keep) ? keep : 255)));
   }

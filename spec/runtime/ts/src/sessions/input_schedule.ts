@@ -125,14 +125,17 @@ export class ScheduledInputs<I> implements InputSink<I> {
   /** The window inputs are judged by. */
   readonly window: InputWindow;
 
+  /** An empty schedule judging inputs by `window`. */
   constructor(window: InputWindow) {
     this.window = window;
   }
 
+  /** Offers input `seq` (aimed at `tick`) to the schedule, judged against tick `current`. */
   submit(_seq: number, tick: number, input: I, current: number): void {
     this.schedule.submit(tick, input, current, this.window);
   }
 
+  /** How many inputs are buffered (the acked header's `input_buffer`, saturated at 255). */
   pending(): number {
     return this.schedule.pending();
   }
