@@ -66,6 +66,14 @@ pub const SESSION_HEADERS: &[(&str, &str)] = &[
         "ackwire_datagram.hpp",
         include_str!("../../runtime/cpp/include/ackwire_datagram.hpp"),
     ),
+    (
+        "ackwire_baseline.hpp",
+        include_str!("../../runtime/cpp/include/ackwire_baseline.hpp"),
+    ),
+    (
+        "ackwire_delta.hpp",
+        include_str!("../../runtime/cpp/include/ackwire_delta.hpp"),
+    ),
 ];
 
 /// The generated files, as (path relative to the output folder, contents): the runtime header,
