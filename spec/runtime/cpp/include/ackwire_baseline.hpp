@@ -324,6 +324,18 @@ public:
     /// Folds the client's acknowledgement.
     void on_ack(const typename S::SnapshotAck& ack) { baseline_.confirm(ack.sequence); }
 
+    /// The world was replaced under the live session: forget everything held (seed 002's
+    /// clear(), "For a world replaced under a live session"). A clean slate only when the
+    /// client drops its table at the same point (SnapshotClient::replace_world with this
+    /// writer's next sequence), never a way out of a stall on its own.
+    void replace_world() {
+        baseline_.clear();
+        unconfirmed_since_.clear();
+    }
+
+    /// The sequence the next snapshot takes.
+    uint16_t next_sequence() const { return next_sequence_; }
+
     /// The next snapshot of `scene`.
     session::Result<typename S::Snapshot> write(const Scene<S>& scene) {
         constexpr size_t HEADER_BYTES = 3;
@@ -493,6 +505,13 @@ public:
         std::vector<typename S::SnapshotAck> out;
         out.swap(acks_);
         return out;
+    }
+
+    /// The world was replaced: drop the table and every snapshot before `first_sequence`, the
+    /// first written of the new world.
+    void replace_world(uint16_t first_sequence) {
+        entities_.clear();
+        last_ = static_cast<uint16_t>(first_sequence - 1u);
     }
 
     /// Applies one snapshot.

@@ -202,6 +202,17 @@ public:
         return e;
     }
 
+    /// What is held beside `key`, when it is the occupant held; a reference to another
+    /// occupant of the slot finds nothing.
+    const E* get(SlotKey key) const {
+        key = normalise(key);
+        auto found = held_.find(key.index);
+        if (found == held_.end() || found->second.first != key.generation) {
+            return nullptr;
+        }
+        return &found->second.second;
+    }
+
     /// Whether `key` is the occupant held.
     bool contains(SlotKey key) const {
         key = normalise(key);

@@ -387,6 +387,11 @@ TEST(a_mirror_holds_one_occupant_per_slot_and_refuses_stale_references) {
     CHECK_EQ(m.size(), size_t{1});
     CHECK(!m.remove(dl::SlotKey{41, 7}).has_value());
     CHECK_EQ(m.stale_refs(), uint64_t{1});
+    dl::DeltaMirror<TestDelta, std::string> named;
+    CHECK(!named.insert(dl::SlotKey{3, 1}, "old").has_value());
+    CHECK(!named.insert(dl::SlotKey{3, 2}, "new").has_value());
+    CHECK(named.get(dl::SlotKey{3, 1}) == nullptr);
+    CHECK_EQ(*named.get(dl::SlotKey{3, 2}), std::string("new"));
     CHECK_EQ(m.digest(), digest::SetDigest::from_keys(
                              std::vector<uint64_t>{dl::SlotKey{41, 8}.encode()})
                              .digest());
@@ -616,6 +621,33 @@ TEST(a_client_holds_at_most_max_entities_and_skips_stale_and_malformed_snapshots
     CHECK_EQ(c.take_acks().size(), size_t{0});
     // slot 0 (gen 1, mask 1, value 4) and slot 1 alike.
     CHECK_EQ(c.canonical_bytes(), (Bytes{0, 0, 0, 0, 1, 1, 4, 1, 0, 0, 0, 1, 1, 4}));
+}
+
+TEST(a_world_replaced_on_both_sides_is_a_clean_slate) {
+    bl::Scene<TestBaseline> scene;
+    CHECK(!scene.spawn(bl::EntityId{2, 0}, std::nullopt).has_value());
+    CHECK(!scene.set(2, 5).has_value());
+    bl::SnapshotWriter<TestBaseline> w(std::nullopt, 1200, 0);
+    bl::SnapshotClient<TestBaseline> c(16);
+    c.receive(w.write(scene).value());
+    CHECK_EQ(c.entities().size(), size_t{1});
+    bl::Scene<TestBaseline> next;
+    CHECK(!next.spawn(bl::EntityId{9, 0}, std::nullopt).has_value());
+    CHECK(!next.set(9, 6).has_value());
+    w.replace_world();
+    c.replace_world(w.next_sequence());
+    CHECK_EQ(w.baseline().told(), size_t{0});
+    const auto s = w.write(next).value();
+    // Nothing of the old world is owed: the client dropped it at the same point.
+    CHECK_EQ(s.body.lost.size(), size_t{0});
+    const auto r = c.receive(s);
+    CHECK(r.applied);
+    CHECK_EQ(c.entities().size(), size_t{1});
+    CHECK(c.entities().count(9) == 1);
+    // A snapshot of the old world arriving late is older than the new world's first.
+    TestBaseline::Snapshot old;
+    old.sequence = static_cast<uint16_t>(s.sequence - 1u);
+    CHECK(c.receive(old).stale);
 }
 
 int main() { return check::run_all(); }
