@@ -36,9 +36,28 @@ if [ "$status" -ne 0 ]; then
     exit "$status"
 fi
 
+# The datagram, baseline and delta machines and their digests (test/rest_test.cpp), both builds.
+rest="$here/test/rest_test.cpp"
+"$cxx" "${flags[@]}" -O2 -o "$here/build/rest_test" "$rest" &
+plain=$!
+"$cxx" "${flags[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+    -D_GLIBCXX_SANITIZE_VECTOR -o "$here/build/rest_test-sanitized" "$rest" &
+sanitized=$!
+wait "$plain" || status=$?
+wait "$sanitized" || status=$?
+if [ "$status" -ne 0 ]; then
+    exit "$status"
+fi
+
 echo "== the C++ runtime's tests, -O2"
 "$here/build/runtime_test"
 echo "== the C++ runtime's tests, AddressSanitizer and UBSan"
 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
     UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     "$here/build/runtime_test-sanitized"
+echo "== the datagram, baseline and delta machines' tests, -O2"
+"$here/build/rest_test"
+echo "== the datagram, baseline and delta machines' tests, AddressSanitizer and UBSan"
+ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
+    "$here/build/rest_test-sanitized"
