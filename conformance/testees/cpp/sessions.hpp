@@ -45,10 +45,18 @@ public:
 /// Opens a half from the `params` of `open`, or says what is wrong with them.
 using Opener = std::function<Outcome<std::unique_ptr<Session>>(const Value& params)>;
 
+}  // namespace testee
+
+// The halves: each header of halves/ (which needs Session and Opener above) adds its own.
+#include "halves/acked.hpp"
+
+namespace testee {
+
 /// Every half this testee implements, by name. Each header of halves/ adds its own here.
 inline std::map<std::string, Opener> openers() {
     std::map<std::string, Opener> all;
     // One line per header of halves/, e.g. `add_acked_halves(all);`.
+    add_acked_halves(all);
     return all;
 }
 
