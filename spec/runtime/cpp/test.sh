@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs the C++ runtime's own tests (test/runtime_test.cpp over
-# include/ackwire_runtime.hpp), with g++ -std=c++17 and every warning the C++ testee is built
+# include/ackwire_runtime.hpp; test/acked_test.cpp over include/ackwire_acked.hpp), with g++ -std=c++17 and every warning the C++ testee is built
 # with turned into an error, twice, both builds at once:
 #   build/runtime_test            -O2, no sanitizer;
 #   build/runtime_test-sanitized  AddressSanitizer and UBSan, any finding aborts (and reads into
@@ -32,6 +32,16 @@ sanitized=$!
 status=0
 wait "$plain" || status=$?
 wait "$sanitized" || status=$?
+
+# Seed 000's machines (cpp-acked): the same two builds of test/acked_test.cpp.
+"$cxx" "${flags[@]}" -O2 -o "$here/build/acked_test" "$here/test/acked_test.cpp" &
+plain=$!
+"$cxx" "${flags[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+    -D_GLIBCXX_SANITIZE_VECTOR -o "$here/build/acked_test-sanitized" \
+    "$here/test/acked_test.cpp" &
+sanitized=$!
+wait "$plain" || status=$?
+wait "$sanitized" || status=$?
 if [ "$status" -ne 0 ]; then
     exit "$status"
 fi
@@ -42,3 +52,9 @@ echo "== the C++ runtime's tests, AddressSanitizer and UBSan"
 ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
     UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     "$here/build/runtime_test-sanitized"
+echo "== the acked machines' tests, -O2"
+"$here/build/acked_test"
+echo "== the acked machines' tests, AddressSanitizer and UBSan"
+ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
+    "$here/build/acked_test-sanitized"

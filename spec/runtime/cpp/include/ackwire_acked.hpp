@@ -553,8 +553,8 @@ public:
         } else if (const Kept* k = find(ack_tick)) {
             acked_ = ack_tick;
             if (k->events_through) {
-                acked_serial_ = acked_serial_ ? std::max(*acked_serial_, *k->events_through)
-                                              : *k->events_through;
+                const uint32_t through = *k->events_through;
+                acked_serial_ = acked_serial_ ? std::max(*acked_serial_, through) : through;
             }
             counters_.acks_taken += 1;
             verdict = AckVerdict::taken;

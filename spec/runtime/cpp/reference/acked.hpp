@@ -544,9 +544,9 @@ public:
             const bool full = near || !in_box;
             const uint16_t yaw_full = detail::yaw_steps(w.yaw);
             // 256 steps a turn, kept as a multiple of 256 of the 65536.
-            const uint16_t yaw = full ? yaw_full
-                                      : static_cast<uint16_t>(
-                                          (((uint32_t{yaw_full} + 128) >> 8) << 8) & 0xffff);
+            const auto coarse = static_cast<uint16_t>(
+                (((uint32_t{yaw_full} + 128) >> 8) << 8) & 0xffff);
+            const uint16_t yaw = full ? yaw_full : coarse;
             StateFlags flags;
             flags.set(StateFlags::POSE_FULL, full);
             EntityState fresh;
