@@ -48,7 +48,8 @@ fn run(out: &str) -> Result<(), String> {
         warmup: 0,
     };
     // Captured beside bitcode, as deliver.rs captures them.
-    let sent = capture(kind, 0.0, length, SEED, &["acked", "bitcode"]).map_err(|e| e.to_string())?;
+    let sent =
+        capture(kind, 0.0, length, SEED, &["acked", "bitcode"]).map_err(|e| e.to_string())?;
     let mut decoder = AckedDecoder::<Reference>::new();
     let mut text = String::new();
     let mut frames = 0usize;

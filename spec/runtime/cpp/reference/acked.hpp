@@ -40,16 +40,20 @@ constexpr double F32_EXACT = 16777216.0;
 constexpr double YAW_FULL = 360.0 / 65536.0;
 constexpr double YAW_STEP = 360.0 / 256.0;
 
-/// `d` as a u16, saturating as Rust's `as` does (NaN is 0): never the undefined behaviour of a
-/// C++ conversion of a double out of range.
-inline uint16_t sat_u16(double d) {
-    if (!(d > 0.0)) {
-        return 0;
+/// `std::round(x)` (half away from zero) as a u16, saturating as Rust's `x.round() as u16`
+/// does (NaN is 0): never the undefined behaviour of a C++ conversion of a double out of
+/// range, and no call into libm (a change's heading is rounded on every frame). Exact: for
+/// 0 < x < 65535, `x - floor(x)` is exact (Sterbenz), so the half is judged on x itself.
+inline uint16_t round_u16(double x) {
+    if (!(x > 0.0)) {
+        return 0;  // a NaN, or anything that rounds to 0 or below
     }
-    if (d >= 65535.0) {
+    if (x >= 65535.0) {
         return 65535;
     }
-    return static_cast<uint16_t>(d);
+    const auto whole = static_cast<uint32_t>(x);
+    const uint32_t rounded = x - static_cast<double>(whole) >= 0.5 ? whole + 1 : whole;
+    return static_cast<uint16_t>(rounded);
 }
 
 inline bool in_box(const protocol::EntityState& r) {
@@ -81,10 +85,16 @@ inline bool same_pose(const protocol::EntityState& a, const protocol::EntityStat
 /// A full pose's coordinate as whole 1/512 m steps, or why not.
 inline const char* grid(float v, int32_t& out) {
     const double s = static_cast<double>(v) * 512.0;
-    if (!std::isfinite(s) || std::trunc(s) != s || std::fabs(s) >= F32_EXACT) {
+    // Not finite, 2^24 steps or more, or a fraction of a step: all one fault. The range is
+    // checked first (a NaN fails it too), so the conversion below is defined.
+    if (!(std::fabs(s) < F32_EXACT)) {
         return "a full pose off the 1/512 m grid";
     }
-    out = static_cast<int32_t>(s);
+    const auto steps = static_cast<int32_t>(s);
+    if (static_cast<double>(steps) != s) {
+        return "a full pose off the 1/512 m grid";
+    }
+    out = steps;
     return nullptr;
 }
 
@@ -218,7 +228,7 @@ struct Reference {
             if (const char* why = detail::grid(full.z, r.z)) {
                 return why;
             }
-            r.yaw = detail::sat_u16(std::round(full.yaw / detail::YAW_FULL));
+            r.yaw = detail::round_u16(full.yaw / detail::YAW_FULL);
             r.flags = protocol::StateFlags{}.with(protocol::StateFlags::POSE_FULL);
         }
         if (change.pose_step) {
@@ -237,7 +247,7 @@ struct Reference {
             }
             // As Rust's `(x as u16) << 8` on a u16: the bits shifted past 16 are dropped.
             r.yaw = static_cast<uint16_t>(
-                (detail::sat_u16(std::round(step.yaw / detail::YAW_STEP)) << 8) & 0xffff);
+                (detail::round_u16(step.yaw / detail::YAW_STEP) << 8) & 0xffff);
             r.flags = protocol::StateFlags{};
         }
         if (change.mask.contains(protocol::ChangeMask::POSE)) {
