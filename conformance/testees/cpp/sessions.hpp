@@ -47,7 +47,8 @@ using Opener = std::function<Outcome<std::unique_ptr<Session>>(const Value& para
 
 }  // namespace testee
 
-// The headers of halves/, each needing Session and Opener above (cpp-rest's block).
+// The headers of halves/, each needing Session and Opener above.
+#include "halves/acked.hpp"
 #include "halves/baseline.hpp"
 #include "halves/datagram.hpp"
 #include "halves/delta.hpp"
@@ -58,6 +59,7 @@ namespace testee {
 inline std::map<std::string, Opener> openers() {
     std::map<std::string, Opener> all;
     // One line per header of halves/, e.g. `add_acked_halves(all);`.
+    add_acked_halves(all);
     add_baseline_halves(all);
     add_datagram_halves(all);
     add_delta_halves(all);

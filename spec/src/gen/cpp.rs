@@ -74,6 +74,11 @@ pub const SESSION_HEADERS: &[(&str, &str)] = &[
         "ackwire_delta.hpp",
         include_str!("../../runtime/cpp/include/ackwire_delta.hpp"),
     ),
+    // Seed 000's pair (cpp-acked).
+    (
+        "ackwire_acked.hpp",
+        include_str!("../../runtime/cpp/include/ackwire_acked.hpp"),
+    ),
 ];
 
 /// The generated files, as (path relative to the output folder, contents): the runtime header,
