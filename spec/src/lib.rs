@@ -10,7 +10,7 @@
 //! - [`index`] resolves names and derives sizes from the layout;
 //! - [`lower`] turns a spec once into what every generator prints and `ackwire explain`
 //!   walks: each field's role, wire form, presence and checks in the canonical order;
-//! - [`gen`] holds the printers (Rust, TypeScript, C++).
+//! - [`gen`] holds the printers (Rust, TypeScript, C++) and `gen::doc`, the documentation site.
 //!
 //! The language itself is described in `LANGUAGE.md` beside this crate.
 //!
