@@ -43,6 +43,9 @@ step "the generated TypeScript codec in headless Chromium: every frame vector (i
 # Beside the steps that run ackwire: the `cargo run` in build.sh builds the binary they use.
 bash conformance/testees/ts/browser.sh
 
+step "ackwire doc's sites in headless Chromium: the reference protocol's and the game's (issue 20)"
+bash scripts/doc-browser.sh
+
 step "the reference protocol checks, and its golden vectors verify"
 ackwire check
 ackwire fmt --check
