@@ -395,7 +395,7 @@ impl<'s> Site<'_, 's> {
                     "<tr><td>{}</td><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                     i + 1,
                     escape(&step.field.name),
-                    wire_text(&step.wire, &|n| self.link(n)),
+                    wire_text(&step.wire, plan.packed, &|n| self.link(n)),
                     escape(&step_size(step, plan.packed)),
                     step.presence
                         .as_ref()
@@ -480,15 +480,15 @@ impl<'s> Site<'_, 's> {
         let _ = writeln!(
             h,
             "<p class=\"meta\">A <code>{}</code> tag, then the record of the variant it names; a tag naming no variant is refused (<code>UnknownTag</code>).</p>",
-            wire_text(&plan.tag, &|n| escape(n))
+            wire_text(&plan.tag, false, &|n| escape(n))
         );
         let tag_bits = u64::from(u.tag.bits);
         let parts = vec![
             Part {
                 number: 1,
                 name: "tag".into(),
-                ty: wire_text(&plan.tag, &|n| n.to_string()),
-                title: format!("tag: {}", wire_text(&plan.tag, &|n| n.to_string())),
+                ty: wire_text(&plan.tag, false, &|n| n.to_string()),
+                title: format!("tag: {}", wire_text(&plan.tag, false, &|n| n.to_string())),
                 bits: Some(tag_bits),
                 optional: false,
                 repeated: false,
@@ -542,7 +542,7 @@ impl<'s> Site<'_, 's> {
                 }
                 Item::Union(u) => {
                     let plan = self.low.union_plan(u);
-                    let tag = wire_text(&plan.tag, &|n| n.to_string());
+                    let tag = wire_text(&plan.tag, false, &|n| n.to_string());
                     fields_svg(
                         &u.name,
                         &[
@@ -672,10 +672,16 @@ fn int_name(signed: bool, bits: u8) -> String {
     format!("{}{bits}", if signed { "i" } else { "u" })
 }
 
-/// The wire form as written in a layout file, with the byte order made explicit; `name`
+/// The wire form as written in a layout file, with the byte order made explicit (none in a
+/// packed record, whose fields are a bit stream, least significant bit first); `name`
 /// prints a declared name (a link in a page, the bare name in a diagram).
-fn wire_text(w: &Wire<'_>, name: &dyn Fn(&str) -> String) -> String {
-    let order = |big: bool| if big { "be" } else { "le" };
+fn wire_text(w: &Wire<'_>, packed: bool, name: &dyn Fn(&str) -> String) -> String {
+    // A packed record is a bit stream: a byte order means nothing there.
+    let order = |big: bool| match (packed, big) {
+        (true, _) => "",
+        (false, true) => "be",
+        (false, false) => "le",
+    };
     match w {
         Wire::Int {
             signed,
@@ -695,7 +701,7 @@ fn wire_text(w: &Wire<'_>, name: &dyn Fn(&str) -> String) -> String {
         Wire::Bytes => "bytes".into(),
         Wire::OptBytes => "bytes?".into(),
         Wire::Quant { wire, num, den, .. } => {
-            format!("quant({}, {num}/{den})", wire_text(wire, name))
+            format!("quant({}, {num}/{den})", wire_text(wire, packed, name))
         }
         Wire::Bits(b) => name(&b.name),
         Wire::Record { record, padded } => {
@@ -709,14 +715,14 @@ fn wire_text(w: &Wire<'_>, name: &dyn Fn(&str) -> String) -> String {
         Wire::Array(a) => {
             let count = match &a.count {
                 CountFrom::Field(f) => escape(f),
-                CountFrom::Prefix(t) => wire_text(t, name),
+                CountFrom::Prefix(t) => wire_text(t, packed, name),
             };
             let asc = match a.ascending {
                 None => String::new(),
                 Some(Ascending::Values) => " ascending".into(),
                 Some(Ascending::Key(k)) => format!(" ascending({})", escape(k)),
             };
-            format!("[{}; {count}]{asc}", wire_text(&a.elem, name))
+            format!("[{}; {count}]{asc}", wire_text(&a.elem, packed, name))
         }
         Wire::Unknown(n) => escape(n),
     }
@@ -755,7 +761,10 @@ fn variable_size(w: &Wire<'_>, min_bits: u64, packed: bool) -> String {
             let count = match &a.count {
                 CountFrom::Field(f) => (*f).to_string(),
                 CountFrom::Prefix(t) => {
-                    format!("a {} count, then count", wire_text(t, &|n| n.to_string()))
+                    format!(
+                        "a {} count, then count",
+                        wire_text(t, packed, &|n| n.to_string())
+                    )
                 }
             };
             match a.elem_fixed {
@@ -852,7 +861,7 @@ fn record_parts<'a, 's: 'a>(steps: impl Iterator<Item = &'a Step<'s>>, packed: b
     steps
         .enumerate()
         .map(|(i, s)| {
-            let ty = wire_text(&s.wire, &|n| n.to_string());
+            let ty = wire_text(&s.wire, packed, &|n| n.to_string());
             let mut title = format!("{}: {ty}, {}", s.field.name, step_size(s, packed));
             if let Some(p) = &s.presence {
                 let _ = write!(title, "; present {}", presence_text(p));
