@@ -387,6 +387,44 @@ impl<'s> Site<'_, 's> {
         h.push_str(&fields_svg(&r.name, &parts, plan.packed, false));
         h.push_str(LEGEND);
         h.push_str("</figure>\n");
+        // The marked parts of the diagram, with what the marks stand for written out beside it.
+        let marked: Vec<String> = plan
+            .steps
+            .iter()
+            .filter_map(|s| {
+                let mut what = Vec::new();
+                if let Some(p) = &s.presence {
+                    what.push(format!("present {}", escape(&presence_text(p))));
+                }
+                if let Wire::Array(a) = &s.wire {
+                    what.push(format!(
+                        "repeated: {}",
+                        escape(&variable_size(&s.wire, s.min, plan.packed))
+                    ));
+                    if let Some(asc) = a.ascending {
+                        what.push(match asc {
+                            Ascending::Values => "ascending, each after the first carried as its difference from the one before".to_string(),
+                            Ascending::Key(k) => format!("ascending by <code>{}</code>", escape(k)),
+                        });
+                    }
+                }
+                (!what.is_empty()).then(|| {
+                    let mark = match (s.presence.is_some(), matches!(s.wire, Wire::Array(_))) {
+                        (true, true) => "[]?",
+                        (true, false) => "?",
+                        (false, _) => "[]",
+                    };
+                    format!(
+                        "<li><code>{}{mark}</code>: {}</li>",
+                        escape(&s.field.name),
+                        what.join("; ")
+                    )
+                })
+            })
+            .collect();
+        if !marked.is_empty() {
+            let _ = writeln!(h, "<ul class=\"marks\">\n{}\n</ul>", marked.join("\n"));
+        }
         if !plan.steps.is_empty() {
             h.push_str("<table class=\"fields\">\n<tr><th>#</th><th>Field</th><th>Wire</th><th>Size</th><th>Present</th><th>Role</th><th>Refused with</th><th>Meaning</th></tr>\n");
             for (i, step) in plan.steps.iter().enumerate() {
