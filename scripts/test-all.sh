@@ -46,6 +46,9 @@ bash conformance/testees/ts/browser.sh
 step "the generated Wireshark dissector in tshark: every frame vector as ackwire explain reads it (installs tshark)"
 bash scripts/wireshark.sh
 
+step "ackwire doc's sites in headless Chromium: the reference protocol's and the game's (issue 20)"
+bash scripts/doc-browser.sh
+
 step "the reference protocol checks, and its golden vectors verify"
 ackwire check
 ackwire fmt --check

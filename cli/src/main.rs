@@ -159,6 +159,16 @@ enum Command {
         /// Layout files or folders of them.
         files: Vec<PathBuf>,
     },
+    /// Document layout files (default: the reference protocol) as a static site: one page per
+    /// file and an index, every frame, record, bit set and union with its doc comments and an
+    /// SVG diagram of its bytes and bits, and the protocol constants.
+    Doc {
+        /// The folder to write into (created when missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Layout files or folders of them.
+        files: Vec<PathBuf>,
+    },
     /// Differential fuzzing: the same inputs through the Rust decoder and other testees; any
     /// disagreement is printed as a vector ready to add. Exit 1 on any disagreement.
     FuzzDiff {
@@ -302,6 +312,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
         }
         Command::Explain { frame, hex } => explain_frame(&frame, &hex_arg(&hex)?),
         Command::Gen { lang, out, files } => gen(lang, &out, &layout_paths(files)),
+        Command::Doc { out, files } => doc(&out, &layout_paths(files)),
         Command::FuzzDiff {
             count,
             seed,
@@ -484,6 +495,20 @@ fn gen(lang: Lang, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
             .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
         outln!("wrote {}", path.display());
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `ackwire doc`.
+fn doc(out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
+    let spec = ackwire_spec::load(paths).map_err(spec_error)?.0;
+    let written = ackwire_spec::gen::doc::write_site(&spec, out)
+        .map_err(|e| error(format!("cannot write the site into {}: {e}", out.display())))?;
+    outln!(
+        "wrote {} files to {} (open {})",
+        written.len(),
+        out.display(),
+        out.join("index.html").display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 

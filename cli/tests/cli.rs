@@ -372,3 +372,61 @@ fn breaking_exits_2_on_a_version_that_does_not_compile() {
         stderr(&o)
     );
 }
+
+// ---- ackwire doc (issue 20) ----
+
+#[test]
+fn doc_writes_a_site_for_the_reference_protocol_and_the_game() {
+    let base = std::env::temp_dir().join(format!("ackwire-cli-doc-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let reference = base.join("reference");
+    let o = ackwire(&["doc", "--out", reference.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("wrote "), "{}", stdout(&o));
+    for page in [
+        "index.html",
+        "style.css",
+        "acked.html",
+        "datagram.html",
+        "svg/Acked.svg",
+    ] {
+        assert!(reference.join(page).is_file(), "{page} not written");
+    }
+    // The README's diagram is this command's output.
+    let drawn = std::fs::read_to_string(reference.join("svg/Acked.svg")).unwrap();
+    let committed = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/acked-diagram.svg"),
+    )
+    .unwrap();
+    assert!(
+        drawn == committed,
+        "docs/acked-diagram.svg is stale: cargo run -q -p ackwire -- doc --out target/doc && \
+         cp target/doc/svg/Acked.svg docs/acked-diagram.svg"
+    );
+    let acked = std::fs::read_to_string(reference.join("acked.html")).unwrap();
+    assert!(acked.contains("<svg "), "the diagrams are inline");
+    assert!(!acked.contains("<script"), "no JavaScript");
+    let game = base.join("game");
+    let o = ackwire(&["doc", "--out", game.to_str().unwrap(), "examples/game/wire"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(game.join("game.html").is_file());
+    let index = std::fs::read_to_string(game.join("index.html")).unwrap();
+    assert!(index.contains("href=\"game.html\""), "{index}");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+#[test]
+fn doc_refuses_a_broken_file_with_a_located_message() {
+    let p = temp(
+        "doc-broken.wire",
+        b"frame A {\n    kind: u8 = 1,\n    x: Nope,\n}\n",
+    );
+    let out = std::env::temp_dir().join(format!("ackwire-cli-doc-broken-{}", std::process::id()));
+    let o = ackwire(&["doc", "--out", out.to_str().unwrap(), p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("doc-broken.wire:3:"), "{}", stderr(&o));
+    assert!(
+        !out.join("index.html").exists(),
+        "nothing written for a broken spec"
+    );
+}
