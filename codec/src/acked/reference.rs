@@ -138,10 +138,28 @@ fn pose_of(r: &EntityState) -> (i32, i32, i32, u16, u8, u32) {
 
 fn grid(v: f32) -> Result<i32, Inapplicable> {
     let s = f64::from(v) * 512.0;
-    if !s.is_finite() || s.fract() != 0.0 || s.abs() >= F32_EXACT {
+    // Within +-2^24 (checked first) a step is a whole number exactly when it survives the
+    // trip through an i32: the same test as `fract() != 0.0`, without the libm call that
+    // `fract` is on the baseline x86-64 target (every change with a full pose pays it).
+    if !s.is_finite() || s.abs() >= F32_EXACT || f64::from(s as i32) != s {
         return Err(Inapplicable("a full pose off the 1/512 m grid"));
     }
     Ok(s as i32)
+}
+
+/// `v.round() as u16`, with the whole numbers every yaw read from the wire gives (a u8 or u16
+/// of steps times a power-of-two fraction of a turn, divided back exactly) taken without
+/// `round`'s libm call on the baseline x86-64 target; anything else goes through `round`, so
+/// the result is the same for every f64 (a test holds the two to it).
+#[inline]
+fn round_u16(v: f64) -> u16 {
+    let whole = v as i32;
+    if f64::from(whole) == v {
+        // Saturating, as `as u16` of the rounded f64 is.
+        whole.clamp(0, i32::from(u16::MAX)) as u16
+    } else {
+        v.round() as u16
+    }
 }
 
 fn over(field: &'static str) -> EncodeError {
@@ -270,7 +288,7 @@ impl AckedSchema for Reference {
             r.x = grid(full.x)?;
             r.y = grid(full.y)?;
             r.z = grid(full.z)?;
-            r.yaw = (full.yaw / YAW_FULL).round() as u16;
+            r.yaw = round_u16(full.yaw / YAW_FULL);
             r.flags = StateFlags::empty().with(StateFlags::POSE_FULL);
         }
         if let Some(step) = &change.pose_step {
@@ -282,7 +300,7 @@ impl AckedSchema for Reference {
             r.x = add(ox, step.dx)?;
             r.y = add(oy, step.dy)?;
             r.z = add(oz, step.dz)?;
-            r.yaw = ((step.yaw / YAW_STEP).round() as u16) << 8;
+            r.yaw = round_u16(step.yaw / YAW_STEP) << 8;
             r.flags = StateFlags::empty();
         }
         if change.mask.contains(ChangeMask::POSE) {
@@ -452,5 +470,82 @@ impl AckedSchema for Reference {
             first_serial: f.first_serial.unwrap_or(0),
             events: f.events,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcuts around libm's `round` and `fract` give what those give, on the values a
+    /// frame's yaw and pose can take and on the awkward ones (halves, the largest double below
+    /// a half, negatives, values past a u16 and an i32, infinities, NaN).
+    #[test]
+    fn the_rounding_shortcuts_agree_with_libm() {
+        let mut values: Vec<f64> = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            2.5,
+            0.499_999_999_999_999_94,
+            -0.499_999_999_999_999_94,
+            65535.0,
+            65535.4,
+            65535.5,
+            65536.0,
+            70000.0,
+            -1.0,
+            -70000.5,
+            f64::from(i32::MAX),
+            f64::from(i32::MAX) + 0.5,
+            f64::from(i32::MIN),
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+        ];
+        // Every yaw a frame carries, turned into degrees and back as `apply` does.
+        values.extend((0..=255u32).map(|b| f64::from(b) * YAW_STEP / YAW_STEP));
+        values.extend((0..=65535u32).map(|b| f64::from(b) * YAW_FULL / YAW_FULL));
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(f64::from_bits(x));
+            values.push((x % 200_000) as f64 / 7.0 - 10_000.0);
+        }
+        for v in values {
+            assert_eq!(round_u16(v), v.round() as u16, "{v:e}");
+        }
+        let mut floats: Vec<f32> = vec![0.0, -0.0, 1.0 / 512.0, 1.0 / 1024.0, 32767.998, 32768.0];
+        floats.extend([
+            f32::NAN,
+            f32::INFINITY,
+            f32::MIN,
+            f32::MAX,
+            -1.0 / 512.0,
+            0.1,
+        ]);
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            floats.push(f32::from_bits(x as u32));
+            floats.push((x % 40_000_000) as f32 / 512.0 - 40_000.0);
+        }
+        for v in floats {
+            let s = f64::from(v) * 512.0;
+            let want = if !s.is_finite() || s.fract() != 0.0 || s.abs() >= F32_EXACT {
+                None
+            } else {
+                Some(s as i32)
+            };
+            assert_eq!(grid(v).ok(), want, "{v:e}");
+        }
     }
 }
