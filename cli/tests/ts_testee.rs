@@ -87,4 +87,20 @@ fn the_typescript_testee_passes_every_frame_vector() {
          {unimplemented:?}"
     );
     assert!(report.outcomes.iter().all(|o| o.verdict == Verdict::Pass));
+
+    // A hostile peer against every half of the testee: the stream vectors' frames with mutated
+    // and random ones between them, some under the wrong frame name (src/hostile.ts). A half may
+    // refuse a frame only with a SessionError; anything else escaping it fails the run.
+    let hostile = Command::new("node")
+        .arg(testee.join("dist/hostile.js"))
+        .args(["10", "1"])
+        .current_dir(&root)
+        .output()
+        .expect("node runs hostile.js");
+    assert!(
+        hostile.status.success(),
+        "hostile.js found a half that throws other than a SessionError:\n{}{}",
+        String::from_utf8_lossy(&hostile.stdout),
+        String::from_utf8_lossy(&hostile.stderr)
+    );
 }
