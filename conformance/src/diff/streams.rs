@@ -63,7 +63,8 @@ fn random_link(rng: &mut SplitMix64) -> LinkConfig {
     }
 }
 
-/// A random network, each way its own [`random_link`].
+/// A random network, each way a link of its own: loss (in bursts a fifth of the time),
+/// duplication, latency and a jitter that reorders.
 pub fn random_network(rng: &mut SplitMix64) -> NetworkConfig {
     NetworkConfig {
         down: random_link(rng),
