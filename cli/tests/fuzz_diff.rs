@@ -111,7 +111,9 @@ fn a_straying_client_is_found_and_shrunk_into_a_vector_conform_fails_it_on() {
 fn the_command_runs_frames_and_streams_against_the_rust_testee_without_a_disagreement() {
     let out = std::env::temp_dir().join(format!("ackwire-fuzz-diff-ok-{}", std::process::id()));
     // The corpus and vectors folders are named from the repository's root.
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
     let output = Command::new(exe())
         .current_dir(root)
         .args(["fuzz-diff", "--count", "200", "--streams", "8", "--out"])
