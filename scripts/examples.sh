@@ -155,7 +155,7 @@ cross_check() {
 }
 
 summary() {
-  grep -E '^(sent|verdict)' "$1" | sed 's/^/  /'
+  grep -E '^(sent|verdict|client stats)' "$1" | sed 's/^/  /'
 }
 
 common=(--ticks "$ticks" --loss "$loss" --duplicate 0.05 --latency-ms 10 --jitter-ms 30 --seed 7 --timeout-s 60)
@@ -176,6 +176,8 @@ if [ "$status" -ne 0 ]; then
   fail "the browser run failed (server status $status); chromium said: $(tail -n 5 "$out/chromium.log")"
 fi
 checked="$(cross_check "$out/browser.log")" || fail "the page reported hashes the server never had for their ticks"
+grep -q '^client stats .* agent=HeadlessChrome$' "$out/browser.log" ||
+  fail "the page's closing stats (from headless Chromium) did not come: $(tail -n 3 "$out/browser.log")"
 echo "examples.sh: browser (TypeScript AckedDecoder in headless Chromium, WebSocket): $checked reports equal S_N"
 summary "$out/browser.log"
 

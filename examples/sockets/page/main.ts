@@ -63,6 +63,9 @@ export function start(doc: Document): void {
   let lastBytes = 0;
   let totalBytes = 0;
   let error = 0;
+  let errorSum = 0;
+  let newest = 0;
+  let errors = 0;
   let inputTick = 0;
   const ws = new WebSocket(`ws://${location.host}/ws`);
   ws.binaryType = "arraybuffer";
@@ -76,7 +79,13 @@ export function start(doc: Document): void {
   ws.onmessage = (m: MessageEvent) => {
     if (typeof m.data === "string") {
       if (m.data === "done") {
-        text(doc, "result", `cube-page: done frames=${frames} shown=${shown} bytes=${totalBytes}`);
+        const mean = errors > 0 ? errorSum / errors : 0;
+        const stats =
+          `stats frames=${frames} shown=${shown} bytes=${totalBytes} ` +
+          `bytes_per_frame=${frames > 0 ? Math.round(totalBytes / frames) : 0} ` +
+          `mean_render_error_m=${mean.toFixed(4)} agent=${navigator.userAgent.includes("HeadlessChrome") ? "HeadlessChrome" : "browser"}`;
+        text(doc, "result", `cube-page: done ${stats}`);
+        ws.send(stats);
         ws.close();
       }
       return;
@@ -87,6 +96,7 @@ export function start(doc: Document): void {
       if (t !== undefined) {
         truths.set(t[0], t[1]);
         truths.delete(t[0] - TRUTHS_KEPT);
+        newest = t[0];
       }
       return;
     }
@@ -99,7 +109,9 @@ export function start(doc: Document): void {
       shown += 1;
       const tick = half.shownTick() ?? 0;
       ws.send(`shown ${tick} ${half.stateHash() >>> 0}`);
-      const truth = truths.get(tick);
+      // The render error: what the client shows against the newest truth it has seen (the
+      // truth of the tick shown would be zero, which the hash already proves).
+      const truth = truths.get(newest);
       if (truth !== undefined) {
         let sum = 0;
         let n = 0;
@@ -111,6 +123,8 @@ export function start(doc: Document): void {
           }
         });
         error = n > 0 ? sum / n : 0;
+        errorSum += error;
+        errors += 1;
       }
       if (ctx !== null && canvas !== null && shown % 4 === 0) {
         draw(ctx, canvas, half, truth);

@@ -18,7 +18,8 @@
 //! client's kind 7 acks (binary) and its reports (`shown TICK HASH`, text), logs each tick as
 //! `tick N hash H bytes B` and each report as `client tick N hash H ok|MISMATCH`, and once the
 //! ticks are done and in-flight frames have landed (half a second), says `done` to the client,
-//! prints the verdict and exits: 0 when at least `--min-reports` reports came (default a
+//! logs its closing `stats ...` line when one comes within two seconds, prints the verdict and
+//! exits: 0 when at least `--min-reports` reports came (default a
 //! quarter of the ticks) and every one equals S_N's hash of its tick, 1 otherwise. Every wait
 //! is bounded by `--timeout-s`.
 
@@ -443,6 +444,26 @@ fn run(args: &Args) -> Result<bool, String> {
         std::thread::sleep(Duration::from_millis(1));
     }
     peer.send_text("done");
+    // The client's closing words (the page's frames, bytes and render error), for the log: at
+    // most two seconds, until it closes.
+    let words_until = Instant::now() + Duration::from_secs(2);
+    while !closed && Instant::now() < words_until {
+        from_client.clear();
+        if peer.receive(&mut from_client).is_err() {
+            break;
+        }
+        for m in from_client.drain(..) {
+            match m {
+                FromClient::Report(text) if text.starts_with("stats ") => {
+                    say(&format!("client {}", text.trim()));
+                    closed = true;
+                }
+                FromClient::Closed => closed = true,
+                _ => {}
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let stats = link.stats();
     say(&format!(
         "sent {} ticks, {bytes} bytes; link: {} unreliable sent, {} lost, {} duplicated, {} reordered; {acks} acks read, {bad_acks} refused",
