@@ -43,6 +43,9 @@ step "the generated TypeScript codec in headless Chromium: every frame vector (i
 # Beside the steps that run ackwire: the `cargo run` in build.sh builds the binary they use.
 bash conformance/testees/ts/browser.sh
 
+step "the generated Wireshark dissector in tshark: every frame vector as ackwire explain reads it (installs tshark)"
+bash scripts/wireshark.sh
+
 # --- examples (issue 18): the socket examples, a block of its own ---
 step "the socket examples: the TypeScript page in headless Chromium over a WebSocket and the C++ client over UDP, against cube-server (every reported hash equals S_N)"
 bash scripts/examples.sh

@@ -64,6 +64,8 @@ enum Lang {
     Ts,
     /// C++17: one header.
     Cpp,
+    /// A Wireshark dissector in Lua: `ackwire.lua`.
+    Wireshark,
 }
 
 #[derive(Debug, Subcommand)]
@@ -462,6 +464,9 @@ fn gen(lang: Lang, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
         Lang::Cpp => {
             ackwire_spec::gen::cpp::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
         }
+        Lang::Wireshark => ackwire_spec::gen::wireshark::generate(
+            &ackwire_spec::load(paths).map_err(spec_error)?.0,
+        ),
     };
     std::fs::create_dir_all(out)
         .map_err(|e| error(format!("cannot create {}: {e}", out.display())))?;

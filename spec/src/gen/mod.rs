@@ -9,6 +9,7 @@
 pub mod cpp;
 pub mod rust;
 pub mod ts;
+pub mod wireshark;
 
 use crate::lower::{Operand, Presence, Test};
 

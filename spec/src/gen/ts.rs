@@ -1748,6 +1748,23 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         "sessions/half.ts",
         include_str!("../../runtime/ts/src/sessions/half.ts"),
     ),
+    // ts-rest: the datagram v2, NetBaseline and delta machines, and the digests they share.
+    (
+        "sessions/digest.ts",
+        include_str!("../../runtime/ts/src/sessions/digest.ts"),
+    ),
+    (
+        "sessions/datagram.ts",
+        include_str!("../../runtime/ts/src/sessions/datagram.ts"),
+    ),
+    (
+        "sessions/baseline.ts",
+        include_str!("../../runtime/ts/src/sessions/baseline.ts"),
+    ),
+    (
+        "sessions/delta.ts",
+        include_str!("../../runtime/ts/src/sessions/delta.ts"),
+    ),
 ];
 
 /// A copy of the runtime file `name`, as it is written beside a generated module.

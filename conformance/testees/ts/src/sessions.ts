@@ -7,6 +7,10 @@
 
 import { type JsonValue, fromHex, toHex } from "./gen/protocol.js";
 import type { Transmit } from "./gen/runtime/sessions/half.js";
+// ts-rest: the datagram, baseline and delta halves.
+import { BASELINE_HALVES } from "./halves/baseline.js";
+import { DATAGRAM_HALVES } from "./halves/datagram.js";
+import { DELTA_HALVES } from "./halves/delta.js";
 
 /** One open half, as the session ops see it. Time and ticks are arguments. */
 export interface TesteeSession {
@@ -26,6 +30,10 @@ export type Opener = (params: unknown) => TesteeSession;
 /** Every half this testee implements, by name. Each module of src/halves/ adds its own. */
 const OPENERS = new Map<string, Opener>([
   // One spread per module, e.g. `...ACKED_HALVES`.
+  // ts-rest: the datagram, baseline and delta halves.
+  ...DATAGRAM_HALVES,
+  ...BASELINE_HALVES,
+  ...DELTA_HALVES,
 ]);
 
 /** The halves `hello` lists. */

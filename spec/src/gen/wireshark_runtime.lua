@@ -1,0 +1,555 @@
+-- ---------------------------------------------------------------------------------------
+-- The reader: a cursor over the frame's bytes that makes every check of the canonical
+-- decoding rule (DESIGN.md section 3: "a decoder accepts exactly the bytes its encoder can
+-- produce") and adds one tree item per field, as `ackwire explain` prints one row per field.
+--
+-- Lua 5.2 (Wireshark 4.0) has only doubles, so integers wider than 32 bits are read as
+-- Wireshark's UInt64 and Int64 objects; narrower ones are plain numbers, exact either way.
+-- A decode error is raised as a table { kind, offset, bit, path } with `error` and caught
+-- by the frame's dissector, which shows it as expert info of its kind.
+-- ---------------------------------------------------------------------------------------
+
+local Reader = {}
+Reader.__index = Reader
+
+--- A reader over `tvb`, adding items under `tree` (nil: decode only, for the heuristic).
+local function new_reader(tvb, tree)
+    return setmetatable({ tvb = tvb, len = tvb:len(), pos = 0, bit = 0, packed = false }, Reader)
+end
+
+--- The frame is refused: `kind` from the shared taxonomy, at byte `offset` (or frame bit
+--- `bit` inside a packed body), within field `path`.
+function Reader:fail(kind, at, path)
+    if self.packed then
+        error({ kind = kind, offset = math.floor(at / 8), bit = at, path = path }, 0)
+    end
+    error({ kind = kind, offset = at, path = path }, 0)
+end
+
+--- Where the next field starts: a byte, or a bit of the frame inside a packed body.
+function Reader:here()
+    if self.packed then
+        return self.bit
+    end
+    return self.pos
+end
+
+--- `n` bytes from the cursor; "truncated" is reported where the input ends.
+function Reader:take(n, path)
+    if n > self.len - self.pos then
+        self:fail("truncated", self.len, path)
+    end
+    local at = self.pos
+    self.pos = at + n
+    return self.tvb(at, n)
+end
+
+--- An unsigned integer of `n` bytes: a number up to 4 bytes, a UInt64 above.
+function Reader:uint(n, big, path)
+    local r = self:take(n, path)
+    if n > 4 then
+        return big and r:uint64() or r:le_uint64()
+    end
+    return big and r:uint() or r:le_uint()
+end
+
+--- A signed integer of `n` bytes: a number up to 4 bytes, an Int64 above.
+function Reader:int(n, big, path)
+    local r = self:take(n, path)
+    if n > 4 then
+        return big and r:int64() or r:le_int64()
+    end
+    return big and r:int() or r:le_int()
+end
+
+--- A bool byte: 0 or 1; "a `bool` byte above 1" is over its width.
+function Reader:bool(path)
+    local at = self.pos
+    local b = self:take(1, path):uint()
+    if b > 1 then
+        self:fail("over_width", at, path)
+    end
+    return b == 1
+end
+
+--- An IEEE 754 float of `n` bytes; "a non-finite float" is an error.
+function Reader:float(n, big, path)
+    local at = self.pos
+    local r = self:take(n, path)
+    local v = big and r:float() or r:le_float()
+    if v ~= v or v == math.huge or v == -math.huge then
+        self:fail("non_finite", at, path)
+    end
+    return v
+end
+
+--- A float of `bits` bits in a packed body, least significant bit first, refused when not
+--- finite as a byte-aligned one is.
+function Reader:packed_float(bits, path)
+    local at = self.bit
+    local raw = self:bits(bits, path)
+    local v
+    if bits == 32 then
+        v = Struct.unpack("<f", Struct.pack("<I4", raw))
+    else
+        v = Struct.unpack("<d", Struct.pack("<I4", raw:lower()) .. Struct.pack("<I4", raw:higher()))
+    end
+    if v ~= v or v == math.huge or v == -math.huge then
+        self:fail("non_finite", at, path)
+    end
+    return v
+end
+
+--- An unsigned LEB128 varint of at most `bits` bits (a number up to 32 bits, a UInt64
+--- above): "at most 10 bytes"; a varint "longer than needed" or "a value over its field's
+--- width" is refused, every fault at the varint's first byte.
+function Reader:varint(bits, path)
+    local at = self.pos
+    local v = UInt64(0)
+    for i = 0, 9 do
+        local byte = self:take(1, path):uint()
+        if i == 9 and byte > 1 then
+            -- The tenth byte holds bit 63 only.
+            self:fail("over_width", at, path)
+        end
+        v = v:bor(UInt64(byte % 128):lshift(7 * i))
+        if byte < 128 then
+            if i > 0 and byte == 0 then
+                self:fail("non_canonical_varint", at, path)
+            end
+            if bits < 64 and v:rshift(bits) ~= UInt64(0) then
+                self:fail("over_width", at, path)
+            end
+            if bits <= 32 then
+                return v:tonumber()
+            end
+            return v
+        end
+    end
+    self:fail("over_width", at, path)
+end
+
+--- A zigzag varint of at most `bits` bits: a number up to 32 bits, an Int64 above.
+function Reader:zigzag(bits, path)
+    local n = self:varint(bits, path)
+    if type(n) == "number" then
+        if n % 2 == 0 then
+            return n / 2
+        end
+        return -(n + 1) / 2
+    end
+    local half = n:rshift(1)
+    if n:lower() % 2 == 1 then
+        half = half:bnot()
+    end
+    return Int64.new(half:lower(), half:higher())
+end
+
+--- `width` bits of a packed body, least significant first: a number up to 32 bits, a
+--- UInt64 above. "truncated" is reported at the input's end, as a bit.
+function Reader:bits(width, path)
+    if width > self.len * 8 - self.bit then
+        self:fail("truncated", self.len * 8, path)
+    end
+    local wide = width > 32
+    local v = wide and UInt64(0) or 0
+    for i = 0, width - 1 do
+        local at = self.bit + i
+        local byte = self.tvb(math.floor(at / 8), 1):uint()
+        if math.floor(byte / 2 ^ (at % 8)) % 2 == 1 then
+            if wide then
+                v = v:bor(UInt64(1):lshift(i))
+            else
+                v = v + 2 ^ i
+            end
+        end
+    end
+    self.bit = self.bit + width
+    return v
+end
+
+--- `width` bits of a packed body as a two's-complement signed integer.
+function Reader:signed_bits(width, path)
+    local v = self:bits(width, path)
+    if type(v) == "number" then
+        if v >= 2 ^ (width - 1) then
+            return v - 2 ^ width
+        end
+        return v
+    end
+    if width < 64 and v:rshift(width - 1):lower() % 2 == 1 then
+        v = v:bor(UInt64(0):bnot():lshift(width))
+    end
+    return Int64.new(v:lower(), v:higher())
+end
+
+-- ---- values and their text, as `ackwire explain` prints them ----
+
+--- Bit `i` of `v` (a number or a UInt64) is set; an absent field (nil) has none set.
+local function has(v, i)
+    if v == nil then
+        return false
+    end
+    if type(v) == "number" then
+        return math.floor(v / 2 ^ i) % 2 == 1
+    end
+    return v:rshift(i):lower() % 2 == 1
+end
+
+--- An integer in decimal: a number, a UInt64 or an Int64.
+local function int_text(v)
+    if type(v) == "number" then
+        return string.format("%d", v)
+    end
+    return tostring(v)
+end
+
+--- An integer as a number: exact up to 2^53, larger ones above every count that fits.
+local function to_number(v)
+    if type(v) == "number" then
+        return v
+    end
+    return v:tonumber()
+end
+
+--- A presence test's integer operand is not zero (an absent field is zero).
+local function nonzero(v)
+    return v ~= nil and v ~= false and int_text(v) ~= "0"
+end
+
+--- A presence test's integer operand is greater than the literal `n` (a number, or a
+--- UInt64 past 2^53), compared exactly at any width.
+local function greater(v, n)
+    if v == nil then
+        v = 0
+    end
+    if type(v) == "number" and type(n) == "number" then
+        return v > n
+    end
+    if typeof(v) == "Int64" then
+        if type(n) ~= "number" then
+            -- Past 2^53, above every Int64 that is not above 2^63 - 1.
+            return v > Int64(0) and UInt64.new(v:lower(), v:higher()) > n
+        end
+        return v > Int64(n)
+    end
+    if type(v) == "number" then
+        v = UInt64(v)
+    end
+    if type(n) == "number" then
+        n = UInt64(n)
+    end
+    return v > n
+end
+
+--- The value of a uint64 or int64 field: Wireshark takes UInt64 or Int64 objects there.
+local function wide(v, signed)
+    if type(v) ~= "number" then
+        return v
+    end
+    if signed then
+        return Int64(v)
+    end
+    return UInt64(v)
+end
+
+--- The f32 nearest `v`.
+local function to_f32(v)
+    return Struct.unpack("<f", Struct.pack("<f", v))
+end
+
+--- A string of decimal digits plus one in its last place ("129" -> "130", "99" -> "100").
+local function increment(digits)
+    local out = {}
+    local carry = 1
+    for i = #digits, 1, -1 do
+        local d = digits:byte(i) - 48 + carry
+        carry = d == 10 and 1 or 0
+        out[i] = string.char(48 + d % 10)
+    end
+    local text = table.concat(out)
+    if carry == 1 then
+        text = "1" .. text
+    end
+    return text
+end
+
+--- A float as Rust's `Display` prints it (what `ackwire explain` shows): the fewest digits
+--- that read back as the same value (as an f32 when `single`), written out without an
+--- exponent.
+local function float_text(v, single)
+    if v == 0 then
+        return (1 / v < 0) and "-0" or "0"
+    end
+    local function reads_back(text)
+        local back = tonumber(text)
+        if single then
+            back = to_f32(back)
+        end
+        return back == v
+    end
+    local s, digits
+    for n = 1, 17 do
+        s = string.format("%." .. (n - 1) .. "e", v)
+        digits = n
+        if reads_back(s) then
+            break
+        end
+    end
+    -- A tie: `v` lies exactly halfway between two candidates of that many digits. printf
+    -- rounds it to even; Rust's shortest form takes the one above, so this does too.
+    local exact = string.format("%.99e", v)
+    local xsign, xint, xfrac, xexp = exact:match("^(-?)(%d)%.(%d*)e([-+]%d+)$")
+    local all = xint .. xfrac
+    if all:sub(digits + 1):match("^50*$") then
+        local up = increment(all:sub(1, digits))
+        local exp = tonumber(xexp)
+        if #up > digits then
+            up = up:sub(1, digits)
+            exp = exp + 1
+        end
+        local candidate = xsign .. up:sub(1, 1) .. "." .. up:sub(2) .. string.format("e%+03d", exp)
+        if reads_back(candidate) then
+            s = candidate
+        end
+    end
+    local sign, int, frac, exp = s:match("^(-?)(%d)%.?(%d*)e([-+]%d+)$")
+    local mantissa = (int .. frac):gsub("0+$", "")
+    if mantissa == "" then
+        mantissa = "0"
+    end
+    local point = tonumber(exp) + 1
+    if point <= 0 then
+        return sign .. "0." .. string.rep("0", -point) .. mantissa
+    end
+    if point >= #mantissa then
+        return sign .. mantissa .. string.rep("0", point - #mantissa)
+    end
+    return sign .. mantissa:sub(1, point) .. "." .. mantissa:sub(point + 1)
+end
+
+--- A quantized value: the wire integer times the scale `num / den`.
+local function scaled(wire, num, den)
+    return to_number(wire) * (num / den)
+end
+
+--- A quantized value's text: "1.5 (wire 768)".
+local function quant_text(wire, num, den)
+    return float_text(scaled(wire, num, den), false) .. " (wire " .. int_text(wire) .. ")"
+end
+
+--- Byte strings longer than this are elided with "…", as in `ackwire explain`.
+local SHOWN_BYTES = 16
+
+--- A byte string: "2 bytes: aabb".
+local function bytes_text(range, len)
+    -- Through int_text: Lua 5.3 and later would write a float count as "2.0".
+    local text = int_text(len) .. " bytes"
+    if len > 0 then
+        local shown = math.min(len, SHOWN_BYTES)
+        text = text .. ": " .. range:range(0, shown):bytes():tohex(true)
+        if len > SHOWN_BYTES then
+            text = text .. "…"
+        end
+    end
+    return text
+end
+
+--- A field's path below `path`, as in decode errors: `changes[3].mask`.
+local function join(path, name)
+    if path == "" then
+        return name
+    end
+    return path .. "." .. name
+end
+
+--- Element `i` of the list at `path`.
+local function index(path, i)
+    return path .. "[" .. i .. "]"
+end
+
+-- ---- tree items ----
+
+--- The bytes a field read since `at` covers: for a packed field, every byte it touches.
+function Reader:range(at)
+    if self.packed then
+        local first = math.floor(at / 8)
+        local last = math.min(math.max(math.ceil(self.bit / 8), first + 1), self.len)
+        return self.tvb(first, last - first)
+    end
+    return self.tvb(at, self.pos - at)
+end
+
+--- One row of `ackwire explain`: an item of `field` holding `value` over the bytes read
+--- since `at`, shown as `label: text`, with the row's path and text as the hidden fields
+--- ackwire.path and ackwire.value (for filters, and for tests that read tshark's JSON).
+function Reader:row(tree, field, label, path, at, value, text)
+    if tree == nil then
+        return nil
+    end
+    local range = self:range(at)
+    local item = tree:add(field, range, value)
+    item:set_text(label and (label .. ": " .. text) or text)
+    tree:add(F_PATH, range, path):set_hidden()
+    tree:add(F_VALUE, range, text):set_hidden()
+    return item
+end
+
+--- A subtree for a record, a list or a union's variant, its length set when it ends.
+function Reader:subtree(tree, label, at)
+    if tree == nil then
+        return nil
+    end
+    return tree:add(self.tvb(math.min(at, self.len), 0), label)
+end
+
+--- Ends a subtree begun at `at`.
+function Reader:close(item, at)
+    if item ~= nil then
+        local stop = self.packed and math.ceil(self.bit / 8) or self.pos
+        local first = self.packed and math.floor(at / 8) or at
+        item:set_len(math.max(stop - first, 0))
+    end
+end
+
+--- A bit set's raw bits, refusing a reserved bit ("every bit not named is reserved: a
+--- decoder rejects it when set"), then a bit without the bit it `requires`.
+function Reader:bit_set(set, raw, at, path)
+    for i = 0, set.width - 1 do
+        if has(raw, i) and set.named[i] == nil then
+            self:fail("reserved_bit", at, path)
+        end
+    end
+    for _, bit in ipairs(set.bits) do
+        if bit.requires ~= nil and has(raw, bit.index) and not has(raw, bit.requires) then
+            self:fail("invalid_condition", at, path)
+        end
+    end
+    return raw
+end
+
+--- The names of the bits set in `raw`, in declaration order: "POSE | POSE_FULL".
+local function bit_names(set, raw)
+    local names = {}
+    for _, bit in ipairs(set.bits) do
+        if has(raw, bit.index) then
+            names[#names + 1] = bit.name
+        end
+    end
+    if #names == 0 then
+        return "(none)"
+    end
+    return table.concat(names, " | ")
+end
+
+--- A bit set's row, with one named bit a line under it.
+function Reader:bit_set_row(tree, field, label, path, at, set, raw)
+    local item = self:row(tree, field, label, path, at, raw, bit_names(set, raw))
+    if item ~= nil then
+        for _, bit in ipairs(set.bits) do
+            item:add(bit.field, self:range(at), has(raw, bit.index))
+        end
+    end
+    return item
+end
+
+--- A count checked against what is left before anything is read: "a count that the
+--- remaining bytes cannot hold" is refused where the elements would begin, each element
+--- taking at least `least` bytes (bits in a packed body).
+function Reader:count(n, least, path)
+    local room = self.packed and (self.len * 8 - self.bit) or (self.len - self.pos)
+    local count = to_number(n)
+    if count < 0 or count * math.max(least, 1) > room then
+        self:fail("count_too_large", self:here(), path)
+    end
+    return count
+end
+
+--- A byte string: a varint length (plus one for `bytes?`, 0 for none) and the bytes.
+function Reader:bytes(tree, field, label, path, optional)
+    local at = self.pos
+    local n = to_number(self:varint(64, path))
+    local text
+    local data = ""
+    if optional and n == 0 then
+        text = "none"
+    else
+        local len = optional and n - 1 or n
+        -- A length is a count: refused where the bytes would begin.
+        if len > self.len - self.pos then
+            self:fail("count_too_large", self.pos, path)
+        end
+        local range = self:take(len, path)
+        data = range:raw()
+        text = bytes_text(range, len)
+    end
+    self:row(tree, field, label, path, at, data, text)
+end
+
+--- The next element of an ascending list (or its key field): the first absolute, each later
+--- one its difference from the previous one, "which is at least 1" (DESIGN.md section 3);
+--- the sum must stay within the key's `bits`.
+function Reader:ascend(asc, delta, bits, at, path)
+    local v = delta
+    if asc.prev ~= nil then
+        if int_text(delta) == "0" then
+            self:fail("not_ascending", at, path)
+        end
+        if type(delta) == "number" then
+            v = asc.prev + delta
+            if bits < 64 and v >= 2 ^ bits then
+                self:fail("over_width", at, path)
+            end
+        else
+            v = asc.prev + delta
+            if v < asc.prev or (bits < 64 and v:rshift(bits) ~= UInt64(0)) then
+                self:fail("over_width", at, path)
+            end
+        end
+    elseif type(delta) == "number" and bits < 64 and v >= 2 ^ bits then
+        self:fail("over_width", at, path)
+    end
+    local text = int_text(v)
+    if asc.prev ~= nil then
+        text = text .. " (delta " .. int_text(delta) .. ")"
+    end
+    asc.prev = v
+    return v, text
+end
+
+--- The outermost packed record from the current byte: `body` reads its fields as a bit
+--- stream, "padded with zero bits to a byte at the end of the outermost packed record"
+--- (LANGUAGE.md); a padding bit that is set is a reserved bit.
+function Reader:packed_body(tree, path, body)
+    self.packed = true
+    self.bit = self.pos * 8
+    body()
+    local used = self.bit
+    local stop = math.ceil(used / 8) * 8
+    for b = used, stop - 1 do
+        if has(self.tvb(math.floor(b / 8), 1):uint(), b % 8) then
+            self:fail("reserved_bit", b, path)
+        end
+    end
+    if stop > used then
+        self.bit = stop
+        self:row(tree, F_PADDING, nil, path, used, stop - used,
+            "padding, " .. (stop - used) .. " zero bits")
+    end
+    self.packed = false
+    -- math.floor keeps it an integer in Lua 5.3 and later, where `/` makes a float.
+    self.pos = math.floor(stop / 8)
+end
+
+--- A decode error's text, as the generated decoders print it: "truncated at byte 12 (bit
+--- 99), field changes[0].pose_full.x".
+local function error_text(e)
+    local text = e.kind .. " at byte " .. e.offset
+    if e.bit ~= nil then
+        text = text .. " (bit " .. e.bit .. ")"
+    end
+    if e.path ~= nil and e.path ~= "" then
+        text = text .. ", field " .. e.path
+    end
+    return text
+end
