@@ -4,7 +4,8 @@
 //!
 //! Exit status: 0 when the command did what was asked, 1 when the input was found wrong (a
 //! layout with errors, bytes that do not decode, a vector that does not verify), 2 for a
-//! command line clap could not read.
+//! command line clap could not read. `ackwire breaking` exits 1 on a breaking change and 2 on
+//! a version it cannot read or compile.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -228,6 +229,22 @@ enum Command {
         #[arg(long, default_value = "vectors")]
         dir: PathBuf,
     },
+    // ---- ackwire breaking (issue 20) ----
+    /// Name every change from OLD to NEW that breaks a peer built from OLD, on the bits.
+    ///
+    /// Compared on what each version puts on the wire: kinds, widths, order, byte order,
+    /// quantization, bits, union tags, counts, protocol constants. Each is shown at
+    /// file:line:col in both versions; renames and doc comments are listed as notes (a
+    /// warning where the JSON form changes).
+    ///
+    /// Exit status: 0 when nothing breaks, 1 when something does, 2 when a version cannot be
+    /// read or has errors (shown as `ackwire check` shows them).
+    Breaking {
+        /// The old version: a layout file or a folder of them.
+        old: PathBuf,
+        /// The new version: a layout file or a folder of them.
+        new: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -378,6 +395,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Command::Breaking { old, new } => breaking(&old, &new),
         Command::Vectors { dir, .. } => {
             let verification = vectors::verify_dir(&dir).map_err(error)?;
             for f in &verification.failures {
@@ -670,4 +688,28 @@ fn run_bench(args: ackwire_bench::command::Args) -> Result<ExitCode, String> {
         .write(&report, &command, |line| outln!("{line}"))
         .map_err(error)?;
     Ok(ExitCode::SUCCESS)
+}
+
+// ---- ackwire breaking (issue 20) ----
+
+/// `ackwire breaking`: the report on standard output; exit 1 when a change breaks, and 2 when
+/// a version does not compile, since 1 means a breaking change here (as `diff` uses 2).
+fn breaking(old: &Path, new: &Path) -> Result<ExitCode, String> {
+    let load = |p: &Path| {
+        ackwire_spec::read_sources(&[p.to_path_buf()])
+            .and_then(|sources| ackwire_spec::compile(&sources).map(|spec| (spec, sources)))
+    };
+    match (load(old), load(new)) {
+        (Ok((o, os)), Ok((n, ns))) => {
+            let report = ackwire_spec::breaking::compare(&o, &n);
+            out!("{}", report.render(&os, &ns));
+            Ok(exit(!report.is_breaking()))
+        }
+        (o, n) => {
+            for e in [o.err(), n.err()].into_iter().flatten() {
+                eprintln!("{}", spec_error(e).trim_end());
+            }
+            Ok(ExitCode::from(2))
+        }
+    }
 }

@@ -268,3 +268,107 @@ fn conform_stops_at_once_with_one_line_when_the_testee_does_not_answer_hello() {
     // No per-case result was printed: no table, no progress line, no verdict.
     assert_eq!(stdout(&o), "");
 }
+
+// ---- ackwire breaking (issue 20) ----
+
+#[test]
+fn breaking_exits_1_and_locates_the_change_in_both_versions() {
+    let o = ackwire(&[
+        "breaking",
+        "spec/tests/breaking/width/old.wire",
+        "spec/tests/breaking/width/new.wire",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("error[width]: `Snap.tick` is 16 bits wide, was 32"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--> spec/tests/breaking/width/old.wire:31:5"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--> spec/tests/breaking/width/new.wire:31:5"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("error: 1 breaking change (0 warnings, 0 notes)\n"),
+        "{out}"
+    );
+    // Folders too: a frame moved to a file of its own, and one removed.
+    let old = temp(
+        "breaking-old.wire",
+        b"frame A {\n    kind: u8 = 1,\n}\n\nframe B {\n    kind: u8 = 2,\n    x: u16,\n}\n",
+    );
+    let dir = std::env::temp_dir().join(format!("ackwire-cli-{}-new", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("b.wire"),
+        "frame B {\n    kind: u8 = 2,\n    x: u16,\n}\n",
+    )
+    .unwrap();
+    let o = ackwire(&["breaking", old.to_str().unwrap(), dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("error[removed]: frame `A` (kind 1) is gone"),
+        "{out}"
+    );
+    assert!(out.contains("breaking-old.wire:1:7"), "{out}");
+    assert!(out.contains("= NEW: not there"), "{out}");
+}
+
+#[test]
+fn breaking_exits_0_on_changes_that_keep_the_bytes() {
+    let o = ackwire(&["breaking", "spec/protocol", "spec/protocol"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "ok: no breaking change (0 warnings, 0 notes)\n");
+    let o = ackwire(&[
+        "breaking",
+        "examples/game/wire",
+        "examples/game/wire/game.wire",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = ackwire(&[
+        "breaking",
+        "spec/tests/breaking/ok__rename/old.wire",
+        "spec/tests/breaking/ok__rename/new.wire",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("warning[rename]: field `Health.hp` is named `health_points` now"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--> spec/tests/breaking/ok__rename/old.wire:71:5"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--> spec/tests/breaking/ok__rename/new.wire:71:5"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("ok: no breaking change (2 warnings, 4 notes)\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn breaking_exits_2_on_a_version_that_does_not_compile() {
+    let broken = temp("breaking-broken.wire", b"record A {\n    pose: Posee,\n}\n");
+    let o = ackwire(&["breaking", "spec/protocol", broken.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("error: unknown type `Posee`"), "{e}");
+    assert!(e.contains("breaking-broken.wire:2:11"), "{e}");
+    assert!(stdout(&o).is_empty());
+    let o = ackwire(&["breaking", "/nonexistent/old.wire", "spec/protocol"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cannot read /nonexistent/old.wire"),
+        "{}",
+        stderr(&o)
+    );
+}

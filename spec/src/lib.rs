@@ -10,7 +10,8 @@
 //! - [`index`] resolves names and derives sizes from the layout;
 //! - [`lower`] turns a spec once into what every generator prints and `ackwire explain`
 //!   walks: each field's role, wire form, presence and checks in the canonical order;
-//! - [`gen`] holds the printers (Rust, TypeScript, C++).
+//! - [`gen`] holds the printers (Rust, TypeScript, C++);
+//! - [`breaking`] compares two versions of a spec at the level of bits (`ackwire breaking`).
 //!
 //! The language itself is described in `LANGUAGE.md` beside this crate.
 //!
@@ -20,6 +21,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod breaking;
 pub mod diag;
 pub mod fmt;
 pub mod index;

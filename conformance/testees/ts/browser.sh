@@ -10,14 +10,20 @@
 # there as vectors.js, serves that folder on a free local port (browser/serve.mjs: file:// URLs
 # may not import ES modules), loads browser/index.html with `chromium --headless --dump-dom`,
 # and reads the verdict from the dumped DOM: every check passed, and as many vectors ran as the
-# files hold. Exits non-zero, saying why, on any failure. Prints one line on success.
+# files hold. Exits non-zero, saying why, on any failure. Prints two lines on success.
 #
 # It lives beside the TypeScript testee rather than the runtime package (spec/runtime/ts): what it
 # tests is the generated codec of the reference protocol against the golden vectors, which is
 # what build.sh generates here and the testee runs under node; the runtime alone has neither.
 #
-# Run from anywhere. ACKWIRE as for build.sh; ACKWIRE_FRAME_VECTORS names another folder of frame
-# vector files (to see the test fail on a corrupted copy).
+# Then every stream vector (vectors/streams/*/*.json) is replayed in the same page, one half at a
+# time, through the testee's session ops (browser/streams.ts over src/sessions.ts: every half its
+# OPENERS register): each step's sent frames (names, bytes, channels) and the client's state hash
+# must be the vector's. A half this build does not register is counted as skipped; at least one
+# must run, and every one that runs must pass.
+#
+# Run from anywhere. ACKWIRE as for build.sh; ACKWIRE_FRAME_VECTORS and ACKWIRE_STREAM_VECTORS name
+# other folders of frame and stream vector files (to see the test fail on a corrupted copy).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -69,6 +75,30 @@ console.log(cases);
 EOF
 )" || fail "reading the frame vectors in $vectors failed"
 
+# The stream vectors as one module (each file's JSON, compacted), and how many halves they hold.
+streams="${ACKWIRE_STREAM_VECTORS:-$root/vectors/streams}"
+expected_halves="$(node - "$streams" "$out/stream-vectors.js" <<'EOF'
+const fs = require("node:fs");
+const path = require("node:path");
+const [dir, target] = process.argv.slice(2);
+const files = [];
+for (const d of fs.readdirSync(dir).sort()) {
+  const sub = path.join(dir, d);
+  if (fs.statSync(sub).isDirectory()) {
+    for (const n of fs.readdirSync(sub).filter((n) => n.endsWith(".json")).sort()) {
+      files.push(path.join(sub, n));
+    }
+  }
+}
+if (files.length === 0) {
+  throw new Error(`no stream vector files in ${dir}`);
+}
+const texts = files.map((f) => JSON.stringify(JSON.parse(fs.readFileSync(f, "utf8"))));
+fs.writeFileSync(target, `// Written by browser.sh from ${dir}.\nexport default [\n${texts.join(",\n")}\n];\n`);
+console.log(2 * files.length);
+EOF
+)" || fail "reading the stream vectors in $streams failed"
+
 tmp="$(mktemp -d)"
 server=""
 cleanup() {
@@ -104,6 +134,13 @@ if [ "$status" -ne 0 ]; then
   fail "chromium exited with status $status loading $url (its last lines are above)"
 fi
 
+# The failed checks, one a line, as the page wrote them (HTML-escaped): what lies between
+# <pre id="failures"> and the next </pre>, however many lines that is.
+failures() {
+  tr '\n' '\001' <"$tmp/dom.html" | sed 's|.*<pre id="failures">||; s|</pre>.*||' | tr '\001' '\n' |
+    head -n 50
+  echo
+}
 pre() { sed -n "s|.*<pre id=\"$1\">\([^<]*\)</pre>.*|\1|p" "$tmp/dom.html" | head -n 1; }
 result="$(pre result)"
 agent="$(pre agent)"
@@ -122,11 +159,26 @@ fi
 browser="$(grep -o 'HeadlessChrome/[0-9.]*' <<<"$agent" || true)"
 [ -n "$browser" ] || fail "the page did not run in headless Chromium: its user agent is '$agent' (${result})"
 if [ "$failed" -ne 0 ] || [ "$passed" -ne "$vectors_run" ] || [ "$checks_passed" -ne "$checks" ]; then
-  # The failed checks, one a line, as the page wrote them (HTML-escaped).
-  sed -n '/<pre id="failures">/,/<\/pre>/p' "$tmp/dom.html" | sed 's/<[^>]*>//g' | head -n 50 >&2
+  failures >&2
   fail "$failed of $vectors_run frame vectors failed in $browser ($checks_passed of $checks checks held)"
 fi
 if [ "$vectors_run" -ne "$expected" ]; then
   fail "the page ran $vectors_run vectors, but $vectors holds $expected"
 fi
+halves="$(field stream_halves)"
+halves_passed="$(field stream_passed)"
+skipped="$(field stream_skipped)"
+steps="$(field stream_steps)"
+hashes="$(field stream_hashes)"
+if [ -z "$halves" ] || [ -z "$halves_passed" ] || [ -z "$skipped" ]; then
+  fail "no stream verdict in the DOM chromium dumped (${result})"
+fi
+if [ "$halves_passed" -ne "$halves" ]; then
+  failures >&2
+  fail "$((halves - halves_passed)) of $halves stream vector halves failed in $browser"
+fi
+if [ $((halves + skipped)) -ne "$expected_halves" ] || [ "$halves" -eq 0 ]; then
+  fail "the page replayed $halves stream halves and skipped $skipped, but $streams holds $expected_halves"
+fi
 echo "browser.sh: $passed of $expected frame vectors passed ($checks checks) in $browser"
+echo "browser.sh: $halves_passed of $expected_halves stream vector halves passed ($steps steps, $hashes state hashes; $skipped halves not registered in src/sessions.ts)"

@@ -1765,6 +1765,19 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         "sessions/delta.ts",
         include_str!("../../runtime/ts/src/sessions/delta.ts"),
     ),
+    // Seed 000's acked pair, and the server primitives its server half feeds (ts-acked).
+    (
+        "sessions/acked.ts",
+        include_str!("../../runtime/ts/src/sessions/acked.ts"),
+    ),
+    (
+        "sessions/input_schedule.ts",
+        include_str!("../../runtime/ts/src/sessions/input_schedule.ts"),
+    ),
+    (
+        "sessions/tier.ts",
+        include_str!("../../runtime/ts/src/sessions/tier.ts"),
+    ),
 ];
 
 /// A copy of the runtime file `name`, as it is written beside a generated module.

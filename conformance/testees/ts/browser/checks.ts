@@ -21,6 +21,7 @@ import {
   isFrameName,
   toHex,
 } from "../src/gen/protocol.js";
+import { type StreamVector, checkStreams } from "./streams.js";
 
 /** One case of a frame vector file (vectors/README.md). */
 interface VectorCase {
@@ -195,10 +196,15 @@ export function checkVectors(files: readonly VectorFile[]): Outcome {
 }
 
 /**
- * Runs the vectors and writes the verdict into the page: `#result` gets one line that
- * browser.sh reads, `#failures` one line per failed check, `#agent` the browser's name.
+ * Runs the frame vectors, then replays the stream vectors (browser/streams.ts), and writes the
+ * verdict into the page: `#result` gets one line that browser.sh reads, `#failures` one line per
+ * failed check or half, `#agent` the browser's name.
  */
-export function run(files: readonly VectorFile[], doc: Document): void {
+export function run(
+  files: readonly VectorFile[],
+  streams: readonly StreamVector[],
+  doc: Document,
+): void {
   const result = doc.getElementById("result");
   const failures = doc.getElementById("failures");
   const agent = doc.getElementById("agent");
@@ -207,9 +213,12 @@ export function run(files: readonly VectorFile[], doc: Document): void {
   }
   agent.textContent = navigator.userAgent;
   const o = checkVectors(files);
+  const s = checkStreams(streams);
   const failed = o.vectors - o.passed;
-  failures.textContent = o.failures.join("\n");
+  failures.textContent = [...o.failures, ...s.failures].join("\n");
   result.textContent =
     `ackwire-browser: vectors=${o.vectors} passed=${o.passed} failed=${failed} ` +
-    `checks=${o.checks} checks_passed=${o.checksPassed}`;
+    `checks=${o.checks} checks_passed=${o.checksPassed} ` +
+    `stream_halves=${s.halves} stream_passed=${s.passed} stream_skipped=${s.skipped.length} ` +
+    `stream_steps=${s.steps} stream_frames=${s.frames} stream_hashes=${s.hashes}`;
 }

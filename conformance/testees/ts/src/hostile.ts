@@ -1,5 +1,5 @@
-// A hostile peer against the TypeScript datagram, baseline and delta halves: every frame the
-// stream vectors deliver (vectors/streams/{datagram,baseline,delta}/), replayed into fresh
+// A hostile peer against the TypeScript datagram, baseline, delta and acked halves: every frame
+// the stream vectors deliver (vectors/streams/{datagram,baseline,delta,acked}/), replayed into fresh
 // halves with mutations between the real ones (bits flipped, bytes cut, inserted or replaced,
 // whole frames of random bytes, frames sent to the wrong half). A half may refuse a frame only
 // with a SessionError; any other exception escaping a half is a bug, printed, and exit 1.
@@ -15,8 +15,15 @@ import { BASELINE_HALVES } from "./halves/baseline.js";
 import { DATAGRAM_HALVES } from "./halves/datagram.js";
 import { DELTA_HALVES } from "./halves/delta.js";
 import type { Opener } from "./sessions.js";
+// ts-acked: the acked pair too.
+import { ACKED_HALVES } from "./halves/acked.js";
 
-const OPENERS = new Map<string, Opener>([...DATAGRAM_HALVES, ...BASELINE_HALVES, ...DELTA_HALVES]);
+const OPENERS = new Map<string, Opener>([
+  ...DATAGRAM_HALVES,
+  ...BASELINE_HALVES,
+  ...DELTA_HALVES,
+  ...ACKED_HALVES,
+]);
 
 /** SplitMix64 over a bigint state, as the simulator's: deterministic from the seed. */
 class Rng {
@@ -92,9 +99,12 @@ const frameNames = [
   "snapshot_ack",
   "delta_plan",
   "delta_ack",
+  // ts-acked
+  "acked",
+  "ack",
 ];
 
-for (const session of ["datagram", "baseline", "delta"]) {
+for (const session of ["datagram", "baseline", "delta", "acked"]) {
   const dir = join("vectors", "streams", session);
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith(".json"))

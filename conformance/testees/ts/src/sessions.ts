@@ -11,6 +11,7 @@ import type { Transmit } from "./gen/runtime/sessions/half.js";
 import { BASELINE_HALVES } from "./halves/baseline.js";
 import { DATAGRAM_HALVES } from "./halves/datagram.js";
 import { DELTA_HALVES } from "./halves/delta.js";
+import { ACKED_HALVES } from "./halves/acked.js";
 
 /** One open half, as the session ops see it. Time and ticks are arguments. */
 export interface TesteeSession {
@@ -34,6 +35,7 @@ const OPENERS = new Map<string, Opener>([
   ...DATAGRAM_HALVES,
   ...BASELINE_HALVES,
   ...DELTA_HALVES,
+  ...ACKED_HALVES,
 ]);
 
 /** The halves `hello` lists. */
