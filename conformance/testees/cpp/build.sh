@@ -36,6 +36,9 @@ fi
 
 # The reference protocol's schemas for the runtime's session machines, beside the codec they bind.
 if [ -d "$root/spec/runtime/cpp/reference" ]; then
+    # Anew each time: `cp -r` onto a folder left by an earlier build would copy into it
+    # (gen/reference/reference/) and leave the stale headers where the testee includes them.
+    rm -rf "$here/gen/reference"
     cp -r "$root/spec/runtime/cpp/reference" "$here/gen/reference"
 fi
 

@@ -45,10 +45,24 @@ public:
 /// Opens a half from the `params` of `open`, or says what is wrong with them.
 using Opener = std::function<Outcome<std::unique_ptr<Session>>(const Value& params)>;
 
+}  // namespace testee
+
+// The headers of halves/, each needing Session and Opener above.
+#include "halves/acked.hpp"
+#include "halves/baseline.hpp"
+#include "halves/datagram.hpp"
+#include "halves/delta.hpp"
+
+namespace testee {
+
 /// Every half this testee implements, by name. Each header of halves/ adds its own here.
 inline std::map<std::string, Opener> openers() {
     std::map<std::string, Opener> all;
     // One line per header of halves/, e.g. `add_acked_halves(all);`.
+    add_acked_halves(all);
+    add_baseline_halves(all);
+    add_datagram_halves(all);
+    add_delta_halves(all);
     return all;
 }
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Builds and runs the C++ runtime's own tests (test/runtime_test.cpp over
-# include/ackwire_runtime.hpp), with g++ -std=c++17 and every warning the C++ testee is built
-# with turned into an error, twice, both builds at once:
-#   build/runtime_test            -O2, no sanitizer;
-#   build/runtime_test-sanitized  AddressSanitizer and UBSan, any finding aborts (and reads into
-#                                 a std::vector's unused capacity are findings).
-# Then runs both; each ends with `N passed, M failed` and fails on any failed check.
+# Builds and runs the C++ runtime's own tests: test/runtime_test.cpp over
+# include/ackwire_runtime.hpp (and the session shape), test/acked_test.cpp over
+# include/ackwire_acked.hpp (seed 000's machines), test/rest_test.cpp over the datagram, baseline
+# and delta machines and their digests. Each with g++ -std=c++17 and every warning the C++ testee
+# is built with turned into an error, twice, both builds at once:
+#   build/NAME            -O2, no sanitizer;
+#   build/NAME-sanitized  AddressSanitizer and UBSan, any finding aborts (and reads into a
+#                         std::vector's unused capacity are findings).
+# Then runs them all; each ends with `N passed, M failed` and fails on any failed check.
 #
 # Run from anywhere. $CXX overrides the compiler (g++).
 set -euo pipefail
@@ -21,24 +23,32 @@ fi
 mkdir -p "$here/build"
 flags=(-std=c++17 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion -Wsign-conversion
     -I "$here/include")
-source="$here/test/runtime_test.cpp"
-
-"$cxx" "${flags[@]}" -O2 -o "$here/build/runtime_test" "$source" &
-plain=$!
-"$cxx" "${flags[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-    -D_GLIBCXX_SANITIZE_VECTOR -o "$here/build/runtime_test-sanitized" "$source" &
-sanitized=$!
+tests=("runtime_test:the C++ runtime's tests"
+    "acked_test:the acked machines' tests"
+    "rest_test:the datagram, baseline and delta machines' tests")
 
 status=0
-wait "$plain" || status=$?
-wait "$sanitized" || status=$?
+for t in "${tests[@]}"; do
+    name="${t%%:*}"
+    source="$here/test/$name.cpp"
+    "$cxx" "${flags[@]}" -O2 -o "$here/build/$name" "$source" &
+    plain=$!
+    "$cxx" "${flags[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+        -D_GLIBCXX_SANITIZE_VECTOR -o "$here/build/$name-sanitized" "$source" &
+    sanitized=$!
+    wait "$plain" || status=$?
+    wait "$sanitized" || status=$?
+done
 if [ "$status" -ne 0 ]; then
     exit "$status"
 fi
 
-echo "== the C++ runtime's tests, -O2"
-"$here/build/runtime_test"
-echo "== the C++ runtime's tests, AddressSanitizer and UBSan"
-ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
-    UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
-    "$here/build/runtime_test-sanitized"
+for t in "${tests[@]}"; do
+    name="${t%%:*}"
+    echo "== ${t#*:}, -O2"
+    "$here/build/$name"
+    echo "== ${t#*:}, AddressSanitizer and UBSan"
+    ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
+        UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
+        "$here/build/$name-sanitized"
+done

@@ -52,10 +52,34 @@ pub const PROTOCOL_HEADER: &str = "protocol.hpp";
 /// The runtime's session headers (`spec/runtime/cpp/include`): the sans-IO shape every session
 /// half shares and the machines, generic over a schema, as (file name, text). They include the
 /// runtime and never a generated header, so they are the same for every layout.
-pub const SESSION_HEADERS: &[(&str, &str)] = &[(
-    "ackwire_session.hpp",
-    include_str!("../../runtime/cpp/include/ackwire_session.hpp"),
-)];
+pub const SESSION_HEADERS: &[(&str, &str)] = &[
+    (
+        "ackwire_session.hpp",
+        include_str!("../../runtime/cpp/include/ackwire_session.hpp"),
+    ),
+    // cpp-rest: the digests and the datagram, baseline and delta machines.
+    (
+        "ackwire_digest.hpp",
+        include_str!("../../runtime/cpp/include/ackwire_digest.hpp"),
+    ),
+    (
+        "ackwire_datagram.hpp",
+        include_str!("../../runtime/cpp/include/ackwire_datagram.hpp"),
+    ),
+    (
+        "ackwire_baseline.hpp",
+        include_str!("../../runtime/cpp/include/ackwire_baseline.hpp"),
+    ),
+    (
+        "ackwire_delta.hpp",
+        include_str!("../../runtime/cpp/include/ackwire_delta.hpp"),
+    ),
+    // Seed 000's pair (cpp-acked).
+    (
+        "ackwire_acked.hpp",
+        include_str!("../../runtime/cpp/include/ackwire_acked.hpp"),
+    ),
+];
 
 /// The generated files, as (path relative to the output folder, contents): the runtime header,
 /// the codec of `spec`, which must be valid, and the runtime's session headers.

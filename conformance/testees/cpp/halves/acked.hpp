@@ -1,0 +1,464 @@
+// The `acked` session pair (seed 000) over the runtime's machines (gen/ackwire_acked.hpp, bound
+// to the reference protocol by gen/reference/acked.hpp): `acked_server` is the server's
+// per-client AckedEncoder fed by a world and the reference Presenter; `acked_client` is the
+// client's AckedDecoder with its kind 7 writer. A port of conformance/src/sessions/acked.rs,
+// which says what the params, the world ops and the reports are:
+// - params (an object, every key optional, the same object opens both halves): `own` (eids,
+//   default [1]), `near_enter`, `near_leave` (metres, 12 and 14), `far_every` (ticks, 6),
+//   `max_late`, `max_early` (ticks, 4 and 64), `input_lead` (ticks, 2), `keep_inputs` (16),
+//   `corrupt_at` (tick: at that tick's advance the client flips bits 0x55 of the `hp` of every
+//   record it holds and shows, a corruption the next check must catch);
+// - world ops (the server's `advance`): `spawn`, `move`, `set`, `despawn`, `event`;
+// - each server tick sends one `acked` frame, each client tick one `ack`.
+
+//
+// Included by sessions.hpp after Session and Opener, before openers().
+
+#pragma once
+
+#include "reference/acked.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace testee {
+namespace acked_halves {
+
+namespace ref = ackwire::reference;
+namespace acked = ackwire::acked;
+namespace protocol = ackwire::protocol;
+using ackwire::session::Now;
+
+// serde_json's `as_u64`: a non-negative integer that fits, else nothing.
+inline std::optional<uint64_t> as_u64(const Value* v) {
+    uint64_t n = 0;
+    ackwire::json::Error error;
+    if (v == nullptr || !ackwire::json::convert::GetUint{}(*v, n, error)) {
+        return std::nullopt;
+    }
+    return n;
+}
+
+// serde_json's `as_f64`: any number, else nothing.
+inline std::optional<double> as_f64(const Value* v) {
+    double d = 0.0;
+    ackwire::json::Error error;
+    if (v == nullptr || !ackwire::json::convert::GetF64{}(*v, d, error)) {
+        return std::nullopt;
+    }
+    return d;
+}
+
+// Rust's `f64 as f32`: the nearest single, infinite past the largest (never the undefined
+// behaviour of a C++ conversion out of range).
+inline float to_f32(double d) {
+    constexpr double overflow = 340282356779733661637539395458142568448.0;
+    if (std::isnan(d)) {
+        return std::numeric_limits<float>::quiet_NaN();
+    }
+    if (std::fabs(d) >= overflow) {
+        const float inf = std::numeric_limits<float>::infinity();
+        return d < 0 ? -inf : inf;
+    }
+    return static_cast<float>(d);
+}
+
+struct Params {
+    ref::ViewConfig view;
+    acked::InputWindow window;
+    uint32_t lead = 2;
+    size_t keep = 16;
+    std::optional<uint64_t> corrupt_at;
+};
+
+inline Outcome<Params> params(const Value& v) {
+    if (!(v.kind() == Value::Kind::object || v.is_null())) {
+        return std::string("acked params must be an object");
+    }
+    const auto num = [&](const char* k, double d) { return as_f64(v.find(k)).value_or(d); };
+    const auto integer = [&](const char* k, uint64_t d) { return as_u64(v.find(k)).value_or(d); };
+    Params p;
+    if (const Value* own = v.find("own")) {
+        if (own->kind() != Value::Kind::array) {
+            return std::string("`own` must be an array of eids");
+        }
+        for (const Value& e : own->items()) {
+            const std::optional<uint64_t> eid = as_u64(&e);
+            if (!eid || *eid > 0xffff) {
+                return std::string("`own` must hold u16 eids");
+            }
+            p.view.own.push_back(static_cast<uint16_t>(*eid));
+        }
+    } else {
+        p.view.own = {1};
+    }
+    const float enter = to_f32(num("near_enter", 12.0));
+    const float leave = to_f32(num("near_leave", 14.0));
+    if (std::isnan(leave) || std::isnan(enter) || leave < enter) {
+        return std::string("near_leave must not be smaller than near_enter");
+    }
+    p.view.tier = acked::TierBoundary(enter, leave);
+    const uint64_t far = integer("far_every", 6);
+    p.view.far_every = far > 0xFFFFFFFFu ? 6 : std::max(static_cast<uint32_t>(far), uint32_t{1});
+    p.window = acked::InputWindow{integer("max_late", 4), integer("max_early", 64)};
+    const uint64_t lead = integer("input_lead", 2);
+    p.lead = lead > 0xFFFFFFFFu ? 2 : static_cast<uint32_t>(lead);
+    p.keep = static_cast<size_t>(integer("keep_inputs", 16));
+    p.corrupt_at = as_u64(v.find("corrupt_at"));
+    return p;
+}
+
+// One world op, as conformance/src/sessions/acked.rs's `Op`.
+struct Op {
+    enum class Kind { spawn, move, set, despawn, event };
+    Kind kind = Kind::spawn;
+    uint16_t eid = 0;
+    float pos[3] = {0.0f, 0.0f, 0.0f};
+    float yaw = 0.0f;
+    uint8_t hp = 0;
+    uint8_t armor = 0;
+    uint16_t vehicle = 0;
+    uint8_t seat = 0;
+    protocol::Event event;
+};
+
+inline Outcome<Op> op_from_json(const Value& v) {
+    if (v.kind() != Value::Kind::object || v.keys().size() != 1) {
+        return "a world op is an object with one key (spawn, move, set, despawn, event): "
+            + v.dump();
+    }
+    const std::string& kind = v.keys()[0];
+    const Value& body = v.items()[0];
+    Op op;
+    const auto eid = [&]() -> Outcome<uint16_t> {
+        const std::optional<uint64_t> e = as_u64(body.find("eid"));
+        if (!e || *e > 0xffff) {
+            return "`" + kind + "` needs a u16 `eid`: " + v.dump();
+        }
+        return static_cast<uint16_t>(*e);
+    };
+    const auto f = [&](const char* k) { return to_f32(as_f64(body.find(k)).value_or(0.0)); };
+    const auto byte = [&](const char* k) {
+        return static_cast<uint8_t>(std::min(as_u64(body.find(k)).value_or(0), uint64_t{255}));
+    };
+    if (kind == "spawn" || kind == "move" || kind == "set" || kind == "despawn") {
+        auto e = eid();
+        if (!e) {
+            return e.error();
+        }
+        op.eid = e.value();
+    }
+    if (kind == "spawn") {
+        op.kind = Op::Kind::spawn;
+        op.pos[0] = f("x");
+        op.pos[1] = f("y");
+        op.pos[2] = f("z");
+        op.yaw = f("yaw");
+        op.hp = byte("hp");
+    } else if (kind == "move") {
+        op.kind = Op::Kind::move;
+        op.pos[0] = f("x");
+        op.pos[1] = f("y");
+        op.pos[2] = f("z");
+        op.yaw = f("yaw");
+    } else if (kind == "set") {
+        op.kind = Op::Kind::set;
+        op.hp = byte("hp");
+        op.armor = byte("armor");
+        op.vehicle = static_cast<uint16_t>(
+            std::min(as_u64(body.find("vehicle")).value_or(0), uint64_t{65535}));
+        op.seat = byte("seat");
+    } else if (kind == "despawn") {
+        op.kind = Op::Kind::despawn;
+    } else if (kind == "event") {
+        op.kind = Op::Kind::event;
+        ackwire::json::Error error;
+        if (!from_json(body, op.event, error)) {
+            return error.text() + ": " + v.dump();
+        }
+    } else {
+        return "unknown world op `" + kind + "`";
+    }
+    return op;
+}
+
+// Applies `ops` to `world`; returns the events. `lives` counts spawns per id.
+inline std::vector<protocol::Event> apply_ops(
+    ref::World& world, std::map<uint16_t, uint32_t>& lives, const std::vector<Op>& ops) {
+    std::vector<protocol::Event> events;
+    for (const Op& op : ops) {
+        switch (op.kind) {
+            case Op::Kind::spawn: {
+                uint32_t& life = lives[op.eid];
+                life += 1;
+                ref::WorldEntity w;
+                w.life = life;
+                w.x = op.pos[0];
+                w.y = op.pos[1];
+                w.z = op.pos[2];
+                w.yaw = op.yaw;
+                w.hp = op.hp;
+                world[op.eid] = w;
+                break;
+            }
+            case Op::Kind::move: {
+                auto it = world.find(op.eid);
+                if (it != world.end()) {
+                    it->second.x = op.pos[0];
+                    it->second.y = op.pos[1];
+                    it->second.z = op.pos[2];
+                    it->second.yaw = op.yaw;
+                }
+                break;
+            }
+            case Op::Kind::set: {
+                auto it = world.find(op.eid);
+                if (it != world.end()) {
+                    it->second.hp = op.hp;
+                    it->second.armor = op.armor;
+                    it->second.vehicle = op.vehicle;
+                    it->second.seat = op.seat;
+                }
+                break;
+            }
+            case Op::Kind::despawn:
+                world.erase(op.eid);
+                break;
+            case Op::Kind::event:
+                events.push_back(op.event);
+                break;
+        }
+    }
+    return events;
+}
+
+// The server half: the world, and the runtime's half (the client's view of it, its encoder).
+class AckedServer : public Session {
+public:
+    explicit AckedServer(const Params& p) : half_(p.view, p.window) {}
+
+    Outcome<bool> advance(uint64_t tick, uint64_t now_ms, const Value& ops) override {
+        std::vector<Op> parsed;
+        for (const Value& o : ops.items()) {
+            auto op = op_from_json(o);
+            if (!op) {
+                return op.error();
+            }
+            parsed.push_back(std::move(op).value());
+        }
+        if (tick > 0xFFFFFFFFu) {
+            return std::string("ticks are u32 on the wire");
+        }
+        tick_ = tick;
+        std::vector<protocol::Event> events = apply_ops(world_, lives_, parsed);
+        // Seed 004 section 8: inputs execute on the tick they name; the reference world does
+        // not act on them, it only consumes them so the buffer reports what is still ahead.
+        while (half_.machine().inputs_mut().execute_due(tick)) {
+        }
+        auto done = half_.handle_tick(Now{tick, now_ms}, world_, std::move(events));
+        if (!done) {
+            return "encoding tick " + std::to_string(tick) + ": " + done.error().message;
+        }
+        return true;
+    }
+
+    Outcome<Value> deliver(uint64_t now_ms, const std::string& frame,
+        const std::vector<uint8_t>& bytes) override {
+        auto r = half_.handle_frame(Now{tick_, now_ms}, frame, bytes.data(), bytes.size());
+        Value out = Value::object();
+        if (!r) {
+            const auto& e = r.error();
+            if (e.kind == ackwire::session::SessionError::Kind::decode && e.decode_error) {
+                out.set("error",
+                    Value::from_string(std::string(ackwire::rt::kind_name(e.decode_error->kind))));
+                return out;
+            }
+            if (e.kind == ackwire::session::SessionError::Kind::unexpected_frame) {
+                return "acked_server takes `ack` frames, not `" + frame + "`";
+            }
+            return e.message;
+        }
+        const ref::AckedAckReport& report = r.value();
+        out.set("ack", Value::from_string(acked::verdict_name(report.verdict)));
+        out.set("base", report.base ? Value::from_u64(*report.base) : Value());
+        out.set("last_seq", Value::from_u64(report.last_seq));
+        out.set("keyframes", Value::from_u64(report.counters.keyframes));
+        out.set("events_expired", Value::from_u64(report.counters.events_expired));
+        return out;
+    }
+
+    std::vector<ackwire::session::Transmit> take() override {
+        std::vector<ackwire::session::Transmit> all;
+        while (auto t = half_.poll_transmit()) {
+            all.push_back(std::move(*t));
+        }
+        return all;
+    }
+
+    std::optional<uint32_t> state_hash() override { return std::nullopt; }
+
+private:
+    ref::World world_;
+    std::map<uint16_t, uint32_t> lives_;
+    ref::AckedServerHalf half_;
+    uint64_t tick_ = 0;
+};
+
+inline std::string joined(const std::vector<std::string>& parts) {
+    std::string out;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0) {
+            out += ' ';
+        }
+        out += parts[i];
+    }
+    return out;
+}
+
+// The client half: the runtime's (the AckedDecoder and the kind 7 writer), and the scripted
+// player.
+class AckedClient : public Session {
+public:
+    explicit AckedClient(const Params& p)
+        : half_(p.keep), lead_(p.lead), corrupt_at_(p.corrupt_at) {}
+
+    Outcome<bool> advance(uint64_t tick, uint64_t now_ms, const Value& /*ops*/) override {
+        if (corrupt_at_ && *corrupt_at_ == tick) {
+            half_.machine().tamper([](uint16_t, protocol::EntityState& r) {
+                r.hp = static_cast<uint8_t>(r.hp ^ 0x55);
+            });
+        }
+        if (tick > 0xFFFFFFFFu) {
+            return std::string("ticks are u32 on the wire");
+        }
+        const uint32_t tick32 = static_cast<uint32_t>(tick);
+        protocol::Input input;
+        input.tick = tick32 > 0xFFFFFFFFu - lead_ ? 0xFFFFFFFFu : tick32 + lead_;
+        input.buttons.set(protocol::Buttons::FIRE, tick % 10 == 0);
+        input.move_x = 1.0;
+        input.move_y = 0.0;
+        input.yaw = static_cast<double>(tick32 % 256) * (360.0 / 256.0);
+        auto done = half_.handle_tick(Now{tick, now_ms}, input);
+        if (!done) {
+            return done.error().message;
+        }
+        return true;
+    }
+
+    Outcome<Value> deliver(uint64_t now_ms, const std::string& frame,
+        const std::vector<uint8_t>& bytes) override {
+        // The client does not count ticks; its decoder reads none.
+        auto r = half_.handle_frame(Now{0, now_ms}, frame, bytes.data(), bytes.size());
+        if (!r) {
+            if (r.error().kind == ackwire::session::SessionError::Kind::unexpected_frame) {
+                return "acked_client takes `acked` frames, not `" + frame + "`";
+            }
+            return r.error().message;
+        }
+        const ref::AckedClientHalf::Delivery& d = r.value();
+        using Kind = ref::AckedClientHalf::Delivery::Kind;
+        Value out = Value::object();
+        switch (d.kind) {
+            case Kind::shown: {
+                const acked::FrameReport<protocol::Event>& rep = *d.report;
+                std::vector<std::string> changed, measured, gone, tiers;
+                for (const uint16_t e : rep.changed) {
+                    changed.push_back(std::to_string(e));
+                }
+                for (const auto& m : rep.measured) {
+                    measured.push_back(std::to_string(m.first) + "@" + std::to_string(m.second));
+                }
+                for (const uint16_t e : rep.gone) {
+                    gone.push_back(std::to_string(e));
+                }
+                for (const auto& t : rep.tiers) {
+                    tiers.push_back(
+                        std::to_string(t.first) + (t.second ? ":full" : ":quantized"));
+                }
+                Value events = Value::array();
+                for (const auto& e : rep.events) {
+                    Value ev = Value::object();
+                    ev.set("serial", Value::from_u64(e.first));
+                    ev.set("event", protocol::to_json(e.second));
+                    events.push(std::move(ev));
+                }
+                Value shown = Value::object();
+                shown.set("tick", Value::from_u64(rep.tick));
+                shown.set("base_tick", Value::from_u64(rep.base_tick));
+                shown.set("keyframe", Value::from_bool(rep.keyframe));
+                shown.set("changed", Value::from_string(joined(changed)));
+                shown.set("measured", Value::from_string(joined(measured)));
+                shown.set("gone", Value::from_string(joined(gone)));
+                shown.set("tiers", Value::from_string(joined(tiers)));
+                shown.set("events", std::move(events));
+                shown.set("check", rep.check ? Value::from_bool(*rep.check) : Value());
+                out.set("shown", std::move(shown));
+                break;
+            }
+            case Kind::stale:
+                out.set("dropped", Value::from_string("stale"));
+                out.set("tick", Value::from_u64(d.tick));
+                break;
+            case Kind::unknown_base:
+                out.set("dropped", Value::from_string("unknown_base"));
+                out.set("tick", Value::from_u64(d.tick));
+                out.set("base_tick", Value::from_u64(d.base_tick));
+                break;
+            case Kind::undecodable:
+                out.set("error",
+                    Value::from_string(std::string(ackwire::rt::kind_name(d.error->kind))));
+                break;
+            case Kind::inapplicable:
+                out.set("dropped", Value::from_string("inapplicable"));
+                out.set("tick", Value::from_u64(d.tick));
+                out.set("why", Value::from_string(d.why));
+                break;
+        }
+        return out;
+    }
+
+    std::vector<ackwire::session::Transmit> take() override {
+        std::vector<ackwire::session::Transmit> all;
+        while (auto t = half_.poll_transmit()) {
+            all.push_back(std::move(*t));
+        }
+        return all;
+    }
+
+    std::optional<uint32_t> state_hash() override { return half_.state_hash(); }
+
+private:
+    ref::AckedClientHalf half_;
+    uint32_t lead_;
+    std::optional<uint64_t> corrupt_at_;
+};
+
+}  // namespace acked_halves
+
+/// Registers `acked_server` and `acked_client`.
+inline void add_acked_halves(std::map<std::string, Opener>& all) {
+    all["acked_server"] = [](const Value& params) -> Outcome<std::unique_ptr<Session>> {
+        auto p = acked_halves::params(params);
+        if (!p) {
+            return p.error();
+        }
+        return std::unique_ptr<Session>(new acked_halves::AckedServer(p.value()));
+    };
+    all["acked_client"] = [](const Value& params) -> Outcome<std::unique_ptr<Session>> {
+        auto p = acked_halves::params(params);
+        if (!p) {
+            return p.error();
+        }
+        return std::unique_ptr<Session>(new acked_halves::AckedClient(p.value()));
+    };
+}
+
+}  // namespace testee
