@@ -49,6 +49,11 @@ bash scripts/wireshark.sh
 step "ackwire doc's sites in headless Chromium: the reference protocol's and the game's (issue 20)"
 bash scripts/doc-browser.sh
 
+# --- examples (issue 18): the socket examples, a block of its own ---
+step "the socket examples: the TypeScript page in headless Chromium over a WebSocket and the C++ client over UDP, against cube-server (every reported hash equals S_N)"
+bash scripts/examples.sh
+# --- end of the examples block ---
+
 step "the reference protocol checks, and its golden vectors verify"
 ackwire check
 ackwire fmt --check
@@ -57,8 +62,11 @@ ackwire vectors
 step "the conformance suite against every bundled implementation"
 bash scripts/conform.sh
 
-step "differential fuzzing: Rust, TypeScript and C++ decoders on the same inputs"
-ackwire fuzz-diff --count "${FUZZ_DIFF_COUNT:-50000}"
+step "differential fuzzing: Rust, TypeScript and C++ decoders on the same inputs, and session halves on the same seeded lossy streams"
+# Measured on 2 shared cores (debug build, both testees replaying all four pairs' halves,
+# `time ackwire fuzz-diff --count 50000 --streams 24`): 25.6 s; 200 streams alone (`--count 0
+# --streams 200 --seed 2`, 800 halves) took 22.7 s, so the stream count is cheap to raise.
+ackwire fuzz-diff --count "${FUZZ_DIFF_COUNT:-50000}" --streams "${FUZZ_DIFF_STREAMS:-24}"
 
 step "the bench, quick: every reference scene through every protocol and peer (release build)"
 cargo run --release -q -p ackwire -- bench --quick --out target/ackwire-bench-quick

@@ -144,7 +144,7 @@ enum Command {
     /// Speak the testee protocol on standard input and output with the bundled Rust codec.
     Testee {
         /// Misbehave on purpose, to test a runner: wrong-value, crash-on-hex=HEX,
-        /// hang-on-hex=HEX, only-frames=A,B.
+        /// hang-on-hex=HEX, only-frames=A,B, wrong-hash-after=N, no-sessions.
         #[arg(long, hide = true)]
         fault: Option<testee_server::Fault>,
     },
@@ -169,8 +169,10 @@ enum Command {
         /// Layout files or folders of them.
         files: Vec<PathBuf>,
     },
-    /// Differential fuzzing: the same inputs through the Rust decoder and other testees; any
-    /// disagreement is printed as a vector ready to add. Exit 1 on any disagreement.
+    /// Differential fuzzing: the same inputs through the Rust decoder and other testees, then
+    /// seeded lossy streams recorded with the Rust session halves and replayed through theirs;
+    /// a frame disagreement is printed as a vector ready to add, a stream disagreement shrunk
+    /// and written as a stream vector under --out. Exit 1 on any disagreement.
     FuzzDiff {
         /// Seeded random and mutated inputs, beyond the corpus and the vectors.
         #[arg(long, default_value_t = 50_000)]
@@ -191,6 +193,14 @@ enum Command {
         /// How long one reply may take, in milliseconds.
         #[arg(long, default_value_t = 5000)]
         timeout_ms: u64,
+        /// Seeded lossy streams (the session pairs in turn), each half replayed through every
+        /// testee that lists it; 0 runs none.
+        #[arg(long, default_value_t = 40)]
+        streams: usize,
+        /// Where shrunk stream disagreements are written (`streams/<session>/<name>.json`
+        /// beside an empty `frames/`: run them with `ackwire conform --dir OUT`).
+        #[arg(long, default_value = "target/fuzz-diff")]
+        out: PathBuf,
     },
     /// Run the reference scenes through every protocol and the full-snapshot peers: bits,
     /// render error and CPU time, as a table, a JSON file and an SVG chart. Build with
@@ -320,6 +330,8 @@ fn run(command: Command) -> Result<ExitCode, String> {
             corpus,
             dir,
             timeout_ms,
+            streams,
+            out,
         } => fuzz_diff(&diff::Options {
             count,
             seed,
@@ -327,6 +339,8 @@ fn run(command: Command) -> Result<ExitCode, String> {
             corpus,
             dir,
             timeout: Duration::from_millis(timeout_ms),
+            streams,
+            out: Some(out),
         }),
         Command::Testee { fault } => {
             let stdin = std::io::stdin().lock();
@@ -625,21 +639,55 @@ fn run_conform(options: &conform::Options) -> Result<ExitCode, String> {
 /// `ackwire fuzz-diff`.
 fn fuzz_diff(options: &diff::Options) -> Result<ExitCode, String> {
     let bar = indicatif::ProgressBar::new(0);
-    let (report, labels) = diff::fuzz(options, |n, total| {
+    let run = diff::fuzz(options, |n, total| {
         bar.set_length(total as u64);
         bar.set_position(n as u64)
     })
     .map_err(error)?;
     bar.finish_and_clear();
-    for d in &report.disagreements {
+    for d in &run.frames.disagreements {
         outln!(
             "{}",
             serde_json::to_string_pretty(&d.as_vector()).map_err(|e| e.to_string())?
         );
     }
-    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-    outln!("{}", report.summary(&labels));
-    Ok(exit(report.disagreements.is_empty()))
+    for d in &run.streams.disagreements {
+        let side = match d.side {
+            streams::Side::Server => "server",
+            streams::Side::Client => "client",
+        };
+        outln!(
+            "stream {} ({} steps): the {} {side} half disagrees with Rust's: {}",
+            d.original.name,
+            d.original_steps,
+            d.label,
+            d.why
+        );
+        match (&d.shrunk, &d.written) {
+            (Some(s), Some(path)) => outln!(
+                "  shrunk in {} replays to {} ticks and {} steps, written to {} (run it: ackwire conform --dir {} --testee ...)",
+                s.replays,
+                s.recording.script.len(),
+                s.vector.steps.len(),
+                path.display(),
+                options.out.as_deref().unwrap_or(Path::new(".")).display()
+            ),
+            (Some(s), None) => outln!(
+                "  shrunk in {} replays to {} ticks and {} steps (not written)",
+                s.replays,
+                s.recording.script.len(),
+                s.vector.steps.len()
+            ),
+            (None, _) => outln!("  not shrunk: the same half disagreed on an earlier stream"),
+        }
+    }
+    let labels: Vec<&str> = run.labels.iter().map(String::as_str).collect();
+    outln!("{}", run.frames.summary(&labels));
+    outln!("{}", run.streams.summary());
+    let failed = !run.frames.disagreements.is_empty()
+        || !run.streams.disagreements.is_empty()
+        || !run.streams.unrecorded.is_empty();
+    Ok(exit(!failed))
 }
 
 /// `ackwire bench`.

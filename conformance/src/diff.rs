@@ -6,6 +6,9 @@
 //! inputs are the fuzz corpus, the golden vectors, and a bounded number of seeded random and
 //! mutated frames; a disagreement is printed as a frame vector ready to add to
 //! `vectors/frames/`.
+//!
+//! [`streams`] does the same for the session machines: seeded lossy streams recorded with the
+//! Rust halves and replayed through each testee's, a disagreement shrunk into a stream vector.
 
 use crate::frame_json::{self, FrameError};
 use crate::netsim::SplitMix64;
@@ -15,6 +18,8 @@ use ackwire_codec::protocol::FRAME_NAMES;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+pub mod streams;
 
 /// One input: a frame name and the bytes to decode as that frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -363,15 +368,27 @@ pub struct Options {
     pub dir: PathBuf,
     /// How long one reply may take.
     pub timeout: Duration,
+    /// Seeded lossy streams ([`streams::run`]), after the frames; 0 runs none.
+    pub streams: usize,
+    /// Where shrunk stream disagreements are written as stream vectors (none: not written).
+    pub out: Option<PathBuf>,
 }
 
-/// Chooses the testees, builds the inputs ([`inputs`]) and runs them ([`run`]), calling
-/// `progress` with the inputs done and their total; returns the report and the testees'
-/// labels.
-pub fn fuzz(
-    options: &Options,
-    mut progress: impl FnMut(usize, usize),
-) -> Result<(DiffReport, Vec<String>), String> {
+/// What `ackwire fuzz-diff` found: the frames' report, the streams' and the testees' labels.
+#[derive(Debug)]
+pub struct FuzzRun {
+    /// The frame decoders'.
+    pub frames: DiffReport,
+    /// The session halves'.
+    pub streams: streams::StreamReport,
+    /// The testees, by label.
+    pub labels: Vec<String>,
+}
+
+/// Chooses the testees, builds the inputs ([`inputs`]) and runs them ([`run`]), then the
+/// streams ([`streams::run`]), calling `progress` with the inputs and streams done and their
+/// total.
+pub fn fuzz(options: &Options, mut progress: impl FnMut(usize, usize)) -> Result<FuzzRun, String> {
     let chosen = testees(&options.testees)?;
     let files = vectors::read_frames(&options.dir.join("frames")).map_err(|e| e.to_string())?;
     let inputs = inputs(Some(&options.corpus), &files, options.count, options.seed);
@@ -379,13 +396,25 @@ pub fn fuzz(
         .into_iter()
         .map(|(label, cmd)| (label, TesteeProcess::new(cmd)))
         .collect();
-    let total = inputs.len();
+    let total = inputs.len() + options.streams;
     progress(0, total);
-    let report = run(&inputs, &mut running, options.timeout, |n| {
+    let frames = run(&inputs, &mut running, options.timeout, |n| {
         progress(n, total)
     });
+    let streams = streams::run(
+        options.streams,
+        options.seed,
+        &mut running,
+        options.timeout,
+        options.out.as_deref(),
+        |n| progress(inputs.len() + n, total),
+    );
     let labels = running.into_iter().map(|(label, _)| label).collect();
-    Ok((report, labels))
+    Ok(FuzzRun {
+        frames,
+        streams,
+        labels,
+    })
 }
 
 #[cfg(test)]

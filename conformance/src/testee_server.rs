@@ -26,6 +26,12 @@ pub enum Fault {
     HangOnHex(String),
     /// `hello` claims only these frames.
     OnlyFrames(Vec<String>),
+    /// A client half's state hash is off by one once the half has been delivered this many
+    /// frames: a session machine that strays partway through a stream (what `ackwire fuzz-diff`
+    /// must find and shrink).
+    WrongHashAfter(u64),
+    /// `hello` lists no session halves (a testee with codecs only).
+    NoSessions,
 }
 
 impl std::str::FromStr for Fault {
@@ -46,8 +52,13 @@ impl std::str::FromStr for Fault {
             "only-frames" => Ok(Fault::OnlyFrames(
                 arg.split(',').filter(|f| !f.is_empty()).map(str::to_string).collect(),
             )),
+            "wrong-hash-after" => arg
+                .parse()
+                .map(Fault::WrongHashAfter)
+                .map_err(|_| format!("wrong-hash-after needs a number of deliveries, not `{arg}`")),
+            "no-sessions" => Ok(Fault::NoSessions),
             _ => Err(format!(
-                "unknown fault `{name}`: expected wrong-value, crash-on-hex=HEX, hang-on-hex=HEX or only-frames=A,B"
+                "unknown fault `{name}`: expected wrong-value, crash-on-hex=HEX, hang-on-hex=HEX, only-frames=A,B, wrong-hash-after=N or no-sessions"
             )),
         }
     }
@@ -135,7 +146,11 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
             "version": env!("CARGO_PKG_VERSION"),
             "protocol": PROTOCOL_VERSION,
             "frames": frames,
-            "sessions": crate::sessions::names(),
+            "sessions": if fault == Some(&Fault::NoSessions) {
+                Vec::new()
+            } else {
+                crate::sessions::names()
+            },
         }}),
         "decode" | "encode" if !frames.iter().any(|f| f == frame) => {
             json!({"unimplemented": format!("frame `{frame}` is not implemented")})
@@ -164,7 +179,7 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
         }
         "bye" => json!({"ok": {}, "bye": true}),
         "open" | "deliver" | "take" | "advance" | "state_hash" | "close" => {
-            session_op(op, &request, sessions)
+            session_op(op, &request, sessions, fault)
         }
         other => json!({"unimplemented": format!("unknown op `{other}`")}),
     };
@@ -178,16 +193,24 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
 }
 
 /// A session op: the reply's members (`ok`, `error` or `unimplemented`).
-fn session_op(op: &str, request: &Value, sessions: &mut Sessions) -> Value {
+fn session_op(op: &str, request: &Value, sessions: &mut Sessions, fault: Option<&Fault>) -> Value {
     let bad = |message: String| json!({"error": {"kind": "bad_request", "message": message}});
     if op == "open" {
         let name = request.get("session").and_then(Value::as_str).unwrap_or("");
-        if !crate::sessions::names().contains(&name) {
+        if !crate::sessions::names().contains(&name) || fault == Some(&Fault::NoSessions) {
             return json!({"unimplemented": format!("session `{name}` is not implemented")});
         }
         let params = request.get("params").cloned().unwrap_or(Value::Null);
         return match crate::sessions::open(name, &params) {
             Ok(session) => {
+                let session = match fault {
+                    Some(Fault::WrongHashAfter(after)) => Box::new(Skewed {
+                        inner: session,
+                        deliveries: 0,
+                        after: *after,
+                    }),
+                    _ => session,
+                };
                 sessions.next += 1;
                 sessions.open.insert(sessions.next, session);
                 json!({"ok": {"handle": sessions.next}})
@@ -251,6 +274,37 @@ fn session_op(op: &str, request: &Value, sessions: &mut Sessions) -> Value {
             None => json!({"unimplemented": "this session half has no state hash"}),
         },
         other => json!({"unimplemented": format!("unknown op `{other}`")}),
+    }
+}
+
+/// A session half whose state hash strays ([`Fault::WrongHashAfter`]).
+struct Skewed {
+    inner: Box<dyn Session>,
+    deliveries: u64,
+    after: u64,
+}
+
+impl Session for Skewed {
+    fn advance(&mut self, tick: u64, now_ms: u64, ops: &[Value]) -> Result<(), String> {
+        self.inner.advance(tick, now_ms, ops)
+    }
+
+    fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
+        self.deliveries += 1;
+        self.inner.deliver(now_ms, frame, bytes)
+    }
+
+    fn take(&mut self) -> Vec<crate::sessions::Sent> {
+        self.inner.take()
+    }
+
+    fn state_hash(&mut self) -> Option<u32> {
+        let h = self.inner.state_hash()?;
+        Some(if self.deliveries >= self.after {
+            h ^ 1
+        } else {
+            h
+        })
     }
 }
 
@@ -359,5 +413,24 @@ mod tests {
         assert_eq!(r[0]["ok"]["frames"], json!(["acked"]));
         assert!(r[1]["unimplemented"].is_string());
         assert!("nonsense".parse::<Fault>().is_err());
+    }
+
+    #[test]
+    fn session_faults_stray_after_n_deliveries_or_list_no_sessions() {
+        let none = talk(&[json!({"id": 0, "op": "hello"})], Some(&Fault::NoSessions));
+        assert_eq!(none[0]["ok"]["sessions"], json!([]));
+        let fault: Fault = "wrong-hash-after=1".parse().unwrap();
+        let frame = json!({"id": 3, "op": "deliver", "handle": 1, "frame": "acked", "hex": "00"});
+        let requests = [
+            json!({"id": 1, "op": "open", "session": "acked_client"}),
+            json!({"id": 2, "op": "state_hash", "handle": 1}),
+            frame,
+            json!({"id": 4, "op": "state_hash", "handle": 1}),
+        ];
+        let honest = talk(&requests, None);
+        let skewed = talk(&requests, Some(&fault));
+        assert_eq!(honest[1]["ok"]["hash"], skewed[1]["ok"]["hash"]);
+        assert_ne!(honest[3]["ok"]["hash"], skewed[3]["ok"]["hash"]);
+        assert!("wrong-hash-after=x".parse::<Fault>().is_err());
     }
 }
