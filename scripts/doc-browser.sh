@@ -26,18 +26,9 @@ fail() {
   exit 1
 }
 
-if ! command -v chromium >/dev/null; then
-  echo "doc-browser.sh: chromium is not installed; installing Debian's package" >&2
-  sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || fail "chromium is missing, and without root or sudo it cannot be installed (apt-get install chromium)"
-    sudo=(sudo)
-  fi
-  "${sudo[@]}" apt-get update -q >&2 || fail "apt-get update failed; its output is above"
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >&2 ||
-    fail "apt-get install chromium failed; its output is above"
-  command -v chromium >/dev/null || fail "chromium is still not on the PATH after installing it"
-fi
+# shellcheck source=need-package.sh
+source "$root/scripts/need-package.sh"
+need_package doc-browser.sh chromium chromium
 command -v python3 >/dev/null || fail "python3 is needed to decode the screenshots"
 
 if [ -n "${ACKWIRE:-}" ]; then

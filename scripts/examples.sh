@@ -34,17 +34,9 @@ fail() {
   exit 1
 }
 
-if ! command -v chromium >/dev/null; then
-  echo "examples.sh: chromium is not installed; installing Debian's package" >&2
-  sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || fail "chromium is missing, and without root or sudo it cannot be installed (apt-get install chromium)"
-    sudo=(sudo)
-  fi
-  "${sudo[@]}" apt-get update -q >&2 || fail "apt-get update failed"
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >&2 ||
-    fail "apt-get install chromium failed"
-fi
+# shellcheck source=need-package.sh
+source "$root/scripts/need-package.sh"
+need_package examples.sh chromium chromium
 
 cd "$root"
 cargo build -q -p ackwire -p ackwire-example-sockets || fail "cargo build failed"

@@ -33,21 +33,11 @@ fail() {
   exit 1
 }
 
-if ! command -v tshark >/dev/null || ! command -v text2pcap >/dev/null; then
-  echo "wireshark.sh: tshark is not installed; installing Debian's package" >&2
-  sudo=()
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || fail "tshark is missing, and without root or sudo it cannot be installed (apt-get install tshark)"
-    sudo=(sudo)
-  fi
-  "${sudo[@]}" apt-get update -q >&2 || fail "apt-get update failed; its output is above"
-  # The package asks whether non-root users may capture: no, without asking.
-  echo "wireshark-common wireshark-common/install-setuid boolean false" |
-    "${sudo[@]}" debconf-set-selections
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q tshark >&2 ||
-    fail "apt-get install tshark failed; its output is above"
-  command -v tshark >/dev/null || fail "tshark is still not on the PATH after installing it"
-fi
+# The package asks whether non-root users may capture: no, without asking.
+# shellcheck source=need-package.sh
+source "$root/scripts/need-package.sh"
+need_package --debconf "wireshark-common wireshark-common/install-setuid boolean false" \
+  wireshark.sh tshark tshark text2pcap
 tshark -v 2>/dev/null | grep -q "with Lua" || fail "this tshark has no Lua: $(tshark -v 2>/dev/null | head -n 1)"
 
 ackwire="${ACKWIRE:-}"
