@@ -11,19 +11,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fromHex } from "./gen/protocol.js";
 import { SessionError } from "./gen/runtime/sessions/half.js";
-import { BASELINE_HALVES } from "./halves/baseline.js";
-import { DATAGRAM_HALVES } from "./halves/datagram.js";
-import { DELTA_HALVES } from "./halves/delta.js";
-import type { Opener } from "./sessions.js";
-// ts-acked: the acked pair too.
-import { ACKED_HALVES } from "./halves/acked.js";
-
-const OPENERS = new Map<string, Opener>([
-  ...DATAGRAM_HALVES,
-  ...BASELINE_HALVES,
-  ...DELTA_HALVES,
-  ...ACKED_HALVES,
-]);
+import { OPENERS } from "./sessions.js";
 
 /** SplitMix64 over a bigint state, as the simulator's: deterministic from the seed. */
 class Rng {

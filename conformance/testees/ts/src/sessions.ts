@@ -28,10 +28,8 @@ export interface TesteeSession {
 /** Opens a half from the `params` of `open`; throws an Error whose message says what is wrong. */
 export type Opener = (params: unknown) => TesteeSession;
 
-/** Every half this testee implements, by name. Each module of src/halves/ adds its own. */
-const OPENERS = new Map<string, Opener>([
-  // One spread per module, e.g. `...ACKED_HALVES`.
-  // ts-rest: the datagram, baseline and delta halves.
+/** Every half this testee implements, by name: one spread per module of src/halves/. */
+export const OPENERS: ReadonlyMap<string, Opener> = new Map<string, Opener>([
   ...DATAGRAM_HALVES,
   ...BASELINE_HALVES,
   ...DELTA_HALVES,
