@@ -32,6 +32,7 @@ import { SessionError, type Transmit } from "../gen/runtime/sessions/half.js";
 import { ScheduledInputs } from "../gen/runtime/sessions/input_schedule.js";
 import { TierBoundary } from "../gen/runtime/sessions/tier.js";
 import type { Opener, TesteeSession } from "../sessions.js";
+import { drain } from "./common.js";
 
 type Obj = { readonly [key: string]: unknown };
 
@@ -198,14 +199,6 @@ function applyOps(world: Map<number, WorldEntity>, lives: Map<number, number>, o
     }
   }
   return events;
-}
-
-function drain(half: { pollTransmit(): Transmit | undefined }): Transmit[] {
-  const out: Transmit[] = [];
-  for (let t = half.pollTransmit(); t !== undefined; t = half.pollTransmit()) {
-    out.push(t);
-  }
-  return out;
 }
 
 const TICK_RANGE = "ticks are u32 on the wire";

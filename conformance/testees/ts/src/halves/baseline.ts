@@ -5,7 +5,6 @@
 // `despawn`, `transform`, `velocity`, `health`, `team`) and reports are that module's; the
 // client's state hash is FNV-1a 32 over SnapshotClient.canonicalBytes().
 
-import type { JsonValue } from "../gen/protocol.js";
 import { REFERENCE_BASELINE, type ReferenceComponent } from "../gen/reference/baseline.js";
 import {
   BaselineClient,
@@ -14,20 +13,15 @@ import {
   SnapshotClient,
   SnapshotWriter,
 } from "../gen/runtime/sessions/baseline.js";
-import { SessionError, type Transmit } from "../gen/runtime/sessions/half.js";
+import { SessionError } from "../gen/runtime/sessions/half.js";
 import type { Opener, TesteeSession } from "../sessions.js";
+import { drain, report, obj, type Obj } from "./common.js";
 
 interface Params {
   budget: number;
   client: number;
   first: number;
   maxEntities: number;
-}
-
-type Obj = { [k: string]: unknown };
-
-function obj(v: unknown): Obj {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {};
 }
 
 function params(v: unknown): Params {
@@ -110,30 +104,6 @@ function apply(scene: Scene<ReferenceComponent>, v: unknown): void {
     default:
       throw new Error(`unknown world op \`${name}\``);
   }
-}
-
-/** A frame's report, or what the half said of a frame it did not take or could not decode. */
-function report(frame: string, f: () => JsonValue): JsonValue {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof SessionError && e.kind === "decode") {
-      const c = e.cause as { kind?: unknown } | undefined;
-      return { error: typeof c?.kind === "string" ? c.kind : e.message };
-    }
-    if (e instanceof SessionError && e.kind === "unexpected_frame") {
-      return { ignored: frame };
-    }
-    throw e;
-  }
-}
-
-function drain(half: { pollTransmit(): Transmit | undefined }): Transmit[] {
-  const out: Transmit[] = [];
-  for (let t = half.pollTransmit(); t !== undefined; t = half.pollTransmit()) {
-    out.push(t);
-  }
-  return out;
 }
 
 function server(p: Params): TesteeSession {

@@ -15,14 +15,9 @@ import {
   Subscription,
   type WorldOp,
 } from "../gen/runtime/sessions/datagram.js";
-import { SessionError, type Transmit } from "../gen/runtime/sessions/half.js";
+import { SessionError } from "../gen/runtime/sessions/half.js";
 import type { Opener, TesteeSession } from "../sessions.js";
-
-type Obj = { [k: string]: unknown };
-
-function obj(v: unknown): Obj {
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {};
-}
+import { drain, report, obj, type Obj } from "./common.js";
 
 function field(v: Obj, key: string): unknown {
   if (!(key in v)) {
@@ -105,30 +100,6 @@ function op(v: unknown): WorldOp | undefined {
     default:
       throw new Error(`unknown world op \`${name}\``);
   }
-}
-
-/** A frame's report, or what the half said of a frame it did not take or could not decode. */
-function report(frame: string, f: () => JsonValue): JsonValue {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof SessionError && e.kind === "decode") {
-      const c = e.cause as { kind?: unknown } | undefined;
-      return { error: typeof c?.kind === "string" ? c.kind : e.message };
-    }
-    if (e instanceof SessionError && e.kind === "unexpected_frame") {
-      return { ignored: frame };
-    }
-    throw e;
-  }
-}
-
-function drain(half: { pollTransmit(): Transmit | undefined }): Transmit[] {
-  const out: Transmit[] = [];
-  for (let t = half.pollTransmit(); t !== undefined; t = half.pollTransmit()) {
-    out.push(t);
-  }
-  return out;
 }
 
 function server(params: Obj): TesteeSession {
