@@ -45,6 +45,19 @@ public:
 /// Opens a half from the `params` of `open`, or says what is wrong with them.
 using Opener = std::function<Outcome<std::unique_ptr<Session>>(const Value& params)>;
 
+/// The Opener of `Half`, made from the params `parse` reads (or its reason for refusing them).
+template <typename Half, typename Params>
+Opener opener_of(bool (*parse)(const Value&, Params&, std::string&)) {
+    return [parse](const Value& v) -> Outcome<std::unique_ptr<Session>> {
+        Params p;
+        std::string why;
+        if (!parse(v, p, why)) {
+            return why;
+        }
+        return std::unique_ptr<Session>(new Half(p));
+    };
+}
+
 }  // namespace testee
 
 // The headers of halves/, each needing Session and Opener above.

@@ -256,22 +256,8 @@ private:
 
 /// Registers `baseline_server` and `baseline_client`.
 inline void add_baseline_halves(std::map<std::string, Opener>& all) {
-    all["baseline_server"] = [](const Value& v) -> Outcome<std::unique_ptr<Session>> {
-        baseline_halves::Params p;
-        std::string why;
-        if (!baseline_halves::params(v, p, why)) {
-            return why;
-        }
-        return std::unique_ptr<Session>(new baseline_halves::Server(p));
-    };
-    all["baseline_client"] = [](const Value& v) -> Outcome<std::unique_ptr<Session>> {
-        baseline_halves::Params p;
-        std::string why;
-        if (!baseline_halves::params(v, p, why)) {
-            return why;
-        }
-        return std::unique_ptr<Session>(new baseline_halves::Client(p));
-    };
+    all["baseline_server"] = opener_of<baseline_halves::Server>(&baseline_halves::params);
+    all["baseline_client"] = opener_of<baseline_halves::Client>(&baseline_halves::params);
 }
 
 }  // namespace testee

@@ -248,22 +248,8 @@ private:
 
 /// Registers `datagram_server` and `datagram_client`.
 inline void add_datagram_halves(std::map<std::string, Opener>& all) {
-    all["datagram_server"] = [](const Value& v) -> Outcome<std::unique_ptr<Session>> {
-        datagram_halves::Params p;
-        std::string why;
-        if (!datagram_halves::params(v, p, why)) {
-            return why;
-        }
-        return std::unique_ptr<Session>(new datagram_halves::Server(p));
-    };
-    all["datagram_client"] = [](const Value& v) -> Outcome<std::unique_ptr<Session>> {
-        datagram_halves::Params p;
-        std::string why;
-        if (!datagram_halves::params(v, p, why)) {
-            return why;
-        }
-        return std::unique_ptr<Session>(new datagram_halves::Client(p));
-    };
+    all["datagram_server"] = opener_of<datagram_halves::Server>(&datagram_halves::params);
+    all["datagram_client"] = opener_of<datagram_halves::Client>(&datagram_halves::params);
 }
 
 }  // namespace testee

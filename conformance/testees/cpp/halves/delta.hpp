@@ -271,22 +271,8 @@ private:
 
 /// Registers `delta_server` and `delta_client`.
 inline void add_delta_halves(std::map<std::string, Opener>& all) {
-    all["delta_server"] = [](const Value& v) -> Outcome<std::unique_ptr<Session>> {
-        delta_halves::Params p;
-        std::string why;
-        if (!delta_halves::params(v, p, why)) {
-            return why;
-        }
-        return std::unique_ptr<Session>(new delta_halves::Server(p));
-    };
-    all["delta_client"] = [](const Value& v) -> Outcome<std::unique_ptr<Session>> {
-        delta_halves::Params p;
-        std::string why;
-        if (!delta_halves::params(v, p, why)) {
-            return why;
-        }
-        return std::unique_ptr<Session>(new delta_halves::Client(p));
-    };
+    all["delta_server"] = opener_of<delta_halves::Server>(&delta_halves::params);
+    all["delta_client"] = opener_of<delta_halves::Client>(&delta_halves::params);
 }
 
 }  // namespace testee
