@@ -108,6 +108,9 @@ trap "exit 130" INT TERM
 start_server() {
   local log="$1"
   shift
+  # Made before the server starts: the redirection below happens in the background job, and a
+  # read of a log not made yet would fail the script (set -e with pipefail).
+  : >"$log"
   "$server" "$@" >"$log" 2>&1 &
   server_pid=$!
   pids+=("$server_pid")
