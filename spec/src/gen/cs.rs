@@ -1298,6 +1298,9 @@ impl<'a, 's> Gen<'a, 's> {
         self.write_fn(plan);
         self.out.blank();
         self.len_fn(plan);
+        if let Some(key) = plan.key {
+            self.unkeyed_fns(plan, key);
+        }
         if plan.packed {
             self.padded_fns(plan);
         }
@@ -1662,6 +1665,38 @@ impl<'a, 's> Gen<'a, 's> {
             self.lines(&parts);
             self.out.line("return n;");
         }
+        self.out.close_brace();
+    }
+
+    /// A keyed record's forms met outside an ascending list (a union's variant, a field): its
+    /// key read and written absolute, as the first of a list's.
+    fn unkeyed_fns(&mut self, plan: &RecordPlan<'_>, key: &str) {
+        let name = &plan.record.name;
+        let a = article(name);
+        let bits = self.key_bits(plan.record, key);
+        self.out.blank();
+        self.out.line(format!("/// <summary>Reads {a} <see cref=\"{name}\"/> on its own: its `{key}` absolute.</summary>"));
+        self.out
+            .block(format!("public static {name} Read(ref Reader r)"));
+        self.out
+            .line(format!("Ascending prev = new Ascending({bits});"));
+        self.out.line("return Read(ref r, ref prev);");
+        self.out.close_brace();
+        self.out.blank();
+        self.out.line(format!("/// <summary>Writes {a} <see cref=\"{name}\"/> on its own: its `{key}` absolute.</summary>"));
+        self.out.block("public void Write(Writer w)");
+        self.out
+            .line(format!("Ascending prev = new Ascending({bits});"));
+        self.out.line("Write(w, ref prev);");
+        self.out.close_brace();
+        self.out.blank();
+        self.out.line(
+            "/// <summary>The number of bytes <see cref=\"Write(Writer)\"/> writes.</summary>",
+        );
+        self.out.block("public int EncodedLen()");
+        self.out
+            .line(format!("Ascending prev = new Ascending({bits});"));
+        self.out.line("return EncodedLen(ref prev);");
         self.out.close_brace();
     }
 
