@@ -36,6 +36,10 @@ bash spec/runtime/cpp/test.sh
 step "the TypeScript runtime's own tests (prettier, tsc, node --test)"
 bash spec/runtime/ts/test.sh
 
+# The C# runtime (issue 21): Mono's mcs, C# 7.2, warnings as errors; installs Mono when missing.
+step "the C# runtime's own tests (mcs -langversion:7.2 -warnaserror+, mono)"
+bash spec/runtime/cs/test.sh
+
 step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
 cargo test --workspace --all-features
 
@@ -57,7 +61,7 @@ ackwire vectors
 step "the conformance suite against every bundled implementation"
 bash scripts/conform.sh
 
-step "differential fuzzing: Rust, TypeScript and C++ decoders on the same inputs"
+step "differential fuzzing: Rust, TypeScript, C++ and C# decoders on the same inputs"
 ackwire fuzz-diff --count "${FUZZ_DIFF_COUNT:-50000}"
 
 step "the bench, quick: every reference scene through every protocol and peer (release build)"

@@ -375,7 +375,10 @@ namespace Ackwire.Runtime
         public void Float(double v)
         {
             Separate();
-            string t = v.ToString("R", CultureInfo.InvariantCulture);
+            // Mono's "R" writes -0 as "0": the sign of zero is part of the value.
+            string t = v == 0.0 && BitConverter.DoubleToInt64Bits(v) < 0
+                ? "-0"
+                : v.ToString("R", CultureInfo.InvariantCulture);
             if (t.IndexOf('.') < 0 && t.IndexOf('E') < 0)
             {
                 t += ".0";

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The C# runtime's own tests: compiles src/*.cs with test/RuntimeTests.cs (a runner of its own,
+# no NUnit) with Mono's C# compiler, C# 7.2, warnings as errors, and runs them. Installs Mono
+# (mono-mcs, mono-runtime) when it is missing.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+bash "$here/mono.sh"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -out:"$out/tests.exe" \
+    "$here"/src/*.cs "$here/test/RuntimeTests.cs"
+mono "$out/tests.exe"
