@@ -228,14 +228,32 @@ static class Testee
         return j.ToString();
     }
 
+    /// One line of the input, ended by "\n" only (TextReader.ReadLine also ends one at a lone
+    /// "\r", which would make two requests of one), without its "\r\n"; null at the end.
+    static string ReadLine(TextReader input)
+    {
+        StringBuilder b = new StringBuilder();
+        int c;
+        while ((c = input.Read()) >= 0)
+        {
+            if (c == '\n')
+            {
+                return b.Length > 0 && b[b.Length - 1] == '\r' ? b.ToString(0, b.Length - 1) : b.ToString();
+            }
+            b.Append((char)c);
+        }
+        return b.Length > 0 ? b.ToString() : null;
+    }
+
     static int Main()
     {
         TextReader input = new StreamReader(Console.OpenStandardInput(), new UTF8Encoding(false));
         TextWriter output = new StreamWriter(Console.OpenStandardOutput(), new UTF8Encoding(false));
         string line;
-        while ((line = input.ReadLine()) != null)
+        while ((line = ReadLine(input)) != null)
         {
-            if (line.Trim().Length == 0)
+            // A line of spaces, tabs and carriage returns only is no request.
+            if (line.Trim(' ', '\t', '\r').Length == 0)
             {
                 continue;
             }

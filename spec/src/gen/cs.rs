@@ -1156,12 +1156,18 @@ impl<'a, 's> Gen<'a, 's> {
 
     // ---- JSON ----
 
-    /// Statements writing `val` of `wire` in the JSON form to `j`.
-    fn to_json(&self, wire: &Wire<'_>, val: &str) -> Vec<String> {
+    /// Statements writing `val` of `wire` in the JSON form to `j`; `strings` where a 64-bit
+    /// value past 2^53 − 1 is a decimal string (see [`big_json`]).
+    fn to_json(&self, wire: &Wire<'_>, val: &str, strings: bool) -> Vec<String> {
         let one = |s: String| vec![s];
+        let big = if strings && big_json(wire) { "Big" } else { "" };
         match wire {
-            Wire::Int { signed: false, .. } | Wire::Varint { .. } => one(format!("j.Uint({val});")),
-            Wire::Int { signed: true, .. } | Wire::Zigzag { .. } => one(format!("j.Int({val});")),
+            Wire::Int { signed: false, .. } | Wire::Varint { .. } => {
+                one(format!("j.{big}Uint({val});"))
+            }
+            Wire::Int { signed: true, .. } | Wire::Zigzag { .. } => {
+                one(format!("j.{big}Int({val});"))
+            }
             Wire::Float { .. } | Wire::Quant { .. } => one(format!("j.Float({val});")),
             Wire::Bool { .. } => one(format!("j.Bool({val});")),
             Wire::Bytes => one(format!("j.Hex({val});")),
@@ -1180,7 +1186,7 @@ impl<'a, 's> Gen<'a, 's> {
                     format!("foreach ({} {x} in {val})", cs_type(&a.elem)),
                     "{".to_string(),
                 ];
-                for l in self.to_json(&a.elem, &x) {
+                for l in self.to_json(&a.elem, &x, strings && big_elem(&a.elem)) {
                     lines.push(format!("    {l}"));
                 }
                 lines.push("}".into());
@@ -1190,9 +1196,11 @@ impl<'a, 's> Gen<'a, 's> {
         }
     }
 
-    /// Statements reading JSON value `src` into `target` as `wire`.
-    fn from_json(&self, wire: &Wire<'_>, src: &str, target: &str) -> Vec<String> {
+    /// Statements reading JSON value `src` into `target` as `wire`; `strings` where a decimal
+    /// string is read as well as a number (see [`big_json`]).
+    fn from_json(&self, wire: &Wire<'_>, src: &str, target: &str, strings: bool) -> Vec<String> {
         let one = |e: String| vec![format!("{target} = {e};")];
+        let big = if strings && big_json(wire) { "Big" } else { "" };
         let int = |signed: bool, bits: u8| {
             let ty = int_type(signed, bits);
             let (min, max) = int_range(signed, bits);
@@ -1201,7 +1209,7 @@ impl<'a, 's> Gen<'a, 's> {
                     ty,
                     "long",
                     format!(
-                        "Json.Int({src}, {}, {})",
+                        "Json.{big}Int({src}, {}, {})",
                         literal(min, "long"),
                         literal(max, "long")
                     ),
@@ -1210,7 +1218,7 @@ impl<'a, 's> Gen<'a, 's> {
                 cast(
                     ty,
                     "ulong",
-                    format!("Json.Uint({src}, {})", literal(max, "ulong")),
+                    format!("Json.{big}Uint({src}, {})", literal(max, "ulong")),
                 )
             }
         };
@@ -1243,8 +1251,12 @@ impl<'a, 's> Gen<'a, 's> {
                     "    try".into(),
                     "    {".into(),
                 ];
-                for l in self.from_json(&a.elem, &format!("a{d}[i{d}]"), &format!("items{d}[i{d}]"))
-                {
+                for l in self.from_json(
+                    &a.elem,
+                    &format!("a{d}[i{d}]"),
+                    &format!("items{d}[i{d}]"),
+                    strings && big_elem(&a.elem),
+                ) {
                     lines.push(format!("        {l}"));
                 }
                 lines.push("    }".into());
@@ -1767,7 +1779,7 @@ impl<'a, 's> Gen<'a, 's> {
         self.out.line("j.BeginObject();");
         for s in &values {
             let lines: Vec<String> = std::iter::once(format!("j.Name(\"{}\");", s.field.name))
-                .chain(self.to_json(&s.wire, &self.value_of(plan, s)))
+                .chain(self.to_json(&s.wire, &self.value_of(plan, s), true))
                 .collect();
             if s.presence.is_some() {
                 self.out.block(format!("if ({})", self.given(plan, s)));
@@ -1819,16 +1831,16 @@ impl<'a, 's> Gen<'a, 's> {
                         .line(format!("{x} = Json.Optional(o, \"{}\");", s.field.name));
                 }
                 self.out.block(format!("if ({x} != null)"));
-                let lines = self.from_json(&s.wire, x, &m);
+                let lines = self.from_json(&s.wire, x, &m, true);
                 self.lines(&lines);
                 self.out.close_brace();
             } else {
                 let src = format!("Json.Member(o, \"{}\")", s.field.name);
                 if let Wire::Array(_) = s.wire {
-                    let lines = self.from_json(&s.wire, &src, &m);
+                    let lines = self.from_json(&s.wire, &src, &m, true);
                     self.lines(&lines);
                 } else {
-                    let lines = self.from_json(&s.wire, &src, &m);
+                    let lines = self.from_json(&s.wire, &src, &m, true);
                     self.lines(&lines);
                 }
             }
@@ -2138,6 +2150,19 @@ impl<'a, 's> Gen<'a, 's> {
         }
         self.out.close_brace();
     }
+}
+
+/// Whether an integer of `wire` can pass 2^53 − 1, where the JSON form writes it as a decimal
+/// string and reads both forms. Where that holds is the Rust codec's (its serde helpers): a
+/// field of the record, and the elements of a list of unsigned integers; a list of signed ones,
+/// and a list within a list, hold plain numbers.
+fn big_json(wire: &Wire<'_>) -> bool {
+    matches!(wire, Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits } if *bits > 53)
+}
+
+/// Whether the elements of a list of `elem` keep the decimal strings of a field.
+fn big_elem(elem: &Wire<'_>) -> bool {
+    matches!(elem, Wire::Int { signed: false, .. } | Wire::Varint { .. })
 }
 
 fn new_array(elem_ty: &str, n: &str) -> String {

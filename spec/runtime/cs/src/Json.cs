@@ -341,8 +341,23 @@ namespace Ackwire.Runtime
         /// <summary>Text already in JSON form.</summary>
         public void Raw(string json) { Separate(); b.Append(json); }
 
-        /// <summary>An unsigned integer; past 2^53 − 1 a decimal string.</summary>
+        /// <summary>An unsigned integer, as a number.</summary>
         public void Uint(ulong v)
+        {
+            Separate();
+            b.Append(v.ToString(CultureInfo.InvariantCulture));
+        }
+
+        /// <summary>A signed integer, as a number.</summary>
+        public void Int(long v)
+        {
+            Separate();
+            b.Append(v.ToString(CultureInfo.InvariantCulture));
+        }
+
+        /// <summary>A 64-bit unsigned integer; past 2^53 − 1 a decimal string, so that
+        /// JavaScript loses nothing.</summary>
+        public void BigUint(ulong v)
         {
             Separate();
             string t = v.ToString(CultureInfo.InvariantCulture);
@@ -356,8 +371,8 @@ namespace Ackwire.Runtime
             }
         }
 
-        /// <summary>A signed integer; past ±(2^53 − 1) a decimal string.</summary>
-        public void Int(long v)
+        /// <summary>A 64-bit signed integer; past ±(2^53 − 1) a decimal string.</summary>
+        public void BigInt(long v)
         {
             Separate();
             string t = v.ToString(CultureInfo.InvariantCulture);
@@ -446,10 +461,32 @@ namespace Ackwire.Runtime
             return v == null || v.Kind == JsonKind.Null ? null : v;
         }
 
-        /// <summary>An unsigned integer at most <paramref name="max"/>, from a number or a decimal string.</summary>
+        /// <summary>An unsigned integer at most <paramref name="max"/>, from a number.</summary>
         public static ulong Uint(JsonValue v, ulong max)
         {
-            string t = IntegerText(v);
+            return ParseUint(IntegerText(v, false), max);
+        }
+
+        /// <summary>A 64-bit unsigned integer at most <paramref name="max"/>, from a number or a decimal string.</summary>
+        public static ulong BigUint(JsonValue v, ulong max)
+        {
+            return ParseUint(IntegerText(v, true), max);
+        }
+
+        /// <summary>A signed integer within [<paramref name="min"/>, <paramref name="max"/>], from a number.</summary>
+        public static long Int(JsonValue v, long min, long max)
+        {
+            return ParseInt(IntegerText(v, false), min, max);
+        }
+
+        /// <summary>A 64-bit signed integer within [<paramref name="min"/>, <paramref name="max"/>], from a number or a decimal string.</summary>
+        public static long BigInt(JsonValue v, long min, long max)
+        {
+            return ParseInt(IntegerText(v, true), min, max);
+        }
+
+        static ulong ParseUint(string t, ulong max)
+        {
             ulong n;
             if (!ulong.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out n) || n > max)
             {
@@ -458,10 +495,8 @@ namespace Ackwire.Runtime
             return n;
         }
 
-        /// <summary>A signed integer within [<paramref name="min"/>, <paramref name="max"/>].</summary>
-        public static long Int(JsonValue v, long min, long max)
+        static long ParseInt(string t, long min, long max)
         {
-            string t = IntegerText(v);
             long n;
             if (!long.TryParse(t, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out n) || n < min || n > max)
             {
@@ -470,9 +505,9 @@ namespace Ackwire.Runtime
             return n;
         }
 
-        static string IntegerText(JsonValue v)
+        static string IntegerText(JsonValue v, bool strings)
         {
-            if (v.Kind == JsonKind.String)
+            if (strings && v.Kind == JsonKind.String)
             {
                 return v.Text;
             }
@@ -481,17 +516,13 @@ namespace Ackwire.Runtime
                 throw new JsonError("expected an integer");
             }
             string t = v.Text;
-            if (t.IndexOf('.') < 0 && t.IndexOf('e') < 0 && t.IndexOf('E') < 0)
+            // A whole number written as a float (5.0, 1e3) is not an integer, as for the Rust
+            // codec: only integer text reads as an integer.
+            if (t.IndexOf('.') >= 0 || t.IndexOf('e') >= 0 || t.IndexOf('E') >= 0)
             {
-                return t;
+                throw new JsonError("expected an integer, not the float " + t);
             }
-            // 5.0 or 1e3: a whole number written as a float, exact below 2^53.
-            double d = double.Parse(t, NumberStyles.Float, CultureInfo.InvariantCulture);
-            if (Math.Floor(d) != d || Math.Abs(d) > MaxSafe)
-            {
-                throw new JsonError("expected an integer: " + t);
-            }
-            return ((long)d).ToString(CultureInfo.InvariantCulture);
+            return t;
         }
 
         /// <summary>A float (any JSON number).</summary>

@@ -248,18 +248,20 @@ static class RuntimeTests
         List<JsonValue> a = Json.Array(Json.Member(v, "a"));
         Equal(1UL, Json.Uint(a[0], 255), "number");
         Equal(true, BitConverter.DoubleToInt64Bits(Json.Float(a[1])) < 0, "-0.0 keeps its sign");
-        Equal(ulong.MaxValue, Json.Uint(a[2], ulong.MaxValue), "decimal string");
+        Equal(ulong.MaxValue, Json.BigUint(a[2], ulong.MaxValue), "decimal string");
         Equal(true, Json.Bool(a[3]), "bool");
         Equal(null, Json.Optional(v, "missing"), "absent");
         Equal("xA", Json.Member(v, "b").Text, "escape");
         JsonWriter j = new JsonWriter();
         j.BeginObject();
         j.Name("big");
-        j.Uint(9007199254740992);
+        j.BigUint(9007199254740992);
         j.Name("safe");
-        j.Uint(9007199254740991);
+        j.BigUint(9007199254740991);
         j.Name("neg");
-        j.Int(-9007199254740992);
+        j.BigInt(-9007199254740992);
+        j.Name("plain");
+        j.Uint(9007199254740992);
         j.Name("f");
         j.Float(-0.0);
         j.Name("g");
@@ -267,7 +269,7 @@ static class RuntimeTests
         j.Name("h");
         j.Hex(new byte[] { 0xde, 0xad });
         j.EndObject();
-        Equal("{\"big\":\"9007199254740992\",\"safe\":9007199254740991,\"neg\":\"-9007199254740992\",\"f\":-0.0,\"g\":0.10000000149011612,\"h\":\"dead\"}",
+        Equal("{\"big\":\"9007199254740992\",\"safe\":9007199254740991,\"neg\":\"-9007199254740992\",\"plain\":9007199254740992,\"f\":-0.0,\"g\":0.10000000149011612,\"h\":\"dead\"}",
             j.ToString(), "written");
         bool refused = false;
         try
@@ -279,6 +281,16 @@ static class RuntimeTests
             refused = true;
         }
         Equal(true, refused, "past the type's range");
+        refused = false;
+        try
+        {
+            Json.Uint(JsonValue.Parse("\"5\""), 255);
+        }
+        catch (JsonError)
+        {
+            refused = true;
+        }
+        Equal(true, refused, "a string where only a number is read");
         // A hostile document cannot nest without bound.
         refused = false;
         try
