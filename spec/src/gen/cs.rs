@@ -1158,7 +1158,7 @@ impl<'a, 's> Gen<'a, 's> {
 
     /// Statements writing `val` of `wire` in the JSON form to `j`; `strings` where a 64-bit
     /// value past 2^53 − 1 is a decimal string (see [`big_json`]).
-    fn to_json(&self, wire: &Wire<'_>, val: &str, strings: bool) -> Vec<String> {
+    fn write_json(&self, wire: &Wire<'_>, val: &str, strings: bool) -> Vec<String> {
         let one = |s: String| vec![s];
         let big = if strings && big_json(wire) { "Big" } else { "" };
         match wire {
@@ -1186,7 +1186,7 @@ impl<'a, 's> Gen<'a, 's> {
                     format!("foreach ({} {x} in {val})", cs_type(&a.elem)),
                     "{".to_string(),
                 ];
-                for l in self.to_json(&a.elem, &x, strings && big_elem(&a.elem)) {
+                for l in self.write_json(&a.elem, &x, strings && big_elem(&a.elem)) {
                     lines.push(format!("    {l}"));
                 }
                 lines.push("}".into());
@@ -1198,7 +1198,7 @@ impl<'a, 's> Gen<'a, 's> {
 
     /// Statements reading JSON value `src` into `target` as `wire`; `strings` where a decimal
     /// string is read as well as a number (see [`big_json`]).
-    fn from_json(&self, wire: &Wire<'_>, src: &str, target: &str, strings: bool) -> Vec<String> {
+    fn read_json(&self, wire: &Wire<'_>, src: &str, target: &str, strings: bool) -> Vec<String> {
         let one = |e: String| vec![format!("{target} = {e};")];
         let big = if strings && big_json(wire) { "Big" } else { "" };
         let int = |signed: bool, bits: u8| {
@@ -1251,7 +1251,7 @@ impl<'a, 's> Gen<'a, 's> {
                     "    try".into(),
                     "    {".into(),
                 ];
-                for l in self.from_json(
+                for l in self.read_json(
                     &a.elem,
                     &format!("a{d}[i{d}]"),
                     &format!("items{d}[i{d}]"),
@@ -1655,9 +1655,9 @@ impl<'a, 's> Gen<'a, 's> {
         }
         let ret = if packed { "long" } else { "int" };
         if packed {
-            self.out.line(format!(
-                "/// <summary>The number of bits <see cref=\"Write(BitWriter)\"/> writes.</summary>"
-            ));
+            self.out.line(
+                "/// <summary>The number of bits <see cref=\"Write(BitWriter)\"/> writes.</summary>",
+            );
             self.out.block("public long BitLen()");
         } else if plan.key.is_some() {
             self.out.line(
@@ -1779,7 +1779,7 @@ impl<'a, 's> Gen<'a, 's> {
         self.out.line("j.BeginObject();");
         for s in &values {
             let lines: Vec<String> = std::iter::once(format!("j.Name(\"{}\");", s.field.name))
-                .chain(self.to_json(&s.wire, &self.value_of(plan, s), true))
+                .chain(self.write_json(&s.wire, &self.value_of(plan, s), true))
                 .collect();
             if s.presence.is_some() {
                 self.out.block(format!("if ({})", self.given(plan, s)));
@@ -1809,7 +1809,9 @@ impl<'a, 's> Gen<'a, 's> {
             self.out
                 .line(format!("string field = \"{}\";", first.field.name));
         }
-        let optional = values.iter().any(|s| s.presence.is_some());
+        // An optional field, and a `bytes?` ("a hex string or absent/`null`"), may be absent.
+        let may_be_absent = |s: &Step<'_>| s.presence.is_some() || matches!(s.wire, Wire::OptBytes);
+        let optional = values.iter().any(|s| may_be_absent(s));
         if optional {
             self.out.line("JsonValue x;");
         }
@@ -1819,30 +1821,17 @@ impl<'a, 's> Gen<'a, 's> {
                 self.out.line(format!("field = \"{}\";", s.field.name));
             }
             let m = format!("v.{}", member(&s.field.name, name));
-            if s.presence.is_some() || matches!(s.wire, Wire::OptBytes) {
-                let x = if optional { "x" } else { "x" };
-                if !optional {
-                    self.out.line(format!(
-                        "JsonValue {x} = Json.Optional(o, \"{}\");",
-                        s.field.name
-                    ));
-                } else {
-                    self.out
-                        .line(format!("{x} = Json.Optional(o, \"{}\");", s.field.name));
-                }
-                self.out.block(format!("if ({x} != null)"));
-                let lines = self.from_json(&s.wire, x, &m, true);
+            if may_be_absent(s) {
+                self.out
+                    .line(format!("x = Json.Optional(o, \"{}\");", s.field.name));
+                self.out.block("if (x != null)");
+                let lines = self.read_json(&s.wire, "x", &m, true);
                 self.lines(&lines);
                 self.out.close_brace();
             } else {
                 let src = format!("Json.Member(o, \"{}\")", s.field.name);
-                if let Wire::Array(_) = s.wire {
-                    let lines = self.from_json(&s.wire, &src, &m, true);
-                    self.lines(&lines);
-                } else {
-                    let lines = self.from_json(&s.wire, &src, &m, true);
-                    self.lines(&lines);
-                }
+                let lines = self.read_json(&s.wire, &src, &m, true);
+                self.lines(&lines);
             }
         }
         self.out.close_brace();
@@ -2094,39 +2083,34 @@ impl<'a, 's> Gen<'a, 's> {
             names.join(", ")
         ));
         let unknown = "throw new ArgumentException(\"unknown frame `\" + name + \"`; the frames are: \" + string.Join(\", \", Names));";
-        let fns: [(&str, &str, &str, fn(&str) -> String); 5] = [
+        let fns: [Dispatch; 5] = [
             (
                 "Decodes the frame named <paramref name=\"name\"/>; a bad frame throws a <see cref=\"DecodeError\"/>.",
                 "public static object Decode(string name, byte[] bytes)",
-                "",
                 |f| format!("return {f}.Decode(bytes);"),
             ),
             (
                 "Encodes <paramref name=\"value\"/>, a frame named <paramref name=\"name\"/>; a value no decoder accepts throws an <see cref=\"EncodeError\"/>.",
                 "public static byte[] Encode(string name, object value)",
-                "",
                 |f| format!("return (({f})value).Encode();"),
             ),
             (
                 "The number of bytes <see cref=\"Encode\"/> writes for <paramref name=\"value\"/>.",
                 "public static int EncodedLen(string name, object value)",
-                "",
                 |f| format!("return (({f})value).EncodedLen();"),
             ),
             (
                 "Writes <paramref name=\"value\"/>, a frame named <paramref name=\"name\"/>, in the JSON form.",
                 "public static void ToJson(string name, object value, JsonWriter j)",
-                "",
                 |f| format!("(({f})value).ToJson(j);\nreturn;"),
             ),
             (
                 "A frame named <paramref name=\"name\"/> from its JSON form; bad JSON throws a <see cref=\"JsonError\"/>.",
                 "public static object FromJson(string name, JsonValue json)",
-                "",
                 |f| format!("return {f}.FromJson(json);"),
             ),
         ];
-        for (doc, head, _, body) in fns {
+        for (doc, head, body) in fns {
             self.out.blank();
             self.out.line(format!("/// <summary>{doc}</summary>"));
             self.out.block(head);
@@ -2164,6 +2148,9 @@ fn big_json(wire: &Wire<'_>) -> bool {
 fn big_elem(elem: &Wire<'_>) -> bool {
     matches!(elem, Wire::Int { signed: false, .. } | Wire::Varint { .. })
 }
+
+/// One method of `Frames`: its doc, its head, and the body of its arm for a frame.
+type Dispatch = (&'static str, &'static str, fn(&str) -> String);
 
 fn new_array(elem_ty: &str, n: &str) -> String {
     // `new byte[n][]` for an array of arrays: the first rank is the count.
