@@ -528,3 +528,26 @@ fn garbage_requests_get_one_json_reply_each_and_never_crash_it() {
     );
     assert_eq!(replies, expected, "one reply per request line");
 }
+
+/// DESIGN.md section 3: a decoder "allocates at most a small multiple of its input". The C#
+/// readers are structs passed by `ref` and lists are read in loops, not through delegates, so a
+/// decode allocates its values alone: `alloc.exe` measures every positive frame vector's decode
+/// with `GC.GetAllocatedBytesForCurrentThread` and fails past 256 + 16 bytes per input byte.
+#[test]
+fn decoding_allocates_a_small_multiple_of_the_input() {
+    let testee = built_testee();
+    let alloc = testee.with_file_name("alloc.exe");
+    let out = Command::new("mono")
+        .arg(&alloc)
+        .arg(repository_root().join("vectors/frames"))
+        .output()
+        .expect("mono runs alloc.exe");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}");
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains(" 0 over the bound"), "{text}");
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the C# testee: generates the codec of the reference protocol into gen/ with
 # `ackwire gen --lang cs` (Protocol.cs and its runtime, Runtime/*.cs), then compiles it with
-# testee.cs into build/testee.exe with Mono's C# compiler, C# 7.2, warnings as errors.
+# testee.cs into build/testee.exe with Mono's C# compiler, C# 7.2, warnings as errors, and
+# alloc.cs (what decoding allocates, measured) into build/alloc.exe.
 # Installs Mono (mono-mcs, mono-runtime) from Debian's packages when it is missing.
 # Prints nothing on success.
 #
@@ -32,6 +33,12 @@ fi
 mkdir -p "$here/build"
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
     -out:"$here/build/testee.exe" "$here/testee.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
+    >"$log" 2>&1; then
+    cat "$log" >&2
+    exit 1
+fi
+if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
+    -out:"$here/build/alloc.exe" "$here/alloc.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
     >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
