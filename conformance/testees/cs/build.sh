@@ -32,7 +32,7 @@ fi
 
 mkdir -p "$here/build"
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
-    -out:"$here/build/testee.exe" "$here/testee.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
+    -doc:"$here/build/testee.xml" -out:"$here/build/testee.exe" "$here/testee.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
     >"$log" 2>&1; then
     cat "$log" >&2
     exit 1

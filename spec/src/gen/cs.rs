@@ -424,17 +424,17 @@ fn xml(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// An XML doc comment of `lines`.
+/// An XML doc comment of `lines`, which are XML already (a layout's docs go through [`xml`]).
 fn summary(lines: &[String]) -> String {
     match lines {
-        [one] => format!("/// <summary>{}</summary>", xml(one)),
+        [one] => format!("/// <summary>{one}</summary>"),
         _ => {
             let mut out = vec!["/// <summary>".to_string()];
             for l in lines {
                 if l.is_empty() {
                     out.push("///".to_string());
                 } else {
-                    out.push(format!("/// {}", xml(l)));
+                    out.push(format!("/// {l}"));
                 }
             }
             out.push("/// </summary>".to_string());
@@ -561,10 +561,10 @@ impl<'a, 's> Gen<'a, 's> {
     }
 
     fn docs(&mut self, docs: &Docs, fallback: &str) {
-        let lines = if docs.doc.is_empty() {
-            vec![fallback.to_string()]
+        let lines: Vec<String> = if docs.doc.is_empty() {
+            vec![xml(fallback)]
         } else {
-            docs.doc.clone()
+            docs.doc.iter().map(|l| xml(l)).collect()
         };
         self.out.line(summary(&lines));
     }
@@ -678,9 +678,9 @@ impl<'a, 's> Gen<'a, 's> {
         if checked {
             self.out.blank();
             self.out.line(summary(&[
-                "What is wrong with the bits `raw`, or null: a reserved bit set, then a bit set"
+                "What is wrong with the bits <paramref name=\"raw\"/>, or null: a reserved bit set, then"
                     .to_string(),
-                "without the bit it requires.".to_string(),
+                "a bit set without the bit it requires.".to_string(),
             ]));
             self.out.block("public static ErrorKind? Fault(ulong raw)");
             if plan.reserved != 0 {
@@ -1377,9 +1377,9 @@ impl<'a, 's> Gen<'a, 's> {
                 .block(format!("public static {name} Read(ref BitReader b)"));
         } else if let Some(key) = plan.key {
             self.out.line(summary(&[
-                format!("Reads {a} <see cref=\"{name}\"/>. Within a list ascending by `{key}`, `prev` holds"),
-                "the previous element's key, of which this one's is the difference.".to_string(),
-            ]).replace("&lt;see cref=\"", "<see cref=\"").replace("\"/&gt;", "\"/>"));
+                format!("Reads {a} <see cref=\"{name}\"/>. Within a list ascending by <c>{key}</c>, <paramref name=\"prev\"/>"),
+                "holds the previous element's key, of which this one's is the difference.".to_string(),
+            ]));
             self.out.block(format!(
                 "public static {name} Read(ref Reader r, ref Ascending prev)"
             ));
