@@ -1883,6 +1883,12 @@ impl<'a, 's> Gen<'a, 's> {
             .line("/// <summary>Which variant this is.</summary>");
         self.out
             .line(format!("public {name}Kind Kind {{ get; private set; }}"));
+        self.out.blank();
+        self.out
+            .line("// Made only by Of, so that a value always holds the variant its Kind names.");
+        self.out.line(format!("{name}()"));
+        self.out.open_brace();
+        self.out.close_brace();
         for (_, record) in &plan.variants {
             let m = member(&record.name, name);
             self.out.blank();
