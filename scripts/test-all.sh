@@ -36,6 +36,10 @@ bash spec/runtime/cpp/test.sh
 step "the TypeScript runtime's own tests (prettier, tsc, node --test)"
 bash spec/runtime/ts/test.sh
 
+# The C# runtime (issue 21): Mono's mcs, C# 7.2, warnings as errors; installs Mono when missing.
+step "the C# runtime's own tests (mcs -langversion:7.2 -warnaserror+, mono)"
+bash spec/runtime/cs/test.sh
+
 step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
 cargo test --workspace --all-features
 
@@ -62,7 +66,7 @@ ackwire vectors
 step "the conformance suite against every bundled implementation"
 bash scripts/conform.sh
 
-step "differential fuzzing: Rust, TypeScript and C++ decoders on the same inputs, and session halves on the same seeded lossy streams"
+step "differential fuzzing: Rust, TypeScript, C++ and C# decoders on the same inputs, and the session halves of those that have them on the same seeded lossy streams"
 # Measured on 2 shared cores (debug build, both testees replaying all four pairs' halves,
 # `time ackwire fuzz-diff --count 50000 --streams 24`): 25.6 s; 200 streams alone (`--count 0
 # --streams 200 --seed 2`, 800 halves) took 22.7 s, so the stream count is cheap to raise.

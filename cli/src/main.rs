@@ -65,6 +65,8 @@ enum Lang {
     Ts,
     /// C++17: one header.
     Cpp,
+    /// C# 7.2 (Unity, Godot, Mono): `Protocol.cs` and its runtime in `Runtime/`.
+    Cs,
     /// A Wireshark dissector in Lua: `ackwire.lua`.
     Wireshark,
 }
@@ -492,6 +494,9 @@ fn gen(lang: Lang, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
         }
         Lang::Cpp => {
             ackwire_spec::gen::cpp::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
+        }
+        Lang::Cs => {
+            ackwire_spec::gen::cs::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
         }
         Lang::Wireshark => ackwire_spec::gen::wireshark::generate(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,

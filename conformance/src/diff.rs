@@ -316,7 +316,7 @@ impl DiffReport {
 
 /// The bundled testees, as `ackwire fuzz-diff` runs them by default: label, command line, and
 /// the file that must have been built.
-pub const BUNDLED_TESTEES: [(&str, &str, &str); 2] = [
+pub const BUNDLED_TESTEES: [(&str, &str, &str); 3] = [
     (
         "ts",
         "node conformance/testees/ts/dist/testee.js",
@@ -326,6 +326,12 @@ pub const BUNDLED_TESTEES: [(&str, &str, &str); 2] = [
         "cpp",
         "conformance/testees/cpp/build/testee",
         "conformance/testees/cpp/build/testee",
+    ),
+    // The C# testee, run by Mono (issue 21).
+    (
+        "cs",
+        "mono conformance/testees/cs/build/testee.exe",
+        "conformance/testees/cs/build/testee.exe",
     ),
 ];
 

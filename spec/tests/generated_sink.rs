@@ -45,3 +45,11 @@ fn cpp_codec_of_the_kitchen_sink() {
     assert!(code.contains("struct Sink"));
     insta::assert_snapshot!("sink_cpp", code);
 }
+
+#[test]
+fn cs_codec_of_the_kitchen_sink() {
+    let files = ackwire_spec::gen::cs::generate(&sink());
+    let code = only(&files, ackwire_spec::gen::cs::PROTOCOL_FILE);
+    assert!(code.contains("public sealed class Sink"));
+    insta::assert_snapshot!("sink_cs", code);
+}

@@ -7,6 +7,7 @@
 //! language's runtime (for Rust, the crate `ackwire-rt`), as prost keeps it in `prost`.
 
 pub mod cpp;
+pub mod cs;
 pub mod doc;
 pub mod rust;
 pub mod ts;
