@@ -45,6 +45,11 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("Json.cs", include_str!("../../runtime/cs/src/Json.cs")),
     ("Reader.cs", include_str!("../../runtime/cs/src/Reader.cs")),
     ("Writer.cs", include_str!("../../runtime/cs/src/Writer.cs")),
+    // The session machines (namespace Ackwire.Runtime.Sessions), one file each.
+    (
+        "Sessions/Half.cs",
+        include_str!("../../runtime/cs/src/Sessions/Half.cs"),
+    ),
 ];
 
 /// The generated files, as (path relative to the output folder, contents): `Protocol.cs`, then
