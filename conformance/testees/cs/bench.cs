@@ -9,7 +9,8 @@
 //
 // Before timing, every frame must decode, encode back to its bytes and show (no frame is lost
 // on the way here, so each one's base is held), and mutants of every frame (a byte changed, or
-// the frame cut short) go through a decoder, which must answer each without an exception.
+// the frame cut short) go through a decoder, which must answer each without an exception; on
+// each of them the reference schema's reader at once must agree with the generated Acked.Decode.
 
 using System;
 using System.Collections.Generic;
@@ -87,7 +88,9 @@ static class Bench
             what, rounds, ms, ns[ns.Count / 2], ns[0], ns[ns.Count - 1]);
     }
 
-    /// Mutants of every frame through one decoder: a Delivery each, never an exception.
+    /// Mutants of every frame through one decoder: a Delivery each, never an exception, and the
+    /// same frame or error from the schema's reader at once as from the generated Acked.Decode
+    /// (the testee's check, halves/Acked.cs, which exits on a disagreement).
     static int Hostile(List<byte[]> frames, int mutants)
     {
         AckedDecoder<EntityState, Change, Event, Input> d = Fresh();
@@ -113,6 +116,8 @@ static class Bench
                     b = (byte[])f.Clone();
                     b[next(b.Length)] = (byte)next(256);
                 }
+                // The schema's reader at once and the generated one: the same frame or the same error.
+                AckedHalves.ReadersAgree(b);
                 d.Deliver(b);
                 fed++;
             }
@@ -146,6 +151,7 @@ static class Bench
         }
         foreach (byte[] f in frames)
         {
+            AckedHalves.ReadersAgree(f);
             if (Json.ToHex(Acked.Decode(f).Encode()) != Json.ToHex(f))
             {
                 Console.Error.WriteLine("bench: a frame does not encode back to its bytes");
@@ -170,7 +176,8 @@ static class Bench
             largest = Math.Max(largest, r.Report.Changed.Count);
         }
         int fed = Hostile(frames, 12);
-        Console.WriteLine("c# AckedDecoder took " + fed + " mutants of the frames without an exception");
+        Console.WriteLine("c# AckedDecoder took " + fed + " mutants of the frames without an exception; "
+            + "the schema's reader and the generated one agree on them and the frames");
         // The world's size: given, or the join's keyframe, which names every entity.
         int entities = args.Length > 1 ? int.Parse(args[1]) : largest;
         double per = (double)entities * frames.Count;

@@ -320,6 +320,100 @@ static class AckedHalves
         }
     }
 
+    /// <summary>
+    /// The testee's check of the reference schema's reader at once (FastFrame) against the
+    /// generated Acked.Decode, on every frame delivered: the same frame, or the same error.
+    /// A disagreement exits the process with both on standard error (the runner reports a
+    /// crash), as the testee's codec checks do.
+    /// </summary>
+    public static void ReadersAgree(byte[] bytes)
+    {
+        string a = ViaSchema(bytes);
+        string b = ViaGenerated(bytes);
+        if (a != b)
+        {
+            Console.Error.WriteLine("testee: the acked schema's reader disagrees with Acked.Decode on " + Json.ToHex(bytes)
+                + "\nat once   " + a + "\ngenerated " + b);
+            Environment.Exit(134);
+        }
+    }
+
+    static string ErrorText(DecodeError e)
+    {
+        return "error " + Errors.KindName(e.Kind) + " at " + e.Offset + " in " + e.Path;
+    }
+
+    static string ViaSchema(byte[] bytes)
+    {
+        AckedFrame<Change, Event> f = new AckedFrame<Change, Event>();
+        try
+        {
+            AckedReference.Schema.DecodeFrameInto(bytes, f);
+        }
+        catch (DecodeError e)
+        {
+            return ErrorText(e);
+        }
+        return Canon(f.Tick, f.BaseTick, f.LastSeq, f.InputBuffer, f.Keyframe, f.Check, f.Removed, f.Changes, f.FirstSerial, f.Events);
+    }
+
+    static string ViaGenerated(byte[] bytes)
+    {
+        Acked f;
+        try
+        {
+            f = Acked.Decode(bytes);
+        }
+        catch (DecodeError e)
+        {
+            return ErrorText(e);
+        }
+        bool keyframe = (f.Flags & AckedFlags.KEYFRAME) != 0;
+        if (keyframe && f.BaseTick != 0)
+        {
+            return "error invalid_condition at 5 in base_tick";
+        }
+        return Canon(f.Tick, f.BaseTick, f.LastSeq, f.InputBuffer, keyframe, f.Check, f.Removed, f.Changes, f.FirstSerial ?? 0, f.Events);
+    }
+
+    static string Canon(uint tick, uint baseTick, uint lastSeq, byte inputBuffer, bool keyframe, uint? check,
+        ushort[] removed, Change[] changes, uint firstSerial, Event[] events)
+    {
+        JsonWriter j = new JsonWriter();
+        j.BeginArray();
+        j.Uint(tick);
+        j.Uint(baseTick);
+        j.Uint(lastSeq);
+        j.Uint(inputBuffer);
+        j.Bool(keyframe);
+        if (check.HasValue)
+        {
+            j.Uint(check.Value);
+        }
+        else
+        {
+            j.Null();
+        }
+        j.String(string.Join(" ", removed));
+        j.BeginArray();
+        foreach (Change c in changes)
+        {
+            c.ToJson(j);
+            // The JSON form rounds no float, but say the yaw's exact double too.
+            j.String(c.PoseFull != null ? c.PoseFull.Yaw.ToString("R") : c.PoseStep != null ? c.PoseStep.Yaw.ToString("R") : "");
+        }
+        j.EndArray();
+        j.Uint(firstSerial);
+        j.BeginArray();
+        foreach (Event e in events)
+        {
+            e.ToJson(j);
+        }
+        j.EndArray();
+        j.EndArray();
+        return j.ToString();
+    }
+
     /// <summary>The client half: the runtime's (the AckedDecoder and the kind 7 writer), a scripted player.</summary>
     sealed class AckedClient : ITesteeSession
     {
@@ -361,6 +455,7 @@ static class AckedHalves
             {
                 throw new SessionError(SessionError.UnexpectedFrame, "acked_client takes `acked` frames, not `" + frame + "`");
             }
+            ReadersAgree(bytes);
             // The client does not count ticks; its decoder reads none.
             Delivery<Event> d = half.HandleFrame(new Now(0, nowMs), frame, bytes);
             j.BeginObject();

@@ -47,6 +47,13 @@ namespace Ackwire.Runtime.Sessions
         public uint FirstSerial;
         /// <summary>The events not yet acknowledged, oldest first; the i-th has FirstSerial + i.</summary>
         public E[] Events = new E[0];
+        /// <summary>
+        /// Storage a schema's reader may keep with the frame and reuse for the next frame read
+        /// into it (its changes' objects): the AckedDecoder reads every frame into one
+        /// AckedFrame and is done with it before the next, so a warm delivery need not make
+        /// them anew. The machines never touch it.
+        /// </summary>
+        public object Scratch;
     }
 
     /// <summary>A client's kind 7 content: the tick it acknowledges, a keyframe request, its inputs.</summary>
