@@ -1,5 +1,6 @@
 // The C# codec and AckedDecoder, timed on the cube scene's acked frames: the generated
-// Acked.Decode alone, and a fresh AckedDecoder's whole delivery (decoding, applying onto the
+// Acked.Decode alone, the reference schema's reader (its reader at once, FastFrame, in front of
+// Acked.Decode) alone, and a fresh AckedDecoder's whole delivery (decoding, applying onto the
 // base, the report against the last frame shown, the check), in the unit of
 // `cargo bench -p ackwire-bench --bench deliver`: nanoseconds per entity of the world per frame.
 // Run it with `bash conformance/testees/cs/bench.sh`, which writes the frames
@@ -37,6 +38,19 @@ static class Bench
         foreach (byte[] f in frames)
         {
             n += Acked.Decode(f).Changes.Length;
+        }
+        return n;
+    }
+
+    static readonly AckedFrame<Change, Event> Into = new AckedFrame<Change, Event>();
+
+    static long ReadAll(List<byte[]> frames)
+    {
+        long n = 0;
+        foreach (byte[] f in frames)
+        {
+            AckedReference.Schema.DecodeFrameInto(f, Into);
+            n += Into.Changes.Length;
         }
         return n;
     }
@@ -183,6 +197,7 @@ static class Bench
         double per = (double)entities * frames.Count;
         string head = frames.Count + " frames, " + entities + " entities; mono " + MonoVersion() + ",";
         Console.WriteLine(Rounds("c# Acked.Decode:         " + head, () => DecodeAll(frames), rounds, ms, per));
+        Console.WriteLine(Rounds("c# schema's reader:      " + head, () => ReadAll(frames), rounds, ms, per));
         Console.WriteLine(Rounds("c# AckedDecoder:         " + head, () => DeliverAll(frames), rounds, ms, per));
         if (sink == 0)
         {
