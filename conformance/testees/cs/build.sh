@@ -5,8 +5,8 @@
 # alloc.cs (what decoding allocates, measured) into build/alloc.exe. The testee also holds the
 # session machines (gen/Runtime/Sessions/*.cs), the reference protocol's schemas for them
 # (spec/runtime/cs/reference/*.cs, copied into gen/reference/), the session dispatch
-# (Sessions.cs) and the adapters of the halves (halves/*.cs); hostile.cs, a hostile peer
-# replaying the stream vectors with mutated frames into those halves, is build/hostile.exe.
+# (Sessions.cs) and the adapters of the halves (halves/*.cs); hostile_replay.cs, a hostile peer
+# replaying the stream vectors with mutated frames into those halves, is build/hostile_replay.exe.
 # Installs Mono (mono-mcs, mono-runtime) from Debian's packages when it is missing.
 # Prints nothing on success.
 #
@@ -48,9 +48,9 @@ if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
     cat "$log" >&2
     exit 1
 fi
-# cs-acked: the hostile peer against the session halves (hostile.cs), beside the testee.
+# cs-acked: the hostile peer against the session halves (hostile_replay.cs), beside the testee.
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
-    -out:"$here/build/hostile.exe" "$here/hostile.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
+    -out:"$here/build/hostile_replay.exe" "$here/hostile_replay.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
     "${sessions[@]}" >"$log" 2>&1; then
     cat "$log" >&2
     exit 1

@@ -7,7 +7,7 @@
 // printed, and exit 1.
 //
 // Run from the repository root after build.sh:
-// `mono conformance/testees/cs/build/hostile.exe [ROUNDS] [SEED]` (default 200 rounds per
+// `mono conformance/testees/cs/build/hostile_replay.exe [ROUNDS] [SEED]` (default 200 rounds per
 // vector, seed 1).
 
 using System;
@@ -18,7 +18,7 @@ using System.Linq;
 using Ackwire.Runtime;
 using Ackwire.Runtime.Sessions;
 
-static class Hostile
+static class HostileReplay
 {
     /// SplitMix64, as the simulator's and hostile.ts's: deterministic from the seed.
     sealed class Rng
