@@ -7,7 +7,7 @@
 # per entity of the world per frame: first the Rust AckedDecoder
 # (bench/examples/deliver_frames.rs, release build), then bench.cs under mono (mcs -optimize+):
 # the generated Acked.Decode alone, the reference schema's reader alone, then a fresh
-# AckedDecoder taking every frame. It times; it asserts no speed.
+# AckedDecoder taking every frame, and what that delivery allocates. It times; it asserts no speed.
 #
 # Run from anywhere. BENCH_ROUNDS and BENCH_ROUND_MS set the C# rounds (9) and their length (300).
 set -euo pipefail
