@@ -27,18 +27,30 @@ fn cs_codec_of_the_reference_protocol() {
 #[test]
 fn cs_runtime_is_written_beside_the_codec() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/cs/src");
-    let mut on_disk: Vec<String> = std::fs::read_dir(&src)
-        .unwrap_or_else(|e| panic!("{}: {e}", src.display()))
-        .map(|e| {
-            e.expect("a directory entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .filter(|n| n.ends_with(".cs"))
-        .collect();
+    // The runtime's files and those of its subfolders (Sessions/), as `Sessions/Half.cs`.
+    let mut on_disk: Vec<String> = Vec::new();
+    let mut dirs = vec![String::new()];
+    while let Some(dir) = dirs.pop() {
+        let at = src.join(&dir);
+        for e in std::fs::read_dir(&at).unwrap_or_else(|e| panic!("{}: {e}", at.display())) {
+            let e = e.expect("a directory entry");
+            let name = e.file_name().to_string_lossy().into_owned();
+            let rel = if dir.is_empty() {
+                name.clone()
+            } else {
+                format!("{dir}/{name}")
+            };
+            if e.file_type().expect("a file type").is_dir() {
+                dirs.push(rel);
+            } else if name.ends_with(".cs") {
+                on_disk.push(rel);
+            }
+        }
+    }
     on_disk.sort();
-    let listed: Vec<&str> = RUNTIME_FILES.iter().map(|(n, _)| *n).collect();
+    // Sorted, so that the list may group its files as it likes.
+    let mut listed: Vec<&str> = RUNTIME_FILES.iter().map(|(n, _)| *n).collect();
+    listed.sort_unstable();
     assert_eq!(listed, on_disk);
     let files = generated();
     for name in on_disk {

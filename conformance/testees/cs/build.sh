@@ -2,7 +2,11 @@
 # Builds the C# testee: generates the codec of the reference protocol into gen/ with
 # `ackwire gen --lang cs` (Protocol.cs and its runtime, Runtime/*.cs), then compiles it with
 # testee.cs into build/testee.exe with Mono's C# compiler, C# 7.2, warnings as errors, and
-# alloc.cs (what decoding allocates, measured) into build/alloc.exe.
+# alloc.cs (what decoding allocates, measured) into build/alloc.exe. The testee also holds the
+# session machines (gen/Runtime/Sessions/*.cs), the reference protocol's schemas for them
+# (spec/runtime/cs/reference/*.cs, copied into gen/reference/), the session dispatch
+# (Sessions.cs) and the adapters of the halves (halves/*.cs); hostile_replay.cs, a hostile peer
+# replaying the stream vectors with mutated frames into those halves, is build/hostile_replay.exe.
 # Installs Mono (mono-mcs, mono-runtime) from Debian's packages when it is missing.
 # Prints nothing on success.
 #
@@ -30,10 +34,24 @@ if ! (cd "$root" && "${generate[@]}") >"$log" 2>&1; then
     exit 1
 fi
 
+mkdir -p "$here/gen/reference"
+cp "$root"/spec/runtime/cs/reference/*.cs "$here/gen/reference/" 2>/dev/null || true
+
 mkdir -p "$here/build"
+# A folder with no file yet (halves/ before its first adapter) adds nothing.
+shopt -s nullglob
+sessions=("$here"/gen/Runtime/Sessions/*.cs "$here"/gen/reference/*.cs "$here/Sessions.cs" "$here"/halves/*.cs)
+shopt -u nullglob
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
     -doc:"$here/build/testee.xml" -out:"$here/build/testee.exe" "$here/testee.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
-    >"$log" 2>&1; then
+    "${sessions[@]}" >"$log" 2>&1; then
+    cat "$log" >&2
+    exit 1
+fi
+# cs-acked: the hostile peer against the session halves (hostile_replay.cs), beside the testee.
+if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
+    -out:"$here/build/hostile_replay.exe" "$here/hostile_replay.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
+    "${sessions[@]}" >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
 fi

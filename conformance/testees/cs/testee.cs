@@ -2,9 +2,9 @@
 // codec generated from the reference protocol (gen/Protocol.cs, written by build.sh).
 //
 // One JSON request per line in, one JSON reply per line out, flushed after each. `hello` lists
-// every frame of the spec and no session halves (the C# session machines are not written yet:
-// the stream cases are UNIMPLEMENTED); `decode` and `encode` go through the frames' JSON form;
-// `bye` answers, then exits.
+// every frame of the spec and the session halves registered in Sessions.cs; `decode` and
+// `encode` go through the frames' JSON form; the session ops (open, advance, deliver, take,
+// state_hash, close) go to Sessions.Answer; `bye` answers, then exits.
 //
 // The testee also checks the codec against itself on every request: a frame it decodes must
 // encode back to the same bytes, and EncodedLen must predict what Encode writes. A failed check
@@ -100,6 +100,10 @@ static class Testee
             j.EndArray();
             j.Name("sessions");
             j.BeginArray();
+            foreach (string s in Sessions.Halves.Names)
+            {
+                j.String(s);
+            }
             j.EndArray();
             j.EndObject();
             return;
@@ -185,6 +189,11 @@ static class Testee
             j.EndObject();
             return;
         }
+        if (Sessions.IsSessionOp(op))
+        {
+            Sessions.Answer(op, request, j);
+            return;
+        }
         if (op == "bye")
         {
             bye = true;
@@ -193,7 +202,7 @@ static class Testee
             j.EndObject();
             return;
         }
-        Unimplemented(j, "`" + op + "` is not implemented (no session machines in C# yet)");
+        Unimplemented(j, "`" + op + "` is not implemented");
     }
 
     static string Reply(string line, ref bool bye)

@@ -45,6 +45,24 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("Json.cs", include_str!("../../runtime/cs/src/Json.cs")),
     ("Reader.cs", include_str!("../../runtime/cs/src/Reader.cs")),
     ("Writer.cs", include_str!("../../runtime/cs/src/Writer.cs")),
+    // The session machines (namespace Ackwire.Runtime.Sessions), one file each.
+    (
+        "Sessions/Half.cs",
+        include_str!("../../runtime/cs/src/Sessions/Half.cs"),
+    ),
+    // cs-acked: seed 000's machines, the input schedule and the tier boundary they use.
+    (
+        "Sessions/Acked.cs",
+        include_str!("../../runtime/cs/src/Sessions/Acked.cs"),
+    ),
+    (
+        "Sessions/InputSchedule.cs",
+        include_str!("../../runtime/cs/src/Sessions/InputSchedule.cs"),
+    ),
+    (
+        "Sessions/Tier.cs",
+        include_str!("../../runtime/cs/src/Sessions/Tier.cs"),
+    ),
 ];
 
 /// The generated files, as (path relative to the output folder, contents): `Protocol.cs`, then
