@@ -79,6 +79,7 @@ static class Sessions
         // acked (seed 000):
 
         // datagram, baseline, delta (seeds 001-004):
+        DatagramHalves.Register, BaselineHalves.Register, DeltaHalves.Register,
 
     };
 
