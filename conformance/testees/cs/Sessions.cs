@@ -77,6 +77,7 @@ static class Sessions
     static readonly Action<Registry>[] Modules =
     {
         // acked (seed 000):
+        AckedHalves.Register,
 
         // datagram, baseline, delta (seeds 001-004):
         DatagramHalves.Register, BaselineHalves.Register, DeltaHalves.Register,

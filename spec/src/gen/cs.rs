@@ -50,6 +50,19 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         "Sessions/Half.cs",
         include_str!("../../runtime/cs/src/Sessions/Half.cs"),
     ),
+    // cs-acked: seed 000's machines, the input schedule and the tier boundary they use.
+    (
+        "Sessions/Acked.cs",
+        include_str!("../../runtime/cs/src/Sessions/Acked.cs"),
+    ),
+    (
+        "Sessions/InputSchedule.cs",
+        include_str!("../../runtime/cs/src/Sessions/InputSchedule.cs"),
+    ),
+    (
+        "Sessions/Tier.cs",
+        include_str!("../../runtime/cs/src/Sessions/Tier.cs"),
+    ),
     // cs-rest: seeds 003, 002 and 004 §7 (datagram v2, NetBaseline, delta) and the set digest.
     (
         "Sessions/Datagram.cs",
