@@ -1189,6 +1189,21 @@ namespace Ackwire.Runtime.Sessions
                 Apply(d, ref s);
                 return s;
             }
+            // What holding then releasing would do when nothing else is held and the datagram
+            // alone makes its tick whole (one part, its stream frame in), without the holding:
+            // the common case of a datagram for a new tick allocates no held tick.
+            if (held.Count == 0 && d.Header.Parts <= 1 && d.Header.StreamTick <= streamTick)
+            {
+                s.Held = true;
+                Apply(d, ref s);
+                if (!hasWhole || d.Header.Tick > wholeTick)
+                {
+                    hasWhole = true;
+                    wholeTick = d.Header.Tick;
+                    inputAck = d.Header.InputAck;
+                }
+                return s;
+            }
             HeldTick h;
             if (!held.TryGetValue(d.Header.Tick, out h))
             {
@@ -1287,6 +1302,18 @@ namespace Ackwire.Runtime.Sessions
         /// <paramref name="components"/>; -1 when the count would go below zero.</summary>
         static long CostAfter(long heldBytes, SortedDictionary<byte, byte[]> components, ComponentChange[] changes)
         {
+            // The common cases without the map below (an update of axes only, or of one
+            // component), so that they allocate nothing.
+            if (changes.Length == 0)
+            {
+                return heldBytes;
+            }
+            if (changes.Length == 1)
+            {
+                byte[] was;
+                long less = heldBytes - (components.TryGetValue(changes[0].Type, out was) ? ComponentCost(was) : 0);
+                return less < 0 ? -1 : less + (changes[0].Data == null ? 0 : ComponentCost(changes[0].Data));
+            }
             SortedDictionary<byte, long> after = new SortedDictionary<byte, long>();
             foreach (ComponentChange c in changes)
             {
