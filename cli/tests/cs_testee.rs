@@ -124,3 +124,29 @@ fn decoding_allocates_a_small_multiple_of_the_input() {
     );
     assert!(text.contains(" 0 over the bound"), "{text}");
 }
+
+// cs-rest: hostile peers against the C# datagram, baseline and delta halves.
+/// `hostile.sh` (after the build above) runs the three pairs over the reference schemas with
+/// every frame between them lost, duplicated, mutated or replaced by random bytes: a half may
+/// refuse a frame only with a `SessionError`, and no machine may pass its limits.
+#[test]
+fn hostile_frames_get_only_session_errors_from_the_datagram_baseline_and_delta_halves() {
+    let testee = built_testee();
+    let dir = testee
+        .parent()
+        .and_then(Path::parent)
+        .expect("build/ is inside the testee's folder");
+    let out = Command::new("bash")
+        .arg(dir.join("hostile.sh"))
+        .arg("5000")
+        .output()
+        .expect("bash runs hostile.sh");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}");
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("nothing else escaped"), "{text}");
+}

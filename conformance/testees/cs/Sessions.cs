@@ -80,6 +80,7 @@ static class Sessions
         AckedHalves.Register,
 
         // datagram, baseline, delta (seeds 001-004):
+        DatagramHalves.Register, BaselineHalves.Register, DeltaHalves.Register,
 
     };
 

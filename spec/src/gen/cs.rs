@@ -63,6 +63,23 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         "Sessions/Tier.cs",
         include_str!("../../runtime/cs/src/Sessions/Tier.cs"),
     ),
+    // cs-rest: seeds 003, 002 and 004 §7 (datagram v2, NetBaseline, delta) and the set digest.
+    (
+        "Sessions/Datagram.cs",
+        include_str!("../../runtime/cs/src/Sessions/Datagram.cs"),
+    ),
+    (
+        "Sessions/Baseline.cs",
+        include_str!("../../runtime/cs/src/Sessions/Baseline.cs"),
+    ),
+    (
+        "Sessions/Delta.cs",
+        include_str!("../../runtime/cs/src/Sessions/Delta.cs"),
+    ),
+    (
+        "Sessions/Digest.cs",
+        include_str!("../../runtime/cs/src/Sessions/Digest.cs"),
+    ),
 ];
 
 /// The generated files, as (path relative to the output folder, contents): `Protocol.cs`, then
