@@ -602,6 +602,34 @@ impl<'a> BitReader<'a> {
             .map_or(u64::MAX, |bit| bit - 1))
     }
 
+    /// The next `width` bits (at most 64) without reading them; the bits past the end of the
+    /// input read as zero.
+    pub(crate) fn peek(&self, width: u8) -> u64 {
+        let w = usize::from(width.min(64)).min(self.remaining());
+        if w == 0 {
+            return 0;
+        }
+        let Some(span) = self.bytes.get(self.pos / 8..(self.pos + w).div_ceil(8)) else {
+            return 0;
+        };
+        let mut buf = [0u8; 16];
+        for (to, from) in buf.iter_mut().zip(span) {
+            *to = *from;
+        }
+        let v = (u128::from_le_bytes(buf) >> (self.pos % 8)) as u64;
+        v & 1u64.checked_shl(w as u32).map_or(u64::MAX, |bit| bit - 1)
+    }
+
+    /// Moves past `n` bits already looked at with [`BitReader::peek`] (at most what remains).
+    pub(crate) fn skip(&mut self, n: usize) {
+        self.pos += n.min(self.remaining());
+    }
+
+    /// Truncation, where the input ends (as every read reports it).
+    pub(crate) fn truncated(&self) -> DecodeError {
+        DecodeError::at_bit(ErrorKind::Truncated, (self.base + self.bytes.len()) * 8)
+    }
+
     /// A two's complement field of `width` bits (2 to 64), sign-extended.
     pub fn int(&mut self, width: u8) -> Result<i64, DecodeError> {
         let raw = self.uint(width)?;
