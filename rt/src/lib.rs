@@ -27,10 +27,14 @@
 #![warn(missing_docs)]
 
 pub mod bits;
+pub mod bucket;
 pub mod error;
+pub mod quat;
 
 pub use bits::{Bit, BitSet, BitStore};
+pub use bucket::{ascending_buckets_len, bucket_len, zbucket_len};
 pub use error::{DecodeError, EncodeError, ErrorKind, FieldPath};
+pub use quat::SmallestThree;
 
 use bitvec::prelude::*;
 
@@ -303,6 +307,18 @@ pub fn arbitrary_ascending(
     } else {
         (1u64 << bits) - 1
     };
+    arbitrary_ascending_to(u, len, max)
+}
+
+/// `len` strictly ascending values of at most `max` (fewer when `max` cannot hold `len`): the
+/// elements or keys of an ascending list whose type's largest value is not `2^N - 1` (a
+/// `bucket(...)`).
+#[cfg(feature = "arbitrary")]
+pub fn arbitrary_ascending_to(
+    u: &mut arbitrary::Unstructured<'_>,
+    len: usize,
+    max: u64,
+) -> arbitrary::Result<Vec<u64>> {
     let mut out = Vec::with_capacity(len);
     // Steps small enough that `len` of them always fit under `max`.
     let step = (max / (len as u64 + 1)).clamp(1, 1 << 20);
@@ -360,6 +376,50 @@ pub fn read_ascending<'a>(
     let v = ascending_value(*prev, read(r)?, bits, at)?;
     *prev = Some(v);
     Ok(v)
+}
+
+/// [`read_ascending`] in a bit-packed body: the raw value read by `read` is the difference
+/// from `prev` (absolute for the first), at least 1 after the first (`NotAscending`), and the
+/// sum at most `max`, the largest value of the element's type (`OverWidth`), both at the
+/// element's first bit. LANGUAGE.md: ascending lists in packed records carry the difference
+/// "in the element's (key's) own type, exactly as in byte-aligned lists".
+pub fn read_bit_ascending<'a>(
+    b: &mut BitReader<'a>,
+    prev: &mut Option<u64>,
+    max: u64,
+    read: impl FnOnce(&mut BitReader<'a>) -> Result<u64, DecodeError>,
+) -> Result<u64, DecodeError> {
+    let at = b.bit_pos();
+    let d = read(b)?;
+    let v = match *prev {
+        None => d,
+        Some(_) if d == 0 => return Err(DecodeError::at_bit(ErrorKind::NotAscending, at)),
+        Some(p) => p
+            .checked_add(d)
+            .ok_or(DecodeError::at_bit(ErrorKind::OverWidth, at))?,
+    };
+    if v > max {
+        return Err(DecodeError::at_bit(ErrorKind::OverWidth, at));
+    }
+    *prev = Some(v);
+    Ok(v)
+}
+
+/// [`write_ascending`] in a bit-packed body: `v` must be at most `max` and above `prev`; its
+/// difference from `prev` (the value itself for the first) is written with `write`.
+pub fn write_bit_ascending(
+    w: &mut BitWriter,
+    prev: &mut Option<u64>,
+    v: u64,
+    max: u64,
+    write: impl FnOnce(&mut BitWriter, u64) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    if v > max {
+        return Err(EncodeError::new(ErrorKind::OverWidth));
+    }
+    let d = ascending_delta(*prev, v)?;
+    *prev = Some(v);
+    write(w, d)
 }
 
 /// The difference an ascending element is written as (the value itself when it does not
@@ -540,6 +600,34 @@ impl<'a> BitReader<'a> {
         Ok(v & 1u64
             .checked_shl(u32::from(width))
             .map_or(u64::MAX, |bit| bit - 1))
+    }
+
+    /// The next `width` bits (at most 64) without reading them; the bits past the end of the
+    /// input read as zero.
+    pub(crate) fn peek(&self, width: u8) -> u64 {
+        let w = usize::from(width.min(64)).min(self.remaining());
+        if w == 0 {
+            return 0;
+        }
+        let Some(span) = self.bytes.get(self.pos / 8..(self.pos + w).div_ceil(8)) else {
+            return 0;
+        };
+        let mut buf = [0u8; 16];
+        for (to, from) in buf.iter_mut().zip(span) {
+            *to = *from;
+        }
+        let v = (u128::from_le_bytes(buf) >> (self.pos % 8)) as u64;
+        v & 1u64.checked_shl(w as u32).map_or(u64::MAX, |bit| bit - 1)
+    }
+
+    /// Moves past `n` bits already looked at with [`BitReader::peek`] (at most what remains).
+    pub(crate) fn skip(&mut self, n: usize) {
+        self.pos += n.min(self.remaining());
+    }
+
+    /// Truncation, where the input ends (as every read reports it).
+    pub(crate) fn truncated(&self) -> DecodeError {
+        DecodeError::at_bit(ErrorKind::Truncated, (self.base + self.bytes.len()) * 8)
     }
 
     /// A two's complement field of `width` bits (2 to 64), sign-extended.
@@ -1549,6 +1637,60 @@ mod tests {
             quantize_int(i64::MIN as f64, 1.0, i64::MIN, i64::MAX).unwrap(),
             i64::MIN
         );
+    }
+
+    #[test]
+    fn packed_ascending_lists_are_bounded_by_the_type_s_largest_value() {
+        // bucket(2, 5): values 0..=35. 3, then +1, then +31 = 35, the largest.
+        let widths = [2u8, 5];
+        let mut w = BitWriter::new();
+        let mut prev = None;
+        for v in [3u64, 4, 35] {
+            write_bit_ascending(&mut w, &mut prev, v, 35, |w, d| w.bucket(&widths, d)).unwrap();
+        }
+        // One past the largest, and not ascending, are refused by the encoder.
+        let mut spare = BitWriter::new();
+        let e = write_bit_ascending(&mut spare, &mut prev.clone(), 36, 35, |w, d| {
+            w.bucket(&widths, d)
+        });
+        assert_eq!(e.unwrap_err().kind, ErrorKind::OverWidth);
+        let e = write_bit_ascending(&mut spare, &mut prev, 35, 35, |w, d| w.bucket(&widths, d));
+        assert_eq!(e.unwrap_err().kind, ErrorKind::NotAscending);
+        let mut bytes = Vec::new();
+        w.finish(&mut bytes);
+        let mut b = BitReader::new(&bytes, 0);
+        let mut prev = None;
+        let read: Vec<u64> = (0..3)
+            .map(|_| read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap())
+            .collect();
+        assert_eq!(read, [3, 4, 35]);
+        // A difference of 0 after the first, at the element's bit (3 + 3 bits in).
+        let mut w = BitWriter::new();
+        w.bucket(&widths, 3).unwrap();
+        w.bucket(&widths, 0).unwrap();
+        let mut bytes = Vec::new();
+        w.finish(&mut bytes);
+        let mut b = BitReader::new(&bytes, 2);
+        let mut prev = None;
+        read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap();
+        let e = read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::NotAscending, Some(16 + 3)));
+        // A sum past the largest: 30 (the last bucket: one prefix bit and 5), then +31.
+        let mut w = BitWriter::new();
+        w.bucket(&widths, 30).unwrap();
+        w.bucket(&widths, 31).unwrap();
+        let mut bytes = Vec::new();
+        w.finish(&mut bytes);
+        let mut b = BitReader::new(&bytes, 0);
+        let mut prev = None;
+        read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap();
+        let e = read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::OverWidth, Some(6)));
+        // And a sum past u64 is over width, not a wrap.
+        let mut b = BitReader::new(&[0xff; 8], 0);
+        let mut prev = Some(u64::MAX - 1);
+        let e = read_bit_ascending(&mut b, &mut prev, u64::MAX, |b| b.uint(8)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OverWidth);
     }
 
     #[test]
