@@ -44,7 +44,13 @@ fn wireshark_dissector_of_the_reference_protocol() {
         );
     }
     // Every kind of the shared taxonomy is an expert info.
-    for kind in ["truncated", "not_ascending", "non_finite", "unknown_tag"] {
+    for kind in [
+        "truncated",
+        "not_ascending",
+        "non_finite",
+        "unknown_tag",
+        "non_canonical",
+    ] {
         assert!(
             lua.contains(&format!("ProtoExpert.new(\"ackwire.{kind}\"")),
             "{kind}"

@@ -44,6 +44,11 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("Errors.cs", include_str!("../../runtime/cs/src/Errors.cs")),
     ("Json.cs", include_str!("../../runtime/cs/src/Json.cs")),
     ("Reader.cs", include_str!("../../runtime/cs/src/Reader.cs")),
+    // Issue 19: the value of a `quat(B)` field and its canonical rules.
+    (
+        "SmallestThree.cs",
+        include_str!("../../runtime/cs/src/SmallestThree.cs"),
+    ),
     ("Writer.cs", include_str!("../../runtime/cs/src/Writer.cs")),
 ];
 

@@ -65,6 +65,11 @@ const KINDS: &[(&str, &str)] = &[
     ("unknown_tag", "a union's tag names no variant"),
     ("non_finite", "a float is NaN or infinite"),
     ("not_ascending", "an ascending list has a difference of 0"),
+    (
+        "non_canonical",
+        "a value has another encoding its encoder writes instead (a smallest-three \
+         quaternion whose dropped component is not the largest)",
+    ),
 ];
 
 /// Lua's reserved words and the names the generated functions use for themselves: a field
@@ -488,7 +493,10 @@ impl Gen<'_> {
         o.close("end");
         o.close("end");
         o.line("ackwire.fields = all");
-        o.line("ackwire.experts = { E.truncated, E.bad_constant, E.reserved_bit, E.non_canonical_varint, E.over_width, E.count_too_large, E.trailing_bytes, E.invalid_condition, E.unknown_tag, E.non_finite, E.not_ascending }");
+        // Every kind of KINDS, in its order: a kind left out would be an expert info that
+        // Wireshark refuses to show.
+        let experts: Vec<String> = KINDS.iter().map(|(k, _)| format!("E.{k}")).collect();
+        o.line(format!("ackwire.experts = {{ {} }}", experts.join(", ")));
     }
 
     /// Each bit set's layout: width, named bits (with the bit each requires), their fields.
