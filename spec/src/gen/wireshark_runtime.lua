@@ -188,15 +188,22 @@ end
 --- last bucket as k-1 one bits and no zero"), so at most k - 1 bits, then "value - base_i as
 --- an unsigned w_i-bit field". Buckets are offset (bucket i holds [base_i, base_i + 2^w_i)),
 --- so every code is a distinct value and only "truncated" can fail. A number while every
---- width is below 32 (every value is then below 2^32), a UInt64 otherwise; and the bucket's
---- index (from 0).
+--- value is below 2^32 (the sum of the 2^w_i at most 2^32), a UInt64 otherwise; and the
+--- bucket's index (from 0). The bucket and the bits the code took are kept for the row's text
+--- (`note_code`).
 function Reader:bucket(widths, path)
     local k = #widths
-    local wide = widths[k] >= 32
+    local total = 0
+    for j = 1, k do
+        total = total + 2 ^ widths[j]
+    end
+    local wide = total > 2 ^ 32
     local i = 1
     while i < k and self:bits(1, path) == 1 do
         i = i + 1
     end
+    -- The unary prefix: i - 1 one bits, and a zero bit unless it is the last bucket.
+    self.code = { index = i - 1, bits = (i < k and i or k - 1) + widths[i] }
     local base = wide and UInt64(0) or 0
     for j = 1, i - 1 do
         if wide then
@@ -448,6 +455,15 @@ local function quat_xyzw(largest, rest, bits)
     return out
 end
 
+--- The names of a quaternion's components, by index.
+local COMPONENTS = { [0] = "x", [1] = "y", [2] = "z", [3] = "w" }
+
+--- A quaternion's text: "largest w, rest [12, -4, 200]".
+local function quat_text(largest, rest)
+    return "largest " .. COMPONENTS[largest] .. ", rest [" .. int_text(rest[1]) .. ", "
+        .. int_text(rest[2]) .. ", " .. int_text(rest[3]) .. "]"
+end
+
 --- A byte string: "2 bytes: aabb".
 local function bytes_text(range, len)
     -- Through int_text: Lua 5.3 and later would write a float count as "2.0".
@@ -500,6 +516,41 @@ function Reader:row(tree, field, label, path, at, value, text)
     tree:add(F_PATH, range, path):set_hidden()
     tree:add(F_VALUE, range, text):set_hidden()
     return item
+end
+
+--- A quaternion's row, read with `quat`: its text, the quaternion it stands for appended to
+--- the item's text ("= (x, y, z, w) (0.1, ...)", each component rounded to f32 as every
+--- language's to_xyzw does), and under it the dropped component's index and each component
+--- sent with its value.
+function Reader:quat_row(tree, field, label, path, at, bits, largest, rest)
+    local text = quat_text(largest, rest)
+    local item = self:row(tree, field, label, path, at, text, text)
+    if item == nil then
+        return
+    end
+    local q = quat_xyzw(largest, rest, bits)
+    local floats = {}
+    for j = 1, 4 do
+        floats[j] = float_text(q[j], true)
+    end
+    item:append_text(" = (x, y, z, w) (" .. table.concat(floats, ", ") .. ")")
+    local range = self:range(at)
+    item:add(F_QUAT_LARGEST, range, largest)
+    local k = 1
+    for j = 0, 3 do
+        if j ~= largest then
+            item:add(F_QUAT_REST, range, rest[k]):set_text(COMPONENTS[j] .. ": " .. int_text(rest[k])
+                .. " (" .. floats[j + 1] .. ")")
+            k = k + 1
+        end
+    end
+end
+
+--- Appends to a bucket code's item which bucket it was in and the bits it took.
+function Reader:note_code(item)
+    if item ~= nil and self.code ~= nil then
+        item:append_text(" (bucket " .. self.code.index .. ", " .. self.code.bits .. " bits)")
+    end
 end
 
 --- A subtree for a record, a list or a union's variant, its length set when it ends.
