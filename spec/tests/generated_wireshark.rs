@@ -107,9 +107,11 @@ fn wireshark_dissector_of_the_bit_fields() {
     let (spec, _) = ackwire_spec::load(&[path]).unwrap_or_else(|e| panic!("{e}"));
     let lua = dissector(&spec);
     assert!(lua.contains("local orient, orient_rest = rd:quat(9, p)"));
-    assert!(
-        lua.contains("rd:note_code(rd:row(tree, f.change.dx, \"dx\", p, at, dx, int_text(dx)))")
-    );
+    // A bucket field's text as explain prints it: "-5 (bucket 2 of 3, 7 bits)".
+    assert!(lua
+        .contains("rd:row(tree, f.change.dx, \"dx\", p, at, dx, int_text(dx) .. rd:code_text())"));
+    // An ascending element's row is its value and delta; its item also names the bucket.
+    assert!(lua.contains("rd:note_code(rd:row(list, f.body.ids, "));
     // The key's sum within bucket(0, 4, 8)'s largest value, 272; bucket(3, 40)'s past 2^32.
     assert!(lua.contains("rd:ascend(asc, rd:bucket({ 0, 4, 8 }, p), 64, at, p, 272)"));
     assert!(lua.contains("ProtoField.uint64(\"ackwire.body.big\""));

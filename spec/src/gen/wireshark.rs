@@ -789,8 +789,9 @@ impl Gen<'_> {
             "rd:row({}, {}, {}, {}, {}, {value}, {text})",
             at.tree, at.field, at.label, at.path, at.at
         );
-        if matches!(wire, Wire::Bucket(_)) {
-            // The item's text says which bucket the code was in and how many bits it took.
+        if matches!(wire, Wire::Bucket(_)) && !text.contains("rd:code_text()") {
+            // An ascending element's row text is its value and delta, as explain prints it;
+            // the item's text also says which bucket the code was in and its bits.
             self.out.line(format!("rd:note_code({row})"));
         } else {
             self.out.line(row);
@@ -815,7 +816,12 @@ impl Gen<'_> {
                 let a = assign.map_or_else(|| format!("local {var} ="), str::to_string);
                 let read = self.read(wire, packed, &at.path);
                 self.out.line(format!("{a} {read}"));
-                self.row_scalar(wire, at, var, &format!("int_text({var})"));
+                if matches!(wire, Wire::Bucket(_)) {
+                    // As explain prints it: the value, then the bucket and the code's bits.
+                    self.row_scalar(wire, at, var, &format!("int_text({var}) .. rd:code_text()"));
+                } else {
+                    self.row_scalar(wire, at, var, &format!("int_text({var})"));
+                }
             }
             Wire::Bool { .. } => {
                 let a = assign.map_or_else(|| format!("local {var} ="), str::to_string);

@@ -203,7 +203,7 @@ function Reader:bucket(widths, path)
         i = i + 1
     end
     -- The unary prefix: i - 1 one bits, and a zero bit unless it is the last bucket.
-    self.code = { index = i - 1, bits = (i < k and i or k - 1) + widths[i] }
+    self.code = { index = i - 1, count = k, bits = (i < k and i or k - 1) + widths[i] }
     local base = wide and UInt64(0) or 0
     for j = 1, i - 1 do
         if wide then
@@ -458,10 +458,14 @@ end
 --- The names of a quaternion's components, by index.
 local COMPONENTS = { [0] = "x", [1] = "y", [2] = "z", [3] = "w" }
 
---- A quaternion's text: "largest w, rest [12, -4, 200]".
-local function quat_text(largest, rest)
-    return "largest " .. COMPONENTS[largest] .. ", rest [" .. int_text(rest[1]) .. ", "
-        .. int_text(rest[2]) .. ", " .. int_text(rest[3]) .. "]"
+--- A quaternion's text as `ackwire explain` prints it: the component dropped, the three sent,
+--- and the quaternion they stand for (each component rounded to f32, as to_xyzw does, then
+--- printed to 4 decimals as Rust's `{:.4}` does: the exact value, a tie to even, like C's
+--- printf): "z dropped, rest [12, -4, 200]: (0.0333, -0.0111, 0.8314, 0.5546)".
+local function quat_text(largest, rest, q)
+    return COMPONENTS[largest] .. " dropped, rest [" .. int_text(rest[1]) .. ", "
+        .. int_text(rest[2]) .. ", " .. int_text(rest[3]) .. "]: ("
+        .. string.format("%.4f, %.4f, %.4f, %.4f", q[1], q[2], q[3], q[4]) .. ")"
 end
 
 --- A byte string: "2 bytes: aabb".
@@ -518,22 +522,19 @@ function Reader:row(tree, field, label, path, at, value, text)
     return item
 end
 
---- A quaternion's row, read with `quat`: its text, the quaternion it stands for appended to
---- the item's text ("= (x, y, z, w) (0.1, ...)", each component rounded to f32 as every
---- language's to_xyzw does), and under it the dropped component's index and each component
---- sent with its value.
+--- A quaternion's row, read with `quat`: its text (with the quaternion it stands for), and
+--- under it the dropped component's index and each component sent, with its value.
 function Reader:quat_row(tree, field, label, path, at, bits, largest, rest)
-    local text = quat_text(largest, rest)
+    local q = quat_xyzw(largest, rest, bits)
+    local text = quat_text(largest, rest, q)
     local item = self:row(tree, field, label, path, at, text, text)
     if item == nil then
         return
     end
-    local q = quat_xyzw(largest, rest, bits)
     local floats = {}
     for j = 1, 4 do
         floats[j] = float_text(q[j], true)
     end
-    item:append_text(" = (x, y, z, w) (" .. table.concat(floats, ", ") .. ")")
     local range = self:range(at)
     item:add(F_QUAT_LARGEST, range, largest)
     local k = 1
@@ -546,10 +547,21 @@ function Reader:quat_row(tree, field, label, path, at, bits, largest, rest)
     end
 end
 
---- Appends to a bucket code's item which bucket it was in and the bits it took.
+--- Which bucket the last bucket code read was in and the bits it took, as `ackwire explain`
+--- prints a bucket field: " (bucket 2 of 3, 10 bits)".
+function Reader:code_text()
+    if self.code == nil then
+        return ""
+    end
+    return " (bucket " .. (self.code.index + 1) .. " of " .. self.code.count .. ", "
+        .. self.code.bits .. " bits)"
+end
+
+--- Appends `code_text` to the item of a bucket code whose row says only its value (an
+--- ascending element's, a quantized one's).
 function Reader:note_code(item)
-    if item ~= nil and self.code ~= nil then
-        item:append_text(" (bucket " .. self.code.index .. ", " .. self.code.bits .. " bits)")
+    if item ~= nil then
+        item:append_text(self:code_text())
     end
 end
 
