@@ -213,9 +213,9 @@ expect "the kitchen sink" "$root/spec/tests/sink/sink.wire" \
 # The kitchen sink's Motion frame (issue 19's bit fields), its bytes written by the generated
 # Rust codec: a quaternion selected by a bit, bucket codes (one of 64 bits), a quantized zbucket,
 # records ascending by a bucket key with two encodings selected by a bit, ascending bucket codes
-# and u5s, 7 bits of padding.
+# and u5s, lists of quaternions and of zbucket codes, 6 bits of padding.
 expect "the kitchen sink's Motion frame" "$root/spec/tests/sink/sink.wire" \
-  "c9 65 c0 1f d9 00 85 ff ff ff ff ff ff ff ff 77 49 d4 00 30 40 00 64 5a 64 5f f0 01" '[
+  "c9 65 c0 1f d9 00 85 ff ff ff ff ff ff ff ff 77 49 d4 00 30 40 00 64 5a 64 5f f0 6b 1b f0 ef 00" '[
   ["kind", "201"],
   ["body.turned", "true"],
   ["body.orient", "z dropped, rest [12, -4, 200]: (0.0333, -0.0111, 0.8314, 0.5546)"],
@@ -238,7 +238,13 @@ expect "the kitchen sink's Motion frame" "$root/spec/tests/sink/sink.wire" \
   ["body.slots", "count 2"],
   ["body.slots[0]", "0"],
   ["body.slots[1]", "31 (delta 31)"],
-  ["body", "padding, 7 zero bits"]
+  ["body.orients", "count 1"],
+  ["body.orients[0]", "y dropped, rest [-5, 6, 0]: (-0.2357, 0.9298, 0.2828, 0.0000)"],
+  ["body.codes", "count 3"],
+  ["body.codes[0]", "-9 (bucket 2 of 2, 5 bits)"],
+  ["body.codes[1]", "8 (bucket 2 of 2, 5 bits)"],
+  ["body.codes[2]", "0 (bucket 1 of 2, 2 bits)"],
+  ["body", "padding, 6 zero bits"]
 ]'
 
 # Names that are Lua's reserved words or the dissector's own locals (spec/tests/wireshark): the
