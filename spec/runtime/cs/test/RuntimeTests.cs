@@ -525,6 +525,15 @@ static class RuntimeTests
 
     static void QuaternionsAsInRust()
     {
+        // The values ackwire-rt pins its from_xyzw to, worked by hand from LANGUAGE.md's steps.
+        // (0, 0, 0.6, 0.8): w dropped, z = 0.6 * 360.62 = 216.4 -> 216.
+        Equal(new SmallestThree(3, 0, 0, 216), SmallestThree.FromXyzw(0, 0, 0.6f, 0.8f, 9), "(0, 0, 0.6, 0.8)");
+        // y the largest and negative: all four negated first.
+        Equal(new SmallestThree(1, 0, -216, 0), SmallestThree.FromXyzw(0, -0.8f, 0.6f, 0, 9), "(0, -0.8, 0.6, 0)");
+        // Four halves at 16 bits: 23170 each breaks rule 3 for all three (D = 536805878 <
+        // 23170^2); the lowest steps toward zero once, and then D holds them all.
+        Equal(new SmallestThree(0, 23169, 23170, 23170), SmallestThree.FromXyzw(0.5f, 0.5f, 0.5f, 0.5f, 16), "four halves, 16 bits");
+        Equal(ErrorKind.NonCanonical, SmallestThree.Check(new SmallestThree(0, 23170, 23170, 23170), 16), "23170 thrice");
         for (int n = 0; n < FromRust.GetLength(0); n++)
         {
             float[] q = new float[4];
