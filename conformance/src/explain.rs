@@ -1291,6 +1291,125 @@ mod tests {
         assert_eq!(rows.len(), 11);
     }
 
+    fn sink() -> Spec {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/tests/sink/sink.wire");
+        ackwire_spec::load(&[path]).expect("the sink loads").0
+    }
+
+    /// The sink's Motion frame, written bit by bit: turned, quat(9), gap, step, full, x,
+    /// two moves ascending by eid, two ascending marks, one slot, no orients, one code.
+    fn motion_bits(marks: [u64; 2], orient_x: i64) -> Vec<u8> {
+        let mut w = ackwire_codec::rt::BitWriter::new();
+        w.bool(true);
+        w.uint(2, 3).unwrap(); // w dropped
+        for c in [orient_x, 0, -7] {
+            w.int(9, c).unwrap();
+        }
+        w.bucket(&[0, 4, 8], 17).unwrap(); // gap: bucket 3 of 3
+        w.zbucket(&[2, 5, 9], -3).unwrap();
+        w.bucket(&[64], u64::MAX).unwrap();
+        w.zbucket(&[3, 7], 5).unwrap(); // x = 5/512
+        w.uint(4, 2).unwrap(); // moved
+        for (eid, near) in [(4u64, -1i64), (2, 2)] {
+            w.bucket(&[0, 4, 8], eid).unwrap(); // eid 4, then 4 + 2
+            w.bool(false); // not wide
+            w.zbucket(&[0, 3], near).unwrap();
+            w.uint(2, 3).unwrap(); // rot: w dropped, identity
+            for _ in 0..3 {
+                w.int(4, 0).unwrap();
+            }
+        }
+        w.uint(3, 2).unwrap();
+        for m in marks {
+            w.bucket(&[1, 6], m).unwrap();
+        }
+        w.uint(2, 1).unwrap();
+        w.uint(5, 9).unwrap();
+        w.uint(2, 0).unwrap(); // orients
+        w.uint(2, 1).unwrap();
+        w.zbucket(&[1, 4], -4).unwrap();
+        let mut bytes = vec![201];
+        w.finish(&mut bytes);
+        bytes
+    }
+
+    #[test]
+    fn quaternions_and_bucket_codes_show_their_values_and_bits() {
+        let bytes = motion_bits([1, 64], 100);
+        let rows = explain(&sink(), "motion", &bytes).unwrap_or_else(|e| panic!("{e}"));
+        let got: Vec<(Option<usize>, &str, &str)> = rows
+            .iter()
+            .map(|r| (r.bit, r.path.as_str(), r.value.as_str()))
+            .collect();
+        assert_eq!(
+            &got[..9],
+            &[
+                (None, "kind", "201"),
+                (Some(8), "body.turned", "true"),
+                (
+                    Some(9),
+                    "body.orient",
+                    "w dropped, rest [100, 0, -7]: (0.2773, 0.0000, -0.0194, 0.9606)"
+                ),
+                (Some(38), "body.gap", "17 (bucket 3 of 3, 10 bits)"),
+                (Some(48), "body.step", "-3 (bucket 2 of 3, 7 bits)"),
+                (
+                    Some(55),
+                    "body.full",
+                    "18446744073709551615 (bucket 1 of 1, 64 bits)"
+                ),
+                // zigzag 10: the last bucket, 1 prefix bit and 7.
+                (Some(119), "body.x", "0.009765625 (wire 5)"),
+                (Some(127), "body.moved", "2"),
+                (Some(131), "body.moves[0].eid", "4"),
+            ]
+        );
+        let find = |path: &str| {
+            rows.iter()
+                .find(|r| r.path == path)
+                .map(|r| r.value.as_str())
+                .unwrap_or_else(|| panic!("no row {path}"))
+        };
+        assert_eq!(find("body.moves[1].eid"), "6 (delta 2)");
+        assert_eq!(find("body.moves[0].near"), "-1 (bucket 2 of 2, 4 bits)");
+        assert_eq!(find("body.marks[0]"), "1");
+        assert_eq!(find("body.marks[1]"), "65 (delta 64)");
+        assert_eq!(find("body.codes[0]"), "-4 (bucket 2 of 2, 5 bits)");
+    }
+
+    #[test]
+    fn quaternion_and_ascending_faults_are_at_the_field_s_bit() {
+        let fault = |bytes: &[u8]| match explain(&sink(), "motion", bytes) {
+            Err(ExplainError::Decode { error, .. }) => (error.kind, error.bit, error.path_string()),
+            other => panic!("{other:?}"),
+        };
+        // x = 255 ties w's magnitude (D = 130050 - 255^2 - 49 < 255^2): not canonical.
+        assert_eq!(
+            fault(&motion_bits([1, 64], 255)),
+            (ErrorKind::NonCanonical, Some(9), "body.orient".to_string())
+        );
+        // The raw -256 is over its width.
+        assert_eq!(
+            fault(&motion_bits([1, 64], -256)),
+            (ErrorKind::OverWidth, Some(9), "body.orient".to_string())
+        );
+        // 1 + 65 passes the largest mark, 65.
+        let bytes = motion_bits([1, 65], 100);
+        let (kind, bit, path) = fault(&bytes);
+        assert_eq!(
+            (kind, path.as_str()),
+            (ErrorKind::OverWidth, "body.marks[1]")
+        );
+        // A mark's difference of 0 is not ascending.
+        let (kind, bit0, path) = fault(&motion_bits([1, 0], 100));
+        assert_eq!(
+            (kind, path.as_str()),
+            (ErrorKind::NotAscending, "body.marks[1]")
+        );
+        assert_eq!(bit, bit0, "both at the second mark's first bit");
+    }
+
     #[test]
     fn a_truncated_frame_keeps_the_rows_before_the_fault() {
         let bytes = acked_bytes();

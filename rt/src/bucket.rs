@@ -11,9 +11,11 @@
 //!
 //! Decoding can fail only with `truncated`: every code is a value. The unary prefix reads at
 //! most `k - 1` bits, so a hostile input costs at most the code's own length. Encoding a value
-//! past the largest is `over_width`. The widths are the layout's (validated: 1 to 8 of them,
-//! increasing, each 0 to 64, at most 2^64 values); a list that breaks those rules is refused
-//! as `over_width` rather than trusted.
+//! past the largest is `over_width`. The widths are the layout's, which the validator holds to
+//! the rules ([`valid_widths`]: 1 to 8 of them, increasing, each 0 to 64, at most 2^64
+//! values); a list that breaks them cannot make a read or write panic, loop or wrap: an empty
+//! list or one of more than 8, a width over 64 in the bucket used, or a code past 2^64 is
+//! refused as `over_width` (a list that merely does not increase is read as it says).
 
 use crate::{unzigzag, zigzag, BitReader, BitWriter, DecodeError, EncodeError, ErrorKind};
 
@@ -96,21 +98,32 @@ pub fn ascending_buckets_len(widths: &[u8], items: impl IntoIterator<Item = u64>
 }
 
 impl BitReader<'_> {
-    /// A `bucket(widths)` field: the unary bucket index (at most `k - 1` bits), then the
-    /// value less the bucket's base.
+    /// A `bucket(widths)` field: the unary bucket index (at most `k - 1` bits, looked at in
+    /// one read), then the value less the bucket's base.
     pub fn bucket(&mut self, widths: &[u8]) -> Result<u64, DecodeError> {
         let at = self.bit_pos();
-        if !valid_widths(widths) {
+        let k = widths.len();
+        if k == 0 || k > MAX_BUCKETS {
             return Err(DecodeError::at_bit(ErrorKind::OverWidth, at));
         }
-        let k = widths.len();
-        let mut i = 0;
-        while i + 1 < k && self.uint(1)? == 1 {
-            i += 1;
-        }
+        // The prefix at once: its ones up to the first zero, at most k - 1 of them.
+        let longest = k - 1;
+        let ones = (self.peek(longest as u8).trailing_ones() as usize).min(longest);
+        let avail = self.remaining().min(longest);
+        let (i, prefix) = if ones < avail {
+            // A zero bit ends the prefix of bucket `ones`.
+            (ones, ones + 1)
+        } else if avail == longest {
+            // k - 1 ones: the last bucket, with no zero bit.
+            (longest, longest)
+        } else {
+            // The input ends inside the prefix: truncated where it ends, as every read is.
+            return Err(self.truncated());
+        };
+        self.skip(prefix);
         let w = widths[i];
         let offset = if w == 0 { 0 } else { self.uint(w)? };
-        // Below base_k <= 2^64 for a valid list: never past u64.
+        // Below base_k <= 2^64 for a valid list; past u64 only for one the validator refuses.
         u64::try_from(base(widths, i) + u128::from(offset))
             .map_err(|_| DecodeError::at_bit(ErrorKind::OverWidth, at))
     }
@@ -124,18 +137,20 @@ impl BitReader<'_> {
 impl BitWriter {
     /// Writes `v` as a `bucket(widths)` code; a value past the largest is `over_width`.
     pub fn bucket(&mut self, widths: &[u8], v: u64) -> Result<(), EncodeError> {
-        if !valid_widths(widths) {
+        let k = widths.len();
+        if k == 0 || k > MAX_BUCKETS {
             return Err(EncodeError::new(ErrorKind::OverWidth));
         }
-        let k = widths.len();
         let (i, b) = bucket_of(widths, v).ok_or(EncodeError::new(ErrorKind::OverWidth))?;
-        for _ in 0..i {
-            self.bool(true);
-        }
-        if i + 1 < k {
-            self.bool(false);
-        }
         let w = widths[i];
+        if w > 64 {
+            return Err(EncodeError::new(ErrorKind::OverWidth));
+        }
+        // `i` one bits, then a zero bit unless it is the last bucket: one write of at most 8.
+        let prefix = prefix_bits(i, k);
+        if prefix > 0 {
+            self.uint(prefix as u8, (1u64 << i) - 1)?;
+        }
         if w > 0 {
             // v >= b, and v - b < 2^w.
             self.uint(w, (u128::from(v) - b) as u64)?;
@@ -272,13 +287,7 @@ mod tests {
 
     #[test]
     fn invalid_width_lists_are_refused_not_trusted() {
-        for w in [
-            &[][..],
-            &[4, 4],
-            &[0, 65],
-            &[0, 64],
-            &[0, 1, 2, 3, 4, 5, 6, 7, 8],
-        ] {
+        for w in [&[][..], &[0, 1, 2, 3, 4, 5, 6, 7, 8]] {
             assert!(!valid_widths(w), "{w:?}");
             assert_eq!(
                 BitReader::new(&[0; 16], 0).bucket(w).unwrap_err().kind,
@@ -289,6 +298,30 @@ mod tests {
                 ErrorKind::OverWidth
             );
         }
+        // A width over 64, in the bucket used.
+        assert!(!valid_widths(&[0, 65]));
+        assert_eq!(
+            BitReader::new(&[0xff; 16], 0)
+                .bucket(&[0, 65])
+                .unwrap_err()
+                .kind,
+            ErrorKind::OverWidth
+        );
+        assert_eq!(
+            BitWriter::new().bucket(&[0, 65], 1).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
+        // More than 2^64 values: the largest code of the last bucket is past u64.
+        assert!(!valid_widths(&[63, 64]));
+        assert_eq!(
+            BitReader::new(&[0xff; 16], 0)
+                .bucket(&[63, 64])
+                .unwrap_err()
+                .kind,
+            ErrorKind::OverWidth
+        );
+        assert!(!valid_widths(&[4, 4]));
+        assert!(valid_widths(&[0, 4, 8]));
     }
 
     #[test]

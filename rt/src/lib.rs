@@ -602,6 +602,34 @@ impl<'a> BitReader<'a> {
             .map_or(u64::MAX, |bit| bit - 1))
     }
 
+    /// The next `width` bits (at most 64) without reading them; the bits past the end of the
+    /// input read as zero.
+    pub(crate) fn peek(&self, width: u8) -> u64 {
+        let w = usize::from(width.min(64)).min(self.remaining());
+        if w == 0 {
+            return 0;
+        }
+        let Some(span) = self.bytes.get(self.pos / 8..(self.pos + w).div_ceil(8)) else {
+            return 0;
+        };
+        let mut buf = [0u8; 16];
+        for (to, from) in buf.iter_mut().zip(span) {
+            *to = *from;
+        }
+        let v = (u128::from_le_bytes(buf) >> (self.pos % 8)) as u64;
+        v & 1u64.checked_shl(w as u32).map_or(u64::MAX, |bit| bit - 1)
+    }
+
+    /// Moves past `n` bits already looked at with [`BitReader::peek`] (at most what remains).
+    pub(crate) fn skip(&mut self, n: usize) {
+        self.pos += n.min(self.remaining());
+    }
+
+    /// Truncation, where the input ends (as every read reports it).
+    pub(crate) fn truncated(&self) -> DecodeError {
+        DecodeError::at_bit(ErrorKind::Truncated, (self.base + self.bytes.len()) * 8)
+    }
+
     /// A two's complement field of `width` bits (2 to 64), sign-extended.
     pub fn int(&mut self, width: u8) -> Result<i64, DecodeError> {
         let raw = self.uint(width)?;
@@ -1609,6 +1637,60 @@ mod tests {
             quantize_int(i64::MIN as f64, 1.0, i64::MIN, i64::MAX).unwrap(),
             i64::MIN
         );
+    }
+
+    #[test]
+    fn packed_ascending_lists_are_bounded_by_the_type_s_largest_value() {
+        // bucket(2, 5): values 0..=35. 3, then +1, then +31 = 35, the largest.
+        let widths = [2u8, 5];
+        let mut w = BitWriter::new();
+        let mut prev = None;
+        for v in [3u64, 4, 35] {
+            write_bit_ascending(&mut w, &mut prev, v, 35, |w, d| w.bucket(&widths, d)).unwrap();
+        }
+        // One past the largest, and not ascending, are refused by the encoder.
+        let mut spare = BitWriter::new();
+        let e = write_bit_ascending(&mut spare, &mut prev.clone(), 36, 35, |w, d| {
+            w.bucket(&widths, d)
+        });
+        assert_eq!(e.unwrap_err().kind, ErrorKind::OverWidth);
+        let e = write_bit_ascending(&mut spare, &mut prev, 35, 35, |w, d| w.bucket(&widths, d));
+        assert_eq!(e.unwrap_err().kind, ErrorKind::NotAscending);
+        let mut bytes = Vec::new();
+        w.finish(&mut bytes);
+        let mut b = BitReader::new(&bytes, 0);
+        let mut prev = None;
+        let read: Vec<u64> = (0..3)
+            .map(|_| read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap())
+            .collect();
+        assert_eq!(read, [3, 4, 35]);
+        // A difference of 0 after the first, at the element's bit (3 + 3 bits in).
+        let mut w = BitWriter::new();
+        w.bucket(&widths, 3).unwrap();
+        w.bucket(&widths, 0).unwrap();
+        let mut bytes = Vec::new();
+        w.finish(&mut bytes);
+        let mut b = BitReader::new(&bytes, 2);
+        let mut prev = None;
+        read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap();
+        let e = read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::NotAscending, Some(16 + 3)));
+        // A sum past the largest: 30 (the last bucket: one prefix bit and 5), then +31.
+        let mut w = BitWriter::new();
+        w.bucket(&widths, 30).unwrap();
+        w.bucket(&widths, 31).unwrap();
+        let mut bytes = Vec::new();
+        w.finish(&mut bytes);
+        let mut b = BitReader::new(&bytes, 0);
+        let mut prev = None;
+        read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap();
+        let e = read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::OverWidth, Some(6)));
+        // And a sum past u64 is over width, not a wrap.
+        let mut b = BitReader::new(&[0xff; 8], 0);
+        let mut prev = Some(u64::MAX - 1);
+        let e = read_bit_ascending(&mut b, &mut prev, u64::MAX, |b| b.uint(8)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OverWidth);
     }
 
     #[test]

@@ -203,11 +203,15 @@ impl BitReader<'_> {
         if !(MIN_BITS..=MAX_BITS).contains(&bits) {
             return Err(DecodeError::at_bit(ErrorKind::OverWidth, at));
         }
-        let largest = self.uint(2)? as u8;
+        // The whole field in one read: at most 2 + 48 bits.
+        let raw = self.uint(2 + 3 * bits)?;
+        let largest = (raw & 0b11) as u8;
+        let b = u32::from(bits);
         let mut rest = [0i16; 3];
-        for slot in &mut rest {
+        for (i, slot) in rest.iter_mut().enumerate() {
+            let field = raw >> (2 + i as u32 * b);
             // At most 16 bits, sign-extended: the cast is exact.
-            *slot = self.int(bits)? as i16;
+            *slot = (((field << (64 - b)) as i64) >> (64 - b)) as i16;
         }
         let v = SmallestThree { largest, rest };
         v.check(bits)
@@ -224,11 +228,17 @@ impl BitWriter {
             return Err(EncodeError::new(ErrorKind::OverWidth));
         }
         v.check(bits).map_err(EncodeError::new)?;
-        self.uint(2, u64::from(v.largest))?;
-        for &c in &v.rest {
-            self.int(bits, i64::from(c))?;
-        }
-        Ok(())
+        // The whole field in one write, as the reader reads it.
+        let b = u32::from(bits);
+        let mask = (1u64 << b) - 1;
+        let raw = v
+            .rest
+            .iter()
+            .enumerate()
+            .fold(u64::from(v.largest), |raw, (i, &c)| {
+                raw | ((c as i64 as u64) & mask) << (2 + i as u32 * b)
+            });
+        self.uint(2 + 3 * bits, raw)
     }
 }
 
