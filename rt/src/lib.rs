@@ -1612,6 +1612,60 @@ mod tests {
     }
 
     #[test]
+    fn packed_ascending_lists_are_bounded_by_the_type_s_largest_value() {
+        // bucket(2, 5): values 0..=35. 3, then +1, then +31 = 35, the largest.
+        let widths = [2u8, 5];
+        let mut w = BitWriter::new();
+        let mut prev = None;
+        for v in [3u64, 4, 35] {
+            write_bit_ascending(&mut w, &mut prev, v, 35, |w, d| w.bucket(&widths, d)).unwrap();
+        }
+        // One past the largest, and not ascending, are refused by the encoder.
+        let mut spare = BitWriter::new();
+        let e = write_bit_ascending(&mut spare, &mut prev.clone(), 36, 35, |w, d| {
+            w.bucket(&widths, d)
+        });
+        assert_eq!(e.unwrap_err().kind, ErrorKind::OverWidth);
+        let e = write_bit_ascending(&mut spare, &mut prev, 35, 35, |w, d| w.bucket(&widths, d));
+        assert_eq!(e.unwrap_err().kind, ErrorKind::NotAscending);
+        let mut bytes = Vec::new();
+        w.finish(&mut bytes);
+        let mut b = BitReader::new(&bytes, 0);
+        let mut prev = None;
+        let read: Vec<u64> = (0..3)
+            .map(|_| read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap())
+            .collect();
+        assert_eq!(read, [3, 4, 35]);
+        // A difference of 0 after the first, at the element's bit (3 + 3 bits in).
+        let mut w = BitWriter::new();
+        w.bucket(&widths, 3).unwrap();
+        w.bucket(&widths, 0).unwrap();
+        let mut bytes = Vec::new();
+        w.finish(&mut bytes);
+        let mut b = BitReader::new(&bytes, 2);
+        let mut prev = None;
+        read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap();
+        let e = read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::NotAscending, Some(16 + 3)));
+        // A sum past the largest: 30 (the last bucket: one prefix bit and 5), then +31.
+        let mut w = BitWriter::new();
+        w.bucket(&widths, 30).unwrap();
+        w.bucket(&widths, 31).unwrap();
+        let mut bytes = Vec::new();
+        w.finish(&mut bytes);
+        let mut b = BitReader::new(&bytes, 0);
+        let mut prev = None;
+        read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap();
+        let e = read_bit_ascending(&mut b, &mut prev, 35, |b| b.bucket(&widths)).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::OverWidth, Some(6)));
+        // And a sum past u64 is over width, not a wrap.
+        let mut b = BitReader::new(&[0xff; 8], 0);
+        let mut prev = Some(u64::MAX - 1);
+        let e = read_bit_ascending(&mut b, &mut prev, u64::MAX, |b| b.uint(8)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::OverWidth);
+    }
+
+    #[test]
     fn ascending_lists_need_a_difference_of_at_least_one() {
         assert_eq!(ascending_delta(None, 5).unwrap(), 5);
         assert_eq!(ascending_delta(Some(5), 7).unwrap(), 2);

@@ -32,7 +32,8 @@
 //! 2. Within a field, [`Step::checks`] lists the checks in the order they are made: the
 //!    bytes are read (truncation, then a varint's canonical form and width), then what the
 //!    value must satisfy (a constant's value, a bit set's reserved bits and then the bits its
-//!    named bits require, an ascending key's step), then for an array its count against the
+//!    named bits require, a quaternion's components within `[-R, R]` and then its dropped
+//!    component the largest, an ascending key's step), then for an array its count against the
 //!    bytes left, then each element in order, with its index in the path; in an ascending
 //!    list each element's step is checked as soon as it is read (for a record, right after
 //!    its key, before its other fields).
