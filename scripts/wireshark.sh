@@ -13,8 +13,9 @@
 # 3. the same packets on a port nobody registered: claimed by the heuristic, each as its frame;
 # 4. every positive vector mangled 20 ways (hostile bytes): no Lua error, ever, and the rows and
 #    the fault of ackwire explain for the same bytes;
-# 5. layouts without vectors, examples/game's, the kitchen sink's and one of names Lua reserves
-#    (spec/tests/wireshark/names.wire): one frame each, its rows as explain prints them.
+# 5. layouts without vectors, examples/game's, the kitchen sink's (its Sink and Motion frames)
+#    and one of names Lua reserves (spec/tests/wireshark/names.wire): one frame each, its rows
+#    as explain prints them.
 #
 # Vectors of no bytes at all are left out: text2pcap writes no packet without a byte.
 # It installs Debian's tshark when `tshark` is not on the PATH (apt-get, through sudo when not
@@ -207,6 +208,43 @@ expect "the kitchen sink" "$root/spec/tests/sink/sink.wire" \
   ["body.count", "1"],
   ["body.xs[0].p", "17"],
   ["body", "padding, 4 zero bits"]
+]'
+
+# The kitchen sink's Motion frame (issue 19's bit fields), its bytes written by the generated
+# Rust codec: a quaternion selected by a bit, bucket codes (one of 64 bits), a quantized zbucket,
+# records ascending by a bucket key with two encodings selected by a bit, ascending bucket codes
+# and u5s, lists of quaternions and of zbucket codes, 6 bits of padding.
+expect "the kitchen sink's Motion frame" "$root/spec/tests/sink/sink.wire" \
+  "c9 65 c0 1f d9 00 85 ff ff ff ff ff ff ff ff 77 49 d4 00 30 40 00 64 5a 64 5f f0 6b 1b f0 ef 00" '[
+  ["kind", "201"],
+  ["body.turned", "true"],
+  ["body.orient", "z dropped, rest [12, -4, 200]: (0.0333, -0.0111, 0.8314, 0.5546)"],
+  ["body.gap", "17 (bucket 3 of 3, 10 bits)"],
+  ["body.step", "-3 (bucket 2 of 3, 7 bits)"],
+  ["body.full", "18446744073709551615 (bucket 1 of 1, 64 bits)"],
+  ["body.x", "-0.125 (wire -64)"],
+  ["body.moved", "2"],
+  ["body.moves[0].eid", "3"],
+  ["body.moves[0].wide", "false"],
+  ["body.moves[0].near", "-2 (bucket 2 of 2, 4 bits)"],
+  ["body.moves[0].rot", "w dropped, rest [0, 0, 0]: (0.0000, 0.0000, 0.0000, 1.0000)"],
+  ["body.moves[1].eid", "20 (delta 17)"],
+  ["body.moves[1].wide", "true"],
+  ["body.moves[1].far", "-2048"],
+  ["body.moves[1].rot", "x dropped, rest [3, -3, 2]: (0.8806, 0.3030, -0.3030, 0.2020)"],
+  ["body.marks", "count 2"],
+  ["body.marks[0]", "1"],
+  ["body.marks[1]", "65 (delta 64)"],
+  ["body.slots", "count 2"],
+  ["body.slots[0]", "0"],
+  ["body.slots[1]", "31 (delta 31)"],
+  ["body.orients", "count 1"],
+  ["body.orients[0]", "y dropped, rest [-5, 6, 0]: (-0.2357, 0.9298, 0.2828, 0.0000)"],
+  ["body.codes", "count 3"],
+  ["body.codes[0]", "-9 (bucket 2 of 2, 5 bits)"],
+  ["body.codes[1]", "8 (bucket 2 of 2, 5 bits)"],
+  ["body.codes[2]", "0 (bucket 1 of 2, 2 bits)"],
+  ["body", "padding, 6 zero bits"]
 ]'
 
 # Names that are Lua's reserved words or the dissector's own locals (spec/tests/wireshark): the

@@ -44,7 +44,13 @@ fn wireshark_dissector_of_the_reference_protocol() {
         );
     }
     // Every kind of the shared taxonomy is an expert info.
-    for kind in ["truncated", "not_ascending", "non_finite", "unknown_tag"] {
+    for kind in [
+        "truncated",
+        "not_ascending",
+        "non_finite",
+        "unknown_tag",
+        "non_canonical",
+    ] {
         assert!(
             lua.contains(&format!("ProtoExpert.new(\"ackwire.{kind}\"")),
             "{kind}"
@@ -90,4 +96,24 @@ fn names_lua_reserves_are_renamed_where_lua_needs_it() {
     assert!(lua.contains("dissect[\"function\"] = function(rd, tree, path)"));
     // The path, shown as explain prints it, keeps the field's own name.
     assert!(lua.contains("p, at = join(path, \"end\"), rd:here()"));
+}
+
+/// Issue 19's bit fields (`cs/bitfields.wire`, the layout the C# codec's own test uses):
+/// quaternions shown with their parts, bucket codes with their bucket and bits, lists ascending
+/// by bucket codes kept within the code's largest value.
+#[test]
+fn wireshark_dissector_of_the_bit_fields() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cs/bitfields.wire");
+    let (spec, _) = ackwire_spec::load(&[path]).unwrap_or_else(|e| panic!("{e}"));
+    let lua = dissector(&spec);
+    assert!(lua.contains("local orient, orient_rest = rd:quat(9, p)"));
+    // A bucket field's text as explain prints it: "-5 (bucket 2 of 3, 7 bits)".
+    assert!(lua
+        .contains("rd:row(tree, f.change.dx, \"dx\", p, at, dx, int_text(dx) .. rd:code_text())"));
+    // An ascending element's row is its value and delta; its item also names the bucket.
+    assert!(lua.contains("rd:note_code(rd:row(list, f.body.ids, "));
+    // The key's sum within bucket(0, 4, 8)'s largest value, 272; bucket(3, 40)'s past 2^32.
+    assert!(lua.contains("rd:ascend(asc, rd:bucket({ 0, 4, 8 }, p), 64, at, p, 272)"));
+    assert!(lua.contains("ProtoField.uint64(\"ackwire.body.big\""));
+    insta::assert_snapshot!("wireshark_bitfields", lua);
 }

@@ -16,7 +16,19 @@
 //!   `ref Reader`, or a `ref BitReader` for a packed record), `Write`, `EncodedLen` (`BitLen` when
 //!   packed), `ToJson` and `FromJson`; a frame also has `Decode` and `Encode`;
 //! - a union: a sealed class with its `Kind` and one property per variant;
-//! - `Frames`: every frame by its name in snake_case.
+//! - `Frames`: every frame by its name in snake_case;
+//! - `BucketWidths`: the widths of each `bucket(...)`/`zbucket(...)` code used, one static
+//!   array each, which the runtime's bucket reads and writes take (nothing allocated per call).
+//!
+//! Issue 19's bit fields, in packed records: a `quat(B)` is the runtime's `SmallestThree`
+//! struct (`Largest` and the three components `A`, `B`, `C` as shorts, the integers on the wire
+//! so that every language agrees bit for bit), read and written with its canonical rules
+//! checked ("the dropped component is the one of largest magnitude, the lowest index on a tie,
+//! and it is made non-negative": `non_canonical` otherwise, a component outside `[-R, R]`
+//! `over_width`, at the field's first bit); a bucket code is the smallest integer type that
+//! holds its values; a list ascending by a bucket code or a `uN` of a packed record carries
+//! each element after the first as its difference, in the element's own type, its sum kept
+//! within the type's range (a bucket code's largest value, not its C# type's).
 //!
 //! The backend is a printer over the lowering ([`crate::lower`]): every reader, writer and
 //! length walks its record's plan, printing each step's reads, writes and checks in the
@@ -28,9 +40,12 @@
 //! and each list its index.
 
 use super::snake_case;
-use crate::lower::{Ascending, CountFrom, Lowering, Operand, RecordPlan, Role, Step, Test, Wire};
+use crate::lower::{
+    Ascending, BucketPlan, CountFrom, Lowering, Operand, RecordPlan, Role, Step, Test, Wire,
+};
 use crate::model::{BitKind, Bits, Const, Docs, File, Item, Record, RecordKind, Spec, Union};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The folder the runtime is written to, beside `Protocol.cs`.
@@ -44,6 +59,11 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("Errors.cs", include_str!("../../runtime/cs/src/Errors.cs")),
     ("Json.cs", include_str!("../../runtime/cs/src/Json.cs")),
     ("Reader.cs", include_str!("../../runtime/cs/src/Reader.cs")),
+    // Issue 19: the value of a `quat(B)` field and its canonical rules.
+    (
+        "SmallestThree.cs",
+        include_str!("../../runtime/cs/src/SmallestThree.cs"),
+    ),
     ("Writer.cs", include_str!("../../runtime/cs/src/Writer.cs")),
     // The session machines (namespace Ackwire.Runtime.Sessions), one file each.
     (
@@ -85,13 +105,12 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
 /// The generated files, as (path relative to the output folder, contents): `Protocol.cs`, then
 /// the runtime it uses, `Runtime/*.cs`.
 pub fn generate(spec: &Spec) -> Result<Vec<(String, String)>, crate::SpecError> {
-    // Issue 19: until this printer prints the new bit fields, it refuses them by name.
-    super::refuse_new_constructs(spec, "C#")?;
     let low = Lowering::new(spec);
     let mut g = Gen {
         low: &low,
         out: Out::default(),
         lists: Cell::new(0),
+        widths: RefCell::new(BTreeSet::new()),
     };
     let sources: Vec<String> = spec.files.iter().map(|f| base_name(&f.name)).collect();
     g.out.line(format!(
@@ -148,6 +167,7 @@ pub fn generate(spec: &Spec) -> Result<Vec<(String, String)>, crate::SpecError> 
     }
     g.out.blank();
     g.dispatch();
+    g.bucket_widths();
     g.out.close_brace();
 
     let mut files = vec![(PROTOCOL_FILE.to_string(), g.out.text)];
@@ -483,8 +503,8 @@ fn summary(lines: &[String]) -> String {
 /// Whether values of `wire` are a C# value type (`T?` when optional) rather than a reference.
 fn is_value_type(wire: &Wire<'_>) -> bool {
     match wire {
-        // Refused before printing (`refuse_new_constructs`): never reached.
-        Wire::Quat { .. } | Wire::Bucket(_) => false,
+        // SmallestThree is a struct; a bucket code's value an integer.
+        Wire::Quat { .. } | Wire::Bucket(_) => true,
         Wire::Int { .. }
         | Wire::Float { .. }
         | Wire::Bool { .. }
@@ -504,8 +524,8 @@ fn is_value_type(wire: &Wire<'_>) -> bool {
 /// The C# type of values of `wire`.
 fn cs_type(wire: &Wire<'_>) -> String {
     match wire {
-        // Refused before printing (`refuse_new_constructs`): never reached.
-        Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
+        Wire::Quat { .. } => "SmallestThree".into(),
+        Wire::Bucket(b) => int_type(b.signed, b.model_bits).into(),
         Wire::Int { signed, bits, .. } => int_type(*signed, *bits).into(),
         Wire::Varint { bits } => int_type(false, *bits).into(),
         Wire::Zigzag { bits } => int_type(true, *bits).into(),
@@ -587,9 +607,106 @@ struct Gen<'a, 's> {
     /// The number of lists met so far in the method being printed: each list's locals
     /// (`n1`, `items1`, `i1`) are numbered by it, so that no two share a name.
     lists: Cell<usize>,
+    /// The widths of every bucket code printed: each is one static array of `BucketWidths`,
+    /// so that reading a code allocates nothing.
+    widths: RefCell<BTreeSet<Vec<u8>>>,
+}
+
+/// The name of the static array of the widths `w` in `BucketWidths`: `W0_4_8`.
+fn widths_name(w: &[u8]) -> String {
+    let parts: Vec<String> = w.iter().map(u8::to_string).collect();
+    format!("W{}", parts.join("_"))
 }
 
 impl<'a, 's> Gen<'a, 's> {
+    /// The expression of bucket code `b`'s widths, a static array printed once.
+    fn widths_of(&self, b: &BucketPlan<'_>) -> String {
+        self.widths.borrow_mut().insert(b.widths.to_vec());
+        format!("BucketWidths.{}", widths_name(b.widths))
+    }
+
+    /// The static widths of every bucket code printed, when there are any.
+    fn bucket_widths(&mut self) {
+        let all: Vec<Vec<u8>> = self.widths.borrow().iter().cloned().collect();
+        if all.is_empty() {
+            return;
+        }
+        self.out.blank();
+        self.out.line("/// <summary>The widths of the bucket codes of these layouts (<c>bucket(0, 4, 8)</c>: W0_4_8), each one");
+        self.out.line(
+            "/// static array, so that reading or writing a code allocates nothing.</summary>",
+        );
+        self.out.block("internal static class BucketWidths");
+        for w in &all {
+            let parts: Vec<String> = w.iter().map(u8::to_string).collect();
+            self.out.line(format!(
+                "/// <summary>The widths {}.</summary>",
+                parts.join(", ")
+            ));
+            self.out.line(format!(
+                "internal static readonly byte[] {} = {{ {} }};",
+                widths_name(w),
+                parts.join(", ")
+            ));
+        }
+        self.out.close_brace();
+    }
+
+    /// The running key of a list ascending by elements (or keys) of `wire`: its sum must stay
+    /// within the type's range, which for a bucket code is its largest value (issue 19: "a sum
+    /// past the type's range is over_width").
+    fn ascending_new(&self, wire: &Wire<'_>) -> String {
+        match wire {
+            Wire::Bucket(b) => format!("Ascending.UpTo({})", literal(b.max_code.into(), "ulong")),
+            Wire::Int { bits, .. } | Wire::Varint { bits } => format!("new Ascending({bits})"),
+            _ => "new Ascending(64)".into(),
+        }
+    }
+
+    /// An expression reading the difference of an ascending element (or key) of `wire`
+    /// from `src`: unsigned, in the element's own type.
+    fn delta_read(&self, wire: &Wire<'_>, packed: bool, src: &str) -> String {
+        match wire {
+            Wire::Int {
+                bits, big_endian, ..
+            } => read_int(false, *bits, *big_endian, packed, src),
+            Wire::Varint { bits } => format!("{src}.Varint({bits})"),
+            Wire::Bucket(b) => format!("{src}.Bucket({})", self.widths_of(b)),
+            _ => format!("{src}.Varint(64)"),
+        }
+    }
+
+    /// A statement writing the difference `delta` (a ulong) of an ascending element (or key)
+    /// of `wire`.
+    fn delta_write(&self, wire: &Wire<'_>, packed: bool, delta: String) -> String {
+        match wire {
+            Wire::Int {
+                bits, big_endian, ..
+            } if packed => write_int(false, *bits, *big_endian, true, "w", &delta),
+            Wire::Int {
+                bits, big_endian, ..
+            } => write_int(
+                false,
+                *bits,
+                *big_endian,
+                false,
+                "w",
+                &cast(int_type(false, *bits), "ulong", delta),
+            ),
+            Wire::Varint { bits } => format!("w.Varint({bits}, {delta});"),
+            Wire::Bucket(b) => format!("w.Bucket({}, {delta});", self.widths_of(b)),
+            _ => format!("w.Varint(64, {delta});"),
+        }
+    }
+
+    /// The size of the difference `delta` of an ascending element (or key) of variable size.
+    fn delta_len(&self, wire: &Wire<'_>, delta: String) -> String {
+        match wire {
+            Wire::Bucket(b) => format!("Buckets.BitLen({}, {delta})", self.widths_of(b)),
+            _ => format!("Lengths.Varint({delta})"),
+        }
+    }
+
     /// The number of the next list's locals.
     fn next_list(&self) -> usize {
         self.lists.set(self.lists.get() + 1);
@@ -626,16 +743,16 @@ impl<'a, 's> Gen<'a, 's> {
         }
     }
 
-    /// The width of the running key of a list of `record` ascending by `key`.
-    fn key_bits(&self, record: &Record, key: &str) -> u8 {
+    /// The running key of a list of `record` ascending by `key`.
+    fn key_ascending(&self, record: &Record, key: &str) -> String {
         let wire = self
             .low
             .plan(&record.name, Some(key))
             .and_then(|p| p.step(key))
             .map(|s| &s.wire);
         match wire {
-            Some(Wire::Int { bits, .. } | Wire::Varint { bits }) => *bits,
-            _ => 64,
+            Some(w) => self.ascending_new(w),
+            None => self.ascending_new(&Wire::Bytes),
         }
     }
 
@@ -821,8 +938,18 @@ impl<'a, 's> Gen<'a, 's> {
     /// An expression reading a scalar `wire` (anything but an array) from `src`.
     fn decode(&self, wire: &Wire<'_>, packed: bool, src: &str) -> String {
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
+            // Bit fields: valid in packed records only, so `src` is the bit reader.
+            Wire::Quat { bits } => format!("{src}.Quat({bits})"),
+            Wire::Bucket(b) if b.signed => cast(
+                int_type(true, b.model_bits),
+                "long",
+                format!("{src}.ZBucket({})", self.widths_of(b)),
+            ),
+            Wire::Bucket(b) => cast(
+                int_type(false, b.model_bits),
+                "ulong",
+                format!("{src}.Bucket({})", self.widths_of(b)),
+            ),
             Wire::Int {
                 signed,
                 bits,
@@ -892,8 +1019,8 @@ impl<'a, 's> Gen<'a, 's> {
         let body: Vec<String> = match (a.ascending, &a.elem) {
             (Some(Ascending::Key(key)), Wire::Record { record, .. }) => {
                 lines.push(format!(
-                    "Ascending prev{d} = new Ascending({});",
-                    self.key_bits(record, key)
+                    "Ascending prev{d} = {};",
+                    self.key_ascending(record, key)
                 ));
                 vec![format!(
                     "{item} = {}.Read(ref {src}, ref prev{d});",
@@ -901,21 +1028,17 @@ impl<'a, 's> Gen<'a, 's> {
                 )]
             }
             (Some(_), elem) => {
-                let (bits, raw) = match elem {
-                    Wire::Varint { bits } => (*bits, format!("{src}.Varint({bits})")),
-                    // The difference from the previous element is read unsigned.
-                    Wire::Int {
-                        bits, big_endian, ..
-                    } => (*bits, read_int(false, *bits, *big_endian, false, src)),
-                    _ => (64, format!("{src}.Varint(64)")),
-                };
-                lines.push(format!("Ascending asc{d} = new Ascending({bits});"));
+                // The difference from the previous element is read unsigned, in the
+                // element's own type; a fault is at the element's byte (bit when packed).
+                let raw = self.delta_read(elem, packed, src);
+                let at = if packed { "BitOffset" } else { "Offset" };
+                lines.push(format!("Ascending asc{d} = {};", self.ascending_new(elem)));
                 vec![format!(
                     "{item} = {};",
                     cast(
                         &elem_ty,
                         "ulong",
-                        format!("asc{d}.Next(ref {src}, {src}.Offset, {raw})")
+                        format!("asc{d}.Next(ref {src}, {src}.{at}, {raw})")
                     )
                 )]
             }
@@ -991,8 +1114,14 @@ impl<'a, 's> Gen<'a, 's> {
     fn encode(&self, wire: &Wire<'_>, packed: bool, val: &str) -> Vec<String> {
         let one = |s: String| vec![s];
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => vec![String::from(super::REFUSED)],
+            // The writer checks the canonical rules and the bucket range (`over_width`,
+            // `non_canonical`): what no decoder would accept is refused.
+            Wire::Quat { bits } => one(format!("w.Quat({bits}, {val});")),
+            Wire::Bucket(b) => one(format!(
+                "w.{}Bucket({}, {val});",
+                if b.signed { "Z" } else { "" },
+                self.widths_of(b)
+            )),
             Wire::Int {
                 signed,
                 bits,
@@ -1053,28 +1182,23 @@ impl<'a, 's> Gen<'a, 's> {
                 let body = match (a.ascending, &a.elem) {
                     (Some(Ascending::Key(key)), Wire::Record { record, .. }) => {
                         lines.push(format!(
-                            "Ascending prev{d} = new Ascending({});",
-                            self.key_bits(record, key)
+                            "Ascending prev{d} = {};",
+                            self.key_ascending(record, key)
                         ));
                         vec![format!("{item}.Write(w, ref prev{d});")]
                     }
                     (Some(_), elem) => {
-                        lines.push(format!("Ascending asc{d} = new Ascending(64);"));
+                        // In a packed record an element can be narrower than its C# type
+                        // (u7, a bucket code): the running key refuses one past the range,
+                        // which a difference that fits would not show.
+                        let asc = if packed {
+                            self.ascending_new(elem)
+                        } else {
+                            "new Ascending(64)".to_string()
+                        };
+                        lines.push(format!("Ascending asc{d} = {asc};"));
                         let delta = format!("asc{d}.Delta({item})");
-                        match elem {
-                            Wire::Int {
-                                bits, big_endian, ..
-                            } => vec![write_int(
-                                false,
-                                *bits,
-                                *big_endian,
-                                false,
-                                "w",
-                                &cast(int_type(false, *bits), "ulong", delta),
-                            )],
-                            Wire::Varint { bits } => vec![format!("w.Varint({bits}, {delta});")],
-                            _ => vec![format!("w.Varint(64, {delta});")],
-                        }
+                        vec![self.delta_write(elem, packed, delta)]
                     }
                     (None, elem) => self.encode(elem, packed, &item),
                 };
@@ -1114,6 +1238,12 @@ impl<'a, 's> Gen<'a, 's> {
                 vec![write_int(false, *bits, *big_endian, packed, "w", &val)]
             }
             Wire::Varint { bits } => vec![format!("w.Varint({bits}, (ulong){len});")],
+            Wire::Bucket(b) => vec![format!(
+                "w.{}Bucket({}, ({}){len});",
+                if b.signed { "Z" } else { "" },
+                self.widths_of(b),
+                if b.signed { "long" } else { "ulong" }
+            )],
             other => self.encode(other, packed, len),
         }
     }
@@ -1127,8 +1257,12 @@ impl<'a, 's> Gen<'a, 's> {
         }
         let one = |e: String| vec![format!("n += {e};")];
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => vec![String::from(super::REFUSED)],
+            Wire::Quat { bits } => one(format!("SmallestThree.BitLen({bits})")),
+            Wire::Bucket(b) => one(format!(
+                "Buckets.{}BitLen({}, {val})",
+                if b.signed { "Z" } else { "" },
+                self.widths_of(b)
+            )),
             Wire::Varint { .. } => one(format!("Lengths.Varint({val})")),
             Wire::Zigzag { .. } => one(format!("Lengths.Varint(Lengths.Zigzag({val}))")),
             Wire::Bytes => one(format!("Lengths.Bytes({val})")),
@@ -1142,6 +1276,14 @@ impl<'a, 's> Gen<'a, 's> {
                         .trim_end_matches(')')
                 );
                 match wire.as_ref() {
+                    Wire::Bucket(b) if b.signed => one(format!(
+                        "Buckets.ZBitLen({}, unchecked((long){q}))",
+                        self.widths_of(b)
+                    )),
+                    Wire::Bucket(b) => one(format!(
+                        "Buckets.BitLen({}, unchecked((ulong){q}))",
+                        self.widths_of(b)
+                    )),
                     Wire::Zigzag { .. } => one(format!(
                         "Lengths.Varint(Lengths.Zigzag(unchecked((long){q})))"
                     )),
@@ -1163,6 +1305,10 @@ impl<'a, 's> Gen<'a, 's> {
                     lines.push(match t {
                         Wire::Int { bits, .. } if packed => format!("n += {bits};"),
                         Wire::Int { bits, .. } => format!("n += {};", bits / 8),
+                        Wire::Bucket(b) => format!(
+                            "n += Buckets.BitLen({}, (ulong){val}.Length);",
+                            self.widths_of(b)
+                        ),
                         _ => format!("n += Lengths.Varint((ulong){val}.Length);"),
                     });
                 }
@@ -1171,14 +1317,25 @@ impl<'a, 's> Gen<'a, 's> {
                 let each: Vec<String> = match (a.ascending, &a.elem, a.elem_fixed) {
                     (Some(Ascending::Key(key)), Wire::Record { record, .. }, _) => {
                         lines.push(format!(
-                            "Ascending prev{d} = new Ascending({});",
-                            self.key_bits(record, key)
+                            "Ascending prev{d} = {};",
+                            self.key_ascending(record, key)
                         ));
-                        vec![format!("n += {x}.EncodedLen(ref prev{d});")]
+                        if packed {
+                            vec![format!("n += {x}.BitLen(ref prev{d});")]
+                        } else {
+                            vec![format!("n += {x}.EncodedLen(ref prev{d});")]
+                        }
                     }
                     (Some(_), Wire::Varint { .. }, _) => {
                         lines.push(format!("Ascending asc{d} = new Ascending(64);"));
                         vec![format!("n += Lengths.Varint(asc{d}.Step({x}));")]
+                    }
+                    (Some(_), elem @ Wire::Bucket(_), _) => {
+                        lines.push(format!("Ascending asc{d} = {};", self.ascending_new(elem)));
+                        vec![format!(
+                            "n += {};",
+                            self.delta_len(elem, format!("asc{d}.Step({x})"))
+                        )]
                     }
                     (_, _, Some(n)) => {
                         lines.push(format!("n += {val}.Length * {n};"));
@@ -1209,8 +1366,9 @@ impl<'a, 's> Gen<'a, 's> {
         let one = |s: String| vec![s];
         let big = if strings && big_json(wire) { "Big" } else { "" };
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => vec![String::from(super::REFUSED)],
+            Wire::Quat { .. } => one(format!("SmallestThree.ToJson(j, {val});")),
+            Wire::Bucket(b) if b.signed => one(format!("j.{big}Int({val});")),
+            Wire::Bucket(_) => one(format!("j.{big}Uint({val});")),
             Wire::Int { signed: false, .. } | Wire::Varint { .. } => {
                 one(format!("j.{big}Uint({val});"))
             }
@@ -1272,8 +1430,10 @@ impl<'a, 's> Gen<'a, 's> {
             }
         };
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => vec![String::from(super::REFUSED)],
+            Wire::Quat { .. } => one(format!("SmallestThree.FromJson({src})")),
+            // The model integer's range, as for any integer: the encoder then refuses a value
+            // past the code's own range.
+            Wire::Bucket(b) => one(int(b.signed, b.model_bits)),
             Wire::Int { signed, bits, .. } => one(int(*signed, *bits)),
             Wire::Varint { bits } => one(int(false, *bits)),
             Wire::Zigzag { bits } => one(int(true, *bits)),
@@ -1420,7 +1580,15 @@ impl<'a, 's> Gen<'a, 's> {
         let a = article(name);
         let packed = plan.packed;
         let s = if packed { "b" } else { "r" };
-        if packed {
+        if let (true, Some(key)) = (packed, plan.key) {
+            self.out.line(summary(&[
+                format!("Reads {a} <see cref=\"{name}\"/> from a bit stream. Within a list ascending by <c>{key}</c>,"),
+                "<paramref name=\"prev\"/> holds the previous element's key, of which this one's is the difference.".to_string(),
+            ]));
+            self.out.block(format!(
+                "public static {name} Read(ref BitReader b, ref Ascending prev)"
+            ));
+        } else if packed {
             self.out.line(format!(
                 "/// <summary>Reads {a} <see cref=\"{name}\"/> from a bit stream.</summary>"
             ));
@@ -1451,6 +1619,7 @@ impl<'a, 's> Gen<'a, 's> {
                         Wire::Int { signed, .. } => (*signed, self.decode(&step.wire, packed, s)),
                         Wire::Varint { bits } => (false, format!("{s}.Varint({bits})")),
                         Wire::Zigzag { bits } => (true, format!("{s}.Zigzag({bits})")),
+                        Wire::Bucket(b) => (b.signed, self.decode(&step.wire, packed, s)),
                         other => (false, self.decode(other, packed, s)),
                     };
                     let at = if packed { "BitOffset" } else { "Offset" };
@@ -1467,21 +1636,12 @@ impl<'a, 's> Gen<'a, 's> {
                     }
                 }
                 Role::Key => {
-                    let raw = match &step.wire {
-                        Wire::Int {
-                            bits, big_endian, ..
-                        } => read_int(false, *bits, *big_endian, false, s),
-                        Wire::Varint { bits } => format!("{s}.Varint({bits})"),
-                        _ => format!("{s}.Varint(64)"),
-                    };
+                    let raw = self.delta_read(&step.wire, packed, s);
+                    let at = if packed { "BitOffset" } else { "Offset" };
                     let ty = cs_type(&step.wire);
                     self.out.line(format!(
                         "{ty} {l} = {};",
-                        cast(
-                            &ty,
-                            "ulong",
-                            format!("prev.Next(ref {s}, {s}.Offset, {raw})")
-                        )
+                        cast(&ty, "ulong", format!("prev.Next(ref {s}, {s}.{at}, {raw})"))
                     ));
                 }
                 Role::Count { .. } | Role::Value => {
@@ -1583,7 +1743,11 @@ impl<'a, 's> Gen<'a, 's> {
         let a = article(name);
         let packed = plan.packed;
         let class = name.clone();
-        if packed {
+        if let (true, Some(key)) = (packed, plan.key) {
+            self.out.line(format!("/// <summary>Writes {a} <see cref=\"{name}\"/> into a bit stream. Within a list ascending by `{key}`, `prev` holds the previous element's key, and this one's is written as the difference.</summary>"));
+            self.out
+                .block("public void Write(BitWriter w, ref Ascending prev)");
+        } else if packed {
             self.out.line(format!(
                 "/// <summary>Writes {a} <see cref=\"{name}\"/> into a bit stream.</summary>"
             ));
@@ -1608,6 +1772,7 @@ impl<'a, 's> Gen<'a, 's> {
                     let lit = match &step.wire {
                         Wire::Varint { .. } => literal(c, "ulong"),
                         Wire::Zigzag { .. } => literal(c, "long"),
+                        Wire::Bucket(b) => literal(c, if b.signed { "long" } else { "ulong" }),
                         Wire::Int { .. } if packed => literal(
                             c,
                             if ty.starts_with('u') || ty == "byte" {
@@ -1627,20 +1792,7 @@ impl<'a, 's> Gen<'a, 's> {
                 ),
                 Role::Key => {
                     let delta = format!("prev.Delta({field})");
-                    match &step.wire {
-                        Wire::Int {
-                            bits, big_endian, ..
-                        } => vec![write_int(
-                            false,
-                            *bits,
-                            *big_endian,
-                            false,
-                            "w",
-                            &cast(int_type(false, *bits), "ulong", delta),
-                        )],
-                        Wire::Varint { bits } => vec![format!("w.Varint({bits}, {delta});")],
-                        _ => vec![format!("w.Varint(64, {delta});")],
-                    }
+                    vec![self.delta_write(&step.wire, packed, delta)]
                 }
                 Role::Value => match self.presence(plan, step, true) {
                     Some(cond) => {
@@ -1674,9 +1826,16 @@ impl<'a, 's> Gen<'a, 's> {
                     Wire::Varint { .. } => fixed += varint_len(c),
                     _ => fixed += step.fixed.unwrap_or(0),
                 },
-                Role::Count { array } => match step.fixed {
-                    Some(n) => fixed += n,
-                    None => parts.push(format!(
+                Role::Count { array } => match (step.fixed, &step.wire) {
+                    (Some(n), _) => fixed += n,
+                    (None, Wire::Bucket(b)) => parts.push(format!(
+                        "n += Buckets.{}BitLen({}, {}{}.Length);",
+                        if b.signed { "Z" } else { "" },
+                        self.widths_of(b),
+                        if b.signed { "" } else { "(ulong)" },
+                        member(array, name)
+                    )),
+                    (None, _) => parts.push(format!(
                         "n += Lengths.Varint((ulong){}.Length);",
                         member(array, name)
                     )),
@@ -1686,7 +1845,10 @@ impl<'a, 's> Gen<'a, 's> {
                         fixed += n;
                         parts.push(format!("prev.Step({field});"));
                     }
-                    None => parts.push(format!("n += Lengths.Varint(prev.Step({field}));")),
+                    None => parts.push(format!(
+                        "n += {};",
+                        self.delta_len(&step.wire, format!("prev.Step({field})"))
+                    )),
                 },
                 Role::Value if step.presence.is_some() => {
                     let inner =
@@ -1705,7 +1867,12 @@ impl<'a, 's> Gen<'a, 's> {
             }
         }
         let ret = if packed { "long" } else { "int" };
-        if packed {
+        if packed && plan.key.is_some() {
+            self.out.line(
+                "/// <summary>The number of bits <see cref=\"Write(BitWriter, ref Ascending)\"/> writes, moving `prev` on.</summary>",
+            );
+            self.out.block("public long BitLen(ref Ascending prev)");
+        } else if packed {
             self.out.line(
                 "/// <summary>The number of bits <see cref=\"Write(BitWriter)\"/> writes.</summary>",
             );
@@ -1736,30 +1903,35 @@ impl<'a, 's> Gen<'a, 's> {
     fn unkeyed_fns(&mut self, plan: &RecordPlan<'_>, key: &str) {
         let name = &plan.record.name;
         let a = article(name);
-        let bits = self.key_bits(plan.record, key);
+        let asc = self.key_ascending(plan.record, key);
+        // A packed record's forms are those of a bit stream, its size in bits.
+        let (reader, writer, len_ty, len_fn, unit) = if plan.packed {
+            ("ref BitReader b", "BitWriter w", "long", "BitLen", "bits")
+        } else {
+            ("ref Reader r", "Writer w", "int", "EncodedLen", "bytes")
+        };
+        let src = if plan.packed { "b" } else { "r" };
+        let writer_ty = writer.split(' ').next().unwrap_or(writer);
         self.out.blank();
         self.out.line(format!("/// <summary>Reads {a} <see cref=\"{name}\"/> on its own: its `{key}` absolute.</summary>"));
         self.out
-            .block(format!("public static {name} Read(ref Reader r)"));
-        self.out
-            .line(format!("Ascending prev = new Ascending({bits});"));
-        self.out.line("return Read(ref r, ref prev);");
+            .block(format!("public static {name} Read({reader})"));
+        self.out.line(format!("Ascending prev = {asc};"));
+        self.out.line(format!("return Read(ref {src}, ref prev);"));
         self.out.close_brace();
         self.out.blank();
         self.out.line(format!("/// <summary>Writes {a} <see cref=\"{name}\"/> on its own: its `{key}` absolute.</summary>"));
-        self.out.block("public void Write(Writer w)");
-        self.out
-            .line(format!("Ascending prev = new Ascending({bits});"));
+        self.out.block(format!("public void Write({writer})"));
+        self.out.line(format!("Ascending prev = {asc};"));
         self.out.line("Write(w, ref prev);");
         self.out.close_brace();
         self.out.blank();
-        self.out.line(
-            "/// <summary>The number of bytes <see cref=\"Write(Writer)\"/> writes.</summary>",
-        );
-        self.out.block("public int EncodedLen()");
-        self.out
-            .line(format!("Ascending prev = new Ascending({bits});"));
-        self.out.line("return EncodedLen(ref prev);");
+        self.out.line(format!(
+            "/// <summary>The number of {unit} <see cref=\"Write({writer_ty})\"/> writes.</summary>",
+        ));
+        self.out.block(format!("public {len_ty} {len_fn}()"));
+        self.out.line(format!("Ascending prev = {asc};"));
+        self.out.line(format!("return {len_fn}(ref prev);"));
         self.out.close_brace();
     }
 
@@ -2198,12 +2370,17 @@ impl<'a, 's> Gen<'a, 's> {
 /// field of the record, and the elements of a list of unsigned integers; a list of signed ones,
 /// and a list within a list, hold plain numbers.
 fn big_json(wire: &Wire<'_>) -> bool {
-    matches!(wire, Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits } if *bits > 53)
+    match wire {
+        Wire::Bucket(b) => b.model_bits > 53,
+        Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits } => *bits > 53,
+        _ => false,
+    }
 }
 
 /// Whether the elements of a list of `elem` keep the decimal strings of a field.
 fn big_elem(elem: &Wire<'_>) -> bool {
     matches!(elem, Wire::Int { signed: false, .. } | Wire::Varint { .. })
+        || matches!(elem, Wire::Bucket(b) if !b.signed)
 }
 
 /// One method of `Frames`: its doc, its head, and the body of its arm for a frame.

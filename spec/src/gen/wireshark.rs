@@ -18,6 +18,12 @@
 //! registered on the UDP port of the preference `ackwire.udp_port` and as a UDP heuristic that
 //! claims a datagram only when it decodes canonically as one of the frames.
 //!
+//! Issue 19's bit fields: a `quat(B)` is one row ("largest z, rest [12, -4, 200]"), the
+//! quaternion it stands for appended to the item's text and its dropped component and each
+//! component sent (with its value) as items under it; a bucket code's item says which bucket
+//! it was in and how many bits it took; a non-canonical quaternion is expert info
+//! `ackwire.non_canonical` like every other kind, at the field's first bit.
+//!
 //! Like the other backends it is a printer over the [lowering](crate::lower): every record
 //! plan becomes one Lua function that walks its steps in the canonical order, making each
 //! step's checks (roles, wire forms, presence tests, counts against the bytes left) through
@@ -25,7 +31,8 @@
 
 use super::{snake_case, Code};
 use crate::lower::{
-    ArrayPlan, Ascending, CountFrom, Lowering, Operand, RecordPlan, Role, Step, Test, Wire,
+    ArrayPlan, Ascending, BucketPlan, CountFrom, Lowering, Operand, RecordPlan, Role, Step, Test,
+    Wire,
 };
 use crate::model::{Docs, Item, Record, Spec, Union};
 use std::path::Path;
@@ -65,6 +72,11 @@ const KINDS: &[(&str, &str)] = &[
     ("unknown_tag", "a union's tag names no variant"),
     ("non_finite", "a float is NaN or infinite"),
     ("not_ascending", "an ascending list has a difference of 0"),
+    (
+        "non_canonical",
+        "a value has another encoding its encoder writes instead (a smallest-three \
+         quaternion whose dropped component is not the largest)",
+    ),
 ];
 
 /// Lua's reserved words and the names the generated functions use for themselves: a field
@@ -128,8 +140,6 @@ const TAKEN: &[&str] = &[
 
 /// The generated files, as (path relative to the output folder, contents): `ackwire.lua`.
 pub fn generate(spec: &Spec) -> Result<Vec<(String, String)>, crate::SpecError> {
-    // Issue 19: until this printer prints the new bit fields, it refuses them by name.
-    super::refuse_new_constructs(spec, "Wireshark")?;
     let low = Lowering::new(spec);
     let mut g = Gen {
         low: &low,
@@ -262,8 +272,9 @@ fn field_kind(wire: &Wire<'_>) -> (String, &'static str, Option<bool>) {
         (name, "base.DEC", (width == 64).then_some(signed))
     };
     match wire {
-        // Refused before printing (`refuse_new_constructs`): never reached.
-        Wire::Quat { .. } | Wire::Bucket(_) => (String::from(super::REFUSED), "base.NONE", None),
+        // A quaternion's item holds its text; its parts are items under it.
+        Wire::Quat { .. } => ("string".into(), "base.ASCII", None),
+        Wire::Bucket(b) => int(b.signed, b.model_bits),
         Wire::Int { signed, bits, .. } => int(*signed, *bits),
         Wire::Varint { bits } => int(false, *bits),
         Wire::Zigzag { bits } => int(true, *bits),
@@ -282,6 +293,12 @@ fn field_kind(wire: &Wire<'_>) -> (String, &'static str, Option<bool>) {
         Wire::Array(a) => field_kind(&a.elem),
         Wire::Record { .. } | Wire::Unknown(_) => ("none".into(), "base.NONE", None),
     }
+}
+
+/// A bucket code's widths as a Lua list: `{ 0, 4, 8 }`.
+fn widths_table(b: &BucketPlan<'_>) -> String {
+    let parts: Vec<String> = b.widths.iter().map(u8::to_string).collect();
+    format!("{{ {} }}", parts.join(", "))
 }
 
 /// Whether an array, at any depth, has its count written before its elements.
@@ -367,6 +384,8 @@ impl Gen<'_> {
         o.line("local F_PATH = ProtoField.string(\"ackwire.path\", \"path\", base.ASCII, \"A field's path, as `ackwire explain` prints it\")");
         o.line("local F_VALUE = ProtoField.string(\"ackwire.value\", \"value\", base.ASCII, \"A field's value, as `ackwire explain` prints it\")");
         o.line("local F_PADDING = ProtoField.uint8(\"ackwire.padding\", \"padding\", base.DEC, nil, nil, \"Zero bits after a packed body\")");
+        o.line("local F_QUAT_LARGEST = ProtoField.uint8(\"ackwire.quat.largest\", \"largest\", base.DEC, { [0] = \"x\", [1] = \"y\", [2] = \"z\", [3] = \"w\" }, nil, \"The component a smallest-three quaternion drops, the largest\")");
+        o.line("local F_QUAT_REST = ProtoField.int16(\"ackwire.quat.rest\", \"component\", base.DEC, nil, nil, \"A component a smallest-three quaternion sends, in steps of (1/sqrt 2) / (2^(B-1) - 1)\")");
         o.blank();
         o.line(
             "--- One expert info per kind of the shared error taxonomy (conformance/PROTOCOL.md).",
@@ -485,14 +504,17 @@ impl Gen<'_> {
         }
         let o = &mut self.out;
         o.blank();
-        o.line("local all = { F_FRAME, F_PATH, F_VALUE, F_PADDING }");
+        o.line("local all = { F_FRAME, F_PATH, F_VALUE, F_PADDING, F_QUAT_LARGEST, F_QUAT_REST }");
         o.open("for _, group in pairs(f) do");
         o.open("for _, field in pairs(group) do");
         o.line("all[#all + 1] = field");
         o.close("end");
         o.close("end");
         o.line("ackwire.fields = all");
-        o.line("ackwire.experts = { E.truncated, E.bad_constant, E.reserved_bit, E.non_canonical_varint, E.over_width, E.count_too_large, E.trailing_bytes, E.invalid_condition, E.unknown_tag, E.non_finite, E.not_ascending }");
+        // Every kind of KINDS, in its order: a kind left out would be an expert info that
+        // Wireshark refuses to show.
+        let experts: Vec<String> = KINDS.iter().map(|(k, _)| format!("E.{k}")).collect();
+        o.line(format!("ackwire.experts = {{ {} }}", experts.join(", ")));
     }
 
     /// Each bit set's layout: width, named bits (with the bit each requires), their fields.
@@ -578,6 +600,7 @@ impl Gen<'_> {
             Wire::Int { .. }
                 | Wire::Varint { .. }
                 | Wire::Zigzag { .. }
+                | Wire::Bucket(_)
                 | Wire::Bool { .. }
                 | Wire::Bits(_)
         );
@@ -627,9 +650,9 @@ impl Gen<'_> {
                 self.row_scalar(&step.wire, &here, &var, &format!("int_text({var})"));
             }
             Role::Key => {
-                let (delta, bits) = self.delta(&step.wire, plan.packed, "p");
+                let (delta, limit) = self.delta(&step.wire, plan.packed, "p", "at");
                 self.out.line(format!(
-                    "local {var}, {var}_text = rd:ascend(asc, {delta}, {bits}, at, p)"
+                    "local {var}, {var}_text = rd:ascend(asc, {delta}, {limit})"
                 ));
                 self.row_scalar(&step.wire, &here, &var, &format!("{var}_text"));
             }
@@ -709,15 +732,25 @@ impl Gen<'_> {
                 }
             }
             Wire::Quant { wire, .. } => self.read(wire, packed, path),
+            Wire::Bucket(b) => format!(
+                "rd:{}bucket({}, {path})",
+                if b.signed { "z" } else { "" },
+                widths_table(b)
+            ),
             _ => format!("error(\"not a scalar: \" .. {path})"),
         }
     }
 
     /// How an element (or key) of an ascending list is read: its difference from the previous
-    /// one, unsigned, and the width the sum must stay within (as `ackwire explain` reads it).
-    fn delta(&self, wire: &Wire<'_>, packed: bool, path: &str) -> (String, u8) {
+    /// one, unsigned, in the element's own type; and the rest of `rd:ascend`'s arguments: the
+    /// width the sum must stay within, or for a bucket code its largest value (as `ackwire
+    /// explain` reads it), then where it starts and its path.
+    fn delta(&self, wire: &Wire<'_>, packed: bool, path: &str, at: &str) -> (String, String) {
+        let tail = |limit: String| format!("{limit}, {at}, {path}");
         match wire {
-            Wire::Varint { bits } if !packed => (format!("rd:varint({bits}, {path})"), *bits),
+            Wire::Varint { bits } if !packed => {
+                (format!("rd:varint({bits}, {path})"), tail(bits.to_string()))
+            }
             Wire::Int {
                 bits, big_endian, ..
             } => (
@@ -726,9 +759,22 @@ impl Gen<'_> {
                 } else {
                     format!("rd:uint({}, {big_endian}, {path})", bits / 8)
                 },
-                *bits,
+                tail(bits.to_string()),
             ),
-            _ => (format!("rd:varint(64, {path})"), 64),
+            Wire::Bucket(b) => {
+                // Past 2^32 the reader's values are UInt64s, and so is the limit they are
+                // compared with.
+                let max = if b.max_code >= 1 << 32 {
+                    format!("UInt64.fromhex(\"{:016x}\")", b.max_code)
+                } else {
+                    b.max_code.to_string()
+                };
+                (
+                    format!("rd:bucket({}, {path})", widths_table(b)),
+                    format!("64, {at}, {path}, {max}"),
+                )
+            }
+            _ => (format!("rd:varint(64, {path})"), tail("64".into())),
         }
     }
 
@@ -739,23 +785,43 @@ impl Gen<'_> {
             Some(signed) => format!("wide({var}, {signed})"),
             None => var.to_string(),
         };
-        self.out.line(format!(
+        let row = format!(
             "rd:row({}, {}, {}, {}, {}, {value}, {text})",
             at.tree, at.field, at.label, at.path, at.at
-        ));
+        );
+        if matches!(wire, Wire::Bucket(_)) && !text.contains("rd:code_text()") {
+            // An ascending element's row text is its value and delta, as explain prints it;
+            // the item's text also says which bucket the code was in and its bits.
+            self.out.line(format!("rd:note_code({row})"));
+        } else {
+            self.out.line(row);
+        }
     }
 
     /// A value of wire form `wire`, read and shown at `at`; `assign` (`local x =`) keeps a
     /// scalar for later fields' counts and conditions.
     fn value(&mut self, wire: &Wire<'_>, packed: bool, at: &At, assign: Option<&str>, var: &str) {
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => self.out.line(super::REFUSED),
-            Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } => {
+            Wire::Quat { bits } => {
+                self.out.line(format!(
+                    "local {var}, {var}_rest = rd:quat({bits}, {})",
+                    at.path
+                ));
+                self.out.line(format!(
+                    "rd:quat_row({}, {}, {}, {}, {}, {bits}, {var}, {var}_rest)",
+                    at.tree, at.field, at.label, at.path, at.at
+                ));
+            }
+            Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } | Wire::Bucket(_) => {
                 let a = assign.map_or_else(|| format!("local {var} ="), str::to_string);
                 let read = self.read(wire, packed, &at.path);
                 self.out.line(format!("{a} {read}"));
-                self.row_scalar(wire, at, var, &format!("int_text({var})"));
+                if matches!(wire, Wire::Bucket(_)) {
+                    // As explain prints it: the value, then the bucket and the code's bits.
+                    self.row_scalar(wire, at, var, &format!("int_text({var}) .. rd:code_text()"));
+                } else {
+                    self.row_scalar(wire, at, var, &format!("int_text({var})"));
+                }
             }
             Wire::Bool { .. } => {
                 let a = assign.map_or_else(|| format!("local {var} ="), str::to_string);
@@ -781,10 +847,15 @@ impl Gen<'_> {
             } => {
                 let read = self.read(inner, packed, &at.path);
                 self.out.line(format!("local {var} = {read}"));
-                self.out.line(format!(
+                let row = format!(
                     "rd:row({}, {}, {}, {}, {}, scaled({var}, {num}, {den}), quant_text({var}, {num}, {den}))",
                     at.tree, at.field, at.label, at.path, at.at
-                ));
+                );
+                if matches!(inner.as_ref(), Wire::Bucket(_)) {
+                    self.out.line(format!("rd:note_code({row})"));
+                } else {
+                    self.out.line(row);
+                }
             }
             Wire::Bytes | Wire::OptBytes => {
                 self.out.line(format!(
@@ -914,9 +985,9 @@ impl Gen<'_> {
         match (a.ascending, &a.elem) {
             (None, elem) => self.value(elem, packed, &inner, None, &elem_var),
             (Some(Ascending::Values), elem) => {
-                let (delta, bits) = self.delta(elem, packed, &e);
+                let (delta, limit) = self.delta(elem, packed, &e, &ate);
                 self.out.line(format!(
-                    "local {elem_var}, text = rd:ascend(asc{}, {delta}, {bits}, {ate}, {e})",
+                    "local {elem_var}, text = rd:ascend(asc{}, {delta}, {limit})",
                     suffix(d)
                 ));
                 self.row_scalar(elem, &inner, &elem_var, "text");

@@ -183,6 +183,96 @@ function Reader:signed_bits(width, path)
     return Int64.new(v:lower(), v:higher())
 end
 
+--- A `bucket(w1, ..., wk)` value (`widths` a list of the k widths): the bucket's index in
+--- unary, least significant bit first ("bucket i < k-1 as i one bits then one zero bit; the
+--- last bucket as k-1 one bits and no zero"), so at most k - 1 bits, then "value - base_i as
+--- an unsigned w_i-bit field". Buckets are offset (bucket i holds [base_i, base_i + 2^w_i)),
+--- so every code is a distinct value and only "truncated" can fail. A number while every
+--- value is below 2^32 (the sum of the 2^w_i at most 2^32), a UInt64 otherwise; and the
+--- bucket's index (from 0). The bucket and the bits the code took are kept for the row's text
+--- (`note_code`).
+function Reader:bucket(widths, path)
+    local k = #widths
+    local total = 0
+    for j = 1, k do
+        total = total + 2 ^ widths[j]
+    end
+    local wide = total > 2 ^ 32
+    local i = 1
+    while i < k and self:bits(1, path) == 1 do
+        i = i + 1
+    end
+    -- The unary prefix: i - 1 one bits, and a zero bit unless it is the last bucket.
+    self.code = { index = i - 1, count = k, bits = (i < k and i or k - 1) + widths[i] }
+    local base = wide and UInt64(0) or 0
+    for j = 1, i - 1 do
+        if wide then
+            base = base + UInt64(1):lshift(widths[j])
+        else
+            base = base + 2 ^ widths[j]
+        end
+    end
+    local raw = self:bits(widths[i], path)
+    if wide and type(raw) == "number" then
+        raw = UInt64(raw)
+    end
+    return base + raw, i - 1
+end
+
+--- A `zbucket(w1, ..., wk)` value: a bucket code of the zigzag mapping, "unzigzag(u) =
+--- (u >> 1) ^ -(u & 1)": a number, or an Int64 when a width is 32 or more; and the bucket's
+--- index.
+function Reader:zbucket(widths, path)
+    local n, i = self:bucket(widths, path)
+    if type(n) == "number" then
+        if n % 2 == 0 then
+            return n / 2, i
+        end
+        return -(n + 1) / 2, i
+    end
+    local half = n:rshift(1)
+    if n:lower() % 2 == 1 then
+        half = half:bnot()
+    end
+    return Int64.new(half:lower(), half:higher()), i
+end
+
+--- A `quat(bits)` value, smallest three: `largest` as a u2 (0 = x, 1 = y, 2 = z, 3 = w, the
+--- component dropped), then the other three as signed `bits`-bit integers, refused unless
+--- canonical, in integers (exact in doubles: 2R^2 < 2^31), each fault at the field's first
+--- bit: a component outside [-R, R], R = 2^(bits-1) - 1, is "over_width"; then with D = 2R^2
+--- minus the sum of their squares (the dropped component squared), a component below
+--- `largest` whose square is not below D, or above it whose square is above D, is
+--- "non_canonical" ("the dropped component is the one of largest magnitude, the lowest
+--- index on a tie, and it is made non-negative, so it is never sent"). Returns `largest`
+--- and the list of the three.
+function Reader:quat(bits, path)
+    local at = self.bit
+    local largest = self:bits(2, path)
+    local a = self:signed_bits(bits, path)
+    local b = self:signed_bits(bits, path)
+    local c = self:signed_bits(bits, path)
+    local rest = { a, b, c }
+    local r = 2 ^ (bits - 1) - 1
+    for k = 1, 3 do
+        if rest[k] < -r or rest[k] > r then
+            self:fail("over_width", at, path)
+        end
+    end
+    local d = 2 * r * r - (a * a + b * b + c * c)
+    for k = 1, 3 do
+        local j = k - 1
+        if j >= largest then
+            j = k
+        end
+        local sq = rest[k] * rest[k]
+        if (j < largest and not (sq < d)) or (j > largest and not (sq <= d)) then
+            self:fail("non_canonical", at, path)
+        end
+    end
+    return largest, rest
+end
+
 -- ---- values and their text, as `ackwire explain` prints them ----
 
 --- Bit `i` of `v` (a number or a UInt64) is set; an absent field (nil) has none set.
@@ -341,6 +431,43 @@ end
 --- Byte strings longer than this are elided with "…", as in `ackwire explain`.
 local SHOWN_BYTES = 16
 
+--- 1/sqrt 2 to the nearest double (Rust's FRAC_1_SQRT_2).
+local FRAC_1_SQRT_2 = 0.707106781186547524400844362104849039
+
+--- The quaternion of a smallest three as every language computes it: each sent component
+--- "rest[i] as f64 * (FRAC_1_SQRT_2 / R)", the dropped one "sqrt(max(0, 1 - sum of their
+--- squares))", each then rounded to f32; as the list x, y, z, w.
+local function quat_xyzw(largest, rest, bits)
+    local scale = FRAC_1_SQRT_2 / (2 ^ (bits - 1) - 1)
+    local a, b, c = rest[1] * scale, rest[2] * scale, rest[3] * scale
+    local dropped = math.sqrt(math.max(0, 1 - (a * a + b * b + c * c)))
+    local sent = { a, b, c }
+    local out = {}
+    local k = 1
+    for j = 0, 3 do
+        if j == largest then
+            out[j + 1] = to_f32(dropped)
+        else
+            out[j + 1] = to_f32(sent[k])
+            k = k + 1
+        end
+    end
+    return out
+end
+
+--- The names of a quaternion's components, by index.
+local COMPONENTS = { [0] = "x", [1] = "y", [2] = "z", [3] = "w" }
+
+--- A quaternion's text as `ackwire explain` prints it: the component dropped, the three sent,
+--- and the quaternion they stand for (each component rounded to f32, as to_xyzw does, then
+--- printed to 4 decimals as Rust's `{:.4}` does: the exact value, a tie to even, like C's
+--- printf): "z dropped, rest [12, -4, 200]: (0.0333, -0.0111, 0.8314, 0.5546)".
+local function quat_text(largest, rest, q)
+    return COMPONENTS[largest] .. " dropped, rest [" .. int_text(rest[1]) .. ", "
+        .. int_text(rest[2]) .. ", " .. int_text(rest[3]) .. "]: ("
+        .. string.format("%.4f, %.4f, %.4f, %.4f", q[1], q[2], q[3], q[4]) .. ")"
+end
+
 --- A byte string: "2 bytes: aabb".
 local function bytes_text(range, len)
     -- Through int_text: Lua 5.3 and later would write a float count as "2.0".
@@ -393,6 +520,49 @@ function Reader:row(tree, field, label, path, at, value, text)
     tree:add(F_PATH, range, path):set_hidden()
     tree:add(F_VALUE, range, text):set_hidden()
     return item
+end
+
+--- A quaternion's row, read with `quat`: its text (with the quaternion it stands for), and
+--- under it the dropped component's index and each component sent, with its value.
+function Reader:quat_row(tree, field, label, path, at, bits, largest, rest)
+    local q = quat_xyzw(largest, rest, bits)
+    local text = quat_text(largest, rest, q)
+    local item = self:row(tree, field, label, path, at, text, text)
+    if item == nil then
+        return
+    end
+    local floats = {}
+    for j = 1, 4 do
+        floats[j] = float_text(q[j], true)
+    end
+    local range = self:range(at)
+    item:add(F_QUAT_LARGEST, range, largest)
+    local k = 1
+    for j = 0, 3 do
+        if j ~= largest then
+            item:add(F_QUAT_REST, range, rest[k]):set_text(COMPONENTS[j] .. ": " .. int_text(rest[k])
+                .. " (" .. floats[j + 1] .. ")")
+            k = k + 1
+        end
+    end
+end
+
+--- Which bucket the last bucket code read was in and the bits it took, as `ackwire explain`
+--- prints a bucket field: " (bucket 2 of 3, 10 bits)".
+function Reader:code_text()
+    if self.code == nil then
+        return ""
+    end
+    return " (bucket " .. (self.code.index + 1) .. " of " .. self.code.count .. ", "
+        .. self.code.bits .. " bits)"
+end
+
+--- Appends `code_text` to the item of a bucket code whose row says only its value (an
+--- ascending element's, a quantized one's).
+function Reader:note_code(item)
+    if item ~= nil then
+        item:append_text(self:code_text())
+    end
 end
 
 --- A subtree for a record, a list or a union's variant, its length set when it ends.
@@ -488,25 +658,25 @@ end
 
 --- The next element of an ascending list (or its key field): the first absolute, each later
 --- one its difference from the previous one, "which is at least 1" (DESIGN.md section 3);
---- the sum must stay within the key's `bits`.
-function Reader:ascend(asc, delta, bits, at, path)
+--- the sum must stay within the key's `bits`, or, for a `bucket(...)` key, at most `max`
+--- (its largest value, a number or a UInt64: "a sum past the type's range is over_width").
+function Reader:ascend(asc, delta, bits, at, path, max)
     local v = delta
     if asc.prev ~= nil then
         if int_text(delta) == "0" then
             self:fail("not_ascending", at, path)
         end
+        v = asc.prev + delta
         if type(delta) == "number" then
-            v = asc.prev + delta
-            if bits < 64 and v >= 2 ^ bits then
+            if (max == nil and bits < 64 and v >= 2 ^ bits) or (max ~= nil and v > max) then
                 self:fail("over_width", at, path)
             end
-        else
-            v = asc.prev + delta
-            if v < asc.prev or (bits < 64 and v:rshift(bits) ~= UInt64(0)) then
-                self:fail("over_width", at, path)
-            end
+        elseif v < asc.prev or (max == nil and bits < 64 and v:rshift(bits) ~= UInt64(0))
+            or (max ~= nil and v > max) then
+            self:fail("over_width", at, path)
         end
-    elseif type(delta) == "number" and bits < 64 and v >= 2 ^ bits then
+    elseif type(delta) == "number" and ((max == nil and bits < 64 and v >= 2 ^ bits)
+        or (max ~= nil and v > max)) then
         self:fail("over_width", at, path)
     end
     local text = int_text(v)

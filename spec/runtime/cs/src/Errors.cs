@@ -35,6 +35,9 @@ namespace Ackwire.Runtime
         NonFinite,
         /// <summary>An ascending list has a difference of 0.</summary>
         NotAscending,
+        /// <summary>A value has another encoding its encoder writes instead (a smallest-three
+        /// quaternion whose dropped component is not the largest).</summary>
+        NonCanonical,
     }
 
     /// <summary>Names of error kinds and field paths.</summary>
@@ -55,7 +58,8 @@ namespace Ackwire.Runtime
                 case ErrorKind.InvalidCondition: return "invalid_condition";
                 case ErrorKind.UnknownTag: return "unknown_tag";
                 case ErrorKind.NonFinite: return "non_finite";
-                default: return "not_ascending";
+                case ErrorKind.NotAscending: return "not_ascending";
+                default: return "non_canonical";
             }
         }
 

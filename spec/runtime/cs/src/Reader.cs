@@ -296,6 +296,54 @@ namespace Ackwire.Runtime
         /// <summary>One bit.</summary>
         public bool Bool() { return Uint(1) == 1; }
 
+        /// <summary>A <c>bucket(w1, ..., wk)</c> value: the bucket's index in unary (bucket
+        /// i &lt; k − 1 as i one bits and a zero, the last as k − 1 one bits), at most k − 1 bits
+        /// read, then the value less the bucket's base as a w_i-bit field. Buckets are offset
+        /// (bucket i holds [base_i, base_i + 2^w_i), base_0 = 0), so every code is a distinct
+        /// value: only <c>truncated</c> can fail. <paramref name="widths"/> is strictly
+        /// increasing, each 0 to 64, the sum of 2^w_i at most 2^64 (the validator's rule).</summary>
+        public ulong Bucket(byte[] widths)
+        {
+            int last = widths.Length - 1;
+            int i = 0;
+            ulong bucketBase = 0;
+            while (i < last && Uint(1) == 1)
+            {
+                // Below 2^64: bucket i + 1 exists, and base_(i+1) + 2^w_(i+1) ≤ 2^64.
+                bucketBase += 1UL << widths[i];
+                i++;
+            }
+            return bucketBase + Uint(widths[i]);
+        }
+
+        /// <summary>A <c>zbucket(w1, ..., wk)</c> value: a bucket code of the zigzag mapping,
+        /// unzigzag(u) = (u &gt;&gt; 1) ^ −(u &amp; 1).</summary>
+        public long ZBucket(byte[] widths)
+        {
+            ulong u = Bucket(widths);
+            return unchecked((long)(u >> 1) ^ -(long)(u & 1));
+        }
+
+        /// <summary>A <c>quat(bits)</c> value: <c>largest</c> as a u2, then three
+        /// <paramref name="bits"/>-bit two's complement components, refused unless canonical
+        /// (<see cref="SmallestThree.Check"/>: <c>over_width</c>, then <c>non_canonical</c>), at
+        /// the field's first bit.</summary>
+        public SmallestThree Quat(int bits)
+        {
+            long at = BitOffset;
+            byte largest = (byte)Uint(2);
+            short a = (short)Int(bits);
+            short b = (short)Int(bits);
+            short c = (short)Int(bits);
+            SmallestThree s = new SmallestThree(largest, a, b, c);
+            ErrorKind? fault = SmallestThree.Check(s, bits);
+            if (fault.HasValue)
+            {
+                throw Fail(fault.Value, at);
+            }
+            return s;
+        }
+
         /// <summary>An <c>f32</c>, refusing NaN and infinities (<c>non_finite</c>).</summary>
         public float F32()
         {

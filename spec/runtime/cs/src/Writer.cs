@@ -201,6 +201,46 @@ namespace Ackwire.Runtime
         /// <summary>One bit.</summary>
         public void Bool(bool v) { Uint(1, v ? 1UL : 0UL); }
 
+        /// <summary>A <c>bucket(w1, ..., wk)</c> value: the first bucket that holds it, its
+        /// index in unary (i one bits and a zero, no zero after the last bucket's), then the
+        /// value less the bucket's base in w_i bits; refusing a value past the last bucket
+        /// (<c>over_width</c>).</summary>
+        public void Bucket(byte[] widths, ulong v)
+        {
+            int i = Buckets.Of(widths, v);
+            for (int k = 0; k < i; k++)
+            {
+                Uint(1, 1);
+            }
+            if (i < widths.Length - 1)
+            {
+                Uint(1, 0);
+            }
+            Uint(widths[i], v - Buckets.Base(widths, i));
+        }
+
+        /// <summary>A <c>zbucket(w1, ..., wk)</c> value: its zigzag mapping as a bucket code.</summary>
+        public void ZBucket(byte[] widths, long v)
+        {
+            Bucket(widths, Lengths.Zigzag(v));
+        }
+
+        /// <summary>A <c>quat(bits)</c> value, refusing one the canonical rules refuse
+        /// (<see cref="SmallestThree.Check"/>: <c>over_width</c> or <c>non_canonical</c>): no
+        /// decoder would accept it.</summary>
+        public void Quat(int bits, SmallestThree v)
+        {
+            ErrorKind? fault = SmallestThree.Check(v, bits);
+            if (fault.HasValue)
+            {
+                throw Fail(fault.Value);
+            }
+            Uint(2, v.Largest);
+            Int(bits, v.A);
+            Int(bits, v.B);
+            Int(bits, v.C);
+        }
+
         /// <summary>An <c>f32</c>, refusing NaN and infinities.</summary>
         public void F32(float v)
         {
@@ -302,6 +342,76 @@ namespace Ackwire.Runtime
         }
     }
 
+    /// <summary>The buckets of a <c>bucket(w1, ..., wk)</c> code: bucket i holds
+    /// [base_i, base_i + 2^w_i), base_0 = 0, base_(i+1) = base_i + 2^w_i.</summary>
+    public static class Buckets
+    {
+        /// <summary>base_<paramref name="i"/>.</summary>
+        public static ulong Base(byte[] widths, int i)
+        {
+            ulong b = 0;
+            for (int k = 0; k < i; k++)
+            {
+                b += 1UL << widths[k];
+            }
+            return b;
+        }
+
+        /// <summary>The first bucket holding <paramref name="v"/>, refusing a value past the
+        /// last (<c>over_width</c>).</summary>
+        public static int Of(byte[] widths, ulong v)
+        {
+            ulong b = 0;
+            for (int i = 0; i < widths.Length; i++)
+            {
+                // v ≥ b here: every smaller value was held by an earlier bucket.
+                ulong rel = v - b;
+                if (widths[i] >= 64 || (rel >> widths[i]) == 0)
+                {
+                    return i;
+                }
+                ulong next = b + (1UL << widths[i]);
+                if (next < b)
+                {
+                    break;
+                }
+                b = next;
+            }
+            throw new EncodeError(ErrorKind.OverWidth);
+        }
+
+        /// <summary>The number of bits of <paramref name="v"/>'s code: the unary index (i + 1
+        /// bits, k − 1 for the last bucket) and w_i; for a value past the last bucket, which
+        /// the writer refuses, the last bucket's.</summary>
+        public static int BitLen(byte[] widths, ulong v)
+        {
+            int last = widths.Length - 1;
+            int i = last;
+            ulong b = 0;
+            for (int k = 0; k < widths.Length; k++)
+            {
+                if (widths[k] >= 64 || ((v - b) >> widths[k]) == 0)
+                {
+                    i = k;
+                    break;
+                }
+                ulong next = b + (1UL << widths[k]);
+                if (next < b)
+                {
+                    break;
+                }
+                b = next;
+            }
+            return (i < last ? i + 1 : last) + widths[i];
+        }
+
+        /// <summary>The number of bits of a <c>zbucket</c> value's code.</summary>
+        public static int ZBitLen(byte[] widths, long v)
+        {
+            return BitLen(widths, Lengths.Zigzag(v));
+        }
+    }
+
     /// <summary>Sizes of variable-length values, for encoded lengths.</summary>
     public static class Lengths
     {
@@ -344,53 +454,93 @@ namespace Ackwire.Runtime
 
     /// <summary>The running key of a list ascending by value or by a record's key: each after
     /// the first is carried as its difference from the previous one, at least 1
-    /// (<c>not_ascending</c> on 0), and the sum stays within the key's width
-    /// (<c>over_width</c>).</summary>
+    /// (<c>not_ascending</c> on 0), and the sum stays within the key's range
+    /// (<c>over_width</c>). In a packed record the same (issue 19: "first absolute, then
+    /// differences &gt;= 1 (0 is not_ascending, at the element's bit; a sum past the type's
+    /// range is over_width)"), where a <c>bucket(...)</c> key's range is its largest value,
+    /// not a power of two (<see cref="UpTo"/>).</summary>
     public struct Ascending
     {
-        readonly int bits;
+        readonly ulong max;
         bool hasPrev;
         ulong prev;
 
         /// <summary>A running key of <paramref name="bits"/> bits, before the first element.</summary>
         public Ascending(int bits)
         {
-            this.bits = bits;
+            max = bits < 64 ? (1UL << bits) - 1 : ulong.MaxValue;
             hasPrev = false;
             prev = 0;
+        }
+
+        Ascending(ulong max)
+        {
+            this.max = max;
+            hasPrev = false;
+            prev = 0;
+        }
+
+        /// <summary>A running key of values 0 to <paramref name="max"/> (a bucket code's
+        /// largest value), before the first element.</summary>
+        public static Ascending UpTo(ulong max)
+        {
+            return new Ascending(max);
         }
 
         /// <summary>The key of the element whose difference <paramref name="delta"/> was read
         /// from byte <paramref name="at"/>.</summary>
         public ulong Next(ref Reader r, int at, ulong delta)
         {
+            ErrorKind? fault = Advance(delta);
+            if (fault.HasValue)
+            {
+                throw r.Fail(fault.Value, at);
+            }
+            return prev;
+        }
+
+        /// <summary>The key of the element of a packed list whose difference
+        /// <paramref name="delta"/> was read from bit <paramref name="at"/>: the same rules,
+        /// the fault at that bit.</summary>
+        public ulong Next(ref BitReader b, long at, ulong delta)
+        {
+            ErrorKind? fault = Advance(delta);
+            if (fault.HasValue)
+            {
+                throw b.Fail(fault.Value, at);
+            }
+            return prev;
+        }
+
+        ErrorKind? Advance(ulong delta)
+        {
             ulong v = delta;
             if (hasPrev)
             {
                 if (delta == 0)
                 {
-                    throw r.Fail(ErrorKind.NotAscending, at);
+                    return ErrorKind.NotAscending;
                 }
                 v = prev + delta;
                 if (v < prev)
                 {
-                    throw r.Fail(ErrorKind.OverWidth, at);
+                    return ErrorKind.OverWidth;
                 }
             }
-            if (bits < 64 && (v >> bits) != 0)
+            if (v > max)
             {
-                throw r.Fail(ErrorKind.OverWidth, at);
+                return ErrorKind.OverWidth;
             }
             hasPrev = true;
             prev = v;
-            return v;
+            return null;
         }
 
         /// <summary>The difference to write for key <paramref name="v"/>, refusing a key not
         /// above the previous one.</summary>
         public ulong Delta(ulong v)
         {
-            if (bits < 64 && (v >> bits) != 0)
+            if (v > max)
             {
                 throw new EncodeError(ErrorKind.OverWidth);
             }
