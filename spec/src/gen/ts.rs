@@ -1736,6 +1736,7 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         include_str!("../../runtime/ts/src/lengths.ts"),
     ),
     ("lists.ts", include_str!("../../runtime/ts/src/lists.ts")),
+    ("quat.ts", include_str!("../../runtime/ts/src/quat.ts")),
     ("reader.ts", include_str!("../../runtime/ts/src/reader.ts")),
     ("writer.ts", include_str!("../../runtime/ts/src/writer.ts")),
     // The session machines (`sessions/`): generic over a schema, they import the runtime and
