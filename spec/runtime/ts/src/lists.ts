@@ -198,21 +198,24 @@ export function bigAscending<S extends Reader | BitReader>(
 }
 
 /**
- * An element writer of an ascending list of numbers, each difference written by `raw`. The
- * element's own width is the writer of the difference's to check (the first is absolute).
+ * An element writer of an ascending list of numbers, each difference written by `raw`; an
+ * element past `max` (when given: a `bucket(...)`'s largest value, or a packed `uN`'s) is over
+ * its width, as its decoder finds the sum.
  */
 export function ascendingWriter<W extends Writer | BitWriter>(
   raw: (w: W, delta: number) => void,
+  max?: number,
 ): (w: W, v: number) => void {
-  const prev = new Ascending(64);
+  const prev = new Ascending(64, max);
   return (w, v) => prev.write(w, v, raw);
 }
 
 /** An element writer of an ascending list of bigints. */
 export function bigAscendingWriter<W extends Writer | BitWriter>(
   raw: (w: W, delta: bigint) => void,
+  max?: bigint,
 ): (w: W, v: bigint) => void {
-  const prev = new BigAscending(64);
+  const prev = new BigAscending(64, max);
   return (w, v) => prev.write(w, v, raw);
 }
 

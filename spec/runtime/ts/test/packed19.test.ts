@@ -410,5 +410,16 @@ describe("ascending lists of bits", () => {
       "not_ascending",
       "[1]",
     );
+    // 300 is 28 past 272, within a bucket as a difference but not as an element.
+    assertEncodeFault(
+      () =>
+        writeList(
+          new BitWriter(),
+          [5, 300],
+          ascendingWriter((w: BitWriter, d) => w.bucket(B048, d), 272),
+        ),
+      "over_width",
+      "[1]",
+    );
   });
 });
