@@ -22,8 +22,9 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
 fi
 
 mkdir -p "$here/build"
+# ACKWIRE_RUNTIME_DIR: where packed19_test finds spec/runtime/smallest_three_cases.txt.
 flags=(-std=c++17 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion -Wsign-conversion
-    -I "$here/include")
+    -I "$here/include" "-DACKWIRE_RUNTIME_DIR=\"$here/..\"")
 tests=("runtime_test:the C++ runtime's tests"
     "acked_test:the acked machines' tests"
     "rest_test:the datagram, baseline and delta machines' tests"

@@ -12,9 +12,17 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#ifndef ACKWIRE_RUNTIME_DIR
+#error "test.sh defines ACKWIRE_RUNTIME_DIR, the folder of smallest_three_cases.txt"
+#endif
 
 using ackwire::SmallestThree;
 using ackwire::rt::ErrorKind;
@@ -357,6 +365,51 @@ TEST(quaternions_from_floats_always_pass_and_come_back) {
             }
         }
     }
+}
+
+TEST(quaternions_are_what_the_rust_runtime_makes_of_the_same_floats) {
+    // spec/runtime/smallest_three_cases.txt, written from rt/src/quat.rs by
+    // rt/tests/smallest_three_cases.rs.
+    std::ifstream file(ACKWIRE_RUNTIME_DIR "/smallest_three_cases.txt");
+    CHECK(file.good());
+    const auto single = [](const std::string& hex) {
+        const auto bits = static_cast<uint32_t>(std::stoul(hex, nullptr, 16));
+        float f = 0;
+        std::memcpy(&f, &bits, sizeof f);
+        return f;
+    };
+    const auto bits_of = [](float f) {
+        uint32_t bits = 0;
+        std::memcpy(&bits, &f, sizeof bits);
+        char text[9];
+        std::snprintf(text, sizeof text, "%08x", static_cast<unsigned>(bits));
+        return std::string(text);
+    };
+    size_t cases = 0;
+    std::string line;
+    while (std::getline(file, line)) {
+        if (line.empty() || line[0] == '#') {
+            continue;
+        }
+        std::istringstream in(line);
+        unsigned bits = 0;
+        int largest = 0;
+        int rest[3] = {0, 0, 0};
+        std::string x, y, z, w;
+        std::array<std::string, 4> back;
+        in >> bits >> x >> y >> z >> w >> largest >> rest[0] >> rest[1] >> rest[2] >> back[0]
+            >> back[1] >> back[2] >> back[3];
+        CHECK(!in.fail());
+        const SmallestThree s = rt::from_xyzw({single(x), single(y), single(z), single(w)}, bits);
+        CHECK_EQ(s, quat(static_cast<uint8_t>(largest), static_cast<int16_t>(rest[0]),
+                        static_cast<int16_t>(rest[1]), static_cast<int16_t>(rest[2])));
+        const std::array<float, 4> got = rt::to_xyzw(s, bits);
+        for (size_t i = 0; i < 4; ++i) {
+            CHECK_EQ(bits_of(got[i]), back[i]);
+        }
+        ++cases;
+    }
+    CHECK(cases > 1000);
 }
 
 TEST(quaternions_turn_into_singles) {

@@ -3,6 +3,7 @@
 // read from bits.
 
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import {
   ascending,
@@ -315,6 +316,42 @@ describe("smallest-three quaternions", () => {
         }
       }
     }
+  });
+
+  it("are what the Rust runtime makes of the same floats, bit for bit", () => {
+    // spec/runtime/smallest_three_cases.txt, written from rt/src/quat.rs by
+    // rt/tests/smallest_three_cases.rs.
+    const text = readFileSync(
+      new URL("../../../smallest_three_cases.txt", import.meta.url),
+      "utf8",
+    );
+    const view = new DataView(new ArrayBuffer(4));
+    const single = (hex: string) => {
+      view.setUint32(0, parseInt(hex, 16));
+      return view.getFloat32(0);
+    };
+    const bitsOf = (v: number) => {
+      view.setFloat32(0, v);
+      return view.getUint32(0).toString(16).padStart(8, "0");
+    };
+    let cases = 0;
+    for (const line of text.split("\n")) {
+      if (line === "" || line.startsWith("#")) {
+        continue;
+      }
+      const f = line.split(" ");
+      const bits = Number(f[0]);
+      const q = [single(f[1]!), single(f[2]!), single(f[3]!), single(f[4]!)] as const;
+      const s = fromXyzw(q, bits);
+      assert.deepEqual(
+        s,
+        { largest: Number(f[5]), rest: [Number(f[6]), Number(f[7]), Number(f[8])] },
+        line,
+      );
+      assert.deepEqual(toXyzw(s, bits).map(bitsOf), f.slice(9, 13), line);
+      cases++;
+    }
+    assert.ok(cases > 1000, `${cases} cases`);
   });
 
   it("turn into floats rounded to singles", () => {
