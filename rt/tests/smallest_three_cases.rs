@@ -73,7 +73,7 @@ fn inputs() -> Vec<[f32; 4]> {
         let mut q = [a, a * (1.0 + eps), small, -small * 0.5];
         let turn = (rng.next() % 4) as usize;
         q.rotate_left(turn);
-        if rng.next() % 2 == 0 {
+        if rng.next().is_multiple_of(2) {
             q = q.map(|v| -v);
         }
         out.push(q);
