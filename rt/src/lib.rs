@@ -307,6 +307,18 @@ pub fn arbitrary_ascending(
     } else {
         (1u64 << bits) - 1
     };
+    arbitrary_ascending_to(u, len, max)
+}
+
+/// `len` strictly ascending values of at most `max` (fewer when `max` cannot hold `len`): the
+/// elements or keys of an ascending list whose type's largest value is not `2^N - 1` (a
+/// `bucket(...)`).
+#[cfg(feature = "arbitrary")]
+pub fn arbitrary_ascending_to(
+    u: &mut arbitrary::Unstructured<'_>,
+    len: usize,
+    max: u64,
+) -> arbitrary::Result<Vec<u64>> {
     let mut out = Vec::with_capacity(len);
     // Steps small enough that `len` of them always fit under `max`.
     let step = (max / (len as u64 + 1)).clamp(1, 1 << 20);

@@ -270,7 +270,6 @@ impl Builder {
         let mut sources = read_sources(&self.paths)?;
         sources.extend(self.sources.iter().cloned());
         let spec = compile(&sources)?;
-        gen::refuse_new_constructs(&spec, "Rust")?;
         let mut options = self.options.clone();
         options.source = sources
             .iter()

@@ -1304,16 +1304,18 @@ frame F {
         assert_eq!((z.min_value, z.max_value, z.model_bits), (-128, 128, 16));
         let z = BucketPlan::new(true, &[0, 6]);
         assert_eq!((z.min_value, z.max_value, z.model_bits), (-32, 32, 8));
-        // The whole 64-bit range, in one bucket or two.
+        // The whole 64-bit range is one bucket of 64 bits.
         let full = BucketPlan::new(false, &[64]);
         assert_eq!((full.max_code, full.model_bits), (u64::MAX, 64));
-        let two = BucketPlan::new(true, &[63, 63]);
-        assert_eq!(two.bases, [0, 1 << 63]);
+        let signed = BucketPlan::new(true, &[64]);
         assert_eq!(
-            (two.min_value, two.max_value),
+            (signed.min_value, signed.max_value),
             (i64::MIN.into(), i64::MAX.into())
         );
-        assert_eq!(two.model_bits, 64);
+        assert_eq!(signed.model_bits, 64);
+        let two = BucketPlan::new(false, &[62, 63]);
+        assert_eq!(two.bases, [0, 1 << 62]);
+        assert_eq!(two.max_code, (1 << 62) + (1 << 63) - 1);
     }
 
     #[test]

@@ -46,7 +46,7 @@ fn cpp_codec_of_issue_19s_constructs() {
         "|| !b.ascending_to(prev, delta, 1040, at, out.eid)) {",
         "if (!b.read_quat(9, out.orient.emplace())) return b.in(\"orient\");",
         "|| !w.write_zbucket({2, 6}, q)) {",
-        "inline bool read_after(rt::BitReader& b, Move& out, std::optional<uint64_t>& prev)",
+        "inline bool read_after(rt::BitReader& b, Hop& out, std::optional<uint64_t>& prev)",
     ] {
         assert!(protocol.contains(expected), "missing {expected:?}");
     }

@@ -21,8 +21,8 @@
 
 use super::{snake_case, Code};
 use crate::lower::{
-    ArrayPlan, Ascending, BitsPlan, CountFrom, Lowering, Operand, Presence, RecordPlan, Role, Step,
-    UnionPlan, Wire,
+    ArrayPlan, Ascending, BitsPlan, BucketPlan, CountFrom, Lowering, Operand, Presence, RecordPlan,
+    Role, Step, UnionPlan, Wire,
 };
 use crate::model::{BitKind, Docs, File, IntType, Item, Record, RecordKind, Spec};
 
@@ -262,6 +262,27 @@ fn int_range(w: &Wire<'_>) -> IntType {
     }
 }
 
+/// The model type of a bucket code: the smallest integer that holds every value.
+fn bucket_type(b: &BucketPlan<'_>) -> &'static str {
+    if b.signed {
+        int_type(b.model_bits)
+    } else {
+        uint_type(b.model_bits)
+    }
+}
+
+/// A bucket code's widths as the runtime takes them: `&[0, 4, 8]`.
+fn widths_arg(b: &BucketPlan<'_>) -> String {
+    format!(
+        "&[{}]",
+        b.widths
+            .iter()
+            .map(u8::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
 /// The width and byte order of a fixed-width integer's wire form (a tag's, a bit set's).
 fn int_form(w: &Wire<'_>) -> (u8, bool) {
     match w {
@@ -427,8 +448,8 @@ impl<'s> Gen<'_, 's> {
 
     fn rust_type(&self, w: &Wire<'_>) -> String {
         match w {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
+            Wire::Quat { .. } => format!("{}::SmallestThree", self.rt),
+            Wire::Bucket(b) => bucket_type(b).into(),
             Wire::Int { signed, bits, .. } => {
                 if *signed {
                     int_type(*bits).into()
@@ -481,7 +502,6 @@ impl<'s> Gen<'_, 's> {
     /// Whether a field of wire form `w` is a plain value (see [`Self::is_copy_record`]).
     fn is_copy_wire(&self, w: &Wire<'_>, depth: usize) -> bool {
         match w {
-            // Refused before printing (`refuse_new_constructs`): never reached.
             Wire::Quat { .. } | Wire::Bucket(_) => true,
             Wire::Int { .. }
             | Wire::Float { .. }
@@ -515,6 +535,14 @@ impl<'s> Gen<'_, 's> {
             (Wire::Varint { bits }, true) if big(*bits) => Some("opt_big_u64"),
             (Wire::Zigzag { bits }, false) if big(*bits) => Some("big_i64"),
             (Wire::Zigzag { bits }, true) if big(*bits) => Some("opt_big_i64"),
+            (Wire::Bucket(bp), optional) if big(bp.model_bits) => {
+                Some(match (bp.signed, optional) {
+                    (false, false) => "big_u64",
+                    (false, true) => "opt_big_u64",
+                    (true, false) => "big_i64",
+                    (true, true) => "opt_big_i64",
+                })
+            }
             (Wire::Bytes, false) => Some("hex"),
             (Wire::Bytes, true) | (Wire::OptBytes, false) => Some("opt_hex"),
             (Wire::Array(a), false) => match &a.elem {
@@ -528,6 +556,7 @@ impl<'s> Gen<'_, 's> {
                 {
                     Some("vec_big_u64")
                 }
+                Wire::Bucket(bp) if !bp.signed && big(bp.model_bits) => Some("vec_big_u64"),
                 _ => None,
             },
             _ => None,
@@ -541,8 +570,23 @@ impl<'s> Gen<'_, 's> {
     /// record).
     fn decode(&self, w: &Wire<'_>, packed: bool, depth: usize) -> String {
         match w {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
+            // Bit fields of packed records only (the validator says so).
+            Wire::Quat { bits } => format!("b.quat({bits})"),
+            Wire::Bucket(bp) => {
+                let (method, wide) = if bp.signed {
+                    ("zbucket", "i64")
+                } else {
+                    ("bucket", "u64")
+                };
+                let rust = bucket_type(bp);
+                let read = format!("b.{method}({})", widths_arg(bp));
+                if rust == wide {
+                    read
+                } else {
+                    // The code's range fits the model type by construction.
+                    format!("{read}.map(|v| v as {rust})")
+                }
+            }
             Wire::Int { signed, bits, .. } if packed => {
                 if *signed {
                     let rust = int_type(*bits);
@@ -668,6 +712,31 @@ impl<'s> Gen<'_, 's> {
         }
     }
 
+    /// In a packed record: the largest value of an ascending element or key of wire form
+    /// `w` (a `uN` or a `bucket(...)`), and a closure reading its raw (delta-coded) value.
+    fn ascending_bit_reader(&self, w: &Wire<'_>) -> (String, String) {
+        match w {
+            Wire::Bucket(bp) => (
+                format!("{}_u64", bp.max_code),
+                format!("|b| b.bucket({})", widths_arg(bp)),
+            ),
+            Wire::Int { bits, .. } => (
+                format!("{}_u64", int_range(w).max()),
+                format!("|b| b.uint({bits})"),
+            ),
+            _ => ("u64::MAX".into(), "|b| b.uint(64)".into()),
+        }
+    }
+
+    /// In a packed record: a closure writing the raw (delta-coded) value `d`.
+    fn ascending_bit_writer(&self, w: &Wire<'_>) -> String {
+        match w {
+            Wire::Bucket(bp) => format!("|w, d| w.bucket({}, d)", widths_arg(bp)),
+            Wire::Int { bits, .. } => format!("|w, d| w.uint({bits}, d)"),
+            _ => "|w, d| w.uint(64, d)".into(),
+        }
+    }
+
     /// A closure writing the raw (delta-coded) value `d` of an ascending element or key.
     fn ascending_writer(&self, w: &Wire<'_>) -> String {
         match w {
@@ -702,11 +771,27 @@ impl<'s> Gen<'_, 's> {
         let reader = if packed { "b" } else { "r" };
         let elem = match a.ascending {
             Some(Ascending::Key(_)) => match &a.elem {
+                Wire::Record { record, .. } if packed => {
+                    format!("{}::read_bits_after(b, &mut prev)", record.name)
+                }
                 Wire::Record { record, .. } => {
                     format!("{}::read_after(r, &mut prev)", record.name)
                 }
                 other => self.decode(other, packed, depth + 1),
             },
+            Some(Ascending::Values) if packed => {
+                let (max, raw) = self.ascending_bit_reader(&a.elem);
+                let rust = self.rust_type(&a.elem);
+                let cast = if rust == "u64" {
+                    String::new()
+                } else {
+                    format!(".map(|v| v as {rust})")
+                };
+                format!(
+                    "{}::read_bit_ascending(b, &mut prev, {max}, {raw}){cast}",
+                    self.rt
+                )
+            }
             Some(Ascending::Values) => {
                 let (bits, raw) = self.ascending_reader(&a.elem);
                 let rust = self.rust_type(&a.elem);
@@ -781,8 +866,22 @@ impl<'s> Gen<'_, 's> {
         let expr = |e: String| vec![format!("{e}{map}?;")];
         let v = val.owned();
         match w {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => vec![String::from(super::REFUSED)],
+            // LANGUAGE.md: "an encoder refuses a value that breaks them": the runtime checks
+            // the canonical rules before writing a bit.
+            Wire::Quat { bits } => expr(format!("w.quat({bits}, {})", val.by_ref())),
+            Wire::Bucket(bp) => {
+                let (method, wide, conv) = if bp.signed {
+                    ("zbucket", "i64", "i64::from")
+                } else {
+                    ("bucket", "u64", "u64::from")
+                };
+                let from = if bucket_type(bp) == wide {
+                    v
+                } else {
+                    format!("{conv}({v})")
+                };
+                expr(format!("w.{method}({}, {from})", widths_arg(bp)))
+            }
             Wire::Int {
                 signed,
                 bits,
@@ -872,6 +971,11 @@ impl<'s> Gen<'_, 's> {
                         bits / 8
                     ),
                     (Wire::Zigzag { bits }, _) => format!("out.zigzag({bits}, q)"),
+                    (Wire::Bucket(bp), _) => format!(
+                        "w.{}({}, q)",
+                        if bp.signed { "zbucket" } else { "bucket" },
+                        widths_arg(bp)
+                    ),
                     (_, _) => format!("out.varint({bits}, q)"),
                 };
                 expr(format!("{q}.and_then(|q| {write})"))
@@ -927,8 +1031,25 @@ impl<'s> Gen<'_, 's> {
         let body: Vec<String> = match a.ascending {
             Some(Ascending::Key(_)) => {
                 lines.push("let mut prev = None;".into());
+                let call = if packed {
+                    "write_bits_after(w, &mut prev)"
+                } else {
+                    "write_after(out, &mut prev)"
+                };
+                vec![format!("{item}.{call}{}?;", wrap(&inner))]
+            }
+            Some(Ascending::Values) if packed => {
+                lines.push("let mut prev = None;".into());
+                let raw = self.ascending_bit_writer(&a.elem);
+                let (max, _) = self.ascending_bit_reader(&a.elem);
+                let from = if self.rust_type(&a.elem) == "u64" {
+                    format!("*{item}")
+                } else {
+                    format!("u64::from(*{item})")
+                };
                 vec![format!(
-                    "{item}.write_after(out, &mut prev){}?;",
+                    "{}::write_bit_ascending(w, &mut prev, {from}, {max}, {raw}){}?;",
+                    self.rt,
                     wrap(&inner)
                 )]
             }
@@ -967,8 +1088,21 @@ impl<'s> Gen<'_, 's> {
         }
         let v = val.owned();
         match w {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
+            Wire::Bucket(bp) => {
+                let (f, wide, conv) = if bp.signed {
+                    ("zbucket_len", "i64", "i64::from")
+                } else {
+                    ("bucket_len", "u64", "u64::from")
+                };
+                let from = if bucket_type(bp) == wide {
+                    v
+                } else {
+                    format!("{conv}({v})")
+                };
+                format!("{}::{f}({}, {from})", self.rt, widths_arg(bp))
+            }
+            // Always 2 + 3B bits: the lowering finds it fixed.
+            Wire::Quat { bits } => (2 + 3 * u64::from(*bits)).to_string(),
             Wire::Varint { bits } => {
                 if uint_type(*bits) == "u64" {
                     format!("{}::varint_len({v})", self.rt)
@@ -991,6 +1125,12 @@ impl<'s> Gen<'_, 's> {
                 match wire.as_ref() {
                     Wire::Zigzag { .. } => {
                         format!("{rt}::varint_len({rt}::zigzag({q} as i64))", rt = self.rt)
+                    }
+                    Wire::Bucket(bp) if bp.signed => {
+                        format!("{}::zbucket_len({}, {q} as i64)", self.rt, widths_arg(bp))
+                    }
+                    Wire::Bucket(bp) => {
+                        format!("{}::bucket_len({}, {q} as u64)", self.rt, widths_arg(bp))
                     }
                     _ => format!("{}::varint_len({q} as u64)", self.rt),
                 }
@@ -1018,8 +1158,21 @@ impl<'s> Gen<'_, 's> {
                 }
                 parts.push(match (a.ascending, a.elem_fixed) {
                     (Some(Ascending::Key(_)), _) => format!(
-                        "{{\n    let mut prev = None;\n    {place}.iter().map(|x| x.encoded_len_after(&mut prev)).sum::<usize>()\n}}"
+                        "{{\n    let mut prev = None;\n    {place}.iter().map(|x| x.{}(&mut prev)).sum::<usize>()\n}}",
+                        if packed { "bit_len_after" } else { "encoded_len_after" }
                     ),
+                    (Some(Ascending::Values), _) if matches!(a.elem, Wire::Bucket(_)) => {
+                        let items = if self.rust_type(&a.elem) == "u64" {
+                            format!("{place}.iter().copied()")
+                        } else {
+                            format!("{place}.iter().map(|x| u64::from(*x))")
+                        };
+                        let widths = match &a.elem {
+                            Wire::Bucket(bp) => widths_arg(bp),
+                            _ => String::new(),
+                        };
+                        format!("{}::ascending_buckets_len({widths}, {items})", self.rt)
+                    }
                     (Some(Ascending::Values), _) if matches!(a.elem, Wire::Varint { .. }) => {
                         let items = if self.rust_type(&a.elem) == "u64" {
                             format!("{place}.iter().copied()")
@@ -1103,16 +1256,39 @@ impl<'s> Gen<'_, 's> {
             self.branch_free_eq(&r.name, &value_fields);
         }
         self.code.open(format!("impl {} {{", r.name));
-        // A packed record is never read with a key; a byte-aligned one within an ascending
-        // list is read and written with the plan of its (first) key.
-        let keyed = if plan.packed {
-            None
-        } else {
-            low.keys_of(&r.name)
-                .first()
-                .and_then(|key| low.plan(&r.name, Some(key)))
-        };
-        if let Some(keyed) = keyed {
+        // A record within an ascending list is read and written with the plan of its (first)
+        // key: byte-aligned, or (issue 19) packed, its key a `uN` or `bucket(...)`.
+        let keyed = low
+            .keys_of(&r.name)
+            .first()
+            .and_then(|key| low.plan(&r.name, Some(key)));
+        if let Some(keyed) = keyed.filter(|k| k.packed) {
+            self.code
+                .line("/// Reads the record from a bit stream, its key absolute.");
+            self.code
+                .open("pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {");
+            self.code.line("Self::read_bits_after(b, &mut None)");
+            self.code.close("}");
+            self.code.blank();
+            self.read_fn(keyed);
+            self.code.blank();
+            self.code
+                .line("/// Writes the record into a bit stream, its key absolute.");
+            self.code
+                .open("pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {");
+            self.code.line("self.write_bits_after(w, &mut None)");
+            self.code.close("}");
+            self.code.blank();
+            self.write_fn(keyed);
+            self.code.blank();
+            self.code
+                .line("/// The number of bits [`Self::write_bits`] writes.");
+            self.code.open("pub fn bit_len(&self) -> usize {");
+            self.code.line("self.bit_len_after(&mut None)");
+            self.code.close("}");
+            self.code.blank();
+            self.len_fn(keyed);
+        } else if let Some(keyed) = keyed {
             self.code.line("/// Reads the record, its key absolute.");
             self.code
                 .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
@@ -1183,8 +1359,16 @@ impl<'s> Gen<'_, 's> {
     /// the encoder accepts (in range, finite, ascending where it must be).
     fn arbitrary(&self, w: &Wire<'_>) -> String {
         match w {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
+            // Canonical values only: what from_xyzw makes of arbitrary floats.
+            Wire::Quat { bits } => format!("{}::SmallestThree::arbitrary(u, {bits})", self.rt),
+            Wire::Bucket(bp) => {
+                let rust = bucket_type(bp);
+                format!(
+                    "u.int_in_range({}..={})",
+                    literal(bp.min_value, rust),
+                    literal(bp.max_value, rust)
+                )
+            }
             Wire::Int { .. } | Wire::Zigzag { .. } => {
                 let t = int_range(w);
                 let rust = self.rust_type(w);
@@ -1246,11 +1430,24 @@ impl<'s> Gen<'_, 's> {
                 .map(|s| &s.wire),
             _ => None,
         };
-        let (bits, rust) = match ints {
-            Some(Wire::Int { bits, .. } | Wire::Varint { bits }) => (*bits, uint_type(*bits)),
-            _ => (64, "u64"),
+        let (keys, rust) = match ints {
+            Some(Wire::Int { bits, .. } | Wire::Varint { bits }) => (
+                format!("{}::arbitrary_ascending(u, {len}, {bits})?", self.rt),
+                uint_type(*bits),
+            ),
+            // A bucket code's largest value is not 2^N - 1.
+            Some(Wire::Bucket(bp)) => (
+                format!(
+                    "{}::arbitrary_ascending_to(u, {len}, {}_u64)?",
+                    self.rt, bp.max_code
+                ),
+                bucket_type(bp),
+            ),
+            _ => (
+                format!("{}::arbitrary_ascending(u, {len}, 64)?", self.rt),
+                "u64",
+            ),
         };
-        let keys = format!("{}::arbitrary_ascending(u, {len}, {bits})?", self.rt);
         let cast = if rust == "u64" {
             "k".to_string()
         } else {
@@ -1345,7 +1542,15 @@ impl<'s> Gen<'_, 's> {
 
     fn read_fn(&mut self, plan: &RecordPlan<'_>) {
         let packed = plan.packed;
-        if packed {
+        if packed && plan.key.is_some() {
+            self.code.line(
+                "/// Reads the record from a bit stream within an ascending list: its key is the",
+            );
+            self.code.line(
+                "/// difference from `prev`, the previous element's key (absolute for the first).",
+            );
+            self.code.open("pub fn read_bits_after(b: &mut BitReader<'_>, prev: &mut Option<u64>) -> Result<Self, DecodeError> {");
+        } else if packed {
             self.code.line("/// Reads the record from a bit stream.");
             self.code
                 .open("pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {");
@@ -1382,14 +1587,22 @@ impl<'s> Gen<'_, 's> {
                     continue;
                 }
                 Role::Key => {
-                    let (bits, raw) = self.ascending_reader(&s.wire);
                     let rust = self.rust_type(&s.wire);
                     let cast = if rust == "u64" {
                         String::new()
                     } else {
                         format!(".map(|v| v as {rust})")
                     };
-                    format!("{}::read_ascending(r, prev, {bits}, {raw}){cast}", self.rt)
+                    if packed {
+                        let (max, raw) = self.ascending_bit_reader(&s.wire);
+                        format!(
+                            "{}::read_bit_ascending(b, prev, {max}, {raw}){cast}",
+                            self.rt
+                        )
+                    } else {
+                        let (bits, raw) = self.ascending_reader(&s.wire);
+                        format!("{}::read_ascending(r, prev, {bits}, {raw}){cast}", self.rt)
+                    }
                 }
                 Role::Count { .. } | Role::Value => match &s.wire {
                     Wire::Array(a) => match &a.count {
@@ -1441,7 +1654,15 @@ impl<'s> Gen<'_, 's> {
 
     fn write_fn(&mut self, plan: &RecordPlan<'_>) {
         let packed = plan.packed;
-        if packed {
+        if packed && plan.key.is_some() {
+            self.code.line(
+                "/// Writes the record into a bit stream within an ascending list: its key as the",
+            );
+            self.code.line(
+                "/// difference from `prev`, the previous element's key (absolute for the first).",
+            );
+            self.code.open("pub fn write_bits_after(&self, w: &mut BitWriter, prev: &mut Option<u64>) -> Result<(), EncodeError> {");
+        } else if packed {
             self.code.line("/// Writes the record into a bit stream.");
             self.code
                 .open("pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {");
@@ -1487,14 +1708,24 @@ impl<'s> Gen<'_, 's> {
                     }
                 }
                 Role::Key => {
-                    let raw = self.ascending_writer(&s.wire);
-                    let (bits, _) = self.ascending_reader(&s.wire);
                     let from = self.to_u64(&format!("self.{}", ident(&f.name)), &s.wire);
-                    self.code.line(format!(
-                        "{}::write_ascending(out, prev, {from}, {bits}, {raw}){}?;",
-                        self.rt,
-                        wrap(&path)
-                    ));
+                    if packed {
+                        let (max, _) = self.ascending_bit_reader(&s.wire);
+                        let raw = self.ascending_bit_writer(&s.wire);
+                        self.code.line(format!(
+                            "{}::write_bit_ascending(w, prev, {from}, {max}, {raw}){}?;",
+                            self.rt,
+                            wrap(&path)
+                        ));
+                    } else {
+                        let raw = self.ascending_writer(&s.wire);
+                        let (bits, _) = self.ascending_reader(&s.wire);
+                        self.code.line(format!(
+                            "{}::write_ascending(out, prev, {from}, {bits}, {raw}){}?;",
+                            self.rt,
+                            wrap(&path)
+                        ));
+                    }
                 }
                 Role::Value => {
                     let field = format!("self.{}", ident(&f.name));
@@ -1528,7 +1759,13 @@ impl<'s> Gen<'_, 's> {
 
     fn len_fn(&mut self, plan: &RecordPlan<'_>) {
         let packed = plan.packed;
-        if packed {
+        if packed && plan.key.is_some() {
+            self.code.line(
+                "/// The number of bits [`Self::write_bits_after`] writes, moving `prev` on.",
+            );
+            self.code
+                .open("pub fn bit_len_after(&self, prev: &mut Option<u64>) -> usize {");
+        } else if packed {
             self.code
                 .line("/// The number of bits [`Self::write_bits`] writes.");
             self.code.open("pub fn bit_len(&self) -> usize {");
@@ -1579,10 +1816,17 @@ impl<'s> Gen<'_, 's> {
                                 self.rt
                             ));
                         }
-                        None => parts.push(format!(
-                            "{rt}::varint_len({rt}::ascending_step(prev, {from}))",
-                            rt = self.rt
-                        )),
+                        None => parts.push(match &s.wire {
+                            Wire::Bucket(bp) => format!(
+                                "{rt}::bucket_len({}, {rt}::ascending_step(prev, {from}))",
+                                widths_arg(bp),
+                                rt = self.rt
+                            ),
+                            _ => format!(
+                                "{rt}::varint_len({rt}::ascending_step(prev, {from}))",
+                                rt = self.rt
+                            ),
+                        }),
                     }
                 }
                 Role::Value if s.presence.is_some() => {
