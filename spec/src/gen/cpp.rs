@@ -13,7 +13,12 @@
 //!     `contains`/`set`/`with`, and `check` (reserved bits, `requires`);
 //!   - a record: a struct of its value fields (constants and counts are derived, not stored;
 //!     conditional fields are `std::optional`, lists `std::vector`, bytes
-//!     `std::vector<uint8_t>`, quantized numbers `double`);
+//!     `std::vector<uint8_t>`, quantized numbers `double`, a `quat(B)` the runtime's
+//!     `ackwire::SmallestThree` (its integers, checked against LANGUAGE.md's canonical rules by
+//!     `read_quat` and `write_quat`), a `bucket(...)` or `zbucket(...)` the smallest integer
+//!     holding every value of it); a record within a list ascending by its key gets
+//!     `read_after`, `write_after` and `encoded_len_after` (`bit_len_after` when packed), which
+//!     take the previous element's key;
 //!   - a union: a `std::variant` of its variants' records, with `tag`;
 //!   - for every type: `encoded_len` (`bit_len` for a packed record), `to_json`, `from_json`,
 //!     and in `detail` the `read`/`write` functions the frames are made of;

@@ -19,8 +19,12 @@
 //!   counts are derived, not stored; conditional fields are optional, `?: T | undefined`: a
 //!   decoded value has every field, an absent one `undefined`, so that all values of a record
 //!   share one shape, and an encoder takes `undefined` as absent; 64-bit integers are `bigint`,
-//!   bytes `Uint8Array`), `readX`, `writeX` and `encodedLenX` (for a packed record the
-//!   bit-stream forms and `bitLenX`), and `XJson`, its fields in the JSON form;
+//!   bytes `Uint8Array`, a `quat(B)` the runtime's `SmallestThree` (its integers: LANGUAGE.md's
+//!   canonical rules are checked on them by `b.quat(B)` and `w.quat(B, v)`), a `bucket(...)` or
+//!   `zbucket(...)` a number, or a `bigint` when its model integer is 64 bits), `readX`,
+//!   `writeX` and `encodedLenX` (for a packed record the bit-stream forms and `bitLenX`; within
+//!   a list ascending by a key they take the running key `prev`), and `XJson`, its fields in the
+//!   JSON form;
 //! - a union: a discriminated union of `{ kind, value }`, with the same functions;
 //! - a frame: also `decodeX` and `encodeX`; then `Frames`, `FRAME_NAMES` and the functions that
 //!   take a frame by name (`decodeFrame`, `encodeFrame`, `frameToJson`, `frameFromJson`).
