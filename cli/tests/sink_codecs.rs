@@ -1,24 +1,27 @@
-//! The kitchen sink's generated TypeScript and C++ codecs (spec/tests/sink/sink.wire, every
-//! construct of the language, issue 19's `quat(B)`, `bucket(...)`, `zbucket(...)` and packed
-//! ascending lists among them) held to one verdict with the Rust decoder of the same plan
-//! (`ackwire_conformance::explain`, itself held to the generated Rust codec by
+//! The kitchen sink's generated TypeScript, C++ and Rust codecs (spec/tests/sink/sink.wire,
+//! every construct of the language, issue 19's `quat(B)`, `bucket(...)`, `zbucket(...)` and
+//! packed ascending lists among them, and spec/tests/lang19/moves.wire, more of the same) held
+//! to one verdict, and, where it walks them, to the Rust walk of the same plan
+//! (`ackwire_conformance::explain`, a second decoder held to the generated Rust codec by
 //! conformance/tests/explain_agrees.rs), before any golden vector of those constructs exists.
 //!
-//! The test generates both codecs with this crate's `ackwire-spec`, compiles a line-driven
-//! driver of each (tests/sink_codecs/driver.ts with the runtime's pinned tsc, driver.cpp with
-//! g++ and the testee's warnings as errors, under AddressSanitizer and UBSan), then:
-//! - encodes each value of [`VALUES`] in both languages: the same bytes, which the Rust walk
-//!   decodes, and which both languages decode back to the same JSON form;
-//! - refuses each value of [`REFUSED`] in both, with the same error kind and field path;
-//! - walks every one-bit flip, every truncation and two extensions of each encoding through
-//!   all three decoders: the same verdict (a value, or an error of the same kind at the same
-//!   byte, bit and field path), and every mutation that still decodes re-encodes to exactly
-//!   its bytes in both languages (a decoder accepts only what its encoder writes).
+//! The test generates the three codecs with this crate's `ackwire-spec` and builds a line-driven
+//! driver of each: tests/sink_codecs/driver.ts with the runtime's pinned tsc (strict),
+//! driver.cpp with g++ and the testee's warnings as errors under AddressSanitizer and UBSan,
+//! driver.rs as a crate of its own over this repository's ackwire-rt (built offline). Then:
+//! - it encodes each value of [`VALUES`] in the three languages: the same bytes, which decode
+//!   back to the same JSON form;
+//! - it has each value of [`REFUSED`] refused by the three, with the same error kind and path;
+//! - it walks every one-bit flip, every truncation and two extensions of each encoding through
+//!   the three decoders: the same verdict (a value of the same JSON form, or an error of the
+//!   same kind at the same byte, bit and field path), and every mutation that still decodes
+//!   re-encodes to exactly its bytes in each language (a decoder accepts only what its encoder
+//!   writes).
 //!
 //! Until the Rust walk walks `quat(B)`, bucket codes and packed ascending lists, the `motion`
-//! and `moves` frames are held to the TypeScript and C++ codecs' agreement alone ([`NOT_WALKED_YET`]: the test
-//! fails once the walk walks it, to be taken off the list), and the test prints which frames
-//! the walk judged.
+//! and `moves` frames are held to the three codecs alone ([`NOT_WALKED_YET`]: the test fails
+//! once the walk walks one, for it to be taken off the list); the test prints what the walk
+//! judged.
 //!
 //! Needs node (with npm, the first time, for the runtime's pinned tsc) and g++; without them
 //! the test fails and says so.
@@ -285,6 +288,48 @@ fn cpp(spec: &ackwire_spec::model::Spec, work: &Path) -> Driver {
 /// test fails as soon as the walk walks one, so that it is taken off this list.
 const NOT_WALKED_YET: &[&str] = &["motion", "moves"];
 
+/// The generated Rust codec of `paths` and its driver (tests/sink_codecs/driver.rs), built as a
+/// crate of its own over this repository's ackwire-rt, offline, with the workspace's Cargo.lock
+/// (every crate it needs is one the workspace has fetched); the driver started.
+fn rust(paths: &[PathBuf], work: &Path) -> Driver {
+    let root = repository_root();
+    let dir = work.join("rust");
+    std::fs::create_dir_all(dir.join("src")).expect("the crate's folder is made");
+    std::fs::create_dir_all(dir.join("gen")).expect("the crate's folder is made");
+    let mut builder = ackwire_spec::Builder::new();
+    for p in paths {
+        builder = builder.path(p);
+    }
+    let code = builder.generate().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.join("gen/protocol.rs"), code).expect("protocol.rs is written");
+    std::fs::copy(
+        root.join("cli/tests/sink_codecs/driver.rs"),
+        dir.join("src/main.rs"),
+    )
+    .expect("the driver is copied");
+    std::fs::copy(root.join("Cargo.lock"), dir.join("Cargo.lock")).expect("Cargo.lock is copied");
+    let manifest = format!(
+        "[package]\nname = \"sink-codecs-driver\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+         publish = false\n\n[dependencies]\nackwire-rt = {{ path = {:?} }}\nserde = \"1\"\n\
+         serde_json = \"1\"\n\n[workspace]\n",
+        root.join("rt").display().to_string()
+    );
+    std::fs::write(dir.join("Cargo.toml"), manifest).expect("Cargo.toml is written");
+    run(
+        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["build", "--quiet", "--offline", "--manifest-path"])
+            .arg(dir.join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(dir.join("target"))
+            .env_remove("CARGO_TARGET_DIR"),
+        "cargo build of the generated Rust codec and its driver",
+    );
+    Driver::start(
+        "Rust",
+        Command::new(dir.join("target/debug/sink-codecs-driver")),
+    )
+}
+
 /// The Rust walk's verdict on `bytes`, in the drivers' form: `ok`, or `err KIND OFFSET BIT PATH`;
 /// `None` for a frame of [`NOT_WALKED_YET`], which must indeed not be walked.
 fn rust_verdict(spec: &ackwire_spec::model::Spec, frame: &str, bytes: &[u8]) -> Option<String> {
@@ -360,7 +405,7 @@ fn unhex(text: &str) -> Vec<u8> {
 }
 
 #[test]
-fn the_sinks_typescript_and_cpp_codecs_agree_with_the_rust_walk() {
+fn the_sinks_typescript_cpp_and_rust_codecs_agree() {
     let root = repository_root();
     let paths: Vec<PathBuf> = LAYOUTS.iter().map(|p| root.join(p)).collect();
     let (spec, _) = ackwire_spec::load(&paths).unwrap_or_else(|e| panic!("{e}"));
@@ -368,6 +413,7 @@ fn the_sinks_typescript_and_cpp_codecs_agree_with_the_rust_walk() {
     std::fs::create_dir_all(&work).expect("the work folder is made");
     let mut ts = typescript(&spec, &work);
     let mut cc = cpp(&spec, &work);
+    let mut rs = rust(&paths, &work);
 
     let mut encodings = Vec::new();
     // The frames the Rust walk judged.
@@ -376,6 +422,11 @@ fn the_sinks_typescript_and_cpp_codecs_agree_with_the_rust_walk() {
         let request = format!("encode {frame} {value}");
         let (a, b) = (ts.ask(&request), cc.ask(&request));
         assert_eq!(a, b, "TypeScript and C++ encode {value} differently");
+        assert_eq!(
+            a,
+            rs.ask(&request),
+            "TypeScript and Rust encode {value} differently"
+        );
         assert!(a.starts_with("ok "), "{value} does not encode: {a}");
         let bytes = unhex(&a[3..]);
         let rust = rust_verdict(&spec, frame, &bytes);
@@ -407,7 +458,7 @@ fn the_sinks_typescript_and_cpp_codecs_agree_with_the_rust_walk() {
             "encode moves {}",
             serde_json::json!({"tick": 1, "body": body})
         );
-        for driver in [&mut ts, &mut cc] {
+        for driver in [&mut ts, &mut cc, &mut rs] {
             assert_eq!(
                 driver.ask(&request),
                 format!("err {want}"),
@@ -436,10 +487,17 @@ fn the_sinks_typescript_and_cpp_codecs_agree_with_the_rust_walk() {
         for m in mutations {
             let request = format!("decode {frame} {}", hex(&m));
             let (a, b) = (ts.ask(&request), cc.ask(&request));
+            let c = rs.ask(&request);
             assert_eq!(
                 verdict(&a),
                 verdict(&b),
                 "TypeScript and C++ on {}",
+                hex(&m)
+            );
+            assert_eq!(
+                verdict(&a),
+                verdict(&c),
+                "TypeScript and Rust on {}",
                 hex(&m)
             );
             if let Some(rust) = rust_verdict(&spec, frame, &m) {
@@ -454,8 +512,9 @@ fn the_sinks_typescript_and_cpp_codecs_agree_with_the_rust_walk() {
             checked += 1;
             if verdict(&a) == "ok" {
                 assert!(same_json(&json_of(&a), &json_of(&b)), "{a}\n{b}");
+                assert!(same_json(&json_of(&a), &json_of(&c)), "{a}\n{c}");
                 let again = format!("encode {frame} {}", &a[3..]);
-                for driver in [&mut ts, &mut cc] {
+                for driver in [&mut ts, &mut cc, &mut rs] {
                     assert_eq!(
                         driver.ask(&again),
                         format!("ok {}", hex(&m)),
@@ -469,8 +528,9 @@ fn the_sinks_typescript_and_cpp_codecs_agree_with_the_rust_walk() {
         }
     }
     println!(
-        "{checked} inputs through the TypeScript and C++ decoders ({by_rust} of them through the \
-         Rust walk too, of frames {walked:?}), {decoded} of them decoded and re-encoded"
+        "{checked} inputs through the TypeScript, C++ and Rust decoders ({by_rust} of them \
+         through the Rust walk too, of frames {walked:?}), {decoded} of them decoded and \
+         re-encoded"
     );
     assert!(checked > 1000, "too few inputs to mean anything: {checked}");
     assert!(
