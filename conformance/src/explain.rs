@@ -29,8 +29,8 @@ use ackwire_codec::{DecodeError, ErrorKind};
 use ackwire_spec::gen::snake_case;
 use ackwire_spec::index::Index;
 use ackwire_spec::lower::{
-    ArrayPlan, Ascending, BitsPlan, CountFrom, Lowering, Operand, Presence, RecordPlan, Role, Step,
-    Test, Wire,
+    ArrayPlan, Ascending, BitsPlan, BucketPlan, CountFrom, Lowering, Operand, Presence, RecordPlan,
+    Role, Step, Test, Wire,
 };
 use ackwire_spec::model::{Record, Spec, Union};
 use std::fmt::Write as _;
@@ -565,9 +565,18 @@ impl<'a> Walker<'a> {
                 self.array(a, packed, count)?;
                 Ok(Val::Other)
             }
-            Wire::Quat { .. } | Wire::Bucket(_) => Err(Stop::Spec(
-                "explain does not walk quat(B) or bucket(...) fields yet".into(),
-            )),
+            Wire::Bucket(_) => {
+                let at = self.here(packed);
+                let (v, text) = self.scalar(wire, packed)?;
+                self.emit(packed, at, text);
+                Ok(Val::Num(v))
+            }
+            Wire::Quat { bits } => {
+                let at = self.here(packed);
+                let text = self.quat(*bits, packed)?;
+                self.emit(packed, at, text);
+                Ok(Val::Other)
+            }
             Wire::Unknown(name) => Err(Stop::Spec(format!("`{name}` is not a type"))),
         }
     }
@@ -649,12 +658,25 @@ impl<'a> Walker<'a> {
     /// its difference from the previous one, "which is at least 1" (DESIGN.md section 3).
     fn ascending(&mut self, wire: &Wire<'_>, packed: bool, asc: &mut Asc) -> Res<Val> {
         let at = self.here(packed);
-        let (bits, delta) = match wire {
-            Wire::Varint { bits } if !packed => (*bits, self.varint(*bits)?),
+        let width = |bits: u8| {
+            if bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            }
+        };
+        // The difference is carried in the element's own type; the sum may not pass the
+        // type's largest value (a bucket code's is not 2^N - 1).
+        let (max, delta) = match wire {
+            Wire::Varint { bits } if !packed => (width(*bits), self.varint(*bits)?),
             Wire::Int {
                 bits, big_endian, ..
-            } => (*bits, self.uint_of(u32::from(*bits), packed, *big_endian)?),
-            _ if !packed => (64, self.varint(64)?),
+            } => (
+                width(*bits),
+                self.uint_of(u32::from(*bits), packed, *big_endian)?,
+            ),
+            Wire::Bucket(b) if packed && !b.signed => (b.max_code, self.bucket(b, packed)?.0),
+            _ if !packed => (u64::MAX, self.varint(64)?),
             _ => {
                 return Err(Stop::Spec(
                     "an ascending value that is not an unsigned integer".into(),
@@ -668,7 +690,7 @@ impl<'a> Walker<'a> {
                 .checked_add(delta)
                 .ok_or_else(|| self.fault(packed, ErrorKind::OverWidth, at))?,
         };
-        if bits < 64 && v >> bits != 0 {
+        if v > max {
             return Err(self.fault(packed, ErrorKind::OverWidth, at));
         }
         let text = match asc.prev {
@@ -721,6 +743,20 @@ impl<'a> Walker<'a> {
                 i128::from(((n >> 1) as i64) ^ -((n & 1) as i64))
             }
             Wire::Bits(b) => i128::from(self.bits(&self.low.bits_plan(b), packed)?),
+            Wire::Bucket(b) => {
+                let (code, bucket) = self.bucket(b, packed)?;
+                let v = if b.signed {
+                    i128::from(((code >> 1) as i64) ^ -((code & 1) as i64))
+                } else {
+                    i128::from(code)
+                };
+                let k = b.widths.len();
+                let cost = b.prefix_bits(bucket) + u64::from(b.widths[bucket]);
+                return Ok((
+                    v,
+                    format!("{v} (bucket {} of {k}, {cost} bits)", bucket + 1),
+                ));
+            }
             Wire::Unknown(name) => {
                 return Err(Stop::Spec(format!("`{name}` is not an integer type")))
             }
@@ -735,6 +771,89 @@ impl<'a> Walker<'a> {
             _ => v.to_string(),
         };
         Ok((v, text))
+    }
+
+    /// A bucket code (LANGUAGE.md, "bucket"): the bucket index in unary, least significant bit
+    /// first (bucket `i < k-1` as `i` one bits and a zero bit, the last as `k-1` one bits,
+    /// so at most `k-1` bits are read), then the value less the bucket's base in `w_i` bits.
+    /// Every code is a value: only truncation can fail. Returns the code and its bucket.
+    fn bucket(&mut self, b: &BucketPlan<'_>, packed: bool) -> Res<(u64, usize)> {
+        self.packed_only(packed, "a bucket code")?;
+        let k = b.widths.len();
+        let mut i = 0;
+        while i + 1 < k && self.take_bits(1)? == 1 {
+            i += 1;
+        }
+        let (Some(&w), Some(&base)) = (b.widths.get(i), b.bases.get(i)) else {
+            return Err(Stop::Spec("a bucket code without buckets".into()));
+        };
+        let offset = self.take_bits(u32::from(w))?;
+        let code = base
+            .checked_add(offset)
+            .filter(|&c| c <= b.max_code)
+            .ok_or_else(|| Stop::Spec("a bucket code past 2^64 values".into()))?;
+        Ok((code, i))
+    }
+
+    /// A smallest-three quaternion (LANGUAGE.md, "quat(B)"): `largest` as a u2, then three
+    /// `iB` components, and its canonical rules in their order, in integers, each failure at
+    /// the field's first bit: every component within `[-R, R]` (`R = 2^(B-1) - 1`; the raw
+    /// `-2^(B-1)` is `over_width`), then with `D = 2 R^2 - S` (`S` the sum of their squares)
+    /// each component below `largest` with `c^2 < D` and each above it with `c^2 <= D`
+    /// (`non_canonical`). Returns the row's text.
+    fn quat(&mut self, bits: u8, packed: bool) -> Res<String> {
+        self.packed_only(packed, "a quaternion")?;
+        if !(2..=16).contains(&bits) {
+            return Err(Stop::Spec(format!("quat({bits})")));
+        }
+        let at = self.bit;
+        let largest = self.take_bits(2)? as usize;
+        let shift = 64 - u32::from(bits);
+        let mut rest = [0i64; 3];
+        for c in &mut rest {
+            *c = ((self.take_bits(u32::from(bits))? << shift) as i64) >> shift;
+        }
+        let r = (1i64 << (bits - 1)) - 1;
+        if rest.iter().any(|c| c.abs() > r) {
+            return Err(DecodeError::at_bit(ErrorKind::OverWidth, at).into());
+        }
+        let d = 2 * r * r - rest.iter().map(|c| c * c).sum::<i64>();
+        let index = |i: usize| if i < largest { i } else { i + 1 };
+        for (i, c) in rest.iter().enumerate() {
+            let ok = if index(i) < largest {
+                c * c < d
+            } else {
+                c * c <= d
+            };
+            if !ok {
+                return Err(DecodeError::at_bit(ErrorKind::NonCanonical, at).into());
+            }
+        }
+        let q = ackwire_codec::rt::SmallestThree {
+            largest: largest as u8,
+            // Within [-R, R], R <= 32767.
+            rest: rest.map(|c| c as i16),
+        }
+        .to_xyzw(bits);
+        Ok(format!(
+            "{} dropped, rest [{}, {}, {}]: ({:.4}, {:.4}, {:.4}, {:.4})",
+            ["x", "y", "z", "w"][largest],
+            rest[0],
+            rest[1],
+            rest[2],
+            q[0],
+            q[1],
+            q[2],
+            q[3]
+        ))
+    }
+
+    fn packed_only(&self, packed: bool, what: &str) -> Res<()> {
+        if packed {
+            Ok(())
+        } else {
+            Err(Stop::Spec(format!("{what} outside a packed record")))
+        }
     }
 
     /// A bit set's raw bits, refusing a reserved bit, then a bit without the bit it requires.

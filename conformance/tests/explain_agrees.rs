@@ -616,7 +616,7 @@ fn explain_agrees_with_the_generated_decoders() {
     );
     // The inputs reach every fault the reference protocol can produce: `non_canonical`
     // only once it has a quaternion (`quat(B)`).
-    let has_quat = spec()
+    let has_quat = spec
         .files
         .iter()
         .any(|f| ackwire_spec::fmt::format_file(f).contains("quat("));

@@ -390,6 +390,40 @@ mod tests {
         assert_eq!(v.rest, [254, 0, 0]);
     }
 
+    /// Values worked out by hand from LANGUAGE.md's steps, for every runtime to pin its own
+    /// `from_xyzw` to.
+    #[test]
+    fn from_xyzw_agrees_with_values_worked_by_hand() {
+        // (1/2, 1/2, 1/2, 1/2) at 9 bits: x dropped (the lowest on a tie), each other
+        // 0.5 * sqrt 2 * 255 = 180.3 -> 180; D = 130050 - 3 * 32400 = 32850 >= 32400.
+        assert_eq!(
+            SmallestThree::from_xyzw([0.5; 4], 9),
+            s3(0, [180, 180, 180])
+        );
+        // (0, 0, 0.6, 0.8): w dropped, z = 0.6 * 360.62 = 216.4 -> 216.
+        assert_eq!(
+            SmallestThree::from_xyzw([0.0, 0.0, 0.6, 0.8], 9),
+            s3(3, [0, 0, 216])
+        );
+        // y the largest and negative: all four negated first.
+        assert_eq!(
+            SmallestThree::from_xyzw([0.0, -0.8, 0.6, 0.0], 9),
+            s3(1, [0, -216, 0])
+        );
+        // (1/2, 1/2, 1/2, 1/2) at 16 bits: 0.5 * sqrt 2 * 32767 = 23169.7 -> 23170 each, but
+        // then S = 3 * 23170^2 leaves D = 2 * 32767^2 - S = 536805878 < 23170^2: rule 3 fails
+        // for all three, and the lowest (y) steps toward zero once, after which D = 536852217
+        // holds them all.
+        assert_eq!(
+            SmallestThree::from_xyzw([0.5; 4], 16),
+            s3(0, [23169, 23170, 23170])
+        );
+        assert_eq!(
+            s3(0, [23170, 23170, 23170]).check(16),
+            Err(ErrorKind::NonCanonical)
+        );
+    }
+
     proptest::proptest! {
         #[test]
         fn from_xyzw_gives_canonical_values_within_one_step_of_the_input(

@@ -106,13 +106,14 @@ pub enum Kind {
     FrameKind,
     /// A constant field's value, or a field made a constant or no longer one.
     Constant,
-    /// The width of an integer, float, varint or bit set.
+    /// The width of an integer, float, varint or bit set; a quaternion's component width; a
+    /// bucket code's widths.
     Width,
     /// Signed against unsigned (zigzag against varint).
     Signedness,
     /// Most against least significant byte first.
     ByteOrder,
-    /// A varint against a fixed-width integer.
+    /// A variable-width integer (a varint, a bucket code) against a fixed-width one.
     VarintFixed,
     /// A quantization scale.
     Scale,
@@ -1808,6 +1809,49 @@ impl<'a, 's> Cmp<'a, 's> {
             ),
             (Wire::Varint { .. } | Wire::Zigzag { .. }, Wire::Int { .. })
             | (Wire::Int { .. }, Wire::Varint { .. } | Wire::Zigzag { .. }) => brk(
+                self,
+                Kind::VarintFixed,
+                format!("is {}, was {}", describe(n, np), describe(o, op)),
+                describe(o, op),
+                describe(n, np),
+            ),
+            // Issue 19's bit fields, compared on the bits: a component width, a bucket list
+            // or its sign changes what every code reads as.
+            (Wire::Quat { bits: ob }, Wire::Quat { bits: nb }) => {
+                if ob != nb {
+                    brk(
+                        self,
+                        Kind::Width,
+                        format!("sends its components in {nb} bits each, was {ob}"),
+                        describe(o, op),
+                        describe(n, np),
+                    );
+                }
+            }
+            (Wire::Bucket(a), Wire::Bucket(b)) => {
+                if a.signed != b.signed {
+                    brk(
+                        self,
+                        Kind::Signedness,
+                        format!("is {}, was {}", describe(n, np), describe(o, op)),
+                        describe(o, op),
+                        describe(n, np),
+                    );
+                } else if a.widths != b.widths {
+                    brk(
+                        self,
+                        Kind::Width,
+                        format!(
+                            "is {}, was {}: the same bits read as another value",
+                            describe(n, np),
+                            describe(o, op)
+                        ),
+                        describe(o, op),
+                        describe(n, np),
+                    );
+                }
+            }
+            (Wire::Bucket(_), Wire::Int { .. }) | (Wire::Int { .. }, Wire::Bucket(_)) => brk(
                 self,
                 Kind::VarintFixed,
                 format!("is {}, was {}", describe(n, np), describe(o, op)),

@@ -552,6 +552,17 @@ impl<'a> Validator<'a> {
                     "`ascending` needs unsigned integers, or `ascending(key)` for records",
                 ),
                 (Some(key), Type::Named { name, .. }) => match self.index.record(name) {
+                    // A packed element of a byte-aligned list is a padded body of its own; a
+                    // key is carried as a difference only within one bit stream (a list in a
+                    // packed record) or between byte-aligned records.
+                    Some(elem) if elem.packed && !r.packed => self.error(
+                        asc.span,
+                        format!(
+                            "`ascending({key})` over packed record `{name}` in byte-aligned record `{}`",
+                            r.name
+                        ),
+                        "put the list in a packed record, or make the element byte-aligned",
+                    ),
                     Some(elem) => match elem.fields.iter().find(|k| &k.name == key) {
                         Some(k)
                             if unsigned(&k.ty)

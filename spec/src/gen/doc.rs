@@ -19,8 +19,8 @@
 //!   box's tooltip and in the table below the diagram) is drawn shaded and named with a `?`;
 //! - a repeated field (a counted array) is drawn tinted and named with `[]`, its count written
 //!   out;
-//! - a field whose width depends on its value (a varint, a byte string, an array, a union, a
-//!   record with such a field) has a dashed border and takes the rest of its row: the offsets
+//! - a field whose width depends on its value (a varint, a bucket code, a byte string, an
+//!   array, a union, a record with such a field) has a dashed border and takes the rest of its row: the offsets
 //!   after it are not fixed, so the row labels stop giving byte offsets from there on.
 //!
 //! Everything is plain HTML and CSS with the SVG inline, and each diagram is also written as a
@@ -794,6 +794,11 @@ fn variable_size(w: &Wire<'_>, min_bits: u64, packed: bool) -> String {
         Wire::Varint { bits } | Wire::Zigzag { bits } => {
             format!("1 to {} bytes (varint)", u64::from(*bits).div_ceil(7))
         }
+        // LANGUAGE.md: "bucket(0, 4, 8): 0 costs 1 bit, 1..=16 cost 6, 17..=272 cost 10".
+        Wire::Bucket(b) => {
+            let (least, most) = b.code_bits();
+            format!("{least} to {most} bits (bucket code)")
+        }
         Wire::Quant { wire, .. } => variable_size(wire, min_bits, packed),
         Wire::Bytes => "a varint length, then that many bytes".into(),
         Wire::OptBytes => "a varint (length + 1, 0 for none), then the bytes".into(),
@@ -1309,7 +1314,7 @@ text{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:11px;text-ancho
 const LEGEND: &str = "<figcaption><span class=\"swatch\"></span> fixed width \
 <span class=\"swatch optional\"></span> optional (<code>?</code>, condition in the table) \
 <span class=\"swatch repeated\"></span> repeated (<code>[]</code>, count in the table) \
-<span class=\"swatch variable\"></span> width depends on the value (varint, bytes, list, union): \
+<span class=\"swatch variable\"></span> width depends on the value (varint, bucket code, bytes, list, union): \
 offsets after it are not fixed (<code>…</code>)</figcaption>\n";
 
 /// The site's one stylesheet.
