@@ -58,6 +58,7 @@ fn main() {
                     armor: 0,
                     vehicle: 0,
                     seat: 0,
+                    orient: None,
                 };
                 (b.id, e)
             })

@@ -4,7 +4,7 @@
 //! Each protocol is one server (encoding for one client) and that client, both sans-IO, joined
 //! by two [`Channel`]s. Every tick: what arrives is delivered (the client decodes, the server
 //! takes acks), the client acknowledges, the client draws, the truth advances, the server
-//! mirrors it and encodes. Five protocols:
+//! mirrors it and encodes. The protocols:
 //!
 //! - `acked`: the acked stream (seed 000): the reference [`Presenter`] and [`AckedEncoder`],
 //!   the client's [`AckedDecoder`] and kind 7 acks; a frame over RELIABLE_ABOVE goes on the
@@ -13,6 +13,10 @@
 //! - `acked-frag`: the same stream with those frames sent as unreliable fragments instead: a
 //!   lost frame is superseded by the next like any other, which the seed also allows ("it is
 //!   still a frame like any other"), so the bench shows what the advice costs;
+//! - `acked-packed`: the same stream in kind 12 frames (`spec/protocol/acked_packed.wire`,
+//!   issue 19): the same machines and information, each change bit-packed (the id as a gap,
+//!   steps and yaw in buckets, the orientation as smallest three); a frame over RELIABLE_ABOVE
+//!   goes reliable, as in `acked`;
 //! - `datagram`: datagram v2 (seed 003): a [`Subscription`] at 512 steps per metre (heading
 //!   and health as components) and a [`ReplicaTable`], spawns on the reliable stream;
 //! - `baseline`: NetBaseline (seed 002): a [`SnapshotWriter`] with the 1200-byte budget, and
@@ -40,7 +44,9 @@
 
 use super::scenes::{Body, Scene, SceneKind, JITTER_TICKS};
 use super::{Report, Row, SceneInfo, Target, FIEDLER_BITS_PER_CHANGED};
-use ackwire_codec::acked::{AckWriter, AckedDecoder, Delivery, Reference};
+use ackwire_codec::acked::{
+    AckWriter, AckedDecoder, AckedSchema, Delivery, PackedReference, Reference,
+};
 use ackwire_codec::baseline::{ComponentValue, EntityId, SnapshotClient, SnapshotWriter};
 use ackwire_codec::datagram::{
     ReplicaTable, StreamFrame, Subscription, SubscriptionConfig, WorldOp,
@@ -50,6 +56,7 @@ use ackwire_codec::protocol::{
     Datagram, DatagramAck, Despawn, FullFrame, Input, Snapshot, SnapshotAck, Spawn, Transform,
     Vitality,
 };
+use ackwire_codec::protocol::{EntityState, Event};
 use ackwire_codec::rt::Frame;
 use ackwire_server::acked::{AckedEncoder, Presenter, ViewConfig, World, WorldEntity};
 use ackwire_server::input_schedule::InputWindow;
@@ -61,9 +68,10 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 /// The protocols, in report order.
-pub const PROTOCOLS: [&str; 6] = [
+pub const PROTOCOLS: [&str; 7] = [
     "acked",
     "acked-frag",
+    "acked-packed",
     "datagram",
     "baseline",
     "postcard",
@@ -126,19 +134,21 @@ fn fail(what: &str, e: impl std::fmt::Display) -> Failure {
     format!("{what}: {e}")
 }
 
-/// The acked stream (seed 000).
-struct AckedBench {
+/// The acked stream (seed 000), of kind 6 frames ([`Reference`]: `acked`, `acked-frag`) or of
+/// kind 12 ([`PackedReference`]: `acked-packed`, issue 19: the same machines, the changes
+/// bit-packed).
+struct AckedBench<S: AckedSchema = Reference> {
     world: World,
     presenter: Presenter,
-    encoder: AckedEncoder<Reference, Input>,
-    decoder: AckedDecoder<Reference>,
+    encoder: AckedEncoder<S, Input>,
+    decoder: AckedDecoder<S>,
     writer: AckWriter<Input>,
     /// Whether a frame over RELIABLE_ABOVE goes on the reliable channel.
     large_reliable: bool,
 }
 
-impl AckedBench {
-    fn new(kind: SceneKind, large_reliable: bool) -> AckedBench {
+impl<S: AckedSchema> AckedBench<S> {
+    fn new(kind: SceneKind, large_reliable: bool) -> AckedBench<S> {
         // Every entity every tick, as the other protocols send them: the far tier's rate is
         // 1, and only the client's own entity and those within the near tier (the arena's
         // 12 m, with its 14 m hysteresis) travel as full floats.
@@ -161,7 +171,7 @@ impl AckedBench {
     }
 }
 
-impl Replicator for AckedBench {
+impl<S: AckedSchema<Record = EntityState, Event = Event>> Replicator for AckedBench<S> {
     fn mirror(&mut self, bodies: &[Body], changed: &[usize]) -> Result<(), Failure> {
         for &i in changed {
             let b = &bodies[i];
@@ -175,9 +185,13 @@ impl Replicator for AckedBench {
                 armor: 0,
                 vehicle: 0,
                 seat: 0,
+                orient: None,
             });
             [e.x, e.y, e.z] = b.pos;
             (e.yaw, e.hp) = (b.yaw, b.hp);
+            // Issue 19: the acked protocols carry the body's orientation (the identity on the
+            // scenes that turn by a heading, sent once with the whole entity).
+            e.orient = Some(b.rot);
         }
         Ok(())
     }
@@ -643,8 +657,10 @@ impl Replicator for PeerBench {
 
 fn replicator(protocol: &str, kind: SceneKind) -> Box<dyn Replicator> {
     match protocol {
-        "acked" => Box::new(AckedBench::new(kind, true)),
-        "acked-frag" => Box::new(AckedBench::new(kind, false)),
+        "acked" => Box::new(AckedBench::<Reference>::new(kind, true)),
+        "acked-frag" => Box::new(AckedBench::<Reference>::new(kind, false)),
+        // Kind 12 (issue 19): frames over RELIABLE_ABOVE reliable, as `acked` sends them.
+        "acked-packed" => Box::new(AckedBench::<PackedReference>::new(kind, true)),
         "datagram" => Box::new(DatagramBench::new(kind)),
         "baseline" => Box::new(BaselineBench::new(kind)),
         other => Box::new(PeerBench {

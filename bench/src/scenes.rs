@@ -3,15 +3,20 @@
 //!
 //! - [`SceneKind::Cube`], after Glenn Fiedler's "Snapshot Compression": 901 bodies at 60 Hz,
 //!   a player body that never stops and 900 cubes on a grid, most at rest, about a hundred
-//!   moving at a time; positions on a grid of 512 steps per metre, as his are;
+//!   moving at a time; positions on a grid of 512 steps per metre, as his are, and a full
+//!   orientation (a unit quaternion, [`Body::rot`]) that tumbles while a cube moves and rests
+//!   when it rests, as his cubes' do;
 //! - [`SceneKind::Arena`]: 64 players at 20 Hz running, turning, jumping, taking damage,
 //!   dying and respawning elsewhere;
 //! - [`SceneKind::Floats`]: 1000 entities with one f32 each (carried as the x of a position
 //!   by the protocols whose schema has no bare float), a tenth of them changing each tick.
 //!
 //! Every scene has a 100 ms round trip, and runs under each of [`LOSSES`] with ±2 ticks of
-//! jitter. The cubes' orientation is a heading only: the reference protocol's pose has no
-//! quaternion, where Fiedler's cubes tumble (his 57 bits include a smallest-three quaternion).
+//! jitter. The cubes carry what Fiedler's carry (his 57 bits include a smallest-three
+//! quaternion): their orientation is [`Body::rot`] and their heading ([`Body::yaw`]) stays 0,
+//! so that no protocol sends a heading beside the quaternion. The arena's players and the
+//! floats keep a heading and no orientation ([`Body::rot`] stays the identity): a runner
+//! turns about the vertical only, and a float has no pose at all.
 
 use ackwire_sim::SplitMix64;
 
@@ -91,6 +96,12 @@ impl SceneKind {
         }
     }
 
+    /// Whether the scene's entities carry a full orientation (the cubes do; the others keep
+    /// [`Body::rot`] at the identity and turn, if at all, by [`Body::yaw`]).
+    pub fn has_orientation(self) -> bool {
+        self == SceneKind::Cube
+    }
+
     /// Whether the scene's entities carry health (the arena's players do).
     pub fn has_health(self) -> bool {
         self == SceneKind::Arena
@@ -109,8 +120,12 @@ pub struct Body {
     pub id: u16,
     /// East, north, up, metres (on the 1/512 m grid).
     pub pos: [f32; 3],
-    /// Heading, degrees in [0, 360).
+    /// Heading, degrees in [0, 360) (0 on the cube scene, whose bodies turn by `rot`).
     pub yaw: f32,
+    /// Orientation, a unit quaternion `[x, y, z, w]` (the cube scene's; the identity
+    /// `[0, 0, 0, 1]` elsewhere). Its `w` is kept non-negative, so that a quaternion and its
+    /// negation (the same rotation) are never both seen.
+    pub rot: [f32; 4],
     /// Hit points (the arena's; 0 elsewhere).
     pub hp: u8,
 }
@@ -120,8 +135,8 @@ pub struct Body {
 struct Motion {
     /// Metres per second.
     vel: [f32; 3],
-    /// Degrees per second.
-    spin: f32,
+    /// Angular velocity, radians per second about the east, north and up axes (cubes).
+    omega: [f32; 3],
     /// Ticks of motion left (cubes), or of death (players).
     left: u32,
 }
@@ -143,6 +158,59 @@ fn snap(v: f32) -> f32 {
 
 fn wrap_deg(d: f32) -> f32 {
     d.rem_euclid(360.0)
+}
+
+/// The identity rotation, `[x, y, z, w]`.
+pub const IDENTITY: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+
+/// The rotation of `angle` radians about the up axis.
+fn about_up(angle: f64) -> [f32; 4] {
+    let half = angle / 2.0;
+    canonical([0.0, 0.0, half.sin(), half.cos()])
+}
+
+/// `q` normalised (in f64) with `w >= 0`: `q` and `-q` are one rotation, and the scene keeps
+/// one of them so that a body at rest is always the same four floats.
+fn canonical(q: [f64; 4]) -> [f32; 4] {
+    let norm = q.iter().map(|c| c * c).sum::<f64>().sqrt();
+    let sign = if q[3] < 0.0 { -1.0 } else { 1.0 };
+    q.map(|c| (sign * c / norm) as f32)
+}
+
+/// `q` turned by the angular velocity `omega` (radians per second, world axes) for `dt`
+/// seconds: the rotation `exp(omega dt / 2)` applied after `q`, in f64.
+fn tumble(q: [f32; 4], omega: [f32; 3], dt: f32) -> [f32; 4] {
+    let w = omega.map(f64::from);
+    let rate = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
+    if rate == 0.0 {
+        return q;
+    }
+    let half = rate * f64::from(dt) / 2.0;
+    let s = half.sin() / rate;
+    let (ax, ay, az, aw) = (w[0] * s, w[1] * s, w[2] * s, half.cos());
+    let [bx, by, bz, bw] = q.map(f64::from);
+    // The Hamilton product a * b: the world-frame turn after the body's orientation.
+    canonical([
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ])
+}
+
+/// The angle between two orientations, degrees: `2 acos |a · b|` (0 for the same rotation,
+/// whichever sign either quaternion has), on normalised copies so that a drawn quaternion a
+/// little off unit length is not charged for its length.
+pub fn angle_between_deg(a: [f32; 4], b: [f32; 4]) -> f64 {
+    let a = a.map(f64::from);
+    let b = b.map(f64::from);
+    let norm = |q: &[f64; 4]| q.iter().map(|c| c * c).sum::<f64>().sqrt();
+    let (na, nb) = (norm(&a), norm(&b));
+    if na == 0.0 || nb == 0.0 || !na.is_finite() || !nb.is_finite() {
+        return 180.0;
+    }
+    let dot = a.iter().zip(&b).map(|(x, y)| x * y).sum::<f64>() / (na * nb);
+    (2.0 * dot.abs().min(1.0).acos()).to_degrees()
 }
 
 /// The half-width of the cubes' and players' floor, metres: inside the acked stream's
@@ -170,6 +238,7 @@ impl Scene {
                             id,
                             pos: [0.0, -12.0, 1.0],
                             yaw: 0.0,
+                            rot: IDENTITY,
                             hp: 0,
                         }
                     } else {
@@ -183,6 +252,8 @@ impl Scene {
                                 CUBE_REST_Z,
                             ],
                             yaw: 0.0,
+                            // Each cube rests turned about the vertical its own way.
+                            rot: about_up(rng.next_f64() * std::f64::consts::TAU),
                             hp: 0,
                         }
                     }
@@ -194,6 +265,7 @@ impl Scene {
                         id,
                         pos: random_floor_point(&mut rng),
                         yaw: heading,
+                        rot: IDENTITY,
                         hp: 100,
                     }
                 }
@@ -201,6 +273,7 @@ impl Scene {
                     id,
                     pos: [snap((rng.next_f64() * 60.0 - 30.0) as f32), 0.0, 0.0],
                     yaw: 0.0,
+                    rot: IDENTITY,
                     hp: 0,
                 },
             };
@@ -260,7 +333,8 @@ impl Scene {
         let angle = self.tick as f32 * dt * 4.0 / 12.0;
         let player = &mut self.bodies[0];
         player.pos = [snap(12.0 * angle.sin()), snap(-12.0 * angle.cos()), 1.0];
-        player.yaw = snap(wrap_deg(angle.to_degrees()));
+        // It faces along its circle: a turn about the vertical, as a quaternion.
+        player.rot = about_up(f64::from(angle));
         // About a hundred cubes moving: each moves for 40 to 80 ticks (one second on
         // average), so 100 / 60 start a tick.
         let starts = 1 + u32::from(self.rng.chance(2.0 / 3.0));
@@ -275,7 +349,17 @@ impl Scene {
                     speed * dir.sin(),
                     2.0 + 2.0 * self.rng.next_f64() as f32,
                 ];
-                m.spin = (self.rng.next_f64() as f32 - 0.5) * 360.0;
+                // A tumble about a random axis (uniform on the sphere), 90 to 360 degrees a
+                // second.
+                let up = self.rng.next_f64() * 2.0 - 1.0;
+                let around = self.rng.next_f64() * std::f64::consts::TAU;
+                let flat = (1.0 - up * up).max(0.0).sqrt();
+                let rate = (90.0 + self.rng.next_f64() * 270.0).to_radians();
+                m.omega = [
+                    (rate * flat * around.cos()) as f32,
+                    (rate * flat * around.sin()) as f32,
+                    (rate * up) as f32,
+                ];
                 m.left = 40 + self.rng.below_or_at(40) as u32;
             }
         }
@@ -287,7 +371,8 @@ impl Scene {
             m.left -= 1;
             let b = &mut self.bodies[i];
             if m.left == 0 {
-                // Settles: on the floor, still; its last change.
+                // Settles: on the floor, still, keeping the orientation it has; its last
+                // change.
                 b.pos[2] = CUBE_REST_Z;
                 continue;
             }
@@ -305,7 +390,7 @@ impl Scene {
                 }
                 *p = snap(next);
             }
-            b.yaw = snap(wrap_deg(b.yaw + m.spin * dt));
+            b.rot = tumble(b.rot, m.omega, dt);
         }
     }
 
@@ -382,7 +467,7 @@ fn run_motion(heading: f32, rng: &mut SplitMix64) -> Motion {
     let h = heading.to_radians();
     Motion {
         vel: [speed * h.cos(), speed * h.sin(), 0.0],
-        spin: 0.0,
+        omega: [0.0; 3],
         left: 0,
     }
 }
@@ -436,6 +521,70 @@ mod tests {
                 assert!((0.0..360.0).contains(&b.yaw), "{b:?}");
             }
         }
+    }
+
+    #[test]
+    fn cubes_tumble_while_they_move_and_rest_when_they_rest() {
+        let mut s = Scene::new(SceneKind::Cube, 7);
+        let (mut turned_moving, mut turned_resting, mut moved) = (0usize, 0usize, 0usize);
+        let mut prev = s.bodies().to_vec();
+        for _ in 0..1200 {
+            s.step();
+            for (a, b) in prev.iter().zip(s.bodies()) {
+                let norm = b.rot.iter().map(|c| c * c).sum::<f32>();
+                assert!((norm - 1.0).abs() < 1e-5, "{b:?}");
+                assert!(b.rot[3] >= 0.0, "{b:?}");
+                assert_eq!(b.yaw, 0.0, "{b:?}");
+                let turned = a.rot != b.rot;
+                if a.pos != b.pos {
+                    moved += 1;
+                    turned_moving += usize::from(turned);
+                } else {
+                    turned_resting += usize::from(turned);
+                }
+            }
+            prev = s.bodies().to_vec();
+        }
+        // A cube that moves turns (all but its settling tick), one at rest never does.
+        assert_eq!(turned_resting, 0);
+        assert!(turned_moving * 10 > moved * 9, "{turned_moving} of {moved}");
+        // Tumbling is about every axis, not the vertical only: many cubes end tilted.
+        let tilted = s.bodies()[1..]
+            .iter()
+            .filter(|b| b.rot[0].abs() > 0.1 || b.rot[1].abs() > 0.1)
+            .count();
+        assert!(tilted > 300, "{tilted} tilted cubes");
+        // The player faces along its circle.
+        let p = s.bodies()[0];
+        assert_eq!((p.rot[0], p.rot[1]), (0.0, 0.0), "{p:?}");
+    }
+
+    #[test]
+    fn players_and_floats_have_no_orientation() {
+        for kind in [SceneKind::Arena, SceneKind::Floats] {
+            let (s, _) = run(kind, 600);
+            assert!(!kind.has_orientation());
+            assert!(
+                s.bodies().iter().all(|b| b.rot == IDENTITY),
+                "{}",
+                kind.name()
+            );
+        }
+        assert!(SceneKind::Cube.has_orientation());
+    }
+
+    #[test]
+    fn the_angle_between_orientations_ignores_sign_and_length() {
+        let q = about_up(1.0);
+        assert!(angle_between_deg(q, q) < 1e-3);
+        assert!(angle_between_deg(q, q.map(|c| -c)) < 1e-3);
+        assert!(angle_between_deg(q, q.map(|c| 2.0 * c)) < 1e-3);
+        let a = angle_between_deg(IDENTITY, about_up(90f64.to_radians()));
+        assert!((a - 90.0).abs() < 1e-3, "{a}");
+        let turned = tumble(IDENTITY, [0.0, std::f32::consts::PI, 0.0], 0.5);
+        let a = angle_between_deg(IDENTITY, turned);
+        assert!((a - 90.0).abs() < 1e-3, "{a}");
+        assert_eq!(angle_between_deg(IDENTITY, [0.0; 4]), 180.0);
     }
 
     #[test]

@@ -191,6 +191,7 @@ fn scenes() -> Scenes {
             pose_step,
             health,
             vehicle: vehicle_group,
+            orient: None,
         });
 
         // The datagram update: absolute quantized axes, mostly all three; some components.

@@ -28,6 +28,36 @@ pub fn decode_reencode<F: Frame>(data: &[u8]) {
     }
 }
 
+/// The `decode_acked_packed` check (kind 12, issue 19): [`decode_reencode`] of the generated
+/// `AckedPacked`, then the schema's conversion: whatever [`PackedReference`] decodes must encode
+/// back to exactly `data`, and as kind 6 (the same information) must decode back to the same
+/// frame. Panics otherwise.
+///
+/// [`PackedReference`]: crate::acked::PackedReference
+pub fn decode_acked_packed(data: &[u8]) {
+    use crate::acked::{AckedSchema, PackedReference, Reference};
+    decode_reencode::<crate::protocol::AckedPacked>(data);
+    let Ok(frame) = PackedReference::decode_frame(data) else {
+        return;
+    };
+    let mut again = Vec::new();
+    if let Err(e) = PackedReference::encode_frame(&frame, &mut again) {
+        panic!("acked_packed: a frame the schema decoded does not encode: {e}\n{frame:?}");
+    }
+    assert_eq!(
+        again, data,
+        "acked_packed: the schema re-encodes differently"
+    );
+    let mut wide = Vec::new();
+    if let Err(e) = Reference::encode_frame(&frame, &mut wide) {
+        panic!("acked_packed: a kind 12 frame has no kind 6 form: {e}\n{frame:?}");
+    }
+    match Reference::decode_frame(&wide) {
+        Ok(back) => assert_eq!(back, frame, "acked_packed: kind 6 and back differs"),
+        Err(e) => panic!("acked_packed: its kind 6 form does not decode: {e}\n{frame:?}"),
+    }
+}
+
 /// [`decode_reencode`] for the frame named `name`; `false` when no frame has that name.
 pub fn decode_reencode_named(name: &str, data: &[u8]) -> bool {
     struct V<'a>(&'a [u8]);

@@ -18,8 +18,8 @@
 //! typed-frame methods) and the frames it has yet to hand out.
 
 use crate::acked::{
-    AckVerdict, AckWriter, AckedDecoder, AckedEncoder, Delivery, EncoderCounters, InputSink,
-    Presenter, Reference, World,
+    AckVerdict, AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, EncoderCounters,
+    InputSink, Presenter, Reference, World,
 };
 use crate::baseline::{Scene, SnapshotClient, SnapshotSummary, SnapshotWriter};
 use crate::datagram::{
@@ -27,7 +27,7 @@ use crate::datagram::{
 };
 use crate::delta::{Applied, DeltaBaseline, DeltaMirror};
 use crate::protocol::{
-    Datagram, DatagramAck, DeltaAck, DeltaPlan, Event, Input, Snapshot, SnapshotAck,
+    Datagram, DatagramAck, DeltaAck, DeltaPlan, EntityState, Event, Input, Snapshot, SnapshotAck,
 };
 use crate::rt::Frame;
 use crate::{DecodeError, EncodeError, LimitError};
@@ -183,11 +183,13 @@ macro_rules! machine {
 
 /// The server's half of acked snapshots (seed 000): a [`Presenter`] and an [`AckedEncoder`]
 /// of the reference schema over inputs `Q`. A tick takes the world and the tick's events; a
-/// frame is the client's `ack`.
+/// frame is the client's `ack`. `S` is the reference schema's frame kind: [`Reference`]
+/// (kind 6, `acked`) or [`PackedReference`](crate::acked::PackedReference) (kind 12,
+/// `acked_packed`), the same records, changes and events.
 #[derive(Debug)]
-pub struct AckedServer<Q> {
+pub struct AckedServer<Q, S: AckedSchema = Reference> {
     presenter: Presenter,
-    encoder: AckedEncoder<Reference, Q>,
+    encoder: AckedEncoder<S, Q>,
     out: Outbox,
 }
 
@@ -213,19 +215,31 @@ pub struct AckedAckReport {
     pub counters: EncoderCounters,
 }
 
-impl<Q> AckedServer<Q> {
+impl<Q, S: AckedSchema> AckedServer<Q, S> {
     /// The half over `presenter` and `encoder`.
-    pub fn new(presenter: Presenter, encoder: AckedEncoder<Reference, Q>) -> Self {
+    pub fn new(presenter: Presenter, encoder: AckedEncoder<S, Q>) -> Self {
         Self {
             presenter,
             encoder,
             out: Outbox::default(),
         }
     }
-}
-machine!(AckedServer<Q>, encoder: AckedEncoder<Reference, Q>);
 
-impl<Q: InputSink<Input = Input>> SessionHalf for AckedServer<Q> {
+    /// The machine, for its lower-level methods.
+    pub fn machine(&self) -> &AckedEncoder<S, Q> {
+        &self.encoder
+    }
+
+    /// The machine, for its lower-level methods.
+    pub fn machine_mut(&mut self) -> &mut AckedEncoder<S, Q> {
+        &mut self.encoder
+    }
+}
+
+impl<Q: InputSink<Input = Input>, S> SessionHalf for AckedServer<Q, S>
+where
+    S: AckedSchema<Record = EntityState, Event = Event> + 'static,
+{
     type Tick<'a> = AckedTick<'a>;
     type Report<'a>
         = AckedAckReport
@@ -253,7 +267,7 @@ impl<Q: InputSink<Input = Input>> SessionHalf for AckedServer<Q> {
         let state = self.presenter.present(tick, input.world);
         let sent = self.encoder.encode(tick, state, input.events)?;
         self.out.0.push_back(Transmit {
-            frame: "acked",
+            frame: S::FRAME_NAME,
             bytes: sent.bytes,
             reliable: sent.reliable,
         });
@@ -268,14 +282,16 @@ impl<Q: InputSink<Input = Input>> SessionHalf for AckedServer<Q> {
 /// The client's half of acked snapshots: an [`AckedDecoder`] and the kind 7 [`AckWriter`]. A
 /// tick takes the player's input and sends one `ack`; a frame is an `acked` frame, reported as
 /// its [`Delivery`] (an undecodable frame is a delivery too).
+///
+/// `S` is the frame kind it reads, as for [`AckedServer`].
 #[derive(Debug)]
-pub struct AckedClient {
-    decoder: AckedDecoder<Reference>,
+pub struct AckedClient<S: AckedSchema = Reference> {
+    decoder: AckedDecoder<S>,
     writer: AckWriter<Input>,
     out: Outbox,
 }
 
-impl AckedClient {
+impl<S: AckedSchema> AckedClient<S> {
     /// A fresh decoder; the writer repeats `keep` inputs until they are covered.
     pub fn new(keep: usize) -> Self {
         Self {
@@ -284,10 +300,19 @@ impl AckedClient {
             out: Outbox::default(),
         }
     }
-}
-machine!(AckedClient, decoder: AckedDecoder<Reference>);
 
-impl SessionHalf for AckedClient {
+    /// The machine, for its lower-level methods.
+    pub fn machine(&self) -> &AckedDecoder<S> {
+        &self.decoder
+    }
+
+    /// The machine, for its lower-level methods.
+    pub fn machine_mut(&mut self) -> &mut AckedDecoder<S> {
+        &mut self.decoder
+    }
+}
+
+impl<S: AckedSchema<Event = Event> + 'static> SessionHalf for AckedClient<S> {
     type Tick<'a> = Input;
     type Report<'a> = Delivery<'a, Event>;
 
@@ -297,7 +322,7 @@ impl SessionHalf for AckedClient {
         frame: &str,
         bytes: &[u8],
     ) -> Result<Delivery<'_, Event>, SessionError> {
-        expect(frame, "acked")?;
+        expect(frame, S::FRAME_NAME)?;
         // The writer stops repeating what the frame's `last_seq` covers before it next writes
         // (in `handle_tick`): the report borrows the decoder until then.
         Ok(self.decoder.deliver(bytes))

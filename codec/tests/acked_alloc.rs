@@ -56,6 +56,7 @@ fn world(t: u32) -> ServerState<EntityState> {
                 armor: 0,
                 vehicle: 0,
                 seat: 0,
+                orient: None,
             };
             let life = if eid == WORLD - 1 { 1 + t / 10 } else { 1 };
             (eid, Entry { life, record })

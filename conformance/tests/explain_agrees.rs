@@ -11,6 +11,7 @@
 //! Nothing is skipped: every input is checked, and the counts are printed.
 
 use ackwire_codec::protocol::*;
+use ackwire_codec::rt::SmallestThree;
 use ackwire_codec::{BitSet, DecodeError, ErrorKind, Frame, FrameVisitor};
 use ackwire_conformance::explain::{explain, explain_lowered, ExplainError, Row};
 use ackwire_spec::lower::Lowering;
@@ -131,6 +132,7 @@ fn valid_frames() -> Vec<(&'static str, Vec<u8>)> {
                     pose_step: None,
                     health: None,
                     vehicle: None,
+                    orient: None,
                 },
                 Change {
                     eid: 6,
@@ -148,6 +150,7 @@ fn valid_frames() -> Vec<(&'static str, Vec<u8>)> {
                         vehicle: 9,
                         seat: 1,
                     }),
+                    orient: None,
                 },
                 Change {
                     eid: 7,
@@ -157,6 +160,7 @@ fn valid_frames() -> Vec<(&'static str, Vec<u8>)> {
                     pose_step: None,
                     health: Some(Health { hp: 0, armor: 100 }),
                     vehicle: None,
+                    orient: None,
                 },
                 Change {
                     eid: 8,
@@ -166,6 +170,7 @@ fn valid_frames() -> Vec<(&'static str, Vec<u8>)> {
                     pose_step: None,
                     health: None,
                     vehicle: None,
+                    orient: None,
                 },
             ],
             first_serial: Some(40),
@@ -192,6 +197,94 @@ fn valid_frames() -> Vec<(&'static str, Vec<u8>)> {
                     vehicle: 3,
                 }),
             ],
+        }),
+        // Kind 12 (issue 19): ascending ids as gaps in buckets, steps in zbuckets, a yaw
+        // bucket, orientations, every group.
+        encode(AckedPacked {
+            tick: 101,
+            base_tick: 100,
+            last_seq: 4,
+            input_buffer: 1,
+            flags: AckedFlags::empty().with(AckedFlags::CHECK),
+            check: Some(7),
+            removed: vec![9],
+            body: PackedChanges {
+                changes: vec![
+                    PackedChange {
+                        eid: 3,
+                        mask: PackedMask::empty()
+                            .with(PackedMask::POSE)
+                            .with(PackedMask::ORIENT)
+                            .with(PackedMask::POSE_AGE),
+                        age: Some(13),
+                        pose_full: None,
+                        pose_step: Some(PackedPoseStep {
+                            dx: 12,
+                            dy: -300,
+                            dz: 0,
+                            yaw: 0,
+                        }),
+                        health: None,
+                        vehicle: None,
+                        orient: Some(Orientation {
+                            q: SmallestThree {
+                                largest: 3,
+                                rest: [12, -4, 200],
+                            },
+                        }),
+                    },
+                    PackedChange {
+                        eid: 70,
+                        mask: PackedMask::empty()
+                            .with(PackedMask::POSE)
+                            .with(PackedMask::POSE_FULL)
+                            .with(PackedMask::HEALTH)
+                            .with(PackedMask::VEHICLE),
+                        age: None,
+                        pose_full: Some(PackedPoseFull {
+                            x: 1.5,
+                            y: -2.0,
+                            z: 0.25,
+                            yaw: 90.0,
+                        }),
+                        pose_step: None,
+                        health: Some(PackedHealth { hp: 3, armor: 4 }),
+                        vehicle: Some(PackedVehicle {
+                            vehicle: 5,
+                            seat: 1,
+                        }),
+                        orient: None,
+                    },
+                    PackedChange {
+                        eid: 40_000,
+                        mask: PackedMask::empty()
+                            .with(PackedMask::POSE)
+                            .with(PackedMask::ORIENT),
+                        age: None,
+                        pose_full: None,
+                        pose_step: Some(PackedPoseStep {
+                            dx: -32768,
+                            dy: 900,
+                            dz: 1,
+                            yaw: 255,
+                        }),
+                        health: None,
+                        vehicle: None,
+                        orient: Some(Orientation {
+                            q: SmallestThree {
+                                largest: 0,
+                                rest: [255, 0, 0],
+                            },
+                        }),
+                    },
+                ],
+            },
+            first_serial: Some(2),
+            events: vec![Event::Hit(Hit {
+                attacker: 1,
+                victim: 2,
+                damage: 3,
+            })],
         }),
         encode(Ack {
             ack_tick: 0,

@@ -318,6 +318,10 @@ pub fn reference_sources() -> Vec<Source> {
             include_str!("../protocol/acked.wire"),
         ),
         (
+            "spec/protocol/acked_packed.wire",
+            include_str!("../protocol/acked_packed.wire"),
+        ),
+        (
             "spec/protocol/baseline.wire",
             include_str!("../protocol/baseline.wire"),
         ),

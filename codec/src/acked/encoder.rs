@@ -442,6 +442,7 @@ mod tests {
                 armor: 0,
                 vehicle: 0,
                 seat: 0,
+                orient: None,
             },
         );
         p.present(tick, &w)
@@ -569,6 +570,7 @@ mod tests {
                         armor: 0,
                         vehicle: 0,
                         seat: 0,
+                        orient: None,
                     };
                     w.vehicle = eid % 3;
                     (eid, w)

@@ -19,7 +19,7 @@ use super::{
     OrderedDecoder, OrderedEncoder, Presenter, Reference, State, ViewConfig, World, WorldEntity,
     MAX_BUFFERED_INPUTS,
 };
-use crate::protocol::{Blast, Buttons, EntityState, Event, Hit, Input, Shot};
+use crate::protocol::{Blast, Buttons, Change, EntityState, Event, Hit, Input, Shot};
 use crate::rt::Frame;
 use crate::BitSet;
 use ackwire_sim::{FateQueue, SplitMix64};
@@ -90,6 +90,7 @@ pub fn apply_ops(world: &mut World, lives: &mut BTreeMap<u16, u32>, ops: &[Op]) 
                         armor: 0,
                         vehicle: 0,
                         seat: 0,
+                        orient: None,
                     },
                 );
             }
@@ -176,16 +177,34 @@ type Broken = String;
 pub fn run_with<Q: InputSink<Input = Input>>(
     s: &Scenario,
     inputs: Q,
-    mut execute: impl FnMut(&mut Q, u64),
+    execute: impl FnMut(&mut Q, u64),
 ) -> Result<Outcome, Broken> {
+    run_schema_with::<Reference, Q>(s, inputs, execute, false)
+}
+
+/// [`run_with`] with the acked stream in the frames of schema `S` (kind 6's [`Reference`] or
+/// kind 12's [`PackedReference`](super::PackedReference), the same records, changes and
+/// events; the ordered reference stays kind 6), and, when `turn` is set, every entity the
+/// world's ops moved on a tick also turned: an orientation that follows from its position
+/// (issue 19's ORIENT group), so that the same scenarios drive the orientation too.
+pub fn run_schema_with<S, Q>(
+    s: &Scenario,
+    inputs: Q,
+    mut execute: impl FnMut(&mut Q, u64),
+    turn: bool,
+) -> Result<Outcome, Broken>
+where
+    S: AckedSchema<Record = EntityState, Change = Change, Event = Event>,
+    Q: InputSink<Input = Input>,
+{
     let mut world = World::new();
     let mut lives = BTreeMap::new();
     let mut presenter = Presenter::new(s.view.clone());
     let mut oenc = OrderedEncoder::<Reference>::new();
     let mut odec = OrderedDecoder::<Reference>::new();
     let mut ordered: BTreeMap<u32, State<EntityState>> = BTreeMap::new();
-    let mut enc = AckedEncoder::<Reference, Q>::new(inputs).keep_expired_serials();
-    let mut dec = AckedDecoder::<Reference>::new();
+    let mut enc = AckedEncoder::<S, Q>::new(inputs).keep_expired_serials();
+    let mut dec = AckedDecoder::<S>::new();
     let mut writer = AckWriter::<Input>::new(16);
     let mut down = FateQueue::new();
     let mut up = FateQueue::new();
@@ -260,6 +279,15 @@ pub fn run_with<Q: InputSink<Input = Input>>(
         // 4. The server's tick.
         let ops = s.script.get(t as usize - 1).map_or(&[][..], |v| &v[..]);
         let events = apply_ops(&mut world, &mut lives, ops);
+        if turn {
+            for op in ops {
+                if let Op::Spawn { eid, pos, .. } | Op::Move { eid, pos, .. } = op {
+                    if let Some(e) = world.get_mut(eid) {
+                        e.orient = Some([pos[0], pos[1] * 0.5, 1.0, pos[2] - pos[0]]);
+                    }
+                }
+            }
+        }
         generated.extend(events.iter().cloned());
         execute(enc.inputs_mut(), u64::from(t));
         let state = presenter.present(t, &world);
@@ -307,7 +335,7 @@ pub fn run_with<Q: InputSink<Input = Input>>(
             return Err(format!("event {serial} was never shown and did not expire"));
         }
     }
-    if out.max_held > Reference::HELD_RING || out.max_kept > Reference::SENT_RING {
+    if out.max_held > S::HELD_RING || out.max_kept > S::SENT_RING {
         return Err(format!("memory past the rings: {out:?}"));
     }
     Ok(out)

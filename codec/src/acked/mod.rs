@@ -13,6 +13,7 @@
 //! | SENT_RING frames, base or keyframe, events, check, RELIABLE_ABOVE | [`AckedEncoder`], [`Outgoing`] | server |
 //! | the client's AckedDecoder | [`AckedDecoder`] | client |
 //! | the ack of its input frames (kind 7) | [`AckWriter`] | client |
+//! | the same frames bit-packed (kind 12, issue 19) | [`PackedReference`] | both |
 //!
 //! What the server half needs of the server primitives is reached without depending on
 //! `ackwire-server`, which the codec never does (a browser or native client needs it and must
@@ -33,6 +34,7 @@ mod decoder;
 mod encoder;
 pub mod harness;
 mod ordered;
+mod packed;
 mod presenter;
 mod reference;
 
@@ -42,6 +44,7 @@ pub use encoder::{
     AckVerdict, AckedEncoder, EncoderCounters, InputSink, Outgoing, MAX_BUFFERED_INPUTS,
 };
 pub use ordered::{OrderedDecoder, OrderedEncoder};
+pub use packed::{pack_frame, unpack_frame, PackedReference};
 pub use presenter::{Presenter, ViewConfig, World, WorldEntity, POSE_REFRESH};
 pub use reference::{Reference, POSE_REACH};
 
@@ -308,6 +311,9 @@ pub trait AckedSchema: Sized {
     const CHECK_EVERY: u32 = crate::protocol::CHECK_EVERY;
     /// A frame larger than this many bytes goes on the reliable channel.
     const RELIABLE_ABOVE: usize = crate::protocol::RELIABLE_ABOVE as usize;
+    /// The name of the frame the schema's frames are, in the spec (`acked` for kind 6): what a
+    /// session half sends them as and takes them as.
+    const FRAME_NAME: &'static str = "acked";
 
     /// The change that turns `base` into `next` in a frame of tick `tick` (`base` is `None`
     /// when the entity comes whole), or `None` when nothing differs. A whole entity always

@@ -9,7 +9,8 @@
 //! presenter needs nothing of the server.
 
 use super::{Entry, ServerState, POSE_REACH};
-use crate::protocol::{EntityState, StateFlags};
+use crate::protocol::{EntityState, Orientation, StateFlags};
+use crate::rt::SmallestThree;
 use crate::tier::TierBoundary;
 use crate::BitSet;
 use std::collections::BTreeMap;
@@ -35,10 +36,19 @@ pub struct WorldEntity {
     pub vehicle: u16,
     /// The seat taken.
     pub seat: u8,
+    /// Its orientation, a unit quaternion `[x, y, z, w]` (any norm: it is normalised), or
+    /// `None` for an entity without one. An entity keeps the orientation it was last given for
+    /// its life: `None` after `Some` presents the last one again (the wire has no way to take
+    /// an orientation away, see `Reference::diff`).
+    pub orient: Option<[f32; 4]>,
 }
 
 /// The server's world: entities by id.
 pub type World = BTreeMap<u16, WorldEntity>;
+
+/// The bits of each component of the orientation's smallest three (acked.wire's
+/// `Orientation`: `quat(9)`).
+const ORIENT_BITS: u8 = 9;
 
 /// A pose is measured again at least this often (in ticks), so that a pose's age always fits
 /// the u8 of POSE_AGE, even in a keyframe.
@@ -208,6 +218,16 @@ impl Presenter {
             };
             let mut flags = StateFlags::empty();
             flags.set(StateFlags::POSE_FULL, full);
+            // The orientation is kept current on every tick it changes, like health, whatever
+            // the pose's tier and rate; the entity keeps its last one when the world drops it.
+            let orient = match (w.orient, prev) {
+                (Some(q), _) => Some(Orientation {
+                    q: SmallestThree::from_xyzw(q, ORIENT_BITS),
+                }),
+                (None, Some(p)) => p.record.orient,
+                (None, None) => None,
+            };
+            flags.set(StateFlags::ORIENTED, orient.is_some());
             let fresh = EntityState {
                 x,
                 y,
@@ -219,6 +239,7 @@ impl Presenter {
                 armor: w.armor,
                 vehicle: w.vehicle,
                 seat: w.seat,
+                orient,
             };
             let record = match prev {
                 None => fresh,
@@ -227,8 +248,9 @@ impl Presenter {
                     let rest_changed =
                         (p.hp, p.armor, p.vehicle, p.seat) != (w.hp, w.armor, w.vehicle, w.seat);
                     let tier_changed = near != was_near;
+                    let pose_full = |f: StateFlags| f.contains(StateFlags::POSE_FULL);
                     let differs =
-                        (p.x, p.y, p.z, p.yaw, p.flags.bits()) != (x, y, z, yaw, flags.bits());
+                        (p.x, p.y, p.z, p.yaw, pose_full(p.flags)) != (x, y, z, yaw, full);
                     let refresh = tick.saturating_sub(p.measured) >= POSE_REFRESH;
                     let due = near
                         || rest_changed
@@ -236,13 +258,16 @@ impl Presenter {
                         || (tick.wrapping_add(u32::from(*eid)))
                             .is_multiple_of(self.config.far_every.max(1));
                     let send = refresh || (due && differs);
-                    EntityState {
+                    let mut r = EntityState {
                         hp: w.hp,
                         armor: w.armor,
                         vehicle: w.vehicle,
                         seat: w.seat,
+                        orient,
                         ..if send { fresh } else { *p }
-                    }
+                    };
+                    r.flags.set(StateFlags::ORIENTED, orient.is_some());
+                    r
                 }
             };
             let current = (
@@ -250,8 +275,8 @@ impl Presenter {
                 record.y,
                 record.z,
                 record.yaw,
-                record.flags.bits(),
-            ) == (x, y, z, yaw, flags.bits());
+                record.flags.contains(StateFlags::POSE_FULL),
+            ) == (x, y, z, yaw, full);
             next.push((
                 *eid,
                 Entry {
@@ -344,6 +369,7 @@ mod tests {
             armor: 0,
             vehicle: 0,
             seat: 0,
+            orient: None,
         };
         w.insert(1, ent(0.0));
         w.insert(2, ent(20.0));

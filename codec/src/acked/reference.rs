@@ -1,12 +1,17 @@
 //! The reference protocol's schema (`spec/protocol/acked.wire`): records are
 //! [`EntityState`], changes are [`Change`] with POSE_FULL and POSE_AGE, events are [`Event`].
+//!
+//! The orientation (ChangeMask::ORIENT, StateFlags::ORIENTED, issue 19) is a group of its own:
+//! a smallest-three quaternion is absolute, so a change carries it whole whenever it differs
+//! from the base's, never as a step; and a record keeps it for the entity's life once it has
+//! one (an apply without the group leaves the base's).
 
 use super::{AckedFrame, AckedSchema, FrameOf, Inapplicable};
 use crate::protocol::{
-    Acked, AckedFlags, Change, ChangeMask, EntityState, Event, Health, PoseFull, PoseStep,
-    StateFlags, Vehicle,
+    Acked, AckedFlags, Change, ChangeMask, EntityState, Event, Health, Orientation, PoseFull,
+    PoseStep, StateFlags, Vehicle,
 };
-use crate::rt::Reader;
+use crate::rt::{Reader, SmallestThree};
 use crate::{BitSet, DecodeError, EncodeError, ErrorKind};
 
 /// The box a quantized pose lies in: at most this many 1/512 m steps from the origin on every
@@ -32,8 +37,8 @@ fn fast_change(b: &[u8]) -> Option<(Change, usize)> {
         return None;
     }
     let bits = le16(2);
-    // acked.wire's ChangeMask: bits 0, 1, 2, 14 and 15 named, 14 and 15 requiring 0.
-    if bits & !0xc007 != 0 || (bits & 0xc000 != 0 && bits & 1 == 0) {
+    // acked.wire's ChangeMask: bits 0 to 3, 14 and 15 named, 14 and 15 requiring 0.
+    if bits & !0xc00f != 0 || (bits & 0xc000 != 0 && bits & 1 == 0) {
         return None;
     }
     let mask = ChangeMask::from_bits(bits);
@@ -42,6 +47,7 @@ fn fast_change(b: &[u8]) -> Option<(Change, usize)> {
     let full = mask.contains(ChangeMask::POSE_FULL);
     let health = mask.contains(ChangeMask::HEALTH);
     let vehicle = mask.contains(ChangeMask::VEHICLE);
+    let orient = mask.contains(ChangeMask::ORIENT);
     let len = 4
         + usize::from(aged)
         + if pose {
@@ -54,7 +60,8 @@ fn fast_change(b: &[u8]) -> Option<(Change, usize)> {
             0
         }
         + if health { 2 } else { 0 }
-        + if vehicle { 3 } else { 0 };
+        + if vehicle { 3 } else { 0 }
+        + if orient { 4 } else { 0 };
     if b.len() < len {
         return None;
     }
@@ -67,6 +74,7 @@ fn fast_change(b: &[u8]) -> Option<(Change, usize)> {
         pose_step: None,
         health: None,
         vehicle: None,
+        orient: None,
     };
     if aged {
         change.age = Some(b[at]);
@@ -109,6 +117,22 @@ fn fast_change(b: &[u8]) -> Option<(Change, usize)> {
         });
         at += 3;
     }
+    if orient {
+        // `Orientation`: 29 bits least significant first (largest: u2, then three i9), three
+        // zero padding bits; anything else (and any value the quaternion's rules refuse) is
+        // left to `Change::read`, which says where and why.
+        let v = le32(at);
+        let component = |shift: u32| (((v >> shift) & 0x1ff) as i16) << 7 >> 7;
+        let q = SmallestThree {
+            largest: (v & 3) as u8,
+            rest: [component(2), component(11), component(20)],
+        };
+        if v >> 29 != 0 || q.check(9).is_err() {
+            return None;
+        }
+        change.orient = Some(Orientation { q });
+        at += 4;
+    }
     debug_assert_eq!(at, len);
     Some((change, len))
 }
@@ -132,8 +156,17 @@ fn step_origin(base: Option<&EntityState>) -> (i32, i32, i32) {
     }
 }
 
-fn pose_of(r: &EntityState) -> (i32, i32, i32, u16, u8, u32) {
-    (r.x, r.y, r.z, r.yaw, r.flags.bits(), r.measured)
+/// What the pose group says of a record: its position, heading, tier (POSE_FULL alone, not the
+/// ORIENTED bit, which is the orientation group's) and measurement tick.
+fn pose_of(r: &EntityState) -> (i32, i32, i32, u16, bool, u32) {
+    (
+        r.x,
+        r.y,
+        r.z,
+        r.yaw,
+        r.flags.contains(StateFlags::POSE_FULL),
+        r.measured,
+    )
 }
 
 fn grid(v: f32) -> Result<i32, Inapplicable> {
@@ -184,7 +217,23 @@ impl AckedSchema for Reference {
         let pose = base.is_none_or(|b| pose_of(b) != pose_of(next));
         let health = base.is_none_or(|b| (b.hp, b.armor) != (next.hp, next.armor));
         let vehicle = base.is_none_or(|b| (b.vehicle, b.seat) != (next.vehicle, next.seat));
-        if !pose && !health && !vehicle {
+        let oriented = next.flags.contains(StateFlags::ORIENTED);
+        if oriented != next.orient.is_some() {
+            // A record whose ORIENTED bit and orientation disagree: the writer of EntityState
+            // refuses it too (its condition is `flags.ORIENTED`).
+            return Err(EncodeError::new(ErrorKind::InvalidCondition).field("orient"));
+        }
+        // Once an entity has an orientation it keeps it for its life: a change can send a new
+        // one but cannot take one away (no group says "none"), so a record that drops the
+        // base's orientation is refused rather than sent as a change the client would apply
+        // keeping the old one (its check would then differ from the server's).
+        if base.is_some_and(|b| b.orient.is_some()) && next.orient.is_none() {
+            return Err(EncodeError::new(ErrorKind::InvalidCondition).field("orient"));
+        }
+        // Smallest three is absolute: the group goes whole whenever it differs from the base's
+        // (and with every whole entity that has one).
+        let orient = next.orient.is_some() && base.is_none_or(|b| b.orient != next.orient);
+        if !pose && !health && !vehicle && !orient {
             return Ok(None);
         }
         let mut change = Change {
@@ -195,6 +244,7 @@ impl AckedSchema for Reference {
             pose_step: None,
             health: None,
             vehicle: None,
+            orient: None,
         };
         if pose {
             change.mask.set(ChangeMask::POSE, true);
@@ -246,6 +296,10 @@ impl AckedSchema for Reference {
                 seat: next.seat,
             });
         }
+        if orient {
+            change.mask.set(ChangeMask::ORIENT, true);
+            change.orient = next.orient;
+        }
         Ok(Some(change))
     }
 
@@ -281,6 +335,7 @@ impl AckedSchema for Reference {
                     armor: 0,
                     vehicle: 0,
                     seat: 0,
+                    orient: None,
                 }
             }
         };
@@ -289,7 +344,8 @@ impl AckedSchema for Reference {
             r.y = grid(full.y)?;
             r.z = grid(full.z)?;
             r.yaw = round_u16(full.yaw / YAW_FULL);
-            r.flags = StateFlags::empty().with(StateFlags::POSE_FULL);
+            // The tier is the pose's; ORIENTED is the orientation's and stays.
+            r.flags.set(StateFlags::POSE_FULL, true);
         }
         if let Some(step) = &change.pose_step {
             let (ox, oy, oz) = step_origin(base);
@@ -301,7 +357,7 @@ impl AckedSchema for Reference {
             r.y = add(oy, step.dy)?;
             r.z = add(oz, step.dz)?;
             r.yaw = round_u16(step.yaw / YAW_STEP) << 8;
-            r.flags = StateFlags::empty();
+            r.flags.set(StateFlags::POSE_FULL, false);
         }
         if change.mask.contains(ChangeMask::POSE) {
             let age = u32::from(change.age.unwrap_or(0));
@@ -317,15 +373,21 @@ impl AckedSchema for Reference {
             r.vehicle = v.vehicle;
             r.seat = v.seat;
         }
+        if let Some(o) = change.orient {
+            r.orient = Some(o);
+            r.flags.set(StateFlags::ORIENTED, true);
+        }
         Ok(r)
     }
 
-    /// The generated `EntityState::write`'s 24 bytes, written at once (the check writes every
-    /// record of the world every CHECK_EVERY frames); a test holds the two to the same bytes.
+    /// The generated `EntityState::write`'s 24 bytes (28 with an orientation: its 29 bits
+    /// padded to 4 bytes, written by the generated `Orientation::write`), written at once (the
+    /// check writes every record of the world every CHECK_EVERY frames); a test holds the two
+    /// to the same bytes.
     #[inline]
     fn write_record(record: &EntityState, out: &mut Vec<u8>) {
         let flags = record.flags.bits();
-        if flags & !1 != 0 {
+        if flags & !3 != 0 || (flags & 2 != 0) != record.orient.is_some() {
             // Reserved bits no record applied from a frame has: the generated writer refuses
             // them where they are, as it always did.
             let _ = record.write(out);
@@ -343,6 +405,19 @@ impl AckedSchema for Reference {
         b[21..23].copy_from_slice(&record.vehicle.to_le_bytes());
         b[23] = record.seat;
         out.extend_from_slice(&b);
+        if let Some(o) = &record.orient {
+            // `Orientation`'s 29 bits, least significant first, and three zero padding bits.
+            // A record applied from a frame holds a quaternion its decoder accepted; one that
+            // breaks the rules goes to the generated writer, which refuses it, as any invalid
+            // record is.
+            if o.q.check(9).is_ok() {
+                let c = |i: usize| u32::from(o.q.rest[i] as u16) & 0x1ff;
+                let v = u32::from(o.q.largest) | c(0) << 2 | c(1) << 11 | c(2) << 20;
+                out.extend_from_slice(&v.to_le_bytes());
+            } else {
+                let _ = crate::rt::write_packed(out, |w| o.write_bits(w));
+            }
+        }
     }
 
     #[inline]

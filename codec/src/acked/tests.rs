@@ -1,7 +1,11 @@
 use super::moves;
 use super::*;
-use crate::protocol::{Change, EntityState, Event, Input, Shot, StateFlags};
+use crate::protocol::{
+    Change, ChangeMask, EntityState, Event, Input, Orientation, Shot, StateFlags,
+};
+use crate::rt::SmallestThree;
 use crate::BitSet;
+use crate::ErrorKind;
 
 fn rec(x: i32, full: bool, measured: u32, hp: u8) -> EntityState {
     let mut flags = StateFlags::empty();
@@ -17,6 +21,7 @@ fn rec(x: i32, full: bool, measured: u32, hp: u8) -> EntityState {
         armor: 0,
         vehicle: 0,
         seat: 0,
+        orient: None,
     }
 }
 
@@ -675,10 +680,77 @@ fn the_record_bytes_are_the_generated_writers() {
             armor: next() as u8,
             vehicle: next() as u16,
             seat: next() as u8,
+            orient: None,
         };
+        // Every third record has an orientation (issue 19), from arbitrary components.
+        let mut r = r;
+        if i % 3 == 0 {
+            let c = |v: u64| (v % 2001) as f32 / 1000.0 - 1.0;
+            let q = [c(next()), c(next()), c(next()), c(next())];
+            r.orient = Some(Orientation {
+                q: SmallestThree::from_xyzw(q, 9),
+            });
+            r.flags.set(StateFlags::ORIENTED, true);
+        }
         let (mut want, mut got) = (vec![7u8], vec![7u8]);
         r.write(&mut want).unwrap();
         Reference::write_record(&r, &mut got);
         assert_eq!(got, want, "{r:?}");
     }
+}
+
+/// The ORIENT group (issue 19): a whole entity brings its orientation, a turn alone sends the
+/// group alone (whole: smallest three is absolute), a pose change leaves it, and a record that
+/// drops it is refused, since no change can take an orientation away.
+#[test]
+fn the_orientation_travels_whole_and_stays_for_the_life() {
+    let q = |c: [f32; 4]| {
+        Some(Orientation {
+            q: SmallestThree::from_xyzw(c, 9),
+        })
+    };
+    let mut a = rec(100, false, 5, 50);
+    a.orient = q([0.0, 0.0, 0.6, 0.8]);
+    a.flags.set(StateFlags::ORIENTED, true);
+    let whole = Reference::diff(4, None, &a, 5).unwrap().unwrap();
+    assert!(whole.mask.contains(ChangeMask::ORIENT));
+    assert_eq!(whole.orient, a.orient);
+    let applied = Reference::apply(None, &whole, 5).unwrap();
+    assert_eq!(applied, a);
+    // A turn alone: only the orientation group.
+    let mut b = a;
+    b.orient = q([0.6, 0.0, 0.0, 0.8]);
+    let turn = Reference::diff(4, Some(&a), &b, 6).unwrap().unwrap();
+    assert_eq!(turn.mask, ChangeMask::empty().with(ChangeMask::ORIENT));
+    assert_eq!(Reference::apply(Some(&a), &turn, 6).unwrap(), b);
+    // A move alone leaves the orientation (and the ORIENTED bit) as the base's.
+    let mut c = b;
+    c.x += 9;
+    c.measured = 7;
+    let step = Reference::diff(4, Some(&b), &c, 7).unwrap().unwrap();
+    assert!(!step.mask.contains(ChangeMask::ORIENT));
+    let moved = Reference::apply(Some(&b), &step, 7).unwrap();
+    assert_eq!(moved, c);
+    assert!(moved.flags.contains(StateFlags::ORIENTED));
+    // The same orientation again sends nothing.
+    assert_eq!(Reference::diff(4, Some(&c), &c, 8).unwrap(), None);
+    // Dropping it is refused; so is an ORIENTED bit without an orientation.
+    let mut dropped = c;
+    dropped.orient = None;
+    dropped.flags.set(StateFlags::ORIENTED, false);
+    let e = Reference::diff(4, Some(&c), &dropped, 8).unwrap_err();
+    assert_eq!(
+        (e.kind, e.path.to_string()),
+        (ErrorKind::InvalidCondition, String::from("orient"))
+    );
+    let mut liar = c;
+    liar.orient = None;
+    assert!(Reference::diff(4, None, &liar, 8).is_err());
+    // A record without an orientation has exactly the 24 bytes it had before issue 19.
+    let mut bytes = Vec::new();
+    Reference::write_record(&rec(100, false, 5, 50), &mut bytes);
+    assert_eq!(bytes.len(), 24);
+    bytes.clear();
+    Reference::write_record(&c, &mut bytes);
+    assert_eq!(bytes.len(), 28);
 }

@@ -87,6 +87,7 @@ fn record(src: &mut ByteSource<'_>, tick: u32) -> EntityState {
         armor: src.byte(),
         vehicle: u16::from(src.byte() % 3),
         seat: src.byte() % 4,
+        orient: None,
     }
 }
 
@@ -105,6 +106,7 @@ fn derived(eid: u16, salt: u8, tick: u32) -> EntityState {
         armor: eid as u8,
         vehicle: 0,
         seat: 0,
+        orient: None,
     }
 }
 

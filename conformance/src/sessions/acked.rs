@@ -24,7 +24,12 @@
 //! - `{"set": {"eid", "hp", "armor", "vehicle", "seat"}}`: its rest changes;
 //! - `{"despawn": {"eid"}}`: it is gone;
 //! - `{"event": EVENT}`: an event, as the spec's JSON (`{"shot": {"shooter", "weapon",
-//!   "yaw"}}`, `{"blast": ...}`, `{"hit": ...}`, `{"carjack": ...}`).
+//!   "yaw"}}`, `{"blast": ...}`, `{"hit": ...}`, `{"carjack": ...}`);
+//! - `{"orient": {"eid", "x", "y", "z", "w"}}`: its orientation (issue 19), after the tick's
+//!   other ops; used by the `acked_packed` vectors only, so the `acked` ones stay as they were.
+//!
+//! `acked_packed_server` and `acked_packed_client` are the same halves over the bit-packed
+//! schema ([`PackedReference`]): kind 12 frames named `acked_packed`, the same acks.
 //!
 //! Each server tick sends one `acked` frame (reliable when over RELIABLE_ABOVE bytes); each
 //! client tick sends one `ack` frame acknowledging the newest frame applied, with the inputs
@@ -36,21 +41,27 @@ use super::stream::{record, Recording};
 use super::{drain, Sent, Session};
 use crate::netsim::{Burst, LinkConfig, NetworkConfig};
 use crate::streams::StreamVector;
-use ackwire_codec::acked::Delivery;
-use ackwire_codec::protocol::{Buttons, Event, Hit, Input, Shot};
+use ackwire_codec::acked::{AckedSchema, Delivery, PackedReference, Reference};
+use ackwire_codec::protocol::{Buttons, EntityState, Event, Hit, Input, Shot};
 use ackwire_codec::session::{self, AckedTick, Now, SessionError, SessionHalf};
 use ackwire_codec::BitSet;
 use ackwire_server::acked::harness::{apply_ops, from_seed, Op, Shape};
 use ackwire_server::acked::{
-    ExecuteDue, Presenter, ReferenceEncoder, ScheduledInputs, ViewConfig, World,
+    AckedEncoder, ExecuteDue, Presenter, ScheduledInputs, ViewConfig, World,
 };
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-/// The session halves this module opens.
-pub const NAMES: &[&str] = &["acked_server", "acked_client"];
+/// The session halves this module opens: `acked` (kind 6) and `acked_packed` (kind 12, issue
+/// 19: the same machines over [`PackedReference`], its frames `acked_packed`).
+pub const NAMES: &[&str] = &[
+    "acked_server",
+    "acked_client",
+    "acked_packed_server",
+    "acked_packed_client",
+];
 
 struct Params {
     view: ViewConfig,
@@ -108,21 +119,26 @@ pub fn open(name: &str, params_json: &Value) -> Option<Result<Box<dyn Session>, 
         Ok(p) => p,
         Err(e) => return Some(Err(e)),
     };
-    Some(Ok(match name {
-        "acked_server" => Box::new(AckedServer {
+    fn server<S: AckedSchema>(p: Params) -> AckedServer<S> {
+        AckedServer {
             world: World::new(),
             lives: BTreeMap::new(),
-            half: session::AckedServer::new(
-                Presenter::new(p.view),
-                ReferenceEncoder::new(p.window),
-            ),
+            half: session::AckedServer::new(Presenter::new(p.view), AckedEncoder::new(p.window)),
             tick: 0,
-        }),
-        _ => Box::new(AckedClient {
+        }
+    }
+    fn client<S: AckedSchema>(p: Params) -> AckedClient<S> {
+        AckedClient {
             half: session::AckedClient::new(p.keep),
             lead: p.lead,
             corrupt_at: p.corrupt_at,
-        }),
+        }
+    }
+    Some(Ok(match name {
+        "acked_server" => Box::new(server::<Reference>(p)),
+        "acked_client" => Box::new(client::<Reference>(p)),
+        "acked_packed_server" => Box::new(server::<PackedReference>(p)),
+        _ => Box::new(client::<PackedReference>(p)),
     }))
 }
 
@@ -173,6 +189,29 @@ fn op_from_json(v: &Value) -> Result<Op, String> {
     })
 }
 
+/// The `orient` ops of a tick (`{"orient": {"eid", "x", "y", "z", "w"}}`: the entity's
+/// orientation, a quaternion of any norm), applied after the tick's other ops; an entity
+/// keeps its orientation for its life (issue 19). An op for an id the world does not hold is
+/// an error.
+fn turn(world: &mut World, ops: &[Value]) -> Result<(), String> {
+    for v in ops {
+        let Some(body) = v.get("orient") else {
+            continue;
+        };
+        let eid = body
+            .get("eid")
+            .and_then(Value::as_u64)
+            .and_then(|e| u16::try_from(e).ok())
+            .ok_or_else(|| format!("`orient` needs a u16 `eid`: {v}"))?;
+        let f = |k: &str| body.get(k).and_then(Value::as_f64).unwrap_or(0.0) as f32;
+        let e = world
+            .get_mut(&eid)
+            .ok_or_else(|| format!("`orient` of entity {eid}, which the world does not hold"))?;
+        e.orient = Some([f("x"), f("y"), f("z"), f("w")]);
+    }
+    Ok(())
+}
+
 fn op_to_json(op: &Op) -> Value {
     match op {
         Op::Spawn { eid, pos, yaw, hp } => {
@@ -197,22 +236,25 @@ fn op_to_json(op: &Op) -> Value {
 
 /// The server half: the world, and the codec's half (the client's view of it, its acked
 /// encoder).
-struct AckedServer {
+struct AckedServer<S: AckedSchema> {
     world: World,
     lives: BTreeMap<u16, u32>,
-    half: session::AckedServer<ScheduledInputs<Input>>,
+    half: session::AckedServer<ScheduledInputs<Input>, S>,
     tick: u64,
 }
 
-impl Session for AckedServer {
+impl<S: AckedSchema<Record = EntityState, Event = Event> + 'static> Session for AckedServer<S> {
     fn advance(&mut self, tick: u64, now_ms: u64, ops: &[Value]) -> Result<(), String> {
+        let ops_json = ops;
         let ops = ops
             .iter()
+            .filter(|o| o.get("orient").is_none())
             .map(op_from_json)
             .collect::<Result<Vec<_>, _>>()?;
         u32::try_from(tick).map_err(|_| SessionError::TickRange.to_string())?;
         self.tick = tick;
         let events = apply_ops(&mut self.world, &mut self.lives, &ops);
+        turn(&mut self.world, ops_json)?;
         // Seed 004 §8: inputs execute on the tick they name; the reference world does not act
         // on them, it only consumes them so the buffer reports what is still ahead.
         while self.half.machine_mut().execute_due(tick).is_some() {}
@@ -237,7 +279,9 @@ impl Session for AckedServer {
                 }),
                 Err(SessionError::Decode(e)) => json!({"error": e.kind.as_str()}),
                 Err(SessionError::UnexpectedFrame(_)) => {
-                    return Err(format!("acked_server takes `ack` frames, not `{frame}`"))
+                    return Err(format!(
+                        "the acked server takes `ack` frames, not `{frame}`"
+                    ))
                 }
                 Err(e) => return Err(e.to_string()),
             },
@@ -255,13 +299,13 @@ impl Session for AckedServer {
 
 /// The client half: the codec's (the AckedDecoder and the kind 7 writer), and the scripted
 /// player.
-struct AckedClient {
-    half: session::AckedClient,
+struct AckedClient<S: AckedSchema> {
+    half: session::AckedClient<S>,
     lead: u32,
     corrupt_at: Option<u64>,
 }
 
-impl Session for AckedClient {
+impl<S: AckedSchema<Record = EntityState, Event = Event> + 'static> Session for AckedClient<S> {
     fn advance(&mut self, tick: u64, now_ms: u64, _ops: &[Value]) -> Result<(), String> {
         if self.corrupt_at == Some(tick) {
             self.half.machine_mut().tamper(|_, r| r.hp ^= 0x55);
@@ -286,7 +330,10 @@ impl Session for AckedClient {
         let delivery = match self.half.handle_frame(Now::new(0, now_ms), frame, bytes) {
             Ok(d) => d,
             Err(SessionError::UnexpectedFrame(_)) => {
-                return Err(format!("acked_client takes `acked` frames, not `{frame}`"))
+                return Err(format!(
+                    "the acked client takes `{}` frames, not `{frame}`",
+                    S::FRAME_NAME
+                ))
             }
             Err(e) => return Err(e.to_string()),
         };
@@ -607,7 +654,97 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         seed: 16,
     };
     recs.push(r);
+    recs.extend(packed_recordings());
     recs.iter().map(record).collect()
+}
+
+/// `script` with an `orient` op for every entity alive at every other tick: a turn about an
+/// axis of its own, a few degrees a tick, in components rounded to 1/1024 (short numbers in the
+/// files; the presenter normalises them).
+fn with_orientations(mut script: Vec<Vec<Value>>) -> Vec<Vec<Value>> {
+    let mut alive = std::collections::BTreeSet::new();
+    for (t, ops) in script.iter_mut().enumerate() {
+        for op in ops.iter() {
+            if let Some(e) = op.pointer("/spawn/eid").and_then(Value::as_u64) {
+                alive.insert(e);
+            }
+            if let Some(e) = op.pointer("/despawn/eid").and_then(Value::as_u64) {
+                alive.remove(&e);
+            }
+        }
+        // Every other tick, to keep the files short.
+        for &eid in alive.iter().filter(|_| t % 2 == 0) {
+            let angle = (t as f64 * (3.0 + eid as f64)).to_radians() / 2.0;
+            let axis = [1.0, eid as f64 % 3.0, 2.0];
+            let norm = axis.iter().map(|a| a * a).sum::<f64>().sqrt();
+            let r = |v: f64| (v * 1024.0).round() / 1024.0;
+            let (s, c) = angle.sin_cos();
+            ops.push(json!({"orient": {
+                "eid": eid,
+                "x": r(axis[0] / norm * s),
+                "y": r(axis[1] / norm * s),
+                "z": r(axis[2] / norm * s),
+                "w": r(c),
+            }}));
+        }
+    }
+    script
+}
+
+/// The `acked_packed` pair's recordings (kind 12, issue 19): the same machines over the
+/// bit-packed schema, with entities that turn (the ORIENT group), under no loss, 5% and 25%
+/// loss, and an entity respawned under its id.
+fn packed_recordings() -> Vec<Recording> {
+    let base = |name: &str, description: &str, seed: u64, loss: f64| Recording {
+        name: format!("acked_packed/{name}"),
+        description: description.into(),
+        seed: "000 / issue 19".into(),
+        session: "acked_packed".into(),
+        params: json!({"own": [1], "keep_inputs": 4}),
+        tick_ms: 20,
+        network: NetworkConfig {
+            down: LinkConfig::lossy(loss, 0.0, 30, if loss > 0.0 { 20 } else { 0 }),
+            up: LinkConfig::lossy(loss, 0.0, 30, if loss > 0.0 { 20 } else { 0 }),
+            seed,
+        },
+        script: with_orientations(world(seed, 60, 3, 0.01, 0.15)),
+        drain_ms: 200,
+    };
+    let mut recs = vec![
+        base(
+            "no_loss",
+            "kind 12 on a perfect network: one keyframe, then every frame onto the newest acknowledged, orientations whole whenever they turn",
+            21,
+            0.0,
+        ),
+        base(
+            "loss_05",
+            "kind 12 at 5% loss each way with jitter: every frame applies onto an acknowledged base and shows what an ordered client shows",
+            22,
+            0.05,
+        ),
+        base(
+            "loss_25",
+            "kind 12 at 25% loss each way with jitter",
+            23,
+            0.25,
+        ),
+    ];
+    let mut r = base(
+        "respawn_during_loss",
+        "kind 12: an entity despawned and respawned under the same id during 30% loss: removed and whole again, its orientation with it",
+        24,
+        0.3,
+    );
+    let mut script = world(24, 70, 3, 0.0, 0.05);
+    script[39].push(json!({"despawn": {"eid": 3}}));
+    script[41].push(spawn(3, 4.0, 4.0));
+    for ops in script.iter_mut().skip(40) {
+        ops.retain(|o| o.pointer("/move/eid") != Some(&json!(3)));
+    }
+    r.script = with_orientations(script);
+    recs.push(r);
+    recs
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 use super::{hex_spaced, ExpectedError, FrameCase, FrameFile, OrderedJson};
 use ackwire_codec::digest::SetDigest;
 use ackwire_codec::protocol::*;
+use ackwire_codec::rt::SmallestThree;
 use ackwire_codec::{BitSet, ErrorKind, Frame};
 
 /// Every frame's file, in the order of `FRAME_NAMES`.
@@ -20,6 +21,7 @@ pub(super) fn all() -> Vec<FrameFile> {
     vec![
         acked(),
         ack(),
+        acked_packed(),
         snapshot(),
         snapshot_ack(),
         datagram(),
@@ -279,6 +281,7 @@ fn change(eid: u16, mask: ChangeMask) -> Change {
         pose_step: None,
         health: None,
         vehicle: None,
+        orient: None,
     }
 }
 
@@ -617,11 +620,12 @@ fn acked() -> FrameFile {
         &put(&keyframe, 14, &[0x81]),
         at(ErrorKind::ReservedBit, 14, "flags"),
     );
+    // Bit 3 is ORIENT since issue 19: bit 4 is the first reserved bit after the groups.
     b.invalid(
-        "reserved_mask_bit_3",
+        "reserved_mask_bit_4",
         c,
-        "change mask bit 3 (the first after the schema's groups) is reserved",
-        &put(&typical, 23, &[0x09]),
+        "change mask bit 4 (the first after the schema's groups) is reserved",
+        &put(&typical, 23, &[0x11]),
         at(ErrorKind::ReservedBit, 23, "changes[0].mask"),
     );
     b.invalid(
@@ -707,6 +711,537 @@ fn acked() -> FrameFile {
         "an event count of 0 leaves first_serial and the event as bytes after the frame",
         &put(&typical, 38, &[0]),
         at(ErrorKind::TrailingBytes, 39, ""),
+    );
+    acked_orient(&mut b);
+    b.done()
+}
+
+/// A smallest-three orientation: the dropped component's index and the other three.
+fn orientation(largest: u8, rest: [i16; 3]) -> Orientation {
+    Orientation {
+        q: SmallestThree { largest, rest },
+    }
+}
+
+/// The seed reference of the orientation's canonical rules (issue 19).
+const QUAT_RULES: &str = "issue 19 (smallest three: the dropped component is the one of \
+largest magnitude, the lowest index on a tie, made non-negative) / spec/LANGUAGE.md";
+
+/// The ORIENT group of kind 6 (issue 19): a change carrying an orientation, the quaternion's
+/// canonical rules at their boundaries, and a fault of each.
+///
+/// `quat(9)`: R = 255, 2R^2 = 130050; with S the sum of the sent squares and D = 2R^2 - S,
+/// a sent component before the dropped one (in x, y, z, w) needs `c^2 < D`, one after it
+/// `c^2 <= D`.
+fn acked_orient(b: &mut Book) {
+    let s = QUAT_RULES;
+    // 0 kind | 1 tick | 5 base_tick | 9 last_seq | 13 input_buffer | 14 flags
+    // | 15 removed_count | 17 changed_count | 19 changes[0]: eid, 21 mask, 23 pose_step
+    // (dx 23, dy 25, dz 27, yaw 29), 30 orient: bits 240..242 largest, 242..251 rest[0],
+    // 251..260 rest[1], 260..269 rest[2], 269..272 padding | 34 event_count | 35 end
+    let frame = |q: Orientation| Acked {
+        changes: vec![Change {
+            pose_step: Some(PoseStep {
+                dx: 12,
+                dy: -4,
+                dz: 0,
+                yaw: yaw8(0),
+            }),
+            orient: Some(q),
+            ..change(3, bits!(ChangeMask, POSE, ORIENT))
+        }],
+        ..acked_header(1000, 990, 480, 2, AckedFlags::empty())
+    };
+    let oriented = b.valid(
+        "orientation",
+        s,
+        "a pose step and an orientation: w dropped, x, y, z sent as 12, -4, 200 (29 bits, 4 bytes)",
+        &frame(orientation(3, [12, -4, 200])),
+    );
+    b.valid(
+        "orientation_identity",
+        s,
+        "the identity: w dropped, the three sent all 0",
+        &frame(orientation(3, [0, 0, 0])),
+    );
+    b.valid(
+        "orientation_alone",
+        s,
+        "a change of the orientation group alone, x dropped",
+        &Acked {
+            changes: vec![Change {
+                orient: Some(orientation(0, [-100, 50, 7])),
+                ..change(8, bits!(ChangeMask, ORIENT))
+            }],
+            ..acked_header(1001, 990, 481, 2, AckedFlags::empty())
+        },
+    );
+    b.valid(
+        "orientation_tie_after",
+        s,
+        "x dropped, y = 255 = the dropped x's magnitude: a tie goes to the lowest index, so a \
+         component after the dropped one may equal it (65025 <= D = 65025)",
+        &frame(orientation(0, [255, 0, 0])),
+    );
+    b.valid(
+        "orientation_tie_after_negative",
+        s,
+        "x dropped, y = -255 (the most negative value): a tie after the dropped index",
+        &frame(orientation(0, [-255, 0, 0])),
+    );
+    b.valid(
+        "orientation_just_under_before",
+        s,
+        "z dropped, x = -254: a component before the dropped one just under it (64516 < 65534)",
+        &frame(orientation(2, [-254, 0, 0])),
+    );
+    b.valid(
+        "orientation_every_component_sent",
+        s,
+        "y dropped, x, z, w = 147, -147, 147: S = 64827 and each square under D = 65223",
+        &frame(orientation(1, [147, -147, 147])),
+    );
+    let c = CANONICAL;
+    b.invalid(
+        "truncated_orientation",
+        c,
+        "the input ends inside the orientation (bits 240..269), after its second byte",
+        &cut(&oriented, 32),
+        at_bit(ErrorKind::Truncated, 256, "changes[0].orient.q"),
+    );
+    b.invalid(
+        "orientation_component_over_width",
+        QUAT_RULES,
+        "rest[0] is -256, the raw i9 value outside [-255, 255]",
+        &set_bits(&oriented, 242, 9, 0x100),
+        at_bit(ErrorKind::OverWidth, 240, "changes[0].orient.q"),
+    );
+    b.invalid(
+        "orientation_component_over_width_last",
+        QUAT_RULES,
+        "rest[2] is -256",
+        &set_bits(&oriented, 260, 9, 0x100),
+        at_bit(ErrorKind::OverWidth, 240, "changes[0].orient.q"),
+    );
+    let quat = |largest: u64, rest: [i16; 3]| {
+        let mut out = set_bits(&oriented, 240, 2, largest);
+        for (i, r) in rest.iter().enumerate() {
+            out = set_bits(&out, 242 + 9 * i, 9, u64::from(*r as u16) & 0x1ff);
+        }
+        out
+    };
+    b.invalid(
+        "orientation_tie_before",
+        QUAT_RULES,
+        "y dropped, x = 255 equal to it: on a tie the lowest index is dropped, so x should be",
+        &quat(1, [255, 0, 0]),
+        at_bit(ErrorKind::NonCanonical, 240, "changes[0].orient.q"),
+    );
+    b.invalid(
+        "orientation_larger_before",
+        QUAT_RULES,
+        "w dropped, x = y = 255: D = 0, so x is larger than the dropped w",
+        &quat(3, [255, 255, 0]),
+        at_bit(ErrorKind::NonCanonical, 240, "changes[0].orient.q"),
+    );
+    b.invalid(
+        "orientation_larger_after",
+        QUAT_RULES,
+        "x dropped, y = 255, z = 100: D = 55025 < 65025, y is larger than the dropped x",
+        &quat(0, [255, 100, 0]),
+        at_bit(ErrorKind::NonCanonical, 240, "changes[0].orient.q"),
+    );
+    b.invalid(
+        "orientation_past_unit",
+        QUAT_RULES,
+        "w dropped, all three 255: S = 195075 is past 2R^2, no unit quaternion has them",
+        &quat(3, [255, 255, 255]),
+        at_bit(ErrorKind::NonCanonical, 240, "changes[0].orient.q"),
+    );
+    b.invalid(
+        "orientation_padding_bit",
+        c,
+        "the orientation's last padding bit (271) is 1",
+        &set_bits(&oriented, 271, 1, 1),
+        at_bit(ErrorKind::ReservedBit, 271, "changes[0].orient"),
+    );
+}
+
+// ---- acked_packed, kind 12 ----
+
+/// A packed change of `eid` with `mask` and no group yet.
+fn packed_change(eid: u16, mask: PackedMask) -> PackedChange {
+    PackedChange {
+        eid: eid.into(),
+        mask,
+        age: None,
+        pose_full: None,
+        pose_step: None,
+        health: None,
+        vehicle: None,
+        orient: None,
+    }
+}
+
+/// A packed pose step.
+fn packed_step(dx: i16, dy: i16, dz: i16, yaw: u8) -> PackedPoseStep {
+    PackedPoseStep {
+        dx: dx.into(),
+        dy: dy.into(),
+        dz: dz.into(),
+        yaw: yaw.into(),
+    }
+}
+
+/// A kind 12 frame with no change.
+fn packed_header(
+    tick: u32,
+    base_tick: u32,
+    last_seq: u32,
+    input_buffer: u8,
+    flags: AckedFlags,
+) -> AckedPacked {
+    AckedPacked {
+        tick,
+        base_tick,
+        last_seq,
+        input_buffer,
+        flags,
+        check: None,
+        removed: Vec::new(),
+        body: PackedChanges {
+            changes: Vec::new(),
+        },
+        first_serial: None,
+        events: Vec::new(),
+    }
+}
+
+/// The seed reference of kind 12.
+const PACKED_SEED: &str = "000 / issue 19 (spec/protocol/acked_packed.wire)";
+
+/// Kind 12: every bucket of every bucketed field at its edges, an orientation, every group,
+/// and a fault of every kind the frame can meet.
+///
+/// The codes (least significant bit first, the bucket index in unary: `i` one bits then a
+/// zero, the last bucket's `k-1` one bits alone; then the value less the bucket's base):
+/// - eid `bucket(2, 3, 4, 5, 16)`: bases 0, 4, 12, 28, 60; 3, 5, 7, 9 and 20 bits;
+/// - age `bucket(2, 3, 4, 8)`: bases 0, 4, 12, 28; 3, 5, 7 and 11 bits;
+/// - steps `zbucket(0, 7, 8, 9, 16)`, zigzag-mapped: bases 0, 1, 129, 385, 897; 1, 9, 11, 13
+///   and 20 bits;
+/// - yaw `bucket(0, 8)`: 0 in 1 bit, 1..=256 in 9.
+fn acked_packed() -> FrameFile {
+    let mut b = Book::new("acked_packed", PACKED_SEED);
+    let s = PACKED_SEED;
+
+    b.valid(
+        "smallest",
+        s,
+        "every header field 0, no change, no event: 17 header bytes, a 16-bit count, 1 event byte",
+        &packed_header(0, 0, 0, 0, AckedFlags::empty()),
+    );
+
+    // 0 kind | 1 tick | 5 base_tick | 9 last_seq | 13 input_buffer | 14 flags
+    // | 15 removed_count | 17 removed[0] | 19 body (bit 152): changed_count 152..168
+    // | changes[0]: eid 168..171 (bucket 0: "0", 3), mask 171..177 (POSE, ORIENT),
+    //   dx 177..186 (12, zigzag 24: bucket 1, "01", 23), dy 186..195 (-4, zigzag 7: bucket 1,
+    //   6), dz 195 (0), yaw 196 (0), orient 197..226 (largest 197..199, rest 199..208,
+    //   208..217, 217..226)
+    // | changes[1]: eid 226..231 (gap 6: bucket 1, "01", 2), mask 231..237 (HEALTH),
+    //   hp 237..245, armor 245..253 | padding 253..256
+    // | 32 event_count | 33 first_serial | 37 events[0] tag, 38 blast | 51 end
+    let typical = b.valid(
+        "typical",
+        s,
+        "a delta onto tick 990: one entity removed, a pose step with an orientation, a health change, one blast",
+        &AckedPacked {
+            removed: vec![7],
+            body: PackedChanges {
+                changes: vec![
+                    PackedChange {
+                        pose_step: Some(packed_step(12, -4, 0, 0)),
+                        orient: Some(orientation(3, [12, -4, 200])),
+                        ..packed_change(3, bits!(PackedMask, POSE, ORIENT))
+                    },
+                    PackedChange {
+                        health: Some(PackedHealth { hp: 75, armor: 20 }),
+                        ..packed_change(9, bits!(PackedMask, HEALTH))
+                    },
+                ],
+            },
+            first_serial: Some(41),
+            events: vec![Event::Blast(Blast {
+                x: 10.5,
+                y: -4.25,
+                z: 0.0,
+                radius: eighths(24),
+            })],
+            ..packed_header(1000, 990, 480, 2, AckedFlags::empty())
+        },
+    );
+
+    // 17 check | 21 body (bit 168): changed_count 168..184 | changes[0]: eid 184..187 (1),
+    // mask 187..193 (all six), age 193..196 (3), pose_full x 196..228, y 228..260,
+    // z 260..292, yaw 292..308, hp 308..316, armor 316..324, vehicle 324..340, seat 340..348,
+    // orient 348..377 | padding 377..384 | 48 event_count | 49 first_serial | 53 events[0]
+    // tag, 54 carjack | 60 end
+    let keyframe = b.valid(
+        "keyframe_every_group",
+        s,
+        "KEYFRAME and CHECK, a change with every mask bit: age, full pose, health, vehicle, orientation; an event",
+        &AckedPacked {
+            check: Some(0x811c_9dc5),
+            body: PackedChanges {
+                changes: vec![PackedChange {
+                    age: Some(3),
+                    pose_full: Some(PackedPoseFull { x: 12.5, y: -3.25, z: 0.5, yaw: yaw16(32768) }),
+                    health: Some(PackedHealth { hp: 100, armor: 7 }),
+                    vehicle: Some(PackedVehicle { vehicle: 40, seat: 1 }),
+                    orient: Some(orientation(2, [-30, 0, 250])),
+                    ..packed_change(
+                        1,
+                        bits!(PackedMask, POSE, HEALTH, VEHICLE, ORIENT, POSE_FULL, POSE_AGE),
+                    )
+                }],
+            },
+            first_serial: Some(77),
+            events: vec![Event::Carjack(Carjack { thief: 1, victim: 6, vehicle: 40 })],
+            ..packed_header(5000, 0, 470, 3, bits!(AckedFlags, KEYFRAME, CHECK))
+        },
+    );
+
+    // Every eid bucket at both edges: ids 0 (bucket 0, its first), 3 (gap 3, its last),
+    // 7 (gap 4, bucket 1's first), 18 (gap 11, its last), 30 (12, bucket 2), 57 (27),
+    // 85 (28, bucket 3), 144 (59), 204 (60, bucket 4's first), 65535 (gap 65331).
+    let ids: [u16; 10] = [0, 3, 7, 18, 30, 57, 85, 144, 204, 65535];
+    b.valid(
+        "every_eid_bucket",
+        s,
+        "changes with no group whose id gaps are each bucket's first and last value, up to id 65535",
+        &AckedPacked {
+            body: PackedChanges {
+                changes: ids.iter().map(|&eid| packed_change(eid, PackedMask::empty())).collect(),
+            },
+            ..packed_header(1002, 1000, 481, 0, AckedFlags::empty())
+        },
+    );
+    // Each step bucket's edges, zigzag-mapped: 0 | 1 (-1), 128 (64) | 129 (-65), 384 (192)
+    // | 385 (-193), 896 (448) | 897 (-449), 65534 (32767), 65535 (-32768); each axis meets
+    // every bucket. The yaw: 0 (1 bit), 1 and 255 (9 bits).
+    let steps: [[i16; 3]; 5] = [
+        [0, -1, -65],
+        [64, 192, -193],
+        [-65, 448, -449],
+        [448, i16::MAX, 0],
+        [i16::MIN, 0, 64],
+    ];
+    let yaws = [0u8, 1, 255, 0, 128];
+    b.valid(
+        "every_step_bucket",
+        s,
+        "pose steps whose axes meet every bucket at its edges, i16's extremes, yaws 0, 1 and 255",
+        &AckedPacked {
+            body: PackedChanges {
+                changes: steps
+                    .iter()
+                    .zip(yaws)
+                    .enumerate()
+                    .map(|(i, (d, yaw))| PackedChange {
+                        pose_step: Some(packed_step(d[0], d[1], d[2], yaw)),
+                        ..packed_change(10 + i as u16, bits!(PackedMask, POSE))
+                    })
+                    .collect(),
+            },
+            ..packed_header(1003, 1000, 482, 1, AckedFlags::empty())
+        },
+    );
+    // Each age bucket's edges: 0, 3 | 4, 11 | 12, 27 | 28, 255.
+    let ages: [u8; 8] = [0, 3, 4, 11, 12, 27, 28, 255];
+    b.valid(
+        "every_age_bucket",
+        s,
+        "aged pose steps whose ages are each bucket's first and last value, up to 255",
+        &AckedPacked {
+            body: PackedChanges {
+                changes: ages
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &age)| PackedChange {
+                        age: Some(age.into()),
+                        pose_step: Some(packed_step(1, 0, 0, 0)),
+                        ..packed_change(20 + 2 * i as u16, bits!(PackedMask, POSE, POSE_AGE))
+                    })
+                    .collect(),
+            },
+            ..packed_header(1004, 1000, 483, 1, AckedFlags::empty())
+        },
+    );
+    // 17 body (bit 136): changed_count 136..152 | changes[0]: eid 152..155 (0), mask 155..161
+    // (POSE), dx 161..172 (100, zigzag 200: bucket 2, "011", 71), dy 172, dz 173, yaw 174
+    // | changes[1]: eid 175..195 (gap 65535: "1111", 65475), mask 195..201 | padding
+    // 201..208 | 26 event_count | 27 end
+    let long_gap = b.valid(
+        "long_gap",
+        s,
+        "id 0 with a step, then id 65535: the largest gap, in the last bucket",
+        &AckedPacked {
+            body: PackedChanges {
+                changes: vec![
+                    PackedChange {
+                        pose_step: Some(packed_step(100, 0, 0, 0)),
+                        ..packed_change(0, bits!(PackedMask, POSE))
+                    },
+                    packed_change(u16::MAX, PackedMask::empty()),
+                ],
+            },
+            ..packed_header(1005, 1000, 484, 0, AckedFlags::empty())
+        },
+    );
+    // 17 body (bit 136): changed_count 136..152 | changes[0]: eid 152..155 (3), mask
+    // 155..161 | changes[1]: eid 161..164 (gap 1: "0", 1), mask 164..170 | padding 170..176
+    // | 22 event_count | 23 end
+    let adjacent = b.valid(
+        "adjacent_ids",
+        s,
+        "ids 3 and 4: a gap of 1, the smallest, in 3 bits",
+        &AckedPacked {
+            body: PackedChanges {
+                changes: vec![
+                    packed_change(3, PackedMask::empty()),
+                    packed_change(4, PackedMask::empty()),
+                ],
+            },
+            ..packed_header(1006, 1000, 485, 0, AckedFlags::empty())
+        },
+    );
+
+    b.common(&typical, "kind", 6);
+    let c = CANONICAL;
+    b.invalid(
+        "truncated_header",
+        c,
+        "the input ends inside last_seq",
+        &cut(&typical, 10),
+        at(ErrorKind::Truncated, 10, "last_seq"),
+    );
+    b.invalid(
+        "truncated_body",
+        c,
+        "the header and removals are whole and the body is missing",
+        &cut(&typical, 19),
+        at_bit(ErrorKind::Truncated, 152, "body.changed_count"),
+    );
+    b.invalid(
+        "truncated_in_eid_prefix",
+        c,
+        "the input ends after the first bit of the second id's unary prefix (175..179)",
+        &cut(&long_gap, 22),
+        at_bit(ErrorKind::Truncated, 176, "body.changes[1].eid"),
+    );
+    b.invalid(
+        "truncated_in_eid_value",
+        c,
+        "the input ends inside the second id's 16-bit gap (179..195)",
+        &cut(&long_gap, 23),
+        at_bit(ErrorKind::Truncated, 184, "body.changes[1].eid"),
+    );
+    b.invalid(
+        "truncated_in_orientation",
+        c,
+        "the input ends inside the orientation (197..226)",
+        &cut(&typical, 26),
+        at_bit(ErrorKind::Truncated, 208, "body.changes[0].orient.q"),
+    );
+    b.invalid(
+        "repeated_eid",
+        c,
+        "the second change's gap is 0: the id of the first again",
+        &set_bits(&adjacent, 162, 2, 0),
+        at_bit(ErrorKind::NotAscending, 161, "body.changes[1].eid"),
+    );
+    b.invalid(
+        "orientation_component_over_width",
+        QUAT_RULES,
+        "the orientation's rest[0] is -256, outside [-255, 255]",
+        &set_bits(&typical, 199, 9, 0x100),
+        at_bit(ErrorKind::OverWidth, 197, "body.changes[0].orient.q"),
+    );
+    let quat = |largest: u64, rest: [i16; 3]| {
+        let mut out = set_bits(&typical, 197, 2, largest);
+        for (i, r) in rest.iter().enumerate() {
+            out = set_bits(&out, 199 + 9 * i, 9, u64::from(*r as u16) & 0x1ff);
+        }
+        out
+    };
+    b.invalid(
+        "orientation_tie_before",
+        QUAT_RULES,
+        "z dropped, y = 255 equal to it: on a tie the lowest index (y) is dropped",
+        &quat(2, [0, 255, 0]),
+        at_bit(ErrorKind::NonCanonical, 197, "body.changes[0].orient.q"),
+    );
+    b.invalid(
+        "orientation_larger_after",
+        QUAT_RULES,
+        "y dropped, w = 255 and z = 100: w is larger than the dropped y",
+        &quat(1, [0, 100, 255]),
+        at_bit(ErrorKind::NonCanonical, 197, "body.changes[0].orient.q"),
+    );
+    b.invalid(
+        "huge_changed_count",
+        c,
+        "changed_count 65535, at least 9 bits each",
+        &set_bits(&typical, 152, 16, 0xffff),
+        at_bit(ErrorKind::CountTooLarge, 168, "body.changes"),
+    );
+    b.invalid(
+        "pose_full_without_pose",
+        "000 / DESIGN.md §3 (POSE_FULL is only valid with POSE)",
+        "the second change's mask is HEALTH and POSE_FULL, without POSE",
+        &set_bits(&typical, 231, 6, 0x12),
+        at_bit(ErrorKind::InvalidCondition, 231, "body.changes[1].mask"),
+    );
+    b.invalid(
+        "pose_age_without_pose",
+        "000 / DESIGN.md §3 (POSE_AGE is only valid with POSE)",
+        "the second change's mask is HEALTH and POSE_AGE, without POSE",
+        &set_bits(&typical, 231, 6, 0x22),
+        at_bit(ErrorKind::InvalidCondition, 231, "body.changes[1].mask"),
+    );
+    b.invalid(
+        "padding_bit_set",
+        c,
+        "the body's last padding bit (255) is 1",
+        &set_bits(&typical, 255, 1, 1),
+        at_bit(ErrorKind::ReservedBit, 255, "body"),
+    );
+    b.invalid(
+        "nan_in_pose_full",
+        c,
+        "the full pose's x is a NaN",
+        &set_bits(&keyframe, 196, 32, 0x7fc0_0000),
+        at_bit(ErrorKind::NonFinite, 196, "body.changes[0].pose_full.x"),
+    );
+    b.invalid(
+        "unknown_event_tag",
+        c,
+        "event tag 9 names no event",
+        &put(&typical, 37, &[9]),
+        at(ErrorKind::UnknownTag, 37, "events[0]"),
+    );
+    b.invalid(
+        "huge_removed_count",
+        c,
+        "removed_count 65535: 131070 bytes that are not there",
+        &put(&typical, 15, &[0xff, 0xff]),
+        at(ErrorKind::CountTooLarge, 17, "removed"),
+    );
+    b.invalid(
+        "huge_event_count",
+        c,
+        "event_count 255, at least 6 bytes each",
+        &put(&typical, 32, &[0xff]),
+        at(ErrorKind::CountTooLarge, 37, "events"),
     );
     b.done()
 }

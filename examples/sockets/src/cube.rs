@@ -90,6 +90,7 @@ impl CubeStream {
                 armor: 0,
                 vehicle: 0,
                 seat: 0,
+                orient: None,
             });
             [e.x, e.y, e.z] = b.pos;
             (e.yaw, e.hp) = (b.yaw, b.hp);

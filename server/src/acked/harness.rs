@@ -24,12 +24,32 @@ pub fn run(s: &Scenario) -> Result<Outcome, String> {
     })
 }
 
-/// The fuzz target's body: runs the scenario `data` describes, then feeds the same bytes
-/// as hostile frames to a client decoder (`ackwire_codec::fuzzing::acked_hostile`: extreme
-/// ticks, large removal lists, faulty changes), and panics when an invariant breaks.
+/// [`run`] in kind 12 frames (issue 19: [`PackedReference`], the same machines), the
+/// entities turning as they move so that the orientation travels too.
+///
+/// [`PackedReference`]: ackwire_codec::acked::PackedReference
+pub fn run_packed(s: &Scenario) -> Result<Outcome, String> {
+    run_schema_with::<ackwire_codec::acked::PackedReference, _>(
+        s,
+        ScheduledInputs::new(InputWindow::new(4, 64)),
+        |q, t| {
+            let _ = q.execute_due(t);
+        },
+        true,
+    )
+}
+
+/// The fuzz target's body: runs the scenario `data` describes in kind 6 frames, then in kind
+/// 12 frames with the entities turning ([`run_packed`]), then feeds the same bytes as hostile
+/// frames to a client decoder (`ackwire_codec::fuzzing::acked_hostile`: extreme ticks, large
+/// removal lists, faulty changes), and panics when an invariant breaks.
 pub fn fuzz_one(data: &[u8]) {
-    if let Err(broken) = run(&from_bytes(data)) {
+    let scenario = from_bytes(data);
+    if let Err(broken) = run(&scenario) {
         panic!("acked stream invariant broken: {broken}");
+    }
+    if let Err(broken) = run_packed(&scenario) {
+        panic!("acked stream invariant broken in kind 12 frames: {broken}");
     }
     ackwire_codec::fuzzing::acked_hostile(data);
 }
