@@ -338,6 +338,16 @@ TEST(quaternions_come_from_four_floats) {
     CHECK_EQ(rt::from_xyzw({-0.5f, 0.5f, -0.5f, 0.5f}, 9), quat(0, -180, 180, -180));
 }
 
+TEST(quaternions_agree_with_the_values_rt_works_by_hand) {
+    CHECK_EQ(rt::from_xyzw({0.5f, 0.5f, 0.5f, 0.5f}, 9), quat(0, 180, 180, 180));
+    CHECK_EQ(rt::from_xyzw({0.0f, 0.0f, 0.6f, 0.8f}, 9), quat(3, 0, 0, 216));
+    CHECK_EQ(rt::from_xyzw({0.0f, -0.8f, 0.6f, 0.0f}, 9), quat(1, 0, -216, 0));
+    // 23170 each breaks rule 3 at 16 bits (D = 536805878 < 23170^2): the lowest steps once.
+    CHECK_EQ(rt::from_xyzw({0.5f, 0.5f, 0.5f, 0.5f}, 16), quat(0, 23169, 23170, 23170));
+    CHECK_EQ(rt::smallest_three_fault(quat(0, 23170, 23170, 23170), 16),
+        std::optional<ErrorKind>(ErrorKind::non_canonical));
+}
+
 TEST(quaternions_from_floats_always_pass_and_come_back) {
     Random random;
     for (const unsigned bits : {2u, 5u, 9u, 12u, 16u}) {

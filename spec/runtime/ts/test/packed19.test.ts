@@ -283,6 +283,21 @@ describe("smallest-three quaternions", () => {
     });
   });
 
+  it("agree with the values rt/src/quat.rs works by hand from LANGUAGE.md's steps", () => {
+    assert.deepEqual(fromXyzw([0.5, 0.5, 0.5, 0.5], 9), { largest: 0, rest: [180, 180, 180] });
+    assert.deepEqual(fromXyzw([0, 0, 0.6, 0.8], 9), { largest: 3, rest: [0, 0, 216] });
+    assert.deepEqual(fromXyzw([0, -0.8, 0.6, 0], 9), { largest: 1, rest: [0, -216, 0] });
+    // 23170 each breaks rule 3 at 16 bits (D = 536805878 < 23170^2): the lowest steps once.
+    assert.deepEqual(fromXyzw([0.5, 0.5, 0.5, 0.5], 16), {
+      largest: 0,
+      rest: [23169, 23170, 23170],
+    });
+    assert.equal(
+      smallestThreeFault({ largest: 0, rest: [23170, 23170, 23170] }, 16),
+      "non_canonical",
+    );
+  });
+
   it("always pass the rules, and come back within a step of the rotation", () => {
     let seed = 0x9e3779b9;
     const random = () => {
