@@ -461,6 +461,26 @@ impl<'a, 's> Gen<'a, 's> {
         }
     }
 
+    /// Opens a function at its signature `line` (`export function f(a, b): T {`): as it is
+    /// when it fits [`WIDTH`], else with its parameters one a line, as prettier breaks them.
+    fn open_fn(&mut self, line: String) {
+        let (Some(open), Some(close)) = (line.find('('), line.rfind(')')) else {
+            self.out.open(line);
+            return;
+        };
+        if self.out.indent * 2 + line.len() <= WIDTH || close < open {
+            self.out.open(line);
+            return;
+        }
+        self.out.line(&line[..=open]);
+        self.out.indent += 1;
+        for param in split_args(&line[open + 1..close]) {
+            self.out.line(format!("{param},"));
+        }
+        self.out.indent -= 1;
+        self.out.open(&line[close..]);
+    }
+
     fn docs(&mut self, docs: &Docs, fallback: &str) {
         let lines = if docs.doc.is_empty() {
             vec![fallback.to_string()]
@@ -1250,7 +1270,7 @@ impl<'a, 's> Gen<'a, 's> {
                 ),
                 "the previous element's key, of which this one's is the difference.".to_string(),
             ]));
-            self.out.open(format!(
+            self.open_fn(format!(
                 "export function read{name}({src}, prev = {}): {name} {{",
                 self.key_prev(plan.record, key)
             ));
@@ -1386,7 +1406,7 @@ impl<'a, 's> Gen<'a, 's> {
                 "the previous element's key, and this one's is written as the difference."
                     .to_string(),
             ]));
-            self.out.open(format!(
+            self.open_fn(format!(
                 "export function write{name}(w: {dst}, {v}: {name}, prev = {}): void {{",
                 self.key_prev(plan.record, key)
             ));
@@ -1498,7 +1518,7 @@ impl<'a, 's> Gen<'a, 's> {
             self.out.line(format!(
                 "/** The number of {unit} {{@link write{name}}} writes, moving `prev` on. */"
             ));
-            self.out.open(format!(
+            self.open_fn(format!(
                 "export function {f}{name}({v}: {name}, prev = {}): number {{",
                 self.key_prev(plan.record, key)
             ));
