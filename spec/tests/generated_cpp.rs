@@ -32,6 +32,27 @@ fn cpp_codec_of_the_reference_protocol() {
     insta::assert_snapshot!("cpp_protocol", protocol);
 }
 
+/// Issue 19's constructs (spec/tests/lang19/moves.wire: smallest-three quaternions, bucket
+/// codes, ascending lists and keys in packed records, a bit selecting between two encodings),
+/// reviewed as the C++ they print; `cli/tests/sink_codecs.rs` compiles it (under ASan and UBSan)
+/// and holds it to the TypeScript codec and the Rust walk of the same plan.
+#[test]
+fn cpp_codec_of_issue_19s_constructs() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lang19/moves.wire");
+    let (spec, _) = ackwire_spec::load(&[path]).unwrap_or_else(|e| panic!("{e}"));
+    let files = generate(&spec).unwrap_or_else(|e| panic!("{e}"));
+    let protocol = file(&files, PROTOCOL_HEADER);
+    for expected in [
+        "|| !b.ascending_to(prev, delta, 1040, at, out.eid)) {",
+        "if (!b.read_quat(9, out.orient.emplace())) return b.in(\"orient\");",
+        "|| !w.write_zbucket({2, 6}, q)) {",
+        "inline bool read_after(rt::BitReader& b, Hop& out, std::optional<uint64_t>& prev)",
+    ] {
+        assert!(protocol.contains(expected), "missing {expected:?}");
+    }
+    insta::assert_snapshot!("cpp_lang19_moves", protocol);
+}
+
 #[test]
 fn cpp_runtime() {
     let files = generated();

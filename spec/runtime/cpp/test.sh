@@ -2,7 +2,8 @@
 # Builds and runs the C++ runtime's own tests: test/runtime_test.cpp over
 # include/ackwire_runtime.hpp (and the session shape), test/acked_test.cpp over
 # include/ackwire_acked.hpp (seed 000's machines), test/rest_test.cpp over the datagram, baseline
-# and delta machines and their digests. Each with g++ -std=c++17 and every warning the C++ testee
+# and delta machines and their digests, test/packed19_test.cpp over the bucket codes, quaternions
+# and ascending lists of packed bodies. Each with g++ -std=c++17 and every warning the C++ testee
 # is built with turned into an error, twice, both builds at once:
 #   build/NAME            -O2, no sanitizer;
 #   build/NAME-sanitized  AddressSanitizer and UBSan, any finding aborts (and reads into a
@@ -21,11 +22,13 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
 fi
 
 mkdir -p "$here/build"
+# ACKWIRE_RUNTIME_DIR: where packed19_test finds spec/runtime/smallest_three_cases.txt.
 flags=(-std=c++17 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion -Wsign-conversion
-    -I "$here/include")
+    -I "$here/include" "-DACKWIRE_RUNTIME_DIR=\"$here/..\"")
 tests=("runtime_test:the C++ runtime's tests"
     "acked_test:the acked machines' tests"
-    "rest_test:the datagram, baseline and delta machines' tests")
+    "rest_test:the datagram, baseline and delta machines' tests"
+    "packed19_test:bucket codes, smallest-three quaternions and ascending bit lists")
 
 status=0
 for t in "${tests[@]}"; do

@@ -13,7 +13,12 @@
 //!     `contains`/`set`/`with`, and `check` (reserved bits, `requires`);
 //!   - a record: a struct of its value fields (constants and counts are derived, not stored;
 //!     conditional fields are `std::optional`, lists `std::vector`, bytes
-//!     `std::vector<uint8_t>`, quantized numbers `double`);
+//!     `std::vector<uint8_t>`, quantized numbers `double`, a `quat(B)` the runtime's
+//!     `ackwire::SmallestThree` (its integers, checked against LANGUAGE.md's canonical rules by
+//!     `read_quat` and `write_quat`), a `bucket(...)` or `zbucket(...)` the smallest integer
+//!     holding every value of it); a record within a list ascending by its key gets
+//!     `read_after`, `write_after` and `encoded_len_after` (`bit_len_after` when packed), which
+//!     take the previous element's key;
 //!   - a union: a `std::variant` of its variants' records, with `tag`;
 //!   - for every type: `encoded_len` (`bit_len` for a packed record), `to_json`, `from_json`,
 //!     and in `detail` the `read`/`write` functions the frames are made of;
@@ -36,8 +41,8 @@
 use super::{snake_case, Code};
 use crate::index::Decl;
 use crate::lower::{
-    ArrayPlan, Ascending, BitsPlan, CountFrom, Lowering, Operand, RecordPlan, Role, Step,
-    UnionPlan, Wire,
+    ArrayPlan, Ascending, BitsPlan, BucketPlan, CountFrom, Lowering, Operand, RecordPlan, Role,
+    Step, UnionPlan, Wire,
 };
 use crate::model::{BitKind, Const, Docs, File, Item, Record, RecordKind, Spec};
 use std::collections::HashSet;
@@ -84,8 +89,8 @@ pub const SESSION_HEADERS: &[(&str, &str)] = &[
 /// The generated files, as (path relative to the output folder, contents): the runtime header,
 /// the codec of `spec`, which must be valid, and the runtime's session headers.
 pub fn generate(spec: &Spec) -> Result<Vec<(String, String)>, crate::SpecError> {
-    // Issue 19: until this printer prints the new bit fields, it refuses them by name.
-    super::refuse_new_constructs(spec, "C++")?;
+    // Every construct of the language prints (issue 19's `quat(B)`, bucket codes and packed
+    // ascending lists included): the `Result` is the shape the printers share, never an `Err`.
     let mut files = vec![
         (RUNTIME_HEADER.to_string(), RUNTIME.to_string()),
         (PROTOCOL_HEADER.to_string(), protocol(spec)),
@@ -480,14 +485,76 @@ enum Ctx {
 fn is_big(wire: &Wire<'_>, ctx: Ctx) -> bool {
     let bits = match wire {
         Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits } => *bits,
+        // A bucket code's model is an integer of its width, in JSON as any other.
+        Wire::Bucket(b) => b.model_bits,
         _ => return false,
     };
     match ctx {
         Ctx::Field { .. } => bits > 53,
         Ctx::Elem { big } => {
             big && bits > 53
-                && matches!(wire, Wire::Int { signed: false, .. } | Wire::Varint { .. })
+                && matches!(
+                    wire,
+                    Wire::Int { signed: false, .. }
+                        | Wire::Varint { .. }
+                        | Wire::Bucket(BucketPlan { signed: false, .. })
+                )
         }
+    }
+}
+
+/// A bucket code's widths as the runtime takes them: `{0, 4, 8}`.
+fn widths(b: &BucketPlan<'_>) -> String {
+    let list: Vec<String> = b.widths.iter().map(u8::to_string).collect();
+    format!("{{{}}}", list.join(", "))
+}
+
+/// The encoded bits of `src`, a value of bucket code `b` (zigzag-mapped first for a
+/// `zbucket`).
+fn bucket_len(b: &BucketPlan<'_>, src: &str) -> String {
+    if b.signed {
+        format!("rt::bucket_len({}, rt::zigzag({src}))", widths(b))
+    } else {
+        format!("rt::bucket_len({}, {src})", widths(b))
+    }
+}
+
+/// The largest value of a packed ascending element or key (a `uN` or a `bucket(...)`), and
+/// the step reading its raw code, the difference from the previous one, into the `uint64_t`
+/// lvalue `target` (LANGUAGE.md: "the difference is carried in the element's own type").
+fn read_raw_bits(wire: &Wire<'_>, target: &str) -> (String, String) {
+    match wire {
+        Wire::Bucket(b) => (
+            literal(i128::from(b.max_code)),
+            format!("b.bucket({}, {target})", widths(b)),
+        ),
+        Wire::Int { bits, .. } => (
+            literal((1i128 << bits) - 1),
+            format!("b.uint({bits}, {target})"),
+        ),
+        _ => (
+            literal(i128::from(u64::MAX)),
+            format!("b.uint(64, {target})"),
+        ),
+    }
+}
+
+/// The largest value of a packed ascending element or key, and the step writing its
+/// difference `src`.
+fn write_raw_bits(wire: &Wire<'_>, src: &str) -> (String, String) {
+    match wire {
+        Wire::Bucket(b) => (
+            literal(i128::from(b.max_code)),
+            format!("w.write_bucket({}, {src})", widths(b)),
+        ),
+        Wire::Int { bits, .. } => (
+            literal((1i128 << bits) - 1),
+            format!("w.write_uint({bits}, {src})"),
+        ),
+        _ => (
+            literal(i128::from(u64::MAX)),
+            format!("w.write_uint(64, {src})"),
+        ),
     }
 }
 
@@ -819,8 +886,6 @@ impl<'a> Gen<'a> {
 
     fn cpp_type(wire: &Wire<'_>) -> String {
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
             Wire::Int {
                 signed: true, bits, ..
             }
@@ -831,6 +896,9 @@ impl<'a> Gen<'a> {
             Wire::Bytes => "std::vector<uint8_t>".into(),
             Wire::OptBytes => "std::optional<std::vector<uint8_t>>".into(),
             Wire::Quant { .. } => "double".into(),
+            Wire::Quat { .. } => "SmallestThree".into(),
+            Wire::Bucket(b) if b.signed => int_type(b.model_bits).into(),
+            Wire::Bucket(b) => uint_type(b.model_bits).into(),
             Wire::Bits(b) => b.name.clone(),
             Wire::Record { record, .. } => record.name.clone(),
             Wire::Union(u) => u.name.clone(),
@@ -842,7 +910,9 @@ impl<'a> Gen<'a> {
     /// The default member initializer of a value of `wire`, if it needs one.
     fn init(wire: &Wire<'_>) -> &'static str {
         match wire {
-            Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } => " = 0",
+            Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } | Wire::Bucket(_) => {
+                " = 0"
+            }
             Wire::Float { bits: 32, .. } => " = 0.0f",
             Wire::Float { .. } | Wire::Quant { .. } => " = 0.0",
             Wire::Bool { .. } => " = false",
@@ -991,14 +1061,14 @@ impl<'a> Gen<'a> {
                 let (empty, no_values) = (plan.steps.is_empty(), plan.values().next().is_none());
                 private.push(sig_read(n, plan.packed, empty, no_values));
                 private.push(sig_write(n, plan.packed, empty, no_values));
+                if self.key_of(r).is_some() {
+                    private.push(sig_read_after(n, plan.packed));
+                    private.push(sig_write_after(n, plan.packed));
+                    public.push(sig_len_after(n, plan.packed, false));
+                }
                 if plan.packed {
                     public.push(sig_len(n, "bit_len", false));
                 } else {
-                    if self.key_of(r).is_some() {
-                        private.push(sig_read_after(n));
-                        private.push(sig_write_after(n));
-                        public.push(sig_len_after(n, false));
-                    }
                     public.push(sig_len(n, "encoded_len", false));
                 }
                 public.push(sig_to_json(n, no_values));
@@ -1160,8 +1230,6 @@ impl<'a> Gen<'a> {
         let bail = bail(rd, path);
         let step = |s: String| check(&[s], &bail);
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => vec![String::from(super::REFUSED)],
             Wire::Int {
                 signed,
                 bits,
@@ -1186,6 +1254,12 @@ impl<'a> Gen<'a> {
             Wire::Zigzag { bits } => step(format!("r.read_zigzag({bits}, {target})")),
             Wire::Bytes => step(format!("r.read_bytes({target})")),
             Wire::OptBytes => step(format!("r.read_opt_bytes({target})")),
+            Wire::Quat { bits } => step(format!("b.read_quat({bits}, {target})")),
+            Wire::Bucket(bp) => step(format!(
+                "b.read_{}bucket({}, {target})",
+                if bp.signed { "z" } else { "" },
+                widths(bp)
+            )),
             Wire::Quant { wire, num, den, .. } => {
                 let mut lines = vec!["{".to_string()];
                 lines.push(format!("    {} q = 0;", Self::cpp_type(wire)));
@@ -1260,6 +1334,8 @@ impl<'a> Gen<'a> {
                 | Wire::Varint { .. }
                 | Wire::Zigzag { .. }
                 | Wire::Quant { .. }
+                | Wire::Quat { .. }
+                | Wire::Bucket(_)
         );
         lines.push(format!("    for (size_t {i} = 0; {i} < {n}; ++{i}) {{"));
         if scalar {
@@ -1274,9 +1350,28 @@ impl<'a> Gen<'a> {
         let inner = with_index(path, &i);
         let body = match &a.ascending {
             Some(Ascending::Key(_)) => check(
-                &[format!("read_after(r, {item}, {prev})")],
-                &bail("r", &inner),
+                &[format!("read_after({rd}, {item}, {prev})")],
+                &bail(rd, &inner),
             ),
+            // In a packed record: `uN` or `bucket(...)` values, each after the first carried as
+            // its difference in the element's own code, the sum held to its largest value.
+            Some(Ascending::Values) if packed => {
+                let (max, read) = read_raw_bits(&a.elem, "delta");
+                let mut body = vec![
+                    "{".to_string(),
+                    "    const size_t at = b.bit_pos();".into(),
+                    "    uint64_t delta = 0;".into(),
+                ];
+                body.extend(indent(check(
+                    &[
+                        read,
+                        format!("b.ascending_to({prev}, delta, {max}, at, {item})"),
+                    ],
+                    &bail("b", &inner),
+                )));
+                body.push("}".into());
+                body
+            }
             Some(Ascending::Values) => {
                 let (bits, read) = read_raw(&a.elem, "delta");
                 let mut body = vec![
@@ -1310,16 +1405,16 @@ impl<'a> Gen<'a> {
         let empty = plan.steps.is_empty();
         let no_values = plan.values().next().is_none();
         let rd = if packed { "b" } else { "r" };
-        if packed {
-            self.code.line("/// Reads the record from a bit stream.");
-            self.open_fn(&sig_read(n, true, empty, no_values));
-        } else if plan.key.is_some() {
+        if plan.key.is_some() {
             self.code.line(
                 "/// Reads the record within an ascending list: its key is the difference from",
             );
             self.code
                 .line("/// `prev`, the previous element's key (absolute for the first).");
-            self.open_fn(&sig_read_after(n));
+            self.open_fn(&sig_read_after(n, packed));
+        } else if packed {
+            self.code.line("/// Reads the record from a bit stream.");
+            self.open_fn(&sig_read(n, true, empty, no_values));
         } else {
             self.code.line("/// Reads the record.");
             self.open_fn(&sig_read(n, false, empty, no_values));
@@ -1360,6 +1455,23 @@ impl<'a> Gen<'a> {
                         Self::init(&step.wire)
                     ));
                     self.decode(&step.wire, packed, &local(&f.name), &path, 0)
+                }
+                Role::Key if packed => {
+                    let (max, read) = read_raw_bits(&step.wire, "delta");
+                    let mut lines = vec![
+                        "{".to_string(),
+                        "    const size_t at = b.bit_pos();".into(),
+                        "    uint64_t delta = 0;".into(),
+                    ];
+                    lines.extend(indent(check(
+                        &[
+                            read,
+                            format!("b.ascending_to(prev, delta, {max}, at, {target})"),
+                        ],
+                        &bail("b", &path),
+                    )));
+                    lines.push("}".into());
+                    lines
                 }
                 Role::Key => {
                     let (bits, read) = read_raw(&step.wire, "delta");
@@ -1426,8 +1538,6 @@ impl<'a> Gen<'a> {
             }
         };
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => vec![String::from(super::REFUSED)],
             Wire::Int {
                 signed,
                 bits,
@@ -1445,6 +1555,12 @@ impl<'a> Gen<'a> {
             Wire::Zigzag { bits } => step(format!("w.write_zigzag({bits}, {src})")),
             Wire::Bytes => step(format!("w.write_bytes({src})")),
             Wire::OptBytes => step(format!("w.write_opt_bytes({src})")),
+            Wire::Quat { bits } => step(format!("w.write_quat({bits}, {src})")),
+            Wire::Bucket(b) => step(format!(
+                "w.write_{}bucket({}, {src})",
+                if b.signed { "z" } else { "" },
+                widths(b)
+            )),
             Wire::Quant {
                 wire,
                 num,
@@ -1474,6 +1590,11 @@ impl<'a> Gen<'a> {
                         big_endian,
                     } => write_int(*signed, *bits, *big_endian, "q"),
                     Wire::Zigzag { bits } => format!("w.write_zigzag({bits}, q)"),
+                    Wire::Bucket(b) => format!(
+                        "w.write_{}bucket({}, q)",
+                        if b.signed { "z" } else { "" },
+                        widths(b)
+                    ),
                     _ => format!("w.write_varint({bits}, q)"),
                 };
                 lines.extend(indent(check(&[quantize, write], &bail)));
@@ -1521,6 +1642,18 @@ impl<'a> Gen<'a> {
                 &[format!("write_after(w, {item}, {prev})")],
                 &bail("w", &inner),
             ),
+            Some(Ascending::Values) if packed => {
+                let (max, write) = write_raw_bits(&a.elem, "delta");
+                let mut body = vec!["uint64_t delta = 0;".to_string()];
+                body.extend(check(
+                    &[
+                        format!("w.ascending_to({prev}, {item}, {max}, delta)"),
+                        write,
+                    ],
+                    &bail("w", &inner),
+                ));
+                body
+            }
             Some(Ascending::Values) => {
                 let (bits, write) = write_raw(&a.elem, "delta");
                 let mut body = vec!["uint64_t delta = 0;".to_string()];
@@ -1556,16 +1689,16 @@ impl<'a> Gen<'a> {
         let (n, packed) = (&plan.record.name, plan.packed);
         let empty = plan.steps.is_empty();
         let no_values = plan.values().next().is_none();
-        if packed {
-            self.code.line("/// Writes the record into a bit stream.");
-            self.open_fn(&sig_write(n, true, empty, no_values));
-        } else if plan.key.is_some() {
+        if plan.key.is_some() {
             self.code.line(
                 "/// Writes the record within an ascending list: its key as the difference from",
             );
             self.code
                 .line("/// `prev`, the previous element's key (absolute for the first).");
-            self.open_fn(&sig_write_after(n));
+            self.open_fn(&sig_write_after(n, packed));
+        } else if packed {
+            self.code.line("/// Writes the record into a bit stream.");
+            self.open_fn(&sig_write(n, true, empty, no_values));
         } else {
             self.code.line("/// Writes the record.");
             self.open_fn(&sig_write(n, false, empty, no_values));
@@ -1578,6 +1711,16 @@ impl<'a> Gen<'a> {
             let lines = match step.role {
                 Role::Constant(c) => encode(&literal(c)),
                 Role::Count { array } => encode(&format!("v.{}.size()", ident(array))),
+                Role::Key if packed => {
+                    let (max, write) = write_raw_bits(&step.wire, "delta");
+                    let mut lines = vec!["{".to_string(), "    uint64_t delta = 0;".into()];
+                    lines.extend(indent(check(
+                        &[format!("w.ascending_to(prev, {src}, {max}, delta)"), write],
+                        &bail("w", &path),
+                    )));
+                    lines.push("}".into());
+                    lines
+                }
                 Role::Key => {
                     let (bits, write) = write_raw(&step.wire, "delta");
                     let mut lines = vec!["{".to_string(), "    uint64_t delta = 0;".into()];
@@ -1630,15 +1773,19 @@ impl<'a> Gen<'a> {
         }
         let add = |e: String| vec![format!("n += {e};")];
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => vec![String::from(super::REFUSED)],
             Wire::Varint { .. } => add(format!("rt::varint_len({src})")),
             Wire::Zigzag { .. } => add(format!("rt::varint_len(rt::zigzag({src}))")),
             Wire::Bytes => add(format!("rt::bytes_len({src})")),
             Wire::OptBytes => add(format!("rt::opt_bytes_len({src})")),
+            Wire::Quat { bits } => add((2 + 3 * u64::from(*bits)).to_string()),
+            Wire::Bucket(b) => add(bucket_len(b, src)),
             Wire::Quant { wire, num, den, .. } => {
                 let q = format!("rt::quantize({src}, {})", scale(*num, *den));
                 match wire.as_ref() {
+                    Wire::Bucket(b) if b.signed => {
+                        add(bucket_len(b, &format!("rt::saturate_i64({q})")))
+                    }
+                    Wire::Bucket(b) => add(bucket_len(b, &format!("rt::saturate_u64({q})"))),
                     Wire::Zigzag { .. } => {
                         add(format!("rt::varint_len(rt::zigzag(rt::saturate_i64({q})))"))
                     }
@@ -1668,12 +1815,23 @@ impl<'a> Gen<'a> {
                         lines.push("{".into());
                         lines.push(format!("    std::optional<uint64_t> {prev};"));
                         lines.push(format!("    for (const auto& {x} : {src}) {{"));
-                        lines.push(format!("        n += encoded_len_after({x}, {prev});"));
+                        lines.push(format!(
+                            "        n += {}_len_after({x}, {prev});",
+                            if packed { "bit" } else { "encoded" }
+                        ));
                         lines.push("    }".into());
                         lines.push("}".into());
                     }
                     (Some(_), _) if matches!(a.elem, Wire::Varint { .. }) => {
                         lines.push(format!("n += rt::ascending_varints_len({src});"));
+                    }
+                    (Some(_), _) if matches!(a.elem, Wire::Bucket(_)) => {
+                        if let Wire::Bucket(b) = &a.elem {
+                            lines.push(format!(
+                                "n += rt::ascending_buckets_len({}, {src});",
+                                widths(b)
+                            ));
+                        }
                     }
                     (_, Some(k)) => lines.push(format!("n += {src}.size() * {k};")),
                     (_, None) => {
@@ -1710,12 +1868,16 @@ impl<'a> Gen<'a> {
                     Some(k) => fixed += k,
                     None => lines.push(format!("n += rt::varint_len(v.{}.size());", ident(array))),
                 },
-                Role::Key => match step.fixed {
-                    Some(k) => {
+                Role::Key => match (step.fixed, &step.wire) {
+                    (Some(k), _) => {
                         fixed += k;
                         lines.push(format!("rt::ascending_step(prev, {src});"));
                     }
-                    None => lines.push(format!(
+                    (None, Wire::Bucket(b)) => lines.push(format!(
+                        "n += {};",
+                        bucket_len(b, &format!("rt::ascending_step(prev, {src})"))
+                    )),
+                    (None, _) => lines.push(format!(
                         "n += rt::varint_len(rt::ascending_step(prev, {src}));"
                     )),
                 },
@@ -1740,14 +1902,16 @@ impl<'a> Gen<'a> {
             }
         }
         let unused = lines.is_empty();
-        if packed {
+        if plan.key.is_some() {
+            self.code.line(format!(
+                "/// The number of {} write_after() writes, moving `prev` on.",
+                if packed { "bits" } else { "bytes" }
+            ));
+            self.open_fn(&sig_len_after(n, packed, unused));
+        } else if packed {
             self.code
                 .line("/// The number of bits write_bits() writes.");
             self.open_fn(&sig_len(n, "bit_len", unused));
-        } else if plan.key.is_some() {
-            self.code
-                .line("/// The number of bytes write_after() writes, moving `prev` on.");
-            self.open_fn(&sig_len_after(n, unused));
         } else {
             self.code.line("/// The number of bytes the record takes.");
             self.open_fn(&sig_len(n, "encoded_len", unused));
@@ -1769,8 +1933,6 @@ impl<'a> Gen<'a> {
     fn json_conv(&self, wire: &Wire<'_>, ctx: Ctx) -> String {
         let big = is_big(wire, ctx);
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
             Wire::Int { signed: false, .. } | Wire::Varint { .. } => if big {
                 "json::big_uint"
             } else {
@@ -1783,6 +1945,14 @@ impl<'a> Gen<'a> {
                 "json::int_number"
             }
             .into(),
+            Wire::Bucket(b) => match (b.signed, big) {
+                (false, true) => "json::big_uint",
+                (false, false) => "json::uint_number",
+                (true, true) => "json::big_int",
+                (true, false) => "json::int_number",
+            }
+            .into(),
+            Wire::Quat { .. } => "json::quat".into(),
             Wire::Float { bits: 32, .. } => "json::f32_number".into(),
             Wire::Float { .. } | Wire::Quant { .. } => "json::f64_number".into(),
             Wire::Bool { .. } => "json::boolean".into(),
@@ -1808,8 +1978,6 @@ impl<'a> Gen<'a> {
     fn json_get(&self, wire: &Wire<'_>, ctx: Ctx) -> String {
         let big = is_big(wire, ctx);
         match wire {
-            // Refused before printing (`refuse_new_constructs`): never reached.
-            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
             Wire::Int { signed: false, .. } | Wire::Varint { .. } => if big {
                 "json::get_big_uint"
             } else {
@@ -1822,6 +1990,14 @@ impl<'a> Gen<'a> {
                 "json::get_int"
             }
             .into(),
+            Wire::Bucket(b) => match (b.signed, big) {
+                (false, true) => "json::get_big_uint",
+                (false, false) => "json::get_uint",
+                (true, true) => "json::get_big_int",
+                (true, false) => "json::get_int",
+            }
+            .into(),
+            Wire::Quat { .. } => "json::get_quat".into(),
             Wire::Float { bits: 32, .. } => "json::get_f32".into(),
             Wire::Float { .. } | Wire::Quant { .. } => "json::get_f64".into(),
             Wire::Bool { .. } => "json::get_bool".into(),
@@ -1919,11 +2095,13 @@ impl<'a> Gen<'a> {
             .map(|s| format!("\"{}\"", s.field.name))
             .collect();
         let mut lines = fill("if (!json::check_object(j, {", &names, "}, error)) {");
-        if lines.len() == 1 {
-            lines = vec![format!(
-                "if (!json::check_object(j, {{{}}}, error)) return false;",
-                names.join(", ")
-            )];
+        let one = format!(
+            "if (!json::check_object(j, {{{}}}, error)) return false;",
+            names.join(", ")
+        );
+        // On one line when it fits within the 100 columns, at the function body's indent.
+        if lines.len() == 1 && 4 + one.len() <= 100 {
+            lines = vec![one];
         } else {
             lines.push("    return false;".into());
             lines.push("}".into());
@@ -1978,10 +2156,10 @@ impl<'a> Gen<'a> {
         self.code.line(format!("// ---- {} ----", r.name));
         // A record that is an element of an ascending list is printed keyed: its read, write
         // and length take the previous element's key, and the plain forms call them.
-        let keyed = match self.key_of(r) {
-            Some(key) if !r.packed => self.low.plan(&r.name, Some(key)),
-            _ => None,
-        };
+        let keyed = self
+            .key_of(r)
+            .and_then(|key| self.low.plan(&r.name, Some(key)));
+        let packed = r.packed;
         let plan = keyed.unwrap_or_else(|| self.plan(r));
         self.code.blank();
         self.code.line("namespace detail {");
@@ -1990,9 +2168,12 @@ impl<'a> Gen<'a> {
         if keyed.is_some() {
             self.code.blank();
             self.code.line("/// Reads the record, its key absolute.");
-            self.open_fn(&sig_read(&r.name, false, false, false));
+            self.open_fn(&sig_read(&r.name, packed, false, false));
             self.code.line("std::optional<uint64_t> prev;");
-            self.code.line("return read_after(r, out, prev);");
+            self.code.line(format!(
+                "return read_after({}, out, prev);",
+                if packed { "b" } else { "r" }
+            ));
             self.code.close("}");
         }
         self.code.blank();
@@ -2000,7 +2181,7 @@ impl<'a> Gen<'a> {
         if keyed.is_some() {
             self.code.blank();
             self.code.line("/// Writes the record, its key absolute.");
-            self.open_fn(&sig_write(&r.name, false, false, false));
+            self.open_fn(&sig_write(&r.name, packed, false, false));
             self.code.line("std::optional<uint64_t> prev;");
             self.code.line("return write_after(w, v, prev);");
             self.code.close("}");
@@ -2010,12 +2191,18 @@ impl<'a> Gen<'a> {
         self.code.blank();
         self.len_fn(plan);
         if keyed.is_some() {
+            let (unit, f) = if packed {
+                ("bits", "bit")
+            } else {
+                ("bytes", "encoded")
+            };
             self.code.blank();
-            self.code
-                .line("/// The number of bytes the record takes, its key absolute.");
-            self.open_fn(&sig_len(&r.name, "encoded_len", false));
+            self.code.line(format!(
+                "/// The number of {unit} the record takes, its key absolute."
+            ));
+            self.open_fn(&sig_len(&r.name, &format!("{f}_len"), false));
             self.code.line("std::optional<uint64_t> prev;");
-            self.code.line("return encoded_len_after(v, prev);");
+            self.code.line(format!("return {f}_len_after(v, prev);"));
             self.code.close("}");
         }
         self.record_json(r);
@@ -2309,21 +2496,36 @@ fn sig_write(n: &str, packed: bool, no_writes: bool, no_values: bool) -> String 
     )
 }
 
-fn sig_read_after(n: &str) -> String {
-    format!("inline bool read_after(rt::Reader& r, {n}& out, std::optional<uint64_t>& prev)")
+/// `read_after(r, out, prev)`: a record within a list ascending by its key (from a bit stream
+/// when `packed`).
+fn sig_read_after(n: &str, packed: bool) -> String {
+    let reader = if packed {
+        "rt::BitReader& b"
+    } else {
+        "rt::Reader& r"
+    };
+    format!("inline bool read_after({reader}, {n}& out, std::optional<uint64_t>& prev)")
 }
 
-fn sig_write_after(n: &str) -> String {
-    format!("inline bool write_after(rt::Writer& w, const {n}& v, std::optional<uint64_t>& prev)")
+/// `write_after(w, v, prev)`, into a bit stream when `packed`.
+fn sig_write_after(n: &str, packed: bool) -> String {
+    let writer = if packed {
+        "rt::BitWriter& w"
+    } else {
+        "rt::Writer& w"
+    };
+    format!("inline bool write_after({writer}, const {n}& v, std::optional<uint64_t>& prev)")
 }
 
 fn sig_len(n: &str, name: &str, unused: bool) -> String {
     format!("inline size_t {name}({}const {n}& v)", maybe_unused(unused))
 }
 
-fn sig_len_after(n: &str, unused: bool) -> String {
+/// `encoded_len_after(v, prev)`, or `bit_len_after` when `packed`.
+fn sig_len_after(n: &str, packed: bool, unused: bool) -> String {
     format!(
-        "inline size_t encoded_len_after({}const {n}& v, std::optional<uint64_t>& prev)",
+        "inline size_t {}_len_after({}const {n}& v, std::optional<uint64_t>& prev)",
+        if packed { "bit" } else { "encoded" },
         maybe_unused(unused)
     )
 }

@@ -5,8 +5,9 @@
 //
 // The runtime every generated ackwire C++ codec calls: the shared error taxonomy, a small
 // result type, a checked reader and a writer, LEB128 varints and zigzag, bit streams for packed
-// bodies, FNV-1a, and a minimal JSON value with a parser and a printer for the JSON form of
-// frames (conformance/PROTOCOL.md). It is the same for every spec.
+// bodies (with their bucket codes and smallest-three quaternions), FNV-1a, and a minimal JSON
+// value with a parser and a printer for the JSON form of frames (conformance/PROTOCOL.md). It is
+// the same for every spec.
 //
 // It mirrors the Rust runtime (rt/src/lib.rs). Nothing here throws on bad input. Every read
 // is bounds-checked; integers are assembled from bytes with shifts on unsigned types (no
@@ -52,6 +53,27 @@
 #endif
 
 namespace ackwire {
+
+/// A unit quaternion as smallest three, the model value of a `quat(B)` field (LANGUAGE.md):
+/// the integers, not floats, so that every language agrees bit for bit. `largest` is the
+/// component dropped (0 = x, 1 = y, 2 = z, 3 = w), `rest` the other three in x, y, z, w order,
+/// each within [-R, R] with R = 2^(B-1) - 1; a component is `q * (1/sqrt 2) / R`.
+/// rt::from_xyzw and rt::to_xyzw convert from and to four floats. The default is the identity.
+struct SmallestThree {
+    /// The component dropped: 0 = x, 1 = y, 2 = z, 3 = w.
+    std::uint8_t largest = 3;
+    /// The three components sent, in x, y, z, w order without the dropped one.
+    std::array<std::int16_t, 3> rest{};
+};
+
+/// Two values with the same integers.
+inline bool operator==(const SmallestThree& a, const SmallestThree& b) {
+    return a.largest == b.largest && a.rest == b.rest;
+}
+
+/// Two values that differ in an integer.
+inline bool operator!=(const SmallestThree& a, const SmallestThree& b) { return !(a == b); }
+
 namespace rt {
 
 // ---- errors ----
@@ -81,6 +103,9 @@ enum class ErrorKind {
     non_finite,
     /// An ascending list does not ascend (a difference of 0).
     not_ascending,
+    /// A value has another encoding its encoder writes instead (a smallest-three quaternion
+    /// whose dropped component is not the largest).
+    non_canonical,
 };
 
 /// The kind's name in the shared taxonomy (`truncated`, `bad_constant`, ...): what vectors and
@@ -109,6 +134,8 @@ inline constexpr std::string_view kind_name(ErrorKind kind) {
             return "non_finite";
         case ErrorKind::not_ascending:
             return "not_ascending";
+        case ErrorKind::non_canonical:
+            return "non_canonical";
     }
     return "unknown";
 }
@@ -291,6 +318,173 @@ inline constexpr bool fits_int(int64_t v, unsigned width) {
     }
     const int64_t max = (int64_t{1} << (width - 1)) - 1;
     return v >= -max - 1 && v <= max;
+}
+
+// ---- bucket codes ----
+//
+// `bucket(w1, ..., wk)` (LANGUAGE.md): bucket i holds [base_i, base_i + 2^w_i), base_0 = 0,
+// base_{i+1} = base_i + 2^w_i, so that every value has one code and no code is redundant; the
+// code is the bucket index in unary (i one bits and a zero, the last bucket's k - 1 ones without
+// one), then the value less the base in w_i bits. The widths are the layout's, which the
+// validator holds to 1 to 8 of them, strictly increasing, with the sum of 2^w_i at most 2^64:
+// no base computed here overflows.
+
+/// 2^w as a bucket's size, for w below 64 (a width of 64 is only ever the one bucket).
+inline constexpr uint64_t bucket_size(unsigned w) { return w >= 64 ? 0 : uint64_t{1} << w; }
+
+/// The bucket of `v` among the buckets of `widths`, and its base; `widths.size()` when `v` is
+/// past the last bucket.
+inline size_t bucket_of(std::initializer_list<unsigned> widths, uint64_t v, uint64_t& base) {
+    base = 0;
+    size_t i = 0;
+    for (const unsigned w : widths) {
+        // A width of 64 holds every value from its base on.
+        if (w >= 64 || v - base < bucket_size(w)) {
+            return i;
+        }
+        base += bucket_size(w);
+        ++i;
+    }
+    return i;
+}
+
+/// The bits of the code of `v` (a value past the last bucket counts as the last bucket's code:
+/// its encoder refuses it anyway).
+inline size_t bucket_len(std::initializer_list<unsigned> widths, uint64_t v) {
+    uint64_t base = 0;
+    const size_t k = widths.size();
+    size_t i = bucket_of(widths, v, base);
+    if (i >= k) {
+        i = k - 1;
+    }
+    return (i + 1 < k ? i + 1 : i) + widths.begin()[i];
+}
+
+// ---- smallest-three quaternions ----
+
+/// R = 2^(bits-1) - 1: the largest magnitude of a sent component of `quat(bits)` (bits 2 to 16).
+inline constexpr int32_t quat_range(unsigned bits) { return (int32_t{1} << (bits - 1)) - 1; }
+
+/// The canonical rules of a `quat(bits)` value, in integers only, so that every language
+/// agrees (LANGUAGE.md), in the order they are checked:
+/// 1. `largest` is any of 0..=3 (2 bits on the wire: a decoded value always is);
+/// 2. every `rest[i]` lies in [-R, R]: the raw value -2^(B-1) is `over_width`;
+/// 3. with S the sum of their squares and D = 2 R^2 - S (the dropped component squared, in the
+///    same units), a sent component before the dropped one in x, y, z, w order has
+///    rest[i]^2 < D, one after it rest[i]^2 <= D: "the dropped component is the one of largest
+///    magnitude, the lowest index on a tie", else `non_canonical`.
+/// Returns the kind of the first rule broken, or nothing. Every quantity fits an int64_t.
+inline std::optional<ErrorKind> smallest_three_fault(const SmallestThree& s, unsigned bits) {
+    const int64_t r = quat_range(bits);
+    if (s.largest > 3) {
+        return ErrorKind::over_width;
+    }
+    int64_t sum = 0;
+    for (const int16_t c : s.rest) {
+        if (c < -r || c > r) {
+            return ErrorKind::over_width;
+        }
+        sum += int64_t{c} * c;
+    }
+    const int64_t d = 2 * r * r - sum;
+    for (size_t i = 0; i < 3; ++i) {
+        const int64_t sq = int64_t{s.rest[i]} * s.rest[i];
+        // rest[i] is component i below the dropped one, component i + 1 from it on.
+        const bool before = i < s.largest;
+        if (before ? !(sq < d) : !(sq <= d)) {
+            return ErrorKind::non_canonical;
+        }
+    }
+    return std::nullopt;
+}
+
+/// The smallest three of `q` (x, y, z, w) at `bits` bits a component, in doubles, as every
+/// ackwire runtime computes it: normalised (a zero or non-finite norm gives the identity
+/// (0, 0, 0, 1)); `largest` the index of the largest magnitude, the lowest on a tie; when that
+/// component is negative all four are negated; each sent component
+/// `round_half_away_from_zero(c * sqrt 2 * R)` (the factor computed once), clamped to [-R, R];
+/// then, while one breaks rule 3 of smallest_three_fault (rounding can make a sent one larger
+/// than the dropped one), the failing component of largest magnitude (the lowest index on a
+/// tie) moves one step toward zero. The result always passes the rules.
+inline SmallestThree from_xyzw(const std::array<float, 4>& q, unsigned bits) {
+    const int64_t r = quat_range(bits);
+    std::array<double, 4> c{};
+    for (size_t i = 0; i < 4; ++i) {
+        c[i] = static_cast<double>(q[i]);
+    }
+    const double norm = std::sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3]);
+    if (norm == 0.0 || !std::isfinite(norm)) {
+        c = {0.0, 0.0, 0.0, 1.0};
+    } else {
+        for (double& v : c) {
+            v /= norm;
+        }
+    }
+    size_t largest = 0;
+    for (size_t i = 1; i < 4; ++i) {
+        if (std::fabs(c[i]) > std::fabs(c[largest])) {
+            largest = i;
+        }
+    }
+    if (c[largest] < 0.0) {
+        for (double& v : c) {
+            v = -v;
+        }
+    }
+    const double factor = 1.4142135623730951 * static_cast<double>(r);
+    std::array<int64_t, 3> rest{};
+    size_t n = 0;
+    for (size_t i = 0; i < 4; ++i) {
+        if (i != largest) {
+            // Within [-R, R] before the conversion: a clamped double converts exactly.
+            const double v = std::round(c[i] * factor);
+            const double bound = static_cast<double>(r);
+            rest[n++] = static_cast<int64_t>(std::min(bound, std::max(-bound, v)));
+        }
+    }
+    for (;;) {
+        const int64_t d = 2 * r * r - (rest[0] * rest[0] + rest[1] * rest[1] + rest[2] * rest[2]);
+        size_t worst = 3;
+        for (size_t i = 0; i < 3; ++i) {
+            const int64_t sq = rest[i] * rest[i];
+            const bool fails = i < largest ? !(sq < d) : !(sq <= d);
+            if (fails && (worst == 3 || std::llabs(rest[i]) > std::llabs(rest[worst]))) {
+                worst = i;
+            }
+        }
+        if (worst == 3) {
+            break;
+        }
+        // Never 0: were every failing component 0, the others would pass with v^2 <= D, so
+        // D >= 0, all would be 0, D = 2 R^2 > 0, and 0 would pass too.
+        rest[worst] -= rest[worst] > 0 ? 1 : -1;
+    }
+    SmallestThree out;
+    out.largest = static_cast<uint8_t>(largest);
+    for (size_t i = 0; i < 3; ++i) {
+        out.rest[i] = static_cast<int16_t>(rest[i]);
+    }
+    return out;
+}
+
+/// The four floats (x, y, z, w) of `s` at `bits` bits a component: each sent component is
+/// rest[i] * (FRAC_1_SQRT_2 / R) (the factor computed once, as a double), the dropped one
+/// sqrt(max(0, 1 - the sum of their squares)), each then rounded to a single.
+inline std::array<float, 4> to_xyzw(const SmallestThree& s, unsigned bits) {
+    const double factor = 0.7071067811865476 / static_cast<double>(quat_range(bits));
+    std::array<double, 3> sent{};
+    for (size_t i = 0; i < 3; ++i) {
+        sent[i] = static_cast<double>(s.rest[i]) * factor;
+    }
+    const double dropped =
+        std::sqrt(std::max(0.0, 1.0 - (sent[0] * sent[0] + sent[1] * sent[1] + sent[2] * sent[2])));
+    std::array<float, 4> out{};
+    size_t n = 0;
+    for (size_t i = 0; i < 4; ++i) {
+        // `% 3` keeps a `largest` past 3 (refused by every encoder) within the array.
+        out[i] = static_cast<float>(i == s.largest ? dropped : sent[n++ % 3]);
+    }
+    return out;
 }
 
 // ---- quantization ----
@@ -742,6 +936,104 @@ public:
         return true;
     }
 
+    /// A `bucket(widths)` code: the bucket index in unary (at most k - 1 bits are read, so ones
+    /// end at the last bucket, never past it), then the value less the bucket's base in its
+    /// width. Every code is a value: only the end of the input is an error.
+    bool bucket(std::initializer_list<unsigned> widths, uint64_t& out) {
+        const unsigned* w = widths.begin();
+        const size_t k = widths.size();
+        uint64_t base = 0;
+        size_t i = 0;
+        while (i + 1 < k) {
+            uint64_t bit = 0;
+            if (!uint(1, bit)) {
+                return false;
+            }
+            if (bit == 0) {
+                break;
+            }
+            base += bucket_size(w[i]);
+            ++i;
+        }
+        uint64_t v = 0;
+        if (!uint(w[i], v)) {
+            return false;
+        }
+        out = base + v;
+        return true;
+    }
+
+    /// An unsigned `bucket(widths)` value into `out`, whose type holds its largest.
+    template <typename T>
+    bool read_bucket(std::initializer_list<unsigned> widths, T& out) {
+        static_assert(std::is_unsigned_v<T>, "read_bucket reads unsigned integers");
+        uint64_t raw = 0;
+        if (!bucket(widths, raw)) {
+            return false;
+        }
+        out = static_cast<T>(raw);
+        return true;
+    }
+
+    /// A signed `zbucket(widths)` value: a bucket code, zigzag-decoded.
+    template <typename T>
+    bool read_zbucket(std::initializer_list<unsigned> widths, T& out) {
+        static_assert(std::is_signed_v<T>, "read_zbucket reads signed integers");
+        uint64_t raw = 0;
+        if (!bucket(widths, raw)) {
+            return false;
+        }
+        out = static_cast<T>(unzigzag(raw));
+        return true;
+    }
+
+    /// A `quat(bits)` value: `largest` in 2 bits, then the three sent components, each a signed
+    /// `bits`-bit field; then its canonical rules (smallest_three_fault), a fault reported at
+    /// the field's first bit: `over_width` for a component of -2^(bits-1), `non_canonical`
+    /// for a sent component larger than the dropped one.
+    bool read_quat(unsigned bits, SmallestThree& out) {
+        const size_t at = bit_pos();
+        SmallestThree v;
+        if (!read_uint(2, v.largest)) {
+            return false;
+        }
+        for (int16_t& c : v.rest) {
+            if (!read_int(bits, c)) {
+                return false;
+            }
+        }
+        if (const auto fault = smallest_three_fault(v, bits)) {
+            return fail(*fault, at);
+        }
+        out = v;
+        return true;
+    }
+
+    /// An element of an ascending list in a packed body from its `delta` (the first is
+    /// absolute): at least 1 after the first, and the sum at most `max` (the largest value of
+    /// the element's type: of its `uN`, or of its `bucket(...)`); faults are reported at bit
+    /// `at`, where the delta starts. Moves `prev` on.
+    template <typename T>
+    bool ascending_to(
+        std::optional<uint64_t>& prev, uint64_t delta, uint64_t max, size_t at, T& out) {
+        uint64_t v = delta;
+        if (prev) {
+            if (delta == 0) {
+                return fail(ErrorKind::not_ascending, at);
+            }
+            if (delta > std::numeric_limits<uint64_t>::max() - *prev) {
+                return fail(ErrorKind::over_width, at);
+            }
+            v = *prev + delta;
+        }
+        if (v > max) {
+            return fail(ErrorKind::over_width, at);
+        }
+        prev = v;
+        out = static_cast<T>(v);
+        return true;
+    }
+
     /// Checks that `count` elements of at least `min_bits` bits each can fit in what remains;
     /// too many is reported at bit `at`.
     bool count(uint64_t count, uint64_t min_bits, size_t at, size_t& out) {
@@ -850,7 +1142,13 @@ public:
     /// first is absolute). The element itself must fit, not only its delta, as the decoder
     /// checks the sum; a value not above the previous one does not ascend. Moves `prev` on.
     bool ascending(std::optional<uint64_t>& prev, uint64_t v, unsigned bits, uint64_t& delta) {
-        if (bits < 64 && (v >> bits) != 0) {
+        return ascending_to(prev, v, bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1, delta);
+    }
+
+    /// ascending() of an element whose largest value is `max` (a `bucket(...)`'s, in a packed
+    /// body).
+    bool ascending_to(std::optional<uint64_t>& prev, uint64_t v, uint64_t max, uint64_t& delta) {
+        if (v > max) {
             return fail(ErrorKind::over_width);
         }
         if (!prev) {
@@ -1068,6 +1366,43 @@ public:
         return finite(static_cast<double>(v)) && write_uint(32, bits);
     }
 
+    /// An unsigned `bucket(widths)` value: its bucket index in unary, then the value less the
+    /// bucket's base in the bucket's width; a value past the last bucket is over its width.
+    bool write_bucket(std::initializer_list<unsigned> widths, uint64_t v) {
+        uint64_t base = 0;
+        const size_t k = widths.size();
+        const size_t i = bucket_of(widths, v, base);
+        if (i >= k) {
+            return fail(ErrorKind::over_width);
+        }
+        for (size_t j = 0; j < i; ++j) {
+            write_bool(true);
+        }
+        if (i + 1 < k) {
+            write_bool(false);
+        }
+        return write_uint(widths.begin()[i], v - base);
+    }
+
+    /// A signed `zbucket(widths)` value: zigzag-mapped, then a bucket code.
+    bool write_zbucket(std::initializer_list<unsigned> widths, int64_t v) {
+        return write_bucket(widths, zigzag(v));
+    }
+
+    /// A `quat(bits)` value: `largest` in 2 bits, then the three sent components in `bits` bits
+    /// each; a value its decoder would refuse is refused first (smallest_three_fault):
+    /// `over_width` (a `largest` past 3, a component outside [-R, R]), `non_canonical`.
+    bool write_quat(unsigned bits, const SmallestThree& v) {
+        if (const auto fault = smallest_three_fault(v, bits)) {
+            return fail(*fault);
+        }
+        write_uint(2, v.largest);
+        for (const int16_t c : v.rest) {
+            write_int(bits, c);
+        }
+        return true;
+    }
+
     /// A finite double.
     bool write_f64(double v) {
         uint64_t bits = 0;
@@ -1110,6 +1445,18 @@ size_t ascending_varints_len(const std::vector<T>& items) {
     size_t n = 0;
     for (const T& item : items) {
         n += varint_len(ascending_step(prev, item));
+    }
+    return n;
+}
+
+/// The bits of an ascending list of `bucket(widths)` values in a packed body: the first
+/// value's code, then each difference's.
+template <typename T>
+size_t ascending_buckets_len(std::initializer_list<unsigned> widths, const std::vector<T>& items) {
+    std::optional<uint64_t> prev;
+    size_t n = 0;
+    for (const T& item : items) {
+        n += bucket_len(widths, ascending_step(prev, item));
     }
     return n;
 }
@@ -1891,6 +2238,19 @@ struct OptByteList {
     }
 };
 
+struct Quat {
+    Value operator()(const SmallestThree& v) const {
+        Value rest = Value::array();
+        for (const int16_t c : v.rest) {
+            rest.push(Value::from_i64(c));
+        }
+        Value out = Value::object();
+        out.set("largest", Value::from_u64(v.largest));
+        out.set("rest", std::move(rest));
+        return out;
+    }
+};
+
 struct Named {
     template <typename T>
     Value operator()(const T& v) const {
@@ -1922,6 +2282,8 @@ inline constexpr convert::OptHex opt_hex{};
 inline constexpr convert::ByteList byte_list{};
 /// Optional bytes as a list of numbers, or null.
 inline constexpr convert::OptByteList opt_byte_list{};
+/// A smallest-three quaternion as its integers: `{"largest": 2, "rest": [12, -4, 255]}`.
+inline constexpr convert::Quat quat{};
 /// A bit set, record or union of the spec, by its `to_json`.
 inline constexpr convert::Named named{};
 
@@ -2231,6 +2593,12 @@ struct GetNamed {
     }
 };
 
+struct GetQuat {
+    /// Exactly the members `largest` (a u8) and `rest` (three i16); the canonical rules are
+    /// the encoder's to check, as the Rust codec's JSON reader leaves them.
+    bool operator()(const Value& j, SmallestThree& out, Error& error) const;
+};
+
 }  // namespace convert
 
 /// A list, each element read by `read(element, item, error)`.
@@ -2303,6 +2671,36 @@ inline constexpr convert::GetByteList get_byte_list{};
 inline constexpr convert::GetOptByteList get_opt_byte_list{};
 /// A bit set, record or union of the spec, by its `from_json`.
 inline constexpr convert::GetNamed get_named{};
+/// A smallest-three quaternion from its integers.
+inline constexpr convert::GetQuat get_quat{};
+
+inline bool convert::GetQuat::operator()(const Value& j, SmallestThree& out, Error& error) const {
+    const Value* largest = nullptr;
+    const Value* rest = nullptr;
+    if (!check_object(j, {"largest", "rest"}, error)) {
+        return false;
+    }
+    if (!required_member(j, "largest", largest, error)) {
+        return false;
+    }
+    if (!get_uint(*largest, out.largest, error)) {
+        return error.in("largest");
+    }
+    if (!required_member(j, "rest", rest, error)) {
+        return false;
+    }
+    if (rest->kind() != Value::Kind::array || rest->items().size() != 3) {
+        error.fail("invalid length, expected rest as a list of three integers");
+        return error.in("rest");
+    }
+    for (size_t i = 0; i < 3; ++i) {
+        if (!get_int(rest->items()[i], out.rest[i], error)) {
+            error.at(i);
+            return error.in("rest");
+        }
+    }
+    return true;
+}
 
 /// A bit set from the list of its bits' names; an unknown name is an error.
 template <size_t N, typename T>

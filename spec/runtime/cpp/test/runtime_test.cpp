@@ -104,7 +104,7 @@ constexpr std::array<uint64_t, 8> LITTLE = {0x01, 0x0201, 0x030201, 0x04030201, 
 // ---- errors ----
 
 TEST(every_error_kind_has_its_taxonomy_name) {
-    const std::array<std::pair<ErrorKind, const char*>, 11> kinds = {{
+    const std::array<std::pair<ErrorKind, const char*>, 12> kinds = {{
         {ErrorKind::truncated, "truncated"},
         {ErrorKind::bad_constant, "bad_constant"},
         {ErrorKind::reserved_bit, "reserved_bit"},
@@ -116,6 +116,7 @@ TEST(every_error_kind_has_its_taxonomy_name) {
         {ErrorKind::unknown_tag, "unknown_tag"},
         {ErrorKind::non_finite, "non_finite"},
         {ErrorKind::not_ascending, "not_ascending"},
+        {ErrorKind::non_canonical, "non_canonical"},
     }};
     for (const auto& [kind, name] : kinds) {
         CHECK_EQ(rt::kind_name(kind), std::string_view(name));

@@ -16,7 +16,8 @@ export type ErrorKind =
   | "invalid_condition"
   | "unknown_tag"
   | "non_finite"
-  | "not_ascending";
+  | "not_ascending"
+  | "non_canonical";
 
 /** One step of a field path: a field's name, or an element's index in a list. */
 export type Segment = string | number;

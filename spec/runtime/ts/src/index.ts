@@ -1,7 +1,8 @@
 /**
  * The runtime of the TypeScript codecs ackwire generates: checked reads and writes, LEB128
- * varints, zigzag, bit streams for packed bodies, the error taxonomy every ackwire codec shares,
- * and the JSON form of conformance/PROTOCOL.md. None of it depends on a layout; the generated
+ * varints, zigzag, bit streams for packed bodies (with their bucket codes and smallest-three
+ * quaternions), the error taxonomy every ackwire codec shares, and the JSON form of
+ * conformance/PROTOCOL.md. None of it depends on a layout; the generated
  * module of a layout imports what it calls from here.
  *
  * ES2020 (`bigint`, `DataView`), no dependencies, nothing of node or of the DOM: the same files
@@ -22,7 +23,14 @@ export {
   within,
 } from "./errors.js";
 export { type FrameCodec } from "./frame.js";
-export { bigZigzag, quantize, roundHalfAwayFromZero, zigzag } from "./ints.js";
+export {
+  bigBucketLen,
+  bigZigzag,
+  bucketLen,
+  quantize,
+  roundHalfAwayFromZero,
+  zigzag,
+} from "./ints.js";
 export {
   fromHex,
   fromJson,
@@ -38,10 +46,12 @@ export { bigVarintLen, bytesLen, optBytesLen, sumOf, varintLen } from "./lengths
 export {
   Ascending,
   ascending,
+  ascendingBucketsLen,
   ascendingVarintsLen,
   ascendingWriter,
   BigAscending,
   bigAscending,
+  bigAscendingBucketsLen,
   bigAscendingVarintsLen,
   bigAscendingWriter,
   keyed,
@@ -49,5 +59,6 @@ export {
   readList,
   writeList,
 } from "./lists.js";
+export { fromXyzw, quatRange, type SmallestThree, smallestThreeFault, toXyzw } from "./quat.js";
 export { BitReader, Reader } from "./reader.js";
 export { BitWriter, Encoder, Writer } from "./writer.js";

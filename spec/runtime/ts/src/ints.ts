@@ -61,3 +61,54 @@ export function roundHalfAwayFromZero(x: number): number {
 export function quantize(value: number, scale: number): number {
   return Number.isFinite(value) ? roundHalfAwayFromZero(value / scale) : 0;
 }
+
+/**
+ * The bucket of `v` among the buckets of `widths` (LANGUAGE.md, `bucket(w1, ..., wk)`), or -1
+ * when `v` is past the last: bucket `i` holds `[base_i, base_i + 2^w_i)`, `base_0 = 0`,
+ * `base_{i+1} = base_i + 2^w_i`, so that every value has one code and no code is redundant.
+ * Returns the index and the bucket's base. `v` is an integer of at most 53 bits.
+ */
+export function bucketOf(widths: readonly number[], v: number): [number, number] {
+  let base = 0;
+  for (let i = 0; i < widths.length; i++) {
+    const size = POW2[widths[i]!]!;
+    if (v - base < size) {
+      return [i, base];
+    }
+    base += size;
+  }
+  return [-1, base];
+}
+
+/** {@link bucketOf} of a bigint, for buckets whose values pass 53 bits. */
+export function bigBucketOf(widths: readonly number[], v: bigint): [number, bigint] {
+  let base = 0n;
+  for (let i = 0; i < widths.length; i++) {
+    const size = 1n << BigInt(widths[i]!);
+    if (v - base < size) {
+      return [i, base];
+    }
+    base += size;
+  }
+  return [-1, base];
+}
+
+/**
+ * The bits of the code of `v` in the buckets of `widths`: the bucket index in unary (`i` one
+ * bits and a zero, the last bucket's `k - 1` ones without one), then `w_i` bits. A value past
+ * the last bucket counts as the last bucket's code (its encoder refuses it anyway).
+ */
+export function bucketLen(widths: readonly number[], v: number): number {
+  return unaryLen(widths, bucketOf(widths, v)[0]);
+}
+
+/** {@link bucketLen} of a bigint. */
+export function bigBucketLen(widths: readonly number[], v: bigint): number {
+  return unaryLen(widths, bigBucketOf(widths, v)[0]);
+}
+
+function unaryLen(widths: readonly number[], i: number): number {
+  const k = widths.length;
+  const at = i < 0 ? k - 1 : i;
+  return (at < k - 1 ? at + 1 : at) + widths[at]!;
+}

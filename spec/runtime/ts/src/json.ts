@@ -2,6 +2,7 @@
 
 import { type BitSet, bitSetNames, bitSetValue } from "./bits.js";
 import { JsonError, pathText, type Segment } from "./errors.js";
+import type { SmallestThree } from "./quat.js";
 
 /** Lower-case hex of `bytes`. */
 export function toHex(bytes: Uint8Array): string {
@@ -40,6 +41,9 @@ export type JsonValue =
  * decimal strings beyond. Floats are numbers (`f32` printed as the shortest decimal that reads
  * back as the same single). `bytes` are lower-case hex, `opt_bytes` hex or null. A bit set is
  * the list of its set bits' names (in the codec, an integer of them), a union `{"variant": {...}}`.
+ * A `quat` is its integers, `{"largest": 2, "rest": [12, -4, 255]}` (largest a `u8`, rest three
+ * `i16`; its canonical rules are the encoder's to check, as the Rust codec's JSON reader leaves
+ * them).
  */
 export type JsonType =
   | JsonScalar
@@ -64,7 +68,8 @@ export type JsonScalar =
   | "f32"
   | "bool"
   | "bytes"
-  | "opt_bytes";
+  | "opt_bytes"
+  | "quat";
 
 /** A record's fields in the JSON form, in order: name, type, and whether it is optional. */
 export type RecordJson = readonly (readonly [string, JsonType, boolean?])[];
@@ -113,6 +118,10 @@ function scalarToJson(type: JsonScalar, value: unknown): JsonValue {
       return toHex(value as Uint8Array);
     case "opt_bytes":
       return value === null ? null : toHex(value as Uint8Array);
+    case "quat": {
+      const q = value as SmallestThree;
+      return { largest: q.largest, rest: [q.rest[0], q.rest[1], q.rest[2]] };
+    }
   }
 }
 
@@ -239,7 +248,37 @@ function scalarFromJson(
       } catch (e) {
         throw fail((e as Error).message);
       }
+    case "quat":
+      return quatFromJson(json, fail);
   }
+}
+
+/** A `quat` in the JSON form: exactly the fields `largest` (a `u8`) and `rest` (three `i16`). */
+function quatFromJson(json: unknown, fail: (message: string) => JsonError): SmallestThree {
+  if (!isObject(json)) {
+    throw fail(`expected an object with largest and rest, found ${describe(json)}`);
+  }
+  for (const key of Object.keys(json)) {
+    if (key !== "largest" && key !== "rest") {
+      throw fail(`unknown field \`${key}\`, expected one of largest, rest`);
+    }
+  }
+  for (const key of ["largest", "rest"]) {
+    if (json[key] === undefined) {
+      throw fail(`missing field \`${key}\``);
+    }
+  }
+  const largest = scalarFromJson("u8", json["largest"], fail) as number;
+  const rest = json["rest"];
+  if (!Array.isArray(rest) || rest.length !== 3) {
+    throw fail(`expected rest as a list of three integers, found ${describe(rest)}`);
+  }
+  const [a, b, c] = rest.map((v) => scalarFromJson("i16", v, fail) as number) as [
+    number,
+    number,
+    number,
+  ];
+  return { largest, rest: [a, b, c] };
 }
 
 /**

@@ -2,6 +2,7 @@
 
 import { type BitSet, bigBitSetFault, bitSetFault } from "./bits.js";
 import { DecodeError, type ErrorKind, within } from "./errors.js";
+import { type SmallestThree, smallestThreeFault } from "./quat.js";
 
 /** A finite number's single-precision bits, and back. */
 const SCRATCH = new DataView(new ArrayBuffer(8));
@@ -388,6 +389,73 @@ export class BitReader {
   /** One bit. */
   bool(): boolean {
     return this.uint(1) === 1;
+  }
+
+  /**
+   * The bucket index of a `bucket(...)` code: in unary, least significant bit first, a one bit
+   * per bucket passed and a zero after; the last bucket has no zero. At most `k - 1` bits are
+   * read, so a stream of ones ends at the last bucket, never past it.
+   */
+  private bucketIndex(widths: readonly number[]): number {
+    let i = 0;
+    while (i < widths.length - 1 && this.bool()) {
+      i++;
+    }
+    return i;
+  }
+
+  /**
+   * An unsigned `bucket(widths)` value of at most 53 bits: the bucket index in unary, then the
+   * value less the bucket's base in its width (LANGUAGE.md). Every code is a value: only the
+   * end of the input is an error.
+   */
+  bucket(widths: readonly number[]): number {
+    const i = this.bucketIndex(widths);
+    let base = 0;
+    for (let j = 0; j < i; j++) {
+      base += 2 ** widths[j]!;
+    }
+    return base + this.uint(widths[i]!);
+  }
+
+  /** {@link bucket} of a value wider than 53 bits, as a bigint. */
+  bigBucket(widths: readonly number[]): bigint {
+    const i = this.bucketIndex(widths);
+    let base = 0n;
+    for (let j = 0; j < i; j++) {
+      base += 1n << BigInt(widths[j]!);
+    }
+    return base + (widths[i] === 0 ? 0n : this.bigUint(widths[i]!));
+  }
+
+  /** A signed `zbucket(widths)` value: a bucket code, zigzag-decoded (`(u >> 1) ^ -(u & 1)`). */
+  zbucket(widths: readonly number[]): number {
+    const n = this.bucket(widths);
+    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+  }
+
+  /** {@link zbucket} of a value wider than 53 bits, as a bigint. */
+  bigZbucket(widths: readonly number[]): bigint {
+    const n = this.bigBucket(widths);
+    return BigInt.asIntN(64, (n >> 1n) ^ -(n & 1n));
+  }
+
+  /**
+   * A `quat(bits)` value: `largest` in 2 bits, then the three sent components, each a signed
+   * `bits`-bit field; then its canonical rules ({@link smallestThreeFault}), a fault reported at
+   * the field's first bit: `over_width` for a component of `-2^(bits-1)`, `non_canonical` for
+   * a sent component larger than the one dropped.
+   */
+  quat(bits: number): SmallestThree {
+    const at = this.bitOffset;
+    const largest = this.uint(2);
+    const rest: [number, number, number] = [this.int(bits), this.int(bits), this.int(bits)];
+    const value = { largest, rest };
+    const fault = smallestThreeFault(value, bits);
+    if (fault !== undefined) {
+      throw this.fail(fault, at);
+    }
+    return value;
   }
 
   /** A finite IEEE 754 single of 32 bits. */

@@ -2,7 +2,18 @@
 
 import { type BitSet, bigBitSetFault, bitSetFault } from "./bits.js";
 import { EncodeError, type ErrorKind, within } from "./errors.js";
-import { bigZigzag, isBigInt, isBigUint, isInt, isUint, quantize, zigzag } from "./ints.js";
+import {
+  bigBucketOf,
+  bigZigzag,
+  bucketOf,
+  isBigInt,
+  isBigUint,
+  isInt,
+  isUint,
+  quantize,
+  zigzag,
+} from "./ints.js";
+import { type SmallestThree, smallestThreeFault } from "./quat.js";
 
 /** A finite number's single-precision bits, and back. */
 const SCRATCH = new DataView(new ArrayBuffer(8));
@@ -452,6 +463,80 @@ export class BitWriter extends Encoder {
   /** One bit. */
   bool(v: boolean): void {
     this.uint(1, v ? 1 : 0);
+  }
+
+  /** The unary bucket index `i` of a code in `k` buckets: `i` ones, then a zero unless last. */
+  private bucketIndex(i: number, k: number): void {
+    for (let j = 0; j < i; j++) {
+      this.uint(1, 1);
+    }
+    if (i < k - 1) {
+      this.uint(1, 0);
+    }
+  }
+
+  /**
+   * An unsigned `bucket(widths)` value of at most 53 bits: its bucket index in unary, then the
+   * value less the bucket's base in the bucket's width. A value past the last bucket (or not
+   * an unsigned integer) is over its width.
+   */
+  bucket(widths: readonly number[], v: number): void {
+    if (!Number.isSafeInteger(v) || v < 0) {
+      throw this.fail("over_width");
+    }
+    const [i, base] = bucketOf(widths, v);
+    if (i < 0) {
+      throw this.fail("over_width");
+    }
+    this.bucketIndex(i, widths.length);
+    this.uint(widths[i]!, v - base);
+  }
+
+  /** {@link bucket} of a bigint. */
+  bigBucket(widths: readonly number[], v: bigint): void {
+    if (typeof v !== "bigint" || v < 0n) {
+      throw this.fail("over_width");
+    }
+    const [i, base] = bigBucketOf(widths, v);
+    if (i < 0) {
+      throw this.fail("over_width");
+    }
+    this.bucketIndex(i, widths.length);
+    if (widths[i] !== 0) {
+      this.bigUint(widths[i]!, v - base);
+    }
+  }
+
+  /** A signed `zbucket(widths)` value: zigzag-mapped, then a bucket code. */
+  zbucket(widths: readonly number[], v: number): void {
+    if (!Number.isSafeInteger(v)) {
+      throw this.fail("over_width");
+    }
+    this.bucket(widths, zigzag(v));
+  }
+
+  /** {@link zbucket} of a bigint. */
+  bigZbucket(widths: readonly number[], v: bigint): void {
+    if (!isBigInt(v, 64)) {
+      throw this.fail("over_width");
+    }
+    this.bigBucket(widths, bigZigzag(v));
+  }
+
+  /**
+   * A `quat(bits)` value: `largest` in 2 bits, then the three sent components in `bits` bits
+   * each; a value its decoder would refuse is refused first ({@link smallestThreeFault}):
+   * `over_width` (a `largest` past 3, a component outside `[-R, R]`), `non_canonical`.
+   */
+  quat(bits: number, v: SmallestThree): void {
+    const fault = smallestThreeFault(v, bits);
+    if (fault !== undefined) {
+      throw this.fail(fault);
+    }
+    this.uint(2, v.largest);
+    for (const c of v.rest) {
+      this.int(bits, c);
+    }
   }
 
   /** A finite single. */
