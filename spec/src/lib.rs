@@ -55,22 +55,6 @@ pub enum SpecError {
         /// The diagnostics rendered against their files.
         rendered: String,
     },
-    /// A printer was given a layout using a construct it does not print (yet).
-    #[error("{0}")]
-    Unsupported(Box<Unsupported>),
-}
-
-/// What a printer refused: [`SpecError::Unsupported`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the {printer} printer does not support {construct}, used by field `{field}`")]
-pub struct Unsupported {
-    /// The printer (`TypeScript`, `C++`, `C#`, `Wireshark`).
-    pub printer: &'static str,
-    /// The construct, as written in a layout (`quat(9)`), or described (an ascending list in
-    /// a packed record).
-    pub construct: String,
-    /// Where it is used: `Record.field`.
-    pub field: String,
 }
 
 /// One layout file's name and text.

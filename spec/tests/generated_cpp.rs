@@ -8,7 +8,7 @@ use std::path::Path;
 fn generated() -> Vec<(String, String)> {
     let (spec, _) = ackwire_spec::load(&[ackwire_spec::reference_protocol_dir().to_path_buf()])
         .unwrap_or_else(|e| panic!("{e}"));
-    generate(&spec).unwrap_or_else(|e| panic!("{e}"))
+    generate(&spec)
 }
 
 fn file<'a>(files: &'a [(String, String)], name: &str) -> &'a str {
@@ -40,7 +40,7 @@ fn cpp_codec_of_the_reference_protocol() {
 fn cpp_codec_of_issue_19s_constructs() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lang19/moves.wire");
     let (spec, _) = ackwire_spec::load(&[path]).unwrap_or_else(|e| panic!("{e}"));
-    let files = generate(&spec).unwrap_or_else(|e| panic!("{e}"));
+    let files = generate(&spec);
     let protocol = file(&files, PROTOCOL_HEADER);
     for expected in [
         "|| !b.ascending_to(prev, delta, 1040, at, out.eid)) {",

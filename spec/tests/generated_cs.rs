@@ -7,7 +7,7 @@ use std::path::Path;
 fn generated() -> Vec<(String, String)> {
     let (spec, _) = ackwire_spec::load(&[ackwire_spec::reference_protocol_dir().to_path_buf()])
         .unwrap_or_else(|e| panic!("{e}"));
-    generate(&spec).unwrap_or_else(|e| panic!("{e}"))
+    generate(&spec)
 }
 
 #[test]
@@ -71,7 +71,7 @@ fn cs_runtime_is_written_beside_the_codec() {
 fn bitfields() -> Vec<(String, String)> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cs/bitfields.wire");
     let (spec, _) = ackwire_spec::load(&[path]).unwrap_or_else(|e| panic!("{e}"));
-    generate(&spec).unwrap_or_else(|e| panic!("{e}"))
+    generate(&spec)
 }
 
 #[test]

@@ -104,7 +104,7 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
 
 /// The generated files, as (path relative to the output folder, contents): `Protocol.cs`, then
 /// the runtime it uses, `Runtime/*.cs`.
-pub fn generate(spec: &Spec) -> Result<Vec<(String, String)>, crate::SpecError> {
+pub fn generate(spec: &Spec) -> Vec<(String, String)> {
     let low = Lowering::new(spec);
     let mut g = Gen {
         low: &low,
@@ -180,7 +180,7 @@ pub fn generate(spec: &Spec) -> Result<Vec<(String, String)>, crate::SpecError> 
             ),
         ));
     }
-    Ok(files)
+    files
 }
 
 fn base_name(name: &str) -> String {

@@ -139,7 +139,7 @@ const TAKEN: &[&str] = &[
 ];
 
 /// The generated files, as (path relative to the output folder, contents): `ackwire.lua`.
-pub fn generate(spec: &Spec) -> Result<Vec<(String, String)>, crate::SpecError> {
+pub fn generate(spec: &Spec) -> Vec<(String, String)> {
     let low = Lowering::new(spec);
     let mut g = Gen {
         low: &low,
@@ -181,7 +181,7 @@ pub fn generate(spec: &Spec) -> Result<Vec<(String, String)>, crate::SpecError> 
     g.frames();
     g.out.blank();
     g.dissector();
-    Ok(vec![(DISSECTOR.to_string(), g.out.finish())])
+    vec![(DISSECTOR.to_string(), g.out.finish())]
 }
 
 struct Gen<'a> {
