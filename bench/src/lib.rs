@@ -19,6 +19,7 @@
 #![warn(missing_docs)]
 
 pub mod command;
+pub mod fields;
 pub mod render;
 pub mod run;
 pub mod scenes;
@@ -117,6 +118,19 @@ pub struct Row {
     pub decode_ns_per_entity: f64,
     /// Frames the client decoded over the measured ticks (lost ones are not; copies are).
     pub frames_decoded: u64,
+    /// Downstream bits per changed entity by field class ([`fields`]), adding up to
+    /// [`bits_per_changed`](Self::bits_per_changed); absent in reports made before the
+    /// bench measured them.
+    #[serde(default)]
+    pub fields: Option<fields::FieldBits>,
+    /// Mean angle between the orientation the client drew and the truth's at that instant,
+    /// degrees; absent where the scene has no orientations or the protocol does not carry
+    /// them.
+    #[serde(default)]
+    pub orient_error_mean_deg: Option<f64>,
+    /// The worst such angle, degrees.
+    #[serde(default)]
+    pub orient_error_worst_deg: Option<f64>,
 }
 
 impl Row {

@@ -38,7 +38,8 @@
 //! is sent again a round trip later (its bytes counted again) until it arrives, and a frame is
 //! delivered only after every reliable frame before it (head-of-line blocking).
 
-use super::scenes::{Body, Scene, SceneKind, JITTER_TICKS};
+use super::fields::{Class, Meaning, Tally};
+use super::scenes::{angle_between_deg, Body, Scene, SceneKind, JITTER_TICKS};
 use super::{Report, Row, SceneInfo, Target, FIEDLER_BITS_PER_CHANGED};
 use ackwire_codec::acked::{AckWriter, AckedDecoder, Delivery, Reference};
 use ackwire_codec::baseline::{ComponentValue, EntityId, SnapshotClient, SnapshotWriter};
@@ -56,8 +57,11 @@ use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;
 use ackwire_server::{render_error_at, HistoricalStateBuffer, RenderError};
 pub use ackwire_sim::channel::{Channel, Packet, MTU};
+use ackwire_spec::lower::Lowering;
+use ackwire_spec::model::Spec;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 /// The protocols, in report order.
@@ -106,6 +110,51 @@ impl Pose {
     }
 }
 
+/// An orientation, `[x, y, z, w]`: what the orientation's render error measures (the cube
+/// scene's).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rot(pub [f32; 4]);
+
+impl Default for Rot {
+    fn default() -> Self {
+        Rot(super::scenes::IDENTITY)
+    }
+}
+
+impl<T> Interpolatable<T> for Rot {
+    /// Normalised linear interpolation along the shorter arc (`other` negated when the two
+    /// are more than half a turn apart as quaternions): what a client draws between two
+    /// orientations, close to slerp over a tick's turn.
+    fn interpolate(&self, other: &Self, fraction: f32) -> Self {
+        let dot: f32 = self.0.iter().zip(other.0).map(|(a, b)| a * b).sum();
+        let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+        let mut q = self.0;
+        for (a, b) in q.iter_mut().zip(other.0) {
+            *a += (sign * b - *a) * fraction;
+        }
+        let norm = q.iter().map(|c| c * c).sum::<f32>().sqrt();
+        if norm > 0.0 && norm.is_finite() {
+            q = q.map(|c| c / norm);
+        }
+        Rot(q)
+    }
+}
+
+impl Rot {
+    /// Degrees between two orientations.
+    pub fn angle(&self, other: &Rot) -> f32 {
+        angle_between_deg(self.0, other.0) as f32
+    }
+}
+
+/// The reference protocol, compiled once: what the field accounting walks frames with.
+fn reference_spec() -> Result<&'static Spec, Failure> {
+    static SPEC: OnceLock<Result<Spec, String>> = OnceLock::new();
+    SPEC.get_or_init(|| ackwire_spec::reference_spec().map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(|e| fail("the reference spec", e))
+}
+
 /// A protocol's server (for one client) and client, as the bench drives them.
 trait Replicator {
     /// Mirrors the truth's changes into the server's world: the game's own work, not timed.
@@ -120,6 +169,17 @@ trait Replicator {
     fn ack_arrives(&mut self, tick: u32, packet: &Packet) -> Result<(), Failure>;
     /// The tick of the client's newest view, and each entity's position in it.
     fn view(&self, out: &mut Vec<(u16, Pose)>) -> Option<u32>;
+    /// Each entity's orientation in the view [`view`](Self::view) returned, for a protocol
+    /// that carries orientations (none: the orientation's render error is not measured).
+    fn view_orientations(&self, _out: &mut Vec<(u16, Rot)>) {}
+    /// Adds the bits of `packet`, a frame this server sent, to `tally` by field class (see
+    /// [`crate::fields`]). The ackwire protocols walk the frame as `ackwire explain` does.
+    fn account(
+        &self,
+        packet: &Packet,
+        low: &Lowering<'_>,
+        tally: &mut Tally,
+    ) -> Result<(), Failure>;
 }
 
 fn fail(what: &str, e: impl std::fmt::Display) -> Failure {
@@ -223,6 +283,15 @@ impl Replicator for AckedBench {
             .map_err(|e| fail("kind 7 decode", e))
     }
 
+    fn account(
+        &self,
+        packet: &Packet,
+        low: &Lowering<'_>,
+        tally: &mut Tally,
+    ) -> Result<(), Failure> {
+        tally.frame(low, "acked", &packet.bytes, &Meaning::default())
+    }
+
     fn view(&self, out: &mut Vec<(u16, Pose)>) -> Option<u32> {
         let (tick, state) = self.decoder.shown()?;
         let m = |steps: i32| steps as f32 / 512.0;
@@ -243,12 +312,40 @@ struct DatagramBench {
     ops: Vec<WorldOp>,
     held: HashMap<u16, Body>,
     health: bool,
+    /// The scene carries orientations (sent as [`ORIENT_COMPONENT`] instead of a heading).
+    oriented: bool,
 }
 
-/// The datagram's component types: the heading (u16 little endian, 65536 steps a turn) and
-/// health (one byte).
+/// The datagram's component types: the heading (u16 little endian, 65536 steps a turn),
+/// health (one byte) and the orientation (see [`orient_bytes`]).
 const YAW_COMPONENT: u8 = 1;
 const HEALTH_COMPONENT: u8 = 2;
+const ORIENT_COMPONENT: u8 = 3;
+
+/// What the datagram's component types are, for the field accounting.
+fn datagram_component(r#type: u8) -> Class {
+    match r#type {
+        YAW_COMPONENT | ORIENT_COMPONENT => Class::Orientation,
+        _ => Class::Rest,
+    }
+}
+
+/// The orientation component's bytes: four f32, little endian, x y z w.
+fn orient_bytes(rot: [f32; 4]) -> Vec<u8> {
+    rot.iter().flat_map(|c| c.to_le_bytes()).collect()
+}
+
+/// The orientation an orientation component's bytes hold, if they are one.
+fn orient_of(bytes: &[u8]) -> Option<Rot> {
+    let mut q = [0f32; 4];
+    if bytes.len() != 16 {
+        return None;
+    }
+    for (c, b) in q.iter_mut().zip(bytes.chunks_exact(4)) {
+        *c = f32::from_le_bytes(b.try_into().ok()?);
+    }
+    Some(Rot(q))
+}
 
 fn yaw_bytes(yaw: f32) -> Vec<u8> {
     let steps = (f64::from(yaw).rem_euclid(360.0) / 360.0 * 65536.0).round() as u32 & 0xffff;
@@ -268,6 +365,16 @@ impl DatagramBench {
             ops: Vec::new(),
             held: HashMap::new(),
             health: kind.has_health(),
+            oriented: kind.has_orientation(),
+        }
+    }
+
+    /// The entity's turn: its orientation on a scene that has them, else its heading.
+    fn turn(&self, b: &Body) -> (u8, Vec<u8>) {
+        if self.oriented {
+            (ORIENT_COMPONENT, orient_bytes(b.rot))
+        } else {
+            (YAW_COMPONENT, yaw_bytes(b.yaw))
         }
     }
 }
@@ -280,7 +387,7 @@ impl Replicator for DatagramBench {
             let position = b.pos.map(f64::from);
             match self.held.insert(b.id, b) {
                 None => {
-                    let mut components = vec![(YAW_COMPONENT, yaw_bytes(b.yaw))];
+                    let mut components = vec![self.turn(&b)];
                     if self.health {
                         components.push((HEALTH_COMPONENT, vec![b.hp]));
                     }
@@ -294,12 +401,9 @@ impl Replicator for DatagramBench {
                     if old.pos != b.pos {
                         self.ops.push(WorldOp::Move { id, position });
                     }
-                    if old.yaw != b.yaw {
-                        self.ops.push(WorldOp::SetComponent {
-                            id,
-                            r#type: YAW_COMPONENT,
-                            data: yaw_bytes(b.yaw),
-                        });
+                    if old.yaw != b.yaw || old.rot != b.rot {
+                        let (r#type, data) = self.turn(&b);
+                        self.ops.push(WorldOp::SetComponent { id, r#type, data });
                     }
                     if self.health && old.hp != b.hp {
                         self.ops.push(WorldOp::SetComponent {
@@ -378,6 +482,36 @@ impl Replicator for DatagramBench {
             )
         }));
         u32::try_from(tick).ok()
+    }
+
+    fn view_orientations(&self, out: &mut Vec<(u16, Rot)>) {
+        if self.oriented {
+            out.extend(self.table.entities().iter().filter_map(|(id, r)| {
+                Some((*id as u16, orient_of(r.components.get(&ORIENT_COMPONENT)?)?))
+            }));
+        }
+    }
+
+    fn account(
+        &self,
+        packet: &Packet,
+        low: &Lowering<'_>,
+        tally: &mut Tally,
+    ) -> Result<(), Failure> {
+        let frame = if !packet.reliable {
+            "datagram"
+        } else {
+            match packet.bytes.first() {
+                Some(1) => "spawn",
+                Some(2) => "despawn",
+                _ => "full_frame",
+            }
+        };
+        let meaning = Meaning {
+            component: datagram_component,
+            ..Meaning::default()
+        };
+        tally.frame(low, frame, &packet.bytes, &meaning)
     }
 }
 
@@ -492,6 +626,15 @@ impl Replicator for BaselineBench {
         }
         Some(tick)
     }
+
+    fn account(
+        &self,
+        packet: &Packet,
+        low: &Lowering<'_>,
+        tally: &mut Tally,
+    ) -> Result<(), Failure> {
+        tally.frame(low, "snapshot", &packet.bytes, &Meaning::default())
+    }
 }
 
 /// One body of a peer's full snapshot: what a program would serialize of its own structs.
@@ -505,6 +648,18 @@ pub struct FullBody {
     pub yaw: f32,
     /// Hit points.
     pub hp: u8,
+}
+
+/// One cube of a peer's full snapshot (the cube scene's bodies: a position and an
+/// orientation, as a program simulating Fiedler's cubes holds them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, bitcode::Encode, bitcode::Decode)]
+pub struct FullCube {
+    /// The entity.
+    pub id: u16,
+    /// East, north, up, metres.
+    pub pos: [f32; 3],
+    /// Orientation, a unit quaternion `[x, y, z, w]`.
+    pub rot: [f32; 4],
 }
 
 /// One value of the floats scene's full snapshot.
@@ -523,8 +678,10 @@ pub struct FullValue {
 pub struct FullSnapshot {
     /// The tick it describes.
     pub tick: u32,
-    /// Every body (cube and arena scenes).
+    /// Every body (arena scene).
     pub bodies: Vec<FullBody>,
+    /// Every cube (cube scene).
+    pub cubes: Vec<FullCube>,
     /// Every value (floats scene).
     pub values: Vec<FullValue>,
 }
@@ -552,6 +709,16 @@ impl FullSnapshot {
             match self.values.get_mut(i) {
                 Some(slot) => *slot = v,
                 None => self.values.push(v),
+            }
+        } else if kind.has_orientation() {
+            let v = FullCube {
+                id: b.id,
+                pos: b.pos,
+                rot: b.rot,
+            };
+            match self.cubes.get_mut(i) {
+                Some(slot) => *slot = v,
+                None => self.cubes.push(v),
             }
         } else {
             let v = FullBody {
@@ -636,8 +803,28 @@ impl Replicator for PeerBench {
     fn view(&self, out: &mut Vec<(u16, Pose)>) -> Option<u32> {
         let s = self.held.as_ref()?;
         out.extend(s.bodies.iter().map(|b| (b.id, Pose(b.pos))));
+        out.extend(s.cubes.iter().map(|c| (c.id, Pose(c.pos))));
         out.extend(s.values.iter().map(|v| (v.id, Pose([v.value, 0.0, 0.0]))));
         Some(s.tick)
+    }
+
+    fn view_orientations(&self, out: &mut Vec<(u16, Rot)>) {
+        if let Some(s) = &self.held {
+            out.extend(s.cubes.iter().map(|c| (c.id, Rot(c.rot))));
+        }
+    }
+
+    fn account(
+        &self,
+        packet: &Packet,
+        _low: &Lowering<'_>,
+        tally: &mut Tally,
+    ) -> Result<(), Failure> {
+        // The snapshot the packet holds is the server's world as it encoded it.
+        match self.format {
+            Format::Postcard => tally.postcard(&self.world, packet.bytes.len()),
+            Format::Bitcode => tally.bitcode(&self.world, packet.bytes.len()),
+        }
     }
 }
 
@@ -670,6 +857,12 @@ struct Lane {
     drawn: HistoricalStateBuffer<u16, Pose, u32>,
     view_tick: Option<u32>,
     error: RenderError,
+    /// Orientations drawn, and when each entity's newest was recorded (scenes with them).
+    seen_rot: HashMap<u16, u32>,
+    drawn_rot: HistoricalStateBuffer<u16, Rot, u32>,
+    orient_error: RenderError,
+    /// The measured frames' bits by field class.
+    tally: Tally,
     bytes_down: u64,
     bytes_up: u64,
     largest: u64,
@@ -768,6 +961,10 @@ fn drive(
     let delay = draw_delay(kind);
     let mut scene = Scene::new(kind, seed);
     let mut truth: HistoricalStateBuffer<u16, Pose, u32> = HistoricalStateBuffer::new(HISTORY);
+    let oriented = kind.has_orientation();
+    let mut truth_rot: HistoricalStateBuffer<u16, Rot, u32> = HistoricalStateBuffer::new(HISTORY);
+    let low = Lowering::new(reference_spec()?);
+    let mut rots = Vec::new();
     let mut lanes: Vec<Lane> = protocols
         .iter()
         .enumerate()
@@ -782,6 +979,10 @@ fn drive(
                 drawn: HistoricalStateBuffer::new(HISTORY),
                 view_tick: None,
                 error: RenderError::new(),
+                seen_rot: HashMap::new(),
+                drawn_rot: HistoricalStateBuffer::new(HISTORY),
+                orient_error: RenderError::new(),
+                tally: Tally::default(),
                 bytes_down: 0,
                 bytes_up: 0,
                 largest: 0,
@@ -806,6 +1007,9 @@ fn drive(
         }
         for b in scene.bodies() {
             truth.record_state(b.id, t, Pose::of(b));
+            if oriented {
+                truth_rot.record_state(b.id, t, Rot(b.rot));
+            }
         }
         for lane in &mut lanes {
             // Arrivals at the client, then at the server.
@@ -841,6 +1045,16 @@ fn drive(
                         lane.drawn.record_state(id, tick, pose);
                     }
                 }
+                if oriented {
+                    rots.clear();
+                    lane.machine.view_orientations(&mut rots);
+                    for (id, rot) in rots.drain(..) {
+                        if lane.seen_rot.get(&id).is_none_or(|&last| tick > last) {
+                            lane.seen_rot.insert(id, tick);
+                            lane.drawn_rot.record_state(id, tick, rot);
+                        }
+                    }
+                }
             }
             if measured && t > delay {
                 let at = t - delay;
@@ -852,6 +1066,13 @@ fn drive(
                 );
                 let e = render_error_at(&truth, at, draw.drain(..), Pose::distance);
                 lane.error.merge(&e);
+                if oriented && !lane.seen_rot.is_empty() {
+                    let drawn = lane.seen_rot.keys().filter_map(|id| {
+                        Some((*id, lane.drawn_rot.get_state_at_or_before(id, at)?))
+                    });
+                    let e = render_error_at(&truth_rot, at, drawn, Rot::angle);
+                    lane.orient_error.merge(&e);
+                }
             }
             // The server mirrors the truth, then encodes.
             let changed = if t == 1 {
@@ -868,11 +1089,15 @@ fn drive(
             }
             for p in packets.drain(..) {
                 on_sent(lane.name, t, &p);
+                if measured {
+                    lane.machine.account(&p, &low, &mut lane.tally)?;
+                }
                 let len = p.bytes.len() as u64;
                 let wire = lane.down.send(t, p);
                 if measured {
                     lane.bytes_down += wire;
                     lane.largest = lane.largest.max(len);
+                    lane.tally.resent(wire.saturating_sub(len));
                 }
             }
         }
@@ -897,7 +1122,17 @@ fn drive(
         .into_iter()
         .map(|lane| {
             let bits = lane.bytes_down as f64 * 8.0;
-            Row {
+            // Every bit sent lands in one class: the accounting covers the row's bits.
+            if lane.tally.total() != lane.bytes_down * 8 {
+                return Err(format!(
+                    "{}: the field accounting counted {} bits of the {} sent",
+                    lane.name,
+                    lane.tally.total(),
+                    lane.bytes_down * 8
+                ));
+            }
+            let orient = (lane.orient_error.samples() > 0).then_some(lane.orient_error);
+            Ok(Row {
                 scene: kind.name().into(),
                 protocol: lane.name.into(),
                 loss_pct,
@@ -915,9 +1150,12 @@ fn drive(
                 encode_ns_per_entity: lane.encode_ns as f64 / entity_ticks,
                 decode_ns_per_entity: lane.decode_ns as f64 / entity_ticks,
                 frames_decoded: lane.decoded,
-            }
+                fields: Some(lane.tally.per_changed(changes)),
+                orient_error_mean_deg: orient.map(|e| f64::from(e.mean())),
+                orient_error_worst_deg: orient.map(|e| f64::from(e.worst())),
+            })
         })
-        .collect();
+        .collect::<Result<_, Failure>>()?;
     Ok((info, rows))
 }
 
@@ -1097,9 +1335,54 @@ mod tests {
             let r = row(&rows, p);
             assert!(r.bits_per_entity_tick * 5.0 < full, "{p}: {r:?} vs {full}");
         }
-        // The acked stream's changes are 11 bytes (id, mask, three i16 steps, a u8 heading).
+        // The acked stream's changes are 11 bytes (id, mask, three i16 steps, a u8 heading),
+        // and its field accounting says so.
         let acked = row(&rows, "acked");
         assert!(acked.bits_per_changed > 80.0, "{acked:?}");
+        let f = acked.fields.expect("acked fields");
+        assert!(f.id > 15.0 && f.mask > 15.0 && f.position > 47.0, "{f:?}");
+        assert!(f.orientation > 7.0 && f.header > 0.0, "{f:?}");
+    }
+
+    #[test]
+    fn every_bit_is_classed_and_orientations_are_drawn_on_the_cubes() {
+        let (_, rows) =
+            run_scene(SceneKind::Cube, 5.0, short(SceneKind::Cube), 1, &PROTOCOLS).unwrap();
+        for r in &rows {
+            let f = r
+                .fields
+                .unwrap_or_else(|| panic!("{}: no fields", r.protocol));
+            assert!(
+                (f.total() - r.bits_per_changed).abs() < 1e-6,
+                "{}: {f:?} vs {}",
+                r.protocol,
+                r.bits_per_changed
+            );
+            assert!(f.position > 0.0 && f.id > 0.0, "{}: {f:?}", r.protocol);
+        }
+        // The protocols that carry the orientation draw it close to the truth; a full
+        // snapshot of four f32 carries every cube's orientation in 128 bits.
+        for p in ["datagram", "postcard", "bitcode"] {
+            let r = row(&rows, p);
+            let mean = r.orient_error_mean_deg.unwrap_or_else(|| panic!("{p}"));
+            assert!(mean < 2.0, "{p}: {mean}");
+            assert!(r.fields.unwrap().orientation > 0.0, "{p}");
+        }
+        let postcard = row(&rows, "postcard").fields.unwrap();
+        assert!(
+            (postcard.orientation * 88.0 / 901.0 - 128.0).abs() < 128.0 * 0.2,
+            "{postcard:?}"
+        );
+        // The arena has headings and no orientations.
+        let (_, rows) = run_scene(
+            SceneKind::Arena,
+            5.0,
+            short(SceneKind::Arena),
+            1,
+            &PROTOCOLS,
+        )
+        .unwrap();
+        assert!(rows.iter().all(|r| r.orient_error_mean_deg.is_none()));
     }
 
     #[test]
@@ -1141,6 +1424,9 @@ mod tests {
             encode_ns_per_entity: 40.0,
             decode_ns_per_entity: 10.0,
             frames_decoded: 1,
+            fields: None,
+            orient_error_mean_deg: None,
+            orient_error_worst_deg: None,
         };
         assert!(targets(std::slice::from_ref(&r)).is_empty());
         let mut b = r.clone();
