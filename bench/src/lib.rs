@@ -9,6 +9,8 @@
 //!   frames reliable as the seed advises and as unreliable fragments, datagram v2,
 //!   NetBaseline) and through full snapshots serialized with postcard and bitcode, measuring
 //!   bits, render error and CPU time;
+//! - [`fields`]: where each protocol's bits go, per changed entity, by field class (id, mask,
+//!   position, orientation, the rest, the frame's header), measured from the frames;
 //! - [`render`]: the terminal table, the README's markdown, the SVG chart;
 //! - [`command`]: `ackwire bench` itself: arguments checked, the run, the files written.
 //!

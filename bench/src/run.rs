@@ -13,12 +13,14 @@
 //! - `acked-frag`: the same stream with those frames sent as unreliable fragments instead: a
 //!   lost frame is superseded by the next like any other, which the seed also allows ("it is
 //!   still a frame like any other"), so the bench shows what the advice costs;
-//! - `datagram`: datagram v2 (seed 003): a [`Subscription`] at 512 steps per metre (heading
-//!   and health as components) and a [`ReplicaTable`], spawns on the reliable stream;
+//! - `datagram`: datagram v2 (seed 003): a [`Subscription`] at 512 steps per metre (heading,
+//!   or on the cubes the orientation, and health as components) and a [`ReplicaTable`],
+//!   spawns on the reliable stream;
 //! - `baseline`: NetBaseline (seed 002): a [`SnapshotWriter`] with the 1200-byte budget, and
 //!   a [`SnapshotClient`];
 //! - `postcard`, `bitcode`: the peers, a full snapshot of the world each tick as plain Rust
-//!   structs (f32 position and heading, health), no acks; the client keeps the newest.
+//!   structs (f32 position and heading, health; on the cubes an f32 position and four f32 of
+//!   orientation, [`FullCube`]), no acks; the client keeps the newest.
 //!
 //! What is measured, after a warm-up second (the join, when every protocol sends the whole
 //! world): bytes each way; CPU time of the server's encode for this client (presenting,
@@ -29,7 +31,13 @@
 //! tick) in a [`HistoricalStateBuffer`] and, at tick `t`, draws every entity as interpolated
 //! at `t - draw delay` (the one-way delay, the jitter and a tick of interpolation: the same
 //! for every protocol). [`render_error_at`] holds what it drew against the truth's own
-//! history at that instant (seed 004 §3), in metres.
+//! history at that instant (seed 004 §3), in metres. On a scene with orientations (the
+//! cubes) the same is done for each orientation a protocol carries ([`Rot`], drawn by nlerp),
+//! in degrees between the drawn and the true quaternion.
+//!
+//! Bits by field: every frame a server sends in the measured ticks is also split into field
+//! classes ([`crate::fields`]), outside the timed encode, and the classes are checked to add
+//! up to the bytes the row counts.
 //!
 //! The network: loss each way, delay uniform within one-way ± 2 ticks (so frames reorder). A
 //! frame over [`MTU`] bytes travels as fragments and is lost when any fragment is (which is
