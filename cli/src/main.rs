@@ -491,16 +491,20 @@ fn gen(lang: Lang, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
         }
         Lang::Ts => {
             ackwire_spec::gen::ts::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
+                .map_err(spec_error)?
         }
         Lang::Cpp => {
             ackwire_spec::gen::cpp::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
+                .map_err(spec_error)?
         }
         Lang::Cs => {
             ackwire_spec::gen::cs::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
+                .map_err(spec_error)?
         }
         Lang::Wireshark => ackwire_spec::gen::wireshark::generate(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
-        ),
+        )
+        .map_err(spec_error)?,
     };
     std::fs::create_dir_all(out)
         .map_err(|e| error(format!("cannot create {}: {e}", out.display())))?;

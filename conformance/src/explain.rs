@@ -565,6 +565,9 @@ impl<'a> Walker<'a> {
                 self.array(a, packed, count)?;
                 Ok(Val::Other)
             }
+            Wire::Quat { .. } | Wire::Bucket(_) => Err(Stop::Spec(
+                "explain does not walk quat(B) or bucket(...) fields yet".into(),
+            )),
             Wire::Unknown(name) => Err(Stop::Spec(format!("`{name}` is not a type"))),
         }
     }

@@ -36,11 +36,14 @@ pub enum ErrorKind {
     NonFinite,
     /// An ascending list does not ascend (a difference of 0).
     NotAscending,
+    /// A value has another encoding its encoder writes instead (a smallest-three quaternion
+    /// whose dropped component is not the largest).
+    NonCanonical,
 }
 
 impl ErrorKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ErrorKind; 11] = [
+    pub const ALL: [ErrorKind; 12] = [
         ErrorKind::Truncated,
         ErrorKind::BadConstant,
         ErrorKind::ReservedBit,
@@ -52,6 +55,7 @@ impl ErrorKind {
         ErrorKind::UnknownTag,
         ErrorKind::NonFinite,
         ErrorKind::NotAscending,
+        ErrorKind::NonCanonical,
     ];
 
     /// The kind's name in the shared taxonomy (`truncated`, `bad_constant`, ...): what vectors
@@ -69,6 +73,7 @@ impl ErrorKind {
             ErrorKind::UnknownTag => "unknown_tag",
             ErrorKind::NonFinite => "non_finite",
             ErrorKind::NotAscending => "not_ascending",
+            ErrorKind::NonCanonical => "non_canonical",
         }
     }
 
@@ -207,7 +212,8 @@ impl DecodeError {
 #[error("cannot encode: {kind}{path}", path = self.path_text())]
 pub struct EncodeError {
     /// What is wrong with the value ([`ErrorKind::OverWidth`], [`ErrorKind::InvalidCondition`],
-    /// [`ErrorKind::NotAscending`], [`ErrorKind::NonFinite`], [`ErrorKind::CountTooLarge`]).
+    /// [`ErrorKind::NotAscending`], [`ErrorKind::NonFinite`], [`ErrorKind::CountTooLarge`],
+    /// [`ErrorKind::NonCanonical`]).
     pub kind: ErrorKind,
     /// The field at fault.
     pub path: FieldPath,

@@ -27,10 +27,14 @@
 #![warn(missing_docs)]
 
 pub mod bits;
+pub mod bucket;
 pub mod error;
+pub mod quat;
 
 pub use bits::{Bit, BitSet, BitStore};
+pub use bucket::{ascending_buckets_len, bucket_len, zbucket_len};
 pub use error::{DecodeError, EncodeError, ErrorKind, FieldPath};
+pub use quat::SmallestThree;
 
 use bitvec::prelude::*;
 
@@ -360,6 +364,50 @@ pub fn read_ascending<'a>(
     let v = ascending_value(*prev, read(r)?, bits, at)?;
     *prev = Some(v);
     Ok(v)
+}
+
+/// [`read_ascending`] in a bit-packed body: the raw value read by `read` is the difference
+/// from `prev` (absolute for the first), at least 1 after the first (`NotAscending`), and the
+/// sum at most `max`, the largest value of the element's type (`OverWidth`), both at the
+/// element's first bit. LANGUAGE.md: ascending lists in packed records carry the difference
+/// "in the element's (key's) own type, exactly as in byte-aligned lists".
+pub fn read_bit_ascending<'a>(
+    b: &mut BitReader<'a>,
+    prev: &mut Option<u64>,
+    max: u64,
+    read: impl FnOnce(&mut BitReader<'a>) -> Result<u64, DecodeError>,
+) -> Result<u64, DecodeError> {
+    let at = b.bit_pos();
+    let d = read(b)?;
+    let v = match *prev {
+        None => d,
+        Some(_) if d == 0 => return Err(DecodeError::at_bit(ErrorKind::NotAscending, at)),
+        Some(p) => p
+            .checked_add(d)
+            .ok_or(DecodeError::at_bit(ErrorKind::OverWidth, at))?,
+    };
+    if v > max {
+        return Err(DecodeError::at_bit(ErrorKind::OverWidth, at));
+    }
+    *prev = Some(v);
+    Ok(v)
+}
+
+/// [`write_ascending`] in a bit-packed body: `v` must be at most `max` and above `prev`; its
+/// difference from `prev` (the value itself for the first) is written with `write`.
+pub fn write_bit_ascending(
+    w: &mut BitWriter,
+    prev: &mut Option<u64>,
+    v: u64,
+    max: u64,
+    write: impl FnOnce(&mut BitWriter, u64) -> Result<(), EncodeError>,
+) -> Result<(), EncodeError> {
+    if v > max {
+        return Err(EncodeError::new(ErrorKind::OverWidth));
+    }
+    let d = ascending_delta(*prev, v)?;
+    *prev = Some(v);
+    write(w, d)
 }
 
 /// The difference an ascending element is written as (the value itself when it does not

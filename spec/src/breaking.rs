@@ -511,6 +511,9 @@ impl Shapes {
             Wire::Zigzag { bits } => format!("z{bits}"),
             Wire::Bytes => "bytes".into(),
             Wire::OptBytes => "bytes?".into(),
+            // Compared on the bits: the component width, the bucket list and its sign.
+            Wire::Quat { bits } => format!("quat{bits}"),
+            Wire::Bucket(b) => format!("{}bucket{:?}", if b.signed { "z" } else { "" }, b.widths),
             // A scale of 1 reads the integer as it is: the bytes and values are the same.
             Wire::Quant { wire, num, den, .. } if scale(*num, *den) == 1.0 => {
                 return self.wire(low, side, wire, packed);
@@ -2417,6 +2420,8 @@ fn describe(w: &Wire<'_>, packed: bool) -> String {
         Wire::Quant { wire, num, den, .. } => {
             format!("quant({}, {num}/{den})", describe(wire, packed))
         }
+        Wire::Quat { bits } => format!("quat({bits})"),
+        Wire::Bucket(b) => crate::lower::bucket_text(b),
         Wire::Bits(b) => format!("bit set `{}`", b.name),
         Wire::Record { record, .. } => format!("record `{}`", record.name),
         Wire::Union(u) => format!("union `{}`", u.name),

@@ -228,6 +228,16 @@ pub(crate) fn type_text(t: &Type) -> String {
         Type::OptBytes => "bytes?".into(),
         Type::Quant { wire, num, den: 1 } => format!("quant({}, {num})", type_text(wire)),
         Type::Quant { wire, num, den } => format!("quant({}, {num}/{den})", type_text(wire)),
+        Type::Quat { bits, .. } => format!("quat({bits})"),
+        Type::Bucket { signed, widths, .. } => format!(
+            "{}({})",
+            if *signed { "zbucket" } else { "bucket" },
+            widths
+                .iter()
+                .map(u8::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Type::Named { name, .. } => name.clone(),
         Type::Array(a) => {
             let count = match &a.count {
@@ -298,6 +308,16 @@ mod tests {
             canonical(example),
             example.replace("endian little;\n\n", "")
         );
+    }
+
+    #[test]
+    fn bit_fields_of_issue_19_print_canonically() {
+        let src = "packed record P { q: quat( 9 ), b: bucket(0,4 ,8), z: zbucket(2, 5, 9),\n\
+                   s: quant(zbucket(3, 7), 1/512), xs: [bucket(1, 6); u8] ascending }\n";
+        let expected = "packed record P {\n    q: quat(9),\n    b: bucket(0, 4, 8),\n    \
+                        z: zbucket(2, 5, 9),\n    s: quant(zbucket(3, 7), 1/512),\n    \
+                        xs: [bucket(1, 6); u8] ascending,\n}\n";
+        assert_eq!(canonical(src), expected);
     }
 
     #[test]

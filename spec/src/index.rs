@@ -6,7 +6,8 @@
 //! cannot hold ... [is a] decode error").
 
 use crate::model::{
-    BitKind, Bits, Cond, Const, ConstValue, Count, Field, File, Item, Record, Spec, Type, Union,
+    bucket_code_bits, BitKind, Bits, Cond, Const, ConstValue, Count, Field, File, Item, Record,
+    Spec, Type, Union,
 };
 use std::collections::HashMap;
 
@@ -120,6 +121,11 @@ impl<'a> Index<'a> {
                 }
             }
             Type::Varint { .. } | Type::Zigzag { .. } | Type::Bytes | Type::OptBytes => 8,
+            // The index of the dropped component (2 bits), then three components.
+            Type::Quat { bits, .. } => 2 + 3 * u64::from(*bits),
+            // LANGUAGE.md: the least size of a bucket code is "the smallest bucket's code,
+            // `min over i of (unary length of i + w_i)`".
+            Type::Bucket { widths, .. } => bucket_code_bits(widths).0,
             Type::Quant { wire, .. } => self.min_bits_at(wire, packed, depth + 1),
             Type::Named { name, .. } => match self.get(name) {
                 Some(Decl::Bits(b)) => u64::from(b.width),
@@ -245,6 +251,8 @@ impl<'a> Index<'a> {
             // zigzag(N) maps an N-bit signed value onto an N-bit unsigned one.
             Type::Zigzag { bits } => Some(u64::from(bits.div_ceil(7)) * 8),
             Type::Bytes | Type::OptBytes | Type::Array(_) => None,
+            Type::Quat { bits, .. } => Some(2 + 3 * u64::from(*bits)),
+            Type::Bucket { widths, .. } => Some(bucket_code_bits(widths).1),
             Type::Quant { wire, .. } => self.max_bits_at(wire, packed, depth + 1),
             Type::Named { name, .. } => match self.get(name) {
                 Some(Decl::Bits(b)) => Some(u64::from(b.width)),

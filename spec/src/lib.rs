@@ -55,6 +55,22 @@ pub enum SpecError {
         /// The diagnostics rendered against their files.
         rendered: String,
     },
+    /// A printer was given a layout using a construct it does not print (yet).
+    #[error("{0}")]
+    Unsupported(Box<Unsupported>),
+}
+
+/// What a printer refused: [`SpecError::Unsupported`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the {printer} printer does not support {construct}, used by field `{field}`")]
+pub struct Unsupported {
+    /// The printer (`TypeScript`, `C++`, `C#`, `Wireshark`).
+    pub printer: &'static str,
+    /// The construct, as written in a layout (`quat(9)`), or described (an ascending list in
+    /// a packed record).
+    pub construct: String,
+    /// Where it is used: `Record.field`.
+    pub field: String,
 }
 
 /// One layout file's name and text.
@@ -254,6 +270,7 @@ impl Builder {
         let mut sources = read_sources(&self.paths)?;
         sources.extend(self.sources.iter().cloned());
         let spec = compile(&sources)?;
+        gen::refuse_new_constructs(&spec, "Rust")?;
         let mut options = self.options.clone();
         options.source = sources
             .iter()

@@ -49,7 +49,8 @@
 
 use crate::index::{count_fields, Decl, Index};
 use crate::model::{
-    BitKind, Bits, Cond, Count, Endian, Field, IntType, Item, Record, RecordKind, Spec, Type, Union,
+    bucket_bases, bucket_code_bits, bucket_prefix_bits, BitKind, Bits, Cond, Count, Endian, Field,
+    IntType, Item, Record, RecordKind, Spec, Type, Union,
 };
 use std::collections::BTreeSet;
 
@@ -267,11 +268,16 @@ impl<'s> Lowering<'s> {
             Type::Zigzag { bits } => Wire::Zigzag { bits: *bits },
             Type::Bytes => Wire::Bytes,
             Type::OptBytes => Wire::OptBytes,
+            Type::Quat { bits, .. } => Wire::Quat { bits: *bits },
+            Type::Bucket { signed, widths, .. } => Wire::Bucket(BucketPlan::new(*signed, widths)),
             Type::Quant { wire, num, den } => {
                 let (signed, bits) = match wire.as_ref() {
                     Type::Int(t) => (t.signed, t.bits),
                     Type::Varint { bits } => (false, *bits),
                     Type::Zigzag { bits } => (true, *bits),
+                    Type::Bucket { signed, widths, .. } => {
+                        (*signed, BucketPlan::new(*signed, widths).model_bits)
+                    }
                     _ => (false, 64),
                 };
                 let range = IntType {
@@ -279,14 +285,22 @@ impl<'s> Lowering<'s> {
                     bits,
                     endian: None,
                 };
+                let (min, max) = match wire.as_ref() {
+                    // A bucket code's range is its own, not its model integer's.
+                    Type::Bucket { signed, widths, .. } => {
+                        let plan = BucketPlan::new(*signed, widths);
+                        (plan.min_value, plan.max_value)
+                    }
+                    _ => (range.min(), range.max()),
+                };
                 Wire::Quant {
                     wire: Box::new(self.wire(wire, packed, endian, owner)),
                     num: *num,
                     den: *den,
                     signed,
                     bits,
-                    min: range.min(),
-                    max: range.max(),
+                    min,
+                    max,
                 }
             }
             Type::Named { name, .. } => match self.index.get(name) {
@@ -475,6 +489,13 @@ fn push_read_checks(wire: &Wire<'_>, checks: &mut Vec<Check>) {
             checks.push(Check::Length);
         }
         Wire::Quant { wire, .. } => push_read_checks(wire, checks),
+        Wire::Quat { bits } => {
+            checks.push(Check::Available);
+            checks.push(Check::QuatRange { bits: *bits });
+            checks.push(Check::QuatCanonical { bits: *bits });
+        }
+        // Every code is a value: only the bits can be missing.
+        Wire::Bucket(_) => checks.push(Check::Available),
         Wire::Bits(b) => {
             checks.push(Check::Available);
             let plan = BitsPlan::new(b);
@@ -527,6 +548,21 @@ pub enum Check {
     /// A byte string's length fits in what is left: `CountTooLarge`, where the bytes would
     /// begin.
     Length,
+    /// LANGUAGE.md, a quaternion's rule 2: "every `rest[i]` lies in `[-R, R]`" with
+    /// `R = 2^(B-1) - 1`; the raw value `-2^(B-1)` is `OverWidth`, at the field's bit.
+    QuatRange {
+        /// The bits of each component sent.
+        bits: u8,
+    },
+    /// LANGUAGE.md, a quaternion's rule 3: with `S` the sum of the squares of the three sent
+    /// and `D = 2 R^2 - S`, a sent component whose index is below `largest` has
+    /// `rest[i]^2 < D`, one above it `rest[i]^2 <= D` (the dropped component is the one of
+    /// largest magnitude, the lowest index on a tie): `NonCanonical` otherwise, at the
+    /// field's bit. Checked in integers, so that every language agrees.
+    QuatCanonical {
+        /// The bits of each component sent.
+        bits: u8,
+    },
     /// The value equals the constant: `BadConstant`, at the field's start.
     Constant(i128),
     /// No reserved bit is set: `ReservedBit`.
@@ -628,6 +664,14 @@ pub enum Wire<'s> {
         /// The greatest wire integer: a value that rounds above it is refused on encode.
         max: i128,
     },
+    /// A unit quaternion as smallest three: the index of the dropped component as a u2,
+    /// then the other three in x, y, z, w order, each a two's complement `iB`.
+    Quat {
+        /// The bits of each component sent (B).
+        bits: u8,
+    },
+    /// A bucket code: the bucket index in unary, then the value less the bucket's base.
+    Bucket(BucketPlan<'s>),
     /// A bit set.
     Bits(&'s Bits),
     /// A record.
@@ -652,10 +696,104 @@ impl Wire<'_> {
     pub fn is_variable_int(&self) -> bool {
         match self {
             Wire::Varint { .. } | Wire::Zigzag { .. } => true,
+            Wire::Bucket(b) => b.code_bits().0 != b.code_bits().1,
             Wire::Quant { wire, .. } => wire.is_variable_int(),
             _ => false,
         }
     }
+}
+
+/// A bucket code lowered (`bucket(w1, ..., wk)`, `zbucket(...)`): its buckets' bases and
+/// the ranges of its codes and of the model's values.
+///
+/// LANGUAGE.md: bucket `i` holds `[base_i, base_i + 2^w_i)`, `base_0 = 0`,
+/// `base_{i+1} = base_i + 2^w_i`; bucket `i < k-1` is written as `i` one bits and a zero bit,
+/// the last as `k-1` one bits and no zero, then `value - base_i` in `w_i` bits. `zbucket`
+/// zigzag-maps a signed value first (`(v << 1) ^ (v >> 63)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BucketPlan<'s> {
+    /// `zbucket`: the model value is signed and zigzag-mapped onto the code.
+    pub signed: bool,
+    /// The widths, in bucket order.
+    pub widths: &'s [u8],
+    /// `base_i` of each bucket, in bucket order.
+    pub bases: Vec<u64>,
+    /// The largest code, `base_k - 1` (of the zigzag-mapped value for a `zbucket`).
+    pub max_code: u64,
+    /// The least model value: 0, or for a `zbucket` the zigzag decode of the largest odd
+    /// code.
+    pub min_value: i128,
+    /// The greatest model value: `max_code`, or for a `zbucket` the zigzag decode of the
+    /// largest even code.
+    pub max_value: i128,
+    /// The width of the model's integer: the smallest of 8, 16, 32, 64 that holds every
+    /// value (`u8`..`u64`, or `i8`..`i64` for a `zbucket`).
+    pub model_bits: u8,
+}
+
+impl<'s> BucketPlan<'s> {
+    /// The plan of `bucket(widths)` (`zbucket` when `signed`). A spec that passed validation
+    /// has at most `2^64` values; past that (an invalid spec), the range saturates.
+    pub fn new(signed: bool, widths: &'s [u8]) -> Self {
+        let bases = bucket_bases(widths).unwrap_or_else(|| vec![0, 1 << 64]);
+        let top = bases.last().copied().unwrap_or(1).clamp(1, 1 << 64);
+        let max_code = (top - 1) as u64;
+        let bases = bases[..bases.len().saturating_sub(1).max(1)]
+            .iter()
+            .map(|&b| u64::try_from(b).unwrap_or(u64::MAX))
+            .collect();
+        let (min_value, max_value) = if signed {
+            // unzigzag(u) = (u >> 1) ^ -(u & 1): an even code u is u / 2, an odd one
+            // -(u + 1) / 2.
+            let m = i128::from(max_code);
+            (-((m + 1) / 2), m / 2)
+        } else {
+            (0, i128::from(max_code))
+        };
+        let model_bits = [8u8, 16, 32, 64]
+            .into_iter()
+            .find(|&b| {
+                let t = IntType {
+                    signed,
+                    bits: b,
+                    endian: None,
+                };
+                t.min() <= min_value && max_value <= t.max()
+            })
+            .unwrap_or(64);
+        BucketPlan {
+            signed,
+            widths,
+            bases,
+            max_code,
+            min_value,
+            max_value,
+            model_bits,
+        }
+    }
+
+    /// The shortest and longest code in bits.
+    pub fn code_bits(&self) -> (u64, u64) {
+        bucket_code_bits(self.widths)
+    }
+
+    /// The length in bits of bucket `i`'s unary prefix.
+    pub fn prefix_bits(&self, i: usize) -> u64 {
+        bucket_prefix_bits(i, self.widths.len())
+    }
+}
+
+/// A bucket code as the layout language spells it: `bucket(0, 4, 8)`, `zbucket(2, 5, 9)`.
+pub fn bucket_text(b: &BucketPlan<'_>) -> String {
+    format!(
+        "{}bucket({})",
+        if b.signed { "z" } else { "" },
+        b.widths
+            .iter()
+            .map(u8::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// A counted array lowered.
@@ -1122,6 +1260,118 @@ frame Acked {
         assert_eq!(plan.known, 0b11);
         assert_eq!(plan.reserved, 0xfc);
         assert_eq!(plan.named[1].requires, Some(("POSE", 0)));
+    }
+
+    const PACKED: &str = r#"
+packed record Change {
+    eid: bucket(0, 4, 8),
+    turned: bool,
+    orient: quat(9) if turned,
+    dx: zbucket(2, 5, 9),
+    x: quant(zbucket(3, 7), 1/512),
+}
+
+packed record Body {
+    count: u8,
+    changes: [Change; count] ascending(eid),
+    ids: [bucket(1, 6); u4] ascending,
+}
+
+frame F {
+    kind: u8 = 1,
+    body: Body,
+}
+"#;
+
+    #[test]
+    fn bucket_codes_have_their_bases_ranges_and_model_types() {
+        let b = BucketPlan::new(false, &[0, 4, 8]);
+        assert_eq!(b.bases, [0, 1, 17]);
+        assert_eq!(b.max_code, 272);
+        assert_eq!((b.min_value, b.max_value, b.model_bits), (0, 272, 16));
+        // 0 costs 1 bit, 1..=16 cost 6, 17..=272 cost 10 (the last bucket has no zero bit).
+        assert_eq!(b.code_bits(), (1, 10));
+        assert_eq!(
+            [b.prefix_bits(0), b.prefix_bits(1), b.prefix_bits(2)],
+            [1, 2, 2]
+        );
+        // zbucket(2, 5, 9): codes 0..=547 unzigzag to -274..=273.
+        let z = BucketPlan::new(true, &[2, 5, 9]);
+        assert_eq!(z.max_code, 4 + 32 + 512 - 1);
+        assert_eq!((z.min_value, z.max_value, z.model_bits), (-274, 273, 16));
+        let z = BucketPlan::new(true, &[0, 8]);
+        // Codes 0..=256: -128..=128, which an i8 cannot hold.
+        assert_eq!((z.min_value, z.max_value, z.model_bits), (-128, 128, 16));
+        let z = BucketPlan::new(true, &[0, 6]);
+        assert_eq!((z.min_value, z.max_value, z.model_bits), (-32, 32, 8));
+        // The whole 64-bit range, in one bucket or two.
+        let full = BucketPlan::new(false, &[64]);
+        assert_eq!((full.max_code, full.model_bits), (u64::MAX, 64));
+        let two = BucketPlan::new(true, &[63, 63]);
+        assert_eq!(two.bases, [0, 1 << 63]);
+        assert_eq!(
+            (two.min_value, two.max_value),
+            (i64::MIN.into(), i64::MAX.into())
+        );
+        assert_eq!(two.model_bits, 64);
+    }
+
+    #[test]
+    fn quaternions_bucket_codes_and_packed_ascending_lists_lower() {
+        let spec = lowering_of(PACKED);
+        let low = Lowering::new(&spec);
+        let change = low.plan("Change", None).expect("plan");
+        let orient = change.step("orient").expect("orient");
+        assert!(matches!(orient.wire, Wire::Quat { bits: 9 }));
+        assert_eq!(
+            orient.checks(),
+            [
+                Check::Available,
+                Check::QuatRange { bits: 9 },
+                Check::QuatCanonical { bits: 9 }
+            ]
+        );
+        assert_eq!(orient.fixed, Some(29));
+        let eid = change.step("eid").expect("eid");
+        assert!(matches!(&eid.wire, Wire::Bucket(b) if !b.signed && b.widths == [0, 4, 8]));
+        assert_eq!((eid.fixed, eid.min), (None, 1));
+        assert!(eid.wire.is_variable_int());
+        assert_eq!(eid.checks(), [Check::Available]);
+        let Wire::Quant {
+            min,
+            max,
+            bits,
+            signed,
+            ..
+        } = &change.step("x").expect("x").wire
+        else {
+            panic!("a quant")
+        };
+        // zbucket(3, 7): codes 0..=135, values -68..=67.
+        assert_eq!((*min, *max, *bits, *signed), (-68, 67, 8, true));
+        // eid 1 + turned 1 + dx's least 3 + x's least 4; the quaternion may be absent.
+        assert_eq!(change.min_bits, 1 + 1 + 3 + 4);
+        let keyed = low.plan("Change", Some("eid")).expect("keyed plan");
+        assert_eq!(keyed.steps[0].role, Role::Key);
+        assert_eq!(
+            keyed.steps[0].checks(),
+            [Check::Available, Check::Ascending]
+        );
+        let body = low.plan("Body", None).expect("body");
+        let changes = body.step("changes").expect("changes");
+        assert_eq!(
+            changes.checks(),
+            [
+                Check::Count { elem_min: 9 },
+                Check::Elements,
+                Check::Ascending
+            ]
+        );
+        let Wire::Array(ids) = &body.step("ids").expect("ids").wire else {
+            panic!("an array")
+        };
+        assert_eq!(ids.ascending, Some(Ascending::Values));
+        assert_eq!(ids.elem_min, 2);
     }
 
     #[test]

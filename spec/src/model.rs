@@ -390,6 +390,34 @@ pub enum Type {
         /// Denominator of the scale.
         den: u64,
     },
+    /// `quat(B)`: a unit quaternion as smallest three, a bit field of packed records only.
+    /// On the wire (least significant bit first): the index of the dropped component as a
+    /// u2 (0 = x, 1 = y, 2 = z, 3 = w), then the other three in x, y, z, w order, each a
+    /// two's complement `iB`: `2 + 3B` bits. The model value is the integers
+    /// (`SmallestThree`), so that every language agrees bit for bit.
+    Quat {
+        /// The bits of each of the three components sent, 2 to 16.
+        bits: u8,
+        /// Where the type was written.
+        #[serde(skip)]
+        #[schemars(skip)]
+        span: Span,
+    },
+    /// `bucket(w1, ..., wk)` / `zbucket(w1, ..., wk)`: a variable-width integer of packed
+    /// records. The bucket index in unary (bucket `i < k-1` as `i` one bits and a zero bit,
+    /// the last as `k-1` one bits), then the value less the bucket's base in `w_i` bits.
+    /// Bucket `i` holds `[base_i, base_i + 2^w_i)`, `base_0 = 0`,
+    /// `base_{i+1} = base_i + 2^w_i`. `zbucket` zigzag-maps a signed value first.
+    Bucket {
+        /// `zbucket`: the value is signed and zigzag-mapped.
+        signed: bool,
+        /// The widths of the buckets, 1 to 8 of them, each 0 to 64, strictly increasing.
+        widths: Vec<u8>,
+        /// Where the type was written.
+        #[serde(skip)]
+        #[schemars(skip)]
+        span: Span,
+    },
     /// A bit set, record or union declared by name.
     Named {
         /// The declared name.
@@ -572,5 +600,87 @@ mod opt_literal {
         #[derive(Deserialize)]
         struct Wrap(#[serde(with = "super::literal")] i128);
         Ok(Option::<Wrap>::deserialize(d)?.map(|w| w.0))
+    }
+}
+
+/// The bases of the buckets of `bucket(widths)`: `base_0 = 0`, `base_{i+1} = base_i + 2^w_i`,
+/// ending with `base_k`, one past the largest value. `None` when a width is above 64 or
+/// `base_k` is above `2^64` (the sum of `2^w_i` must fit the 64-bit values a codec carries).
+///
+/// LANGUAGE.md: "bucket `i` holds the values `[base_i, base_i + 2^wi)` ... the largest value
+/// is `base_k - 1`": buckets are offset, so that every code is a distinct value and none is
+/// redundant.
+pub fn bucket_bases(widths: &[u8]) -> Option<Vec<u128>> {
+    let mut bases = Vec::with_capacity(widths.len() + 1);
+    let mut base = 0u128;
+    bases.push(base);
+    for &w in widths {
+        if w > 64 {
+            return None;
+        }
+        base = base.checked_add(1u128 << w)?;
+        if base > 1u128 << 64 {
+            return None;
+        }
+        bases.push(base);
+    }
+    Some(bases)
+}
+
+/// The length in bits of the unary prefix of bucket `i` of `k`: `i` one bits and a zero bit,
+/// except the last bucket, whose `k - 1` one bits end the prefix by themselves.
+pub fn bucket_prefix_bits(i: usize, k: usize) -> u64 {
+    if i + 1 >= k {
+        i as u64
+    } else {
+        i as u64 + 1
+    }
+}
+
+/// The shortest and longest code of `bucket(widths)` in bits, prefix and value together.
+pub fn bucket_code_bits(widths: &[u8]) -> (u64, u64) {
+    let k = widths.len();
+    let sizes = widths
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| bucket_prefix_bits(i, k) + u64::from(w));
+    let min = sizes.clone().min().unwrap_or(0);
+    let max = sizes.max().unwrap_or(0);
+    (min, max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_new_bit_fields_have_a_json_form() {
+        let quat = Type::Quat {
+            bits: 9,
+            span: Span::new(3, 10),
+        };
+        let json = serde_json::to_string(&quat).unwrap();
+        assert_eq!(json, r#"{"type":"quat","bits":9}"#);
+        assert_eq!(serde_json::from_str::<Type>(&json).unwrap(), quat);
+        let bucket = Type::Bucket {
+            signed: true,
+            widths: vec![2, 5, 9],
+            span: Span::default(),
+        };
+        let json = serde_json::to_string(&bucket).unwrap();
+        assert_eq!(json, r#"{"type":"bucket","signed":true,"widths":[2,5,9]}"#);
+        assert_eq!(serde_json::from_str::<Type>(&json).unwrap(), bucket);
+    }
+
+    #[test]
+    fn bucket_bases_stop_at_two_to_the_64() {
+        assert_eq!(bucket_bases(&[0, 4, 8]), Some(vec![0, 1, 17, 273]));
+        assert_eq!(bucket_bases(&[64]), Some(vec![0, 1 << 64]));
+        assert_eq!(bucket_bases(&[63, 63]), Some(vec![0, 1 << 63, 1 << 64]));
+        assert_eq!(bucket_bases(&[0, 64]), None);
+        assert_eq!(bucket_bases(&[65]), None);
+        assert_eq!(bucket_code_bits(&[0, 4, 8]), (1, 10));
+        assert_eq!(bucket_code_bits(&[8]), (8, 8));
+        assert_eq!(bucket_code_bits(&[0, 1, 2, 3]), (1, 6));
     }
 }

@@ -36,6 +36,10 @@ const MAX_TYPE_DEPTH: usize = 32;
 /// How many diagnostics one file may produce before the parser stops (one more says so).
 const MAX_ERRORS: usize = 50;
 
+/// How many widths of a `bucket(...)` the parser keeps: one more than the 8 the validator
+/// allows, so that a longer list is still reported as too long without growing the model.
+const MAX_BUCKETS_PARSED: usize = 9;
+
 /// Parses the layout file `source`, named `name` in diagnostics and in [`File::name`].
 ///
 /// Returns the model when the file is syntactically valid, otherwise every syntax error found
@@ -194,6 +198,10 @@ enum TypeWord {
     Zigzag,
     Bytes,
     Quant,
+    Quat,
+    Bucket {
+        signed: bool,
+    },
 }
 
 fn type_word(word: &str) -> Option<TypeWord> {
@@ -203,6 +211,9 @@ fn type_word(word: &str) -> Option<TypeWord> {
         "zigzag" => return Some(TypeWord::Zigzag),
         "bytes" => return Some(TypeWord::Bytes),
         "quant" => return Some(TypeWord::Quant),
+        "quat" => return Some(TypeWord::Quat),
+        "bucket" => return Some(TypeWord::Bucket { signed: false }),
+        "zbucket" => return Some(TypeWord::Bucket { signed: true }),
         _ => {}
     }
     let (base, endian) = if let Some(b) = word.strip_suffix("le") {
@@ -1394,7 +1405,51 @@ impl<'s> Parser<'s> {
                     den,
                 }
             }
+            TypeWord::Quat => {
+                self.expect("(", || {
+                    "expected `(` and the bits of a component after `quat`".into()
+                })?;
+                let bits = self.small_literal("the bits of each component sent")?;
+                let close = self.expect(")", || "expected `)` to close `quat(`".into())?;
+                Type::Quat {
+                    bits,
+                    span: Span::new(t.span.start, close.end),
+                }
+            }
+            TypeWord::Bucket { signed } => {
+                let word = if signed { "zbucket" } else { "bucket" };
+                self.expect("(", || {
+                    format!("expected `(` and the bucket widths after `{word}`")
+                })?;
+                let mut widths = vec![self.small_literal("a bucket width in bits")?];
+                // At most 8 buckets are valid (the validator says so); the parser stops
+                // collecting long before a hostile list could cost anything.
+                while self.eat(",").is_some() {
+                    let w = self.small_literal("a bucket width in bits")?;
+                    if widths.len() < MAX_BUCKETS_PARSED {
+                        widths.push(w);
+                    }
+                }
+                let close = self.expect(")", || {
+                    format!("expected `,` and a width, or `)` to close `{word}(`")
+                })?;
+                Type::Bucket {
+                    signed,
+                    widths,
+                    span: Span::new(t.span.start, close.end),
+                }
+            }
         })
+    }
+
+    /// A literal of at most 255 (a width in bits); a larger one is reported and read as 255,
+    /// which the validator then refuses where it stands.
+    fn small_literal(&mut self, expected: &str) -> PResult<u8> {
+        let (v, span) = self.literal(expected)?;
+        Ok(u8::try_from(v).unwrap_or_else(|_| {
+            self.out_of_range(span, "u8");
+            u8::MAX
+        }))
     }
 
     /// The optional `(N)` after `varint` or `zigzag`; 64 when absent.
@@ -1719,6 +1774,73 @@ mod tests {
         assert_eq!(ty("zigzag(32)"), Type::Zigzag { bits: 32 });
         assert_eq!(ty("bytes"), Type::Bytes);
         assert_eq!(ty("bytes?"), Type::OptBytes);
+    }
+
+    #[test]
+    fn quaternions_and_bucket_codes() {
+        assert_eq!(ty("quat(9)"), Type::Quat { bits: 9, span: S });
+        assert_eq!(
+            ty("bucket(0, 4, 8)"),
+            Type::Bucket {
+                signed: false,
+                widths: vec![0, 4, 8],
+                span: S
+            }
+        );
+        assert_eq!(
+            ty("zbucket(2,5,9)"),
+            Type::Bucket {
+                signed: true,
+                widths: vec![2, 5, 9],
+                span: S
+            }
+        );
+        // The span covers the whole type, for the validator's diagnostics.
+        let f = parse_file("t.wire", "packed record P { q: quat(9), }").unwrap();
+        let Item::Record(r) = &f.items[0] else {
+            panic!("a record")
+        };
+        let Type::Quat { span, .. } = &r.fields[0].ty else {
+            panic!("a quat")
+        };
+        assert_eq!((span.start, span.end), (21, 28));
+        // A hostile list of widths is not kept whole.
+        let long = format!(
+            "packed record P {{ b: bucket({}0), }}",
+            "0, ".repeat(10_000)
+        );
+        let f = parse_file("t.wire", &long).unwrap();
+        let Item::Record(r) = &f.items[0] else {
+            panic!("a record")
+        };
+        assert!(matches!(&r.fields[0].ty, Type::Bucket { widths, .. } if widths.len() == 9));
+    }
+
+    #[test]
+    fn quaternion_and_bucket_syntax_errors_are_located() {
+        let one = |body: &str| {
+            let e = errs(&format!("packed record A {{\n    {body}\n}}\n"));
+            assert_eq!(e.len(), 1, "{body}: {e:?}");
+            (e[0].1, e[0].2.clone())
+        };
+        assert_eq!(
+            one("a: quat,"),
+            (
+                12,
+                "expected `(` and the bits of a component after `quat`, found `,`".into()
+            )
+        );
+        assert_eq!(
+            one("a: bucket(1 2),"),
+            (
+                17,
+                "expected `,` and a width, or `)` to close `bucket(`, found `2`".into()
+            )
+        );
+        assert_eq!(
+            one("a: zbucket(300),"),
+            (16, "integer literal `300` is out of range".into())
+        );
     }
 
     #[test]

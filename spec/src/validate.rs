@@ -4,7 +4,8 @@
 //! condition that refers to a later field; two names for one bit; a group with no mask bit; a
 //! reserved bit used; a constant that does not fit its width; two frames with one kind; widths
 //! that cannot be laid out where they stand (a `u7` outside a packed record, a varint inside
-//! one); and the shapes a canonical decoder could not check (an array whose elements take no
+//! one, a `quat(B)` or `bucket(...)` outside one); the ranges of the bit fields (`quat` bits 2
+//! to 16; bucket widths 1 to 8 of them, each 0 to 64, increasing, at most 2^64 values); and the shapes a canonical decoder could not check (an array whose elements take no
 //! bytes, a count field shared by two arrays, a record that contains itself); a SENT_RING
 //! not below HELD_RING, and a CHECK_EVERY, SENT_RING or HELD_RING of 0 (seed 000). Every
 //! problem is reported; none stops the others.
@@ -12,8 +13,8 @@
 use crate::diag::Diagnostic;
 use crate::index::{Decl, Index};
 use crate::model::{
-    Array, BitKind, Bits, Cond, Count, Field, File, IntType, Item, Record, RecordKind, Span, Spec,
-    Type, Union,
+    bucket_bases, Array, BitKind, Bits, Cond, Count, Field, File, IntType, Item, Record,
+    RecordKind, Span, Spec, Type, Union,
 };
 use std::collections::HashMap;
 
@@ -531,15 +532,20 @@ impl<'a> Validator<'a> {
             );
         }
         if let Some(asc) = &a.ascending {
-            if r.packed {
-                self.error(
-                    f.name_span,
-                    format!("ascending list `{}` in packed record `{}`", f.name, r.name),
-                    "delta-coded lists are byte-aligned (varints)",
-                );
-            }
+            // LANGUAGE.md: an ascending list carries each element after the first as its
+            // difference from the previous one, in the element's (key's) own type: an
+            // unsigned integer, a varint in a byte-aligned record, a `uN` or `bucket(...)` in
+            // a packed one (where each of those is valid is checked with the type itself).
+            let unsigned = |t: &Type| {
+                matches!(
+                    t,
+                    Type::Int(IntType { signed: false, .. })
+                        | Type::Varint { .. }
+                        | Type::Bucket { signed: false, .. }
+                )
+            };
             match (&asc.key, &a.elem) {
-                (None, Type::Int(IntType { signed: false, .. }) | Type::Varint { .. }) => {}
+                (None, elem) if unsigned(elem) => {}
                 (None, _) => self.error(
                     f.name_span,
                     format!("`{}` cannot ascend", f.name),
@@ -548,10 +554,8 @@ impl<'a> Validator<'a> {
                 (Some(key), Type::Named { name, .. }) => match self.index.record(name) {
                     Some(elem) => match elem.fields.iter().find(|k| &k.name == key) {
                         Some(k)
-                            if matches!(
-                                k.ty,
-                                Type::Int(IntType { signed: false, .. }) | Type::Varint { .. }
-                            ) && k.cond.is_none()
+                            if unsigned(&k.ty)
+                                && k.cond.is_none()
                                 && k.selector.is_none()
                                 && k.constant.is_none() => {}
                         Some(_) => self.error(
@@ -626,6 +630,27 @@ impl<'a> Validator<'a> {
                 }
             }
             Type::Bool => {}
+            Type::Quat { bits, span } => {
+                if !packed {
+                    self.error(
+                        *span,
+                        "a quaternion is a bit field: put it in a packed record",
+                        format!("`quat({bits})` in byte-aligned record `{}`", r.name),
+                    );
+                }
+                if !(2..=16).contains(bits) {
+                    self.error(
+                        *span,
+                        format!("invalid width `{bits}` for `quat`"),
+                        "expected 2 to 16 bits per component",
+                    );
+                }
+            }
+            Type::Bucket {
+                signed,
+                widths,
+                span,
+            } => self.bucket(r, *signed, widths, *span, packed),
             Type::Varint { bits } | Type::Zigzag { bits } => {
                 if *bits == 0 || *bits > 64 {
                     self.error(
@@ -660,13 +685,14 @@ impl<'a> Validator<'a> {
                     );
                 }
                 match wire.as_ref() {
-                    Type::Int(_) | Type::Varint { .. } | Type::Zigzag { .. } => {
-                        self.field_type(r, wire, packed, depth + 1)
-                    }
+                    Type::Int(_)
+                    | Type::Varint { .. }
+                    | Type::Zigzag { .. }
+                    | Type::Bucket { .. } => self.field_type(r, wire, packed, depth + 1),
                     _ => self.error(
                         self.field_span(r, ty),
                         "quant of a non-integer",
-                        "expected an integer, varint or zigzag wire type",
+                        "expected an integer, varint, zigzag or bucket wire type",
                     ),
                 }
             }
@@ -753,6 +779,53 @@ impl<'a> Validator<'a> {
                 }
                 self.field_type(r, &a.elem, packed, depth + 1);
             }
+        }
+    }
+
+    /// `bucket(w1, ..., wk)` / `zbucket(...)`: LANGUAGE.md, "1 to 8 widths, each 0 to 64,
+    /// strictly increasing, with `sum of 2^wi <= 2^64`. Valid only in packed records".
+    fn bucket(&mut self, r: &Record, signed: bool, widths: &[u8], span: Span, packed: bool) {
+        let word = if signed { "zbucket" } else { "bucket" };
+        if !packed {
+            self.error(
+                span,
+                "a bucket code is a bit field: put it in a packed record",
+                format!("`{word}(...)` in byte-aligned record `{}`", r.name),
+            );
+        }
+        if widths.is_empty() || widths.len() > 8 {
+            self.error(
+                span,
+                format!("`{word}` has {} widths", widths.len()),
+                "expected 1 to 8 bucket widths",
+            );
+            return;
+        }
+        if let Some(&w) = widths.iter().find(|&&w| w > 64) {
+            self.error(
+                span,
+                format!("bucket width {w} is above 64"),
+                "expected widths from 0 to 64 bits",
+            );
+            return;
+        }
+        if let Some(pair) = widths.windows(2).find(|p| p[1] <= p[0]) {
+            self.error(
+                span,
+                format!(
+                    "bucket widths do not increase: {} after {}",
+                    pair[1], pair[0]
+                ),
+                "each width is larger than the one before",
+            );
+            return;
+        }
+        if bucket_bases(widths).is_none() {
+            self.error(
+                span,
+                format!("the buckets of `{word}` hold more than 2^64 values"),
+                "the sum of 2^w over the widths must be at most 2^64",
+            );
         }
     }
 

@@ -32,6 +32,9 @@ const KEYWORDS: &[&str] = &[
     "zigzag",
     "bytes",
     "quant",
+    "quat",
+    "bucket",
+    "zbucket",
 ];
 
 /// Keywords and anything spelled like a type (`u7`, `f32be`).
@@ -107,6 +110,19 @@ fn leaf_type() -> impl Strategy<Value = Type> {
             num,
             den
         }),
+        (2u8..=16).prop_map(|bits| Type::Quat {
+            bits,
+            span: Span::default()
+        }),
+        (
+            any::<bool>(),
+            proptest::collection::btree_set(0u8..=64, 1..=8)
+        )
+            .prop_map(|(signed, widths)| Type::Bucket {
+                signed,
+                widths: widths.into_iter().collect(),
+                span: Span::default()
+            }),
     ]
 }
 

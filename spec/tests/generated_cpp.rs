@@ -8,7 +8,7 @@ use std::path::Path;
 fn generated() -> Vec<(String, String)> {
     let (spec, _) = ackwire_spec::load(&[ackwire_spec::reference_protocol_dir().to_path_buf()])
         .unwrap_or_else(|e| panic!("{e}"));
-    generate(&spec)
+    generate(&spec).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn file<'a>(files: &'a [(String, String)], name: &str) -> &'a str {

@@ -32,7 +32,7 @@ fn rust_codec_of_the_kitchen_sink() {
 
 #[test]
 fn ts_codec_of_the_kitchen_sink() {
-    let files = ackwire_spec::gen::ts::generate(&sink());
+    let files = ackwire_spec::gen::ts::generate(&sink()).unwrap_or_else(|e| panic!("{e}"));
     let code = only(&files, "protocol.ts");
     assert!(code.contains("export function readSink("));
     insta::assert_snapshot!("sink_ts", code);
@@ -40,7 +40,7 @@ fn ts_codec_of_the_kitchen_sink() {
 
 #[test]
 fn cpp_codec_of_the_kitchen_sink() {
-    let files = ackwire_spec::gen::cpp::generate(&sink());
+    let files = ackwire_spec::gen::cpp::generate(&sink()).unwrap_or_else(|e| panic!("{e}"));
     let code = only(&files, ackwire_spec::gen::cpp::PROTOCOL_HEADER);
     assert!(code.contains("struct Sink"));
     insta::assert_snapshot!("sink_cpp", code);
@@ -48,7 +48,7 @@ fn cpp_codec_of_the_kitchen_sink() {
 
 #[test]
 fn cs_codec_of_the_kitchen_sink() {
-    let files = ackwire_spec::gen::cs::generate(&sink());
+    let files = ackwire_spec::gen::cs::generate(&sink()).unwrap_or_else(|e| panic!("{e}"));
     let code = only(&files, ackwire_spec::gen::cs::PROTOCOL_FILE);
     assert!(code.contains("public sealed class Sink"));
     insta::assert_snapshot!("sink_cs", code);

@@ -8,7 +8,7 @@ use std::path::Path;
 fn ts_codec_of_the_reference_protocol() {
     let (spec, _) = ackwire_spec::load(&[ackwire_spec::reference_protocol_dir().to_path_buf()])
         .unwrap_or_else(|e| panic!("{e}"));
-    let files = ackwire_spec::gen::ts::generate(&spec);
+    let files = ackwire_spec::gen::ts::generate(&spec).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(files[0].0, "protocol.ts");
     let code = &files[0].1;
     assert!(code.starts_with(
@@ -38,7 +38,7 @@ fn ts_files(dir: &Path, prefix: &str, out: &mut Vec<String>) {
 #[test]
 fn ts_runtime_is_written_beside_the_codec() {
     let spec = ackwire_spec::reference_spec().unwrap_or_else(|e| panic!("{e}"));
-    let files = ackwire_spec::gen::ts::generate(&spec);
+    let files = ackwire_spec::gen::ts::generate(&spec).unwrap_or_else(|e| panic!("{e}"));
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/ts/src");
     let mut sources = Vec::new();
     ts_files(&src, "", &mut sources);

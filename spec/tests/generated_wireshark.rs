@@ -9,7 +9,7 @@ use ackwire_spec::gen::wireshark::{generate, DISSECTOR};
 use std::path::Path;
 
 fn dissector(spec: &ackwire_spec::model::Spec) -> String {
-    let files = generate(spec);
+    let files = generate(spec).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(files.len(), 1, "one file");
     assert_eq!(files[0].0, DISSECTOR);
     files[0].1.clone()

@@ -741,6 +741,8 @@ fn wire_text(w: &Wire<'_>, packed: bool, name: &dyn Fn(&str) -> String) -> Strin
         Wire::Quant { wire, num, den, .. } => {
             format!("quant({}, {num}/{den})", wire_text(wire, packed, name))
         }
+        Wire::Quat { bits } => format!("quat({bits})"),
+        Wire::Bucket(b) => crate::lower::bucket_text(b),
         Wire::Bits(b) => name(&b.name),
         Wire::Record { record, padded } => {
             if *padded {
@@ -863,6 +865,8 @@ fn checks_text(checks: &[Check]) -> String {
             Check::Requires => &["InvalidCondition"],
             Check::Tag => &["UnknownTag"],
             Check::Ascending => &["NotAscending", "OverWidth"],
+            Check::QuatRange { .. } => &["OverWidth"],
+            Check::QuatCanonical { .. } => &["NonCanonical"],
             Check::Record | Check::Elements => &[],
         };
         for k in these {

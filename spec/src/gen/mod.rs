@@ -14,6 +14,44 @@ pub mod ts;
 pub mod wireshark;
 
 use crate::lower::{Operand, Presence, Test};
+use crate::model::{Item, Spec, Type};
+use crate::SpecError;
+
+/// What a printer that refuses issue 19's constructs prints where its match needs an arm for
+/// one: never printed, since [`refuse_new_constructs`] refuses the layout first.
+pub(crate) const REFUSED: &str = "refused: see refuse_new_constructs";
+
+/// Refuses a layout using a construct that printer `printer` does not print yet: a
+/// `quat(B)`, a `bucket(...)` or `zbucket(...)`, or an ascending list in a packed record
+/// (issue 19's additions, printed by the Rust printer first). The first such field is named
+/// in the error, so that `ackwire gen` says what it cannot do instead of writing a codec that
+/// would not compile. A printer drops its call once it prints them all.
+pub(crate) fn refuse_new_constructs(spec: &Spec, printer: &'static str) -> Result<(), SpecError> {
+    fn find(ty: &Type, packed: bool) -> Option<String> {
+        match ty {
+            Type::Quat { .. } | Type::Bucket { .. } => Some(crate::fmt::type_text(ty)),
+            Type::Quant { wire, .. } => find(wire, packed),
+            Type::Array(a) if packed && a.ascending.is_some() => {
+                Some("an ascending list in a packed record".into())
+            }
+            Type::Array(a) => find(&a.elem, packed),
+            _ => None,
+        }
+    }
+    for item in spec.files.iter().flat_map(|f| &f.items) {
+        let Item::Record(r) = item else { continue };
+        for f in &r.fields {
+            if let Some(construct) = find(&f.ty, r.packed) {
+                return Err(SpecError::Unsupported(Box::new(crate::Unsupported {
+                    printer,
+                    construct,
+                    field: format!("{}.{}", r.name, f.name),
+                })));
+            }
+        }
+    }
+    Ok(())
+}
 
 /// A presence condition in the syntax Rust and C++ share: every test joined by `&&`, a bit as
 /// `mask.contains(Set::BIT)`, a bool as itself, an integer against 0 or a literal. `operand`
@@ -120,6 +158,39 @@ impl Code {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printers_without_the_new_bit_fields_refuse_them_by_name() {
+        let spec = crate::compile(&[crate::Source {
+            name: "t.wire".into(),
+            text: "packed record P {\n    a: u3,\n    q: quat(9),\n}\n".into(),
+        }])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let e = ts::generate(&spec).expect_err("refused");
+        assert_eq!(
+            e.to_string(),
+            "the TypeScript printer does not support quat(9), used by field `P.q`"
+        );
+        for (printer, got) in [
+            ("C++", cpp::generate(&spec).map(|_| ())),
+            ("C#", cs::generate(&spec).map(|_| ())),
+            ("Wireshark", wireshark::generate(&spec).map(|_| ())),
+        ] {
+            let e = got.expect_err("refused").to_string();
+            assert!(e.contains(printer) && e.contains("quat(9)"), "{e}");
+        }
+        let spec = crate::compile(&[crate::Source {
+            name: "t.wire".into(),
+            text: "packed record P {\n    n: u3,\n    xs: [u5; n] ascending,\n}\n".into(),
+        }])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let e = cpp::generate(&spec).map(|_| ()).expect_err("refused");
+        assert_eq!(
+            e.to_string(),
+            "the C++ printer does not support an ascending list in a packed record, used by \
+             field `P.xs`"
+        );
+    }
 
     #[test]
     fn snake_case_splits_words() {

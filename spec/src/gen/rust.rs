@@ -427,6 +427,8 @@ impl<'s> Gen<'_, 's> {
 
     fn rust_type(&self, w: &Wire<'_>) -> String {
         match w {
+            // Refused before printing (`refuse_new_constructs`): never reached.
+            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
             Wire::Int { signed, bits, .. } => {
                 if *signed {
                     int_type(*bits).into()
@@ -479,6 +481,8 @@ impl<'s> Gen<'_, 's> {
     /// Whether a field of wire form `w` is a plain value (see [`Self::is_copy_record`]).
     fn is_copy_wire(&self, w: &Wire<'_>, depth: usize) -> bool {
         match w {
+            // Refused before printing (`refuse_new_constructs`): never reached.
+            Wire::Quat { .. } | Wire::Bucket(_) => true,
             Wire::Int { .. }
             | Wire::Float { .. }
             | Wire::Bool { .. }
@@ -537,6 +541,8 @@ impl<'s> Gen<'_, 's> {
     /// record).
     fn decode(&self, w: &Wire<'_>, packed: bool, depth: usize) -> String {
         match w {
+            // Refused before printing (`refuse_new_constructs`): never reached.
+            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
             Wire::Int { signed, bits, .. } if packed => {
                 if *signed {
                     let rust = int_type(*bits);
@@ -775,6 +781,8 @@ impl<'s> Gen<'_, 's> {
         let expr = |e: String| vec![format!("{e}{map}?;")];
         let v = val.owned();
         match w {
+            // Refused before printing (`refuse_new_constructs`): never reached.
+            Wire::Quat { .. } | Wire::Bucket(_) => vec![String::from(super::REFUSED)],
             Wire::Int {
                 signed,
                 bits,
@@ -959,6 +967,8 @@ impl<'s> Gen<'_, 's> {
         }
         let v = val.owned();
         match w {
+            // Refused before printing (`refuse_new_constructs`): never reached.
+            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
             Wire::Varint { bits } => {
                 if uint_type(*bits) == "u64" {
                     format!("{}::varint_len({v})", self.rt)
@@ -1173,6 +1183,8 @@ impl<'s> Gen<'_, 's> {
     /// the encoder accepts (in range, finite, ascending where it must be).
     fn arbitrary(&self, w: &Wire<'_>) -> String {
         match w {
+            // Refused before printing (`refuse_new_constructs`): never reached.
+            Wire::Quat { .. } | Wire::Bucket(_) => String::from(super::REFUSED),
             Wire::Int { .. } | Wire::Zigzag { .. } => {
                 let t = int_range(w);
                 let rust = self.rust_type(w);

@@ -1,0 +1,322 @@
+//! `bucket(w1, ..., wk)` and `zbucket(w1, ..., wk)`: variable-width integers of packed
+//! bodies.
+//!
+//! LANGUAGE.md, "bucket": the buckets are offset, so that every code is a distinct value and
+//! none is redundant: bucket `i` holds `[base_i, base_i + 2^w_i)`, `base_0 = 0`,
+//! `base_{i+1} = base_i + 2^w_i`; the largest value is `base_k - 1`. On the wire, least
+//! significant bit first like every packed field: the bucket index in unary (bucket `i < k-1`
+//! as `i` one bits then one zero bit, the last bucket as `k-1` one bits and no zero), then
+//! `value - base_i` as an unsigned `w_i`-bit field (nothing when `w_i = 0`). A `zbucket`
+//! zigzag-maps its signed value first, as `zigzag` does.
+//!
+//! Decoding can fail only with `truncated`: every code is a value. The unary prefix reads at
+//! most `k - 1` bits, so a hostile input costs at most the code's own length. Encoding a value
+//! past the largest is `over_width`. The widths are the layout's (validated: 1 to 8 of them,
+//! increasing, each 0 to 64, at most 2^64 values); a list that breaks those rules is refused
+//! as `over_width` rather than trusted.
+
+use crate::{unzigzag, zigzag, BitReader, BitWriter, DecodeError, EncodeError, ErrorKind};
+
+/// The most buckets a code has.
+pub const MAX_BUCKETS: usize = 8;
+
+/// Whether `widths` is a valid bucket list: 1 to 8 widths, each 0 to 64, strictly
+/// increasing, with at most 2^64 values in all.
+pub fn valid_widths(widths: &[u8]) -> bool {
+    !widths.is_empty()
+        && widths.len() <= MAX_BUCKETS
+        && widths.iter().all(|&w| w <= 64)
+        && widths.windows(2).all(|p| p[0] < p[1])
+        && widths.iter().map(|&w| 1u128 << w).sum::<u128>() <= 1u128 << 64
+}
+
+/// `base_i` of bucket `i`: the sum of `2^w_j` over the buckets before it (below 2^64 for a
+/// valid list).
+fn base(widths: &[u8], i: usize) -> u128 {
+    widths[..i.min(widths.len())]
+        .iter()
+        .map(|&w| 1u128 << w.min(64))
+        .sum()
+}
+
+/// The largest value of `bucket(widths)`: `base_k - 1`.
+pub fn bucket_max(widths: &[u8]) -> u64 {
+    let top = base(widths, widths.len());
+    u64::try_from(top.saturating_sub(1)).unwrap_or(u64::MAX)
+}
+
+/// The bucket that holds `v`, with its base, or `None` past the largest value.
+fn bucket_of(widths: &[u8], v: u64) -> Option<(usize, u128)> {
+    let mut b = 0u128;
+    for (i, &w) in widths.iter().enumerate() {
+        let next = b + (1u128 << w.min(64));
+        if u128::from(v) < next {
+            return Some((i, b));
+        }
+        b = next;
+    }
+    None
+}
+
+/// The length in bits of bucket `i`'s unary prefix among `k`.
+fn prefix_bits(i: usize, k: usize) -> usize {
+    if i + 1 >= k {
+        i
+    } else {
+        i + 1
+    }
+}
+
+/// The number of bits the code of `v` takes in `bucket(widths)`; a value past the largest
+/// (which the encoder refuses) counts as the longest code.
+pub fn bucket_len(widths: &[u8], v: u64) -> usize {
+    let k = widths.len();
+    match bucket_of(widths, v) {
+        Some((i, _)) => prefix_bits(i, k) + usize::from(widths[i]),
+        None => (0..k)
+            .map(|i| prefix_bits(i, k) + usize::from(widths[i]))
+            .max()
+            .unwrap_or(0),
+    }
+}
+
+/// The number of bits the code of `v` takes in `zbucket(widths)`.
+pub fn zbucket_len(widths: &[u8], v: i64) -> usize {
+    bucket_len(widths, zigzag(v))
+}
+
+/// The number of bits an ascending list of `bucket(widths)` values takes, each after the
+/// first carried as its difference from the one before.
+pub fn ascending_buckets_len(widths: &[u8], items: impl IntoIterator<Item = u64>) -> usize {
+    let mut prev = None;
+    items
+        .into_iter()
+        .map(|v| bucket_len(widths, crate::ascending_step(&mut prev, v)))
+        .sum()
+}
+
+impl BitReader<'_> {
+    /// A `bucket(widths)` field: the unary bucket index (at most `k - 1` bits), then the
+    /// value less the bucket's base.
+    pub fn bucket(&mut self, widths: &[u8]) -> Result<u64, DecodeError> {
+        let at = self.bit_pos();
+        if !valid_widths(widths) {
+            return Err(DecodeError::at_bit(ErrorKind::OverWidth, at));
+        }
+        let k = widths.len();
+        let mut i = 0;
+        while i + 1 < k && self.uint(1)? == 1 {
+            i += 1;
+        }
+        let w = widths[i];
+        let offset = if w == 0 { 0 } else { self.uint(w)? };
+        // Below base_k <= 2^64 for a valid list: never past u64.
+        u64::try_from(base(widths, i) + u128::from(offset))
+            .map_err(|_| DecodeError::at_bit(ErrorKind::OverWidth, at))
+    }
+
+    /// A `zbucket(widths)` field: a bucket code, unzigzagged.
+    pub fn zbucket(&mut self, widths: &[u8]) -> Result<i64, DecodeError> {
+        self.bucket(widths).map(unzigzag)
+    }
+}
+
+impl BitWriter {
+    /// Writes `v` as a `bucket(widths)` code; a value past the largest is `over_width`.
+    pub fn bucket(&mut self, widths: &[u8], v: u64) -> Result<(), EncodeError> {
+        if !valid_widths(widths) {
+            return Err(EncodeError::new(ErrorKind::OverWidth));
+        }
+        let k = widths.len();
+        let (i, b) = bucket_of(widths, v).ok_or(EncodeError::new(ErrorKind::OverWidth))?;
+        for _ in 0..i {
+            self.bool(true);
+        }
+        if i + 1 < k {
+            self.bool(false);
+        }
+        let w = widths[i];
+        if w > 0 {
+            // v >= b, and v - b < 2^w.
+            self.uint(w, (u128::from(v) - b) as u64)?;
+        }
+        Ok(())
+    }
+
+    /// Writes `v` as a `zbucket(widths)` code: zigzag-mapped, then a bucket code.
+    pub fn zbucket(&mut self, widths: &[u8], v: i64) -> Result<(), EncodeError> {
+        self.bucket(widths, zigzag(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode(widths: &[u8], v: u64) -> Result<(Vec<u8>, usize), EncodeError> {
+        let mut w = BitWriter::new();
+        // A marker bit first, so that codes start off a byte boundary.
+        w.bool(true);
+        w.bucket(widths, v)?;
+        let mut out = Vec::new();
+        w.finish(&mut out);
+        Ok((out, 1 + bucket_len(widths, v)))
+    }
+
+    fn decode(widths: &[u8], bytes: &[u8]) -> Result<(u64, usize), DecodeError> {
+        let mut r = BitReader::new(bytes, 0);
+        assert!(r.bool()?);
+        let v = r.bucket(widths)?;
+        Ok((v, r.bit_pos()))
+    }
+
+    #[test]
+    fn bucket_0_4_8_costs_1_6_and_10_bits() {
+        let w = [0, 4, 8];
+        assert_eq!(bucket_max(&w), 272);
+        for (v, bits) in [(0, 1), (1, 6), (16, 6), (17, 10), (272, 10)] {
+            assert_eq!(bucket_len(&w, v), bits, "{v}");
+            let (bytes, end) = encode(&w, v).unwrap();
+            assert_eq!(decode(&w, &bytes), Ok((v, end)), "{v}");
+        }
+        // 17 is bucket 2: prefix 1, 1 (no zero: the last bucket), then 17 - 17 = 0 in 8 bits.
+        let (bytes, _) = encode(&w, 17).unwrap();
+        assert_eq!(bytes, [0b0000_0111, 0b0000_0000]);
+        // 1 is bucket 1: prefix 1, 0, then 0 in 4 bits.
+        let (bytes, _) = encode(&w, 1).unwrap();
+        assert_eq!(bytes, [0b0000_0011]);
+        // 16 is bucket 1's last value: 15 in 4 bits.
+        let (bytes, _) = encode(&w, 16).unwrap();
+        assert_eq!(bytes, [0b0111_1011]);
+    }
+
+    #[test]
+    fn every_boundary_round_trips_and_one_past_the_last_is_refused() {
+        for widths in [
+            &[0u8, 4, 8][..],
+            &[1, 6],
+            &[3],
+            &[0],
+            &[2, 5, 9, 20],
+            &[0, 1, 2, 3, 4, 5, 6, 7],
+            &[62, 63],
+            &[64],
+        ] {
+            let k = widths.len();
+            for i in 0..k {
+                let b = base(widths, i) as u64;
+                let mut values = vec![b];
+                if b > 0 {
+                    values.push(b - 1);
+                }
+                let last = (base(widths, i + 1) - 1) as u64;
+                values.push(last);
+                for v in values {
+                    let (bytes, end) =
+                        encode(widths, v).unwrap_or_else(|e| panic!("{widths:?} {v}: {e}"));
+                    assert_eq!(decode(widths, &bytes), Ok((v, end)), "{widths:?} {v}");
+                }
+            }
+            let max = bucket_max(widths);
+            if let Some(past) = max.checked_add(1) {
+                assert_eq!(
+                    encode(widths, past).unwrap_err().kind,
+                    ErrorKind::OverWidth,
+                    "{widths:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_last_bucket_has_no_zero_bit_and_the_prefix_reads_at_most_k_minus_1_bits() {
+        let w = [0, 1, 2, 3];
+        // Value 1 + 2 + 4 = 7 is the last bucket's first: three one bits, then 0 in 3 bits.
+        let mut b = BitWriter::new();
+        b.bucket(&w, 7).unwrap();
+        let mut out = Vec::new();
+        b.finish(&mut out);
+        assert_eq!(out, [0b0000_0111]);
+        // All ones: the prefix stops after three, the value is the next three bits.
+        let mut r = BitReader::new(&[0xff], 0);
+        assert_eq!(r.bucket(&w), Ok(7 + 7));
+        assert_eq!(r.bit_pos(), 6);
+        // Truncated inside the prefix and inside the value: at the input's end.
+        let e = BitReader::new(&[], 0).bucket(&w).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::Truncated, Some(0)));
+        let mut r = BitReader::new(&[0xff], 0);
+        r.uint(4).unwrap();
+        let e = r.bucket(&w).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::Truncated, Some(8)));
+    }
+
+    #[test]
+    fn zbucket_zigzags_first() {
+        let w = [2, 5, 9];
+        for v in [0i64, -1, 1, -2, 2, -273, 273, -274] {
+            let mut b = BitWriter::new();
+            b.zbucket(&w, v).unwrap();
+            let mut out = Vec::new();
+            b.finish(&mut out);
+            assert_eq!(BitReader::new(&out, 0).zbucket(&w), Ok(v), "{v}");
+            assert_eq!(zbucket_len(&w, v), bucket_len(&w, zigzag(v)));
+        }
+        // 547 is the largest code: 274 zigzags to 548.
+        assert_eq!(bucket_max(&w), 547);
+        let mut b = BitWriter::new();
+        assert_eq!(b.zbucket(&w, 274).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(bucket_len(&w, 0), 3);
+        assert_eq!(bucket_len(&w, 4), 7);
+        assert_eq!(bucket_len(&w, 36), 11);
+    }
+
+    #[test]
+    fn invalid_width_lists_are_refused_not_trusted() {
+        for w in [
+            &[][..],
+            &[4, 4],
+            &[0, 65],
+            &[0, 64],
+            &[0, 1, 2, 3, 4, 5, 6, 7, 8],
+        ] {
+            assert!(!valid_widths(w), "{w:?}");
+            assert_eq!(
+                BitReader::new(&[0; 16], 0).bucket(w).unwrap_err().kind,
+                ErrorKind::OverWidth
+            );
+            assert_eq!(
+                BitWriter::new().bucket(w, 0).unwrap_err().kind,
+                ErrorKind::OverWidth
+            );
+        }
+    }
+
+    #[test]
+    fn ascending_lists_of_buckets_count_their_differences() {
+        let w = [0, 4, 8];
+        // 5, then +1, then +17: 6 + 6 + 10 bits (a difference is at least 1, so the bucket
+        // of 0 is never used after the first).
+        assert_eq!(ascending_buckets_len(&w, [5, 6, 23]), 6 + 6 + 10);
+        assert_eq!(ascending_buckets_len(&w, [0, 1]), 1 + 6);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_value_round_trips_and_any_bits_decode_without_panic(
+            v in proptest::num::u64::ANY,
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..10),
+        ) {
+            for widths in [&[0u8, 4, 8][..], &[3, 10, 30, 63], &[64], &[1, 6]] {
+                let max = bucket_max(widths);
+                let v = if max == u64::MAX { v } else { v % (max + 1) };
+                let (enc, end) = encode(widths, v).unwrap();
+                proptest::prop_assert_eq!(decode(widths, &enc), Ok((v, end)));
+                let mut r = BitReader::new(&bytes, 0);
+                if let Ok(x) = r.bucket(widths) {
+                    proptest::prop_assert!(x <= bucket_max(widths));
+                    proptest::prop_assert_eq!(r.bit_pos(), bucket_len(widths, x));
+                }
+            }
+        }
+    }
+}

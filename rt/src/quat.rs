@@ -1,0 +1,443 @@
+//! `quat(B)`: a unit quaternion as smallest three, the model value every language agrees on
+//! bit for bit.
+//!
+//! LANGUAGE.md, "quat(B)": on the wire, in the packed bit stream, `largest` as a u2 (0 = x,
+//! 1 = y, 2 = z, 3 = w: the component dropped), then the other three components in x, y, z, w
+//! order skipping the dropped one, each a two's complement `iB`: `2 + 3B` bits. With
+//! `R = 2^(B-1) - 1`, a component is `q * (1/sqrt 2) / R`: the three sent lie within
+//! `[-1/sqrt 2, 1/sqrt 2]`, the range the largest component's being dropped allows.
+//!
+//! The model value is the integers ([`SmallestThree`]), not floats, so that a decoder in any
+//! language accepts and refuses the same bytes. The canonical rules are checked in integers
+//! ([`SmallestThree::check`]) in this order, each failure at the field's first bit:
+//!
+//! 1. `largest` is any of 0..=3 (2 bits, always valid on decode; a model value above 3 is
+//!    `over_width` on encode).
+//! 2. Every `rest[i]` lies in `[-R, R]`; the raw value `-2^(B-1)` is `over_width`.
+//! 3. With `S = rest[0]^2 + rest[1]^2 + rest[2]^2` and `D = 2 R^2 - S` (the dropped component
+//!    squared, in the same units), each sent component whose index `j` among x, y, z, w is
+//!    below `largest` has `rest[i]^2 < D`, one above `largest` has `rest[i]^2 <= D`: the dropped
+//!    component is the one of largest magnitude, the lowest index on a tie, and it is made
+//!    non-negative, so it is never sent. A failure is `non_canonical`.
+//!
+//! [`SmallestThree::from_xyzw`] and [`SmallestThree::to_xyzw`] convert from and to floats
+//! exactly as LANGUAGE.md says, in f64, so that every language's helpers agree.
+
+use crate::{BitReader, BitWriter, DecodeError, EncodeError, ErrorKind};
+use std::f64::consts::{FRAC_1_SQRT_2, SQRT_2};
+
+/// The least bits of a component `quat(B)` allows.
+pub const MIN_BITS: u8 = 2;
+/// The most bits of a component `quat(B)` allows (the components are `i16`s).
+pub const MAX_BITS: u8 = 16;
+
+/// A unit quaternion as smallest three: the index of the dropped component (the largest in
+/// magnitude, made non-negative) and the other three as integers of `B` bits each.
+///
+/// Its JSON form is `{"largest": 2, "rest": [12, -4, 255]}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmallestThree {
+    /// The component dropped: 0 = x, 1 = y, 2 = z, 3 = w.
+    pub largest: u8,
+    /// The other three in x, y, z, w order, each `component * sqrt 2 * R` rounded.
+    pub rest: [i16; 3],
+}
+
+impl Default for SmallestThree {
+    /// The identity rotation, (0, 0, 0, 1).
+    fn default() -> Self {
+        SmallestThree::IDENTITY
+    }
+}
+
+/// `R = 2^(B-1) - 1`, the largest magnitude of a component sent, for `bits` within 2..=16
+/// (clamped there, so that no width makes the arithmetic overflow).
+pub fn max_component(bits: u8) -> i64 {
+    let b = bits.clamp(MIN_BITS, MAX_BITS);
+    (1i64 << (b - 1)) - 1
+}
+
+impl SmallestThree {
+    /// The identity rotation (0, 0, 0, 1): `w` dropped, the others zero.
+    pub const IDENTITY: SmallestThree = SmallestThree {
+        largest: 3,
+        rest: [0, 0, 0],
+    };
+
+    /// The component index (0 = x ... 3 = w) of `rest[i]`.
+    fn index_of(largest: u8, i: usize) -> usize {
+        if i < usize::from(largest) {
+            i
+        } else {
+            i + 1
+        }
+    }
+
+    /// Checks the canonical rules of a `quat(bits)` value, in their order, in integers:
+    /// `largest` within 0..=3 and every component within `[-R, R]` (else
+    /// [`ErrorKind::OverWidth`]), then the dropped component the largest
+    /// ([`ErrorKind::NonCanonical`]).
+    pub fn check(&self, bits: u8) -> Result<(), ErrorKind> {
+        // Rule 1: two bits. Only a model value built by hand can break it.
+        if self.largest > 3 {
+            return Err(ErrorKind::OverWidth);
+        }
+        let r = max_component(bits);
+        // Rule 2: "the raw value -2^(B-1) is over_width", and nothing past R is sent.
+        if self.rest.iter().any(|&c| i64::from(c).abs() > r) {
+            return Err(ErrorKind::OverWidth);
+        }
+        // Rule 3, in i64: R <= 32767, so 2 R^2 and S stay below 2^33.
+        let s: i64 = self.rest.iter().map(|&c| i64::from(c) * i64::from(c)).sum();
+        let d = 2 * r * r - s;
+        for (i, &c) in self.rest.iter().enumerate() {
+            let sq = i64::from(c) * i64::from(c);
+            let ok = if Self::index_of(self.largest, i) < usize::from(self.largest) {
+                sq < d
+            } else {
+                sq <= d
+            };
+            if !ok {
+                return Err(ErrorKind::NonCanonical);
+            }
+        }
+        Ok(())
+    }
+
+    /// The smallest three of the quaternion `q` (x, y, z, w) at `bits` bits a component
+    /// (2 to 16; clamped there), exactly as LANGUAGE.md gives it: normalised (a zero or
+    /// non-finite norm gives the identity); `largest` the index of the largest magnitude, the
+    /// lowest on a tie; all four negated if that one is negative; each other component times
+    /// `sqrt 2 * R` (one double) rounded half away from zero and clamped to `[-R, R]`; then,
+    /// while rule 3 fails, the failing component of largest magnitude (the lowest index on a
+    /// tie) moved one step toward zero. The result always passes [`SmallestThree::check`].
+    pub fn from_xyzw(q: [f32; 4], bits: u8) -> SmallestThree {
+        let r = max_component(bits);
+        let mut c = q.map(f64::from);
+        let norm = c.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if norm == 0.0 || !norm.is_finite() {
+            c = [0.0, 0.0, 0.0, 1.0];
+        } else {
+            c = c.map(|v| v / norm);
+        }
+        let mut largest = 0usize;
+        for j in 1..4 {
+            if c[j].abs() > c[largest].abs() {
+                largest = j;
+            }
+        }
+        if c[largest] < 0.0 {
+            c = c.map(|v| -v);
+        }
+        let factor = SQRT_2 * r as f64;
+        let mut rest = [0i64; 3];
+        for (i, slot) in rest.iter_mut().enumerate() {
+            let v = (c[Self::index_of(largest as u8, i)] * factor).round();
+            // A finite value within [-R, R] after the clamp: the cast is exact.
+            *slot = (v.clamp(-(r as f64), r as f64)) as i64;
+        }
+        // Rule 3 may fail by a rounding step where two magnitudes nearly tie; each step
+        // toward zero makes it hold for more of them, and all zeros always pass.
+        loop {
+            let s: i64 = rest.iter().map(|c| c * c).sum();
+            let d = 2 * r * r - s;
+            let failing = (0..3)
+                .filter(|&i| {
+                    let sq = rest[i] * rest[i];
+                    if Self::index_of(largest as u8, i) < largest {
+                        sq >= d
+                    } else {
+                        sq > d
+                    }
+                })
+                .fold(None::<usize>, |best, i| match best {
+                    Some(b) if rest[b].abs() >= rest[i].abs() => Some(b),
+                    _ => Some(i),
+                });
+            match failing {
+                Some(i) => rest[i] -= rest[i].signum(),
+                None => break,
+            }
+        }
+        SmallestThree {
+            largest: largest as u8,
+            // Each within [-R, R], R <= 32767.
+            rest: rest.map(|v| v as i16),
+        }
+    }
+
+    /// The quaternion (x, y, z, w) this value stands for at `bits` bits a component: each sent
+    /// component `rest[i] * (FRAC_1_SQRT_2 / R)` in f64, the dropped one
+    /// `sqrt(max(0, 1 - sum of their squares))`, each then rounded to f32.
+    pub fn to_xyzw(&self, bits: u8) -> [f32; 4] {
+        let r = max_component(bits) as f64;
+        let unit = FRAC_1_SQRT_2 / r;
+        let largest = usize::from(self.largest.min(3));
+        let sent = self.rest.map(|v| f64::from(v) * unit);
+        let dropped = (1.0 - sent.iter().map(|v| v * v).sum::<f64>())
+            .max(0.0)
+            .sqrt();
+        let mut out = [0f32; 4];
+        out[largest] = dropped as f32;
+        for (i, v) in sent.iter().enumerate() {
+            out[Self::index_of(largest as u8, i)] = *v as f32;
+        }
+        out
+    }
+
+    /// A canonical value from unstructured bytes, for the `arbitrary` impls of generated
+    /// types: what [`SmallestThree::from_xyzw`] makes of four arbitrary floats.
+    #[cfg(feature = "arbitrary")]
+    pub fn arbitrary(u: &mut arbitrary::Unstructured<'_>, bits: u8) -> arbitrary::Result<Self> {
+        let q: [f32; 4] = u.arbitrary()?;
+        Ok(SmallestThree::from_xyzw(q, bits))
+    }
+}
+
+impl BitReader<'_> {
+    /// A `quat(bits)` field: `largest` as a u2, then three `i{bits}`, checked by the canonical
+    /// rules in their order, a failure at the field's first bit.
+    pub fn quat(&mut self, bits: u8) -> Result<SmallestThree, DecodeError> {
+        let at = self.bit_pos();
+        if !(MIN_BITS..=MAX_BITS).contains(&bits) {
+            return Err(DecodeError::at_bit(ErrorKind::OverWidth, at));
+        }
+        let largest = self.uint(2)? as u8;
+        let mut rest = [0i16; 3];
+        for slot in &mut rest {
+            // At most 16 bits, sign-extended: the cast is exact.
+            *slot = self.int(bits)? as i16;
+        }
+        let v = SmallestThree { largest, rest };
+        v.check(bits)
+            .map_err(|kind| DecodeError::at_bit(kind, at))?;
+        Ok(v)
+    }
+}
+
+impl BitWriter {
+    /// Writes a `quat(bits)` field, refusing a value that breaks the canonical rules
+    /// (`over_width`, `non_canonical`): an encoder writes only what the decoder accepts.
+    pub fn quat(&mut self, bits: u8, v: &SmallestThree) -> Result<(), EncodeError> {
+        if !(MIN_BITS..=MAX_BITS).contains(&bits) {
+            return Err(EncodeError::new(ErrorKind::OverWidth));
+        }
+        v.check(bits).map_err(EncodeError::new)?;
+        self.uint(2, u64::from(v.largest))?;
+        for &c in &v.rest {
+            self.int(bits, i64::from(c))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(bytes: &[u8], bits: u8) -> Result<SmallestThree, DecodeError> {
+        BitReader::new(bytes, 0).quat(bits)
+    }
+
+    fn encode(v: &SmallestThree, bits: u8) -> Result<Vec<u8>, EncodeError> {
+        let mut w = BitWriter::new();
+        w.quat(bits, v)?;
+        let mut out = Vec::new();
+        w.finish(&mut out);
+        Ok(out)
+    }
+
+    fn s3(largest: u8, rest: [i16; 3]) -> SmallestThree {
+        SmallestThree { largest, rest }
+    }
+
+    #[test]
+    fn the_wire_is_largest_then_three_components_least_significant_bit_first() {
+        let v = s3(2, [12, -4, 200]);
+        let bytes = encode(&v, 9).unwrap();
+        // 2 + 27 bits: four bytes, the last three bits padding.
+        assert_eq!(bytes.len(), 4);
+        let raw = u32::from_le_bytes(bytes[..4].try_into().unwrap());
+        assert_eq!(raw & 0b11, 2);
+        assert_eq!(raw >> 2 & 0x1ff, 12);
+        assert_eq!(raw >> 11 & 0x1ff, (-4i32 as u32) & 0x1ff);
+        assert_eq!(raw >> 20 & 0x1ff, 200);
+        assert_eq!(decode(&bytes, 9), Ok(v));
+    }
+
+    #[test]
+    fn a_component_at_minus_two_to_the_b_minus_1_is_over_width() {
+        // B = 9: R = 255, the raw -256 is refused, -255 is not.
+        let over = s3(3, [-256, 0, 0]);
+        assert_eq!(over.check(9), Err(ErrorKind::OverWidth));
+        assert_eq!(s3(3, [-254, 0, 0]).check(9), Ok(()));
+        // -255 is in range, but ties w's magnitude below it: x should have been dropped.
+        assert_eq!(s3(3, [-255, 0, 0]).check(9), Err(ErrorKind::NonCanonical));
+        let mut w = BitWriter::new();
+        w.uint(2, 3).unwrap();
+        w.int(9, -256).unwrap();
+        w.int(9, 0).unwrap();
+        w.int(9, 0).unwrap();
+        let mut bytes = vec![0xaa];
+        w.finish(&mut bytes);
+        let e = BitReader::new(&bytes[1..], 1).quat(9).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::OverWidth, Some(8)));
+        assert_eq!(
+            encode(&over, 9).unwrap_err().kind,
+            ErrorKind::OverWidth,
+            "an encoder refuses it too"
+        );
+        assert_eq!(s3(4, [0, 0, 0]).check(9), Err(ErrorKind::OverWidth));
+    }
+
+    #[test]
+    fn the_tie_rule_below_largest_is_strict_and_above_it_is_not() {
+        // B = 9, R = 255: 2 R^2 = 130050. x = w = 1/sqrt 2 is x and w at R each.
+        // Dropping x (the lowest index on the tie), w above it may equal it.
+        assert_eq!(s3(0, [0, 0, 255]).check(9), Ok(()));
+        // Dropping w, x below it may not equal it: x should have been dropped.
+        assert_eq!(s3(3, [255, 0, 0]).check(9), Err(ErrorKind::NonCanonical));
+        // D exactly equal to a square above largest passes; one less fails.
+        // rest = [a, b, c] with largest 1 (y): D = 130050 - S.
+        // Take x = 0, z = 180, w = 180: S = 64800, D = 65250; 180^2 = 32400 <= D.
+        assert_eq!(s3(1, [0, 180, 180]).check(9), Ok(()));
+        // x below largest: x^2 must be < D. x = 255, S = 65025 + 0 + 0, D = 65025 = x^2.
+        assert_eq!(s3(1, [255, 0, 0]).check(9), Err(ErrorKind::NonCanonical));
+        // z above largest with z^2 == D exactly: S = z^2, D = 2R^2 - z^2 = z^2 at z = R.
+        assert_eq!(s3(1, [0, 255, 0]).check(9), Ok(()));
+        // One past: a component above the dropped one's magnitude.
+        assert_eq!(s3(1, [0, 255, 1]).check(9), Err(ErrorKind::NonCanonical));
+        // A sum past 2 R^2 leaves no room for the dropped component at all.
+        assert_eq!(
+            s3(3, [255, 255, 255]).check(9),
+            Err(ErrorKind::NonCanonical)
+        );
+        let e = decode(&encode_unchecked(1, [255, 0, 0], 9), 9).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::NonCanonical, Some(0)));
+    }
+
+    /// The bits of a value written without the encoder's checks.
+    fn encode_unchecked(largest: u64, rest: [i64; 3], bits: u8) -> Vec<u8> {
+        let mut w = BitWriter::new();
+        w.uint(2, largest).unwrap();
+        for c in rest {
+            w.int(bits, c).unwrap();
+        }
+        let mut out = Vec::new();
+        w.finish(&mut out);
+        out
+    }
+
+    #[test]
+    fn truncation_is_reported_where_the_input_ends() {
+        let bytes = encode(&s3(3, [1, 2, 3]), 9).unwrap();
+        let e = decode(&bytes[..3], 9).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::Truncated, Some(24)));
+    }
+
+    #[test]
+    fn the_widest_components_cannot_overflow_the_check() {
+        let r = 32767i16;
+        assert_eq!(s3(3, [r, 0, 0]).check(16), Err(ErrorKind::NonCanonical));
+        assert_eq!(s3(0, [0, 0, r]).check(16), Ok(()));
+        assert_eq!(s3(3, [r, r, r]).check(16), Err(ErrorKind::NonCanonical));
+        assert_eq!(s3(3, [i16::MIN, 0, 0]).check(16), Err(ErrorKind::OverWidth));
+        // Two bits a component: R = 1.
+        assert_eq!(s3(3, [1, 0, 0]).check(2), Err(ErrorKind::NonCanonical));
+        assert_eq!(s3(0, [0, 0, 1]).check(2), Ok(()));
+        assert_eq!(s3(0, [-2, 0, 0]).check(2), Err(ErrorKind::OverWidth));
+    }
+
+    #[test]
+    fn from_xyzw_of_degenerate_input_is_the_identity() {
+        for q in [
+            [0.0; 4],
+            [f32::NAN, 0.0, 0.0, 1.0],
+            [f32::INFINITY, 0.0, 0.0, 0.0],
+        ] {
+            assert_eq!(SmallestThree::from_xyzw(q, 9), SmallestThree::IDENTITY);
+        }
+        assert_eq!(SmallestThree::default(), SmallestThree::IDENTITY);
+        assert_eq!(SmallestThree::IDENTITY.to_xyzw(9), [0.0, 0.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn from_xyzw_drops_the_largest_made_non_negative_and_breaks_ties_low() {
+        let v = SmallestThree::from_xyzw([0.0, -1.0, 0.0, 0.0], 9);
+        assert_eq!(v, s3(1, [0, 0, 0]));
+        // x = w: x is dropped (lowest index), w sent at R.
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let v = SmallestThree::from_xyzw([-h, 0.0, 0.0, -h], 9);
+        assert_eq!(v, s3(0, [0, 0, 255]));
+        assert_eq!(v.check(9), Ok(()));
+        // Unnormalised input is normalised first.
+        assert_eq!(
+            SmallestThree::from_xyzw([0.0, 0.0, 0.0, 5.0], 9),
+            SmallestThree::IDENTITY
+        );
+    }
+
+    #[test]
+    fn from_xyzw_repairs_a_rounding_that_breaks_rule_3() {
+        // w largest by one ulp over x: x rounds to R, and x (below w) must be strictly
+        // smaller than w's magnitude, so it is moved a step toward zero.
+        let a = std::f32::consts::FRAC_1_SQRT_2;
+        let b = f32::from_bits(a.to_bits() - 1);
+        let v = SmallestThree::from_xyzw([b, 0.0, 0.0, a], 9);
+        assert_eq!(v.check(9), Ok(()));
+        assert_eq!(v.largest, 3);
+        assert_eq!(v.rest, [254, 0, 0]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn from_xyzw_gives_canonical_values_within_one_step_of_the_input(
+            q in proptest::array::uniform4(-1.0f32..1.0),
+            bits in 2u8..=16,
+        ) {
+            let norm = q.iter().map(|v| f64::from(*v).powi(2)).sum::<f64>().sqrt();
+            proptest::prop_assume!(norm > 1e-3);
+            let v = SmallestThree::from_xyzw(q, bits);
+            proptest::prop_assert_eq!(v.check(bits), Ok(()));
+            // Round trips through the wire.
+            let bytes = encode(&v, bits).unwrap();
+            proptest::prop_assert_eq!(decode(&bytes, bits), Ok(v));
+            // Back to floats: within 1/R of the input, up to its sign (q and -q are one
+            // rotation).
+            let r = max_component(bits) as f64;
+            let back = v.to_xyzw(bits);
+            let unit = q.map(|c| f64::from(c) / norm);
+            let sign = if unit[usize::from(v.largest)] < 0.0 { -1.0 } else { 1.0 };
+            let err = (0..4)
+                .map(|j| (f64::from(back[j]) - sign * unit[j]).abs())
+                .fold(0.0, f64::max);
+            // Components a step of 1/(sqrt 2 R) apart, the dropped one from their squares,
+            // and the repair steps of rule 3 near a tie: within 1/R.
+            proptest::prop_assert!(err <= 1.0 / r + 1e-6, "{q:?} at {bits}: {v:?} -> {back:?}, {err}");
+        }
+
+        #[test]
+        fn decoding_any_bits_never_panics_and_accepts_only_canonical_values(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..8),
+            bits in 2u8..=16,
+        ) {
+            if let Ok(v) = decode(&bytes, bits) {
+                proptest::prop_assert_eq!(v.check(bits), Ok(()));
+                let again = encode(&v, bits).unwrap();
+                let n = again.len();
+                proptest::prop_assert_eq!(decode(&again, bits), Ok(v));
+                // The same bits, padding aside.
+                let used = 2 + 3 * usize::from(bits);
+                let mask = |b: &[u8]| {
+                    let mut x = 0u64;
+                    for (i, byte) in b.iter().take(n).enumerate() {
+                        x |= u64::from(*byte) << (8 * i);
+                    }
+                    x & ((1u64 << used) - 1)
+                };
+                proptest::prop_assert_eq!(mask(&bytes), mask(&again));
+            }
+        }
+    }
+}
