@@ -449,7 +449,7 @@ pub fn table(report: &Report) -> String {
             if !fields.is_empty() {
                 let _ = writeln!(
                     out,
-                    "\n  bits per changed entity by field, {}% loss ({FIELDS_NOTE}):",
+                    "\n  bits per changed entity by field, {}% loss:",
                     loss_label(headline)
                 );
                 let mut columns = vec![("protocol", Align::Left)];
@@ -485,6 +485,9 @@ pub fn table(report: &Report) -> String {
             ],
             &rows,
         );
+    }
+    if report.rows.iter().any(|r| r.fields.is_some()) {
+        let _ = writeln!(out, "\nbits by field: {FIELDS_NOTE}.");
     }
     if report.build != "release" {
         let _ = writeln!(
