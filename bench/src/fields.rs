@@ -181,9 +181,12 @@ pub fn classify(frame: &str, path: &str, meaning: &Meaning) -> Class {
 }
 
 /// Bits counted by class, over frames.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
     bits: [u64; 7],
+    /// Why some frame could not be walked (`explain` does not walk one of its types yet):
+    /// the tally is then incomplete and tells nothing.
+    unexplained: Option<String>,
 }
 
 /// The leading number of an `explain` value such as `4 bytes: 0a0b0c0d`.
@@ -214,6 +217,12 @@ impl Tally {
         self.bits.iter().sum()
     }
 
+    /// Why a frame could not be walked, if one could not: then [`Tally::per_changed`] is
+    /// not the protocol's split.
+    pub fn unexplained(&self) -> Option<&str> {
+        self.unexplained.as_deref()
+    }
+
     /// Bits per changed entity, over `changes` changes (none: zero).
     pub fn per_changed(&self, changes: u64) -> FieldBits {
         let per = |c: Class| self.bits(c) as f64 / changes.max(1) as f64;
@@ -229,9 +238,11 @@ impl Tally {
     }
 
     /// Adds the frame `frame` (a snake_case frame name of the lowered spec) in `bytes`, field
-    /// by field. Every bit of the frame lands in one class: a frame that does not walk to its
-    /// end, or whose fields do not cover it, is an error (the protocol sent what its own spec
-    /// refuses, a bug).
+    /// by field. Every bit of the frame lands in one class: a frame that does not decode to
+    /// its end, or whose fields do not cover it, is an error (the protocol sent what its own
+    /// spec refuses, a bug). A frame of a type the walk does not know yet
+    /// ([`ExplainError::InvalidSpec`]) is not an error of the protocol: the tally is marked
+    /// [`unexplained`](Self::unexplained) and the frame's bits are not split.
     pub fn frame(
         &mut self,
         low: &Lowering<'_>,
@@ -239,10 +250,17 @@ impl Tally {
         bytes: &[u8],
         meaning: &Meaning,
     ) -> Result<(), String> {
-        let rows = explain::explain_lowered(low, frame, bytes).map_err(|e| match e {
-            ExplainError::Decode { error, .. } => format!("{frame} does not explain: {error}"),
-            other => format!("{frame} does not explain: {other}"),
-        })?;
+        let rows = match explain::explain_lowered(low, frame, bytes) {
+            Ok(rows) => rows,
+            Err(ExplainError::InvalidSpec { reason }) => {
+                self.unexplained.get_or_insert(reason);
+                return Ok(());
+            }
+            Err(ExplainError::Decode { error, .. }) => {
+                return Err(format!("{frame} does not explain: {error}"))
+            }
+            Err(other) => return Err(format!("{frame} does not explain: {other}")),
+        };
         let start = |i: usize| -> usize {
             rows.get(i)
                 .map_or(bytes.len() * 8, |r| r.bit.unwrap_or(r.offset * 8))
@@ -380,6 +398,9 @@ impl Tally {
     pub fn merge(&mut self, other: &Tally) {
         for (a, b) in self.bits.iter_mut().zip(other.bits) {
             *a += b;
+        }
+        if let Some(why) = &other.unexplained {
+            self.unexplained.get_or_insert_with(|| why.clone());
         }
     }
 }
