@@ -311,8 +311,10 @@ impl Tally {
     /// fields are classed (id, position, orientation, rest); the tick and the lengths are the
     /// header, which is what remains of `encoded`.
     pub fn postcard(&mut self, snapshot: &FullSnapshot, encoded: usize) -> Result<(), String> {
+        // Each field alone into a buffer on the stack (the largest, four f32, takes 16).
         fn len<T: Serialize>(value: &T) -> Result<usize, String> {
-            postcard::to_allocvec(value)
+            let mut buf = [0u8; 32];
+            postcard::to_slice(value, &mut buf)
                 .map(|v| v.len())
                 .map_err(|e| format!("postcard: {e}"))
         }

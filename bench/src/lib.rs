@@ -38,6 +38,18 @@ pub const FIEDLER_COMPRESSED_KBPS: f64 = 256.0;
 /// Quake 3's snapshot cap: 1250 bytes at 20 Hz, in kilobits per second.
 pub const QUAKE3_CAP_KBPS: f64 = 1250.0 * 8.0 * 20.0 / 1000.0;
 
+/// The loss level the README's per-scene tables are shown at, of `losses` (ascending): 5%,
+/// the middle of the range the issue cares about, or the closest level measured (the lower
+/// one on a tie). The bits by field are measured at this loss only.
+pub fn headline_loss(losses: &[f64]) -> Option<f64> {
+    losses
+        .iter()
+        .copied()
+        .filter(|l| l.is_finite())
+        .min_by(|a, b| (a - 5.0).abs().total_cmp(&(b - 5.0).abs()))
+        .or_else(|| losses.first().copied())
+}
+
 /// A whole bench run: what ran, every measurement, the targets judged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
@@ -121,8 +133,9 @@ pub struct Row {
     /// Frames the client decoded over the measured ticks (lost ones are not; copies are).
     pub frames_decoded: u64,
     /// Downstream bits per changed entity by field class ([`fields`]), adding up to
-    /// [`bits_per_changed`](Self::bits_per_changed); absent in reports made before the
-    /// bench measured them.
+    /// [`bits_per_changed`](Self::bits_per_changed); measured at the [`headline_loss`] only
+    /// (the split costs as much CPU as the run, and the tables show that loss), so absent at
+    /// the other losses, and in reports made before the bench measured them.
     #[serde(default)]
     pub fields: Option<fields::FieldBits>,
     /// Mean angle between the orientation the client drew and the truth's at that instant,

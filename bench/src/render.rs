@@ -138,12 +138,7 @@ impl<'a> SceneRows<'a> {
     /// The loss level the README's per-scene table is shown at: 5%, the middle of the range
     /// the issue cares about, or the closest level measured (the lower one on a tie).
     fn headline_loss(&self) -> Option<f64> {
-        self.losses
-            .iter()
-            .copied()
-            .filter(|l| l.is_finite())
-            .min_by(|a, b| (a - 5.0).abs().total_cmp(&(b - 5.0).abs()))
-            .or_else(|| self.losses.first().copied())
+        crate::headline_loss(&self.losses)
     }
 }
 
