@@ -180,6 +180,15 @@ pub fn classify(frame: &str, path: &str, meaning: &Meaning) -> Class {
     }
 }
 
+/// The snake_case name of the frame of `low` whose first field is `kind: u8 = kind` (the
+/// acked family's frames: kind 6, and any other acked kind a layout adds), if one is.
+pub fn frame_of_kind(low: &Lowering<'_>, kind: u8) -> Option<String> {
+    low.frames()
+        .into_iter()
+        .find(|(r, k)| *k == i128::from(kind) && r.fields.first().is_some_and(|f| f.name == "kind"))
+        .map(|(r, _)| ackwire_spec::gen::snake_case(&r.name))
+}
+
 /// Bits counted by class, over frames.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -451,6 +460,17 @@ mod tests {
             classify("snapshot", "body.entries[0].velocity.vx", &carried),
             Class::Orientation
         );
+    }
+
+    #[test]
+    fn acked_frames_are_found_by_their_kind() {
+        let spec = ackwire_spec::reference_spec().unwrap();
+        let low = Lowering::new(&spec);
+        assert_eq!(frame_of_kind(&low, 6).as_deref(), Some("acked"));
+        assert_eq!(frame_of_kind(&low, 8).as_deref(), Some("snapshot"));
+        // Datagram v2 opens with `version: u8 = 2`, not a kind: kind 2 is the despawn.
+        assert_eq!(frame_of_kind(&low, 2).as_deref(), Some("despawn"));
+        assert_eq!(frame_of_kind(&low, 250), None);
     }
 
     #[test]

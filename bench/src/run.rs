@@ -183,12 +183,20 @@ trait Replicator {
     fn view_orientations(&self, _out: &mut Vec<(u16, Rot)>) {}
     /// Adds the bits of `packet`, a frame this server sent, to `tally` by field class (see
     /// [`crate::fields`]). The ackwire protocols walk the frame as `ackwire explain` does.
+    ///
+    /// By default (the acked family's frames) the frame is the one of the spec whose `kind`
+    /// is the packet's first byte: kind 6, or any other acked kind a layout adds.
     fn account(
         &self,
         packet: &Packet,
         low: &Lowering<'_>,
         tally: &mut Tally,
-    ) -> Result<(), Failure>;
+    ) -> Result<(), Failure> {
+        let kind = packet.bytes.first().copied().unwrap_or_default();
+        let frame = super::fields::frame_of_kind(low, kind)
+            .ok_or_else(|| format!("no frame of the spec has kind {kind}"))?;
+        tally.frame(low, &frame, &packet.bytes, &Meaning::default())
+    }
 }
 
 fn fail(what: &str, e: impl std::fmt::Display) -> Failure {
@@ -290,15 +298,6 @@ impl Replicator for AckedBench {
             .receive(u64::from(tick), &packet.bytes)
             .map(drop)
             .map_err(|e| fail("kind 7 decode", e))
-    }
-
-    fn account(
-        &self,
-        packet: &Packet,
-        low: &Lowering<'_>,
-        tally: &mut Tally,
-    ) -> Result<(), Failure> {
-        tally.frame(low, "acked", &packet.bytes, &Meaning::default())
     }
 
     fn view(&self, out: &mut Vec<(u16, Pose)>) -> Option<u32> {
