@@ -18,7 +18,7 @@
 //!   spawns on the reliable stream;
 //! - `baseline`: NetBaseline (seed 002): a [`SnapshotWriter`] with the 1200-byte budget, and
 //!   a [`SnapshotClient`]; on the cubes the smallest three rides in the Velocity component,
-//!   the schema having no orientation (see [`BaselineBench`]);
+//!   the schema having no orientation (see `BaselineBench`);
 //! - `postcard`, `bitcode`: the peers, a full snapshot of the world each tick as plain Rust
 //!   structs (f32 position and heading, health; on the cubes an f32 position and four f32 of
 //!   orientation, [`FullCube`]), no acks; the client keeps the newest.
