@@ -463,6 +463,50 @@ mod tests {
     }
 
     #[test]
+    fn a_packed_field_is_as_wide_as_the_bits_to_the_next() {
+        // A snapshot (kind 8) of one entry with a transform and a velocity, written bit by
+        // bit: header 24 + 7 + 16 bits, the entry's wide, gap and generation (16), its mask
+        // (4), x, y, z (24 + 24 + 20), yaw (9), the velocity (3 × 12), 4 bits of padding.
+        let mut w = ackwire_codec::rt::BitWriter::new();
+        w.uint(7, 0).unwrap();
+        w.uint(16, 1).unwrap();
+        w.bool(false);
+        w.uint(7, 3).unwrap();
+        w.uint(8, 1).unwrap();
+        w.uint(4, 0b0011).unwrap();
+        w.int(24, -5).unwrap();
+        w.int(24, 7).unwrap();
+        w.int(20, 32).unwrap();
+        w.uint(9, 100).unwrap();
+        for v in [1, -2, 3] {
+            w.int(12, v).unwrap();
+        }
+        let mut bytes = vec![8, 0x34, 0x12];
+        w.finish(&mut bytes);
+        assert_eq!(bytes.len(), 23);
+        let spec = ackwire_spec::reference_spec().unwrap();
+        let low = Lowering::new(&spec);
+        let carried = Meaning {
+            velocity_is_orientation: true,
+            ..Meaning::default()
+        };
+        let mut t = Tally::default();
+        t.frame(&low, "snapshot", &bytes, &carried).unwrap();
+        let got = Class::ALL.map(|c| t.bits(c));
+        // id, mask, position, orientation (yaw and the velocity), rest, header, resent.
+        assert_eq!(got, [16, 4, 68, 9 + 36, 0, 24 + 7 + 16 + 4, 0]);
+        // Without the stand-in, the velocity is the rest of the entity.
+        let mut plain = Tally::default();
+        plain
+            .frame(&low, "snapshot", &bytes, &Meaning::default())
+            .unwrap();
+        assert_eq!(
+            (plain.bits(Class::Orientation), plain.bits(Class::Rest)),
+            (9, 36)
+        );
+    }
+
+    #[test]
     fn acked_frames_are_found_by_their_kind() {
         let spec = ackwire_spec::reference_spec().unwrap();
         let low = Lowering::new(&spec);
