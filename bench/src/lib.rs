@@ -9,6 +9,8 @@
 //!   frames reliable as the seed advises and as unreliable fragments, datagram v2,
 //!   NetBaseline) and through full snapshots serialized with postcard and bitcode, measuring
 //!   bits, render error and CPU time;
+//! - [`fields`]: where each protocol's bits go, per changed entity, by field class (id, mask,
+//!   position, orientation, the rest, the frame's header), measured from the frames;
 //! - [`render`]: the terminal table, the README's markdown, the SVG chart;
 //! - [`command`]: `ackwire bench` itself: arguments checked, the run, the files written.
 //!
@@ -19,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod command;
+pub mod fields;
 pub mod render;
 pub mod run;
 pub mod scenes;
@@ -34,6 +37,18 @@ pub const FIEDLER_UNCOMPRESSED_KBPS: f64 = 17_370.0;
 pub const FIEDLER_COMPRESSED_KBPS: f64 = 256.0;
 /// Quake 3's snapshot cap: 1250 bytes at 20 Hz, in kilobits per second.
 pub const QUAKE3_CAP_KBPS: f64 = 1250.0 * 8.0 * 20.0 / 1000.0;
+
+/// The loss level the README's per-scene tables are shown at, of `losses` (ascending): 5%,
+/// the middle of the range the issue cares about, or the closest level measured (the lower
+/// one on a tie). The bits by field are measured at this loss only.
+pub fn headline_loss(losses: &[f64]) -> Option<f64> {
+    losses
+        .iter()
+        .copied()
+        .filter(|l| l.is_finite())
+        .min_by(|a, b| (a - 5.0).abs().total_cmp(&(b - 5.0).abs()))
+        .or_else(|| losses.first().copied())
+}
 
 /// A whole bench run: what ran, every measurement, the targets judged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -117,6 +132,20 @@ pub struct Row {
     pub decode_ns_per_entity: f64,
     /// Frames the client decoded over the measured ticks (lost ones are not; copies are).
     pub frames_decoded: u64,
+    /// Downstream bits per changed entity by field class ([`fields`]), adding up to
+    /// [`bits_per_changed`](Self::bits_per_changed); measured at the [`headline_loss`] only
+    /// (the split costs as much CPU as the run, and the tables show that loss), so absent at
+    /// the other losses, and in reports made before the bench measured them.
+    #[serde(default)]
+    pub fields: Option<fields::FieldBits>,
+    /// Mean angle between the orientation the client drew and the truth's at that instant,
+    /// degrees; absent where the scene has no orientations or the protocol does not carry
+    /// them.
+    #[serde(default)]
+    pub orient_error_mean_deg: Option<f64>,
+    /// The worst such angle, degrees.
+    #[serde(default)]
+    pub orient_error_worst_deg: Option<f64>,
 }
 
 impl Row {

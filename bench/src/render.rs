@@ -10,6 +10,7 @@
 //! keep the order in which they first appear (scenes listed in [`Report::scenes`] first), and
 //! loss levels are sorted ascending.
 
+use super::fields::Class;
 use super::{
     Report, Row, SceneInfo, Target, FIEDLER_COMPRESSED_KBPS, FIEDLER_UNCOMPRESSED_KBPS,
     QUAKE3_CAP_KBPS,
@@ -137,12 +138,7 @@ impl<'a> SceneRows<'a> {
     /// The loss level the README's per-scene table is shown at: 5%, the middle of the range
     /// the issue cares about, or the closest level measured (the lower one on a tie).
     fn headline_loss(&self) -> Option<f64> {
-        self.losses
-            .iter()
-            .copied()
-            .filter(|l| l.is_finite())
-            .min_by(|a, b| (a - 5.0).abs().total_cmp(&(b - 5.0).abs()))
-            .or_else(|| self.losses.first().copied())
+        crate::headline_loss(&self.losses)
     }
 }
 
@@ -324,7 +320,7 @@ fn write_aligned(out: &mut String, columns: &[(&str, Align)], rows: &[Vec<String
 }
 
 /// The columns of the terminal table, one line per loss and protocol.
-const TABLE_COLUMNS: [(&str, Align); 11] = [
+const TABLE_COLUMNS: [(&str, Align); 12] = [
     ("loss %", Align::Right),
     ("protocol", Align::Left),
     ("bits/ent/tick", Align::Right),
@@ -334,9 +330,64 @@ const TABLE_COLUMNS: [(&str, Align); 11] = [
     ("max frame B", Align::Right),
     ("err mean mm", Align::Right),
     ("err worst mm", Align::Right),
+    ("orient err °", Align::Right),
     ("enc ns/ent", Align::Right),
     ("dec ns/ent", Align::Right),
 ];
+
+/// What the field table says of itself, in both renderings.
+const FIELDS_NOTE: &str = "from the frames as each server wrote them (the ackwire protocols \
+field by field as `ackwire explain` walks them; postcard each field serialized alone; bitcode \
+each column encoded alone); header is the frame's own fields, resent a reliable channel's \
+retransmissions; acks go the other way and are not counted";
+
+/// Degrees, with two decimals under ten and one above.
+fn degrees(x: f64) -> String {
+    fixed(x, if x.abs() >= 10.0 { 1 } else { 2 })
+}
+
+/// The field-table rows of `scene` at `loss`: one per protocol that has them, the classes
+/// in [`Class::ALL`] order, then their total.
+fn field_rows(scene: &SceneRows<'_>, loss: f64) -> Vec<Vec<String>> {
+    scene
+        .protocols
+        .iter()
+        .filter_map(|&protocol| {
+            let r = scene.row(protocol, loss)?;
+            let f = r.fields.as_ref()?;
+            let mut cells = vec![protocol.to_owned()];
+            cells.extend(Class::ALL.iter().map(|c| fixed(f.get(*c), 1)));
+            cells.push(fixed(f.total(), 1));
+            Some(cells)
+        })
+        .collect()
+}
+
+/// The protocols of `scene` with a row at `loss` but no field split (their frames hold a
+/// type `ackwire explain` does not walk yet), as a sentence, or nothing.
+fn unsplit(scene: &SceneRows<'_>, loss: f64) -> Option<String> {
+    let names: Vec<&str> = scene
+        .protocols
+        .iter()
+        .copied()
+        .filter(|&p| scene.row(p, loss).is_some_and(|r| r.fields.is_none()))
+        .collect();
+    (!names.is_empty()).then(|| {
+        format!(
+            "Not split by field: {} (its frames hold a type `ackwire explain` does not walk yet).",
+            names.join(", ")
+        )
+    })
+}
+
+/// Whether any protocol of `scene` at `loss` measured the orientation's render error.
+fn has_orientation_error(scene: &SceneRows<'_>, loss: f64) -> bool {
+    scene.protocols.iter().any(|&p| {
+        scene
+            .row(p, loss)
+            .is_some_and(|r| r.orient_error_mean_deg.is_some())
+    })
+}
 
 /// The terminal table: per scene a heading and one line per loss and protocol, then the
 /// targets with their verdicts, and notices on what makes the figures less telling (a quick
@@ -398,12 +449,30 @@ pub fn table(report: &Report) -> String {
                     r.largest_frame.to_string(),
                     millis(r.render_error_mean),
                     millis(r.render_error_worst),
+                    r.orient_error_mean_deg.map_or("-".to_owned(), degrees),
                     nanos(r.encode_ns_per_entity),
                     nanos(r.decode_ns_per_entity),
                 ]);
             }
         }
         write_aligned(&mut out, &TABLE_COLUMNS, &rows);
+        if let Some(headline) = scene.headline_loss() {
+            let fields = field_rows(&scene, headline);
+            if !fields.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "\n  bits per changed entity by field, {}% loss:",
+                    loss_label(headline)
+                );
+                let mut columns = vec![("protocol", Align::Left)];
+                columns.extend(Class::ALL.iter().map(|c| (c.name(), Align::Right)));
+                columns.push(("total", Align::Right));
+                write_aligned(&mut out, &columns, &fields);
+                if let Some(note) = unsplit(&scene, headline) {
+                    let _ = writeln!(out, "  {note}");
+                }
+            }
+        }
     }
     if !report.targets.is_empty() {
         let _ = writeln!(out, "\ntargets");
@@ -431,6 +500,9 @@ pub fn table(report: &Report) -> String {
             ],
             &rows,
         );
+    }
+    if report.rows.iter().any(|r| r.fields.is_some()) {
+        let _ = writeln!(out, "\nbits by field: {FIELDS_NOTE}.");
     }
     if report.build != "release" {
         let _ = writeln!(
@@ -540,34 +612,63 @@ pub fn markdown(report: &Report, command: &str) -> String {
                 );
             }
         }
-        let headers = [
+        // The orientation's error is a column only where a protocol measured it (the cube
+        // scene's orientations), so that a report without it renders as it always did.
+        let oriented = has_orientation_error(&scene, headline);
+        let mut headers = vec![
             "protocol",
             "bits/entity/tick",
             "bits/changed entity",
             "kbps",
             "render error mean (mm)",
             "render error worst (mm)",
-            "encode ns/entity",
-            "decode ns/entity",
         ];
-        markdown_header(&mut out, &headers.map(str::to_owned), name_then_numbers);
+        if oriented {
+            headers.extend(["orientation error mean (°)", "orientation error worst (°)"]);
+        }
+        headers.extend(["encode ns/entity", "decode ns/entity"]);
+        let headers: Vec<String> = headers.into_iter().map(str::to_owned).collect();
+        markdown_header(&mut out, &headers, name_then_numbers);
         for &protocol in &scene.protocols {
             let Some(r) = scene.row(protocol, headline) else {
                 continue;
             };
-            markdown_row(
-                &mut out,
-                &[
-                    cell(protocol),
-                    fixed(r.bits_per_entity_tick, 1),
-                    fixed(r.bits_per_changed, 1),
-                    fixed(r.kbps, 1),
-                    millis(r.render_error_mean),
-                    millis(r.render_error_worst),
-                    nanos(r.encode_ns_per_entity),
-                    nanos(r.decode_ns_per_entity),
-                ],
+            let mut cells = vec![
+                cell(protocol),
+                fixed(r.bits_per_entity_tick, 1),
+                fixed(r.bits_per_changed, 1),
+                fixed(r.kbps, 1),
+                millis(r.render_error_mean),
+                millis(r.render_error_worst),
+            ];
+            if oriented {
+                // "-": this protocol does not carry the orientation (yet).
+                let deg = |x: Option<f64>| x.map_or("-".to_owned(), degrees);
+                cells.push(deg(r.orient_error_mean_deg));
+                cells.push(deg(r.orient_error_worst_deg));
+            }
+            cells.push(nanos(r.encode_ns_per_entity));
+            cells.push(nanos(r.decode_ns_per_entity));
+            markdown_row(&mut out, &cells);
+        }
+        let fields = field_rows(&scene, headline);
+        if !fields.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nBits per changed entity by field at {}% loss, {FIELDS_NOTE}:\n",
+                loss_label(headline)
             );
+            let mut headers = vec!["protocol".to_owned()];
+            headers.extend(Class::ALL.iter().map(|c| c.name().to_owned()));
+            headers.push("total".to_owned());
+            markdown_header(&mut out, &headers, name_then_numbers);
+            for mut cells in fields {
+                cells[0] = cell(&cells[0]);
+                markdown_row(&mut out, &cells);
+            }
+            if let Some(note) = unsplit(&scene, headline) {
+                let _ = writeln!(out, "\n{}", cell(&note));
+            }
         }
         let _ = writeln!(out, "\nkbps by loss each way:\n");
         let mut headers = vec!["protocol".to_owned()];
@@ -1017,6 +1118,9 @@ mod tests {
             encode_ns_per_entity: 42.0,
             decode_ns_per_entity: 3.25,
             frames_decoded: 300,
+            fields: None,
+            orient_error_mean_deg: None,
+            orient_error_worst_deg: None,
         }
     }
 
@@ -1105,6 +1209,74 @@ mod tests {
         assert!(met.trim_end().ends_with("met"), "{met}");
         assert!(text.contains("not representative"), "{text}");
         assert!(text.contains("quick run"), "{text}");
+    }
+
+    #[test]
+    fn field_bits_and_orientation_error_show_where_they_were_measured() {
+        let plain = sample();
+        let md = markdown(&plain, "ackwire bench");
+        assert!(!md.contains("by field"), "{md}");
+        assert!(!md.contains("orientation error"), "{md}");
+        let mut report = sample();
+        for r in report
+            .rows
+            .iter_mut()
+            .filter(|r| r.scene == "cube" && r.protocol != "bitcode")
+        {
+            r.fields = Some(crate::fields::FieldBits {
+                id: 8.0,
+                mask: 4.0,
+                position: 20.5,
+                orientation: 29.0,
+                rest: 0.0,
+                header: 1.5,
+                resent: 0.0,
+            });
+            if r.protocol != "acked" {
+                r.orient_error_mean_deg = Some(0.125);
+                r.orient_error_worst_deg = Some(12.5);
+            }
+        }
+        let md = markdown(&report, "ackwire bench");
+        assert!(
+            md.contains("Bits per changed entity by field at 5% loss"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| id | mask | position | orientation | rest | header | resent | total |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| postcard | 8.0 | 4.0 | 20.5 | 29.0 | 0.0 | 1.5 | 0.0 | 63.0 |"),
+            "{md}"
+        );
+        // Only the cube scene measured them: the arena's tables are as before.
+        let arena = &md[md.find("An arena").unwrap()..];
+        assert!(
+            !arena.contains("by field") && !arena.contains("orientation"),
+            "{arena}"
+        );
+        // The orientation's error, and "-" where the protocol does not carry it.
+        let acked = md
+            .lines()
+            .find(|l| l.starts_with("| acked |"))
+            .expect("acked row");
+        assert!(acked.contains("| - | - |"), "{acked}");
+        assert!(md.contains("| 0.12 | 12.5 |"), "{md}");
+        // A protocol explain cannot walk yet is named, not shown as zeros.
+        assert!(!md.contains("| bitcode | 8.0"), "{md}");
+        assert!(md.contains("Not split by field: bitcode"), "{md}");
+        let text = table(&report);
+        assert!(
+            text.contains("bits per changed entity by field, 5% loss"),
+            "{text}"
+        );
+        assert!(text.contains("Not split by field: bitcode"), "{text}");
+        assert!(
+            text.lines()
+                .any(|l| l.trim_start().starts_with("postcard") && l.trim_end().ends_with("63.0")),
+            "{text}"
+        );
     }
 
     #[test]

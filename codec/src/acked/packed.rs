@@ -12,6 +12,13 @@
 //! machines apply: seed 000's "changes in ascending id", enforced by `apply_frame`) has exactly
 //! one kind 12 frame, and back.
 //!
+//! Seed 000's rules hold unchanged, since the machines and the schema's diff and apply are
+//! kind 6's: "Frame N carries what turns the acknowledged frame's S_B into S_N (the entities
+//! gone, those whose life changed under their id removed and whole again, the groups that
+//! differ, a position as small steps from the base's)", and "Whether an entity's pose is full
+//! or quantized travels with each change (POSE_FULL) ... and a pose measured in a frame that was
+//! lost travels with its age (POSE_AGE)": kind 12 carries the same bits for both.
+//!
 //! A kind 6 frame whose changes do not ascend has no kind 12 form: encoding it is
 //! `not_ascending`. A few kind 12 codes have no kind 6 value (a bucket list that holds every
 //! u16 holds more: an id past 65535, a step past an i16, a yaw or an age past a u8): decoding
