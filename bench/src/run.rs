@@ -1436,6 +1436,72 @@ pub fn targets(rows: &[Row]) -> Vec<Target> {
             decode(acked) / full_decode(bitcode),
         ),
     ]);
+    targets.extend(packed_targets(
+        acked,
+        find("cube", "acked-frag"),
+        find("cube", "acked-packed"),
+    ));
+    targets
+}
+
+/// Issue 19's targets for the bit-packed profile (kind 12) on the cubes at 5% loss: Fiedler's
+/// 57 bits per changed cube on his own information (the orientation carried), the moonshot of
+/// 43 (a quarter under, where arithmetic coding went), a render error no worse than
+/// acked-frag's, and encode and decode per entity at most 1.5 times kind 6's.
+fn packed_targets(acked: &Row, frag: Option<&Row>, packed: Option<&Row>) -> Vec<Target> {
+    let Some(packed) = packed else {
+        return Vec::new();
+    };
+    let mut targets = [
+        ("Fiedler's 57", FIEDLER_BITS_PER_CHANGED),
+        ("the moonshot, a quarter under Fiedler's", 43.0),
+    ]
+    .map(|(what, limit)| Target {
+        name: format!(
+            "cube, 5% loss: acked-packed bits per changed entity, orientation carried, within {what}"
+        ),
+        measured: packed.bits_per_changed,
+        limit,
+        unit: "bits".into(),
+        met: packed.bits_per_changed <= limit,
+    })
+    .to_vec();
+    let times = |name: String, measured: f64, limit: f64, unit: &str| Target {
+        name,
+        measured,
+        limit,
+        unit: unit.into(),
+        met: measured <= limit,
+    };
+    if let Some(frag) = frag {
+        targets.push(times(
+            format!(
+                "cube, 5% loss: acked-packed mean render error ({:.2} mm) over acked-frag's ({:.2} mm)",
+                packed.render_error_mean * 1000.0,
+                frag.render_error_mean * 1000.0
+            ),
+            packed.render_error_mean / frag.render_error_mean,
+            1.0,
+            "× acked-frag",
+        ));
+    }
+    for (what, of) in [
+        (
+            "encode",
+            packed.encode_ns_per_entity / acked.encode_ns_per_entity,
+        ),
+        (
+            "decode",
+            packed.decode_ns_per_entity / acked.decode_ns_per_entity,
+        ),
+    ] {
+        targets.push(times(
+            format!("cube, 5% loss: acked-packed {what} per entity over kind 6's (acked)"),
+            of,
+            1.5,
+            "× acked",
+        ));
+    }
     targets
 }
 
