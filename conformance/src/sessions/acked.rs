@@ -1,5 +1,5 @@
 //! The `acked` session pair (seed 000): `acked_server` is the server's per-client
-//! [`AckedEncoder`](ackwire_server::acked::AckedEncoder) fed by a world and the reference
+//! [`AckedEncoder`] fed by a world and the reference
 //! [`Presenter`]; `acked_client` is the client's
 //! [`AckedDecoder`](ackwire_codec::acked::AckedDecoder) with its kind 7 writer, both through
 //! the codec's [`session`] halves.
