@@ -32,7 +32,27 @@ fn temp(name: &str, text: &[u8]) -> std::path::PathBuf {
 fn check_accepts_the_reference_protocol() {
     let o = ackwire(&["check"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("4 layout files valid"));
+    let files = reference_layouts();
+    assert!(
+        stdout(&o).contains(&format!("{files} layout files valid")),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// How many layout files the reference protocol has (`spec/protocol/*.wire`).
+fn reference_layouts() -> usize {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/protocol");
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "wire")
+        })
+        .count()
 }
 
 #[test]
@@ -66,7 +86,10 @@ fn spec_prints_the_model_and_its_schema() {
     let o = ackwire(&["spec", "--json"]);
     assert!(o.status.success());
     let model: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(model["files"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        model["files"].as_array().unwrap().len(),
+        reference_layouts()
+    );
     let o = ackwire(&["spec", "--schema"]);
     let schema: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(schema["title"], "Spec");
@@ -210,20 +233,13 @@ fn bench_writes_its_table_json_svg_and_readme_block() {
         readme.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    for protocol in [
-        "acked",
-        "acked-frag",
-        "datagram",
-        "baseline",
-        "postcard",
-        "bitcode",
-    ] {
+    for protocol in ackwire_bench::run::PROTOCOLS {
         assert!(stdout(&o).contains(protocol), "{}", stdout(&o));
     }
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.join("bench.json")).unwrap()).unwrap();
     let rows = json["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 6);
+    assert_eq!(rows.len(), ackwire_bench::run::PROTOCOLS.len());
     assert!(rows
         .iter()
         .all(|r| r["scene"] == "arena" && r["loss_pct"] == 5.0));

@@ -122,6 +122,7 @@ fn every_frame_is_listed_once() {
         [
             "acked",
             "ack",
+            "acked_packed",
             "snapshot",
             "snapshot_ack",
             "datagram",
