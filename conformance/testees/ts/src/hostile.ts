@@ -1,5 +1,6 @@
-// A hostile peer against the TypeScript datagram, baseline, delta and acked halves: every frame
-// the stream vectors deliver (vectors/streams/{datagram,baseline,delta,acked}/), replayed into fresh
+// A hostile peer against the TypeScript datagram, baseline, delta and acked halves (kind 6's and
+// kind 12's): every frame the stream vectors deliver
+// (vectors/streams/{datagram,baseline,delta,acked,acked_packed}/), replayed into fresh
 // halves with mutations between the real ones (bits flipped, bytes cut, inserted or replaced,
 // whole frames of random bytes, frames sent to the wrong half). A half may refuse a frame only
 // with a SessionError; any other exception escaping a half is a bug, printed, and exit 1.
@@ -90,9 +91,11 @@ const frameNames = [
   // ts-acked
   "acked",
   "ack",
+  // port19-ts: kind 12
+  "acked_packed",
 ];
 
-for (const session of ["datagram", "baseline", "delta", "acked"]) {
+for (const session of ["datagram", "baseline", "delta", "acked", "acked_packed"]) {
   const dir = join("vectors", "streams", session);
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith(".json"))

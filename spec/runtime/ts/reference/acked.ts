@@ -5,7 +5,13 @@
  * POSE_AGE, events are `Event`, inputs are `Input`. Beside it, the server's {@link Presenter}
  * (each client's S_N from a world, with the near tier's {@link TierBoundary}), and the two
  * session halves: {@link AckedClientHalf}, the facade a browser or native client drives, and
- * {@link AckedServerHalf}.
+ * {@link AckedServerHalf}, both over kind 6 by default and over any {@link ReferenceSchema}
+ * (kind 12's `PackedReference` of `acked_packed.ts`) when given one.
+ *
+ * The orientation (ChangeMask.ORIENT, StateFlags.ORIENTED, issue 19) is a group of its own: a
+ * smallest-three quaternion is absolute, so a change carries it whole whenever it differs from
+ * the base's, never as a step; and a record keeps it for the entity's life once it has one (an
+ * apply without the group leaves the base's).
  *
  * This file imports the generated codec as `../protocol.js`: `ackwire gen --lang ts` writes it
  * and the runtime beside it, and conformance/testees/ts/build.sh copies this folder next to
@@ -28,6 +34,7 @@ import {
   HELD_RING,
   type Health,
   type Input,
+  type Orientation,
   type PoseFull,
   type PoseStep,
   RELIABLE_ABOVE,
@@ -38,7 +45,9 @@ import {
   decodeAcked,
   encodeAck,
   encodeAcked,
+  fromXyzw,
   roundHalfAwayFromZero,
+  smallestThreeFault,
 } from "../protocol.js";
 import {
   type AckContent,
@@ -109,22 +118,72 @@ function over(field: string): EncodeError {
   return new EncodeError("over_width", field);
 }
 
+/**
+ * Whether the pose group says the same of two records: their position, heading, tier
+ * (POSE_FULL alone, not the ORIENTED bit, which is the orientation group's) and measurement
+ * tick.
+ */
 function samePose(a: EntityState, b: EntityState): boolean {
   return (
     a.x === b.x &&
     a.y === b.y &&
     a.z === b.z &&
     a.yaw === b.yaw &&
-    a.flags === b.flags &&
+    (a.flags & StateFlags.POSE_FULL) === (b.flags & StateFlags.POSE_FULL) &&
     a.measured === b.measured
   );
 }
 
-const RECORD = new Uint8Array(24);
-const RECORD_VIEW = new DataView(RECORD.buffer);
+/** Whether two orientations (or their absence) are the same smallest three, bit for bit. */
+function sameOrient(a: Orientation | undefined, b: Orientation | undefined): boolean {
+  if (a === undefined || b === undefined) {
+    return a === b;
+  }
+  return (
+    a.q.largest === b.q.largest &&
+    a.q.rest[0] === b.q.rest[0] &&
+    a.q.rest[1] === b.q.rest[1] &&
+    a.q.rest[2] === b.q.rest[2]
+  );
+}
 
-/** The reference protocol's acked schema (acked.wire). */
-export const Reference: AckedSchema<EntityState, Change, Event, Input> = {
+/** A copy of `o` that nothing else holds (a change read by {@link fastFrame} is reused). */
+function copyOrient(o: Orientation): Orientation {
+  return { q: { largest: o.q.largest, rest: [o.q.rest[0], o.q.rest[1], o.q.rest[2]] } };
+}
+
+/** The bits of each component of the orientation's smallest three (`Orientation`: quat(9)). */
+const ORIENT_BITS = 9;
+
+/**
+ * `Orientation`'s 29 bits as the generated writer puts them in its 4 bytes, least significant
+ * first: `largest` (2 bits), then the three components (9 bits each, two's complement), then
+ * three zero padding bits.
+ */
+function orientWord(o: Orientation): number {
+  const c = (i: 0 | 1 | 2) => o.q.rest[i] & 0x1ff;
+  return (o.q.largest & 3) | (c(0) << 2) | (c(1) << 11) | (c(2) << 20);
+}
+
+/** The scratch bytes of a record: all 28 with an orientation, the first 24 without. */
+const RECORD = new Uint8Array(28);
+const RECORD_VIEW = new DataView(RECORD.buffer);
+const RECORD_PLAIN = RECORD.subarray(0, 24);
+
+/**
+ * The reference protocol's records, changes, events and inputs in frames of one kind, with the
+ * name its frames go by in a session (the Rust codec's `AckedSchema::FRAME_NAME`): kind 6's
+ * {@link Reference} (`acked`) or kind 12's `PackedReference` (`acked_packed`, in
+ * acked_packed.ts). The session halves of this file run over either.
+ */
+export interface ReferenceSchema extends AckedSchema<EntityState, Change, Event, Input> {
+  /** The frame name of the schema's frames: `acked` for kind 6, `acked_packed` for kind 12. */
+  readonly FRAME_NAME: string;
+}
+
+/** The reference protocol's acked schema (acked.wire), its frames kind 6. */
+export const Reference: ReferenceSchema = {
+  FRAME_NAME: "acked",
   SENT_RING,
   HELD_RING,
   EVENT_TTL,
@@ -141,7 +200,24 @@ export const Reference: AckedSchema<EntityState, Change, Event, Input> = {
     const pose = base === undefined || !samePose(base, next);
     const health = base === undefined || base.hp !== next.hp || base.armor !== next.armor;
     const vehicle = base === undefined || base.vehicle !== next.vehicle || base.seat !== next.seat;
-    if (!pose && !health && !vehicle) {
+    const oriented = (next.flags & StateFlags.ORIENTED) !== 0;
+    if (oriented !== (next.orient !== undefined)) {
+      // A record whose ORIENTED bit and orientation disagree: the writer of EntityState refuses
+      // it too (its condition is `flags.ORIENTED`).
+      throw new EncodeError("invalid_condition", "orient");
+    }
+    // Once an entity has an orientation it keeps it for its life: a change can send a new one
+    // but cannot take one away (no group says "none"), so a record that drops the base's
+    // orientation is refused rather than sent as a change the client would apply keeping the
+    // old one (its check would then differ from the server's).
+    if (base !== undefined && base.orient !== undefined && next.orient === undefined) {
+      throw new EncodeError("invalid_condition", "orient");
+    }
+    // Smallest three is absolute: the group goes whole whenever it differs from the base's (and
+    // with every whole entity that has one).
+    const orient =
+      next.orient !== undefined && (base === undefined || !sameOrient(base.orient, next.orient));
+    if (!pose && !health && !vehicle && !orient) {
       return undefined;
     }
     const change: Change = { eid, mask: 0 };
@@ -199,6 +275,10 @@ export const Reference: AckedSchema<EntityState, Change, Event, Input> = {
       change.mask |= ChangeMask.VEHICLE;
       change.vehicle = { vehicle: next.vehicle, seat: next.seat };
     }
+    if (orient) {
+      change.mask |= ChangeMask.ORIENT;
+      change.orient = next.orient;
+    }
     return change;
   },
 
@@ -226,13 +306,26 @@ export const Reference: AckedSchema<EntityState, Change, Event, Input> = {
         armor: base.armor,
         vehicle: base.vehicle,
         seat: base.seat,
+        orient: base.orient,
       };
     } else {
       const whole = ChangeMask.POSE | ChangeMask.HEALTH | ChangeMask.VEHICLE;
       if ((mask & whole) !== whole) {
         throw new Inapplicable("an entity comes whole without every group");
       }
-      r = { x: 0, y: 0, z: 0, yaw: 0, flags: 0, measured: 0, hp: 0, armor: 0, vehicle: 0, seat: 0 };
+      r = {
+        x: 0,
+        y: 0,
+        z: 0,
+        yaw: 0,
+        flags: 0,
+        measured: 0,
+        hp: 0,
+        armor: 0,
+        vehicle: 0,
+        seat: 0,
+        orient: undefined,
+      };
     }
     const full = change.pose_full;
     if (full !== undefined) {
@@ -240,7 +333,8 @@ export const Reference: AckedSchema<EntityState, Change, Event, Input> = {
       r.y = grid(full.y);
       r.z = grid(full.z);
       r.yaw = asU16(roundHalfAwayFromZero(full.yaw / YAW_FULL));
-      r.flags = StateFlags.POSE_FULL;
+      // The tier is the pose's; ORIENTED is the orientation's and stays.
+      r.flags |= StateFlags.POSE_FULL;
     }
     const step = change.pose_step;
     if (step !== undefined) {
@@ -250,7 +344,7 @@ export const Reference: AckedSchema<EntityState, Change, Event, Input> = {
       r.y = oy + step.dy;
       r.z = oz + step.dz;
       r.yaw = (asU16(roundHalfAwayFromZero(step.yaw / YAW_STEP)) << 8) & 0xffff;
-      r.flags = 0;
+      r.flags &= ~StateFlags.POSE_FULL;
     }
     if ((mask & ChangeMask.POSE) !== 0) {
       const measured = tick - (change.age ?? 0);
@@ -269,20 +363,32 @@ export const Reference: AckedSchema<EntityState, Change, Event, Input> = {
       r.vehicle = v.vehicle;
       r.seat = v.seat;
     }
+    const o = change.orient;
+    if (o !== undefined) {
+      r.orient = copyOrient(o);
+      r.flags |= StateFlags.ORIENTED;
+    }
     return r;
   },
 
   sameRecord(a, b) {
     return (
       samePose(a, b) &&
+      a.flags === b.flags &&
       a.hp === b.hp &&
       a.armor === b.armor &&
       a.vehicle === b.vehicle &&
-      a.seat === b.seat
+      a.seat === b.seat &&
+      sameOrient(a.orient, b.orient)
     );
   },
 
-  /** The generated `writeEntityState`'s 24 bytes, written at once into one scratch buffer. */
+  /**
+   * The generated `writeEntityState`'s 24 bytes (28 with an orientation: its 29 bits padded to
+   * 4 bytes, as the generated `writeOrientation` puts them), written at once into one scratch
+   * buffer. A record applied from a frame or presented holds a quaternion its decoder or
+   * `fromXyzw` made, which the rules accept; nothing here checks them again.
+   */
   hashRecord(r, hash) {
     const v = RECORD_VIEW;
     v.setInt32(0, r.x, true);
@@ -295,6 +401,11 @@ export const Reference: AckedSchema<EntityState, Change, Event, Input> = {
     v.setUint8(20, r.armor);
     v.setUint16(21, r.vehicle, true);
     v.setUint8(23, r.seat);
+    const o = r.orient;
+    if (o === undefined) {
+      return fnv1a32(RECORD_PLAIN, hash);
+    }
+    v.setUint32(24, orientWord(o) >>> 0, true);
     return fnv1a32(RECORD, hash);
   },
 
@@ -392,6 +503,7 @@ interface Pool {
   steps: PoseStep[];
   healths: Health[];
   vehicles: Vehicle[];
+  orients: Orientation[];
 }
 
 const POOLS = new WeakMap<ReferenceFrame, Pool>();
@@ -410,7 +522,15 @@ const NO_EVENTS: Event[] = [];
 function fastFrame(bytes: Uint8Array, out: ReferenceFrame): boolean {
   let pool = POOLS.get(out);
   if (pool === undefined) {
-    pool = { removed: [], changes: [], fulls: [], steps: [], healths: [], vehicles: [] };
+    pool = {
+      removed: [],
+      changes: [],
+      fulls: [],
+      steps: [],
+      healths: [],
+      vehicles: [],
+      orients: [],
+    };
     POOLS.set(out, pool);
   }
   const n = bytes.length;
@@ -451,8 +571,8 @@ function fastFrame(bytes: Uint8Array, out: ReferenceFrame): boolean {
     }
     const eid = dv.getUint16(p, true);
     const mask = dv.getUint16(p + 2, true);
-    // acked.wire's ChangeMask: bits 0, 1, 2, 14 and 15 named, 14 and 15 requiring bit 0.
-    if ((mask & ~0xc007) !== 0 || ((mask & 0xc000) !== 0 && (mask & 1) === 0)) {
+    // acked.wire's ChangeMask: bits 0 to 3, 14 and 15 named, 14 and 15 requiring bit 0.
+    if ((mask & ~0xc00f) !== 0 || ((mask & 0xc000) !== 0 && (mask & 1) === 0)) {
       return false;
     }
     const pose = (mask & ChangeMask.POSE) !== 0;
@@ -462,7 +582,8 @@ function fastFrame(bytes: Uint8Array, out: ReferenceFrame): boolean {
       ((mask & ChangeMask.POSE_AGE) !== 0 ? 1 : 0) +
       (pose ? (full ? 14 : 7) : 0) +
       ((mask & ChangeMask.HEALTH) !== 0 ? 2 : 0) +
-      ((mask & ChangeMask.VEHICLE) !== 0 ? 3 : 0);
+      ((mask & ChangeMask.VEHICLE) !== 0 ? 3 : 0) +
+      ((mask & ChangeMask.ORIENT) !== 0 ? 4 : 0);
     if (n - p < len) {
       return false;
     }
@@ -477,6 +598,7 @@ function fastFrame(bytes: Uint8Array, out: ReferenceFrame): boolean {
         pose_step: undefined,
         health: undefined,
         vehicle: undefined,
+        orient: undefined,
       };
       changes.push(c);
     }
@@ -487,6 +609,7 @@ function fastFrame(bytes: Uint8Array, out: ReferenceFrame): boolean {
     c.pose_step = undefined;
     c.health = undefined;
     c.vehicle = undefined;
+    c.orient = undefined;
     if ((mask & ChangeMask.POSE_AGE) !== 0) {
       c.age = bytes[p]!;
       p += 1;
@@ -528,6 +651,24 @@ function fastFrame(bytes: Uint8Array, out: ReferenceFrame): boolean {
       c.vehicle = v;
       p += 3;
     }
+    if ((mask & ChangeMask.ORIENT) !== 0) {
+      // `Orientation`: 29 bits least significant first (largest: u2, then three i9), three
+      // zero padding bits; anything else (and any value the quaternion's rules refuse) is left
+      // to the generated reader, which says where and why. The record applied from it is a
+      // copy (the schema's `apply`), since this object is the next frame's too.
+      const word = dv.getUint32(p, true);
+      const component = (shift: number) => (((word >>> shift) & 0x1ff) << 23) >> 23;
+      const o = pool.orients[i] ?? (pool.orients[i] = { q: { largest: 0, rest: [0, 0, 0] } });
+      o.q.largest = word & 3;
+      o.q.rest[0] = component(2);
+      o.q.rest[1] = component(11);
+      o.q.rest[2] = component(20);
+      if (word >>> 29 !== 0 || smallestThreeFault(o.q, ORIENT_BITS) !== undefined) {
+        return false;
+      }
+      c.orient = o;
+      p += 4;
+    }
   }
   changes.length = changedCount;
   // No events, and nothing after: anything else is the generated reader's.
@@ -561,18 +702,24 @@ export type ReferenceDecoder = AckedDecoder<EntityState, Change, Event, Input>;
 /** The server's acked encoder of the reference schema. */
 export type ReferenceEncoder = AckedEncoder<EntityState, Change, Event, Input>;
 
-/** A fresh AckedDecoder of the reference schema. */
-export function referenceDecoder(): ReferenceDecoder {
-  return new AckedDecoder(Reference);
+/** A fresh AckedDecoder of the reference schema (kind 6, or the one given). */
+export function referenceDecoder(schema: ReferenceSchema = Reference): ReferenceDecoder {
+  return new AckedDecoder(schema);
 }
 
-/** An acked encoder of the reference schema whose inputs go to the schedule of `window`. */
-export function referenceEncoder(window: InputWindow): {
+/**
+ * An acked encoder of the reference schema (kind 6, or the one given) whose inputs go to the
+ * schedule of `window`.
+ */
+export function referenceEncoder(
+  window: InputWindow,
+  schema: ReferenceSchema = Reference,
+): {
   encoder: ReferenceEncoder;
   inputs: ScheduledInputs<Input>;
 } {
   const inputs = new ScheduledInputs<Input>(window);
-  return { encoder: new AckedEncoder(Reference, inputs), inputs };
+  return { encoder: new AckedEncoder(schema, inputs), inputs };
 }
 
 // ---- the presenter: each client's S_N ----
@@ -597,6 +744,13 @@ export interface WorldEntity {
   vehicle: number;
   /** The seat taken. */
   seat: number;
+  /**
+   * Its orientation, a unit quaternion `[x, y, z, w]` (any norm: it is normalised), or
+   * `undefined` for an entity without one. An entity keeps the orientation it was last given
+   * for its life: `undefined` after a quaternion presents the last one again (the wire has no
+   * way to take an orientation away, see `Reference.diff`).
+   */
+  orient?: readonly [number, number, number, number] | undefined;
 }
 
 /** The server's world: entities by id. */
@@ -654,6 +808,9 @@ function yawSteps(deg: number): number {
  * sent at last) or outside the quantized box (POSE_REACH), the pose comes full whenever it
  * differs; far, the pose comes quantized (1/512 m, 256 yaw steps) only when it is due, its
  * rest or its tier changed, and it differs; any pose is measured again when POSE_REFRESH old.
+ * The orientation (issue 19) is kept current on every tick it changes, like health, whatever
+ * the pose's tier and rate, quantized with `fromXyzw(q, 9)` (acked.wire's `quat(9)`), and kept
+ * for the entity's life when the world drops it.
  */
 export class Presenter {
   /** The view it computes for. */
@@ -718,7 +875,16 @@ export class Presenter {
       const yawFull = yawSteps(w.yaw);
       // 256 steps a turn, kept as a multiple of 256 of the 65536.
       const yaw = full ? yawFull : (((yawFull + 128) >> 8) << 8) & 0xffff;
-      const flags = full ? StateFlags.POSE_FULL : 0;
+      // The orientation is kept current on every tick it changes, like health, whatever the
+      // pose's tier and rate; the entity keeps its last one when the world drops it.
+      let orient: Orientation | undefined;
+      if (w.orient !== undefined) {
+        orient = { q: fromXyzw(w.orient, ORIENT_BITS) };
+      } else if (prev !== undefined) {
+        orient = prev.orient;
+      }
+      const oriented = orient !== undefined ? StateFlags.ORIENTED : 0;
+      const flags = (full ? StateFlags.POSE_FULL : 0) | oriented;
       let record: EntityState;
       if (prev === undefined) {
         record = {
@@ -732,13 +898,20 @@ export class Presenter {
           armor: w.armor,
           vehicle: w.vehicle,
           seat: w.seat,
+          orient,
         };
       } else {
         const p = prev;
         const restChanged =
           p.hp !== w.hp || p.armor !== w.armor || p.vehicle !== w.vehicle || p.seat !== w.seat;
         const tierChanged = near !== wasNear;
-        const differs = p.x !== x || p.y !== y || p.z !== z || p.yaw !== yaw || p.flags !== flags;
+        // The pose's tier alone: ORIENTED is the orientation's.
+        const differs =
+          p.x !== x ||
+          p.y !== y ||
+          p.z !== z ||
+          p.yaw !== yaw ||
+          ((p.flags & StateFlags.POSE_FULL) !== 0) !== full;
         const refresh = Math.max(0, tick - p.measured) >= POSE_REFRESH;
         const due =
           near ||
@@ -758,18 +931,20 @@ export class Presenter {
               armor: w.armor,
               vehicle: w.vehicle,
               seat: w.seat,
+              orient,
             }
           : {
               x: p.x,
               y: p.y,
               z: p.z,
               yaw: p.yaw,
-              flags: p.flags,
+              flags: (p.flags & ~StateFlags.ORIENTED) | oriented,
               measured: p.measured,
               hp: w.hp,
               armor: w.armor,
               vehicle: w.vehicle,
               seat: w.seat,
+              orient,
             };
       }
       next.push({ eid, life: w.life, record });
@@ -786,7 +961,8 @@ export class Presenter {
 /**
  * The client's half of acked snapshots, the facade a browser or native client drives (the
  * Rust codec's `session::AckedClient`): an AckedDecoder and the kind 7 AckWriter. A frame is an
- * `acked` frame, reported as its {@link Delivery}; a tick takes the player's input (or none)
+ * `acked` frame (or an `acked_packed` one, over kind 12's `PackedReference`: the schema's
+ * FRAME_NAME), reported as its {@link Delivery}; a tick takes the player's input (or none)
  * and sends one `ack` acknowledging the newest frame applied, with the inputs `last_seq` does
  * not cover yet, KEYFRAME_REQUEST set after a failed check until a keyframe applies.
  *
@@ -794,18 +970,24 @@ export class Presenter {
  */
 export class AckedClientHalf implements SessionHalf<Input | undefined, Delivery<Event>> {
   /** The decoder, for its lower-level methods (its counters, its held states). */
-  readonly decoder: ReferenceDecoder = new AckedDecoder(Reference);
+  readonly decoder: ReferenceDecoder;
+  private readonly schema: ReferenceSchema;
   private readonly writer: AckWriter<Input>;
   private readonly out = new Outbox();
 
-  /** A fresh client; the writer repeats at most `keep` inputs (1 to 255) until covered. */
-  constructor(keep = 16) {
+  /**
+   * A fresh client; the writer repeats at most `keep` inputs (1 to 255) until covered. Its
+   * frames are `schema`'s: kind 6 (`acked`) unless given kind 12's `PackedReference`.
+   */
+  constructor(keep = 16, schema: ReferenceSchema = Reference) {
+    this.schema = schema;
+    this.decoder = new AckedDecoder(schema);
     this.writer = new AckWriter<Input>(keep);
   }
 
-  /** The server's `acked` frame arrives; any other name is a SessionError. */
+  /** The server's `acked` (or the schema's) frame arrives; any other name is a SessionError. */
   handleFrame(_now: Now, frame: string, bytes: Uint8Array): Delivery<Event> {
-    expectFrame(frame, "acked");
+    expectFrame(frame, this.schema.FRAME_NAME);
     // The writer stops repeating what the frame's `last_seq` covers at the next tick.
     return this.decoder.deliver(bytes);
   }
@@ -819,7 +1001,7 @@ export class AckedClientHalf implements SessionHalf<Input | undefined, Delivery<
     const ack = this.writer.frame(this.decoder.ackTick(), this.decoder.keyframeWanted());
     let bytes: Uint8Array;
     try {
-      bytes = Reference.encodeAck(ack);
+      bytes = this.schema.encodeAck(ack);
     } catch (e) {
       throw new SessionError("encode", (e as Error).message, e);
     }
@@ -893,20 +1075,26 @@ export interface AckedAckReport {
 /**
  * The server's half of acked snapshots (the Rust codec's `session::AckedServer`): a
  * {@link Presenter} and an acked encoder over an input sink. A tick takes the world and the
- * tick's events and queues one `acked` frame (reliable over RELIABLE_ABOVE bytes); a frame is
- * the client's `ack`, judged against the tick of `now`.
+ * tick's events and queues one `acked` frame (the schema's: `acked_packed` over kind 12's
+ * `PackedReference`; reliable over RELIABLE_ABOVE bytes); a frame is the client's `ack`,
+ * judged against the tick of `now`.
  */
 export class AckedServerHalf implements SessionHalf<AckedTick, AckedAckReport> {
   /** The client's view. */
   readonly presenter: Presenter;
   /** The encoder, for its lower-level methods. */
   readonly encoder: ReferenceEncoder;
+  private readonly frameName: string;
   private readonly out = new Outbox();
 
-  /** The half over `presenter`, its encoder's inputs going to `inputs`. */
-  constructor(presenter: Presenter, inputs: InputSink<Input>) {
+  /**
+   * The half over `presenter`, its encoder's inputs going to `inputs`, its frames `schema`'s
+   * (kind 6 unless given kind 12's `PackedReference`).
+   */
+  constructor(presenter: Presenter, inputs: InputSink<Input>, schema: ReferenceSchema = Reference) {
     this.presenter = presenter;
-    this.encoder = new AckedEncoder(Reference, inputs);
+    this.encoder = new AckedEncoder(schema, inputs);
+    this.frameName = schema.FRAME_NAME;
   }
 
   /** The client's `ack` frame arrives; an undecodable one is a SessionError of kind `decode`. */
@@ -942,7 +1130,7 @@ export class AckedServerHalf implements SessionHalf<AckedTick, AckedAckReport> {
       }
       throw e;
     }
-    this.out.push({ frame: "acked", bytes: sent.bytes, reliable: sent.reliable });
+    this.out.push({ frame: this.frameName, bytes: sent.bytes, reliable: sent.reliable });
   }
 
   /** The next frame to send, or `undefined`. */

@@ -11,6 +11,13 @@
 // aims each tick's input this far ahead), `keep_inputs` (16), `corrupt_at` (a tick: at its
 // advance the client flips bits 0x55 of the `hp` of every record it holds and shows, a memory
 // corruption the next check must catch, after which it asks for a keyframe).
+//
+// World ops: `spawn`, `move`, `set`, `despawn` and `event` as the harness's, and (issue 19)
+// `{"orient": {"eid", "x", "y", "z", "w"}}`, the entity's orientation (a quaternion of any norm:
+// the presenter normalises it), applied after the tick's other ops; an entity keeps it for its
+// life. `acked_packed_server` and `acked_packed_client` are the same halves over the bit-packed
+// schema (PackedReference, src/gen/reference/acked_packed.ts): kind 12 frames named
+// `acked_packed`, the same acks.
 
 import {
   Buttons,
@@ -26,8 +33,11 @@ import {
   AckedClientHalf,
   AckedServerHalf,
   Presenter,
+  Reference,
+  type ReferenceSchema,
   type WorldEntity,
 } from "../gen/reference/acked.js";
+import { PackedReference } from "../gen/reference/acked_packed.js";
 import { SessionError, type Transmit } from "../gen/runtime/sessions/half.js";
 import { ScheduledInputs } from "../gen/runtime/sessions/input_schedule.js";
 import { TierBoundary } from "../gen/runtime/sessions/tier.js";
@@ -201,9 +211,43 @@ function applyOps(world: Map<number, WorldEntity>, lives: Map<number, number>, o
   return events;
 }
 
+/** Whether `v` is an `orient` op, which {@link turn} applies after the tick's other ops. */
+function isOrient(v: unknown): boolean {
+  return v !== null && typeof v === "object" && !Array.isArray(v) && "orient" in v;
+}
+
+/**
+ * The `orient` ops of a tick (`{"orient": {"eid", "x", "y", "z", "w"}}`: the entity's
+ * orientation, a quaternion of any norm, each component an f32 as the Rust world holds it),
+ * applied after the tick's other ops; an entity keeps its orientation for its life (issue 19).
+ * An op for an id the world does not hold is an error.
+ */
+function turn(world: Map<number, WorldEntity>, ops: unknown[]): void {
+  for (const v of ops) {
+    if (!isOrient(v)) {
+      continue;
+    }
+    const body = (v as Obj)["orient"];
+    const b: Obj = body !== null && typeof body === "object" ? (body as Obj) : {};
+    const eid = asU64(b["eid"]);
+    if (eid === undefined || eid > 65535) {
+      throw new Error(`\`orient\` needs a u16 \`eid\`: ${JSON.stringify(v)}`);
+    }
+    const e = world.get(eid);
+    if (e === undefined) {
+      throw new Error(`\`orient\` of entity ${eid}, which the world does not hold`);
+    }
+    const f = (k: string) => Math.fround(asF64(b[k]) ?? 0);
+    e.orient = [f("x"), f("y"), f("z"), f("w")];
+  }
+}
+
 const TICK_RANGE = "ticks are u32 on the wire";
 
-/** The server half: the world, the client's view of it and its acked encoder. */
+/**
+ * The server half: the world, the client's view of it and its acked encoder, its frames the
+ * schema's (kind 6 `acked`, or kind 12 `acked_packed`).
+ */
 class AckedServer implements TesteeSession {
   private readonly world = new Map<number, WorldEntity>();
   private readonly lives = new Map<number, number>();
@@ -211,21 +255,23 @@ class AckedServer implements TesteeSession {
   private readonly half: AckedServerHalf;
   private tick = 0;
 
-  constructor(p: Params) {
+  constructor(p: Params, schema: ReferenceSchema) {
     this.inputs = new ScheduledInputs<Input>({ maxLate: p.maxLate, maxEarly: p.maxEarly });
     this.half = new AckedServerHalf(
       new Presenter({ own: p.own, tier: p.tier, farEvery: p.farEvery }),
       this.inputs,
+      schema,
     );
   }
 
   advance(tick: number, nowMs: number, ops: unknown[]): void {
-    const parsed = ops.map(opFromJson);
+    const parsed = ops.filter((o) => !isOrient(o)).map(opFromJson);
     if (tick > 0xffffffff) {
       throw new Error(TICK_RANGE);
     }
     this.tick = tick;
     const events = applyOps(this.world, this.lives, parsed);
+    turn(this.world, ops);
     // Seed 004 §8: inputs execute on the tick they name; the reference world does not act on
     // them, it only consumes them so the buffer reports what is still ahead.
     while (this.inputs.executeDue(tick) !== undefined) {
@@ -242,7 +288,7 @@ class AckedServer implements TesteeSession {
     if (frame !== "ack") {
       throw new SessionError(
         "unexpected_frame",
-        `acked_server takes \`ack\` frames, not \`${frame}\``,
+        `the acked server takes \`ack\` frames, not \`${frame}\``,
       );
     }
     try {
@@ -271,14 +317,19 @@ class AckedServer implements TesteeSession {
   }
 }
 
-/** The client half: the runtime's (the AckedDecoder and the kind 7 writer), a scripted player. */
+/**
+ * The client half: the runtime's (the AckedDecoder and the kind 7 writer) over the schema's
+ * frames, a scripted player.
+ */
 class AckedClient implements TesteeSession {
   private readonly half: AckedClientHalf;
+  private readonly frameName: string;
   private readonly lead: number;
   private readonly corruptAt: number | undefined;
 
-  constructor(p: Params) {
-    this.half = new AckedClientHalf(p.keep);
+  constructor(p: Params, schema: ReferenceSchema) {
+    this.half = new AckedClientHalf(p.keep, schema);
+    this.frameName = schema.FRAME_NAME;
     this.lead = p.lead;
     this.corruptAt = p.corruptAt;
   }
@@ -303,10 +354,10 @@ class AckedClient implements TesteeSession {
   }
 
   deliver(nowMs: number, frame: string, bytes: Uint8Array): JsonValue {
-    if (frame !== "acked") {
+    if (frame !== this.frameName) {
       throw new SessionError(
         "unexpected_frame",
-        `acked_client takes \`acked\` frames, not \`${frame}\``,
+        `the acked client takes \`${this.frameName}\` frames, not \`${frame}\``,
       );
     }
     // The client does not count ticks; its decoder reads none.
@@ -355,6 +406,9 @@ class AckedClient implements TesteeSession {
 
 /** The halves this module opens, for sessions.ts's OPENERS. */
 export const ACKED_HALVES: readonly (readonly [string, Opener])[] = [
-  ["acked_server", (p) => new AckedServer(params(p))],
-  ["acked_client", (p) => new AckedClient(params(p))],
+  ["acked_server", (p) => new AckedServer(params(p), Reference)],
+  ["acked_client", (p) => new AckedClient(params(p), Reference)],
+  // Issue 19: the same halves over kind 12.
+  ["acked_packed_server", (p) => new AckedServer(params(p), PackedReference)],
+  ["acked_packed_client", (p) => new AckedClient(params(p), PackedReference)],
 ];
