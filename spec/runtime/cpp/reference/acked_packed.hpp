@@ -322,6 +322,10 @@ struct PackedReference : Reference {
         return unpack_header_and_changes(a, out.removed.size(), out);
     }
 
+    /// Lets go of this thread's scratch frame's buffers: a thread that read one large frame
+    /// keeps them (at most a frame's worth: docs/limits.md) until this or its exit.
+    static void release_scratch() { scratch() = protocol::AckedPacked{}; }
+
 private:
     /// The kind 12 frame this thread converts through, kept between frames so that its
     /// changes' buffer is reused (a decoder and an encoder on one thread share it: each call

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <optional>
@@ -33,10 +34,12 @@
 
 namespace {
 size_t g_allocations = 0;
+size_t g_allocated_bytes = 0;
 }
 
 void* operator new(size_t n) {
     ++g_allocations;
+    g_allocated_bytes += n;
     if (void* p = std::malloc(n == 0 ? 1 : n)) {
         return p;
     }
@@ -458,6 +461,52 @@ TEST(codes_past_kind_6_are_over_width_at_the_body_with_their_path) {
             CHECK_EQ(out.changes[0].eid, uint16_t{65535});
         }
     }
+}
+
+// ---- what a cold decode of kind 12 holds ----
+
+// The most a kind 12 decode allocates per byte of its input, cold (the thread's scratch frame
+// let go, a fresh frame to decode into): docs/limits.md states it. The worst input is a body of
+// the smallest changes (an id gap of 1 and an empty mask: 9 bits each, the least the generated
+// reader lets a change count claim), each held twice, as a PackedChange in the scratch frame
+// and as a kind 6 Change in the frame decoded: 88 + 88 bytes (g++, x86-64) per 9 bits, 156.4
+// per byte, measured below; at most 65,535 changes (the count is a u16), about 11.5 MB.
+constexpr size_t KIND_12_ALLOC_PER_BYTE = 160;
+
+TEST(a_cold_kind_12_decode_holds_a_bounded_multiple_of_its_input) {
+    size_t worst = 0;
+    double worst_ratio = 0.0;
+    for (const size_t n : {size_t{1}, size_t{100}, size_t{5000}, size_t{65535}}) {
+        protocol::AckedPacked f;
+        f.flags.set(protocol::AckedFlags::KEYFRAME);
+        for (size_t i = 0; i < n; ++i) {
+            protocol::PackedChange c;
+            c.eid = static_cast<uint32_t>(i);
+            f.body.changes.push_back(c);
+        }
+        auto bytes = protocol::to_bytes(f);
+        if (!CHECK(bytes.ok())) {
+            continue;
+        }
+        const Bytes& b = bytes.value();
+        PackedReference::release_scratch();
+        const size_t before = g_allocated_bytes;
+        {
+            Frame out;
+            CHECK(!PackedReference::decode_frame_into(b.data(), b.size(), out));
+            CHECK_EQ(out.changes.size(), n);
+        }
+        const size_t held = g_allocated_bytes - before;
+        CHECK(held <= KIND_12_ALLOC_PER_BYTE * b.size());
+        const double ratio = static_cast<double>(held) / static_cast<double>(b.size());
+        if (ratio > worst_ratio) {
+            worst_ratio = ratio;
+            worst = n;
+        }
+    }
+    std::printf("a cold kind 12 decode: at most %.1f heap bytes per input byte (%zu changes)\n",
+        worst_ratio, worst);
+    CHECK(worst_ratio > 1.0);
 }
 
 // ---- nothing allocated once warm ----
