@@ -3,7 +3,12 @@
 # include/ackwire_runtime.hpp (and the session shape), test/acked_test.cpp over
 # include/ackwire_acked.hpp (seed 000's machines), test/rest_test.cpp over the datagram, baseline
 # and delta machines and their digests, test/packed19_test.cpp over the bucket codes, quaternions
-# and ascending lists of packed bodies. Each with g++ -std=c++17 and every warning the C++ testee
+# and ascending lists of packed bodies, and test/reference_test.cpp over the reference protocol's
+# acked schemas (reference/acked.hpp, reference/acked_packed.hpp: the orientation group and kind 12,
+# issue 19), which needs the generated codec: it is generated first into build/gen with
+# `ackwire gen --lang cpp spec/protocol` (`cargo run -p ackwire`, or $ACKWIRE when that names a
+# built binary), and that test alone is built against build/gen's copies of the runtime's
+# headers (byte for byte those of include/). Each with g++ -std=c++17 and every warning the C++ testee
 # is built with turned into an error, twice, both builds at once:
 #   build/NAME            -O2, no sanitizer;
 #   build/NAME-sanitized  AddressSanitizer and UBSan, any finding aborts (and reads into a
@@ -22,21 +27,43 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
 fi
 
 mkdir -p "$here/build"
+root="$(cd "$here/../../.." && pwd)"
+# The generator's output (cargo's warnings included) is shown only when it fails.
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if [ -n "${ACKWIRE:-}" ]; then
+    generate=("$ACKWIRE" gen --lang cpp --out "$here/build/gen" spec/protocol)
+else
+    generate=(cargo run -q -p ackwire -- gen --lang cpp --out "$here/build/gen" spec/protocol)
+fi
+if ! (cd "$root" && "${generate[@]}") >"$log" 2>&1; then
+    cat "$log" >&2
+    exit 1
+fi
 # ACKWIRE_RUNTIME_DIR: where packed19_test finds spec/runtime/smallest_three_cases.txt.
 flags=(-std=c++17 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion -Wsign-conversion
-    -I "$here/include" "-DACKWIRE_RUNTIME_DIR=\"$here/..\"")
+    "-DACKWIRE_RUNTIME_DIR=\"$here/..\"")
 tests=("runtime_test:the C++ runtime's tests"
     "acked_test:the acked machines' tests"
     "rest_test:the datagram, baseline and delta machines' tests"
-    "packed19_test:bucket codes, smallest-three quaternions and ascending bit lists")
+    "packed19_test:bucket codes, smallest-three quaternions and ascending bit lists"
+    "reference_test:the reference protocol's acked schemas, kind 6 and kind 12")
 
 status=0
 for t in "${tests[@]}"; do
     name="${t%%:*}"
     source="$here/test/$name.cpp"
-    "$cxx" "${flags[@]}" -O2 -o "$here/build/$name" "$source" &
+    # reference/ is found through the runtime's folder, protocol.hpp (and the runtime's headers
+    # it sits beside) through build/gen.
+    if [ "$name" = reference_test ]; then
+        includes=(-I "$here/build/gen" -I "$here")
+    else
+        includes=(-I "$here/include")
+    fi
+    "$cxx" "${flags[@]}" "${includes[@]}" -O2 -o "$here/build/$name" "$source" &
     plain=$!
-    "$cxx" "${flags[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+    "$cxx" "${flags[@]}" "${includes[@]}" -O1 -g -fsanitize=address,undefined \
+        -fno-sanitize-recover=all \
         -D_GLIBCXX_SANITIZE_VECTOR -o "$here/build/$name-sanitized" "$source" &
     sanitized=$!
     wait "$plain" || status=$?

@@ -8,8 +8,13 @@
 //   `max_late`, `max_early` (ticks, 4 and 64), `input_lead` (ticks, 2), `keep_inputs` (16),
 //   `corrupt_at` (tick: at that tick's advance the client flips bits 0x55 of the `hp` of every
 //   record it holds and shows, a corruption the next check must catch);
-// - world ops (the server's `advance`): `spawn`, `move`, `set`, `despawn`, `event`;
+// - world ops (the server's `advance`): `spawn`, `move`, `set`, `despawn`, `event`, and
+//   `{"orient": {"eid", "x", "y", "z", "w"}}` (issue 19: the entity's orientation, applied after
+//   the tick's other ops; an entity keeps it for its life);
 // - each server tick sends one `acked` frame, each client tick one `ack`.
+// `acked_packed_server` and `acked_packed_client` are the same halves over the bit-packed schema
+// (gen/reference/acked_packed.hpp's PackedReference): kind 12 frames named `acked_packed`, the
+// same acks.
 
 //
 // Included by sessions.hpp after Session and Opener, before openers().
@@ -17,8 +22,10 @@
 #pragma once
 
 #include "reference/acked.hpp"
+#include "reference/acked_packed.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -190,6 +197,29 @@ inline Outcome<Op> op_from_json(const Value& v) {
     return op;
 }
 
+// The `orient` ops of a tick (`{"orient": {"eid", "x", "y", "z", "w"}}`: the entity's
+// orientation, a quaternion of any norm), applied after the tick's other ops; an entity keeps its
+// orientation for its life (issue 19). An op for an id the world does not hold is an error.
+inline Outcome<bool> turn(ref::World& world, const Value& ops) {
+    for (const Value& v : ops.items()) {
+        const Value* body = v.kind() == Value::Kind::object ? v.find("orient") : nullptr;
+        if (body == nullptr) {
+            continue;
+        }
+        const std::optional<uint64_t> e = as_u64(body->find("eid"));
+        if (!e || *e > 0xffff) {
+            return "`orient` needs a u16 `eid`: " + v.dump();
+        }
+        const auto f = [&](const char* k) { return to_f32(as_f64(body->find(k)).value_or(0.0)); };
+        auto it = world.find(static_cast<uint16_t>(*e));
+        if (it == world.end()) {
+            return "`orient` of entity " + std::to_string(*e) + ", which the world does not hold";
+        }
+        it->second.orient = std::array<float, 4>{f("x"), f("y"), f("z"), f("w")};
+    }
+    return true;
+}
+
 // Applies `ops` to `world`; returns the events. `lives` counts spawns per id.
 inline std::vector<protocol::Event> apply_ops(
     ref::World& world, std::map<uint16_t, uint32_t>& lives, const std::vector<Op>& ops) {
@@ -240,7 +270,9 @@ inline std::vector<protocol::Event> apply_ops(
     return events;
 }
 
-// The server half: the world, and the runtime's half (the client's view of it, its encoder).
+// The server half: the world, and the runtime's half (the client's view of it, its encoder) over
+// the schema `S`; `NAME` is the half's name in messages.
+template <typename S, const char* NAME>
 class AckedServer : public Session {
 public:
     explicit AckedServer(const Params& p) : half_(p.view, p.window) {}
@@ -248,6 +280,9 @@ public:
     Outcome<bool> advance(uint64_t tick, uint64_t now_ms, const Value& ops) override {
         std::vector<Op> parsed;
         for (const Value& o : ops.items()) {
+            if (o.kind() == Value::Kind::object && o.find("orient") != nullptr) {
+                continue;  // applied by turn(), after the others
+            }
             auto op = op_from_json(o);
             if (!op) {
                 return op.error();
@@ -259,6 +294,10 @@ public:
         }
         tick_ = tick;
         std::vector<protocol::Event> events = apply_ops(world_, lives_, parsed);
+        auto turned = turn(world_, ops);
+        if (!turned) {
+            return turned.error();
+        }
         // Seed 004 section 8: inputs execute on the tick they name; the reference world does
         // not act on them, it only consumes them so the buffer reports what is still ahead.
         while (half_.machine().inputs_mut().execute_due(tick)) {
@@ -282,7 +321,7 @@ public:
                 return out;
             }
             if (e.kind == ackwire::session::SessionError::Kind::unexpected_frame) {
-                return "acked_server takes `ack` frames, not `" + frame + "`";
+                return std::string(NAME) + " takes `ack` frames, not `" + frame + "`";
             }
             return e.message;
         }
@@ -308,7 +347,7 @@ public:
 private:
     ref::World world_;
     std::map<uint16_t, uint32_t> lives_;
-    ref::AckedServerHalf half_;
+    ref::BasicAckedServerHalf<S> half_;
     uint64_t tick_ = 0;
 };
 
@@ -323,8 +362,9 @@ inline std::string joined(const std::vector<std::string>& parts) {
     return out;
 }
 
-// The client half: the runtime's (the AckedDecoder and the kind 7 writer), and the scripted
-// player.
+// The client half: the runtime's (the AckedDecoder and the kind 7 writer) over the schema `S`,
+// and the scripted player; `NAME` is the half's name in messages.
+template <typename S, const char* NAME>
 class AckedClient : public Session {
 public:
     explicit AckedClient(const Params& p)
@@ -359,12 +399,13 @@ public:
         auto r = half_.handle_frame(Now{0, now_ms}, frame, bytes.data(), bytes.size());
         if (!r) {
             if (r.error().kind == ackwire::session::SessionError::Kind::unexpected_frame) {
-                return "acked_client takes `acked` frames, not `" + frame + "`";
+                return std::string(NAME) + " takes `" + S::FRAME_NAME + "` frames, not `" + frame
+                    + "`";
             }
             return r.error().message;
         }
-        const ref::AckedClientHalf::Delivery& d = r.value();
-        using Kind = ref::AckedClientHalf::Delivery::Kind;
+        const acked::Delivery<protocol::Event>& d = r.value();
+        using Kind = acked::Delivery<protocol::Event>::Kind;
         Value out = Value::object();
         switch (d.kind) {
             case Kind::shown: {
@@ -436,29 +477,41 @@ public:
     std::optional<uint32_t> state_hash() override { return half_.state_hash(); }
 
 private:
-    ref::AckedClientHalf half_;
+    ref::BasicAckedClientHalf<S> half_;
     uint32_t lead_;
     std::optional<uint64_t> corrupt_at_;
 };
 
+// The halves' names (template arguments: objects with linkage).
+inline constexpr char ACKED_SERVER[] = "acked_server";
+inline constexpr char ACKED_CLIENT[] = "acked_client";
+inline constexpr char ACKED_PACKED_SERVER[] = "acked_packed_server";
+inline constexpr char ACKED_PACKED_CLIENT[] = "acked_packed_client";
+
+// The Opener of `Half`, made from the acked params.
+template <typename Half>
+Opener acked_opener() {
+    return [](const Value& v) -> Outcome<std::unique_ptr<Session>> {
+        auto p = acked_halves::params(v);
+        if (!p) {
+            return p.error();
+        }
+        return std::unique_ptr<Session>(new Half(p.value()));
+    };
+}
+
 }  // namespace acked_halves
 
-/// Registers `acked_server` and `acked_client`.
+/// Registers `acked_server`, `acked_client` (kind 6) and `acked_packed_server`,
+/// `acked_packed_client` (kind 12, issue 19: the same halves over PackedReference).
 inline void add_acked_halves(std::map<std::string, Opener>& all) {
-    all["acked_server"] = [](const Value& params) -> Outcome<std::unique_ptr<Session>> {
-        auto p = acked_halves::params(params);
-        if (!p) {
-            return p.error();
-        }
-        return std::unique_ptr<Session>(new acked_halves::AckedServer(p.value()));
-    };
-    all["acked_client"] = [](const Value& params) -> Outcome<std::unique_ptr<Session>> {
-        auto p = acked_halves::params(params);
-        if (!p) {
-            return p.error();
-        }
-        return std::unique_ptr<Session>(new acked_halves::AckedClient(p.value()));
-    };
+    using namespace acked_halves;
+    all[ACKED_SERVER] = acked_opener<AckedServer<ref::Reference, ACKED_SERVER>>();
+    all[ACKED_CLIENT] = acked_opener<AckedClient<ref::Reference, ACKED_CLIENT>>();
+    all[ACKED_PACKED_SERVER] =
+        acked_opener<AckedServer<ref::PackedReference, ACKED_PACKED_SERVER>>();
+    all[ACKED_PACKED_CLIENT] =
+        acked_opener<AckedClient<ref::PackedReference, ACKED_PACKED_CLIENT>>();
 }
 
 }  // namespace testee

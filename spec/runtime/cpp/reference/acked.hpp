@@ -7,6 +7,12 @@
 // acked/presenter.rs, acked/ack.rs and session.rs's acked halves: the same bytes, the same
 // state hashes.
 //
+// The orientation (ChangeMask::ORIENT, StateFlags::ORIENTED, issue 19) is a group of its own: a
+// smallest-three quaternion is absolute, so a change carries it whole whenever it differs from
+// the base's, never as a step; and a record keeps it for the entity's life once it has one (an
+// apply without the group leaves the base's). The halves are templates over the schema, so
+// that reference/acked_packed.hpp's PackedReference (kind 12) runs in the same halves.
+//
 // Needs the generated codec: `#include "protocol.hpp"`, found through `-I gen` (where
 // `ackwire gen --lang cpp` writes it, beside ackwire_acked.hpp).
 
@@ -16,6 +22,7 @@
 #include "ackwire_session.hpp"
 #include "protocol.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -77,9 +84,23 @@ inline Origin step_origin(const protocol::EntityState* base) {
     return Origin{};
 }
 
+/// Whether two records say the same of the pose group: position, heading, tier (POSE_FULL
+/// alone, not the ORIENTED bit, which is the orientation group's) and measurement tick.
 inline bool same_pose(const protocol::EntityState& a, const protocol::EntityState& b) {
     return a.x == b.x && a.y == b.y && a.z == b.z && a.yaw == b.yaw
-        && a.flags.bits == b.flags.bits && a.measured == b.measured;
+        && a.flags.contains(protocol::StateFlags::POSE_FULL)
+        == b.flags.contains(protocol::StateFlags::POSE_FULL)
+        && a.measured == b.measured;
+}
+
+/// The bits of each component of the orientation's smallest three (acked.wire's
+/// `Orientation`: `quat(9)`).
+constexpr unsigned ORIENT_BITS = 9;
+
+inline rt::EncodeError bad_orient() {
+    rt::EncodeError e(rt::ErrorKind::invalid_condition);
+    e.path.push_field("orient");
+    return e;
 }
 
 /// A full pose's coordinate as whole 1/512 m steps, or why not.
@@ -122,6 +143,8 @@ struct Reference {
     static constexpr uint32_t CHECK_EVERY = protocol::CHECK_EVERY;
     /// A frame larger than this many bytes goes on the reliable channel.
     static constexpr size_t RELIABLE_ABOVE = protocol::RELIABLE_ABOVE;
+    /// The name of the schema's frames in the spec (what the halves send and expect).
+    static constexpr const char* FRAME_NAME = "acked";
 
     /// Seed 000: "Whether an entity's pose is full or quantized travels with each change
     /// (POSE_FULL), since the base can be any recent frame, and a pose measured in a frame that
@@ -134,7 +157,24 @@ struct Reference {
         const bool health = base == nullptr || base->hp != next.hp || base->armor != next.armor;
         const bool vehicle =
             base == nullptr || base->vehicle != next.vehicle || base->seat != next.seat;
-        if (!pose && !health && !vehicle) {
+        const bool oriented = next.flags.contains(protocol::StateFlags::ORIENTED);
+        if (oriented != next.orient.has_value()) {
+            // A record whose ORIENTED bit and orientation disagree: the writer of EntityState
+            // refuses it too (its condition is `flags.ORIENTED`).
+            return detail::bad_orient();
+        }
+        // Once an entity has an orientation it keeps it for its life: a change can send a new
+        // one but cannot take one away (no group says "none"), so a record that drops the
+        // base's orientation is refused rather than sent as a change the client would apply
+        // keeping the old one (its check would then differ from the server's).
+        if (base != nullptr && base->orient.has_value() && !next.orient.has_value()) {
+            return detail::bad_orient();
+        }
+        // Smallest three is absolute: the group goes whole whenever it differs from the base's
+        // (and with every whole entity that has one).
+        const bool orient =
+            next.orient.has_value() && (base == nullptr || base->orient != next.orient);
+        if (!pose && !health && !vehicle && !orient) {
             return std::nullopt;
         }
         Change change;
@@ -196,6 +236,10 @@ struct Reference {
             change.mask.set(protocol::ChangeMask::VEHICLE);
             change.vehicle = protocol::Vehicle{next.vehicle, next.seat};
         }
+        if (orient) {
+            change.mask.set(protocol::ChangeMask::ORIENT);
+            change.orient = next.orient;
+        }
         out = std::move(change);
         return std::nullopt;
     }
@@ -229,7 +273,8 @@ struct Reference {
                 return why;
             }
             r.yaw = detail::round_u16(full.yaw / detail::YAW_FULL);
-            r.flags = protocol::StateFlags{}.with(protocol::StateFlags::POSE_FULL);
+            // The tier is the pose's; ORIENTED is the orientation's and stays.
+            r.flags.set(protocol::StateFlags::POSE_FULL, true);
         }
         if (change.pose_step) {
             const protocol::PoseStep& step = *change.pose_step;
@@ -248,7 +293,7 @@ struct Reference {
             // As Rust's `(x as u16) << 8` on a u16: the bits shifted past 16 are dropped.
             r.yaw = static_cast<uint16_t>(
                 (detail::round_u16(step.yaw / detail::YAW_STEP) << 8) & 0xffff);
-            r.flags = protocol::StateFlags{};
+            r.flags.set(protocol::StateFlags::POSE_FULL, false);
         }
         if (change.mask.contains(protocol::ChangeMask::POSE)) {
             const uint32_t age = change.age.value_or(0);
@@ -265,15 +310,32 @@ struct Reference {
             r.vehicle = change.vehicle->vehicle;
             r.seat = change.vehicle->seat;
         }
+        if (change.orient) {
+            r.orient = change.orient;
+            r.flags.set(protocol::StateFlags::ORIENTED, true);
+        }
         out = r;
         return nullptr;
     }
 
-    /// The record's 24 canonical bytes (what the check hashes after the u16 eid), as the
-    /// generated writer lays them out, written at once: the check writes every record of the
-    /// world every CHECK_EVERY frames.
+    /// The record's canonical bytes (what the check hashes after the u16 eid): the generated
+    /// writer's 24 bytes (28 with an orientation: its 29 bits padded to 4 bytes, as the
+    /// generated Orientation writer lays them out), written at once: the check writes every
+    /// record of the world every CHECK_EVERY frames. A record no frame could have applied
+    /// (reserved flag bits, an ORIENTED bit that disagrees with the orientation, a quaternion
+    /// the rules refuse) goes to the generated writer, which refuses it where it is, as the
+    /// Rust codec's write_record does.
     static void write_record(const Record& record, std::vector<uint8_t>& out) {
-        uint8_t b[24];
+        const uint8_t flags = record.flags.bits;
+        const bool orient_ok = !record.orient
+            || !rt::smallest_three_fault(record.orient->q, detail::ORIENT_BITS);
+        if ((flags & ~3u) != 0 || ((flags & 2u) != 0) != record.orient.has_value()
+            || !orient_ok) {
+            rt::Writer w(out);
+            (void)protocol::detail::write(w, record);
+            return;
+        }
+        uint8_t b[28];
         const auto le32 = [&](size_t at, uint32_t v) {
             b[at] = static_cast<uint8_t>(v);
             b[at + 1] = static_cast<uint8_t>(v >> 8);
@@ -288,13 +350,24 @@ struct Reference {
         le32(4, static_cast<uint32_t>(record.y));
         le32(8, static_cast<uint32_t>(record.z));
         le16(12, record.yaw);
-        b[14] = record.flags.bits;
+        b[14] = flags;
         le32(15, record.measured);
         b[19] = record.hp;
         b[20] = record.armor;
         le16(21, record.vehicle);
         b[23] = record.seat;
-        out.insert(out.end(), b, b + 24);
+        size_t n = 24;
+        if (record.orient) {
+            // `Orientation`'s 29 bits, least significant first (largest: u2, then three i9),
+            // and three zero padding bits.
+            const SmallestThree& q = record.orient->q;
+            const auto c = [&](size_t i) {
+                return uint32_t{static_cast<uint16_t>(q.rest[i])} & 0x1ffu;
+            };
+            le32(24, uint32_t{q.largest} | c(0) << 2 | c(1) << 11 | c(2) << 20);
+            n = 28;
+        }
+        out.insert(out.end(), b, b + n);
     }
 
     /// The tick the record's pose was measured at.
@@ -402,10 +475,16 @@ struct WorldEntity {
     uint16_t vehicle = 0;
     /// The seat taken.
     uint8_t seat = 0;
+    /// Its orientation, a unit quaternion `{x, y, z, w}` (any norm: it is normalised), or
+    /// nothing for an entity without one. An entity keeps the orientation it was last given
+    /// for its life: nothing after a value presents the last one again (the wire has no way to
+    /// take an orientation away, see Reference::diff).
+    std::optional<std::array<float, 4>> orient;
 
     friend bool operator==(const WorldEntity& a, const WorldEntity& b) {
         return a.life == b.life && a.x == b.x && a.y == b.y && a.z == b.z && a.yaw == b.yaw
-            && a.hp == b.hp && a.armor == b.armor && a.vehicle == b.vehicle && a.seat == b.seat;
+            && a.hp == b.hp && a.armor == b.armor && a.vehicle == b.vehicle && a.seat == b.seat
+            && a.orient == b.orient;
     }
 };
 
@@ -559,6 +638,15 @@ public:
             const uint16_t yaw = full ? yaw_full : coarse;
             StateFlags flags;
             flags.set(StateFlags::POSE_FULL, full);
+            // The orientation is kept current on every tick it changes, like health, whatever
+            // the pose's tier and rate; the entity keeps its last one when the world drops it.
+            std::optional<protocol::Orientation> orient;
+            if (w.orient) {
+                orient = protocol::Orientation{rt::from_xyzw(*w.orient, detail::ORIENT_BITS)};
+            } else if (prev != nullptr) {
+                orient = prev->orient;
+            }
+            flags.set(StateFlags::ORIENTED, orient.has_value());
             EntityState fresh;
             fresh.x = x;
             fresh.y = y;
@@ -570,6 +658,7 @@ public:
             fresh.armor = w.armor;
             fresh.vehicle = w.vehicle;
             fresh.seat = w.seat;
+            fresh.orient = orient;
             EntityState record = fresh;
             if (prev != nullptr) {
                 const EntityState& p = *prev;
@@ -577,7 +666,7 @@ public:
                     || p.vehicle != w.vehicle || p.seat != w.seat;
                 const bool tier_changed = near != was_near;
                 const bool differs = p.x != x || p.y != y || p.z != z || p.yaw != yaw
-                    || p.flags.bits != flags.bits;
+                    || p.flags.contains(StateFlags::POSE_FULL) != full;
                 const bool refresh = sat_sub(tick, p.measured) >= POSE_REFRESH;
                 const uint32_t every = std::max(config_.far_every, uint32_t{1});
                 const bool due = near || rest_changed || tier_changed
@@ -588,9 +677,11 @@ public:
                 record.armor = w.armor;
                 record.vehicle = w.vehicle;
                 record.seat = w.seat;
+                record.orient = orient;
+                record.flags.set(StateFlags::ORIENTED, orient.has_value());
             }
             const bool current = record.x == x && record.y == y && record.z == z
-                && record.yaw == yaw && record.flags.bits == flags.bits;
+                && record.yaw == yaw && record.flags.contains(StateFlags::POSE_FULL) == full;
             next.emplace_back(eid, acked::Entry<EntityState>{w.life, record});
             extras.push_back(Presented{near, w, current});
         }
@@ -623,8 +714,13 @@ private:
     std::optional<Viewer> viewer_;
 };
 
+/// The acked encoder of a schema of the reference protocol's records (Reference, or
+/// PackedReference of reference/acked_packed.hpp) over the server's input schedule.
+template <typename S>
+using EncoderOf = acked::AckedEncoder<S, acked::ScheduledInputs<protocol::Input>>;
+
 /// The acked encoder of the reference schema over the server's input schedule.
-using ReferenceEncoder = acked::AckedEncoder<Reference, acked::ScheduledInputs<protocol::Input>>;
+using ReferenceEncoder = EncoderOf<Reference>;
 
 // ---- the session halves ----
 
@@ -655,13 +751,14 @@ inline session::SessionError encode_error(const rt::EncodeError& e) {
 }  // namespace detail
 
 /// The server's half of acked snapshots (seed 000): a Presenter and an AckedEncoder of the
-/// reference schema over the server's input schedule. A tick takes the world and the tick's
-/// events and sends one `acked` frame (reliable when over RELIABLE_ABOVE bytes); a frame is the
-/// client's `ack`.
-class AckedServerHalf {
+/// schema `S` (Reference: kind 6; PackedReference: kind 12) over the server's input schedule.
+/// A tick takes the world and the tick's events and sends one frame named `S::FRAME_NAME`
+/// (reliable when over RELIABLE_ABOVE bytes); a frame is the client's `ack`.
+template <typename S>
+class BasicAckedServerHalf {
 public:
     /// The half for a client seen through `view`, its inputs judged by `window`.
-    AckedServerHalf(ViewConfig view, acked::InputWindow window)
+    BasicAckedServerHalf(ViewConfig view, acked::InputWindow window)
         : presenter_(std::move(view)), encoder_(acked::ScheduledInputs<protocol::Input>(window)) {}
 
     /// The client's `ack` frame arrives at `now` (its inputs judged against `now.tick`).
@@ -698,7 +795,7 @@ public:
             return detail::encode_error(sent.error());
         }
         const bool reliable = sent.value().reliable;
-        out_.push(session::Transmit{"acked", std::move(sent.value().bytes), reliable});
+        out_.push(session::Transmit{S::FRAME_NAME, std::move(sent.value().bytes), reliable});
         return session::Unit{};
     }
 
@@ -706,35 +803,40 @@ public:
     std::optional<session::Transmit> poll_transmit() { return out_.poll(); }
 
     /// The encoder, for its lower-level methods (its inputs are executed through it).
-    ReferenceEncoder& machine() { return encoder_; }
+    EncoderOf<S>& machine() { return encoder_; }
     /// The encoder.
-    const ReferenceEncoder& machine() const { return encoder_; }
+    const EncoderOf<S>& machine() const { return encoder_; }
 
 private:
     Presenter presenter_;
-    ReferenceEncoder encoder_;
+    EncoderOf<S> encoder_;
     session::Outbox out_;
 };
 
-/// The client's half of acked snapshots: an AckedDecoder of the reference schema and the kind 7
-/// writer. A tick takes the player's input and sends one `ack` acknowledging the newest frame
-/// applied, with the inputs not yet covered by `last_seq`; a frame is an `acked` frame,
-/// reported as its Delivery (an undecodable frame is a delivery too; a frame of another name is
-/// a SessionError). A native client's loop: `handle_frame` for every datagram, `handle_tick`
-/// every tick, then `poll_transmit` until it gives nothing, sending what it gives.
-class AckedClientHalf {
+/// The server's half of the reference schema: kind 6 frames named `acked`.
+using AckedServerHalf = BasicAckedServerHalf<Reference>;
+
+/// The client's half of acked snapshots: an AckedDecoder of the schema `S` (Reference: kind 6;
+/// PackedReference: kind 12) and the kind 7 writer. A tick takes the player's input and sends
+/// one `ack` acknowledging the newest frame applied, with the inputs not yet covered by
+/// `last_seq`; a frame is one named `S::FRAME_NAME`, reported as its Delivery (an undecodable
+/// frame is a delivery too; a frame of another name is a SessionError). A native client's
+/// loop: `handle_frame` for every datagram, `handle_tick` every tick, then `poll_transmit`
+/// until it gives nothing, sending what it gives.
+template <typename S>
+class BasicAckedClientHalf {
 public:
     /// The decoder's report of a frame.
     using Delivery = acked::Delivery<protocol::Event>;
 
     /// A fresh decoder; the writer repeats `keep` inputs (1 to 255) until they are covered.
-    explicit AckedClientHalf(size_t keep = 16) : writer_(keep) {}
+    explicit BasicAckedClientHalf(size_t keep = 16) : writer_(keep) {}
 
-    /// The server's frame `frame` (its name in the spec: `acked`) arrives. The Delivery's
-    /// report is the decoder's, lent until the next call.
+    /// The server's frame `frame` (its name in the spec: `S::FRAME_NAME`) arrives. The
+    /// Delivery's report is the decoder's, lent until the next call.
     session::Result<Delivery> handle_frame(
         session::Now /*now*/, const std::string& frame, const uint8_t* bytes, size_t len) {
-        if (auto e = session::expect_frame(frame, "acked")) {
+        if (auto e = session::expect_frame(frame, S::FRAME_NAME)) {
             return std::move(*e);
         }
         // The writer stops repeating what the frame's `last_seq` covers before it next writes
@@ -777,15 +879,18 @@ public:
     std::optional<uint32_t> shown_tick() const { return decoder_.shown_tick(); }
 
     /// The decoder, for its counters and lower-level methods.
-    acked::AckedDecoder<Reference>& machine() { return decoder_; }
+    acked::AckedDecoder<S>& machine() { return decoder_; }
     /// The decoder.
-    const acked::AckedDecoder<Reference>& machine() const { return decoder_; }
+    const acked::AckedDecoder<S>& machine() const { return decoder_; }
 
 private:
-    acked::AckedDecoder<Reference> decoder_;
+    acked::AckedDecoder<S> decoder_;
     acked::AckWriter<protocol::Input> writer_;
     session::Outbox out_;
 };
+
+/// The client's half of the reference schema: kind 6 frames named `acked`.
+using AckedClientHalf = BasicAckedClientHalf<Reference>;
 
 }  // namespace reference
 }  // namespace ackwire
