@@ -57,6 +57,19 @@ namespace Ackwire.Reference
             PackedMask.POSE, PackedMask.HEALTH, PackedMask.VEHICLE, PackedMask.ORIENT, PackedMask.POSE_FULL, PackedMask.POSE_AGE,
         };
 
+        /// <summary>
+        /// The most heap bytes a read of a kind 12 frame (DecodeFrameInto) allocates per byte of
+        /// its input, beside DecodeAllocSlack: the generated decode's values (a PackedChange of
+        /// 72 bytes and its list slot for as little as 9 bits of input) and the kind 6 Change
+        /// each becomes (64 bytes and a slot): 152 bytes for 9 bits, 135.1 a byte, measured on
+        /// Mono. Held by the runtime's tests (test/reference/ReferenceTests.cs) on the densest
+        /// frames a peer can send.
+        /// </summary>
+        public const long DecodeAllocPerByte = 144;
+
+        /// <summary>The bytes a read allocates whatever its size (the frame's and its lists' headers).</summary>
+        public const long DecodeAllocSlack = 512;
+
         /// <summary>Kind 12's header before the packed body: kind 6's without changed_count (kind, tick, base_tick, last_seq, input_buffer, flags, removed_count).</summary>
         const int HeaderBytes = 17;
 

@@ -746,6 +746,64 @@ static class ReferenceTests
         True(refused, "the packed client takes acked_packed frames only");
     }
 
+    /// <summary>
+    /// What one read of <paramref name="bytes"/> by the packed schema allocates (the generated
+    /// AckedPacked.Decode's values, then the kind 6 changes they become), after a warm-up,
+    /// between two readings of GC.GetAllocatedBytesForCurrentThread.
+    /// </summary>
+    static long Allocated(byte[] bytes)
+    {
+        AckedFrame<Change, Event> into = new AckedFrame<Change, Event>();
+        for (int i = 0; i < 20; i++)
+        {
+            Twelve.DecodeFrameInto(bytes, into);
+        }
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        Twelve.DecodeFrameInto(bytes, into);
+        return GC.GetAllocatedBytesForCurrentThread() - before;
+    }
+
+    /// A kind 12 frame of <paramref name="n"/> changes of the least size (9 bits: consecutive ids, empty masks).
+    static byte[] Densest(int n)
+    {
+        PackedChange[] changes = new PackedChange[n];
+        for (int i = 0; i < n; i++)
+        {
+            changes[i] = new PackedChange { Eid = (uint)(i + 1), Mask = 0 };
+        }
+        return new AckedPacked { Tick = 2, BaseTick = 1, Removed = new ushort[0], Body = new PackedChanges { Changes = changes }, Events = new Event[0] }.Encode();
+    }
+
+    /// DESIGN.md section 3: a decoder "allocates at most a small multiple of its input". The
+    /// packed schema's read is the generated decode (at most 72 bytes an input byte on kind
+    /// 12's densest body, alloc.cs) and a kind 6 Change per change: at most
+    /// AckedPackedReference.DecodeAllocPerByte bytes an input byte, plus DecodeAllocSlack,
+    /// on the densest frames a peer can send (every change 9 bits) and on random frames.
+    static void PackedDecodeAllocation()
+    {
+        double most = 0;
+        foreach (int n in new[] { 1, 100, 5000, 65535 })
+        {
+            byte[] bytes = Densest(n);
+            long allocated = Allocated(bytes);
+            most = Math.Max(most, (double)allocated / bytes.Length);
+            Console.WriteLine("     the densest kind 12 frame of " + n + " changes, " + bytes.Length + " bytes: "
+                + allocated + " bytes allocated by the packed schema's read, " + ((double)allocated / bytes.Length).ToString("F1") + " per input byte");
+            True(allocated <= AckedPackedReference.DecodeAllocSlack + AckedPackedReference.DecodeAllocPerByte * bytes.Length,
+                n + " changes: " + allocated + " bytes for " + bytes.Length);
+        }
+        Rng rng = new Rng(11);
+        for (int round = 0; round < 200; round++)
+        {
+            byte[] bytes = Twelve.EncodeFrame(RandomFrame(rng));
+            long allocated = Allocated(bytes);
+            most = Math.Max(most, (double)allocated / bytes.Length);
+            True(allocated <= AckedPackedReference.DecodeAllocSlack + AckedPackedReference.DecodeAllocPerByte * bytes.Length,
+                "random frame " + round + ": " + allocated + " bytes for " + bytes.Length);
+        }
+        Console.WriteLine("     at most " + most.ToString("F1") + " bytes allocated per input byte");
+    }
+
     static int Main()
     {
         List<KeyValuePair<string, Action>> tests = new List<KeyValuePair<string, Action>>
@@ -759,6 +817,7 @@ static class ReferenceTests
             new KeyValuePair<string, Action>("orient_hash_is_the_writers_bytes", HashIsTheWritersBytes),
             new KeyValuePair<string, Action>("presenter_orientation", PresenterOrientation),
             new KeyValuePair<string, Action>("packed_halves_end_to_end", PackedHalvesEndToEnd),
+            new KeyValuePair<string, Action>("packed_decode_allocation", PackedDecodeAllocation),
         };
         int failed = 0;
         foreach (KeyValuePair<string, Action> t in tests)
