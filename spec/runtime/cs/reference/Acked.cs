@@ -513,6 +513,7 @@ namespace Ackwire.Reference
             public readonly List<PoseStep> Steps = new List<PoseStep>();
             public readonly List<Health> Healths = new List<Health>();
             public readonly List<Vehicle> Vehicles = new List<Vehicle>();
+            public readonly List<Orientation> Orients = new List<Orientation>();
         }
 
         static readonly ushort[] NoRemoved = new ushort[0];
@@ -537,6 +538,13 @@ namespace Ackwire.Reference
             return pool[i];
         }
 
+        /// <summary>The low 9 bits of <paramref name="v"/> as a two's complement i9.</summary>
+        static short Signed9(uint v)
+        {
+            int low = (int)(v & 0x1ff);
+            return (short)(low >= 0x100 ? low - 0x200 : low);
+        }
+
         static bool Finite(float v)
         {
             return !float.IsNaN(v) && !float.IsInfinity(v);
@@ -546,7 +554,8 @@ namespace Ackwire.Reference
         /// Reads an acked frame without events at once into <paramref name="into"/> (its changes'
         /// objects reused from the frame's Scratch), with the generated reader's checks (the kind,
         /// reserved bits, the mask's <c>requires</c>, counts against the bytes left, finite
-        /// floats, no trailing byte); returns false, having read nothing that counts, for anything
+        /// floats, an orientation's zero padding and smallest three's canonical rules, no
+        /// trailing byte); returns false, having read nothing that counts, for anything
         /// else: a frame with events, or one the generated reader refuses (it then says why and
         /// where). Throws the generated path's error for a keyframe naming a base, as
         /// DecodeFrameInto does after it. Every index is checked against the length before it is
@@ -605,15 +614,16 @@ namespace Ackwire.Reference
                 }
                 ushort eid = U16(b, p);
                 int mask = U16(b, p + 2);
-                // acked.wire's ChangeMask: bits 0, 1, 2, 14 and 15 named, 14 and 15 requiring bit 0.
-                if ((mask & ~0xc007) != 0 || ((mask & 0xc000) != 0 && (mask & 1) == 0))
+                // acked.wire's ChangeMask: bits 0 to 3, 14 and 15 named, 14 and 15 requiring bit 0.
+                if ((mask & ~0xc00f) != 0 || ((mask & 0xc000) != 0 && (mask & 1) == 0))
                 {
                     return false;
                 }
                 bool pose = (mask & (int)ChangeMask.POSE) != 0;
                 bool full = (mask & (int)ChangeMask.POSE_FULL) != 0;
                 int len = 4 + ((mask & (int)ChangeMask.POSE_AGE) != 0 ? 1 : 0) + (pose ? (full ? 14 : 7) : 0)
-                    + ((mask & (int)ChangeMask.HEALTH) != 0 ? 2 : 0) + ((mask & (int)ChangeMask.VEHICLE) != 0 ? 3 : 0);
+                    + ((mask & (int)ChangeMask.HEALTH) != 0 ? 2 : 0) + ((mask & (int)ChangeMask.VEHICLE) != 0 ? 3 : 0)
+                    + ((mask & (int)ChangeMask.ORIENT) != 0 ? 4 : 0);
                 if (n - p < len)
                 {
                     return false;
@@ -627,6 +637,7 @@ namespace Ackwire.Reference
                 c.PoseStep = null;
                 c.Health = null;
                 c.Vehicle = null;
+                c.Orient = null;
                 if ((mask & (int)ChangeMask.POSE_AGE) != 0)
                 {
                     c.Age = b[p];
@@ -675,6 +686,23 @@ namespace Ackwire.Reference
                     v.Seat = b[p + 2];
                     c.Vehicle = v;
                     p += 3;
+                }
+                if ((mask & (int)ChangeMask.ORIENT) != 0)
+                {
+                    // `Orientation`: 29 bits least significant first (largest: u2, then three
+                    // i9), three zero padding bits; anything else (and any value the
+                    // quaternion's rules refuse) is left to the generated reader, which says
+                    // where and why.
+                    uint bits = U32(b, p);
+                    SmallestThree q = new SmallestThree((byte)(bits & 3), Signed9(bits >> 2), Signed9(bits >> 11), Signed9(bits >> 20));
+                    if (bits >> 29 != 0 || SmallestThree.Check(q, OrientBits) != null)
+                    {
+                        return false;
+                    }
+                    Orientation o = Slot(pool.Orients, i);
+                    o.Q = q;
+                    c.Orient = o;
+                    p += 4;
                 }
                 changes[i] = c;
             }

@@ -746,6 +746,127 @@ static class ReferenceTests
         True(refused, "the packed client takes acked_packed frames only");
     }
 
+    static string Generated(byte[] bytes)
+    {
+        Acked a;
+        try
+        {
+            a = Acked.Decode(bytes);
+        }
+        catch (DecodeError e)
+        {
+            return "error " + Errors.KindName(e.Kind) + " at " + e.Offset + " in " + e.Path;
+        }
+        bool keyframe = (a.Flags & AckedFlags.KEYFRAME) != 0;
+        if (keyframe && a.BaseTick != 0)
+        {
+            return "error invalid_condition at 5 in base_tick";
+        }
+        return Text(new AckedFrame<Change, Event>
+        {
+            Tick = a.Tick,
+            BaseTick = a.BaseTick,
+            LastSeq = a.LastSeq,
+            InputBuffer = a.InputBuffer,
+            Keyframe = keyframe,
+            Check = a.Check,
+            Removed = a.Removed,
+            Changes = a.Changes,
+            FirstSerial = a.FirstSerial ?? 0,
+            Events = a.Events,
+        });
+    }
+
+    static string ViaSchema(byte[] bytes, AckedFrame<Change, Event> into)
+    {
+        try
+        {
+            Six.DecodeFrameInto(bytes, into);
+        }
+        catch (DecodeError e)
+        {
+            return "error " + Errors.KindName(e.Kind) + " at " + e.Offset + " in " + e.Path;
+        }
+        return Text(into);
+    }
+
+    /// Kind 6's reader at once (FastFrame, ORIENT among the groups it reads) gives what the
+    /// generated Acked.Decode gives, frame or error, on frames with orientations and on their
+    /// mutants (a byte changed, the frame cut short), read into one AckedFrame as the decoder
+    /// does (its pooled changes reused), and an applied orientation is not the pool's.
+    static void FastFrameReadsOrientations()
+    {
+        Rng rng = new Rng(99);
+        AckedFrame<Change, Event> into = new AckedFrame<Change, Event>();
+        int same = 0, refused = 0, oriented = 0;
+        for (int round = 0; round < 1500; round++)
+        {
+            AckedFrame<Change, Event> f = RandomFrame(rng);
+            // FastFrame reads frames without events.
+            f.Events = new Event[0];
+            byte[] bytes = Six.EncodeFrame(f);
+            for (int m = 0; m < 4; m++)
+            {
+                byte[] b = (byte[])bytes.Clone();
+                if (m == 1)
+                {
+                    b[rng.Below(b.Length)] ^= (byte)(1 << rng.Below(8));
+                }
+                else if (m == 2)
+                {
+                    Array.Resize(ref b, rng.Below(b.Length));
+                }
+                else if (m == 3 && b.Length > 23)
+                {
+                    // The orientation's top byte (padding and a component's high bits) is where
+                    // the rules are; hit the last bytes most often.
+                    b[b.Length - 2 - rng.Below(4)] ^= (byte)(1 << rng.Below(8));
+                }
+                string want = Generated(b);
+                Equal(want, ViaSchema(b, into), "round " + round + ", mutant " + m);
+                if (want.StartsWith("error"))
+                {
+                    refused++;
+                }
+                else
+                {
+                    same++;
+                }
+            }
+            foreach (Change c in into.Changes)
+            {
+                if (c.Orient != null)
+                {
+                    oriented++;
+                }
+            }
+        }
+        True(same > 1500 && refused > 500 && oriented > 1000, same + " read, " + refused + " refused, " + oriented + " orientations");
+        // An orientation applied from a pooled change is the record's own.
+        Change pooled = null;
+        byte[] one = Six.EncodeFrame(new AckedFrame<Change, Event>
+        {
+            Tick = 3,
+            BaseTick = 2,
+            Changes = new[] { new Change { Eid = 1, Mask = ChangeMask.ORIENT, Orient = Q(0.1f, 0.2f, 0.3f, 0.9f) } },
+        });
+        Six.DecodeFrameInto(one, into);
+        pooled = into.Changes[0];
+        EntityState r = Six.Apply(With(Record(null), Q(1, 0, 0, 0)), pooled, 3);
+        SmallestThree held = r.Orient.Q;
+        Six.DecodeFrameInto(Six.EncodeFrame(new AckedFrame<Change, Event>
+        {
+            Tick = 4,
+            BaseTick = 3,
+            // Negative components: the fast path reads their sign (else it would leave them to
+            // the generated reader, which makes new changes).
+            Changes = new[] { new Change { Eid = 1, Mask = ChangeMask.ORIENT, Orient = Q(-0.9f, 0.2f, -0.3f, 0.1f) } },
+        }), into);
+        True(ReferenceEquals(pooled, into.Changes[0]), "the reader reused its change, read at once");
+        True(into.Changes[0].Orient.Q.B < 0 || into.Changes[0].Orient.Q.A < 0 || into.Changes[0].Orient.Q.C < 0, "a negative component read");
+        Equal(held, r.Orient.Q, "the record kept its orientation");
+    }
+
     /// <summary>
     /// What one read of <paramref name="bytes"/> by the packed schema allocates (the generated
     /// AckedPacked.Decode's values, then the kind 6 changes they become), after a warm-up,
@@ -818,6 +939,7 @@ static class ReferenceTests
             new KeyValuePair<string, Action>("presenter_orientation", PresenterOrientation),
             new KeyValuePair<string, Action>("packed_halves_end_to_end", PackedHalvesEndToEnd),
             new KeyValuePair<string, Action>("packed_decode_allocation", PackedDecodeAllocation),
+            new KeyValuePair<string, Action>("fast_frame_reads_orientations", FastFrameReadsOrientations),
         };
         int failed = 0;
         foreach (KeyValuePair<string, Action> t in tests)
