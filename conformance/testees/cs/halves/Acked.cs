@@ -207,19 +207,23 @@ static class AckedHalves
     }
 
     /// <summary>The server half: the world, the client's view of it and its acked encoder.</summary>
-    sealed class AckedServer : ITesteeSession
+    sealed class AckedServer : Adapter<AckedServerHalf, AckedTick, AckedAckReport>
     {
         readonly Dictionary<int, WorldEntity> world = new Dictionary<int, WorldEntity>();
         readonly Dictionary<int, ulong> lives = new Dictionary<int, ulong>();
         readonly ScheduledInputs<Input> inputs;
-        readonly AckedServerHalf half;
         ulong tick;
 
         public AckedServer(AckedParams p, IAckedSchema<EntityState, Change, Event, Input> schema, string frameName)
+            : this(p, new ScheduledInputs<Input>(new InputWindow(p.MaxLate, p.MaxEarly)), schema, frameName)
         {
-            inputs = new ScheduledInputs<Input>(new InputWindow(p.MaxLate, p.MaxEarly));
-            half = new AckedServerHalf(new Presenter(new ViewConfig { Own = p.Own, Tier = p.Tier, FarEvery = p.FarEvery }), inputs,
-                schema, frameName);
+        }
+
+        AckedServer(AckedParams p, ScheduledInputs<Input> inputs, IAckedSchema<EntityState, Change, Event, Input> schema, string frameName)
+            : base(new AckedServerHalf(new Presenter(new ViewConfig { Own = p.Own, Tier = p.Tier, FarEvery = p.FarEvery }), inputs,
+                schema, frameName))
+        {
+            this.inputs = inputs;
         }
 
         /// <summary>The harness's <c>apply_ops</c>: the world after the ops, and the tick's events.</summary>
@@ -269,7 +273,7 @@ static class AckedHalves
             return events;
         }
 
-        public void Advance(ulong t, ulong nowMs, List<JsonValue> ops)
+        public override void Advance(ulong t, ulong nowMs, List<JsonValue> ops)
         {
             List<Op> parsed = new List<Op>();
             foreach (JsonValue v in ops)
@@ -303,7 +307,7 @@ static class AckedHalves
             }
         }
 
-        public void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter j)
+        public override void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter j)
         {
             if (frame != "ack")
             {
@@ -358,16 +362,6 @@ static class AckedHalves
                 case AckVerdict.Nothing: return "nothing";
                 default: return "keyframe_requested";
             }
-        }
-
-        public List<Transmit> Take()
-        {
-            return Sessions.Drain(half);
-        }
-
-        public uint? StateHash()
-        {
-            return null;
         }
     }
 
@@ -517,22 +511,21 @@ static class AckedHalves
     }
 
     /// <summary>The client half: the runtime's (the AckedDecoder and the kind 7 writer), a scripted player.</summary>
-    sealed class AckedClient : ITesteeSession
+    sealed class AckedClient : Adapter<AckedClientHalf, Input, Delivery<Event>>
     {
-        readonly AckedClientHalf half;
         readonly uint lead;
         readonly ulong? corruptAt;
         readonly string frameName;
 
         public AckedClient(AckedParams p, IAckedSchema<EntityState, Change, Event, Input> schema, string frameName)
+            : base(new AckedClientHalf(schema, frameName, p.Keep))
         {
             this.frameName = frameName;
-            half = new AckedClientHalf(schema, frameName, p.Keep);
             lead = p.Lead;
             corruptAt = p.CorruptAt;
         }
 
-        public void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
+        public override void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
         {
             if (corruptAt.HasValue && corruptAt.Value == tick)
             {
@@ -553,7 +546,7 @@ static class AckedHalves
             half.HandleTick(new Now(tick, nowMs), input);
         }
 
-        public void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter j)
+        public override void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter j)
         {
             if (frame != frameName)
             {
@@ -655,12 +648,7 @@ static class AckedHalves
             j.EndObject();
         }
 
-        public List<Transmit> Take()
-        {
-            return Sessions.Drain(half);
-        }
-
-        public uint? StateHash()
+        public override uint? StateHash()
         {
             return half.StateHash();
         }
