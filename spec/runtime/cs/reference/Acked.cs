@@ -4,9 +4,10 @@
 // inputs are Input. The orientation (ChangeMask.ORIENT, StateFlags.ORIENTED, issue 19) is a
 // group of its own: a smallest-three quaternion is absolute, so a change carries it whole
 // whenever it differs from the base's, never as a step; and a record keeps it for the entity's
-// life once it has one (an apply without the group leaves the base's). Beside it, the server's Presenter (each client's S_N from a world, with the
-// near tier's TierBoundary), and the two session halves: AckedClientHalf, the facade a Unity
-// MonoBehaviour or a Godot node drives, and AckedServerHalf.
+// life once it has one (an apply without the group leaves the base's). Beside it, the server's
+// Presenter (each client's S_N from a world, with the near tier's TierBoundary), and the two
+// session halves: AckedClientHalf, the facade a Unity MonoBehaviour or a Godot node drives, and
+// AckedServerHalf, each over this schema or the bit-packed one (AckedPacked.cs, kind 12).
 //
 // This file uses the generated codec (namespace Ackwire.Protocol): `ackwire gen --lang cs`
 // writes it and the runtime, and conformance/testees/cs/build.sh copies this folder beside them
@@ -960,7 +961,10 @@ namespace Ackwire.Reference
                 if (w.Orient.HasValue)
                 {
                     Xyzw q = w.Orient.Value;
-                    orient = new Orientation { Q = SmallestThree.FromXyzw(q.X, q.Y, q.Z, q.W, AckedReference.OrientBits) };
+                    SmallestThree s3 = SmallestThree.FromXyzw(q.X, q.Y, q.Z, q.W, AckedReference.OrientBits);
+                    // The record's object again when it did not turn (records are never edited
+                    // in place), so a still entity costs no allocation.
+                    orient = p != null && p.Orient != null && p.Orient.Q.Equals(s3) ? p.Orient : new Orientation { Q = s3 };
                 }
                 else
                 {
