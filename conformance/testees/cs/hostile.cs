@@ -120,7 +120,7 @@ static class Hostile
         }
     }
 
-    static readonly string[] Names = { "datagram", "spawn", "despawn", "full_frame", "datagram_ack", "snapshot", "snapshot_ack", "delta_plan", "delta_ack", "acked" };
+    static readonly string[] Names = { "datagram", "spawn", "despawn", "full_frame", "datagram_ack", "snapshot", "snapshot_ack", "delta_plan", "delta_ack", "acked", "acked_packed" };
 
     static void Datagrams(int ticks)
     {

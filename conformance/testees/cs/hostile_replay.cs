@@ -97,7 +97,7 @@ static class HostileReplay
     static readonly string[] FrameNames =
     {
         "datagram", "spawn", "despawn", "full_frame", "datagram_ack", "snapshot", "snapshot_ack",
-        "delta_plan", "delta_ack", "acked", "ack",
+        "delta_plan", "delta_ack", "acked", "ack", "acked_packed",
     };
 
     static int Main(string[] args)

@@ -3,6 +3,12 @@
 # no NUnit) with Mono's C# compiler, C# 7.2, warnings as errors, and runs them. Installs Mono
 # (mono-mcs, mono-runtime) when it is missing. `-doc` makes every public item's XML doc checked
 # (present and well formed) under -warnaserror+.
+#
+# Then the reference protocol's schemas (reference/*.cs: the acked schema with issue 19's
+# orientation, the bit-packed kind 12 schema beside it) with test/reference/*.cs, a program of
+# its own: they need the generated codec of spec/protocol, which `ackwire gen --lang cs` writes
+# into the temporary folder (ackwire is $ACKWIRE when that names a built binary, else `cargo
+# run`, as conformance/testees/cs/build.sh runs it); its Protocol.cs is compiled over src/.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -12,3 +18,17 @@ trap 'rm -rf "$out"' EXIT
 mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/doc.xml" -out:"$out/tests.exe" \
     "$here"/src/*.cs "$here"/src/Sessions/*.cs "$here"/test/*.cs
 mono "$out/tests.exe"
+
+root="$(cd "$here/../../.." && pwd)"
+if [ -n "${ACKWIRE:-}" ]; then
+    generate=("$ACKWIRE" gen --lang cs --out "$out/gen" spec/protocol)
+else
+    generate=(cargo run -q -p ackwire -- gen --lang cs --out "$out/gen" spec/protocol)
+fi
+if ! (cd "$root" && "${generate[@]}") >"$out/gen.log" 2>&1; then
+    cat "$out/gen.log" >&2
+    exit 1
+fi
+mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/reference.xml" -out:"$out/reference_tests.exe" \
+    "$here"/src/*.cs "$here"/src/Sessions/*.cs "$out/gen/Protocol.cs" "$here"/reference/*.cs "$here"/test/reference/*.cs
+mono "$out/reference_tests.exe"

@@ -11,6 +11,12 @@
 // tick's input this far ahead), `keep_inputs` (16), `corrupt_at` (a tick: at its advance the
 // client flips bits 0x55 of the `hp` of every record it holds and shows, a memory corruption the
 // next check must catch, after which it asks for a keyframe).
+//
+// `acked_packed_server` and `acked_packed_client` (issue 19) are the same halves over the
+// bit-packed schema (gen/reference/AckedPacked.cs): kind 12 frames named `acked_packed`, the same
+// acks. The world op `{"orient": {"eid", "x", "y", "z", "w"}}` sets an entity's orientation (a
+// quaternion of any norm) after the tick's other ops; the `acked_packed` vectors use it, so the
+// `acked` ones stay as they were.
 
 using System;
 using System.Collections.Generic;
@@ -19,14 +25,17 @@ using Ackwire.Reference;
 using Ackwire.Runtime;
 using Ackwire.Runtime.Sessions;
 
-/// <summary>The acked halves: <c>acked_server</c> and <c>acked_client</c>.</summary>
+/// <summary>The acked halves: <c>acked_server</c> and <c>acked_client</c> (kind 6), <c>acked_packed_server</c> and <c>acked_packed_client</c> (kind 12).</summary>
 static class AckedHalves
 {
     /// <summary>Adds the acked halves to <paramref name="r"/>.</summary>
     public static void Register(Registry r)
     {
-        r.Add("acked_server", p => new AckedServer(new AckedParams(p)));
-        r.Add("acked_client", p => new AckedClient(new AckedParams(p)));
+        r.Add("acked_server", p => new AckedServer(new AckedParams(p), AckedReference.Schema, AckedReference.FrameName));
+        r.Add("acked_client", p => new AckedClient(new AckedParams(p), AckedReference.Schema, AckedReference.FrameName));
+        // Issue 19: the same halves over the bit-packed schema, kind 12 frames.
+        r.Add("acked_packed_server", p => new AckedServer(new AckedParams(p), AckedPackedReference.Schema, AckedPackedReference.FrameName));
+        r.Add("acked_packed_client", p => new AckedClient(new AckedParams(p), AckedPackedReference.Schema, AckedPackedReference.FrameName));
     }
 
     const string TickRange = "ticks are u32 on the wire";
@@ -106,6 +115,43 @@ static class AckedHalves
         public Event Event;
     }
 
+    /// <summary>
+    /// The <c>orient</c> ops of a tick (<c>{"orient": {"eid", "x", "y", "z", "w"}}</c>: the
+    /// entity's orientation, a quaternion of any norm, components read as f32), applied after
+    /// the tick's other ops; an entity keeps its orientation for its life (issue 19). An op for
+    /// an id the world does not hold is an error, as in conformance/src/sessions/acked.rs.
+    /// </summary>
+    static void Turn(Dictionary<int, WorldEntity> world, List<JsonValue> ops)
+    {
+        foreach (JsonValue v in ops)
+        {
+            if (!IsOrient(v))
+            {
+                continue;
+            }
+            JsonValue body = v.Get("orient");
+            JsonValue b = body.Kind == JsonKind.Object ? body : null;
+            ulong? e = Sessions.AsU64(b == null ? null : b.Get("eid"));
+            if (e == null || e.Value > 65535)
+            {
+                throw new ArgumentException("`orient` needs a u16 `eid`");
+            }
+            Func<string, float> f = k => (float)(Sessions.AsF64(b.Get(k)) ?? 0);
+            WorldEntity w;
+            if (!world.TryGetValue((int)e.Value, out w))
+            {
+                throw new ArgumentException("`orient` of entity " + e.Value + ", which the world does not hold");
+            }
+            w.Orient = new Xyzw(f("x"), f("y"), f("z"), f("w"));
+        }
+    }
+
+    /// <summary>Whether <paramref name="v"/> is an <c>orient</c> op (Turn's, not OpFromJson's).</summary>
+    static bool IsOrient(JsonValue v)
+    {
+        return v != null && v.Kind == JsonKind.Object && v.Get("orient") != null;
+    }
+
     static Op OpFromJson(JsonValue v)
     {
         if (v == null || v.Kind != JsonKind.Object || v.Members.Count != 1)
@@ -161,18 +207,23 @@ static class AckedHalves
     }
 
     /// <summary>The server half: the world, the client's view of it and its acked encoder.</summary>
-    sealed class AckedServer : ITesteeSession
+    sealed class AckedServer : Adapter<AckedServerHalf, AckedTick, AckedAckReport>
     {
         readonly Dictionary<int, WorldEntity> world = new Dictionary<int, WorldEntity>();
         readonly Dictionary<int, ulong> lives = new Dictionary<int, ulong>();
         readonly ScheduledInputs<Input> inputs;
-        readonly AckedServerHalf half;
         ulong tick;
 
-        public AckedServer(AckedParams p)
+        public AckedServer(AckedParams p, IAckedSchema<EntityState, Change, Event, Input> schema, string frameName)
+            : this(p, new ScheduledInputs<Input>(new InputWindow(p.MaxLate, p.MaxEarly)), schema, frameName)
         {
-            inputs = new ScheduledInputs<Input>(new InputWindow(p.MaxLate, p.MaxEarly));
-            half = new AckedServerHalf(new Presenter(new ViewConfig { Own = p.Own, Tier = p.Tier, FarEvery = p.FarEvery }), inputs);
+        }
+
+        AckedServer(AckedParams p, ScheduledInputs<Input> inputs, IAckedSchema<EntityState, Change, Event, Input> schema, string frameName)
+            : base(new AckedServerHalf(new Presenter(new ViewConfig { Own = p.Own, Tier = p.Tier, FarEvery = p.FarEvery }), inputs,
+                schema, frameName))
+        {
+            this.inputs = inputs;
         }
 
         /// <summary>The harness's <c>apply_ops</c>: the world after the ops, and the tick's events.</summary>
@@ -222,12 +273,15 @@ static class AckedHalves
             return events;
         }
 
-        public void Advance(ulong t, ulong nowMs, List<JsonValue> ops)
+        public override void Advance(ulong t, ulong nowMs, List<JsonValue> ops)
         {
             List<Op> parsed = new List<Op>();
             foreach (JsonValue v in ops)
             {
-                parsed.Add(OpFromJson(v));
+                if (!IsOrient(v))
+                {
+                    parsed.Add(OpFromJson(v));
+                }
             }
             if (t > uint.MaxValue)
             {
@@ -235,6 +289,7 @@ static class AckedHalves
             }
             tick = t;
             List<Event> events = Apply(parsed);
+            Turn(world, ops);
             // Seed 004 §8: inputs execute on the tick they name; the reference world does not
             // act on them, it only consumes them so the buffer reports what is still ahead.
             Input due;
@@ -252,7 +307,7 @@ static class AckedHalves
             }
         }
 
-        public void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter j)
+        public override void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter j)
         {
             if (frame != "ack")
             {
@@ -308,16 +363,6 @@ static class AckedHalves
                 default: return "keyframe_requested";
             }
         }
-
-        public List<Transmit> Take()
-        {
-            return Sessions.Drain(half);
-        }
-
-        public uint? StateHash()
-        {
-            return null;
-        }
     }
 
     /// <summary>
@@ -334,6 +379,57 @@ static class AckedHalves
         {
             Console.Error.WriteLine("testee: the acked schema's reader disagrees with Acked.Decode on " + Json.ToHex(bytes)
                 + "\nat once   " + a + "\ngenerated " + b);
+            Environment.Exit(134);
+        }
+    }
+
+    /// <summary>
+    /// The testee's check of the packed schema's conversion on every kind 12 frame delivered:
+    /// a frame it reads goes back, through kind 6's frame, to the same bytes (kind 12 and kind
+    /// 6 carry the same information, packed.rs's property tests), and the kind 6 frame's bytes
+    /// read back as the same frame. A disagreement exits the process with both on standard
+    /// error (the runner reports a crash).
+    /// </summary>
+    public static void PackedRoundTrips(byte[] bytes)
+    {
+        AckedFrame<Change, Event> f = new AckedFrame<Change, Event>();
+        try
+        {
+            AckedPackedReference.Schema.DecodeFrameInto(bytes, f);
+        }
+        catch (DecodeError)
+        {
+            return;
+        }
+        string why = null;
+        try
+        {
+            byte[] again = AckedPackedReference.Schema.EncodeFrame(f);
+            if (Json.ToHex(again) != Json.ToHex(bytes))
+            {
+                why = "kind 12 again is " + Json.ToHex(again);
+            }
+            byte[] six = AckedReference.Schema.EncodeFrame(f);
+            AckedFrame<Change, Event> g = new AckedFrame<Change, Event>();
+            AckedReference.Schema.DecodeFrameInto(six, g);
+            string a = Canon(f.Tick, f.BaseTick, f.LastSeq, f.InputBuffer, f.Keyframe, f.Check, f.Removed, f.Changes, f.FirstSerial, f.Events);
+            string b = Canon(g.Tick, g.BaseTick, g.LastSeq, g.InputBuffer, g.Keyframe, g.Check, g.Removed, g.Changes, g.FirstSerial, g.Events);
+            if (why == null && a != b)
+            {
+                why = "through kind 6 " + Json.ToHex(six) + "\nkind 12 " + a + "\nkind 6  " + b;
+            }
+        }
+        catch (EncodeError e)
+        {
+            why = "re-encoding refused: " + e.Message;
+        }
+        catch (DecodeError e)
+        {
+            why = "kind 6 refused its own frame: " + e.Message;
+        }
+        if (why != null)
+        {
+            Console.Error.WriteLine("testee: the packed schema does not round-trip " + Json.ToHex(bytes) + ": " + why);
             Environment.Exit(134);
         }
     }
@@ -415,20 +511,21 @@ static class AckedHalves
     }
 
     /// <summary>The client half: the runtime's (the AckedDecoder and the kind 7 writer), a scripted player.</summary>
-    sealed class AckedClient : ITesteeSession
+    sealed class AckedClient : Adapter<AckedClientHalf, Input, Delivery<Event>>
     {
-        readonly AckedClientHalf half;
         readonly uint lead;
         readonly ulong? corruptAt;
+        readonly string frameName;
 
-        public AckedClient(AckedParams p)
+        public AckedClient(AckedParams p, IAckedSchema<EntityState, Change, Event, Input> schema, string frameName)
+            : base(new AckedClientHalf(schema, frameName, p.Keep))
         {
-            half = new AckedClientHalf(p.Keep);
+            this.frameName = frameName;
             lead = p.Lead;
             corruptAt = p.CorruptAt;
         }
 
-        public void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
+        public override void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
         {
             if (corruptAt.HasValue && corruptAt.Value == tick)
             {
@@ -449,13 +546,20 @@ static class AckedHalves
             half.HandleTick(new Now(tick, nowMs), input);
         }
 
-        public void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter j)
+        public override void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter j)
         {
-            if (frame != "acked")
+            if (frame != frameName)
             {
-                throw new SessionError(SessionError.UnexpectedFrame, "acked_client takes `acked` frames, not `" + frame + "`");
+                throw new SessionError(SessionError.UnexpectedFrame, "the acked client takes `" + frameName + "` frames, not `" + frame + "`");
             }
-            ReadersAgree(bytes);
+            if (frameName == AckedReference.FrameName)
+            {
+                ReadersAgree(bytes);
+            }
+            else
+            {
+                PackedRoundTrips(bytes);
+            }
             // The client does not count ticks; its decoder reads none.
             Delivery<Event> d = half.HandleFrame(new Now(0, nowMs), frame, bytes);
             j.BeginObject();
@@ -544,12 +648,7 @@ static class AckedHalves
             j.EndObject();
         }
 
-        public List<Transmit> Take()
-        {
-            return Sessions.Drain(half);
-        }
-
-        public uint? StateHash()
+        public override uint? StateHash()
         {
             return half.StateHash();
         }

@@ -92,19 +92,18 @@ static class BaselineHalves
         }
     }
 
-    sealed class Server : ITesteeSession
+    sealed class Server : Adapter<BaselineServer<object>, Scene<object>, BaselineAckReport>
     {
         readonly Scene<object> scene = new Scene<object>(ReferenceBaseline.Instance);
-        readonly BaselineServer<object> half;
 
         public Server(Params p)
-        {
-            half = new BaselineServer<object>(
+            : base(new BaselineServer<object>(
                 ReferenceBaseline.Instance,
-                new SnapshotWriter<object>(ReferenceBaseline.Instance, p.Client, p.Budget, p.First, BaselineLimits.Default));
+                new SnapshotWriter<object>(ReferenceBaseline.Instance, p.Client, p.Budget, p.First, BaselineLimits.Default)))
+        {
         }
 
-        public void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
+        public override void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
         {
             foreach (JsonValue v in ops)
             {
@@ -113,7 +112,7 @@ static class BaselineHalves
             half.HandleTick(new Now(tick, nowMs), scene);
         }
 
-        public void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
+        public override void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
         {
             RestJson.Report(report, frame, j =>
             {
@@ -126,28 +125,16 @@ static class BaselineHalves
                 j.EndObject();
             });
         }
-
-        public List<Transmit> Take()
-        {
-            return Sessions.Drain(half);
-        }
-
-        public uint? StateHash()
-        {
-            return null;
-        }
     }
 
-    sealed class Client : ITesteeSession
+    sealed class Client : Adapter<BaselineClient<object>, object, SnapshotSummary>
     {
-        readonly BaselineClient<object> half;
-
         public Client(Params p)
+            : base(new BaselineClient<object>(ReferenceBaseline.Instance, new SnapshotClient<object>(ReferenceBaseline.Instance, p.MaxEntities)))
         {
-            half = new BaselineClient<object>(ReferenceBaseline.Instance, new SnapshotClient<object>(ReferenceBaseline.Instance, p.MaxEntities));
         }
 
-        public void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
+        public override void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
         {
             if (ops.Count > 0)
             {
@@ -155,7 +142,7 @@ static class BaselineHalves
             }
         }
 
-        public void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
+        public override void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
         {
             RestJson.Report(report, frame, j =>
             {
@@ -181,12 +168,7 @@ static class BaselineHalves
             });
         }
 
-        public List<Transmit> Take()
-        {
-            return Sessions.Drain(half);
-        }
-
-        public uint? StateHash()
+        public override uint? StateHash()
         {
             return half.Client.StateHash();
         }

@@ -89,12 +89,16 @@ static class DatagramHalves
         }
     }
 
-    sealed class Server : ITesteeSession
+    sealed class Server : Adapter<DatagramServer, DatagramTick, AckSummary>
     {
-        readonly DatagramServer half;
         ulong inputAck;
 
         public Server(JsonValue p)
+            : base(Make(p))
+        {
+        }
+
+        static DatagramServer Make(JsonValue p)
         {
             SubscriptionConfig config = SubscriptionConfig.Default;
             if (RestJson.Get(p, "precision") != null)
@@ -105,10 +109,10 @@ static class DatagramHalves
             {
                 config.MaxDatagram = (long)RestJson.Uint(p, "max_datagram", long.MaxValue);
             }
-            half = new DatagramServer(ReferenceDatagram.Instance, new Subscription(ReferenceDatagram.Instance, config));
+            return new DatagramServer(ReferenceDatagram.Instance, new Subscription(ReferenceDatagram.Instance, config));
         }
 
-        public void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
+        public override void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
         {
             DatagramTick t = new DatagramTick();
             foreach (JsonValue v in ops)
@@ -127,7 +131,7 @@ static class DatagramHalves
             half.HandleTick(new Now(tick, nowMs), t);
         }
 
-        public void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
+        public override void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
         {
             RestJson.Report(report, frame, j =>
             {
@@ -142,33 +146,26 @@ static class DatagramHalves
                 j.EndObject();
             });
         }
-
-        public List<Transmit> Take()
-        {
-            return Sessions.Drain(half);
-        }
-
-        public uint? StateHash()
-        {
-            return null;
-        }
     }
 
-    sealed class Client : ITesteeSession
+    sealed class Client : Adapter<DatagramClient, object, DatagramSummary>
     {
-        readonly DatagramClient half;
-
         public Client(JsonValue p)
+            : base(Make(p))
+        {
+        }
+
+        static DatagramClient Make(JsonValue p)
         {
             ReplicaLimits limits = ReplicaLimits.Default;
             if (RestJson.Get(p, "max_held") != null)
             {
                 limits.MaxHeld = (int)RestJson.Uint(p, "max_held", int.MaxValue);
             }
-            half = new DatagramClient(ReferenceDatagram.Instance, new ReplicaTable(limits));
+            return new DatagramClient(ReferenceDatagram.Instance, new ReplicaTable(limits));
         }
 
-        public void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
+        public override void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
         {
             if (ops.Count > 0)
             {
@@ -176,7 +173,7 @@ static class DatagramHalves
             }
         }
 
-        public void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
+        public override void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
         {
             RestJson.Report(report, frame, j =>
             {
@@ -208,12 +205,7 @@ static class DatagramHalves
             });
         }
 
-        public List<Transmit> Take()
-        {
-            return Sessions.Drain(half);
-        }
-
-        public uint? StateHash()
+        public override uint? StateHash()
         {
             return half.Table.StateHash();
         }

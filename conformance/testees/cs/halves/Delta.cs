@@ -125,17 +125,16 @@ static class DeltaHalves
         j.EndObject();
     }
 
-    sealed class Server : ITesteeSession
+    sealed class Server : Adapter<DeltaServer, HashSet<ulong>, DeltaAckReport>
     {
         readonly Dictionary<uint, ushort> world = new Dictionary<uint, ushort>();
-        readonly DeltaServer half;
 
         public Server(Params p)
+            : base(new DeltaServer(ReferenceDelta.Instance, new DeltaBaseline(p.History, p.Policy, p.Flow, true)))
         {
-            half = new DeltaServer(ReferenceDelta.Instance, new DeltaBaseline(p.History, p.Policy, p.Flow, true));
         }
 
-        public void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
+        public override void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
         {
             foreach (JsonValue op in ops)
             {
@@ -178,7 +177,7 @@ static class DeltaHalves
             half.HandleTick(new Now(tick, nowMs), visible);
         }
 
-        public void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
+        public override void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
         {
             DeltaAckReport r;
             try
@@ -210,30 +209,20 @@ static class DeltaHalves
             report.Bool(r.Stalled);
             report.EndObject();
         }
-
-        public List<Transmit> Take()
-        {
-            return Sessions.Drain(half);
-        }
-
-        public uint? StateHash()
-        {
-            return null;
-        }
     }
 
-    sealed class Client : ITesteeSession
+    sealed class Client : Adapter<DeltaClient, object, Applied>
     {
         readonly Params p;
-        readonly DeltaClient half = new DeltaClient(ReferenceDelta.Instance, new DeltaMirror());
         bool unread;
 
         public Client(Params p)
+            : base(new DeltaClient(ReferenceDelta.Instance, new DeltaMirror()))
         {
             this.p = p;
         }
 
-        public void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
+        public override void Advance(ulong tick, ulong nowMs, List<JsonValue> ops)
         {
             if (ops.Count > 0)
             {
@@ -241,7 +230,7 @@ static class DeltaHalves
             }
         }
 
-        public void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
+        public override void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report)
         {
             if (frame != ReferenceDelta.Instance.PlanFrame)
             {
@@ -312,13 +301,8 @@ static class DeltaHalves
             report.EndObject();
         }
 
-        public List<Transmit> Take()
-        {
-            return Sessions.Drain(half);
-        }
-
         /// FNV-1a 32 over the mirror's keys ascending, each a u64 little endian.
-        public uint? StateHash()
+        public override uint? StateHash()
         {
             List<ulong> keys = half.Mirror.Keys();
             byte[] bytes = new byte[keys.Count * 8];

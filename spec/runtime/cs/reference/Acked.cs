@@ -1,9 +1,13 @@
 // The reference protocol's acked schema (spec/protocol/acked.wire, seed 000) bound to the
 // runtime's generic machines (Runtime/Sessions/Acked.cs), as the Rust codec's `acked::Reference`:
 // records are EntityState, changes are Change with POSE_FULL and POSE_AGE, events are Event,
-// inputs are Input. Beside it, the server's Presenter (each client's S_N from a world, with the
-// near tier's TierBoundary), and the two session halves: AckedClientHalf, the facade a Unity
-// MonoBehaviour or a Godot node drives, and AckedServerHalf.
+// inputs are Input. The orientation (ChangeMask.ORIENT, StateFlags.ORIENTED, issue 19) is a
+// group of its own: a smallest-three quaternion is absolute, so a change carries it whole
+// whenever it differs from the base's, never as a step; and a record keeps it for the entity's
+// life once it has one (an apply without the group leaves the base's). Beside it, the server's
+// Presenter (each client's S_N from a world, with the near tier's TierBoundary), and the two
+// session halves: AckedClientHalf, the facade a Unity MonoBehaviour or a Godot node drives, and
+// AckedServerHalf, each over this schema or the bit-packed one (AckedPacked.cs, kind 12).
 //
 // This file uses the generated codec (namespace Ackwire.Protocol): `ackwire gen --lang cs`
 // writes it and the runtime, and conformance/testees/cs/build.sh copies this folder beside them
@@ -23,6 +27,9 @@ namespace Ackwire.Reference
         /// <summary>The one instance (the schema holds no state).</summary>
         public static readonly AckedReference Schema = new AckedReference();
 
+        /// <summary>The name of its frames (kind 6) in a session: <c>acked</c>.</summary>
+        public const string FrameName = "acked";
+
         /// <summary>
         /// The box a quantized pose lies in: at most this many 1/512 m steps from the origin on
         /// every axis (about 32 m). Any two points of the box are at most 32766 steps apart, so a
@@ -39,6 +46,12 @@ namespace Ackwire.Reference
 
         /// <summary>Degrees per quantized yaw step, 256 a turn.</summary>
         public const double YawStep = 360.0 / 256;
+
+        /// <summary>
+        /// The bits of each component of the orientation's smallest three (acked.wire's
+        /// <c>Orientation</c>: <c>quat(9)</c>).
+        /// </summary>
+        public const int OrientBits = 9;
 
         /// <inheritdoc/>
         public int SentRing { get { return (int)Constants.SENT_RING; } }
@@ -119,9 +132,30 @@ namespace Ackwire.Reference
             return e;
         }
 
+        /// <summary>
+        /// Whether the pose group says the same of two records: position, heading, tier
+        /// (POSE_FULL alone, not the ORIENTED bit, which is the orientation group's) and
+        /// measurement tick.
+        /// </summary>
         static bool SamePose(EntityState a, EntityState b)
         {
-            return a.X == b.X && a.Y == b.Y && a.Z == b.Z && a.Yaw == b.Yaw && a.Flags == b.Flags && a.Measured == b.Measured;
+            return a.X == b.X && a.Y == b.Y && a.Z == b.Z && a.Yaw == b.Yaw
+                && (a.Flags & StateFlags.POSE_FULL) == (b.Flags & StateFlags.POSE_FULL) && a.Measured == b.Measured;
+        }
+
+        /// <summary>Whether two orientations (either null for none) are the same quaternion.</summary>
+        public static bool SameOrient(Orientation a, Orientation b)
+        {
+            if (a == null || b == null)
+            {
+                return a == null && b == null;
+            }
+            return a.Q.Equals(b.Q);
+        }
+
+        static EncodeError BadOrient()
+        {
+            return new EncodeError(ErrorKind.InvalidCondition).Within("orient");
         }
 
         static short StepOf(int to, int from)
@@ -145,7 +179,25 @@ namespace Ackwire.Reference
             bool pose = b == null || !SamePose(b, next);
             bool health = b == null || b.Hp != next.Hp || b.Armor != next.Armor;
             bool vehicle = b == null || b.Vehicle != next.Vehicle || b.Seat != next.Seat;
-            if (!pose && !health && !vehicle)
+            bool oriented = (next.Flags & StateFlags.ORIENTED) != 0;
+            if (oriented != (next.Orient != null))
+            {
+                // A record whose ORIENTED bit and orientation disagree: the writer of
+                // EntityState refuses it too (its condition is `flags.ORIENTED`).
+                throw BadOrient();
+            }
+            // Once an entity has an orientation it keeps it for its life: a change can send a
+            // new one but cannot take one away (no group says "none"), so a record that drops
+            // the base's orientation is refused rather than sent as a change the client would
+            // apply keeping the old one (its check would then differ from the server's).
+            if (b != null && b.Orient != null && next.Orient == null)
+            {
+                throw BadOrient();
+            }
+            // Smallest three is absolute: the group goes whole whenever it differs from the
+            // base's (and with every whole entity that has one).
+            bool orient = next.Orient != null && (b == null || !SameOrient(b.Orient, next.Orient));
+            if (!pose && !health && !vehicle && !orient)
             {
                 return null;
             }
@@ -209,6 +261,11 @@ namespace Ackwire.Reference
                 change.Mask |= ChangeMask.VEHICLE;
                 change.Vehicle = new Vehicle { Vehicle_ = next.Vehicle, Seat = next.Seat };
             }
+            if (orient)
+            {
+                change.Mask |= ChangeMask.ORIENT;
+                change.Orient = new Orientation { Q = next.Orient.Q };
+            }
             return change;
         }
 
@@ -241,6 +298,9 @@ namespace Ackwire.Reference
                     Armor = b.Armor,
                     Vehicle = b.Vehicle,
                     Seat = b.Seat,
+                    // Records are never edited in place (IAckedSchema), so the base's
+                    // orientation may be shared.
+                    Orient = b.Orient,
                 };
             }
             else
@@ -259,7 +319,8 @@ namespace Ackwire.Reference
                 r.Y = Grid(full.Y);
                 r.Z = Grid(full.Z);
                 r.Yaw = AsU16(RoundHalfAway(full.Yaw / YawFull));
-                r.Flags = StateFlags.POSE_FULL;
+                // The tier is the pose's; ORIENTED is the orientation's and stays.
+                r.Flags |= StateFlags.POSE_FULL;
             }
             PoseStep step = change.PoseStep;
             if (step != null)
@@ -271,7 +332,7 @@ namespace Ackwire.Reference
                 r.Y = oy + step.Dy;
                 r.Z = oz + step.Dz;
                 r.Yaw = (ushort)((AsU16(RoundHalfAway(step.Yaw / YawStep)) << 8) & 0xffff);
-                r.Flags = 0;
+                r.Flags &= ~StateFlags.POSE_FULL;
             }
             if ((mask & ChangeMask.POSE) != 0)
             {
@@ -294,20 +355,35 @@ namespace Ackwire.Reference
                 r.Vehicle = v.Vehicle_;
                 r.Seat = v.Seat;
             }
+            Orientation o = change.Orient;
+            if (o != null)
+            {
+                // A copy: the change's objects may be a reader's, reused by its next frame.
+                r.Orient = new Orientation { Q = o.Q };
+                r.Flags |= StateFlags.ORIENTED;
+            }
             return r;
         }
 
         /// <inheritdoc/>
         public bool SameRecord(EntityState a, EntityState b)
         {
-            return SamePose(a, b) && a.Hp == b.Hp && a.Armor == b.Armor && a.Vehicle == b.Vehicle && a.Seat == b.Seat;
+            return SamePose(a, b) && a.Flags == b.Flags && a.Hp == b.Hp && a.Armor == b.Armor && a.Vehicle == b.Vehicle
+                && a.Seat == b.Seat && SameOrient(a.Orient, b.Orient);
         }
 
         /// <summary>
-        /// The generated EntityState writer's 24 bytes (little-endian), hashed as they would be
-        /// written, without a buffer: FNV-1a 32 (offset basis 2166136261, prime 16777619) a byte
-        /// at a time, written out here because the check hashes every record of the state every
-        /// CHECK_EVERY frames and Mono inlines no call.
+        /// The generated EntityState writer's 24 bytes (little-endian; 28 with an orientation:
+        /// its 29 bits, least significant first, padded with zeros to 4 bytes, as the generated
+        /// Orientation writer writes them), hashed as they would be written, without a buffer:
+        /// FNV-1a 32 (offset basis 2166136261, prime 16777619) a byte at a time, written out
+        /// here because the check hashes every record of the state every CHECK_EVERY frames and
+        /// Mono inlines no call.
+        ///
+        /// A record no frame and no presenter makes hashes the bytes the generated writer (and
+        /// the Rust codec's write_record) leaves written before it refuses it: reserved flag
+        /// bits end them after the yaw, an ORIENTED bit and an orientation that disagree after
+        /// the seat, a quaternion its rules refuse adds nothing.
         /// </summary>
         public uint HashRecord(EntityState r, uint hash)
         {
@@ -330,6 +406,10 @@ namespace Ackwire.Reference
                 h = (h ^ (z >> 24)) * P;
                 h = (h ^ (uint)(r.Yaw & 0xff)) * P;
                 h = (h ^ (uint)(r.Yaw >> 8)) * P;
+                if (((int)r.Flags & ~(int)(StateFlags.POSE_FULL | StateFlags.ORIENTED)) != 0)
+                {
+                    return h;
+                }
                 h = (h ^ (uint)r.Flags) * P;
                 h = (h ^ (m & 0xff)) * P;
                 h = (h ^ ((m >> 8) & 0xff)) * P;
@@ -340,6 +420,18 @@ namespace Ackwire.Reference
                 h = (h ^ (uint)(r.Vehicle & 0xff)) * P;
                 h = (h ^ (uint)(r.Vehicle >> 8)) * P;
                 h = (h ^ r.Seat) * P;
+                Orientation o = r.Orient;
+                if (o != null && (r.Flags & StateFlags.ORIENTED) != 0 && SmallestThree.Check(o.Q, OrientBits) == null)
+                {
+                    // `Orientation`'s 29 bits: largest (u2), then the three sent components
+                    // (i9, two's complement), then three zero padding bits.
+                    uint v = (uint)o.Q.Largest | ((uint)o.Q.A & 0x1ff) << 2 | ((uint)o.Q.B & 0x1ff) << 11
+                        | ((uint)o.Q.C & 0x1ff) << 20;
+                    h = (h ^ (v & 0xff)) * P;
+                    h = (h ^ ((v >> 8) & 0xff)) * P;
+                    h = (h ^ ((v >> 16) & 0xff)) * P;
+                    h = (h ^ (v >> 24)) * P;
+                }
             }
             return h;
         }
@@ -422,6 +514,7 @@ namespace Ackwire.Reference
             public readonly List<PoseStep> Steps = new List<PoseStep>();
             public readonly List<Health> Healths = new List<Health>();
             public readonly List<Vehicle> Vehicles = new List<Vehicle>();
+            public readonly List<Orientation> Orients = new List<Orientation>();
         }
 
         static readonly ushort[] NoRemoved = new ushort[0];
@@ -446,6 +539,13 @@ namespace Ackwire.Reference
             return pool[i];
         }
 
+        /// <summary>The low 9 bits of <paramref name="v"/> as a two's complement i9.</summary>
+        static short Signed9(uint v)
+        {
+            int low = (int)(v & 0x1ff);
+            return (short)(low >= 0x100 ? low - 0x200 : low);
+        }
+
         static bool Finite(float v)
         {
             return !float.IsNaN(v) && !float.IsInfinity(v);
@@ -455,7 +555,8 @@ namespace Ackwire.Reference
         /// Reads an acked frame without events at once into <paramref name="into"/> (its changes'
         /// objects reused from the frame's Scratch), with the generated reader's checks (the kind,
         /// reserved bits, the mask's <c>requires</c>, counts against the bytes left, finite
-        /// floats, no trailing byte); returns false, having read nothing that counts, for anything
+        /// floats, an orientation's zero padding and smallest three's canonical rules, no
+        /// trailing byte); returns false, having read nothing that counts, for anything
         /// else: a frame with events, or one the generated reader refuses (it then says why and
         /// where). Throws the generated path's error for a keyframe naming a base, as
         /// DecodeFrameInto does after it. Every index is checked against the length before it is
@@ -514,15 +615,16 @@ namespace Ackwire.Reference
                 }
                 ushort eid = U16(b, p);
                 int mask = U16(b, p + 2);
-                // acked.wire's ChangeMask: bits 0, 1, 2, 14 and 15 named, 14 and 15 requiring bit 0.
-                if ((mask & ~0xc007) != 0 || ((mask & 0xc000) != 0 && (mask & 1) == 0))
+                // acked.wire's ChangeMask: bits 0 to 3, 14 and 15 named, 14 and 15 requiring bit 0.
+                if ((mask & ~0xc00f) != 0 || ((mask & 0xc000) != 0 && (mask & 1) == 0))
                 {
                     return false;
                 }
                 bool pose = (mask & (int)ChangeMask.POSE) != 0;
                 bool full = (mask & (int)ChangeMask.POSE_FULL) != 0;
                 int len = 4 + ((mask & (int)ChangeMask.POSE_AGE) != 0 ? 1 : 0) + (pose ? (full ? 14 : 7) : 0)
-                    + ((mask & (int)ChangeMask.HEALTH) != 0 ? 2 : 0) + ((mask & (int)ChangeMask.VEHICLE) != 0 ? 3 : 0);
+                    + ((mask & (int)ChangeMask.HEALTH) != 0 ? 2 : 0) + ((mask & (int)ChangeMask.VEHICLE) != 0 ? 3 : 0)
+                    + ((mask & (int)ChangeMask.ORIENT) != 0 ? 4 : 0);
                 if (n - p < len)
                 {
                     return false;
@@ -536,6 +638,7 @@ namespace Ackwire.Reference
                 c.PoseStep = null;
                 c.Health = null;
                 c.Vehicle = null;
+                c.Orient = null;
                 if ((mask & (int)ChangeMask.POSE_AGE) != 0)
                 {
                     c.Age = b[p];
@@ -584,6 +687,23 @@ namespace Ackwire.Reference
                     v.Seat = b[p + 2];
                     c.Vehicle = v;
                     p += 3;
+                }
+                if ((mask & (int)ChangeMask.ORIENT) != 0)
+                {
+                    // `Orientation`: 29 bits least significant first (largest: u2, then three
+                    // i9), three zero padding bits; anything else (and any value the
+                    // quaternion's rules refuse) is left to the generated reader, which says
+                    // where and why.
+                    uint bits = U32(b, p);
+                    SmallestThree q = new SmallestThree((byte)(bits & 3), Signed9(bits >> 2), Signed9(bits >> 11), Signed9(bits >> 20));
+                    if (bits >> 29 != 0 || SmallestThree.Check(q, OrientBits) != null)
+                    {
+                        return false;
+                    }
+                    Orientation o = Slot(pool.Orients, i);
+                    o.Q = q;
+                    c.Orient = o;
+                    p += 4;
                 }
                 changes[i] = c;
             }
@@ -667,6 +787,35 @@ namespace Ackwire.Reference
         public ushort Vehicle;
         /// <summary>The seat taken.</summary>
         public byte Seat;
+        /// <summary>
+        /// Its orientation, a quaternion (any norm: it is normalised), or null for an entity
+        /// without one. An entity keeps the orientation it was last given for its life: null
+        /// after a value presents the last one again (the wire has no way to take an
+        /// orientation away, see AckedReference.Diff).
+        /// </summary>
+        public Xyzw? Orient;
+    }
+
+    /// <summary>A quaternion of the world, its components as f32 values (any norm).</summary>
+    public struct Xyzw
+    {
+        /// <summary>The i component.</summary>
+        public float X;
+        /// <summary>The j component.</summary>
+        public float Y;
+        /// <summary>The k component.</summary>
+        public float Z;
+        /// <summary>The real component.</summary>
+        public float W;
+
+        /// <summary>The quaternion (<paramref name="x"/>, <paramref name="y"/>, <paramref name="z"/>, <paramref name="w"/>).</summary>
+        public Xyzw(float x, float y, float z, float w)
+        {
+            X = x;
+            Y = y;
+            Z = z;
+            W = w;
+        }
     }
 
     /// <summary>How a client sees the world: its own entities, the near tier's boundary, the far rate.</summary>
@@ -693,6 +842,9 @@ namespace Ackwire.Reference
     /// sent at last) or outside the quantized box (PoseReach), the pose comes full whenever it
     /// differs; far, the pose comes quantized (1/512 m, 256 yaw steps) only when it is due, its
     /// rest or its tier changed, and it differs; any pose is measured again when PoseRefresh old.
+    /// The orientation (issue 19), when the world gives one, is quantized as smallest three
+    /// (SmallestThree.FromXyzw at OrientBits) on every tick, whatever the pose's tier and rate
+    /// (the diff sends it only when it differs), and kept for the entity's life.
     /// </summary>
     public sealed class Presenter
     {
@@ -802,6 +954,26 @@ namespace Ackwire.Reference
                 // 256 steps a turn, kept as a multiple of 256 of the 65536.
                 ushort yaw = (ushort)(full ? yawFull : (((yawFull + 128) >> 8) << 8) & 0xffff);
                 StateFlags flags = full ? StateFlags.POSE_FULL : 0;
+                // The orientation is kept current on every tick it changes, like health,
+                // whatever the pose's tier and rate; the entity keeps its last one when the
+                // world drops it.
+                Orientation orient;
+                if (w.Orient.HasValue)
+                {
+                    Xyzw q = w.Orient.Value;
+                    SmallestThree s3 = SmallestThree.FromXyzw(q.X, q.Y, q.Z, q.W, AckedReference.OrientBits);
+                    // The record's object again when it did not turn (records are never edited
+                    // in place), so a still entity costs no allocation.
+                    orient = p != null && p.Orient != null && p.Orient.Q.Equals(s3) ? p.Orient : new Orientation { Q = s3 };
+                }
+                else
+                {
+                    orient = p == null ? null : p.Orient;
+                }
+                if (orient != null)
+                {
+                    flags |= StateFlags.ORIENTED;
+                }
                 EntityState record;
                 bool send;
                 if (p == null)
@@ -812,7 +984,8 @@ namespace Ackwire.Reference
                 {
                     bool restChanged = p.Hp != w.Hp || p.Armor != w.Armor || p.Vehicle != w.Vehicle || p.Seat != w.Seat;
                     bool tierChanged = isNear != wasNear;
-                    bool differs = p.X != x || p.Y != y || p.Z != z || p.Yaw != yaw || p.Flags != flags;
+                    bool differs = p.X != x || p.Y != y || p.Z != z || p.Yaw != yaw
+                        || (p.Flags & StateFlags.POSE_FULL) != (flags & StateFlags.POSE_FULL);
                     bool refresh = (long)tick - p.Measured >= PoseRefresh;
                     bool due = isNear || restChanged || tierChanged
                         || unchecked((uint)(tick + (uint)eid)) % Math.Max(1u, config.FarEvery) == 0;
@@ -832,6 +1005,7 @@ namespace Ackwire.Reference
                         Armor = w.Armor,
                         Vehicle = w.Vehicle,
                         Seat = w.Seat,
+                        Orient = orient,
                     };
                 }
                 else
@@ -842,12 +1016,14 @@ namespace Ackwire.Reference
                         Y = p.Y,
                         Z = p.Z,
                         Yaw = p.Yaw,
-                        Flags = p.Flags,
+                        // The pose's tier as it was sent; ORIENTED as the orientation is now.
+                        Flags = (p.Flags & ~StateFlags.ORIENTED) | (orient != null ? StateFlags.ORIENTED : 0),
                         Measured = p.Measured,
                         Hp = w.Hp,
                         Armor = w.Armor,
                         Vehicle = w.Vehicle,
                         Seat = w.Seat,
+                        Orient = orient,
                     };
                 }
                 next[n] = new ServerEntry<EntityState>((ushort)eid, w.Life, record);
@@ -886,6 +1062,8 @@ namespace Ackwire.Reference
         public readonly ushort Vehicle;
         /// <summary>The seat taken.</summary>
         public readonly byte Seat;
+        /// <summary>Its orientation as smallest three (9 bits a component), or null for none.</summary>
+        public readonly SmallestThree? Orient;
 
         /// <summary>The view of <paramref name="r"/>, entity <paramref name="eid"/>.</summary>
         public ShownEntity(int eid, EntityState r)
@@ -901,6 +1079,22 @@ namespace Ackwire.Reference
             Armor = r.Armor;
             Vehicle = r.Vehicle;
             Seat = r.Seat;
+            Orient = r.Orient == null ? (SmallestThree?)null : r.Orient.Q;
+        }
+
+        /// <summary>Its orientation as a unit quaternion (x, y, z, w) for drawing; the identity when it has none.</summary>
+        public Xyzw Rotation
+        {
+            get
+            {
+                if (!Orient.HasValue)
+                {
+                    return new Xyzw(0, 0, 0, 1);
+                }
+                float x, y, z, w;
+                Orient.Value.ToXyzw(AckedReference.OrientBits, out x, out y, out z, out w);
+                return new Xyzw(x, y, z, w);
+            }
         }
 
         /// <summary>East, metres.</summary>
@@ -919,29 +1113,44 @@ namespace Ackwire.Reference
     /// AckedClientHalf): an AckedDecoder and the kind 7 AckWriter. A frame is an <c>acked</c>
     /// frame, reported as its Delivery; a tick takes the player's input (or null) and sends one
     /// <c>ack</c> acknowledging the newest frame applied, with the inputs last_seq does not cover
-    /// yet, KEYFRAME_REQUEST set after a failed check until a keyframe applies.
+    /// yet, KEYFRAME_REQUEST set after a failed check until a keyframe applies. Over the
+    /// bit-packed schema (AckedPackedReference, issue 19) its frames are kind 12, named
+    /// <c>acked_packed</c>, and its acks the same.
     ///
     /// Sans-IO: the game owns the socket and the clock; poll PollTransmit after each call.
     /// </summary>
     public sealed class AckedClientHalf : ISessionHalf<Input, Delivery<Event>>
     {
         /// <summary>The decoder, for its lower-level methods (its counters, its held states).</summary>
-        public readonly AckedDecoder<EntityState, Change, Event, Input> Decoder =
-            new AckedDecoder<EntityState, Change, Event, Input>(AckedReference.Schema);
+        public readonly AckedDecoder<EntityState, Change, Event, Input> Decoder;
 
+        readonly IAckedSchema<EntityState, Change, Event, Input> schema;
+        readonly string frameName;
         readonly AckWriter<Input> writer;
         readonly Outbox outbox = new Outbox();
 
-        /// <summary>A fresh client; the writer repeats at most <paramref name="keep"/> inputs (1 to 255) until covered.</summary>
-        public AckedClientHalf(ulong keep = 16)
+        /// <summary>A fresh client of kind 6 frames (<c>acked</c>); the writer repeats at most <paramref name="keep"/> inputs (1 to 255) until covered.</summary>
+        public AckedClientHalf(ulong keep = 16) : this(AckedReference.Schema, AckedReference.FrameName, keep)
         {
+        }
+
+        /// <summary>
+        /// A fresh client over <paramref name="schema"/> (the reference schema or the packed
+        /// one), taking frames named <paramref name="frameName"/>; the writer repeats at most
+        /// <paramref name="keep"/> inputs (1 to 255) until covered.
+        /// </summary>
+        public AckedClientHalf(IAckedSchema<EntityState, Change, Event, Input> schema, string frameName, ulong keep = 16)
+        {
+            this.schema = schema;
+            this.frameName = frameName;
+            Decoder = new AckedDecoder<EntityState, Change, Event, Input>(schema);
             writer = new AckWriter<Input>(keep);
         }
 
-        /// <summary>The server's <c>acked</c> frame arrives; any other name is a SessionError. A peer's bytes never throw: the Delivery says what became of them.</summary>
+        /// <summary>The server's frame (<c>acked</c>, or the schema's name) arrives; any other name is a SessionError. A peer's bytes never throw: the Delivery says what became of them.</summary>
         public Delivery<Event> HandleFrame(Now now, string frame, byte[] bytes)
         {
-            Session.ExpectFrame(frame, "acked");
+            Session.ExpectFrame(frame, frameName);
             // The writer stops repeating what the frame's last_seq covers at the next tick.
             return Decoder.Deliver(bytes);
         }
@@ -958,7 +1167,7 @@ namespace Ackwire.Reference
             byte[] bytes;
             try
             {
-                bytes = AckedReference.Schema.EncodeAck(ack);
+                bytes = schema.EncodeAck(ack);
             }
             catch (EncodeError e)
             {
@@ -1044,7 +1253,9 @@ namespace Ackwire.Reference
     /// The server's half of acked snapshots (the Rust codec's <c>session::AckedServer</c>): a
     /// Presenter and an acked encoder over an input sink. A tick takes the world and the tick's
     /// events and queues one <c>acked</c> frame (reliable over RELIABLE_ABOVE bytes); a frame is
-    /// the client's <c>ack</c>, judged against the tick of <c>now</c>.
+    /// the client's <c>ack</c>, judged against the tick of <c>now</c>. Over the bit-packed
+    /// schema (AckedPackedReference, issue 19) its frames are kind 12, named
+    /// <c>acked_packed</c>.
     /// </summary>
     public sealed class AckedServerHalf : ISessionHalf<AckedTick, AckedAckReport>
     {
@@ -1055,12 +1266,25 @@ namespace Ackwire.Reference
         public readonly AckedEncoder<EntityState, Change, Event, Input> Encoder;
 
         readonly Outbox outbox = new Outbox();
+        readonly string frameName;
 
-        /// <summary>The half over <paramref name="presenter"/>, its encoder's inputs going to <paramref name="inputs"/>.</summary>
+        /// <summary>The half over <paramref name="presenter"/>, its encoder's inputs going to <paramref name="inputs"/>, sending kind 6 frames (<c>acked</c>).</summary>
         public AckedServerHalf(Presenter presenter, IInputSink<Input> inputs)
+            : this(presenter, inputs, AckedReference.Schema, AckedReference.FrameName)
+        {
+        }
+
+        /// <summary>
+        /// The half over <paramref name="presenter"/>, its encoder's inputs going to
+        /// <paramref name="inputs"/>, its frames written by <paramref name="schema"/> (the
+        /// reference schema or the packed one) and named <paramref name="frameName"/>.
+        /// </summary>
+        public AckedServerHalf(Presenter presenter, IInputSink<Input> inputs,
+            IAckedSchema<EntityState, Change, Event, Input> schema, string frameName)
         {
             Presenter = presenter;
-            Encoder = new AckedEncoder<EntityState, Change, Event, Input>(AckedReference.Schema, inputs);
+            Encoder = new AckedEncoder<EntityState, Change, Event, Input>(schema, inputs);
+            this.frameName = frameName;
         }
 
         /// <summary>The client's <c>ack</c> frame arrives; an undecodable one is a SessionError of kind <c>decode</c>.</summary>
@@ -1103,7 +1327,7 @@ namespace Ackwire.Reference
             {
                 throw new SessionError(SessionError.Encode, e.Message, e);
             }
-            outbox.Push(new Transmit("acked", sent.Bytes, sent.Reliable));
+            outbox.Push(new Transmit(frameName, sent.Bytes, sent.Reliable));
         }
 
         /// <summary>The next frame to send, or null.</summary>
