@@ -39,7 +39,7 @@
 //! reader and writer names its field in a `catch` that puts it in front of the error's path,
 //! and each list its index.
 
-use super::snake_case;
+use super::{snake_case, Code};
 use crate::lower::{
     Ascending, BucketPlan, CountFrom, Lowering, Operand, RecordPlan, Role, Step, Test, Wire,
 };
@@ -108,7 +108,7 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
     let low = Lowering::new(spec);
     let mut g = Gen {
         low: &low,
-        out: Out::default(),
+        out: Code::default(),
         lists: Cell::new(0),
         widths: RefCell::new(BTreeSet::new()),
     };
@@ -131,8 +131,8 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
     g.out.line("using System.Collections.Generic;");
     g.out.line("using Ackwire.Runtime;");
     g.out.blank();
-    g.out.open("namespace Ackwire.Protocol");
-    g.out.open_brace();
+    g.out.line("namespace Ackwire.Protocol");
+    g.out.open("{");
     for file in &spec.files {
         g.file_header(file);
         let consts: Vec<&Const> = file
@@ -168,9 +168,9 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
     g.out.blank();
     g.dispatch();
     g.bucket_widths();
-    g.out.close_brace();
+    g.out.close("}");
 
-    let mut files = vec![(PROTOCOL_FILE.to_string(), g.out.text)];
+    let mut files = vec![(PROTOCOL_FILE.to_string(), g.out.finish())];
     for (name, text) in RUNTIME_FILES {
         files.push((
             format!("{RUNTIME_DIR}/{name}"),
@@ -187,55 +187,6 @@ fn base_name(name: &str) -> String {
     Path::new(name)
         .file_name()
         .map_or(name.to_string(), |n| n.to_string_lossy().into_owned())
-}
-
-/// Lines of C#, indented by four spaces a level, braces on lines of their own.
-#[derive(Debug, Default)]
-struct Out {
-    text: String,
-    indent: usize,
-}
-
-impl Out {
-    fn line(&mut self, text: impl AsRef<str>) {
-        for line in text.as_ref().split('\n') {
-            if !line.is_empty() {
-                for _ in 0..self.indent {
-                    self.text.push_str("    ");
-                }
-                self.text.push_str(line);
-            }
-            self.text.push('\n');
-        }
-    }
-
-    /// A line that a block follows (`if (x)`), without indenting: the block's `{` does.
-    fn open(&mut self, text: impl AsRef<str>) {
-        self.line(text);
-    }
-
-    fn open_brace(&mut self) {
-        self.line("{");
-        self.indent += 1;
-    }
-
-    fn close_brace(&mut self) {
-        self.indent = self.indent.saturating_sub(1);
-        self.line("}");
-    }
-
-    /// `head`, then a block.
-    fn block(&mut self, head: impl AsRef<str>) {
-        self.open(head);
-        self.open_brace();
-    }
-
-    /// An empty line, unless there is one already or a block has just opened.
-    fn blank(&mut self) {
-        if !self.text.is_empty() && !self.text.ends_with("\n\n") && !self.text.ends_with("{\n") {
-            self.text.push('\n');
-        }
-    }
 }
 
 /// The keywords of C#, which a local cannot be called.
@@ -603,7 +554,7 @@ fn write_int(
 
 struct Gen<'a, 's> {
     low: &'a Lowering<'s>,
-    out: Out,
+    out: Code,
     /// The number of lists met so far in the method being printed: each list's locals
     /// (`n1`, `items1`, `i1`) are numbered by it, so that no two share a name.
     lists: Cell<usize>,
@@ -649,7 +600,7 @@ impl<'a, 's> Gen<'a, 's> {
                 parts.join(", ")
             ));
         }
-        self.out.close_brace();
+        self.out.close("}");
     }
 
     /// The running key of a list ascending by elements (or keys) of `wire`: its sum must stay
@@ -774,7 +725,7 @@ impl<'a, 's> Gen<'a, 's> {
                 literal(value, ty)
             ));
         }
-        self.out.close_brace();
+        self.out.close("}");
     }
 
     // ---- bit sets ----
@@ -799,7 +750,7 @@ impl<'a, 's> Gen<'a, 's> {
             self.out
                 .line(format!("{} = {},", n.name, literal(1i128 << n.index, ty)));
         }
-        self.out.close_brace();
+        self.out.close("}");
         self.out.blank();
 
         let mask = |m: u64| format!("0x{m:x}{}", if ty == "ulong" { "UL" } else { "" });
@@ -845,7 +796,7 @@ impl<'a, 's> Gen<'a, 's> {
                 self.out
                     .block(format!("if ((raw & {}) != 0)", mask(plan.reserved)));
                 self.out.line("return ErrorKind.ReservedBit;");
-                self.out.close_brace();
+                self.out.close("}");
             }
             for (bit, other) in &dependent {
                 self.out.block(format!(
@@ -854,10 +805,10 @@ impl<'a, 's> Gen<'a, 's> {
                     mask(*other)
                 ));
                 self.out.line("return ErrorKind.InvalidCondition;");
-                self.out.close_brace();
+                self.out.close("}");
             }
             self.out.line("return null;");
-            self.out.close_brace();
+            self.out.close("}");
         }
         let big_endian = self.low.bits_big_endian(b);
         let forms: Vec<(bool, &str, &str)> = [
@@ -885,12 +836,12 @@ impl<'a, 's> Gen<'a, 's> {
                 self.out.line("ErrorKind? fault = Fault(raw);");
                 self.out.block("if (fault.HasValue)");
                 self.out.line(format!("throw {src}.Fail(fault.Value, at);"));
-                self.out.close_brace();
+                self.out.close("}");
                 self.out.line(format!("return ({name})raw;"));
             } else {
                 self.out.line(format!("return ({name}){read};"));
             }
-            self.out.close_brace();
+            self.out.close("}");
             self.out.blank();
             self.out.line(format!(
                 "/// <summary>Writes {a} <see cref=\"{name}\"/>, refusing what a decoder would.</summary>",
@@ -902,7 +853,7 @@ impl<'a, 's> Gen<'a, 's> {
                 self.out.line("ErrorKind? fault = Fault((ulong)v);");
                 self.out.block("if (fault.HasValue)");
                 self.out.line("throw w.Fail(fault.Value);");
-                self.out.close_brace();
+                self.out.close("}");
             }
             self.out.line(write_int(
                 false,
@@ -912,7 +863,7 @@ impl<'a, 's> Gen<'a, 's> {
                 "w",
                 &format!("({ty})v"),
             ));
-            self.out.close_brace();
+            self.out.close("}");
         }
         self.out.blank();
         self.out
@@ -921,7 +872,7 @@ impl<'a, 's> Gen<'a, 's> {
             .block(format!("public static void ToJson(JsonWriter j, {name} v)"));
         self.out
             .line("Json.WriteBitNames(j, (ulong)v, Names, Indices);");
-        self.out.close_brace();
+        self.out.close("}");
         self.out.blank();
         self.out
             .line("/// <summary>The set of the bits named in a JSON list.</summary>");
@@ -929,8 +880,8 @@ impl<'a, 's> Gen<'a, 's> {
             .block(format!("public static {name} FromJson(JsonValue x)"));
         self.out
             .line(format!("return ({name})Json.BitNames(x, Names, Indices);"));
-        self.out.close_brace();
-        self.out.close_brace();
+        self.out.close("}");
+        self.out.close("}");
     }
 
     // ---- decoding ----
@@ -1532,7 +1483,7 @@ impl<'a, 's> Gen<'a, 's> {
         }
         self.out.blank();
         self.json_fns(plan);
-        self.out.close_brace();
+        self.out.close("}");
     }
 
     /// Opens a reader's or writer's `try` and the local naming the field at hand (when there
@@ -1562,10 +1513,10 @@ impl<'a, 's> Gen<'a, 's> {
             [only] => format!("\"{}\"", only.field.name),
             _ => "field".to_string(),
         };
-        self.out.close_brace();
+        self.out.close("}");
         self.out.block(format!("catch ({error} e)"));
         self.out.line(format!("throw e.Within({field});"));
-        self.out.close_brace();
+        self.out.close("}");
     }
 
     fn lines(&mut self, lines: &[String]) {
@@ -1660,7 +1611,7 @@ impl<'a, 's> Gen<'a, 's> {
                             let lines =
                                 self.decode_into(&step.wire, packed, s, &l, count_local.as_deref());
                             self.lines(&lines);
-                            self.out.close_brace();
+                            self.out.close("}");
                         }
                         None => {
                             let ty = cs_type(&step.wire);
@@ -1700,14 +1651,14 @@ impl<'a, 's> Gen<'a, 's> {
         } else if members.iter().map(|m| m.len() + 2).sum::<usize>()
             + name.len()
             + 20
-            + 4 * self.out.indent
+            + self.out.column()
             <= 100
         {
             self.out
                 .line(format!("return new {name} {{ {} }};", members.join(", ")));
         } else {
             self.out.line(format!("return new {name}"));
-            self.out.open_brace();
+            self.out.open("{");
             for m in &members {
                 self.out.line(format!("{m},"));
             }
@@ -1715,7 +1666,7 @@ impl<'a, 's> Gen<'a, 's> {
             self.out.line("};");
         }
         self.close_fields(plan, "DecodeError");
-        self.out.close_brace();
+        self.out.close("}");
     }
 
     /// The member of `step` as a value: `Age.Value` for an optional value type.
@@ -1801,7 +1752,7 @@ impl<'a, 's> Gen<'a, 's> {
                         self.out.block(format!("if ({given})"));
                         let lines = self.encode(&step.wire, packed, &self.value_of(plan, step));
                         self.lines(&lines);
-                        self.out.close_brace();
+                        self.out.close("}");
                         continue;
                     }
                     None => self.encode(&step.wire, packed, &field),
@@ -1810,7 +1761,7 @@ impl<'a, 's> Gen<'a, 's> {
             self.lines(&lines);
         }
         self.close_fields(plan, "EncodeError");
-        self.out.close_brace();
+        self.out.close("}");
     }
 
     fn len_fn(&mut self, plan: &RecordPlan<'_>) {
@@ -1895,7 +1846,7 @@ impl<'a, 's> Gen<'a, 's> {
             self.lines(&parts);
             self.out.line("return n;");
         }
-        self.out.close_brace();
+        self.out.close("}");
     }
 
     /// A keyed record's forms met outside an ascending list (a union's variant, a field): its
@@ -1918,13 +1869,13 @@ impl<'a, 's> Gen<'a, 's> {
             .block(format!("public static {name} Read({reader})"));
         self.out.line(format!("Ascending prev = {asc};"));
         self.out.line(format!("return Read(ref {src}, ref prev);"));
-        self.out.close_brace();
+        self.out.close("}");
         self.out.blank();
         self.out.line(format!("/// <summary>Writes {a} <see cref=\"{name}\"/> on its own: its `{key}` absolute.</summary>"));
         self.out.block(format!("public void Write({writer})"));
         self.out.line(format!("Ascending prev = {asc};"));
         self.out.line("Write(w, ref prev);");
-        self.out.close_brace();
+        self.out.close("}");
         self.out.blank();
         self.out.line(format!(
             "/// <summary>The number of {unit} <see cref=\"Write({writer_ty})\"/> writes.</summary>",
@@ -1932,7 +1883,7 @@ impl<'a, 's> Gen<'a, 's> {
         self.out.block(format!("public {len_ty} {len_fn}()"));
         self.out.line(format!("Ascending prev = {asc};"));
         self.out.line(format!("return {len_fn}(ref prev);"));
-        self.out.close_brace();
+        self.out.close("}");
     }
 
     /// A packed record's reads and writes from a byte-aligned position: its bits padded with
@@ -1948,20 +1899,20 @@ impl<'a, 's> Gen<'a, 's> {
         self.out.line(format!("{name} v = Read(ref b);"));
         self.out.line("r.EndPacked(ref b);");
         self.out.line("return v;");
-        self.out.close_brace();
+        self.out.close("}");
         self.out.blank();
         self.out.line(format!("/// <summary>Writes {a} <see cref=\"{name}\"/> at a byte-aligned position, padded with zeros to a byte.</summary>"));
         self.out.block("public void WritePadded(Writer w)");
         self.out.line("BitWriter b = new BitWriter();");
         self.out.line("Write(b);");
         self.out.line("w.Packed(b);");
-        self.out.close_brace();
+        self.out.close("}");
         self.out.blank();
         self.out
             .line("/// <summary>The number of bytes <see cref=\"WritePadded\"/> writes.</summary>");
         self.out.block("public int PaddedLen()");
         self.out.line("return Lengths.Padded(BitLen());");
-        self.out.close_brace();
+        self.out.close("}");
     }
 
     fn frame_fns(&mut self, plan: &RecordPlan<'_>) {
@@ -1980,7 +1931,7 @@ impl<'a, 's> Gen<'a, 's> {
         self.out.line(format!("{name} v = {read}(ref r);"));
         self.out.line("r.Finish();");
         self.out.line("return v;");
-        self.out.close_brace();
+        self.out.close("}");
         self.out.blank();
         self.out.line(format!(
             "/// <summary>Encodes {a} <see cref=\"{name}\"/> frame.</summary>"
@@ -1989,7 +1940,7 @@ impl<'a, 's> Gen<'a, 's> {
         self.out.line(format!("Writer w = new Writer({len}());"));
         self.out.line(format!("{write}(w);"));
         self.out.line("return w.ToArray();");
-        self.out.close_brace();
+        self.out.close("}");
     }
 
     fn json_fns(&mut self, plan: &RecordPlan<'_>) {
@@ -2007,13 +1958,13 @@ impl<'a, 's> Gen<'a, 's> {
             if s.presence.is_some() {
                 self.out.block(format!("if ({})", self.given(plan, s)));
                 self.lines(&lines);
-                self.out.close_brace();
+                self.out.close("}");
             } else {
                 self.lines(&lines);
             }
         }
         self.out.line("j.EndObject();");
-        self.out.close_brace();
+        self.out.close("}");
         self.out.blank();
         self.out.line(format!(
             "/// <summary>{} {a} <see cref=\"{name}\"/> from its JSON form.</summary>",
@@ -2024,7 +1975,7 @@ impl<'a, 's> Gen<'a, 's> {
         if values.is_empty() {
             self.out.line("Json.Optional(o, \"\");");
             self.out.line(format!("return new {name}();"));
-            self.out.close_brace();
+            self.out.close("}");
             return;
         }
         self.out.line(format!("{name} v = new {name}();"));
@@ -2050,14 +2001,14 @@ impl<'a, 's> Gen<'a, 's> {
                 self.out.block("if (x != null)");
                 let lines = self.read_json(&s.wire, "x", &m, true);
                 self.lines(&lines);
-                self.out.close_brace();
+                self.out.close("}");
             } else {
                 let src = format!("Json.Member(o, \"{}\")", s.field.name);
                 let lines = self.read_json(&s.wire, &src, &m, true);
                 self.lines(&lines);
             }
         }
-        self.out.close_brace();
+        self.out.close("}");
         self.out.block("catch (JsonError e)");
         let field = if values.len() > 1 {
             "field".to_string()
@@ -2065,9 +2016,9 @@ impl<'a, 's> Gen<'a, 's> {
             format!("\"{}\"", values[0].field.name)
         };
         self.out.line(format!("throw e.Within({field});"));
-        self.out.close_brace();
+        self.out.close("}");
         self.out.line("return v;");
-        self.out.close_brace();
+        self.out.close("}");
     }
 
     // ---- unions ----
@@ -2098,7 +2049,7 @@ impl<'a, 's> Gen<'a, 's> {
                 literal(i128::from(v.tag), tag_ty)
             ));
         }
-        self.out.close_brace();
+        self.out.close("}");
         self.out.blank();
         self.docs(&u.docs, &format!("The union `{name}`."));
         self.out.block(format!("public sealed class {name}"));
@@ -2110,8 +2061,8 @@ impl<'a, 's> Gen<'a, 's> {
         self.out
             .line("// Made only by Of, so that a value always holds the variant its Kind names.");
         self.out.line(format!("{name}()"));
-        self.out.open_brace();
-        self.out.close_brace();
+        self.out.open("{");
+        self.out.close("}");
         for (_, record) in &plan.variants {
             let m = member(&record.name, name);
             self.out.blank();
@@ -2132,12 +2083,12 @@ impl<'a, 's> Gen<'a, 's> {
                 .block(format!("public static {name} Of({} value)", record.name));
             self.out.block("if (value == null)");
             self.out.line("throw new ArgumentNullException(\"value\");");
-            self.out.close_brace();
+            self.out.close("}");
             self.out.line(format!(
                 "return new {name} {{ Kind = {name}Kind.{}, {m} = value }};",
                 record.name
             ));
-            self.out.close_brace();
+            self.out.close("}");
         }
         let tag = |t: u64| literal(i128::from(t), tag_ty);
         self.out.blank();
@@ -2162,18 +2113,18 @@ impl<'a, 's> Gen<'a, 's> {
             self.out.indent += 1;
             self.out.block("try");
             self.out.line(format!("return Of({read});"));
-            self.out.close_brace();
+            self.out.close("}");
             self.out.block("catch (DecodeError e)");
             self.out.line(format!("throw e.Within(\"{variant}\");"));
-            self.out.close_brace();
+            self.out.close("}");
             self.out.indent -= 1;
         }
         self.out.line("default:");
         self.out.indent += 1;
         self.out.line("throw r.Fail(ErrorKind.UnknownTag, at);");
         self.out.indent -= 1;
-        self.out.close_brace();
-        self.out.close_brace();
+        self.out.close("}");
+        self.out.close("}");
 
         self.out.blank();
         self.out.line(format!(
@@ -2194,10 +2145,10 @@ impl<'a, 's> Gen<'a, 's> {
             } else {
                 self.out.line(format!("{m}.Write(w);"));
             }
-            self.out.close_brace();
+            self.out.close("}");
             self.out.block("catch (EncodeError e)");
             self.out.line(format!("throw e.Within(\"{variant}\");"));
-            self.out.close_brace();
+            self.out.close("}");
             self.out.line("return;");
             self.out.indent -= 1;
         }
@@ -2205,8 +2156,8 @@ impl<'a, 's> Gen<'a, 's> {
         self.out.indent += 1;
         self.out.line("throw w.Fail(ErrorKind.UnknownTag);");
         self.out.indent -= 1;
-        self.out.close_brace();
-        self.out.close_brace();
+        self.out.close("}");
+        self.out.close("}");
 
         self.out.blank();
         self.out.line(
@@ -2231,8 +2182,8 @@ impl<'a, 's> Gen<'a, 's> {
         self.out.indent += 1;
         self.out.line(format!("return {};", bits / 8));
         self.out.indent -= 1;
-        self.out.close_brace();
-        self.out.close_brace();
+        self.out.close("}");
+        self.out.close("}");
 
         self.out.blank();
         self.out.line(format!("/// <summary>Writes {a} <see cref=\"{name}\"/> in the JSON form: an object of one member, the variant.</summary>"));
@@ -2249,9 +2200,9 @@ impl<'a, 's> Gen<'a, 's> {
             self.out.line("break;");
             self.out.indent -= 1;
         }
-        self.out.close_brace();
+        self.out.close("}");
         self.out.line("j.EndObject();");
-        self.out.close_brace();
+        self.out.close("}");
 
         self.out.blank();
         self.out.line(format!(
@@ -2276,13 +2227,13 @@ impl<'a, 's> Gen<'a, 's> {
         self.out
             .line("throw new JsonError(\"unknown variant \" + m.Key);");
         self.out.indent -= 1;
-        self.out.close_brace();
-        self.out.close_brace();
+        self.out.close("}");
+        self.out.close("}");
         self.out.block("catch (JsonError e)");
         self.out.line("throw e.Within(m.Key);");
-        self.out.close_brace();
-        self.out.close_brace();
-        self.out.close_brace();
+        self.out.close("}");
+        self.out.close("}");
+        self.out.close("}");
     }
 
     // ---- every frame, by name ----
@@ -2358,10 +2309,10 @@ impl<'a, 's> Gen<'a, 's> {
             self.out.indent += 1;
             self.out.line(unknown);
             self.out.indent -= 1;
-            self.out.close_brace();
-            self.out.close_brace();
+            self.out.close("}");
+            self.out.close("}");
         }
-        self.out.close_brace();
+        self.out.close("}");
     }
 }
 

@@ -68,35 +68,80 @@ pub fn snake_case(name: &str) -> String {
     out
 }
 
-/// Writes indented lines.
-#[derive(Debug, Default)]
+/// Writes indented lines: the one writer every printer shares, so that how a line is indented,
+/// how a block opens and closes and where a blank line goes are decided once.
+///
+/// Each language indents by its own unit (TypeScript by two spaces, as prettier does; Rust, C++,
+/// C# and Lua by four); C#'s braces stand on lines of their own ([`Code::block`]), the others'
+/// end the line that opens the block ([`Code::open`]).
+#[derive(Debug)]
 pub(crate) struct Code {
     out: String,
+    /// The current depth, in levels (a printer may step it by hand around a hanging line).
     indent: usize,
+    /// What one level of indentation prints.
+    unit: &'static str,
+}
+
+impl Default for Code {
+    /// A writer indenting by four spaces a level.
+    fn default() -> Self {
+        Code::with_unit("    ")
+    }
 }
 
 impl Code {
+    /// A writer indenting by `unit` a level (`"  "` for TypeScript).
+    pub(crate) fn with_unit(unit: &'static str) -> Self {
+        Code {
+            out: String::new(),
+            indent: 0,
+            unit,
+        }
+    }
+
+    /// One line, or several separated by `\n`, each at the current indentation (an empty one
+    /// stays empty, without trailing spaces).
     pub(crate) fn line(&mut self, text: impl AsRef<str>) {
-        let text = text.as_ref();
-        if text.is_empty() {
-            self.out.push('\n');
-            return;
+        for line in text.as_ref().split('\n') {
+            self.push_indented(line);
         }
-        for _ in 0..self.indent {
-            self.out.push_str("    ");
+    }
+
+    /// One statement whose text may hold line breaks, kept as written: only its first line is
+    /// indented, the others keep the columns they have (the Rust printer's multi-line
+    /// `arbitrary` expressions, which rustfmt lays out afterwards).
+    pub(crate) fn line_as_written(&mut self, text: impl AsRef<str>) {
+        self.push_indented(text.as_ref());
+    }
+
+    fn push_indented(&mut self, text: &str) {
+        if !text.is_empty() {
+            for _ in 0..self.indent {
+                self.out.push_str(self.unit);
+            }
+            self.out.push_str(text);
         }
-        self.out.push_str(text);
         self.out.push('\n');
     }
 
+    /// A line that opens a block (`if (x) {`), and one level deeper after it.
     pub(crate) fn open(&mut self, text: impl AsRef<str>) {
         self.line(text);
         self.indent += 1;
     }
 
+    /// One level shallower, then the line that closes the block (`}`).
     pub(crate) fn close(&mut self, text: impl AsRef<str>) {
         self.indent = self.indent.saturating_sub(1);
         self.line(text);
+    }
+
+    /// `head`, then a block whose `{` stands on a line of its own, as C# writes it; closed by
+    /// `close("}")`.
+    pub(crate) fn block(&mut self, head: impl AsRef<str>) {
+        self.line(head);
+        self.open("{");
     }
 
     /// One line, one level deeper than the current one.
@@ -106,12 +151,20 @@ impl Code {
         self.indent -= 1;
     }
 
+    /// The column a line at the current depth starts at, for a printer that wraps what would
+    /// pass its language's width.
+    pub(crate) fn column(&self) -> usize {
+        self.indent * self.unit.len()
+    }
+
+    /// An empty line, unless there is one already or a block has just opened.
     pub(crate) fn blank(&mut self) {
         if !self.out.is_empty() && !self.out.ends_with("\n\n") && !self.out.ends_with("{\n") {
             self.out.push('\n');
         }
     }
 
+    /// What was written.
     pub(crate) fn finish(self) -> String {
         self.out
     }
@@ -128,5 +181,24 @@ mod tests {
         assert_eq!(snake_case("DeltaAck"), "delta_ack");
         assert_eq!(snake_case("HTTPFrame"), "http_frame");
         assert_eq!(snake_case("Frame2D"), "frame2_d");
+    }
+
+    #[test]
+    fn code_indents_by_its_unit() {
+        // TypeScript's two spaces, a multi-line text split and each non-empty line indented.
+        let mut ts = Code::with_unit("  ");
+        ts.open("if (x) {");
+        assert_eq!(ts.column(), 2);
+        ts.line("a();\n\nb();");
+        ts.close("}");
+        assert_eq!(ts.finish(), "if (x) {\n  a();\n\n  b();\n}\n");
+
+        // C#'s braces on lines of their own; a text kept as written indents its first line only.
+        let mut cs = Code::default();
+        cs.block("class C");
+        cs.line_as_written("int x = f(\n    1);");
+        cs.blank();
+        cs.close("}");
+        assert_eq!(cs.finish(), "class C\n{\n    int x = f(\n    1);\n\n}\n");
     }
 }

@@ -1509,11 +1509,11 @@ impl<'s> Gen<'_, 's> {
             match &s.presence {
                 Some(p) => {
                     let cond = self.presence(p, false);
-                    self.code.line(format!(
+                    self.code.line_as_written(format!(
                         "let {name} = if {cond} {{ Some({expr}?) }} else {{ None }};"
                     ));
                 }
-                None => self.code.line(format!(
+                None => self.code.line_as_written(format!(
                     "let {name}: {} = {expr}?;",
                     self.rust_type(&s.wire)
                 )),
