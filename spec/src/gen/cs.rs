@@ -189,6 +189,29 @@ fn base_name(name: &str) -> String {
         .map_or(name.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
+/// The loop over the `len` elements of list number `d` (index `i{d}`), running `body` for each
+/// inside a `try` whose `catch` of `error` (`DecodeError`, `EncodeError`, `JsonError`) puts the
+/// element's index in front of the error's path and throws it on, so that a refused element is
+/// named as the Rust codec names it (`changes[3].mask`, conformance/PROTOCOL.md's `path`).
+fn indexed_loop(d: usize, len: &str, error: &str, body: Vec<String>) -> Vec<String> {
+    let mut lines = vec![
+        format!("for (int i{d} = 0; i{d} < {len}; i{d}++)"),
+        "{".into(),
+        "    try".into(),
+        "    {".into(),
+    ];
+    lines.extend(body.into_iter().map(|l| format!("        {l}")));
+    lines.extend([
+        "    }".into(),
+        format!("    catch ({error} e{d})"),
+        "    {".into(),
+        format!("        throw e{d}.Within(i{d});"),
+        "    }".into(),
+        "}".into(),
+    ]);
+    lines
+}
+
 /// The keywords of C#, which a local cannot be called.
 const KEYWORDS: &[&str] = &[
     "abstract",
@@ -995,19 +1018,7 @@ impl<'a, 's> Gen<'a, 's> {
             }
             (None, elem) => self.decode_into(elem, packed, src, &item, None),
         };
-        lines.push(format!("for (int i{d} = 0; i{d} < n{d}; i{d}++)"));
-        lines.push("{".into());
-        lines.push("    try".into());
-        lines.push("    {".into());
-        for l in body {
-            lines.push(format!("        {l}"));
-        }
-        lines.push("    }".into());
-        lines.push(format!("    catch (DecodeError e{d})"));
-        lines.push("    {".into());
-        lines.push(format!("        throw e{d}.Within(i{d});"));
-        lines.push("    }".into());
-        lines.push("}".into());
+        lines.extend(indexed_loop(d, &format!("n{d}"), "DecodeError", body));
         lines.push(format!("{target} = items{d};"));
         lines
     }
@@ -1153,19 +1164,12 @@ impl<'a, 's> Gen<'a, 's> {
                     }
                     (None, elem) => self.encode(elem, packed, &item),
                 };
-                lines.push(format!("for (int i{d} = 0; i{d} < {val}.Length; i{d}++)"));
-                lines.push("{".into());
-                lines.push("    try".into());
-                lines.push("    {".into());
-                for l in body {
-                    lines.push(format!("        {l}"));
-                }
-                lines.push("    }".into());
-                lines.push(format!("    catch (EncodeError e{d})"));
-                lines.push("    {".into());
-                lines.push(format!("        throw e{d}.Within(i{d});"));
-                lines.push("    }".into());
-                lines.push("}".into());
+                lines.extend(indexed_loop(
+                    d,
+                    &format!("{val}.Length"),
+                    "EncodeError",
+                    body,
+                ));
                 lines
             }
         }
@@ -1408,25 +1412,14 @@ impl<'a, 's> Gen<'a, 's> {
                         "{ty}[] items{d} = {};",
                         new_array(&ty, &format!("a{d}.Count"))
                     ),
-                    format!("for (int i{d} = 0; i{d} < a{d}.Count; i{d}++)"),
-                    "{".into(),
-                    "    try".into(),
-                    "    {".into(),
                 ];
-                for l in self.read_json(
+                let body = self.read_json(
                     &a.elem,
                     &format!("a{d}[i{d}]"),
                     &format!("items{d}[i{d}]"),
                     strings && big_elem(&a.elem),
-                ) {
-                    lines.push(format!("        {l}"));
-                }
-                lines.push("    }".into());
-                lines.push(format!("    catch (JsonError e{d})"));
-                lines.push("    {".into());
-                lines.push(format!("        throw e{d}.Within(i{d});"));
-                lines.push("    }".into());
-                lines.push("}".into());
+                );
+                lines.extend(indexed_loop(d, &format!("a{d}.Count"), "JsonError", body));
                 lines.push(format!("{target} = items{d};"));
                 lines
             }
