@@ -1262,56 +1262,8 @@ impl<'s> Gen<'_, 's> {
             .keys_of(&r.name)
             .first()
             .and_then(|key| low.plan(&r.name, Some(key)));
-        if let Some(keyed) = keyed.filter(|k| k.packed) {
-            self.code
-                .line("/// Reads the record from a bit stream, its key absolute.");
-            self.code
-                .open("pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {");
-            self.code.line("Self::read_bits_after(b, &mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.read_fn(keyed);
-            self.code.blank();
-            self.code
-                .line("/// Writes the record into a bit stream, its key absolute.");
-            self.code
-                .open("pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {");
-            self.code.line("self.write_bits_after(w, &mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.write_fn(keyed);
-            self.code.blank();
-            self.code
-                .line("/// The number of bits [`Self::write_bits`] writes.");
-            self.code.open("pub fn bit_len(&self) -> usize {");
-            self.code.line("self.bit_len_after(&mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.len_fn(keyed);
-        } else if let Some(keyed) = keyed {
-            self.code.line("/// Reads the record, its key absolute.");
-            self.code
-                .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
-            self.code.line("Self::read_after(r, &mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.read_fn(keyed);
-            self.code.blank();
-            self.code.line("/// Writes the record, its key absolute.");
-            self.code
-                .open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
-            self.code.line("self.write_after(out, &mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.write_fn(keyed);
-            self.code.blank();
-            self.code
-                .line("/// The number of bytes [`Self::write`] writes.");
-            self.code.open("pub fn encoded_len(&self) -> usize {");
-            self.code.line("self.encoded_len_after(&mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.len_fn(keyed);
+        if let Some(keyed) = keyed {
+            self.keyed_record_fns(keyed);
         } else {
             self.read_fn(plan);
             self.code.blank();
@@ -1538,6 +1490,68 @@ impl<'s> Gen<'_, 's> {
         }
         self.code.close("}");
         self.code.close("}");
+    }
+
+    /// The functions of a record read and written within a list ascending by its key, from the
+    /// plan of that key (`keyed`): each entry point with the key absolute (`read`, `write`,
+    /// `encoded_len`; for a packed record, issue 19, the bit-stream `read_bits`, `write_bits`,
+    /// `bit_len`) calls its `_after` form with no previous key, then that form itself.
+    fn keyed_record_fns(&mut self, keyed: &RecordPlan<'_>) {
+        let [read, write, len] = if keyed.packed {
+            [
+                (
+                    "/// Reads the record from a bit stream, its key absolute.",
+                    "pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {",
+                    "Self::read_bits_after(b, &mut None)",
+                ),
+                (
+                    "/// Writes the record into a bit stream, its key absolute.",
+                    "pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {",
+                    "self.write_bits_after(w, &mut None)",
+                ),
+                (
+                    "/// The number of bits [`Self::write_bits`] writes.",
+                    "pub fn bit_len(&self) -> usize {",
+                    "self.bit_len_after(&mut None)",
+                ),
+            ]
+        } else {
+            [
+                (
+                    "/// Reads the record, its key absolute.",
+                    "pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {",
+                    "Self::read_after(r, &mut None)",
+                ),
+                (
+                    "/// Writes the record, its key absolute.",
+                    "pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {",
+                    "self.write_after(out, &mut None)",
+                ),
+                (
+                    "/// The number of bytes [`Self::write`] writes.",
+                    "pub fn encoded_len(&self) -> usize {",
+                    "self.encoded_len_after(&mut None)",
+                ),
+            ]
+        };
+        self.absolute_key_entry(read);
+        self.read_fn(keyed);
+        self.code.blank();
+        self.absolute_key_entry(write);
+        self.write_fn(keyed);
+        self.code.blank();
+        self.absolute_key_entry(len);
+        self.len_fn(keyed);
+    }
+
+    /// One entry point of [`Gen::keyed_record_fns`], as (doc line, signature, the call of its
+    /// `_after` form), and the blank line after it.
+    fn absolute_key_entry(&mut self, (doc, head, call): (&str, &str, &str)) {
+        self.code.line(doc);
+        self.code.open(head);
+        self.code.line(call);
+        self.code.close("}");
+        self.code.blank();
     }
 
     fn read_fn(&mut self, plan: &RecordPlan<'_>) {
