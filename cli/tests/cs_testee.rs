@@ -21,61 +21,29 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 use support::Generated;
 
 /// Generous: Mono's start and JIT on a loaded machine.
 const TIMEOUT: Duration = Duration::from_secs(20);
 
-fn repository_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the cli crate lives in the repository")
-        .to_path_buf()
+/// Builds the testee (`build.sh` installs Mono when it is missing).
+fn build() -> Result<PathBuf, String> {
+    let hint = "the C# testee needs Mono (apt-get install mono-mcs mono-runtime). This test \
+                fails rather than pass without checking anything; skip it by name \
+                (`cargo test -- --skip cs`) where Mono cannot be had.";
+    Ok(support::run_build_script("cs", Some(hint))?.join("build/testee.exe"))
 }
 
 /// The testee, built once for all the tests of this file.
 fn built_testee() -> PathBuf {
-    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BUILT
-        .get_or_init(build)
-        .clone()
-        .unwrap_or_else(|why| panic!("{why}"))
-}
-
-/// The command that runs the testee.
-fn command(exe: &Path) -> Vec<String> {
-    vec!["mono".to_string(), exe.display().to_string()]
-}
-
-fn build() -> Result<PathBuf, String> {
-    let root = repository_root();
-    let dir = root.join("conformance/testees/cs");
-    // The bundled `ackwire` is already built: build.sh runs it rather than a nested `cargo run`.
-    let out = Command::new("bash")
-        .arg(dir.join("build.sh"))
-        .env("ACKWIRE", env!("CARGO_BIN_EXE_ackwire"))
-        .current_dir(&root)
-        .output()
-        .map_err(|e| format!("cannot run bash build.sh: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "conformance/testees/cs/build.sh failed ({}): the C# testee needs Mono (apt-get \
-             install mono-mcs mono-runtime). This test fails rather than pass without checking \
-             anything; skip it by name (`cargo test -- --skip cs`) where Mono cannot be had.\n{}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(dir.join("build/testee.exe"))
+    support::built_once(build)
 }
 
 /// The built testee, as the shared checks of `support` take it.
 fn testee() -> Generated {
     Generated {
-        command: command(&built_testee()),
+        command: vec!["mono".to_string(), built_testee().display().to_string()],
         name: "ackwire-cs",
         language: "C#",
         timeout: TIMEOUT,
@@ -114,7 +82,7 @@ fn decoding_allocates_a_small_multiple_of_the_input() {
     let alloc = testee.with_file_name("alloc.exe");
     let out = Command::new("mono")
         .arg(&alloc)
-        .arg(repository_root().join("vectors/frames"))
+        .arg(support::repository_root().join("vectors/frames"))
         .output()
         .expect("mono runs alloc.exe");
     let text = String::from_utf8_lossy(&out.stdout);
