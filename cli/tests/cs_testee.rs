@@ -70,6 +70,22 @@ fn garbage_requests_get_one_json_reply_each_and_never_crash_it() {
     support::garbage_requests_get_one_reply_each(&testee());
 }
 
+/// Runs one of the testee's own checks, showing what it printed, and fails the test unless it
+/// exits successfully having printed `verdict` (its closing line's words).
+fn succeeds_saying(check: &mut Command, verdict: &str) {
+    let out = check
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {check:?}: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}");
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains(verdict), "{text}");
+}
+
 /// DESIGN.md section 3: a decoder "allocates at most a small multiple of its input". The C#
 /// readers are structs passed by `ref` and lists are read in loops, not through delegates, so a
 /// decode allocates its values alone: `alloc.exe` measures every positive frame vector's decode
@@ -80,19 +96,12 @@ fn garbage_requests_get_one_json_reply_each_and_never_crash_it() {
 fn decoding_allocates_a_small_multiple_of_the_input() {
     let testee = built_testee();
     let alloc = testee.with_file_name("alloc.exe");
-    let out = Command::new("mono")
-        .arg(&alloc)
-        .arg(support::repository_root().join("vectors/frames"))
-        .output()
-        .expect("mono runs alloc.exe");
-    let text = String::from_utf8_lossy(&out.stdout);
-    eprintln!("{text}");
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeds_saying(
+        Command::new("mono")
+            .arg(&alloc)
+            .arg(support::repository_root().join("vectors/frames")),
+        " 0 over the bound",
     );
-    assert!(text.contains(" 0 over the bound"), "{text}");
 }
 
 // cs-rest: hostile peers against the C# datagram, baseline and delta halves.
@@ -106,17 +115,8 @@ fn hostile_frames_get_only_session_errors_from_the_datagram_baseline_and_delta_h
         .parent()
         .and_then(Path::parent)
         .expect("build/ is inside the testee's folder");
-    let out = Command::new("bash")
-        .arg(dir.join("hostile.sh"))
-        .arg("5000")
-        .output()
-        .expect("bash runs hostile.sh");
-    let text = String::from_utf8_lossy(&out.stdout);
-    eprintln!("{text}");
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeds_saying(
+        Command::new("bash").arg(dir.join("hostile.sh")).arg("5000"),
+        "nothing else escaped",
     );
-    assert!(text.contains("nothing else escaped"), "{text}");
 }
