@@ -29,6 +29,7 @@
 //! or `&` cannot break a page. The pages are well-formed XML as well as HTML, which the tests
 //! check by parsing them.
 
+use super::base_name;
 use crate::lower::{Ascending, Check, CountFrom, Lowering, Presence, Role, Step, Test, Wire};
 use crate::model::{
     BitKind, Bits, ConstValue, Docs, Endian, File, Item, Record, RecordKind, Spec, Union,
@@ -177,7 +178,7 @@ impl<'s> Site<'_, 's> {
                 h,
                 "<tr><td><a href=\"{p}.html\">{n}</a></td><td>{s}</td><td>{c}</td></tr>",
                 p = escape(page),
-                n = escape(&file_label(file)),
+                n = escape(&base_name(&file.name)),
                 s = first_sentence(&file.doc),
                 c = file.items.len()
             );
@@ -216,7 +217,7 @@ impl<'s> Site<'_, 's> {
                     kind,
                     first_sentence(&docs.doc),
                     p = escape(page),
-                    f = escape(&file_label(file)),
+                    f = escape(&base_name(&file.name)),
                 );
             }
         }
@@ -249,7 +250,7 @@ impl<'s> Site<'_, 's> {
                 n,
                 " <a href=\"{p}.html\"{class}>{l}</a>",
                 p = escape(page),
-                l = escape(&file_label(file))
+                l = escape(&base_name(&file.name))
             );
         }
         n
@@ -298,7 +299,7 @@ impl<'s> Site<'_, 's> {
             .position(|f| std::ptr::eq(f, file))
             .map(|i| self.pages[i].clone());
         let mut h = String::new();
-        let _ = writeln!(h, "<h1>{}</h1>", escape(&file_label(file)));
+        let _ = writeln!(h, "<h1>{}</h1>", escape(&base_name(&file.name)));
         h.push_str(&docs_html(&file.doc));
         let _ = writeln!(
             h,
@@ -340,7 +341,7 @@ impl<'s> Site<'_, 's> {
                 Item::Union(u) => self.union_section(&mut h, u),
             }
         }
-        page(&file_label(file), &self.nav(page_name.as_deref()), &h)
+        page(&base_name(&file.name), &self.nav(page_name.as_deref()), &h)
     }
 
     fn record_section(&self, h: &mut String, r: &'s Record) {
@@ -628,13 +629,6 @@ fn item_kind(item: &Item) -> (&'static str, &Docs) {
         ),
         Item::Union(u) => ("union", &u.docs),
     }
-}
-
-/// A layout file's name as shown: its last path component.
-fn file_label(file: &File) -> String {
-    Path::new(&file.name)
-        .file_name()
-        .map_or_else(|| file.name.clone(), |n| n.to_string_lossy().into_owned())
 }
 
 /// One page: the shell every page shares around `body`.

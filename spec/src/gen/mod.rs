@@ -48,6 +48,19 @@ pub(crate) fn c_like_presence(
         .join(" && ")
 }
 
+/// A layout file's name without its folders, as generated code and pages name it: what they
+/// print must not depend on where the checkout is.
+pub(crate) fn base_name(name: &str) -> String {
+    std::path::Path::new(name)
+        .file_name()
+        .map_or(name.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// The base names of a spec's layout files, in order, for a generated file's header line.
+pub(crate) fn source_names(spec: &crate::model::Spec) -> Vec<String> {
+    spec.files.iter().map(|f| base_name(&f.name)).collect()
+}
+
 /// A layout name in `snake_case` (`FullFrame` -> `full_frame`).
 pub fn snake_case(name: &str) -> String {
     let mut out = String::new();

@@ -19,7 +19,7 @@
 //!
 //! The code is meant to read like hand-written code and is snapshotted in review.
 
-use super::{snake_case, Code};
+use super::{base_name, snake_case, Code};
 use crate::lower::{
     ArrayPlan, Ascending, BitsPlan, BucketPlan, CountFrom, Lowering, Operand, Presence, RecordPlan,
     Role, Step, UnionPlan, Wire,
@@ -310,9 +310,7 @@ impl<'s> Gen<'_, 's> {
     fn file_header(&mut self, file: &File) {
         self.code.blank();
         // The file's name only: generated code must not depend on where the checkout is.
-        let name = std::path::Path::new(&file.name)
-            .file_name()
-            .map_or(file.name.clone(), |n| n.to_string_lossy().into_owned());
+        let name = base_name(&file.name);
         self.code.line(format!("// ---- {name} ----"));
         for line in &file.doc {
             if line.is_empty() {

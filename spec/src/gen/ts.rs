@@ -40,14 +40,13 @@
 //! each field before it reads or writes it, a list pushes its elements' indices, so that an
 //! error is raised with the path the Rust codec builds as it travels up through `map_err`.
 
-use super::{snake_case, Code};
+use super::{base_name, snake_case, source_names, Code};
 use crate::lower::{
     ArrayPlan, Ascending, BucketPlan, CountFrom, Lowering, NamedBit, Operand, RecordPlan, Role,
     Step, Test, Wire,
 };
 use crate::model::{BitKind, Bits, Const, Docs, File, Item, Record, RecordKind, Spec, Union};
 use std::collections::BTreeSet;
-use std::path::Path;
 
 /// The generated files, as (path relative to the output folder, contents): `protocol.ts`, then
 /// the runtime it imports, `runtime/index.ts` and the files beside it.
@@ -59,15 +58,7 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
         low: &low,
         out: Code::with_unit(INDENT),
     };
-    let sources: Vec<String> = spec
-        .files
-        .iter()
-        .map(|f| {
-            Path::new(&f.name)
-                .file_name()
-                .map_or(f.name.clone(), |n| n.to_string_lossy().into_owned())
-        })
-        .collect();
+    let sources = source_names(spec);
     for file in &spec.files {
         g.file_header(file);
         for item in &file.items {
@@ -457,9 +448,7 @@ impl<'a, 's> Gen<'a, 's> {
     }
 
     fn file_header(&mut self, file: &File) {
-        let name = Path::new(&file.name)
-            .file_name()
-            .map_or(file.name.clone(), |n| n.to_string_lossy().into_owned());
+        let name = base_name(&file.name);
         self.out.blank();
         self.out.line(format!("// ---- {name} ----"));
         if !file.doc.is_empty() {
