@@ -38,7 +38,7 @@
 //! Limitation: a union is a `std::variant` alias, so two unions with the same variant records
 //! would be one C++ type.
 
-use super::{base_name, snake_case, source_names, Code};
+use super::{base_name, snake_case, source_names, storage, Code};
 use crate::index::Decl;
 use crate::lower::{
     ArrayPlan, Ascending, BitsPlan, BucketPlan, CountFrom, Lowering, Operand, RecordPlan, Role,
@@ -256,21 +256,11 @@ fn local(name: &str) -> String {
 }
 
 fn uint_type(bits: u8) -> &'static str {
-    match bits {
-        0..=8 => "uint8_t",
-        9..=16 => "uint16_t",
-        17..=32 => "uint32_t",
-        _ => "uint64_t",
-    }
+    storage(bits, ["uint8_t", "uint16_t", "uint32_t", "uint64_t"])
 }
 
 fn int_type(bits: u8) -> &'static str {
-    match bits {
-        0..=8 => "int8_t",
-        9..=16 => "int16_t",
-        17..=32 => "int32_t",
-        _ => "int64_t",
-    }
+    storage(bits, ["int8_t", "int16_t", "int32_t", "int64_t"])
 }
 
 /// An integer literal of any value a layout holds.

@@ -39,7 +39,7 @@
 //! reader and writer names its field in a `catch` that puts it in front of the error's path,
 //! and each list its index.
 
-use super::{base_name, snake_case, source_names, Code};
+use super::{base_name, snake_case, source_names, storage, Code};
 use crate::lower::{
     Ascending, BucketPlan, CountFrom, Lowering, Operand, RecordPlan, Role, Step, Test, Wire,
 };
@@ -372,27 +372,17 @@ fn local(name: &str) -> String {
 
 /// The C# type of an integer of `bits` bits: the narrowest that holds it, as Rust's.
 fn int_type(signed: bool, bits: u8) -> &'static str {
-    match (signed, bits) {
-        (false, 0..=8) => "byte",
-        (false, 9..=16) => "ushort",
-        (false, 17..=32) => "uint",
-        (false, _) => "ulong",
-        (true, 0..=8) => "sbyte",
-        (true, 9..=16) => "short",
-        (true, 17..=32) => "int",
-        (true, _) => "long",
+    if signed {
+        storage(bits, ["sbyte", "short", "int", "long"])
+    } else {
+        storage(bits, ["byte", "ushort", "uint", "ulong"])
     }
 }
 
 /// The range of `int_type(signed, bits)`: what its JSON form accepts (an encoder then refuses a
 /// value past the field's own width with `over_width`).
 fn int_range(signed: bool, bits: u8) -> (i128, i128) {
-    let width = match bits {
-        0..=8 => 8,
-        9..=16 => 16,
-        17..=32 => 32,
-        _ => 64,
-    };
+    let width = storage(bits, [8, 16, 32, 64]);
     if signed {
         (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
     } else {

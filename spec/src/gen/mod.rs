@@ -61,6 +61,19 @@ pub(crate) fn source_names(spec: &crate::model::Spec) -> Vec<String> {
     spec.files.iter().map(|f| base_name(&f.name)).collect()
 }
 
+/// The narrowest of the 8-, 16-, 32- and 64-bit integers that holds a `bits`-bit value, picked
+/// from `by_width` (a language's four types, or their widths): the type every printer stores
+/// such a field in (Rust's `u8` to `u64`, C++'s `uint8_t` to `uint64_t`, C#'s `byte` to
+/// `ulong`), decided once so that the languages agree on every field's range.
+pub(crate) fn storage<T: Copy>(bits: u8, by_width: [T; 4]) -> T {
+    match bits {
+        0..=8 => by_width[0],
+        9..=16 => by_width[1],
+        17..=32 => by_width[2],
+        _ => by_width[3],
+    }
+}
+
 /// A layout name in `snake_case` (`FullFrame` -> `full_frame`).
 pub fn snake_case(name: &str) -> String {
     let mut out = String::new();
@@ -194,6 +207,16 @@ mod tests {
         assert_eq!(snake_case("DeltaAck"), "delta_ack");
         assert_eq!(snake_case("HTTPFrame"), "http_frame");
         assert_eq!(snake_case("Frame2D"), "frame2_d");
+    }
+
+    #[test]
+    fn storage_is_the_narrowest_integer_that_holds_the_width() {
+        let widths = [8, 16, 32, 64];
+        let stored: Vec<u8> = [1, 8, 9, 16, 17, 32, 33, 64]
+            .into_iter()
+            .map(|bits| storage(bits, widths))
+            .collect();
+        assert_eq!(stored, [8, 8, 16, 16, 32, 32, 64, 64]);
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //!
 //! The code is meant to read like hand-written code and is snapshotted in review.
 
-use super::{base_name, snake_case, Code};
+use super::{base_name, snake_case, storage, Code};
 use crate::lower::{
     ArrayPlan, Ascending, BitsPlan, BucketPlan, CountFrom, Lowering, Operand, Presence, RecordPlan,
     Role, Step, UnionPlan, Wire,
@@ -189,21 +189,11 @@ fn local(name: &str) -> String {
 }
 
 fn uint_type(bits: u8) -> &'static str {
-    match bits {
-        0..=8 => "u8",
-        9..=16 => "u16",
-        17..=32 => "u32",
-        _ => "u64",
-    }
+    storage(bits, ["u8", "u16", "u32", "u64"])
 }
 
 fn int_type(bits: u8) -> &'static str {
-    match bits {
-        0..=8 => "i8",
-        9..=16 => "i16",
-        17..=32 => "i32",
-        _ => "i64",
-    }
+    storage(bits, ["i8", "i16", "i32", "i64"])
 }
 
 /// Lists made by `arbitrary` hold at most this many elements, so that values stay small.

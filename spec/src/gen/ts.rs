@@ -40,7 +40,7 @@
 //! each field before it reads or writes it, a list pushes its elements' indices, so that an
 //! error is raised with the path the Rust codec builds as it travels up through `map_err`.
 
-use super::{base_name, snake_case, source_names, Code};
+use super::{base_name, snake_case, source_names, storage, Code};
 use crate::lower::{
     ArrayPlan, Ascending, BucketPlan, CountFrom, Lowering, NamedBit, Operand, RecordPlan, Role,
     Step, Test, Wire,
@@ -241,15 +241,10 @@ fn varint_len(value: i128) -> u64 {
 
 /// The JSON type of an integer of at most 53 bits: the range of the type Rust holds it in.
 fn int_json(signed: bool, bits: u8) -> &'static str {
-    match (signed, bits) {
-        (false, 0..=8) => "u8",
-        (false, 9..=16) => "u16",
-        (false, 17..=32) => "u32",
-        (false, _) => "uint",
-        (true, 0..=8) => "i8",
-        (true, 9..=16) => "i16",
-        (true, 17..=32) => "i32",
-        (true, _) => "int",
+    if signed {
+        storage(bits, ["i8", "i16", "i32", "int"])
+    } else {
+        storage(bits, ["u8", "u16", "u32", "uint"])
     }
 }
 
