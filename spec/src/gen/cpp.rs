@@ -38,7 +38,7 @@
 //! Limitation: a union is a `std::variant` alias, so two unions with the same variant records
 //! would be one C++ type.
 
-use super::{base_name, snake_case, source_names, storage, Code};
+use super::{file_banner, snake_case, source_names, storage, Code};
 use crate::index::Decl;
 use crate::lower::{
     ArrayPlan, Ascending, BitsPlan, BucketPlan, CountFrom, Lowering, Operand, RecordPlan, Role,
@@ -666,16 +666,7 @@ impl<'a> Gen<'a> {
     }
 
     fn file_section(&mut self, file: &File) {
-        self.code.blank();
-        self.code
-            .line(format!("// ---- {} ----", base_name(&file.name)));
-        for line in &file.doc {
-            if line.is_empty() {
-                self.code.line("//");
-            } else {
-                self.code.line(format!("// {line}"));
-            }
-        }
+        file_banner(&mut self.code, file, false);
         for item in &file.items {
             if let Item::Const(c) = item {
                 self.code.blank();

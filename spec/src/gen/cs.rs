@@ -39,7 +39,7 @@
 //! reader and writer names its field in a `catch` that puts it in front of the error's path,
 //! and each list its index.
 
-use super::{base_name, snake_case, source_names, storage, Code};
+use super::{base_name, file_banner, snake_case, source_names, storage, Code};
 use crate::lower::{
     Ascending, BucketPlan, CountFrom, Lowering, Operand, RecordPlan, Role, Step, Test, Wire,
 };
@@ -685,19 +685,7 @@ impl<'a, 's> Gen<'a, 's> {
     }
 
     fn file_header(&mut self, file: &File) {
-        self.out.blank();
-        self.out
-            .line(format!("// ---- {} ----", base_name(&file.name)));
-        if !file.doc.is_empty() {
-            self.out.line("//");
-        }
-        for line in &file.doc {
-            if line.is_empty() {
-                self.out.line("//");
-            } else {
-                self.out.line(format!("// {line}"));
-            }
-        }
+        file_banner(&mut self.out, file, true);
     }
 
     /// The running key of a list of `record` ascending by `key`.

@@ -56,6 +56,25 @@ pub(crate) fn base_name(name: &str) -> String {
         .map_or(name.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
+/// A layout file's banner in `//` comments, as the Rust, C++, C# and TypeScript codecs open
+/// each file's part: a blank line, `// ---- NAME ----` (its base name), then its doc comment, an
+/// empty line of it as `//`; `separated` sets the doc apart from the name by a `//` line (C#
+/// and TypeScript).
+pub(crate) fn file_banner(code: &mut Code, file: &crate::model::File, separated: bool) {
+    code.blank();
+    code.line(format!("// ---- {} ----", base_name(&file.name)));
+    if separated && !file.doc.is_empty() {
+        code.line("//");
+    }
+    for line in &file.doc {
+        if line.is_empty() {
+            code.line("//");
+        } else {
+            code.line(format!("// {line}"));
+        }
+    }
+}
+
 /// The base names of a spec's layout files, in order, for a generated file's header line.
 pub(crate) fn source_names(spec: &crate::model::Spec) -> Vec<String> {
     spec.files.iter().map(|f| base_name(&f.name)).collect()

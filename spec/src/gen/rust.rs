@@ -19,7 +19,7 @@
 //!
 //! The code is meant to read like hand-written code and is snapshotted in review.
 
-use super::{base_name, snake_case, storage, Code};
+use super::{file_banner, snake_case, storage, Code};
 use crate::lower::{
     ArrayPlan, Ascending, BitsPlan, BucketPlan, CountFrom, Lowering, Operand, Presence, RecordPlan,
     Role, Step, UnionPlan, Wire,
@@ -298,17 +298,7 @@ impl<'s> Gen<'_, 's> {
     }
 
     fn file_header(&mut self, file: &File) {
-        self.code.blank();
-        // The file's name only: generated code must not depend on where the checkout is.
-        let name = base_name(&file.name);
-        self.code.line(format!("// ---- {name} ----"));
-        for line in &file.doc {
-            if line.is_empty() {
-                self.code.line("//");
-            } else {
-                self.code.line(format!("// {line}"));
-            }
-        }
+        file_banner(&mut self.code, file, false);
     }
 
     fn constant(&mut self, c: &crate::model::Const) {

@@ -40,7 +40,7 @@
 //! each field before it reads or writes it, a list pushes its elements' indices, so that an
 //! error is raised with the path the Rust codec builds as it travels up through `map_err`.
 
-use super::{base_name, snake_case, source_names, storage, Code};
+use super::{file_banner, snake_case, source_names, storage, Code};
 use crate::lower::{
     ArrayPlan, Ascending, BucketPlan, CountFrom, Lowering, NamedBit, Operand, RecordPlan, Role,
     Step, Test, Wire,
@@ -443,19 +443,7 @@ impl<'a, 's> Gen<'a, 's> {
     }
 
     fn file_header(&mut self, file: &File) {
-        let name = base_name(&file.name);
-        self.out.blank();
-        self.out.line(format!("// ---- {name} ----"));
-        if !file.doc.is_empty() {
-            self.out.line("//");
-        }
-        for line in &file.doc {
-            if line.is_empty() {
-                self.out.line("//");
-            } else {
-                self.out.line(format!("// {line}"));
-            }
-        }
+        file_banner(&mut self.out, file, true);
     }
 
     /// The running key of a list of `record` ascending by `key`, made for the key step of the
