@@ -353,12 +353,7 @@ impl<'s> Site<'_, 's> {
             (RecordKind::Record, true) => "packed record",
             (RecordKind::Record, false) => "record",
         };
-        let _ = writeln!(
-            h,
-            "<section id=\"{n}\">\n<h2><span class=\"kind\">{kind}</span> {n}</h2>",
-            n = escape(&r.name)
-        );
-        h.push_str(&docs_html(&r.docs.doc));
+        section_head(h, kind, &r.name, &r.docs.doc);
         let mut facts = vec![format!(
             "Size: {}.",
             escape(&record_size(plan.fixed, plan.min_bits, plan.packed))
@@ -451,12 +446,7 @@ impl<'s> Site<'_, 's> {
 
     fn bits_section(&self, h: &mut String, b: &'s Bits) {
         let plan = self.low.bits_plan(b);
-        let _ = writeln!(
-            h,
-            "<section id=\"{n}\">\n<h2><span class=\"kind\">bits</span> {n}</h2>",
-            n = escape(&b.name)
-        );
-        h.push_str(&docs_html(&b.docs.doc));
+        section_head(h, "bits", &b.name, &b.docs.doc);
         let _ = writeln!(
             h,
             "<p class=\"meta\">{w} bits; carried byte-aligned as a <code>u{w}</code> {e}, or as {w} bits in a packed record. Bit 0 is the least significant. Reserved bits (mask <code>{r:#x}</code>) are refused when set (<code>ReservedBit</code>); a bit that requires another is refused without it (<code>InvalidCondition</code>).</p>",
@@ -510,12 +500,7 @@ impl<'s> Site<'_, 's> {
 
     fn union_section(&self, h: &mut String, u: &'s Union) {
         let plan = self.low.union_plan(u);
-        let _ = writeln!(
-            h,
-            "<section id=\"{n}\">\n<h2><span class=\"kind\">union</span> {n}</h2>",
-            n = escape(&u.name)
-        );
-        h.push_str(&docs_html(&u.docs.doc));
+        section_head(h, "union", &u.name, &u.docs.doc);
         let _ = writeln!(
             h,
             "<p class=\"meta\">A <code>{}</code> tag, then the record of the variant it names; a tag naming no variant is refused (<code>UnknownTag</code>).</p>",
@@ -629,6 +614,17 @@ fn item_kind(item: &Item) -> (&'static str, &Docs) {
         ),
         Item::Union(u) => ("union", &u.docs),
     }
+}
+
+/// The opening of an item's section, which the index and the diagrams link to by its name: the
+/// `<section id>`, its heading (`kind`: frame, record, packed record, bits, union) and its doc comment.
+fn section_head(h: &mut String, kind: &str, name: &str, doc: &[String]) {
+    let _ = writeln!(
+        h,
+        "<section id=\"{n}\">\n<h2><span class=\"kind\">{kind}</span> {n}</h2>",
+        n = escape(name)
+    );
+    h.push_str(&docs_html(doc));
 }
 
 /// One page: the shell every page shares around `body`.
