@@ -39,7 +39,7 @@
 //! reader and writer names its field in a `catch` that puts it in front of the error's path,
 //! and each list its index.
 
-use super::{base_name, file_banner, snake_case, source_names, storage, Code};
+use super::{base_name, constants_of, file_banner, snake_case, source_names, storage, Code};
 use crate::lower::{
     Ascending, BucketPlan, CountFrom, Lowering, Operand, RecordPlan, Role, Step, Test, Wire,
 };
@@ -134,14 +134,7 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
     g.out.open("{");
     for file in &spec.files {
         g.file_header(file);
-        let consts: Vec<&Const> = file
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Const(c) => Some(c),
-                _ => None,
-            })
-            .collect();
+        let consts: Vec<&Const> = constants_of(&file.items).collect();
         if !consts.is_empty() {
             g.out.blank();
             g.constants(&base_name(&file.name), &consts);

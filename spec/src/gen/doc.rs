@@ -29,7 +29,7 @@
 //! or `&` cannot break a page. The pages are well-formed XML as well as HTML, which the tests
 //! check by parsing them.
 
-use super::base_name;
+use super::{base_name, constants_of};
 use crate::lower::{Ascending, Check, CountFrom, Lowering, Presence, Role, Step, Test, Wire};
 use crate::model::{
     BitKind, Bits, ConstValue, Docs, Endian, File, Item, Record, RecordKind, Spec, Union,
@@ -225,11 +225,7 @@ impl<'s> Site<'_, 's> {
         let consts: Vec<_> = spec
             .files
             .iter()
-            .flat_map(|f| &f.items)
-            .filter_map(|i| match i {
-                Item::Const(c) => Some(c),
-                _ => None,
-            })
+            .flat_map(|f| constants_of(&f.items))
             .collect();
         if !consts.is_empty() {
             h.push_str("<h2>Protocol constants</h2>\n");
@@ -321,14 +317,7 @@ impl<'s> Site<'_, 's> {
             }
             h.push_str("</ul>\n");
         }
-        let consts: Vec<_> = file
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Const(c) => Some(c),
-                _ => None,
-            })
-            .collect();
+        let consts: Vec<_> = constants_of(&file.items).collect();
         if !consts.is_empty() {
             h.push_str("<h2>Protocol constants</h2>\n");
             self.const_table(&mut h, consts.into_iter());

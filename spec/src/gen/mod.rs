@@ -1,4 +1,4 @@
-//! Code generators: a validated [`Spec`](crate::model::Spec) compiled into codecs.
+//! Code generators: a validated [`Spec`] compiled into codecs.
 //!
 //! Each backend is a printer over the [lowering](crate::lower): it prints plain types
 //! documented with the spec's doc comments and the encoders and decoders for them, taking
@@ -14,6 +14,7 @@ pub mod ts;
 pub mod wireshark;
 
 use crate::lower::{Operand, Presence, Test};
+use crate::model::{Const, File, Item, Spec};
 
 /// A presence condition in the syntax Rust and C++ share: every test joined by `&&`, a bit as
 /// `mask.contains(Set::BIT)`, a bool as itself, an integer against 0 or a literal. `operand`
@@ -60,7 +61,7 @@ pub(crate) fn base_name(name: &str) -> String {
 /// each file's part: a blank line, `// ---- NAME ----` (its base name), then its doc comment, an
 /// empty line of it as `//`; `separated` sets the doc apart from the name by a `//` line (C#
 /// and TypeScript).
-pub(crate) fn file_banner(code: &mut Code, file: &crate::model::File, separated: bool) {
+pub(crate) fn file_banner(code: &mut Code, file: &File, separated: bool) {
     code.blank();
     code.line(format!("// ---- {} ----", base_name(&file.name)));
     if separated && !file.doc.is_empty() {
@@ -75,8 +76,16 @@ pub(crate) fn file_banner(code: &mut Code, file: &crate::model::File, separated:
     }
 }
 
+/// The constants among a layout file's items, in order.
+pub(crate) fn constants_of(items: &[Item]) -> impl Iterator<Item = &Const> {
+    items.iter().filter_map(|i| match i {
+        Item::Const(c) => Some(c),
+        _ => None,
+    })
+}
+
 /// The base names of a spec's layout files, in order, for a generated file's header line.
-pub(crate) fn source_names(spec: &crate::model::Spec) -> Vec<String> {
+pub(crate) fn source_names(spec: &Spec) -> Vec<String> {
     spec.files.iter().map(|f| base_name(&f.name)).collect()
 }
 
