@@ -261,6 +261,21 @@ fn bucket_type(b: &BucketPlan<'_>) -> &'static str {
     }
 }
 
+/// A bucket's value `v` as the runtime's bucket writers and lengths take it: widened to `i64`
+/// (a `zbucket`) or `u64` (a `bucket`) unless its model integer is that wide already.
+fn bucket_value_arg(b: &BucketPlan<'_>, v: String) -> String {
+    let (wide, conv) = if b.signed {
+        ("i64", "i64::from")
+    } else {
+        ("u64", "u64::from")
+    };
+    if bucket_type(b) == wide {
+        v
+    } else {
+        format!("{conv}({v})")
+    }
+}
+
 /// A bucket code's widths as the runtime takes them: `&[0, 4, 8]`.
 fn widths_arg(b: &BucketPlan<'_>) -> String {
     format!(
@@ -848,16 +863,8 @@ impl<'s> Gen<'_, 's> {
             // the canonical rules before writing a bit.
             Wire::Quat { bits } => expr(format!("w.quat({bits}, {})", val.by_ref())),
             Wire::Bucket(bp) => {
-                let (method, wide, conv) = if bp.signed {
-                    ("zbucket", "i64", "i64::from")
-                } else {
-                    ("bucket", "u64", "u64::from")
-                };
-                let from = if bucket_type(bp) == wide {
-                    v
-                } else {
-                    format!("{conv}({v})")
-                };
+                let method = if bp.signed { "zbucket" } else { "bucket" };
+                let from = bucket_value_arg(bp, v);
                 expr(format!("w.{method}({}, {from})", widths_arg(bp)))
             }
             Wire::Int {
@@ -1067,16 +1074,12 @@ impl<'s> Gen<'_, 's> {
         let v = val.owned();
         match w {
             Wire::Bucket(bp) => {
-                let (f, wide, conv) = if bp.signed {
-                    ("zbucket_len", "i64", "i64::from")
+                let f = if bp.signed {
+                    "zbucket_len"
                 } else {
-                    ("bucket_len", "u64", "u64::from")
+                    "bucket_len"
                 };
-                let from = if bucket_type(bp) == wide {
-                    v
-                } else {
-                    format!("{conv}({v})")
-                };
+                let from = bucket_value_arg(bp, v);
                 format!("{}::{f}({}, {from})", self.rt, widths_arg(bp))
             }
             // Always 2 + 3B bits: the lowering finds it fixed.
