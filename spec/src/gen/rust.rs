@@ -261,6 +261,17 @@ fn bucket_type(b: &BucketPlan<'_>) -> &'static str {
     }
 }
 
+/// `read`, a runtime read giving a `Result` of `wide` (`u64`, `i64`), as a `Result` of `rust`:
+/// narrowed by `as` when `rust` is narrower (the read is bounded by the field's width, or a
+/// bucket's range by its model type, so the cast loses nothing).
+fn narrowed(read: String, wide: &str, rust: &str) -> String {
+    if rust == wide {
+        read
+    } else {
+        format!("{read}.map(|v| v as {rust})")
+    }
+}
+
 /// A bucket's value `v` as the runtime's bucket writers and lengths take it: widened to `i64`
 /// (a `zbucket`) or `u64` (a `bucket`) unless its model integer is that wide already.
 fn bucket_value_arg(b: &BucketPlan<'_>, v: String) -> String {
@@ -571,30 +582,18 @@ impl<'s> Gen<'_, 's> {
                 } else {
                     ("bucket", "u64")
                 };
-                let rust = bucket_type(bp);
-                let read = format!("b.{method}({})", widths_arg(bp));
-                if rust == wide {
-                    read
-                } else {
-                    // The code's range fits the model type by construction.
-                    format!("{read}.map(|v| v as {rust})")
-                }
+                // The code's range fits the model type by construction.
+                narrowed(
+                    format!("b.{method}({})", widths_arg(bp)),
+                    wide,
+                    bucket_type(bp),
+                )
             }
             Wire::Int { signed, bits, .. } if packed => {
                 if *signed {
-                    let rust = int_type(*bits);
-                    if rust == "i64" {
-                        format!("b.int({bits})")
-                    } else {
-                        format!("b.int({bits}).map(|v| v as {rust})")
-                    }
+                    narrowed(format!("b.int({bits})"), "i64", int_type(*bits))
                 } else {
-                    let rust = uint_type(*bits);
-                    if rust == "u64" {
-                        format!("b.uint({bits})")
-                    } else {
-                        format!("b.uint({bits}).map(|v| v as {rust})")
-                    }
+                    narrowed(format!("b.uint({bits})"), "u64", uint_type(*bits))
                 }
             }
             Wire::Int {
@@ -628,22 +627,8 @@ impl<'s> Gen<'_, 's> {
                 }
             }
             Wire::Bool { packed } => if *packed { "b.bool()" } else { "r.bool()" }.into(),
-            Wire::Varint { bits } => {
-                let rust = uint_type(*bits);
-                if rust == "u64" {
-                    format!("r.varint({bits})")
-                } else {
-                    format!("r.varint({bits}).map(|v| v as {rust})")
-                }
-            }
-            Wire::Zigzag { bits } => {
-                let rust = int_type(*bits);
-                if rust == "i64" {
-                    format!("r.zigzag({bits})")
-                } else {
-                    format!("r.zigzag({bits}).map(|v| v as {rust})")
-                }
-            }
+            Wire::Varint { bits } => narrowed(format!("r.varint({bits})"), "u64", uint_type(*bits)),
+            Wire::Zigzag { bits } => narrowed(format!("r.zigzag({bits})"), "i64", int_type(*bits)),
             Wire::Bytes => format!("{}::read_bytes(r)", self.rt),
             Wire::OptBytes => format!("{}::read_opt_bytes(r)", self.rt),
             Wire::Quant {
@@ -774,28 +759,21 @@ impl<'s> Gen<'_, 's> {
             },
             Some(Ascending::Values) if packed => {
                 let (max, raw) = self.ascending_bit_reader(&a.elem);
-                let rust = self.rust_type(&a.elem);
-                let cast = if rust == "u64" {
-                    String::new()
-                } else {
-                    format!(".map(|v| v as {rust})")
-                };
-                format!(
-                    "{}::read_bit_ascending(b, &mut prev, {max}, {raw}){cast}",
-                    self.rt
+                narrowed(
+                    format!(
+                        "{}::read_bit_ascending(b, &mut prev, {max}, {raw})",
+                        self.rt
+                    ),
+                    "u64",
+                    &self.rust_type(&a.elem),
                 )
             }
             Some(Ascending::Values) => {
                 let (bits, raw) = self.ascending_reader(&a.elem);
-                let rust = self.rust_type(&a.elem);
-                let cast = if rust == "u64" {
-                    String::new()
-                } else {
-                    format!(".map(|v| v as {rust})")
-                };
-                format!(
-                    "{}::read_ascending(r, &mut prev, {bits}, {raw}){cast}",
-                    self.rt
+                narrowed(
+                    format!("{}::read_ascending(r, &mut prev, {bits}, {raw})", self.rt),
+                    "u64",
+                    &self.rust_type(&a.elem),
                 )
             }
             None => self.decode(&a.elem, packed, depth + 1),
