@@ -19,38 +19,17 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
+use std::path::PathBuf;
 use std::time::Duration;
 use support::Generated;
 
 /// Generous: the sanitized testee on a loaded machine.
 const TIMEOUT: Duration = Duration::from_secs(20);
 
-fn repository_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the cli crate lives in the repository")
-        .to_path_buf()
-}
-
-/// The sanitized testee, built once for all the tests of this file.
-fn sanitized_testee() -> PathBuf {
-    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BUILT
-        .get_or_init(build)
-        .clone()
-        .unwrap_or_else(|why| panic!("{why}"))
-}
-
+/// Builds the sanitized testee (after checking that there is a compiler to build it with).
 fn build() -> Result<PathBuf, String> {
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
-    let found = Command::new(&cxx)
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !found {
+    if !support::runs(&cxx) {
         return Err(format!(
             "`{cxx}` cannot be run: the C++ testee (conformance/testees/cpp) needs a C++17 \
              compiler with AddressSanitizer and UBSan (apt-get install g++). This test fails \
@@ -58,30 +37,14 @@ fn build() -> Result<PathBuf, String> {
              (`cargo test -- --skip cpp`) where no compiler can be had."
         ));
     }
-    let root = repository_root();
-    let dir = root.join("conformance/testees/cpp");
-    // The bundled `ackwire` is already built: build.sh runs it rather than a nested `cargo run`.
-    let out = Command::new("bash")
-        .arg(dir.join("build.sh"))
-        .env("ACKWIRE", env!("CARGO_BIN_EXE_ackwire"))
-        .current_dir(&root)
-        .output()
-        .map_err(|e| format!("cannot run bash build.sh: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "conformance/testees/cpp/build.sh failed ({}):\n{}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(dir.join("build/testee"))
+    Ok(support::run_build_script("cpp", None)?.join("build/testee"))
 }
 
-/// The built testee, as the shared checks of `support` take it.
+/// The sanitized testee, built once for all the tests of this file, as the shared checks of
+/// `support` take it.
 fn testee() -> Generated {
     Generated {
-        command: vec![sanitized_testee().display().to_string()],
+        command: vec![support::built_once(build).display().to_string()],
         name: "ackwire-cpp",
         language: "C++",
         timeout: TIMEOUT,

@@ -21,61 +21,29 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 use support::Generated;
 
 /// Generous: Mono's start and JIT on a loaded machine.
 const TIMEOUT: Duration = Duration::from_secs(20);
 
-fn repository_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the cli crate lives in the repository")
-        .to_path_buf()
+/// Builds the testee (`build.sh` installs Mono when it is missing).
+fn build() -> Result<PathBuf, String> {
+    let hint = "the C# testee needs Mono (apt-get install mono-mcs mono-runtime). This test \
+                fails rather than pass without checking anything; skip it by name \
+                (`cargo test -- --skip cs`) where Mono cannot be had.";
+    Ok(support::run_build_script("cs", Some(hint))?.join("build/testee.exe"))
 }
 
 /// The testee, built once for all the tests of this file.
 fn built_testee() -> PathBuf {
-    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    BUILT
-        .get_or_init(build)
-        .clone()
-        .unwrap_or_else(|why| panic!("{why}"))
-}
-
-/// The command that runs the testee.
-fn command(exe: &Path) -> Vec<String> {
-    vec!["mono".to_string(), exe.display().to_string()]
-}
-
-fn build() -> Result<PathBuf, String> {
-    let root = repository_root();
-    let dir = root.join("conformance/testees/cs");
-    // The bundled `ackwire` is already built: build.sh runs it rather than a nested `cargo run`.
-    let out = Command::new("bash")
-        .arg(dir.join("build.sh"))
-        .env("ACKWIRE", env!("CARGO_BIN_EXE_ackwire"))
-        .current_dir(&root)
-        .output()
-        .map_err(|e| format!("cannot run bash build.sh: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "conformance/testees/cs/build.sh failed ({}): the C# testee needs Mono (apt-get \
-             install mono-mcs mono-runtime). This test fails rather than pass without checking \
-             anything; skip it by name (`cargo test -- --skip cs`) where Mono cannot be had.\n{}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(dir.join("build/testee.exe"))
+    support::built_once(build)
 }
 
 /// The built testee, as the shared checks of `support` take it.
 fn testee() -> Generated {
     Generated {
-        command: command(&built_testee()),
+        command: vec!["mono".to_string(), built_testee().display().to_string()],
         name: "ackwire-cs",
         language: "C#",
         timeout: TIMEOUT,
@@ -102,6 +70,22 @@ fn garbage_requests_get_one_json_reply_each_and_never_crash_it() {
     support::garbage_requests_get_one_reply_each(&testee());
 }
 
+/// Runs one of the testee's own checks, showing what it printed, and fails the test unless it
+/// exits successfully having printed `verdict` (its closing line's words).
+fn succeeds_saying(check: &mut Command, verdict: &str) {
+    let out = check
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {check:?}: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}");
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains(verdict), "{text}");
+}
+
 /// DESIGN.md section 3: a decoder "allocates at most a small multiple of its input". The C#
 /// readers are structs passed by `ref` and lists are read in loops, not through delegates, so a
 /// decode allocates its values alone: `alloc.exe` measures every positive frame vector's decode
@@ -112,19 +96,12 @@ fn garbage_requests_get_one_json_reply_each_and_never_crash_it() {
 fn decoding_allocates_a_small_multiple_of_the_input() {
     let testee = built_testee();
     let alloc = testee.with_file_name("alloc.exe");
-    let out = Command::new("mono")
-        .arg(&alloc)
-        .arg(repository_root().join("vectors/frames"))
-        .output()
-        .expect("mono runs alloc.exe");
-    let text = String::from_utf8_lossy(&out.stdout);
-    eprintln!("{text}");
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeds_saying(
+        Command::new("mono")
+            .arg(&alloc)
+            .arg(support::repository_root().join("vectors/frames")),
+        " 0 over the bound",
     );
-    assert!(text.contains(" 0 over the bound"), "{text}");
 }
 
 // cs-rest: hostile peers against the C# datagram, baseline and delta halves.
@@ -138,17 +115,8 @@ fn hostile_frames_get_only_session_errors_from_the_datagram_baseline_and_delta_h
         .parent()
         .and_then(Path::parent)
         .expect("build/ is inside the testee's folder");
-    let out = Command::new("bash")
-        .arg(dir.join("hostile.sh"))
-        .arg("5000")
-        .output()
-        .expect("bash runs hostile.sh");
-    let text = String::from_utf8_lossy(&out.stdout);
-    eprintln!("{text}");
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeds_saying(
+        Command::new("bash").arg(dir.join("hostile.sh")).arg("5000"),
+        "nothing else escaped",
     );
-    assert!(text.contains("nothing else escaped"), "{text}");
 }

@@ -1,6 +1,9 @@
-//! The checks every generated codec's testee is held to, beside the Rust codec, through the
-//! testee protocol; `cpp_testee.rs` and `cs_testee.rs` build their testee and call each of these
-//! from a test of their own (`mod support;` in each):
+//! What the tests of the generated codecs' testees share (`mod support;` in `cpp_testee.rs`,
+//! `cs_testee.rs` and `ts_testee.rs`): building a testee once with its
+//! `conformance/testees/LANG/build.sh` ([`built_once`], [`run_build_script`]), and the checks
+//! it is held to, beside the Rust codec, through the testee protocol, each called from a test of
+//! the file's own (the C++ and C# testees take all four; the TypeScript one the frame vectors,
+//! its differential fuzzing being `ackwire fuzz-diff`'s):
 //! - every frame vector must pass, none UNIMPLEMENTED;
 //! - thousands of deterministic mutated and random inputs are decoded by the testee and by the
 //!   Rust codec: the testee must never crash, and both must give the same value, or the same
@@ -10,14 +13,74 @@
 //!   the same refusal;
 //! - garbage and mutated request lines each get one reply, a line of UTF-8 JSON.
 
+// Each test file compiles its own copy of this module and uses a part of it (the C# testee
+// needs no tool check, the TypeScript one no differential check): what one file leaves unused
+// is another's, not dead.
+#![allow(dead_code)]
+
 use ackwire_conformance::frame_json::{self, FrameError};
 use ackwire_conformance::runner::{self, RunOptions, Verdict};
 use ackwire_conformance::testee_client::{Fault, TesteeProcess};
 use ackwire_conformance::{report, vectors};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
+
+/// The repository's root: the cli crate's parent folder.
+pub fn repository_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the cli crate lives in the repository")
+        .to_path_buf()
+}
+
+/// Whether `program --version` runs and succeeds: a tool a testee needs is there, so that a
+/// test can say what is missing rather than fail on a build script's output.
+pub fn runs(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success())
+}
+
+/// Runs `conformance/testees/NAME/build.sh` from the repository's root, giving it the bundled
+/// `ackwire` (already built: the script runs it rather than a nested `cargo run`), and returns
+/// the testee's folder. When the script fails, the error says so with its status, `hint` (what
+/// the testee needs, if the script may fail for want of it) and the script's output.
+pub fn run_build_script(name: &str, hint: Option<&str>) -> Result<PathBuf, String> {
+    let root = repository_root();
+    let dir = root.join("conformance/testees").join(name);
+    let out = Command::new("bash")
+        .arg(dir.join("build.sh"))
+        .env("ACKWIRE", env!("CARGO_BIN_EXE_ackwire"))
+        .current_dir(&root)
+        .output()
+        .map_err(|e| format!("cannot run bash build.sh: {e}"))?;
+    if !out.status.success() {
+        let hint = hint.map_or(String::new(), |h| format!(": {h}"));
+        return Err(format!(
+            "conformance/testees/{name}/build.sh failed ({}){hint}\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(dir)
+}
+
+/// The testee `build` makes, built once for all the tests of a file; a failed build fails each
+/// of them with its error. Each test file is a crate of its own, with its own copy of this
+/// module, and builds one testee: the first `build` given is the one that runs.
+pub fn built_once(build: fn() -> Result<PathBuf, String>) -> PathBuf {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BUILT
+        .get_or_init(build)
+        .clone()
+        .unwrap_or_else(|why| panic!("{why}"))
+}
 
 /// A built testee of a generated codec.
 pub struct Generated {

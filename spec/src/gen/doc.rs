@@ -29,6 +29,7 @@
 //! or `&` cannot break a page. The pages are well-formed XML as well as HTML, which the tests
 //! check by parsing them.
 
+use super::{base_name, constants_of};
 use crate::lower::{Ascending, Check, CountFrom, Lowering, Presence, Role, Step, Test, Wire};
 use crate::model::{
     BitKind, Bits, ConstValue, Docs, Endian, File, Item, Record, RecordKind, Spec, Union,
@@ -177,7 +178,7 @@ impl<'s> Site<'_, 's> {
                 h,
                 "<tr><td><a href=\"{p}.html\">{n}</a></td><td>{s}</td><td>{c}</td></tr>",
                 p = escape(page),
-                n = escape(&file_label(file)),
+                n = escape(&base_name(&file.name)),
                 s = first_sentence(&file.doc),
                 c = file.items.len()
             );
@@ -216,7 +217,7 @@ impl<'s> Site<'_, 's> {
                     kind,
                     first_sentence(&docs.doc),
                     p = escape(page),
-                    f = escape(&file_label(file)),
+                    f = escape(&base_name(&file.name)),
                 );
             }
         }
@@ -224,11 +225,7 @@ impl<'s> Site<'_, 's> {
         let consts: Vec<_> = spec
             .files
             .iter()
-            .flat_map(|f| &f.items)
-            .filter_map(|i| match i {
-                Item::Const(c) => Some(c),
-                _ => None,
-            })
+            .flat_map(|f| constants_of(&f.items))
             .collect();
         if !consts.is_empty() {
             h.push_str("<h2>Protocol constants</h2>\n");
@@ -249,7 +246,7 @@ impl<'s> Site<'_, 's> {
                 n,
                 " <a href=\"{p}.html\"{class}>{l}</a>",
                 p = escape(page),
-                l = escape(&file_label(file))
+                l = escape(&base_name(&file.name))
             );
         }
         n
@@ -298,7 +295,7 @@ impl<'s> Site<'_, 's> {
             .position(|f| std::ptr::eq(f, file))
             .map(|i| self.pages[i].clone());
         let mut h = String::new();
-        let _ = writeln!(h, "<h1>{}</h1>", escape(&file_label(file)));
+        let _ = writeln!(h, "<h1>{}</h1>", escape(&base_name(&file.name)));
         h.push_str(&docs_html(&file.doc));
         let _ = writeln!(
             h,
@@ -320,14 +317,7 @@ impl<'s> Site<'_, 's> {
             }
             h.push_str("</ul>\n");
         }
-        let consts: Vec<_> = file
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Const(c) => Some(c),
-                _ => None,
-            })
-            .collect();
+        let consts: Vec<_> = constants_of(&file.items).collect();
         if !consts.is_empty() {
             h.push_str("<h2>Protocol constants</h2>\n");
             self.const_table(&mut h, consts.into_iter());
@@ -340,7 +330,7 @@ impl<'s> Site<'_, 's> {
                 Item::Union(u) => self.union_section(&mut h, u),
             }
         }
-        page(&file_label(file), &self.nav(page_name.as_deref()), &h)
+        page(&base_name(&file.name), &self.nav(page_name.as_deref()), &h)
     }
 
     fn record_section(&self, h: &mut String, r: &'s Record) {
@@ -352,12 +342,7 @@ impl<'s> Site<'_, 's> {
             (RecordKind::Record, true) => "packed record",
             (RecordKind::Record, false) => "record",
         };
-        let _ = writeln!(
-            h,
-            "<section id=\"{n}\">\n<h2><span class=\"kind\">{kind}</span> {n}</h2>",
-            n = escape(&r.name)
-        );
-        h.push_str(&docs_html(&r.docs.doc));
+        section_head(h, kind, &r.name, &r.docs.doc);
         let mut facts = vec![format!(
             "Size: {}.",
             escape(&record_size(plan.fixed, plan.min_bits, plan.packed))
@@ -450,12 +435,7 @@ impl<'s> Site<'_, 's> {
 
     fn bits_section(&self, h: &mut String, b: &'s Bits) {
         let plan = self.low.bits_plan(b);
-        let _ = writeln!(
-            h,
-            "<section id=\"{n}\">\n<h2><span class=\"kind\">bits</span> {n}</h2>",
-            n = escape(&b.name)
-        );
-        h.push_str(&docs_html(&b.docs.doc));
+        section_head(h, "bits", &b.name, &b.docs.doc);
         let _ = writeln!(
             h,
             "<p class=\"meta\">{w} bits; carried byte-aligned as a <code>u{w}</code> {e}, or as {w} bits in a packed record. Bit 0 is the least significant. Reserved bits (mask <code>{r:#x}</code>) are refused when set (<code>ReservedBit</code>); a bit that requires another is refused without it (<code>InvalidCondition</code>).</p>",
@@ -509,12 +489,7 @@ impl<'s> Site<'_, 's> {
 
     fn union_section(&self, h: &mut String, u: &'s Union) {
         let plan = self.low.union_plan(u);
-        let _ = writeln!(
-            h,
-            "<section id=\"{n}\">\n<h2><span class=\"kind\">union</span> {n}</h2>",
-            n = escape(&u.name)
-        );
-        h.push_str(&docs_html(&u.docs.doc));
+        section_head(h, "union", &u.name, &u.docs.doc);
         let _ = writeln!(
             h,
             "<p class=\"meta\">A <code>{}</code> tag, then the record of the variant it names; a tag naming no variant is refused (<code>UnknownTag</code>).</p>",
@@ -630,11 +605,15 @@ fn item_kind(item: &Item) -> (&'static str, &Docs) {
     }
 }
 
-/// A layout file's name as shown: its last path component.
-fn file_label(file: &File) -> String {
-    Path::new(&file.name)
-        .file_name()
-        .map_or_else(|| file.name.clone(), |n| n.to_string_lossy().into_owned())
+/// The opening of an item's section, which the index and the diagrams link to by its name: the
+/// `<section id>`, its heading (`kind`: frame, record, packed record, bits, union) and its doc comment.
+fn section_head(h: &mut String, kind: &str, name: &str, doc: &[String]) {
+    let _ = writeln!(
+        h,
+        "<section id=\"{n}\">\n<h2><span class=\"kind\">{kind}</span> {n}</h2>",
+        n = escape(name)
+    );
+    h.push_str(&docs_html(doc));
 }
 
 /// One page: the shell every page shares around `body`.

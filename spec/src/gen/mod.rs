@@ -1,4 +1,4 @@
-//! Code generators: a validated [`Spec`](crate::model::Spec) compiled into codecs.
+//! Code generators: a validated [`Spec`] compiled into codecs.
 //!
 //! Each backend is a printer over the [lowering](crate::lower): it prints plain types
 //! documented with the spec's doc comments and the encoders and decoders for them, taking
@@ -14,6 +14,7 @@ pub mod ts;
 pub mod wireshark;
 
 use crate::lower::{Operand, Presence, Test};
+use crate::model::{Const, File, Item, Spec};
 
 /// A presence condition in the syntax Rust and C++ share: every test joined by `&&`, a bit as
 /// `mask.contains(Set::BIT)`, a bool as itself, an integer against 0 or a literal. `operand`
@@ -48,6 +49,59 @@ pub(crate) fn c_like_presence(
         .join(" && ")
 }
 
+/// A layout file's name without its folders, as generated code and pages name it: what they
+/// print must not depend on where the checkout is.
+pub(crate) fn base_name(name: &str) -> String {
+    std::path::Path::new(name)
+        .file_name()
+        .map_or(name.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// A layout file's banner in `//` comments, as the Rust, C++, C# and TypeScript codecs open
+/// each file's part: a blank line, `// ---- NAME ----` (its base name), then its doc comment, an
+/// empty line of it as `//`; `separated` sets the doc apart from the name by a `//` line (C#
+/// and TypeScript).
+pub(crate) fn file_banner(code: &mut Code, file: &File, separated: bool) {
+    code.blank();
+    code.line(format!("// ---- {} ----", base_name(&file.name)));
+    if separated && !file.doc.is_empty() {
+        code.line("//");
+    }
+    for line in &file.doc {
+        if line.is_empty() {
+            code.line("//");
+        } else {
+            code.line(format!("// {line}"));
+        }
+    }
+}
+
+/// The constants among a layout file's items, in order.
+pub(crate) fn constants_of(items: &[Item]) -> impl Iterator<Item = &Const> {
+    items.iter().filter_map(|i| match i {
+        Item::Const(c) => Some(c),
+        _ => None,
+    })
+}
+
+/// The base names of a spec's layout files, in order, for a generated file's header line.
+pub(crate) fn source_names(spec: &Spec) -> Vec<String> {
+    spec.files.iter().map(|f| base_name(&f.name)).collect()
+}
+
+/// The narrowest of the 8-, 16-, 32- and 64-bit integers that holds a `bits`-bit value, picked
+/// from `by_width` (a language's four types, or their widths): the type every printer stores
+/// such a field in (Rust's `u8` to `u64`, C++'s `uint8_t` to `uint64_t`, C#'s `byte` to
+/// `ulong`), decided once so that the languages agree on every field's range.
+pub(crate) fn storage<T: Copy>(bits: u8, by_width: [T; 4]) -> T {
+    match bits {
+        0..=8 => by_width[0],
+        9..=16 => by_width[1],
+        17..=32 => by_width[2],
+        _ => by_width[3],
+    }
+}
+
 /// A layout name in `snake_case` (`FullFrame` -> `full_frame`).
 pub fn snake_case(name: &str) -> String {
     let mut out = String::new();
@@ -68,35 +122,80 @@ pub fn snake_case(name: &str) -> String {
     out
 }
 
-/// Writes indented lines.
-#[derive(Debug, Default)]
+/// Writes indented lines: the one writer every printer shares, so that how a line is indented,
+/// how a block opens and closes and where a blank line goes are decided once.
+///
+/// Each language indents by its own unit (TypeScript by two spaces, as prettier does; Rust, C++,
+/// C# and Lua by four); C#'s braces stand on lines of their own ([`Code::block`]), the others'
+/// end the line that opens the block ([`Code::open`]).
+#[derive(Debug)]
 pub(crate) struct Code {
     out: String,
+    /// The current depth, in levels (a printer may step it by hand around a hanging line).
     indent: usize,
+    /// What one level of indentation prints.
+    unit: &'static str,
+}
+
+impl Default for Code {
+    /// A writer indenting by four spaces a level.
+    fn default() -> Self {
+        Code::with_unit("    ")
+    }
 }
 
 impl Code {
+    /// A writer indenting by `unit` a level (`"  "` for TypeScript).
+    pub(crate) fn with_unit(unit: &'static str) -> Self {
+        Code {
+            out: String::new(),
+            indent: 0,
+            unit,
+        }
+    }
+
+    /// One line, or several separated by `\n`, each at the current indentation (an empty one
+    /// stays empty, without trailing spaces).
     pub(crate) fn line(&mut self, text: impl AsRef<str>) {
-        let text = text.as_ref();
-        if text.is_empty() {
-            self.out.push('\n');
-            return;
+        for line in text.as_ref().split('\n') {
+            self.push_indented(line);
         }
-        for _ in 0..self.indent {
-            self.out.push_str("    ");
+    }
+
+    /// One statement whose text may hold line breaks, kept as written: only its first line is
+    /// indented, the others keep the columns they have (the Rust printer's multi-line
+    /// `arbitrary` expressions, which rustfmt lays out afterwards).
+    pub(crate) fn line_as_written(&mut self, text: impl AsRef<str>) {
+        self.push_indented(text.as_ref());
+    }
+
+    fn push_indented(&mut self, text: &str) {
+        if !text.is_empty() {
+            for _ in 0..self.indent {
+                self.out.push_str(self.unit);
+            }
+            self.out.push_str(text);
         }
-        self.out.push_str(text);
         self.out.push('\n');
     }
 
+    /// A line that opens a block (`if (x) {`), and one level deeper after it.
     pub(crate) fn open(&mut self, text: impl AsRef<str>) {
         self.line(text);
         self.indent += 1;
     }
 
+    /// One level shallower, then the line that closes the block (`}`).
     pub(crate) fn close(&mut self, text: impl AsRef<str>) {
         self.indent = self.indent.saturating_sub(1);
         self.line(text);
+    }
+
+    /// `head`, then a block whose `{` stands on a line of its own, as C# writes it; closed by
+    /// `close("}")`.
+    pub(crate) fn block(&mut self, head: impl AsRef<str>) {
+        self.line(head);
+        self.open("{");
     }
 
     /// One line, one level deeper than the current one.
@@ -106,12 +205,20 @@ impl Code {
         self.indent -= 1;
     }
 
+    /// The column a line at the current depth starts at, for a printer that wraps what would
+    /// pass its language's width.
+    pub(crate) fn column(&self) -> usize {
+        self.indent * self.unit.len()
+    }
+
+    /// An empty line, unless there is one already or a block has just opened.
     pub(crate) fn blank(&mut self) {
         if !self.out.is_empty() && !self.out.ends_with("\n\n") && !self.out.ends_with("{\n") {
             self.out.push('\n');
         }
     }
 
+    /// What was written.
     pub(crate) fn finish(self) -> String {
         self.out
     }
@@ -128,5 +235,34 @@ mod tests {
         assert_eq!(snake_case("DeltaAck"), "delta_ack");
         assert_eq!(snake_case("HTTPFrame"), "http_frame");
         assert_eq!(snake_case("Frame2D"), "frame2_d");
+    }
+
+    #[test]
+    fn storage_is_the_narrowest_integer_that_holds_the_width() {
+        let widths = [8, 16, 32, 64];
+        let stored: Vec<u8> = [1, 8, 9, 16, 17, 32, 33, 64]
+            .into_iter()
+            .map(|bits| storage(bits, widths))
+            .collect();
+        assert_eq!(stored, [8, 8, 16, 16, 32, 32, 64, 64]);
+    }
+
+    #[test]
+    fn code_indents_by_its_unit() {
+        // TypeScript's two spaces, a multi-line text split and each non-empty line indented.
+        let mut ts = Code::with_unit("  ");
+        ts.open("if (x) {");
+        assert_eq!(ts.column(), 2);
+        ts.line("a();\n\nb();");
+        ts.close("}");
+        assert_eq!(ts.finish(), "if (x) {\n  a();\n\n  b();\n}\n");
+
+        // C#'s braces on lines of their own; a text kept as written indents its first line only.
+        let mut cs = Code::default();
+        cs.block("class C");
+        cs.line_as_written("int x = f(\n    1);");
+        cs.blank();
+        cs.close("}");
+        assert_eq!(cs.finish(), "class C\n{\n    int x = f(\n    1);\n\n}\n");
     }
 }

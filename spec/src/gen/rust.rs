@@ -19,7 +19,7 @@
 //!
 //! The code is meant to read like hand-written code and is snapshotted in review.
 
-use super::{snake_case, Code};
+use super::{file_banner, snake_case, storage, Code};
 use crate::lower::{
     ArrayPlan, Ascending, BitsPlan, BucketPlan, CountFrom, Lowering, Operand, Presence, RecordPlan,
     Role, Step, UnionPlan, Wire,
@@ -189,21 +189,11 @@ fn local(name: &str) -> String {
 }
 
 fn uint_type(bits: u8) -> &'static str {
-    match bits {
-        0..=8 => "u8",
-        9..=16 => "u16",
-        17..=32 => "u32",
-        _ => "u64",
-    }
+    storage(bits, ["u8", "u16", "u32", "u64"])
 }
 
 fn int_type(bits: u8) -> &'static str {
-    match bits {
-        0..=8 => "i8",
-        9..=16 => "i16",
-        17..=32 => "i32",
-        _ => "i64",
-    }
+    storage(bits, ["i8", "i16", "i32", "i64"])
 }
 
 /// Lists made by `arbitrary` hold at most this many elements, so that values stay small.
@@ -271,6 +261,32 @@ fn bucket_type(b: &BucketPlan<'_>) -> &'static str {
     }
 }
 
+/// `read`, a runtime read giving a `Result` of `wide` (`u64`, `i64`), as a `Result` of `rust`:
+/// narrowed by `as` when `rust` is narrower (the read is bounded by the field's width, or a
+/// bucket's range by its model type, so the cast loses nothing).
+fn narrowed(read: String, wide: &str, rust: &str) -> String {
+    if rust == wide {
+        read
+    } else {
+        format!("{read}.map(|v| v as {rust})")
+    }
+}
+
+/// A bucket's value `v` as the runtime's bucket writers and lengths take it: widened to `i64`
+/// (a `zbucket`) or `u64` (a `bucket`) unless its model integer is that wide already.
+fn bucket_value_arg(b: &BucketPlan<'_>, v: String) -> String {
+    let (wide, conv) = if b.signed {
+        ("i64", "i64::from")
+    } else {
+        ("u64", "u64::from")
+    };
+    if bucket_type(b) == wide {
+        v
+    } else {
+        format!("{conv}({v})")
+    }
+}
+
 /// A bucket code's widths as the runtime takes them: `&[0, 4, 8]`.
 fn widths_arg(b: &BucketPlan<'_>) -> String {
     format!(
@@ -308,19 +324,7 @@ impl<'s> Gen<'_, 's> {
     }
 
     fn file_header(&mut self, file: &File) {
-        self.code.blank();
-        // The file's name only: generated code must not depend on where the checkout is.
-        let name = std::path::Path::new(&file.name)
-            .file_name()
-            .map_or(file.name.clone(), |n| n.to_string_lossy().into_owned());
-        self.code.line(format!("// ---- {name} ----"));
-        for line in &file.doc {
-            if line.is_empty() {
-                self.code.line("//");
-            } else {
-                self.code.line(format!("// {line}"));
-            }
-        }
+        file_banner(&mut self.code, file, false);
     }
 
     fn constant(&mut self, c: &crate::model::Const) {
@@ -578,30 +582,18 @@ impl<'s> Gen<'_, 's> {
                 } else {
                     ("bucket", "u64")
                 };
-                let rust = bucket_type(bp);
-                let read = format!("b.{method}({})", widths_arg(bp));
-                if rust == wide {
-                    read
-                } else {
-                    // The code's range fits the model type by construction.
-                    format!("{read}.map(|v| v as {rust})")
-                }
+                // The code's range fits the model type by construction.
+                narrowed(
+                    format!("b.{method}({})", widths_arg(bp)),
+                    wide,
+                    bucket_type(bp),
+                )
             }
             Wire::Int { signed, bits, .. } if packed => {
                 if *signed {
-                    let rust = int_type(*bits);
-                    if rust == "i64" {
-                        format!("b.int({bits})")
-                    } else {
-                        format!("b.int({bits}).map(|v| v as {rust})")
-                    }
+                    narrowed(format!("b.int({bits})"), "i64", int_type(*bits))
                 } else {
-                    let rust = uint_type(*bits);
-                    if rust == "u64" {
-                        format!("b.uint({bits})")
-                    } else {
-                        format!("b.uint({bits}).map(|v| v as {rust})")
-                    }
+                    narrowed(format!("b.uint({bits})"), "u64", uint_type(*bits))
                 }
             }
             Wire::Int {
@@ -635,22 +627,8 @@ impl<'s> Gen<'_, 's> {
                 }
             }
             Wire::Bool { packed } => if *packed { "b.bool()" } else { "r.bool()" }.into(),
-            Wire::Varint { bits } => {
-                let rust = uint_type(*bits);
-                if rust == "u64" {
-                    format!("r.varint({bits})")
-                } else {
-                    format!("r.varint({bits}).map(|v| v as {rust})")
-                }
-            }
-            Wire::Zigzag { bits } => {
-                let rust = int_type(*bits);
-                if rust == "i64" {
-                    format!("r.zigzag({bits})")
-                } else {
-                    format!("r.zigzag({bits}).map(|v| v as {rust})")
-                }
-            }
+            Wire::Varint { bits } => narrowed(format!("r.varint({bits})"), "u64", uint_type(*bits)),
+            Wire::Zigzag { bits } => narrowed(format!("r.zigzag({bits})"), "i64", int_type(*bits)),
             Wire::Bytes => format!("{}::read_bytes(r)", self.rt),
             Wire::OptBytes => format!("{}::read_opt_bytes(r)", self.rt),
             Wire::Quant {
@@ -781,28 +759,21 @@ impl<'s> Gen<'_, 's> {
             },
             Some(Ascending::Values) if packed => {
                 let (max, raw) = self.ascending_bit_reader(&a.elem);
-                let rust = self.rust_type(&a.elem);
-                let cast = if rust == "u64" {
-                    String::new()
-                } else {
-                    format!(".map(|v| v as {rust})")
-                };
-                format!(
-                    "{}::read_bit_ascending(b, &mut prev, {max}, {raw}){cast}",
-                    self.rt
+                narrowed(
+                    format!(
+                        "{}::read_bit_ascending(b, &mut prev, {max}, {raw})",
+                        self.rt
+                    ),
+                    "u64",
+                    &self.rust_type(&a.elem),
                 )
             }
             Some(Ascending::Values) => {
                 let (bits, raw) = self.ascending_reader(&a.elem);
-                let rust = self.rust_type(&a.elem);
-                let cast = if rust == "u64" {
-                    String::new()
-                } else {
-                    format!(".map(|v| v as {rust})")
-                };
-                format!(
-                    "{}::read_ascending(r, &mut prev, {bits}, {raw}){cast}",
-                    self.rt
+                narrowed(
+                    format!("{}::read_ascending(r, &mut prev, {bits}, {raw})", self.rt),
+                    "u64",
+                    &self.rust_type(&a.elem),
                 )
             }
             None => self.decode(&a.elem, packed, depth + 1),
@@ -870,16 +841,8 @@ impl<'s> Gen<'_, 's> {
             // the canonical rules before writing a bit.
             Wire::Quat { bits } => expr(format!("w.quat({bits}, {})", val.by_ref())),
             Wire::Bucket(bp) => {
-                let (method, wide, conv) = if bp.signed {
-                    ("zbucket", "i64", "i64::from")
-                } else {
-                    ("bucket", "u64", "u64::from")
-                };
-                let from = if bucket_type(bp) == wide {
-                    v
-                } else {
-                    format!("{conv}({v})")
-                };
+                let method = if bp.signed { "zbucket" } else { "bucket" };
+                let from = bucket_value_arg(bp, v);
                 expr(format!("w.{method}({}, {from})", widths_arg(bp)))
             }
             Wire::Int {
@@ -1089,16 +1052,12 @@ impl<'s> Gen<'_, 's> {
         let v = val.owned();
         match w {
             Wire::Bucket(bp) => {
-                let (f, wide, conv) = if bp.signed {
-                    ("zbucket_len", "i64", "i64::from")
+                let f = if bp.signed {
+                    "zbucket_len"
                 } else {
-                    ("bucket_len", "u64", "u64::from")
+                    "bucket_len"
                 };
-                let from = if bucket_type(bp) == wide {
-                    v
-                } else {
-                    format!("{conv}({v})")
-                };
+                let from = bucket_value_arg(bp, v);
                 format!("{}::{f}({}, {from})", self.rt, widths_arg(bp))
             }
             // Always 2 + 3B bits: the lowering finds it fixed.
@@ -1262,56 +1221,8 @@ impl<'s> Gen<'_, 's> {
             .keys_of(&r.name)
             .first()
             .and_then(|key| low.plan(&r.name, Some(key)));
-        if let Some(keyed) = keyed.filter(|k| k.packed) {
-            self.code
-                .line("/// Reads the record from a bit stream, its key absolute.");
-            self.code
-                .open("pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {");
-            self.code.line("Self::read_bits_after(b, &mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.read_fn(keyed);
-            self.code.blank();
-            self.code
-                .line("/// Writes the record into a bit stream, its key absolute.");
-            self.code
-                .open("pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {");
-            self.code.line("self.write_bits_after(w, &mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.write_fn(keyed);
-            self.code.blank();
-            self.code
-                .line("/// The number of bits [`Self::write_bits`] writes.");
-            self.code.open("pub fn bit_len(&self) -> usize {");
-            self.code.line("self.bit_len_after(&mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.len_fn(keyed);
-        } else if let Some(keyed) = keyed {
-            self.code.line("/// Reads the record, its key absolute.");
-            self.code
-                .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
-            self.code.line("Self::read_after(r, &mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.read_fn(keyed);
-            self.code.blank();
-            self.code.line("/// Writes the record, its key absolute.");
-            self.code
-                .open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
-            self.code.line("self.write_after(out, &mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.write_fn(keyed);
-            self.code.blank();
-            self.code
-                .line("/// The number of bytes [`Self::write`] writes.");
-            self.code.open("pub fn encoded_len(&self) -> usize {");
-            self.code.line("self.encoded_len_after(&mut None)");
-            self.code.close("}");
-            self.code.blank();
-            self.len_fn(keyed);
+        if let Some(keyed) = keyed {
+            self.keyed_record_fns(keyed);
         } else {
             self.read_fn(plan);
             self.code.blank();
@@ -1509,11 +1420,11 @@ impl<'s> Gen<'_, 's> {
             match &s.presence {
                 Some(p) => {
                     let cond = self.presence(p, false);
-                    self.code.line(format!(
+                    self.code.line_as_written(format!(
                         "let {name} = if {cond} {{ Some({expr}?) }} else {{ None }};"
                     ));
                 }
-                None => self.code.line(format!(
+                None => self.code.line_as_written(format!(
                     "let {name}: {} = {expr}?;",
                     self.rust_type(&s.wire)
                 )),
@@ -1538,6 +1449,68 @@ impl<'s> Gen<'_, 's> {
         }
         self.code.close("}");
         self.code.close("}");
+    }
+
+    /// The functions of a record read and written within a list ascending by its key, from the
+    /// plan of that key (`keyed`): each entry point with the key absolute (`read`, `write`,
+    /// `encoded_len`; for a packed record, issue 19, the bit-stream `read_bits`, `write_bits`,
+    /// `bit_len`) calls its `_after` form with no previous key, then that form itself.
+    fn keyed_record_fns(&mut self, keyed: &RecordPlan<'_>) {
+        let [read, write, len] = if keyed.packed {
+            [
+                (
+                    "/// Reads the record from a bit stream, its key absolute.",
+                    "pub fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {",
+                    "Self::read_bits_after(b, &mut None)",
+                ),
+                (
+                    "/// Writes the record into a bit stream, its key absolute.",
+                    "pub fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {",
+                    "self.write_bits_after(w, &mut None)",
+                ),
+                (
+                    "/// The number of bits [`Self::write_bits`] writes.",
+                    "pub fn bit_len(&self) -> usize {",
+                    "self.bit_len_after(&mut None)",
+                ),
+            ]
+        } else {
+            [
+                (
+                    "/// Reads the record, its key absolute.",
+                    "pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {",
+                    "Self::read_after(r, &mut None)",
+                ),
+                (
+                    "/// Writes the record, its key absolute.",
+                    "pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {",
+                    "self.write_after(out, &mut None)",
+                ),
+                (
+                    "/// The number of bytes [`Self::write`] writes.",
+                    "pub fn encoded_len(&self) -> usize {",
+                    "self.encoded_len_after(&mut None)",
+                ),
+            ]
+        };
+        self.absolute_key_entry(read);
+        self.read_fn(keyed);
+        self.code.blank();
+        self.absolute_key_entry(write);
+        self.write_fn(keyed);
+        self.code.blank();
+        self.absolute_key_entry(len);
+        self.len_fn(keyed);
+    }
+
+    /// One entry point of [`Gen::keyed_record_fns`], as (doc line, signature, the call of its
+    /// `_after` form), and the blank line after it.
+    fn absolute_key_entry(&mut self, (doc, head, call): (&str, &str, &str)) {
+        self.code.line(doc);
+        self.code.open(head);
+        self.code.line(call);
+        self.code.close("}");
+        self.code.blank();
     }
 
     fn read_fn(&mut self, plan: &RecordPlan<'_>) {
