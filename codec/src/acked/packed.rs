@@ -342,7 +342,7 @@ impl AckedSchema for PackedReference {
         unpack_frame(f)
     }
 
-    /// The generated `AckedPacked::decode_into` into the thread's [`SCRATCH`] frame, then
+    /// The generated `AckedPacked::decode_into` into the thread's kind 12 scratch frame, then
     /// converted into `out`'s lists: [`Self::decode_frame`]'s frame or error, and once warm
     /// no allocation (issue 19: kind 12's decode within 1.5 times kind 6's).
     fn decode_frame_into(bytes: &[u8], out: &mut FrameOf<Self>) -> Result<(), DecodeError> {
