@@ -4,12 +4,15 @@
 //! check every CHECK_EVERY frames), each frame onto a base 6 frames old (a 100 ms round trip at
 //! 60 Hz): after a warm-up longer than HELD_RING frames, 300 deliveries allocate 0 times,
 //! counted with the counting allocator (never timed).
+//!
+//! Issue 19: the same world's frames as kind 12 ([`PackedReference`], converted at the frame's
+//! edge) allocate no more than kind 6's: 0 too.
 
 use ackwire_codec::acked::{
-    delta, server_check, AckedDecoder, AckedFrame, AckedSchema, Delivery, Entry, Reference,
-    ServerState,
+    delta, server_check, AckedDecoder, AckedFrame, AckedSchema, Delivery, Entry, PackedReference,
+    Reference, ServerState,
 };
-use ackwire_codec::protocol::{EntityState, Event, Shot, StateFlags};
+use ackwire_codec::protocol::{Change, EntityState, Event, Shot, StateFlags};
 use ackwire_codec::BitSet;
 
 #[global_allocator]
@@ -64,8 +67,12 @@ fn world(t: u32) -> ServerState<EntityState> {
         .collect()
 }
 
-#[test]
-fn a_warm_delivery_allocates_nothing() {
+/// What 300 warm deliveries of the world's frames, written by schema `S`, allocate: the times
+/// and the bytes.
+fn warm_allocations<S>() -> (u64, u64)
+where
+    S: AckedSchema<Record = EntityState, Change = Change, Event = Event>,
+{
     assert!(ackwire_testkit::is_counting());
     let ticks = 500u32;
     let states: Vec<ServerState<EntityState>> = (0..=ticks).map(world).collect();
@@ -75,7 +82,7 @@ fn a_warm_delivery_allocates_nothing() {
             let b = t.saturating_sub(ROUND_TRIP).max(1);
             let base = (!keyframe).then(|| &states[b as usize]);
             let next = &states[t as usize];
-            let (removed, changes) = delta::<Reference>(base, next, t).unwrap();
+            let (removed, changes) = delta::<S>(base, next, t).unwrap();
             let events: Vec<Event> = (0..(t % 3) as u8)
                 .map(|w| {
                     Event::Shot(Shot {
@@ -91,20 +98,20 @@ fn a_warm_delivery_allocates_nothing() {
                 last_seq: t,
                 input_buffer: 2,
                 keyframe,
-                check: (t % Reference::CHECK_EVERY == 0).then(|| server_check::<Reference>(next)),
+                check: (t % S::CHECK_EVERY == 0).then(|| server_check::<S>(next)),
                 removed,
                 changes,
                 first_serial: t,
                 events,
             };
             let mut out = Vec::new();
-            Reference::encode_frame(&frame, &mut out).unwrap();
+            S::encode_frame(&frame, &mut out).unwrap();
             out
         })
         .collect();
-    let mut d = AckedDecoder::<Reference>::new();
+    let mut d = AckedDecoder::<S>::new();
     let warm = 200;
-    let deliver = |d: &mut AckedDecoder<Reference>, bytes: &[u8]| match d.deliver(bytes) {
+    let deliver = |d: &mut AckedDecoder<S>, bytes: &[u8]| match d.deliver(bytes) {
         Delivery::Shown(r) => {
             assert_ne!(r.check, Some(false));
             r.changed.len()
@@ -126,13 +133,35 @@ fn a_warm_delivery_allocates_nothing() {
         "{} changed",
         m.value
     );
-    assert_eq!(
-        m.allocations, 0,
-        "{delivered} warm deliveries allocated {} times ({} bytes)",
-        m.allocations, m.allocated_bytes
-    );
     let c = d.counters();
     assert_eq!(c.applied, u64::from(ticks));
     assert!(c.checks_passed >= 16 && c.events_shown > 300, "{c:?}");
     assert_eq!(d.shown().map(|(_, s)| s.len()), Some(usize::from(WORLD)));
+    (m.allocations, m.allocated_bytes)
+}
+
+#[test]
+fn a_warm_delivery_allocates_nothing() {
+    let (allocations, bytes) = warm_allocations::<Reference>();
+    assert_eq!(
+        allocations, 0,
+        "300 warm deliveries allocated {allocations} times ({bytes} bytes)"
+    );
+}
+
+/// Kind 12 decodes through the generated reader into a kept kind 12 frame and converts it into
+/// the decoder's kind 6 frame, both reusing their lists: no more allocations than kind 6's.
+#[test]
+fn a_warm_kind_12_delivery_allocates_no_more_than_kind_6() {
+    let six = warm_allocations::<Reference>();
+    let twelve = warm_allocations::<PackedReference>();
+    assert!(
+        twelve.0 <= six.0,
+        "300 warm kind 12 deliveries allocated {} times ({} bytes), kind 6's {} ({} bytes)",
+        twelve.0,
+        twelve.1,
+        six.0,
+        six.1
+    );
+    assert_eq!(twelve.0, 0, "{} bytes", twelve.1);
 }

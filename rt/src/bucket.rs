@@ -100,6 +100,7 @@ pub fn ascending_buckets_len(widths: &[u8], items: impl IntoIterator<Item = u64>
 impl BitReader<'_> {
     /// A `bucket(widths)` field: the unary bucket index (at most `k - 1` bits, looked at in
     /// one read), then the value less the bucket's base.
+    #[inline]
     pub fn bucket(&mut self, widths: &[u8]) -> Result<u64, DecodeError> {
         let at = self.bit_pos();
         let k = widths.len();
@@ -129,6 +130,7 @@ impl BitReader<'_> {
     }
 
     /// A `zbucket(widths)` field: a bucket code, unzigzagged.
+    #[inline]
     pub fn zbucket(&mut self, widths: &[u8]) -> Result<i64, DecodeError> {
         self.bucket(widths).map(unzigzag)
     }

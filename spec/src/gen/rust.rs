@@ -747,7 +747,35 @@ impl<'s> Gen<'_, 's> {
         let list = if packed { "read_bit_list" } else { "read_list" };
         let min = a.elem_min;
         let reader = if packed { "b" } else { "r" };
-        let elem = match a.ascending {
+        let elem = self.array_elem(a, packed, depth);
+        let call = |n: &str| {
+            format!(
+                "{}::{list}({reader}, {n}, {min}, |{reader}| {elem})",
+                self.rt
+            )
+        };
+        let body = match (&a.count, count) {
+            (CountFrom::Field(_), Some((local, w))) => call(&self.to_u64(local, w)),
+            (CountFrom::Prefix(t), _) => {
+                format!(
+                    "{}.and_then(|n| {})",
+                    self.decode(t, packed, depth),
+                    call(&self.to_u64("n", t))
+                )
+            }
+            (CountFrom::Field(name), None) => call(&format!("u64::from({})", local(name))),
+        };
+        if a.ascending.is_some() {
+            format!("{{\n    let mut prev = None;\n    {body}\n}}")
+        } else {
+            body
+        }
+    }
+
+    /// An expression reading one element of array `a` (from `r`, or `b` in a packed record;
+    /// within an ascending list, after `prev`).
+    fn array_elem(&self, a: &ArrayPlan<'_>, packed: bool, depth: usize) -> String {
+        match a.ascending {
             Some(Ascending::Key(_)) => match &a.elem {
                 Wire::Record { record, .. } if packed => {
                     format!("{}::read_bits_after(b, &mut prev)", record.name)
@@ -777,28 +805,6 @@ impl<'s> Gen<'_, 's> {
                 )
             }
             None => self.decode(&a.elem, packed, depth + 1),
-        };
-        let call = |n: &str| {
-            format!(
-                "{}::{list}({reader}, {n}, {min}, |{reader}| {elem})",
-                self.rt
-            )
-        };
-        let body = match (&a.count, count) {
-            (CountFrom::Field(_), Some((local, w))) => call(&self.to_u64(local, w)),
-            (CountFrom::Prefix(t), _) => {
-                format!(
-                    "{}.and_then(|n| {})",
-                    self.decode(t, packed, depth),
-                    call(&self.to_u64("n", t))
-                )
-            }
-            (CountFrom::Field(name), None) => call(&format!("u64::from({})", local(name))),
-        };
-        if a.ascending.is_some() {
-            format!("{{\n    let mut prev = None;\n    {body}\n}}")
-        } else {
-            body
         }
     }
 
@@ -1226,6 +1232,29 @@ impl<'s> Gen<'_, 's> {
         } else {
             self.read_fn(plan);
             self.code.blank();
+            if self.has_into(plan, 0) {
+                self.read_into_fn(plan);
+                self.code.blank();
+                if r.kind == RecordKind::Frame {
+                    self.code.line(
+                        "/// [`Frame::decode`] into `out`, reusing the buffers of its lists: the same",
+                    );
+                    self.code.line(
+                        "/// value or the same error. On an error `out` holds any value. A decoder",
+                    );
+                    self.code.line(
+                        "/// taking frame after frame into one value allocates nothing once warm.",
+                    );
+                    self.code.open(
+                        "pub fn decode_into(bytes: &[u8], out: &mut Self) -> Result<(), DecodeError> {",
+                    );
+                    self.code.line("let mut r = Reader::new(bytes);");
+                    self.code.line("Self::read_into(&mut r, out)?;");
+                    self.code.line("r.finish()");
+                    self.code.close("}");
+                    self.code.blank();
+                }
+            }
             self.write_fn(plan);
             self.code.blank();
             self.len_fn(plan);
@@ -1540,65 +1569,7 @@ impl<'s> Gen<'_, 's> {
                 .open("pub fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {");
         }
         for s in &plan.steps {
-            let f = s.field;
-            let path = wrap(&[format!("field(\"{}\")", f.name)]);
-            let name = local(&f.name);
-            let expr = match s.role {
-                Role::Constant(c) => {
-                    let at = if packed { "b.bit_pos()" } else { "r.pos()" };
-                    let make = if packed { "at_bit" } else { "new" };
-                    self.code.line(format!("let at = {at};"));
-                    self.code.open(format!(
-                        "if {}{path}? != {c} {{",
-                        self.decode(&s.wire, packed, 0)
-                    ));
-                    self.code.line(format!(
-                        "return Err(DecodeError::{make}(ErrorKind::BadConstant, at).field(\"{}\"));",
-                        f.name
-                    ));
-                    self.code.close("}");
-                    continue;
-                }
-                Role::Key => {
-                    let rust = self.rust_type(&s.wire);
-                    let cast = if rust == "u64" {
-                        String::new()
-                    } else {
-                        format!(".map(|v| v as {rust})")
-                    };
-                    if packed {
-                        let (max, raw) = self.ascending_bit_reader(&s.wire);
-                        format!(
-                            "{}::read_bit_ascending(b, prev, {max}, {raw}){cast}",
-                            self.rt
-                        )
-                    } else {
-                        let (bits, raw) = self.ascending_reader(&s.wire);
-                        format!("{}::read_ascending(r, prev, {bits}, {raw}){cast}", self.rt)
-                    }
-                }
-                Role::Count { .. } | Role::Value => match &s.wire {
-                    Wire::Array(a) => match &a.count {
-                        CountFrom::Field(c) => {
-                            let count = plan.step(c).map_or(&s.wire, |x| &x.wire);
-                            self.decode_array(a, packed, 0, Some((&local(c), count)))
-                        }
-                        CountFrom::Prefix(_) => self.decode(&s.wire, packed, 0),
-                    },
-                    w => self.decode(w, packed, 0),
-                },
-            };
-            match &s.presence {
-                Some(p) => {
-                    let cond = self.presence(p, false);
-                    self.code.open(format!("let {name} = if {cond} {{"));
-                    self.multiline(&format!("Some({expr}{path}?)"));
-                    self.code.close("} else {");
-                    self.code.indent_line("None");
-                    self.code.line("};");
-                }
-                None => self.multiline(&format!("let {name} = {expr}{path}?;")),
-            }
+            self.read_step(plan, s);
         }
         let values: Vec<&Step<'_>> = plan.values().collect();
         if values.is_empty() {
@@ -1617,6 +1588,192 @@ impl<'s> Gen<'_, 's> {
             self.code.close("})");
         }
         self.code.close("}");
+    }
+
+    /// Whether the record (read on its own, not as a keyed element) holds a list, directly
+    /// or in a record field that does: it then gets a `read_into` (`read_bits_into` when
+    /// packed) beside its `read`, so that a caller decoding value after value into one keeps
+    /// the lists' buffers instead of allocating new ones.
+    fn has_into(&self, plan: &RecordPlan<'_>, depth: usize) -> bool {
+        plan.key.is_none()
+            && plan
+                .values()
+                .any(|s| s.presence.is_none() && self.in_place_target(&s.wire, depth).is_some())
+    }
+
+    /// For a field of wire form `w`, always present: `Some(None)` when it is a list read in
+    /// place, `Some(Some(record))` when it is a record read in place with its own
+    /// `read_into`, `None` when it is read as `read` reads it and assigned.
+    fn in_place_target<'w>(&self, w: &'w Wire<'_>, depth: usize) -> Option<Option<&'w Record>> {
+        match w {
+            Wire::Array(_) => Some(None),
+            // A record nests only as deep as the spec (the validator refuses cycles); the
+            // depth bound keeps a malformed spec from recursing without end.
+            Wire::Record { record, .. } if depth < 64 => {
+                let plan = self.low.plan(&record.name, None)?;
+                (self.low.keys_of(&record.name).is_empty() && self.has_into(plan, depth + 1))
+                    .then_some(Some(*record))
+            }
+            _ => None,
+        }
+    }
+
+    /// `read_into` (`read_bits_into`): [`Self::read_fn`]'s reads in the same order with the
+    /// same checks, offsets and field paths, but each list of the record (and of the records
+    /// it holds) read into `out`'s own, cleared first, so a warm `out` allocates nothing for
+    /// them. The other fields are read into locals as `read` reads them, then assigned.
+    fn read_into_fn(&mut self, plan: &RecordPlan<'_>) {
+        let packed = plan.packed;
+        let (read, reader) = if packed {
+            ("read_bits", "b: &mut BitReader<'_>")
+        } else {
+            ("read", "r: &mut Reader<'_>")
+        };
+        self.code.line(format!(
+            "/// [`Self::{read}`] into `out`, reusing the buffers of its lists: the same value or"
+        ));
+        self.code
+            .line("/// the same error. On an error `out` holds any value.");
+        self.code.open(format!(
+            "pub fn {read}_into({reader}, out: &mut Self) -> Result<(), DecodeError> {{"
+        ));
+        let mut assign = Vec::new();
+        for s in &plan.steps {
+            let in_place = match (&s.role, &s.presence) {
+                (Role::Value, None) => self.in_place_target(&s.wire, 0),
+                _ => None,
+            };
+            let id = ident(&s.field.name);
+            let path = format!("field(\"{}\")", s.field.name);
+            match (in_place, &s.wire) {
+                (Some(None), Wire::Array(a)) => self.array_into(plan, a, &id, &path),
+                (Some(Some(record)), Wire::Record { padded, .. }) => {
+                    let name = &record.name;
+                    let call = if packed {
+                        format!("{name}::read_bits_into(b, &mut out.{id})")
+                    } else if *padded {
+                        format!("r.packed(|b| {name}::read_bits_into(b, &mut out.{id}))")
+                    } else {
+                        format!("{name}::read_into(r, &mut out.{id})")
+                    };
+                    self.code.line(format!("{call}{}?;", wrap(&[path])));
+                }
+                _ => {
+                    self.read_step(plan, s);
+                    if matches!(s.role, Role::Value) {
+                        assign.push((id, local(&s.field.name)));
+                    }
+                }
+            }
+        }
+        for (id, l) in assign {
+            self.code.line(format!("out.{id} = {l};"));
+        }
+        self.code.line("Ok(())");
+        self.code.close("}");
+    }
+
+    /// The statements of [`Self::read_into_fn`] reading list `a`, the field `id` of `plan`, into
+    /// `out.id`: the count checked against what is left before anything is reserved, as
+    /// `read_list` checks it, then each element pushed.
+    fn array_into(&mut self, plan: &RecordPlan<'_>, a: &ArrayPlan<'_>, id: &str, path: &str) {
+        let packed = plan.packed;
+        let reader = if packed { "b" } else { "r" };
+        let pos = if packed { "b.bit_pos()" } else { "r.pos()" };
+        let field = wrap(&[path.to_string()]);
+        self.code.open("{");
+        let count = match &a.count {
+            CountFrom::Field(c) => {
+                let w = plan.step(c).map_or(&a.elem, |x| &x.wire);
+                self.to_u64(&local(c), w)
+            }
+            CountFrom::Prefix(t) => {
+                self.multiline(&format!("let len = {}{field}?;", self.decode(t, packed, 0)));
+                self.to_u64("len", t)
+            }
+        };
+        self.code.line(format!(
+            "let len = {reader}.count({count}, {}, {pos}){field}?;",
+            a.elem_min
+        ));
+        self.code.line(format!("out.{id}.clear();"));
+        self.code.line(format!("out.{id}.reserve(len);"));
+        if a.ascending.is_some() {
+            self.code.line("let mut prev = None;");
+        }
+        self.code.open("for i0 in 0..len {");
+        let elem = self.array_elem(a, packed, 0);
+        self.multiline(&format!(
+            "out.{id}.push({elem}{}?);",
+            wrap(&["index(i0)".to_string(), path.to_string()])
+        ));
+        self.code.close("}");
+        self.code.close("}");
+    }
+
+    /// The statements reading step `s` of `plan` into a local of the field's name (a
+    /// constant only checked).
+    fn read_step(&mut self, plan: &RecordPlan<'_>, s: &Step<'_>) {
+        let packed = plan.packed;
+        let f = s.field;
+        let path = wrap(&[format!("field(\"{}\")", f.name)]);
+        let name = local(&f.name);
+        let expr = match s.role {
+            Role::Constant(c) => {
+                let at = if packed { "b.bit_pos()" } else { "r.pos()" };
+                let make = if packed { "at_bit" } else { "new" };
+                self.code.line(format!("let at = {at};"));
+                self.code.open(format!(
+                    "if {}{path}? != {c} {{",
+                    self.decode(&s.wire, packed, 0)
+                ));
+                self.code.line(format!(
+                    "return Err(DecodeError::{make}(ErrorKind::BadConstant, at).field(\"{}\"));",
+                    f.name
+                ));
+                self.code.close("}");
+                return;
+            }
+            Role::Key => {
+                let rust = self.rust_type(&s.wire);
+                let cast = if rust == "u64" {
+                    String::new()
+                } else {
+                    format!(".map(|v| v as {rust})")
+                };
+                if packed {
+                    let (max, raw) = self.ascending_bit_reader(&s.wire);
+                    format!(
+                        "{}::read_bit_ascending(b, prev, {max}, {raw}){cast}",
+                        self.rt
+                    )
+                } else {
+                    let (bits, raw) = self.ascending_reader(&s.wire);
+                    format!("{}::read_ascending(r, prev, {bits}, {raw}){cast}", self.rt)
+                }
+            }
+            Role::Count { .. } | Role::Value => match &s.wire {
+                Wire::Array(a) => match &a.count {
+                    CountFrom::Field(c) => {
+                        let count = plan.step(c).map_or(&s.wire, |x| &x.wire);
+                        self.decode_array(a, packed, 0, Some((&local(c), count)))
+                    }
+                    CountFrom::Prefix(_) => self.decode(&s.wire, packed, 0),
+                },
+                w => self.decode(w, packed, 0),
+            },
+        };
+        match &s.presence {
+            Some(p) => {
+                let cond = self.presence(p, false);
+                self.code.open(format!("let {name} = if {cond} {{"));
+                self.multiline(&format!("Some({expr}{path}?)"));
+                self.code.close("} else {");
+                self.code.indent_line("None");
+                self.code.line("};");
+            }
+            None => self.multiline(&format!("let {name} = {expr}{path}?;")),
+        }
     }
 
     fn multiline(&mut self, text: &str) {
