@@ -2,7 +2,7 @@
 //! [`AckedDecoder::deliver`] (decoding, applying onto the base, the report against the last
 //! frame shown, the check), beside bitcode decoding the full world of the same ticks.
 //!
-//! `cargo bench -p ackwire-bench --bench deliver` runs the cube scene ([`capture`]: seed
+//! `cargo bench -p ackwire-bench --bench deliver` runs the cube scene ([`deliver_scene`]: seed
 //! 1, no loss, so that every frame applies) for a second of join and settling and then two
 //! cycles of POSE_REFRESH ticks (so that the resting poses' refresh bursts weigh what they
 //! weigh in a long run), and keeps the frames the acked and bitcode servers sent. One
@@ -19,20 +19,10 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use ackwire_bench::run::{capture, FullSnapshot, Length};
+use ackwire_bench::run::{deliver_scene, FullSnapshot};
 use ackwire_bench::scenes::SceneKind;
 use ackwire_codec::acked::{AckedDecoder, Delivery, Reference};
-use ackwire_server::acked::POSE_REFRESH;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-
-/// Seconds of the join and its settling, before the refresh cycles.
-const LEAD_SECONDS: u32 = 1;
-
-/// Cycles of POSE_REFRESH ticks after the lead.
-const CYCLES: u32 = 2;
-
-/// The seed of scene and network.
-const SEED: u64 = 1;
 
 /// A fresh decoder takes every frame; returns how many it showed.
 fn deliver_all(frames: &[Vec<u8>]) -> usize {
@@ -45,20 +35,8 @@ fn deliver_all(frames: &[Vec<u8>]) -> usize {
 
 fn benches(c: &mut Criterion) {
     let kind = SceneKind::Cube;
-    let length = Length {
-        ticks: kind.hz() * LEAD_SECONDS + CYCLES * POSE_REFRESH,
-        warmup: 0,
-    };
-    let sent = capture(kind, 0.0, length, SEED, &["acked", "bitcode"])
-        .unwrap_or_else(|e| panic!("the cube scene runs: {e}"));
-    let frames_of = |protocol: &str| -> Vec<Vec<u8>> {
-        sent.iter()
-            .filter(|s| s.protocol == protocol)
-            .map(|s| s.packet.bytes.clone())
-            .collect()
-    };
-    let acked = frames_of("acked");
-    let bitcode = frames_of("bitcode");
+    let (ticks, [acked, bitcode]) =
+        deliver_scene(["acked", "bitcode"]).unwrap_or_else(|e| panic!("the cube scene runs: {e}"));
     assert_eq!(
         deliver_all(&acked),
         acked.len(),
@@ -66,7 +44,7 @@ fn benches(c: &mut Criterion) {
     );
     eprintln!(
         "cube scene, {} ticks: {} acked frames ({} bytes), {} bitcode snapshots ({} bytes)",
-        length.ticks,
+        ticks,
         acked.len(),
         acked.iter().map(Vec::len).sum::<usize>(),
         bitcode.len(),

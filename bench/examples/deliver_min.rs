@@ -10,15 +10,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ackwire_bench::run::{capture, FullSnapshot, Length};
+use ackwire_bench::run::{deliver_scene, FullSnapshot};
 use ackwire_bench::scenes::SceneKind;
 use ackwire_codec::acked::{AckedDecoder, Delivery, Reference};
-use ackwire_server::acked::POSE_REFRESH;
-
-/// The deliver bench's scene: seed 1, no loss, a second of join and two refresh cycles.
-const SEED: u64 = 1;
-const LEAD_SECONDS: u32 = 1;
-const CYCLES: u32 = 2;
 
 fn main() {
     let passes: u32 = std::env::args()
@@ -26,20 +20,8 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(300);
     let kind = SceneKind::Cube;
-    let length = Length {
-        ticks: kind.hz() * LEAD_SECONDS + CYCLES * POSE_REFRESH,
-        warmup: 0,
-    };
-    let sent = capture(kind, 0.0, length, SEED, &["acked", "bitcode"])
-        .unwrap_or_else(|e| panic!("the cube scene runs: {e}"));
-    let frames_of = |protocol: &str| -> Vec<Vec<u8>> {
-        sent.iter()
-            .filter(|s| s.protocol == protocol)
-            .map(|s| s.packet.bytes.clone())
-            .collect()
-    };
-    let acked = frames_of("acked");
-    let bitcode = frames_of("bitcode");
+    let (_, [acked, bitcode]) =
+        deliver_scene(["acked", "bitcode"]).unwrap_or_else(|e| panic!("the cube scene runs: {e}"));
     let deliver_all = |frames: &[Vec<u8>]| {
         let mut decoder = AckedDecoder::<Reference>::new();
         frames

@@ -12,17 +12,11 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ackwire_bench::run::{capture, Length};
+use ackwire_bench::run::deliver_scene;
 use ackwire_bench::scenes::SceneKind;
 use ackwire_codec::acked::{
     AckedDecoder, AckedFrame, AckedSchema, Delivery, PackedReference, Reference,
 };
-use ackwire_server::acked::POSE_REFRESH;
-
-/// The deliver bench's scene: seed 1, no loss, a second of join and two refresh cycles.
-const SEED: u64 = 1;
-const LEAD_SECONDS: u32 = 1;
-const CYCLES: u32 = 2;
 
 /// A fresh decoder takes every frame; returns how many it showed.
 fn deliver_all<S: AckedSchema>(frames: &[Vec<u8>]) -> usize {
@@ -35,18 +29,7 @@ fn deliver_all<S: AckedSchema>(frames: &[Vec<u8>]) -> usize {
 
 /// Every frame decoded into one reused frame, as the decoder does; returns the changes read.
 fn decode_all<S: AckedSchema>(frames: &[Vec<u8>]) -> usize {
-    let mut out = AckedFrame {
-        tick: 0,
-        base_tick: 0,
-        last_seq: 0,
-        input_buffer: 0,
-        keyframe: false,
-        check: None,
-        removed: Vec::new(),
-        changes: Vec::new(),
-        first_serial: 0,
-        events: Vec::new(),
-    };
+    let mut out = AckedFrame::empty();
     let mut changes = 0;
     for f in frames {
         S::decode_frame_into(f, &mut out).unwrap_or_else(|e| panic!("a frame decodes: {e}"));
@@ -61,20 +44,8 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(200);
     let kind = SceneKind::Cube;
-    let length = Length {
-        ticks: kind.hz() * LEAD_SECONDS + CYCLES * POSE_REFRESH,
-        warmup: 0,
-    };
-    let sent = capture(kind, 0.0, length, SEED, &["acked", "acked-packed"])
+    let (_, [six, twelve]) = deliver_scene(["acked", "acked-packed"])
         .unwrap_or_else(|e| panic!("the cube scene runs: {e}"));
-    let frames_of = |protocol: &str| -> Vec<Vec<u8>> {
-        sent.iter()
-            .filter(|s| s.protocol == protocol)
-            .map(|s| s.packet.bytes.clone())
-            .collect()
-    };
-    let six = frames_of("acked");
-    let twelve = frames_of("acked-packed");
     assert_eq!(
         deliver_all::<Reference>(&six),
         six.len(),

@@ -1089,6 +1089,35 @@ pub fn capture(
     Ok(sent)
 }
 
+/// The frames one protocol sent in a run, in order.
+pub type Frames = Vec<Vec<u8>>;
+
+/// The deliver benches' scene (`benches/deliver.rs`, the `deliver_min` and
+/// `deliver_packed_min` examples): the cubes, seed 1, no loss so that every acked frame
+/// applies, a second of join and settling and then two cycles of POSE_REFRESH ticks (so that
+/// the resting poses' refresh bursts weigh what they weigh in a long run). Returns the ticks
+/// run and, for each of `protocols` in order, the frames it sent.
+pub fn deliver_scene<const N: usize>(
+    protocols: [&'static str; N],
+) -> Result<(u32, [Frames; N]), Failure> {
+    const SEED: u64 = 1;
+    const LEAD_SECONDS: u32 = 1;
+    const CYCLES: u32 = 2;
+    let kind = SceneKind::Cube;
+    let length = Length {
+        ticks: kind.hz() * LEAD_SECONDS + CYCLES * ackwire_server::acked::POSE_REFRESH,
+        warmup: 0,
+    };
+    let sent = capture(kind, 0.0, length, SEED, &protocols)?;
+    let frames = protocols.map(|p| {
+        sent.iter()
+            .filter(|s| s.protocol == p)
+            .map(|s| s.packet.bytes.clone())
+            .collect()
+    });
+    Ok((length.ticks, frames))
+}
+
 fn drive(
     kind: SceneKind,
     loss_pct: f64,

@@ -288,6 +288,25 @@ pub struct AckedFrame<C, E> {
     pub events: Vec<E>,
 }
 
+impl<C, E> AckedFrame<C, E> {
+    /// A frame with nothing in it (tick 0, no lists): the value a decoder keeps and decodes
+    /// each frame into, so that the lists' buffers are reused from frame to frame.
+    pub fn empty() -> Self {
+        Self {
+            tick: 0,
+            base_tick: 0,
+            last_seq: 0,
+            input_buffer: 0,
+            keyframe: false,
+            check: None,
+            removed: Vec::new(),
+            changes: Vec::new(),
+            first_serial: 0,
+            events: Vec::new(),
+        }
+    }
+}
+
 /// The acked frame of schema `S`.
 pub type FrameOf<S> = AckedFrame<<S as AckedSchema>::Change, <S as AckedSchema>::Event>;
 

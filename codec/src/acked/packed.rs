@@ -198,18 +198,7 @@ pub fn pack_frame(frame: &FrameOf<Reference>) -> Result<AckedPacked, EncodeError
 /// A kind 12 frame as kind 6's: DESIGN.md section 3, "flags bit 0 KEYFRAME: the frame applies
 /// onto nothing (base_tick is then 0)", checked as kind 6's decoder checks it.
 pub fn unpack_frame(f: AckedPacked) -> Result<FrameOf<Reference>, DecodeError> {
-    let mut out = AckedFrame {
-        tick: 0,
-        base_tick: 0,
-        last_seq: 0,
-        input_buffer: 0,
-        keyframe: false,
-        check: None,
-        removed: Vec::new(),
-        changes: Vec::new(),
-        first_serial: 0,
-        events: Vec::new(),
-    };
+    let mut out = AckedFrame::empty();
     unpack_into(&f, &mut out)?;
     Ok(out)
 }
