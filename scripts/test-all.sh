@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 # disk; CI once failed for want of it ("No space left on device").
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-step() { printf '\n==> %s\n' "$*"; }
+step() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 ackwire() { cargo run -q -p ackwire -- "$@"; }
 
 step "formatting"
