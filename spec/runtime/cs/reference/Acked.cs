@@ -485,21 +485,38 @@ namespace Ackwire.Reference
                 return;
             }
             Acked f = Acked.Decode(bytes);
-            bool keyframe = (f.Flags & AckedFlags.KEYFRAME) != 0;
-            if (keyframe && f.BaseTick != 0)
+            HeaderInto(into, f.Tick, f.BaseTick, f.LastSeq, f.InputBuffer, f.Flags, f.Check, f.Removed, f.FirstSerial, f.Events);
+            into.Changes = f.Changes;
+        }
+
+        /// <summary>
+        /// A frame's header, as read, into <paramref name="into"/>: everything but the changes,
+        /// which are the caller's (kind 6's as read, kind 12's converted). Kind 6's
+        /// DecodeFrameInto (both its paths) and kind 12's AckedPackedReference.UnpackFrameInto
+        /// (whose header is kind 6's field for field) all come through here.
+        /// DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick
+        /// is then 0)": a keyframe naming a base is <c>invalid_condition</c> at byte 5 (both
+        /// kinds' base_tick starts there), <c>base_tick</c>, thrown before
+        /// <paramref name="into"/> is touched.
+        /// </summary>
+        internal static void HeaderInto(
+            AckedFrame<Change, Event> into, uint tick, uint baseTick, uint lastSeq, byte inputBuffer, AckedFlags flags,
+            uint? check, ushort[] removed, uint? firstSerial, Event[] events)
+        {
+            bool keyframe = (flags & AckedFlags.KEYFRAME) != 0;
+            if (keyframe && baseTick != 0)
             {
                 throw new DecodeError(ErrorKind.InvalidCondition, 5, -1).Within("base_tick");
             }
-            into.Tick = f.Tick;
-            into.BaseTick = f.BaseTick;
-            into.LastSeq = f.LastSeq;
-            into.InputBuffer = f.InputBuffer;
+            into.Tick = tick;
+            into.BaseTick = baseTick;
+            into.LastSeq = lastSeq;
+            into.InputBuffer = inputBuffer;
             into.Keyframe = keyframe;
-            into.Check = f.Check;
-            into.Removed = f.Removed;
-            into.Changes = f.Changes;
-            into.FirstSerial = f.FirstSerial ?? 0;
-            into.Events = f.Events;
+            into.Check = check;
+            into.Removed = removed;
+            into.FirstSerial = firstSerial ?? 0;
+            into.Events = events;
         }
 
         /// <summary>
@@ -712,22 +729,8 @@ namespace Ackwire.Reference
             {
                 return false;
             }
-            uint baseTick = U32(b, 5);
-            bool keyframe = (flags & (int)AckedFlags.KEYFRAME) != 0;
-            if (keyframe && baseTick != 0)
-            {
-                throw new DecodeError(ErrorKind.InvalidCondition, 5, -1).Within("base_tick");
-            }
-            into.Tick = U32(b, 1);
-            into.BaseTick = baseTick;
-            into.LastSeq = U32(b, 9);
-            into.InputBuffer = b[13];
-            into.Keyframe = keyframe;
-            into.Check = check;
-            into.Removed = removed;
+            HeaderInto(into, U32(b, 1), U32(b, 5), U32(b, 9), b[13], (AckedFlags)flags, check, removed, null, NoEvents);
             into.Changes = changes;
-            into.FirstSerial = 0;
-            into.Events = NoEvents;
             return true;
         }
 

@@ -333,18 +333,16 @@ namespace Ackwire.Reference
         }
 
         /// <summary>
-        /// A kind 12 frame as kind 6's, into <paramref name="into"/>; throws a DecodeError.
-        /// DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick
-        /// is then 0)", checked as kind 6's decoder checks it (<c>invalid_condition</c> at byte 5,
-        /// <c>base_tick</c>), before the changes.
+        /// A kind 12 frame as kind 6's, into <paramref name="into"/>; throws a DecodeError. The
+        /// header through kind 6's AckedReference.HeaderInto, which checks DESIGN.md section 3's
+        /// "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is then 0)" as kind
+        /// 6's decoder checks it (<c>invalid_condition</c> at byte 5, <c>base_tick</c>), before
+        /// the changes; then every change converted (on an <c>over_width</c> the frame holds the
+        /// new header and its old changes, as any frame a decoder failed to read holds anything).
         /// </summary>
         public static void UnpackFrameInto(AckedPacked f, AckedFrame<Change, Event> into)
         {
-            bool keyframe = (f.Flags & AckedFlags.KEYFRAME) != 0;
-            if (keyframe && f.BaseTick != 0)
-            {
-                throw new DecodeError(ErrorKind.InvalidCondition, 5, -1).Within("base_tick");
-            }
+            AckedReference.HeaderInto(into, f.Tick, f.BaseTick, f.LastSeq, f.InputBuffer, f.Flags, f.Check, f.Removed, f.FirstSerial, f.Events);
             long at = HeaderBytes + (f.Check.HasValue ? 4 : 0) + 2L * f.Removed.Length;
             PackedChange[] packed = f.Body.Changes;
             Change[] changes = new Change[packed.Length];
@@ -359,16 +357,7 @@ namespace Ackwire.Reference
                     throw e.Within(i).Within("changes").Within("body");
                 }
             }
-            into.Tick = f.Tick;
-            into.BaseTick = f.BaseTick;
-            into.LastSeq = f.LastSeq;
-            into.InputBuffer = f.InputBuffer;
-            into.Keyframe = keyframe;
-            into.Check = f.Check;
-            into.Removed = f.Removed;
             into.Changes = changes;
-            into.FirstSerial = f.FirstSerial ?? 0;
-            into.Events = f.Events;
         }
 
         /// <summary>A kind 12 frame as a new kind 6 frame; throws a DecodeError (see UnpackFrameInto).</summary>
