@@ -24,6 +24,7 @@
 //! u16 holds more: an id past 65535, a step past an i16, a yaw or an age past a u8): decoding
 //! them is `over_width`, reported at the packed body's first byte with the field's path.
 
+use super::reference::Header;
 use super::{AckedFrame, AckedSchema, FrameOf, Inapplicable, Reference};
 use crate::protocol::{
     AckedFlags, AckedPacked, Change, ChangeMask, EntityState, Event, Health, PackedChange,
@@ -204,12 +205,20 @@ pub fn unpack_frame(f: AckedPacked) -> Result<FrameOf<Reference>, DecodeError> {
 }
 
 /// [`unpack_frame`] into `out`, reusing its lists' buffers: the same frame or the same error
-/// (on an error `out` holds anything).
+/// (on an error `out` holds anything). The header through kind 6's [`Header::into_frame`],
+/// which checks DESIGN.md section 3's "flags bit 0 KEYFRAME: the frame applies onto nothing
+/// (base_tick is then 0)" as kind 6's decoder checks it, before the changes.
 fn unpack_into(f: &AckedPacked, out: &mut FrameOf<Reference>) -> Result<(), DecodeError> {
-    let keyframe = f.flags.contains(AckedFlags::KEYFRAME);
-    if keyframe && f.base_tick != 0 {
-        return Err(DecodeError::new(ErrorKind::InvalidCondition, 5).field("base_tick"));
+    Header {
+        tick: f.tick,
+        base_tick: f.base_tick,
+        last_seq: f.last_seq,
+        input_buffer: f.input_buffer,
+        flags: f.flags,
+        check: f.check,
+        first_serial: f.first_serial,
     }
+    .into_frame(out)?;
     // The packed body's first byte: kind 12's header is kind 6's without changed_count.
     let at = 17 + if f.check.is_some() { 4 } else { 0 } + 2 * f.removed.len();
     out.changes.clear();
@@ -222,13 +231,6 @@ fn unpack_into(f: &AckedPacked, out: &mut FrameOf<Reference>) -> Result<(), Deco
     out.removed.extend_from_slice(&f.removed);
     out.events.clear();
     out.events.extend_from_slice(&f.events);
-    out.tick = f.tick;
-    out.base_tick = f.base_tick;
-    out.last_seq = f.last_seq;
-    out.input_buffer = f.input_buffer;
-    out.keyframe = keyframe;
-    out.check = f.check;
-    out.first_serial = f.first_serial.unwrap_or(0);
     Ok(())
 }
 

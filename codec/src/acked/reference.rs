@@ -195,6 +195,48 @@ fn round_u16(v: f64) -> u16 {
     }
 }
 
+/// A decoded frame's header: the fields of kind 6's (and kind 12's: its header is kind 6's field
+/// for field) that its [`AckedFrame`] keeps, beside the lists. Kind 6's `decode_frame_into`
+/// and kind 12's `unpack_into` both keep theirs through [`Header::into_frame`].
+pub(super) struct Header {
+    /// `tick`.
+    pub(super) tick: u32,
+    /// `base_tick`.
+    pub(super) base_tick: u32,
+    /// `last_seq`.
+    pub(super) last_seq: u32,
+    /// `input_buffer`.
+    pub(super) input_buffer: u8,
+    /// `flags` (KEYFRAME, CHECK).
+    pub(super) flags: AckedFlags,
+    /// `check`, present with CHECK.
+    pub(super) check: Option<u32>,
+    /// `first_serial`, present with any event.
+    pub(super) first_serial: Option<u32>,
+}
+
+impl Header {
+    /// The header into `out`, its lists left to the caller.
+    ///
+    /// DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick
+    /// is then 0)": a keyframe naming a base is `invalid_condition` at byte 5 (both kinds'
+    /// base_tick starts there), `base_tick`, refused before `out` is touched.
+    pub(super) fn into_frame(self, out: &mut FrameOf<Reference>) -> Result<(), DecodeError> {
+        let keyframe = self.flags.contains(AckedFlags::KEYFRAME);
+        if keyframe && self.base_tick != 0 {
+            return Err(DecodeError::new(ErrorKind::InvalidCondition, 5).field("base_tick"));
+        }
+        out.tick = self.tick;
+        out.base_tick = self.base_tick;
+        out.last_seq = self.last_seq;
+        out.input_buffer = self.input_buffer;
+        out.keyframe = keyframe;
+        out.check = self.check;
+        out.first_serial = self.first_serial.unwrap_or(0);
+        Ok(())
+    }
+}
+
 fn over(field: &'static str) -> EncodeError {
     EncodeError::new(ErrorKind::OverWidth).field(field)
 }
@@ -509,18 +551,16 @@ impl AckedSchema for Reference {
             out.events.push(event);
         }
         r.finish()?;
-        let keyframe = flags.contains(AckedFlags::KEYFRAME);
-        if keyframe && base_tick != 0 {
-            return Err(DecodeError::new(ErrorKind::InvalidCondition, 5).field("base_tick"));
+        Header {
+            tick,
+            base_tick,
+            last_seq,
+            input_buffer,
+            flags,
+            check,
+            first_serial,
         }
-        out.tick = tick;
-        out.base_tick = base_tick;
-        out.last_seq = last_seq;
-        out.input_buffer = input_buffer;
-        out.keyframe = keyframe;
-        out.check = check;
-        out.first_serial = first_serial.unwrap_or(0);
-        Ok(())
+        .into_frame(out)
     }
 
     fn decode_frame(bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError> {

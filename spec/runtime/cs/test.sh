@@ -5,9 +5,10 @@
 # (present and well formed) under -warnaserror+.
 #
 # Then the reference protocol's schemas (reference/*.cs: the acked schema with issue 19's
-# orientation, the bit-packed kind 12 schema beside it) with test/reference/*.cs, a program of
-# its own: they need the generated codec of spec/protocol, which `ackwire gen --lang cs` writes
-# into the temporary folder (ackwire is $ACKWIRE when that names a built binary, else `cargo
+# orientation, the bit-packed kind 12 schema beside it) with test/reference/*.cs (and
+# test/Harness.cs, the checks and runner both programs share), a program of its own: they
+# need the generated codec of spec/protocol, which `ackwire gen --lang cs` writes into the
+# temporary folder (ackwire is $ACKWIRE when that names a built binary, else `cargo
 # run`, as conformance/testees/cs/build.sh runs it); its Protocol.cs is compiled over src/.
 set -euo pipefail
 
@@ -30,5 +31,6 @@ if ! (cd "$root" && "${generate[@]}") >"$out/gen.log" 2>&1; then
     exit 1
 fi
 mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/reference.xml" -out:"$out/reference_tests.exe" \
-    "$here"/src/*.cs "$here"/src/Sessions/*.cs "$out/gen/Protocol.cs" "$here"/reference/*.cs "$here"/test/reference/*.cs
+    "$here"/src/*.cs "$here"/src/Sessions/*.cs "$out/gen/Protocol.cs" "$here"/reference/*.cs "$here"/test/Harness.cs \
+    "$here"/test/reference/*.cs
 mono "$out/reference_tests.exe"

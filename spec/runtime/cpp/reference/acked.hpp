@@ -401,10 +401,37 @@ struct Reference {
         return protocol::encode(a, out);
     }
 
+    /// A generated frame's header into `out`: its scalar fields (kind 6's `protocol::Acked`'s
+    /// or kind 12's `protocol::AckedPacked`'s, whose header is kind 6's field for field), its
+    /// lists being the caller's (kind 6's swapped, kind 12's converted). Kind 6's
+    /// decode_frame_into and kind 12's unpack_header_and_changes both come through here.
+    ///
+    /// DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is
+    /// then 0)": a keyframe naming a base is `invalid_condition` at byte 5 (both kinds'
+    /// base_tick starts there), `base_tick`, returned before `out` is touched.
+    template <typename Wire>
+    static std::optional<rt::DecodeError> header_into(
+        const Wire& f, acked::Frame<Reference>& out) {
+        const bool keyframe = f.flags.contains(protocol::AckedFlags::KEYFRAME);
+        if (keyframe && f.base_tick != 0) {
+            rt::DecodeError e(rt::ErrorKind::invalid_condition, 5);
+            e.path.push_field("base_tick");
+            return e;
+        }
+        out.tick = f.tick;
+        out.base_tick = f.base_tick;
+        out.last_seq = f.last_seq;
+        out.input_buffer = f.input_buffer;
+        out.keyframe = keyframe;
+        out.check = f.check;
+        out.first_serial = f.first_serial.value_or(0);
+        return std::nullopt;
+    }
+
     /// Reads a frame from its bytes (canonically: trailing bytes are an error) into `out`,
     /// reusing its lists' buffers (they are swapped into the generated frame and back, so a
-    /// warm decoder allocates nothing). DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame
-    /// applies onto nothing (base_tick is then 0)".
+    /// warm decoder allocates nothing); then its header (header_into, which checks
+    /// DESIGN.md section 3's KEYFRAME rule).
     static std::optional<rt::DecodeError> decode_frame_into(
         const uint8_t* data, size_t len, acked::Frame<Reference>& out) {
         protocol::Acked a;
@@ -419,20 +446,7 @@ struct Reference {
         if (!ok) {
             return r.take_error();
         }
-        const bool keyframe = a.flags.contains(protocol::AckedFlags::KEYFRAME);
-        if (keyframe && a.base_tick != 0) {
-            rt::DecodeError e(rt::ErrorKind::invalid_condition, 5);
-            e.path.push_field("base_tick");
-            return e;
-        }
-        out.tick = a.tick;
-        out.base_tick = a.base_tick;
-        out.last_seq = a.last_seq;
-        out.input_buffer = a.input_buffer;
-        out.keyframe = keyframe;
-        out.check = a.check;
-        out.first_serial = a.first_serial.value_or(0);
-        return std::nullopt;
+        return header_into(a, out);
     }
 };
 

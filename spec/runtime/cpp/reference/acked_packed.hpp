@@ -245,15 +245,12 @@ struct PackedReference : Reference {
 
     /// A kind 12 frame's header and changes as kind 6's, into `out` (its changes' buffer
     /// reused; its `removed` and `events` are left to the caller, `removed_count` being how
-    /// many ids the frame removes). DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame
-    /// applies onto nothing (base_tick is then 0)", checked as kind 6's decoder checks it,
-    /// before the changes.
+    /// many ids the frame removes). The header through kind 6's Reference::header_into, which
+    /// checks DESIGN.md section 3's "flags bit 0 KEYFRAME: the frame applies onto nothing
+    /// (base_tick is then 0)" as kind 6's decoder checks it, before the changes.
     static std::optional<rt::DecodeError> unpack_header_and_changes(
         const protocol::AckedPacked& f, size_t removed_count, acked::Frame<Reference>& out) {
-        const bool keyframe = f.flags.contains(protocol::AckedFlags::KEYFRAME);
-        if (keyframe && f.base_tick != 0) {
-            rt::DecodeError e(rt::ErrorKind::invalid_condition, 5);
-            e.path.push_field("base_tick");
+        if (auto e = Reference::header_into(f, out)) {
             return e;
         }
         // The packed body's first byte: kind 12's header is kind 6's without changed_count.
@@ -267,13 +264,6 @@ struct PackedReference : Reference {
                 return e;
             }
         }
-        out.tick = f.tick;
-        out.base_tick = f.base_tick;
-        out.last_seq = f.last_seq;
-        out.input_buffer = f.input_buffer;
-        out.keyframe = keyframe;
-        out.check = f.check;
-        out.first_serial = f.first_serial.value_or(0);
         return std::nullopt;
     }
 

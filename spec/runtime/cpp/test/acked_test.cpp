@@ -11,6 +11,7 @@
 
 #include "ackwire_acked.hpp"
 #include "check.hpp"
+#include "count_new.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -22,26 +23,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-// ---- counting allocations ----
-
-// The replaced operator new and delete below are malloc and free, a matched pair; g++ cannot
-// see through the replacement and warns at every inlined delete.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
-namespace {
-size_t g_allocations = 0;
-}
-
-void* operator new(size_t n) {
-    ++g_allocations;
-    if (void* p = std::malloc(n == 0 ? 1 : n)) {
-        return p;
-    }
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include "ackwire_runtime.hpp"
 
-#include "check.hpp"
+#include "check_faults.hpp"
 
 #include <array>
 #include <cmath>
@@ -36,23 +36,9 @@ inline std::string show(const SmallestThree& s) {
     return "{" + std::to_string(s.largest) + ", [" + std::to_string(s.rest[0]) + ", "
         + std::to_string(s.rest[1]) + ", " + std::to_string(s.rest[2]) + "]}";
 }
-namespace rt {
-inline std::string show(ErrorKind kind) { return std::string(kind_name(kind)); }
-}  // namespace rt
 }  // namespace ackwire
 
 namespace {
-
-/// Checks a decoding error's kind, byte offset and bit offset.
-void fault(const rt::DecodeError& e, ErrorKind kind, size_t offset, std::optional<size_t> bit,
-    const char* file, int line) {
-    check::equal(e.kind, kind, file, line, "error.kind", "expected kind");
-    check::equal(e.offset, offset, file, line, "error.offset", "expected offset");
-    check::equal(e.bit, bit, file, line, "error.bit", "expected bit");
-}
-
-#define CHECK_FAULT(error, kind, offset, bit) \
-    fault((error), (kind), (offset), (bit), __FILE__, __LINE__)
 
 /// The body `write` writes to a BitWriter, padded to a byte; empty when a write fails.
 template <typename F>

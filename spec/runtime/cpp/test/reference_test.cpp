@@ -15,6 +15,7 @@
 #include "reference/acked_packed.hpp"
 
 #include "check.hpp"
+#include "count_new.hpp"
 
 #include <array>
 #include <cstdint>
@@ -25,28 +26,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-// ---- counting allocations ----
-
-// The replaced operator new and delete below are malloc and free, a matched pair; g++ cannot
-// see through the replacement and warns at every inlined delete.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
-namespace {
-size_t g_allocations = 0;
-size_t g_allocated_bytes = 0;
-}
-
-void* operator new(size_t n) {
-    ++g_allocations;
-    g_allocated_bytes += n;
-    if (void* p = std::malloc(n == 0 ? 1 : n)) {
-        return p;
-    }
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include "ackwire_runtime.hpp"
 #include "ackwire_session.hpp"
 
-#include "check.hpp"
+#include "check_faults.hpp"
 
 #include <array>
 #include <cmath>
@@ -25,27 +25,11 @@ namespace rt = ackwire::rt;
 namespace session = ackwire::session;
 namespace json = ackwire::json;
 
-namespace ackwire::rt {
-// How a failed CHECK_EQ prints an error kind (found by argument-dependent lookup).
-inline std::string show(ErrorKind kind) { return std::string(kind_name(kind)); }
-}  // namespace ackwire::rt
-
 namespace {
 
 constexpr uint64_t U64_MAX = std::numeric_limits<uint64_t>::max();
 constexpr int64_t I64_MAX = std::numeric_limits<int64_t>::max();
 constexpr int64_t I64_MIN = std::numeric_limits<int64_t>::min();
-
-/// Checks a decoding error's kind, byte offset and bit offset (none outside a packed body).
-void fault(const rt::DecodeError& e, ErrorKind kind, size_t offset, std::optional<size_t> bit,
-    const char* file, int line) {
-    check::equal(e.kind, kind, file, line, "error.kind", "expected kind");
-    check::equal(e.offset, offset, file, line, "error.offset", "expected offset");
-    check::equal(e.bit, bit, file, line, "error.bit", "expected bit");
-}
-
-#define CHECK_FAULT(error, kind, offset, bit) \
-    fault((error), (kind), (offset), (bit), __FILE__, __LINE__)
 
 /// A deterministic source of test values (splitmix64), so that a failure can be replayed.
 class Random {

@@ -21,15 +21,14 @@ using Ackwire.Runtime.Sessions;
 
 namespace Ackwire.Reference
 {
-    /// <summary>The reference protocol's acked schema (acked.wire).</summary>
-    public sealed class AckedReference : IAckedSchema<EntityState, Change, Event, Input>
+    /// <summary>
+    /// What the reference protocol's two acked schemas share: acked.wire's records, changes and
+    /// events, the diff and apply between them, the check's record bytes, the rings and the kind
+    /// 7 acks. Kind 6's AckedReference and kind 12's AckedPackedReference differ only in how a
+    /// frame is written and read (EncodeFrame, DecodeFrameInto), so each is this with its frames.
+    /// </summary>
+    public abstract class ReferenceSchema : IAckedSchema<EntityState, Change, Event, Input>
     {
-        /// <summary>The one instance (the schema holds no state).</summary>
-        public static readonly AckedReference Schema = new AckedReference();
-
-        /// <summary>The name of its frames (kind 6) in a session: <c>acked</c>.</summary>
-        public const string FrameName = "acked";
-
         /// <summary>
         /// The box a quantized pose lies in: at most this many 1/512 m steps from the origin on
         /// every axis (about 32 m). Any two points of the box are at most 32766 steps apart, so a
@@ -122,7 +121,8 @@ namespace Ackwire.Reference
             return v >= 65535 ? (ushort)65535 : v > 0 ? (ushort)Math.Truncate(v) : (ushort)0;
         }
 
-        static EncodeError Over(params string[] path)
+        /// <summary><c>over_width</c> at field <paramref name="path"/> (outermost first).</summary>
+        internal static EncodeError Over(params string[] path)
         {
             EncodeError e = new EncodeError(ErrorKind.OverWidth);
             for (int i = path.Length - 1; i >= 0; i--)
@@ -449,7 +449,55 @@ namespace Ackwire.Reference
         }
 
         /// <inheritdoc/>
-        public byte[] EncodeFrame(AckedFrame<Change, Event> f)
+        public byte[] EncodeAck(AckContent<Input> a)
+        {
+            Ack ack = new Ack
+            {
+                AckTick = a.AckTick,
+                Flags = a.KeyframeRequest ? AckFlags.KEYFRAME_REQUEST : 0,
+                FirstSeq = a.Inputs.Length > 0 ? a.FirstSeq : (uint?)null,
+                Inputs = a.Inputs,
+            };
+            return ack.Encode();
+        }
+
+        /// <inheritdoc/>
+        public AckContent<Input> DecodeAck(byte[] bytes)
+        {
+            Ack a = Ack.Decode(bytes);
+            return new AckContent<Input>
+            {
+                AckTick = a.AckTick,
+                KeyframeRequest = (a.Flags & AckFlags.KEYFRAME_REQUEST) != 0,
+                FirstSeq = a.FirstSeq ?? 0,
+                Inputs = a.Inputs,
+            };
+        }
+
+        /// <inheritdoc/>
+        public uint InputTick(Input input)
+        {
+            return input.Tick;
+        }
+
+        /// <inheritdoc/>
+        public abstract byte[] EncodeFrame(AckedFrame<Change, Event> f);
+
+        /// <inheritdoc/>
+        public abstract void DecodeFrameInto(byte[] bytes, AckedFrame<Change, Event> into);
+    }
+
+    /// <summary>The reference protocol's acked schema (acked.wire): ReferenceSchema with frames of kind 6.</summary>
+    public sealed class AckedReference : ReferenceSchema
+    {
+        /// <summary>The one instance (the schema holds no state).</summary>
+        public static readonly AckedReference Schema = new AckedReference();
+
+        /// <summary>The name of its frames (kind 6) in a session: <c>acked</c>.</summary>
+        public const string FrameName = "acked";
+
+        /// <inheritdoc/>
+        public override byte[] EncodeFrame(AckedFrame<Change, Event> f)
         {
             if (f.Events.Length > 255)
             {
@@ -478,28 +526,45 @@ namespace Ackwire.Reference
         /// error where it is. Then DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies
         /// onto nothing (base_tick is then 0)".
         /// </summary>
-        public void DecodeFrameInto(byte[] bytes, AckedFrame<Change, Event> into)
+        public override void DecodeFrameInto(byte[] bytes, AckedFrame<Change, Event> into)
         {
             if (FastFrame(bytes, into))
             {
                 return;
             }
             Acked f = Acked.Decode(bytes);
-            bool keyframe = (f.Flags & AckedFlags.KEYFRAME) != 0;
-            if (keyframe && f.BaseTick != 0)
+            HeaderInto(into, f.Tick, f.BaseTick, f.LastSeq, f.InputBuffer, f.Flags, f.Check, f.Removed, f.FirstSerial, f.Events);
+            into.Changes = f.Changes;
+        }
+
+        /// <summary>
+        /// A frame's header, as read, into <paramref name="into"/>: everything but the changes,
+        /// which are the caller's (kind 6's as read, kind 12's converted). Kind 6's
+        /// DecodeFrameInto (both its paths) and kind 12's AckedPackedReference.UnpackFrameInto
+        /// (whose header is kind 6's field for field) all come through here.
+        /// DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick
+        /// is then 0)": a keyframe naming a base is <c>invalid_condition</c> at byte 5 (both
+        /// kinds' base_tick starts there), <c>base_tick</c>, thrown before
+        /// <paramref name="into"/> is touched.
+        /// </summary>
+        internal static void HeaderInto(
+            AckedFrame<Change, Event> into, uint tick, uint baseTick, uint lastSeq, byte inputBuffer, AckedFlags flags,
+            uint? check, ushort[] removed, uint? firstSerial, Event[] events)
+        {
+            bool keyframe = (flags & AckedFlags.KEYFRAME) != 0;
+            if (keyframe && baseTick != 0)
             {
                 throw new DecodeError(ErrorKind.InvalidCondition, 5, -1).Within("base_tick");
             }
-            into.Tick = f.Tick;
-            into.BaseTick = f.BaseTick;
-            into.LastSeq = f.LastSeq;
-            into.InputBuffer = f.InputBuffer;
+            into.Tick = tick;
+            into.BaseTick = baseTick;
+            into.LastSeq = lastSeq;
+            into.InputBuffer = inputBuffer;
             into.Keyframe = keyframe;
-            into.Check = f.Check;
-            into.Removed = f.Removed;
-            into.Changes = f.Changes;
-            into.FirstSerial = f.FirstSerial ?? 0;
-            into.Events = f.Events;
+            into.Check = check;
+            into.Removed = removed;
+            into.FirstSerial = firstSerial ?? 0;
+            into.Events = events;
         }
 
         /// <summary>
@@ -712,55 +777,9 @@ namespace Ackwire.Reference
             {
                 return false;
             }
-            uint baseTick = U32(b, 5);
-            bool keyframe = (flags & (int)AckedFlags.KEYFRAME) != 0;
-            if (keyframe && baseTick != 0)
-            {
-                throw new DecodeError(ErrorKind.InvalidCondition, 5, -1).Within("base_tick");
-            }
-            into.Tick = U32(b, 1);
-            into.BaseTick = baseTick;
-            into.LastSeq = U32(b, 9);
-            into.InputBuffer = b[13];
-            into.Keyframe = keyframe;
-            into.Check = check;
-            into.Removed = removed;
+            HeaderInto(into, U32(b, 1), U32(b, 5), U32(b, 9), b[13], (AckedFlags)flags, check, removed, null, NoEvents);
             into.Changes = changes;
-            into.FirstSerial = 0;
-            into.Events = NoEvents;
             return true;
-        }
-
-        /// <inheritdoc/>
-        public byte[] EncodeAck(AckContent<Input> a)
-        {
-            Ack ack = new Ack
-            {
-                AckTick = a.AckTick,
-                Flags = a.KeyframeRequest ? AckFlags.KEYFRAME_REQUEST : 0,
-                FirstSeq = a.Inputs.Length > 0 ? a.FirstSeq : (uint?)null,
-                Inputs = a.Inputs,
-            };
-            return ack.Encode();
-        }
-
-        /// <inheritdoc/>
-        public AckContent<Input> DecodeAck(byte[] bytes)
-        {
-            Ack a = Ack.Decode(bytes);
-            return new AckContent<Input>
-            {
-                AckTick = a.AckTick,
-                KeyframeRequest = (a.Flags & AckFlags.KEYFRAME_REQUEST) != 0,
-                FirstSeq = a.FirstSeq ?? 0,
-                Inputs = a.Inputs,
-            };
-        }
-
-        /// <inheritdoc/>
-        public uint InputTick(Input input)
-        {
-            return input.Tick;
         }
     }
 

@@ -34,17 +34,17 @@ using Ackwire.Runtime.Sessions;
 
 namespace Ackwire.Reference
 {
-    /// <summary>The bit-packed reference schema: AckedReference with frames of kind 12 (acked_packed.wire).</summary>
-    public sealed class AckedPackedReference : IAckedSchema<EntityState, Change, Event, Input>
+    /// <summary>
+    /// The bit-packed reference schema: ReferenceSchema (kind 6's records, changes, diff, apply,
+    /// check and kind 7 acks, inherited, not copied) with frames of kind 12 (acked_packed.wire).
+    /// </summary>
+    public sealed class AckedPackedReference : ReferenceSchema
     {
         /// <summary>The one instance (the schema holds no state).</summary>
         public static readonly AckedPackedReference Schema = new AckedPackedReference();
 
         /// <summary>The name of its frames (kind 12) in a session: <c>acked_packed</c>.</summary>
         public const string FrameName = "acked_packed";
-
-        /// <summary>Kind 6's schema, whose records, changes, diff and apply these are.</summary>
-        static readonly AckedReference Wide = AckedReference.Schema;
 
         /// <summary>The kind 6 mask bits, and at the same index the kind 12 bits they become, in the same meaning.</summary>
         static readonly ChangeMask[] WideBits =
@@ -72,77 +72,6 @@ namespace Ackwire.Reference
 
         /// <summary>Kind 12's header before the packed body: kind 6's without changed_count (kind, tick, base_tick, last_seq, input_buffer, flags, removed_count).</summary>
         const int HeaderBytes = 17;
-
-        /// <inheritdoc/>
-        public int SentRing { get { return Wide.SentRing; } }
-        /// <inheritdoc/>
-        public int HeldRing { get { return Wide.HeldRing; } }
-        /// <inheritdoc/>
-        public ulong EventTtl { get { return Wide.EventTtl; } }
-        /// <inheritdoc/>
-        public ulong CheckEvery { get { return Wide.CheckEvery; } }
-        /// <inheritdoc/>
-        public int ReliableAbove { get { return Wide.ReliableAbove; } }
-
-        /// <summary>Kind 6's diff (AckedReference.Diff): the orientation whole when it differs, refused when dropped.</summary>
-        public Change Diff(int eid, EntityState b, EntityState next, uint tick)
-        {
-            return Wide.Diff(eid, b, next, tick);
-        }
-
-        /// <inheritdoc/>
-        public int ChangeEid(Change change)
-        {
-            return change.Eid;
-        }
-
-        /// <summary>Kind 6's apply (AckedReference.Apply).</summary>
-        public EntityState Apply(EntityState b, Change change, uint tick)
-        {
-            return Wide.Apply(b, change, tick);
-        }
-
-        /// <inheritdoc/>
-        public bool SameRecord(EntityState a, EntityState b)
-        {
-            return Wide.SameRecord(a, b);
-        }
-
-        /// <summary>Kind 6's record bytes (AckedReference.HashRecord): the check is the same whichever kind carries the frames.</summary>
-        public uint HashRecord(EntityState r, uint hash)
-        {
-            return Wide.HashRecord(r, hash);
-        }
-
-        /// <inheritdoc/>
-        public uint? Measured(EntityState r)
-        {
-            return Wide.Measured(r);
-        }
-
-        /// <inheritdoc/>
-        public bool? PoseFull(EntityState r)
-        {
-            return Wide.PoseFull(r);
-        }
-
-        /// <summary>Kind 7, as kind 6's schema writes it.</summary>
-        public byte[] EncodeAck(AckContent<Input> a)
-        {
-            return Wide.EncodeAck(a);
-        }
-
-        /// <summary>Kind 7, as kind 6's schema reads it.</summary>
-        public AckContent<Input> DecodeAck(byte[] bytes)
-        {
-            return Wide.DecodeAck(bytes);
-        }
-
-        /// <inheritdoc/>
-        public uint InputTick(Input input)
-        {
-            return input.Tick;
-        }
 
         /// <summary>
         /// Kind 6's mask as kind 12's; a reserved bit of kind 6's (which no decoded change holds,
@@ -333,18 +262,16 @@ namespace Ackwire.Reference
         }
 
         /// <summary>
-        /// A kind 12 frame as kind 6's, into <paramref name="into"/>; throws a DecodeError.
-        /// DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick
-        /// is then 0)", checked as kind 6's decoder checks it (<c>invalid_condition</c> at byte 5,
-        /// <c>base_tick</c>), before the changes.
+        /// A kind 12 frame as kind 6's, into <paramref name="into"/>; throws a DecodeError. The
+        /// header through kind 6's AckedReference.HeaderInto, which checks DESIGN.md section 3's
+        /// "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is then 0)" as kind
+        /// 6's decoder checks it (<c>invalid_condition</c> at byte 5, <c>base_tick</c>), before
+        /// the changes; then every change converted (on an <c>over_width</c> the frame holds the
+        /// new header and its old changes, as any frame a decoder failed to read holds anything).
         /// </summary>
         public static void UnpackFrameInto(AckedPacked f, AckedFrame<Change, Event> into)
         {
-            bool keyframe = (f.Flags & AckedFlags.KEYFRAME) != 0;
-            if (keyframe && f.BaseTick != 0)
-            {
-                throw new DecodeError(ErrorKind.InvalidCondition, 5, -1).Within("base_tick");
-            }
+            AckedReference.HeaderInto(into, f.Tick, f.BaseTick, f.LastSeq, f.InputBuffer, f.Flags, f.Check, f.Removed, f.FirstSerial, f.Events);
             long at = HeaderBytes + (f.Check.HasValue ? 4 : 0) + 2L * f.Removed.Length;
             PackedChange[] packed = f.Body.Changes;
             Change[] changes = new Change[packed.Length];
@@ -359,16 +286,7 @@ namespace Ackwire.Reference
                     throw e.Within(i).Within("changes").Within("body");
                 }
             }
-            into.Tick = f.Tick;
-            into.BaseTick = f.BaseTick;
-            into.LastSeq = f.LastSeq;
-            into.InputBuffer = f.InputBuffer;
-            into.Keyframe = keyframe;
-            into.Check = f.Check;
-            into.Removed = f.Removed;
             into.Changes = changes;
-            into.FirstSerial = f.FirstSerial ?? 0;
-            into.Events = f.Events;
         }
 
         /// <summary>A kind 12 frame as a new kind 6 frame; throws a DecodeError (see UnpackFrameInto).</summary>
@@ -380,13 +298,13 @@ namespace Ackwire.Reference
         }
 
         /// <summary>The frame as kind 12's bytes (PackFrame, then the generated writer, which refuses changes that do not ascend: <c>not_ascending</c>); throws an EncodeError.</summary>
-        public byte[] EncodeFrame(AckedFrame<Change, Event> f)
+        public override byte[] EncodeFrame(AckedFrame<Change, Event> f)
         {
             return PackFrame(f).Encode();
         }
 
         /// <summary>Reads kind 12's bytes (the generated AckedPacked.Decode, then UnpackFrameInto) into <paramref name="into"/>; throws a DecodeError.</summary>
-        public void DecodeFrameInto(byte[] bytes, AckedFrame<Change, Event> into)
+        public override void DecodeFrameInto(byte[] bytes, AckedFrame<Change, Event> into)
         {
             UnpackFrameInto(AckedPacked.Decode(bytes), into);
         }

@@ -8,30 +8,10 @@ using System;
 using System.Collections.Generic;
 using Ackwire.Runtime;
 using Ackwire.Runtime.Sessions;
+using static Harness;
 
 static class AckedTests
 {
-    sealed class Failure : Exception
-    {
-        public Failure(string message) : base(message) { }
-    }
-
-    static void Equal<T>(T want, T got, string what)
-    {
-        if (!EqualityComparer<T>.Default.Equals(want, got))
-        {
-            throw new Failure(what + ": want " + want + ", got " + got);
-        }
-    }
-
-    static void True(bool ok, string what)
-    {
-        if (!ok)
-        {
-            throw new Failure(what);
-        }
-    }
-
     sealed class Rec
     {
         public int V;

@@ -4,22 +4,10 @@
 using System;
 using System.Collections.Generic;
 using Ackwire.Runtime.Sessions;
+using static Harness;
 
 static class HalfTests
 {
-    sealed class Failure : Exception
-    {
-        public Failure(string message) : base(message) { }
-    }
-
-    static void Equal<T>(T want, T got, string what)
-    {
-        if (!EqualityComparer<T>.Default.Equals(want, got))
-        {
-            throw new Failure(what + ": want " + want + ", got " + got);
-        }
-    }
-
     /// <summary>This file's tests, run by RuntimeTests.Main.</summary>
     public static readonly KeyValuePair<string, Action>[] Tests =
     {

@@ -1,26 +1,14 @@
-// The C# runtime's own tests, with a small runner of their own (no NUnit): each test is a
-// method that throws on failure; Main runs them all, prints one line per failure and a total,
-// and exits 1 when any failed. Run by spec/runtime/cs/test.sh.
+// The C# runtime's own tests, with a small runner of their own (no NUnit, Harness.cs): each test
+// is a method that throws on failure; Main runs them all, prints one line per failure and a
+// total, and exits 1 when any failed. Run by spec/runtime/cs/test.sh.
 
 using System;
 using System.Collections.Generic;
 using Ackwire.Runtime;
+using static Harness;
 
 static class RuntimeTests
 {
-    sealed class Failure : Exception
-    {
-        public Failure(string message) : base(message) { }
-    }
-
-    static void Equal<T>(T want, T got, string what)
-    {
-        if (!EqualityComparer<T>.Default.Equals(want, got))
-        {
-            throw new Failure(what + ": want " + want + ", got " + got);
-        }
-    }
-
     static byte[] Hex(string hex)
     {
         return Json.FromHex(hex);
@@ -659,21 +647,6 @@ static class RuntimeTests
                 tests.AddRange((KeyValuePair<string, Action>[])f.GetValue(null));
             }
         }
-        int failed = 0;
-        foreach (KeyValuePair<string, Action> t in tests)
-        {
-            try
-            {
-                t.Value();
-                Console.WriteLine("ok   " + t.Key);
-            }
-            catch (Exception e)
-            {
-                failed++;
-                Console.WriteLine("FAIL " + t.Key + ": " + e.Message);
-            }
-        }
-        Console.WriteLine((tests.Count - failed) + " passed, " + failed + " failed");
-        return failed == 0 ? 0 : 1;
+        return Run(tests);
     }
 }

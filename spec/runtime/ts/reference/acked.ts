@@ -448,22 +448,8 @@ export const Reference: ReferenceSchema = {
       return;
     }
     const f = decodeAcked(bytes);
-    // DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is
-    // then 0)".
-    const keyframe = (f.flags & AckedFlags.KEYFRAME) !== 0;
-    if (keyframe && f.base_tick !== 0) {
-      throw new DecodeError("invalid_condition", 5, undefined, "base_tick");
-    }
-    out.tick = f.tick;
-    out.baseTick = f.base_tick;
-    out.lastSeq = f.last_seq;
-    out.inputBuffer = f.input_buffer;
-    out.keyframe = keyframe;
-    out.check = f.check;
-    out.removed = f.removed;
+    headerInto(f, out);
     out.changes = f.changes;
-    out.firstSerial = f.first_serial ?? 0;
-    out.events = f.events;
   },
 
   encodeAck(a) {
@@ -695,6 +681,37 @@ function fastFrame(bytes: Uint8Array, out: ReferenceFrame): boolean {
 
 /** The acked frame of the reference schema. */
 export type ReferenceFrame = AckedFrame<Change, Event>;
+
+/**
+ * A generated frame's header: every field of kind 6's `Acked` but its changes. Kind 12's
+ * `AckedPacked` has them all, under the same names (its header is kind 6's field for field).
+ */
+export type FrameHeader = Omit<Acked, "changes">;
+
+/**
+ * A frame's header, as the generated reader gave it, into `out`: everything but the changes,
+ * which are the caller's (kind 6's as read, kind 12's converted). Kind 6's `decodeFrameInto` and
+ * kind 12's `unpackFrame` both come through here, before anything else is read into `out`.
+ *
+ * DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is then
+ * 0)": a keyframe naming a base is `invalid_condition` at byte 5, `base_tick` (both kinds'
+ * base_tick starts there), thrown before `out` is touched.
+ */
+export function headerInto(f: FrameHeader, out: ReferenceFrame): void {
+  const keyframe = (f.flags & AckedFlags.KEYFRAME) !== 0;
+  if (keyframe && f.base_tick !== 0) {
+    throw new DecodeError("invalid_condition", 5, undefined, "base_tick");
+  }
+  out.tick = f.tick;
+  out.baseTick = f.base_tick;
+  out.lastSeq = f.last_seq;
+  out.inputBuffer = f.input_buffer;
+  out.keyframe = keyframe;
+  out.check = f.check;
+  out.removed = f.removed;
+  out.firstSerial = f.first_serial ?? 0;
+  out.events = f.events;
+}
 
 /** The client's AckedDecoder of the reference schema. */
 export type ReferenceDecoder = AckedDecoder<EntityState, Change, Event, Input>;

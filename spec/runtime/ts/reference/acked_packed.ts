@@ -44,7 +44,7 @@ import {
   encodeAckedPacked,
   roundHalfAwayFromZero,
 } from "../protocol.js";
-import { Reference, type ReferenceFrame, type ReferenceSchema } from "./acked.js";
+import { Reference, type ReferenceFrame, type ReferenceSchema, headerInto } from "./acked.js";
 
 /** Kind 6's yaw steps (PoseStep: `quant(u8, 360/256)`). */
 const YAW_STEP = 360 / 256;
@@ -214,15 +214,14 @@ export function packFrame(f: ReferenceFrame): AckedPacked {
 }
 
 /**
- * A kind 12 frame as kind 6's, into `out`: DESIGN.md section 3, "flags bit 0 KEYFRAME: the frame
- * applies onto nothing (base_tick is then 0)", checked as kind 6's decoder checks it (before the
- * changes), then every change converted ({@link unpackChange}'s `over_width`).
+ * A kind 12 frame as kind 6's, into `out`: its header through kind 6's {@link headerInto} (which
+ * checks DESIGN.md section 3's "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is
+ * then 0)" as kind 6's decoder checks it, before the changes), then every change converted
+ * ({@link unpackChange}'s `over_width`; on that error `out` holds the new header and its old
+ * changes, as any frame a decoder failed to read holds anything).
  */
 export function unpackFrame(f: AckedPacked, out: ReferenceFrame): void {
-  const keyframe = (f.flags & AckedFlags.KEYFRAME) !== 0;
-  if (keyframe && f.base_tick !== 0) {
-    throw new DecodeError("invalid_condition", 5, undefined, "base_tick");
-  }
+  headerInto(f, out);
   // The packed body's first byte: kind 12's header is kind 6's without changed_count.
   const at = 17 + (f.check !== undefined ? 4 : 0) + 2 * f.removed.length;
   const packed = f.body.changes;
@@ -234,16 +233,7 @@ export function unpackFrame(f: AckedPacked, out: ReferenceFrame): void {
       throw inChange(e, i);
     }
   }
-  out.tick = f.tick;
-  out.baseTick = f.base_tick;
-  out.lastSeq = f.last_seq;
-  out.inputBuffer = f.input_buffer;
-  out.keyframe = keyframe;
-  out.check = f.check;
-  out.removed = f.removed;
   out.changes = changes;
-  out.firstSerial = f.first_serial ?? 0;
-  out.events = f.events;
 }
 
 /**

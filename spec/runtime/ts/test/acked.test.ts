@@ -19,6 +19,7 @@ import {
   type InputSink,
   MAX_BUFFERED_INPUTS,
   type ServerState,
+  emptyFrame,
   serverCheck,
 } from "../src/sessions/acked.js";
 import { fnv1a32 } from "../src/sessions/fnv.js";
@@ -154,18 +155,7 @@ const Toy: AckedSchema<Rec, Chg, number, number> = {
 type Frame = AckedFrame<Chg, number>;
 
 function frame(f: Partial<Frame> & { tick: number }): Uint8Array {
-  return Toy.encodeFrame({
-    baseTick: 0,
-    lastSeq: 0,
-    inputBuffer: 0,
-    keyframe: false,
-    check: undefined,
-    removed: [],
-    changes: [],
-    firstSerial: 0,
-    events: [],
-    ...f,
-  });
+  return Toy.encodeFrame({ ...emptyFrame<Chg, number>(), ...f });
 }
 
 const ch = (eid: number, v: number): Chg => ({ eid, v });

@@ -33,6 +33,7 @@ import {
   defaultView,
 } from "../gen/reference/acked.js";
 import { PackedReference, packFrame, unpackFrame } from "../gen/reference/acked_packed.js";
+import { emptyFrame } from "../gen/runtime/sessions/acked.js";
 import { fnv1a32 } from "../gen/runtime/sessions/fnv.js";
 import { TierBoundary } from "../gen/runtime/sessions/tier.js";
 
@@ -162,18 +163,7 @@ function frame(rng: Rng): ReferenceFrame {
 
 /** An empty frame for `decodeFrameInto` to fill (a fresh one each time: its lists are kept). */
 function blank(): ReferenceFrame {
-  return {
-    tick: 0,
-    baseTick: 0,
-    lastSeq: 0,
-    inputBuffer: 0,
-    keyframe: false,
-    check: undefined,
-    removed: [],
-    changes: [],
-    firstSerial: 0,
-    events: [],
-  };
+  return emptyFrame();
 }
 
 /** A plain copy of a decoded value (lists and records a reader may reuse copied out). */

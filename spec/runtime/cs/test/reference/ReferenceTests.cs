@@ -20,30 +20,10 @@ using Ackwire.Protocol;
 using Ackwire.Reference;
 using Ackwire.Runtime;
 using Ackwire.Runtime.Sessions;
+using static Harness;
 
 static class ReferenceTests
 {
-    sealed class Failure : Exception
-    {
-        public Failure(string message) : base(message) { }
-    }
-
-    static void Equal<T>(T want, T got, string what)
-    {
-        if (!EqualityComparer<T>.Default.Equals(want, got))
-        {
-            throw new Failure(what + ": want " + want + ", got " + got);
-        }
-    }
-
-    static void True(bool ok, string what)
-    {
-        if (!ok)
-        {
-            throw new Failure(what);
-        }
-    }
-
     /// xorshift64, deterministic from its seed.
     sealed class Rng
     {
@@ -941,21 +921,6 @@ static class ReferenceTests
             new KeyValuePair<string, Action>("packed_decode_allocation", PackedDecodeAllocation),
             new KeyValuePair<string, Action>("fast_frame_reads_orientations", FastFrameReadsOrientations),
         };
-        int failed = 0;
-        foreach (KeyValuePair<string, Action> t in tests)
-        {
-            try
-            {
-                t.Value();
-                Console.WriteLine("ok   " + t.Key);
-            }
-            catch (Exception e)
-            {
-                failed++;
-                Console.WriteLine("FAIL " + t.Key + ": " + e.Message);
-            }
-        }
-        Console.WriteLine((tests.Count - failed) + " passed, " + failed + " failed");
-        return failed == 0 ? 0 : 1;
+        return Run(tests);
     }
 }

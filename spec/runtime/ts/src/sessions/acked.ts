@@ -43,6 +43,26 @@ export interface AckedFrame<C, E> {
   events: E[];
 }
 
+/**
+ * A frame with nothing in it (tick 0, no lists' elements), as the Rust codec's
+ * `AckedFrame::empty`: what a decoder reads every frame into, and a frame's defaults. A new one
+ * each call, its lists its own.
+ */
+export function emptyFrame<C, E>(): AckedFrame<C, E> {
+  return {
+    tick: 0,
+    baseTick: 0,
+    lastSeq: 0,
+    inputBuffer: 0,
+    keyframe: false,
+    check: undefined,
+    removed: [],
+    changes: [],
+    firstSerial: 0,
+    events: [],
+  };
+}
+
 /** A client's kind 7 content: the tick it acknowledges, a keyframe request, its inputs. */
 export interface AckContent<I> {
   /** The newest frame applied (0 for none, and while a keyframe is requested). */
@@ -479,18 +499,7 @@ export class AckedDecoder<R, C, E, I> {
   private held: Held<R>[] = [];
   /** Undo arrays of frames no longer held, for the next frames to reuse. */
   private readonly spare: Held<R>[] = [];
-  private readonly frame: AckedFrame<C, E> = {
-    tick: 0,
-    baseTick: 0,
-    lastSeq: 0,
-    inputBuffer: 0,
-    keyframe: false,
-    check: undefined,
-    removed: [],
-    changes: [],
-    firstSerial: 0,
-    events: [],
-  };
+  private readonly frame: AckedFrame<C, E> = emptyFrame();
   private readonly staged = new Staged<R>();
   private readonly ids: number[] = [];
   private readonly report = new FrameReport<E>();
