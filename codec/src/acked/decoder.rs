@@ -419,9 +419,9 @@ struct Scratch {
     /// are (never read itself). In the bench the other protocols run between two deliveries
     /// and leave the decoder's tables out of cache; read while marking, the misses of the
     /// touched entities overlap, where the walk would take them one after another between its
-    /// work on each. Measured with `ackwire bench --scene cube --loss 5 --quick`, four runs
-    /// each: delivery over bitcode's decode 1.93 to 2.15 with these reads, 1.96 to 2.56
-    /// without.
+    /// work on each. Measured with `ackwire bench --scene cube --loss 5` (a minute of the
+    /// cubes): delivery over bitcode's decode 1.97 to 2.13 in four runs with these reads, 2.25
+    /// and 2.27 without.
     primed: u64,
 }
 
