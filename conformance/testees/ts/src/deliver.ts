@@ -11,21 +11,11 @@
 import { readFileSync } from "node:fs";
 import { DecodeError, decodeAcked, fromHex } from "./gen/protocol.js";
 import { Reference, type ReferenceFrame, referenceDecoder } from "./gen/reference/acked.js";
+import { emptyFrame } from "./gen/runtime/sessions/acked.js";
 
 /** A frame as the schema reads it (its reader at once, or the generated one), as text. */
 function viaSchema(bytes: Uint8Array): string {
-  const out: ReferenceFrame = {
-    tick: 0,
-    baseTick: 0,
-    lastSeq: 0,
-    inputBuffer: 0,
-    keyframe: false,
-    check: undefined,
-    removed: [],
-    changes: [],
-    firstSerial: 0,
-    events: [],
-  };
+  const out: ReferenceFrame = emptyFrame();
   try {
     Reference.decodeFrameInto(bytes, out);
   } catch (e) {
