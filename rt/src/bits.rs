@@ -74,10 +74,12 @@ macro_rules! bit_stores {
         impl BitStore for $t {
             const BITS: u32 = $t::BITS;
 
+            #[inline]
             fn truncate(v: u64) -> Self {
                 v as $t
             }
 
+            #[inline]
             fn read(r: &mut Reader<'_>, big_endian: bool) -> Result<Self, DecodeError> {
                 if big_endian {
                     r.$be()
@@ -106,6 +108,7 @@ pub struct Bit<S> {
 impl<S> Bit<S> {
     /// Bit `index` (0 the least significant) of `S`; generated code declares a set's named
     /// bits with it.
+    #[inline]
     pub const fn new(index: u8) -> Self {
         Bit {
             index,
@@ -114,12 +117,14 @@ impl<S> Bit<S> {
     }
 
     /// Its index, 0 the least significant.
+    #[inline]
     pub const fn index(self) -> u8 {
         self.index
     }
 }
 
 impl<S> Clone for Bit<S> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -128,6 +133,7 @@ impl<S> Clone for Bit<S> {
 impl<S> Copy for Bit<S> {}
 
 impl<S> PartialEq for Bit<S> {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         self.index == other.index
     }
@@ -173,6 +179,7 @@ pub trait BitSet: Copy + 'static {
     fn bits(&self) -> Self::Store;
 
     /// No bit set.
+    #[inline]
     fn empty() -> Self {
         Self::from_bits(Self::Store::default())
     }
@@ -205,6 +212,7 @@ pub trait BitSet: Copy + 'static {
 
     /// Whether an encoder may write these bits: no reserved bit set, and every bit that
     /// requires another with that one set.
+    #[inline]
     fn check(&self) -> Result<(), ErrorKind> {
         let raw: u64 = self.bits().into();
         if raw & !Self::DECLARED != 0 {
@@ -219,6 +227,7 @@ pub trait BitSet: Copy + 'static {
     }
 
     /// Reads the set, byte-aligned, refusing what [`BitSet::check`] refuses.
+    #[inline]
     fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
         let at = r.pos();
         let bits = if u32::from(Self::WIDTH) == Self::Store::BITS {
@@ -233,6 +242,7 @@ pub trait BitSet: Copy + 'static {
     }
 
     /// Writes the set, byte-aligned.
+    #[inline]
     fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {
         self.check().map_err(EncodeError::new)?;
         let n = usize::from(Self::WIDTH / 8);
@@ -240,6 +250,7 @@ pub trait BitSet: Copy + 'static {
     }
 
     /// Reads the set from a bit stream, refusing what [`BitSet::check`] refuses.
+    #[inline]
     fn read_bits(b: &mut BitReader<'_>) -> Result<Self, DecodeError> {
         let at = b.bit_pos();
         let v = Self::from_bits(Self::Store::truncate(b.uint(Self::WIDTH)?));
@@ -248,6 +259,7 @@ pub trait BitSet: Copy + 'static {
     }
 
     /// Writes the set into a bit stream.
+    #[inline]
     fn write_bits(&self, w: &mut BitWriter) -> Result<(), EncodeError> {
         self.check().map_err(EncodeError::new)?;
         w.uint(Self::WIDTH, self.bits().into())

@@ -24,6 +24,7 @@ pub const MAX_BUCKETS: usize = 8;
 
 /// Whether `widths` is a valid bucket list: 1 to 8 widths, each 0 to 64, strictly
 /// increasing, with at most 2^64 values in all.
+#[inline]
 pub fn valid_widths(widths: &[u8]) -> bool {
     !widths.is_empty()
         && widths.len() <= MAX_BUCKETS
@@ -34,6 +35,7 @@ pub fn valid_widths(widths: &[u8]) -> bool {
 
 /// `base_i` of bucket `i`: the sum of `2^w_j` over the buckets before it (below 2^64 for a
 /// valid list).
+#[inline]
 fn base(widths: &[u8], i: usize) -> u128 {
     widths[..i.min(widths.len())]
         .iter()
@@ -42,12 +44,14 @@ fn base(widths: &[u8], i: usize) -> u128 {
 }
 
 /// The largest value of `bucket(widths)`: `base_k - 1`.
+#[inline]
 pub fn bucket_max(widths: &[u8]) -> u64 {
     let top = base(widths, widths.len());
     u64::try_from(top.saturating_sub(1)).unwrap_or(u64::MAX)
 }
 
 /// The bucket that holds `v`, with its base, or `None` past the largest value.
+#[inline]
 fn bucket_of(widths: &[u8], v: u64) -> Option<(usize, u128)> {
     let mut b = 0u128;
     for (i, &w) in widths.iter().enumerate() {
@@ -61,6 +65,7 @@ fn bucket_of(widths: &[u8], v: u64) -> Option<(usize, u128)> {
 }
 
 /// The length in bits of bucket `i`'s unary prefix among `k`.
+#[inline]
 fn prefix_bits(i: usize, k: usize) -> usize {
     if i + 1 >= k {
         i
@@ -71,6 +76,7 @@ fn prefix_bits(i: usize, k: usize) -> usize {
 
 /// The number of bits the code of `v` takes in `bucket(widths)`; a value past the largest
 /// (which the encoder refuses) counts as the longest code.
+#[inline]
 pub fn bucket_len(widths: &[u8], v: u64) -> usize {
     let k = widths.len();
     match bucket_of(widths, v) {
@@ -83,12 +89,14 @@ pub fn bucket_len(widths: &[u8], v: u64) -> usize {
 }
 
 /// The number of bits the code of `v` takes in `zbucket(widths)`.
+#[inline]
 pub fn zbucket_len(widths: &[u8], v: i64) -> usize {
     bucket_len(widths, zigzag(v))
 }
 
 /// The number of bits an ascending list of `bucket(widths)` values takes, each after the
 /// first carried as its difference from the one before.
+#[inline]
 pub fn ascending_buckets_len(widths: &[u8], items: impl IntoIterator<Item = u64>) -> usize {
     let mut prev = None;
     items
@@ -138,6 +146,7 @@ impl BitReader<'_> {
 
 impl BitWriter {
     /// Writes `v` as a `bucket(widths)` code; a value past the largest is `over_width`.
+    #[inline]
     pub fn bucket(&mut self, widths: &[u8], v: u64) -> Result<(), EncodeError> {
         let k = widths.len();
         if k == 0 || k > MAX_BUCKETS {
@@ -161,6 +170,7 @@ impl BitWriter {
     }
 
     /// Writes `v` as a `zbucket(widths)` code: zigzag-mapped, then a bucket code.
+    #[inline]
     pub fn zbucket(&mut self, widths: &[u8], v: i64) -> Result<(), EncodeError> {
         self.bucket(widths, zigzag(v))
     }

@@ -46,6 +46,7 @@ pub struct SmallestThree {
 
 impl Default for SmallestThree {
     /// The identity rotation, (0, 0, 0, 1).
+    #[inline]
     fn default() -> Self {
         SmallestThree::IDENTITY
     }
@@ -53,6 +54,7 @@ impl Default for SmallestThree {
 
 /// `R = 2^(B-1) - 1`, the largest magnitude of a component sent, for `bits` within 2..=16
 /// (clamped there, so that no width makes the arithmetic overflow).
+#[inline]
 pub fn max_component(bits: u8) -> i64 {
     let b = bits.clamp(MIN_BITS, MAX_BITS);
     (1i64 << (b - 1)) - 1
@@ -66,6 +68,7 @@ impl SmallestThree {
     };
 
     /// The component index (0 = x ... 3 = w) of `rest[i]`.
+    #[inline]
     fn index_of(largest: u8, i: usize) -> usize {
         if i < usize::from(largest) {
             i
@@ -78,6 +81,7 @@ impl SmallestThree {
     /// `largest` within 0..=3 and every component within `[-R, R]` (else
     /// [`ErrorKind::OverWidth`]), then the dropped component the largest
     /// ([`ErrorKind::NonCanonical`]).
+    #[inline]
     pub fn check(&self, bits: u8) -> Result<(), ErrorKind> {
         // Rule 1: two bits. Only a model value built by hand can break it.
         if self.largest > 3 {
@@ -112,6 +116,7 @@ impl SmallestThree {
     /// `sqrt 2 * R` (one double) rounded half away from zero and clamped to `[-R, R]`; then,
     /// while rule 3 fails, the failing component of largest magnitude (the lowest index on a
     /// tie) moved one step toward zero. The result always passes [`SmallestThree::check`].
+    #[inline]
     pub fn from_xyzw(q: [f32; 4], bits: u8) -> SmallestThree {
         let r = max_component(bits);
         let mut c = q.map(f64::from);
@@ -170,6 +175,7 @@ impl SmallestThree {
     /// The quaternion (x, y, z, w) this value stands for at `bits` bits a component: each sent
     /// component `rest[i] * (FRAC_1_SQRT_2 / R)` in f64, the dropped one
     /// `sqrt(max(0, 1 - sum of their squares))`, each then rounded to f32.
+    #[inline]
     pub fn to_xyzw(&self, bits: u8) -> [f32; 4] {
         let r = max_component(bits) as f64;
         let unit = FRAC_1_SQRT_2 / r;
@@ -198,6 +204,7 @@ impl SmallestThree {
 impl BitReader<'_> {
     /// A `quat(bits)` field: `largest` as a u2, then three `i{bits}`, checked by the canonical
     /// rules in their order, a failure at the field's first bit.
+    #[inline]
     pub fn quat(&mut self, bits: u8) -> Result<SmallestThree, DecodeError> {
         let at = self.bit_pos();
         if !(MIN_BITS..=MAX_BITS).contains(&bits) {
@@ -223,6 +230,7 @@ impl BitReader<'_> {
 impl BitWriter {
     /// Writes a `quat(bits)` field, refusing a value that breaks the canonical rules
     /// (`over_width`, `non_canonical`): an encoder writes only what the decoder accepts.
+    #[inline]
     pub fn quat(&mut self, bits: u8, v: &SmallestThree) -> Result<(), EncodeError> {
         if !(MIN_BITS..=MAX_BITS).contains(&bits) {
             return Err(EncodeError::new(ErrorKind::OverWidth));
