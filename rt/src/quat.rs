@@ -81,7 +81,7 @@ impl SmallestThree {
     /// `largest` within 0..=3 and every component within `[-R, R]` (else
     /// [`ErrorKind::OverWidth`]), then the dropped component the largest
     /// ([`ErrorKind::NonCanonical`]).
-    #[inline]
+    #[inline(always)]
     pub fn check(&self, bits: u8) -> Result<(), ErrorKind> {
         // Rule 1: two bits. Only a model value built by hand can break it.
         if self.largest > 3 {

@@ -48,7 +48,7 @@
 //! digest kept per entity combines into it; its cost is about 4 cycles a byte of the state
 //! (26 bytes an entity) once every CHECK_EVERY frames.
 
-use super::{AckedSchema, FrameOf, Inapplicable, State};
+use super::{AckedSchema, Inapplicable, StagedFrame, State};
 use crate::DecodeError;
 use std::collections::VecDeque;
 use std::fmt::Debug;
@@ -192,6 +192,7 @@ impl<R> Default for LiveState<R> {
 
 impl<R> LiveState<R> {
     /// The record of `eid`.
+    #[inline]
     pub fn get(&self, eid: &u16) -> Option<&R> {
         match self.slots.get(usize::from(*eid)) {
             Some(Some((_, r))) => Some(r),
@@ -233,6 +234,7 @@ impl<R> LiveState<R> {
     }
 
     /// Sets (or with `None` clears) the record of `eid`, returning what it held.
+    #[inline(always)]
     fn replace(&mut self, eid: u16, record: Option<R>) -> Option<R> {
         let i = usize::from(eid);
         if i >= self.slots.len() {
@@ -292,17 +294,31 @@ struct Held<R> {
 }
 
 /// The edits that undo one frame: what the frame before it held of every entity it changed
-/// (`None` for an entity it did not hold), ascending by id.
+/// (`None` for an entity it did not hold), ascending by id, and which ids those are as a bit
+/// set by words of 64 ids.
 ///
-/// The ids are kept apart from the records: finding a base's records reads two bytes for each
-/// edit of the frames after it, and a record only where it is the one the base held. Most of a
-/// frame's edits are of entities the frames around it edit too (a moving body is in every
-/// frame), so most edits are passed over, and passing over a whole record would read twenty
-/// times the bytes.
+/// The words are what finding a base's records reads: the ids edited since a base are the
+/// union of the words of the frames after it, taken a word (64 ids) at a time rather than an
+/// id at a time, and the edit of an id in a frame is found by counting the word's bits below
+/// it. Most of a frame's edits are of entities the frames around it edit too (a moving body
+/// is in every frame), so most words add nothing to the union but one `and`.
 #[derive(Debug, Clone)]
 struct Undo<R> {
     ids: Vec<u16>,
     records: Vec<Option<R>>,
+    /// The edited ids as words of the bit set over ids, ascending, none zero.
+    words: Vec<EditWord>,
+}
+
+/// Word `word` of a frame's bit set of edited ids (bit `b`: id `64 word + b`), and how many of
+/// the frame's edits come before the word's first.
+#[derive(Debug, Clone, Copy)]
+struct EditWord {
+    bits: u64,
+    /// Below 1,024: the ids' u16 over 64.
+    word: u16,
+    /// Below 65,536: the edits of the words before, each id at most once.
+    before: u32,
 }
 
 impl<R> Default for Undo<R> {
@@ -310,6 +326,7 @@ impl<R> Default for Undo<R> {
         Undo {
             ids: Vec::new(),
             records: Vec::new(),
+            words: Vec::new(),
         }
     }
 }
@@ -318,11 +335,22 @@ impl<R> Undo<R> {
     fn clear(&mut self) {
         self.ids.clear();
         self.records.clear();
+        self.words.clear();
     }
 
+    /// Adds the edit of `eid`, which is above every id already edited.
+    #[inline(always)]
     fn push(&mut self, eid: u16, record: Option<R>) {
+        // At most 65,536 ids, each edited once.
+        push_id(&mut self.words, eid, self.ids.len() as u32);
         self.ids.push(eid);
         self.records.push(record);
+    }
+
+    /// Takes every edit, leaving none.
+    fn drain(&mut self) -> impl Iterator<Item = (u16, Option<R>)> + '_ {
+        self.words.clear();
+        self.ids.drain(..).zip(self.records.drain(..))
     }
 }
 
@@ -343,85 +371,54 @@ impl Source {
     };
 }
 
-/// The entities a frame touches, and where each one's record at the base is. Its buffers live
-/// as long as the decoder.
-///
-/// Which ids are touched is a two-level bit set over the 65,536 ids (16 words over 1,024), so
-/// the touched entities are walked in ascending id without sorting them, at a cost of the
-/// entities touched plus 16 words, whatever the world. What is kept of each is where its base
-/// record is, not a copy of it: eight bytes rather than a record, read once.
-#[derive(Debug, Clone)]
-struct Touched {
-    /// Slot `eid`: where the base's record of `eid` is, when touched.
-    source: Vec<Source>,
-    /// Bit `eid % 64` of word `eid / 64`: `eid` is touched.
-    leaf: Vec<u64>,
-    /// Bit `w % 64` of word `w / 64`: leaf word `w` is not zero.
-    top: [u64; IDS / 64 / 64],
+/// Adds `eid`, above every id already there, to the edit words `words`.
+#[inline]
+fn push_id(words: &mut Vec<EditWord>, eid: u16, before: u32) {
+    let (word, bit) = (eid / 64, 1u64 << (eid % 64));
+    match words.last_mut() {
+        Some(last) if last.word == word => last.bits |= bit,
+        _ => words.push(EditWord {
+            bits: bit,
+            word,
+            before,
+        }),
+    }
 }
 
-impl Touched {
-    fn new() -> Self {
-        Touched {
-            source: Vec::new(),
-            leaf: vec![0; IDS / 64],
-            top: [0; IDS / 64 / 64],
-        }
-    }
+/// A held frame after the base, as [`apply`]'s walk passes over it word by word: the place of
+/// its next edit word not yet reached, and the bits of the word being walked (zero when the
+/// frame did not edit it) with the number of its edits before them.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cursor {
+    next: usize,
+    bits: u64,
+    before: u32,
+}
 
-    /// Marks `eid` touched, its base record at `source`, unless it already is (the first
-    /// source marked wins); whether it was not.
+impl Cursor {
+    /// The place in the frame's edits of the edit of bit `b` of the word (set in `bits`).
     #[inline]
-    fn mark(&mut self, eid: u16, source: Source) -> bool {
-        let i = usize::from(eid);
-        let (w, bit) = (i / 64, 1u64 << (i % 64));
-        if self.leaf[w] & bit == 0 {
-            self.leaf[w] |= bit;
-            self.top[w / 64] |= 1u64 << (w % 64);
-            if i >= self.source.len() {
-                self.source.resize(table_len(eid), Source::LIVE);
-            }
-            self.source[i] = source;
-            super::moves::touch(1);
-            true
-        } else {
-            false
-        }
-    }
-
-    /// Takes every entity touched, ascending by id, leaving nothing touched.
-    fn drain(&mut self, mut f: impl FnMut(u16, Source)) {
-        for (t, top) in self.top.iter_mut().enumerate() {
-            let mut words = std::mem::take(top);
-            while words != 0 {
-                let w = t * 64 + words.trailing_zeros() as usize;
-                words &= words - 1;
-                let mut bits = std::mem::take(&mut self.leaf[w]);
-                while bits != 0 {
-                    let i = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    // Below 65,536: a u16.
-                    f(i as u16, self.source[i]);
-                }
-            }
-        }
+    fn edit(&self, b: u32) -> u32 {
+        // `b` is below 64; the bits below it, counted.
+        self.before + (self.bits & ((1u64 << b) - 1)).count_ones()
     }
 }
 
 /// The decoder's buffers for applying one frame, kept between frames so that a warm delivery
 /// allocates nothing.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct Scratch {
-    touched: Touched,
+    /// One per held frame after the base, oldest first (at most HELD_RING).
+    cursors: Vec<Cursor>,
+    /// The ids a keyframe's base-less walk passes over (every entity held), as edit words.
+    held_ids: Vec<EditWord>,
     /// The frame's removals, ascending.
     removed: Vec<u16>,
-    /// What the marking reads of each entity's slot and base record, kept so that the reads
-    /// are (never read itself). In the bench the other protocols run between two deliveries
-    /// and leave the decoder's tables out of cache; read while marking, the misses of the
-    /// touched entities overlap, where the walk would take them one after another between its
-    /// work on each. Measured with `ackwire bench --scene cube --loss 5` (a minute of the
-    /// cubes): delivery over bitcode's decode 1.97 to 2.13 in four runs with these reads, 2.25
-    /// and 2.27 without.
+    /// What the walk reads of each changed entity's slot before it starts, kept so that the
+    /// reads are (never read itself). In the bench the other protocols run between two
+    /// deliveries and leave the decoder's tables out of cache; read in one tight loop first,
+    /// the misses of the changed entities overlap, where the walk would take them one after
+    /// another between its work on each.
     primed: u64,
 }
 
@@ -440,21 +437,27 @@ fn apply<S: AckedSchema>(
     live: &mut LiveState<S::Record>,
     held: &VecDeque<Held<S::Record>>,
     after_base: usize,
-    frame: &FrameOf<S>,
+    frame: &StagedFrame<S>,
     scratch: &mut Scratch,
     undo: &mut Undo<S::Record>,
     report: &mut FrameReport<S::Event>,
 ) -> Result<(), Inapplicable> {
     let Scratch {
-        touched,
+        cursors,
+        held_ids,
         removed,
         primed,
     } = scratch;
     removed.clear();
+    cursors.clear();
+    held_ids.clear();
     if frame.keyframe {
         // A keyframe applies onto nothing: every entity held goes unless the frame names it.
         if !frame.removed.is_empty() {
             return Err(REMOVED_NOT_HELD);
+        }
+        for eid in live.keys() {
+            push_id(held_ids, *eid, 0);
         }
     } else {
         // Seed 000: "the entities gone, those whose life changed under their id removed and
@@ -465,92 +468,202 @@ fn apply<S: AckedSchema>(
         if removed.windows(2).any(|w| w[0] == w[1]) {
             return Err(REMOVED_NOT_HELD);
         }
+        // The base's records of the entities edited since: the oldest undo edit of each.
+        cursors.resize(held.len() - after_base, Cursor::default());
     }
     // The changes before the first out of ascending order: one by one, that one is refused.
     let ascending = frame
         .changes
         .windows(2)
-        .position(|w| S::change_eid(&w[0]) >= S::change_eid(&w[1]))
+        .position(|w| S::staged_eid(&w[0]) >= S::staged_eid(&w[1]))
         .map_or(frame.changes.len(), |i| i + 1);
     let changes = &frame.changes[..ascending];
-    if frame.keyframe {
-        for eid in live.keys() {
-            touched.mark(*eid, Source::LIVE);
-        }
-    } else {
-        // The base's records of the entities edited since: the oldest undo edit of each.
-        for (j, h) in held.iter().enumerate().skip(after_base) {
-            for (k, eid) in h.undo.ids.iter().enumerate() {
-                // `j` is below HELD_RING, and `k` below 65,536 (a frame edits an id once).
-                let source = Source {
-                    frame: j as u32,
-                    edit: k as u32,
-                };
-                if touched.mark(*eid, source) {
-                    let reads =
-                        u64::from(live.holds(*eid)) + u64::from(h.undo.records[k].is_some());
-                    *primed = primed.wrapping_add(reads);
-                }
+    for change in changes {
+        *primed = primed.wrapping_add(u64::from(live.holds(S::staged_eid(change))));
+    }
+    let after = held.range(after_base..);
+    let mut walk = Walk::<S> {
+        live,
+        held,
+        keyframe: frame.keyframe,
+        tick: frame.tick,
+        removed,
+        next_removed: 0,
+        fault: None,
+        removal_fault: false,
+        undo,
+        report,
+    };
+    // Every entity touched, in ascending id, 64 ids (a word) at a time: those edited since the
+    // base (the words of the held frames after it), those removed, those changed, and for a
+    // keyframe every one held. Each source ascends, so one cursor into each suffices.
+    let (mut next_change, mut next_removal, mut next_held) = (0, 0, 0);
+    loop {
+        let word_of = |eid: u16| usize::from(eid / 64);
+        let mut w = usize::MAX;
+        for (c, h) in cursors.iter().zip(after.clone()) {
+            if let Some(e) = h.undo.words.get(c.next) {
+                w = w.min(usize::from(e.word));
             }
         }
-        for eid in removed.iter() {
-            touched.mark(*eid, Source::LIVE);
+        if let Some(c) = changes.get(next_change) {
+            w = w.min(word_of(S::staged_eid(c)));
+        }
+        if let Some(eid) = walk.removed.get(next_removal) {
+            w = w.min(word_of(*eid));
+        }
+        if let Some(e) = held_ids.get(next_held) {
+            w = w.min(usize::from(e.word));
+        }
+        if w == usize::MAX {
+            break;
+        }
+        let mut touched = 0u64;
+        for (c, h) in cursors.iter_mut().zip(after.clone()) {
+            match h.undo.words.get(c.next) {
+                Some(e) if usize::from(e.word) == w => {
+                    (c.bits, c.before) = (e.bits, e.before);
+                    c.next += 1;
+                    touched |= e.bits;
+                }
+                _ => c.bits = 0,
+            }
+        }
+        if let Some(e) = held_ids.get(next_held).filter(|e| usize::from(e.word) == w) {
+            touched |= e.bits;
+            next_held += 1;
+        }
+        while let Some(eid) = walk.removed.get(next_removal).filter(|e| word_of(**e) == w) {
+            touched |= 1 << (eid % 64);
+            next_removal += 1;
+        }
+        let first_change = next_change;
+        while let Some(c) = changes.get(next_change) {
+            let eid = S::staged_eid(c);
+            if word_of(eid) != w {
+                break;
+            }
+            touched |= 1 << (eid % 64);
+            next_change += 1;
+        }
+        let mut named = changes[first_change..next_change].iter();
+        while touched != 0 {
+            let b = touched.trailing_zeros();
+            touched &= touched - 1;
+            // Below 65,536: an id of word `w`.
+            let eid = (w * 64) as u16 + b as u16;
+            // The base's record: in the oldest frame after the base that edited it.
+            let source =
+                cursors
+                    .iter()
+                    .position(|c| c.bits & (1 << b) != 0)
+                    .map_or(Source::LIVE, |j| Source {
+                        // Below HELD_RING.
+                        frame: (after_base + j) as u32,
+                        edit: cursors[j].edit(b),
+                    });
+            let change = named.as_slice().first().filter(|c| S::staged_eid(c) == eid);
+            if change.is_some() {
+                named.next();
+            }
+            walk.visit(eid, source, change);
         }
     }
-    for change in changes {
-        let eid = S::change_eid(change);
-        if touched.mark(eid, Source::LIVE) {
-            *primed = primed.wrapping_add(u64::from(live.holds(eid)));
+    let Walk {
+        fault,
+        removal_fault,
+        undo,
+        live,
+        ..
+    } = walk;
+    let fault = if removal_fault {
+        Some(REMOVED_NOT_HELD)
+    } else {
+        fault.or((ascending < frame.changes.len())
+            .then_some(Inapplicable("changes not in ascending id order")))
+    };
+    match fault {
+        None => Ok(()),
+        Some(why) => {
+            for (eid, old) in undo.drain() {
+                live.replace(eid, old);
+            }
+            Err(why)
         }
     }
-    let (mut next_removed, mut next_change) = (0, 0);
-    let (mut fault, mut removal_fault) = (None, false);
-    touched.drain(|eid, source| {
-        if removal_fault {
+}
+
+/// The walk of [`apply`] over the touched entities in ascending id: what it reads (the live
+/// state and the held frames' undo edits, which make the base) and writes (the live state, the
+/// frame's undo edits, the report), and the first faults it found.
+struct Walk<'a, S: AckedSchema> {
+    live: &'a mut LiveState<S::Record>,
+    held: &'a VecDeque<Held<S::Record>>,
+    keyframe: bool,
+    tick: u32,
+    /// The frame's removals, ascending, and the first not yet walked past.
+    removed: &'a [u16],
+    next_removed: usize,
+    /// The first fault of a change.
+    fault: Option<Inapplicable>,
+    /// A removal of an id the base does not hold (which wins over any change's fault).
+    removal_fault: bool,
+    undo: &'a mut Undo<S::Record>,
+    report: &'a mut FrameReport<S::Event>,
+}
+
+impl<S: AckedSchema> Walk<'_, S> {
+    /// Entity `eid`, its base record at `source`, named by `change` or not: its record in the
+    /// frame's state, written into the live state (and told in the report) when it differs
+    /// from the last frame shown's.
+    #[inline(always)]
+    fn visit(&mut self, eid: u16, source: Source, change: Option<&S::Staged>) {
+        super::moves::touch(1);
+        if self.removal_fault {
             return;
         }
-        let base = if frame.keyframe {
+        let base = if self.keyframe {
             None
         } else if source == Source::LIVE {
-            live.get(&eid)
+            self.live.get(&eid)
         } else {
-            held[source.frame as usize].undo.records[source.edit as usize].as_ref()
+            self.held[source.frame as usize].undo.records[source.edit as usize].as_ref()
         };
-        let is_removed = removed.get(next_removed) == Some(&eid);
+        let is_removed = self.removed.get(self.next_removed) == Some(&eid);
         if is_removed {
-            next_removed += 1;
+            self.next_removed += 1;
             if base.is_none() {
-                removal_fault = true;
+                self.removal_fault = true;
                 return;
             }
         }
-        if fault.is_some() {
+        if self.fault.is_some() {
             // A change's fault is told unless a removal's follows: only removals are checked.
             return;
         }
-        let next = match changes.get(next_change) {
-            Some(change) if S::change_eid(change) == eid => {
-                next_change += 1;
+        let next = match change {
+            Some(change) => {
                 let onto = if is_removed { None } else { base };
                 // Seed 000: "a pose measured in a frame that was lost travels with its age ...
-                // so the client records it at the tick it was true" (the schema's `apply`: tick
-                // minus age).
-                match S::apply(onto, change, frame.tick) {
+                // so the client records it at the tick it was true" (the schema's
+                // `apply_staged`: tick minus age).
+                match S::apply_staged(onto, change, self.tick) {
                     Ok(r) => Some(r),
                     Err(why) => {
-                        fault = Some(why);
+                        self.fault = Some(why);
                         return;
                     }
                 }
             }
-            _ if is_removed => None,
+            None if is_removed => None,
             // Edited since the base and not named: back to the base's record.
-            _ => base.cloned(),
+            None => base.cloned(),
         };
-        let old = live.get(&eid);
+        let old = self.live.get(&eid);
         if old == next.as_ref() {
             return;
         }
+        let report = &mut *self.report;
         match &next {
             None => report.gone.push(eid),
             Some(r) => {
@@ -565,23 +678,8 @@ fn apply<S: AckedSchema>(
                 }
             }
         }
-        let old = live.replace(eid, next);
-        undo.push(eid, old);
-    });
-    let fault = if removal_fault {
-        Some(REMOVED_NOT_HELD)
-    } else {
-        fault.or((ascending < frame.changes.len())
-            .then_some(Inapplicable("changes not in ascending id order")))
-    };
-    match fault {
-        None => Ok(()),
-        Some(why) => {
-            for (eid, old) in undo.ids.drain(..).zip(undo.records.drain(..)) {
-                live.replace(eid, old);
-            }
-            Err(why)
-        }
+        let old = self.live.replace(eid, next);
+        self.undo.push(eid, old);
     }
 }
 
@@ -620,7 +718,7 @@ pub struct AckedDecoder<S: AckedSchema> {
     /// Undo buffers of frames no longer held, for the next frames to reuse.
     spare: Vec<Undo<S::Record>>,
     /// The frame being delivered, decoded into the buffers of the one before.
-    frame: FrameOf<S>,
+    frame: StagedFrame<S>,
     scratch: Scratch,
     report: FrameReport<S::Event>,
     /// The check's buffer for a record's bytes.
@@ -647,11 +745,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
             held: VecDeque::new(),
             spare: Vec::new(),
             frame: super::AckedFrame::empty(),
-            scratch: Scratch {
-                touched: Touched::new(),
-                removed: Vec::new(),
-                primed: 0,
-            },
+            scratch: Scratch::default(),
             report: FrameReport::empty(),
             bytes: Vec::new(),
             newest_serial: None,
@@ -664,7 +758,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
 
     /// Takes one frame's bytes.
     pub fn deliver(&mut self, bytes: &[u8]) -> Delivery<'_, S::Event> {
-        if let Err(e) = S::decode_frame_into(bytes, &mut self.frame) {
+        if let Err(e) = S::decode_staged(bytes, &mut self.frame) {
             self.counters.undecodable += 1;
             return Delivery::Undecodable(e);
         }
