@@ -170,6 +170,61 @@ fn unpack_change(c: &PackedChange, at: usize) -> Result<Change, DecodeError> {
     })
 }
 
+/// Kind 12's change staged as kind 6's ([`unpack_change`], then [`Reference::stage`]), without
+/// the kind 6 `Change` between them: its groups are those the mask selects, its yaws back in
+/// their steps (a PoseStep's is its step count already). For every change the generated
+/// reader gives (a group present exactly when the mask selects it), the same staged change or
+/// the same error, checked in the same order (a proptest holds `decode_staged` to
+/// `decode_frame`).
+/// Building the `Change` and staging it made kind 12's decode 30% slower than the conversion
+/// to a `Change` alone had been (`deliver_packed_min`: 8.0 to 10.4 ns per entity).
+fn stage_packed(c: &PackedChange, at: usize) -> Result<StagedChange, DecodeError> {
+    use super::reference::{HEALTH, ORIENT, POSE, POSE_AGE, POSE_FULL, VEHICLE};
+    let over = |field: &'static str| DecodeError::new(ErrorKind::OverWidth, at).field(field);
+    let narrow =
+        |v: i32, field: &'static str| i16::try_from(v).map(i32::from).map_err(|_| over(field));
+    let mut s = StagedChange {
+        eid: u16::try_from(c.eid).map_err(|_| over("eid"))?,
+        mask: unpack_mask(c.mask).bits(),
+        ..StagedChange::NONE
+    };
+    let has = |bits: u16| s.mask & bits == bits;
+    let age = c
+        .age
+        .map(|a| u8::try_from(a).map_err(|_| over("age")))
+        .transpose()?;
+    if has(POSE_AGE) {
+        s.age = age.unwrap_or(0);
+    }
+    match (&c.pose_full, &c.pose_step) {
+        (Some(p), _) if has(POSE | POSE_FULL) => {
+            s.pose = [p.x, p.y, p.z].map(|v| v.to_bits() as i32);
+            s.yaw = super::reference::round_u16(p.yaw / super::reference::YAW_FULL);
+        }
+        (_, Some(p)) if has(POSE) && !has(POSE_FULL) => {
+            let yaw = u8::try_from(p.yaw).map_err(|_| over("pose_step.yaw"))?;
+            s.pose = [
+                narrow(p.dx, "pose_step.dx")?,
+                narrow(p.dy, "pose_step.dy")?,
+                narrow(p.dz, "pose_step.dz")?,
+            ];
+            s.yaw = u16::from(yaw);
+        }
+        // The generated reader gives a group exactly when the mask selects it.
+        _ => {}
+    }
+    if let (true, Some(h)) = (has(HEALTH), &c.health) {
+        (s.hp, s.armor) = (h.hp, h.armor);
+    }
+    if let (true, Some(v)) = (has(VEHICLE), &c.vehicle) {
+        (s.vehicle, s.seat) = (v.vehicle, v.seat);
+    }
+    if let (true, Some(o)) = (has(ORIENT), &c.orient) {
+        s.orient = o.q;
+    }
+    Ok(s)
+}
+
 /// A kind 6 frame as kind 12's.
 pub fn pack_frame(frame: &FrameOf<Reference>) -> Result<AckedPacked, EncodeError> {
     let mut flags = AckedFlags::empty();
@@ -279,9 +334,7 @@ fn decode_with(
     out: &mut StagedFrame<PackedReference>,
 ) -> Result<(), DecodeError> {
     AckedPacked::decode_into(bytes, scratch)?;
-    unpack_into(scratch, out, |c, at| {
-        unpack_change(c, at).map(|c| Reference::stage(&c))
-    })
+    unpack_into(scratch, out, stage_packed)
 }
 
 impl AckedSchema for PackedReference {
