@@ -176,8 +176,11 @@ fn table_len(eid: u16) -> usize {
 /// largest id.
 #[derive(Clone)]
 pub struct LiveState<R> {
-    /// Slot `eid` holds the entity `eid`, with its id so that [`Self::iter`] lends both.
-    slots: Vec<Option<(u16, R)>>,
+    /// Slot `eid` holds the record of the entity `eid`.
+    slots: Vec<Option<R>>,
+    /// `ids[eid] == eid` for every slot: the ids [`Self::iter`] lends beside the records, kept
+    /// apart so that a slot is a record alone (the walk copies slots whole).
+    ids: Vec<u16>,
     len: usize,
 }
 
@@ -185,6 +188,7 @@ impl<R> Default for LiveState<R> {
     fn default() -> Self {
         LiveState {
             slots: Vec::new(),
+            ids: Vec::new(),
             len: 0,
         }
     }
@@ -194,10 +198,7 @@ impl<R> LiveState<R> {
     /// The record of `eid`.
     #[inline]
     pub fn get(&self, eid: &u16) -> Option<&R> {
-        match self.slots.get(usize::from(*eid)) {
-            Some(Some((_, r))) => Some(r),
-            _ => None,
-        }
+        self.slots.get(usize::from(*eid)).and_then(Option::as_ref)
     }
 
     /// Whether `eid` is held.
@@ -207,9 +208,10 @@ impl<R> LiveState<R> {
 
     /// Every entity, ascending by id.
     pub fn iter(&self) -> impl Iterator<Item = (&u16, &R)> + '_ {
-        self.slots
+        self.ids
             .iter()
-            .filter_map(|s| s.as_ref().map(|(eid, r)| (eid, r)))
+            .zip(&self.slots)
+            .filter_map(|(eid, s)| s.as_ref().map(|r| (eid, r)))
     }
 
     /// Every id, ascending.
@@ -233,31 +235,43 @@ impl<R> LiveState<R> {
         matches!(self.slots.get(usize::from(eid)), Some(Some(_)))
     }
 
-    /// Sets (or with `None` clears) the record of `eid`, returning what it held.
-    #[inline(always)]
-    fn replace(&mut self, eid: u16, record: Option<R>) -> Option<R> {
+    /// The slot of `eid`, the table grown to hold it.
+    #[inline]
+    fn slot_mut(&mut self, eid: u16) -> &mut Option<R> {
         let i = usize::from(eid);
         if i >= self.slots.len() {
-            // Past the table nothing is held, so clearing is done; setting grows it.
-            record.as_ref()?;
-            self.slots.resize_with(table_len(eid), || None);
+            let n = table_len(eid);
+            self.slots.resize_with(n, || None);
+            // Below 65,536 (`table_len`): u16 ids.
+            self.ids.extend((self.ids.len()..n).map(|i| i as u16));
         }
-        let slot = &mut self.slots[i];
-        match (slot.is_some(), record.is_some()) {
+        &mut self.slots[i]
+    }
+
+    /// Sets (or with `None` clears) the record of `eid`, returning what it held.
+    fn replace(&mut self, eid: u16, record: Option<R>) -> Option<R> {
+        if record.is_none() && !self.holds(eid) {
+            // Past the table nothing is held: clearing is done without growing it.
+            return None;
+        }
+        let added = record.is_some();
+        if added {
+            super::moves::count(1);
+        }
+        let old = std::mem::replace(self.slot_mut(eid), record);
+        match (old.is_some(), added) {
             (false, true) => self.len += 1,
             (true, false) => self.len -= 1,
             _ => {}
         }
-        if record.is_some() {
-            super::moves::count(1);
-        }
-        std::mem::replace(slot, record.map(|r| (eid, r))).map(|(_, r)| r)
+        old
     }
 
     fn values_mut(&mut self) -> impl Iterator<Item = (u16, &mut R)> + '_ {
-        self.slots
-            .iter_mut()
-            .filter_map(|s| s.as_mut().map(|(eid, r)| (*eid, r)))
+        self.ids
+            .iter()
+            .zip(&mut self.slots)
+            .filter_map(|(eid, s)| s.as_mut().map(|r| (*eid, r)))
     }
 }
 
@@ -304,7 +318,7 @@ struct Held<R> {
 /// is in every frame), so most words add nothing to the union but one `and`.
 #[derive(Debug, Clone)]
 struct Undo<R> {
-    ids: Vec<u16>,
+    /// What the frame before held of each edited entity, in ascending id.
     records: Vec<Option<R>>,
     /// The edited ids as words of the bit set over ids, ascending, none zero.
     words: Vec<EditWord>,
@@ -324,7 +338,6 @@ struct EditWord {
 impl<R> Default for Undo<R> {
     fn default() -> Self {
         Undo {
-            ids: Vec::new(),
             records: Vec::new(),
             words: Vec::new(),
         }
@@ -333,24 +346,43 @@ impl<R> Default for Undo<R> {
 
 impl<R> Undo<R> {
     fn clear(&mut self) {
-        self.ids.clear();
         self.records.clear();
         self.words.clear();
     }
 
-    /// Adds the edit of `eid`, which is above every id already edited.
+    /// The ids `words` hold, ascending (the order of the records).
+    fn ids_of(words: &[EditWord]) -> impl Iterator<Item = u16> + '_ {
+        words.iter().flat_map(|e| {
+            let mut bits = e.bits;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros() as u16;
+                    bits &= bits - 1;
+                    e.word * 64 + b
+                })
+            })
+        })
+    }
+
+    /// Adds the edit of `eid` (which is above every id already edited): what `slot` holds,
+    /// copied from it.
     #[inline(always)]
-    fn push(&mut self, eid: u16, record: Option<R>) {
+    fn push(&mut self, eid: u16, slot: &Option<R>)
+    where
+        R: Clone,
+    {
         // At most 65,536 ids, each edited once.
-        push_id(&mut self.words, eid, self.ids.len() as u32);
-        self.ids.push(eid);
-        self.records.push(record);
+        push_id(&mut self.words, eid, self.records.len() as u32);
+        // Copied slot to list (a record of the reference schema is Copy: a memcpy), where a
+        // value pushed was first written to the stack field by field, then read back whole.
+        self.records.extend_from_slice(std::slice::from_ref(slot));
     }
 
     /// Takes every edit, leaving none.
     fn drain(&mut self) -> impl Iterator<Item = (u16, Option<R>)> + '_ {
-        self.words.clear();
-        self.ids.drain(..).zip(self.records.drain(..))
+        let Undo { records, words } = self;
+        let ids = Self::ids_of(words);
+        ids.zip(records.drain(..))
     }
 }
 
@@ -386,16 +418,47 @@ fn push_id(words: &mut Vec<EditWord>, eid: u16, before: u32) {
 }
 
 /// A held frame after the base, as [`apply`]'s walk passes over it word by word: the place of
-/// its next edit word not yet reached, and the bits of the word being walked (zero when the
-/// frame did not edit it) with the number of its edits before them.
-#[derive(Debug, Clone, Copy, Default)]
+/// its next edit word not yet reached and that word's index (`usize::MAX` past the last), and
+/// the bits of the word being walked (zero when the frame did not edit it), with the number of
+/// the frame's edits before them and of those already walked past.
+#[derive(Debug, Clone, Copy)]
 struct Cursor {
     next: usize,
+    word: usize,
     bits: u64,
     before: u32,
+    passed: u32,
 }
 
 impl Cursor {
+    /// A cursor at the first of `words`.
+    fn new(words: &[EditWord]) -> Self {
+        Cursor {
+            next: 0,
+            word: words.first().map_or(usize::MAX, |e| usize::from(e.word)),
+            bits: 0,
+            before: 0,
+            passed: 0,
+        }
+    }
+
+    /// Takes word `w` of `words` when it is the next, else no bits.
+    #[inline]
+    fn enter(&mut self, w: usize, words: &[EditWord]) {
+        self.passed = 0;
+        if self.word != w {
+            self.bits = 0;
+            return;
+        }
+        if let Some(e) = words.get(self.next) {
+            (self.bits, self.before) = (e.bits, e.before);
+        }
+        self.next += 1;
+        self.word = words
+            .get(self.next)
+            .map_or(usize::MAX, |e| usize::from(e.word));
+    }
+
     /// The place in the frame's edits of the edit of bit `b` of the word (set in `bits`).
     #[inline]
     fn edit(&self, b: u32) -> u32 {
@@ -469,7 +532,7 @@ fn apply<S: AckedSchema>(
             return Err(REMOVED_NOT_HELD);
         }
         // The base's records of the entities edited since: the oldest undo edit of each.
-        cursors.resize(held.len() - after_base, Cursor::default());
+        cursors.extend(held.range(after_base..).map(|h| Cursor::new(&h.undo.words)));
     }
     // The changes before the first out of ascending order: one by one, that one is refused.
     let ascending = frame
@@ -500,12 +563,7 @@ fn apply<S: AckedSchema>(
     let (mut next_change, mut next_removal, mut next_held) = (0, 0, 0);
     loop {
         let word_of = |eid: u16| usize::from(eid / 64);
-        let mut w = usize::MAX;
-        for (c, h) in cursors.iter().zip(after.clone()) {
-            if let Some(e) = h.undo.words.get(c.next) {
-                w = w.min(usize::from(e.word));
-            }
-        }
+        let mut w = cursors.iter().map(|c| c.word).min().unwrap_or(usize::MAX);
         if let Some(c) = changes.get(next_change) {
             w = w.min(word_of(S::staged_eid(c)));
         }
@@ -520,14 +578,8 @@ fn apply<S: AckedSchema>(
         }
         let mut touched = 0u64;
         for (c, h) in cursors.iter_mut().zip(after.clone()) {
-            match h.undo.words.get(c.next) {
-                Some(e) if usize::from(e.word) == w => {
-                    (c.bits, c.before) = (e.bits, e.before);
-                    c.next += 1;
-                    touched |= e.bits;
-                }
-                _ => c.bits = 0,
-            }
+            c.enter(w, &h.undo.words);
+            touched |= c.bits;
         }
         if let Some(e) = held_ids.get(next_held).filter(|e| usize::from(e.word) == w) {
             touched |= e.bits;
@@ -552,16 +604,29 @@ fn apply<S: AckedSchema>(
             touched &= touched - 1;
             // Below 65,536: an id of word `w`.
             let eid = (w * 64) as u16 + b as u16;
-            // The base's record: in the oldest frame after the base that edited it.
-            let source =
-                cursors
+            // The base's record: in the oldest frame after the base that edited it. Every bit
+            // of a frame's word is walked, so counting those passed gives each one's edit;
+            // the first frame (the one after the base, which edits most of what is touched) is
+            // counted so, the others (rarely the source) by a count of their bits below.
+            let bit = 1u64 << b;
+            let source = match cursors.split_first_mut() {
+                Some((first, _)) if first.bits & bit != 0 => {
+                    let edit = first.before + first.passed;
+                    first.passed += 1;
+                    Source {
+                        frame: after_base as u32,
+                        edit,
+                    }
+                }
+                _ => cursors
                     .iter()
-                    .position(|c| c.bits & (1 << b) != 0)
+                    .position(|c| c.bits & bit != 0)
                     .map_or(Source::LIVE, |j| Source {
                         // Below HELD_RING.
                         frame: (after_base + j) as u32,
                         edit: cursors[j].edit(b),
-                    });
+                    }),
+            };
             let change = named.as_slice().first().filter(|c| S::staged_eid(c) == eid);
             if change.is_some() {
                 named.next();
@@ -588,6 +653,7 @@ fn apply<S: AckedSchema>(
             for (eid, old) in undo.drain() {
                 live.replace(eid, old);
             }
+            undo.clear();
             Err(why)
         }
     }
@@ -659,8 +725,13 @@ impl<S: AckedSchema> Walk<'_, S> {
             // Edited since the base and not named: back to the base's record.
             None => base.cloned(),
         };
-        let old = self.live.get(&eid);
-        if old == next.as_ref() {
+        if next.is_none() && !self.live.holds(eid) {
+            // Not held and not held again (past the table, without growing it).
+            return;
+        }
+        let live = &mut *self.live;
+        let slot = live.slot_mut(eid);
+        if *slot == next {
             return;
         }
         let report = &mut *self.report;
@@ -669,7 +740,7 @@ impl<S: AckedSchema> Walk<'_, S> {
             Some(r) => {
                 report.changed.push(eid);
                 if let Some(m) = S::measured(r) {
-                    if old.and_then(S::measured) != Some(m) {
+                    if slot.as_ref().and_then(S::measured) != Some(m) {
                         report.measured.push((eid, m));
                     }
                 }
@@ -678,8 +749,22 @@ impl<S: AckedSchema> Walk<'_, S> {
                 }
             }
         }
-        let old = self.live.replace(eid, next);
-        self.undo.push(eid, old);
+        // What the slot held goes to the undo edits straight from the slot, and the new record
+        // straight into it: moved through a value on the stack, a record was read back wider
+        // than it was written, and the processor's store forwarding stalled on each (a profile
+        // of the walk put a fifth of its time on two such reads).
+        let held = slot.is_some();
+        self.undo.push(eid, slot);
+        let added = next.is_some();
+        *slot = next;
+        if added {
+            super::moves::count(1);
+        }
+        match (held, added) {
+            (false, true) => live.len += 1,
+            (true, false) => live.len -= 1,
+            _ => {}
+        }
     }
 }
 
@@ -774,7 +859,10 @@ impl<S: AckedSchema> AckedDecoder<S> {
         let after_base = if frame.keyframe {
             self.held.len()
         } else {
-            match self.held.iter().position(|h| h.tick == frame.base_tick) {
+            // Searched from the newest: a base is a recent frame, and the ring's entries (each a
+            // tick and the undo edits' buffers) span a cache line or more apiece, so that a
+            // search from the oldest took one cache miss per frame held before the base.
+            match self.held.iter().rposition(|h| h.tick == frame.base_tick) {
                 Some(i) => i + 1,
                 None => {
                     self.counters.unknown_base += 1;
@@ -921,9 +1009,11 @@ impl<S: AckedSchema> AckedDecoder<S> {
             f(eid, r);
         }
         for held in &mut self.held {
-            for (eid, r) in held.undo.ids.iter().zip(&mut held.undo.records) {
+            let Undo { records, words } = &mut held.undo;
+            let ids = Undo::<S::Record>::ids_of(words);
+            for (eid, r) in ids.zip(records) {
                 if let Some(r) = r {
-                    f(*eid, r);
+                    f(eid, r);
                 }
             }
         }

@@ -22,7 +22,8 @@ pub const POSE_REACH: i32 = 16383;
 
 /// Steps of 1/512 m an f32 holds exactly, all of them: 2^24.
 const F32_EXACT: f64 = 16_777_216.0;
-const YAW_FULL: f64 = 360.0 / 65536.0;
+/// PoseFull's yaw steps (`quant(u16, 360/65536)`), in degrees.
+pub(super) const YAW_FULL: f64 = 360.0 / 65536.0;
 const YAW_STEP: f64 = 360.0 / 256.0;
 
 /// A kind 6 change as the [`AckedDecoder`](super::AckedDecoder) stages it between reading a
@@ -37,30 +38,30 @@ const YAW_STEP: f64 = 360.0 / 256.0;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StagedChange {
     /// `eid`.
-    eid: u16,
+    pub(super) eid: u16,
     /// `mask`'s bits: which of the fields below mean anything.
-    mask: u16,
+    pub(super) mask: u16,
     /// PoseFull's yaw in its 65536 steps a turn, or PoseStep's in its 256.
-    yaw: u16,
+    pub(super) yaw: u16,
     /// Vehicle's `vehicle`.
-    vehicle: u16,
+    pub(super) vehicle: u16,
     /// PoseFull's x, y and z as the f32's bits, or PoseStep's dx, dy and dz widened.
-    pose: [i32; 3],
+    pub(super) pose: [i32; 3],
     /// The orientation.
-    orient: SmallestThree,
+    pub(super) orient: SmallestThree,
     /// `age` (0 without POSE_AGE).
-    age: u8,
+    pub(super) age: u8,
     /// Health's `hp`.
-    hp: u8,
+    pub(super) hp: u8,
     /// Health's `armor`.
-    armor: u8,
+    pub(super) armor: u8,
     /// Vehicle's `seat`.
-    seat: u8,
+    pub(super) seat: u8,
 }
 
 impl StagedChange {
     /// Nothing selected, every field zero.
-    const NONE: StagedChange = StagedChange {
+    pub(super) const NONE: StagedChange = StagedChange {
         eid: 0,
         mask: 0,
         yaw: 0,
@@ -94,12 +95,12 @@ const fn bit(b: crate::rt::Bit<ChangeMask>) -> u16 {
     1 << b.index()
 }
 
-const POSE: u16 = bit(ChangeMask::POSE);
-const HEALTH: u16 = bit(ChangeMask::HEALTH);
-const VEHICLE: u16 = bit(ChangeMask::VEHICLE);
-const ORIENT: u16 = bit(ChangeMask::ORIENT);
-const POSE_FULL: u16 = bit(ChangeMask::POSE_FULL);
-const POSE_AGE: u16 = bit(ChangeMask::POSE_AGE);
+pub(super) const POSE: u16 = bit(ChangeMask::POSE);
+pub(super) const HEALTH: u16 = bit(ChangeMask::HEALTH);
+pub(super) const VEHICLE: u16 = bit(ChangeMask::VEHICLE);
+pub(super) const ORIENT: u16 = bit(ChangeMask::ORIENT);
+pub(super) const POSE_FULL: u16 = bit(ChangeMask::POSE_FULL);
+pub(super) const POSE_AGE: u16 = bit(ChangeMask::POSE_AGE);
 
 /// The byte length of a change with `mask`'s groups, when the mask is one `Change::read`
 /// accepts: acked.wire's ChangeMask names POSE, HEALTH, VEHICLE, ORIENT, POSE_FULL and
@@ -254,7 +255,7 @@ fn grid(v: f32) -> Result<i32, Inapplicable> {
 /// `round`'s libm call on the baseline x86-64 target; anything else goes through `round`, so
 /// the result is the same for every f64 (a test holds the two to it).
 #[inline]
-fn round_u16(v: f64) -> u16 {
+pub(super) fn round_u16(v: f64) -> u16 {
     let whole = v as i32;
     if f64::from(whole) == v {
         // Saturating, as `as u16` of the rounded f64 is.
