@@ -12,19 +12,37 @@
 //!
 //! A frame onto base B therefore touches only the entities the frame names and those edited
 //! since B (which an honest server's frame carries again anyway, since it carries everything
-//! that changed since B). The decoder first marks them (a bit set over the ids), noting for
-//! each where its record at B is: in the undo edits of the oldest frame after B that edited it,
-//! or else in the live state. It then walks them in ascending id, applies the frame's removals
-//! and changes onto those records, and writes what differs straight into the live state,
-//! keeping what each write overwrote as the frame's own undo edits. The report is built from
-//! the same entities, against the live state before the write, which is the last frame shown.
-//! A fault found part way (seed 000's rules refuse the frame) is undone from those same undo
-//! edits, so a frame applies entirely or not at all with no staging copy of what it writes.
+//! that changed since B). The decoder walks them in ascending id, finding each one's record at
+//! B in the undo edits of the oldest frame after B that edited it, or else in the live state;
+//! applies the frame's removals and changes onto those records; and writes what differs
+//! straight into the live state, keeping what each write overwrote as the frame's own undo
+//! edits. The report is built from the same entities, against the live state before the
+//! write, which is the last frame shown. A fault found part way (seed 000's rules refuse the
+//! frame) is undone from those same undo edits, so a frame applies entirely or not at all with
+//! no staging copy of what it writes.
 //!
-//! The undo edits keep their ids apart from their records. In the cube scene (about 100 bodies
-//! moving, bases about 7 frames back) most edits of the frames after a base are of the same
-//! bodies, so most are passed over; passing over an id reads 2 bytes where a whole edit is 38.
-//! Where a base's record is, is 8 bytes an entity, not a copy of the record.
+//! # Words of 64 ids
+//!
+//! The undo edits keep their records in ascending id and which ids those are as the words of
+//! a bit set over the ids (`EditWord`: 64 ids, and how many edits come before). The walk goes
+//! a word at a time: the union of the words of the frames after B (one cursor per frame, each
+//! list ascending), the removed ids and the changes (both ascending) give the word's touched
+//! ids, and an id's base record is in the first frame whose word holds it, at the place its
+//! bits below it give. In the cube scene (about 100 bodies moving, bases about 7 frames back)
+//! most edits of the frames after a base are of the same bodies, so a word adds nothing to
+//! the union but one `or`, where marking one id at a time read and tested each edit; and no
+//! table of where each base record is gets written, a random write per touched entity in the
+//! cold caches of `ackwire bench`.
+//!
+//! # What the processor made of it (issue 17)
+//!
+//! The frame is decoded into the schema's staged changes first ([`AckedSchema::Staged`]: the
+//! reference schema's is the wire's integers in 32 bytes), then walked. Two profiles steered
+//! the code: a record moved by value (returned, then copied on) is written field by field and
+//! read back whole, and the processor's store forwarding stalls on every such read (two fifths
+//! of the decode, a fifth of the walk), so records go memory to memory (a slot's old record
+//! straight into the undo edits, the new one straight into the slot); and searching the held
+//! ring from the oldest frame took a cache miss per frame before the base.
 //!
 //! Why undo edits rather than persistent chunks shared between states: the chunks cost a
 //! reference count per chunk per frame and an allocation for every chunk a frame first
@@ -35,18 +53,25 @@
 //!
 //! # Measured and not kept (issue 17)
 //!
-//! Timed with `cargo run --release -p ackwire-bench --example deliver_min` against this design
-//! on the cube scene, both of these were slower, so ports should not take them for speed-ups:
+//! Timed on the cube scene against this design, each of these was slower or no faster, so
+//! ports should not take them for speed-ups:
 //! - each change staged as it is read (a visitor called by the schema's reader) instead of
-//!   decoded into the frame's list first: about 5% slower (the list is reused and stays in
-//!   cache; the visitor's state is checked per change);
+//!   decoded into the frame's list first: about 5% slower (`deliver_min`; the list is reused
+//!   and stays in cache; the visitor's state is checked per change);
 //! - the undo edits as three lists (ids, records, the sequence number of each entity's edit
-//!   before) so that a base's edits are found without the bit test: about 9% slower. (The two
-//!   lists kept now, ids and records, still mark each id in the bit set.)
+//!   before) so that a base's edits are found without a bit test: about 9% slower;
+//! - the staged change read from a fixed window with every field read and selected without a
+//!   branch: 16% more instructions than the branch per group (callgrind; the masks repeat, so
+//!   the branches are predicted);
+//! - reading a line of every list the walk goes through (the edit words, the first frame's
+//!   records, the undo and report buffers) before it, for their misses to overlap: no faster
+//!   in `ackwire bench` (three runs each way), where reading the changed entities' slots so is
+//!   kept.
 //!
 //! The check stays a walk over the world: FNV-1a is one chain of a multiply per byte, so no
 //! digest kept per entity combines into it; its cost is about 4 cycles a byte of the state
-//! (26 bytes an entity) once every CHECK_EVERY frames.
+//! (30 bytes a cube with its id) once every CHECK_EVERY frames, 29 us for the 901 cubes, which
+//! is about 1.1 ns per entity per frame, a quarter of bitcode's whole decode of the world.
 
 use super::{AckedSchema, Inapplicable, StagedFrame, State};
 use crate::DecodeError;

@@ -321,7 +321,7 @@ pub trait AckedSchema: Sized {
     type Event: Clone + PartialEq + Debug;
     /// A change as the [`AckedDecoder`] keeps it between reading a frame and applying it: the
     /// form [`Self::apply_staged`] reads fastest. The reference protocol stages the wire's
-    /// integers ([`StagedChange`], 28 bytes) rather than the generated `Change` (88, its
+    /// integers ([`StagedChange`], 32 bytes) rather than the generated `Change` (88, its
     /// quantized yaws as f64); a schema with no better form stages its `Change` itself
     /// (`type Staged = Self::Change`, [`Self::stage`] a clone, [`Self::apply_staged`] its
     /// [`Self::apply`]).

@@ -619,7 +619,7 @@ impl AckedSchema for Reference {
 
     /// The generated `Acked::read` step for step (the same checks, offsets and field paths, a
     /// test holds the two to the same answers), reading the lists into `out`'s buffers and
-    /// each change straight into its staged form ([`read_staged`]; the generated
+    /// each change straight into its staged form (`read_staged`; the generated
     /// `Change::read` for anything that one leaves, so that an error is told where it is).
     fn decode_staged(bytes: &[u8], out: &mut StagedFrame<Self>) -> Result<(), DecodeError> {
         let mut r = Reader::new(bytes);
@@ -723,6 +723,14 @@ impl AckedSchema for Reference {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sizes the staged form's documentation (and the decoder's) give: what a decoder
+    /// writes and reads back per change, against the generated change it stands in for.
+    #[test]
+    fn a_staged_change_is_32_bytes_where_a_change_is_88() {
+        assert_eq!(std::mem::size_of::<StagedChange>(), 32);
+        assert_eq!(std::mem::size_of::<Change>(), 88);
+    }
 
     /// The shortcuts around libm's `round` and `fract` give what those give, on the values a
     /// frame's yaw and pose can take and on the awkward ones (halves, the largest double below
