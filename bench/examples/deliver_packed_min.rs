@@ -1,6 +1,6 @@
 //! Issue 19's decode target, timed for a loaded machine: the acked client's whole delivery of
 //! the cube scene's frames as kind 6 (`acked`) and as kind 12 (`acked-packed`), and each
-//! schema's `decode_frame_into` alone over the same frames. Passes of each alternate, and the
+//! schema's `decode_staged` alone over the same frames. Passes of each alternate, and the
 //! fastest pass of each is told in nanoseconds per entity of the world per frame, with kind
 //! 12's ratio to kind 6's. The fastest of many passes is the one no other process
 //! interrupted, so the ratio holds when the cores are shared; `ackwire bench` stays the
@@ -32,7 +32,7 @@ fn decode_all<S: AckedSchema>(frames: &[Vec<u8>]) -> usize {
     let mut out = AckedFrame::empty();
     let mut changes = 0;
     for f in frames {
-        S::decode_frame_into(f, &mut out).unwrap_or_else(|e| panic!("a frame decodes: {e}"));
+        S::decode_staged(f, &mut out).unwrap_or_else(|e| panic!("a frame decodes: {e}"));
         changes += out.changes.len();
     }
     changes
@@ -85,7 +85,7 @@ fn main() {
         d12 / d6
     );
     println!(
-        "  decode_frame_into alone: kind 6 {r6:.2}, kind 12 {r12:.2}, ratio {:.2}",
+        "  decode_staged alone: kind 6 {r6:.2}, kind 12 {r12:.2}, ratio {:.2}",
         r12 / r6
     );
 }

@@ -81,7 +81,7 @@ impl SmallestThree {
     /// `largest` within 0..=3 and every component within `[-R, R]` (else
     /// [`ErrorKind::OverWidth`]), then the dropped component the largest
     /// ([`ErrorKind::NonCanonical`]).
-    #[inline]
+    #[inline(always)]
     pub fn check(&self, bits: u8) -> Result<(), ErrorKind> {
         // Rule 1: two bits. Only a model value built by hand can break it.
         if self.largest > 3 {
@@ -92,19 +92,17 @@ impl SmallestThree {
         if self.rest.iter().any(|&c| i64::from(c).abs() > r) {
             return Err(ErrorKind::OverWidth);
         }
-        // Rule 3, in i64: R <= 32767, so 2 R^2 and S stay below 2^33.
-        let s: i64 = self.rest.iter().map(|&c| i64::from(c) * i64::from(c)).sum();
-        let d = 2 * r * r - s;
-        for (i, &c) in self.rest.iter().enumerate() {
-            let sq = i64::from(c) * i64::from(c);
-            let ok = if Self::index_of(self.largest, i) < usize::from(self.largest) {
-                sq < d
-            } else {
-                sq <= d
-            };
-            if !ok {
-                return Err(ErrorKind::NonCanonical);
-            }
+        // Rule 3, in i64: R <= 32767, so 2 R^2 and S stay below 2^33. `rest[i]` is component
+        // `index_of(largest, i)`, which comes before the dropped one exactly when `i <
+        // largest`; such a component must be strictly smaller (the lowest index wins a tie),
+        // `sq < d` being `sq + 1 <= d`. Written without branches: the decoders check every
+        // orientation they read (a kind 6 cube frame holds about ninety).
+        let [a, b, c] = self.rest.map(|v| i64::from(v) * i64::from(v));
+        let d = 2 * r * r - (a + b + c);
+        let l = self.largest;
+        let tie = |i: u8| i64::from(i < l);
+        if (a + tie(0) > d) | (b + tie(1) > d) | (c + tie(2) > d) {
+            return Err(ErrorKind::NonCanonical);
         }
         Ok(())
     }
@@ -352,6 +350,62 @@ mod tests {
         let bytes = encode(&s3(3, [1, 2, 3]), 9).unwrap();
         let e = decode(&bytes[..3], 9).unwrap_err();
         assert_eq!((e.kind, e.bit), (ErrorKind::Truncated, Some(24)));
+    }
+
+    /// `check` written branch-free gives the answers of its rules taken one at a time: every
+    /// value of the narrow widths, and a million drawn at 9 and 16 bits.
+    #[test]
+    fn check_is_its_rules_one_at_a_time() {
+        let reference = |q: &SmallestThree, bits: u8| {
+            let r = max_component(bits);
+            if q.largest > 3 || q.rest.iter().any(|&c| i64::from(c).abs() > r) {
+                return Err(ErrorKind::OverWidth);
+            }
+            let s: i64 = q.rest.iter().map(|&c| i64::from(c).pow(2)).sum();
+            let d = 2 * r * r - s;
+            for (i, &c) in q.rest.iter().enumerate() {
+                let sq = i64::from(c).pow(2);
+                let before = SmallestThree::index_of(q.largest, i) < usize::from(q.largest);
+                if (before && sq >= d) || (!before && sq > d) {
+                    return Err(ErrorKind::NonCanonical);
+                }
+            }
+            Ok(())
+        };
+        let mut checked = 0u64;
+        for bits in 2..=5u8 {
+            let r = max_component(bits) as i16 + 1;
+            for largest in 0..=4u8 {
+                for a in -r..=r {
+                    for b in -r..=r {
+                        for c in -r..=r {
+                            let q = SmallestThree {
+                                largest,
+                                rest: [a, b, c],
+                            };
+                            assert_eq!(q.check(bits), reference(&q, bits), "{q:?} at {bits}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..1_000_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            for bits in [9u8, 16] {
+                let m = (1u64 << bits) as i64;
+                let v = |k: u32| ((((x >> k) as i64) % m) - m / 2) as i16;
+                let q = SmallestThree {
+                    largest: (x % 4) as u8,
+                    rest: [v(3), v(21), v(40)],
+                };
+                assert_eq!(q.check(bits), reference(&q, bits), "{q:?} at {bits}");
+            }
+        }
+        assert!(checked > 100_000);
     }
 
     #[test]

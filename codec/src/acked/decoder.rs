@@ -12,19 +12,37 @@
 //!
 //! A frame onto base B therefore touches only the entities the frame names and those edited
 //! since B (which an honest server's frame carries again anyway, since it carries everything
-//! that changed since B). The decoder first marks them (a bit set over the ids), noting for
-//! each where its record at B is: in the undo edits of the oldest frame after B that edited it,
-//! or else in the live state. It then walks them in ascending id, applies the frame's removals
-//! and changes onto those records, and writes what differs straight into the live state,
-//! keeping what each write overwrote as the frame's own undo edits. The report is built from
-//! the same entities, against the live state before the write, which is the last frame shown.
-//! A fault found part way (seed 000's rules refuse the frame) is undone from those same undo
-//! edits, so a frame applies entirely or not at all with no staging copy of what it writes.
+//! that changed since B). The decoder walks them in ascending id, finding each one's record at
+//! B in the undo edits of the oldest frame after B that edited it, or else in the live state;
+//! applies the frame's removals and changes onto those records; and writes what differs
+//! straight into the live state, keeping what each write overwrote as the frame's own undo
+//! edits. The report is built from the same entities, against the live state before the
+//! write, which is the last frame shown. A fault found part way (seed 000's rules refuse the
+//! frame) is undone from those same undo edits, so a frame applies entirely or not at all with
+//! no staging copy of what it writes.
 //!
-//! The undo edits keep their ids apart from their records. In the cube scene (about 100 bodies
-//! moving, bases about 7 frames back) most edits of the frames after a base are of the same
-//! bodies, so most are passed over; passing over an id reads 2 bytes where a whole edit is 38.
-//! Where a base's record is, is 8 bytes an entity, not a copy of the record.
+//! # Words of 64 ids
+//!
+//! The undo edits keep their records in ascending id and which ids those are as the words of
+//! a bit set over the ids (`EditWord`: 64 ids, and how many edits come before). The walk goes
+//! a word at a time: the union of the words of the frames after B (one cursor per frame, each
+//! list ascending), the removed ids and the changes (both ascending) give the word's touched
+//! ids, and an id's base record is in the first frame whose word holds it, at the place its
+//! bits below it give. In the cube scene (about 100 bodies moving, bases about 7 frames back)
+//! most edits of the frames after a base are of the same bodies, so a word adds nothing to
+//! the union but one `or`, where marking one id at a time read and tested each edit; and no
+//! table of where each base record is gets written, a random write per touched entity in the
+//! cold caches of `ackwire bench`.
+//!
+//! # What the processor made of it (issue 17)
+//!
+//! The frame is decoded into the schema's staged changes first ([`AckedSchema::Staged`]: the
+//! reference schema's is the wire's integers in 32 bytes), then walked. Two profiles steered
+//! the code: a record moved by value (returned, then copied on) is written field by field and
+//! read back whole, and the processor's store forwarding stalls on every such read (two fifths
+//! of the decode, a fifth of the walk), so records go memory to memory (a slot's old record
+//! straight into the undo edits, the new one straight into the slot); and searching the held
+//! ring from the oldest frame took a cache miss per frame before the base.
 //!
 //! Why undo edits rather than persistent chunks shared between states: the chunks cost a
 //! reference count per chunk per frame and an allocation for every chunk a frame first
@@ -35,20 +53,27 @@
 //!
 //! # Measured and not kept (issue 17)
 //!
-//! Timed with `cargo run --release -p ackwire-bench --example deliver_min` against this design
-//! on the cube scene, both of these were slower, so ports should not take them for speed-ups:
+//! Timed on the cube scene against this design, each of these was slower or no faster, so
+//! ports should not take them for speed-ups:
 //! - each change staged as it is read (a visitor called by the schema's reader) instead of
-//!   decoded into the frame's list first: about 5% slower (the list is reused and stays in
-//!   cache; the visitor's state is checked per change);
+//!   decoded into the frame's list first: about 5% slower (`deliver_min`; the list is reused
+//!   and stays in cache; the visitor's state is checked per change);
 //! - the undo edits as three lists (ids, records, the sequence number of each entity's edit
-//!   before) so that a base's edits are found without the bit test: about 9% slower. (The two
-//!   lists kept now, ids and records, still mark each id in the bit set.)
+//!   before) so that a base's edits are found without a bit test: about 9% slower;
+//! - the staged change read from a fixed window with every field read and selected without a
+//!   branch: 16% more instructions than the branch per group (callgrind; the masks repeat, so
+//!   the branches are predicted);
+//! - reading a line of every list the walk goes through (the edit words, the first frame's
+//!   records, the undo and report buffers) before it, for their misses to overlap: no faster
+//!   in `ackwire bench` (three runs each way), where reading the changed entities' slots so is
+//!   kept.
 //!
 //! The check stays a walk over the world: FNV-1a is one chain of a multiply per byte, so no
 //! digest kept per entity combines into it; its cost is about 4 cycles a byte of the state
-//! (26 bytes an entity) once every CHECK_EVERY frames.
+//! (30 bytes a cube with its id) once every CHECK_EVERY frames, 29 us for the 901 cubes, which
+//! is about 1.1 ns per entity per frame, a quarter of bitcode's whole decode of the world.
 
-use super::{AckedSchema, FrameOf, Inapplicable, State};
+use super::{AckedSchema, Inapplicable, StagedFrame, State};
 use crate::DecodeError;
 use std::collections::VecDeque;
 use std::fmt::Debug;
@@ -176,8 +201,11 @@ fn table_len(eid: u16) -> usize {
 /// largest id.
 #[derive(Clone)]
 pub struct LiveState<R> {
-    /// Slot `eid` holds the entity `eid`, with its id so that [`Self::iter`] lends both.
-    slots: Vec<Option<(u16, R)>>,
+    /// Slot `eid` holds the record of the entity `eid`.
+    slots: Vec<Option<R>>,
+    /// `ids[eid] == eid` for every slot: the ids [`Self::iter`] lends beside the records, kept
+    /// apart so that a slot is a record alone (the walk copies slots whole).
+    ids: Vec<u16>,
     len: usize,
 }
 
@@ -185,6 +213,7 @@ impl<R> Default for LiveState<R> {
     fn default() -> Self {
         LiveState {
             slots: Vec::new(),
+            ids: Vec::new(),
             len: 0,
         }
     }
@@ -192,11 +221,9 @@ impl<R> Default for LiveState<R> {
 
 impl<R> LiveState<R> {
     /// The record of `eid`.
+    #[inline]
     pub fn get(&self, eid: &u16) -> Option<&R> {
-        match self.slots.get(usize::from(*eid)) {
-            Some(Some((_, r))) => Some(r),
-            _ => None,
-        }
+        self.slots.get(usize::from(*eid)).and_then(Option::as_ref)
     }
 
     /// Whether `eid` is held.
@@ -206,9 +233,10 @@ impl<R> LiveState<R> {
 
     /// Every entity, ascending by id.
     pub fn iter(&self) -> impl Iterator<Item = (&u16, &R)> + '_ {
-        self.slots
+        self.ids
             .iter()
-            .filter_map(|s| s.as_ref().map(|(eid, r)| (eid, r)))
+            .zip(&self.slots)
+            .filter_map(|(eid, s)| s.as_ref().map(|r| (eid, r)))
     }
 
     /// Every id, ascending.
@@ -232,30 +260,43 @@ impl<R> LiveState<R> {
         matches!(self.slots.get(usize::from(eid)), Some(Some(_)))
     }
 
-    /// Sets (or with `None` clears) the record of `eid`, returning what it held.
-    fn replace(&mut self, eid: u16, record: Option<R>) -> Option<R> {
+    /// The slot of `eid`, the table grown to hold it.
+    #[inline]
+    fn slot_mut(&mut self, eid: u16) -> &mut Option<R> {
         let i = usize::from(eid);
         if i >= self.slots.len() {
-            // Past the table nothing is held, so clearing is done; setting grows it.
-            record.as_ref()?;
-            self.slots.resize_with(table_len(eid), || None);
+            let n = table_len(eid);
+            self.slots.resize_with(n, || None);
+            // Below 65,536 (`table_len`): u16 ids.
+            self.ids.extend((self.ids.len()..n).map(|i| i as u16));
         }
-        let slot = &mut self.slots[i];
-        match (slot.is_some(), record.is_some()) {
+        &mut self.slots[i]
+    }
+
+    /// Sets (or with `None` clears) the record of `eid`, returning what it held.
+    fn replace(&mut self, eid: u16, record: Option<R>) -> Option<R> {
+        if record.is_none() && !self.holds(eid) {
+            // Past the table nothing is held: clearing is done without growing it.
+            return None;
+        }
+        let added = record.is_some();
+        if added {
+            super::moves::count(1);
+        }
+        let old = std::mem::replace(self.slot_mut(eid), record);
+        match (old.is_some(), added) {
             (false, true) => self.len += 1,
             (true, false) => self.len -= 1,
             _ => {}
         }
-        if record.is_some() {
-            super::moves::count(1);
-        }
-        std::mem::replace(slot, record.map(|r| (eid, r))).map(|(_, r)| r)
+        old
     }
 
     fn values_mut(&mut self) -> impl Iterator<Item = (u16, &mut R)> + '_ {
-        self.slots
-            .iter_mut()
-            .filter_map(|s| s.as_mut().map(|(eid, r)| (*eid, r)))
+        self.ids
+            .iter()
+            .zip(&mut self.slots)
+            .filter_map(|(eid, s)| s.as_mut().map(|r| (*eid, r)))
     }
 }
 
@@ -292,37 +333,81 @@ struct Held<R> {
 }
 
 /// The edits that undo one frame: what the frame before it held of every entity it changed
-/// (`None` for an entity it did not hold), ascending by id.
+/// (`None` for an entity it did not hold), ascending by id, and which ids those are as a bit
+/// set by words of 64 ids.
 ///
-/// The ids are kept apart from the records: finding a base's records reads two bytes for each
-/// edit of the frames after it, and a record only where it is the one the base held. Most of a
-/// frame's edits are of entities the frames around it edit too (a moving body is in every
-/// frame), so most edits are passed over, and passing over a whole record would read twenty
-/// times the bytes.
+/// The words are what finding a base's records reads: the ids edited since a base are the
+/// union of the words of the frames after it, taken a word (64 ids) at a time rather than an
+/// id at a time, and the edit of an id in a frame is found by counting the word's bits below
+/// it. Most of a frame's edits are of entities the frames around it edit too (a moving body
+/// is in every frame), so most words add nothing to the union but one `and`.
 #[derive(Debug, Clone)]
 struct Undo<R> {
-    ids: Vec<u16>,
+    /// What the frame before held of each edited entity, in ascending id.
     records: Vec<Option<R>>,
+    /// The edited ids as words of the bit set over ids, ascending, none zero.
+    words: Vec<EditWord>,
+}
+
+/// Word `word` of a frame's bit set of edited ids (bit `b`: id `64 word + b`), and how many of
+/// the frame's edits come before the word's first.
+#[derive(Debug, Clone, Copy)]
+struct EditWord {
+    bits: u64,
+    /// Below 1,024: the ids' u16 over 64.
+    word: u16,
+    /// Below 65,536: the edits of the words before, each id at most once.
+    before: u32,
 }
 
 impl<R> Default for Undo<R> {
     fn default() -> Self {
         Undo {
-            ids: Vec::new(),
             records: Vec::new(),
+            words: Vec::new(),
         }
     }
 }
 
 impl<R> Undo<R> {
     fn clear(&mut self) {
-        self.ids.clear();
         self.records.clear();
+        self.words.clear();
     }
 
-    fn push(&mut self, eid: u16, record: Option<R>) {
-        self.ids.push(eid);
-        self.records.push(record);
+    /// The ids `words` hold, ascending (the order of the records).
+    fn ids_of(words: &[EditWord]) -> impl Iterator<Item = u16> + '_ {
+        words.iter().flat_map(|e| {
+            let mut bits = e.bits;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let b = bits.trailing_zeros() as u16;
+                    bits &= bits - 1;
+                    e.word * 64 + b
+                })
+            })
+        })
+    }
+
+    /// Adds the edit of `eid` (which is above every id already edited): what `slot` holds,
+    /// copied from it.
+    #[inline(always)]
+    fn push(&mut self, eid: u16, slot: &Option<R>)
+    where
+        R: Clone,
+    {
+        // At most 65,536 ids, each edited once.
+        push_id(&mut self.words, eid, self.records.len() as u32);
+        // Copied slot to list (a record of the reference schema is Copy: a memcpy), where a
+        // value pushed was first written to the stack field by field, then read back whole.
+        self.records.extend_from_slice(std::slice::from_ref(slot));
+    }
+
+    /// Takes every edit, leaving none.
+    fn drain(&mut self) -> impl Iterator<Item = (u16, Option<R>)> + '_ {
+        let Undo { records, words } = self;
+        let ids = Self::ids_of(words);
+        ids.zip(records.drain(..))
     }
 }
 
@@ -343,85 +428,85 @@ impl Source {
     };
 }
 
-/// The entities a frame touches, and where each one's record at the base is. Its buffers live
-/// as long as the decoder.
-///
-/// Which ids are touched is a two-level bit set over the 65,536 ids (16 words over 1,024), so
-/// the touched entities are walked in ascending id without sorting them, at a cost of the
-/// entities touched plus 16 words, whatever the world. What is kept of each is where its base
-/// record is, not a copy of it: eight bytes rather than a record, read once.
-#[derive(Debug, Clone)]
-struct Touched {
-    /// Slot `eid`: where the base's record of `eid` is, when touched.
-    source: Vec<Source>,
-    /// Bit `eid % 64` of word `eid / 64`: `eid` is touched.
-    leaf: Vec<u64>,
-    /// Bit `w % 64` of word `w / 64`: leaf word `w` is not zero.
-    top: [u64; IDS / 64 / 64],
+/// Adds `eid`, above every id already there, to the edit words `words`.
+#[inline]
+fn push_id(words: &mut Vec<EditWord>, eid: u16, before: u32) {
+    let (word, bit) = (eid / 64, 1u64 << (eid % 64));
+    match words.last_mut() {
+        Some(last) if last.word == word => last.bits |= bit,
+        _ => words.push(EditWord {
+            bits: bit,
+            word,
+            before,
+        }),
+    }
 }
 
-impl Touched {
-    fn new() -> Self {
-        Touched {
-            source: Vec::new(),
-            leaf: vec![0; IDS / 64],
-            top: [0; IDS / 64 / 64],
+/// A held frame after the base, as [`apply`]'s walk passes over it word by word: the place of
+/// its next edit word not yet reached and that word's index (`usize::MAX` past the last), and
+/// the bits of the word being walked (zero when the frame did not edit it), with the number of
+/// the frame's edits before them and of those already walked past.
+#[derive(Debug, Clone, Copy)]
+struct Cursor {
+    next: usize,
+    word: usize,
+    bits: u64,
+    before: u32,
+    passed: u32,
+}
+
+impl Cursor {
+    /// A cursor at the first of `words`.
+    fn new(words: &[EditWord]) -> Self {
+        Cursor {
+            next: 0,
+            word: words.first().map_or(usize::MAX, |e| usize::from(e.word)),
+            bits: 0,
+            before: 0,
+            passed: 0,
         }
     }
 
-    /// Marks `eid` touched, its base record at `source`, unless it already is (the first
-    /// source marked wins); whether it was not.
+    /// Takes word `w` of `words` when it is the next, else no bits.
     #[inline]
-    fn mark(&mut self, eid: u16, source: Source) -> bool {
-        let i = usize::from(eid);
-        let (w, bit) = (i / 64, 1u64 << (i % 64));
-        if self.leaf[w] & bit == 0 {
-            self.leaf[w] |= bit;
-            self.top[w / 64] |= 1u64 << (w % 64);
-            if i >= self.source.len() {
-                self.source.resize(table_len(eid), Source::LIVE);
-            }
-            self.source[i] = source;
-            super::moves::touch(1);
-            true
-        } else {
-            false
+    fn enter(&mut self, w: usize, words: &[EditWord]) {
+        self.passed = 0;
+        if self.word != w {
+            self.bits = 0;
+            return;
         }
+        if let Some(e) = words.get(self.next) {
+            (self.bits, self.before) = (e.bits, e.before);
+        }
+        self.next += 1;
+        self.word = words
+            .get(self.next)
+            .map_or(usize::MAX, |e| usize::from(e.word));
     }
 
-    /// Takes every entity touched, ascending by id, leaving nothing touched.
-    fn drain(&mut self, mut f: impl FnMut(u16, Source)) {
-        for (t, top) in self.top.iter_mut().enumerate() {
-            let mut words = std::mem::take(top);
-            while words != 0 {
-                let w = t * 64 + words.trailing_zeros() as usize;
-                words &= words - 1;
-                let mut bits = std::mem::take(&mut self.leaf[w]);
-                while bits != 0 {
-                    let i = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    // Below 65,536: a u16.
-                    f(i as u16, self.source[i]);
-                }
-            }
-        }
+    /// The place in the frame's edits of the edit of bit `b` of the word (set in `bits`).
+    #[inline]
+    fn edit(&self, b: u32) -> u32 {
+        // `b` is below 64; the bits below it, counted.
+        self.before + (self.bits & ((1u64 << b) - 1)).count_ones()
     }
 }
 
 /// The decoder's buffers for applying one frame, kept between frames so that a warm delivery
 /// allocates nothing.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct Scratch {
-    touched: Touched,
+    /// One per held frame after the base, oldest first (at most HELD_RING).
+    cursors: Vec<Cursor>,
+    /// The ids a keyframe's base-less walk passes over (every entity held), as edit words.
+    held_ids: Vec<EditWord>,
     /// The frame's removals, ascending.
     removed: Vec<u16>,
-    /// What the marking reads of each entity's slot and base record, kept so that the reads
-    /// are (never read itself). In the bench the other protocols run between two deliveries
-    /// and leave the decoder's tables out of cache; read while marking, the misses of the
-    /// touched entities overlap, where the walk would take them one after another between its
-    /// work on each. Measured with `ackwire bench --scene cube --loss 5` (a minute of the
-    /// cubes): delivery over bitcode's decode 1.97 to 2.13 in four runs with these reads, 2.25
-    /// and 2.27 without.
+    /// What the walk reads of each changed entity's slot before it starts, kept so that the
+    /// reads are (never read itself). In the bench the other protocols run between two
+    /// deliveries and leave the decoder's tables out of cache; read in one tight loop first,
+    /// the misses of the changed entities overlap, where the walk would take them one after
+    /// another between its work on each.
     primed: u64,
 }
 
@@ -440,21 +525,27 @@ fn apply<S: AckedSchema>(
     live: &mut LiveState<S::Record>,
     held: &VecDeque<Held<S::Record>>,
     after_base: usize,
-    frame: &FrameOf<S>,
+    frame: &StagedFrame<S>,
     scratch: &mut Scratch,
     undo: &mut Undo<S::Record>,
     report: &mut FrameReport<S::Event>,
 ) -> Result<(), Inapplicable> {
     let Scratch {
-        touched,
+        cursors,
+        held_ids,
         removed,
         primed,
     } = scratch;
     removed.clear();
+    cursors.clear();
+    held_ids.clear();
     if frame.keyframe {
         // A keyframe applies onto nothing: every entity held goes unless the frame names it.
         if !frame.removed.is_empty() {
             return Err(REMOVED_NOT_HELD);
+        }
+        for eid in live.keys() {
+            push_id(held_ids, *eid, 0);
         }
     } else {
         // Seed 000: "the entities gone, those whose life changed under their id removed and
@@ -465,109 +556,116 @@ fn apply<S: AckedSchema>(
         if removed.windows(2).any(|w| w[0] == w[1]) {
             return Err(REMOVED_NOT_HELD);
         }
+        // The base's records of the entities edited since: the oldest undo edit of each.
+        cursors.extend(held.range(after_base..).map(|h| Cursor::new(&h.undo.words)));
     }
     // The changes before the first out of ascending order: one by one, that one is refused.
     let ascending = frame
         .changes
         .windows(2)
-        .position(|w| S::change_eid(&w[0]) >= S::change_eid(&w[1]))
+        .position(|w| S::staged_eid(&w[0]) >= S::staged_eid(&w[1]))
         .map_or(frame.changes.len(), |i| i + 1);
     let changes = &frame.changes[..ascending];
-    if frame.keyframe {
-        for eid in live.keys() {
-            touched.mark(*eid, Source::LIVE);
-        }
-    } else {
-        // The base's records of the entities edited since: the oldest undo edit of each.
-        for (j, h) in held.iter().enumerate().skip(after_base) {
-            for (k, eid) in h.undo.ids.iter().enumerate() {
-                // `j` is below HELD_RING, and `k` below 65,536 (a frame edits an id once).
-                let source = Source {
-                    frame: j as u32,
-                    edit: k as u32,
-                };
-                if touched.mark(*eid, source) {
-                    let reads =
-                        u64::from(live.holds(*eid)) + u64::from(h.undo.records[k].is_some());
-                    *primed = primed.wrapping_add(reads);
-                }
-            }
-        }
-        for eid in removed.iter() {
-            touched.mark(*eid, Source::LIVE);
-        }
-    }
     for change in changes {
-        let eid = S::change_eid(change);
-        if touched.mark(eid, Source::LIVE) {
-            *primed = primed.wrapping_add(u64::from(live.holds(eid)));
+        *primed = primed.wrapping_add(u64::from(live.holds(S::staged_eid(change))));
+    }
+    let after = held.range(after_base..);
+    let mut walk = Walk::<S> {
+        live,
+        held,
+        keyframe: frame.keyframe,
+        tick: frame.tick,
+        removed,
+        next_removed: 0,
+        fault: None,
+        removal_fault: false,
+        undo,
+        report,
+    };
+    // Every entity touched, in ascending id, 64 ids (a word) at a time: those edited since the
+    // base (the words of the held frames after it), those removed, those changed, and for a
+    // keyframe every one held. Each source ascends, so one cursor into each suffices.
+    let (mut next_change, mut next_removal, mut next_held) = (0, 0, 0);
+    loop {
+        let word_of = |eid: u16| usize::from(eid / 64);
+        let mut w = cursors.iter().map(|c| c.word).min().unwrap_or(usize::MAX);
+        if let Some(c) = changes.get(next_change) {
+            w = w.min(word_of(S::staged_eid(c)));
+        }
+        if let Some(eid) = walk.removed.get(next_removal) {
+            w = w.min(word_of(*eid));
+        }
+        if let Some(e) = held_ids.get(next_held) {
+            w = w.min(usize::from(e.word));
+        }
+        if w == usize::MAX {
+            break;
+        }
+        let mut touched = 0u64;
+        for (c, h) in cursors.iter_mut().zip(after.clone()) {
+            c.enter(w, &h.undo.words);
+            touched |= c.bits;
+        }
+        if let Some(e) = held_ids.get(next_held).filter(|e| usize::from(e.word) == w) {
+            touched |= e.bits;
+            next_held += 1;
+        }
+        while let Some(eid) = walk.removed.get(next_removal).filter(|e| word_of(**e) == w) {
+            touched |= 1 << (eid % 64);
+            next_removal += 1;
+        }
+        let first_change = next_change;
+        while let Some(c) = changes.get(next_change) {
+            let eid = S::staged_eid(c);
+            if word_of(eid) != w {
+                break;
+            }
+            touched |= 1 << (eid % 64);
+            next_change += 1;
+        }
+        let mut named = changes[first_change..next_change].iter();
+        while touched != 0 {
+            let b = touched.trailing_zeros();
+            touched &= touched - 1;
+            // Below 65,536: an id of word `w`.
+            let eid = (w * 64) as u16 + b as u16;
+            // The base's record: in the oldest frame after the base that edited it. Every bit
+            // of a frame's word is walked, so counting those passed gives each one's edit;
+            // the first frame (the one after the base, which edits most of what is touched) is
+            // counted so, the others (rarely the source) by a count of their bits below.
+            let bit = 1u64 << b;
+            let source = match cursors.split_first_mut() {
+                Some((first, _)) if first.bits & bit != 0 => {
+                    let edit = first.before + first.passed;
+                    first.passed += 1;
+                    Source {
+                        frame: after_base as u32,
+                        edit,
+                    }
+                }
+                _ => cursors
+                    .iter()
+                    .position(|c| c.bits & bit != 0)
+                    .map_or(Source::LIVE, |j| Source {
+                        // Below HELD_RING.
+                        frame: (after_base + j) as u32,
+                        edit: cursors[j].edit(b),
+                    }),
+            };
+            let change = named.as_slice().first().filter(|c| S::staged_eid(c) == eid);
+            if change.is_some() {
+                named.next();
+            }
+            walk.visit(eid, source, change);
         }
     }
-    let (mut next_removed, mut next_change) = (0, 0);
-    let (mut fault, mut removal_fault) = (None, false);
-    touched.drain(|eid, source| {
-        if removal_fault {
-            return;
-        }
-        let base = if frame.keyframe {
-            None
-        } else if source == Source::LIVE {
-            live.get(&eid)
-        } else {
-            held[source.frame as usize].undo.records[source.edit as usize].as_ref()
-        };
-        let is_removed = removed.get(next_removed) == Some(&eid);
-        if is_removed {
-            next_removed += 1;
-            if base.is_none() {
-                removal_fault = true;
-                return;
-            }
-        }
-        if fault.is_some() {
-            // A change's fault is told unless a removal's follows: only removals are checked.
-            return;
-        }
-        let next = match changes.get(next_change) {
-            Some(change) if S::change_eid(change) == eid => {
-                next_change += 1;
-                let onto = if is_removed { None } else { base };
-                // Seed 000: "a pose measured in a frame that was lost travels with its age ...
-                // so the client records it at the tick it was true" (the schema's `apply`: tick
-                // minus age).
-                match S::apply(onto, change, frame.tick) {
-                    Ok(r) => Some(r),
-                    Err(why) => {
-                        fault = Some(why);
-                        return;
-                    }
-                }
-            }
-            _ if is_removed => None,
-            // Edited since the base and not named: back to the base's record.
-            _ => base.cloned(),
-        };
-        let old = live.get(&eid);
-        if old == next.as_ref() {
-            return;
-        }
-        match &next {
-            None => report.gone.push(eid),
-            Some(r) => {
-                report.changed.push(eid);
-                if let Some(m) = S::measured(r) {
-                    if old.and_then(S::measured) != Some(m) {
-                        report.measured.push((eid, m));
-                    }
-                }
-                if let Some(full) = S::pose_full(r) {
-                    report.tiers.push((eid, full));
-                }
-            }
-        }
-        let old = live.replace(eid, next);
-        undo.push(eid, old);
-    });
+    let Walk {
+        fault,
+        removal_fault,
+        undo,
+        live,
+        ..
+    } = walk;
     let fault = if removal_fault {
         Some(REMOVED_NOT_HELD)
     } else {
@@ -577,10 +675,120 @@ fn apply<S: AckedSchema>(
     match fault {
         None => Ok(()),
         Some(why) => {
-            for (eid, old) in undo.ids.drain(..).zip(undo.records.drain(..)) {
+            for (eid, old) in undo.drain() {
                 live.replace(eid, old);
             }
+            undo.clear();
             Err(why)
+        }
+    }
+}
+
+/// The walk of [`apply`] over the touched entities in ascending id: what it reads (the live
+/// state and the held frames' undo edits, which make the base) and writes (the live state, the
+/// frame's undo edits, the report), and the first faults it found.
+struct Walk<'a, S: AckedSchema> {
+    live: &'a mut LiveState<S::Record>,
+    held: &'a VecDeque<Held<S::Record>>,
+    keyframe: bool,
+    tick: u32,
+    /// The frame's removals, ascending, and the first not yet walked past.
+    removed: &'a [u16],
+    next_removed: usize,
+    /// The first fault of a change.
+    fault: Option<Inapplicable>,
+    /// A removal of an id the base does not hold (which wins over any change's fault).
+    removal_fault: bool,
+    undo: &'a mut Undo<S::Record>,
+    report: &'a mut FrameReport<S::Event>,
+}
+
+impl<S: AckedSchema> Walk<'_, S> {
+    /// Entity `eid`, its base record at `source`, named by `change` or not: its record in the
+    /// frame's state, written into the live state (and told in the report) when it differs
+    /// from the last frame shown's.
+    #[inline(always)]
+    fn visit(&mut self, eid: u16, source: Source, change: Option<&S::Staged>) {
+        super::moves::touch(1);
+        if self.removal_fault {
+            return;
+        }
+        let base = if self.keyframe {
+            None
+        } else if source == Source::LIVE {
+            self.live.get(&eid)
+        } else {
+            self.held[source.frame as usize].undo.records[source.edit as usize].as_ref()
+        };
+        let is_removed = self.removed.get(self.next_removed) == Some(&eid);
+        if is_removed {
+            self.next_removed += 1;
+            if base.is_none() {
+                self.removal_fault = true;
+                return;
+            }
+        }
+        if self.fault.is_some() {
+            // A change's fault is told unless a removal's follows: only removals are checked.
+            return;
+        }
+        let next = match change {
+            Some(change) => {
+                let onto = if is_removed { None } else { base };
+                // Seed 000: "a pose measured in a frame that was lost travels with its age ...
+                // so the client records it at the tick it was true" (the schema's
+                // `apply_staged`: tick minus age).
+                match S::apply_staged(onto, change, self.tick) {
+                    Ok(r) => Some(r),
+                    Err(why) => {
+                        self.fault = Some(why);
+                        return;
+                    }
+                }
+            }
+            None if is_removed => None,
+            // Edited since the base and not named: back to the base's record.
+            None => base.cloned(),
+        };
+        if next.is_none() && !self.live.holds(eid) {
+            // Not held and not held again (past the table, without growing it).
+            return;
+        }
+        let live = &mut *self.live;
+        let slot = live.slot_mut(eid);
+        if *slot == next {
+            return;
+        }
+        let report = &mut *self.report;
+        match &next {
+            None => report.gone.push(eid),
+            Some(r) => {
+                report.changed.push(eid);
+                if let Some(m) = S::measured(r) {
+                    if slot.as_ref().and_then(S::measured) != Some(m) {
+                        report.measured.push((eid, m));
+                    }
+                }
+                if let Some(full) = S::pose_full(r) {
+                    report.tiers.push((eid, full));
+                }
+            }
+        }
+        // What the slot held goes to the undo edits straight from the slot, and the new record
+        // straight into it: moved through a value on the stack, a record was read back wider
+        // than it was written, and the processor's store forwarding stalled on each (a profile
+        // of the walk put a fifth of its time on two such reads).
+        let held = slot.is_some();
+        self.undo.push(eid, slot);
+        let added = next.is_some();
+        *slot = next;
+        if added {
+            super::moves::count(1);
+        }
+        match (held, added) {
+            (false, true) => live.len += 1,
+            (true, false) => live.len -= 1,
+            _ => {}
         }
     }
 }
@@ -620,7 +828,7 @@ pub struct AckedDecoder<S: AckedSchema> {
     /// Undo buffers of frames no longer held, for the next frames to reuse.
     spare: Vec<Undo<S::Record>>,
     /// The frame being delivered, decoded into the buffers of the one before.
-    frame: FrameOf<S>,
+    frame: StagedFrame<S>,
     scratch: Scratch,
     report: FrameReport<S::Event>,
     /// The check's buffer for a record's bytes.
@@ -647,11 +855,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
             held: VecDeque::new(),
             spare: Vec::new(),
             frame: super::AckedFrame::empty(),
-            scratch: Scratch {
-                touched: Touched::new(),
-                removed: Vec::new(),
-                primed: 0,
-            },
+            scratch: Scratch::default(),
             report: FrameReport::empty(),
             bytes: Vec::new(),
             newest_serial: None,
@@ -664,7 +868,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
 
     /// Takes one frame's bytes.
     pub fn deliver(&mut self, bytes: &[u8]) -> Delivery<'_, S::Event> {
-        if let Err(e) = S::decode_frame_into(bytes, &mut self.frame) {
+        if let Err(e) = S::decode_staged(bytes, &mut self.frame) {
             self.counters.undecodable += 1;
             return Delivery::Undecodable(e);
         }
@@ -680,7 +884,10 @@ impl<S: AckedSchema> AckedDecoder<S> {
         let after_base = if frame.keyframe {
             self.held.len()
         } else {
-            match self.held.iter().position(|h| h.tick == frame.base_tick) {
+            // Searched from the newest: a base is a recent frame, and the ring's entries (each a
+            // tick and the undo edits' buffers) span a cache line or more apiece, so that a
+            // search from the oldest took one cache miss per frame held before the base.
+            match self.held.iter().rposition(|h| h.tick == frame.base_tick) {
                 Some(i) => i + 1,
                 None => {
                     self.counters.unknown_base += 1;
@@ -827,9 +1034,11 @@ impl<S: AckedSchema> AckedDecoder<S> {
             f(eid, r);
         }
         for held in &mut self.held {
-            for (eid, r) in held.undo.ids.iter().zip(&mut held.undo.records) {
+            let Undo { records, words } = &mut held.undo;
+            let ids = Undo::<S::Record>::ids_of(words);
+            for (eid, r) in ids.zip(records) {
                 if let Some(r) = r {
-                    f(*eid, r);
+                    f(eid, r);
                 }
             }
         }

@@ -6,7 +6,7 @@
 //! from the base's, never as a step; and a record keeps it for the entity's life once it has
 //! one (an apply without the group leaves the base's).
 
-use super::{AckedFrame, AckedSchema, FrameOf, Inapplicable};
+use super::{AckedFrame, AckedSchema, FrameOf, Inapplicable, StagedFrame};
 use crate::protocol::{
     Acked, AckedFlags, Change, ChangeMask, EntityState, Event, Health, Orientation, PoseFull,
     PoseStep, StateFlags, Vehicle,
@@ -22,133 +22,203 @@ pub const POSE_REACH: i32 = 16383;
 
 /// Steps of 1/512 m an f32 holds exactly, all of them: 2^24.
 const F32_EXACT: f64 = 16_777_216.0;
-const YAW_FULL: f64 = 360.0 / 65536.0;
+/// PoseFull's yaw steps (`quant(u16, 360/65536)`), in degrees.
+pub(super) const YAW_FULL: f64 = 360.0 / 65536.0;
 const YAW_STEP: f64 = 360.0 / 256.0;
 
-/// A change read at once from the front of `b`, and its length, when it is whole and valid;
-/// `None` for anything else (a mask `Change::read` refuses, a non-finite float, too few bytes),
-/// and the generated `Change::read` then reads it and tells the error where it is. What this
-/// accepts `Change::read` accepts as the same change (a test holds the two to that).
-#[inline]
-fn fast_change(b: &[u8]) -> Option<(Change, usize)> {
-    let le16 = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
-    let le32 = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-    if b.len() < 4 {
-        return None;
-    }
-    let bits = le16(2);
-    // acked.wire's ChangeMask: bits 0 to 3, 14 and 15 named, 14 and 15 requiring 0.
-    if bits & !0xc00f != 0 || (bits & 0xc000 != 0 && bits & 1 == 0) {
-        return None;
-    }
-    let mask = ChangeMask::from_bits(bits);
-    let aged = mask.contains(ChangeMask::POSE_AGE);
-    let pose = mask.contains(ChangeMask::POSE);
-    let full = mask.contains(ChangeMask::POSE_FULL);
-    let health = mask.contains(ChangeMask::HEALTH);
-    let vehicle = mask.contains(ChangeMask::VEHICLE);
-    let orient = mask.contains(ChangeMask::ORIENT);
-    let len = 4
-        + usize::from(aged)
-        + if pose {
-            if full {
-                14
-            } else {
-                7
-            }
-        } else {
-            0
-        }
-        + if health { 2 } else { 0 }
-        + if vehicle { 3 } else { 0 }
-        + if orient { 4 } else { 0 };
-    if b.len() < len {
-        return None;
-    }
-    let mut at = 4;
-    let mut change = Change {
-        eid: le16(0),
-        mask,
-        age: None,
-        pose_full: None,
-        pose_step: None,
-        health: None,
-        vehicle: None,
-        orient: None,
+/// A kind 6 change as the [`AckedDecoder`](super::AckedDecoder) stages it between reading a
+/// frame and applying it ([`AckedSchema::Staged`]): the wire's integers in 32 bytes, where the
+/// generated [`Change`] takes 88 (each group an `Option`, the quantized yaws as f64). The
+/// decoder writes one per change of a frame and reads it back once, applying it
+/// ([`Reference::apply_staged`]) with integer arithmetic where [`Reference::apply`] divides
+/// the yaw's degrees back into steps.
+///
+/// A group the mask does not select holds zeros, so that two staged changes are equal exactly
+/// when the changes they stage are. [`Reference::stage`] gives it of a [`Change`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StagedChange {
+    /// `eid`.
+    pub(super) eid: u16,
+    /// `mask`'s bits: which of the fields below mean anything.
+    pub(super) mask: u16,
+    /// PoseFull's yaw in its 65536 steps a turn, or PoseStep's in its 256.
+    pub(super) yaw: u16,
+    /// Vehicle's `vehicle`.
+    pub(super) vehicle: u16,
+    /// PoseFull's x, y and z as the f32's bits, or PoseStep's dx, dy and dz widened.
+    pub(super) pose: [i32; 3],
+    /// The orientation.
+    pub(super) orient: SmallestThree,
+    /// `age` (0 without POSE_AGE).
+    pub(super) age: u8,
+    /// Health's `hp`.
+    pub(super) hp: u8,
+    /// Health's `armor`.
+    pub(super) armor: u8,
+    /// Vehicle's `seat`.
+    pub(super) seat: u8,
+}
+
+impl StagedChange {
+    /// Nothing selected, every field zero.
+    pub(super) const NONE: StagedChange = StagedChange {
+        eid: 0,
+        mask: 0,
+        yaw: 0,
+        vehicle: 0,
+        pose: [0; 3],
+        orient: SmallestThree {
+            largest: 0,
+            rest: [0; 3],
+        },
+        age: 0,
+        hp: 0,
+        armor: 0,
+        seat: 0,
     };
-    if aged {
-        change.age = Some(b[at]);
+
+    /// The entity.
+    #[inline]
+    pub fn eid(&self) -> u16 {
+        self.eid
+    }
+
+    /// Whether the mask holds all of `bits`.
+    #[inline]
+    fn has(&self, bits: u16) -> bool {
+        self.mask & bits == bits
+    }
+}
+
+/// A mask bit as the mask's u16.
+const fn bit(b: crate::rt::Bit<ChangeMask>) -> u16 {
+    1 << b.index()
+}
+
+pub(super) const POSE: u16 = bit(ChangeMask::POSE);
+pub(super) const HEALTH: u16 = bit(ChangeMask::HEALTH);
+pub(super) const VEHICLE: u16 = bit(ChangeMask::VEHICLE);
+pub(super) const ORIENT: u16 = bit(ChangeMask::ORIENT);
+pub(super) const POSE_FULL: u16 = bit(ChangeMask::POSE_FULL);
+pub(super) const POSE_AGE: u16 = bit(ChangeMask::POSE_AGE);
+
+/// The byte length of a change with `mask`'s groups, when the mask is one `Change::read`
+/// accepts: acked.wire's ChangeMask names POSE, HEALTH, VEHICLE, ORIENT, POSE_FULL and
+/// POSE_AGE, and the last two require POSE.
+#[inline(always)]
+fn change_len(mask: u16) -> Option<usize> {
+    let named = POSE | HEALTH | VEHICLE | ORIENT | POSE_FULL | POSE_AGE;
+    if mask & !named != 0 || (mask & (POSE_FULL | POSE_AGE) != 0 && mask & POSE == 0) {
+        return None;
+    }
+    let has = |b: u16| usize::from(mask & b != 0);
+    // eid and mask; age; PoseFull 14 or PoseStep 7; Health 2; Vehicle 3; Orientation 4.
+    let pose = has(POSE) * if mask & POSE_FULL != 0 { 14 } else { 7 };
+    Some(4 + has(POSE_AGE) + pose + 2 * has(HEALTH) + 3 * has(VEHICLE) + 4 * has(ORIENT))
+}
+
+/// The u16 at `b[i..]`, little endian (0 past the end, which the callers never reach: they
+/// read within a length checked first).
+#[inline(always)]
+fn le16(b: &[u8], i: usize) -> u16 {
+    b.get(i..i + 2)
+        .map_or(0, |v| u16::from_le_bytes([v[0], v[1]]))
+}
+
+/// The u32 at `b[i..]`, little endian (0 past the end, as [`le16`]).
+#[inline(always)]
+fn le32(b: &[u8], i: usize) -> u32 {
+    b.get(i..i + 4)
+        .map_or(0, |v| u32::from_le_bytes([v[0], v[1], v[2], v[3]]))
+}
+
+/// A change read at once from the front of `b` and staged into `c`, and its length, when it is
+/// whole and valid; `None` for anything else (a mask `Change::read` refuses, a non-finite float, an
+/// orientation the quaternion's rules refuse, too few bytes), and the generated `Change::read`
+/// then reads it and tells the error where it is. What this accepts `Change::read` accepts as
+/// the change this stages (a test holds the two to that, on every prefix and one-byte change of
+/// real frames).
+///
+/// It writes the fields into `c`, where the decoder keeps the change, rather than returning a
+/// value to be copied there: the copy read the fields back wider than they were written, and
+/// the processor's store forwarding stalls on each such read (a profile put two fifths of the
+/// decode there).
+#[inline(always)]
+fn read_staged(b: &[u8], c: &mut StagedChange) -> Option<usize> {
+    let head: [u8; 4] = b.get(..4)?.try_into().ok()?;
+    let mask = u16::from_le_bytes([head[2], head[3]]);
+    let len = change_len(mask)?;
+    let b = b.get(4..len)?;
+    *c = StagedChange {
+        eid: u16::from_le_bytes([head[0], head[1]]),
+        mask,
+        ..StagedChange::NONE
+    };
+    let mut at = 0;
+    if c.has(POSE_AGE) {
+        c.age = b[at];
         at += 1;
     }
-    if pose && full {
-        let f = |i: usize| f32::from_bits(le32(i));
-        let (x, y, z) = (f(at), f(at + 4), f(at + 8));
-        if !(x.is_finite() && y.is_finite() && z.is_finite()) {
-            return None;
+    if c.has(POSE) {
+        if c.has(POSE_FULL) {
+            let (x, y, z) = (le32(b, at), le32(b, at + 4), le32(b, at + 8));
+            // The generated reader refuses a non-finite f32 (all exponent bits set).
+            if [x, y, z].iter().any(|v| v & 0x7f80_0000 == 0x7f80_0000) {
+                return None;
+            }
+            c.pose = [x as i32, y as i32, z as i32];
+            c.yaw = le16(b, at + 12);
+            at += 14;
+        } else {
+            c.pose = [
+                i32::from(le16(b, at) as i16),
+                i32::from(le16(b, at + 2) as i16),
+                i32::from(le16(b, at + 4) as i16),
+            ];
+            c.yaw = u16::from(b[at + 6]);
+            at += 7;
         }
-        change.pose_full = Some(PoseFull {
-            x,
-            y,
-            z,
-            yaw: f64::from(le16(at + 12)) * (360.0 / 65536.0),
-        });
-        at += 14;
-    } else if pose {
-        let d = |i: usize| le16(i) as i16;
-        change.pose_step = Some(PoseStep {
-            dx: d(at),
-            dy: d(at + 2),
-            dz: d(at + 4),
-            yaw: f64::from(b[at + 6]) * (360.0 / 256.0),
-        });
-        at += 7;
     }
-    if health {
-        change.health = Some(Health {
-            hp: b[at],
-            armor: b[at + 1],
-        });
+    if c.has(HEALTH) {
+        (c.hp, c.armor) = (b[at], b[at + 1]);
         at += 2;
     }
-    if vehicle {
-        change.vehicle = Some(Vehicle {
-            vehicle: le16(at),
-            seat: b[at + 2],
-        });
+    if c.has(VEHICLE) {
+        (c.vehicle, c.seat) = (le16(b, at), b[at + 2]);
         at += 3;
     }
-    if orient {
+    if c.has(ORIENT) {
         // `Orientation`: 29 bits least significant first (largest: u2, then three i9), three
         // zero padding bits; anything else (and any value the quaternion's rules refuse) is
         // left to `Change::read`, which says where and why.
-        let v = le32(at);
+        let v = le32(b, at);
         let component = |shift: u32| (((v >> shift) & 0x1ff) as i16) << 7 >> 7;
-        let q = SmallestThree {
+        c.orient = SmallestThree {
             largest: (v & 3) as u8,
             rest: [component(2), component(11), component(20)],
         };
-        if v >> 29 != 0 || q.check(9).is_err() {
+        if v >> 29 != 0 || c.orient.check(9).is_err() {
             return None;
         }
-        change.orient = Some(Orientation { q });
         at += 4;
     }
-    debug_assert_eq!(at, len);
-    Some((change, len))
+    debug_assert_eq!(at + 4, len);
+    Some(len)
 }
 
 /// The reference protocol's acked schema.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Reference;
 
+#[inline(always)]
 fn in_box(r: &EntityState) -> bool {
-    [r.x, r.y, r.z]
-        .iter()
-        .all(|v| i64::from(*v).abs() <= i64::from(POSE_REACH))
+    let reach = POSE_REACH.unsigned_abs();
+    r.x.unsigned_abs() <= reach && r.y.unsigned_abs() <= reach && r.z.unsigned_abs() <= reach
 }
 
 /// The point a PoseStep counts from: the base's pose when the base holds the entity (same life)
 /// and its pose lies in the box, the origin otherwise. Both sides decide it from the base alone.
+#[inline(always)]
 fn step_origin(base: Option<&EntityState>) -> (i32, i32, i32) {
     match base {
         Some(b) if in_box(b) => (b.x, b.y, b.z),
@@ -185,7 +255,7 @@ fn grid(v: f32) -> Result<i32, Inapplicable> {
 /// `round`'s libm call on the baseline x86-64 target; anything else goes through `round`, so
 /// the result is the same for every f64 (a test holds the two to it).
 #[inline]
-fn round_u16(v: f64) -> u16 {
+pub(super) fn round_u16(v: f64) -> u16 {
     let whole = v as i32;
     if f64::from(whole) == v {
         // Saturating, as `as u16` of the rounded f64 is.
@@ -196,7 +266,7 @@ fn round_u16(v: f64) -> u16 {
 }
 
 /// A decoded frame's header: the fields of kind 6's (and kind 12's: its header is kind 6's field
-/// for field) that its [`AckedFrame`] keeps, beside the lists. Kind 6's `decode_frame_into`
+/// for field) that its [`AckedFrame`] keeps, beside the lists. Kind 6's `decode_staged`
 /// and kind 12's `unpack_into` both keep theirs through [`Header::into_frame`].
 pub(super) struct Header {
     /// `tick`.
@@ -221,7 +291,7 @@ impl Header {
     /// DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick
     /// is then 0)": a keyframe naming a base is `invalid_condition` at byte 5 (both kinds'
     /// base_tick starts there), `base_tick`, refused before `out` is touched.
-    pub(super) fn into_frame(self, out: &mut FrameOf<Reference>) -> Result<(), DecodeError> {
+    pub(super) fn into_frame<C>(self, out: &mut AckedFrame<C, Event>) -> Result<(), DecodeError> {
         let keyframe = self.flags.contains(AckedFlags::KEYFRAME);
         if keyframe && self.base_tick != 0 {
             return Err(DecodeError::new(ErrorKind::InvalidCondition, 5).field("base_tick"));
@@ -352,18 +422,75 @@ impl AckedSchema for Reference {
 
     /// Seed 000: "a pose measured in a frame that was lost travels with its age ... so the
     /// client records it at the tick it was true": the record's `measured` is the frame's tick
-    /// minus the age.
+    /// minus the age. The change's groups are those its mask selects, as every change a frame
+    /// carries holds them; applied through its staged form, so that the decoder's
+    /// [`Self::apply_staged`] and this are one rule.
     #[inline]
     fn apply(
         base: Option<&EntityState>,
         change: &Change,
         tick: u32,
     ) -> Result<EntityState, Inapplicable> {
+        Self::apply_staged(base, &Self::stage(change), tick)
+    }
+
+    type Staged = StagedChange;
+
+    /// The change's groups as its mask selects them, the yaws back in their steps as the
+    /// generated writer quantizes them (`round`, saturating).
+    fn stage(change: &Change) -> StagedChange {
+        let mut s = StagedChange {
+            eid: change.eid,
+            mask: change.mask.bits(),
+            ..StagedChange::NONE
+        };
+        if s.has(POSE_AGE) {
+            s.age = change.age.unwrap_or(0);
+        }
+        match (&change.pose_full, &change.pose_step) {
+            (Some(p), _) if s.has(POSE | POSE_FULL) => {
+                s.pose = [p.x, p.y, p.z].map(|v| v.to_bits() as i32);
+                s.yaw = round_u16(p.yaw / YAW_FULL);
+            }
+            (_, Some(p)) if s.has(POSE) && !s.has(POSE_FULL) => {
+                s.pose = [p.dx, p.dy, p.dz].map(i32::from);
+                s.yaw = round_u16(p.yaw / YAW_STEP);
+            }
+            _ => {}
+        }
+        if let (true, Some(h)) = (s.has(HEALTH), &change.health) {
+            (s.hp, s.armor) = (h.hp, h.armor);
+        }
+        if let (true, Some(v)) = (s.has(VEHICLE), &change.vehicle) {
+            (s.vehicle, s.seat) = (v.vehicle, v.seat);
+        }
+        if let (true, Some(o)) = (s.has(ORIENT), &change.orient) {
+            s.orient = o.q;
+        }
+        s
+    }
+
+    #[inline]
+    fn staged_eid(staged: &StagedChange) -> u16 {
+        staged.eid
+    }
+
+    /// Seed 000's rules for one change, in integers: an entity coming whole brings every group
+    /// (the orientation aside: an entity may have none); a full pose lies on the 1/512 m grid;
+    /// a PoseStep counts from the base's pose (the origin when it has none in the box); "a
+    /// pose measured in a frame that was lost travels with its age (POSE_AGE ...), so the
+    /// client records it at the tick it was true": `measured` is the frame's tick minus the
+    /// age; an orientation, once had, stays.
+    #[inline(always)]
+    fn apply_staged(
+        base: Option<&EntityState>,
+        c: &StagedChange,
+        tick: u32,
+    ) -> Result<EntityState, Inapplicable> {
         let mut r = match base {
             Some(b) => *b,
             None => {
-                let whole = [ChangeMask::POSE, ChangeMask::HEALTH, ChangeMask::VEHICLE];
-                if !whole.iter().all(|b| change.mask.contains(*b)) {
+                if !c.has(POSE | HEALTH | VEHICLE) {
                     return Err(Inapplicable("an entity comes whole without every group"));
                 }
                 EntityState {
@@ -381,42 +508,38 @@ impl AckedSchema for Reference {
                 }
             }
         };
-        if let Some(full) = &change.pose_full {
-            r.x = grid(full.x)?;
-            r.y = grid(full.y)?;
-            r.z = grid(full.z)?;
-            r.yaw = round_u16(full.yaw / YAW_FULL);
+        if c.has(POSE) {
+            if c.has(POSE_FULL) {
+                let g = |v: i32| grid(f32::from_bits(v as u32));
+                r.x = g(c.pose[0])?;
+                r.y = g(c.pose[1])?;
+                r.z = g(c.pose[2])?;
+                r.yaw = c.yaw;
+            } else {
+                let (ox, oy, oz) = step_origin(base);
+                let add = |o: i32, d: i32| {
+                    o.checked_add(d)
+                        .ok_or(Inapplicable("a pose step past the grid"))
+                };
+                r.x = add(ox, c.pose[0])?;
+                r.y = add(oy, c.pose[1])?;
+                r.z = add(oz, c.pose[2])?;
+                r.yaw = c.yaw << 8;
+            }
             // The tier is the pose's; ORIENTED is the orientation's and stays.
-            r.flags.set(StateFlags::POSE_FULL, true);
-        }
-        if let Some(step) = &change.pose_step {
-            let (ox, oy, oz) = step_origin(base);
-            let add = |o: i32, d: i16| {
-                o.checked_add(i32::from(d))
-                    .ok_or(Inapplicable("a pose step past the grid"))
-            };
-            r.x = add(ox, step.dx)?;
-            r.y = add(oy, step.dy)?;
-            r.z = add(oz, step.dz)?;
-            r.yaw = round_u16(step.yaw / YAW_STEP) << 8;
-            r.flags.set(StateFlags::POSE_FULL, false);
-        }
-        if change.mask.contains(ChangeMask::POSE) {
-            let age = u32::from(change.age.unwrap_or(0));
+            r.flags.set(StateFlags::POSE_FULL, c.has(POSE_FULL));
             r.measured = tick
-                .checked_sub(age)
+                .checked_sub(u32::from(c.age))
                 .ok_or(Inapplicable("a pose measured before tick 0"))?;
         }
-        if let Some(h) = &change.health {
-            r.hp = h.hp;
-            r.armor = h.armor;
+        if c.has(HEALTH) {
+            (r.hp, r.armor) = (c.hp, c.armor);
         }
-        if let Some(v) = &change.vehicle {
-            r.vehicle = v.vehicle;
-            r.seat = v.seat;
+        if c.has(VEHICLE) {
+            (r.vehicle, r.seat) = (c.vehicle, c.seat);
         }
-        if let Some(o) = change.orient {
-            r.orient = Some(o);
+        if c.has(ORIENT) {
+            r.orient = Some(Orientation { q: c.orient });
             r.flags.set(StateFlags::ORIENTED, true);
         }
         Ok(r)
@@ -495,8 +618,10 @@ impl AckedSchema for Reference {
     }
 
     /// The generated `Acked::read` step for step (the same checks, offsets and field paths, a
-    /// test holds the two to the same answers), reading the lists into `out`'s buffers.
-    fn decode_frame_into(bytes: &[u8], out: &mut FrameOf<Self>) -> Result<(), DecodeError> {
+    /// test holds the two to the same answers), reading the lists into `out`'s buffers and
+    /// each change straight into its staged form (`read_staged`; the generated
+    /// `Change::read` for anything that one leaves, so that an error is told where it is).
+    fn decode_staged(bytes: &[u8], out: &mut StagedFrame<Self>) -> Result<(), DecodeError> {
         let mut r = Reader::new(bytes);
         let at = r.pos();
         if r.u8().map_err(|e| e.field("kind"))? != 6 {
@@ -526,16 +651,23 @@ impl AckedSchema for Reference {
             .count(u64::from(changed_count), 4, r.pos())
             .map_err(|e| e.field("changes"))?;
         out.changes.clear();
+        // What the fast reader has not read yet: `r` is moved past what it read only when the
+        // generated reader takes over, and at the end.
+        let mut rest = r.rest();
         for i in 0..n {
-            let change = match fast_change(r.rest()) {
-                Some((change, len)) => {
-                    r.take(len)?;
-                    change
-                }
-                None => Change::read(&mut r).map_err(|e| e.index(i).field("changes"))?,
+            out.changes.push(StagedChange::NONE);
+            let Some(c) = out.changes.last_mut() else {
+                continue;
             };
-            out.changes.push(change);
+            if let Some(len) = read_staged(rest, c) {
+                rest = rest.get(len..).unwrap_or_default();
+                continue;
+            }
+            r.take(r.remaining() - rest.len())?;
+            *c = Self::stage(&Change::read(&mut r).map_err(|e| e.index(i).field("changes"))?);
+            rest = r.rest();
         }
+        r.take(r.remaining() - rest.len())?;
         let event_count = r.u8().map_err(|e| e.field("event_count"))?;
         let first_serial = if event_count > 0 {
             Some(r.u32().map_err(|e| e.field("first_serial"))?)
@@ -591,6 +723,14 @@ impl AckedSchema for Reference {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sizes the staged form's documentation (and the decoder's) give: what a decoder
+    /// writes and reads back per change, against the generated change it stands in for.
+    #[test]
+    fn a_staged_change_is_32_bytes_where_a_change_is_88() {
+        assert_eq!(std::mem::size_of::<StagedChange>(), 32);
+        assert_eq!(std::mem::size_of::<Change>(), 88);
+    }
 
     /// The shortcuts around libm's `round` and `fract` give what those give, on the values a
     /// frame's yaw and pose can take and on the awkward ones (halves, the largest double below

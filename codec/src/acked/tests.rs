@@ -593,9 +593,9 @@ fn every_held_frame_is_a_base_whatever_bases_the_frames_between_named() {
     assert_eq!(d.held(), Reference::HELD_RING);
 }
 
-/// The decoder reads frames with [`AckedSchema::decode_frame_into`], reusing the lists of the
-/// frame before: it must give exactly the generated decoder's frame or error, whatever the
-/// buffers held before, on every prefix and every one-byte change of real frames.
+/// The decoder reads frames with [`AckedSchema::decode_staged`], reusing the lists of the frame
+/// before: it must give exactly the generated decoder's frame (its changes staged) or error,
+/// whatever the buffers held before, on every prefix and every one-byte change of real frames.
 #[test]
 fn decoding_into_reused_buffers_agrees_with_the_generated_decoder() {
     let s1 = state(&[(1, 1, rec(1, true, 1, 1)), (4, 1, rec(-9, false, 1, 3))]);
@@ -605,7 +605,7 @@ fn decoding_into_reused_buffers_agrees_with_the_generated_decoder() {
         frame(2, Some((1, &s1)), &s2, vec![shot(1), shot(2)], 1),
         frame(3, Some((2, &s2)), &s1, vec![], 0),
     ];
-    let mut out = Reference::decode_frame(&frames[1]).unwrap();
+    let mut out = super::staged::<Reference>(&Reference::decode_frame(&frames[1]).unwrap());
     let mut inputs: Vec<Vec<u8>> = Vec::new();
     for f in &frames {
         for len in 0..=f.len() {
@@ -632,8 +632,8 @@ fn decoding_into_reused_buffers_agrees_with_the_generated_decoder() {
     }
     let mut accepted = 0;
     for bytes in &inputs {
-        let want = Reference::decode_frame(bytes);
-        let got = Reference::decode_frame_into(bytes, &mut out).map(|()| out.clone());
+        let want = Reference::decode_frame(bytes).map(|f| super::staged::<Reference>(&f));
+        let got = Reference::decode_staged(bytes, &mut out).map(|()| out.clone());
         assert_eq!(got, want, "{bytes:02x?}");
         accepted += usize::from(want.is_ok());
     }
