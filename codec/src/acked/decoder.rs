@@ -280,16 +280,23 @@ impl<R> LiveState<R> {
             return None;
         }
         let added = record.is_some();
-        if added {
+        let old = std::mem::replace(self.slot_mut(eid), record);
+        self.count(old.is_some(), added);
+        old
+    }
+
+    /// Keeps `len` (and the test's count of records written) after a slot that held an entity
+    /// or not (`held`) came to hold one or not (`holds`).
+    #[inline]
+    fn count(&mut self, held: bool, holds: bool) {
+        if holds {
             super::moves::count(1);
         }
-        let old = std::mem::replace(self.slot_mut(eid), record);
-        match (old.is_some(), added) {
+        match (held, holds) {
             (false, true) => self.len += 1,
             (true, false) => self.len -= 1,
             _ => {}
         }
-        old
     }
 
     fn values_mut(&mut self) -> impl Iterator<Item = (u16, &mut R)> + '_ {
@@ -780,16 +787,9 @@ impl<S: AckedSchema> Walk<'_, S> {
         // of the walk put a fifth of its time on two such reads).
         let held = slot.is_some();
         self.undo.push(eid, slot);
-        let added = next.is_some();
+        let holds = next.is_some();
         *slot = next;
-        if added {
-            super::moves::count(1);
-        }
-        match (held, added) {
-            (false, true) => live.len += 1,
-            (true, false) => live.len -= 1,
-            _ => {}
-        }
+        live.count(held, holds);
     }
 }
 

@@ -396,18 +396,7 @@ pub trait AckedSchema: Sized {
     /// buffers, as both reference schemas do, makes a warm delivery allocate nothing (this
     /// default allocates the decoded frame).
     fn decode_staged(bytes: &[u8], out: &mut StagedFrame<Self>) -> Result<(), DecodeError> {
-        let f = Self::decode_frame(bytes)?;
-        out.tick = f.tick;
-        out.base_tick = f.base_tick;
-        out.last_seq = f.last_seq;
-        out.input_buffer = f.input_buffer;
-        out.keyframe = f.keyframe;
-        out.check = f.check;
-        out.removed = f.removed;
-        out.changes.clear();
-        out.changes.extend(f.changes.iter().map(Self::stage));
-        out.first_serial = f.first_serial;
-        out.events = f.events;
+        *out = staged::<Self>(&Self::decode_frame(bytes)?);
         Ok(())
     }
 }
@@ -416,9 +405,8 @@ pub trait AckedSchema: Sized {
 /// ([`AckedSchema::Staged`]).
 pub type StagedFrame<S> = AckedFrame<<S as AckedSchema>::Staged, <S as AckedSchema>::Event>;
 
-/// `frame` with its changes staged: what [`AckedSchema::decode_staged`] must give for the
-/// frame's bytes.
-#[cfg(test)]
+/// `frame` with its changes staged: what [`AckedSchema::decode_staged`] gives for the frame's
+/// bytes (and, by default, how it gives it).
 pub(crate) fn staged<S: AckedSchema>(frame: &FrameOf<S>) -> StagedFrame<S> {
     AckedFrame {
         tick: frame.tick,
