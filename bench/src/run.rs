@@ -320,7 +320,7 @@ impl<S: AckedSchema<Record = EntityState, Event = Event>> Replicator for AckedBe
         out.extend(
             state
                 .iter()
-                .map(|(eid, r)| (*eid, Pose([m(r.x), m(r.y), m(r.z)]))),
+                .map(|(eid, r)| (eid, Pose([m(r.x), m(r.y), m(r.z)]))),
         );
         Some(tick)
     }
@@ -331,7 +331,7 @@ impl<S: AckedSchema<Record = EntityState, Event = Event>> Replicator for AckedBe
             out.extend(
                 state
                     .iter()
-                    .filter_map(|(eid, r)| Some((*eid, Rot(r.orient?.q.to_xyzw(9))))),
+                    .filter_map(|(eid, r)| Some((eid, Rot(r.orient?.q.to_xyzw(9))))),
             );
         }
     }

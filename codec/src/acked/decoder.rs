@@ -73,7 +73,7 @@
 //! (30 bytes a cube with its id) once every CHECK_EVERY frames, 29 us for the 901 cubes, which
 //! is about 1.1 ns per entity per frame, a quarter of bitcode's whole decode of the world.
 
-use super::{AckedSchema, Inapplicable, StagedFrame, State};
+use super::{AckedSchema, DecoderSlot, Inapplicable, StagedFrame, State};
 use crate::DecodeError;
 use std::collections::VecDeque;
 use std::fmt::Debug;
@@ -199,17 +199,28 @@ fn table_len(eid: u16) -> usize {
 /// it has held (at most 65,536 slots, a u16's ids: the most a hostile server can make it
 /// hold). Walking it in ascending id (the check, [`Self::iter`]) visits every slot up to the
 /// largest id.
-#[derive(Clone)]
-pub struct LiveState<R> {
+///
+/// The table holds the schema's slots ([`AckedSchema::Slot`]), not its records: the records
+/// it lends are made from them, by value.
+pub struct LiveState<S: AckedSchema> {
     /// Slot `eid` holds the record of the entity `eid`.
-    slots: Vec<Option<R>>,
-    /// `ids[eid] == eid` for every slot: the ids [`Self::iter`] lends beside the records, kept
-    /// apart so that a slot is a record alone (the walk copies slots whole).
+    slots: Vec<S::Slot>,
+    /// `ids[eid] == eid` for every slot: the ids [`Self::iter`] lends beside the records.
     ids: Vec<u16>,
     len: usize,
 }
 
-impl<R> Default for LiveState<R> {
+impl<S: AckedSchema> Clone for LiveState<S> {
+    fn clone(&self) -> Self {
+        LiveState {
+            slots: self.slots.clone(),
+            ids: self.ids.clone(),
+            len: self.len,
+        }
+    }
+}
+
+impl<S: AckedSchema> Default for LiveState<S> {
     fn default() -> Self {
         LiveState {
             slots: Vec::new(),
@@ -219,29 +230,29 @@ impl<R> Default for LiveState<R> {
     }
 }
 
-impl<R> LiveState<R> {
+impl<S: AckedSchema> LiveState<S> {
     /// The record of `eid`.
     #[inline]
-    pub fn get(&self, eid: &u16) -> Option<&R> {
-        self.slots.get(usize::from(*eid)).and_then(Option::as_ref)
+    pub fn get(&self, eid: &u16) -> Option<S::Record> {
+        self.slot(*eid).record()
     }
 
     /// Whether `eid` is held.
     pub fn contains_key(&self, eid: &u16) -> bool {
-        self.get(eid).is_some()
+        self.holds(*eid)
     }
 
-    /// Every entity, ascending by id.
-    pub fn iter(&self) -> impl Iterator<Item = (&u16, &R)> + '_ {
+    /// Every entity and its record, ascending by id.
+    pub fn iter(&self) -> impl Iterator<Item = (u16, S::Record)> + '_ {
         self.ids
             .iter()
             .zip(&self.slots)
-            .filter_map(|(eid, s)| s.as_ref().map(|r| (eid, r)))
+            .filter_map(|(eid, s)| Some((*eid, s.record()?)))
     }
 
     /// Every id, ascending.
-    pub fn keys(&self) -> impl Iterator<Item = &u16> + '_ {
-        self.iter().map(|(eid, _)| eid)
+    pub fn keys(&self) -> impl Iterator<Item = u16> + '_ {
+        self.held_slots().map(|(eid, _)| eid)
     }
 
     /// How many entities.
@@ -254,34 +265,56 @@ impl<R> LiveState<R> {
         self.len == 0
     }
 
+    /// The same entities as a [`State`] (a copy).
+    pub fn to_state(&self) -> State<S::Record> {
+        self.iter().collect()
+    }
+
+    /// Every slot that holds an entity, ascending by id.
+    fn held_slots(&self) -> impl Iterator<Item = (u16, &S::Slot)> + '_ {
+        self.ids
+            .iter()
+            .zip(&self.slots)
+            .filter(|(_, s)| s.holds())
+            .map(|(eid, s)| (*eid, s))
+    }
+
+    /// The slot of `eid` (an empty one past the table).
+    #[inline]
+    fn slot(&self, eid: u16) -> S::Slot {
+        self.slots
+            .get(usize::from(eid))
+            .copied()
+            .unwrap_or(S::Slot::EMPTY)
+    }
+
     /// Whether slot `eid` holds an entity: [`Self::contains_key`] without the record.
     #[inline]
     fn holds(&self, eid: u16) -> bool {
-        matches!(self.slots.get(usize::from(eid)), Some(Some(_)))
+        self.slots.get(usize::from(eid)).is_some_and(|s| s.holds())
     }
 
     /// The slot of `eid`, the table grown to hold it.
     #[inline]
-    fn slot_mut(&mut self, eid: u16) -> &mut Option<R> {
+    fn slot_mut(&mut self, eid: u16) -> &mut S::Slot {
         let i = usize::from(eid);
         if i >= self.slots.len() {
             let n = table_len(eid);
-            self.slots.resize_with(n, || None);
+            self.slots.resize(n, S::Slot::EMPTY);
             // Below 65,536 (`table_len`): u16 ids.
             self.ids.extend((self.ids.len()..n).map(|i| i as u16));
         }
         &mut self.slots[i]
     }
 
-    /// Sets (or with `None` clears) the record of `eid`, returning what it held.
-    fn replace(&mut self, eid: u16, record: Option<R>) -> Option<R> {
-        if record.is_none() && !self.holds(eid) {
+    /// Sets (or with an empty slot clears) the slot of `eid`, returning what it held.
+    fn replace(&mut self, eid: u16, slot: S::Slot) -> S::Slot {
+        if !slot.holds() && !self.holds(eid) {
             // Past the table nothing is held: clearing is done without growing it.
-            return None;
+            return S::Slot::EMPTY;
         }
-        let added = record.is_some();
-        let old = std::mem::replace(self.slot_mut(eid), record);
-        self.count(old.is_some(), added);
+        let old = std::mem::replace(self.slot_mut(eid), slot);
+        self.count(old.holds(), slot.holds());
         old
     }
 
@@ -299,44 +332,35 @@ impl<R> LiveState<R> {
         }
     }
 
-    fn values_mut(&mut self) -> impl Iterator<Item = (u16, &mut R)> + '_ {
+    fn slots_mut(&mut self) -> impl Iterator<Item = (u16, &mut S::Slot)> + '_ {
         self.ids
             .iter()
             .zip(&mut self.slots)
-            .filter_map(|(eid, s)| s.as_mut().map(|r| (*eid, r)))
+            .filter(|(_, s)| s.holds())
+            .map(|(eid, s)| (*eid, s))
     }
 }
 
-impl<R: Clone> LiveState<R> {
-    /// The same entities as a [`State`] (a copy).
-    pub fn to_state(&self) -> State<R> {
-        self.iter().map(|(eid, r)| (*eid, r.clone())).collect()
-    }
-}
-
-impl<R: PartialEq> PartialEq for LiveState<R> {
+impl<S: AckedSchema> PartialEq for LiveState<S> {
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.iter().eq(other.iter())
+        self.len == other.len && self.held_slots().eq(other.held_slots())
     }
 }
 
-impl<R: PartialEq> PartialEq<State<R>> for LiveState<R> {
-    fn eq(&self, other: &State<R>) -> bool {
-        self.len == other.len() && self.iter().eq(other.iter())
+impl<S: AckedSchema> PartialEq<State<S::Record>> for LiveState<S> {
+    fn eq(&self, other: &State<S::Record>) -> bool {
+        self.len == other.len()
+            && self
+                .iter()
+                .zip(other.iter())
+                .all(|((a, ra), (b, rb))| a == *b && ra == *rb)
     }
 }
 
-impl<R: Debug> Debug for LiveState<R> {
+impl<S: AckedSchema> Debug for LiveState<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_map().entries(self.iter()).finish()
     }
-}
-
-/// One held frame: its tick, and the edits that undo it.
-#[derive(Debug, Clone)]
-struct Held<R> {
-    tick: u32,
-    undo: Undo<R>,
 }
 
 /// The edits that undo one frame: what the frame before it held of every entity it changed
@@ -349,9 +373,9 @@ struct Held<R> {
 /// it. Most of a frame's edits are of entities the frames around it edit too (a moving body
 /// is in every frame), so most words add nothing to the union but one `and`.
 #[derive(Debug, Clone)]
-struct Undo<R> {
-    /// What the frame before held of each edited entity, in ascending id.
-    records: Vec<Option<R>>,
+struct Undo<T> {
+    /// What the frame before held of each edited entity (its slot), in ascending id.
+    records: Vec<T>,
     /// The edited ids as words of the bit set over ids, ascending, none zero.
     words: Vec<EditWord>,
 }
@@ -367,7 +391,7 @@ struct EditWord {
     before: u32,
 }
 
-impl<R> Default for Undo<R> {
+impl<T> Default for Undo<T> {
     fn default() -> Self {
         Undo {
             records: Vec::new(),
@@ -376,7 +400,7 @@ impl<R> Default for Undo<R> {
     }
 }
 
-impl<R> Undo<R> {
+impl<T: Copy> Undo<T> {
     fn clear(&mut self) {
         self.records.clear();
         self.words.clear();
@@ -399,19 +423,16 @@ impl<R> Undo<R> {
     /// Adds the edit of `eid` (which is above every id already edited): what `slot` holds,
     /// copied from it.
     #[inline(always)]
-    fn push(&mut self, eid: u16, slot: &Option<R>)
-    where
-        R: Clone,
-    {
+    fn push(&mut self, eid: u16, slot: &T) {
         // At most 65,536 ids, each edited once.
         push_id(&mut self.words, eid, self.records.len() as u32);
-        // Copied slot to list (a record of the reference schema is Copy: a memcpy), where a
-        // value pushed was first written to the stack field by field, then read back whole.
+        // Copied slot to list, where a value pushed was first written to the stack, then read
+        // back whole.
         self.records.extend_from_slice(std::slice::from_ref(slot));
     }
 
     /// Takes every edit, leaving none.
-    fn drain(&mut self) -> impl Iterator<Item = (u16, Option<R>)> + '_ {
+    fn drain(&mut self) -> impl Iterator<Item = (u16, T)> + '_ {
         let Undo { records, words } = self;
         let ids = Self::ids_of(words);
         ids.zip(records.drain(..))
@@ -529,12 +550,12 @@ struct Scratch {
 /// over any fault of a change, and of the changes' faults the first in frame order is told.
 #[allow(clippy::too_many_arguments)]
 fn apply<S: AckedSchema>(
-    live: &mut LiveState<S::Record>,
-    held: &VecDeque<Held<S::Record>>,
+    live: &mut LiveState<S>,
+    held: &VecDeque<Undo<S::Slot>>,
     after_base: usize,
     frame: &StagedFrame<S>,
     scratch: &mut Scratch,
-    undo: &mut Undo<S::Record>,
+    undo: &mut Undo<S::Slot>,
     report: &mut FrameReport<S::Event>,
 ) -> Result<(), Inapplicable> {
     let Scratch {
@@ -552,7 +573,7 @@ fn apply<S: AckedSchema>(
             return Err(REMOVED_NOT_HELD);
         }
         for eid in live.keys() {
-            push_id(held_ids, *eid, 0);
+            push_id(held_ids, eid, 0);
         }
     } else {
         // Seed 000: "the entities gone, those whose life changed under their id removed and
@@ -564,7 +585,7 @@ fn apply<S: AckedSchema>(
             return Err(REMOVED_NOT_HELD);
         }
         // The base's records of the entities edited since: the oldest undo edit of each.
-        cursors.extend(held.range(after_base..).map(|h| Cursor::new(&h.undo.words)));
+        cursors.extend(held.range(after_base..).map(|h| Cursor::new(&h.words)));
     }
     // The changes before the first out of ascending order: one by one, that one is refused.
     let ascending = frame
@@ -610,7 +631,7 @@ fn apply<S: AckedSchema>(
         }
         let mut touched = 0u64;
         for (c, h) in cursors.iter_mut().zip(after.clone()) {
-            c.enter(w, &h.undo.words);
+            c.enter(w, &h.words);
             touched |= c.bits;
         }
         if let Some(e) = held_ids.get(next_held).filter(|e| usize::from(e.word) == w) {
@@ -695,8 +716,8 @@ fn apply<S: AckedSchema>(
 /// state and the held frames' undo edits, which make the base) and writes (the live state, the
 /// frame's undo edits, the report), and the first faults it found.
 struct Walk<'a, S: AckedSchema> {
-    live: &'a mut LiveState<S::Record>,
-    held: &'a VecDeque<Held<S::Record>>,
+    live: &'a mut LiveState<S>,
+    held: &'a VecDeque<Undo<S::Slot>>,
     keyframe: bool,
     tick: u32,
     /// The frame's removals, ascending, and the first not yet walked past.
@@ -706,7 +727,7 @@ struct Walk<'a, S: AckedSchema> {
     fault: Option<Inapplicable>,
     /// A removal of an id the base does not hold (which wins over any change's fault).
     removal_fault: bool,
-    undo: &'a mut Undo<S::Record>,
+    undo: &'a mut Undo<S::Slot>,
     report: &'a mut FrameReport<S::Event>,
 }
 
@@ -721,16 +742,16 @@ impl<S: AckedSchema> Walk<'_, S> {
             return;
         }
         let base = if self.keyframe {
-            None
+            S::Slot::EMPTY
         } else if source == Source::LIVE {
-            self.live.get(&eid)
+            self.live.slot(eid)
         } else {
-            self.held[source.frame as usize].undo.records[source.edit as usize].as_ref()
+            self.held[source.frame as usize].records[source.edit as usize]
         };
         let is_removed = self.removed.get(self.next_removed) == Some(&eid);
         if is_removed {
             self.next_removed += 1;
-            if base.is_none() {
+            if !base.holds() {
                 self.removal_fault = true;
                 return;
             }
@@ -741,23 +762,22 @@ impl<S: AckedSchema> Walk<'_, S> {
         }
         let next = match change {
             Some(change) => {
-                let onto = if is_removed { None } else { base };
+                let mut next = if is_removed { S::Slot::EMPTY } else { base };
                 // Seed 000: "a pose measured in a frame that was lost travels with its age ...
-                // so the client records it at the tick it was true" (the schema's
-                // `apply_staged`: tick minus age).
-                match S::apply_staged(onto, change, self.tick) {
-                    Ok(r) => Some(r),
-                    Err(why) => {
-                        self.fault = Some(why);
-                        return;
-                    }
+                // so the client records it at the tick it was true" (the slot's `apply`: tick
+                // minus age).
+                if let Err(why) = next.apply(change, self.tick) {
+                    self.fault = Some(why);
+                    return;
                 }
+                next
             }
-            None if is_removed => None,
+            None if is_removed => S::Slot::EMPTY,
             // Edited since the base and not named: back to the base's record.
-            None => base.cloned(),
+            None => base,
         };
-        if next.is_none() && !self.live.holds(eid) {
+        let holds = next.holds();
+        if !holds && !self.live.holds(eid) {
             // Not held and not held again (past the table, without growing it).
             return;
         }
@@ -767,27 +787,23 @@ impl<S: AckedSchema> Walk<'_, S> {
             return;
         }
         let report = &mut *self.report;
-        match &next {
-            None => report.gone.push(eid),
-            Some(r) => {
-                report.changed.push(eid);
-                if let Some(m) = S::measured(r) {
-                    if slot.as_ref().and_then(S::measured) != Some(m) {
-                        report.measured.push((eid, m));
-                    }
-                }
-                if let Some(full) = S::pose_full(r) {
-                    report.tiers.push((eid, full));
+        if holds {
+            report.changed.push(eid);
+            if let Some(m) = next.measured() {
+                if slot.measured() != Some(m) {
+                    report.measured.push((eid, m));
                 }
             }
+            if let Some(full) = next.pose_full() {
+                report.tiers.push((eid, full));
+            }
+        } else {
+            report.gone.push(eid);
         }
         // What the slot held goes to the undo edits straight from the slot, and the new record
-        // straight into it: moved through a value on the stack, a record was read back wider
-        // than it was written, and the processor's store forwarding stalled on each (a profile
-        // of the walk put a fifth of its time on two such reads).
-        let held = slot.is_some();
+        // straight into it.
+        let held = slot.holds();
         self.undo.push(eid, slot);
-        let holds = next.is_some();
         *slot = next;
         live.count(held, holds);
     }
@@ -795,16 +811,15 @@ impl<S: AckedSchema> Walk<'_, S> {
 
 const REMOVED_NOT_HELD: Inapplicable = Inapplicable("a removed id the base does not hold");
 
-/// FNV-1a of every record of `state` in ascending id (DESIGN.md section 3), through `buf`.
-fn live_check<S: AckedSchema>(state: &LiveState<S::Record>, buf: &mut Vec<u8>) -> u32 {
-    let mut h = crate::rt::Fnv1a32::new();
-    for (eid, record) in state.iter() {
-        buf.clear();
-        buf.extend_from_slice(&eid.to_le_bytes());
-        S::write_record(record, buf);
-        h = h.update(buf);
-    }
-    h.finish()
+/// FNV-1a of every record of `state` in ascending id (DESIGN.md section 3), hashed from the
+/// slots as they lie.
+fn live_check<S: AckedSchema>(state: &LiveState<S>) -> u32 {
+    state
+        .held_slots()
+        .fold(crate::rt::Fnv1a32::new(), |h, (eid, slot)| {
+            slot.hash(h, eid)
+        })
+        .finish()
 }
 
 /// The client's half of the acked stream (seed 000): holds the states of its last HELD_RING
@@ -818,21 +833,22 @@ fn live_check<S: AckedSchema>(state: &LiveState<S::Record>, buf: &mut Vec<u8>) -
 #[derive(Debug, Clone)]
 pub struct AckedDecoder<S: AckedSchema> {
     /// The state of the last frame shown, edited in place by every frame applied.
-    live: LiveState<S::Record>,
+    live: LiveState<S>,
     /// The tick of the last frame shown.
     shown: Option<u32>,
     /// Seed 000: "The client's AckedDecoder keeps the states of its last HELD_RING frames by
     /// tick", oldest first, each as the edits that undo it. When any is held, the newest is the
     /// frame shown (the live state).
-    held: VecDeque<Held<S::Record>>,
+    held: VecDeque<Undo<S::Slot>>,
+    /// The tick of each held frame, kept apart for the search for a base: a held frame's entry
+    /// spans most of a cache line, the ticks of all of them one line.
+    ticks: VecDeque<u32>,
     /// Undo buffers of frames no longer held, for the next frames to reuse.
-    spare: Vec<Undo<S::Record>>,
+    spare: Vec<Undo<S::Slot>>,
     /// The frame being delivered, decoded into the buffers of the one before.
     frame: StagedFrame<S>,
     scratch: Scratch,
     report: FrameReport<S::Event>,
-    /// The check's buffer for a record's bytes.
-    bytes: Vec<u8>,
     newest_serial: Option<u32>,
     keyframe_wanted: bool,
     last_seq: u32,
@@ -853,11 +869,11 @@ impl<S: AckedSchema> AckedDecoder<S> {
             live: LiveState::default(),
             shown: None,
             held: VecDeque::new(),
+            ticks: VecDeque::new(),
             spare: Vec::new(),
             frame: super::AckedFrame::empty(),
             scratch: Scratch::default(),
             report: FrameReport::empty(),
-            bytes: Vec::new(),
             newest_serial: None,
             keyframe_wanted: false,
             last_seq: 0,
@@ -884,10 +900,8 @@ impl<S: AckedSchema> AckedDecoder<S> {
         let after_base = if frame.keyframe {
             self.held.len()
         } else {
-            // Searched from the newest: a base is a recent frame, and the ring's entries (each a
-            // tick and the undo edits' buffers) span a cache line or more apiece, so that a
-            // search from the oldest took one cache miss per frame held before the base.
-            match self.held.iter().rposition(|h| h.tick == frame.base_tick) {
+            // Searched from the newest: a base is a recent frame.
+            match self.ticks.iter().rposition(|&t| t == frame.base_tick) {
                 Some(i) => i + 1,
                 None => {
                     self.counters.unknown_base += 1;
@@ -937,9 +951,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
         let frame = &self.frame;
         // Seed 000: "Every CHECK_EVERY frames a check follows the header, the ordered deltas'
         // FNV-1a of every record of the state the frame produces."
-        let check = frame
-            .check
-            .map(|c| live_check::<S>(&self.live, &mut self.bytes) == c);
+        let check = frame.check.map(|c| live_check::<S>(&self.live) == c);
         match check {
             Some(true) => self.counters.checks_passed += 1,
             Some(false) => self.counters.checks_failed += 1,
@@ -954,7 +966,8 @@ impl<S: AckedSchema> AckedDecoder<S> {
             // A mismatch: every state held may be wrong. Hold nothing, acknowledge nothing and
             // ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
             self.keyframe_wanted = true;
-            self.spare.extend(self.held.drain(..).map(|h| h.undo));
+            self.spare.extend(self.held.drain(..));
+            self.ticks.clear();
             self.spare.push(undo);
         } else {
             if frame.keyframe {
@@ -966,13 +979,12 @@ impl<S: AckedSchema> AckedDecoder<S> {
                 if self.held.len() >= S::HELD_RING {
                     // The oldest held frame's edits lead to a frame no longer held.
                     if let Some(old) = self.held.pop_front() {
-                        self.spare.push(old.undo);
+                        self.spare.push(old);
                     }
+                    self.ticks.pop_front();
                 }
-                self.held.push_back(Held {
-                    tick: frame.tick,
-                    undo,
-                });
+                self.held.push_back(undo);
+                self.ticks.push_back(frame.tick);
             }
         }
         Delivery::Shown(&self.report)
@@ -995,13 +1007,13 @@ impl<S: AckedSchema> AckedDecoder<S> {
     }
 
     /// The last frame shown: its tick and state.
-    pub fn shown(&self) -> Option<(u32, &LiveState<S::Record>)> {
+    pub fn shown(&self) -> Option<(u32, &LiveState<S>)> {
         self.shown.map(|t| (t, &self.live))
     }
 
     /// The check of the state shown (of an empty state before the first frame).
     pub fn state_hash(&self) -> u32 {
-        live_check::<S>(&self.live, &mut Vec::new())
+        live_check::<S>(&self.live)
     }
 
     /// The newest input sequence the server said it processed (`last_seq` of the last frame
@@ -1030,16 +1042,19 @@ impl<S: AckedSchema> AckedDecoder<S> {
     pub fn tamper(&mut self, mut f: impl FnMut(u16, &mut S::Record)) {
         // Every held state is the live state with undo edits laid over it: changing every
         // record of both changes every record of every held state, each once.
-        for (eid, r) in self.live.values_mut() {
-            f(eid, r);
+        let mut f = |eid: u16, slot: &mut S::Slot| {
+            if let Some(mut r) = slot.record() {
+                f(eid, &mut r);
+                *slot = S::Slot::of(Some(&r));
+            }
+        };
+        for (eid, slot) in self.live.slots_mut() {
+            f(eid, slot);
         }
-        for held in &mut self.held {
-            let Undo { records, words } = &mut held.undo;
-            let ids = Undo::<S::Record>::ids_of(words);
-            for (eid, r) in ids.zip(records) {
-                if let Some(r) = r {
-                    f(eid, r);
-                }
+        for undo in &mut self.held {
+            let Undo { records, words } = undo;
+            for (eid, slot) in Undo::<S::Slot>::ids_of(words).zip(records) {
+                f(eid, slot);
             }
         }
     }

@@ -37,6 +37,7 @@ mod ordered;
 mod packed;
 mod presenter;
 mod reference;
+mod slot;
 
 pub use ack::AckWriter;
 pub use decoder::{AckedDecoder, DecoderCounters, Delivery, FrameReport, LiveState};
@@ -47,6 +48,7 @@ pub use ordered::{OrderedDecoder, OrderedEncoder};
 pub use packed::{pack_frame, unpack_frame, PackedReference};
 pub use presenter::{Presenter, ViewConfig, World, WorldEntity, POSE_REFRESH};
 pub use reference::{Reference, StagedChange, POSE_REACH};
+pub use slot::RecordSlot;
 
 use crate::{DecodeError, EncodeError, ErrorKind};
 use std::fmt::Debug;
@@ -321,11 +323,17 @@ pub trait AckedSchema: Sized {
     type Event: Clone + PartialEq + Debug;
     /// A change as the [`AckedDecoder`] keeps it between reading a frame and applying it: the
     /// form [`Self::apply_staged`] reads fastest. The reference protocol stages the wire's
-    /// integers ([`StagedChange`], 32 bytes) rather than the generated `Change` (88, its
+    /// integers ([`StagedChange`], 28 bytes) rather than the generated `Change` (88, its
     /// quantized yaws as f64); a schema with no better form stages its `Change` itself
     /// (`type Staged = Self::Change`, [`Self::stage`] a clone, [`Self::apply_staged`] its
     /// [`Self::apply`]).
     type Staged: Clone + PartialEq + Debug;
+    /// One entity's place in the [`AckedDecoder`]'s tables: its record or none, as plain data
+    /// copied and compared whole. The reference schemas' is [`RecordSlot`], the check's bytes
+    /// of the record in 32 aligned bytes (the generated record is 36 bytes of odd-sized fields,
+    /// copied and compared field by field). Two slots are equal exactly when their records
+    /// are.
+    type Slot: DecoderSlot<Self::Record, Self::Staged>;
 
     /// Frames the server keeps per client.
     const SENT_RING: usize = crate::protocol::SENT_RING as usize;
@@ -399,6 +407,39 @@ pub trait AckedSchema: Sized {
         *out = staged::<Self>(&Self::decode_frame(bytes)?);
         Ok(())
     }
+}
+
+/// A record of type `R` (or none) as the [`AckedDecoder`]'s tables hold it
+/// ([`AckedSchema::Slot`]), and seed 000's rule for a staged change `C` onto it.
+pub trait DecoderSlot<R, C>: Copy + PartialEq + Debug {
+    /// No entity.
+    const EMPTY: Self;
+
+    /// The slot of `record` (of none).
+    fn of(record: Option<&R>) -> Self;
+
+    /// The record the slot holds.
+    fn record(&self) -> Option<R>;
+
+    /// Whether the slot holds a record.
+    fn holds(&self) -> bool;
+
+    /// [`AckedSchema::apply_staged`] on slots, in place: `staged` applied onto this slot (an
+    /// empty one when the entity comes whole) in a frame of tick `tick`, leaving the slot of
+    /// the record `apply_staged` gives, or the same fault (and the slot holding anything). The
+    /// [`AckedDecoder`] applies every change so.
+    fn apply(&mut self, staged: &C, tick: u32) -> Result<(), Inapplicable>;
+
+    /// [`AckedSchema::measured`] of the slot's record (`None` for none).
+    fn measured(&self) -> Option<u32>;
+
+    /// [`AckedSchema::pose_full`] of the slot's record (`None` for none).
+    fn pose_full(&self) -> Option<bool>;
+
+    /// The check `h` carried over entity `eid` and the slot's record as the check hashes a
+    /// state's records: the id's two bytes, then [`AckedSchema::write_record`]'s (nothing for
+    /// none).
+    fn hash(&self, h: crate::rt::Fnv1a32, eid: u16) -> crate::rt::Fnv1a32;
 }
 
 /// An acked frame of schema `S` as the [`AckedDecoder`] reads it: its changes staged

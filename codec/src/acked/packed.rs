@@ -220,7 +220,7 @@ fn stage_packed(c: &PackedChange, at: usize) -> Result<StagedChange, DecodeError
         (s.vehicle, s.seat) = (v.vehicle, v.seat);
     }
     if let (true, Some(o)) = (has(ORIENT), &c.orient) {
-        s.orient = o.q;
+        s.orient = super::slot::pack(&o.q);
     }
     Ok(s)
 }
@@ -395,6 +395,7 @@ impl AckedSchema for PackedReference {
     }
 
     type Staged = StagedChange;
+    type Slot = super::RecordSlot;
 
     #[inline]
     fn stage(change: &Change) -> StagedChange {

@@ -27,7 +27,7 @@ pub(super) const YAW_FULL: f64 = 360.0 / 65536.0;
 const YAW_STEP: f64 = 360.0 / 256.0;
 
 /// A kind 6 change as the [`AckedDecoder`](super::AckedDecoder) stages it between reading a
-/// frame and applying it ([`AckedSchema::Staged`]): the wire's integers in 32 bytes, where the
+/// frame and applying it ([`AckedSchema::Staged`]): the wire's integers in 28 bytes, where the
 /// generated [`Change`] takes 88 (each group an `Option`, the quantized yaws as f64). The
 /// decoder writes one per change of a frame and reads it back once, applying it
 /// ([`Reference::apply_staged`]) with integer arithmetic where [`Reference::apply`] divides
@@ -47,8 +47,9 @@ pub struct StagedChange {
     pub(super) vehicle: u16,
     /// PoseFull's x, y and z as the f32's bits, or PoseStep's dx, dy and dz widened.
     pub(super) pose: [i32; 3],
-    /// The orientation.
-    pub(super) orient: SmallestThree,
+    /// The orientation as the wire has it: `Orientation`'s 29 bits (its `largest`, then its
+    /// three 9-bit components), kept so rather than unpacked, as the decoder's slots keep it.
+    pub(super) orient: u32,
     /// `age` (0 without POSE_AGE).
     pub(super) age: u8,
     /// Health's `hp`.
@@ -67,10 +68,7 @@ impl StagedChange {
         yaw: 0,
         vehicle: 0,
         pose: [0; 3],
-        orient: SmallestThree {
-            largest: 0,
-            rest: [0; 3],
-        },
+        orient: 0,
         age: 0,
         hp: 0,
         armor: 0,
@@ -85,7 +83,7 @@ impl StagedChange {
 
     /// Whether the mask holds all of `bits`.
     #[inline]
-    fn has(&self, bits: u16) -> bool {
+    pub(super) fn has(&self, bits: u16) -> bool {
         self.mask & bits == bits
     }
 }
@@ -193,13 +191,14 @@ fn read_staged(b: &[u8], c: &mut StagedChange) -> Option<usize> {
         // left to `Change::read`, which says where and why.
         let v = le32(b, at);
         let component = |shift: u32| (((v >> shift) & 0x1ff) as i16) << 7 >> 7;
-        c.orient = SmallestThree {
+        let q = SmallestThree {
             largest: (v & 3) as u8,
             rest: [component(2), component(11), component(20)],
         };
-        if v >> 29 != 0 || c.orient.check(9).is_err() {
+        if v >> 29 != 0 || q.check(9).is_err() {
             return None;
         }
+        c.orient = v;
         at += 4;
     }
     debug_assert_eq!(at + 4, len);
@@ -212,8 +211,14 @@ pub struct Reference;
 
 #[inline(always)]
 fn in_box(r: &EntityState) -> bool {
+    in_reach(r.x, r.y, r.z)
+}
+
+/// Whether a pose lies in the box ([`POSE_REACH`]).
+#[inline(always)]
+pub(super) fn in_reach(x: i32, y: i32, z: i32) -> bool {
     let reach = POSE_REACH.unsigned_abs();
-    r.x.unsigned_abs() <= reach && r.y.unsigned_abs() <= reach && r.z.unsigned_abs() <= reach
+    x.unsigned_abs() <= reach && y.unsigned_abs() <= reach && z.unsigned_abs() <= reach
 }
 
 /// The point a PoseStep counts from: the base's pose when the base holds the entity (same life)
@@ -239,7 +244,7 @@ fn pose_of(r: &EntityState) -> (i32, i32, i32, u16, bool, u32) {
     )
 }
 
-fn grid(v: f32) -> Result<i32, Inapplicable> {
+pub(super) fn grid(v: f32) -> Result<i32, Inapplicable> {
     let s = f64::from(v) * 512.0;
     // Within +-2^24 (checked first) a step is a whole number exactly when it survives the
     // trip through an i32: the same test as `fract() != 0.0`, without the libm call that
@@ -435,6 +440,7 @@ impl AckedSchema for Reference {
     }
 
     type Staged = StagedChange;
+    type Slot = super::RecordSlot;
 
     /// The change's groups as its mask selects them, the yaws back in their steps as the
     /// generated writer quantizes them (`round`, saturating).
@@ -465,7 +471,7 @@ impl AckedSchema for Reference {
             (s.vehicle, s.seat) = (v.vehicle, v.seat);
         }
         if let (true, Some(o)) = (s.has(ORIENT), &change.orient) {
-            s.orient = o.q;
+            s.orient = super::slot::pack(&o.q);
         }
         s
     }
@@ -539,7 +545,9 @@ impl AckedSchema for Reference {
             (r.vehicle, r.seat) = (c.vehicle, c.seat);
         }
         if c.has(ORIENT) {
-            r.orient = Some(Orientation { q: c.orient });
+            r.orient = Some(Orientation {
+                q: super::slot::unpack(c.orient),
+            });
             r.flags.set(StateFlags::ORIENTED, true);
         }
         Ok(r)
@@ -727,8 +735,8 @@ mod tests {
     /// The sizes the staged form's documentation (and the decoder's) give: what a decoder
     /// writes and reads back per change, against the generated change it stands in for.
     #[test]
-    fn a_staged_change_is_32_bytes_where_a_change_is_88() {
-        assert_eq!(std::mem::size_of::<StagedChange>(), 32);
+    fn a_staged_change_is_28_bytes_where_a_change_is_88() {
+        assert_eq!(std::mem::size_of::<StagedChange>(), 28);
         assert_eq!(std::mem::size_of::<Change>(), 88);
     }
 

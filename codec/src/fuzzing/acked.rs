@@ -327,7 +327,7 @@ pub fn acked_hostile(data: &[u8]) -> HostileReport {
                 let told_tick = told.tick;
                 let (_, got) = dec.shown().expect("a frame was just shown");
                 assert!(
-                    got.iter().map(|(e, r)| (*e, *r)).eq(want.into_iter()),
+                    got.iter().eq(want.into_iter()),
                     "frame {t} (base {base_tick}) applied unlike the one-by-one reference"
                 );
                 assert_eq!(told_tick, t);
