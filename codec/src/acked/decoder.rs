@@ -37,12 +37,18 @@
 //! # What the processor made of it (issue 17)
 //!
 //! The frame is decoded into the schema's staged changes first ([`AckedSchema::Staged`]: the
-//! reference schema's is the wire's integers in 32 bytes), then walked. Two profiles steered
-//! the code: a record moved by value (returned, then copied on) is written field by field and
-//! read back whole, and the processor's store forwarding stalls on every such read (two fifths
-//! of the decode, a fifth of the walk), so records go memory to memory (a slot's old record
-//! straight into the undo edits, the new one straight into the slot); and searching the held
-//! ring from the oldest frame took a cache miss per frame before the base.
+//! reference schema's is the wire's integers in 28 bytes), then walked. The tables (the live
+//! state, the undo edits) hold the schema's slots ([`AckedSchema::Slot`]), not its records: the
+//! reference schemas' [`RecordSlot`](super::RecordSlot) is the check's bytes of a record in 32
+//! aligned bytes, copied and compared whole, where the generated 36-byte record was copied and
+//! compared field by field, straddled two cache lines one time in two, and was written out
+//! again for the check. Profiles steered the code: a record written field by field and read
+//! back whole stalls the processor's store forwarding on every such read (two fifths of the
+//! decode and a fifth of the walk once; a slot compared as memory, a fifth of the walk
+//! again), so records go memory to memory (a slot's old record straight into the undo edits,
+//! the new one straight into the slot) and slots compare word by word; and searching the held
+//! ring from the oldest frame took a cache miss per frame before the base (the ticks are now
+//! kept apart, one line for the whole ring).
 //!
 //! Why undo edits rather than persistent chunks shared between states: the chunks cost a
 //! reference count per chunk per frame and an allocation for every chunk a frame first
