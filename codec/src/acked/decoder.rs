@@ -445,23 +445,6 @@ impl<T: Copy> Undo<T> {
     }
 }
 
-/// Where a touched entity's record at the base is: in the live state, or in the undo edits of
-/// a held frame after the base (the oldest such frame that edited it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Source {
-    /// The held frame, by its place in the ring; `u32::MAX`: the live state.
-    frame: u32,
-    /// The edit's place in that frame's undo edits.
-    edit: u32,
-}
-
-impl Source {
-    const LIVE: Source = Source {
-        frame: u32::MAX,
-        edit: 0,
-    };
-}
-
 /// Adds `eid`, above every id already there, to the edit words `words`.
 #[inline]
 fn push_id(words: &mut Vec<EditWord>, eid: u16, before: u32) {
@@ -594,20 +577,23 @@ fn apply<S: AckedSchema>(
         cursors.extend(held.range(after_base..).map(|h| Cursor::new(&h.words)));
     }
     // The changes before the first out of ascending order: one by one, that one is refused.
-    let ascending = frame
-        .changes
-        .windows(2)
-        .position(|w| S::staged_eid(&w[0]) >= S::staged_eid(&w[1]))
-        .map_or(frame.changes.len(), |i| i + 1);
-    let changes = &frame.changes[..ascending];
-    for change in changes {
-        *primed = primed.wrapping_add(u64::from(live.holds(S::staged_eid(change))));
+    let mut ascending = frame.changes.len();
+    let mut last = None;
+    for (i, change) in frame.changes.iter().enumerate() {
+        let eid = S::staged_eid(change);
+        if last.is_some_and(|l| l >= eid) {
+            ascending = i;
+            break;
+        }
+        last = Some(eid);
+        *primed = primed.wrapping_add(u64::from(live.holds(eid)));
     }
+    let changes = &frame.changes[..ascending];
     let after = held.range(after_base..);
+    // The undo edits of the frame after the base, where most touched entities' base records are.
+    let first_records = held.get(after_base).map_or(&[][..], |u| &u.records[..]);
     let mut walk = Walk::<S> {
         live,
-        held,
-        keyframe: frame.keyframe,
         tick: frame.tick,
         removed,
         next_removed: 0,
@@ -663,34 +649,29 @@ fn apply<S: AckedSchema>(
             touched &= touched - 1;
             // Below 65,536: an id of word `w`.
             let eid = (w * 64) as u16 + b as u16;
-            // The base's record: in the oldest frame after the base that edited it. Every bit
-            // of a frame's word is walked, so counting those passed gives each one's edit;
-            // the first frame (the one after the base, which edits most of what is touched) is
-            // counted so, the others (rarely the source) by a count of their bits below.
+            // The base's record: in the oldest frame after the base that edited it, else in the
+            // live state; none for a keyframe. Every bit of a frame's word is walked, so
+            // counting those passed gives each one's edit; the first frame (the one after the
+            // base, which edits most of what is touched) is counted so, the others (rarely the
+            // source) by a count of their bits below.
             let bit = 1u64 << b;
-            let source = match cursors.split_first_mut() {
+            let base = match cursors.split_first_mut() {
+                _ if frame.keyframe => S::Slot::EMPTY,
                 Some((first, _)) if first.bits & bit != 0 => {
                     let edit = first.before + first.passed;
                     first.passed += 1;
-                    Source {
-                        frame: after_base as u32,
-                        edit,
-                    }
+                    first_records[edit as usize]
                 }
-                _ => cursors
-                    .iter()
-                    .position(|c| c.bits & bit != 0)
-                    .map_or(Source::LIVE, |j| Source {
-                        // Below HELD_RING.
-                        frame: (after_base + j) as u32,
-                        edit: cursors[j].edit(b),
-                    }),
+                _ => match cursors.iter().position(|c| c.bits & bit != 0) {
+                    Some(j) => held[after_base + j].records[cursors[j].edit(b) as usize],
+                    None => walk.live.slot(eid),
+                },
             };
             let change = named.as_slice().first().filter(|c| S::staged_eid(c) == eid);
             if change.is_some() {
                 named.next();
             }
-            walk.visit(eid, source, change);
+            walk.visit(eid, base, change);
         }
     }
     let Walk {
@@ -723,8 +704,6 @@ fn apply<S: AckedSchema>(
 /// frame's undo edits, the report), and the first faults it found.
 struct Walk<'a, S: AckedSchema> {
     live: &'a mut LiveState<S>,
-    held: &'a VecDeque<Undo<S::Slot>>,
-    keyframe: bool,
     tick: u32,
     /// The frame's removals, ascending, and the first not yet walked past.
     removed: &'a [u16],
@@ -738,22 +717,15 @@ struct Walk<'a, S: AckedSchema> {
 }
 
 impl<S: AckedSchema> Walk<'_, S> {
-    /// Entity `eid`, its base record at `source`, named by `change` or not: its record in the
-    /// frame's state, written into the live state (and told in the report) when it differs
+    /// Entity `eid`, its record at the base `base`, named by `change` or not: its record in
+    /// the frame's state, written into the live state (and told in the report) when it differs
     /// from the last frame shown's.
     #[inline(always)]
-    fn visit(&mut self, eid: u16, source: Source, change: Option<&S::Staged>) {
+    fn visit(&mut self, eid: u16, base: S::Slot, change: Option<&S::Staged>) {
         super::moves::touch(1);
         if self.removal_fault {
             return;
         }
-        let base = if self.keyframe {
-            S::Slot::EMPTY
-        } else if source == Source::LIVE {
-            self.live.slot(eid)
-        } else {
-            self.held[source.frame as usize].records[source.edit as usize]
-        };
         let is_removed = self.removed.get(self.next_removed) == Some(&eid);
         if is_removed {
             self.next_removed += 1;

@@ -11,7 +11,7 @@ use crate::protocol::{
     Acked, AckedFlags, Change, ChangeMask, EntityState, Event, Health, Orientation, PoseFull,
     PoseStep, StateFlags, Vehicle,
 };
-use crate::rt::{Reader, SmallestThree};
+use crate::rt::Reader;
 use crate::{BitSet, DecodeError, EncodeError, ErrorKind};
 
 /// The box a quantized pose lies in: at most this many 1/512 m steps from the origin on every
@@ -177,21 +177,21 @@ fn le32(b: &[u8], i: usize) -> u32 {
 /// the change this stages (a test holds the two to that, on every prefix and one-byte change of
 /// real frames).
 ///
-/// It writes the fields into `c`, where the decoder keeps the change, rather than returning a
+/// It writes the fields into `c` (which comes in as `StagedChange::NONE`), where the decoder
+/// keeps the change, rather than returning a
 /// value to be copied there: the copy read the fields back wider than they were written, and
 /// the processor's store forwarding stalls on each such read (a profile put two fifths of the
 /// decode there).
 #[inline(always)]
 fn read_staged(b: &[u8], c: &mut StagedChange) -> Option<usize> {
+    debug_assert_eq!(*c, StagedChange::NONE, "a change is read into a fresh one");
     let head: [u8; 4] = b.get(..4)?.try_into().ok()?;
     let mask = u16::from_le_bytes([head[2], head[3]]);
     let len = change_len(mask)?;
     let b = b.get(4..len)?;
-    *c = StagedChange {
-        eid: u16::from_le_bytes([head[0], head[1]]),
-        mask,
-        ..StagedChange::NONE
-    };
+    // `c` comes in as `StagedChange::NONE` (every group zero): only what the mask selects is
+    // written.
+    (c.eid, c.mask) = (u16::from_le_bytes([head[0], head[1]]), mask);
     let mut at = 0;
     if c.has(POSE_AGE) {
         c.age = b[at];
@@ -230,12 +230,7 @@ fn read_staged(b: &[u8], c: &mut StagedChange) -> Option<usize> {
         // zero padding bits; anything else (and any value the quaternion's rules refuse) is
         // left to `Change::read`, which says where and why.
         let v = le32(b, at);
-        let component = |shift: u32| (((v >> shift) & 0x1ff) as i16) << 7 >> 7;
-        let q = SmallestThree {
-            largest: (v & 3) as u8,
-            rest: [component(2), component(11), component(20)],
-        };
-        if v >> 29 != 0 || q.check(9).is_err() {
+        if !orientation_ok(v) {
             return None;
         }
         c.orient = v;
@@ -243,6 +238,33 @@ fn read_staged(b: &[u8], c: &mut StagedChange) -> Option<usize> {
     }
     debug_assert_eq!(at + 4, len);
     Some(len)
+}
+
+/// Whether `v` is a 4-byte `Orientation` the generated reader accepts: its three padding bits
+/// zero and its smallest three (`largest`, then three 9-bit components) within the rules of
+/// `SmallestThree::check(9)`: each component within [-255, 255] (the raw -256 is over width)
+/// and the dropped component the largest, the lowest index winning a tie. In i32 and without a
+/// branch (a cube frame's changes nearly all carry one); a test holds it to `check`.
+#[inline(always)]
+fn orientation_ok(v: u32) -> bool {
+    const R2: i32 = 255 * 255;
+    // The component at `shift`, sign-extended from 9 bits, squared: at most 256^2, which only
+    // the raw -256 reaches.
+    let sq = |shift: u32| {
+        let c = (((v >> shift) & 0x1ff) << 23) as i32 >> 23;
+        c * c
+    };
+    let (a, b, c) = (sq(2), sq(11), sq(20));
+    let d = 2 * R2 - (a + b + c);
+    let largest = v & 3;
+    let tie = |i: u32| i32::from(i < largest);
+    (v >> 29 == 0)
+        & (a <= R2)
+        & (b <= R2)
+        & (c <= R2)
+        & (a + tie(0) <= d)
+        & (b + tie(1) <= d)
+        & (c + tie(2) <= d)
 }
 
 /// The reference protocol's acked schema.
@@ -771,6 +793,7 @@ impl AckedSchema for Reference {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rt::SmallestThree;
 
     /// The sizes the staged form's documentation (and the decoder's) give: what a decoder
     /// writes and reads back per change, against the generated change it stands in for.
@@ -783,6 +806,39 @@ mod tests {
                 (rule != 0).then_some(usize::from(rule)),
                 "{mask:#x}"
             );
+        }
+    }
+
+    /// `orientation_ok` is the padding and `SmallestThree::check(9)`: every pair of the first
+    /// two components at every `largest`, with the third at the edges and around them, then
+    /// random words with padding bits too.
+    #[test]
+    fn orientation_ok_is_the_quaternions_rules() {
+        let rules = |v: u32| {
+            let component = |shift: u32| (((v >> shift) & 0x1ff) as i16) << 7 >> 7;
+            let q = SmallestThree {
+                largest: (v & 3) as u8,
+                rest: [component(2), component(11), component(20)],
+            };
+            v >> 29 == 0 && q.check(9).is_ok()
+        };
+        for largest in 0..4u32 {
+            for raw2 in [0x100u32, 0x101, 0x14b, 0x1ff, 0, 1, 0x64, 0xb4, 0xb5, 0xff] {
+                for raw01 in 0..1u32 << 18 {
+                    let v = largest | raw01 << 2 | raw2 << 20;
+                    assert_eq!(orientation_ok(v), rules(v), "{v:#x}");
+                }
+            }
+        }
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..1_000_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = x as u32;
+            assert_eq!(orientation_ok(v), rules(v), "{v:#x}");
+            let v = v & 0x1fff_ffff;
+            assert_eq!(orientation_ok(v), rules(v), "{v:#x}");
         }
     }
 
