@@ -406,6 +406,7 @@ pub fn read_ascending<'a>(
 /// sum at most `max`, the largest value of the element's type (`OverWidth`), both at the
 /// element's first bit. LANGUAGE.md: ascending lists in packed records carry the difference
 /// "in the element's (key's) own type, exactly as in byte-aligned lists".
+#[inline]
 pub fn read_bit_ascending<'a>(
     b: &mut BitReader<'a>,
     prev: &mut Option<u64>,
