@@ -3,8 +3,9 @@
 //! written between frames, so that each frame starts with its tables out of the caches, as in
 //! `ackwire bench`, where the other protocols' work runs between two deliveries.
 //!
-//! `cargo run --release -p ackwire-bench --example deliver_cold -- [PASSES] [MB] [STRIDE]`
-//! (defaults 20, 16 and 8): before each frame, one u64 every STRIDE u64s of an MB-megabyte
+//! `cargo run --release -p ackwire-bench --example deliver_cold -- [PASSES] [MB] [STRIDE]
+//! [packed]` (defaults 20, 16 and 8; `packed` delivers the frames as kind 12, issue 19's
+//! `acked-packed`, where kind 6 is the default): before each frame, one u64 every STRIDE u64s of an MB-megabyte
 //! buffer is written. STRIDE 8 writes every cache line (16 MB leaves the 1 MB L2 and most of
 //! what a shared L3 keeps cold); STRIDE 512 writes one line per 4 KiB page, which evicts the
 //! translation caches and hardly any data. MB 0 is the warm case. The median and the fastest
@@ -22,15 +23,25 @@ use std::time::Instant;
 
 use ackwire_bench::run::{deliver_scene, FullSnapshot};
 use ackwire_bench::scenes::SceneKind;
-use ackwire_codec::acked::{AckedDecoder, Delivery, Reference};
+use ackwire_codec::acked::{AckedDecoder, AckedSchema, Delivery, PackedReference, Reference};
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut arg = |default: usize| args.next().and_then(|a| a.parse().ok()).unwrap_or(default);
     let (passes, mb, stride) = (arg(20).max(1), arg(16), arg(8).max(1));
+    let packed = std::env::args().nth(4).is_some_and(|a| a == "packed");
+    if packed {
+        run::<PackedReference>("acked-packed", passes, mb, stride);
+    } else {
+        run::<Reference>("acked", passes, mb, stride);
+    }
+}
+
+/// The measurement, of the acked frames of `protocol` delivered with schema `S`.
+fn run<S: AckedSchema>(protocol: &'static str, passes: usize, mb: usize, stride: usize) {
     let kind = SceneKind::Cube;
     let (_, [acked, bitcode]) =
-        deliver_scene(["acked", "bitcode"]).unwrap_or_else(|e| panic!("the cube scene runs: {e}"));
+        deliver_scene([protocol, "bitcode"]).unwrap_or_else(|e| panic!("the cube scene runs: {e}"));
     let mut junk = vec![0u64; mb * 1024 * 1024 / 8];
     let mut evict = |k: u64| {
         for (i, w) in junk.iter_mut().enumerate().step_by(stride) {
@@ -40,7 +51,7 @@ fn main() {
     };
     let (mut acked_runs, mut bitcode_runs) = (Vec::new(), Vec::new());
     for pass in 0..passes {
-        let mut decoder = AckedDecoder::<Reference>::new();
+        let mut decoder = AckedDecoder::<S>::new();
         let (mut a, mut b) = (0.0, 0.0);
         for (i, (fa, fb)) in acked.iter().zip(&bitcode).enumerate() {
             let k = (pass as u64) << 32 | i as u64;
@@ -67,7 +78,7 @@ fn main() {
     );
     let (a_min, b_min) = (per(acked_runs[0]), per(bitcode_runs[0]));
     println!(
-        "cube deliver, {} frames, {mb} MB written between frames (a u64 every {stride}), \
+        "cube deliver ({protocol}), {} frames, {mb} MB written between frames (a u64 every {stride}), \
          {passes} passes: median acked {a:.2} ns, bitcode decode {b:.2} ns per entity per \
          frame, ratio {:.2}; fastest {a_min:.2} and {b_min:.2}, ratio {:.2}",
         frames,
@@ -78,7 +89,7 @@ fn main() {
 
 /// One acked frame delivered (apart, so that a profiler can tell it).
 #[inline(never)]
-fn cold_deliver(decoder: &mut AckedDecoder<Reference>, frame: &[u8]) -> bool {
+fn cold_deliver<S: AckedSchema>(decoder: &mut AckedDecoder<S>, frame: &[u8]) -> bool {
     matches!(decoder.deliver(black_box(frame)), Delivery::Shown(_))
 }
 
