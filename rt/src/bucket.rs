@@ -110,14 +110,17 @@ impl BitReader<'_> {
     /// one read), then the value less the bucket's base.
     #[inline(always)]
     pub fn bucket(&mut self, widths: &[u8]) -> Result<u64, DecodeError> {
-        if let Some((code_bits, i, offset)) = self.bucket_in_word(widths) {
-            // Below base_k <= 2^64 for a valid list; past u64 only for one the validator
-            // refuses.
-            let v = u64::try_from(base(widths, i) + u128::from(offset))
-                .map_err(|_| DecodeError::at_bit(ErrorKind::OverWidth, self.bit_pos()))?;
-            self.skip(code_bits);
-            return Ok(v);
+        match self.bucket_in_word(widths) {
+            Some(v) => Ok(v),
+            None => self.bucket_by_fields(widths),
         }
+    }
+
+    /// [`Self::bucket`] a field at a time: what the one-word read leaves (the input's last
+    /// eight bytes, codes past 56 bits, lists the validator refuses).
+    #[cold]
+    #[inline(never)]
+    fn bucket_by_fields(&mut self, widths: &[u8]) -> Result<u64, DecodeError> {
         let at = self.bit_pos();
         let k = widths.len();
         if k == 0 || k > MAX_BUCKETS {
@@ -145,15 +148,15 @@ impl BitReader<'_> {
             .map_err(|_| DecodeError::at_bit(ErrorKind::OverWidth, at))
     }
 
-    /// The common case of [`Self::bucket`], read from one 8-byte word: when eight bytes
-    /// remain from the current byte (56 bits at least past the current bit) and the whole code
-    /// lies within them, its length in bits, its bucket and the value less the bucket's base;
-    /// `None` otherwise (and for a list of no widths or more than 8), and `bucket` reads the
-    /// code a field at a time, which gives the same answer. Kind 12's decode spent about a
-    /// third of its instructions in `bucket` (issue 17), most of them on the field reads'
-    /// checks.
+    /// The common case of [`Self::bucket`], read from one 8-byte word and read past: when
+    /// eight bytes remain from the current byte (56 bits at least past the current bit), the
+    /// whole code lies within them and its value fits a u64 on the way (as it does for every
+    /// list the validator accepts), the value; `None` otherwise, reading nothing, and `bucket`
+    /// reads the code a field at a time, which gives the same answer. Kind 12's decode spent
+    /// about a third of its instructions in `bucket` (issue 17), most of them on the field
+    /// reads' checks and on the bucket's base summed in u128.
     #[inline(always)]
-    fn bucket_in_word(&self, widths: &[u8]) -> Option<(usize, usize, u64)> {
+    fn bucket_in_word(&mut self, widths: &[u8]) -> Option<u64> {
         let k = widths.len();
         if k == 0 || k > MAX_BUCKETS {
             return None;
@@ -169,7 +172,14 @@ impl BitReader<'_> {
         }
         // `w` is below 56 here, so the mask does not overflow.
         let offset = (word >> prefix) & ((1u64 << w) - 1);
-        Some((prefix + w, ones, offset))
+        let mut base = 0u64;
+        for &before in &widths[..ones] {
+            base = base.checked_add(1u64.checked_shl(u32::from(before))?)?;
+        }
+        let v = base.checked_add(offset)?;
+        // Within the eight bytes `word` read: below what remains.
+        self.pos += prefix + w;
+        Some(v)
     }
 
     /// A `zbucket(widths)` field: a bucket code, unzigzagged.

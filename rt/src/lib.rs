@@ -617,6 +617,12 @@ impl<'a> BitReader<'a> {
     /// An unsigned field of `width` bits (1 to 64); a width over 64 is refused as over width.
     #[inline]
     pub fn uint(&mut self, width: u8) -> Result<u64, DecodeError> {
+        // The common case first: a field of at most 56 bits with eight bytes left from the
+        // current byte (so at least 57 bits), which every check below lets through.
+        if let Some(v) = self.word(width) {
+            self.pos += usize::from(width);
+            return Ok(v);
+        }
         if width > 64 {
             return Err(DecodeError::at_bit(ErrorKind::OverWidth, self.frame_bit()));
         }
@@ -626,10 +632,6 @@ impl<'a> BitReader<'a> {
             || DecodeError::at_bit(ErrorKind::Truncated, (self.base + self.bytes.len()) * 8);
         if w > self.remaining() {
             return Err(truncated());
-        }
-        if let Some(v) = self.word(width) {
-            self.pos += w;
-            return Ok(v);
         }
         let span = self
             .bytes
