@@ -258,20 +258,15 @@ pub fn pack_frame(frame: &FrameOf<Reference>) -> Result<AckedPacked, EncodeError
 /// onto nothing (base_tick is then 0)", checked as kind 6's decoder checks it.
 pub fn unpack_frame(f: AckedPacked) -> Result<FrameOf<Reference>, DecodeError> {
     let mut out = AckedFrame::empty();
-    let fresh = Change {
-        eid: 0,
-        mask: ChangeMask::empty(),
-        age: None,
-        pose_full: None,
-        pose_step: None,
-        health: None,
-        vehicle: None,
-        orient: None,
-    };
-    unpack_into(&f, &mut out, &fresh, |c, at, into| {
-        *into = unpack_change(c, at)?;
-        Ok(())
-    })?;
+    unpack_into(
+        &f,
+        &mut out,
+        &super::reference::no_change(0),
+        |c, at, into| {
+            *into = unpack_change(c, at)?;
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 

@@ -104,8 +104,7 @@ pub(super) const POSE_AGE: u16 = bit(ChangeMask::POSE_AGE);
 /// `Change::read` accepts: acked.wire's ChangeMask names POSE, HEALTH, VEHICLE, ORIENT,
 /// POSE_FULL and POSE_AGE, and the last two require POSE.
 const fn change_len_rule(mask: u16) -> u8 {
-    let named = POSE | HEALTH | VEHICLE | ORIENT | POSE_FULL | POSE_AGE;
-    if mask & !named != 0 || (mask & (POSE_FULL | POSE_AGE) != 0 && mask & POSE == 0) {
+    if mask & !NAMED != 0 || (mask & (POSE_FULL | POSE_AGE) != 0 && mask & POSE == 0) {
         return 0;
     }
     const fn has(mask: u16, b: u16) -> u8 {
@@ -119,6 +118,9 @@ const fn change_len_rule(mask: u16) -> u8 {
         + 3 * has(mask, VEHICLE)
         + 4 * has(mask, ORIENT)
 }
+
+/// Every bit ChangeMask names.
+const NAMED: u16 = POSE | HEALTH | VEHICLE | ORIENT | POSE_FULL | POSE_AGE;
 
 // The named bits are 0 to 3, 14 and 15: six bits, which `CHANGE_LENS` is indexed by.
 const _: () = assert!(POSE | HEALTH | VEHICLE | ORIENT == 0xf);
@@ -146,7 +148,7 @@ const CHANGE_LENS: [u8; 64] = {
 /// accepts ([`change_len_rule`]).
 #[inline(always)]
 fn change_len(mask: u16) -> Option<usize> {
-    if mask & !(0xf | 0xc000) != 0 {
+    if mask & !NAMED != 0 {
         return None;
     }
     match CHANGE_LENS[lens_index(mask)] {
@@ -265,6 +267,21 @@ fn orientation_ok(v: u32) -> bool {
         & (a + tie(0) <= d)
         & (b + tie(1) <= d)
         & (c + tie(2) <= d)
+}
+
+/// A change of `eid` with no group: what `diff` fills in, and what kind 12's conversion
+/// overwrites.
+pub(super) fn no_change(eid: u16) -> Change {
+    Change {
+        eid,
+        mask: ChangeMask::empty(),
+        age: None,
+        pose_full: None,
+        pose_step: None,
+        health: None,
+        vehicle: None,
+        orient: None,
+    }
 }
 
 /// The reference protocol's acked schema.
@@ -415,16 +432,7 @@ impl AckedSchema for Reference {
         if !pose && !health && !vehicle && !orient {
             return Ok(None);
         }
-        let mut change = Change {
-            eid,
-            mask: ChangeMask::empty(),
-            age: None,
-            pose_full: None,
-            pose_step: None,
-            health: None,
-            vehicle: None,
-            orient: None,
-        };
+        let mut change = no_change(eid);
         if pose {
             change.mask.set(ChangeMask::POSE, true);
             let age = tick.checked_sub(next.measured).ok_or(over("age"))?;
@@ -793,10 +801,9 @@ impl AckedSchema for Reference {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rt::SmallestThree;
 
-    /// The sizes the staged form's documentation (and the decoder's) give: what a decoder
-    /// writes and reads back per change, against the generated change it stands in for.
+    /// The table gives the rule's length for every u16 mask, and nothing for the masks the
+    /// rule refuses.
     #[test]
     fn the_length_table_is_the_rule() {
         for mask in 0..=u16::MAX {
@@ -814,14 +821,7 @@ mod tests {
     /// random words with padding bits too.
     #[test]
     fn orientation_ok_is_the_quaternions_rules() {
-        let rules = |v: u32| {
-            let component = |shift: u32| (((v >> shift) & 0x1ff) as i16) << 7 >> 7;
-            let q = SmallestThree {
-                largest: (v & 3) as u8,
-                rest: [component(2), component(11), component(20)],
-            };
-            v >> 29 == 0 && q.check(9).is_ok()
-        };
+        let rules = |v: u32| v >> 29 == 0 && super::super::slot::unpack(v).check(9).is_ok();
         for largest in 0..4u32 {
             for raw2 in [0x100u32, 0x101, 0x14b, 0x1ff, 0, 1, 0x64, 0xb4, 0xb5, 0xff] {
                 for raw01 in 0..1u32 << 18 {
@@ -842,6 +842,8 @@ mod tests {
         }
     }
 
+    /// The sizes the staged form's documentation (and the decoder's) give: what a decoder
+    /// writes and reads back per change, against the generated change it stands in for.
     #[test]
     fn a_staged_change_is_28_bytes_where_a_change_is_88() {
         assert_eq!(std::mem::size_of::<StagedChange>(), 28);
