@@ -248,7 +248,7 @@ fn read_staged(b: &[u8], c: &mut StagedChange) -> Option<usize> {
 /// and the dropped component the largest, the lowest index winning a tie. In i32 and without a
 /// branch (a cube frame's changes nearly all carry one); a test holds it to `check`.
 #[inline(always)]
-fn orientation_ok(v: u32) -> bool {
+pub(super) fn orientation_ok(v: u32) -> bool {
     const R2: i32 = 255 * 255;
     // The component at `shift`, sign-extended from 9 bits, squared: at most 256^2, which only
     // the raw -256 reaches.
