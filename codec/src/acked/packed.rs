@@ -309,8 +309,9 @@ fn unpack_into<C: Clone>(
 }
 
 thread_local! {
-    /// The kind 12 frame [`PackedReference::decode_staged`] reads into on this thread
-    /// before converting it into the caller's kind 6 frame: the generated codec stays the
+    /// The kind 12 frame [`PackedReference::decode_staged`] reads into on this thread, for
+    /// a frame [`decode_fast`] does not take whole, before converting it into the caller's
+    /// kind 6 frame: the generated codec stays the
     /// only reader of kind 12's bits (its refusals, offsets and field paths are what the
     /// vectors pin), and its lists' buffers are kept from frame to frame, so that a warm
     /// AckedDecoder allocates nothing for kind 12 as for kind 6.
