@@ -600,7 +600,7 @@ fn apply<S: AckedSchema>(
         fault: None,
         removal_fault: false,
         undo,
-        report,
+        lists: ReportLists::take(report),
     };
     // Every entity touched, in ascending id, 64 ids (a word) at a time: those edited since the
     // base (the words of the held frames after it), those removed, those changed, and for a
@@ -679,8 +679,10 @@ fn apply<S: AckedSchema>(
         removal_fault,
         undo,
         live,
+        lists,
         ..
     } = walk;
+    lists.put(report);
     let fault = if removal_fault {
         Some(REMOVED_NOT_HELD)
     } else {
@@ -713,7 +715,36 @@ struct Walk<'a, S: AckedSchema> {
     /// A removal of an id the base does not hold (which wins over any change's fault).
     removal_fault: bool,
     undo: &'a mut Undo<S::Slot>,
-    report: &'a mut FrameReport<S::Event>,
+    /// The report's lists, taken out of it for the walk (and put back after it), so that the
+    /// compiler keeps them apart from everything else the walk writes through references.
+    lists: ReportLists,
+}
+
+/// The lists of a [`FrameReport`] the walk fills.
+#[derive(Default)]
+struct ReportLists {
+    changed: Vec<u16>,
+    measured: Vec<(u16, u32)>,
+    gone: Vec<u16>,
+    tiers: Vec<(u16, bool)>,
+}
+
+impl ReportLists {
+    fn take<E>(report: &mut FrameReport<E>) -> Self {
+        ReportLists {
+            changed: std::mem::take(&mut report.changed),
+            measured: std::mem::take(&mut report.measured),
+            gone: std::mem::take(&mut report.gone),
+            tiers: std::mem::take(&mut report.tiers),
+        }
+    }
+
+    fn put<E>(self, report: &mut FrameReport<E>) {
+        report.changed = self.changed;
+        report.measured = self.measured;
+        report.gone = self.gone;
+        report.tiers = self.tiers;
+    }
 }
 
 impl<S: AckedSchema> Walk<'_, S> {
@@ -764,7 +795,7 @@ impl<S: AckedSchema> Walk<'_, S> {
         if *slot == next {
             return;
         }
-        let report = &mut *self.report;
+        let report = &mut self.lists;
         if holds {
             report.changed.push(eid);
             if let Some(m) = next.measured() {
