@@ -39,7 +39,7 @@
 //! The frame is decoded into the schema's staged changes first ([`AckedSchema::Staged`]: the
 //! reference schema's is the wire's integers in 28 bytes), then walked. The tables (the live
 //! state, the undo edits) hold the schema's slots ([`AckedSchema::Slot`]), not its records: the
-//! reference schemas' [`RecordSlot`](super::RecordSlot) is the check's bytes of a record in 32
+//! reference schemas' [`RecordSlot`](super::RecordSlot) is the checked fields of a record in 32
 //! aligned bytes, copied and compared whole, where the generated 36-byte record was copied and
 //! compared field by field, straddled two cache lines one time in two, and was written out
 //! again for the check. Profiles steered the code: a record written field by field and read
@@ -821,7 +821,7 @@ impl<S: AckedSchema> Walk<'_, S> {
 const REMOVED_NOT_HELD: Inapplicable = Inapplicable("a removed id the base does not hold");
 
 /// FNV-1a of every record of `state` in ascending id (DESIGN.md section 3), hashed from the
-/// slots as they lie.
+/// slots without writing the records out.
 fn live_check<S: AckedSchema>(state: &LiveState<S>) -> u32 {
     state
         .held_slots()

@@ -329,8 +329,8 @@ pub trait AckedSchema: Sized {
     /// [`Self::apply`]).
     type Staged: Clone + PartialEq + Debug;
     /// One entity's place in the [`AckedDecoder`]'s tables: its record or none, as plain data
-    /// copied and compared whole. The reference schemas' is [`RecordSlot`], the check's bytes
-    /// of the record in 32 aligned bytes (the generated record is 36 bytes of odd-sized fields,
+    /// copied and compared whole. The reference schemas' is [`RecordSlot`], the checked
+    /// fields of the record in 32 aligned bytes (the generated record is 36 bytes of odd-sized fields,
     /// copied and compared field by field). Two slots are equal exactly when their records
     /// are.
     type Slot: DecoderSlot<Self::Record, Self::Staged>;

@@ -1,14 +1,14 @@
 //! The reference schemas' record as the [`AckedDecoder`](super::AckedDecoder)'s tables hold
-//! it ([`AckedSchema::Slot`](super::AckedSchema::Slot)): [`RecordSlot`], the check's bytes of
-//! an [`EntityState`] in 32 aligned bytes.
+//! it ([`AckedSchema::Slot`](super::AckedSchema::Slot)): [`RecordSlot`], the fields of an
+//! [`EntityState`] that the check hashes, in eight aligned u32 words.
 //!
 //! Why not the generated [`EntityState`] (36 bytes, an `Option` of it the same): a delivery
 //! copies, compares and hashes records, and a struct of odd-sized fields is copied and compared
 //! field by field (about 60 instructions a touched entity went to it, issue 17), where 32 plain
 //! bytes are one or two vector moves; 36-byte slots straddle two cache lines one time in two,
 //! 32 aligned ones never; and the check (seed 000: "the ordered deltas' FNV-1a of every record of
-//! the state the frame produces") hashes the slot's bytes as they lie, where each record was
-//! written out first.
+//! the state the frame produces") hashes the slot's words (two of them reordered to the
+//! record's canonical bytes, off the hash's chain), where each record was written out first.
 //!
 //! [`RecordSlot::apply`] is seed 000's rule for one change on these bytes. It is the decoder's
 //! only rule; [`Reference::apply_staged`](super::Reference::apply_staged), on the generated
@@ -22,15 +22,18 @@ use crate::protocol::{EntityState, Orientation, StateFlags};
 use crate::rt::{Fnv1a32, SmallestThree};
 use crate::BitSet;
 
-/// Where each field lies: `EntityState::write`'s 24 bytes (x, y, z, yaw, flags, measured, hp,
-/// armor, vehicle, seat), then the orientation's 29 bits as `Orientation::write` pads them to
-/// 4 bytes; the last byte is how many of the bytes are the record's (0 for no entity).
+/// Where each field lies, in u32 words: x, y, z and `measured` a word each, then yaw, flags
+/// and hp, then armor, vehicle and seat (`EntityState::write`'s bytes 20 to 23 as they lie),
+/// then the orientation's 29 bits as `Orientation::write` pads them to 4 bytes; the last byte
+/// is how many bytes the record's check form has (0 for no entity). No field straddles two
+/// words: `measured`, which every applied pose writes and the report reads twice, lay across
+/// two in the check's own byte order, and each access took a 64-bit pair apart and back.
 const X: usize = 0;
 const Y: usize = 4;
 const Z: usize = 8;
-const YAW: usize = 12;
-const FLAGS: usize = 14;
-const MEASURED: usize = 15;
+const MEASURED: usize = 12;
+const YAW: usize = 16;
+const FLAGS: usize = 18;
 const HP: usize = 19;
 const ARMOR: usize = 20;
 const VEHICLE_ID: usize = 21;
@@ -46,10 +49,10 @@ const ORIENTED: u8 = 28;
 const TIER: u8 = 1 << StateFlags::POSE_FULL.index();
 const ORIENTED_BIT: u8 = 1 << StateFlags::ORIENTED.index();
 
-/// One entity's record (or none) as the check hashes it: the record's canonical bytes
-/// (`EntityState::write`, the orientation's 29 bits in 4 bytes), zeros, and in the last byte
-/// how many of the bytes are the record's, 0 for none. Two slots are equal exactly when their
-/// records are.
+/// One entity's record (or none) as the check hashes it: the fields of the record's canonical
+/// bytes (`EntityState::write`, the orientation's 29 bits in 4 bytes), each within one word,
+/// zeros, and in the last byte how many bytes the record's canonical form has, 0 for none. Two
+/// slots are equal exactly when their records are.
 ///
 /// A slot holds any record an apply gives. Of a record no apply gives, it keeps what the check
 /// must see differ: the flags' byte as it is, and an orientation's components to their low 9
@@ -169,10 +172,23 @@ impl DecoderSlot<EntityState, StagedChange> for RecordSlot {
     /// The check of FNV-1a `h` carried over the entity's id and record (nothing for none).
     #[inline(always)]
     fn hash(&self, h: Fnv1a32, eid: u16) -> Fnv1a32 {
-        // The record's bytes are its first words, as they lie (little endian).
-        let words = (self.len() / 4) as usize;
+        // `write_record`'s bytes as little-endian words: x, y and z as they lie, then yaw,
+        // flags and `measured`'s first byte, the rest of `measured` and hp, then armor,
+        // vehicle and seat as they lie, then the orientation. The shuffle is off the hash's
+        // chain of one multiply a byte, which sets its speed.
+        let [x, y, z, measured, yaw_flags_hp, armor_vehicle_seat, orient, _] = self.0;
+        let words = [
+            x,
+            y,
+            z,
+            (yaw_flags_hp & 0x00ff_ffff) | measured << 24,
+            measured >> 8 | (yaw_flags_hp & 0xff00_0000),
+            armor_vehicle_seat,
+            orient,
+        ];
+        let n = (self.len() / 4) as usize;
         let h = h.update(&eid.to_le_bytes());
-        self.0[..words.min(7)]
+        words[..n.min(7)]
             .iter()
             .fold(h, |h, w| h.update(&w.to_le_bytes()))
     }
