@@ -589,7 +589,6 @@ fn apply<S: AckedSchema>(
         *primed = primed.wrapping_add(u64::from(live.holds(eid)));
     }
     let changes = &frame.changes[..ascending];
-    let after = held.range(after_base..);
     // The undo edits of the frame after the base, where most touched entities' base records are.
     let first_records = held.get(after_base).map_or(&[][..], |u| &u.records[..]);
     let mut walk = Walk::<S> {
@@ -602,77 +601,22 @@ fn apply<S: AckedSchema>(
         undo,
         lists: ReportLists::take(report),
     };
-    // Every entity touched, in ascending id, 64 ids (a word) at a time: those edited since the
-    // base (the words of the held frames after it), those removed, those changed, and for a
-    // keyframe every one held. Each source ascends, so one cursor into each suffices.
-    let (mut next_change, mut next_removal, mut next_held) = (0, 0, 0);
-    loop {
-        let word_of = |eid: u16| usize::from(eid / 64);
-        let mut w = cursors.iter().map(|c| c.word).min().unwrap_or(usize::MAX);
-        if let Some(c) = changes.get(next_change) {
-            w = w.min(word_of(S::staged_eid(c)));
-        }
-        if let Some(eid) = walk.removed.get(next_removal) {
-            w = w.min(word_of(*eid));
-        }
-        if let Some(e) = held_ids.get(next_held) {
-            w = w.min(usize::from(e.word));
-        }
-        if w == usize::MAX {
-            break;
-        }
-        let mut touched = 0u64;
-        for (c, h) in cursors.iter_mut().zip(after.clone()) {
-            c.enter(w, &h.words);
-            touched |= c.bits;
-        }
-        if let Some(e) = held_ids.get(next_held).filter(|e| usize::from(e.word) == w) {
-            touched |= e.bits;
-            next_held += 1;
-        }
-        while let Some(eid) = walk.removed.get(next_removal).filter(|e| word_of(**e) == w) {
-            touched |= 1 << (eid % 64);
-            next_removal += 1;
-        }
-        let first_change = next_change;
-        while let Some(c) = changes.get(next_change) {
-            let eid = S::staged_eid(c);
-            if word_of(eid) != w {
-                break;
-            }
-            touched |= 1 << (eid % 64);
-            next_change += 1;
-        }
-        let mut named = changes[first_change..next_change].iter();
-        while touched != 0 {
-            let b = touched.trailing_zeros();
-            touched &= touched - 1;
-            // Below 65,536: an id of word `w`.
-            let eid = (w * 64) as u16 + b as u16;
-            // The base's record: in the oldest frame after the base that edited it, else in the
-            // live state; none for a keyframe. Every bit of a frame's word is walked, so
-            // counting those passed gives each one's edit; the first frame (the one after the
-            // base, which edits most of what is touched) is counted so, the others (rarely the
-            // source) by a count of their bits below.
-            let bit = 1u64 << b;
-            let base = match cursors.split_first_mut() {
-                _ if frame.keyframe => S::Slot::EMPTY,
-                Some((first, _)) if first.bits & bit != 0 => {
-                    let edit = first.before + first.passed;
-                    first.passed += 1;
-                    first_records[edit as usize]
-                }
-                _ => match cursors.iter().position(|c| c.bits & bit != 0) {
-                    Some(j) => held[after_base + j].records[cursors[j].edit(b) as usize],
-                    None => walk.live.slot(eid),
-                },
-            };
-            let change = named.as_slice().first().filter(|c| S::staged_eid(c) == eid);
-            if change.is_some() {
-                named.next();
-            }
-            walk.visit(eid, base, change);
-        }
+    // Frames with no removal and not keyframes (nearly all) take a walk compiled without the
+    // removals' and the keyframe's checks.
+    let general = frame.keyframe || !walk.removed.is_empty();
+    let sources = Sources {
+        cursors,
+        after: held.range(after_base..),
+        held,
+        after_base,
+        first_records,
+        changes,
+        held_ids,
+    };
+    if general {
+        walk_touched::<S, true>(&mut walk, sources, frame.keyframe);
+    } else {
+        walk_touched::<S, false>(&mut walk, sources, false);
     }
     let Walk {
         fault,
@@ -697,6 +641,118 @@ fn apply<S: AckedSchema>(
             }
             undo.clear();
             Err(why)
+        }
+    }
+}
+
+/// Where [`apply`]'s walk finds the touched entities and their bases.
+struct Sources<'a, S: AckedSchema> {
+    /// One per held frame after the base, oldest first.
+    cursors: &'a mut [Cursor],
+    /// Those frames.
+    after: std::collections::vec_deque::Iter<'a, Undo<S::Slot>>,
+    held: &'a VecDeque<Undo<S::Slot>>,
+    after_base: usize,
+    /// The undo records of the first of them.
+    first_records: &'a [S::Slot],
+    /// The frame's changes, ascending.
+    changes: &'a [S::Staged],
+    /// For a keyframe, every id held.
+    held_ids: &'a [EditWord],
+}
+
+/// [`apply`]'s walk of every touched entity, in ascending id. `GENERAL` is false for a frame
+/// with no removal that is not a keyframe: then the removals and the keyframe's held ids are
+/// not looked at, and the compiler leaves their checks out of the loop.
+#[inline(always)]
+fn walk_touched<S: AckedSchema, const GENERAL: bool>(
+    walk: &mut Walk<'_, S>,
+    sources: Sources<'_, S>,
+    keyframe: bool,
+) {
+    // Every entity touched, in ascending id, 64 ids (a word) at a time: those edited since the
+    // base (the words of the held frames after it), those removed, those changed, and for a
+    // keyframe every one held. Each source ascends, so one cursor into each suffices.
+    let Sources {
+        cursors,
+        after,
+        held,
+        after_base,
+        first_records,
+        changes,
+        held_ids,
+    } = sources;
+    let (mut next_change, mut next_removal, mut next_held) = (0, 0, 0);
+    loop {
+        let word_of = |eid: u16| usize::from(eid / 64);
+        let mut w = cursors.iter().map(|c| c.word).min().unwrap_or(usize::MAX);
+        if let Some(c) = changes.get(next_change) {
+            w = w.min(word_of(S::staged_eid(c)));
+        }
+        if GENERAL {
+            if let Some(eid) = walk.removed.get(next_removal) {
+                w = w.min(word_of(*eid));
+            }
+            if let Some(e) = held_ids.get(next_held) {
+                w = w.min(usize::from(e.word));
+            }
+        }
+        if w == usize::MAX {
+            break;
+        }
+        let mut touched = 0u64;
+        for (c, h) in cursors.iter_mut().zip(after.clone()) {
+            c.enter(w, &h.words);
+            touched |= c.bits;
+        }
+        if GENERAL {
+            if let Some(e) = held_ids.get(next_held).filter(|e| usize::from(e.word) == w) {
+                touched |= e.bits;
+                next_held += 1;
+            }
+            while let Some(eid) = walk.removed.get(next_removal).filter(|e| word_of(**e) == w) {
+                touched |= 1 << (eid % 64);
+                next_removal += 1;
+            }
+        }
+        let first_change = next_change;
+        while let Some(c) = changes.get(next_change) {
+            let eid = S::staged_eid(c);
+            if word_of(eid) != w {
+                break;
+            }
+            touched |= 1 << (eid % 64);
+            next_change += 1;
+        }
+        let mut named = changes[first_change..next_change].iter();
+        while touched != 0 {
+            let b = touched.trailing_zeros();
+            touched &= touched - 1;
+            // Below 65,536: an id of word `w`.
+            let eid = (w * 64) as u16 + b as u16;
+            // The base's record: in the oldest frame after the base that edited it, else in the
+            // live state; none for a keyframe. Every bit of a frame's word is walked, so
+            // counting those passed gives each one's edit; the first frame (the one after the
+            // base, which edits most of what is touched) is counted so, the others (rarely the
+            // source) by a count of their bits below.
+            let bit = 1u64 << b;
+            let base = match cursors.split_first_mut() {
+                _ if GENERAL && keyframe => S::Slot::EMPTY,
+                Some((first, _)) if first.bits & bit != 0 => {
+                    let edit = first.before + first.passed;
+                    first.passed += 1;
+                    first_records[edit as usize]
+                }
+                _ => match cursors.iter().position(|c| c.bits & bit != 0) {
+                    Some(j) => held[after_base + j].records[cursors[j].edit(b) as usize],
+                    None => walk.live.slot(eid),
+                },
+            };
+            let change = named.as_slice().first().filter(|c| S::staged_eid(c) == eid);
+            if change.is_some() {
+                named.next();
+            }
+            walk.visit::<GENERAL>(eid, base, change);
         }
     }
 }
@@ -752,12 +808,12 @@ impl<S: AckedSchema> Walk<'_, S> {
     /// the frame's state, written into the live state (and told in the report) when it differs
     /// from the last frame shown's.
     #[inline(always)]
-    fn visit(&mut self, eid: u16, base: S::Slot, change: Option<&S::Staged>) {
+    fn visit<const GENERAL: bool>(&mut self, eid: u16, base: S::Slot, change: Option<&S::Staged>) {
         super::moves::touch(1);
-        if self.removal_fault {
+        if GENERAL && self.removal_fault {
             return;
         }
-        let is_removed = self.removed.get(self.next_removed) == Some(&eid);
+        let is_removed = GENERAL && self.removed.get(self.next_removed) == Some(&eid);
         if is_removed {
             self.next_removed += 1;
             if !base.holds() {
