@@ -157,17 +157,22 @@ fn change_len(mask: u16) -> Option<usize> {
     }
 }
 
+/// The most bytes a change takes: its id and mask, the age, a full pose, health, vehicle and
+/// orientation.
+const CHANGE_MAX: usize = 4 + 1 + 14 + 2 + 3 + 4;
+
 /// The u16 at `b[i..]`, little endian (0 past the end, which the callers never reach: they
-/// read within a length checked first).
+/// read within a length checked first, at offsets the compiler can bound within the array,
+/// so that it leaves the check out).
 #[inline(always)]
-fn le16(b: &[u8], i: usize) -> u16 {
+fn le16(b: &[u8; CHANGE_MAX], i: usize) -> u16 {
     b.get(i..i + 2)
         .map_or(0, |v| u16::from_le_bytes([v[0], v[1]]))
 }
 
 /// The u32 at `b[i..]`, little endian (0 past the end, as [`le16`]).
 #[inline(always)]
-fn le32(b: &[u8], i: usize) -> u32 {
+fn le32(b: &[u8; CHANGE_MAX], i: usize) -> u32 {
     b.get(i..i + 4)
         .map_or(0, |v| u32::from_le_bytes([v[0], v[1], v[2], v[3]]))
 }
@@ -190,11 +195,26 @@ fn read_staged(b: &[u8], c: &mut StagedChange) -> Option<usize> {
     let head: [u8; 4] = b.get(..4)?.try_into().ok()?;
     let mask = u16::from_le_bytes([head[2], head[3]]);
     let len = change_len(mask)?;
-    let b = b.get(4..len)?;
+    if len > b.len() {
+        return None;
+    }
+    // The change's bytes in an array of the largest change's size, read in place where the
+    // frame has that many left (every change but a frame's last few), else copied (the bytes
+    // past `len` are never read): the offsets below are then bounded by constants, and the
+    // compiler leaves out the bounds checks it made on every field of a slice.
+    let mut last = [0; CHANGE_MAX];
+    let b: &[u8; CHANGE_MAX] = match b.get(..CHANGE_MAX) {
+        Some(whole) => whole.try_into().ok()?,
+        None => {
+            let n = b.len().min(CHANGE_MAX);
+            last[..n].copy_from_slice(b.get(..n)?);
+            &last
+        }
+    };
     // `c` comes in as `StagedChange::NONE` (every group zero): only what the mask selects is
     // written.
     (c.eid, c.mask) = (u16::from_le_bytes([head[0], head[1]]), mask);
-    let mut at = 0;
+    let mut at = 4;
     if c.has(POSE_AGE) {
         c.age = b[at];
         at += 1;
@@ -238,7 +258,7 @@ fn read_staged(b: &[u8], c: &mut StagedChange) -> Option<usize> {
         c.orient = v;
         at += 4;
     }
-    debug_assert_eq!(at + 4, len);
+    debug_assert_eq!(at, len);
     Some(len)
 }
 
