@@ -748,15 +748,14 @@ impl AckedSchema for Reference {
         let n = r
             .count(u64::from(changed_count), 4, r.pos())
             .map_err(|e| e.field("changes"))?;
+        // Every change fresh at once (`n` is within the bytes left, 4 a change), then read in
+        // place.
         out.changes.clear();
+        out.changes.resize(n, StagedChange::NONE);
         // What the fast reader has not read yet: `r` is moved past what it read only when the
         // generated reader takes over, and at the end.
         let mut rest = r.rest();
-        for i in 0..n {
-            out.changes.push(StagedChange::NONE);
-            let Some(c) = out.changes.last_mut() else {
-                continue;
-            };
+        for (i, c) in out.changes.iter_mut().enumerate() {
             if let Some(len) = read_staged(rest, c) {
                 rest = rest.get(len..).unwrap_or_default();
                 continue;
