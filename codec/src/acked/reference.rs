@@ -202,12 +202,14 @@ fn read_staged(b: &[u8], c: &mut StagedChange) -> Option<usize> {
     // frame has that many left (every change but a frame's last few), else copied (the bytes
     // past `len` are never read): the offsets below are then bounded by constants, and the
     // compiler leaves out the bounds checks it made on every field of a slice.
-    let mut last = [0; CHANGE_MAX];
+    let last;
     let b: &[u8; CHANGE_MAX] = match b.get(..CHANGE_MAX) {
         Some(whole) => whole.try_into().ok()?,
         None => {
             let n = b.len().min(CHANGE_MAX);
-            last[..n].copy_from_slice(b.get(..n)?);
+            let mut copy = [0; CHANGE_MAX];
+            copy[..n].copy_from_slice(b.get(..n)?);
+            last = copy;
             &last
         }
     };
