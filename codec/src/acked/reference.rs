@@ -269,26 +269,24 @@ fn read_staged(b: &[u8], c: &mut StagedChange) -> Option<usize> {
 /// `SmallestThree::check(9)`: each component within [-255, 255] (the raw -256 is over width)
 /// and the dropped component the largest, the lowest index winning a tie. In i32 and without a
 /// branch (a cube frame's changes nearly all carry one); a test holds it to `check`.
+///
+/// Each component's own bound needs no test of its own: `a + tie(0) <= d` is
+/// `2a + b + c + tie(0) <= 2 * 255^2`, so `a <= 255^2` with `b` and `c` squares; the raw -256
+/// (256^2) fails it.
 #[inline(always)]
 pub(super) fn orientation_ok(v: u32) -> bool {
     const R2: i32 = 255 * 255;
-    // The component at `shift`, sign-extended from 9 bits, squared: at most 256^2, which only
-    // the raw -256 reaches.
-    let sq = |shift: u32| {
-        let c = (((v >> shift) & 0x1ff) << 23) as i32 >> 23;
+    // The component at bit `at`, sign-extended from 9 bits (its top bit moved to bit 31 and
+    // shifted back), squared: at most 256^2, which only the raw -256 reaches.
+    let sq = |at: u32| {
+        let c = ((v << (23 - at)) as i32) >> 23;
         c * c
     };
     let (a, b, c) = (sq(2), sq(11), sq(20));
     let d = 2 * R2 - (a + b + c);
     let largest = v & 3;
     let tie = |i: u32| i32::from(i < largest);
-    (v >> 29 == 0)
-        & (a <= R2)
-        & (b <= R2)
-        & (c <= R2)
-        & (a + tie(0) <= d)
-        & (b + tie(1) <= d)
-        & (c + tie(2) <= d)
+    (v >> 29 == 0) & (a + tie(0) <= d) & (b + tie(1) <= d) & (c + tie(2) <= d)
 }
 
 /// A change of `eid` with no group: what `diff` fills in, and what kind 12's conversion
