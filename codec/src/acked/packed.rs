@@ -441,6 +441,13 @@ fn wide_mask(m: u8) -> u16 {
     u16::from(m & 0xf) | u16::from(m & 0x30) << 10
 }
 
+/// A `PackedPoseStep` axis (`zbucket(0, 7, 8, 9, 16)`) within kind 6's i16.
+#[inline(always)]
+fn step(b: &mut BitReader<'_>) -> Option<i32> {
+    let v = b.zbucket(&[0, 7, 8, 9, 16]).ok()?;
+    i16::try_from(v).ok().map(i32::from)
+}
+
 /// One `PackedChange` staged (into `c`, which comes in as `StagedChange::NONE`), after the
 /// change of id `prev`: `None` where the generated reader or [`stage_packed`] would refuse it
 /// (an id gap of 0 after the first, a mask bit without the POSE it requires, the input ending,
@@ -478,11 +485,7 @@ fn read_change_fast(
         c.pose = [p.x, p.y, p.z].map(|v| v.to_bits() as i32);
         c.yaw = super::reference::round_u16(p.yaw / super::reference::YAW_FULL);
     } else if has(POSE) {
-        let mut step = || {
-            let v = b.zbucket(&[0, 7, 8, 9, 16]).ok()?;
-            i16::try_from(v).ok().map(i32::from)
-        };
-        c.pose = [step()?, step()?, step()?];
+        c.pose = [step(b)?, step(b)?, step(b)?];
         c.yaw = u16::from(u8::try_from(b.bucket(&[0, 8]).ok()?).ok()?);
     }
     if has(HEALTH) {
