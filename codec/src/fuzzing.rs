@@ -31,12 +31,22 @@ pub fn decode_reencode<F: Frame>(data: &[u8]) {
 /// The `decode_acked_packed` check (kind 12, issue 19): [`decode_reencode`] of the generated
 /// `AckedPacked`, then the schema's conversion: whatever [`PackedReference`] decodes must encode
 /// back to exactly `data`, and as kind 6 (the same information) must decode back to the same
-/// frame. Panics otherwise.
+/// frame; and the decoder's own read (`decode_staged`, whose fast read takes every frame it
+/// can straight into staged changes) must give that frame staged, or the same error. Panics
+/// otherwise.
 ///
 /// [`PackedReference`]: crate::acked::PackedReference
 pub fn decode_acked_packed(data: &[u8]) {
-    use crate::acked::{AckedSchema, PackedReference, Reference};
+    use crate::acked::{AckedFrame, AckedSchema, PackedReference, Reference};
     decode_reencode::<crate::protocol::AckedPacked>(data);
+    let mut staged = AckedFrame::empty();
+    let got = PackedReference::decode_staged(data, &mut staged).map(|()| staged);
+    let want =
+        PackedReference::decode_frame(data).map(|f| crate::acked::staged::<PackedReference>(&f));
+    assert_eq!(
+        got, want,
+        "acked_packed: decode_staged differs from decode_frame"
+    );
     let Ok(frame) = PackedReference::decode_frame(data) else {
         return;
     };
