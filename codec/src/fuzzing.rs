@@ -28,6 +28,21 @@ pub fn decode_reencode<F: Frame>(data: &[u8]) {
     }
 }
 
+/// The `decode_acked` check (kind 6): [`decode_reencode`] of the generated `Acked`, and the
+/// decoder's own read (`decode_staged`, whose fast read takes each change it can straight into
+/// a staged change) must give the frame [`Reference`]'s `decode_frame` gives, staged, or the
+/// same error. Panics otherwise.
+///
+/// [`Reference`]: crate::acked::Reference
+pub fn decode_acked(data: &[u8]) {
+    use crate::acked::{AckedFrame, AckedSchema, Reference};
+    decode_reencode::<crate::protocol::Acked>(data);
+    let mut staged = AckedFrame::empty();
+    let got = Reference::decode_staged(data, &mut staged).map(|()| staged);
+    let want = Reference::decode_frame(data).map(|f| crate::acked::staged::<Reference>(&f));
+    assert_eq!(got, want, "acked: decode_staged differs from decode_frame");
+}
+
 /// The `decode_acked_packed` check (kind 12, issue 19): [`decode_reencode`] of the generated
 /// `AckedPacked`, then the schema's conversion: whatever [`PackedReference`] decodes must encode
 /// back to exactly `data`, and as kind 6 (the same information) must decode back to the same

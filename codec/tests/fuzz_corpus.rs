@@ -133,6 +133,18 @@ fn committed_corpus_decodes_and_reencodes_identically() {
     }
 }
 
+/// The two acked frames' targets run more than the re-encoding: the schemas' own reads
+/// (`decode_staged`, with their fast reads) held to `decode_frame`, and for kind 12 the trip
+/// through kind 6.
+#[test]
+fn acked_corpora_keep_the_schemas_checks() {
+    replay("decode_acked", ackwire_codec::fuzzing::decode_acked);
+    replay(
+        "decode_acked_packed",
+        ackwire_codec::fuzzing::decode_acked_packed,
+    );
+}
+
 #[test]
 fn baseline_stream_corpus_keeps_the_harness_invariants() {
     replay("baseline_stream", |data| {
