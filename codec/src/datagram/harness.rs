@@ -5,7 +5,9 @@
 //! Invariants checked:
 //! - nothing is applied to the wrong occupant of an id: after every step, every replica the
 //!   client holds is a state the server had for that same occupant (id and spawn tick), at
-//!   its spawn or at the end of a tick;
+//!   its spawn or at the end of a tick (only its occupant, once a forged datagram made a tick
+//!   whole: the client then applies the honest ticks up to it part by part, as seed 003 says
+//!   it applies a tick "when the tick is whole or a later tick is");
 //! - a forged datagram changes only entities it names with their own spawn tag;
 //! - memory is bounded: the client holds at most its limit of datagrams and of component bytes
 //!   (and its count of those bytes is right), the server remembers at most its window;
@@ -77,6 +79,11 @@ struct Run {
     ended: bool,
     incarnations: HashSet<(u64, u64)>,
     acks_lied: bool,
+    /// A forged datagram made a tick whole (its own, or one past the world's): seed 003's client
+    /// "applies a tick's datagrams ... when the tick is whole or a later tick is", so from then
+    /// on the honest datagrams of the ticks up to it are applied as they come, part by part,
+    /// and a replica may mix two ticks' groups of its own occupant.
+    whole_forged: bool,
     delivered: Vec<Vec<u8>>,
     tick: u64,
     input_ack: u64,
@@ -211,9 +218,10 @@ impl Run {
                     r.spawn_tick
                 ));
             }
-            // A lying client (forged acks) may be starved of what it denied having; its
-            // replicas are still its own occupants', which is checked above.
-            if self.acks_lied || self.tainted.contains(&(*id, r.spawn_tick)) {
+            // A lying client (forged acks) may be starved of what it denied having, and one
+            // whose whole tick a forgery moved applies honest ticks part by part; their
+            // replicas are still their own occupants', which is checked above.
+            if self.acks_lied || self.whole_forged || self.tainted.contains(&(*id, r.spawn_tick)) {
                 continue;
             }
             let k = state_key(*id, r.spawn_tick, r.position, &r.components);
@@ -291,6 +299,7 @@ impl Run {
         let whole_before = self.client.whole_tick();
         self.report.extreme_ticks += u64::from(d.tick >= u64::MAX - 16);
         let s = self.client.receive(d.clone());
+        self.whole_forged |= self.client.whole_tick() != whole_before;
         self.note(&s);
         let _ = self.client.take_acks();
         if s.held {
@@ -411,6 +420,7 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
         ended: false,
         incarnations: HashSet::new(),
         acks_lied: false,
+        whole_forged: false,
         delivered: Vec::new(),
         tick: 0,
         input_ack: 0,
