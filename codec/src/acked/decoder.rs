@@ -606,7 +606,6 @@ fn apply<S: AckedSchema>(
     let general = frame.keyframe || !walk.removed.is_empty();
     let sources = Sources {
         cursors,
-        after: held.range(after_base..),
         held,
         after_base,
         first_records,
@@ -649,8 +648,6 @@ fn apply<S: AckedSchema>(
 struct Sources<'a, S: AckedSchema> {
     /// One per held frame after the base, oldest first.
     cursors: &'a mut [Cursor],
-    /// Those frames.
-    after: std::collections::vec_deque::Iter<'a, Undo<S::Slot>>,
     held: &'a VecDeque<Undo<S::Slot>>,
     after_base: usize,
     /// The undo records of the first of them.
@@ -675,13 +672,14 @@ fn walk_touched<S: AckedSchema, const GENERAL: bool>(
     // keyframe every one held. Each source ascends, so one cursor into each suffices.
     let Sources {
         cursors,
-        after,
         held,
         after_base,
         first_records,
         changes,
         held_ids,
     } = sources;
+    // The held frames after the base, beside their cursors.
+    let after = held.range(after_base..);
     let (mut next_change, mut next_removal, mut next_held) = (0, 0, 0);
     loop {
         let word_of = |eid: u16| usize::from(eid / 64);

@@ -24,7 +24,7 @@
 //! u16 holds more: an id past 65535, a step past an i16, a yaw or an age past a u8): decoding
 //! them is `over_width`, reported at the packed body's first byte with the field's path.
 
-use super::reference::Header;
+use super::reference::{read_removed, read_tail, Header};
 use super::{AckedFrame, AckedSchema, FrameOf, Inapplicable, Reference, StagedChange, StagedFrame};
 use crate::protocol::{
     AckedFlags, AckedPacked, Change, ChangeMask, EntityState, Event, Health, PackedChange,
@@ -384,38 +384,13 @@ fn decode_fast(bytes: &[u8], out: &mut StagedFrame<PackedReference>) -> Option<(
     } else {
         None
     };
-    let n = r.count(u64::from(removed_count), 2, r.pos()).ok()?;
-    out.removed.clear();
-    for _ in 0..n {
-        out.removed.push(r.u16().ok()?);
-    }
+    read_removed(&mut r, removed_count, &mut out.removed).ok()?;
     // The error only ends the packed read; `decode_with` finds the real one.
     let bail = || DecodeError::new(ErrorKind::Truncated, 0);
     r.packed(|b| read_changes_fast(b, &mut out.changes).ok_or_else(bail))
         .ok()?;
-    let event_count = r.u8().ok()?;
-    let first_serial = if event_count > 0 {
-        Some(r.u32().ok()?)
-    } else {
-        None
-    };
-    let n = r.count(u64::from(event_count), 6, r.pos()).ok()?;
-    out.events.clear();
-    for _ in 0..n {
-        out.events.push(Event::read(&mut r).ok()?);
-    }
-    r.finish().ok()?;
-    Header {
-        tick,
-        base_tick,
-        last_seq,
-        input_buffer,
-        flags,
-        check,
-        first_serial,
-    }
-    .into_frame(out)
-    .ok()
+    let header = (tick, base_tick, last_seq, input_buffer, flags, check);
+    read_tail(&mut r, header, out).ok()
 }
 
 /// `PackedChanges` read into staged changes (see [`decode_fast`]): the count, checked against
@@ -464,7 +439,7 @@ fn read_change_fast(
     let eid = match *prev {
         None => gap,
         Some(_) if gap == 0 => return None,
-        Some(p) => u64::from(p) + gap,
+        Some(p) => u64::from(p).checked_add(gap)?,
     };
     // Past a u16 the schema refuses the id (the generated reader's 65,595 is larger).
     let eid = u16::try_from(eid).ok()?;

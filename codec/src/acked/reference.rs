@@ -369,6 +369,65 @@ pub(super) fn round_u16(v: f64) -> u16 {
     }
 }
 
+/// The removed ids of an acked frame (kind 6's or kind 12's, the same field), `count` of them,
+/// into `out`, checked against the bytes left (2 an id) before anything is kept.
+#[inline(always)]
+pub(super) fn read_removed(
+    r: &mut Reader<'_>,
+    count: u16,
+    out: &mut Vec<u16>,
+) -> Result<(), DecodeError> {
+    let n = r
+        .count(u64::from(count), 2, r.pos())
+        .map_err(|e| e.field("removed"))?;
+    out.clear();
+    for i in 0..n {
+        out.push(r.u16().map_err(|e| e.index(i).field("removed"))?);
+    }
+    Ok(())
+}
+
+/// The header fields read before an acked frame's lists: tick, base_tick, last_seq,
+/// input_buffer, flags and check.
+pub(super) type HeaderFields = (u32, u32, u32, u8, AckedFlags, Option<u32>);
+
+/// What follows an acked frame's changes (kind 6's or kind 12's, the same fields): the events
+/// (checked against the bytes left, 6 an event), then the frame's end; then the header kept
+/// with [`Header::into_frame`].
+#[inline(always)]
+pub(super) fn read_tail<C>(
+    r: &mut Reader<'_>,
+    header: HeaderFields,
+    out: &mut AckedFrame<C, Event>,
+) -> Result<(), DecodeError> {
+    let event_count = r.u8().map_err(|e| e.field("event_count"))?;
+    let first_serial = if event_count > 0 {
+        Some(r.u32().map_err(|e| e.field("first_serial"))?)
+    } else {
+        None
+    };
+    let n = r
+        .count(u64::from(event_count), 6, r.pos())
+        .map_err(|e| e.field("events"))?;
+    out.events.clear();
+    for i in 0..n {
+        out.events
+            .push(Event::read(r).map_err(|e| e.index(i).field("events"))?);
+    }
+    r.finish()?;
+    let (tick, base_tick, last_seq, input_buffer, flags, check) = header;
+    Header {
+        tick,
+        base_tick,
+        last_seq,
+        input_buffer,
+        flags,
+        check,
+        first_serial,
+    }
+    .into_frame(out)
+}
+
 /// A decoded frame's header: the fields of kind 6's (and kind 12's: its header is kind 6's field
 /// for field) that its [`AckedFrame`] keeps, beside the lists. Kind 6's `decode_staged`
 /// and kind 12's `unpack_into` both keep theirs through [`Header::into_frame`].
@@ -737,14 +796,7 @@ impl AckedSchema for Reference {
         } else {
             None
         };
-        let n = r
-            .count(u64::from(removed_count), 2, r.pos())
-            .map_err(|e| e.field("removed"))?;
-        out.removed.clear();
-        for i in 0..n {
-            let eid = r.u16().map_err(|e| e.index(i).field("removed"))?;
-            out.removed.push(eid);
-        }
+        read_removed(&mut r, removed_count, &mut out.removed)?;
         let n = r
             .count(u64::from(changed_count), 4, r.pos())
             .map_err(|e| e.field("changes"))?;
@@ -765,31 +817,8 @@ impl AckedSchema for Reference {
             rest = r.rest();
         }
         r.take(r.remaining() - rest.len())?;
-        let event_count = r.u8().map_err(|e| e.field("event_count"))?;
-        let first_serial = if event_count > 0 {
-            Some(r.u32().map_err(|e| e.field("first_serial"))?)
-        } else {
-            None
-        };
-        let n = r
-            .count(u64::from(event_count), 6, r.pos())
-            .map_err(|e| e.field("events"))?;
-        out.events.clear();
-        for i in 0..n {
-            let event = Event::read(&mut r).map_err(|e| e.index(i).field("events"))?;
-            out.events.push(event);
-        }
-        r.finish()?;
-        Header {
-            tick,
-            base_tick,
-            last_seq,
-            input_buffer,
-            flags,
-            check,
-            first_serial,
-        }
-        .into_frame(out)
+        let header = (tick, base_tick, last_seq, input_buffer, flags, check);
+        read_tail(&mut r, header, out)
     }
 
     fn decode_frame(bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError> {
