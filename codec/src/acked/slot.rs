@@ -1,6 +1,6 @@
 //! The reference schemas' record as the [`AckedDecoder`](super::AckedDecoder)'s tables hold
 //! it ([`AckedSchema::Slot`](super::AckedSchema::Slot)): [`RecordSlot`], the fields of an
-//! [`EntityState`] that the check hashes, in eight aligned u32 words.
+//! [`EntityState`] that the check hashes, in four aligned u64 words.
 //!
 //! Why not the generated [`EntityState`] (36 bytes, an `Option` of it the same): a delivery
 //! copies, compares and hashes records, and a struct of odd-sized fields is copied and compared
@@ -22,12 +22,13 @@ use crate::protocol::{EntityState, Orientation, StateFlags};
 use crate::rt::{Fnv1a32, SmallestThree};
 use crate::BitSet;
 
-/// Where each field lies, in u32 words: x, y, z and `measured` a word each, then yaw, flags
-/// and hp, then armor, vehicle and seat (`EntityState::write`'s bytes 20 to 23 as they lie),
-/// then the orientation's 29 bits as `Orientation::write` pads them to 4 bytes; the last byte
-/// is how many bytes the record's check form has (0 for no entity). No field straddles two
-/// words: `measured`, which every applied pose writes and the report reads twice, lay across
-/// two in the check's own byte order, and each access took a 64-bit pair apart and back.
+/// Where each field lies, in bytes of the four u64 words: x and y, then z and `measured`, then
+/// yaw, flags, hp, armor, vehicle and seat (`EntityState::write`'s bytes 16 to 23 as they lie,
+/// but for `measured`), then the orientation's 29 bits as `Orientation::write` pads them to 4
+/// bytes; the last byte is how many bytes the record's check form has (0 for no entity). No
+/// field straddles two words: `measured`, which every applied pose writes and the report reads
+/// twice, lay across two in the check's own byte order, and each access took a pair apart and
+/// back.
 const X: usize = 0;
 const Y: usize = 4;
 const Z: usize = 8;
@@ -60,7 +61,7 @@ const ORIENTED_BIT: u8 = 1 << StateFlags::ORIENTED.index();
 /// corruption is still a corruption.
 #[derive(Clone, Copy, Eq)]
 #[repr(C, align(32))]
-pub struct RecordSlot([u32; 8]);
+pub struct RecordSlot([u64; 4]);
 
 impl PartialEq for RecordSlot {
     /// Word by word, by value. The derived comparison compared the slots' memory (a 32-byte
@@ -70,17 +71,9 @@ impl PartialEq for RecordSlot {
     /// of the walk there).
     #[inline(always)]
     fn eq(&self, other: &Self) -> bool {
-        let [a0, a1, a2, a3, a4, a5, a6, a7] = self.0;
-        let [b0, b1, b2, b3, b4, b5, b6, b7] = other.0;
-        (a0 ^ b0)
-            | (a1 ^ b1)
-            | (a2 ^ b2)
-            | (a3 ^ b3)
-            | (a4 ^ b4)
-            | (a5 ^ b5)
-            | (a6 ^ b6)
-            | (a7 ^ b7)
-            == 0
+        let [a0, a1, a2, a3] = self.0;
+        let [b0, b1, b2, b3] = other.0;
+        (a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2) | (a3 ^ b3) == 0
     }
 }
 
@@ -93,38 +86,28 @@ impl std::fmt::Debug for RecordSlot {
 impl RecordSlot {
     /// An entity coming whole, before its groups: every field zero, no orientation.
     const WHOLE: RecordSlot = {
-        let mut w = [0; 8];
-        w[LEN / 4] = (PLAIN as u32) << (8 * (LEN % 4));
+        let mut w = [0; 4];
+        w[LEN / 8] = (PLAIN as u64) << (8 * (LEN % 8));
         RecordSlot(w)
     };
 
-    /// The field of `bytes` bytes at byte `at`, little endian. The slot is kept in u32 words
+    /// The field of `bytes` bytes at byte `at`, little endian. The slot is kept in u64 words
     /// (a field read or written a byte at a time made the compiler keep a record in 32 byte
-    /// registers, and copying one cost 55 instructions); `at` and `bytes` are constants, so
-    /// each access is a shift and a mask of one word, or of two for `measured`.
+    /// registers, and copying one cost 55 instructions; in eight u32 words, the walk held a
+    /// slot in eight registers and spilled most of them); `at` and `bytes` are constants, so
+    /// each access is a shift and a mask of one word.
     #[inline(always)]
     fn get(&self, at: usize, bytes: u32) -> u32 {
-        let (w, shift) = (at / 4, (at % 4) as u32 * 8);
-        let mut v = u64::from(self.0[w]);
-        if shift + 8 * bytes > 32 {
-            v |= u64::from(self.0[w + 1]) << 32;
-        }
-        ((v >> shift) & ((1u64 << (8 * bytes)) - 1)) as u32
+        let (w, shift) = (at / 8, (at % 8) as u32 * 8);
+        ((self.0[w] >> shift) & ((1u64 << (8 * bytes)) - 1)) as u32
     }
 
     /// Sets the field [`Self::get`] reads.
     #[inline(always)]
     fn set(&mut self, at: usize, bytes: u32, value: u32) {
-        let (w, shift) = (at / 4, (at % 4) as u32 * 8);
+        let (w, shift) = (at / 8, (at % 8) as u32 * 8);
         let mask = ((1u64 << (8 * bytes)) - 1) << shift;
-        let put = (u64::from(value) << shift) & mask;
-        if shift + 8 * bytes > 32 {
-            let pair = u64::from(self.0[w]) | u64::from(self.0[w + 1]) << 32;
-            let pair = (pair & !mask) | put;
-            (self.0[w], self.0[w + 1]) = (pair as u32, (pair >> 32) as u32);
-        } else {
-            self.0[w] = ((u64::from(self.0[w]) & !mask) | put) as u32;
-        }
+        self.0[w] = (self.0[w] & !mask) | ((u64::from(value) << shift) & mask);
     }
 
     /// How many of the slot's bytes are the record's (0 for none).
@@ -136,20 +119,21 @@ impl RecordSlot {
     #[inline(always)]
     fn pose(&self) -> (i32, i32, i32) {
         (
-            self.0[X / 4] as i32,
-            self.0[Y / 4] as i32,
-            self.0[Z / 4] as i32,
+            self.get(X, 4) as i32,
+            self.get(Y, 4) as i32,
+            self.get(Z, 4) as i32,
         )
     }
 
     #[inline(always)]
     fn set_pose(&mut self, x: i32, y: i32, z: i32) {
-        (self.0[X / 4], self.0[Y / 4], self.0[Z / 4]) = (x as u32, y as u32, z as u32);
+        self.0[X / 8] = u64::from(x as u32) | u64::from(y as u32) << 32;
+        self.set(Z, 4, z as u32);
     }
 }
 
 impl DecoderSlot<EntityState, StagedChange> for RecordSlot {
-    const EMPTY: RecordSlot = RecordSlot([0; 8]);
+    const EMPTY: RecordSlot = RecordSlot([0; 4]);
 
     /// Whether the slot holds an entity.
     #[inline(always)]
@@ -176,7 +160,11 @@ impl DecoderSlot<EntityState, StagedChange> for RecordSlot {
         // flags and `measured`'s first byte, the rest of `measured` and hp, then armor,
         // vehicle and seat as they lie, then the orientation. The shuffle is off the hash's
         // chain of one multiply a byte, which sets its speed.
-        let [x, y, z, measured, yaw_flags_hp, armor_vehicle_seat, orient, _] = self.0;
+        let [xy, z_measured, yaw_to_seat, orient_len] = self.0;
+        let (x, y) = (xy as u32, (xy >> 32) as u32);
+        let (z, measured) = (z_measured as u32, (z_measured >> 32) as u32);
+        let (yaw_flags_hp, armor_vehicle_seat) = (yaw_to_seat as u32, (yaw_to_seat >> 32) as u32);
+        let orient = orient_len as u32;
         let words = [
             x,
             y,
