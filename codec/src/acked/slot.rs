@@ -22,11 +22,11 @@ use crate::protocol::{EntityState, Orientation, StateFlags};
 use crate::rt::{Fnv1a32, SmallestThree};
 use crate::BitSet;
 
-/// Where each field lies, in bytes of the four u64 words: x and y, then z and `measured`, then
-/// yaw, flags, hp, armor, vehicle and seat (`EntityState::write`'s bytes 16 to 23 as they lie,
-/// but for `measured`), then the orientation's 29 bits as `Orientation::write` pads them to 4
-/// bytes; the last byte is how many bytes the record's check form has (0 for no entity). No
-/// field straddles two words: `measured`, which every applied pose writes and the report reads
+/// Where each field lies, as bytes of the four u64 words: x, y, z and `measured` 4 bytes each,
+/// then yaw, flags and hp, then armor, vehicle and seat (`EntityState::write`'s bytes 20 to 23
+/// as they lie), then the orientation's 29 bits as `Orientation::write` pads them to 4 bytes;
+/// the last byte is how many bytes the record's check form has (0 for no entity). No field
+/// straddles two words: `measured`, which every applied pose writes and the report reads
 /// twice, lay across two in the check's own byte order, and each access took a pair apart and
 /// back.
 const X: usize = 0;
@@ -127,7 +127,8 @@ impl RecordSlot {
 
     #[inline(always)]
     fn set_pose(&mut self, x: i32, y: i32, z: i32) {
-        self.0[X / 8] = u64::from(x as u32) | u64::from(y as u32) << 32;
+        self.set(X, 4, x as u32);
+        self.set(Y, 4, y as u32);
         self.set(Z, 4, z as u32);
     }
 }
