@@ -76,6 +76,10 @@
 //! - the report told after the walk from the frame's undo edits (which are exactly the
 //!   entities it changed) rather than in the visit: the walk lost about 4K instructions a cube
 //!   frame and the telling loop took 5K to 6K back (callgrind).
+//! - the walk in two passes, one making each touched entity's record into a list and one
+//!   comparing and writing them (nothing to undo on a fault): 6.8K more instructions a cube
+//!   frame and slower; the record work itself (the base, `RecordSlot::apply`) is most of the
+//!   first pass.
 //!
 //! The check stays a walk over the world: FNV-1a is one chain of a multiply per byte, so no
 //! digest kept per entity combines into it; its cost is about 4 cycles a byte of the state
