@@ -596,8 +596,6 @@ fn apply<S: AckedSchema>(
         *primed = primed.wrapping_add(u64::from(live.holds(eid)));
     }
     let changes = &frame.changes[..ascending];
-    // The undo edits of the frame after the base, where most touched entities' base records are.
-    let first_records = held.get(after_base).map_or(&[][..], |u| &u.records[..]);
     let mut walk = Walk::<S> {
         live,
         tick: frame.tick,
@@ -615,7 +613,6 @@ fn apply<S: AckedSchema>(
         cursors,
         held,
         after_base,
-        first_records,
         changes,
         held_ids,
     };
@@ -657,8 +654,6 @@ struct Sources<'a, S: AckedSchema> {
     cursors: &'a mut [Cursor],
     held: &'a VecDeque<Undo<S::Slot>>,
     after_base: usize,
-    /// The undo records of the first of them.
-    first_records: &'a [S::Slot],
     /// The frame's changes, ascending.
     changes: &'a [S::Staged],
     /// For a keyframe, every id held.
@@ -681,12 +676,13 @@ fn walk_touched<S: AckedSchema, const GENERAL: bool>(
         cursors,
         held,
         after_base,
-        first_records,
         changes,
         held_ids,
     } = sources;
     // The held frames after the base, beside their cursors.
     let after = held.range(after_base..);
+    // The undo edits of the frame after the base, where most touched entities' base records are.
+    let first_records = held.get(after_base).map_or(&[][..], |u| &u.records[..]);
     let (mut next_change, mut next_removal, mut next_held) = (0, 0, 0);
     loop {
         let word_of = |eid: u16| usize::from(eid / 64);

@@ -775,10 +775,6 @@ mod tests {
                 prop_assert_eq!(again, twelve);
             }
         }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
 
         /// `decode_staged`, into a frame left over from another decode (its lists
         /// holding other values), gives exactly `decode_frame`'s frame or error, on kind 12
@@ -807,10 +803,6 @@ mod tests {
             let got = PackedReference::decode_staged(&twelve, &mut out).map(|()| out.clone());
             prop_assert_eq!(got, want);
         }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(512))]
 
         /// Every kind 12 frame of a kind 6 frame (every change within kind 6's ranges) is read
         /// by `decode_fast`, to `decode_frame`'s frame: the generated reader is only the
