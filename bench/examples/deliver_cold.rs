@@ -17,6 +17,12 @@
 //! writes its lines in order where the delivery's are spread over the world's table.
 //! Under `valgrind --tool=callgrind --cache-sim=yes --LL=1048576,16,64` with
 //! `--toggle-collect='deliver_cold::cold_*'` and 4 MB, it counts the lines each side misses.
+//!
+//! What it does not show: which of two designs `ackwire bench` will find faster. The held
+//! frames' undo edits kept in two rings read faster here (at 16 MB, and with random lines of a
+//! large buffer written between frames) and slower in 11 alternated runs of `ackwire bench
+//! --scene cube --loss 5` (the decoder's list of what was measured and not kept); A/B a change
+//! there before keeping it.
 
 use std::hint::black_box;
 use std::time::Instant;

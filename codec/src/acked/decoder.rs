@@ -86,8 +86,9 @@
 //!   buffer: faster in `deliver_cold` (16 MB written between frames: 6.8 to 7.2 ns an entity
 //!   against 7.5 to 7.9), but slower in `ackwire bench` (the cube scene at 5% loss, 11 runs
 //!   alternated with this design: 1.39 times bitcode's decode on average against 1.32, slower
-//!   in 9). The bench's caches between two deliveries are not the tool's: there the lines a
-//!   delivery writes (the copy's among them) count more than the pages it reads.
+//!   in 9). The bench's caches between two deliveries are not the tool's; a guess, not
+//!   measured further: there the copy, which writes each frame's edits a second time, costs
+//!   more than the scattered pages did.
 //!
 //! The check stays a walk over the world: FNV-1a is one chain of a multiply per byte, so no
 //! digest kept per entity combines into it; its cost is about 4 cycles a byte of the state
