@@ -84,9 +84,10 @@
 //!   contiguous, the frames side by side) instead of a buffer a frame, so that the frames after
 //!   a base lie on a few adjacent pages, each shown frame's edits copied in from one reused
 //!   buffer: faster in `deliver_cold` (16 MB written between frames: 6.8 to 7.2 ns an entity
-//!   against 7.5 to 7.9), but slower in `ackwire bench` (the cube scene at 5% loss, 11 runs
-//!   alternated with this design: 1.39 times bitcode's decode on average against 1.32, slower
-//!   in 9). The bench's caches between two deliveries are not the tool's; a guess, not
+//!   against 7.5 to 7.9 in the runs nearest in time, not alternated, where the same code read
+//!   6.9 to 8.1 over the day), but slower in `ackwire bench` (the cube scene at 5% loss, 11
+//!   runs alternated with this design: 1.39 times bitcode's decode on average against 1.32,
+//!   slower in 9). The bench's caches between two deliveries are not the tool's; a guess, not
 //!   measured further: there the copy, which writes each frame's edits a second time, costs
 //!   more than the scattered pages did.
 //!
