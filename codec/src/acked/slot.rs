@@ -42,6 +42,28 @@ const SEAT: usize = 23;
 const ORIENTATION: usize = 24;
 const LEN: usize = 31;
 
+/// Whether a field of `bytes` bytes at byte `at` lies within one u64 word, as
+/// [`RecordSlot::get`] and [`RecordSlot::set`] take every field to (they read and write one
+/// word); checked for each field below, so that a field moved across a word fails the build
+/// rather than reading or writing part of itself.
+const fn in_one_word(at: usize, bytes: usize) -> bool {
+    at % 8 + bytes <= 8 && at + bytes <= 32
+}
+const _: () = assert!(
+    in_one_word(X, 4)
+        && in_one_word(Y, 4)
+        && in_one_word(Z, 4)
+        && in_one_word(MEASURED, 4)
+        && in_one_word(YAW, 2)
+        && in_one_word(FLAGS, 1)
+        && in_one_word(HP, 1)
+        && in_one_word(ARMOR, 1)
+        && in_one_word(VEHICLE_ID, 2)
+        && in_one_word(SEAT, 1)
+        && in_one_word(ORIENTATION, 4)
+        && in_one_word(LEN, 1)
+);
+
 /// A record without an orientation is `EntityState::write`'s 24 bytes; with one, 28.
 const PLAIN: u8 = 24;
 const ORIENTED: u8 = 28;
