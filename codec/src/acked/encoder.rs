@@ -28,9 +28,17 @@
 //! header's `input_buffer` must be the count of the same sink the frame's acks fed, and an
 //! encoder that holds its sink cannot be handed another by mistake.
 //!
+//! **A frame reads what changed since its base, not the world (issue 17).** The
+//! [`Presenter`](super::Presenter) notes on each S_N the ids whose entry differs from the S_N
+//! before it; when every kept state after the base carries such a note against the one before
+//! it (and the new S_N against the newest kept), the delta reads only the union of those notes
+//! ([`delta_at`](super::delta_at)); a state from anywhere else, or a chain the note of which
+//! does not hold, is compared with the base over every entity, as before. The frames are the
+//! same bytes either way (a test holds the two to each other over the stream's scenarios).
+//!
 //! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
 
-use super::{delta, server_check, AckedFrame, AckedSchema, FrameOf, ServerState};
+use super::{delta, delta_at, server_check, AckedFrame, AckedSchema, FrameOf, ServerState};
 use crate::protocol::{Ack, AckFlags, Input};
 use crate::rt::Frame;
 use crate::{BitSet, DecodeError, EncodeError, ErrorKind};
@@ -140,6 +148,9 @@ pub struct AckedEncoder<S: AckedSchema, Q> {
     inputs: Q,
     last_seq: u32,
     counters: EncoderCounters,
+    /// The ids changed since a frame's base, gathered from the states' notes (reused).
+    since_base: Vec<u16>,
+    merged: Vec<u16>,
 }
 
 impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
@@ -158,6 +169,8 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             inputs: inputs.into(),
             last_seq: 0,
             counters: EncoderCounters::default(),
+            since_base: Vec::new(),
+            merged: Vec::new(),
         }
     }
 
@@ -204,10 +217,25 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
                 break;
             }
         }
-        let base = self
+        let base_at = self
             .acked
-            .and_then(|a| self.sent.iter().find(|k| k.tick == a));
-        let (removed, changes) = delta::<S>(base.map(|k| &k.state), &state, tick)?;
+            .and_then(|a| self.sent.iter().position(|k| k.tick == a));
+        let base = base_at.and_then(|j| self.sent.get(j));
+        // What changed since the base, when every state after it carries a note against the
+        // one before (the presenter's): a delta of those ids only, never the world.
+        let noted = base_at.is_some_and(|j| {
+            changed_since(
+                &self.sent,
+                j,
+                &state,
+                &mut self.since_base,
+                &mut self.merged,
+            )
+        });
+        let (removed, changes) = match base {
+            Some(k) if noted => delta_at::<S>(&k.state, &state, &self.since_base, tick)?,
+            _ => delta::<S>(base.map(|k| &k.state), &state, tick)?,
+        };
         let carried: Vec<&Pending<S::Event>> =
             self.pending.iter().take(usize::from(u8::MAX)).collect();
         let frame = AckedFrame {
@@ -374,6 +402,42 @@ impl<S: AckedSchema, Q: InputSink<Input = Input>> AckedEncoder<S, Q> {
             ack.inputs.into_iter().map(|i| (i.tick, i)),
         ))
     }
+}
+
+/// Gathers into `ids` (ascending, each once) the ids at which `state` may differ from the
+/// state of `sent[base]`, from the notes of every state after it (each against the one before,
+/// `state` against the newest kept), using `merged` as room; false, with `ids` unusable, when
+/// a note is missing or was taken against another state.
+fn changed_since<R>(
+    sent: &VecDeque<Kept<R>>,
+    base: usize,
+    state: &ServerState<R>,
+    ids: &mut Vec<u16>,
+    merged: &mut Vec<u16>,
+) -> bool {
+    ids.clear();
+    let after = sent.range(base..).map(|k| &k.state).chain([state]);
+    for (from, to) in sent.range(base..).map(|k| &k.state).zip(after.skip(1)) {
+        let Some(changed) = to.changed_since(from) else {
+            return false;
+        };
+        union_into(ids, changed, merged);
+        std::mem::swap(ids, merged);
+    }
+    true
+}
+
+/// The union of `a` and `b` (each ascending, each id once) into `out`, ascending, each once.
+fn union_into(a: &[u16], b: &[u16], out: &mut Vec<u16>) {
+    out.clear();
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
+        out.push(x.min(y));
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
+    }
+    out.extend_from_slice(a.get(i..).unwrap_or_default());
+    out.extend_from_slice(b.get(j..).unwrap_or_default());
 }
 
 /// What an ack did to the base.
@@ -609,5 +673,109 @@ mod tests {
         let mut e = ReferenceEncoder::new(Held::default());
         e.encode(5, one(5), []).unwrap();
         assert!(e.encode(5, one(5), []).is_err());
+    }
+
+    /// The same state without the presenter's note: an encoder handed it compares the whole
+    /// base with it.
+    fn unnoted(state: &ServerState<EntityState>) -> ServerState<EntityState> {
+        state.iter().map(|(eid, e)| (*eid, e.clone())).collect()
+    }
+
+    /// A frame of noted states (the presenter's) is the frame of the whole walk, byte for byte:
+    /// the same scenarios as the stream's property tests (spawns, despawns, new lives, events,
+    /// far tiers), acknowledged irregularly, with keyframe requests.
+    #[test]
+    fn frames_of_noted_states_are_the_frames_of_the_whole_walk() {
+        let mut noted_frames = 0;
+        for seed in 0..60u64 {
+            let shape = super::super::harness::Shape {
+                ticks: 120,
+                entities: 12,
+                churn: 0.03,
+                ..Default::default()
+            };
+            let s = super::super::harness::from_seed(shape, seed);
+            let (mut world, mut lives) = (World::new(), std::collections::BTreeMap::new());
+            let mut presenter = Presenter::new(s.view.clone());
+            let mut noted = ReferenceEncoder::new(Held::default());
+            let mut whole = ReferenceEncoder::new(Held::default());
+            for (t, ops) in (1u32..).zip(&s.script) {
+                let events = super::super::harness::apply_ops(&mut world, &mut lives, ops);
+                let state = presenter.present(t, &world);
+                if let Some(last) = noted.sent.back() {
+                    noted_frames += usize::from(state.changed_since(&last.state).is_some());
+                }
+                let copy = unnoted(&state);
+                let a = noted.encode(t, state, events.clone()).unwrap();
+                let b = whole.encode(t, copy, events).unwrap();
+                assert_eq!(a.bytes, b.bytes, "seed {seed}, tick {t}");
+                // Acks of a tick 2 to 7 back, some lost; now and then a keyframe request.
+                let back = 2 + (seed as u32 + t) % 6;
+                if t > back && !(t + seed as u32).is_multiple_of(5) {
+                    let request = (t * 7 + seed as u32).is_multiple_of(97);
+                    for e in [&mut noted, &mut whole] {
+                        e.on_ack(u64::from(t), t - back, request, 0, std::iter::empty());
+                    }
+                }
+            }
+        }
+        assert!(
+            noted_frames > 5_000,
+            "the notes were hardly taken: {noted_frames}"
+        );
+    }
+
+    /// Issue 17: a frame examines the ids changed since its base, not the world. The same 16
+    /// movers in a world of 64 and of 8,192 entities, each frame onto a base 6 ticks old: the
+    /// ids examined per frame are the same counts in both, and within the 16.
+    #[test]
+    fn a_frame_examines_what_changed_since_its_base_never_the_world() {
+        let mut counts = Vec::new();
+        for n in [64u16, 8192] {
+            let mut presenter = Presenter::new(ViewConfig {
+                own: vec![],
+                tier: crate::tier::TierBoundary::new(-1.0, -1.0),
+                far_every: 1,
+            });
+            let mut encoder = ReferenceEncoder::new(Held::default());
+            let mut world: World = (0..n)
+                .map(|eid| {
+                    let e = WorldEntity {
+                        life: 1,
+                        x: f32::from(eid % 100),
+                        y: 0.0,
+                        z: 0.0,
+                        yaw: 0.0,
+                        hp: 1,
+                        armor: 0,
+                        vehicle: 0,
+                        seat: 0,
+                        orient: None,
+                    };
+                    (eid, e)
+                })
+                .collect();
+            let mut per_frame = Vec::new();
+            for t in 1..=40u32 {
+                for eid in 0..16 {
+                    if let Some(e) = world.get_mut(&eid) {
+                        e.x += 0.25;
+                    }
+                }
+                if t > 6 {
+                    encoder.on_ack(u64::from(t), t - 6, false, 0, std::iter::empty());
+                }
+                let state = presenter.present(t, &world);
+                super::super::moves::take_examined();
+                encoder.encode(t, state, std::iter::empty()).unwrap();
+                let examined = super::super::moves::take_examined();
+                if t > 7 {
+                    assert!(examined <= 16, "tick {t}: {examined} ids examined");
+                    per_frame.push(examined);
+                }
+            }
+            counts.push(per_frame);
+        }
+        assert_eq!(counts[0], counts[1], "the world's size changed the work");
     }
 }

@@ -152,7 +152,9 @@ impl Presenter {
         &self.config
     }
 
-    /// S_N for tick `tick` of `world`.
+    /// S_N for tick `tick` of `world`, noted with the ids whose entry differs from the last
+    /// S_N's (or that came or went), which the [`AckedEncoder`](super::AckedEncoder) reads
+    /// instead of comparing the two states over every entity.
     pub fn present(&mut self, tick: u32, world: &World) -> ServerState<EntityState> {
         // Where the client stands: its own entity with the lowest id present, or the origin.
         // Looked up by the client's ids: a client owns a few entities of a large world.
@@ -168,9 +170,14 @@ impl Presenter {
         self.viewer = Some(viewer);
         let mut next = Vec::with_capacity(world.len());
         let mut extras = Vec::with_capacity(world.len());
+        // The ids whose entry differs from the last S_N's, came or went: the note the encoder
+        // reads instead of comparing the two states over every entity.
+        let mut changed = Vec::new();
         let mut held = self.prev.iter().zip(&self.extras).peekable();
         for (eid, w) in world {
-            while held.next_if(|((id, _), _)| *id < eid).is_some() {}
+            while let Some(((gone, _), _)) = held.next_if(|((id, _), _)| *id < eid) {
+                changed.push(*gone);
+            }
             let last = held.next_if(|((id, _), _)| *id == eid);
             // An entity the world did not touch, seen from where the client stood, whose
             // record is current and not due a refresh, is presented as it was: its distance
@@ -277,22 +284,26 @@ impl Presenter {
                 record.yaw,
                 record.flags.contains(StateFlags::POSE_FULL),
             ) == (x, y, z, yaw, full);
-            next.push((
-                *eid,
-                Entry {
-                    life: w.life,
-                    record,
-                },
-            ));
+            let entry = Entry {
+                life: w.life,
+                record,
+            };
+            if last.is_none_or(|((_, before), _)| *before != entry) {
+                changed.push(*eid);
+            }
+            next.push((*eid, entry));
             extras.push(Presented {
                 near,
                 seen: w.clone(),
                 current,
             });
         }
-        drop(held);
+        changed.extend(held.map(|((gone, _), _)| *gone));
         // Ascending ids, as the world's: collecting sorts nothing.
-        self.prev = next.into_iter().collect();
+        self.prev = next
+            .into_iter()
+            .collect::<ServerState<_>>()
+            .noted_since(&self.prev, changed);
         self.extras = extras;
         self.prev.clone()
     }

@@ -514,7 +514,7 @@ impl AckedSchema for Reference {
         let mut change = no_change(eid);
         if pose {
             change.mask.set(ChangeMask::POSE, true);
-            let age = tick.checked_sub(next.measured).ok_or(over("age"))?;
+            let age = tick.checked_sub(next.measured).ok_or_else(|| over("age"))?;
             if age > 0 {
                 change.mask.set(ChangeMask::POSE_AGE, true);
                 change.age = Some(u8::try_from(age).map_err(|_| over("age"))?);
