@@ -491,24 +491,26 @@ mod tests {
 
     type ReferenceEncoder = AckedEncoder<Reference, Held>;
 
+    /// An entity of the world at `x` m east, its first life, everything else at rest.
+    fn at_x(x: f32) -> WorldEntity {
+        WorldEntity {
+            life: 1,
+            x,
+            y: 0.0,
+            z: 0.0,
+            yaw: 0.0,
+            hp: 1,
+            armor: 0,
+            vehicle: 0,
+            seat: 0,
+            orient: None,
+        }
+    }
+
     fn one(tick: u32) -> ServerState<EntityState> {
         let mut p = Presenter::new(ViewConfig::default());
         let mut w = World::new();
-        w.insert(
-            1,
-            WorldEntity {
-                life: 1,
-                x: tick as f32,
-                y: 0.0,
-                z: 0.0,
-                yaw: 0.0,
-                hp: 1,
-                armor: 0,
-                vehicle: 0,
-                seat: 0,
-                orient: None,
-            },
-        );
+        w.insert(1, at_x(tick as f32));
         p.present(tick, &w)
     }
 
@@ -739,21 +741,7 @@ mod tests {
             });
             let mut encoder = ReferenceEncoder::new(Held::default());
             let mut world: World = (0..n)
-                .map(|eid| {
-                    let e = WorldEntity {
-                        life: 1,
-                        x: f32::from(eid % 100),
-                        y: 0.0,
-                        z: 0.0,
-                        yaw: 0.0,
-                        hp: 1,
-                        armor: 0,
-                        vehicle: 0,
-                        seat: 0,
-                        orient: None,
-                    };
-                    (eid, e)
-                })
+                .map(|eid| (eid, at_x(f32::from(eid % 100))))
                 .collect();
             let mut per_frame = Vec::new();
             for t in 1..=40u32 {
