@@ -4,10 +4,10 @@
 # 1. the browser: cube-server streams the cube scene's acked frames over a WebSocket, dropping,
 #    duplicating and reordering unreliable frames itself (seeded); headless Chromium loads the
 #    page it serves (examples/sockets/page: the TypeScript AckedDecoder, through the facade
-#    AckedClientHalf of spec/runtime/ts/reference/acked.ts), which sends kind 7 acks back and
+#    AckedClientHalf of typescript/reference/acked.ts), which sends kind 7 acks back and
 #    reports the state hash it shows per frame;
 # 2. the native client: examples/sockets/native/cube_client.cpp (the C++ facade
-#    ackwire::reference::AckedClientHalf of spec/runtime/cpp/reference/acked.hpp), built with
+#    ackwire::reference::AckedClientHalf of cpp/reference/acked.hpp), built with
 #    the testee's warning flags under ASan and UBSan, against the same server over UDP.
 #
 # Each run passes when the server's verdict is PASS (every hash the client reported for a tick
@@ -47,7 +47,11 @@ mkdir -p "$out"
 
 # A codec folder for `lang`: the prepared one, or `ackwire gen` and the reference schema.
 codec() {
-  local lang="$1" prepared="$2" dest="$3" reference="$root/spec/runtime/$1/reference"
+  local lang="$1" prepared="$2" dest="$3" reference
+  case "$1" in
+    ts) reference="$root/typescript/reference" ;;
+    *) reference="$root/$1/reference" ;;
+  esac
   if [ -n "$prepared" ]; then
     cp -r "$prepared" "$dest"
     return

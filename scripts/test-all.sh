@@ -31,14 +31,14 @@ rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ackwire-*
 cargo package --workspace
 
 step "the C++ runtime's own tests (g++ -std=c++17 -Werror, plain and under ASan and UBSan)"
-bash spec/runtime/cpp/test.sh
+bash cpp/test.sh
 
 step "the TypeScript runtime's own tests (prettier, tsc, node --test)"
-bash spec/runtime/ts/test.sh
+bash typescript/test.sh
 
 # The C# runtime (issue 21): Mono's mcs, C# 7.2, warnings as errors; installs Mono when missing.
 step "the C# runtime's own tests (mcs -langversion:7.2 -warnaserror+, mono)"
-bash spec/runtime/cs/test.sh
+bash csharp/test.sh
 
 step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
 cargo test --workspace --all-features

@@ -1,5 +1,5 @@
 //! Writes the acked frames (kind 6) the cube scene really sends, as hex, one frame a line: the
-//! input of the C++ codec bench (`spec/runtime/cpp/bench/run.sh`), which decodes and encodes
+//! input of the C++ codec bench (`cpp/bench/run.sh`), which decodes and encodes
 //! them with the generated C++ codec beside a hand-written reader and writer.
 //!
 //! `cargo run -p ackwire-bench --example cube_frames -- OUT`

@@ -1,6 +1,6 @@
 //! Writes the acked frames (kind 6) of the client's whole-delivery bench
 //! (`cargo bench -p ackwire-bench --bench deliver`), as hex, one frame a line: the input of the
-//! C++ AckedDecoder's delivery bench (`spec/runtime/cpp/bench/run.sh`, `deliver.cpp`), so that
+//! C++ AckedDecoder's delivery bench (`cpp/bench/run.sh`, `deliver.cpp`), so that
 //! the C++ and the Rust figures are over the same frames.
 //!
 //! `cargo run -p ackwire-bench --example deliver_bench_frames -- OUT`

@@ -186,13 +186,13 @@ fn write_files(dir: &Path, files: &[(String, String)]) {
 /// The TypeScript codec of `spec` and its driver, compiled; the driver started.
 fn typescript(spec: &ackwire_spec::model::Spec, work: &Path) -> Driver {
     let root = repository_root();
-    let runtime = root.join("spec/runtime/ts");
+    let runtime = root.join("typescript");
     if !runtime.join("node_modules").is_dir() {
         run(
             Command::new("npm")
                 .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
                 .current_dir(&runtime),
-            "npm ci in spec/runtime/ts",
+            "npm ci in typescript",
         );
     }
     let dir = work.join("ts");

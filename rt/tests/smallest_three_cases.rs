@@ -1,6 +1,6 @@
 //! The smallest-three conversions of this runtime ([`SmallestThree::from_xyzw`] and
 //! [`SmallestThree::to_xyzw`]) as cases every other runtime is held to:
-//! `spec/runtime/smallest_three_cases.txt`, checked here, by the TypeScript runtime's
+//! `vectors/quat/smallest_three_cases.txt`, checked here, by the TypeScript runtime's
 //! `test/packed19.test.ts` and by the C++ runtime's `test/packed19_test.cpp`. LANGUAGE.md fixes
 //! the conversions in doubles, step by step, "so that every language agrees bit for bit"; these
 //! cases are where they are seen to.
@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 /// The file, from the repository's root.
 fn cases_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec/runtime/smallest_three_cases.txt")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors/quat/smallest_three_cases.txt")
 }
 
 /// SplitMix64, so that the spread is the same on every run.
@@ -93,8 +93,8 @@ fn render() -> String {
     let mut text = String::from(
         "# The smallest three of four floats as rt/src/quat.rs makes them, and the floats they give\n\
          # back. Written by `ACKWIRE_WRITE_CASES=1 cargo test -p ackwire-rt --test\n\
-         # smallest_three_cases`, never by hand; checked there, by spec/runtime/ts/test/packed19.test.ts\n\
-         # and by spec/runtime/cpp/test/packed19_test.cpp. One case a line:\n\
+         # smallest_three_cases`, never by hand; checked there, by typescript/test/packed19.test.ts\n\
+         # and by cpp/test/packed19_test.cpp. One case a line:\n\
          #   bits x y z w largest rest0 rest1 rest2 x' y' z' w'\n\
          # each float as the hex of its single-precision bits.\n",
     );

@@ -59,11 +59,11 @@ fn cpp_runtime() {
     insta::assert_snapshot!("cpp_runtime", file(&files, RUNTIME_HEADER));
 }
 
-/// Beside the codec, every session header of the runtime (spec/runtime/cpp/include) is written
+/// Beside the codec, every session header of the runtime (cpp/include) is written
 /// as it is: none forgotten, none edited.
 #[test]
 fn cpp_session_headers_are_written_beside_the_codec() {
-    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/cpp/include");
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cpp/include");
     let mut on_disk: Vec<String> = std::fs::read_dir(&include)
         .unwrap_or_else(|e| panic!("{}: {e}", include.display()))
         .map(|e| {

@@ -22,11 +22,11 @@ fn cs_codec_of_the_reference_protocol() {
     insta::assert_snapshot!("cs_protocol", protocol);
 }
 
-/// Beside the codec, every source file of the runtime (spec/runtime/cs/src) is written as it
+/// Beside the codec, every source file of the runtime (csharp/src) is written as it
 /// is, after its two header lines: none forgotten, none edited.
 #[test]
 fn cs_runtime_is_written_beside_the_codec() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/cs/src");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../csharp/src");
     // The runtime's files and those of its subfolders (Sessions/), as `Sessions/Half.cs`.
     let mut on_disk: Vec<String> = Vec::new();
     let mut dirs = vec![String::new()];
@@ -88,19 +88,16 @@ fn cs_codec_of_the_bit_fields() {
 /// The same codec compiled with Mono's C# compiler (C# 7.2, warnings as errors) and run
 /// against `cs/BitFields.cs`, which holds it to bytes written by an independent reading of the
 /// wire rules and to the kind, byte, bit and field path of every refusal, decoding and
-/// encoding. Needs bash and Mono (spec/runtime/cs/mono.sh installs it when missing): without
+/// encoding. Needs bash and Mono (csharp/mono.sh installs it when missing): without
 /// them this fails rather than pass without checking anything.
 #[test]
 fn cs_codec_of_the_bit_fields_passes_its_tests_in_mono() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let install = std::process::Command::new("bash")
-        .arg(manifest.join("runtime/cs/mono.sh"))
+        .arg(manifest.join("../csharp/mono.sh"))
         .status()
         .expect("bash runs");
-    assert!(
-        install.success(),
-        "Mono is needed: spec/runtime/cs/mono.sh failed"
-    );
+    assert!(install.success(), "Mono is needed: csharp/mono.sh failed");
     let dir = std::env::temp_dir().join(format!("ackwire-cs-bitfields-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut sources = vec![manifest.join("tests/cs/BitFields.cs")];

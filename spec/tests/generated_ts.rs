@@ -33,13 +33,13 @@ fn ts_files(dir: &Path, prefix: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Beside `protocol.ts`, every source file of the runtime package (spec/runtime/ts/src, its
+/// Beside `protocol.ts`, every source file of the runtime package (typescript/src, its
 /// `sessions/` folder included) is written into `runtime/`, as it is after a header of two lines: none forgotten, none edited.
 #[test]
 fn ts_runtime_is_written_beside_the_codec() {
     let spec = ackwire_spec::reference_spec().unwrap_or_else(|e| panic!("{e}"));
     let files = ackwire_spec::gen::ts::generate(&spec);
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/ts/src");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../typescript/src");
     let mut sources = Vec::new();
     ts_files(&src, "", &mut sources);
     sources.sort();

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the C++ testee: generates the codec of the reference protocol into gen/ with
 # `ackwire gen --lang cpp` (its session headers included), copies the reference protocol's session
-# schemas (spec/runtime/cpp/reference/) into gen/reference/, then compiles testee.cpp twice, both builds at once:
+# schemas (cpp/reference/) into gen/reference/, then compiles testee.cpp twice, both builds at once:
 #   build/testee       AddressSanitizer and UBSan, any finding aborts (what conformance runs);
 #   build/testee-fast  -O2, no sanitizer.
 # Prints nothing on success.
@@ -35,11 +35,11 @@ if ! (cd "$root" && "${generate[@]}") >"$log" 2>&1; then
 fi
 
 # The reference protocol's schemas for the runtime's session machines, beside the codec they bind.
-if [ -d "$root/spec/runtime/cpp/reference" ]; then
+if [ -d "$root/cpp/reference" ]; then
     # Anew each time: `cp -r` onto a folder left by an earlier build would copy into it
     # (gen/reference/reference/) and leave the stale headers where the testee includes them.
     rm -rf "$here/gen/reference"
-    cp -r "$root/spec/runtime/cpp/reference" "$here/gen/reference"
+    cp -r "$root/cpp/reference" "$here/gen/reference"
 fi
 
 mkdir -p "$here/build"

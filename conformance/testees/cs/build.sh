@@ -4,7 +4,7 @@
 # testee.cs into build/testee.exe with Mono's C# compiler, C# 7.2, warnings as errors, and
 # alloc.cs (what decoding allocates, measured) into build/alloc.exe. The testee also holds the
 # session machines (gen/Runtime/Sessions/*.cs), the reference protocol's schemas for them
-# (spec/runtime/cs/reference/*.cs, copied into gen/reference/), the session dispatch
+# (csharp/reference/*.cs, copied into gen/reference/), the session dispatch
 # (Sessions.cs) and the adapters of the halves (halves/*.cs); hostile_replay.cs, a hostile peer
 # replaying the stream vectors with mutated frames into those halves, is build/hostile_replay.exe.
 # Installs Mono (mono-mcs, mono-runtime) from Debian's packages when it is missing.
@@ -18,7 +18,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 
-bash "$root/spec/runtime/cs/mono.sh"
+bash "$root/csharp/mono.sh"
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
@@ -35,7 +35,7 @@ if ! (cd "$root" && "${generate[@]}") >"$log" 2>&1; then
 fi
 
 mkdir -p "$here/gen/reference"
-cp "$root"/spec/runtime/cs/reference/*.cs "$here/gen/reference/" 2>/dev/null || true
+cp "$root"/csharp/reference/*.cs "$here/gen/reference/" 2>/dev/null || true
 
 mkdir -p "$here/build"
 # A folder with no file yet (halves/ before its first adapter) adds nothing.

@@ -12,7 +12,7 @@
 # and reads the verdict from the dumped DOM: every check passed, and as many vectors ran as the
 # files hold. Exits non-zero, saying why, on any failure. Prints two lines on success.
 #
-# It lives beside the TypeScript testee rather than the runtime package (spec/runtime/ts): what it
+# It lives beside the TypeScript testee rather than the runtime package (typescript): what it
 # tests is the generated codec of the reference protocol against the golden vectors, which is
 # what build.sh generates here and the testee runs under node; the runtime alone has neither.
 #

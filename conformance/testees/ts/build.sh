@@ -2,7 +2,7 @@
 # Builds the TypeScript testee: installs the pinned compiler (`npm ci`) when node_modules is
 # missing, generates the codec of the reference protocol into src/gen/ with `ackwire gen`
 # (protocol.ts and the runtime it imports, src/gen/runtime/), copies the reference protocol's
-# session schema (spec/runtime/ts/reference/) into src/gen/reference/, and compiles everything
+# session schema (typescript/reference/) into src/gen/reference/, and compiles everything
 # into dist/. Prints nothing on success.
 #
 # Run from anywhere; then `node conformance/testees/ts/dist/testee.js` from the repository root.
@@ -27,8 +27,8 @@ else
 fi
 
 # The reference protocol's schema for the runtime's session machines, beside the codec it binds.
-if [ -d "$root/spec/runtime/ts/reference" ]; then
-  cp -r "$root/spec/runtime/ts/reference" "$here/src/gen/reference"
+if [ -d "$root/typescript/reference" ]; then
+  cp -r "$root/typescript/reference" "$here/src/gen/reference"
 fi
 
 rm -rf "$here/dist"

@@ -1,5 +1,5 @@
 // The native example: the C++ AckedDecoder (the facade ackwire::reference::AckedClientHalf of
-// spec/runtime/cpp/reference/acked.hpp, over the generated codec) on the cube scene's acked
+// cpp/reference/acked.hpp, over the generated codec) on the cube scene's acked
 // frames, over a real UDP socket on 127.0.0.1 against examples/sockets' cube-server.
 //
 //   cube_client 127.0.0.1 PORT [--timeout-s 60]

@@ -1,5 +1,5 @@
 // The browser example's page: the TypeScript AckedDecoder, through the facade AckedClientHalf
-// of spec/runtime/ts/reference/acked.ts, on the cube scene's acked frames from cube-server
+// of typescript/reference/acked.ts, on the cube scene's acked frames from cube-server
 // over a WebSocket (binary messages: kind 6 frames, and 0xEE truth messages beside them).
 //
 // Per frame: the half's delivery; after a frame shown, `shown TICK HASH` (the tick shown and

@@ -4,8 +4,8 @@
 //! - `ackwire_runtime.hpp`, the same for every spec: the shared error taxonomy, `Result`, the
 //!   checked `Reader`, the `Writer`, bit streams for packed bodies, varints and zigzag, and a
 //!   minimal JSON value with a parser and a printer (the mirror of `ackwire_codec::rt`). It is
-//!   not printed but copied: its source is `spec/runtime/cpp/include/ackwire_runtime.hpp`, a
-//!   C++ header library with its own tests (`spec/runtime/cpp/test.sh`);
+//!   not printed but copied: its source is `cpp/include/ackwire_runtime.hpp`, a
+//!   C++ header library with its own tests (`cpp/test.sh`);
 //! - `protocol.hpp`, namespace `ackwire::protocol`, per declaration:
 //!   - a constant: `inline constexpr uint32_t NAME = value;` (`max_offset` derived from the
 //!     layout);
@@ -53,35 +53,35 @@ pub const RUNTIME_HEADER: &str = "ackwire_runtime.hpp";
 /// The file name of the codec header.
 pub const PROTOCOL_HEADER: &str = "protocol.hpp";
 
-/// The runtime's session headers (`spec/runtime/cpp/include`): the sans-IO shape every session
+/// The runtime's session headers (`cpp/include`): the sans-IO shape every session
 /// half shares and the machines, generic over a schema, as (file name, text). They include the
 /// runtime and never a generated header, so they are the same for every layout.
 pub const SESSION_HEADERS: &[(&str, &str)] = &[
     (
         "ackwire_session.hpp",
-        include_str!("../../runtime/cpp/include/ackwire_session.hpp"),
+        include_str!("../../runtime/cpp/ackwire_session.hpp"),
     ),
     // cpp-rest: the digests and the datagram, baseline and delta machines.
     (
         "ackwire_digest.hpp",
-        include_str!("../../runtime/cpp/include/ackwire_digest.hpp"),
+        include_str!("../../runtime/cpp/ackwire_digest.hpp"),
     ),
     (
         "ackwire_datagram.hpp",
-        include_str!("../../runtime/cpp/include/ackwire_datagram.hpp"),
+        include_str!("../../runtime/cpp/ackwire_datagram.hpp"),
     ),
     (
         "ackwire_baseline.hpp",
-        include_str!("../../runtime/cpp/include/ackwire_baseline.hpp"),
+        include_str!("../../runtime/cpp/ackwire_baseline.hpp"),
     ),
     (
         "ackwire_delta.hpp",
-        include_str!("../../runtime/cpp/include/ackwire_delta.hpp"),
+        include_str!("../../runtime/cpp/ackwire_delta.hpp"),
     ),
     // Seed 000's pair (cpp-acked).
     (
         "ackwire_acked.hpp",
-        include_str!("../../runtime/cpp/include/ackwire_acked.hpp"),
+        include_str!("../../runtime/cpp/ackwire_acked.hpp"),
     ),
 ];
 
@@ -2517,8 +2517,8 @@ fn sig_from_json(n: &str, unused: bool) -> String {
 }
 
 /// The runtime header: layout-independent, the same for every spec (`ackwire_runtime.hpp`). Its
-/// source is a C++ file of its own, compiled and tested by `spec/runtime/cpp/test.sh`.
-const RUNTIME: &str = include_str!("../../runtime/cpp/include/ackwire_runtime.hpp");
+/// source is a C++ file of its own, compiled and tested by `cpp/test.sh`.
+const RUNTIME: &str = include_str!("../../runtime/cpp/ackwire_runtime.hpp");
 
 #[cfg(test)]
 mod tests {

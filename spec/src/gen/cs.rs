@@ -2,7 +2,7 @@
 //! runtime it uses (C# 7.2, what Mono's `mcs` and Unity accept; .NET Standard 2.0 APIs; no
 //! dependencies), for Unity and Godot.
 //!
-//! The runtime is the C# source of `spec/runtime/cs/src` (the `Reader` and `BitReader` structs,
+//! The runtime is the C# source of `csharp/src` (the `Reader` and `BitReader` structs,
 //! `Writer` and `BitWriter`, varints, quantization, the shared error taxonomy, the JSON form of
 //! `conformance/PROTOCOL.md`), with its own tests, written out as it is with a line saying where
 //! it comes from ([`RUNTIME_FILES`]).
@@ -55,49 +55,49 @@ pub const PROTOCOL_FILE: &str = "Protocol.cs";
 
 /// The runtime's files, as (name, text): written beside the codec as they are.
 pub const RUNTIME_FILES: &[(&str, &str)] = &[
-    ("Errors.cs", include_str!("../../runtime/cs/src/Errors.cs")),
-    ("Json.cs", include_str!("../../runtime/cs/src/Json.cs")),
-    ("Reader.cs", include_str!("../../runtime/cs/src/Reader.cs")),
+    ("Errors.cs", include_str!("../../runtime/cs/Errors.cs")),
+    ("Json.cs", include_str!("../../runtime/cs/Json.cs")),
+    ("Reader.cs", include_str!("../../runtime/cs/Reader.cs")),
     // Issue 19: the value of a `quat(B)` field and its canonical rules.
     (
         "SmallestThree.cs",
-        include_str!("../../runtime/cs/src/SmallestThree.cs"),
+        include_str!("../../runtime/cs/SmallestThree.cs"),
     ),
-    ("Writer.cs", include_str!("../../runtime/cs/src/Writer.cs")),
+    ("Writer.cs", include_str!("../../runtime/cs/Writer.cs")),
     // The session machines (namespace Ackwire.Runtime.Sessions), one file each.
     (
         "Sessions/Half.cs",
-        include_str!("../../runtime/cs/src/Sessions/Half.cs"),
+        include_str!("../../runtime/cs/Sessions/Half.cs"),
     ),
     // cs-acked: seed 000's machines, the input schedule and the tier boundary they use.
     (
         "Sessions/Acked.cs",
-        include_str!("../../runtime/cs/src/Sessions/Acked.cs"),
+        include_str!("../../runtime/cs/Sessions/Acked.cs"),
     ),
     (
         "Sessions/InputSchedule.cs",
-        include_str!("../../runtime/cs/src/Sessions/InputSchedule.cs"),
+        include_str!("../../runtime/cs/Sessions/InputSchedule.cs"),
     ),
     (
         "Sessions/Tier.cs",
-        include_str!("../../runtime/cs/src/Sessions/Tier.cs"),
+        include_str!("../../runtime/cs/Sessions/Tier.cs"),
     ),
     // cs-rest: seeds 003, 002 and 004 §7 (datagram v2, NetBaseline, delta) and the set digest.
     (
         "Sessions/Datagram.cs",
-        include_str!("../../runtime/cs/src/Sessions/Datagram.cs"),
+        include_str!("../../runtime/cs/Sessions/Datagram.cs"),
     ),
     (
         "Sessions/Baseline.cs",
-        include_str!("../../runtime/cs/src/Sessions/Baseline.cs"),
+        include_str!("../../runtime/cs/Sessions/Baseline.cs"),
     ),
     (
         "Sessions/Delta.cs",
-        include_str!("../../runtime/cs/src/Sessions/Delta.cs"),
+        include_str!("../../runtime/cs/Sessions/Delta.cs"),
     ),
     (
         "Sessions/Digest.cs",
-        include_str!("../../runtime/cs/src/Sessions/Digest.cs"),
+        include_str!("../../runtime/cs/Sessions/Digest.cs"),
     ),
 ];
 

@@ -2,7 +2,7 @@
 //! the runtime it imports (ES2020: `bigint`, `DataView`; no dependencies), for node and for
 //! browsers.
 //!
-//! The runtime is the package `@ackwire/runtime` in `spec/runtime/ts` (checked `Reader` and
+//! The runtime is the package `@ackwire/runtime` in `typescript` (checked `Reader` and
 //! `Writer`, bit streams, varints, the shared error taxonomy, the JSON form of
 //! `conformance/PROTOCOL.md`), TypeScript source with its own tests, written out as it is with a
 //! line saying where it comes from ([`RUNTIME_FILES`]). `protocol.ts` imports what it calls from
@@ -1807,62 +1807,59 @@ pub const RUNTIME_DIR: &str = "runtime";
 /// (without a bundler or an import map) all resolve the same way.
 const RUNTIME_IMPORT: &str = "./runtime/index.js";
 
-/// The TypeScript runtime (`spec/runtime/ts/src`, the package `@ackwire/runtime`): its source
+/// The TypeScript runtime (`typescript/src`, the package `@ackwire/runtime`): its source
 /// files, as (file name, text). `index.ts` says what it exports.
 pub const RUNTIME_FILES: &[(&str, &str)] = &[
-    ("bits.ts", include_str!("../../runtime/ts/src/bits.ts")),
-    ("errors.ts", include_str!("../../runtime/ts/src/errors.ts")),
-    ("frame.ts", include_str!("../../runtime/ts/src/frame.ts")),
-    ("index.ts", include_str!("../../runtime/ts/src/index.ts")),
-    ("ints.ts", include_str!("../../runtime/ts/src/ints.ts")),
-    ("json.ts", include_str!("../../runtime/ts/src/json.ts")),
-    (
-        "lengths.ts",
-        include_str!("../../runtime/ts/src/lengths.ts"),
-    ),
-    ("lists.ts", include_str!("../../runtime/ts/src/lists.ts")),
-    ("quat.ts", include_str!("../../runtime/ts/src/quat.ts")),
-    ("reader.ts", include_str!("../../runtime/ts/src/reader.ts")),
-    ("writer.ts", include_str!("../../runtime/ts/src/writer.ts")),
+    ("bits.ts", include_str!("../../runtime/ts/bits.ts")),
+    ("errors.ts", include_str!("../../runtime/ts/errors.ts")),
+    ("frame.ts", include_str!("../../runtime/ts/frame.ts")),
+    ("index.ts", include_str!("../../runtime/ts/index.ts")),
+    ("ints.ts", include_str!("../../runtime/ts/ints.ts")),
+    ("json.ts", include_str!("../../runtime/ts/json.ts")),
+    ("lengths.ts", include_str!("../../runtime/ts/lengths.ts")),
+    ("lists.ts", include_str!("../../runtime/ts/lists.ts")),
+    ("quat.ts", include_str!("../../runtime/ts/quat.ts")),
+    ("reader.ts", include_str!("../../runtime/ts/reader.ts")),
+    ("writer.ts", include_str!("../../runtime/ts/writer.ts")),
     // The session machines (`sessions/`): generic over a schema, they import the runtime and
     // never a generated module, so they are the same for every layout.
     (
         "sessions/fnv.ts",
-        include_str!("../../runtime/ts/src/sessions/fnv.ts"),
+        include_str!("../../runtime/ts/sessions/fnv.ts"),
     ),
     (
         "sessions/half.ts",
-        include_str!("../../runtime/ts/src/sessions/half.ts"),
+        include_str!("../../runtime/ts/sessions/half.ts"),
     ),
     // ts-rest: the datagram v2, NetBaseline and delta machines, and the digests they share.
     (
         "sessions/digest.ts",
-        include_str!("../../runtime/ts/src/sessions/digest.ts"),
+        include_str!("../../runtime/ts/sessions/digest.ts"),
     ),
     (
         "sessions/datagram.ts",
-        include_str!("../../runtime/ts/src/sessions/datagram.ts"),
+        include_str!("../../runtime/ts/sessions/datagram.ts"),
     ),
     (
         "sessions/baseline.ts",
-        include_str!("../../runtime/ts/src/sessions/baseline.ts"),
+        include_str!("../../runtime/ts/sessions/baseline.ts"),
     ),
     (
         "sessions/delta.ts",
-        include_str!("../../runtime/ts/src/sessions/delta.ts"),
+        include_str!("../../runtime/ts/sessions/delta.ts"),
     ),
     // Seed 000's acked pair, and the server primitives its server half feeds (ts-acked).
     (
         "sessions/acked.ts",
-        include_str!("../../runtime/ts/src/sessions/acked.ts"),
+        include_str!("../../runtime/ts/sessions/acked.ts"),
     ),
     (
         "sessions/input_schedule.ts",
-        include_str!("../../runtime/ts/src/sessions/input_schedule.ts"),
+        include_str!("../../runtime/ts/sessions/input_schedule.ts"),
     ),
     (
         "sessions/tier.ts",
-        include_str!("../../runtime/ts/src/sessions/tier.ts"),
+        include_str!("../../runtime/ts/sessions/tier.ts"),
     ),
 ];
 

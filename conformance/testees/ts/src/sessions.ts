@@ -1,7 +1,7 @@
 // The testee protocol's session operations (conformance/PROTOCOL.md, "Session operations") over
 // the TypeScript session machines: `open` makes a half by name, the other ops drive it by handle.
 // The machines are the runtime's (src/gen/runtime/sessions/), bound to the reference protocol by
-// its schema (src/gen/reference/, copied from spec/runtime/ts/reference/ by build.sh); each
+// its schema (src/gen/reference/, copied from typescript/reference/ by build.sh); each
 // module under src/halves/ only translates the protocol's JSON (params, world ops, reports) into
 // a half's calls, as conformance/src/sessions/ does for the Rust codec.
 

@@ -20,7 +20,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../../../.." && pwd)"
+root="$(cd "$here/../.." && pwd)"
 cxx="${CXX:-g++}"
 
 if ! command -v "$cxx" >/dev/null 2>&1; then

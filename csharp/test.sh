@@ -20,7 +20,7 @@ mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/doc.xml" -out:"$ou
     "$here"/src/*.cs "$here"/src/Sessions/*.cs "$here"/test/*.cs
 mono "$out/tests.exe"
 
-root="$(cd "$here/../../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 if [ -n "${ACKWIRE:-}" ]; then
     generate=("$ACKWIRE" gen --lang cs --out "$out/gen" spec/protocol)
 else

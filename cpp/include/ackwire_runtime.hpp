@@ -1,6 +1,6 @@
 // ackwire_runtime.hpp: the C++ runtime of ackwire, a header-only C++17 library. This file is
-// its source (spec/runtime/cpp/include/ in the ackwire repository, tested by
-// spec/runtime/cpp/test.sh); `ackwire gen --lang cpp` writes it unchanged beside every
+// its source (cpp/include/ in the ackwire repository, tested by
+// cpp/test.sh); `ackwire gen --lang cpp` writes it unchanged beside every
 // protocol.hpp it generates, which includes it as "ackwire_runtime.hpp".
 //
 // The runtime every generated ackwire C++ codec calls: the shared error taxonomy, a small
@@ -45,7 +45,7 @@
 // they are inlined where they are called: there the width and the byte order are constants and
 // the loop over the bytes folds into a load or a store. Called from hundreds of places, they are
 // otherwise left out of line by g++ -O2, a call and a loop over the bytes for every field
-// (spec/runtime/cpp/bench measures the generated codec beside a hand-written one).
+// (cpp/bench measures the generated codec beside a hand-written one).
 #if defined(__GNUC__)
 #define ACKWIRE_RT_INLINE __attribute__((always_inline)) inline
 #else

@@ -334,10 +334,10 @@ describe("smallest-three quaternions", () => {
   });
 
   it("are what the Rust runtime makes of the same floats, bit for bit", () => {
-    // spec/runtime/smallest_three_cases.txt, written from rt/src/quat.rs by
+    // vectors/quat/smallest_three_cases.txt, written from rt/src/quat.rs by
     // rt/tests/smallest_three_cases.rs.
     const text = readFileSync(
-      new URL("../../../smallest_three_cases.txt", import.meta.url),
+      new URL("../../../vectors/quat/smallest_three_cases.txt", import.meta.url),
       "utf8",
     );
     const view = new DataView(new ArrayBuffer(4));

@@ -29,7 +29,7 @@
 //   static rt::EncodeStatus encode_frame(const Frame<S>&, std::vector<uint8_t>& out);
 //   static std::optional<rt::DecodeError> decode_frame_into(const uint8_t*, size_t,
 //       Frame<S>& out);                                 reusing out's buffers
-// spec/runtime/cpp/reference/acked.hpp implements it for the reference protocol.
+// cpp/reference/acked.hpp implements it for the reference protocol.
 //
 // Sans-IO: ticks are arguments; nothing reads a clock, opens a socket or starts a thread.
 // Nothing here throws on a peer's bytes, and every container a peer can grow is bounded:

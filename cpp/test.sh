@@ -27,7 +27,7 @@ if ! command -v "$cxx" >/dev/null 2>&1; then
 fi
 
 mkdir -p "$here/build"
-root="$(cd "$here/../../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 # The generator's output (cargo's warnings included) is shown only when it fails.
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
@@ -40,9 +40,9 @@ if ! (cd "$root" && "${generate[@]}") >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
 fi
-# ACKWIRE_RUNTIME_DIR: where packed19_test finds spec/runtime/smallest_three_cases.txt.
+# ACKWIRE_RUNTIME_DIR: where packed19_test finds vectors/quat/smallest_three_cases.txt.
 flags=(-std=c++17 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion -Wsign-conversion
-    "-DACKWIRE_RUNTIME_DIR=\"$here/..\"")
+    "-DACKWIRE_RUNTIME_DIR=\"$root/vectors/quat\"")
 tests=("runtime_test:the C++ runtime's tests"
     "acked_test:the acked machines' tests"
     "rest_test:the datagram, baseline and delta machines' tests"

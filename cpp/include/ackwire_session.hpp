@@ -6,7 +6,7 @@
 //
 // The session machines of the runtime (ackwire_*.hpp beside this header) are generic over a
 // schema and include only the runtime; the reference protocol's schemas are in
-// spec/runtime/cpp/reference/, written against its generated protocol.hpp.
+// cpp/reference/, written against its generated protocol.hpp.
 
 #pragma once
 

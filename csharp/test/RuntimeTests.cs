@@ -1,6 +1,6 @@
 // The C# runtime's own tests, with a small runner of their own (no NUnit, Harness.cs): each test
 // is a method that throws on failure; Main runs them all, prints one line per failure and a
-// total, and exits 1 when any failed. Run by spec/runtime/cs/test.sh.
+// total, and exits 1 when any failed. Run by csharp/test.sh.
 
 using System;
 using System.Collections.Generic;

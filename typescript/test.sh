@@ -12,7 +12,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/../../.." && pwd)"
+root="$(cd "$here/.." && pwd)"
 cd "$here"
 
 if [ ! -d node_modules ]; then

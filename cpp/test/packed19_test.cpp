@@ -364,7 +364,7 @@ TEST(quaternions_from_floats_always_pass_and_come_back) {
 }
 
 TEST(quaternions_are_what_the_rust_runtime_makes_of_the_same_floats) {
-    // spec/runtime/smallest_three_cases.txt, written from rt/src/quat.rs by
+    // vectors/quat/smallest_three_cases.txt, written from rt/src/quat.rs by
     // rt/tests/smallest_three_cases.rs.
     std::ifstream file(ACKWIRE_RUNTIME_DIR "/smallest_three_cases.txt");
     CHECK(file.good());
