@@ -158,6 +158,11 @@ enum Command {
         /// The folder to write into (created when missing).
         #[arg(long)]
         out: PathBuf,
+        /// Also write, beside the codec, a testee of the spec's frames (conformance/PROTOCOL.md)
+        /// and `OUT/testee`, which builds it on its first run and then runs it (rust, ts, cpp,
+        /// cs): `ackwire conform --spec FILES --testee OUT/testee`.
+        #[arg(long)]
+        testee: bool,
         /// Layout files or folders of them.
         files: Vec<PathBuf>,
     },
@@ -323,7 +328,12 @@ fn run(command: Command) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain { frame, hex } => explain_frame(&frame, &hex_arg(&hex)?),
-        Command::Gen { lang, out, files } => gen(lang, &out, &layout_paths(files)),
+        Command::Gen {
+            lang,
+            out,
+            testee,
+            files,
+        } => gen(lang, testee, &out, &layout_paths(files)),
         Command::Doc { out, files } => doc(&out, &layout_paths(files)),
         Command::FuzzDiff {
             count,
@@ -477,9 +487,24 @@ fn explain_frame(frame: &str, bytes: &[u8]) -> Result<ExitCode, String> {
 }
 
 /// `ackwire gen`.
-fn gen(lang: Lang, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
-    let generated: Vec<(String, String)> = match lang {
-        Lang::Rust => {
+fn gen(lang: Lang, testee: bool, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
+    use ackwire_spec::gen::testee::{self, Lang as TesteeLang};
+    let testee_lang = match (testee, lang) {
+        (false, _) => None,
+        (true, Lang::Rust) => Some(TesteeLang::Rust),
+        (true, Lang::Ts) => Some(TesteeLang::Ts),
+        (true, Lang::Cpp) => Some(TesteeLang::Cpp),
+        (true, Lang::Cs) => Some(TesteeLang::Cs),
+        (true, other) => {
+            return Err(error(format!(
+                "--testee is for rust, ts, cpp and cs, not {}",
+                format!("{other:?}").to_lowercase()
+            )))
+        }
+    };
+    let generated: Vec<(String, String)> = match (testee_lang, lang) {
+        (Some(t), _) => testee::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0, t),
+        (None, Lang::Rust) => {
             let mut builder = ackwire_spec::Builder::new();
             for p in paths {
                 builder = builder.path(p);
@@ -489,16 +514,16 @@ fn gen(lang: Lang, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
                 builder.generate().map_err(spec_error)?,
             )]
         }
-        Lang::Ts => {
+        (None, Lang::Ts) => {
             ackwire_spec::gen::ts::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
         }
-        Lang::Cpp => {
+        (None, Lang::Cpp) => {
             ackwire_spec::gen::cpp::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
         }
-        Lang::Cs => {
+        (None, Lang::Cs) => {
             ackwire_spec::gen::cs::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
         }
-        Lang::Wireshark => ackwire_spec::gen::wireshark::generate(
+        (None, Lang::Wireshark) => ackwire_spec::gen::wireshark::generate(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
         ),
     };
@@ -512,9 +537,27 @@ fn gen(lang: Lang, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
         }
         std::fs::write(&path, text)
             .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+        if testee_lang.is_some() && name == testee::SCRIPT {
+            make_executable(&path)?;
+        }
         outln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Lets everyone run `path`, as `chmod +x` does.
+fn make_executable(path: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mut permissions = std::fs::metadata(path)
+            .map_err(|e| error(format!("cannot read {}: {e}", path.display())))?
+            .permissions();
+        permissions.set_mode(permissions.mode() | 0o111);
+        std::fs::set_permissions(path, permissions)
+            .map_err(|e| error(format!("cannot make {} executable: {e}", path.display())))?;
+    }
+    Ok(())
 }
 
 /// `ackwire doc`.

@@ -10,6 +10,7 @@ pub mod cpp;
 pub mod cs;
 pub mod doc;
 pub mod rust;
+pub mod testee;
 pub mod ts;
 pub mod wireshark;
 
