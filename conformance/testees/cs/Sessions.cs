@@ -100,23 +100,6 @@ static class Sessions
     static readonly Dictionary<ulong, ITesteeSession> open = new Dictionary<ulong, ITesteeSession>();
     static ulong next;
 
-    /// <summary>Whether <paramref name="op"/> is a session op.</summary>
-    public static bool IsSessionOp(string op)
-    {
-        switch (op)
-        {
-            case "open":
-            case "advance":
-            case "deliver":
-            case "take":
-            case "state_hash":
-            case "close":
-                return true;
-            default:
-                return false;
-        }
-    }
-
     static void Bad(JsonWriter j, string message)
     {
         j.Name("error");

@@ -36,6 +36,17 @@ pub enum Lang {
     Cs,
 }
 
+/// The TypeScript runtime's file that answers requests (`typescript/src`), written into
+/// `runtime/` with `--testee` only.
+pub const TS_RUNTIME_FILE: &str = "testee.ts";
+
+/// The C++ runtime's header that answers requests (`cpp/include`), written with `--testee` only.
+pub const CPP_RUNTIME_HEADER: &str = "ackwire_testee.hpp";
+
+/// The C# runtime's file that answers requests (`csharp/src`), written into `Runtime/` with
+/// `--testee` only.
+pub const CS_RUNTIME_FILE: &str = "Testee.cs";
+
 /// The script's part shared by every language: when to build, and building with a sign of life.
 const PRELUDE: &str = include_str!("testee/prelude.sh");
 
@@ -91,8 +102,8 @@ pub fn generate(spec: &Spec, lang: Lang) -> Vec<(String, String)> {
         Lang::Ts => {
             let mut files = ts::generate(spec);
             files.push((
-                format!("{}/testee.ts", ts::RUNTIME_DIR),
-                ts::runtime_copy("testee.ts", include_str!("../../runtime/ts/testee.ts")),
+                format!("{}/{TS_RUNTIME_FILE}", ts::RUNTIME_DIR),
+                ts::runtime_copy(TS_RUNTIME_FILE, include_str!("../../runtime/ts/testee.ts")),
             ));
             files.push((
                 "testee.ts".into(),
@@ -114,7 +125,7 @@ pub fn generate(spec: &Spec, lang: Lang) -> Vec<(String, String)> {
         Lang::Cpp => {
             let mut files = cpp::generate(spec);
             files.push((
-                "ackwire_testee.hpp".into(),
+                CPP_RUNTIME_HEADER.into(),
                 include_str!("../../runtime/cpp/ackwire_testee.hpp").into(),
             ));
             files.push((
@@ -130,7 +141,7 @@ pub fn generate(spec: &Spec, lang: Lang) -> Vec<(String, String)> {
         Lang::Cs => {
             let mut files = cs::generate(spec);
             files.push((
-                format!("{}/Testee.cs", cs::RUNTIME_DIR),
+                format!("{}/{CS_RUNTIME_FILE}", cs::RUNTIME_DIR),
                 include_str!("../../runtime/cs/Testee.cs").into(),
             ));
             files.push((
