@@ -17,7 +17,8 @@
 #    what csharp/unity-meta.sh writes, and both manifests name the assembly Ackwire.Runtime;
 #    Mono's mcs builds those items into Ackwire.Runtime.dll (C# 7.2, warnings as errors, XML
 #    docs checked, as the project asks: Debian has no msbuild), and the consumer's generated
-#    Protocol.cs, compiled against the DLL, runs under mono.
+#    Protocol.cs (with the reference protocol's bindings, csharp/reference), compiled against
+#    the DLL, runs under mono.
 # 4. cargo: the packaged ackwire-rt and ackwire-spec (`cargo package --no-verify`: their .crate
 #    files in target/package, unpacked) patched in for crates.io in a crate of its own, whose
 #    build.rs generates the codec with ackwire-spec's Builder, run with cargo.
@@ -81,6 +82,7 @@ for found in \
     fail "${found%%:*} says version '${found#*:}', the workspace $version"
 done
 echo "== every package is version $version"
+took
 
 # ---- npm: @ackwire/runtime ----
 if [ ! -d typescript/node_modules ]; then
@@ -154,8 +156,10 @@ mkdir -p "$cs"
 (cd csharp && quiet mcs -target:library -langversion:7.2 -warnaserror+ -warn:4 -nologo \
   -doc:"$cs/Ackwire.Runtime.xml" -out:"$cs/Ackwire.Runtime.dll" "${listed[@]}")
 quiet "$ackwire" gen --lang cs --runtime package --out "$cs/gen" spec/protocol
+# With the reference protocol's session bindings, which csharp/README.md has a Unity project copy
+# beside its Protocol.cs: they must compile against the assembly too, not only inside it.
 quiet mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -r:"$cs/Ackwire.Runtime.dll" \
-  -out:"$cs/frames.exe" "$consumers/cs/Frames.cs" "$cs/gen/Protocol.cs"
+  -out:"$cs/frames.exe" "$consumers/cs/Frames.cs" "$cs/gen/Protocol.cs" csharp/reference/*.cs
 mono "$cs/frames.exe" "$vectors" || fail "the C# consumer failed"
 took
 
