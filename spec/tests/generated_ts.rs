@@ -75,6 +75,12 @@ fn ts_codec_importing_the_runtime_package() {
     let code = &files[0].1;
     assert!(!code.contains("./runtime/"));
     assert!(code.contains("\n} from \"@ackwire/runtime\";\nexport * from \"@ackwire/runtime\";\n"));
+    // The name it imports is the package's own.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../typescript/package.json");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(manifest).expect("package.json reads"))
+            .expect("package.json is JSON");
+    assert_eq!(manifest["name"], ackwire_spec::gen::ts::RUNTIME_PACKAGE);
     let copied = ackwire_spec::gen::ts::generate(&spec);
     let (head, body) = split_at_body(code);
     assert_eq!(body, split_at_body(&copied[0].1).1);
