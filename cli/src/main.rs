@@ -65,7 +65,8 @@ enum Lang {
     Ts,
     /// C++17: one header.
     Cpp,
-    /// C# 7.2 (Unity, Godot, Mono): `Protocol.cs` and its runtime in `Runtime/`.
+    /// C# 7.2 (Unity, Godot, Mono): `Protocol.cs`, and its runtime in `Runtime/` unless
+    /// `--runtime package`.
     Cs,
     /// A Wireshark dissector in Lua: `ackwire.lua`.
     Wireshark,
