@@ -65,10 +65,21 @@ enum Lang {
     Ts,
     /// C++17: one header.
     Cpp,
-    /// C# 7.2 (Unity, Godot, Mono): `Protocol.cs` and its runtime in `Runtime/`.
+    /// C# 7.2 (Unity, Godot, Mono): `Protocol.cs`, and its runtime in `Runtime/` unless
+    /// `--runtime package`.
     Cs,
     /// A Wireshark dissector in Lua: `ackwire.lua`.
     Wireshark,
+}
+
+/// Where a codec of `ackwire gen` finds its language's runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Runtime {
+    /// Write a copy of the runtime beside the codec: nothing to install.
+    Copy,
+    /// Write the codec alone, using the installed runtime package: `@ackwire/runtime` (npm),
+    /// the CMake package `ackwire` (`<ackwire_runtime.hpp>`), the assembly `Ackwire.Runtime`.
+    Package,
 }
 
 #[derive(Debug, Subcommand)]
@@ -158,6 +169,10 @@ enum Command {
         /// The folder to write into (created when missing).
         #[arg(long)]
         out: PathBuf,
+        /// Where the codec finds its runtime (ts, cpp and cs; a Rust codec always uses the
+        /// crate `ackwire-rt`) [default: copy].
+        #[arg(long, value_enum)]
+        runtime: Option<Runtime>,
         /// Also write, beside the codec, a testee of the spec's frames (conformance/PROTOCOL.md)
         /// and `OUT/testee`, which builds it on its first run and then runs it (rust, ts, cpp,
         /// cs): `ackwire conform --spec FILES --testee OUT/testee`.
@@ -331,9 +346,10 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::Gen {
             lang,
             out,
+            runtime,
             testee,
             files,
-        } => gen(lang, testee, &out, &layout_paths(files)),
+        } => gen(lang, runtime, testee, &out, &layout_paths(files)),
         Command::Doc { out, files } => doc(&out, &layout_paths(files)),
         Command::FuzzDiff {
             count,
@@ -487,19 +503,37 @@ fn explain_frame(frame: &str, bytes: &[u8]) -> Result<ExitCode, String> {
 }
 
 /// `ackwire gen`.
-fn gen(lang: Lang, testee: bool, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
+fn gen(
+    lang: Lang,
+    runtime: Option<Runtime>,
+    testee: bool,
+    out: &Path,
+    paths: &[PathBuf],
+) -> Result<ExitCode, String> {
     use ackwire_spec::gen::testee::{self, Lang as TesteeLang};
+    use ackwire_spec::gen::RuntimeSource;
+    let source = match (lang, runtime) {
+        (Lang::Rust | Lang::Wireshark, Some(_)) => {
+            return Err(error(
+                "--runtime applies to --lang ts, cpp and cs: a Rust codec always uses the crate \
+                 ackwire-rt, a Wireshark dissector has no runtime",
+            ))
+        }
+        (_, Some(Runtime::Package)) if testee => return Err(error(
+            "--testee writes the runtime beside the codec, so that the testee builds on its own: \
+                 leave out --runtime package",
+        )),
+        (_, None | Some(Runtime::Copy)) => RuntimeSource::Copy,
+        (_, Some(Runtime::Package)) => RuntimeSource::Package,
+    };
     let testee_lang = match (testee, lang) {
         (false, _) => None,
         (true, Lang::Rust) => Some(TesteeLang::Rust),
         (true, Lang::Ts) => Some(TesteeLang::Ts),
         (true, Lang::Cpp) => Some(TesteeLang::Cpp),
         (true, Lang::Cs) => Some(TesteeLang::Cs),
-        (true, other) => {
-            return Err(error(format!(
-                "--testee is for rust, ts, cpp and cs, not {}",
-                format!("{other:?}").to_lowercase()
-            )))
+        (true, Lang::Wireshark) => {
+            return Err(error("--testee is for --lang rust, ts, cpp and cs"))
         }
     };
     let generated: Vec<(String, String)> = match (testee_lang, lang) {
@@ -514,15 +548,18 @@ fn gen(lang: Lang, testee: bool, out: &Path, paths: &[PathBuf]) -> Result<ExitCo
                 builder.generate().map_err(spec_error)?,
             )]
         }
-        (None, Lang::Ts) => {
-            ackwire_spec::gen::ts::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
-        }
-        (None, Lang::Cpp) => {
-            ackwire_spec::gen::cpp::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
-        }
-        (None, Lang::Cs) => {
-            ackwire_spec::gen::cs::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
-        }
+        (None, Lang::Ts) => ackwire_spec::gen::ts::generate_with(
+            &ackwire_spec::load(paths).map_err(spec_error)?.0,
+            source,
+        ),
+        (None, Lang::Cpp) => ackwire_spec::gen::cpp::generate_with(
+            &ackwire_spec::load(paths).map_err(spec_error)?.0,
+            source,
+        ),
+        (None, Lang::Cs) => ackwire_spec::gen::cs::generate_with(
+            &ackwire_spec::load(paths).map_err(spec_error)?.0,
+            source,
+        ),
         (None, Lang::Wireshark) => ackwire_spec::gen::wireshark::generate(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
         ),
