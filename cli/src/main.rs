@@ -70,6 +70,9 @@ enum Lang {
     Cs,
     /// A Wireshark dissector in Lua: `ackwire.lua`.
     Wireshark,
+    /// A cargo-fuzz crate: a target per frame, seeded with the spec's derived vectors, with the
+    /// files ClusterFuzzLite and OSS-Fuzz read (`.clusterfuzzlite/`).
+    Fuzz,
 }
 
 /// Where a codec of `ackwire gen` finds its language's runtime.
@@ -512,6 +515,14 @@ fn gen(
 ) -> Result<ExitCode, String> {
     use ackwire_spec::gen::testee::{self, Lang as TesteeLang};
     use ackwire_spec::gen::RuntimeSource;
+    if let Lang::Fuzz = lang {
+        if runtime.is_some() || testee {
+            return Err(error(
+                "--lang fuzz writes a crate of its own: it takes neither --runtime nor --testee",
+            ));
+        }
+        return gen_fuzz(out, paths);
+    }
     let source = match (lang, runtime) {
         (Lang::Rust | Lang::Wireshark, Some(_)) => {
             return Err(error(
@@ -532,7 +543,7 @@ fn gen(
         (true, Lang::Ts) => Some(TesteeLang::Ts),
         (true, Lang::Cpp) => Some(TesteeLang::Cpp),
         (true, Lang::Cs) => Some(TesteeLang::Cs),
-        (true, Lang::Wireshark) => {
+        (true, Lang::Wireshark | Lang::Fuzz) => {
             return Err(error("--testee is for --lang rust, ts, cpp and cs"))
         }
     };
@@ -563,6 +574,7 @@ fn gen(
         (None, Lang::Wireshark) => ackwire_spec::gen::wireshark::generate(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
         ),
+        (None, Lang::Fuzz) => Vec::new(),
     };
     std::fs::create_dir_all(out)
         .map_err(|e| error(format!("cannot create {}: {e}", out.display())))?;
@@ -580,6 +592,50 @@ fn gen(
         outln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `ackwire gen --lang fuzz`: the crate, its corpus seeded with the spec's derived vectors, and
+/// `.clusterfuzzlite/` for the repository `out` is in.
+fn gen_fuzz(out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
+    use ackwire_spec::gen::fuzz;
+    let spec = ackwire_spec::load(paths).map_err(spec_error)?.0;
+    let options = fuzz::Options {
+        repository: repository_name(out),
+        seeds: Vec::new(),
+    };
+    let files = fuzz::generate(&spec, &options);
+    for (name, bytes) in &files {
+        let path = out.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        std::fs::write(&path, bytes)
+            .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+        if name.ends_with(".sh") {
+            make_executable(&path)?;
+        }
+    }
+    outln!(
+        "wrote {} files to {} (the crate {}, {} seeds); ClusterFuzzLite reads .clusterfuzzlite/ at the repository's root",
+        files.len(),
+        out.display(),
+        fuzz::crate_name(&spec),
+        options.seeds.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The name of the repository `dir` is in: the folder holding `.git`, above it or itself, or
+/// `dir`'s own name when none does.
+fn repository_name(dir: &Path) -> String {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let root = absolute
+        .ancestors()
+        .find(|a| a.join(".git").exists())
+        .unwrap_or(&absolute);
+    root.file_name()
+        .map_or("project".to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 /// Lets everyone run `path`, as `chmod +x` does.

@@ -9,6 +9,7 @@
 pub mod cpp;
 pub mod cs;
 pub mod doc;
+pub mod fuzz;
 pub mod rust;
 pub mod testee;
 pub mod ts;
