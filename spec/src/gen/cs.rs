@@ -141,7 +141,7 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
         }
         for item in &file.items {
             match item {
-                Item::Const(_) => {}
+                Item::Const(_) | Item::State(_) => {}
                 Item::Bits(b) => {
                     g.out.blank();
                     g.bits(b);
