@@ -1405,11 +1405,16 @@ impl<'s> Parser<'s> {
                     true,
                 ))
             }
-            _ => Err(self.unexpected(
-                t,
-                "expected a member of the state",
-                "expected `record`, `frame`, `packed frame`, `ack`, `group`, `events:`, `inputs:` or a flags field",
-            )),
+            _ => {
+                // Consumed, so that recovery does not take the word for the next member.
+                self.bump();
+                let next = self.peek();
+                Err(self.unexpected(
+                    next,
+                    &format!("expected `:` and a declared type after `{keyword}`"),
+                    "a state member is `record`, `frame`, `packed frame`, `ack`, `group` or `name: Type`",
+                ))
+            }
         }
     }
 

@@ -187,6 +187,7 @@ fn every_kind_of_break_in_the_brief_has_a_case() {
         Kind::Added,
         Kind::Removed,
         Kind::Packed,
+        Kind::State,
     ] {
         assert!(
             names

@@ -716,7 +716,9 @@ impl<'s> Resolver<'_, 's> {
                 "expected `group name { field: type, ... }`",
             );
         }
-        if let (Some(f), Some(b)) = (flags, flags_bits) {
+        // An unused bit is only told when nothing else is wrong: a misnamed bit would otherwise
+        // be told twice.
+        if let (Some(f), Some(b), true) = (flags, flags_bits, self.out.is_empty()) {
             for bit in &b.bits {
                 if let BitKind::Named { name, .. } = &bit.kind {
                     if !used_bits.contains_key(name) {
@@ -956,11 +958,11 @@ impl<'s> Resolver<'_, 's> {
                         "a group is measured at one tick",
                     );
                 }
-                let wire = match age.ty {
+                let good = match age.ty {
                     Type::Int(t @ IntType { signed: false, .. })
                         if matches!(t.bits, 8 | 16 | 32) =>
                     {
-                        t
+                        Some(t)
                     }
                     _ => {
                         self.error(
@@ -971,11 +973,14 @@ impl<'s> Resolver<'_, 's> {
                             ),
                             "expected `u8`, `u16` or `u32`",
                         );
-                        IntType::unsigned(8)
+                        None
                     }
                 };
                 let packed = age.packed.clone().unwrap_or_else(|| age.ty.clone());
-                self.packed_code(&packed, (0, wire.max()), age.name_span, &age.name);
+                if let Some(w) = good {
+                    self.packed_code(&packed, (0, w.max()), age.name_span, &age.name);
+                }
+                let wire = good.unwrap_or(IntType::unsigned(8));
                 tick = Some(TickPlan {
                     field: fi,
                     age: age.name.clone(),
