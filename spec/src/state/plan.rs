@@ -50,7 +50,20 @@ pub struct StatePlan {
     pub measured: Option<usize>,
     /// The group whose tier the machines report as "came full" (the first with a tier).
     pub tiered: Option<usize>,
+    /// The session constants the spec declares (`SENT_RING`, `HELD_RING`, `EVENT_TTL`,
+    /// `CHECK_EVERY`, `RELIABLE_ABOVE`), by name: the machines' defaults (seed 000's values)
+    /// hold for those it does not.
+    pub constants: Vec<(String, i128)>,
 }
+
+/// The session constants a state's machines read from its spec, when declared.
+pub const SESSION_CONSTANTS: [&str; 5] = [
+    "SENT_RING",
+    "HELD_RING",
+    "EVENT_TTL",
+    "CHECK_EVERY",
+    "RELIABLE_ABOVE",
+];
 
 /// The state's record: its fields in canonical order.
 #[derive(Debug, Clone, PartialEq)]
@@ -279,6 +292,9 @@ pub struct FormPlan {
     pub packed: bool,
     /// The wire fields, in order.
     pub wire: Vec<WirePlan>,
+    /// The record's size in a byte-aligned change, in bytes (a packed record's bits padded to
+    /// a byte), when every field has a fixed size.
+    pub bytes: Option<u32>,
 }
 
 /// One field of a form's record.
@@ -299,6 +315,9 @@ pub struct WirePlan {
     /// The range of its wire integer in a byte-aligned change (what every profile's code
     /// must hold, and what a packed decoder refuses past), for an integer.
     pub range: Option<(i128, i128)>,
+    /// Its first byte in its byte-aligned record (its first bit, in a packed record), when
+    /// every field before it has a fixed size.
+    pub offset: Option<u32>,
 }
 
 /// How a wire field carries its group field.
@@ -752,6 +771,7 @@ impl<'s> Resolver<'_, 's> {
         for g in &mut groups {
             for f in &mut g.forms {
                 f.packed = g.packed_record && f.role == FormRole::Only;
+                layout(f, &g.fields);
                 f.packed_record = if f.packed {
                     f.record.clone()
                 } else {
@@ -779,6 +799,13 @@ impl<'s> Resolver<'_, 's> {
         let slot = slot(&record.name.name, &fields);
         let measured = groups.iter().position(|g| g.tick.is_some());
         let tiered = groups.iter().position(|g| g.tier.is_some());
+        let constants = SESSION_CONSTANTS
+            .iter()
+            .filter_map(|name| match self.index.get(name) {
+                Some(Decl::Const(c)) => Some((name.to_string(), self.index.const_value(c)?)),
+                _ => None,
+            })
+            .collect();
         Some(StatePlan {
             name: st.name.clone(),
             docs: st.docs.doc.clone(),
@@ -803,6 +830,7 @@ impl<'s> Resolver<'_, 's> {
             slot,
             measured,
             tiered,
+            constants,
         })
     }
 
@@ -1069,6 +1097,7 @@ impl<'s> Resolver<'_, 's> {
                         ty: f.ty.clone(),
                         packed,
                         range,
+                        offset: None,
                     });
                 }
                 forms.push(FormPlan {
@@ -1079,6 +1108,7 @@ impl<'s> Resolver<'_, 's> {
                     packed_record: record_name.clone(),
                     packed: packed_record,
                     wire,
+                    bytes: None,
                 });
             }
             2 if g.forms[0].kind == FormKind::Full && g.forms[1].kind == FormKind::Step => {
@@ -1336,6 +1366,7 @@ impl<'s> Resolver<'_, 's> {
                 ty: w.ty.clone(),
                 packed,
                 range,
+                offset: None,
             });
         }
         for (fi, f) in fields.iter().enumerate() {
@@ -1379,6 +1410,7 @@ impl<'s> Resolver<'_, 's> {
             packed_record: String::new(),
             packed: false,
             wire,
+            bytes: None,
         })
     }
 
@@ -1746,6 +1778,33 @@ impl<'s> Resolver<'_, 's> {
                 .as_ref()
                 .map_or_else(|| "Packed".to_string(), |x| x.name.name.clone()),
         })
+    }
+}
+
+/// The offsets of a form's fields in its byte-aligned record (bits, when the record is packed)
+/// and the record's size, while every field has a fixed size.
+fn layout(f: &mut FormPlan, fields: &[FieldPlan]) {
+    let mut at = Some(0u32);
+    for w in &mut f.wire {
+        w.offset = at.map(|a| if f.packed { a } else { a / 8 });
+        let bits = match fields.get(w.field).map(|x| &x.value) {
+            Some(Value::Bits { width, .. }) => Some(u32::from(*width)),
+            _ => fixed_bits(&w.ty),
+        };
+        at = at.zip(bits).map(|(a, b)| a + b);
+    }
+    f.bytes = at.map(|bits| bits.div_ceil(8));
+}
+
+/// The bits a type takes when every value takes the same (a byte-aligned bool's 8).
+fn fixed_bits(ty: &Type) -> Option<u32> {
+    match ty {
+        Type::Int(t) => Some(u32::from(t.bits)),
+        Type::Float { bits, .. } => Some(u32::from(*bits)),
+        Type::Bool => Some(8),
+        Type::Quant { wire, .. } => fixed_bits(wire),
+        Type::Quat { bits, .. } => Some(2 + 3 * u32::from(*bits)),
+        _ => None,
     }
 }
 
