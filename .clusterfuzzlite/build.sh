@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The build of the fuzz targets for ClusterFuzzLite and OSS-Fuzz, run in the image of the
-# Dockerfile beside it: every cargo-fuzz crate of the repository ($SRC/ackwire; a crate is a
-# Cargo.toml with `cargo-fuzz = true`) built with `cargo fuzz build -O` and debug assertions (an
-# overflow on a value from the input is then a crash), each target copied into $OUT with its
-# seed corpus (the crate's corpus/TARGET/) as $OUT/TARGET_seed_corpus.zip.
+# Dockerfile beside it from the repository ($SRC/NAME, the Dockerfile's WORKDIR): every
+# cargo-fuzz crate of the repository (a Cargo.toml with `cargo-fuzz = true`) built with
+# `cargo fuzz build -O` and debug assertions (an overflow on a value from the input is then a
+# crash), each target copied into $OUT with its seed corpus (the crate's corpus/TARGET/) as
+# $OUT/TARGET_seed_corpus.zip.
 #
 # In the OSS-Fuzz image $SANITIZER is set and cargo-fuzz builds with that sanitizer (the image's
 # nightly Rust). Outside it, $SANITIZER is unset and the targets are built with
@@ -12,9 +13,8 @@
 # Docker.
 set -euo pipefail
 
-: "${SRC:?SRC must name the folder holding the repository (ackwire)}"
+: "${SRC:?SRC must name the folder that holds the repository}"
 : "${OUT:?OUT must name the folder the targets are copied into}"
-cd "$SRC/ackwire"
 
 sanitizer=()
 if [ -z "${SANITIZER:-}" ]; then

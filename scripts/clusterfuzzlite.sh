@@ -17,7 +17,8 @@ name="$(sed -n 's|^COPY \. \$SRC/||p' .clusterfuzzlite/Dockerfile)"
 ln -s "$root" "$work/src/$name"
 
 start=$SECONDS
-SRC="$work/src" OUT="$work/out" bash .clusterfuzzlite/build.sh
+# From the repository's place under $SRC, as the Dockerfile's WORKDIR has it.
+(cd "$work/src/$name" && SRC="$work/src" OUT="$work/out" bash .clusterfuzzlite/build.sh)
 
 failed=0
 mapfile -t targets < <(cargo fuzz list --fuzz-dir fuzz)

@@ -579,19 +579,32 @@ fn gen(
     std::fs::create_dir_all(out)
         .map_err(|e| error(format!("cannot create {}: {e}", out.display())))?;
     for (name, text) in &generated {
-        let path = out.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
-        }
-        std::fs::write(&path, text)
-            .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
-        if testee_lang.is_some() && name == testee::SCRIPT {
-            make_executable(&path)?;
-        }
+        let executable = testee_lang.is_some() && name == testee::SCRIPT;
+        let path = write_generated(out, name, text.as_bytes(), executable)?;
         outln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes a generated file `name` (a path under `out`), its folders first; executable when
+/// asked. Returns its path.
+fn write_generated(
+    out: &Path,
+    name: &str,
+    bytes: &[u8],
+    executable: bool,
+) -> Result<PathBuf, String> {
+    let path = out.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
+    }
+    std::fs::write(&path, bytes)
+        .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+    if executable {
+        make_executable(&path)?;
+    }
+    Ok(path)
 }
 
 /// `ackwire gen --lang fuzz`: the crate, its corpus seeded with the spec's derived vectors, and
@@ -605,16 +618,7 @@ fn gen_fuzz(out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
     };
     let files = fuzz::generate(&spec, &options);
     for (name, bytes) in &files {
-        let path = out.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
-        }
-        std::fs::write(&path, bytes)
-            .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
-        if name.ends_with(".sh") {
-            make_executable(&path)?;
-        }
+        write_generated(out, name, bytes, name.ends_with(".sh"))?;
     }
     outln!(
         "wrote {} files to {} (the crate {}, {} seeds); ClusterFuzzLite reads .clusterfuzzlite/ at the repository's root",

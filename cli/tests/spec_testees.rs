@@ -12,6 +12,7 @@
 
 use ackwire_conformance::conform;
 use ackwire_conformance::runner::{self, Case, Check, RunOptions, Verdict};
+use ackwire_rt::ErrorKind;
 use ackwire_spec::gen::testee::{self, Lang};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -153,22 +154,6 @@ fn failing(cases: &[Case], command: Vec<String>) -> BTreeSet<String> {
         .collect()
 }
 
-/// Every error kind of the taxonomy (conformance/PROTOCOL.md).
-const KINDS: [&str; 12] = [
-    "truncated",
-    "bad_constant",
-    "reserved_bit",
-    "non_canonical_varint",
-    "over_width",
-    "count_too_large",
-    "trailing_bytes",
-    "invalid_condition",
-    "unknown_tag",
-    "non_finite",
-    "not_ascending",
-    "non_canonical",
-];
-
 /// Removes every check of `kind` a decoder makes from the compiled TypeScript testee in `dist`:
 /// the reader's `throw this.fail(KIND, ...)`, the lists' and the codec's `throw r.fail(KIND, ...)`
 /// and `throw b.fail(KIND, ...)`, and the bit sets' and quaternions' `return KIND;` (the fault
@@ -275,7 +260,7 @@ fn a_testee_without_one_check_fails_exactly_the_vectors_of_its_kind() {
 
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("spec-testees/faults");
     let _ = std::fs::remove_dir_all(&work);
-    for kind in KINDS {
+    for kind in ErrorKind::ALL.map(ErrorKind::as_str) {
         let expected: BTreeSet<String> = cases
             .iter()
             .filter(|c| matches!(&c.check, Check::DecodeError { kind: k, .. } if k == kind))

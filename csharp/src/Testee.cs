@@ -163,13 +163,15 @@ namespace Ackwire.Runtime
             return v != null && v.Kind == JsonKind.String ? v.Text : "";
         }
 
-        static void Unimplemented(JsonWriter j, string why)
+        /// <summary>Writes an <c>unimplemented</c> member saying <paramref name="why"/>.</summary>
+        public static void Unimplemented(JsonWriter j, string why)
         {
             j.Name("unimplemented");
             j.String(why);
         }
 
-        static void BadRequest(JsonWriter j, string message)
+        /// <summary>Writes an <c>error</c> member of kind <c>bad_request</c> saying <paramref name="message"/>: a request the testee cannot act on.</summary>
+        public static void BadRequest(JsonWriter j, string message)
         {
             j.Name("error");
             j.BeginObject();
@@ -177,6 +179,32 @@ namespace Ackwire.Runtime
             j.String("bad_request");
             j.Name("message");
             j.String(message);
+            j.EndObject();
+        }
+
+        /// <summary>
+        /// Writes an <c>error</c> member of <paramref name="kind"/> at field <paramref name="path"/>;
+        /// a decoder's also at byte <paramref name="offset"/> and, in a packed body, bit
+        /// <paramref name="bit"/> (each left out when negative).
+        /// </summary>
+        static void Error(JsonWriter j, ErrorKind kind, long offset, long bit, string path)
+        {
+            j.Name("error");
+            j.BeginObject();
+            j.Name("kind");
+            j.String(Errors.KindName(kind));
+            if (offset >= 0)
+            {
+                j.Name("offset");
+                j.Uint((ulong)offset);
+            }
+            if (bit >= 0)
+            {
+                j.Name("bit");
+                j.Uint((ulong)bit);
+            }
+            j.Name("path");
+            j.String(path);
             j.EndObject();
         }
 
@@ -261,20 +289,7 @@ namespace Ackwire.Runtime
             }
             catch (DecodeError e)
             {
-                j.Name("error");
-                j.BeginObject();
-                j.Name("kind");
-                j.String(Errors.KindName(e.Kind));
-                j.Name("offset");
-                j.Uint((ulong)e.Offset);
-                if (e.Bit >= 0)
-                {
-                    j.Name("bit");
-                    j.Uint((ulong)e.Bit);
-                }
-                j.Name("path");
-                j.String(e.Path);
-                j.EndObject();
+                Error(j, e.Kind, e.Offset, e.Bit, e.Path);
                 return;
             }
             HoldToPromises(frame, value, bytes);
@@ -306,13 +321,7 @@ namespace Ackwire.Runtime
             }
             catch (EncodeError e)
             {
-                j.Name("error");
-                j.BeginObject();
-                j.Name("kind");
-                j.String(Errors.KindName(e.Kind));
-                j.Name("path");
-                j.String(e.Path);
-                j.EndObject();
+                Error(j, e.Kind, -1, -1, e.Path);
                 return;
             }
             j.Name("ok");

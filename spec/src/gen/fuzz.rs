@@ -9,7 +9,7 @@
 //! CLI gives the spec's derived vectors). The crate builds over a copy of `ackwire-rt`, as the
 //! Rust testee does, with the same stable-Rust commands as ackwire's own fuzz step
 //! (`cargo fuzz build --sanitizer none -a`), and holds the three files ClusterFuzzLite and
-//! OSS-Fuzz read (`.clusterfuzzlite/`), the same as ackwire's own but for the repository's name.
+//! OSS-Fuzz read (`.clusterfuzzlite/`), ackwire's own but for the repository's name.
 
 use super::{rust, snake_case, source_names, testee};
 use crate::lower::Lowering;
@@ -36,22 +36,22 @@ pub struct Options {
 }
 
 /// The three files ClusterFuzzLite and OSS-Fuzz read, as (name in `.clusterfuzzlite/`, text)
-/// for the repository named `repository`.
+/// for the repository named `repository`: ackwire's own (the repository's `.clusterfuzzlite/`),
+/// its Dockerfile copying the repository to `$SRC/REPOSITORY` instead of `$SRC/ackwire`.
 pub fn clusterfuzzlite(repository: &str) -> Vec<(String, String)> {
-    [
+    let dockerfile = include_str!("../../runtime/clusterfuzzlite/Dockerfile")
+        .replace("$SRC/ackwire", &format!("$SRC/{repository}"));
+    vec![
         (
-            "project.yaml",
-            include_str!("fuzz/clusterfuzzlite/project.yaml"),
+            "project.yaml".to_string(),
+            include_str!("../../runtime/clusterfuzzlite/project.yaml").to_string(),
         ),
+        ("Dockerfile".to_string(), dockerfile),
         (
-            "Dockerfile",
-            include_str!("fuzz/clusterfuzzlite/Dockerfile"),
+            "build.sh".to_string(),
+            include_str!("../../runtime/clusterfuzzlite/build.sh").to_string(),
         ),
-        ("build.sh", include_str!("fuzz/clusterfuzzlite/build.sh")),
     ]
-    .into_iter()
-    .map(|(name, text)| (name.to_string(), text.replace("@REPOSITORY@", repository)))
-    .collect()
 }
 
 /// The name of the crate of `spec`: its first layout file's name, then `-fuzz`.
