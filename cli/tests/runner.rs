@@ -89,24 +89,30 @@ fn a_wrong_value_fails_decodes_with_expected_and_actual() {
     assert!(report::table(&r).contains("FAIL frames/"));
 }
 
-#[test]
-fn a_crash_fails_one_case_and_the_testee_is_restarted() {
-    let cases = cases();
+/// The bytes of the first delta_ack decode case: what a faulty testee crashes or hangs on.
+fn victim(cases: &[Case]) -> String {
     let victim = cases
         .iter()
         .find(|c| matches!(c.check, Check::DecodeValue { .. }) && c.frame == "delta_ack")
         .unwrap();
-    let hex = hex_of(victim).to_string();
-    let r = run(&cases, Some(format!("crash-on-hex={hex}")), 5000, &[]);
+    hex_of(victim).to_string()
+}
+
+/// Every case that sends `hex` ended as `verdict`, every other passed.
+fn only_the_victim(cases: &[Case], r: &RunReport, hex: &str, verdict: Verdict) {
     for (case, o) in cases.iter().zip(&r.outcomes) {
         let asks_victim = !matches!(case.check, Check::Encode { .. }) && hex_of(case) == hex;
-        let expected = if asks_victim {
-            Verdict::Crash
-        } else {
-            Verdict::Pass
-        };
+        let expected = if asks_victim { verdict } else { Verdict::Pass };
         assert_eq!(o.verdict, expected, "{}: {}", o.name, o.detail);
     }
+}
+
+#[test]
+fn a_crash_fails_one_case_and_the_testee_is_restarted() {
+    let cases = cases();
+    let hex = victim(&cases);
+    let r = run(&cases, Some(format!("crash-on-hex={hex}")), 5000, &[]);
+    only_the_victim(&cases, &r, &hex, Verdict::Crash);
     let crash = r
         .outcomes
         .iter()
@@ -538,11 +544,7 @@ fn a_testee_started_through_sh_leaves_no_child_running_after_a_timeout_or_a_cras
     // to a file, and becoming the testee. Killing the testee alone leaves the child running:
     // nothing kills a process whose parent died. The runner kills the testee's whole group.
     let cases = cases();
-    let victim = cases
-        .iter()
-        .find(|c| matches!(c.check, Check::DecodeValue { .. }) && c.frame == "delta_ack")
-        .unwrap();
-    let hex = hex_of(victim).to_string();
+    let hex = victim(&cases);
     let dir = std::env::temp_dir().join(format!("ackwire-group-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (n, (fault, verdict, child_output)) in [
@@ -563,11 +565,7 @@ fn a_testee_started_through_sh_leaves_no_child_running_after_a_timeout_or_a_cras
         );
         let (result, _) = run_counting(&cases, &["sh", "-c", &script], 1000);
         let r = result.unwrap_or_else(|e| panic!("{fault}: {e}"));
-        for (case, o) in cases.iter().zip(&r.outcomes) {
-            let asks_victim = !matches!(case.check, Check::Encode { .. }) && hex_of(case) == hex;
-            let expected = if asks_victim { verdict } else { Verdict::Pass };
-            assert_eq!(o.verdict, expected, "{fault} {}: {}", o.name, o.detail);
-        }
+        only_the_victim(&cases, &r, &hex, verdict);
         // One start before the victim and one after it, at least; every child is gone (the
         // last one with the run's end).
         let children = reap.pids();
