@@ -453,8 +453,12 @@ fn against_base_tells_otherwise(v: &StreamVector) -> bool {
 
 #[test]
 fn a_client_that_misreports_fails_exactly_the_stream_vectors_where_it_shows() {
-    // Both faults send the honest frames and hash the honest state: only their reports stray.
-    let vectors = stream_vectors();
+    // Both faults send the honest frames and hash the honest state: only their reports stray,
+    // and only the acked clients' (the other halves are the honest ones, never wrapped).
+    let vectors: Vec<StreamVector> = stream_vectors()
+        .into_iter()
+        .filter(|v| v.session.starts_with("acked"))
+        .collect();
     let cases = runner::stream_cases(&vectors);
     for (fault, member, shows) in [
         (
