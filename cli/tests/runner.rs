@@ -567,7 +567,7 @@ fn a_testee_started_through_sh_leaves_no_child_running_after_a_timeout_or_a_cras
             pids = reap.0.display(),
             exe = env!("CARGO_BIN_EXE_ackwire"),
         );
-        let (result, _) = run_counting(&cases, &["sh", "-c", &script], 1000);
+        let (result, _) = run_counting(&cases, &["sh", "-c", &script], 500);
         let r = result.unwrap_or_else(|e| panic!("{fault}: {e}"));
         only_the_victim(&cases, &r, &hex, verdict);
         // One start before the victim and one after it, at least; every child is gone (the
