@@ -576,4 +576,30 @@ mod tests {
         assert!(split_command("node 'open").is_err());
         assert!(split_command("   ").is_err());
     }
+
+    /// A testee that builds itself before it answers (as a generated one does on its first
+    /// run) and says so on standard error gets more time than the timeout for its hello; one
+    /// that says nothing does not.
+    #[test]
+    fn a_testee_that_writes_while_it_starts_gets_more_time_for_hello() {
+        let reply = r#"{"id":0,"ok":{"name":"slow","version":"1","frames":["f"],"sessions":[]}}"#;
+        let busy = format!(
+            "for i in 1 2 3 4 5 6; do echo building >&2; sleep 0.1; done; read l; echo '{reply}'; cat >/dev/null"
+        );
+        let mut testee = TesteeProcess::new(vec!["sh".into(), "-c".into(), busy]);
+        let caps = testee
+            .ensure(Duration::from_millis(250))
+            .expect("the testee starts")
+            .expect("the testee answers hello after 0.6 s of saying it builds");
+        assert_eq!(caps.name, "slow");
+
+        let quiet = "sleep 0.6; read l; cat >/dev/null".to_string();
+        let mut testee = TesteeProcess::new(vec!["sh".into(), "-c".into(), quiet]);
+        match testee.ensure(Duration::from_millis(250)) {
+            Err(RunError::Hello { why, .. }) => {
+                assert!(why.contains("no reply to hello within 250 ms"), "{why}")
+            }
+            other => panic!("a silent start got more time: {other:?}"),
+        }
+    }
 }
