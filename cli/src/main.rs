@@ -230,8 +230,8 @@ enum Command {
         out: PathBuf,
     },
     /// Run the reference scenes through every protocol and the full-snapshot peers: bits,
-    /// render error and CPU time, as a table, a JSON file and an SVG chart. Build with
-    /// `--release`: a debug build's CPU times say little.
+    /// render error and CPU time, as a table, a JSON file, an SVG chart and a report page.
+    /// Build with `--release`: a debug build's CPU times say little.
     Bench {
         /// Five seconds of each scene instead of a minute (what CI runs).
         #[arg(long)]
@@ -245,11 +245,12 @@ enum Command {
         /// The seed of the scenes and the network.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Where bench.json and bench.svg are written.
+        /// Where bench.json, bench.svg and the report page (README.md: the method, the
+        /// scenes, every table, the chart, the targets' verdicts) are written.
         #[arg(long, default_value = "target/ackwire-bench")]
         out: PathBuf,
-        /// Rewrite the block between the bench markers of this markdown file (the README)
-        /// with the tables of this run.
+        /// Rewrite the block between the bench markers of this markdown file (the project's
+        /// README) with this run's headline figures and a link to the report page.
         #[arg(long)]
         readme: Option<PathBuf>,
     },
