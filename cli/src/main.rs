@@ -10,8 +10,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+use ackwire_conformance::spec_arg::SpecArg;
 use ackwire_conformance::{conform, diff, explain, frame_json, report, runner, streams};
-use ackwire_conformance::{testee_client, testee_server, vectors};
+use ackwire_conformance::{interp, testee_client, testee_server, vectors};
+use ackwire_spec::lower::Lowering;
 use ackwire_spec::SpecError;
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal as _;
@@ -103,6 +105,10 @@ enum Command {
         frame: String,
         /// The bytes in hex; spaces are allowed (quote them).
         hex: Vec<String>,
+        /// A layout file or folder of them (repeatable): decode a frame of that spec, read at
+        /// run time (default: the reference protocol, through its compiled codec).
+        #[arg(long = "spec", value_name = "FILE")]
+        spec: Vec<PathBuf>,
     },
     /// Encode a frame from its JSON form and print the bytes in hex.
     Encode {
@@ -110,6 +116,10 @@ enum Command {
         frame: String,
         /// The frame as JSON (or `-` to read it from standard input).
         json: String,
+        /// A layout file or folder of them (repeatable): encode a frame of that spec, read at
+        /// run time (default: the reference protocol, through its compiled codec).
+        #[arg(long = "spec", value_name = "FILE")]
+        spec: Vec<PathBuf>,
     },
     /// Print one row per field of a frame's bytes: offset, bytes, field path, value.
     Explain {
@@ -117,6 +127,9 @@ enum Command {
         frame: String,
         /// The bytes in hex; spaces are allowed.
         hex: Vec<String>,
+        /// A layout file or folder of them (repeatable; default: the reference protocol).
+        #[arg(long = "spec", value_name = "FILE")]
+        spec: Vec<PathBuf>,
     },
     /// Run every vector against an implementation (default: the bundled Rust codec) through
     /// the testee protocol (conformance/PROTOCOL.md).
@@ -305,12 +318,19 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 .0,
         ),
         Command::Fmt { check, files } => fmt(check, &layout_paths(files)),
-        Command::Decode { frame, hex } => {
-            let value = frame_json::decode_json(&frame, &hex_arg(&hex)?)
-                .map_err(|e| error(e.describe()))?;
+        Command::Decode { frame, hex, spec } => {
+            let bytes = hex_arg(&hex)?;
+            if spec.is_empty() {
+                let value =
+                    frame_json::decode_json(&frame, &bytes).map_err(|e| error(e.describe()))?;
+                return print_json(&value);
+            }
+            let arg = SpecArg::load(&spec).map_err(spec_error)?;
+            let low = Lowering::new(&arg.spec);
+            let value = interp::decode(&low, &frame, &bytes).map_err(|e| error(e.describe()))?;
             print_json(&value)
         }
-        Command::Encode { frame, json } => {
+        Command::Encode { frame, json, spec } => {
             let text = match json.as_str() {
                 "-" => std::io::read_to_string(std::io::stdin())
                     .map_err(|e| error(format!("reading standard input: {e}")))?,
@@ -318,11 +338,17 @@ fn run(command: Command) -> Result<ExitCode, String> {
             };
             let value: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| error(format!("the JSON is not valid: {e}")))?;
-            let bytes = frame_json::encode_json(&frame, &value).map_err(error)?;
+            let bytes = if spec.is_empty() {
+                frame_json::encode_json(&frame, &value).map_err(error)?
+            } else {
+                let arg = SpecArg::load(&spec).map_err(spec_error)?;
+                let low = Lowering::new(&arg.spec);
+                interp::encode(&low, &frame, &value).map_err(error)?
+            };
             outln!("{}", frame_json::hex_spaced(&bytes));
             Ok(ExitCode::SUCCESS)
         }
-        Command::Explain { frame, hex } => explain_frame(&frame, &hex_arg(&hex)?),
+        Command::Explain { frame, hex, spec } => explain_frame(&spec, &frame, &hex_arg(&hex)?),
         Command::Gen { lang, out, files } => gen(lang, &out, &layout_paths(files)),
         Command::Doc { out, files } => doc(&out, &layout_paths(files)),
         Command::FuzzDiff {
@@ -461,9 +487,9 @@ fn check(paths: &[PathBuf]) -> Result<ExitCode, String> {
 }
 
 /// `ackwire explain`: the rows, and on bytes that do not decode the rows up to the error.
-fn explain_frame(frame: &str, bytes: &[u8]) -> Result<ExitCode, String> {
-    let spec = ackwire_spec::reference_spec().map_err(spec_error)?;
-    match explain::explain(&spec, frame, bytes) {
+fn explain_frame(spec: &[PathBuf], frame: &str, bytes: &[u8]) -> Result<ExitCode, String> {
+    let arg = SpecArg::load(spec).map_err(spec_error)?;
+    match explain::explain(&arg.spec, frame, bytes) {
         Ok(rows) => {
             out!("{}", explain::render(&rows));
             Ok(ExitCode::SUCCESS)
