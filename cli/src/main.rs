@@ -241,18 +241,33 @@ enum Command {
         #[arg(long)]
         readme: Option<PathBuf>,
     },
-    /// Check the golden vectors against the Rust codec, or write them anew.
+    /// Check the golden vectors against the Rust codec, or write them anew; with `--spec`,
+    /// derive the frame vectors of any spec (`--out`) or check a committed set (`--dir`).
+    ///
+    /// Derived vectors go to `DIR/derived/<frame>.json`, beside the hand-kept `frames/` and
+    /// `streams/` of a vectors folder, and `ackwire conform --dir DIR` runs them all.
     Vectors {
-        /// Regenerate the vector files from the cases kept in the code (a wire change: say so
-        /// in the commit message).
-        #[arg(long)]
+        /// Regenerate the vector files from the cases kept in the code, and the reference
+        /// protocol's derived vectors (a wire change: say so in the commit message).
+        #[arg(long, conflicts_with_all = ["out", "spec"])]
         write: bool,
         /// Print the JSON Schema of the stream vector format instead.
-        #[arg(long, conflicts_with = "write")]
+        #[arg(long, conflicts_with_all = ["write", "out", "spec"])]
         stream_schema: bool,
-        /// The vectors folder.
-        #[arg(long, default_value = "vectors")]
-        dir: PathBuf,
+        /// The vectors folder (default `vectors`); with `--spec`, the one whose `derived/` to
+        /// check.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// A layout file or folder of them (repeatable): derive the vectors of that spec
+        /// instead of the reference protocol's.
+        #[arg(long = "spec", value_name = "FILE")]
+        spec: Vec<PathBuf>,
+        /// Write the derived vectors of the spec into `OUT/derived/`, one file per frame.
+        #[arg(long, conflicts_with = "dir")]
+        out: Option<PathBuf>,
+        /// The seed of the derived vectors' drawn values.
+        #[arg(long, default_value_t = vectors::derive::DEFAULT_SEED)]
+        seed: u64,
     },
     // ---- ackwire breaking (issue 20) ----
     /// Name every change from OLD to NEW that breaks a peer built from OLD, on the bits.
@@ -419,8 +434,29 @@ fn run(command: Command) -> Result<ExitCode, String> {
             ..
         } => print_json(&streams::schema()),
         Command::Vectors {
+            out: Some(out),
+            spec,
+            seed,
+            ..
+        } => derive_vectors(&spec, &out, seed),
+        Command::Vectors {
+            dir, spec, seed, ..
+        } if !spec.is_empty() => {
+            let Some(dir) = dir else {
+                return Err(error(
+                    "with --spec, give --out DIR to write derived vectors or --dir DIR to check them",
+                ));
+            };
+            let arg = SpecArg::load(&spec).map_err(spec_error)?;
+            let low = Lowering::new(&arg.spec);
+            let verification =
+                vectors::derive::verify_derived(&low, &dir.join("derived"), seed).map_err(error)?;
+            report_verification(&verification)
+        }
+        Command::Vectors {
             write: true, dir, ..
         } => {
+            let dir = dir.unwrap_or_else(|| PathBuf::from("vectors"));
             let written = vectors::write_dir(&dir).map_err(error)?;
             outln!(
                 "wrote {} vector files to {}",
@@ -432,18 +468,48 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 written.stream_files,
                 written.streams_dir.display()
             );
+            outln!(
+                "wrote {} derived vector files to {}",
+                written.derived_files,
+                written.derived_dir.display()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Breaking { old, new } => breaking(&old, &new),
         Command::Vectors { dir, .. } => {
+            let dir = dir.unwrap_or_else(|| PathBuf::from("vectors"));
             let verification = vectors::verify_dir(&dir).map_err(error)?;
-            for f in &verification.failures {
-                eprintln!("FAIL {f}");
-            }
-            outln!("{}", verification.summary());
-            Ok(exit(verification.failures.is_empty()))
+            report_verification(&verification)
         }
     }
+}
+
+/// The failures one a line on standard error, the summary on standard output.
+fn report_verification(verification: &vectors::Verification) -> Result<ExitCode, String> {
+    for f in &verification.failures {
+        eprintln!("FAIL {f}");
+    }
+    outln!("{}", verification.summary());
+    Ok(exit(verification.failures.is_empty()))
+}
+
+/// `ackwire vectors --out DIR [--spec FILE] [--seed N]`.
+fn derive_vectors(spec: &[PathBuf], out: &Path, seed: u64) -> Result<ExitCode, String> {
+    let arg = SpecArg::load(spec).map_err(spec_error)?;
+    let low = Lowering::new(&arg.spec);
+    let derived = vectors::derive::derive(&low, seed);
+    let dir = out.join("derived");
+    let written = vectors::derive::write_derived(&dir, &derived).map_err(error)?;
+    let cases: usize = derived.files.iter().map(|f| f.cases.len()).sum();
+    for d in &derived.dropped {
+        eprintln!("note: no case {}: {}", d.name, d.why);
+    }
+    outln!(
+        "wrote {} derived vector files ({cases} cases) to {}",
+        written.len(),
+        dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The layout files to work on: those given, or the reference protocol.

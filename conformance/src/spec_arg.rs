@@ -65,7 +65,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("bad.wire");
         std::fs::write(&path, "frame F {\n    kind: u8 = 1,\n    x: u9,\n}\n").unwrap();
-        let e = SpecArg::load(std::slice::from_ref(&path)).unwrap_err().to_string();
+        let e = SpecArg::load(std::slice::from_ref(&path))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("bad.wire:3:"), "{e}");
         let missing = SpecArg::load(&[dir.join("missing.wire")])
             .unwrap_err()

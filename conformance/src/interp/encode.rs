@@ -55,7 +55,7 @@ pub struct ListSpan {
     pub path: String,
     /// The bit its elements begin at (where a count past the input is reported).
     pub elements: usize,
-    /// The count written.
+    /// How many elements were written (a patched count prefix may say otherwise).
     pub count: u64,
     /// The least size of an element, in bytes (bits when packed): the lowering's `elem_min`.
     pub elem_min: u64,
@@ -79,13 +79,10 @@ pub struct BodySpan {
 pub enum Patch {
     /// These bytes or bits instead of the field (its checks skipped).
     Raw(Vec<Piece>),
-    /// A union's tag instead of its variant's, then the variant as usual.
-    Tag(u64),
-    /// A list's count prefix instead of its length, then the elements as usual.
-    Prefix(u64),
-    /// A byte string's length varint instead of its own (plus one for `bytes?`), then the
-    /// bytes as usual.
-    Length(u64),
+    /// These instead of the field's head, then the rest as usual: a union's tag (then its
+    /// variant), a list's count prefix (then its elements), a byte string's length varint (then
+    /// its bytes).
+    Head(Vec<Piece>),
 }
 
 /// Part of a raw field.
@@ -419,18 +416,18 @@ impl<'a, 'l> Encoder<'a, 'l> {
             (Wire::Bool { .. }, Value::Bool(b)) => Ok(self.out.uint(1, false, u64::from(*b))?),
             (Wire::Varint { .. } | Wire::Zigzag { .. }, Value::Int(n)) => self.int(wire, *n),
             (Wire::Bytes, Value::Bytes(b)) => {
-                match self.patch() {
-                    Some(Patch::Length(n)) => self.out.varint(64, *n)?,
-                    _ => self.out.varint(64, b.len() as u64)?,
+                if !self.head_patch()? {
+                    self.out.varint(64, b.len() as u64)?;
                 }
                 self.out.extend_from_slice(b);
                 Ok(())
             }
             (Wire::OptBytes, Value::OptBytes(b)) => {
-                match (self.patch(), b) {
-                    (Some(Patch::Length(n)), _) => self.out.varint(64, *n)?,
-                    (_, None) => self.out.varint(64, 0)?,
-                    (_, Some(b)) => self.out.varint(64, b.len() as u64 + 1)?,
+                if !self.head_patch()? {
+                    match b {
+                        None => self.out.varint(64, 0)?,
+                        Some(b) => self.out.varint(64, b.len() as u64 + 1)?,
+                    }
                 }
                 self.out.extend_from_slice(b.as_deref().unwrap_or_default());
                 Ok(())
@@ -504,11 +501,9 @@ impl<'a, 'l> Encoder<'a, 'l> {
                 let Some(&(tag, record)) = plan.variants.get(*variant) else {
                     return Err(self.shape(format!("no variant {variant} in `{}`", u.name)));
                 };
-                let tag = match self.patch() {
-                    Some(Patch::Tag(raw)) => *raw,
-                    _ => tag,
-                };
-                self.int(&plan.tag, i128::from(tag))?;
+                if !self.head_patch()? {
+                    self.int(&plan.tag, i128::from(tag))?;
+                }
                 let name = snake_case(&record.name);
                 let mark = push_field(&mut self.path, &name);
                 let start = self.pos();
@@ -528,21 +523,15 @@ impl<'a, 'l> Encoder<'a, 'l> {
             }
             (Wire::Array(a), Value::List(items)) => {
                 self.enter()?;
-                let count = match (&a.count, self.patch()) {
-                    (CountFrom::Prefix(t), patch) => {
-                        let n = match patch {
-                            Some(Patch::Prefix(n)) => *n,
-                            _ => items.len() as u64,
-                        };
-                        self.int(t, i128::from(n))?;
-                        n
+                if let CountFrom::Prefix(t) = &a.count {
+                    if !self.head_patch()? {
+                        self.int(t, items.len() as i128)?;
                     }
-                    (CountFrom::Field(_), _) => items.len() as u64,
-                };
+                }
                 self.trace.lists.push(ListSpan {
                     path: self.path.clone(),
                     elements: self.pos(),
-                    count,
+                    count: items.len() as u64,
                     elem_min: a.elem_min,
                     packed,
                 });
@@ -708,9 +697,21 @@ impl<'a, 'l> Encoder<'a, 'l> {
 
     /// Writes the raw patch of this path, if there is one: whether it did.
     fn raw_patch(&mut self) -> Res<bool> {
-        let Some(Patch::Raw(pieces)) = self.patch() else {
-            return Ok(false);
-        };
+        match self.patch() {
+            Some(Patch::Raw(pieces)) => self.pieces(pieces).map(|()| true),
+            _ => Ok(false),
+        }
+    }
+
+    /// Writes the head patch of this path, if there is one: whether it did.
+    fn head_patch(&mut self) -> Res<bool> {
+        match self.patch() {
+            Some(Patch::Head(pieces)) => self.pieces(pieces).map(|()| true),
+            _ => Ok(false),
+        }
+    }
+
+    fn pieces(&mut self, pieces: &[Piece]) -> Res<()> {
         for piece in pieces {
             match piece {
                 Piece::Bytes(b) if self.body.is_none() => self.out.extend_from_slice(b),
@@ -721,7 +722,7 @@ impl<'a, 'l> Encoder<'a, 'l> {
                 Piece::Bytes(_) => return Err(self.shape("raw bytes inside a packed body")),
             }
         }
-        Ok(true)
+        Ok(())
     }
 }
 

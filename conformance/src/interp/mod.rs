@@ -5,7 +5,7 @@
 //!
 //! The decoder is [`crate::explain`]'s walk, which makes its checks in the lowering's canonical
 //! order and fails as the generated decoders do (the same [`ackwire_codec::ErrorKind`], byte and
-//! bit offset, field path); the encoder ([`encode`]) writes through the runtime's own writers
+//! bit offset, field path); the encoder ([`mod@encode`]) writes through the runtime's own writers
 //! in the generated encoders' order; [`value`] maps a [`Value`] to and from the JSON form the
 //! generated codecs print. Agreement with the generated codecs is tested, not assumed:
 //! conformance/tests/explain_agrees.rs for the reference protocol, the derived vectors of the

@@ -1,7 +1,7 @@
 //! The value of a frame of any spec, and its JSON form.
 //!
 //! [`Value`] is what the run-time decoder ([`crate::explain`]'s walk) reads and the run-time
-//! encoder ([`super::encode`]) writes: one variant per kind of model value, a record as one slot
+//! encoder ([`mod@super::encode`]) writes: one variant per kind of model value, a record as one slot
 //! per field of its plan. Its JSON form is exactly what the generated Rust codec prints through
 //! serde (conformance/PROTOCOL.md, "The JSON form of a frame"; DESIGN.md section 3), down to the
 //! corners serde's derives leave: a 64-bit integer beyond 2^53 - 1 is a decimal string only
