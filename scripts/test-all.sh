@@ -40,6 +40,10 @@ bash typescript/test.sh
 step "the C# runtime's own tests (mcs -langversion:7.2 -warnaserror+, mono)"
 bash csharp/test.sh
 
+step "the runtimes as packages: npm, CMake, .NET and Unity, cargo, each installed and used by a project of its own (installs cmake)"
+# After the packaging and runtime steps: it reuses their target/debug, node_modules and Mono.
+bash scripts/packages.sh
+
 step "unit, property, snapshot and end-to-end tests (the TypeScript and C++ testees included)"
 cargo test --workspace --all-features
 

@@ -67,10 +67,21 @@ enum Lang {
     Ts,
     /// C++17: one header.
     Cpp,
-    /// C# 7.2 (Unity, Godot, Mono): `Protocol.cs` and its runtime in `Runtime/`.
+    /// C# 7.2 (Unity, Godot, Mono): `Protocol.cs`, and its runtime in `Runtime/` unless
+    /// `--runtime package`.
     Cs,
     /// A Wireshark dissector in Lua: `ackwire.lua`.
     Wireshark,
+}
+
+/// Where a codec of `ackwire gen` finds its language's runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Runtime {
+    /// Write a copy of the runtime beside the codec: nothing to install.
+    Copy,
+    /// Write the codec alone, using the installed runtime package: `@ackwire/runtime` (npm),
+    /// the CMake package `ackwire` (`<ackwire_runtime.hpp>`), the assembly `Ackwire.Runtime`.
+    Package,
 }
 
 #[derive(Debug, Subcommand)]
@@ -171,6 +182,10 @@ enum Command {
         /// The folder to write into (created when missing).
         #[arg(long)]
         out: PathBuf,
+        /// Where the codec finds its runtime (ts, cpp and cs; a Rust codec always uses the
+        /// crate `ackwire-rt`) [default: copy].
+        #[arg(long, value_enum)]
+        runtime: Option<Runtime>,
         /// Layout files or folders of them.
         files: Vec<PathBuf>,
     },
@@ -364,7 +379,12 @@ fn run(command: Command) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain { frame, hex, spec } => explain_frame(&spec, &frame, &hex_arg(&hex)?),
-        Command::Gen { lang, out, files } => gen(lang, &out, &layout_paths(files)),
+        Command::Gen {
+            lang,
+            out,
+            runtime,
+            files,
+        } => gen(lang, runtime, &out, &layout_paths(files)),
         Command::Doc { out, files } => doc(&out, &layout_paths(files)),
         Command::FuzzDiff {
             count,
@@ -569,7 +589,22 @@ fn explain_frame(spec: &[PathBuf], frame: &str, bytes: &[u8]) -> Result<ExitCode
 }
 
 /// `ackwire gen`.
-fn gen(lang: Lang, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
+fn gen(
+    lang: Lang,
+    runtime: Option<Runtime>,
+    out: &Path,
+    paths: &[PathBuf],
+) -> Result<ExitCode, String> {
+    use ackwire_spec::gen::RuntimeSource;
+    let source =
+        match (lang, runtime) {
+            (Lang::Rust | Lang::Wireshark, Some(_)) => return Err(error(
+                "--runtime applies to --lang ts, cpp and cs: a Rust codec always uses the crate \
+                 ackwire-rt, a Wireshark dissector has no runtime",
+            )),
+            (_, None | Some(Runtime::Copy)) => RuntimeSource::Copy,
+            (_, Some(Runtime::Package)) => RuntimeSource::Package,
+        };
     let generated: Vec<(String, String)> = match lang {
         Lang::Rust => {
             let mut builder = ackwire_spec::Builder::new();
@@ -581,15 +616,18 @@ fn gen(lang: Lang, out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
                 builder.generate().map_err(spec_error)?,
             )]
         }
-        Lang::Ts => {
-            ackwire_spec::gen::ts::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
-        }
-        Lang::Cpp => {
-            ackwire_spec::gen::cpp::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
-        }
-        Lang::Cs => {
-            ackwire_spec::gen::cs::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0)
-        }
+        Lang::Ts => ackwire_spec::gen::ts::generate_with(
+            &ackwire_spec::load(paths).map_err(spec_error)?.0,
+            source,
+        ),
+        Lang::Cpp => ackwire_spec::gen::cpp::generate_with(
+            &ackwire_spec::load(paths).map_err(spec_error)?.0,
+            source,
+        ),
+        Lang::Cs => ackwire_spec::gen::cs::generate_with(
+            &ackwire_spec::load(paths).map_err(spec_error)?.0,
+            source,
+        ),
         Lang::Wireshark => ackwire_spec::gen::wireshark::generate(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
         ),

@@ -446,3 +446,42 @@ fn doc_refuses_a_broken_file_with_a_located_message() {
         "nothing written for a broken spec"
     );
 }
+
+#[test]
+fn gen_with_the_runtime_package_writes_the_codec_alone() {
+    let dir = std::env::temp_dir().join(format!("ackwire-cli-gen-{}", std::process::id()));
+    for (lang, only) in [
+        ("ts", "protocol.ts"),
+        ("cpp", "protocol.hpp"),
+        ("cs", "Protocol.cs"),
+    ] {
+        let out = dir.join(lang);
+        let _ = std::fs::remove_dir_all(&out);
+        let o = ackwire(&[
+            "gen",
+            "--lang",
+            lang,
+            "--runtime",
+            "package",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{lang}: {}", stderr(&o));
+        let written: Vec<String> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(written, [only], "{lang}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    for lang in ["rust", "wireshark"] {
+        let o = ackwire(&["gen", "--lang", lang, "--runtime", "package", "--out", "x"]);
+        assert_eq!(o.status.code(), Some(1), "{lang}");
+        assert!(
+            stderr(&o).contains("--runtime applies to --lang ts, cpp and cs"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!Path::new(env!("CARGO_MANIFEST_DIR")).join("../x").exists());
+    }
+}

@@ -155,3 +155,31 @@ fn the_command_runs_frames_and_streams_against_the_rust_testee_without_a_disagre
     );
     assert!(!out.join("streams").exists(), "nothing to write");
 }
+
+#[test]
+fn a_client_whose_reports_stray_disagrees_though_its_frames_and_hash_agree() {
+    // Streams 0 and 4 of a run are acked and acked_packed: a client that shows again the
+    // events a frame carries again strays from Rust's in its reports alone.
+    let mut testees = vec![("told".to_string(), testee(Some("events-twice")))];
+    let report = streams::run(5, 1, &mut testees, Duration::from_secs(10), None, |_| {});
+    assert_eq!(report.streams, [1, 1, 1, 1, 1]);
+    let told = &report.testees[0];
+    assert!(
+        told.failed > 0 && told.passed + told.failed == 10,
+        "{told:?}"
+    );
+    for d in &report.disagreements {
+        assert_eq!(d.side, Side::Client, "{}", d.why);
+        assert!(
+            d.original.session.starts_with("acked"),
+            "{}",
+            d.original.name
+        );
+        assert!(d.why.contains("differs in `shown.events`"), "{}", d.why);
+        let s = d.shrunk.as_ref().expect("the first of each half is shrunk");
+        assert!(s.why.contains("differs in `shown.events`"), "{}", s.why);
+        assert!(s.vector.steps.len() < d.original_steps);
+        // The shrunk vector is a true log of the Rust halves, reports included.
+        stream::verify(&s.vector).unwrap();
+    }
+}

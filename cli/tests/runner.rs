@@ -1,12 +1,15 @@
 //! The runner against testees that misbehave on purpose: each fault must end in the verdict
 //! PROTOCOL.md gives it, the testee must be restarted after a crash or a timeout, and the run
-//! must go on. Testees are this crate's own `ackwire testee` with a hidden `--fault`.
+//! must go on; a client whose reports stray (an event shown twice, a measurement told against
+//! the base) fails exactly the stream vectors where that shows. Testees are this crate's own
+//! `ackwire testee` with a hidden `--fault`.
 
-use ackwire_conformance::report;
 use ackwire_conformance::runner::{self, Case, Check, RunOptions, RunReport, Verdict};
+use ackwire_conformance::streams::{Action, Side, StreamVector};
 use ackwire_conformance::testee_client::RunError;
-use ackwire_conformance::vectors;
-use std::collections::BTreeSet;
+use ackwire_conformance::{frame_json, report, vectors};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 fn cases() -> Vec<Case> {
@@ -345,4 +348,145 @@ fn the_command_line_runs_the_suite_and_writes_reports() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The committed stream vectors, as `ackwire conform` reads them.
+fn stream_vectors() -> Vec<StreamVector> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    let v = ackwire_conformance::streams::read_streams(&root.join("vectors/streams")).unwrap();
+    assert!(v.len() > 20, "too few stream vectors to mean anything");
+    v
+}
+
+/// The client deliveries of an acked vector (kind 6 or 12) that the honest client showed:
+/// the frame's name and bytes, and the report the vector holds for it.
+fn shown(v: &StreamVector) -> Vec<(&str, Vec<u8>, &Value)> {
+    if !v.session.starts_with("acked") {
+        return Vec::new();
+    }
+    v.steps
+        .iter()
+        .filter(|s| s.side == Side::Client)
+        .filter_map(|s| match (&s.action, &s.expect.report) {
+            (Action::Deliver { frame, hex }, Some(r)) if r.get("shown").is_some() => Some((
+                frame.as_str(),
+                frame_json::parse_hex(hex).unwrap(),
+                &r["shown"],
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A report's list of ids (`"1 4 9"`) or of ids at ticks (`"1@3 4@5"`).
+fn listed(v: &Value) -> BTreeMap<u16, Option<u32>> {
+    v.as_str()
+        .unwrap()
+        .split_whitespace()
+        .map(|item| match item.split_once('@') {
+            Some((e, t)) => (e.parse().unwrap(), Some(t.parse().unwrap())),
+            None => (item.parse().unwrap(), None),
+        })
+        .collect()
+}
+
+/// Whether a client that shows every event a frame carries tells another report than the
+/// vector's: some frame the client showed carries an event at or below the newest serial of
+/// the frames shown before it. Read from the frames' bytes, not from the reports.
+fn events_twice_shows(v: &StreamVector) -> bool {
+    let mut newest: Option<u64> = None;
+    let mut again = false;
+    for (frame, bytes, _) in shown(v) {
+        let value = frame_json::decode_json(frame, &bytes).unwrap();
+        let n = value["events"].as_array().unwrap().len() as u64;
+        if n == 0 {
+            continue;
+        }
+        let first = value["first_serial"].as_u64().unwrap();
+        again |= newest.is_some_and(|m| first <= m);
+        newest = newest.max(Some(first + n - 1));
+    }
+    again
+}
+
+/// Whether a client that tells the poses measured against each frame's base (nothing, for a
+/// keyframe) rather than the last frame shown tells another report than the vector's. Read
+/// from the vector's own reports: which entities each shown frame holds and when each was last
+/// measured (`changed`, `gone`, `measured`), kept by tick so that a frame's base can be found.
+fn against_base_tells_otherwise(v: &StreamVector) -> bool {
+    let mut held: BTreeMap<u16, Option<u32>> = BTreeMap::new();
+    let mut by_tick: BTreeMap<u64, BTreeMap<u16, Option<u32>>> = BTreeMap::new();
+    let mut otherwise = false;
+    for (_, _, r) in shown(v) {
+        for eid in listed(&r["gone"]).keys() {
+            held.remove(eid);
+        }
+        for eid in listed(&r["changed"]).keys() {
+            held.entry(*eid).or_insert(None);
+        }
+        let told = listed(&r["measured"]);
+        held.extend(told.iter().map(|(e, t)| (*e, *t)));
+        let none = BTreeMap::new();
+        let base = match r["keyframe"].as_bool().unwrap() {
+            true => &none,
+            false => &by_tick[&r["base_tick"].as_u64().unwrap()],
+        };
+        let against_base: BTreeMap<u16, Option<u32>> = held
+            .iter()
+            .filter(|(e, t)| t.is_some() && base.get(*e) != Some(*t))
+            .map(|(e, t)| (*e, *t))
+            .collect();
+        otherwise |= against_base != told;
+        by_tick.insert(r["tick"].as_u64().unwrap(), held.clone());
+    }
+    otherwise
+}
+
+#[test]
+fn a_client_that_misreports_fails_exactly_the_stream_vectors_where_it_shows() {
+    // Both faults send the honest frames and hash the honest state: only their reports stray.
+    let vectors = stream_vectors();
+    let cases = runner::stream_cases(&vectors);
+    for (fault, member, shows) in [
+        (
+            "events-twice",
+            "shown.events",
+            events_twice_shows as fn(&StreamVector) -> bool,
+        ),
+        (
+            "measured-against-base",
+            "shown.measured",
+            against_base_tells_otherwise,
+        ),
+    ] {
+        let expected: BTreeSet<String> = vectors
+            .iter()
+            .filter(|v| shows(v))
+            .map(|v| format!("streams/{}#client", v.name))
+            .collect();
+        let r = run(&cases, Some(fault.into()), 10_000, &[]);
+        let failed: BTreeSet<String> = r_names(&r, Verdict::Fail).into_iter().collect();
+        assert_eq!(failed, expected, "{fault}:\n{}", report::table(&r));
+        assert!(!failed.is_empty(), "{fault}: no vector shows it");
+        assert_eq!(
+            verdicts(&r),
+            BTreeSet::from([Verdict::Pass, Verdict::Fail]),
+            "{fault}"
+        );
+        for o in r.outcomes.iter().filter(|o| o.verdict == Verdict::Fail) {
+            assert!(
+                o.detail.contains(&format!("differs in `{member}`")),
+                "{fault} {}: {}",
+                o.name,
+                o.detail
+            );
+        }
+    }
+    // A vector whose events are never carried again once shown does not catch the first
+    // fault: the comparison fails only where the fault shows.
+    assert!(vectors
+        .iter()
+        .any(|v| !shown(v).is_empty() && !events_twice_shows(v)));
 }

@@ -2,7 +2,10 @@
 //! a change to the C++ backend, its runtime or a layout file shows up here as a diff of the
 //! headers users will compile.
 
-use ackwire_spec::gen::cpp::{generate, PROTOCOL_HEADER, RUNTIME_HEADER, SESSION_HEADERS};
+use ackwire_spec::gen::cpp::{
+    generate, generate_with, PROTOCOL_HEADER, RUNTIME_HEADER, SESSION_HEADERS,
+};
+use ackwire_spec::gen::RuntimeSource;
 use std::path::Path;
 
 fn generated() -> Vec<(String, String)> {
@@ -30,6 +33,31 @@ fn cpp_codec_of_the_reference_protocol() {
          Do not edit: change the layout files.\n"
     ));
     insta::assert_snapshot!("cpp_protocol", protocol);
+}
+
+/// With the runtime installed as the CMake package `ackwire` (`ackwire gen --lang cpp --runtime
+/// package`), `protocol.hpp` is written alone and includes `<ackwire_runtime.hpp>` from the
+/// include path; the rest is the header `generate` writes, and its head is reviewed as a
+/// snapshot.
+#[test]
+fn cpp_codec_including_the_installed_runtime() {
+    let (spec, _) = ackwire_spec::load(&[ackwire_spec::reference_protocol_dir().to_path_buf()])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let files = generate_with(&spec, RuntimeSource::Package);
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, [PROTOCOL_HEADER]);
+    let protocol = &files[0].1;
+    let copied = generated();
+    assert_eq!(
+        protocol.replacen(
+            "#include <ackwire_runtime.hpp>",
+            "#include \"ackwire_runtime.hpp\"",
+            1
+        ),
+        file(&copied, PROTOCOL_HEADER)
+    );
+    let head = &protocol[..protocol.find("\n// ---- ").expect("a layout file's banner")];
+    insta::assert_snapshot!("cpp_protocol_head_with_the_installed_runtime", head);
 }
 
 /// Issue 19's constructs (spec/tests/lang19/moves.wire: smallest-three quaternions, bucket

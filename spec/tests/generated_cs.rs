@@ -1,7 +1,8 @@
 //! The generated C# for the reference protocol, reviewed as snapshots: a change to the C#
 //! backend or a layout file shows up here as a diff of the code Unity and Godot users compile.
 
-use ackwire_spec::gen::cs::{generate, PROTOCOL_FILE, RUNTIME_DIR, RUNTIME_FILES};
+use ackwire_spec::gen::cs::{generate, generate_with, PROTOCOL_FILE, RUNTIME_DIR, RUNTIME_FILES};
+use ackwire_spec::gen::RuntimeSource;
 use std::path::Path;
 
 fn generated() -> Vec<(String, String)> {
@@ -20,6 +21,25 @@ fn cs_codec_of_the_reference_protocol() {
          Do not edit: change the layout files.\n"
     ));
     insta::assert_snapshot!("cs_protocol", protocol);
+}
+
+/// With the runtime installed (`ackwire gen --lang cs --runtime package`: the assembly
+/// `Ackwire.Runtime` of the .NET library or the Unity package), `Protocol.cs` is written alone;
+/// only its header says so, and its head is reviewed as a snapshot.
+#[test]
+fn cs_codec_using_the_installed_runtime() {
+    let (spec, _) = ackwire_spec::load(&[ackwire_spec::reference_protocol_dir().to_path_buf()])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let files = generate_with(&spec, RuntimeSource::Package);
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, [PROTOCOL_FILE]);
+    let protocol = &files[0].1;
+    let copied = &generated()[0].1;
+    let body = |code: &str| code[code.find("\nusing System;").expect("the usings")..].to_string();
+    assert_eq!(body(protocol), body(copied));
+    let head = &protocol[..protocol.find("\nnamespace ").expect("the namespace")];
+    assert!(head.contains("the assembly Ackwire.Runtime"), "{head}");
+    insta::assert_snapshot!("cs_protocol_head_with_the_installed_runtime", head);
 }
 
 /// Beside the codec, every source file of the runtime (csharp/src) is written as it

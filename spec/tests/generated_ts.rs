@@ -62,6 +62,37 @@ fn ts_runtime_is_written_beside_the_codec() {
     }
 }
 
+/// With the runtime installed from npm (`ackwire gen --lang ts --runtime package`),
+/// `protocol.ts` is written alone and imports `@ackwire/runtime` by name; what follows the
+/// imports is the codec `generate` writes, and its head is reviewed as a snapshot.
+#[test]
+fn ts_codec_importing_the_runtime_package() {
+    let spec = ackwire_spec::reference_spec().unwrap_or_else(|e| panic!("{e}"));
+    let files =
+        ackwire_spec::gen::ts::generate_with(&spec, ackwire_spec::gen::RuntimeSource::Package);
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["protocol.ts"]);
+    let code = &files[0].1;
+    assert!(!code.contains("./runtime/"));
+    assert!(code.contains("\n} from \"@ackwire/runtime\";\nexport * from \"@ackwire/runtime\";\n"));
+    // The name it imports is the package's own.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../typescript/package.json");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(manifest).expect("package.json reads"))
+            .expect("package.json is JSON");
+    assert_eq!(manifest["name"], ackwire_spec::gen::ts::RUNTIME_PACKAGE);
+    let copied = ackwire_spec::gen::ts::generate(&spec);
+    let (head, body) = split_at_body(code);
+    assert_eq!(body, split_at_body(&copied[0].1).1);
+    insta::assert_snapshot!("ts_protocol_head_with_the_runtime_package", head);
+}
+
+/// A generated file's head (its header and imports) and its body (from the first layout file's
+/// banner on).
+fn split_at_body(code: &str) -> (&str, &str) {
+    code.split_at(code.find("\n// ---- ").expect("a layout file's banner"))
+}
+
 /// Issue 19's constructs (spec/tests/lang19/moves.wire: smallest-three quaternions, bucket
 /// codes, ascending lists and keys in packed records, a bit selecting between two encodings),
 /// reviewed as the TypeScript they print; `cli/tests/sink_codecs.rs` compiles it and holds it to

@@ -1,8 +1,8 @@
 //! Differential stream fuzzing: seeded lossy streams of every session pair, recorded with the
 //! Rust halves, then replayed one half at a time through every other testee; a half that does
-//! not do what the Rust half did (the same frames, bytes and channels after every step, and for
-//! a client the same state hash after every delivery) is a disagreement, shrunk into a stream
-//! vector that `ackwire conform` runs.
+//! not do what the Rust half did (the same report of every delivery, the same frames, bytes and
+//! channels after every step, and for a client the same state hash after every delivery) is a
+//! disagreement, shrunk into a stream vector that `ackwire conform` runs.
 //!
 //! DESIGN.md section 6: "client session machines in every generated language [...] held to the
 //! Rust ones by the same stream vectors and by differential stream fuzzing"; issue 18: "the

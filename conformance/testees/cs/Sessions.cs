@@ -17,7 +17,7 @@ interface ITesteeSession
     /// <summary>A server tick passes and the world does <paramref name="ops"/> (a client half refuses any op).</summary>
     void Advance(ulong tick, ulong nowMs, List<JsonValue> ops);
 
-    /// <summary>The network delivers <paramref name="frame"/>; the half writes its report (one JSON value, informative).</summary>
+    /// <summary>The network delivers <paramref name="frame"/>; the half writes its report (one JSON value, compared: PROTOCOL.md "Reports").</summary>
     void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter report);
 
     /// <summary>Everything the half wants to send now, in order.</summary>

@@ -18,9 +18,11 @@
 #
 # Then every stream vector (vectors/streams/*/*.json) is replayed in the same page, one half at a
 # time, through the testee's session ops (browser/streams.ts over src/sessions.ts: every half its
-# OPENERS register): each step's sent frames (names, bytes, channels) and the client's state hash
-# must be the vector's. A half this build does not register is counted as skipped; at least one
-# must run, and every one that runs must pass.
+# OPENERS register): each delivery's report (as the runner compares it, conformance/PROTOCOL.md
+# "Reports"), each step's sent frames (names, bytes, channels) and the client's state hash must be
+# the vector's. A half this build does not register is counted as skipped; at least one must run,
+# and every one that runs must pass; and a copy of one vector with one report altered must fail
+# there, so that a page that compared no report could not pass.
 #
 # Run from anywhere. ACKWIRE as for build.sh; ACKWIRE_FRAME_VECTORS and ACKWIRE_STREAM_VECTORS name
 # other folders of frame and stream vector files (to see the test fail on a corrupted copy).
@@ -161,6 +163,8 @@ halves_passed="$(field stream_passed)"
 skipped="$(field stream_skipped)"
 steps="$(field stream_steps)"
 hashes="$(field stream_hashes)"
+reports="$(field stream_reports)"
+control="$(field report_control)"
 if [ -z "$halves" ] || [ -z "$halves_passed" ] || [ -z "$skipped" ]; then
   fail "no stream verdict in the DOM chromium dumped (${result})"
 fi
@@ -171,5 +175,8 @@ fi
 if [ $((halves + skipped)) -ne "$expected_halves" ] || [ "$halves" -eq 0 ]; then
   fail "the page replayed $halves stream halves and skipped $skipped, but $streams holds $expected_halves"
 fi
+if [ "${reports:-0}" -eq 0 ] || [ "$control" != 1 ]; then
+  fail "the page compared ${reports:-no} delivery reports, and a vector with one report altered $([ "$control" = 1 ] && echo failed || echo passed) (${result})"
+fi
 echo "browser.sh: $passed of $expected frame vectors passed ($checks checks) in $browser"
-echo "browser.sh: $halves_passed of $expected_halves stream vector halves passed ($steps steps, $hashes state hashes; $skipped halves not registered in src/sessions.ts)"
+echo "browser.sh: $halves_passed of $expected_halves stream vector halves passed ($steps steps, $reports reports, $hashes state hashes; $skipped halves not registered in src/sessions.ts)"

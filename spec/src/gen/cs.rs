@@ -5,7 +5,9 @@
 //! The runtime is the C# source of `csharp/src` (the `Reader` and `BitReader` structs,
 //! `Writer` and `BitWriter`, varints, quantization, the shared error taxonomy, the JSON form of
 //! `conformance/PROTOCOL.md`), with its own tests, written out as it is with a line saying where
-//! it comes from ([`RUNTIME_FILES`]).
+//! it comes from ([`RUNTIME_FILES`]). Where the runtime is installed instead (the assembly
+//! `Ackwire.Runtime` of `csharp/Ackwire.Runtime.csproj` or of the Unity package,
+//! [`RuntimeSource::Package`]), `Protocol.cs` is written alone.
 //!
 //! What `Protocol.cs` prints, in the namespace `Ackwire.Protocol`:
 //! - the constants, in `public static partial class Constants`;
@@ -39,7 +41,9 @@
 //! reader and writer names its field in a `catch` that puts it in front of the error's path,
 //! and each list its index.
 
-use super::{base_name, constants_of, file_banner, snake_case, source_names, storage, Code};
+use super::{
+    base_name, constants_of, file_banner, snake_case, source_names, storage, Code, RuntimeSource,
+};
 use crate::lower::{
     Ascending, BucketPlan, CountFrom, Lowering, Operand, RecordPlan, Role, Step, Test, Wire,
 };
@@ -104,6 +108,14 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
 /// The generated files, as (path relative to the output folder, contents): `Protocol.cs`, then
 /// the runtime it uses, `Runtime/*.cs`.
 pub fn generate(spec: &Spec) -> Vec<(String, String)> {
+    generate_with(spec, RuntimeSource::Copy)
+}
+
+/// The generated files, with the runtime taken from `runtime`: for
+/// [`RuntimeSource::Package`], `Protocol.cs` alone, compiled against the assembly
+/// `Ackwire.Runtime` (`csharp/Ackwire.Runtime.csproj`, or the Unity package's assembly
+/// definition).
+pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String)> {
     let low = Lowering::new(spec);
     let mut g = Gen {
         low: &low,
@@ -117,12 +129,20 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
         sources.join(", ")
     ));
     g.out.line("//");
-    for line in [
-        "// The codec of these layouts (C# 7.2, .NET Standard 2.0, no dependencies), for Unity and",
-        "// Godot. It uses its runtime, Runtime/*.cs, which the same command writes beside it.",
+    let about = match runtime {
+        RuntimeSource::Copy => [
+            "// The codec of these layouts (C# 7.2, .NET Standard 2.0, no dependencies), for Unity and",
+            "// Godot. It uses its runtime, Runtime/*.cs, which the same command writes beside it.",
+        ],
+        RuntimeSource::Package => [
+            "// The codec of these layouts (C# 7.2, .NET Standard 2.0), for Unity and Godot. It uses its",
+            "// runtime, the assembly Ackwire.Runtime, from the installed package (.NET or Unity).",
+        ],
+    };
+    for line in about.into_iter().chain([
         "// Decoders accept exactly the bytes their encoders write, and refuse anything else with a",
         "// DecodeError naming its kind, byte offset and field path.",
-    ] {
+    ]) {
         g.out.line(line);
     }
     g.out.blank();
@@ -163,6 +183,9 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
     g.out.close("}");
 
     let mut files = vec![(PROTOCOL_FILE.to_string(), g.out.finish())];
+    if runtime == RuntimeSource::Package {
+        return files;
+    }
     for (name, text) in RUNTIME_FILES {
         files.push((
             format!("{RUNTIME_DIR}/{name}"),

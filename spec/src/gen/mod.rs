@@ -16,6 +16,20 @@ pub mod wireshark;
 use crate::lower::{Operand, Presence, Test};
 use crate::model::{Const, File, Item, Spec};
 
+/// Where a generated TypeScript, C++ or C# codec finds its language's runtime.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RuntimeSource {
+    /// A copy of the runtime is written beside the codec (`runtime/`, the `ackwire_*.hpp`
+    /// headers, `Runtime/`), so that the folder needs nothing installed.
+    #[default]
+    Copy,
+    /// The runtime is an installed package, and only the codec is written: it imports
+    /// `@ackwire/runtime` (npm), includes `<ackwire_runtime.hpp>` (the CMake package `ackwire`,
+    /// target `ackwire::runtime`), or uses the assembly `Ackwire.Runtime` (the .NET library or
+    /// the Unity package).
+    Package,
+}
+
 /// A presence condition in the syntax Rust and C++ share: every test joined by `&&`, a bit as
 /// `mask.contains(Set::BIT)`, a bool as itself, an integer against 0 or a literal. `operand`
 /// gives the expression of a tested field (a local when decoding, the value's field or the

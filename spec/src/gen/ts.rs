@@ -8,7 +8,9 @@
 //! line saying where it comes from ([`RUNTIME_FILES`]). `protocol.ts` imports what it calls from
 //! `./runtime/index.js`: a relative specifier with its extension resolves the same in node and in
 //! a browser's ES modules, with no bundler, import map or installed package. It also exports the
-//! whole runtime (`export * from`), so that users import everything from the one module.
+//! whole runtime (`export * from`), so that users import everything from the one module. Where
+//! the runtime is installed from npm instead ([`RuntimeSource::Package`]), `protocol.ts` is
+//! written alone and imports [`RUNTIME_PACKAGE`] by name.
 //!
 //! What `protocol.ts` prints, after a header line and that import:
 //! - a constant: `export const NAME = value;` (`max_offset` derived from the layout);
@@ -40,7 +42,7 @@
 //! each field before it reads or writes it, a list pushes its elements' indices, so that an
 //! error is raised with the path the Rust codec builds as it travels up through `map_err`.
 
-use super::{file_banner, snake_case, source_names, storage, Code};
+use super::{file_banner, snake_case, source_names, storage, Code, RuntimeSource};
 use crate::lower::{
     ArrayPlan, Ascending, BucketPlan, CountFrom, Lowering, NamedBit, Operand, RecordPlan, Role,
     Step, Test, Wire,
@@ -51,6 +53,13 @@ use std::collections::BTreeSet;
 /// The generated files, as (path relative to the output folder, contents): `protocol.ts`, then
 /// the runtime it imports, `runtime/index.ts` and the files beside it.
 pub fn generate(spec: &Spec) -> Vec<(String, String)> {
+    generate_with(spec, RuntimeSource::Copy)
+}
+
+/// The generated files, with the runtime taken from `runtime`: for
+/// [`RuntimeSource::Package`], `protocol.ts` alone, importing the npm package
+/// [`RUNTIME_PACKAGE`] by name.
+pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String)> {
     // Every construct of the language prints (issue 19's `quat(B)`, bucket codes and packed
     // ascending lists included): the `Result` is the shape the printers share, never an `Err`.
     let low = Lowering::new(spec);
@@ -81,27 +90,43 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
         sources.join(", ")
     ));
     module.line("//");
-    for line in [
-        "// The codec of these layouts (ES2020, no dependencies), for node and for browsers. It",
-        "// imports its runtime from ./runtime/index.js, which the same command writes beside it, and",
+    let (specifier, about) = match runtime {
+        RuntimeSource::Copy => (
+            RUNTIME_IMPORT,
+            [
+                "// The codec of these layouts (ES2020, no dependencies), for node and for browsers. It",
+                "// imports its runtime from ./runtime/index.js, which the same command writes beside it, and",
+            ],
+        ),
+        RuntimeSource::Package => (
+            RUNTIME_PACKAGE,
+            [
+                "// The codec of these layouts (ES2020), for node and for browsers. It imports its runtime from",
+                "// the npm package @ackwire/runtime, a dependency of the project it is generated into, and",
+            ],
+        ),
+    };
+    for line in about.into_iter().chain([
         "// exports it too. Decoders accept exactly the bytes their encoders write, and refuse anything",
         "// else with a DecodeError naming its kind, byte offset and field path.",
-    ] {
+    ]) {
         module.line(line);
     }
     module.blank();
-    let import = runtime_import(&body);
+    let import = runtime_import(&body, specifier);
     if !import.is_empty() {
         module.line(import);
     }
-    module.line(format!("export * from \"{RUNTIME_IMPORT}\";"));
+    module.line(format!("export * from \"{specifier}\";"));
     module.blank();
     let mut text = module.finish();
     text.push_str(body.trim_start_matches('\n'));
 
     let mut files = vec![("protocol.ts".to_string(), text)];
-    for (name, text) in RUNTIME_FILES {
-        files.push((format!("{RUNTIME_DIR}/{name}"), runtime_copy(name, text)));
+    if runtime == RuntimeSource::Copy {
+        for (name, text) in RUNTIME_FILES {
+            files.push((format!("{RUNTIME_DIR}/{name}"), runtime_copy(name, text)));
+        }
     }
     files
 }
@@ -1807,6 +1832,10 @@ pub const RUNTIME_DIR: &str = "runtime";
 /// (without a bundler or an import map) all resolve the same way.
 const RUNTIME_IMPORT: &str = "./runtime/index.js";
 
+/// The runtime's npm package, which the generated module imports by name when the runtime is
+/// installed ([`RuntimeSource::Package`]): `typescript/package.json` names it.
+pub const RUNTIME_PACKAGE: &str = "@ackwire/runtime";
+
 /// The TypeScript runtime (`typescript/src`, the package `@ackwire/runtime`): its source
 /// files, as (file name, text). `index.ts` says what it exports.
 pub const RUNTIME_FILES: &[(&str, &str)] = &[
@@ -2012,9 +2041,9 @@ fn scan_code<'a>(
     i
 }
 
-/// The import of what `body` uses of the runtime, each name once, in ASCII order; a type is
-/// imported as `type Name`. Empty when it uses nothing.
-fn runtime_import(body: &str) -> String {
+/// The import of what `body` uses of the runtime from `specifier`, each name once, in ASCII
+/// order; a type is imported as `type Name`. Empty when it uses nothing.
+fn runtime_import(body: &str, specifier: &str) -> String {
     let used = referenced_names(body);
     let mut names: Vec<Export> = runtime_exports()
         .into_iter()
@@ -2035,10 +2064,7 @@ fn runtime_import(body: &str) -> String {
             }
         })
         .collect();
-    let line = format!(
-        "import {{ {} }} from \"{RUNTIME_IMPORT}\";",
-        items.join(", ")
-    );
+    let line = format!("import {{ {} }} from \"{specifier}\";", items.join(", "));
     if line.len() <= WIDTH {
         return line;
     }
@@ -2046,7 +2072,7 @@ fn runtime_import(body: &str) -> String {
     for item in &items {
         out.push_str(&format!("  {item},\n"));
     }
-    out.push_str(&format!("}} from \"{RUNTIME_IMPORT}\";"));
+    out.push_str(&format!("}} from \"{specifier}\";"));
     out
 }
 
@@ -2251,10 +2277,14 @@ const é = "…"; /* − */ const xé = éToHex + toHexé;
     #[test]
     fn the_codec_imports_what_it_uses_of_the_runtime() {
         assert_eq!(
-            runtime_import("const r = new Reader(bytes); // Writer\n"),
+            runtime_import("const r = new Reader(bytes); // Writer\n", RUNTIME_IMPORT),
             "import { Reader } from \"./runtime/index.js\";"
         );
-        assert_eq!(runtime_import("const x = 1;\n"), "");
+        assert_eq!(
+            runtime_import("const r = new Reader(bytes);\n", RUNTIME_PACKAGE),
+            "import { Reader } from \"@ackwire/runtime\";"
+        );
+        assert_eq!(runtime_import("const x = 1;\n", RUNTIME_IMPORT), "");
         let code = kitchen_sink();
         let import = code
             .split_once("import {\n")

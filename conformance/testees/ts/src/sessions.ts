@@ -17,7 +17,7 @@ import { ACKED_HALVES } from "./halves/acked.js";
 export interface TesteeSession {
   /** A server tick passes and the world does `ops` (a client half refuses any op). */
   advance(tick: number, nowMs: number, ops: unknown[]): void;
-  /** The network delivers `frame`; the half's report (informative). */
+  /** The network delivers `frame`; the half's report (compared: PROTOCOL.md "Reports"). */
   deliver(nowMs: number, frame: string, bytes: Uint8Array): JsonValue;
   /** Everything the half wants to send now, in order. */
   take(): Transmit[];
