@@ -184,3 +184,42 @@ fn the_committed_reference_set_is_what_the_code_derives() {
     );
     assert!(verification.total > 400);
 }
+
+/// The committed sets of the kitchen sink and the game, beside their layouts.
+const COMMITTED: &[(&str, &str)] = &[
+    (
+        "spec/tests/sink/sink.wire",
+        "spec/tests/sink/vectors/derived",
+    ),
+    ("examples/game/wire", "examples/game/vectors/derived"),
+];
+
+#[test]
+fn the_sink_s_and_the_game_s_committed_sets_are_what_the_code_derives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (layout, dir) in COMMITTED {
+        let (spec, _) =
+            ackwire_spec::load(&[root.join(layout)]).unwrap_or_else(|e| panic!("{layout}: {e}"));
+        let low = Lowering::new(&spec);
+        let verification = derive::verify_derived(&low, &root.join(dir), DEFAULT_SEED)
+            .unwrap_or_else(|e| panic!("{dir}: {e}"));
+        assert!(
+            verification.failures.is_empty(),
+            "{dir} is stale or does not hold (regenerate: ackwire vectors --spec {layout} --out {}):\n{}",
+            Path::new(dir).parent().map(|p| p.display().to_string()).unwrap_or_default(),
+            vectors::failure_lines(&verification.failures)
+        );
+        assert!(verification.total > 50, "{dir}: {}", verification.total);
+        let unexplained: Vec<String> = derive::derive(&low, DEFAULT_SEED)
+            .dropped
+            .into_iter()
+            .filter(|d| !d.why.contains("shares with the one before"))
+            .map(|d| format!("{}: {}", d.name, d.why))
+            .collect();
+        assert!(
+            unexplained.is_empty(),
+            "{layout}: {}",
+            unexplained.join("\n")
+        );
+    }
+}

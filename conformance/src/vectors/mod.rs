@@ -378,31 +378,36 @@ pub fn verify_stream_vectors(vectors: &[crate::streams::StreamVector]) -> Vec<Fa
 ///
 /// The error text says what differs.
 pub fn verify_frame_case(frame: &str, case: &FrameCase) -> Result<(), String> {
-    let bytes = case.bytes().map_err(|e| format!("bad hex: {e}"))?;
-    let expectation = case.expectation()?;
-    visit_frame(
-        frame,
-        Verify {
-            bytes: &bytes,
-            expectation,
-        },
-    )
-    .ok_or_else(|| format!("unknown frame `{frame}`"))?
+    visit_frame(frame, CaseCheck::new(case)?).ok_or_else(|| format!("unknown frame `{frame}`"))?
 }
 
-/// The visitor behind [`verify_frame_case`].
-struct Verify<'a> {
-    bytes: &'a [u8],
+/// One case as a [`FrameVisitor`]: visited with a generated codec's frame type, it checks the
+/// case against that codec as [`verify_frame_case`] does against the reference protocol's. A
+/// crate with its own generated codec holds it to its vectors with
+/// `visit_frame(&file.frame, CaseCheck::new(case)?)`.
+#[derive(Debug)]
+pub struct CaseCheck<'a> {
+    bytes: Vec<u8>,
     expectation: Expectation<'a>,
 }
 
-impl FrameVisitor for Verify<'_> {
+impl<'a> CaseCheck<'a> {
+    /// The check of `case`; its hex or its expectation may be malformed.
+    pub fn new(case: &'a FrameCase) -> Result<Self, String> {
+        Ok(CaseCheck {
+            bytes: case.bytes().map_err(|e| format!("bad hex: {e}"))?,
+            expectation: case.expectation()?,
+        })
+    }
+}
+
+impl FrameVisitor for CaseCheck<'_> {
     type Output = Result<(), String>;
 
     fn visit<F: Frame>(self) -> Result<(), String> {
         match self.expectation {
-            Expectation::Value(value) => verify_value::<F>(self.bytes, value),
-            Expectation::Error(error) => verify_error::<F>(self.bytes, error),
+            Expectation::Value(value) => verify_value::<F>(&self.bytes, value),
+            Expectation::Error(error) => verify_error::<F>(&self.bytes, error),
         }
     }
 }
