@@ -42,22 +42,20 @@ pub trait Progress {
 /// folder when it is there (at least one of them must be); those whose name contains `filter`
 /// when one is given.
 pub fn cases(dir: &Path, filter: Option<&str>) -> Result<Vec<Case>, String> {
-    let folders = ["frames", "derived", "streams"].map(|f| dir.join(f));
-    if !folders.iter().any(|f| f.is_dir()) {
+    let streams_dir = dir.join("streams");
+    let files = if dir.join("frames").is_dir() || dir.join("derived").is_dir() {
+        vectors::read_frame_sets(dir).map_err(|e| e.to_string())?
+    } else if streams_dir.is_dir() {
+        Vec::new()
+    } else {
         return Err(format!(
             "{} holds no vectors: no frames/, derived/ or streams/ folder",
             dir.display()
         ));
-    }
-    let mut files = Vec::new();
-    for folder in &folders[..2] {
-        if folder.is_dir() {
-            files.extend(vectors::read_frames(folder).map_err(|e| e.to_string())?);
-        }
-    }
+    };
     let mut cases = runner::frame_cases(&files)?;
-    if folders[2].is_dir() {
-        let stream_vectors = streams::read_streams(&folders[2]).map_err(|e| e.to_string())?;
+    if streams_dir.is_dir() {
+        let stream_vectors = streams::read_streams(&streams_dir).map_err(|e| e.to_string())?;
         cases.extend(runner::stream_cases(&stream_vectors));
     }
     if let Some(f) = filter {

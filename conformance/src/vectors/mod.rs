@@ -254,6 +254,24 @@ pub fn read_frames(dir: &Path) -> Result<Vec<FrameFile>, VectorError> {
     Ok(out)
 }
 
+/// The frame vectors of a vectors folder: those of `dir/frames` (kept by hand) and of
+/// `dir/derived` (derived from a spec), each folder when it is there; at least one must be.
+pub fn read_frame_sets(dir: &Path) -> Result<Vec<FrameFile>, VectorError> {
+    let folders = [dir.join("frames"), dir.join("derived")];
+    if !folders.iter().any(|f| f.is_dir()) {
+        return Err(VectorError::Invalid {
+            path: dir.to_path_buf(),
+            case: "frames".to_string(),
+            reason: "no frames/ or derived/ folder of frame vectors".to_string(),
+        });
+    }
+    let mut files = Vec::new();
+    for folder in folders.iter().filter(|f| f.is_dir()) {
+        files.extend(read_frames(folder)?);
+    }
+    Ok(files)
+}
+
 /// The `.json` files of `dir`, sorted by name.
 pub(crate) fn json_files(dir: &Path) -> Result<Vec<PathBuf>, VectorError> {
     let io = |source| VectorError::Io {
