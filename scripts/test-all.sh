@@ -62,10 +62,12 @@ step "the socket examples: the TypeScript page in headless Chromium over a WebSo
 bash scripts/examples.sh
 # --- end of the examples block ---
 
-step "the reference protocol checks, and its golden vectors verify"
+step "the reference protocol checks, and its golden vectors verify (derived ones too); the sink's and the game's derived vectors are up to date"
 ackwire check
 ackwire fmt --check
 ackwire vectors
+ackwire vectors --spec spec/tests/sink/sink.wire --dir spec/tests/sink/vectors
+ackwire vectors --spec examples/game/wire --dir examples/game/vectors
 
 step "the conformance suite against every bundled implementation"
 bash scripts/conform.sh
