@@ -202,7 +202,9 @@ enum Command {
     /// Differential fuzzing: the same inputs through the Rust decoder and other testees, then
     /// seeded lossy streams recorded with the Rust session halves and replayed through theirs;
     /// a frame disagreement is printed as a vector ready to add, a stream disagreement shrunk
-    /// and written as a stream vector under --out. Exit 1 on any disagreement.
+    /// and written as a stream vector under --out. Exit 1 on any disagreement, and at once,
+    /// with one line, on a testee that does not answer hello (first started, or twice in a row
+    /// after restarts).
     FuzzDiff {
         /// Seeded random and mutated inputs, beyond the corpus and the vectors.
         #[arg(long, default_value_t = 50_000)]
@@ -233,8 +235,8 @@ enum Command {
         out: PathBuf,
     },
     /// Run the reference scenes through every protocol and the full-snapshot peers: bits,
-    /// render error and CPU time, as a table, a JSON file and an SVG chart. Build with
-    /// `--release`: a debug build's CPU times say little.
+    /// render error and CPU time, as a table, a JSON file, an SVG chart and a report page.
+    /// Build with `--release`: a debug build's CPU times say little.
     Bench {
         /// Five seconds of each scene instead of a minute (what CI runs).
         #[arg(long)]
@@ -248,11 +250,12 @@ enum Command {
         /// The seed of the scenes and the network.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Where bench.json and bench.svg are written.
+        /// Where bench.json, bench.svg and the report page (README.md: the method, the
+        /// scenes, every table, the chart, the targets' verdicts) are written.
         #[arg(long, default_value = "target/ackwire-bench")]
         out: PathBuf,
-        /// Rewrite the block between the bench markers of this markdown file (the README)
-        /// with the tables of this run.
+        /// Rewrite the block between the bench markers of this markdown file (the project's
+        /// README) with this run's headline figures and a link to the report page.
         #[arg(long)]
         readme: Option<PathBuf>,
     },
