@@ -83,3 +83,7 @@ cargo run --release -q -p ackwire -- bench --quick --out target/ackwire-bench-qu
 
 step "fuzzing every target briefly (stable Rust, no sanitizer)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash .ci/fuzz.sh
+
+step "the ClusterFuzzLite and OSS-Fuzz build of the fuzz targets (.clusterfuzzlite/build.sh) without Docker: every target and seed corpus in \$OUT"
+# After the fuzz step: the same flags, so it copies what that step built (about 3 s).
+bash scripts/clusterfuzzlite.sh

@@ -72,6 +72,9 @@ enum Lang {
     Cs,
     /// A Wireshark dissector in Lua: `ackwire.lua`.
     Wireshark,
+    /// A cargo-fuzz crate: a target per frame, seeded with the spec's derived vectors, with the
+    /// files ClusterFuzzLite and OSS-Fuzz read (`.clusterfuzzlite/`).
+    Fuzz,
 }
 
 /// Where a codec of `ackwire gen` finds its language's runtime.
@@ -186,6 +189,11 @@ enum Command {
         /// crate `ackwire-rt`) [default: copy].
         #[arg(long, value_enum)]
         runtime: Option<Runtime>,
+        /// Also write, beside the codec, a testee of the spec's frames (conformance/PROTOCOL.md)
+        /// and `OUT/testee`, which builds it on its first run and then runs it (rust, ts, cpp,
+        /// cs): `ackwire conform --spec FILES --testee OUT/testee`.
+        #[arg(long)]
+        testee: bool,
         /// Layout files or folders of them.
         files: Vec<PathBuf>,
     },
@@ -386,8 +394,9 @@ fn run(command: Command) -> Result<ExitCode, String> {
             lang,
             out,
             runtime,
+            testee,
             files,
-        } => gen(lang, runtime, &out, &layout_paths(files)),
+        } => gen(lang, runtime, testee, &out, &layout_paths(files)),
         Command::Doc { out, files } => doc(&out, &layout_paths(files)),
         Command::FuzzDiff {
             count,
@@ -595,21 +604,47 @@ fn explain_frame(spec: &[PathBuf], frame: &str, bytes: &[u8]) -> Result<ExitCode
 fn gen(
     lang: Lang,
     runtime: Option<Runtime>,
+    testee: bool,
     out: &Path,
     paths: &[PathBuf],
 ) -> Result<ExitCode, String> {
+    use ackwire_spec::gen::testee::{self, Lang as TesteeLang};
     use ackwire_spec::gen::RuntimeSource;
-    let source =
-        match (lang, runtime) {
-            (Lang::Rust | Lang::Wireshark, Some(_)) => return Err(error(
+    if let Lang::Fuzz = lang {
+        if runtime.is_some() || testee {
+            return Err(error(
+                "--lang fuzz writes a crate of its own: it takes neither --runtime nor --testee",
+            ));
+        }
+        return gen_fuzz(out, paths);
+    }
+    let source = match (lang, runtime) {
+        (Lang::Rust | Lang::Wireshark, Some(_)) => {
+            return Err(error(
                 "--runtime applies to --lang ts, cpp and cs: a Rust codec always uses the crate \
                  ackwire-rt, a Wireshark dissector has no runtime",
-            )),
-            (_, None | Some(Runtime::Copy)) => RuntimeSource::Copy,
-            (_, Some(Runtime::Package)) => RuntimeSource::Package,
-        };
-    let generated: Vec<(String, String)> = match lang {
-        Lang::Rust => {
+            ))
+        }
+        (_, Some(Runtime::Package)) if testee => return Err(error(
+            "--testee writes the runtime beside the codec, so that the testee builds on its own: \
+                 leave out --runtime package",
+        )),
+        (_, None | Some(Runtime::Copy)) => RuntimeSource::Copy,
+        (_, Some(Runtime::Package)) => RuntimeSource::Package,
+    };
+    let testee_lang = match (testee, lang) {
+        (false, _) => None,
+        (true, Lang::Rust) => Some(TesteeLang::Rust),
+        (true, Lang::Ts) => Some(TesteeLang::Ts),
+        (true, Lang::Cpp) => Some(TesteeLang::Cpp),
+        (true, Lang::Cs) => Some(TesteeLang::Cs),
+        (true, Lang::Wireshark | Lang::Fuzz) => {
+            return Err(error("--testee is for --lang rust, ts, cpp and cs"))
+        }
+    };
+    let generated: Vec<(String, String)> = match (testee_lang, lang) {
+        (Some(t), _) => testee::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0, t),
+        (None, Lang::Rust) => {
             let mut builder = ackwire_spec::Builder::new();
             for p in paths {
                 builder = builder.path(p);
@@ -619,35 +654,102 @@ fn gen(
                 builder.generate().map_err(spec_error)?,
             )]
         }
-        Lang::Ts => ackwire_spec::gen::ts::generate_with(
+        (None, Lang::Ts) => ackwire_spec::gen::ts::generate_with(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
             source,
         ),
-        Lang::Cpp => ackwire_spec::gen::cpp::generate_with(
+        (None, Lang::Cpp) => ackwire_spec::gen::cpp::generate_with(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
             source,
         ),
-        Lang::Cs => ackwire_spec::gen::cs::generate_with(
+        (None, Lang::Cs) => ackwire_spec::gen::cs::generate_with(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
             source,
         ),
-        Lang::Wireshark => ackwire_spec::gen::wireshark::generate(
+        (None, Lang::Wireshark) => ackwire_spec::gen::wireshark::generate(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
         ),
+        (None, Lang::Fuzz) => Vec::new(),
     };
     std::fs::create_dir_all(out)
         .map_err(|e| error(format!("cannot create {}: {e}", out.display())))?;
     for (name, text) in &generated {
-        let path = out.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
-        }
-        std::fs::write(&path, text)
-            .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+        let executable = testee_lang.is_some() && name == testee::SCRIPT;
+        let path = write_generated(out, name, text.as_bytes(), executable)?;
         outln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes a generated file `name` (a path under `out`), its folders first; executable when
+/// asked. Returns its path.
+fn write_generated(
+    out: &Path,
+    name: &str,
+    bytes: &[u8],
+    executable: bool,
+) -> Result<PathBuf, String> {
+    let path = out.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
+    }
+    std::fs::write(&path, bytes)
+        .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+    if executable {
+        make_executable(&path)?;
+    }
+    Ok(path)
+}
+
+/// `ackwire gen --lang fuzz`: the crate, its corpus seeded with the spec's derived vectors, and
+/// `.clusterfuzzlite/` for the repository `out` is in.
+fn gen_fuzz(out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
+    use ackwire_spec::gen::fuzz;
+    let spec = ackwire_spec::load(paths).map_err(spec_error)?.0;
+    let options = fuzz::Options {
+        repository: repository_name(out),
+        seeds: Vec::new(),
+    };
+    let files = fuzz::generate(&spec, &options);
+    for (name, bytes) in &files {
+        write_generated(out, name, bytes, name.ends_with(".sh"))?;
+    }
+    outln!(
+        "wrote {} files to {} (the crate {}, {} seeds); ClusterFuzzLite reads .clusterfuzzlite/ at the repository's root",
+        files.len(),
+        out.display(),
+        fuzz::crate_name(&spec),
+        options.seeds.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The name of the repository `dir` is in: the folder holding `.git`, above it or itself, or
+/// `dir`'s own name when none does.
+fn repository_name(dir: &Path) -> String {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let root = absolute
+        .ancestors()
+        .find(|a| a.join(".git").exists())
+        .unwrap_or(&absolute);
+    root.file_name()
+        .map_or("project".to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Lets everyone run `path`, as `chmod +x` does.
+fn make_executable(path: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mut permissions = std::fs::metadata(path)
+            .map_err(|e| error(format!("cannot read {}: {e}", path.display())))?
+            .permissions();
+        permissions.set_mode(permissions.mode() | 0o111);
+        std::fs::set_permissions(path, permissions)
+            .map_err(|e| error(format!("cannot make {} executable: {e}", path.display())))?;
+    }
+    Ok(())
 }
 
 /// `ackwire doc`.

@@ -35,6 +35,8 @@ pub mod bits;
 pub mod bucket;
 pub mod error;
 pub mod quat;
+#[cfg(feature = "testee")]
+pub mod testee;
 
 pub use bits::{Bit, BitSet, BitStore};
 pub use bucket::{ascending_buckets_len, bucket_len, zbucket_len};
