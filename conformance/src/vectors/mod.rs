@@ -38,7 +38,7 @@
 //! The files are generated from the cases kept in code ([`frame_cases`]) by [`write_frames`]
 //! (`ackwire vectors --write`) and never edited by hand; [`verify_frame_case`] checks a case
 //! against the Rust codec. Beside them, `vectors/derived/<frame>.json` holds the same format
-//! derived from the layout itself ([`derive`]), for the reference protocol as for any spec;
+//! derived from the layout itself ([`mod@derive`]), for the reference protocol as for any spec;
 //! [`verify_case_run_time`] checks a case against the run-time codec of any spec, and
 //! [`CaseCheck`] against any generated codec.
 //!
