@@ -19,10 +19,9 @@
 //!   costs the encoder a look at how many are buffered. `Elements(255)`: 1e9 over `thrpt` is
 //!   nanoseconds per input.
 
-use std::collections::{BTreeSet, VecDeque};
 use std::hint::black_box;
 
-use ackwire_codec::delta::{DeltaBaseline, SetDigest};
+use ackwire_codec::delta::harness::LateSubscriber;
 use ackwire_codec::protocol::{Buttons, Input};
 use ackwire_codec::BitSet;
 use ackwire_server::acked::ReferenceEncoder;
@@ -33,81 +32,6 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughpu
 const KEYS: u64 = 65_536;
 /// Sent states the baseline retains.
 const HISTORY: usize = 32;
-
-/// One subscriber and the world it sees, stepping one round at a time.
-struct Round {
-    baseline: DeltaBaseline,
-    world: BTreeSet<u64>,
-    digest: SetDigest,
-    /// The digest of the world each plan carried, newest last, with its sequence.
-    sent: VecDeque<(u64, u64)>,
-    seq: u64,
-    /// The next key to enter, and the oldest key still in the world.
-    next: u64,
-    oldest: u64,
-    churn: u64,
-    /// How many plans behind the acknowledgement is; `None` for a client that never acks.
-    late: Option<u64>,
-    /// Whether the plan is told what changed ([`DeltaBaseline::plan_changes`]) rather than
-    /// given the visible set.
-    told: bool,
-}
-
-impl Round {
-    fn new(churn: u64, late: Option<u64>, told: bool) -> Self {
-        let world: BTreeSet<u64> = (0..KEYS).collect();
-        let digest = SetDigest::from_keys(world.iter().copied());
-        let mut round = Round {
-            baseline: DeltaBaseline::new(HISTORY),
-            world,
-            digest,
-            sent: VecDeque::new(),
-            seq: 0,
-            next: KEYS,
-            oldest: 0,
-            churn,
-            late,
-            told,
-        };
-        // Past the first full baseline and into the steady state before anything is timed.
-        for _ in 0..2 * HISTORY {
-            round.step();
-        }
-        round
-    }
-
-    fn step(&mut self) -> usize {
-        let (mut entered, mut left) = (Vec::new(), Vec::new());
-        for _ in 0..self.churn / 2 {
-            self.world.remove(&self.oldest);
-            self.digest.remove(self.oldest);
-            left.push(self.oldest);
-            self.oldest += 1;
-            self.world.insert(self.next);
-            self.digest.insert(self.next);
-            entered.push(self.next);
-            self.next += 1;
-        }
-        self.seq += 1;
-        let plan = if self.told {
-            self.baseline.plan_changes(&entered, &left, self.seq)
-        } else {
-            self.baseline.plan(&self.world, self.seq)
-        };
-        self.sent.push_back((self.seq, self.digest.digest()));
-        while self.sent.len() > HISTORY + 1 {
-            self.sent.pop_front();
-        }
-        if let Some(late) = self.late {
-            let acked = self.seq.saturating_sub(late);
-            if let Some(&(seq, digest)) = self.sent.iter().find(|(s, _)| *s == acked) {
-                // The client received every plan up to `seq`: a window of all of them.
-                self.baseline.observe_ack(seq, u64::MAX, digest);
-            }
-        }
-        plan.entered.len() + plan.left.len()
-    }
-}
 
 fn delta_baseline(c: &mut Criterion) {
     let mut group = c.benchmark_group("delta_baseline");
@@ -122,9 +46,9 @@ fn delta_baseline(c: &mut Criterion) {
         ("late_1/churn_64/told", 64, Some(1), true),
         ("late_30/churn_64/told", 64, Some(30), true),
     ] {
-        let mut round = Round::new(churn, late, told);
+        let mut round = LateSubscriber::new(KEYS, churn, HISTORY, late, told);
         let full_rebuilds = round.baseline.full_rebuilds();
-        group.bench_function(name, |b| b.iter(|| black_box(round.step())));
+        group.bench_function(name, |b| b.iter(|| black_box(round.round())));
         assert_eq!(
             round.baseline.full_rebuilds(),
             full_rebuilds,

@@ -6,114 +6,31 @@
 //! it reached: a subscriber acknowledging late made every plan cost the lateness times the
 //! visible keys, and a silent one held `history` copies of the visible set.
 
-use ackwire_codec::delta::{DeltaBaseline, SetDigest};
-use ackwire_testkit::{is_counting, measure, Measured};
-use std::collections::{BTreeSet, VecDeque};
+use ackwire_codec::delta::harness::LateSubscriber;
+use ackwire_testkit::{is_counting, measure};
+use std::collections::BTreeSet;
 
 #[global_allocator]
 static ALLOC: ackwire_testkit::CountingAlloc = ackwire_testkit::CountingAlloc;
 
 const HISTORY: usize = 32;
 
-/// One subscriber of a world of `keys` keys of which `churn / 2` leave and `churn / 2` enter
-/// each round, acknowledging the plan `late` rounds back (never, for `None`) with the right
-/// digest.
-struct Subscriber {
-    baseline: DeltaBaseline,
-    world: BTreeSet<u64>,
-    digest: SetDigest,
-    sent: VecDeque<(u64, u64)>,
-    seq: u64,
-    next: u64,
-    oldest: u64,
-    churn: u64,
-    late: Option<u64>,
-    told: bool,
-}
-
-impl Subscriber {
-    fn new(keys: u64, churn: u64, late: Option<u64>, told: bool) -> Self {
-        let world: BTreeSet<u64> = (0..keys).collect();
-        let mut s = Subscriber {
-            baseline: DeltaBaseline::new(HISTORY),
-            digest: SetDigest::from_keys(world.iter().copied()),
-            world,
-            sent: VecDeque::new(),
-            seq: 0,
-            next: keys,
-            oldest: 0,
-            churn,
-            late,
-            told,
-        };
-        // Into the steady state: the first full baseline and a history's worth of plans.
-        for _ in 0..2 * HISTORY {
-            s.round();
-        }
-        s
+/// The allocations and bytes allocated by `rounds` rounds of `s`'s baseline (its plans and
+/// acknowledgements, not the world's changes), checking that no acknowledgement allocates and
+/// no plan is a rebuild.
+fn rounds(s: &mut LateSubscriber, rounds: usize) -> (u64, u64) {
+    let before = s.baseline.full_rebuilds();
+    let (mut allocations, mut bytes) = (0, 0);
+    for _ in 0..rounds {
+        let (entered, left) = s.change();
+        let plan = measure(|| s.plan(&entered, &left));
+        let ack = measure(|| s.ack());
+        assert_eq!(ack.allocations, 0, "an acknowledgement allocates nothing");
+        allocations += plan.allocations;
+        bytes += plan.allocated_bytes;
     }
-
-    /// The world's changes for the next round, applied to the world (for the first round,
-    /// the world entering whole).
-    fn change(&mut self) -> (Vec<u64>, Vec<u64>) {
-        if self.seq == 0 {
-            return (self.world.iter().copied().collect(), Vec::new());
-        }
-        let (mut entered, mut left) = (Vec::new(), Vec::new());
-        for _ in 0..self.churn / 2 {
-            self.world.remove(&self.oldest);
-            self.digest.remove(self.oldest);
-            left.push(self.oldest);
-            self.oldest += 1;
-            self.world.insert(self.next);
-            self.digest.insert(self.next);
-            entered.push(self.next);
-            self.next += 1;
-        }
-        (entered, left)
-    }
-
-    /// Plans and, when it acknowledges, acknowledges: what the baseline alone allocated.
-    fn round(&mut self) -> Measured<usize> {
-        let (entered, left) = self.change();
-        self.seq += 1;
-        let seq = self.seq;
-        let (baseline, world, told) = (&mut self.baseline, &self.world, self.told);
-        let planned = measure(|| {
-            let plan = if told {
-                baseline.plan_changes(&entered, &left, seq)
-            } else {
-                baseline.plan(world, seq)
-            };
-            plan.entered.len() + plan.left.len()
-        });
-        self.sent.push_back((seq, self.digest.digest()));
-        while self.sent.len() > HISTORY + 1 {
-            self.sent.pop_front();
-        }
-        let acked = self.late.and_then(|late| {
-            let newest = seq.checked_sub(late)?;
-            self.sent.iter().find(|(s, _)| *s == newest).copied()
-        });
-        if let Some((newest, digest)) = acked {
-            let ack = measure(|| self.baseline.observe_ack(newest, u64::MAX, digest));
-            assert_eq!(ack.allocations, 0, "an acknowledgement allocates nothing");
-        }
-        planned
-    }
-
-    /// The allocations and bytes allocated by `rounds` rounds.
-    fn rounds(&mut self, rounds: usize) -> (u64, u64) {
-        let before = self.baseline.full_rebuilds();
-        let (mut allocations, mut bytes) = (0, 0);
-        for _ in 0..rounds {
-            let m = self.round();
-            allocations += m.allocations;
-            bytes += m.allocated_bytes;
-        }
-        assert_eq!(self.baseline.full_rebuilds(), before, "no rebuild");
-        (allocations, bytes)
-    }
+    assert_eq!(s.baseline.full_rebuilds(), before, "no rebuild");
+    (allocations, bytes)
 }
 
 /// A plan's allocations follow what changed since the acknowledged state, never the visible
@@ -123,8 +40,14 @@ fn a_late_subscriber_costs_what_changed_not_the_visible_set() {
     assert!(is_counting(), "the counting allocator is not installed");
     for told in [false, true] {
         for late in [1, 30] {
-            let small = Subscriber::new(2_048, 64, Some(late), told).rounds(50);
-            let large = Subscriber::new(32_768, 64, Some(late), told).rounds(50);
+            let small = rounds(
+                &mut LateSubscriber::new(2_048, 64, HISTORY, Some(late), told),
+                50,
+            );
+            let large = rounds(
+                &mut LateSubscriber::new(32_768, 64, HISTORY, Some(late), told),
+                50,
+            );
             eprintln!(
                 "told {told}, {late} late: 2,048 keys {small:?}, 32,768 keys {large:?} \
                  (allocations, bytes over 50 rounds)"
@@ -137,8 +60,14 @@ fn a_late_subscriber_costs_what_changed_not_the_visible_set() {
         }
     }
     // Late costs what changed since the acknowledged state: 30 rounds of 64 keys, not the set.
-    let (_, honest) = Subscriber::new(32_768, 64, Some(1), false).rounds(50);
-    let (_, slow) = Subscriber::new(32_768, 64, Some(30), false).rounds(50);
+    let (_, honest) = rounds(
+        &mut LateSubscriber::new(32_768, 64, HISTORY, Some(1), false),
+        50,
+    );
+    let (_, slow) = rounds(
+        &mut LateSubscriber::new(32_768, 64, HISTORY, Some(30), false),
+        50,
+    );
     let per_key_round = (slow - honest) / 50 / (64 * 29);
     assert!(
         per_key_round <= 64,
@@ -156,8 +85,8 @@ fn a_silent_or_slow_subscriber_holds_the_set_once() {
     let set = measure(|| (0..KEYS).collect::<BTreeSet<u64>>()).retained_bytes;
     for late in [None, Some(30)] {
         let held = measure(|| {
-            let mut s = Subscriber::new(KEYS, 64, late, false);
-            s.rounds(4 * HISTORY);
+            let mut s = LateSubscriber::new(KEYS, 64, HISTORY, late, false);
+            rounds(&mut s, 4 * HISTORY);
             s.baseline
         });
         let held = held.retained_bytes;
@@ -179,9 +108,9 @@ fn a_silent_or_slow_subscriber_holds_the_set_once() {
 #[test]
 fn hostile_acknowledgements_allocate_nothing_and_hold_nothing() {
     assert!(is_counting(), "the counting allocator is not installed");
-    let mut s = Subscriber::new(8_192, 64, Some(1), false);
-    let (_, honest) = s.rounds(20);
-    let seq = s.seq;
+    let mut s = LateSubscriber::new(8_192, 64, HISTORY, Some(1), false);
+    let (_, honest) = rounds(&mut s, 20);
+    let seq = s.seq();
     let hostile = [
         (seq + 1, u64::MAX, 0),
         (u64::MAX, u64::MAX, u64::MAX),
@@ -200,11 +129,10 @@ fn hostile_acknowledgements_allocate_nothing_and_hold_nothing() {
     assert!(acks.retained_bytes <= 0);
     assert!(s.baseline.held_states() <= HISTORY);
     // A garbage digest at the frontier is a drift: a rebuild, then deltas again.
-    s.late = Some(1);
     let rebuilds = s.baseline.full_rebuilds();
     s.round();
     s.round();
-    let (_, after) = s.rounds(20);
+    let (_, after) = rounds(&mut s, 20);
     assert!(s.baseline.full_rebuilds() <= rebuilds + 1);
     assert!(
         after <= honest * 5 / 4,
