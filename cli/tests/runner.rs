@@ -1,12 +1,16 @@
 //! The runner against testees that misbehave on purpose: each fault must end in the verdict
 //! PROTOCOL.md gives it, the testee must be restarted after a crash or a timeout, and the run
-//! must go on. Testees are this crate's own `ackwire testee` with a hidden `--fault`.
+//! must go on; a client whose reports stray (an event shown twice, a measurement told against
+//! the base) fails exactly the stream vectors where that shows; a testee started through `sh -c`
+//! leaves no child running. Testees are this crate's own `ackwire testee` with a hidden
+//! `--fault`.
 
-use ackwire_conformance::report;
 use ackwire_conformance::runner::{self, Case, Check, RunOptions, RunReport, Verdict};
+use ackwire_conformance::streams::{Action, Side, StreamVector};
 use ackwire_conformance::testee_client::RunError;
-use ackwire_conformance::vectors;
-use std::collections::BTreeSet;
+use ackwire_conformance::{frame_json, report, vectors};
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 fn cases() -> Vec<Case> {
@@ -85,24 +89,30 @@ fn a_wrong_value_fails_decodes_with_expected_and_actual() {
     assert!(report::table(&r).contains("FAIL frames/"));
 }
 
-#[test]
-fn a_crash_fails_one_case_and_the_testee_is_restarted() {
-    let cases = cases();
+/// The bytes of the first delta_ack decode case: what a faulty testee crashes or hangs on.
+fn victim(cases: &[Case]) -> String {
     let victim = cases
         .iter()
         .find(|c| matches!(c.check, Check::DecodeValue { .. }) && c.frame == "delta_ack")
         .unwrap();
-    let hex = hex_of(victim).to_string();
-    let r = run(&cases, Some(format!("crash-on-hex={hex}")), 5000, &[]);
+    hex_of(victim).to_string()
+}
+
+/// Every case that sends `hex` ended as `verdict`, every other passed.
+fn only_the_victim(cases: &[Case], r: &RunReport, hex: &str, verdict: Verdict) {
     for (case, o) in cases.iter().zip(&r.outcomes) {
         let asks_victim = !matches!(case.check, Check::Encode { .. }) && hex_of(case) == hex;
-        let expected = if asks_victim {
-            Verdict::Crash
-        } else {
-            Verdict::Pass
-        };
+        let expected = if asks_victim { verdict } else { Verdict::Pass };
         assert_eq!(o.verdict, expected, "{}: {}", o.name, o.detail);
     }
+}
+
+#[test]
+fn a_crash_fails_one_case_and_the_testee_is_restarted() {
+    let cases = cases();
+    let hex = victim(&cases);
+    let r = run(&cases, Some(format!("crash-on-hex={hex}")), 5000, &[]);
+    only_the_victim(&cases, &r, &hex, Verdict::Crash);
     let crash = r
         .outcomes
         .iter()
@@ -344,5 +354,236 @@ fn the_command_line_runs_the_suite_and_writes_reports() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The committed stream vectors, as `ackwire conform` reads them.
+fn stream_vectors() -> Vec<StreamVector> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    let v = ackwire_conformance::streams::read_streams(&root.join("vectors/streams")).unwrap();
+    assert!(v.len() > 20, "too few stream vectors to mean anything");
+    v
+}
+
+/// The client deliveries of an acked vector (kind 6 or 12) that the honest client showed:
+/// the frame's name and bytes, and the report the vector holds for it.
+fn shown(v: &StreamVector) -> Vec<(&str, Vec<u8>, &Value)> {
+    if !v.session.starts_with("acked") {
+        return Vec::new();
+    }
+    v.steps
+        .iter()
+        .filter(|s| s.side == Side::Client)
+        .filter_map(|s| match (&s.action, &s.expect.report) {
+            (Action::Deliver { frame, hex }, Some(r)) if r.get("shown").is_some() => Some((
+                frame.as_str(),
+                frame_json::parse_hex(hex).unwrap(),
+                &r["shown"],
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A report's list of ids (`"1 4 9"`) or of ids at ticks (`"1@3 4@5"`).
+fn listed(v: &Value) -> BTreeMap<u16, Option<u32>> {
+    v.as_str()
+        .unwrap()
+        .split_whitespace()
+        .map(|item| match item.split_once('@') {
+            Some((e, t)) => (e.parse().unwrap(), Some(t.parse().unwrap())),
+            None => (item.parse().unwrap(), None),
+        })
+        .collect()
+}
+
+/// Whether a client that shows every event a frame carries tells another report than the
+/// vector's: some frame the client showed carries an event at or below the newest serial of
+/// the frames shown before it. Read from the frames' bytes, not from the reports.
+fn events_twice_shows(v: &StreamVector) -> bool {
+    let mut newest: Option<u64> = None;
+    let mut again = false;
+    for (frame, bytes, _) in shown(v) {
+        let value = frame_json::decode_json(frame, &bytes).unwrap();
+        let n = value["events"].as_array().unwrap().len() as u64;
+        if n == 0 {
+            continue;
+        }
+        let first = value["first_serial"].as_u64().unwrap();
+        again |= newest.is_some_and(|m| first <= m);
+        newest = newest.max(Some(first + n - 1));
+    }
+    again
+}
+
+/// Whether a client that tells the poses measured against each frame's base (nothing, for a
+/// keyframe) rather than the last frame shown tells another report than the vector's. Read
+/// from the vector's own reports: which entities each shown frame holds and when each was last
+/// measured (`changed`, `gone`, `measured`), kept by tick so that a frame's base can be found.
+fn against_base_tells_otherwise(v: &StreamVector) -> bool {
+    let mut held: BTreeMap<u16, Option<u32>> = BTreeMap::new();
+    let mut by_tick: BTreeMap<u64, BTreeMap<u16, Option<u32>>> = BTreeMap::new();
+    let mut otherwise = false;
+    for (_, _, r) in shown(v) {
+        for eid in listed(&r["gone"]).keys() {
+            held.remove(eid);
+        }
+        for eid in listed(&r["changed"]).keys() {
+            held.entry(*eid).or_insert(None);
+        }
+        let told = listed(&r["measured"]);
+        held.extend(told.iter().map(|(e, t)| (*e, *t)));
+        let none = BTreeMap::new();
+        let base = match r["keyframe"].as_bool().unwrap() {
+            true => &none,
+            false => &by_tick[&r["base_tick"].as_u64().unwrap()],
+        };
+        let against_base: BTreeMap<u16, Option<u32>> = held
+            .iter()
+            .filter(|(e, t)| t.is_some() && base.get(*e) != Some(*t))
+            .map(|(e, t)| (*e, *t))
+            .collect();
+        otherwise |= against_base != told;
+        by_tick.insert(r["tick"].as_u64().unwrap(), held.clone());
+    }
+    otherwise
+}
+
+#[test]
+fn a_client_that_misreports_fails_exactly_the_stream_vectors_where_it_shows() {
+    // Both faults send the honest frames and hash the honest state: only their reports stray,
+    // and only the acked clients' (the other halves are the honest ones, never wrapped).
+    let vectors: Vec<StreamVector> = stream_vectors()
+        .into_iter()
+        .filter(|v| v.session.starts_with("acked"))
+        .collect();
+    let cases = runner::stream_cases(&vectors);
+    for (fault, member, shows) in [
+        (
+            "events-twice",
+            "shown.events",
+            events_twice_shows as fn(&StreamVector) -> bool,
+        ),
+        (
+            "measured-against-base",
+            "shown.measured",
+            against_base_tells_otherwise,
+        ),
+    ] {
+        let expected: BTreeSet<String> = vectors
+            .iter()
+            .filter(|v| shows(v))
+            .map(|v| format!("streams/{}#client", v.name))
+            .collect();
+        let r = run(&cases, Some(fault.into()), 10_000, &[]);
+        let failed: BTreeSet<String> = r_names(&r, Verdict::Fail).into_iter().collect();
+        assert_eq!(failed, expected, "{fault}:\n{}", report::table(&r));
+        assert!(!failed.is_empty(), "{fault}: no vector shows it");
+        assert_eq!(
+            verdicts(&r),
+            BTreeSet::from([Verdict::Pass, Verdict::Fail]),
+            "{fault}"
+        );
+        for o in r.outcomes.iter().filter(|o| o.verdict == Verdict::Fail) {
+            assert!(
+                o.detail.contains(&format!("differs in `{member}`")),
+                "{fault} {}: {}",
+                o.name,
+                o.detail
+            );
+        }
+    }
+    // A vector whose events are never carried again once shown does not catch the first
+    // fault: the comparison fails only where the fault shows.
+    assert!(vectors
+        .iter()
+        .any(|v| !shown(v).is_empty() && !events_twice_shows(v)));
+}
+
+/// Whether process `pid` is gone: no such process, or a zombie (dead, waiting for a parent
+/// that may never reap it in a container).
+#[cfg(target_os = "linux")]
+fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))),
+    }
+}
+
+/// Kills what a failed test left running, so that it does not outlive the test.
+#[cfg(target_os = "linux")]
+struct Reap(std::path::PathBuf);
+
+#[cfg(target_os = "linux")]
+impl Reap {
+    fn pids(&self) -> Vec<u32> {
+        std::fs::read_to_string(&self.0)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.trim().parse().unwrap())
+            .collect()
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Reap {
+    fn drop(&mut self) {
+        for pid in self.pids().into_iter().filter(|p| !gone(*p)) {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
+        }
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_testee_started_through_sh_leaves_no_child_running_after_a_timeout_or_a_crash() {
+    // Each start of the testee is `sh -c` starting a child (`sleep`), writing the child's pid
+    // to a file, and becoming the testee. Killing the testee alone leaves the child running:
+    // nothing kills a process whose parent died. The runner kills the testee's whole group.
+    let cases = cases();
+    let hex = victim(&cases);
+    let dir = std::env::temp_dir().join(format!("ackwire-group-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (n, (fault, verdict, child_output)) in [
+        ("hang-on-hex", Verdict::Timeout, ">/dev/null"),
+        ("crash-on-hex", Verdict::Crash, ">/dev/null"),
+        // The child keeps the testee's standard output open: its exit closes nothing, and is
+        // still a crash, not a timeout.
+        ("crash-on-hex", Verdict::Crash, ""),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let reap = Reap(dir.join(format!("children-{n}")));
+        let script = format!(
+            "sleep 600 {child_output} 2>/dev/null & echo $! >>'{pids}'; exec '{exe}' testee --fault={fault}={hex}",
+            pids = reap.0.display(),
+            exe = env!("CARGO_BIN_EXE_ackwire"),
+        );
+        let (result, _) = run_counting(&cases, &["sh", "-c", &script], 500);
+        let r = result.unwrap_or_else(|e| panic!("{fault}: {e}"));
+        only_the_victim(&cases, &r, &hex, verdict);
+        // One start before the victim and one after it, at least; every child is gone (the
+        // last one with the run's end).
+        let children = reap.pids();
+        assert!(children.len() >= 2, "{fault}: {children:?}");
+        for pid in children {
+            // SIGKILL lands a moment after it is sent: wait for it, a bounded while.
+            let dead = (0..500).any(|_| {
+                gone(pid) || {
+                    std::thread::sleep(Duration::from_millis(10));
+                    false
+                }
+            });
+            assert!(dead, "{fault} ({child_output:?}): child {pid} still runs");
+        }
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -10,7 +10,8 @@
 //!
 //! A vector is a log of [`Step`]s. Each step gives one half (`server` or `client`) one input
 //! (a tick of the scripted world, or a frame the network delivered) and says what that half
-//! must do in return (the frames it sends, and for the client the hash of its state). The
+//! must do in return (what it tells of a delivered frame, the frames it sends, and for the
+//! client the hash of its state). The
 //! network's decisions are already in the log, so replaying it needs no simulator: a testee
 //! that implements either half can be checked against it alone.
 //!
@@ -115,9 +116,73 @@ pub struct Expect {
     /// the session defines them); client steps only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_hash: Option<u32>,
-    /// The half's report of the step (what changed, what was dropped and why), per session.
+    /// Deliveries: what the half tells of the frame (what it changed, or why it dropped it), in
+    /// the session's canonical form (`conformance/PROTOCOL.md`, "Reports"), compared by
+    /// [`report_difference`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<serde_json::Value>,
+}
+
+/// Where a half's report of a delivery first differs from the one a stream vector expects
+/// (`shown.measured`, `events[2].serial`; empty for the report itself), or `None` when it is the
+/// same report in the canonical form `conformance/PROTOCOL.md` ("Reports") gives every session's
+/// reports: the same members with the same values, a number equal to the same number however it
+/// is written (`90`, `90.0`) or to the decimal string of the same integer (a 64-bit value beyond
+/// 2^53 - 1, as frames print them), arrays in the same order. Two members are prose, each
+/// implementation's own, and not compared: the `why` of an acked frame dropped as
+/// `inapplicable`, and a delta client's `refused` (the limit a plan met).
+pub fn report_difference(
+    expected: &serde_json::Value,
+    actual: &serde_json::Value,
+) -> Option<String> {
+    use serde_json::Value;
+    let within = |at: String, inner: Option<String>| {
+        inner.map(
+            |rest| match (at.is_empty(), rest.is_empty() || rest.starts_with('[')) {
+                (true, _) => rest,
+                (false, true) => format!("{at}{rest}"),
+                (false, false) => format!("{at}.{rest}"),
+            },
+        )
+    };
+    match (expected, actual) {
+        (Value::Object(a), Value::Object(b)) => {
+            let inapplicable = a.get("dropped").and_then(Value::as_str) == Some("inapplicable");
+            let prose = |k: &str| {
+                (inapplicable && k == "why")
+                    || (k == "refused" && a.get(k).is_some_and(Value::is_string))
+            };
+            let compared = |k: &String| !prose(k);
+            let keys_a: Vec<&String> = a.keys().filter(|k| compared(k)).collect();
+            let keys_b: Vec<&String> = b.keys().filter(|k| compared(k)).collect();
+            if let Some(k) = keys_a.iter().find(|k| !b.contains_key(k.as_str())) {
+                return Some(k.to_string());
+            }
+            if let Some(k) = keys_b.iter().find(|k| !a.contains_key(k.as_str())) {
+                return Some(k.to_string());
+            }
+            keys_a
+                .into_iter()
+                .find_map(|k| within(k.clone(), report_difference(&a[k], &b[k])))
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => a
+            .iter()
+            .zip(b)
+            .enumerate()
+            .find_map(|(i, (x, y))| within(format!("[{i}]"), report_difference(x, y))),
+        (Value::Number(a), Value::Number(b)) => {
+            let same = match (a.as_u64(), b.as_u64(), a.as_i64(), b.as_i64()) {
+                (Some(x), Some(y), _, _) => x == y,
+                (_, _, Some(x), Some(y)) => x == y,
+                _ => a.as_f64() == b.as_f64(),
+            };
+            (!same).then(String::new)
+        }
+        (Value::Number(n), Value::String(s)) | (Value::String(s), Value::Number(n)) => {
+            (n.as_u64().is_none() || s.parse::<u64>().ok() != n.as_u64()).then(String::new)
+        }
+        (a, b) => (a != b).then(String::new),
+    }
 }
 
 /// The JSON Schema of a stream vector file.
@@ -196,6 +261,75 @@ mod tests {
         for key in ["name", "session", "network", "steps"] {
             assert!(props.contains_key(key), "{key} missing from the schema");
         }
+    }
+
+    #[test]
+    fn reports_differ_where_a_member_or_a_value_differs_not_where_a_number_is_spelt_otherwise() {
+        use serde_json::json;
+        let shown = json!({"shown": {"tick": 5, "measured": "1@4 2@5",
+            "events": [{"serial": 2, "event": {"shot": {"yaw": 90.0}}}], "check": null}});
+        let respelt = json!({"shown": {"check": null, "tick": 5.0, "measured": "1@4 2@5",
+            "events": [{"event": {"shot": {"yaw": 90}}, "serial": "2"}]}});
+        assert_eq!(report_difference(&shown, &respelt), None);
+        let mut told = shown.clone();
+        told["shown"]["measured"] = json!("1@4");
+        assert_eq!(
+            report_difference(&shown, &told).as_deref(),
+            Some("shown.measured")
+        );
+        let mut twice = shown.clone();
+        twice["shown"]["events"][0]["serial"] = json!(1);
+        assert_eq!(
+            report_difference(&shown, &twice).as_deref(),
+            Some("shown.events[0].serial")
+        );
+        let mut more = shown.clone();
+        more["shown"]["events"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"serial": 3}));
+        assert_eq!(
+            report_difference(&shown, &more).as_deref(),
+            Some("shown.events")
+        );
+        let mut extra = shown.clone();
+        extra["shown"]["gone"] = json!("");
+        assert_eq!(
+            report_difference(&shown, &extra).as_deref(),
+            Some("shown.gone")
+        );
+        assert_eq!(
+            report_difference(&extra, &shown).as_deref(),
+            Some("shown.gone")
+        );
+        let stale = json!({"dropped": "stale", "tick": 4});
+        assert_eq!(
+            report_difference(&stale, &shown).as_deref(),
+            Some("dropped")
+        );
+        assert_eq!(
+            report_difference(&stale, &json!({"dropped": "unknown_base", "tick": 4})).as_deref(),
+            Some("dropped")
+        );
+        assert_eq!(
+            report_difference(&json!(1.5), &json!(1)).as_deref(),
+            Some("")
+        );
+        assert_eq!(
+            report_difference(&json!(-1), &json!("-1")).as_deref(),
+            Some("")
+        );
+        // An inapplicable frame's `why` is each implementation's own text.
+        let a = json!({"dropped": "inapplicable", "tick": 9, "why": "changes not in ascending id order"});
+        let b = json!({"dropped": "inapplicable", "tick": 9, "why": "out of order"});
+        assert_eq!(report_difference(&a, &b), None);
+        let c = json!({"dropped": "inapplicable", "tick": 8, "why": "out of order"});
+        assert_eq!(report_difference(&a, &c).as_deref(), Some("tick"));
+        let limit = json!({"refused": "delta mirror, delta_plan 3: would hold 9 keys", "held": 8});
+        let other = json!({"refused": "over max_keys", "held": 8});
+        assert_eq!(report_difference(&limit, &other), None);
+        let more = json!({"refused": "over max_keys", "held": 9});
+        assert_eq!(report_difference(&limit, &more).as_deref(), Some("held"));
     }
 
     #[test]

@@ -12,6 +12,8 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
+mod misreport;
+
 /// The protocol version this testee speaks.
 pub const PROTOCOL_VERSION: u64 = 1;
 
@@ -32,6 +34,14 @@ pub enum Fault {
     WrongHashAfter(u64),
     /// `hello` lists no session halves (a testee with codecs only).
     NoSessions,
+    /// An acked client half (kind 6 or 12) tells every event a frame carries as shown, those it
+    /// showed before again: seed 000's "shows each once, above the newest serial it has shown"
+    /// broken in its reports only.
+    EventsTwice,
+    /// An acked client half (kind 6 or 12) tells the poses measured against the frame's base,
+    /// not the last frame it showed: seed 000's "a pose carried again that the client already
+    /// showed is no new measurement" broken in its reports only.
+    MeasuredAgainstBase,
 }
 
 impl std::str::FromStr for Fault {
@@ -57,8 +67,10 @@ impl std::str::FromStr for Fault {
                 .map(Fault::WrongHashAfter)
                 .map_err(|_| format!("wrong-hash-after needs a number of deliveries, not `{arg}`")),
             "no-sessions" => Ok(Fault::NoSessions),
+            "events-twice" => Ok(Fault::EventsTwice),
+            "measured-against-base" => Ok(Fault::MeasuredAgainstBase),
             _ => Err(format!(
-                "unknown fault `{name}`: expected wrong-value, crash-on-hex=HEX, hang-on-hex=HEX, only-frames=A,B, wrong-hash-after=N or no-sessions"
+                "unknown fault `{name}`: expected wrong-value, crash-on-hex=HEX, hang-on-hex=HEX, only-frames=A,B, wrong-hash-after=N, no-sessions, events-twice or measured-against-base"
             )),
         }
     }
@@ -209,6 +221,8 @@ fn session_op(op: &str, request: &Value, sessions: &mut Sessions, fault: Option<
                         deliveries: 0,
                         after: *after,
                     }),
+                    Some(Fault::EventsTwice) => misreport::wrap(name, true, session),
+                    Some(Fault::MeasuredAgainstBase) => misreport::wrap(name, false, session),
                     _ => session,
                 };
                 sessions.next += 1;
@@ -319,10 +333,10 @@ fn error_reply(e: FrameError) -> Value {
             "kind": e.kind.as_str(),
             "path": e.path.to_string(),
         }}),
-        FrameError::UnknownFrame { name } => {
+        FrameError::UnknownFrame { name, .. } => {
             json!({"unimplemented": format!("unknown frame `{name}`")})
         }
-        FrameError::Json { message, .. } => {
+        FrameError::Json { message, .. } | FrameError::InvalidSpec { reason: message } => {
             json!({"error": {"kind": "bad_request", "message": message}})
         }
     }
@@ -432,5 +446,10 @@ mod tests {
         assert_eq!(honest[1]["ok"]["hash"], skewed[1]["ok"]["hash"]);
         assert_ne!(honest[3]["ok"]["hash"], skewed[3]["ok"]["hash"]);
         assert!("wrong-hash-after=x".parse::<Fault>().is_err());
+        assert_eq!("events-twice".parse(), Ok(Fault::EventsTwice));
+        assert_eq!(
+            "measured-against-base".parse(),
+            Ok(Fault::MeasuredAgainstBase)
+        );
     }
 }

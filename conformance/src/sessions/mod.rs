@@ -61,7 +61,8 @@ pub trait Session {
     fn advance(&mut self, tick: u64, now_ms: u64, ops: &[Value]) -> Result<(), String>;
 
     /// The network delivers a frame. Returns the half's report of what the frame changed (or
-    /// why it was dropped), in the session's own terms.
+    /// why it was dropped), in the session's canonical form (`conformance/PROTOCOL.md`,
+    /// "Reports"), which stream vectors hold and replays compare.
     fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String>;
 
     /// The frames the half wants to send now, in order; a second call returns nothing new.

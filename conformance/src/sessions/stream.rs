@@ -3,7 +3,8 @@
 //! [`record`] runs a server half and a client half through the network simulator, tick by tick
 //! and millisecond by millisecond, and writes down every input each half was given and what it
 //! did in return. [`replay`] gives one half, local or a testee's, the same inputs and checks that
-//! it does the same: the same frames sent, and for the client the same state hash.
+//! it does the same: the same report of each delivery ([`report_difference`]), the same frames
+//! sent, and for the client the same state hash.
 //!
 //! Two channels per direction: the unreliable one is the simulated [`Link`]; the reliable one
 //! (frames a session marks `reliable`: datagram v2's stream frames, acked frames over
@@ -12,7 +13,7 @@
 
 use super::{Sent, Session};
 use crate::netsim::{Link, LinkConfig, Network, NetworkConfig};
-use crate::streams::{Action, Expect, SentFrame, Side, Step, StreamVector};
+use crate::streams::{report_difference, Action, Expect, SentFrame, Side, Step, StreamVector};
 use ackwire_codec::protocol::FRAME_NAMES;
 use serde_json::Value;
 
@@ -249,8 +250,21 @@ pub fn replay(vector: &StreamVector, side: Side, half: &mut dyn Session) -> Resu
                 .map_err(|e| format!("{at}: advance to tick {tick} failed: {e}"))?,
             Action::Deliver { frame, hex } => {
                 let bytes = crate::frame_json::parse_hex(hex).map_err(|e| format!("{at}: {e}"))?;
-                half.deliver(step.at_ms, frame, &bytes)
+                let report = half
+                    .deliver(step.at_ms, frame, &bytes)
                     .map_err(|e| format!("{at}: delivering {frame} failed: {e}"))?;
+                if let Some(expected) = &step.expect.report {
+                    if let Some(path) = report_difference(expected, &report) {
+                        let member = if path.is_empty() {
+                            "it".into()
+                        } else {
+                            format!("`{path}`")
+                        };
+                        return Err(format!(
+                            "{at}: the report of {frame} differs in {member}: expected {expected}\n     but the half reported {report}"
+                        ));
+                    }
+                }
             }
         }
         let sent = sent_frames(&half.take());
@@ -487,6 +501,24 @@ mod tests {
         };
         let e = replay(&v, Side::Client, &mut client).unwrap_err();
         assert!(e.contains("expected client state hash"), "{e}");
+        // A client that tells another report than the one recorded fails at that delivery.
+        let mut told = v.clone();
+        let at = told
+            .steps
+            .iter()
+            .position(|s| s.side == Side::Client)
+            .unwrap();
+        told.steps[at].expect.report = Some(serde_json::json!({"seen": 999}));
+        let mut honest = ToyClient {
+            seen: Vec::new(),
+            out: Vec::new(),
+            skew: false,
+        };
+        let e = replay(&told, Side::Client, &mut honest).unwrap_err();
+        assert!(
+            e.starts_with(&format!("step {at} ")) && e.contains("differs in `seen`"),
+            "{e}"
+        );
         // A server that sends nothing fails at its first tick.
         struct Mute;
         impl Session for Mute {

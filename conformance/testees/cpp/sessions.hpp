@@ -33,7 +33,7 @@ public:
     virtual ~Session() = default;
     /// A server tick passes and the world does `ops` (a client half refuses any op).
     virtual Outcome<bool> advance(uint64_t tick, uint64_t now_ms, const Value& ops) = 0;
-    /// The network delivers `frame`; the half's report (informative).
+    /// The network delivers `frame`; the half's report (compared: PROTOCOL.md "Reports").
     virtual Outcome<Value> deliver(uint64_t now_ms, const std::string& frame,
         const std::vector<uint8_t>& bytes) = 0;
     /// Everything the half wants to send now, in order.

@@ -18,9 +18,11 @@
 #
 # Then every stream vector (vectors/streams/*/*.json) is replayed in the same page, one half at a
 # time, through the testee's session ops (browser/streams.ts over src/sessions.ts: every half its
-# OPENERS register): each step's sent frames (names, bytes, channels) and the client's state hash
-# must be the vector's. A half this build does not register is counted as skipped; at least one
-# must run, and every one that runs must pass.
+# OPENERS register): each delivery's report (as the runner compares it, conformance/PROTOCOL.md
+# "Reports"), each step's sent frames (names, bytes, channels) and the client's state hash must be
+# the vector's. A half this build does not register is counted as skipped; at least one must run,
+# and every one that runs must pass; and a copy of one vector with one report altered must fail
+# there, so that a page that compared no report could not pass.
 #
 # Run from anywhere. ACKWIRE as for build.sh; ACKWIRE_FRAME_VECTORS and ACKWIRE_STREAM_VECTORS name
 # other folders of frame and stream vector files (to see the test fail on a corrupted copy).
@@ -29,6 +31,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 vectors="${ACKWIRE_FRAME_VECTORS:-$root/vectors/frames}"
+derived="${ACKWIRE_DERIVED_VECTORS:-$root/vectors/derived}"
 
 fail() {
   printf 'browser.sh: %s\n' "$*" >&2
@@ -45,26 +48,30 @@ rm -rf "$out"
 (cd "$here" && npx --no-install tsc -p browser) || fail "compiling browser/ to ES modules failed"
 cp "$here/browser/index.html" "$out/index.html"
 
-# The vectors as one module, each file's JSON text as it is (JSON is JavaScript: -0.0 stays -0);
-# and how many cases they hold, counted here, apart from the page.
-expected="$(node - "$vectors" "$out/vectors.js" <<'EOF'
+# The vectors as one module, each file's JSON text as it is (JSON is JavaScript: -0.0 stays -0):
+# the hand-kept ones, then the derived ones when their folder is there; and how many cases they
+# hold, counted here, apart from the page.
+expected="$(node - "$out/vectors.js" "$vectors" "$derived" <<'EOF'
 const fs = require("node:fs");
 const path = require("node:path");
-const [dir, target] = process.argv.slice(2);
-const names = fs.readdirSync(dir).filter((n) => n.endsWith(".json")).sort();
+const [target, dir, derived] = process.argv.slice(2);
+const files = (d) =>
+  fs.readdirSync(d).filter((n) => n.endsWith(".json")).sort().map((n) => path.join(d, n));
+const names = files(dir);
 if (names.length === 0) {
   throw new Error(`no frame vector files in ${dir}`);
 }
+if (fs.existsSync(derived)) names.push(...files(derived));
 let cases = 0;
 const texts = names.map((n) => {
-  const text = fs.readFileSync(path.join(dir, n), "utf8");
+  const text = fs.readFileSync(n, "utf8");
   cases += JSON.parse(text).cases.length;
-  return `// ${n}\n${text.trim()}`;
+  return `// ${path.relative(path.dirname(dir), n)}\n${text.trim()}`;
 });
-fs.writeFileSync(target, `// Written by browser.sh from ${dir}.\nexport default [\n${texts.join(",\n")}\n];\n`);
+fs.writeFileSync(target, `// Written by browser.sh from ${dir} and ${derived}.\nexport default [\n${texts.join(",\n")}\n];\n`);
 console.log(cases);
 EOF
-)" || fail "reading the frame vectors in $vectors failed"
+)" || fail "reading the frame vectors in $vectors and $derived failed"
 
 # The stream vectors as one module (each file's JSON, compacted), and how many halves they hold.
 streams="${ACKWIRE_STREAM_VECTORS:-$root/vectors/streams}"
@@ -161,6 +168,8 @@ halves_passed="$(field stream_passed)"
 skipped="$(field stream_skipped)"
 steps="$(field stream_steps)"
 hashes="$(field stream_hashes)"
+reports="$(field stream_reports)"
+control="$(field report_control)"
 if [ -z "$halves" ] || [ -z "$halves_passed" ] || [ -z "$skipped" ]; then
   fail "no stream verdict in the DOM chromium dumped (${result})"
 fi
@@ -171,5 +180,8 @@ fi
 if [ $((halves + skipped)) -ne "$expected_halves" ] || [ "$halves" -eq 0 ]; then
   fail "the page replayed $halves stream halves and skipped $skipped, but $streams holds $expected_halves"
 fi
+if [ "${reports:-0}" -eq 0 ] || [ "$control" != 1 ]; then
+  fail "the page compared ${reports:-no} delivery reports, and a vector with one report altered $([ "$control" = 1 ] && echo failed || echo passed) (${result})"
+fi
 echo "browser.sh: $passed of $expected frame vectors passed ($checks checks) in $browser"
-echo "browser.sh: $halves_passed of $expected_halves stream vector halves passed ($steps steps, $hashes state hashes; $skipped halves not registered in src/sessions.ts)"
+echo "browser.sh: $halves_passed of $expected_halves stream vector halves passed ($steps steps, $reports reports, $hashes state hashes; $skipped halves not registered in src/sessions.ts)"

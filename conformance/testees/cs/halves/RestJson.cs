@@ -1,7 +1,7 @@
 // What the datagram, baseline and delta adapters share: reading the protocol's JSON objects
 // strictly (a missing or mistyped member is an error naming it, never a default), and the report
-// of a frame a half refused, as conformance/src/sessions/ reports it for the Rust halves
-// (informative: the runner does not compare reports).
+// of a frame a half refused, as conformance/src/sessions/ reports it for the Rust halves (the
+// runner compares reports: conformance/PROTOCOL.md, "Reports").
 
 using System;
 using System.Collections.Generic;

@@ -220,5 +220,6 @@ export function run(
     `ackwire-browser: vectors=${o.vectors} passed=${o.passed} failed=${failed} ` +
     `checks=${o.checks} checks_passed=${o.checksPassed} ` +
     `stream_halves=${s.halves} stream_passed=${s.passed} stream_skipped=${s.skipped.length} ` +
-    `stream_steps=${s.steps} stream_frames=${s.frames} stream_hashes=${s.hashes}`;
+    `stream_steps=${s.steps} stream_frames=${s.frames} stream_hashes=${s.hashes} ` +
+    `stream_reports=${s.reports} report_control=${s.reportControl ? 1 : 0}`;
 }

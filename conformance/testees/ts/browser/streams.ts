@@ -2,9 +2,10 @@
 // time, through the testee's own session ops (src/sessions.ts: every half registered in its
 // OPENERS, so a session's halves join here as soon as they are registered), as the conformance
 // runner replays them against the testee under node (conformance/PROTOCOL.md, "Session
-// operations"): each step of the half's side is given in order (`advance` or `deliver`), then
-// the frames it sends must equal the step's `sent` (names, bytes and channels), and for a
-// client with an expected hash its state hash must equal it.
+// operations"): each step of the half's side is given in order (`advance` or `deliver`), the
+// report of each delivery must be the step's `report` (compared as the runner compares it,
+// PROTOCOL.md "Reports"), then the frames it sends must equal the step's `sent` (names, bytes and
+// channels), and for a client with an expected hash its state hash must equal it.
 
 import { SESSION_NAMES, sessionOp } from "../src/sessions.js";
 
@@ -19,6 +20,7 @@ interface StreamStep {
   readonly expect: {
     readonly sent: readonly { frame: string; hex: string; reliable?: boolean }[];
     readonly client_hash?: number;
+    readonly report?: unknown;
   };
 }
 
@@ -37,10 +39,16 @@ export interface StreamOutcome {
   passed: number;
   /** Halves not replayed because this build registers no such half, by name. */
   skipped: string[];
-  /** Steps given, frames compared, state hashes compared. */
+  /** Steps given, frames compared, state hashes compared, reports compared. */
   steps: number;
   frames: number;
   hashes: number;
+  reports: number;
+  /**
+   * Whether a copy of one vector with one report altered failed at that report, as it must: the
+   * proof that reports are compared at all.
+   */
+  reportControl: boolean;
   /** One line per failed half: the case, the step, what was wrong. */
   failures: string[];
 }
@@ -48,6 +56,72 @@ export interface StreamOutcome {
 const bare = (hex: string) => hex.replace(/\s+/g, "").toLowerCase();
 
 type Reply = ReturnType<typeof sessionOp>;
+
+type Json = { readonly [key: string]: unknown };
+
+function isObject(v: unknown): v is Json {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/**
+ * Where a half's report first differs from the one the vector expects (`shown.measured`,
+ * `events[2].serial`; "" for the report itself), or `undefined` when it is the same report, as
+ * the Rust runner's `report_difference` compares them (PROTOCOL.md, "Reports"): the same members
+ * and values, a number equal to the same number however written or to the decimal string of the
+ * same integer, arrays in order; two members are prose and not compared: the `why` of an acked
+ * frame dropped as `inapplicable`, a delta client's `refused`.
+ */
+export function reportDifference(expected: unknown, actual: unknown): string | undefined {
+  const within = (at: string, rest: string | undefined) =>
+    rest === undefined
+      ? undefined
+      : at === ""
+        ? rest
+        : rest === "" || rest.startsWith("[")
+          ? `${at}${rest}`
+          : `${at}.${rest}`;
+  if (isObject(expected) && isObject(actual)) {
+    const inapplicable = expected["dropped"] === "inapplicable";
+    const prose = (k: string) =>
+      (inapplicable && k === "why") || (k === "refused" && typeof expected[k] === "string");
+    const keys = (o: Json) => Object.keys(o).filter((k) => !prose(k));
+    const missing = keys(expected).find((k) => !(k in actual));
+    if (missing !== undefined) {
+      return missing;
+    }
+    const extra = keys(actual).find((k) => !(k in expected));
+    if (extra !== undefined) {
+      return extra;
+    }
+    for (const k of keys(expected)) {
+      const d = within(k, reportDifference(expected[k], actual[k]));
+      if (d !== undefined) {
+        return d;
+      }
+    }
+    return undefined;
+  }
+  if (Array.isArray(expected) && Array.isArray(actual) && expected.length === actual.length) {
+    for (let i = 0; i < expected.length; i++) {
+      const d = within(`[${i}]`, reportDifference(expected[i], actual[i]));
+      if (d !== undefined) {
+        return d;
+      }
+    }
+    return undefined;
+  }
+  const spelt = (n: unknown, s: unknown) =>
+    typeof n === "number" &&
+    typeof s === "string" &&
+    Number.isInteger(n) &&
+    n >= 0 &&
+    /^[0-9]+$/.test(s) &&
+    BigInt(s) === BigInt(n);
+  if (expected === actual || spelt(expected, actual) || spelt(actual, expected)) {
+    return undefined;
+  }
+  return "";
+}
 
 function ok(reply: Reply, what: string): { [key: string]: unknown } {
   if ("ok" in reply) {
@@ -85,7 +159,7 @@ function replay(v: StreamVector, side: "server" | "client", o: StreamOutcome): s
             "advance",
           );
         } else if (deliver !== undefined) {
-          ok(
+          const report = ok(
             sessionOp("deliver", {
               handle,
               now_ms: step.at_ms,
@@ -93,7 +167,18 @@ function replay(v: StreamVector, side: "server" | "client", o: StreamOutcome): s
               hex: deliver.hex,
             }),
             "deliver",
-          );
+          )["report"];
+          if (step.expect.report !== undefined) {
+            o.reports++;
+            const d = reportDifference(step.expect.report, report);
+            if (d !== undefined) {
+              const member = d === "" ? "it" : `\`${d}\``;
+              return (
+                `${at}: the report of ${deliver.frame} differs in ${member}: expected ` +
+                `${JSON.stringify(step.expect.report)}, reported ${JSON.stringify(report)}`
+              );
+            }
+          }
         }
       } catch (e) {
         return `${at}: ${(e as Error).message}`;
@@ -130,17 +215,23 @@ function replay(v: StreamVector, side: "server" | "client", o: StreamOutcome): s
   }
 }
 
-/** Replays both halves of every vector whose half this build registers. */
-export function checkStreams(vectors: readonly StreamVector[]): StreamOutcome {
-  const o: StreamOutcome = {
+function emptyOutcome(): StreamOutcome {
+  return {
     halves: 0,
     passed: 0,
     skipped: [],
     steps: 0,
     frames: 0,
     hashes: 0,
+    reports: 0,
+    reportControl: false,
     failures: [],
   };
+}
+
+/** Replays both halves of every vector whose half this build registers. */
+export function checkStreams(vectors: readonly StreamVector[]): StreamOutcome {
+  const o = emptyOutcome();
   for (const v of vectors) {
     for (const side of ["server", "client"] as const) {
       const half = `${v.session}_${side}`;
@@ -162,5 +253,34 @@ export function checkStreams(vectors: readonly StreamVector[]): StreamOutcome {
       }
     }
   }
+  o.reportControl = reportControl(vectors);
   return o;
+}
+
+/**
+ * Replays a copy of the first registered half's vector whose first report is altered (a member
+ * added): true when the replay fails at that step, on the report.
+ */
+function reportControl(vectors: readonly StreamVector[]): boolean {
+  for (const v of vectors) {
+    for (const side of ["server", "client"] as const) {
+      if (!SESSION_NAMES.includes(`${v.session}_${side}`)) {
+        continue;
+      }
+      const at = v.steps.findIndex((s) => s.side === side && isObject(s.expect.report));
+      if (at < 0) {
+        continue;
+      }
+      const steps = v.steps
+        .slice(0, at + 1)
+        .map((s, i) =>
+          i === at
+            ? { ...s, expect: { ...s.expect, report: { ...(s.expect.report as Json), told: 1 } } }
+            : s,
+        );
+      const wrong = replay({ ...v, steps }, side, emptyOutcome());
+      return wrong !== undefined && wrong.startsWith(`step ${at} `) && wrong.includes("`told`");
+    }
+  }
+  return false;
 }

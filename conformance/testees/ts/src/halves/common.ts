@@ -1,6 +1,6 @@
 // What every adapter of src/halves/ shares: reading the protocol's JSON objects, draining a
 // half's outbox for `take`, and the report of a frame a half refused, as conformance/src/sessions/
-// reports it for the Rust halves (informative: the runner does not compare reports).
+// reports it for the Rust halves (the runner compares reports: PROTOCOL.md, "Reports").
 
 import type { JsonValue } from "../gen/protocol.js";
 import { SessionError, type Transmit } from "../gen/runtime/sessions/half.js";
