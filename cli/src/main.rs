@@ -730,9 +730,26 @@ fn write_generated(
 fn gen_fuzz(out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
     use ackwire_spec::gen::fuzz;
     let spec = ackwire_spec::load(paths).map_err(spec_error)?.0;
+    let derived = vectors::derive::derive(&Lowering::new(&spec), vectors::derive::DEFAULT_SEED);
+    let mut seeds = Vec::new();
+    for file in &derived.files {
+        for case in &file.cases {
+            seeds.push(fuzz::Seed {
+                frame: file.frame.clone(),
+                name: case
+                    .name
+                    .strip_prefix(&format!("{}/", file.frame))
+                    .unwrap_or(&case.name)
+                    .to_string(),
+                bytes: case.bytes().map_err(error)?,
+            });
+        }
+    }
     let options = fuzz::Options {
         repository: repository_name(out),
-        seeds: Vec::new(),
+        seeds,
+        alloc_per_byte: ackwire_codec::DECODE_ALLOC_PER_BYTE as u64,
+        alloc_slack: ackwire_codec::DECODE_ALLOC_SLACK as u64,
     };
     let files = fuzz::generate(&spec, &options);
     for (name, bytes) in &files {
