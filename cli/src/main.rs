@@ -704,8 +704,8 @@ fn gen(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes a generated file `name` (a path under `out`), its folders first; executable when
-/// asked. Returns its path.
+/// Writes a generated file `name` (a path under `out`), its folders first, unless it already
+/// holds `bytes`; executable when asked. Returns its path.
 fn write_generated(
     out: &Path,
     name: &str,
@@ -717,8 +717,12 @@ fn write_generated(
         std::fs::create_dir_all(parent)
             .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
     }
-    std::fs::write(&path, bytes)
-        .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+    // An unchanged file keeps its time, so a testee or a build that depends on it does not
+    // build again after every `gen`.
+    if std::fs::read(&path).map_or(true, |old| old != bytes) {
+        std::fs::write(&path, bytes)
+            .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+    }
     if executable {
         make_executable(&path)?;
     }

@@ -332,6 +332,25 @@ fn the_fuzz_crate_of_a_layout_starts_from_every_derived_vector() {
         spec,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Generated again, no file is rewritten: what was built from them stays fresh.
+    let modified = |p: &Path| {
+        std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .expect("a time")
+    };
+    let manifest = fuzz.join("Cargo.toml");
+    let before = modified(&manifest);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let again = ackwire(&[
+        "gen",
+        "--lang",
+        "fuzz",
+        "--out",
+        fuzz.to_str().expect("UTF-8"),
+        spec,
+    ]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(modified(&manifest), before, "gen rewrote an unchanged file");
     for frame in ["tick", "spin"] {
         let file: Value = serde_json::from_str(
             &std::fs::read_to_string(vectors.join(format!("derived/{frame}.json")))
