@@ -39,8 +39,8 @@
 //! The frame is decoded into the schema's staged changes first ([`AckedSchema::Staged`]: the
 //! reference schema's is the wire's integers in 28 bytes), then walked. The tables (the live
 //! state, the undo edits) hold the schema's slots ([`AckedSchema::Slot`]), not its records: the
-//! reference schemas' [`RecordSlot`](super::RecordSlot) is the checked fields of a record in 32
-//! aligned bytes, copied and compared whole, where the generated 36-byte record was copied and
+//! reference schemas' [`EntityStateSlot`](super::EntityStateSlot), generated from the state,
+//! is the checked fields of a record in 32 aligned bytes, copied and compared whole, where the generated 36-byte record was copied and
 //! compared field by field, straddled two cache lines one time in two, and was written out
 //! again for the check. Profiles steered the code: a record written field by field and read
 //! back whole stalls the processor's store forwarding on every such read (two fifths of the
@@ -78,7 +78,7 @@
 //!   frame and the telling loop took 5K to 6K back (callgrind).
 //! - the walk in two passes, one making each touched entity's record into a list and one
 //!   comparing and writing them (nothing to undo on a fault): 6.8K more instructions a cube
-//!   frame and slower; the record work itself (the base, `RecordSlot::apply`) is most of the
+//!   frame and slower; the record work itself (the base, the slot's `apply`) is most of the
 //!   first pass.
 //! - the held frames' undo edits in two rings (records and edit words, each frame's
 //!   contiguous, the frames side by side) instead of a buffer a frame, so that the frames after

@@ -884,13 +884,13 @@ fn packed_change(eid: u16, mask: PackedMask) -> PackedChange {
 }
 
 /// A packed pose step.
-fn packed_step(dx: i16, dy: i16, dz: i16, yaw: u8) -> PackedPoseStep {
-    PackedPoseStep {
+fn packed_step(dx: i16, dy: i16, dz: i16, yaw: u8) -> Box<PackedPoseStep> {
+    Box::new(PackedPoseStep {
         dx: dx.into(),
         dy: dy.into(),
         dz: dz.into(),
         yaw: yaw.into(),
-    }
+    })
 }
 
 /// A kind 12 frame with no change.
@@ -994,7 +994,7 @@ fn acked_packed() -> FrameFile {
             body: PackedChanges {
                 changes: vec![PackedChange {
                     age: Some(3),
-                    pose_full: Some(PackedPoseFull { x: 12.5, y: -3.25, z: 0.5, yaw: yaw16(32768) }),
+                    pose_full: Some(Box::new(PackedPoseFull { x: 12.5, y: -3.25, z: 0.5, yaw: yaw16(32768) })),
                     health: Some(PackedHealth { hp: 100, armor: 7 }),
                     vehicle: Some(PackedVehicle { vehicle: 40, seat: 1 }),
                     orient: Some(orientation(2, [-30, 0, 250])),
