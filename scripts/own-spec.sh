@@ -9,7 +9,8 @@
 #    list), written to a temporary folder, is checked, has its vectors derived and verified, is
 #    explained, decoded and encoded; gets a testee in each language, each proven by `ackwire
 #    conform` on the vectors it derived, all four fuzzed against each other and its run-time codec
-#    by `ackwire fuzz-diff --spec`; and gets a cargo-fuzz crate that builds and runs (2 s a target);
+#    by `ackwire fuzz-diff --spec` (given no testee, it runs the four it generates, which the
+#    conform runs built); and gets a cargo-fuzz crate that builds and runs (2 s a target);
 # 3. examples/game's fuzz crate builds and each target runs FUZZ_SECONDS (default 10).
 #
 # Builds are shared with the test command's earlier steps and with later runs: the sink's and the
@@ -220,17 +221,20 @@ if ackwire explain --spec "$wire" arena_tick "${negative[0]}" >"$work/explained"
 fi
 grep -q "not_ascending" "$work/explained" || fail "explain did not name the fault: $(cat "$work/explained")"
 
+# In the folders where `fuzz-diff --spec --out "$builds/arena"` generates them when it is given no
+# testee: it finds them built.
 step "its testee in every language, each proven by ackwire conform"
-testees=()
 for lang in rust ts cpp cs; do
-    script="$(testee "$lang" "$builds/arena/$lang" "$wire")"
+    script="$(testee "$lang" "$builds/arena/testees/$lang" "$wire")"
     proven arena "$lang" "$script" "$work/vectors" "$wire"
-    testees+=(--testee "$lang=$script")
 done
 
 step "its four testees fuzzed against each other and its run-time codec"
-ackwire fuzz-diff --spec "$wire" --count 3000 "${testees[@]}" --out "$work/fuzz-diff" |
-    tail -n 2
+ackwire fuzz-diff --spec "$wire" --count 3000 --out "$builds/arena" >"$work/fuzz-diff.txt" ||
+    fail "fuzz-diff found disagreements:$(echo && tail -n 40 "$work/fuzz-diff.txt")"
+grep -q "through rust, ts, cpp, cs: 0 disagreements" "$work/fuzz-diff.txt" ||
+    fail "fuzz-diff did not run the four testees: $(tail -n 2 "$work/fuzz-diff.txt")"
+tail -n 2 "$work/fuzz-diff.txt"
 
 # fuzz NAME LAYOUT SECONDS: the layout's cargo-fuzz crate, generated into target/tmp/own-spec/,
 # built, and each target run SECONDS from a copy of its seeded corpus.
