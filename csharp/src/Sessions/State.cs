@@ -37,7 +37,7 @@ namespace Ackwire.Runtime.Sessions
             {
                 e = e.Within(field);
             }
-            return e.Within(form);
+            return form == null ? e : e.Within(form);
         }
 
         /// <summary><c>invalid_condition</c> at <paramref name="field"/>: a record whose optional group and flags bit disagree, or that drops an optional group the base has.</summary>
@@ -171,6 +171,27 @@ namespace Ackwire.Runtime.Sessions
                 throw OverWidth(form, field);
             }
             return System.BitConverter.DoubleToInt64Bits(v * unit);
+        }
+
+        /// <summary>Whether <paramref name="v"/> rounds to a whole number of <paramref name="scale"/> within [<paramref name="lo"/>, <paramref name="hi"/>] (NaN and the infinities as 0, as the codec's writer rounds them).</summary>
+        public static bool QuantizedFits(double v, double scale, long lo, long hi)
+        {
+            double q = Quant.Round(v, scale);
+            return q >= lo && q <= hi;
+        }
+
+        /// <summary>
+        /// The wire integer of a quantized value held as a double (a nested group's field, as
+        /// the codec holds it): rounded as the codec's writer rounds it, past [<paramref name="lo"/>,
+        /// <paramref name="hi"/>] <c>over_width</c> at <paramref name="form"/>.<paramref name="field"/>.
+        /// </summary>
+        public static long Quantized(double v, double scale, long lo, long hi, string form, string field)
+        {
+            if (!QuantizedFits(v, scale, lo, hi))
+            {
+                throw OverWidth(form, field);
+            }
+            return (long)Quant.Round(v, scale);
         }
 
         // ---- applying a change: a field's value, or Inapplicable ----

@@ -642,8 +642,7 @@ impl<'a, 's> Reads<'a, 's> {
         target: &str,
         count_local: Option<&str>,
     ) -> Vec<String> {
-        self.gen
-            .decode_into(wire, packed, src, target, count_local)
+        self.gen.decode_into(wire, packed, src, target, count_local)
     }
 
     /// The test of `step`'s presence over the locals its reader read the earlier fields into.

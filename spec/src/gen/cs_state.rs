@@ -36,8 +36,8 @@ use super::{base_name, Code};
 use crate::lower::{Ascending, CountFrom, Lowering, RecordPlan, Role, Step, Wire};
 use crate::model::{Endian, Item, Spec};
 use crate::state::{
-    plans, Carry, FormPlan, FormRole, GroupPlan, Holds, ProfilePlan, StagedHolds, StatePlan,
-    Value, WirePlan,
+    plans, Carry, FormPlan, FormRole, GroupPlan, Holds, ProfilePlan, StagedHolds, StatePlan, Value,
+    WirePlan,
 };
 use std::collections::BTreeSet;
 
@@ -181,6 +181,9 @@ fn widens(from: &str, to: &str) -> bool {
 
 /// `expr` in parentheses unless it is a name, a member or a call.
 fn paren(expr: &str) -> String {
+    if expr.starts_with('(') && closes_at_end(expr) {
+        return expr.to_string();
+    }
     let simple = expr
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
@@ -190,6 +193,24 @@ fn paren(expr: &str) -> String {
     } else {
         format!("({expr})")
     }
+}
+
+/// Whether the parenthesis opening `expr` closes at its end.
+fn closes_at_end(expr: &str) -> bool {
+    let mut depth = 0i32;
+    for (i, c) in expr.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i == expr.len() - 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether `expr` is one call `f(...)` whose last parenthesis closes its first.
@@ -226,6 +247,9 @@ struct Held {
     ty: String,
     /// An integer's range (a bool's 0..=1), `None` for a float, bit set or quaternion.
     range: Option<(i128, i128)>,
+    /// A nested group's quantized field, held as the codec holds it (a double, its wire integer
+    /// times `num/den`): the unit and the wire integer's range.
+    quant: Option<(u64, u64, i128, i128)>,
 }
 
 struct Printer<'a, 's> {
@@ -360,12 +384,19 @@ impl<'a, 's> Printer<'a, 's> {
             .step(field)
             .expect("a record field is lowered")
             .wire;
+        let quant = match wire {
+            Wire::Quant {
+                num, den, min, max, ..
+            } => Some((*num, *den, *min, *max)),
+            _ => None,
+        };
         Held {
             ty: cs_type(wire),
             range: match group.fields[f].value {
-                Value::Int { .. } | Value::Tick => group.fields[f].value.range(),
+                Value::Int { .. } | Value::Tick if quant.is_none() => group.fields[f].value.range(),
                 _ => None,
             },
+            quant,
         }
     }
 
@@ -602,11 +633,12 @@ impl<'a, 's> Printer<'a, 's> {
         self.out.line(format!(
             "/// <summary>The name of its acks in a session: <c>{ack}</c>.</summary>"
         ));
-        self.out
-            .line(format!("public string AckName {{ get {{ return {}; }} }}", quote(&ack)));
+        self.out.line(format!(
+            "public string AckName {{ get {{ return {}; }} }}",
+            quote(&ack)
+        ));
         self.out.blank();
-        self.out
-            .line(format!("// ---- the record, {rec} ----"));
+        self.out.line(format!("// ---- the record, {rec} ----"));
         for g in 0..plan.groups.len() {
             self.same_group(g);
         }
@@ -654,7 +686,12 @@ impl<'a, 's> Printer<'a, 's> {
             ("HELD_RING", "HeldRing", "int", "DefaultHeldRing"),
             ("EVENT_TTL", "EventTtl", "ulong", "DefaultEventTtl"),
             ("CHECK_EVERY", "CheckEvery", "ulong", "DefaultCheckEvery"),
-            ("RELIABLE_ABOVE", "ReliableAbove", "int", "DefaultReliableAbove"),
+            (
+                "RELIABLE_ABOVE",
+                "ReliableAbove",
+                "int",
+                "DefaultReliableAbove",
+            ),
         ];
         for (name, prop, ty, default) in items {
             self.out.blank();
@@ -677,7 +714,9 @@ impl<'a, 's> Printer<'a, 's> {
                 format!("Bits.FromSingle({a}) == Bits.FromSingle({b})")
             }
             Value::Float { .. } => {
-                format!("BitConverter.DoubleToInt64Bits({a}) == BitConverter.DoubleToInt64Bits({b})")
+                format!(
+                    "BitConverter.DoubleToInt64Bits({a}) == BitConverter.DoubleToInt64Bits({b})"
+                )
             }
             Value::Quat { .. } => format!("{a}.Equals({b})"),
             _ => format!("{a} == {b}"),
@@ -723,7 +762,10 @@ impl<'a, 's> Printer<'a, 's> {
             .collect();
         let what = if let Some(t) = &group.tier {
             let (fm, fe) = (self.flags_member(), self.flags_enum());
-            terms.push(format!("(a.{fm} & {fe}.{0}) == (b.{fm} & {fe}.{0})", t.name));
+            terms.push(format!(
+                "(a.{fm} & {fe}.{0}) == (b.{fm} & {fe}.{0})",
+                t.name
+            ));
             format!("its fields and its tier ({} alone)", t.name)
         } else {
             "its fields".to_string()
@@ -810,10 +852,7 @@ impl<'a, 's> Printer<'a, 's> {
         };
         let bp = self.low.bits_plan(b);
         if bp.reserved != 0 {
-            lines.push(format!(
-                "if (((ulong){v} & {}UL) != 0)",
-                bp.reserved
-            ));
+            lines.push(format!("if (((ulong){v} & {}UL) != 0)", bp.reserved));
             lines.push("{".into());
             lines.push("    return h;".into());
             lines.push("}".into());
@@ -840,7 +879,10 @@ impl<'a, 's> Printer<'a, 's> {
                 bits, big_endian, ..
             } => Self::fold(lines, v, &cs_type(wire), u32::from(*bits) / 8, *big_endian),
             Wire::Bool { .. } => Self::fold(lines, v, "bool", 1, false),
-            Wire::Float { bits: 32, big_endian } => {
+            Wire::Float {
+                bits: 32,
+                big_endian,
+            } => {
                 lines.push(format!("x = Bits.FromSingle({v});"));
                 lines.push("if (!StateRules.Finite32(unchecked((int)x)))".into());
                 lines.push("{".into());
@@ -860,6 +902,38 @@ impl<'a, 's> Printer<'a, 's> {
                 self.bits_guard(lines, v, &b.name);
                 let big = self.low.bits_big_endian(b);
                 Self::fold(lines, v, &b.name, u32::from(b.width) / 8, big);
+            }
+            Wire::Quant {
+                wire: int,
+                num,
+                den,
+                min,
+                max,
+                ..
+            } => {
+                // The wire integer the writer rounds the double to; past its range the writer
+                // refuses it.
+                lines.push(format!(
+                    "if (!StateRules.QuantizedFits({v}, {}, {}, {}))",
+                    scale(*num, *den),
+                    long(*min),
+                    long(*max)
+                ));
+                lines.push("{".into());
+                lines.push("    return h;".into());
+                lines.push("}".into());
+                let q = format!(
+                    "StateRules.Quantized({v}, {}, {}, {}, null, null)",
+                    scale(*num, *den),
+                    long(*min),
+                    long(*max)
+                );
+                if let Wire::Int {
+                    bits, big_endian, ..
+                } = int.as_ref()
+                {
+                    Self::fold(lines, &q, "long", u32::from(*bits) / 8, *big_endian);
+                }
             }
             _ => {}
         }
@@ -911,7 +985,11 @@ impl<'a, 's> Printer<'a, 's> {
                                     body.push("}".into());
                                     parts.push(format!(
                                         "StateRules.QuatBits({gm}, {bits}){}",
-                                        if at == 0 { String::new() } else { format!(" << {at}") }
+                                        if at == 0 {
+                                            String::new()
+                                        } else {
+                                            format!(" << {at}")
+                                        }
                                     ));
                                     at += 2 + 3 * u32::from(*bits);
                                 }
@@ -920,7 +998,11 @@ impl<'a, 's> Printer<'a, 's> {
                                     at += 1;
                                 }
                                 Wire::Int { signed, bits, .. } => {
-                                    let mask = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                                    let mask = if *bits >= 64 {
+                                        u64::MAX
+                                    } else {
+                                        (1u64 << bits) - 1
+                                    };
                                     let v = if *signed {
                                         format!("((ulong)(long){gm} & {mask}UL)")
                                     } else {
@@ -1012,7 +1094,7 @@ impl<'a, 's> Printer<'a, 's> {
                 terms.push(format!("(ulong){v} <= (ulong){}", Self::reach_name(g)));
             }
         }
-        self.chain("return ", &terms, "&&", &format!(" ? b : null;"));
+        self.chain("return ", &terms, "&&", " ? b : null;");
         self.out.close("}");
     }
 
@@ -1032,6 +1114,26 @@ impl<'a, 's> Printer<'a, 's> {
         });
         let _ = sm;
         let path = format!("{}, {}", quote(&form.field), quote(&w.name));
+        if let Some((num, den, qlo, qhi)) = held.quant {
+            // A nested group's quantized field, a double: its wire integer, rounded as the
+            // codec's writer rounds it.
+            let (lo, hi) = w.range.unwrap_or((qlo, qhi));
+            return Some(if fits {
+                format!(
+                    "StateRules.QuantizedFits({v}, {}, {}, {})",
+                    scale(num, den),
+                    long(lo),
+                    long(hi)
+                )
+            } else {
+                format!(
+                    "({sty})StateRules.Quantized({v}, {}, {}, {}, {path})",
+                    scale(num, den),
+                    long(lo),
+                    long(hi)
+                )
+            });
+        }
         let unsigned64 = held.ty == "ulong";
         let frange = held.range.unwrap_or((0, 0));
         let (lo, hi) = w.range.unwrap_or(frange);
@@ -1070,7 +1172,11 @@ impl<'a, 's> Printer<'a, 's> {
                     });
                 }
                 Some(if fits {
-                    format!("StateRules.CoarserFits({v}, {by}, {}, {})", long(lo), long(hi))
+                    format!(
+                        "StateRules.CoarserFits({v}, {by}, {}, {})",
+                        long(lo),
+                        long(hi)
+                    )
                 } else {
                     format!(
                         "({sty})StateRules.Coarser({v}, {by}, {}, {}, {path})",
@@ -1080,7 +1186,11 @@ impl<'a, 's> Printer<'a, 's> {
                 })
             }
             Carry::Float {
-                bits, num, den, limit, ..
+                bits,
+                num,
+                den,
+                limit,
+                ..
             } => {
                 let v = if unsigned64 {
                     format!("unchecked((long){v})")
@@ -1149,8 +1259,7 @@ impl<'a, 's> Printer<'a, 's> {
                 "b".to_string()
             };
             if form.wire.iter().any(|w| w.carry == Carry::Step) {
-                self.out
-                    .line(format!("{} o = {origin};", self.rec()));
+                self.out.line(format!("{} o = {origin};", self.rec()));
             }
         }
         for w in &form.wire {
@@ -1191,7 +1300,10 @@ impl<'a, 's> Printer<'a, 's> {
                         g.name
                     ));
                     let terms = [
-                        format!("(next.{m} != null) != ((next.{fm} & {fe}.{}) != 0)", bit.name),
+                        format!(
+                            "(next.{m} != null) != ((next.{fm} & {fe}.{}) != 0)",
+                            bit.name
+                        ),
                         format!("(b != null && b.{m} != null && next.{m} == null)"),
                     ];
                     self.chain("if (", &terms, "||", ")");
@@ -1327,7 +1439,7 @@ impl<'a, 's> Printer<'a, 's> {
 
     /// The record's value of wire field `w` of a form of group `g`, from the staged change `c`
     /// (a step onto the origin `o`), refusing (Inapplicable) what its field cannot hold.
-    fn from_wire(&self, g: usize, w: &WirePlan) -> String {
+    fn value_of_wire(&self, g: usize, w: &WirePlan) -> String {
         let group = &self.plan.groups[g];
         let f = &group.fields[w.field];
         let held = self.held(g, w.field);
@@ -1336,6 +1448,10 @@ impl<'a, 's> Printer<'a, 's> {
             field: w.field,
         });
         let s = format!("c.{sm}");
+        if let Some((num, den, _, _)) = held.quant {
+            // As the codec's reader makes it.
+            return format!("{s} * {}", scale(num, den));
+        }
         let frange = held.range.unwrap_or((0, 0));
         let wrange = w.range.unwrap_or(srange);
         let unsigned64 = held.ty == "ulong";
@@ -1376,7 +1492,11 @@ impl<'a, 's> Printer<'a, 's> {
                 }
             }
             Carry::Float {
-                bits, num, den, limit, ..
+                bits,
+                num,
+                den,
+                limit,
+                ..
             } => {
                 let why = quote(&self.plan.grid_fault(group));
                 let whole = if bits == 32 {
@@ -1452,8 +1572,7 @@ impl<'a, 's> Printer<'a, 's> {
             } else {
                 "b".to_string()
             };
-            self.out
-                .line(format!("{} o = {origin};", self.rec()));
+            self.out.line(format!("{} o = {origin};", self.rec()));
         }
         match self.nested_field(g) {
             Some(field) => {
@@ -1465,20 +1584,16 @@ impl<'a, 's> Printer<'a, 's> {
                         format!(
                             "{} = {}",
                             member(&group.fields[w.field].name, &group.record),
-                            self.from_wire(g, w)
+                            self.value_of_wire(g, w)
                         )
                     })
                     .collect();
-                self.statement_object(
-                    &format!("r.{m} = new {}", group.record),
-                    &members,
-                    ";",
-                );
+                self.statement_object(&format!("r.{m} = new {}", group.record), &members, ";");
             }
             None => {
                 for w in &form.wire {
                     let v = self.value("r", g, w.field);
-                    let e = self.from_wire(g, w);
+                    let e = self.value_of_wire(g, w);
                     self.out.line(format!("{v} = {e};"));
                 }
             }
@@ -1597,7 +1712,10 @@ impl<'a, 's> Printer<'a, 's> {
         self.out.blank();
         self.out.line("/// <inheritdoc/>");
         self.out.block(format!("public uint? Measured({rec} r)"));
-        match plan.measured.and_then(|g| Some((g, plan.groups[g].tick.as_ref()?))) {
+        match plan
+            .measured
+            .and_then(|g| Some((g, plan.groups[g].tick.as_ref()?)))
+        {
             Some((g, t)) => {
                 let v = self.value("r", g, t.field);
                 self.out.line(format!("return {v};"));
@@ -1638,7 +1756,11 @@ impl<'a, 's> Printer<'a, 's> {
                     "FirstSeq = ack.Inputs.Length > 0 ? ack.FirstSeq : (uint?)null".to_string(),
                     "Inputs = ack.Inputs".to_string(),
                 ];
-                self.statement_object(&format!("{} frame = new {}", a.frame, a.frame), &members, ";");
+                self.statement_object(
+                    &format!("{} frame = new {}", a.frame, a.frame),
+                    &members,
+                    ";",
+                );
                 self.out.line("return frame.Encode();");
             }
             None => self.out.line(format!(
@@ -1649,8 +1771,9 @@ impl<'a, 's> Printer<'a, 's> {
         self.out.close("}");
         self.out.blank();
         self.out.line("/// <inheritdoc/>");
-        self.out
-            .block(format!("public AckContent<{inputs}> DecodeAck(byte[] bytes)"));
+        self.out.block(format!(
+            "public AckContent<{inputs}> DecodeAck(byte[] bytes)"
+        ));
         match &plan.ack {
             Some(a) => {
                 self.out
@@ -1702,8 +1825,11 @@ impl<'a, 's> Printer<'a, 's> {
             p.frame_name,
             self.base()
         ));
-        self.out
-            .block(format!("public sealed class {} : {}", p.schema, self.base()));
+        self.out.block(format!(
+            "public sealed class {} : {}",
+            p.schema,
+            self.base()
+        ));
         self.out
             .line("/// <summary>The one instance (a schema holds no state).</summary>");
         self.out.line(format!(
@@ -1722,8 +1848,8 @@ impl<'a, 's> Printer<'a, 's> {
         if p.packed {
             self.mask_conversions(p);
         }
-        self.to_change(p);
-        self.to_frame(p);
+        self.print_to_change(p);
+        self.print_to_frame(p);
         self.out.blank();
         self.out.line(format!(
             "/// <summary>The frame's bytes, as <see cref=\"{}\"/>'s writer writes them; throws an EncodeError.</summary>",
@@ -1860,7 +1986,12 @@ impl<'a, 's> Printer<'a, 's> {
             Wire::Bool { .. } => format!("{s} != 0"),
             Wire::Quat { bits } => format!("StateRules.QuatOf({s}, {bits})"),
             Wire::Bits(b) => format!("({}){s}", b.name),
-            Wire::Quant { wire: inner, num, den, .. } => {
+            Wire::Quant {
+                wire: inner,
+                num,
+                den,
+                ..
+            } => {
                 format!(
                     "{} * {}",
                     self.staged_to_codec(inner, s, sty, srange, path),
@@ -1886,7 +2017,7 @@ impl<'a, 's> Printer<'a, 's> {
     }
 
     /// The staged change as the profile's generated change.
-    fn to_change(&mut self, p: &ProfilePlan) {
+    fn print_to_change(&mut self, p: &ProfilePlan) {
         let plan = self.plan;
         let staged = self.staged().to_string();
         let mask = self.mask_enum().to_string();
@@ -1970,7 +2101,7 @@ impl<'a, 's> Printer<'a, 's> {
         self.out.close("}");
     }
 
-    fn to_frame(&mut self, p: &ProfilePlan) {
+    fn print_to_frame(&mut self, p: &ProfilePlan) {
         let plan = self.plan;
         let flags = plan.acked_flags.clone();
         self.out.blank();
@@ -2059,7 +2190,13 @@ impl<'a, 's> Printer<'a, 's> {
                                     Wire::Int { big_endian, .. }
                                     | Wire::Float { big_endian, .. } => !big_endian,
                                     Wire::Quant { wire, .. } => {
-                                        matches!(wire.as_ref(), Wire::Int { big_endian: false, .. })
+                                        matches!(
+                                            wire.as_ref(),
+                                            Wire::Int {
+                                                big_endian: false,
+                                                ..
+                                            }
+                                        )
                                     }
                                     Wire::Bool { .. } => true,
                                     Wire::Bits(b) => {
@@ -2131,8 +2268,7 @@ impl<'a, 's> Printer<'a, 's> {
         self.out.line("int n = b.Length;");
         self.out
             .line("// Seed 000's header: kind, tick, base_tick, last_seq, input_buffer, flags, the counts.");
-        self.out
-            .block(format!("if (n < 20 || b[0] != {})", p.kind));
+        self.out.block(format!("if (n < 20 || b[0] != {})", p.kind));
         self.out.line("return false;");
         self.out.close("}");
         self.out.line("int flags = b[14];");
@@ -2159,9 +2295,8 @@ impl<'a, 's> Printer<'a, 's> {
         ));
         self.out.line("return false;");
         self.out.close("}");
-        self.out.line(
-            "ushort[] removed = removedCount == 0 ? NoRemoved : new ushort[removedCount];",
-        );
+        self.out
+            .line("ushort[] removed = removedCount == 0 ? NoRemoved : new ushort[removedCount];");
         self.out
             .block("for (int i = 0; i < removedCount; i++, p += 2)");
         self.out.line("removed[i] = StateRules.U16(b, p);");
@@ -2175,8 +2310,10 @@ impl<'a, 's> Printer<'a, 's> {
         self.out.line("return false;");
         self.out.close("}");
         let mask_read = Self::le(mbytes, "p + 2");
-        self.out
-            .line(format!("ulong mask = {};", cast("ulong", Self::le_type(mbytes), &mask_read)));
+        self.out.line(format!(
+            "ulong mask = {};",
+            cast("ulong", Self::le_type(mbytes), &mask_read)
+        ));
         // The mask's rules: only named bits; a form or age bit only with its group's.
         let mut requires = Vec::new();
         for (gi, g) in plan.groups.iter().enumerate() {
@@ -2210,7 +2347,11 @@ impl<'a, 's> Printer<'a, 's> {
         }
         for (gi, g) in plan.groups.iter().enumerate() {
             let gbit = 1u64 << g.bit;
-            match (g.form(FormRole::Full), g.form(FormRole::Step), p.full_bits[gi]) {
+            match (
+                g.form(FormRole::Full),
+                g.form(FormRole::Step),
+                p.full_bits[gi],
+            ) {
                 (Some(full), Some(step), Some(fb)) => len_terms.push(format!(
                     "((mask & 0x{gbit:x}) != 0 ? ((mask & 0x{:x}) != 0 ? {} : {}) : 0)",
                     1u64 << fb,
@@ -2251,7 +2392,11 @@ impl<'a, 's> Printer<'a, 's> {
         }
         for (gi, g) in plan.groups.iter().enumerate() {
             let gbit = 1u64 << g.bit;
-            match (g.form(FormRole::Full), g.form(FormRole::Step), p.full_bits[gi]) {
+            match (
+                g.form(FormRole::Full),
+                g.form(FormRole::Step),
+                p.full_bits[gi],
+            ) {
                 (Some(full), Some(step), Some(fb)) => {
                     self.out.block(format!(
                         "if ((mask & 0x{gbit:x}) != 0 && (mask & 0x{:x}) != 0)",
@@ -2269,8 +2414,7 @@ impl<'a, 's> Printer<'a, 's> {
                 _ => {
                     if let Some(f) = g.forms.first() {
                         let f = f.clone();
-                        self.out
-                            .block(format!("if ((mask & 0x{gbit:x}) != 0)"));
+                        self.out.block(format!("if ((mask & 0x{gbit:x}) != 0)"));
                         self.read_form_at_once(gi, &f);
                         self.out.close("}");
                     }
@@ -2317,8 +2461,9 @@ impl<'a, 's> Printer<'a, 's> {
         self.out.blank();
         self.out
             .line("static readonly ushort[] NoRemoved = new ushort[0];");
-        self.out
-            .line(format!("static readonly {events}[] NoEvents = new {events}[0];"));
+        self.out.line(format!(
+            "static readonly {events}[] NoEvents = new {events}[0];"
+        ));
     }
 
     /// The lines reading form `form` of group `g` at `b[p]` into the staged `c`, returning false
@@ -2366,9 +2511,6 @@ impl<'a, 's> Printer<'a, 's> {
                     checks.insert(0, format!("(bits >> {at}) != 0"));
                 }
             }
-            // Reading a wider word than the record needs only when the bytes are there.
-            if bytes.next_power_of_two() != bytes {
-                    }
             for l in lines {
                 self.out.line(l);
             }
@@ -2395,18 +2537,14 @@ impl<'a, 's> Printer<'a, 's> {
                         at += n;
                     }
                     Wire::Float { bits: 32, .. } => {
-                        self.out.line(format!(
-                            "c.{sm} = unchecked((int){});",
-                            Self::le(4, &here)
-                        ));
+                        self.out
+                            .line(format!("c.{sm} = unchecked((int){});", Self::le(4, &here)));
                         checks.push(format!("!StateRules.Finite32(c.{sm})"));
                         at += 4;
                     }
                     Wire::Float { .. } => {
-                        self.out.line(format!(
-                            "c.{sm} = unchecked((long){});",
-                            Self::le(8, &here)
-                        ));
+                        self.out
+                            .line(format!("c.{sm} = unchecked((long){});", Self::le(8, &here)));
                         checks.push(format!("!StateRules.Finite64(c.{sm})"));
                         at += 8;
                     }
@@ -2446,8 +2584,7 @@ impl<'a, 's> Printer<'a, 's> {
             self.out.line("return false;");
             self.out.close("}");
         }
-        self.out
-            .line(format!("p += {};", form.bytes.unwrap_or(0)));
+        self.out.line(format!("p += {};", form.bytes.unwrap_or(0)));
     }
 
     // ---- the whole reader ----
@@ -2538,19 +2675,25 @@ impl<'a, 's> Printer<'a, 's> {
                         Some(cond) => {
                             self.out.line(format!("{l} = null;"));
                             self.out.block(format!("if ({cond})"));
-                            for line in
-                                self.reads
-                                    .read_into(&s.wire, false, "r", &l, count_local.as_deref())
-                            {
+                            for line in self.reads.read_into(
+                                &s.wire,
+                                false,
+                                "r",
+                                &l,
+                                count_local.as_deref(),
+                            ) {
                                 self.out.line(line);
                             }
                             self.out.close("}");
                         }
                         None => {
-                            for line in
-                                self.reads
-                                    .read_into(&s.wire, false, "r", &l, count_local.as_deref())
-                            {
+                            for line in self.reads.read_into(
+                                &s.wire,
+                                false,
+                                "r",
+                                &l,
+                                count_local.as_deref(),
+                            ) {
                                 self.out.line(line);
                             }
                         }
@@ -2588,7 +2731,14 @@ impl<'a, 's> Printer<'a, 's> {
 
     /// The list of changes of step `s` (counted by an earlier local), read into a staged array
     /// reused from `into` when its length is the count.
-    fn read_change_list(&mut self, s: &Step<'_>, p: &ProfilePlan, packed: bool, src: &str, target: &str) {
+    fn read_change_list(
+        &mut self,
+        s: &Step<'_>,
+        p: &ProfilePlan,
+        packed: bool,
+        src: &str,
+        target: &str,
+    ) {
         let staged = self.staged().to_string();
         let Wire::Array(a) = &s.wire else {
             return;
@@ -2598,10 +2748,8 @@ impl<'a, 's> Printer<'a, 's> {
             CountFrom::Field(c) => local(c),
             CountFrom::Prefix(t) => self.reads.scalar(t, packed, src),
         };
-        self.out.line(format!(
-            "int n{d} = {src}.Count({count}, {});",
-            a.elem_min
-        ));
+        self.out
+            .line(format!("int n{d} = {src}.Count({count}, {});", a.elem_min));
         self.out.line(format!(
             "{target} = into.Changes.Length == n{d} ? into.Changes : new {staged}[n{d}];"
         ));
@@ -2729,7 +2877,11 @@ impl<'a, 's> Printer<'a, 's> {
                     let raw = self.reads.delta(&s.wire, packed, src);
                     self.out.line(format!(
                         "{ty} {l} = {};",
-                        cast(&ty, "ulong", &format!("prev.Next(ref {src}, {src}.{at}, {raw})"))
+                        cast(
+                            &ty,
+                            "ulong",
+                            &format!("prev.Next(ref {src}, {src}.{at}, {raw})")
+                        )
                     ));
                 } else {
                     self.out.line(format!(
@@ -2760,7 +2912,10 @@ impl<'a, 's> Printer<'a, 's> {
                 .position(|g| g.tick.as_ref().is_some_and(|t| t.age == name))
             {
                 let t = plan.groups[gi].tick.as_ref().expect("a tick");
-                let cond = self.reads.presence(cplan, s).unwrap_or_else(|| "true".into());
+                let cond = self
+                    .reads
+                    .presence(cplan, s)
+                    .unwrap_or_else(|| "true".into());
                 let (am, aty, _) = self.staged_of(StagedHolds::Age(gi));
                 let ty = cs_type(&s.wire);
                 self.out.block(format!("if ({cond})"));
@@ -2782,7 +2937,10 @@ impl<'a, 's> Printer<'a, 's> {
             }) else {
                 continue;
             };
-            let cond = self.reads.presence(cplan, s).unwrap_or_else(|| "true".into());
+            let cond = self
+                .reads
+                .presence(cplan, s)
+                .unwrap_or_else(|| "true".into());
             self.out.block(format!("if ({cond})"));
             self.read_form(gi, &form, &s.wire, p);
             self.out.close("}");
@@ -2830,8 +2988,7 @@ impl<'a, 's> Printer<'a, 's> {
             self.out.close("}");
             self.out.close("}");
             self.out.block("else");
-            self.out
-                .line(format!("c.{m} = {};", cast(ty, &from, l)));
+            self.out.line(format!("c.{m} = {};", cast(ty, &from, l)));
             self.out.close("}");
         } else {
             self.out.line(format!("c.{m} = {};", cast(ty, &from, l)));
@@ -2882,20 +3039,17 @@ impl<'a, 's> Printer<'a, 's> {
             match &s.wire {
                 Wire::Float { bits: 32, .. } => {
                     let read = self.reads.scalar(&s.wire, bits_packed, src);
-                    self.out.line(format!(
-                        "c.{sm} = unchecked((int)Bits.FromSingle({read}));"
-                    ));
+                    self.out
+                        .line(format!("c.{sm} = unchecked((int)Bits.FromSingle({read}));"));
                 }
                 Wire::Float { .. } => {
                     let read = self.reads.scalar(&s.wire, bits_packed, src);
-                    self.out.line(format!(
-                        "c.{sm} = BitConverter.DoubleToInt64Bits({read});"
-                    ));
+                    self.out
+                        .line(format!("c.{sm} = BitConverter.DoubleToInt64Bits({read});"));
                 }
                 Wire::Bool { .. } => {
                     let read = self.reads.scalar(&s.wire, bits_packed, src);
-                    self.out
-                        .line(format!("c.{sm} = ({sty})({read} ? 1 : 0);"));
+                    self.out.line(format!("c.{sm} = ({sty})({read} ? 1 : 0);"));
                 }
                 Wire::Quat { bits } => {
                     let read = self.reads.scalar(&s.wire, bits_packed, src);
