@@ -418,7 +418,7 @@ static class ReferenceTests
                     Y = -60,
                     Z = 0,
                     Yaw = 0,
-                    Q = (uint)StateRules.QuatBits(SmallestThree.FromXyzw(0.1f, 0.2f, 0.3f, 0.9f, 9), 9),
+                    OrientQ = (uint)StateRules.QuatBits(SmallestThree.FromXyzw(0.1f, 0.2f, 0.3f, 0.9f, 9), 9),
                 },
             },
         };
@@ -497,7 +497,7 @@ static class ReferenceTests
         StagedChange c;
         True(Six.Diff(1, plain, withA, 10, out c), "an orientation gained is sent");
         Equal(ChangeMask.ORIENT, c.Mask, "the orientation group alone");
-        Equal(bitsA, c.Q, "sent whole");
+        Equal(bitsA, c.OrientQ, "sent whole");
         EntityState applied = Six.Apply(plain, c, 10);
         Equal(a.Q, applied.Orient.Q, "applied");
         Equal(StateFlags.ORIENTED, applied.Flags, "ORIENTED set, the pose's tier as it was");

@@ -10,7 +10,9 @@ pub mod cpp;
 pub mod cs;
 pub mod cs_state;
 pub mod doc;
+pub mod fuzz;
 pub mod rust;
+pub mod testee;
 pub mod ts;
 pub mod wireshark;
 
