@@ -20,30 +20,6 @@ using static Harness;
 
 static class ArenaTests
 {
-    /// xorshift64, deterministic from its seed.
-    sealed class Rng
-    {
-        ulong s;
-
-        public Rng(ulong seed)
-        {
-            s = seed;
-        }
-
-        public ulong Next()
-        {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            return s;
-        }
-
-        public int Below(int n)
-        {
-            return (int)(Next() % (ulong)n);
-        }
-    }
-
     static readonly Arena Bytes = Arena.Schema;
     static readonly PackedArena Packed = PackedArena.Schema;
 

@@ -27,35 +27,6 @@ using static Harness;
 
 static class ReferenceTests
 {
-    /// xorshift64, deterministic from its seed.
-    sealed class Rng
-    {
-        ulong s;
-
-        public Rng(ulong seed)
-        {
-            s = seed;
-        }
-
-        public ulong Next()
-        {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            return s;
-        }
-
-        public int Below(int n)
-        {
-            return (int)(Next() % (ulong)n);
-        }
-
-        public float AnyFloat()
-        {
-            return BitConverter.ToSingle(BitConverter.GetBytes((uint)Next()), 0);
-        }
-    }
-
     static readonly Reference Six = Reference.Schema;
     static readonly PackedReference Twelve = PackedReference.Schema;
 
