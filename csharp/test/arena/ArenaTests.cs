@@ -9,6 +9,7 @@
 // - the check hashes each record as the generated Fighter writer writes it;
 // - frames of those changes written by either schema read back to the same frame, as the
 //   generated codec reads them too, and apply onto the bases to the records they came from;
+// - a read of the densest frames of either profile allocates within DECODE_ALLOC_PER_BYTE;
 // - the session halves over either schema, end to end: the client holds the server's S_N.
 
 using System;
@@ -228,6 +229,59 @@ static class ArenaTests
         }
     }
 
+    /// <summary>The protocol's DECODE_ALLOC_PER_BYTE (docs/limits.md): the most heap bytes a read may allocate per input byte.</summary>
+    const long DecodeAllocPerByte = 48;
+
+    /// <summary>The bytes a read may allocate whatever its size (the frame's lists' headers).</summary>
+    const long DecodeAllocSlack = 256;
+
+    /// DESIGN.md section 3: a decoder "allocates at most a small multiple of its input". The
+    /// densest frames a peer can send of either profile (consecutive fighters, empty masks; a
+    /// byte-aligned change of 4 bytes, a packed one of a few bits), read into a fresh frame and
+    /// into a warm one, allocate at most DecodeAllocPerByte an input byte plus DecodeAllocSlack: the
+    /// staged changes' array, nothing per change.
+    static void DecodeAllocation()
+    {
+        foreach (ArenaSchema schema in new ArenaSchema[] { Bytes, Packed })
+        {
+            foreach (int n in new[] { 1, 100, 5000, 65535 })
+            {
+                StagedFighterChange[] changes = new StagedFighterChange[n];
+                for (int i = 0; i < n; i++)
+                {
+                    changes[i].Eid = (ushort)(i + 1);
+                }
+                byte[] bytes = schema.EncodeFrame(new AckedFrame<StagedFighterChange, ArenaEvent>
+                {
+                    Tick = 2,
+                    BaseTick = 1,
+                    Removed = new ushort[0],
+                    Changes = changes,
+                    Events = new ArenaEvent[0],
+                });
+                foreach (bool warm in new[] { false, true })
+                {
+                    AckedFrame<StagedFighterChange, ArenaEvent> into = new AckedFrame<StagedFighterChange, ArenaEvent>();
+                    for (int i = 0; i < 20; i++)
+                    {
+                        schema.DecodeFrameInto(bytes, into);
+                    }
+                    Equal(n, into.Changes.Length, schema.FrameName + ": the changes read");
+                    if (!warm)
+                    {
+                        into = new AckedFrame<StagedFighterChange, ArenaEvent>();
+                    }
+                    long before = GC.GetAllocatedBytesForCurrentThread();
+                    schema.DecodeFrameInto(bytes, into);
+                    long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+                    True(allocated <= DecodeAllocSlack + DecodeAllocPerByte * bytes.Length,
+                        schema.FrameName + ", " + n + " changes into a " + (warm ? "warm" : "fresh") + " frame: "
+                        + allocated + " bytes allocated for " + bytes.Length);
+                }
+            }
+        }
+    }
+
     /// A presenter of the arena's world as it is: every fighter in full.
     sealed class Everyone : IAckedPresenter<SortedDictionary<int, Fighter>, Fighter>
     {
@@ -307,6 +361,7 @@ static class ArenaTests
             new KeyValuePair<string, Action>("arena_diff_then_apply", DiffThenApply),
             new KeyValuePair<string, Action>("arena_hash_is_the_writers_bytes", HashIsTheWritersBytes),
             new KeyValuePair<string, Action>("arena_frames_read_back_and_apply", FramesReadBackAndApply),
+            new KeyValuePair<string, Action>("arena_decode_allocation", DecodeAllocation),
             new KeyValuePair<string, Action>("arena_halves_end_to_end", HalvesEndToEnd),
         };
         return Run(tests);
