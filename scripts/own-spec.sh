@@ -229,6 +229,13 @@ for lang in rust ts cpp cs; do
     proven arena "$lang" "$script" "$work/vectors" "$wire"
 done
 
+# Without --dir, conform draws the derived vectors itself, as `vectors --spec` draws them: the
+# same cases, the same verdict.
+ackwire conform --spec "$wire" --testee "$builds/arena/testees/rust/testee" >"$work/conform-nodir.txt" ||
+    fail "conform without --dir failed:$(echo && tail -n 30 "$work/conform-nodir.txt")"
+[ "$(tail -n 1 "$work/conform-nodir.txt")" = "$(tail -n 1 "$work/conform-arena-rust.txt")" ] ||
+    fail "conform without --dir: $(tail -n 1 "$work/conform-nodir.txt"), with: $(tail -n 1 "$work/conform-arena-rust.txt")"
+
 step "its four testees fuzzed against each other and its run-time codec"
 ackwire fuzz-diff --spec "$wire" --count 3000 --out "$builds/arena" >"$work/fuzz-diff.txt" ||
     fail "fuzz-diff found disagreements:$(echo && tail -n 40 "$work/fuzz-diff.txt")"
