@@ -898,23 +898,7 @@ pub fn svg(report: &Report) -> String {
     let legend_rows = if legend.is_empty() { 0 } else { row + 1 };
     let height = PANEL_H + legend_rows as f64 * LEGEND_ROW + 10.0;
 
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(
-        out,
-        "<title>ackwire bench: downstream kbps by loss ({} build, seed {}{})</title>",
-        xml_escape(&report.build),
-        report.seed,
-        if report.quick { ", quick run" } else { "" }
-    );
-    // An opaque background keeps the chart legible on a dark page.
-    let _ = writeln!(
-        out,
-        r##"<rect x="0" y="0" width="{width:.0}" height="{height:.0}" fill="#ffffff"/>"##
-    );
+    let mut out = svg_start(report, (width, height), "downstream kbps by loss");
     if scenes.is_empty() {
         let _ = writeln!(
             out,
@@ -946,6 +930,29 @@ pub fn svg(report: &Report) -> String {
     out
 }
 
+/// A chart's opening: the element of `size` (width, height), its title naming `what` and the
+/// run, and an opaque background, which keeps the chart legible on a dark page.
+fn svg_start(report: &Report, (width, height): (f64, f64), what: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(
+        out,
+        "<title>ackwire bench: {} ({} build, seed {}{})</title>",
+        what,
+        xml_escape(&report.build),
+        report.seed,
+        if report.quick { ", quick run" } else { "" }
+    );
+    let _ = writeln!(
+        out,
+        r##"<rect x="0" y="0" width="{width:.0}" height="{height:.0}" fill="#ffffff"/>"##
+    );
+    out
+}
+
 /// The many-client chart (`server.svg`): per scene, the server's milliseconds per tick against
 /// the clients (both axes logarithmic): the acked server on one core and over the bench's
 /// threads, bitcode's full world encoded once, and the tick's length dashed.
@@ -963,21 +970,10 @@ pub fn server_svg(report: &Report) -> String {
     }
     let width = PANEL_W * scenes.len().max(1) as f64;
     let height = PANEL_H + LEGEND_ROW + 10.0;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(
-        out,
-        "<title>ackwire bench: the server's time per tick by clients ({} build, seed {}{})</title>",
-        xml_escape(&report.build),
-        report.seed,
-        if report.quick { ", quick run" } else { "" }
-    );
-    let _ = writeln!(
-        out,
-        r##"<rect x="0" y="0" width="{width:.0}" height="{height:.0}" fill="#ffffff"/>"##
+    let mut out = svg_start(
+        report,
+        (width, height),
+        "the server's time per tick by clients",
     );
     for (i, scene) in scenes.iter().enumerate() {
         let rows: Vec<&ServerRow> = report.server.iter().filter(|r| r.scene == *scene).collect();
