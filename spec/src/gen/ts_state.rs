@@ -1646,8 +1646,9 @@ impl Printer<'_> {
             return false;
         }
         self.plan.groups.iter().all(|g| {
-            g.tick.as_ref().is_none_or(|t| t.wire.endian.is_none()) && g.forms.iter().all(|f| {
-                f.bytes.is_some() && f.wire.iter().all(|w| match &w.ty {
+            g.tick.as_ref().is_none_or(|t| t.wire.endian.is_none())
+                && g.forms.iter().all(|f| {
+                    f.bytes.is_some() && f.wire.iter().all(|w| match &w.ty {
                     Type::Int(t) => t.bits <= 32 && t.endian.is_none(),
                     Type::Quant { wire, .. } => {
                         matches!(wire.as_ref(), Type::Int(t) if t.bits <= 32 && t.endian.is_none())
@@ -1657,7 +1658,7 @@ impl Printer<'_> {
                     Type::Named { .. } => self.bits_width(&w.ty) <= 32,
                     _ => false,
                 })
-            })
+                })
         })
     }
 
