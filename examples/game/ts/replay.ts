@@ -23,7 +23,9 @@ function hexOf(bytes: Uint8Array): string {
 }
 
 function main(path: string): void {
-  const lines = readFileSync(path, "utf8").split("\n").filter((l) => l.length > 0);
+  const lines = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.length > 0);
   const client = new ArenaClient();
   let [frames, shown, dropped, acks] = [0, 0, 0, 0];
   const fail = (n: number, why: string): never => {
