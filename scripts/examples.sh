@@ -14,7 +14,8 @@
 # 3. examples/game's arena: its TypeScript client (examples/game/ts), generated from the game's
 #    own layout, in headless Chromium against `cube-server --scene arena` over a WebSocket;
 # 4. the same client under node, held to the stream the game's Rust server recorded
-#    (examples/game/ts/test.sh, examples/game/vectors/streams).
+#    (examples/game/ts/test.sh, examples/game/vectors/streams);
+# 5. the game's C# client under Mono, held to the same stream (examples/game/cs/test.sh).
 #
 # Each run passes when the server's verdict is PASS (every hash the client reported for a tick
 # equals the hash of S_N, the presenter's state for that client, at that tick, and enough
@@ -261,3 +262,8 @@ summary "$out/game.log"
 # drops, the same kind 7 bytes.
 game="$(ACKWIRE="$ackwire" bash examples/game/ts/test.sh)" || fail "the game's TypeScript client differs from the recorded stream"
 echo "examples.sh: game (TypeScript client of examples/game, generated from its layout): $game"
+
+# 5. The game's C# client (examples/game/cs): the binding `ackwire gen --lang cs` writes from the
+# same layout, held to the same recorded stream under Mono.
+game="$(ACKWIRE="$ackwire" bash examples/game/cs/test.sh)" || fail "the game's C# client differs from the recorded stream"
+echo "examples.sh: game (C# client of examples/game, generated from its layout): $game"
