@@ -24,6 +24,15 @@ function text(doc: Document, id: string, value: string): void {
   }
 }
 
+/**
+ * An angle in degrees on the grid of `aim: quant(u8, 360/256)`: whole steps, 0 to 255, so that
+ * an angle just under a turn is step 0 rather than a step 256 the encoder refuses.
+ */
+function onAimGrid(degrees: number): number {
+  const step = 360 / 256;
+  return (((Math.round(degrees / step) % 256) + 256) % 256) * step;
+}
+
 /** This player's command for `tick`: it runs in a slow circle, aiming ahead, firing now and then. */
 function command(tick: number): Command {
   const a = tick / 90;
@@ -32,7 +41,7 @@ function command(tick: number): Command {
     buttons: tick % 30 === 0 ? Buttons.FIRE : 0,
     move_x: Math.cos(a),
     move_y: Math.sin(a),
-    aim: ((((a * 180) / Math.PI + 90) % 360) + 360) % 360,
+    aim: onAimGrid((a * 180) / Math.PI + 90),
   };
 }
 
