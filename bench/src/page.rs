@@ -8,15 +8,17 @@
 //! beside the published anchors, every table of every scene, and the commands of the other
 //! benches; the prose here is the bench's, the figures the run's.
 
+use crate::fields::Class;
+use crate::render::verdict_markdown;
 use crate::render::{
     cell, code_span, fixed, general, group, loss_label, markdown_header, markdown_row, millis,
     name_then_numbers, produced_by, scene_tables, targets_table, Align, SceneRows,
 };
-use crate::run::MTU;
+use crate::run::{best_against_fiedler, GIESEN_RATIO, MAXWELL_RATIO, MTU};
 use crate::scenes::{SceneKind, JITTER_TICKS};
 use crate::{
-    Report, Row, FIEDLER_BITS_PER_CHANGED, FIEDLER_COMPRESSED_KBPS, FIEDLER_UNCOMPRESSED_KBPS,
-    QUAKE3_CAP_KBPS,
+    Report, Row, Target, FIEDLER_BITS_PER_CHANGED, FIEDLER_COMPRESSED_KBPS,
+    FIEDLER_UNCOMPRESSED_KBPS, QUAKE3_CAP_KBPS,
 };
 use std::fmt::Write as _;
 
@@ -179,6 +181,7 @@ pub fn page(report: &Report, command: &str) -> String {
         let _ = writeln!(out, "## Beside the published anchors\n");
         out.push_str(&anchors);
     }
+    out.push_str(&beside_fiedler(&scenes, &report.rows));
     let _ = writeln!(out, "## Every table, by scene");
     out.push_str(&scene_tables(report, "###"));
     let _ = writeln!(out, "\n## The other benches\n\n{OTHERS}");
@@ -288,6 +291,124 @@ fn anchors(scenes: &[SceneRows<'_>]) -> String {
                 ]
             },
         );
+        let _ = writeln!(out);
+    }
+    out
+}
+
+/// What the `fiedler` lane is, above its tables.
+const FIEDLER: &str = "\
+The `fiedler` lane is Glenn Fiedler's published snapshot compression ([the article]\
+(https://gafferongames.com/post/snapshot_compression/), `bench/src/fiedler.rs`) run beside ours \
+on the same scenes, network and acknowledgements: per entity a changed bit or a relative index, \
+a bit each for position and orientation changed, the position relative to the baseline in his \
+small and large ranges or absolute, the orientation as a smallest three of 9 bits delta-coded \
+the same way when its largest component is the baseline's, all bit-packed, each snapshot \
+against the newest one the client acknowledged. It is a bench peer, not a protocol of the spec. \
+Its bits by field come from its own decoder reading each frame, and add up to the bytes sent. \
+Issue 39 holds our best profile to the ratios the published entries reached against his scheme \
+on his data: Giesen's adaptive arithmetic coding {giesen}×, Maxwell's range coding with physics \
+prediction {maxwell}×. Below, per scene at its headline loss, where the bits go per changed \
+entity (`index`: which entity; `flags`: which parts follow), kind 6 (`acked`) and kind 12 \
+(`acked-packed`) beside the lane.";
+
+/// Fiedler's own breakdown per changed cube on his data, in his article: index 5.5 bits,
+/// position 26.1, orientation 23.3, about 2 bits of flags.
+const FIEDLER_FIELDS: [(Class, f64); 4] = [
+    (Class::Id, 5.5),
+    (Class::Mask, 2.0),
+    (Class::Position, 26.1),
+    (Class::Orientation, 23.3),
+];
+
+/// The `fiedler` lane beside kinds 6 and 12, per scene at its headline loss: bits per changed
+/// entity by field, the ratio to the lane, the render errors, and issue 39's verdicts on our
+/// best protocol there. Empty when no scene ran the lane.
+fn beside_fiedler(scenes: &[SceneRows<'_>], rows: &[Row]) -> String {
+    let mut out = String::new();
+    for scene in scenes {
+        let Some(loss) = scene.headline_loss() else {
+            continue;
+        };
+        let Some(fiedler) = scene.row("fiedler", loss) else {
+            continue;
+        };
+        if out.is_empty() {
+            let text = FIEDLER
+                .replace("{giesen}", &general(GIESEN_RATIO))
+                .replace("{maxwell}", &general(MAXWELL_RATIO));
+            let _ = writeln!(out, "## Beside Fiedler's scheme\n\n{text}\n");
+        }
+        let _ = writeln!(
+            out,
+            "{}, at {}% loss each way:\n",
+            cell(scene.title()),
+            loss_label(loss)
+        );
+        let classes = [
+            (Class::Id, "index"),
+            (Class::Mask, "flags"),
+            (Class::Position, "position"),
+            (Class::Orientation, "orientation"),
+            (Class::Rest, "rest"),
+            (Class::Header, "header"),
+            (Class::Resent, "resent"),
+        ];
+        let mut headers = vec!["protocol".to_owned()];
+        headers.extend(classes.iter().map(|(_, name)| (*name).to_owned()));
+        headers.extend(["total", "over fiedler", "render error mean (mm)"].map(str::to_owned));
+        markdown_header(&mut out, &headers, name_then_numbers);
+        for protocol in ["acked", "acked-packed", "fiedler"] {
+            let Some(r) = scene.row(protocol, loss) else {
+                continue;
+            };
+            let mut cells = vec![cell(protocol)];
+            match &r.fields {
+                Some(f) => cells.extend(classes.iter().map(|(c, _)| fixed(f.get(*c), 1))),
+                None => cells.extend(classes.iter().map(|_| "-".to_owned())),
+            }
+            cells.extend([
+                fixed(r.bits_per_changed, 1),
+                times(r.bits_per_changed / fiedler.bits_per_changed),
+                millis(r.render_error_mean),
+            ]);
+            markdown_row(&mut out, &cells);
+        }
+        if scene.name == "cube" {
+            let mut cells = vec!["his article, on his data".to_owned()];
+            cells.extend(classes.iter().map(|(c, _)| {
+                FIEDLER_FIELDS
+                    .iter()
+                    .find(|(of, _)| of == c)
+                    .map_or("-".to_owned(), |(_, bits)| fixed(*bits, 1))
+            }));
+            let total: f64 = FIEDLER_FIELDS.iter().map(|(_, b)| b).sum();
+            cells.extend([fixed(total, 1), "-".to_owned(), "-".to_owned()]);
+            markdown_row(&mut out, &cells);
+        }
+        if let Some((best, fiedler)) = best_against_fiedler(rows, scene.name, loss) {
+            let ratio = best.bits_per_changed / fiedler.bits_per_changed;
+            let verdict = |limit: f64| {
+                verdict_markdown(&Target {
+                    name: String::new(),
+                    measured: ratio,
+                    limit,
+                    unit: String::new(),
+                    met: ratio <= limit,
+                })
+            };
+            let _ = writeln!(
+                out,
+                "\nOur best here, `{}`, spends {} the fiedler lane's bits per changed entity: \
+                 against Giesen's {}, {}; against the moonshot's {}, {}.",
+                best.protocol,
+                times(ratio),
+                times(GIESEN_RATIO),
+                verdict(GIESEN_RATIO),
+                times(MAXWELL_RATIO),
+                verdict(MAXWELL_RATIO)
+            );
+        }
         let _ = writeln!(out);
     }
     out
