@@ -51,6 +51,9 @@ acks back; a frame over RELIABLE_ABOVE goes on the reliable channel, as the seed
 the seed also allows (\"it is still a frame like any other\"): what the advice costs;
 - `acked-packed`: the same machines in kind 12 frames, each change bit-packed \
 (`spec/protocol/acked_packed.wire`);
+- `fiedler`: Glenn Fiedler's published snapshot compression, onto the newest snapshot the \
+client acknowledged: the reference line, a bench peer rather than a protocol of ours (see \
+\"Beside Fiedler's scheme\");
 - `datagram`: seed 003's datagram v2, unreliable updates beside a reliable stream of spawns;
 - `baseline`: seed 002's NetBaseline snapshots within a budget of {mtu} bytes;
 - `postcard`, `bitcode`: the peers, the whole world each tick, no acks; the client keeps the \
@@ -577,5 +580,62 @@ mod tests {
             !bare.contains('|') && bare.contains("[`x.md`](x.md)"),
             "{bare}"
         );
+    }
+
+    #[test]
+    fn the_fiedler_lane_gets_its_fields_beside_kinds_6_and_12_and_the_verdicts() {
+        let mut report = sample();
+        // No lane, no section.
+        assert!(!page(&report, "bench").contains("## Beside Fiedler's scheme"));
+        let acked = report
+            .rows
+            .iter()
+            .find(|r| r.scene == "cube" && r.protocol == "acked" && r.loss_pct == 5.0)
+            .unwrap()
+            .clone();
+        let mut fiedler = acked.clone();
+        fiedler.protocol = "fiedler".into();
+        fiedler.bits_per_changed = 100.0;
+        fiedler.fields = Some(crate::fields::FieldBits {
+            id: 5.0,
+            mask: 2.0,
+            position: 40.0,
+            orientation: 50.0,
+            rest: 0.0,
+            header: 3.0,
+            resent: 0.0,
+        });
+        report.rows.push(fiedler);
+        report.targets = crate::run::targets(&report.rows);
+        let text = page(&report, "bench");
+        let section = &text[text.find("## Beside Fiedler's scheme").unwrap()..];
+        let section = &section[..section.find("## Every table").unwrap()];
+        assert!(
+            section.contains("| index | flags | position | orientation |"),
+            "{section}"
+        );
+        assert!(
+            section.contains(
+                "| fiedler | 5.0 | 2.0 | 40.0 | 50.0 | 0.0 | 3.0 | 0.0 | 100.0 | 1× | 7.00 |"
+            ),
+            "{section}"
+        );
+        // acked has no split in the sample: dashes, and its ratio to the lane.
+        assert!(
+            section.contains("| acked | - | - | - | - | - | - | - | 62.5 | 0.625× | 7.00 |"),
+            "{section}"
+        );
+        assert!(section.contains("| his article, on his data | 5.5 | 2.0 | 26.1 | 23.3 |"));
+        // Our best (acked, 62.5 over 100): within Giesen's 0.72, not Maxwell's 0.46.
+        assert!(
+            section.contains(
+                "against Giesen's 0.72×, met; against the moonshot's 0.46×, missed by 36%"
+            ),
+            "{section}"
+        );
+        // The targets table judges the same ratio on the cubes at 5%.
+        assert!(text.contains("within Giesen's ratio to Fiedler"), "{text}");
+        // The arena ran no lane: no table of its own.
+        assert!(!section.contains("An arena"), "{section}");
     }
 }
