@@ -453,10 +453,10 @@ fn doc_refuses_a_broken_file_with_a_located_message() {
 }
 
 #[test]
-fn gen_with_the_runtime_package_writes_the_codec_alone() {
+fn gen_with_the_runtime_package_writes_no_runtime_file() {
     let dir = std::env::temp_dir().join(format!("ackwire-cli-gen-{}", std::process::id()));
-    // The codec, and in TypeScript and C# the binding of each state the spec declares (the
-    // reference protocol's `Reference`): no runtime.
+    // The codec and each declared state's binding (the reference declares one, `Reference`);
+    // no runtime file, since the package brings the runtime.
     for (lang, only) in [
         ("ts", &["protocol.ts", "reference.ts"][..]),
         ("cpp", &["protocol.hpp"][..]),
