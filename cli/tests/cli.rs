@@ -493,3 +493,30 @@ fn gen_with_the_runtime_package_writes_no_runtime_file() {
         assert!(!Path::new(env!("CARGO_MANIFEST_DIR")).join("../x").exists());
     }
 }
+
+#[test]
+fn conform_with_a_spec_refuses_the_bundled_testee_and_vectors_of_another_spec() {
+    let o = ackwire(&["conform", "--spec", "examples/game/wire"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--spec needs --testee"),
+        "{}",
+        stderr(&o)
+    );
+    // The reference protocol's vectors are not the game's: refused before any testee starts.
+    let o = ackwire(&[
+        "conform",
+        "--spec",
+        "examples/game/wire",
+        "--dir",
+        "vectors",
+        "--testee",
+        "false",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("which the spec does not have"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -9,7 +9,7 @@
 //! The runner is the one place in ackwire with a clock: it has to notice a testee that never
 //! answers. It speaks to the testee through [`crate::testee_client`].
 
-use crate::frame_json;
+use crate::judge::Judge;
 use crate::sessions::stream;
 use crate::streams::{Side, StreamVector};
 use crate::testee_client::{Fault, RemoteSession, RunError, TesteeProcess};
@@ -243,6 +243,17 @@ impl RunReport {
 pub fn run(
     cases: &[Case],
     options: &RunOptions,
+    progress: impl FnMut(&Outcome),
+) -> Result<RunReport, RunError> {
+    run_judged(cases, options, &Judge::Reference, progress)
+}
+
+/// [`run`], decoded values judged by `judge`: the same value once read into the frame's model
+/// of the spec `judge` holds (for the reference protocol, [`Judge::Reference`], as [`run`]).
+pub fn run_judged(
+    cases: &[Case],
+    options: &RunOptions,
+    judge: &Judge<'_>,
     mut progress: impl FnMut(&Outcome),
 ) -> Result<RunReport, RunError> {
     let mut testee = TesteeProcess::new(options.command.clone());
@@ -263,7 +274,7 @@ pub fn run(
                         Verdict::Unimplemented,
                         format!("`{}` is not in the testee's frames", case.frame),
                     ),
-                    _ => judge(&mut testee, case, options.timeout),
+                    _ => judge_case(&mut testee, case, options.timeout, judge),
                 }
             }
         };
@@ -320,7 +331,12 @@ fn judge_stream(
     }
 }
 
-fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict, String) {
+fn judge_case(
+    testee: &mut TesteeProcess,
+    case: &Case,
+    timeout: Duration,
+    judge: &Judge<'_>,
+) -> (Verdict, String) {
     /// What a frame case's reply must hold.
     enum Want<'a> {
         Value(&'a Value),
@@ -373,7 +389,7 @@ fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict
     };
     match want {
         Want::Value(value) => match ok.and_then(|o| o.get("value")) {
-            Some(actual) => match frame_json::same_value(&case.frame, value, actual) {
+            Some(actual) => match judge.same_value(&case.frame, value, actual) {
                 Ok(true) => (Verdict::Pass, String::new()),
                 Ok(false) => (
                     Verdict::Fail,
