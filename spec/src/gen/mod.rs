@@ -205,6 +205,13 @@ impl Code {
         self.line(text);
     }
 
+    /// A line that closes a block and opens the next (`} else {`), at the depth of the first.
+    pub(crate) fn middle(&mut self, text: impl AsRef<str>) {
+        self.indent = self.indent.saturating_sub(1);
+        self.line(text);
+        self.indent += 1;
+    }
+
     /// `head`, then a block whose `{` stands on a line of its own, as C# writes it; closed by
     /// `close("}")`.
     pub(crate) fn block(&mut self, head: impl AsRef<str>) {
