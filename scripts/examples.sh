@@ -7,7 +7,7 @@
 #    AckedClientHalf of typescript/reference/acked.ts), which sends kind 7 acks back and
 #    reports the state hash it shows per frame;
 # 2. the native client: examples/sockets/native/cube_client.cpp (the C++ facade
-#    ackwire::reference::AckedClientHalf of cpp/reference/acked.hpp), built with
+#    acked::AckedClientHalf over the generated binding reference::Reference), built with
 #    the testee's warning flags under ASan and UBSan, against the same server over UDP.
 #
 # Each run passes when the server's verdict is PASS (every hash the client reported for a tick
