@@ -7,6 +7,14 @@
 //! This is the one place in ackwire with threads: a reader thread per testee turns its standard
 //! output into a channel that is waited on with a timeout, so that a testee that never answers
 //! is noticed.
+//!
+//! A testee is started in a process group of its own, and the whole group is killed when the
+//! testee is stopped (after a crash or a timeout, and when the run ends): a testee started
+//! through a wrapper (`sh -c`, a build script that runs it) leaves no child running, where
+//! killing the one process it started left the wrapper's children behind, still holding the
+//! testee's output open. The price: a testee is not in the terminal's foreground group, so a
+//! Ctrl-C reaches the runner only; a testee then goes when its input closes, as PROTOCOL.md
+//! asks of every testee.
 
 use crate::frame_json;
 use crate::sessions::{Sent, Session};
@@ -14,9 +22,10 @@ use serde_json::{json, Value};
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why the runner could not run at all.
 #[derive(Debug, thiserror::Error)]
@@ -34,7 +43,8 @@ pub enum RunError {
     #[error("the testee command is empty")]
     NoCommand,
     /// The testee did not answer `hello` when first started, or twice in a row after a
-    /// restart: no case can be judged, so the run stops rather than wait out every case.
+    /// restart: no case can be judged, so the run stops rather than wait out every case
+    /// ([`TesteeProcess::ensure`]).
     #[error("the testee `{command}` did not answer hello, so the run stops: {why}")]
     Hello {
         /// The command.
@@ -70,6 +80,11 @@ pub enum Fault {
 /// before it is killed: a testee that exits takes well under this half second.
 const CLOSED_OUTPUT_GRACE_POLLS: u32 = 50;
 
+/// How long a testee that keeps writing to its standard error may take to answer its first
+/// `hello` (a generated testee builds itself on its first run and says so every few seconds),
+/// however often it writes.
+pub const START_LIMIT: Duration = Duration::from_secs(600);
+
 /// A testee process: started on demand, greeted with `hello`, restarted after a fault.
 pub struct TesteeProcess {
     command: Vec<String>,
@@ -77,8 +92,15 @@ pub struct TesteeProcess {
     stdin: Option<ChildStdin>,
     lines: Option<Receiver<Option<String>>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// Lines written to standard error since the process started: while it answers no `hello`,
+    /// a testee that writes them is still starting.
+    stderr_lines: Arc<AtomicU64>,
     next_id: u64,
     capabilities: Option<Capabilities>,
+    /// Some start of it has answered `hello`.
+    greeted: bool,
+    /// The last start's `hello` failed.
+    hello_failed: bool,
 }
 
 impl TesteeProcess {
@@ -90,23 +112,28 @@ impl TesteeProcess {
             stdin: None,
             lines: None,
             stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
+            stderr_lines: Arc::new(AtomicU64::new(0)),
             next_id: 0,
             capabilities: None,
+            greeted: false,
+            hello_failed: false,
         }
     }
 
     fn start(&mut self) -> Result<(), RunError> {
         let (program, args) = self.command.split_first().ok_or(RunError::NoCommand)?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|source| RunError::Spawn {
-                command: self.command.join(" "),
-                source,
-            })?;
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|source| RunError::Spawn {
+            command: self.command.join(" "),
+            source,
+        })?;
         let (tx, rx) = mpsc::channel();
         if let Some(stdout) = child.stdout.take() {
             std::thread::spawn(move || {
@@ -125,8 +152,10 @@ impl TesteeProcess {
         }
         if let Some(stderr) = child.stderr.take() {
             let tail = Arc::clone(&self.stderr_tail);
+            let count = Arc::clone(&self.stderr_lines);
             std::thread::spawn(move || {
                 for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    count.fetch_add(1, Ordering::Relaxed);
                     if let Ok(mut t) = tail.lock() {
                         if t.len() == 20 {
                             t.pop_front();
@@ -147,11 +176,11 @@ impl TesteeProcess {
         self.capabilities.as_ref()
     }
 
-    /// Stops the process; the next request starts it again.
+    /// Stops the process and every process of its group; the next request starts it again.
     pub fn stop(&mut self) {
         self.stdin = None;
         if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
+            kill_group(&mut child);
             let _ = child.wait();
         }
         self.lines = None;
@@ -180,18 +209,46 @@ impl TesteeProcess {
         };
         for _ in 0..CLOSED_OUTPUT_GRACE_POLLS {
             match child.try_wait() {
-                Ok(Some(status)) => return format!("exited ({status})"),
+                Ok(Some(status)) => {
+                    // What it started goes with it.
+                    kill_group(child);
+                    return format!("exited ({status})");
+                }
                 Ok(None) => std::thread::sleep(Duration::from_millis(10)),
                 Err(_) => break,
             }
         }
-        let _ = child.kill();
+        kill_group(child);
         let _ = child.wait();
         "closed its standard output without exiting, and was killed".into()
     }
 
+    /// Why a testee that gave no reply in time is a crash rather than a timeout: it has exited,
+    /// and a process it started holds its standard output open, so no end of output came.
+    fn exited_in_silence(&mut self) -> Option<String> {
+        let child = self.child.as_mut()?;
+        let status = child.try_wait().ok()??;
+        kill_group(child);
+        Some(format!(
+            "the testee exited ({status}) without replying; a process it started kept its standard output open{}",
+            self.last_words()
+        ))
+    }
+
     /// Sends one request (an `id` is added) and waits up to `timeout` for its reply.
-    pub fn request(&mut self, mut body: Value, timeout: Duration) -> Result<Value, Fault> {
+    pub fn request(&mut self, body: Value, timeout: Duration) -> Result<Value, Fault> {
+        self.request_patiently(body, timeout, None)
+    }
+
+    /// [`TesteeProcess::request`], waiting longer while the testee shows it is alive: with a
+    /// `limit`, each `timeout` in which it wrote a line to standard error is followed by
+    /// another, up to `limit` in all.
+    fn request_patiently(
+        &mut self,
+        mut body: Value,
+        timeout: Duration,
+        limit: Option<Duration>,
+    ) -> Result<Value, Fault> {
         let id = self.next_id;
         self.next_id += 1;
         body["id"] = json!(id);
@@ -210,7 +267,18 @@ impl TesteeProcess {
         let Some(lines) = self.lines.as_ref() else {
             return Err(Fault::Crash("the testee is not running".into()));
         };
-        match lines.recv_timeout(timeout) {
+        let started = Instant::now();
+        let mut written = self.stderr_lines.load(Ordering::Relaxed);
+        let mut received = lines.recv_timeout(timeout);
+        while let (Err(RecvTimeoutError::Timeout), Some(limit)) = (&received, limit) {
+            let now = self.stderr_lines.load(Ordering::Relaxed);
+            if now == written || started.elapsed() >= limit {
+                break;
+            }
+            written = now;
+            received = lines.recv_timeout(timeout);
+        }
+        match received {
             Ok(Some(line)) => {
                 let reply: Value = serde_json::from_str(&line).map_err(|e| {
                     Fault::Crash(format!("the reply is not JSON ({e}): {}", truncate(&line)))
@@ -233,35 +301,61 @@ impl TesteeProcess {
                     self.last_words()
                 )))
             }
-            Err(RecvTimeoutError::Timeout) => Err(Fault::Timeout),
+            Err(RecvTimeoutError::Timeout) => match self.exited_in_silence() {
+                Some(why) => Err(Fault::Crash(why)),
+                None => Err(Fault::Timeout),
+            },
         }
     }
 
-    /// The capabilities, starting the testee and greeting it when needed: `Err(why)` when it
-    /// does not answer `hello`.
+    /// The capabilities, starting the testee and greeting it when needed.
+    ///
+    /// A testee that does not answer `hello` when it is first started is not run at all:
+    /// [`RunError::Hello`], so that a caller stops at once rather than wait out the timeout on
+    /// every case or input (a silent testee held a 304-case run for 25 minutes, printing
+    /// nothing). Once it has answered, a restart whose `hello` fails is `Ok(Err(why))`, a
+    /// fault of the case at hand, and a second failure in a row is [`RunError::Hello`] again
+    /// (PROTOCOL.md, "Transport").
     pub fn ensure(&mut self, timeout: Duration) -> Result<Result<Capabilities, String>, RunError> {
         if let Some(c) = &self.capabilities {
             return Ok(Ok(c.clone()));
         }
         self.stop();
         self.start()?;
-        let reply = match self.request(json!({"op": "hello", "protocol": 1}), timeout) {
+        match self.hello(timeout) {
+            Ok(caps) => {
+                (self.greeted, self.hello_failed) = (true, false);
+                Ok(Ok(caps))
+            }
+            Err(why) => {
+                self.stop();
+                if !self.greeted || self.hello_failed {
+                    return Err(RunError::Hello {
+                        command: self.command.join(" "),
+                        why,
+                    });
+                }
+                self.hello_failed = true;
+                Ok(Err(why))
+            }
+        }
+    }
+
+    /// Says `hello` to the testee just started: its capabilities, or why not.
+    fn hello(&mut self, timeout: Duration) -> Result<Capabilities, String> {
+        let hello = json!({"op": "hello", "protocol": 1});
+        let reply = match self.request_patiently(hello, timeout, Some(START_LIMIT)) {
             Ok(r) => r,
             Err(Fault::Timeout) => {
-                self.stop();
-                return Ok(Err(format!(
+                return Err(format!(
                     "no reply to hello within {} ms",
                     timeout.as_millis()
-                )));
+                ))
             }
-            Err(Fault::Crash(why)) => {
-                self.stop();
-                return Ok(Err(format!("hello failed: {why}")));
-            }
+            Err(Fault::Crash(why)) => return Err(format!("hello failed: {why}")),
         };
         let Some(ok) = reply.get("ok") else {
-            self.stop();
-            return Ok(Err(format!("hello was not answered ok: {reply}")));
+            return Err(format!("hello was not answered ok: {reply}"));
         };
         let list = |key: &str| -> BTreeSet<String> {
             ok.get(key)
@@ -288,8 +382,20 @@ impl TesteeProcess {
             sessions: list("sessions"),
         };
         self.capabilities = Some(caps.clone());
-        Ok(Ok(caps))
+        Ok(caps)
     }
+}
+
+/// Kills `child` and every process of its group (it leads one: [`TesteeProcess`] starts it
+/// so). After `child` has been reaped its id can name the group still: the kernel keeps an id
+/// that is some live process's group from being given to a new process.
+fn kill_group(child: &mut Child) {
+    #[cfg(unix)]
+    {
+        use rustix::process::{kill_process_group, Pid, Signal};
+        let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
+    }
+    let _ = child.kill();
 }
 
 impl Drop for TesteeProcess {
@@ -469,5 +575,31 @@ mod tests {
         );
         assert!(split_command("node 'open").is_err());
         assert!(split_command("   ").is_err());
+    }
+
+    /// A testee that builds itself before it answers (as a generated one does on its first
+    /// run) and says so on standard error gets more time than the timeout for its hello; one
+    /// that says nothing does not.
+    #[test]
+    fn a_testee_that_writes_while_it_starts_gets_more_time_for_hello() {
+        let reply = r#"{"id":0,"ok":{"name":"slow","version":"1","frames":["f"],"sessions":[]}}"#;
+        let busy = format!(
+            "for i in 1 2 3 4 5 6; do echo building >&2; sleep 0.1; done; read l; echo '{reply}'; cat >/dev/null"
+        );
+        let mut testee = TesteeProcess::new(vec!["sh".into(), "-c".into(), busy]);
+        let caps = testee
+            .ensure(Duration::from_millis(250))
+            .expect("the testee starts")
+            .expect("the testee answers hello after 0.6 s of saying it builds");
+        assert_eq!(caps.name, "slow");
+
+        let quiet = "sleep 0.6; read l; cat >/dev/null".to_string();
+        let mut testee = TesteeProcess::new(vec!["sh".into(), "-c".into(), quiet]);
+        match testee.ensure(Duration::from_millis(250)) {
+            Err(RunError::Hello { why, .. }) => {
+                assert!(why.contains("no reply to hello within 250 ms"), "{why}")
+            }
+            other => panic!("a silent start got more time: {other:?}"),
+        }
     }
 }

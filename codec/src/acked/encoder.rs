@@ -28,20 +28,18 @@
 //! header's `input_buffer` must be the count of the same sink the frame's acks fed, and an
 //! encoder that holds its sink cannot be handed another by mistake.
 //!
-//! **A frame reads what changed since its base, not the world (issue 17).** The
+//! **A frame reads what changed since its base, not the world.** The
 //! [`Presenter`](super::Presenter) notes on each S_N the ids whose entry differs from the S_N
 //! before it; when every kept state after the base carries such a note against the one before
 //! it (and the new S_N against the newest kept), the delta reads only the union of those notes
 //! ([`delta_at`](super::delta_at)); a state from anywhere else, or a chain the note of which
-//! does not hold, is compared with the base over every entity, as before. The frames are the
-//! same bytes either way (a test holds the two to each other over the stream's scenarios).
+//! does not hold, is compared with the base over every entity. The frames are the same bytes
+//! either way (a test holds the two to each other over the stream's scenarios).
 //!
 //! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
 
 use super::{delta, delta_at, server_check, AckedFrame, AckedSchema, FrameOf, ServerState};
-use crate::protocol::{Ack, AckFlags, Input};
-use crate::rt::Frame;
-use crate::{BitSet, DecodeError, EncodeError, ErrorKind};
+use crate::{DecodeError, EncodeError, ErrorKind};
 use std::collections::VecDeque;
 
 /// Where an [`AckedEncoder`] hands the client's inputs: each input of a kind 7 frame whose
@@ -390,16 +388,17 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
     }
 }
 
-impl<S: AckedSchema, Q: InputSink<Input = Input>> AckedEncoder<S, Q> {
-    /// Takes a kind 7 frame's bytes (see [`on_ack`](Self::on_ack)).
+impl<S: AckedSchema, Q: InputSink<Input = S::Input>> AckedEncoder<S, Q> {
+    /// Takes a kind 7 frame's bytes (see [`on_ack`](Self::on_ack)), each input aimed at the
+    /// tick it names.
     pub fn receive(&mut self, current: u64, bytes: &[u8]) -> Result<AckVerdict, DecodeError> {
-        let ack = Ack::decode(bytes)?;
+        let ack = S::decode_ack(bytes)?;
         Ok(self.on_ack(
             current,
             ack.ack_tick,
-            ack.flags.contains(AckFlags::KEYFRAME_REQUEST),
-            ack.first_seq.unwrap_or(0),
-            ack.inputs.into_iter().map(|i| (i.tick, i)),
+            ack.keyframe_request,
+            ack.first_seq,
+            ack.inputs.into_iter().map(|i| (S::input_tick(&i), i)),
         ))
     }
 }
@@ -472,7 +471,7 @@ impl AckVerdict {
 mod tests {
     use super::super::{Presenter, Reference, ViewConfig, World, WorldEntity};
     use super::*;
-    use crate::protocol::EntityState;
+    use crate::protocol::{EntityState, Input};
 
     /// A sink that holds every input it is given (the encoder's bound is what keeps it small):
     /// the encoder's tests need no scheduler.
