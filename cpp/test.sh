@@ -6,7 +6,7 @@
 # and ascending lists of packed bodies, and the bindings `ackwire gen --lang cpp` writes for a
 # `state`: test/reference_test.cpp over the reference protocol's (build/gen/reference.hpp, from
 # spec/protocol, with its presenter reference/presenter.hpp) and test/arena_test.cpp over a second
-# state's (build/gen-arena/arena.hpp, from spec/tests/state/arena.wire). Those two are generated
+# state's (build/gen-arena/arena.hpp, from spec/tests/state/players.wire). Those two are generated
 # first (`cargo run -p ackwire`, or $ACKWIRE when that names a built binary) and built against
 # their folder's copies of the runtime's headers (byte for byte those of include/). Each with
 # g++ -std=c++17 and every warning the C++ testee is built with turned into an error, twice, both
@@ -38,7 +38,7 @@ else
     ackwire=(cargo run -q -p ackwire --)
 fi
 if ! (cd "$root" && "${ackwire[@]}" gen --lang cpp --out "$here/build/gen" spec/protocol \
-    && "${ackwire[@]}" gen --lang cpp --out "$here/build/gen-arena" spec/tests/state/arena.wire) \
+    && "${ackwire[@]}" gen --lang cpp --out "$here/build/gen-arena" spec/tests/state/players.wire) \
     >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
@@ -51,7 +51,7 @@ tests=("runtime_test:the C++ runtime's tests"
     "rest_test:the datagram, baseline and delta machines' tests"
     "packed19_test:bucket codes, smallest-three quaternions and ascending bit lists"
     "reference_test:the reference state's binding, kind 6 and kind 12, and its presenter"
-    "arena_test:a second state's binding (spec/tests/state/arena.wire)")
+    "arena_test:a second state's binding (spec/tests/state/players.wire)")
 
 status=0
 for t in "${tests[@]}"; do

@@ -1,5 +1,5 @@
 // Tests of a second state's binding: arena.hpp, which `ackwire gen --lang cpp` writes for
-// spec/tests/state/arena.wire's `state Arena` (test.sh generates it into build/gen-arena). The
+// spec/tests/state/players.wire's `state Arena` (test.sh generates it into build/gen-arena). The
 // arena declares what the reference protocol's cubes do not: a group of two forms without a
 // tier (the step form whenever every field can step, the full form otherwise), a step form
 // without a reach, an optional group of plain integers, a quaternion group every player has, a

@@ -119,7 +119,7 @@ TEST(an_orientation_is_sent_whole_when_it_differs_and_not_when_equal) {
     CHECK(!Reference::diff(3, &base, turned, 10, c));
     if (CHECK(c.has_value())) {
         CHECK_EQ(c->mask.bits, uint16_t{1u << ChangeMask::ORIENT});
-        CHECK_EQ(c->q, bits_of(q2));
+        CHECK_EQ(c->orient_q, bits_of(q2));
         EntityState applied;
         CHECK_EQ(Reference::apply(&base, *c, 10, applied), APPLIES);
         CHECK(applied == turned);
@@ -130,7 +130,7 @@ TEST(an_orientation_is_sent_whole_when_it_differs_and_not_when_equal) {
     CHECK(!Reference::diff(3, &base, moved, 10, c));
     if (CHECK(c.has_value())) {
         CHECK(!c->mask.contains(ChangeMask::ORIENT));
-        CHECK_EQ(c->q, uint32_t{0});
+        CHECK_EQ(c->orient_q, uint32_t{0});
         EntityState applied;
         CHECK_EQ(Reference::apply(&base, *c, 10, applied), APPLIES);
         CHECK(applied == moved);
@@ -141,7 +141,7 @@ TEST(an_orientation_is_sent_whole_when_it_differs_and_not_when_equal) {
     CHECK(!Reference::diff(3, nullptr, turned, 10, c));
     if (CHECK(c.has_value())) {
         CHECK(c->mask.contains(ChangeMask::ORIENT));
-        CHECK_EQ(c->q, bits_of(q2));
+        CHECK_EQ(c->orient_q, bits_of(q2));
         EntityState applied;
         CHECK_EQ(Reference::apply(nullptr, *c, 10, applied), APPLIES);
         CHECK(applied == turned);
@@ -388,7 +388,7 @@ StagedChange draw_change(Rng& rng, uint16_t eid) {
         c.seat = 2;
     }
     if (c.mask.contains(ChangeMask::ORIENT)) {
-        c.q = bits_of(orientation(rng.unit(), rng.unit(), rng.unit(), rng.unit()));
+        c.orient_q = bits_of(orientation(rng.unit(), rng.unit(), rng.unit(), rng.unit()));
     }
     return c;
 }

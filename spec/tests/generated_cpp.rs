@@ -106,14 +106,14 @@ fn cpp_binding_of_the_reference_state() {
     insta::assert_snapshot!("cpp_binding_reference", binding);
 }
 
-/// The arena of spec/tests/state/arena.wire.
+/// The arena of players of spec/tests/state/players.wire.
 fn arena() -> Vec<(String, String)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/state/arena.wire");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/state/players.wire");
     let (spec, _) = ackwire_spec::load(&[path]).unwrap_or_else(|e| panic!("{e}"));
     generate(&spec)
 }
 
-/// The binding of a second state (spec/tests/state/arena.wire), declared with what the
+/// The binding of a second state (spec/tests/state/players.wire), declared with what the
 /// reference does not use: two forms without a tier (the step form when every field can step),
 /// a step form without a reach, an optional group of plain integers, a quaternion group that
 /// is always there, a float and a bool carried as themselves, a byte-wide mask, declared

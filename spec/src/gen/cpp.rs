@@ -1528,7 +1528,7 @@ impl<'a> Gen<'a> {
                     lines.push("}".into());
                     lines
                 }
-                None => self.decode(&step.wire, packed, &target, &path, 0),
+                None => self.decode(&step.wire, packed, target, &path, 0),
             },
         }
     }

@@ -571,6 +571,17 @@ impl<'g> State<'g, '_> {
 
     // ---- reading ----
 
+    /// `body`, inside `if (…) { … }` when the step is present only under a condition.
+    fn guarded(step: &Step<'_>, mask: &str, body: Vec<String>) -> Vec<String> {
+        let Some(cond) = Self::presence(step, mask) else {
+            return body;
+        };
+        let mut lines = vec![format!("if ({cond}) {{")];
+        lines.extend(indent(body));
+        lines.push("}".into());
+        lines
+    }
+
     /// The presence of `step` as a C++ condition over the mask `mask` (an lvalue of the
     /// record's own mask type), or None when always.
     fn presence(step: &Step<'_>, mask: &str) -> Option<String> {
@@ -755,7 +766,7 @@ impl<'g> State<'g, '_> {
         let rd = if packed { "b" } else { "r" };
         let mask = if packed { "m" } else { "out.mask" };
         let path = field_path(name);
-        let mut body: Vec<String> = match step.role {
+        let body: Vec<String> = match step.role {
             Role::Key => {
                 let range = int_range(&step.wire).unwrap_or((0, i128::from(u64::MAX)));
                 let mut lines = vec![
@@ -795,7 +806,7 @@ impl<'g> State<'g, '_> {
                     let target = format!("out.{}", ident(&sf.name));
                     let wire = &step.wire;
                     let code = int_range(wire).unwrap_or((0, 0));
-                    let max = i128::from(t.wire.max());
+                    let max = t.wire.max();
                     if packed && code.1 > max {
                         let mut lines = vec![
                             "{".to_string(),
@@ -842,13 +853,7 @@ impl<'g> State<'g, '_> {
                 }
             }
         };
-        if let Some(cond) = Self::presence(step, mask) {
-            let mut lines = vec![format!("if ({cond}) {{")];
-            lines.extend(indent(std::mem::take(&mut body)));
-            lines.push("}".into());
-            body = lines;
-        }
-        body
+        Self::guarded(step, mask, body)
     }
 
     /// The statements setting the staged mask `out.mask` from the packed mask `m`: the same
@@ -1083,7 +1088,7 @@ impl<'g> State<'g, '_> {
     /// the staged `s`, under its presence over the mask `mask`.
     fn to_wire_step(&self, step: &Step<'_>, packed: bool, mask: &str) -> Vec<String> {
         let name = step.field.name.as_str();
-        let mut body: Vec<String> = if name == "eid" {
+        let body: Vec<String> = if name == "eid" {
             vec!["c.eid = s.eid;".to_string()]
         } else if name == "mask" {
             if packed {
@@ -1129,13 +1134,7 @@ impl<'g> State<'g, '_> {
         } else {
             panic!("a change's field `{name}` is no group's")
         };
-        if let Some(cond) = Self::presence(step, mask) {
-            let mut lines = vec![format!("if ({cond}) {{")];
-            lines.extend(indent(std::mem::take(&mut body)));
-            lines.push("}".into());
-            body = lines;
-        }
-        body
+        Self::guarded(step, mask, body)
     }
 
     fn wire_change(&mut self) {
@@ -1227,9 +1226,7 @@ impl<'g> State<'g, '_> {
         );
         self.line("/// halves of ackwire_acked_half.hpp).");
         self.open(format!("struct {} {{", byte.schema));
-        self.line(format!(
-            "/// One entity's record: what the client holds and the check hashes."
-        ));
+        self.line("/// One entity's record: what the client holds and the check hashes.");
         self.line(format!("using Record = protocol::{};", self.record()));
         self.line("/// One entity's change, as the wire's integers.");
         self.line(format!("using Change = {};", self.staged()));
@@ -1885,11 +1882,14 @@ impl<'g> State<'g, '_> {
         record: &str,
         of: &str,
         puts: &mut Vec<String>,
-        lets: &mut Vec<String>,
-        tests: &mut Vec<String>,
-        at: &mut Option<u64>,
-        most: &mut u64,
+        acc: &mut RecordPuts,
     ) -> Option<()> {
+        let RecordPuts {
+            lets,
+            tests,
+            at,
+            most,
+        } = acc;
         for step in &self.rplan(record).steps {
             if !matches!(step.role, Role::Value) {
                 return None;
@@ -1999,7 +1999,16 @@ impl<'g> State<'g, '_> {
                     padded: false,
                 } if !r.packed => {
                     let mut inner = Vec::new();
-                    self.record_puts(&r.name, &access, &mut inner, lets, tests, at, most)?;
+                    let mut nested = RecordPuts {
+                        lets: std::mem::take(lets),
+                        tests: std::mem::take(tests),
+                        at: *at,
+                        most: *most,
+                    };
+                    let inner_fits = self.record_puts(&r.name, &access, &mut inner, &mut nested);
+                    (*lets, *tests, *at, *most) =
+                        (nested.lets, nested.tests, nested.at, nested.most);
+                    inner_fits?;
                     lines.extend(inner);
                 }
                 _ => return None,
@@ -2018,13 +2027,22 @@ impl<'g> State<'g, '_> {
     fn record_fns(&mut self) {
         let p = self.p;
         let record = self.record().to_string();
-        let (mut puts, mut lets, mut tests) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut at, mut most) = (Some(0), 0);
+        let mut puts = Vec::new();
+        let mut acc = RecordPuts {
+            lets: Vec::new(),
+            tests: Vec::new(),
+            at: Some(0),
+            most: 0,
+        };
         let fast = self
-            .record_puts(
-                &record, "record.", &mut puts, &mut lets, &mut tests, &mut at, &mut most,
-            )
+            .record_puts(&record, "record.", &mut puts, &mut acc)
             .is_some();
+        let RecordPuts {
+            lets,
+            tests,
+            at,
+            most,
+        } = acc;
         self.blank();
         self.line(format!(
             "/// The record's canonical bytes (what the check hashes after the u16 eid): `{record}` as"
@@ -2275,4 +2293,14 @@ impl<'g> State<'g, '_> {
         self.line("/// The server tick an input is aimed at.");
         self.line("static uint32_t input_tick(const Input& input) { return input.tick; }");
     }
+}
+
+/// What the fast record writer gathers beside its statements: the flags it tests first (`lets`),
+/// the tests under which the generated writer refuses the record instead, the fixed offset of
+/// the next field while there is one, and the most bytes.
+struct RecordPuts {
+    lets: Vec<String>,
+    tests: Vec<String>,
+    at: Option<u64>,
+    most: u64,
 }
