@@ -8,11 +8,13 @@
 
 pub mod cpp;
 pub mod cs;
+pub mod cs_state;
 pub mod doc;
 pub mod fuzz;
 pub mod rust;
 pub mod testee;
 pub mod ts;
+pub mod ts_state;
 pub mod wireshark;
 
 use crate::lower::{Operand, Presence, Test};
@@ -207,10 +209,10 @@ impl Code {
         self.line(text);
     }
 
-    /// A line that closes a block and opens the next (`} else {`), at the depth of the first.
-    pub(crate) fn middle(&mut self, text: impl AsRef<str>) {
-        self.indent = self.indent.saturating_sub(1);
-        self.line(text);
+    /// One level shallower, a line that closes a block and opens the next (`} else {`), then
+    /// one level deeper.
+    pub(crate) fn reopen(&mut self, text: impl AsRef<str>) {
+        self.close(text);
         self.indent += 1;
     }
 

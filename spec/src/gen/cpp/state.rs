@@ -1589,7 +1589,7 @@ impl<'g> State<'g, '_> {
                         self.line(format!("c.mask.set({full_bit});"));
                         let lines = self.diff_form(gi, &full);
                         self.lines(lines);
-                        self.g.code.middle("} else {");
+                        self.g.code.reopen("} else {");
                         let origin = self.origin(gi);
                         self.lines(origin);
                         let lines = self.diff_form(gi, &step);
@@ -1614,7 +1614,7 @@ impl<'g> State<'g, '_> {
                         } else {
                             self.open_joined("if (", &tests, "&&", ") {");
                             self.lines(sets);
-                            self.g.code.middle("} else {");
+                            self.g.code.reopen("} else {");
                             self.line(format!("c.mask.set({full_bit});"));
                             let lines = self.diff_form(gi, &full);
                             self.lines(lines);
@@ -1827,7 +1827,7 @@ impl<'g> State<'g, '_> {
                             t.name
                         ));
                     }
-                    self.g.code.middle("} else {");
+                    self.g.code.reopen("} else {");
                     let origin = self.origin(gi);
                     self.lines(origin);
                     let lines = self.apply_form(gi, &step);
