@@ -106,11 +106,33 @@ fn cpp_binding_of_the_reference_state() {
     insta::assert_snapshot!("cpp_binding_reference", binding);
 }
 
-/// The arena of players of spec/tests/state/players.wire.
-fn arena() -> Vec<(String, String)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/state/players.wire");
+/// What `ackwire gen --lang cpp` writes for the state file `name` of spec/tests/state/.
+fn state_file(name: &str) -> Vec<(String, String)> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/state").join(name);
     let (spec, _) = ackwire_spec::load(&[path]).unwrap_or_else(|e| panic!("{e}"));
     generate(&spec)
+}
+
+/// The arena of players of spec/tests/state/players.wire.
+fn arena() -> Vec<(String, String)> {
+    state_file("players.wire")
+}
+
+/// The C++ binding of the second state the TypeScript and C# generators' tests share
+/// (spec/tests/state/arena.wire: fighters, with a 16-bit mask, 64-bit integers and float, an
+/// age of 16 bits), beside theirs.
+#[test]
+fn cpp_binding_of_the_shared_second_state() {
+    let files = state_file("arena.wire");
+    let binding = file(&files, "arena.hpp");
+    for expected in [
+        "struct StagedFighterChange {",
+        "struct Arena {",
+        "struct PackedArena : Arena {",
+    ] {
+        assert!(binding.contains(expected), "missing {expected:?}");
+    }
+    insta::assert_snapshot!("cpp_binding_fighters", binding);
 }
 
 /// The binding of a second state (spec/tests/state/players.wire), declared with what the
