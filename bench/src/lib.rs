@@ -9,11 +9,16 @@
 //!   frames reliable as the seed advises and as unreliable fragments, datagram v2,
 //!   NetBaseline) and through full snapshots serialized with postcard and bitcode, measuring
 //!   bits, render error and CPU time;
+//! - [`coding`]: the coder study (issue 39): entropy coders measured on kind 12's bodies;
+//! - [`fiedler`]: Glenn Fiedler's snapshot compression, the reference lane our bits are held
+//!   to;
 //! - [`fields`]: where each protocol's bits go, per changed entity, by field class (id, mask,
 //!   position, orientation, the rest, the frame's header), measured from the frames;
 //! - [`render`]: the terminal table, the markdown tables, the SVG chart;
 //! - [`page`]: the report page (`docs/bench/README.md` for the committed run) and the headline
 //!   figures a README carries from it;
+//! - [`server`]: one world with N clients of the acked stream, each on its own link: the
+//!   server's time per tick, memory per client and bytes, beside bitcode's shared full world;
 //! - [`command`]: `ackwire bench` itself: arguments checked, the run, the files written.
 //!
 //! The figures are measurements of one run on one machine: bandwidth and render error are
@@ -22,12 +27,15 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod coding;
 pub mod command;
+pub mod fiedler;
 pub mod fields;
 pub mod page;
 pub mod render;
 pub mod run;
 pub mod scenes;
+pub mod server;
 
 use serde::{Deserialize, Serialize};
 
@@ -68,6 +76,10 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// The issue's targets, judged on the rows.
     pub targets: Vec<Target>,
+    /// The many-client server bench ([`server`]): one row per scene and client count; empty
+    /// in reports made before it ran, or when no scene it runs was asked for.
+    #[serde(default)]
+    pub server: Vec<server::ServerRow>,
 }
 
 /// A scene as it ran.
@@ -102,8 +114,8 @@ pub struct SceneInfo {
 pub struct Row {
     /// The scene's name.
     pub scene: String,
-    /// One of [`run::PROTOCOLS`]: `acked`, `acked-frag`, `datagram`, `baseline`, `postcard`
-    /// or `bitcode`.
+    /// One of [`run::PROTOCOLS`]: `acked`, `acked-frag`, `acked-packed`, `fiedler`,
+    /// `datagram`, `baseline`, `postcard` or `bitcode`.
     pub protocol: String,
     /// Loss each way, per cent.
     pub loss_pct: f64,
