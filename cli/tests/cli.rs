@@ -459,7 +459,7 @@ fn gen_with_the_runtime_package_writes_no_runtime_file() {
     // no runtime file, since the package brings the runtime.
     for (lang, only) in [
         ("ts", &["protocol.ts", "reference.ts"][..]),
-        ("cpp", &["protocol.hpp"][..]),
+        ("cpp", &["protocol.hpp", "reference.hpp"][..]),
         ("cs", &["Protocol.cs", "Reference.cs"][..]),
     ] {
         let out = dir.join(lang);
