@@ -108,7 +108,9 @@ fn cpp_binding_of_the_reference_state() {
 
 /// What `ackwire gen --lang cpp` writes for the state file `name` of spec/tests/state/.
 fn state_file(name: &str) -> Vec<(String, String)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/state").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/state")
+        .join(name);
     let (spec, _) = ackwire_spec::load(&[path]).unwrap_or_else(|e| panic!("{e}"));
     generate(&spec)
 }
