@@ -28,7 +28,9 @@ step "packaging: every published crate builds from its own files, as \`cargo add
 # folder is there, so a second run from the same checkout would verify the first run's sources.
 # These crates are not on crates.io: every unpacked copy of them is such a leftover.
 rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/ackwire-*
-cargo package --workspace
+# ackwire-example-sockets is left out: it is not published, and cargo cannot package a crate
+# whose dependency (examples/game, the arena scene) is not published either.
+cargo package --workspace --exclude ackwire-example-sockets
 
 step "the C++ runtime's own tests (g++ -std=c++17 -Werror, plain and under ASan and UBSan)"
 bash cpp/test.sh
