@@ -19,7 +19,9 @@
 //! - [`runner`], [`conform`] and [`report`]: the cases run against a testee and judged, the
 //!   suite read from a vectors folder, and the table, JUnit XML and JSON reports;
 //! - [`diff`]: differential fuzzing against other testees;
-//! - [`explain`]: one row per field of a frame's bytes.
+//! - [`explain`]: one row per field of a frame's bytes;
+//! - [`coverage`]: which rules of the specification (`docs/spec/`) are enforced and tested
+//!   where, in every language (`ackwire spec-coverage`).
 //!
 //! What this crate is not: a codec. It drives `ackwire-codec` and external implementations
 //! and judges them against the vectors.
@@ -28,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod conform;
+pub mod coverage;
 pub mod diff;
 pub mod explain;
 pub mod frame_json;
