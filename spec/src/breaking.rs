@@ -153,6 +153,11 @@ pub enum Kind {
     JsonForm,
     /// A doc comment.
     Doc,
+    /// What a replicated state's fields mean against the base: a field's unit, how a form
+    /// carries it (a coarser unit, a step), a step's reach, which flags bit keeps a tier or a
+    /// presence, a group's tick, a group's place. The frames may keep their bytes; the records
+    /// applied from them, and the check, do not.
+    State,
 }
 
 impl Kind {
@@ -184,6 +189,7 @@ impl Kind {
             Kind::Rename => "rename",
             Kind::JsonForm => "json-form",
             Kind::Doc => "doc",
+            Kind::State => "state",
         }
     }
 }
@@ -730,11 +736,122 @@ impl<'a, 's> Cmp<'a, 's> {
     }
 
     fn run(&mut self) {
+        self.states();
         self.frames();
         self.unreached_records();
         self.unreached_bits_and_unions();
         self.constants();
         self.file_docs();
+    }
+
+    // ---- replicated states ----
+
+    /// Each state of OLD paired with NEW's of the same name (or the only one of each): what
+    /// its groups mean against the base, which the derived frames' bytes do not show.
+    fn states(&mut self) {
+        let plans = |side: usize| crate::state::plans(self.sides[side].spec());
+        let (old, new) = (plans(OLD), plans(NEW));
+        let sides = self.sides;
+        let model = move |side: usize, name: &str| -> Option<&'s crate::model::State> {
+            sides[side]
+                .spec()
+                .files
+                .iter()
+                .flat_map(|f| &f.items)
+                .find_map(|i| match i {
+                    Item::State(s) if s.name == name => Some(s),
+                    _ => None,
+                })
+        };
+        for o in &old {
+            let n = new
+                .iter()
+                .find(|n| n.name == o.name)
+                .or_else(|| (old.len() == 1 && new.len() == 1).then(|| &new[0]));
+            let (Some(n), Some(om), Some(nm)) =
+                (n, model(OLD, &o.name), n.and_then(|n| model(NEW, &n.name)))
+            else {
+                continue;
+            };
+            self.state_pair(o, n, om, nm);
+        }
+    }
+
+    fn state_pair(
+        &mut self,
+        o: &crate::state::StatePlan,
+        n: &crate::state::StatePlan,
+        om: &crate::model::State,
+        nm: &crate::model::State,
+    ) {
+        let mark = |p: &crate::state::StatePlan, span: Span, label: String| Mark {
+            file: p.file.clone(),
+            span,
+            label,
+        };
+        let group_span = |m: &crate::model::State, g: &str| {
+            m.groups()
+                .find(|x| x.name == g)
+                .map_or(m.name_span, |x| x.name_span)
+        };
+        if o.name != n.name {
+            self.push(
+                Kind::Rename,
+                Severity::Note,
+                format!(
+                    "state `{}` is named `{}`: its schema types are renamed",
+                    o.name, n.name
+                ),
+                Some(mark(o, om.name_span, o.name.clone())),
+                Some(mark(n, nm.name_span, n.name.clone())),
+            );
+        }
+        if o.groups.len() != n.groups.len() {
+            self.push(
+                Kind::State,
+                Severity::Breaking,
+                format!(
+                    "state `{}` has {} groups, had {}",
+                    n.name,
+                    n.groups.len(),
+                    o.groups.len()
+                ),
+                Some(mark(o, om.name_span, format!("{} groups", o.groups.len()))),
+                Some(mark(n, nm.name_span, format!("{} groups", n.groups.len()))),
+            );
+        }
+        for (og, ng) in o.groups.iter().zip(&n.groups) {
+            let (os, ns) = (group_span(om, &og.name), group_span(nm, &ng.name));
+            let (a, b) = (state_meaning(og), state_meaning(ng));
+            for (x, y) in a.iter().zip(&b) {
+                if x != y {
+                    self.push(
+                        Kind::State,
+                        Severity::Breaking,
+                        format!(
+                            "group `{}` means another thing against the base: {y}, where it was {x}",
+                            ng.name
+                        ),
+                        Some(mark(o, os, x.clone())),
+                        Some(mark(n, ns, y.clone())),
+                    );
+                }
+            }
+            if a.len() != b.len() {
+                self.push(
+                    Kind::State,
+                    Severity::Breaking,
+                    format!(
+                        "group `{}` holds {} parts, held {}",
+                        ng.name,
+                        b.len(),
+                        a.len()
+                    ),
+                    Some(mark(o, os, format!("{} parts", a.len()))),
+                    Some(mark(n, ns, format!("{} parts", b.len()))),
+                );
+            }
+        }
     }
 
     // ---- frames ----
@@ -2524,6 +2641,75 @@ fn describe_presence(step: &Step<'_>) -> String {
         })
         .collect();
     format!("if {}", parts.join(" && "))
+}
+
+/// What a state's group means against the base, one line per part, in a fixed order: its
+/// presence and tier bits, whether it is nested, its reach, its tick's age, each field's value
+/// and each form's carry of each field.
+fn state_meaning(g: &crate::state::GroupPlan) -> Vec<String> {
+    use crate::state::{Carry, FormRole, Value};
+    let bit = |b: &Option<crate::state::FlagBit>, what: &str, none: &str| {
+        b.as_ref().map_or(none.to_string(), |b| {
+            format!("{what} in flags bit {}", b.index)
+        })
+    };
+    let mut out = vec![
+        bit(&g.presence, "present", "always present"),
+        bit(&g.tier, "its form kept", "its form chosen by reach"),
+        if g.nested {
+            "held whole in the record"
+        } else {
+            "held as fields of the record"
+        }
+        .to_string(),
+        g.reach
+            .map_or("steps from the base's values".to_string(), |r| {
+                format!("steps from the base's values within {r}, from 0 past it")
+            }),
+        g.tick
+            .as_ref()
+            .map_or("measured at no tick".to_string(), |t| {
+                format!("measured at a tick, its age a u{}", t.wire.bits)
+            }),
+    ];
+    // By position: a renamed field keeps its meaning (the derived records report the name).
+    for (i, f) in g.fields.iter().enumerate() {
+        out.push(match &f.value {
+            Value::Int { signed, bits, unit } => format!(
+                "field {} an {}{bits}{}",
+                i + 1,
+                if *signed { "i" } else { "u" },
+                unit.map_or(String::new(), |(n, d)| format!(" in units of {n}/{d}"))
+            ),
+            Value::Float { bits } => format!("field {} an f{bits}", i + 1),
+            Value::Bool => format!("field {} a bool", i + 1),
+            Value::Bits { width, .. } => format!("field {} a bit set of {width} bits", i + 1),
+            Value::Quat { bits } => format!("field {} a quat({bits})", i + 1),
+            Value::Tick => format!("field {} a tick", i + 1),
+        });
+    }
+    for form in &g.forms {
+        let role = match form.role {
+            FormRole::Only => "the group",
+            FormRole::Full => "the full form",
+            FormRole::Step => "the step form",
+        };
+        for w in &form.wire {
+            let field = w.field + 1;
+            out.push(match w.carry {
+                Carry::Scaled { by: 1 } => format!("{role} carries field {field} as it is"),
+                Carry::Scaled { by } => {
+                    format!("{role} carries field {field} in units {by} times its own")
+                }
+                Carry::Float { bits, .. } => {
+                    format!("{role} carries field {field}'s value as an f{bits}")
+                }
+                Carry::Step => format!("{role} carries field {field} less the base's"),
+                Carry::Itself => format!("{role} carries field {field} itself"),
+            });
+        }
+    }
+    out
 }
 
 /// Reads, compiles and compares two versions: OLD's and NEW's sources, each a list of layout

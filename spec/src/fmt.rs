@@ -15,8 +15,9 @@
 //! condition and a nested one is flattened, as the parser would read them.
 
 use crate::model::{
-    Ascending, BitKind, Bits, Cond, Const, ConstValue, Count, Docs, Endian, Field, File, IntType,
-    Item, Record, RecordKind, Type, Union,
+    Ascending, BitKind, Bits, Cond, Const, ConstValue, Count, Docs, Endian, Field, FieldBit, File,
+    Form, FormKind, Group, IntType, Item, Profile, Record, RecordKind, State, StateMember, Type,
+    Union,
 };
 use std::fmt::Write as _;
 
@@ -37,13 +38,15 @@ pub fn format_file(file: &File) -> String {
     if file.endian == Endian::Big {
         sections.push("endian big;\n".to_string());
     }
-    for item in &file.items {
+    // Items a state derived are printed by the state, never on their own.
+    for item in file.items.iter().filter(|i| i.derived_from().is_none()) {
         let mut s = String::new();
         match item {
             Item::Const(c) => constant(&mut s, c),
             Item::Bits(b) => bits(&mut s, b),
             Item::Record(r) => record(&mut s, r),
             Item::Union(u) => union(&mut s, u),
+            Item::State(st) => state(&mut s, st),
         }
         sections.push(s);
     }
@@ -198,6 +201,177 @@ fn union(out: &mut String, u: &Union) {
     }
     trailing(out, INDENT, &u.trailing_comments);
     out.push_str("}\n");
+}
+
+/// A state: its one-line members, then a blank line before and after each block (a frame,
+/// a group), and inside a group its fields, then each form after a blank line.
+fn state(out: &mut String, st: &State) {
+    docs(out, "", &st.docs);
+    let _ = writeln!(out, "state {} {{", st.name);
+    let mut after_block = false;
+    for (i, m) in st.members.iter().enumerate() {
+        let block = matches!(m, StateMember::Frame(_) | StateMember::Group(_));
+        if i > 0 && (block || after_block) {
+            out.push('\n');
+        }
+        after_block = block;
+        match m {
+            StateMember::Record(r) => {
+                docs(out, INDENT, &r.docs);
+                let order = if r.order.is_empty() {
+                    String::new()
+                } else {
+                    let names: Vec<&str> = r.order.iter().map(|n| n.name.as_str()).collect();
+                    format!("({})", names.join(", "))
+                };
+                let _ = writeln!(out, "{INDENT}record {}{order},", r.name.name);
+            }
+            StateMember::Flags(f) => {
+                docs(out, INDENT, &f.docs);
+                let _ = writeln!(out, "{INDENT}{}: {},", f.name.name, f.bits.name);
+            }
+            StateMember::Events { docs: d, union } => {
+                docs(out, INDENT, d);
+                let _ = writeln!(out, "{INDENT}events: {},", union.name);
+            }
+            StateMember::Inputs { docs: d, record } => {
+                docs(out, INDENT, d);
+                let _ = writeln!(out, "{INDENT}inputs: {},", record.name);
+            }
+            StateMember::Ack(a) => {
+                docs(out, INDENT, &a.docs);
+                let _ = writeln!(out, "{INDENT}ack {} = {},", a.name.name, a.kind);
+            }
+            StateMember::Frame(p) => profile(out, p),
+            StateMember::Group(g) => group(out, g),
+        }
+    }
+    trailing(out, INDENT, &st.trailing_comments);
+    out.push_str("}\n");
+}
+
+fn profile(out: &mut String, p: &Profile) {
+    let inner = format!("{INDENT}{INDENT}");
+    docs(out, INDENT, &p.docs);
+    let packed = if p.packed { "packed " } else { "" };
+    let _ = writeln!(out, "{INDENT}{packed}frame {} = {} {{", p.name.name, p.kind);
+    if let Some(c) = &p.change {
+        docs(out, &inner, &c.docs);
+        let _ = writeln!(out, "{inner}change {},", c.name.name);
+    }
+    if let Some(m) = &p.mask {
+        docs(out, &inner, &m.docs);
+        match m.width {
+            Some(w) => {
+                let _ = writeln!(out, "{inner}mask {}: u{w},", m.name.name);
+            }
+            None => {
+                let _ = writeln!(out, "{inner}mask {},", m.name.name);
+            }
+        }
+    }
+    if let Some(b) = &p.body {
+        docs(out, &inner, &b.docs);
+        let _ = writeln!(out, "{inner}body {},", b.name.name);
+    }
+    if let Some(e) = &p.eid {
+        docs(out, &inner, &e.docs);
+        let _ = writeln!(out, "{inner}eid: {},", type_text(&e.ty));
+    }
+    if let Some(x) = &p.prefix {
+        docs(out, &inner, &x.docs);
+        let _ = writeln!(out, "{inner}prefix {},", x.name.name);
+    }
+    trailing(out, &inner, &p.trailing_comments);
+    let _ = writeln!(out, "{INDENT}}}");
+}
+
+fn field_bit(b: &FieldBit) -> String {
+    format!("{}.{}", b.field, b.bit)
+}
+
+fn packed_suffix(t: &Option<Type>) -> String {
+    t.as_ref()
+        .map_or(String::new(), |t| format!(" packed {}", type_text(t)))
+}
+
+fn group(out: &mut String, g: &Group) {
+    let inner = format!("{INDENT}{INDENT}");
+    docs(out, INDENT, &g.docs);
+    let _ = write!(out, "{INDENT}group {}", g.name);
+    if let Some(r) = &g.record {
+        let _ = write!(out, ": {}", r.name);
+    }
+    if let Some(p) = &g.presence {
+        let _ = write!(out, " if {}", field_bit(p));
+    }
+    out.push_str(" {\n");
+    for f in &g.fields {
+        docs(out, &inner, &f.docs);
+        match &f.age {
+            Some(a) => {
+                let _ = writeln!(
+                    out,
+                    "{inner}{}: tick({}: {}{}),",
+                    f.name,
+                    a.name,
+                    type_text(&a.ty),
+                    packed_suffix(&a.packed)
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "{inner}{}: {}{},",
+                    f.name,
+                    type_text(&f.ty),
+                    packed_suffix(&f.packed)
+                );
+            }
+        }
+    }
+    for (i, form) in g.forms.iter().enumerate() {
+        if i > 0 || !g.fields.is_empty() {
+            out.push('\n');
+        }
+        self::form(out, form);
+    }
+    trailing(out, &inner, &g.trailing_comments);
+    let _ = writeln!(out, "{INDENT}}}");
+}
+
+fn form(out: &mut String, f: &Form) {
+    let indent = format!("{INDENT}{INDENT}");
+    let inner = format!("{indent}{INDENT}");
+    docs(out, &indent, &f.docs);
+    let kind = match f.kind {
+        FormKind::Full => "full",
+        FormKind::Step => "step",
+    };
+    let _ = write!(out, "{indent}{kind} {}: {}", f.name, f.record.name);
+    if let Some(t) = &f.tier {
+        let _ = write!(out, " if {}", field_bit(t));
+    }
+    if let Some(r) = f.reach {
+        let _ = write!(out, " reach {r}");
+    }
+    out.push_str(" {\n");
+    for x in &f.fields {
+        docs(out, &inner, &x.docs);
+        let step = x
+            .step
+            .as_ref()
+            .map_or(String::new(), |s| format!(" step {}", s.name));
+        let _ = writeln!(
+            out,
+            "{inner}{}: {}{step}{},",
+            x.name,
+            type_text(&x.ty),
+            packed_suffix(&x.packed)
+        );
+    }
+    trailing(out, &inner, &f.trailing_comments);
+    let _ = writeln!(out, "{indent}}}");
 }
 
 fn endian_suffix(endian: Option<Endian>) -> &'static str {

@@ -42,6 +42,8 @@ impl<'a> Index<'a> {
                     Item::Bits(b) => Decl::Bits(b),
                     Item::Record(r) => Decl::Record(r),
                     Item::Union(u) => Decl::Union(u),
+                    // A state names no type: what it derives is in the spec as items.
+                    Item::State(_) => continue,
                 };
                 decls.entry(item.name()).or_insert((decl, file));
             }

@@ -10,6 +10,8 @@
 //! - [`index`] resolves names and derives sizes from the layout;
 //! - [`lower`] turns a spec once into what every generator prints and `ackwire explain`
 //!   walks: each field's role, wire form, presence and checks in the canonical order;
+//! - [`state`] resolves a replicated state into the plan every binding generator prints, and
+//!   derives its frames' items;
 //! - [`gen`] holds the printers (Rust, TypeScript, C++, a Wireshark dissector in Lua) and
 //!   `gen::doc`, the documentation site;
 //! - [`breaking`] compares two versions of a spec at the level of bits (`ackwire breaking`).
@@ -29,6 +31,7 @@ pub mod index;
 pub mod lower;
 pub mod model;
 pub mod parse;
+pub mod state;
 pub mod validate;
 
 use diag::Diagnostic;
@@ -78,8 +81,14 @@ pub fn compile(sources: &[Source]) -> Result<Spec, SpecError> {
         }
     }
     if diagnostics.is_empty() {
-        let spec = Spec { files };
-        diagnostics = validate::validate(&spec);
+        let mut spec = Spec { files };
+        // A state's own problems first; a state without any derives its frames' items, which
+        // the general validation then checks with everything else.
+        diagnostics = state::check(&spec);
+        if diagnostics.is_empty() {
+            spec = state::expand(spec);
+        }
+        diagnostics.extend(validate::validate(&spec));
         if diagnostics.is_empty() {
             return Ok(spec);
         }

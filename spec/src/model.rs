@@ -85,6 +85,10 @@ pub enum Item {
     Record(Record),
     /// `union Name: uN { ... }`
     Union(Union),
+    /// `state Name { ... }`: an entity's replicated state, the frames it travels in and the
+    /// profiles it is sent by. A spec compiled by [`crate::compile`] also holds the items a
+    /// state derives ([`Record::derived_from`], [`Bits::derived_from`]).
+    State(State),
 }
 
 impl Item {
@@ -95,6 +99,7 @@ impl Item {
             Item::Bits(b) => &b.name,
             Item::Record(r) => &r.name,
             Item::Union(u) => &u.name,
+            Item::State(s) => &s.name,
         }
     }
 
@@ -105,6 +110,16 @@ impl Item {
             Item::Bits(b) => b.name_span,
             Item::Record(r) => r.name_span,
             Item::Union(u) => u.name_span,
+            Item::State(s) => s.name_span,
+        }
+    }
+
+    /// The state an item was derived from, when a state derived it (see [`Item::State`]).
+    pub fn derived_from(&self) -> Option<&str> {
+        match self {
+            Item::Record(r) => r.derived_from.as_deref(),
+            Item::Bits(b) => b.derived_from.as_deref(),
+            _ => None,
         }
     }
 }
@@ -185,6 +200,10 @@ pub struct Bits {
     /// Plain `//` comments after the last bit.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trailing_comments: Vec<String>,
+    /// The state that derived this bit set (a change mask, an acked frame's flags), `None`
+    /// for one written in a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_from: Option<String>,
 }
 
 /// One entry of a bit set.
@@ -260,6 +279,10 @@ pub struct Record {
     /// Plain `//` comments after the last field.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trailing_comments: Vec<String>,
+    /// The state that derived this record or frame (its record, a change, a group's record,
+    /// an acked frame), `None` for one written in a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_from: Option<String>,
 }
 
 /// One field of a record.
@@ -551,6 +574,421 @@ pub struct Variant {
     pub span: Span,
     /// The tag value.
     pub tag: u64,
+}
+
+/// A name written in a declaration, and where.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct NameRef {
+    /// The name.
+    pub name: String,
+    /// Where it was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub span: Span,
+}
+
+impl NameRef {
+    /// `name` written at `span`.
+    pub fn new(name: impl Into<String>, span: Span) -> Self {
+        NameRef {
+            name: name.into(),
+            span,
+        }
+    }
+}
+
+/// A bit of an earlier bit-set field: `flags.POSE_FULL`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FieldBit {
+    /// The bit-set field (the state's flags field).
+    pub field: String,
+    /// The bit's name in its bit set.
+    pub bit: String,
+    /// Where `field.BIT` was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub span: Span,
+}
+
+/// An entity's replicated state (`state Name { ... }`): its record as named groups of fields,
+/// each field with its form against the base; the events and inputs of the game; the frames it
+/// travels in (a byte-aligned kind 6 family frame, a bit-packed one, the kind 7 ack) and the
+/// profiles they are sent by. `spec/LANGUAGE.md`, "Replicated state", says what each part
+/// means; `crate::state` derives the frames' items from it and lowers it into the plan every
+/// binding generator prints.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct State {
+    /// Documentation and comments (the schema's: the generated acked schema type).
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// `PascalCase` name: the acked schema of the byte-aligned frame (the bit-packed one's is
+    /// `Packed` then this).
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// The members, in source order.
+    pub members: Vec<StateMember>,
+    /// Plain `//` comments after the last member.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trailing_comments: Vec<String>,
+}
+
+impl State {
+    /// The groups, in declaration order: change-mask bits 0, 1, ... in this order.
+    pub fn groups(&self) -> impl Iterator<Item = &Group> {
+        self.members.iter().filter_map(|m| match m {
+            StateMember::Group(g) => Some(g),
+            _ => None,
+        })
+    }
+
+    /// The frames (profiles), in declaration order.
+    pub fn frames(&self) -> impl Iterator<Item = &Profile> {
+        self.members.iter().filter_map(|m| match m {
+            StateMember::Frame(f) => Some(f.as_ref()),
+            _ => None,
+        })
+    }
+
+    /// The `record` member.
+    pub fn record(&self) -> Option<&StateRecord> {
+        self.members.iter().find_map(|m| match m {
+            StateMember::Record(r) => Some(r),
+            _ => None,
+        })
+    }
+
+    /// The flags field: the record's bit set of tiers and presences.
+    pub fn flags(&self) -> Option<&StateFlagsField> {
+        self.members.iter().find_map(|m| match m {
+            StateMember::Flags(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    /// The `events: Union` member.
+    pub fn events(&self) -> Option<&NameRef> {
+        self.members.iter().find_map(|m| match m {
+            StateMember::Events { union, .. } => Some(union),
+            _ => None,
+        })
+    }
+
+    /// The `inputs: Record` member.
+    pub fn inputs(&self) -> Option<&NameRef> {
+        self.members.iter().find_map(|m| match m {
+            StateMember::Inputs { record, .. } => Some(record),
+            _ => None,
+        })
+    }
+
+    /// The `ack` member.
+    pub fn ack(&self) -> Option<&AckDecl> {
+        self.members.iter().find_map(|m| match m {
+            StateMember::Ack(a) => Some(a),
+            _ => None,
+        })
+    }
+}
+
+/// One member of a state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "member", rename_all = "snake_case")]
+pub enum StateMember {
+    /// `record Name` or `record Name(field, ...)`: the record a state holds per entity.
+    Record(StateRecord),
+    /// `name: Bits`: the record's bit-set field, holding the groups' tier and presence bits.
+    Flags(StateFlagsField),
+    /// `events: Union`: the union of the game's events, carried by every acked frame.
+    Events {
+        /// Documentation and comments.
+        #[serde(flatten)]
+        docs: Docs,
+        /// The union.
+        union: NameRef,
+    },
+    /// `inputs: Record`: the record of the game's inputs, carried by the ack frame.
+    Inputs {
+        /// Documentation and comments.
+        #[serde(flatten)]
+        docs: Docs,
+        /// The record.
+        record: NameRef,
+    },
+    /// `frame Name = kind { ... }` or `packed frame Name = kind { ... }`: a profile.
+    Frame(Box<Profile>),
+    /// `ack Name = kind`: the client's ack and input frame.
+    Ack(AckDecl),
+    /// `group name { ... }`: fields that travel together under one change-mask bit.
+    Group(Group),
+}
+
+/// `record Name` or `record Name(field, ...)`: the state's record type, and the order of its
+/// canonical bytes (what the check hashes) when that is not the order the fields are declared
+/// in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StateRecord {
+    /// Documentation and comments (the record type's).
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// The record's name.
+    pub name: NameRef,
+    /// The record's fields in canonical order: each group field, the flags field and each
+    /// optional group once. Empty: the flags field first, then every group's fields (an
+    /// optional group as one field) in declaration order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub order: Vec<NameRef>,
+}
+
+/// `name: Bits`: the record's bit-set field.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StateFlagsField {
+    /// Documentation and comments (the field's).
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// The field's name.
+    pub name: NameRef,
+    /// The bit set, declared in the spec.
+    pub bits: NameRef,
+}
+
+/// `frame Name = kind { ... }` (byte-aligned: seed 000's kind 6 layout) or
+/// `packed frame Name = kind { ... }` (the same header, the changes a bit stream): one way the
+/// state is sent, with the names of the items derived for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Profile {
+    /// Documentation and comments (the frame's).
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// `packed frame`: the changes travel as a bit stream.
+    #[serde(default)]
+    pub packed: bool,
+    /// The frame's name.
+    pub name: NameRef,
+    /// The frame's kind byte.
+    pub kind: u8,
+    /// Where the kind was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub kind_span: Span,
+    /// `change Name`: the change record.
+    pub change: Option<ProfileName>,
+    /// `mask Name` or `mask Name: uN`: the change mask's bit set, and its width (a byte-aligned
+    /// frame's must be given; a packed one's defaults to the bits it names).
+    pub mask: Option<ProfileMask>,
+    /// `body Name`: the packed record holding a packed frame's changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<ProfileName>,
+    /// `eid: Type`: how a packed frame codes each change's id, as its gap from the previous
+    /// change's (a bucket code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eid: Option<ProfileType>,
+    /// `prefix Name`: what a packed frame's group records are named, before their
+    /// byte-aligned names (`Packed`: `PackedPoseStep`; the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<ProfileName>,
+    /// Plain `//` comments after the last member.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trailing_comments: Vec<String>,
+}
+
+/// A documented name inside a frame's block (`change Change`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProfileName {
+    /// Documentation and comments (the derived item's).
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// The name.
+    pub name: NameRef,
+}
+
+/// `mask Name` or `mask Name: uN`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProfileMask {
+    /// Documentation and comments (the bit set's).
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// The bit set's name.
+    pub name: NameRef,
+    /// Its width in bits, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u8>,
+}
+
+/// `eid: Type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProfileType {
+    /// Documentation and comments (the derived field's).
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// The type.
+    pub ty: Type,
+    /// Where the type was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub span: Span,
+}
+
+/// `ack Name = kind`: the client's frame acknowledging the newest acked frame applied and
+/// carrying its recent inputs (DESIGN.md section 3, kind 7).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AckDecl {
+    /// Documentation and comments (the frame's).
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// The frame's name.
+    pub name: NameRef,
+    /// The frame's kind byte.
+    pub kind: u8,
+    /// Where the kind was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub kind_span: Span,
+}
+
+/// `group name { ... }`, `group name: Record { ... }`, `group name if flags.BIT { ... }`:
+/// fields that travel together, selected by one change-mask bit (the groups' bits are 0, 1,
+/// ... in declaration order).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Group {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// `snake_case` name: the change's field (for a group of one form) and the mask bit's
+    /// name in `SCREAMING_CASE`.
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// `: Record`: the name of the group's record on the wire (default: the name in
+    /// `PascalCase`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record: Option<NameRef>,
+    /// `if flags.BIT`: the group is optional; the flags bit says the entity has it. Once an
+    /// entity has it, it keeps it for its life.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub presence: Option<FieldBit>,
+    /// The fields, in order: what the record holds.
+    pub fields: Vec<GroupField>,
+    /// `full` and `step` forms: how the group travels when it has two ways; empty when its
+    /// fields travel as declared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forms: Vec<Form>,
+    /// Plain `//` comments after the last member.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trailing_comments: Vec<String>,
+}
+
+/// One field of a group: its type in the record and, for a group of one form, on the wire.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GroupField {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// `snake_case` name.
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// The type. In the record a `quant(T, s)` is held as the integer `T` (its unit `s`), so
+    /// that records compare and hash exactly; on the wire it is the quantized value. A tick's
+    /// is `u32`.
+    pub ty: Type,
+    /// `tick(age: T)`: the field is the tick its group was measured at, and a change carries
+    /// its age (the frame's tick minus it) when that is not 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub age: Option<Age>,
+    /// `packed T`: how a packed frame codes the field (a group of one form), when not as its
+    /// type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packed: Option<Type>,
+}
+
+/// `tick(name: T packed P)`: the age of a measured tick on the wire.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Age {
+    /// The change's field holding the age.
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// Its type in a byte-aligned frame (an unsigned integer).
+    pub ty: Type,
+    /// How a packed frame codes it, when not as its type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packed: Option<Type>,
+}
+
+/// Which of a group's two forms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FormKind {
+    /// `full`: every field absolute (the mask's `GROUP_FULL` bit set).
+    Full,
+    /// `step`: some fields as steps from the base's value (the bit clear).
+    Step,
+}
+
+/// `full name: Record if flags.BIT { ... }` or `step name: Record reach N { ... }`: one of a
+/// group's two ways on the wire.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Form {
+    /// Documentation and comments (the form's record and field).
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// Full or step.
+    pub kind: FormKind,
+    /// The change's field holding this form.
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// The form's record on the wire.
+    pub record: NameRef,
+    /// `if flags.BIT` (full only): the record keeps which form its group came in, in this
+    /// flags bit, and the encoder sends the form the bit says. Without it the encoder sends
+    /// the step form whenever every field can travel so, and the full form otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<FieldBit>,
+    /// `reach N` (step only): a step counts from the base's values when every stepped field of
+    /// the base lies within `-N..=N`, and from 0 otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reach: Option<u64>,
+    /// The form's fields on the wire.
+    pub fields: Vec<FormField>,
+    /// Plain `//` comments after the last field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trailing_comments: Vec<String>,
+}
+
+/// One field of a form: a group field on the wire, or a step from the base's value of one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FormField {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// The wire field's name: a group field's name (it carries that field), or any name with
+    /// `step`.
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// The wire type: an integer, a `quant(...)` of the field's unit or a coarser one, or a
+    /// float of the field's value.
+    pub ty: Type,
+    /// `step field`: the wire carries the field less the base's (see [`Form::reach`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<NameRef>,
+    /// `packed T`: how a packed frame codes the wire integer, when not as its type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packed: Option<Type>,
 }
 
 /// Integer literals span i64 and u64 (a `u64` constant may exceed `i64::MAX`); JSON carries them

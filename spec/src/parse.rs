@@ -19,8 +19,10 @@
 
 use crate::diag::{line_col, Diagnostic};
 use crate::model::{
-    Array, Ascending, Bit, BitKind, Bits, Cond, Const, ConstValue, Count, Docs, Endian, Field,
-    File, IntType, Item, Record, RecordKind, Selector, Span, Type, Union, Variant,
+    AckDecl, Age, Array, Ascending, Bit, BitKind, Bits, Cond, Const, ConstValue, Count, Docs,
+    Endian, Field, FieldBit, File, Form, FormField, FormKind, Group, GroupField, IntType, Item,
+    NameRef, Profile, ProfileMask, ProfileName, ProfileType, Record, RecordKind, Selector, Span,
+    State, StateFlagsField, StateMember, StateRecord, Type, Union, Variant,
 };
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till, take_while};
@@ -265,6 +267,8 @@ const KEYWORDS: &[&str] = &[
     "if",
     "ascending",
     "max_offset",
+    "state",
+    "group",
 ];
 
 /// Whether `word` is reserved: it cannot name an item, bit or variant (fields may use it).
@@ -275,7 +279,7 @@ pub(crate) fn is_keyword(word: &str) -> bool {
 fn is_item_keyword(word: &str) -> bool {
     matches!(
         word,
-        "const" | "bits" | "record" | "packed" | "frame" | "union" | "endian"
+        "const" | "bits" | "record" | "packed" | "frame" | "union" | "endian" | "state"
     )
 }
 
@@ -335,6 +339,39 @@ struct Entry<T> {
     comma_optional: bool,
     /// "field `tick`", for "expected `,` after field `tick`".
     what: String,
+}
+
+/// One member of a state's frame block, kept until the block ends.
+enum ProfileEntry {
+    Change(ProfileName, Span),
+    Mask(ProfileMask, Span),
+    Body(ProfileName, Span),
+    Eid(ProfileType, Span),
+    Prefix(ProfileName, Span),
+}
+
+impl ProfileEntry {
+    /// Stores the member in `profile`; a member given twice is reported.
+    fn store(self, profile: &mut Profile, p: &mut Parser<'_>) {
+        fn set<T>(slot: &mut Option<T>, v: T, span: Span, word: &str, p: &mut Parser<'_>) {
+            if slot.is_some() {
+                p.error(
+                    span,
+                    format!("`{word}` given twice in a frame"),
+                    "remove this member",
+                );
+            } else {
+                *slot = Some(v);
+            }
+        }
+        match self {
+            ProfileEntry::Change(v, s) => set(&mut profile.change, v, s, "change", p),
+            ProfileEntry::Mask(v, s) => set(&mut profile.mask, v, s, "mask", p),
+            ProfileEntry::Body(v, s) => set(&mut profile.body, v, s, "body", p),
+            ProfileEntry::Eid(v, s) => set(&mut profile.eid, v, s, "eid", p),
+            ProfileEntry::Prefix(v, s) => set(&mut profile.prefix, v, s, "prefix", p),
+        }
+    }
 }
 
 struct Parser<'s> {
@@ -697,10 +734,14 @@ impl<'s> Parser<'s> {
                     seen_item = true;
                     self.union(pending.docs).map(|u| Some(Item::Union(u)))
                 }
+                Tok::Ident("state") => {
+                    seen_item = true;
+                    self.state(pending.docs).map(|s| Some(Item::State(s)))
+                }
                 _ => Err(self.unexpected(
                     t,
                     "expected an item",
-                    "expected `const`, `bits`, `record`, `packed`, `frame` or `union`",
+                    "expected `const`, `bits`, `record`, `packed`, `frame`, `union` or `state`",
                 )),
             };
             match result {
@@ -895,6 +936,7 @@ impl<'s> Parser<'s> {
             width,
             bits,
             trailing_comments,
+            derived_from: None,
         })
     }
 
@@ -1002,6 +1044,7 @@ impl<'s> Parser<'s> {
             name_span,
             fields,
             trailing_comments,
+            derived_from: None,
         })
     }
 
@@ -1178,6 +1221,440 @@ impl<'s> Parser<'s> {
             name_span,
             tag,
             variants,
+            trailing_comments,
+        })
+    }
+
+    // -- replicated state ----------------------------------------------------------------------
+
+    /// `state Name { ... }` (LANGUAGE.md, "Replicated state").
+    fn state(&mut self, docs: Docs) -> PResult<State> {
+        self.bump();
+        let (name, name_span) = self.name("a state")?;
+        let open = self.expect("{", || format!("expected `{{` to open state `{name}`"))?;
+        let (members, trailing_comments) = self.block(
+            open,
+            &format!("state `{name}`"),
+            "a member",
+            |p, pending| p.state_member(pending),
+        )?;
+        Ok(State {
+            docs,
+            name,
+            name_span,
+            members,
+            trailing_comments,
+        })
+    }
+
+    fn one<T>(what: String, item: T, comma_optional: bool) -> Entry<T> {
+        Entry {
+            items: vec![item],
+            carry: Vec::new(),
+            comma_optional,
+            what,
+        }
+    }
+
+    fn name_ref(&mut self, what: &str) -> PResult<NameRef> {
+        let (name, span) = self.name(what)?;
+        Ok(NameRef::new(name, span))
+    }
+
+    /// A kind byte after `=`.
+    fn kind_byte(&mut self, of: &str) -> PResult<(u8, Span)> {
+        self.expect("=", || format!("expected `=` and a kind after {of}"))?;
+        let (v, span) = self.literal("a kind byte")?;
+        match u8::try_from(v) {
+            Ok(v) => Ok((v, span)),
+            Err(_) => {
+                self.out_of_range(span, "u8");
+                Ok((0, span))
+            }
+        }
+    }
+
+    fn state_member(&mut self, pending: Pending) -> PResult<Entry<StateMember>> {
+        let docs = pending.docs;
+        let t = self.peek_required();
+        let keyword = match t.tok {
+            // `group: T` and the like are not members of a state: every member but the flags
+            // field starts with its keyword.
+            Tok::Ident(w) if self.peek_second() != Tok::Punct(":") => w,
+            Tok::Ident(w) => {
+                let (field, span) = self.ident("a member")?;
+                self.expect(":", || format!("expected `:` after `{field}`"))?;
+                let target = self.name_ref("a declared type")?;
+                let member = match w {
+                    "events" => StateMember::Events {
+                        docs,
+                        union: target,
+                    },
+                    "inputs" => StateMember::Inputs {
+                        docs,
+                        record: target,
+                    },
+                    _ => StateMember::Flags(StateFlagsField {
+                        docs,
+                        name: NameRef::new(field.clone(), span),
+                        bits: target,
+                    }),
+                };
+                return Ok(Self::one(format!("`{field}`"), member, false));
+            }
+            _ => {
+                return Err(self.unexpected(
+                    t,
+                    "expected a member of the state",
+                    "expected `record`, `frame`, `packed frame`, `ack`, `group`, `events:`, `inputs:` or a flags field",
+                ))
+            }
+        };
+        match keyword {
+            "record" => {
+                self.bump();
+                let name = self.name_ref("the state's record")?;
+                let mut order = Vec::new();
+                if self.eat("(").is_some() {
+                    loop {
+                        if self.eat(")").is_some() {
+                            break;
+                        }
+                        let (f, span) = self.ident("a field name")?;
+                        order.push(NameRef::new(f, span));
+                        if self.eat(",").is_none() {
+                            self.expect(")", || {
+                                "expected `,` or `)` in the record's field order".into()
+                            })?;
+                            break;
+                        }
+                    }
+                }
+                let what = format!("record `{}`", name.name);
+                Ok(Self::one(
+                    what,
+                    StateMember::Record(StateRecord { docs, name, order }),
+                    false,
+                ))
+            }
+            "frame" | "packed" => {
+                let packed = keyword == "packed";
+                self.bump();
+                if packed && !self.at_word("frame") {
+                    let t = self.peek_required();
+                    return Err(self.unexpected(
+                        t,
+                        "expected `frame` after `packed` in a state",
+                        "expected `frame`",
+                    ));
+                }
+                if packed {
+                    self.bump();
+                }
+                let name = self.name_ref("a frame")?;
+                let (kind, kind_span) = self.kind_byte(&format!("frame `{}`", name.name))?;
+                let mut profile = Profile {
+                    docs,
+                    packed,
+                    name,
+                    kind,
+                    kind_span,
+                    change: None,
+                    mask: None,
+                    body: None,
+                    eid: None,
+                    prefix: None,
+                    trailing_comments: Vec::new(),
+                };
+                let open = self.expect("{", || {
+                    format!("expected `{{` to open frame `{}`", profile.name.name)
+                })?;
+                let what = format!("frame `{}`", profile.name.name);
+                let (members, trailing) =
+                    self.block(open, &what, "a frame member", |p, pending| {
+                        p.profile_member(pending)
+                    })?;
+                profile.trailing_comments = trailing;
+                for m in members {
+                    m.store(&mut profile, self);
+                }
+                Ok(Self::one(what, StateMember::Frame(Box::new(profile)), true))
+            }
+            "ack" => {
+                self.bump();
+                let name = self.name_ref("a frame")?;
+                let (kind, kind_span) = self.kind_byte(&format!("frame `{}`", name.name))?;
+                let what = format!("ack `{}`", name.name);
+                Ok(Self::one(
+                    what,
+                    StateMember::Ack(AckDecl {
+                        docs,
+                        name,
+                        kind,
+                        kind_span,
+                    }),
+                    false,
+                ))
+            }
+            "group" => {
+                self.bump();
+                let group = self.group(docs)?;
+                Ok(Self::one(
+                    format!("group `{}`", group.name),
+                    StateMember::Group(group),
+                    true,
+                ))
+            }
+            _ => {
+                // Consumed, so that recovery does not take the word for the next member.
+                self.bump();
+                let next = self.peek();
+                Err(self.unexpected(
+                    next,
+                    &format!("expected `:` and a declared type after `{keyword}`"),
+                    "a state member is `record`, `frame`, `packed frame`, `ack`, `group` or `name: Type`",
+                ))
+            }
+        }
+    }
+
+    fn profile_member(&mut self, pending: Pending) -> PResult<Entry<ProfileEntry>> {
+        let docs = pending.docs;
+        let t = self.peek_required();
+        let word = match t.tok {
+            Tok::Ident(w) => w,
+            _ => "",
+        };
+        let entry = match word {
+            "change" | "body" | "prefix" => {
+                self.bump();
+                let name = self.name_ref(match word {
+                    "change" => "the change record",
+                    "body" => "the packed body record",
+                    _ => "a name prefix",
+                })?;
+                match word {
+                    "change" => ProfileEntry::Change(ProfileName { docs, name }, t.span),
+                    "body" => ProfileEntry::Body(ProfileName { docs, name }, t.span),
+                    _ => ProfileEntry::Prefix(ProfileName { docs, name }, t.span),
+                }
+            }
+            "mask" => {
+                self.bump();
+                let name = self.name_ref("the change mask's bit set")?;
+                let width = if self.eat(":").is_some() {
+                    let start = self.peek_required().span.start;
+                    match self.ty(0)? {
+                        Type::Int(IntType {
+                            signed: false,
+                            bits,
+                            endian: None,
+                        }) => Some(bits),
+                        _ => {
+                            return Err(self.error(
+                                Span::new(start, self.pos),
+                                format!("expected an unsigned width for mask `{}`", name.name),
+                                "expected `u8`, `u16` or another `uN`",
+                            ))
+                        }
+                    }
+                } else {
+                    None
+                };
+                ProfileEntry::Mask(ProfileMask { docs, name, width }, t.span)
+            }
+            "eid" => {
+                self.bump();
+                self.expect(":", || "expected `:` and a type after `eid`".into())?;
+                let start = self.peek_required().span.start;
+                let ty = self.ty(0)?;
+                ProfileEntry::Eid(
+                    ProfileType {
+                        docs,
+                        ty,
+                        span: Span::new(start, self.pos),
+                    },
+                    t.span,
+                )
+            }
+            _ => {
+                return Err(self.unexpected(
+                    t,
+                    "expected a member of the frame",
+                    "expected `change`, `mask`, `body`, `eid:` or `prefix`",
+                ))
+            }
+        };
+        Ok(Self::one(format!("`{word}`"), entry, false))
+    }
+
+    fn group(&mut self, docs: Docs) -> PResult<Group> {
+        let (name, name_span) = self.ident("the group's name")?;
+        let record = if self.eat(":").is_some() {
+            Some(self.name_ref("the group's record")?)
+        } else {
+            None
+        };
+        let presence = if self.at_word("if") {
+            self.bump();
+            Some(self.field_bit()?)
+        } else {
+            None
+        };
+        let open = self.expect("{", || format!("expected `{{` to open group `{name}`"))?;
+        let mut forms = Vec::new();
+        let (fields, trailing_comments) =
+            self.block(open, &format!("group `{name}`"), "a field", |p, pending| {
+                let second = p.peek_second();
+                let form_kind = match p.peek_required().tok {
+                    Tok::Ident("full") if matches!(second, Tok::Ident(_)) => Some(FormKind::Full),
+                    Tok::Ident("step") if matches!(second, Tok::Ident(_)) => Some(FormKind::Step),
+                    _ => None,
+                };
+                if let Some(kind) = form_kind {
+                    p.bump();
+                    let form = p.form(kind, pending.docs)?;
+                    let what = format!("form `{}`", form.name);
+                    forms.push(form);
+                    return Ok(Entry {
+                        items: Vec::new(),
+                        carry: Vec::new(),
+                        comma_optional: true,
+                        what,
+                    });
+                }
+                let field = p.group_field(pending.docs)?;
+                Ok(Self::one(format!("field `{}`", field.name), field, false))
+            })?;
+        Ok(Group {
+            docs,
+            name,
+            name_span,
+            record,
+            presence,
+            fields,
+            forms,
+            trailing_comments,
+        })
+    }
+
+    /// `field.BIT`.
+    fn field_bit(&mut self) -> PResult<FieldBit> {
+        let start = self.peek_required().span.start;
+        let (field, _) = self.ident("the flags field")?;
+        self.expect(".", || {
+            format!("expected `.` and a bit name after `{field}`")
+        })?;
+        let (bit, _) = self.ident(&format!("a bit name after `{field}.`"))?;
+        Ok(FieldBit {
+            field,
+            bit,
+            span: Span::new(start, self.pos),
+        })
+    }
+
+    /// `packed T`, when next.
+    fn packed_code(&mut self) -> PResult<Option<Type>> {
+        if self.at_word("packed") {
+            self.bump();
+            Ok(Some(self.ty(0)?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn group_field(&mut self, docs: Docs) -> PResult<GroupField> {
+        let (name, name_span) = self.ident("a field name")?;
+        self.expect(":", || format!("expected `:` after field name `{name}`"))?;
+        // `tick(age: T)`: a field named `tick` is still a field (`tick: u32`).
+        if self.at_word("tick") && self.peek_second() == Tok::Punct("(") {
+            self.bump();
+            self.bump();
+            let (age, age_span) = self.ident("the name of the age field")?;
+            self.expect(":", || format!("expected `:` and a type after `{age}`"))?;
+            let ty = self.ty(0)?;
+            let packed = self.packed_code()?;
+            self.expect(")", || "expected `)` to close `tick(`".into())?;
+            return Ok(GroupField {
+                docs,
+                name,
+                name_span,
+                ty: Type::Int(IntType::unsigned(32)),
+                age: Some(Age {
+                    name: age,
+                    name_span: age_span,
+                    ty,
+                    packed,
+                }),
+                packed: None,
+            });
+        }
+        let ty = self.ty(0)?;
+        let packed = self.packed_code()?;
+        Ok(GroupField {
+            docs,
+            name,
+            name_span,
+            ty,
+            age: None,
+            packed,
+        })
+    }
+
+    fn form(&mut self, kind: FormKind, docs: Docs) -> PResult<Form> {
+        let (name, name_span) = self.ident("the form's field name")?;
+        self.expect(":", || {
+            format!("expected `:` and the form's record after `{name}`")
+        })?;
+        let record = self.name_ref("the form's record")?;
+        let mut tier = None;
+        let mut reach = None;
+        match kind {
+            FormKind::Full if self.at_word("if") => {
+                self.bump();
+                tier = Some(self.field_bit()?);
+            }
+            FormKind::Step if self.at_word("reach") => {
+                self.bump();
+                reach = Some(self.u64_literal("the reach of a step")?);
+            }
+            _ => {}
+        }
+        let open = self.expect("{", || format!("expected `{{` to open form `{name}`"))?;
+        let (fields, trailing_comments) =
+            self.block(open, &format!("form `{name}`"), "a field", |p, pending| {
+                let (fname, fspan) = p.ident("a field name")?;
+                p.expect(":", || format!("expected `:` after field name `{fname}`"))?;
+                let ty = p.ty(0)?;
+                let step = if p.at_word("step") {
+                    p.bump();
+                    Some(p.name_ref("the field stepped")?)
+                } else {
+                    None
+                };
+                let packed = p.packed_code()?;
+                Ok(Self::one(
+                    format!("field `{fname}`"),
+                    FormField {
+                        docs: pending.docs,
+                        name: fname,
+                        name_span: fspan,
+                        ty,
+                        step,
+                        packed,
+                    },
+                    false,
+                ))
+            })?;
+        Ok(Form {
+            docs,
+            kind,
+            name,
+            name_span,
+            record,
+            tier,
+            reach,
+            fields,
             trailing_comments,
         })
     }
@@ -2051,6 +2528,7 @@ mod tests {
                     },
                 ],
                 trailing_comments: strings(&["end"]),
+                derived_from: None,
             })]
         );
         let Item::Bits(b) = &ok("bits P: u3 {}").items[0] else {
@@ -2074,6 +2552,7 @@ mod tests {
                 name_span: S,
                 fields,
                 trailing_comments: vec![],
+                derived_from: None,
             })
         };
         let konst = |name: &str, ty, v| Field {

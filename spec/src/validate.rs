@@ -93,6 +93,8 @@ impl<'a> Validator<'a> {
                 Item::Bits(b) => self.bits(b),
                 Item::Record(r) => self.record(r),
                 Item::Union(u) => self.union(u),
+                // Checked by `crate::state::check`; its derived items are checked here.
+                Item::State(_) => {}
             }
         }
     }

@@ -187,6 +187,7 @@ fn every_kind_of_break_in_the_brief_has_a_case() {
         Kind::Added,
         Kind::Removed,
         Kind::Packed,
+        Kind::State,
     ] {
         assert!(
             names
@@ -367,6 +368,15 @@ fn every_name_of_the_reference_protocol_renamed_keeps_the_bytes() {
                 text: rename(&s.text, name),
             })
             .collect();
+        let in_layout = |text: &str| {
+            text.lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .any(|l| rename(l, name) != l)
+        };
+        if !sources.iter().any(|s| in_layout(&s.text)) {
+            // A name a state derives (`AckFlags`, `Health`), written nowhere in the layout.
+            continue;
+        }
         let Ok(r) = breaking::compare_sources(&sources, &new) else {
             continue; // the datagram's field `frame`: the keyword is renamed with it
         };

@@ -3,8 +3,10 @@
 
 use ackwire_spec::fmt::format_file;
 use ackwire_spec::model::{
-    Array, Ascending, Bit, BitKind, Bits, Cond, Const, ConstValue, Count, Docs, Endian, Field,
-    File, IntType, Item, Record, RecordKind, Selector, Span, Type, Union, Variant,
+    AckDecl, Age, Array, Ascending, Bit, BitKind, Bits, Cond, Const, ConstValue, Count, Docs,
+    Endian, Field, FieldBit, File, Form, FormField, FormKind, Group, GroupField, IntType, Item,
+    NameRef, Profile, ProfileMask, ProfileName, ProfileType, Record, RecordKind, Selector, Span,
+    State, StateFlagsField, StateMember, StateRecord, Type, Union, Variant,
 };
 use ackwire_spec::parse::parse_file;
 use proptest::collection::vec;
@@ -27,6 +29,8 @@ const KEYWORDS: &[&str] = &[
     "if",
     "ascending",
     "max_offset",
+    "state",
+    "group",
     "bool",
     "varint",
     "zigzag",
@@ -228,6 +232,7 @@ fn record() -> impl Strategy<Value = Item> {
                 name_span: Span::default(),
                 fields,
                 trailing_comments,
+                derived_from: None,
             })
         })
 }
@@ -266,6 +271,7 @@ fn bits() -> impl Strategy<Value = Item> {
                 width,
                 bits,
                 trailing_comments,
+                derived_from: None,
             })
         })
 }
@@ -314,11 +320,216 @@ fn constant() -> impl Strategy<Value = Item> {
     })
 }
 
+fn name_ref() -> impl Strategy<Value = NameRef> {
+    pascal().prop_map(|n| NameRef::new(n, Span::default()))
+}
+
+fn field_bit() -> impl Strategy<Value = FieldBit> {
+    (snake(), screaming()).prop_map(|(field, bit)| FieldBit {
+        field,
+        bit,
+        span: Span::default(),
+    })
+}
+
+fn profile_name() -> impl Strategy<Value = ProfileName> {
+    (docs(), name_ref()).prop_map(|(docs, name)| ProfileName { docs, name })
+}
+
+fn profile() -> impl Strategy<Value = Profile> {
+    (
+        (docs(), any::<bool>(), name_ref(), any::<u8>()),
+        option::of(profile_name()),
+        option::of((docs(), name_ref(), option::of(1u8..=64))),
+        option::of(profile_name()),
+        option::of((docs(), ty())),
+        option::of(profile_name()),
+        vec(text(), 0..2),
+    )
+        .prop_map(
+            |((docs, packed, name, kind), change, mask, body, eid, prefix, trailing_comments)| {
+                Profile {
+                    docs,
+                    packed,
+                    name,
+                    kind,
+                    kind_span: Span::default(),
+                    change,
+                    mask: mask.map(|(docs, name, width)| ProfileMask { docs, name, width }),
+                    body,
+                    eid: eid.map(|(docs, ty)| ProfileType {
+                        docs,
+                        ty,
+                        span: Span::default(),
+                    }),
+                    prefix,
+                    trailing_comments,
+                }
+            },
+        )
+}
+
+fn group_field() -> impl Strategy<Value = GroupField> {
+    (
+        docs(),
+        field_name(),
+        ty(),
+        option::of((snake(), ty(), option::of(ty()))),
+        option::of(ty()),
+    )
+        .prop_map(|(docs, name, ty, age, packed)| match age {
+            Some((age, aty, apacked)) => GroupField {
+                docs,
+                name,
+                name_span: Span::default(),
+                ty: Type::Int(IntType::unsigned(32)),
+                age: Some(Age {
+                    name: age,
+                    name_span: Span::default(),
+                    ty: aty,
+                    packed: apacked,
+                }),
+                packed: None,
+            },
+            None => GroupField {
+                docs,
+                name,
+                name_span: Span::default(),
+                ty,
+                age: None,
+                packed,
+            },
+        })
+}
+
+fn form() -> impl Strategy<Value = Form> {
+    let wire = (
+        docs(),
+        field_name(),
+        ty(),
+        option::of(snake()),
+        option::of(ty()),
+    )
+        .prop_map(|(docs, name, ty, step, packed)| FormField {
+            docs,
+            name,
+            name_span: Span::default(),
+            ty,
+            step: step.map(|s| NameRef::new(s, Span::default())),
+            packed,
+        });
+    (
+        docs(),
+        any::<bool>(),
+        snake(),
+        name_ref(),
+        option::of(field_bit()),
+        option::of(any::<u64>()),
+        vec(wire, 0..3),
+        vec(text(), 0..2),
+    )
+        .prop_map(
+            |(docs, full, name, record, tier, reach, fields, trailing_comments)| Form {
+                docs,
+                kind: if full { FormKind::Full } else { FormKind::Step },
+                name,
+                name_span: Span::default(),
+                record,
+                tier: tier.filter(|_| full),
+                reach: reach.filter(|_| !full),
+                fields,
+                trailing_comments,
+            },
+        )
+}
+
+fn group() -> impl Strategy<Value = Group> {
+    (
+        docs(),
+        snake(),
+        option::of(name_ref()),
+        option::of(field_bit()),
+        vec(group_field(), 0..3),
+        vec(form(), 0..3),
+        vec(text(), 0..2),
+    )
+        .prop_map(
+            |(docs, name, record, presence, fields, forms, trailing_comments)| Group {
+                docs,
+                name,
+                name_span: Span::default(),
+                record,
+                presence,
+                fields,
+                forms,
+                trailing_comments,
+            },
+        )
+}
+
+fn state_member() -> impl Strategy<Value = StateMember> {
+    prop_oneof![
+        (docs(), name_ref(), vec(snake(), 0..4)).prop_map(|(docs, name, order)| {
+            StateMember::Record(StateRecord {
+                docs,
+                name,
+                order: order
+                    .into_iter()
+                    .map(|o| NameRef::new(o, Span::default()))
+                    .collect(),
+            })
+        }),
+        (
+            docs(),
+            snake().prop_filter("a member word", |s| s != "events" && s != "inputs"),
+            name_ref()
+        )
+            .prop_map(|(docs, name, bits)| StateMember::Flags(StateFlagsField {
+                docs,
+                name: NameRef::new(name, Span::default()),
+                bits,
+            })),
+        (docs(), name_ref()).prop_map(|(docs, union)| StateMember::Events { docs, union }),
+        (docs(), name_ref()).prop_map(|(docs, record)| StateMember::Inputs { docs, record }),
+        (docs(), name_ref(), any::<u8>()).prop_map(|(docs, name, kind)| StateMember::Ack(
+            AckDecl {
+                docs,
+                name,
+                kind,
+                kind_span: Span::default(),
+            }
+        )),
+        profile().prop_map(|p| StateMember::Frame(Box::new(p))),
+        group().prop_map(StateMember::Group),
+    ]
+}
+
+fn state() -> impl Strategy<Value = Item> {
+    (
+        docs(),
+        pascal(),
+        vec(state_member(), 0..6),
+        vec(text(), 0..2),
+    )
+        .prop_map(|(docs, name, members, trailing_comments)| {
+            Item::State(State {
+                docs,
+                name,
+                name_span: Span::default(),
+                members,
+                trailing_comments,
+            })
+        })
+}
+
 fn file() -> impl Strategy<Value = File> {
     (
         vec(text(), 0..3),
         endian(),
-        vec(prop_oneof![constant(), bits(), record(), union()], 0..5),
+        vec(
+            prop_oneof![constant(), bits(), record(), union(), state()],
+            0..5,
+        ),
         vec(text(), 0..2),
     )
         .prop_map(|(doc, endian, items, trailing_comments)| File {

@@ -328,6 +328,7 @@ impl<'s> Site<'_, 's> {
                 Item::Bits(b) => self.bits_section(&mut h, b),
                 Item::Record(r) => self.record_section(&mut h, r),
                 Item::Union(u) => self.union_section(&mut h, u),
+                Item::State(s) => self.state_section(&mut h, s),
             }
         }
         page(&base_name(&file.name), &self.nav(page_name.as_deref()), &h)
@@ -487,6 +488,74 @@ impl<'s> Site<'_, 's> {
         h.push_str("</table>\n</section>\n");
     }
 
+    /// A state: its docs and a table of its groups (each group's mask bit, fields and forms);
+    /// the items it derives have sections of their own.
+    fn state_section(&self, h: &mut String, s: &'s crate::model::State) {
+        section_head(h, "state", &s.name, &s.docs.doc);
+        let plans = crate::state::plans(self.spec());
+        let Some(plan) = plans.iter().find(|p| p.name == s.name) else {
+            h.push_str("</section>\n");
+            return;
+        };
+        let frames: Vec<String> = plan
+            .profiles
+            .iter()
+            .map(|p| format!("{} (kind {})", self.link(&p.frame), p.kind))
+            .collect();
+        let _ = writeln!(
+            h,
+            "<p class=\"meta\">Each entity is a {} whose canonical bytes the check hashes; it travels in {}.</p>",
+            self.link(&plan.record.name),
+            frames.join(" and ")
+        );
+        // The groups' bits as the first frame's change mask lays them out.
+        if let Some(mask) = plan
+            .profiles
+            .first()
+            .and_then(|p| self.low.index.bits(&p.mask))
+        {
+            h.push_str("<figure>\n");
+            h.push_str(&bits_svg(mask, false));
+            h.push_str("</figure>\n");
+        }
+        h.push_str(
+            "<table class=\"fields\">\n<tr><th>Bit</th><th>Group</th><th>Fields</th><th>Forms</th><th>Meaning</th></tr>\n",
+        );
+        for g in &plan.groups {
+            let fields: Vec<String> = g
+                .fields
+                .iter()
+                .map(|f| format!("<code>{}</code>", escape(&f.name)))
+                .collect();
+            let forms: Vec<String> = g.forms.iter().map(|f| self.link(&f.record)).collect();
+            let mut meaning = docs_html(&g.docs);
+            if let Some(p) = &g.presence {
+                let _ = write!(
+                    meaning,
+                    " Optional: present with <code>{}</code>.",
+                    escape(&p.name)
+                );
+            }
+            if let Some(t) = &g.tick {
+                let _ = write!(
+                    meaning,
+                    " Measured at a tick; its age travels as <code>{}</code>.",
+                    escape(&t.age)
+                );
+            }
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                g.bit,
+                escape(&g.name),
+                fields.join(", "),
+                forms.join(" / "),
+                meaning
+            );
+        }
+        h.push_str("</table>\n</section>\n");
+    }
+
     fn union_section(&self, h: &mut String, u: &'s Union) {
         let plan = self.low.union_plan(u);
         section_head(h, "union", &u.name, &u.docs.doc);
@@ -541,6 +610,19 @@ impl<'s> Site<'_, 's> {
         for item in self.spec().files.iter().flat_map(|f| &f.items) {
             let svg = match item {
                 Item::Const(_) => continue,
+                // A state's diagram is its groups' bits in its first frame's change mask.
+                Item::State(st) => {
+                    let plans = crate::state::plans(self.spec());
+                    let mask = plans
+                        .iter()
+                        .find(|p| p.name == st.name)
+                        .and_then(|p| p.profiles.first())
+                        .and_then(|p| self.low.index.bits(&p.mask));
+                    match mask {
+                        Some(b) => bits_svg(b, true),
+                        None => continue,
+                    }
+                }
                 Item::Bits(b) => bits_svg(b, true),
                 Item::Record(r) => {
                     let Some(plan) = self.low.plan(&r.name, None) else {
@@ -602,6 +684,7 @@ fn item_kind(item: &Item) -> (&'static str, &Docs) {
             &r.docs,
         ),
         Item::Union(u) => ("union", &u.docs),
+        Item::State(s) => ("state", &s.docs),
     }
 }
 

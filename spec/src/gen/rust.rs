@@ -105,12 +105,16 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     for file in &spec.files {
         g.file_header(file);
         for item in &file.items {
+            if matches!(item, Item::State(_)) {
+                continue;
+            }
             g.code.blank();
             match item {
                 Item::Const(c) => g.constant(c),
                 Item::Bits(b) => g.bits(&low.bits_plan(b)),
                 Item::Record(r) => g.record(r),
                 Item::Union(u) => g.union(&low.union_plan(u)),
+                Item::State(_) => {}
             }
         }
     }

@@ -71,12 +71,16 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
     for file in &spec.files {
         g.file_header(file);
         for item in &file.items {
+            if matches!(item, Item::State(_)) {
+                continue;
+            }
             g.out.blank();
             match item {
                 Item::Const(c) => g.constant(c),
                 Item::Bits(b) => g.bits(b),
                 Item::Record(r) => g.record(r),
                 Item::Union(u) => g.union(u),
+                Item::State(_) => {}
             }
         }
     }

@@ -490,7 +490,7 @@ impl Gen<'_> {
                     ));
                     self.out.close("}");
                 }
-                Item::Const(_) => {}
+                Item::Const(_) | Item::State(_) => {}
             }
         }
         let o = &mut self.out;
