@@ -1,12 +1,12 @@
 /**
- * The reference protocol's acked schema (`spec/protocol/acked.wire`, seed 000) bound to the
- * runtime's generic machines (`runtime/sessions/acked.ts`), as the Rust codec's
- * `acked::Reference`: records are `EntityState`, changes are `Change` with POSE_FULL and
- * POSE_AGE, events are `Event`, inputs are `Input`. Beside it, the server's {@link Presenter}
- * (each client's S_N from a world, with the near tier's {@link TierBoundary}), and the two
- * session halves: {@link AckedClientHalf}, the facade a browser or native client drives, and
- * {@link AckedServerHalf}, both over kind 6 by default and over any {@link ReferenceSchema}
- * (kind 12's `PackedReference` of `acked_packed.ts`) when given one.
+ * The reference protocol's acked schema (`spec/protocol/acked.wire`, `docs/spec/acked.md`) bound to
+ * the runtime's generic machines (`runtime/sessions/acked.ts`), as the Rust codec's
+ * `acked::Reference`: records are `EntityState`, changes are `Change` with POSE_FULL and POSE_AGE,
+ * events are `Event`, inputs are `Input`. Beside it, the server's {@link Presenter} (each client's
+ * S_N from a world, with the near tier's {@link TierBoundary}), and the two session halves: {@link
+ * AckedClientHalf}, the facade a browser or native client drives, and {@link AckedServerHalf}, both
+ * over kind 6 by default and over any {@link ReferenceSchema} (kind 12's `PackedReference` of
+ * `acked_packed.ts`) when given one.
  *
  * The orientation (ChangeMask.ORIENT, StateFlags.ORIENTED, issue 19) is a group of its own: a
  * smallest-three quaternion is absolute, so a change carries it whole whenever it differs from
@@ -191,10 +191,9 @@ export const Reference: ReferenceSchema = {
   RELIABLE_ABOVE,
 
   /**
-   * Seed 000: "Whether an entity's pose is full or quantized travels with each change
-   * (POSE_FULL), since the base can be any recent frame, and a pose measured in a frame that
-   * was lost travels with its age (POSE_AGE: the ticks between its measurement and the
-   * frame), so the client records it at the tick it was true."
+   * ACK-21: every change says if its pose is full (POSE_FULL), the base being any recent frame, and
+   * a pose taken before the frame's tick carries its age (POSE_AGE) so that the client dates it
+   * right (ACK-33).
    */
   diff(eid, base, next, tick) {
     const pose = base === undefined || !samePose(base, next);
@@ -287,9 +286,8 @@ export const Reference: ReferenceSchema = {
   },
 
   /**
-   * Seed 000: "a pose measured in a frame that was lost travels with its age ... so the client
-   * records it at the tick it was true": the record's `measured` is the frame's tick minus the
-   * age.
+   * ACK-33: a pose sent with its age is recorded at the tick it was true: the record's `measured`
+   * is the frame's tick minus the age.
    */
   apply(base, change, tick) {
     const mask = change.mask;
@@ -693,9 +691,9 @@ export type FrameHeader = Omit<Acked, "changes">;
  * which are the caller's (kind 6's as read, kind 12's converted). Kind 6's `decodeFrameInto` and
  * kind 12's `unpackFrame` both come through here, before anything else is read into `out`.
  *
- * DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is then
- * 0)": a keyframe naming a base is `invalid_condition` at byte 5, `base_tick` (both kinds'
- * base_tick starts there), thrown before `out` is touched.
+ * ACK-4: a keyframe applies onto nothing, and its base_tick is 0: a keyframe naming a base is
+ * `invalid_condition` at byte 5, `base_tick` (both kinds' base_tick starts there), thrown before
+ * `out` is touched.
  */
 export function headerInto(f: FrameHeader, out: ReferenceFrame): void {
   const keyframe = (f.flags & AckedFlags.KEYFRAME) !== 0;
@@ -780,7 +778,7 @@ export const POSE_REFRESH = 255;
 export interface ViewConfig {
   /** The client's own entities; the lowest present is where it stands. */
   readonly own: readonly number[];
-  /** The near tier, with hysteresis (seed 004 §5). */
+  /** The near tier, with hysteresis (SRV-5 to SRV-9). */
   readonly tier: TierBoundary;
   /** A far entity's pose is due on the ticks where `(tick + eid) % farEvery == 0`. */
   readonly farEvery: number;
@@ -813,12 +811,11 @@ function yawSteps(deg: number): number {
 }
 
 /**
- * Computes each tick's S_N for one client of the reference schema, as the Rust codec's
- * `Presenter`. Seed 000: "The server keeps computing, for each client, what an ordered client
- * would hold after frame N (S_N: every entity's record, whether its pose came full, the tier it
- * was sent at and the tick its pose was measured at), exactly as the ordered encoder does: what
- * changed, a far entity's pose only when it is due or its rest changed, the client's own
- * entities' pose in full."
+ * Computes each tick's S_N for one client of the reference schema, as the Rust codec's `Presenter`.
+ * ACK-17, ACK-18: per client, the server computes S_N, the state an ordered client holds after
+ * frame N (records, pose full or not, tier, measurement tick), as the ordered encoder would: the
+ * changes, far poses only when due or when their rest changed, the client's own entities with full
+ * poses.
  *
  * Per entity of the world: new (or a new life), whole, its pose measured now; near (the
  * client's own, or within the tier boundary, judged with hysteresis against the tier it was
@@ -1030,7 +1027,7 @@ export class AckedClientHalf implements SessionHalf<Input | undefined, Delivery<
     return this.out.poll();
   }
 
-  /** The FNV-1a 32 of the shown state (the check's value: DESIGN.md section 3). */
+  /** The FNV-1a 32 of the shown state (the check's value: CHECK-2). */
   stateHash(): number {
     return this.decoder.stateHash();
   }

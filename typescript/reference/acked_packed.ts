@@ -6,19 +6,17 @@
  *
  * Kind 12 carries exactly kind 6's information: its header is kind 6's, its events are kind 6's,
  * and each `PackedChange` is a kind 6 `Change` in variable widths (the id as a gap from the
- * previous change's, the mask in its six named bits, the steps and the yaw in buckets). So
- * {@link PackedReference} converts between the two at the frame's edge ({@link packFrame},
- * {@link unpackFrame}) and every session machine (the AckedEncoder, the AckedDecoder, the
- * halves of acked.ts) runs over it unchanged. The conversion is lossless both ways: every kind 6
- * frame whose changes ascend by id (the only ones the machines apply: seed 000's "changes in
- * ascending id", enforced by the decoder) has exactly one kind 12 frame, and back.
+ * previous change's, the mask in its six named bits, the steps and the yaw in buckets). So {@link
+ * PackedReference} converts between the two at the frame's edge ({@link packFrame}, {@link
+ * unpackFrame}) and every session machine (the AckedEncoder, the AckedDecoder, the halves of
+ * acked.ts) runs over it unchanged. The conversion is lossless both ways: every kind 6 frame whose
+ * changes ascend by id (the only ones the machines apply: ACK-8's changes in ascending id, enforced
+ * by the decoder) has exactly one kind 12 frame, and back.
  *
- * Seed 000's rules hold unchanged, since the machines and the schema's diff and apply are kind
- * 6's: "Frame N carries what turns the acknowledged frame's S_B into S_N (the entities gone,
- * those whose life changed under their id removed and whole again, the groups that differ, a
- * position as small steps from the base's)", and "Whether an entity's pose is full or quantized
- * travels with each change (POSE_FULL) ... and a pose measured in a frame that was lost travels
- * with its age (POSE_AGE)": kind 12 carries the same bits for both.
+ * ACK-16: every rule of the acked stream holds unchanged, since the machines and the schema's diff
+ * and apply are kind 6's: frame N carries what turns the acknowledged S_B into S_N (ACK-19,
+ * ACK-21), and each change says whether its pose is full and how old it is (ACK-21): kind 12
+ * carries the same bits for both.
  *
  * A kind 6 frame whose changes do not ascend has no kind 12 form: encoding it is
  * `not_ascending`. A few kind 12 codes have no kind 6 value (a bucket list that holds every u16
@@ -215,10 +213,10 @@ export function packFrame(f: ReferenceFrame): AckedPacked {
 
 /**
  * A kind 12 frame as kind 6's, into `out`: its header through kind 6's {@link headerInto} (which
- * checks DESIGN.md section 3's "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is
- * then 0)" as kind 6's decoder checks it, before the changes), then every change converted
- * ({@link unpackChange}'s `over_width`; on that error `out` holds the new header and its old
- * changes, as any frame a decoder failed to read holds anything).
+ * checks ACK-4 (a keyframe applies onto nothing, its base_tick 0) as kind 6's decoder checks it,
+ * before the changes), then every change converted ({@link unpackChange}'s `over_width`; on that
+ * error `out` holds the new header and its old changes, as any frame a decoder failed to read holds
+ * anything).
  */
 export function unpackFrame(f: AckedPacked, out: ReferenceFrame): void {
   headerInto(f, out);

@@ -147,9 +147,8 @@ export class Reader {
    * up to 53; with `bits` 64 (a count or a length, checked against the remaining bytes next)
    * a value beyond 2^53 is approximate.
    *
-   * DESIGN.md section 3: "varint = unsigned LEB128, at most 10 bytes"; a varint longer than
-   * needed (a last byte of 0 after the first) is non-canonical, a value over `bits` bits is over
-   * its width.
+   * WIRE-2: unsigned LEB128, at most 10 bytes. WIRE-3: a varint longer than needed (a last byte of
+   * 0 after the first) is non-canonical. WIRE-4: a value over `bits` bits is over its width.
    */
   varint(bits: number): number {
     const start = this.pos;

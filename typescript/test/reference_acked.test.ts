@@ -173,6 +173,7 @@ function plain(f: unknown): unknown {
 
 describe("kind 12 through the packed schema", () => {
   it("carries every kind 6 frame whose changes ascend, ORIENT among them, and back", () => {
+    // ACK-15.
     const rng = new Rng(0x2545f4914f6cdd1dn);
     let orients = 0;
     let six = 0;
@@ -219,6 +220,7 @@ describe("kind 12 through the packed schema", () => {
   });
 
   it("refuses changes that do not ascend (not_ascending): kind 12 has no form for them", () => {
+    // ACK-14, WIRE-14.
     for (const ids of [
       [4, 4],
       [9, 2],
@@ -261,6 +263,7 @@ describe("kind 12 through the packed schema", () => {
   });
 
   it("refuses the codes past kind 6's ranges as over_width at the body's first byte", () => {
+    // ACK-15.
     const body = (c: PackedChange): AckedPacked => ({
       tick: 9,
       base_tick: 8,
@@ -313,6 +316,7 @@ describe("kind 12 through the packed schema", () => {
   });
 
   it("refuses a keyframe naming a base, as kind 6 does, before reading its changes", () => {
+    // ACK-4.
     const f = blank();
     f.keyframe = true;
     f.changes = [{ eid: 1, mask: 0 }];
@@ -374,6 +378,7 @@ const B = orientation(-0.5, 0.5, 0.5, 0.5);
 
 describe("the orientation group in kind 6's schema", () => {
   it("sends the whole orientation when it differs from the base's, and applies it", () => {
+    // ACK-7.
     const base = record({ flags: StateFlags.ORIENTED, orient: A });
     const next = record({ flags: StateFlags.ORIENTED, orient: B });
     const c = Reference.diff(3, base, next, 7)!;
@@ -409,6 +414,7 @@ describe("the orientation group in kind 6's schema", () => {
   });
 
   it("refuses a record that drops the base's orientation, or whose ORIENTED bit disagrees", () => {
+    // ACK-22.
     const base = record({ flags: StateFlags.ORIENTED, orient: A });
     const refused = (e: unknown) =>
       e instanceof EncodeError && e.kind === "invalid_condition" && e.path === "orient";
@@ -442,6 +448,7 @@ describe("the orientation group in kind 6's schema", () => {
   });
 
   it("hashes the generated writer's bytes: 24, and 28 with an orientation", () => {
+    // CHECK-3.
     for (const r of [
       record(),
       record({ flags: StateFlags.ORIENTED, orient: A }),

@@ -1,7 +1,7 @@
 /**
- * 32-bit FNV-1a (offset basis 2166136261, prime 16777619): the state check of DESIGN.md and
- * seed 000, and every session's state hash. `hash` continues a running hash, so that a state's
- * canonical bytes can be hashed in pieces without being concatenated first.
+ * 32-bit FNV-1a (offset basis 2166136261, prime 16777619): CHECK-1, the hash of the state check and
+ * of every session's state hash. `hash` continues a running hash, so that a state's canonical bytes
+ * can be hashed in pieces without being concatenated first.
  */
 export function fnv1a32(bytes: Uint8Array, hash: number = 0x811c9dc5): number {
   let h = hash >>> 0;
