@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Builds and runs the C++ runtime's own tests: test/runtime_test.cpp over
 # include/ackwire_runtime.hpp (and the session shape), test/acked_test.cpp over
-# include/ackwire_acked.hpp (seed 000's machines), test/rest_test.cpp over the datagram, baseline
-# and delta machines and their digests, test/packed19_test.cpp over the bucket codes, quaternions
-# and ascending lists of packed bodies, and test/reference_test.cpp over the reference protocol's
-# acked schemas (reference/acked.hpp, reference/acked_packed.hpp: the orientation group and kind 12,
-# issue 19), which needs the generated codec: it is generated first into build/gen with
+# include/ackwire_acked.hpp (`docs/spec/acked.md`'s machines), test/rest_test.cpp over the datagram,
+# baseline and delta machines and their digests, test/packed19_test.cpp over the bucket codes,
+# quaternions and ascending lists of packed bodies, and test/reference_test.cpp over the reference
+# protocol's acked schemas (reference/acked.hpp, reference/acked_packed.hpp: the orientation group
+# and kind 12, issue 19), which needs the generated codec: it is generated first into build/gen with
 # `ackwire gen --lang cpp spec/protocol` (`cargo run -p ackwire`, or $ACKWIRE when that names a
-# built binary), and that test alone is built against build/gen's copies of the runtime's
-# headers (byte for byte those of include/). Each with g++ -std=c++17 and every warning the C++ testee
-# is built with turned into an error, twice, both builds at once:
+# built binary), and that test alone is built against build/gen's copies of the runtime's headers
+# (byte for byte those of include/). Each with g++ -std=c++17 and every warning the C++ testee is
+# built with turned into an error, twice, both builds at once:
 #   build/NAME            -O2, no sanitizer;
 #   build/NAME-sanitized  AddressSanitizer and UBSan, any finding aborts (and reads into a
 #                         std::vector's unused capacity are findings).

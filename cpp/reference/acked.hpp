@@ -146,10 +146,9 @@ struct Reference {
     /// The name of the schema's frames in the spec (what the halves send and expect).
     static constexpr const char* FRAME_NAME = "acked";
 
-    /// Seed 000: "Whether an entity's pose is full or quantized travels with each change
-    /// (POSE_FULL), since the base can be any recent frame, and a pose measured in a frame that
-    /// was lost travels with its age (POSE_AGE: the ticks between its measurement and the
-    /// frame), so the client records it at the tick it was true."
+    /// ACK-21: every change says if its pose is full (POSE_FULL), the base being any recent frame,
+    /// and a pose taken before the frame's tick carries its age (POSE_AGE) so that the client dates
+    /// it right (ACK-33).
     static rt::EncodeStatus diff(uint16_t eid, const Record* base, const Record& next,
         uint32_t tick, std::optional<Change>& out) {
         out.reset();
@@ -247,10 +246,9 @@ struct Reference {
     /// The entity a change is about.
     static uint16_t change_eid(const Change& change) { return change.eid; }
 
-    /// `base` (or nothing, when the entity comes whole) with `change` applied, in a frame of
-    /// tick `tick`. Seed 000: "a pose measured in a frame that was lost travels with its age
-    /// ... so the client records it at the tick it was true": `measured` is the frame's tick
-    /// minus the age. Nullptr, or why the change cannot apply.
+    /// `base` (or nothing, when the entity comes whole) with `change` applied, in a frame of tick
+    /// `tick`. ACK-33: a pose sent with its age is recorded at the tick it was true: `measured` is
+    /// the frame's tick minus the age. Nullptr, or why the change cannot apply.
     static const char* apply(
         const Record* base, const Change& change, uint32_t tick, Record& out) {
         Record r;
@@ -406,9 +404,9 @@ struct Reference {
     /// lists being the caller's (kind 6's swapped, kind 12's converted). Kind 6's
     /// decode_frame_into and kind 12's unpack_header_and_changes both come through here.
     ///
-    /// DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is
-    /// then 0)": a keyframe naming a base is `invalid_condition` at byte 5 (both kinds'
-    /// base_tick starts there), `base_tick`, returned before `out` is touched.
+    /// ACK-4: a keyframe applies onto nothing, and its base_tick is 0: a keyframe naming a base is
+    /// `invalid_condition` at byte 5 (both kinds' base_tick starts there), `base_tick`, returned
+    /// before `out` is touched.
     template <typename Wire>
     static std::optional<rt::DecodeError> header_into(
         const Wire& f, acked::Frame<Reference>& out) {
@@ -428,10 +426,9 @@ struct Reference {
         return std::nullopt;
     }
 
-    /// Reads a frame from its bytes (canonically: trailing bytes are an error) into `out`,
-    /// reusing its lists' buffers (they are swapped into the generated frame and back, so a
-    /// warm decoder allocates nothing); then its header (header_into, which checks
-    /// DESIGN.md section 3's KEYFRAME rule).
+    /// Reads a frame from its bytes (canonically: trailing bytes are an error) into `out`, reusing
+    /// its lists' buffers (they are swapped into the generated frame and back, so a warm decoder
+    /// allocates nothing); then its header (header_into, which checks ACK-4).
     static std::optional<rt::DecodeError> decode_frame_into(
         const uint8_t* data, size_t len, acked::Frame<Reference>& out) {
         protocol::Acked a;
@@ -513,7 +510,7 @@ constexpr uint32_t POSE_REFRESH = 255;
 struct ViewConfig {
     /// The client's own entities; the lowest present is where it stands.
     std::vector<uint16_t> own;
-    /// The near tier, with hysteresis (seed 004 section 5).
+    /// The near tier, with hysteresis (SRV-8).
     acked::TierBoundary tier{12.0f, 14.0f};
     /// A far entity's pose is due on the ticks where `(tick + eid) % far_every == 0`.
     uint32_t far_every = 6;
@@ -549,11 +546,10 @@ inline uint16_t yaw_steps(float deg) {
 /// Computes each tick's S_N for one client of the reference schema, exactly as the ordered
 /// encoder would (the Rust codec's `Presenter`).
 ///
-/// Seed 000: "The server keeps computing, for each client, what an ordered client would hold
-/// after frame N (S_N: every entity's record, whether its pose came full, the tier it was sent
-/// at and the tick its pose was measured at), exactly as the ordered encoder does: what
-/// changed, a far entity's pose only when it is due or its rest changed, the client's own
-/// entities' pose in full." Per entity of the world:
+/// ACK-17, ACK-18: per client, the server computes S_N, the state an ordered client holds after
+/// frame N (records, pose full or not, tier, measurement tick), as the ordered encoder would: the
+/// changes, far poses only when due or when their rest changed, the client's own entities with full
+/// poses. Per entity of the world:
 /// - new (or a new life): whole, its pose measured now;
 /// - near (the client's own, or within the tier boundary, judged with hysteresis against the
 ///   tier it was sent at last) or far outside the quantized box (POSE_REACH): the pose comes
@@ -764,10 +760,10 @@ inline session::SessionError encode_error(const rt::EncodeError& e) {
 
 }  // namespace detail
 
-/// The server's half of acked snapshots (seed 000): a Presenter and an AckedEncoder of the
-/// schema `S` (Reference: kind 6; PackedReference: kind 12) over the server's input schedule.
-/// A tick takes the world and the tick's events and sends one frame named `S::FRAME_NAME`
-/// (reliable when over RELIABLE_ABOVE bytes); a frame is the client's `ack`.
+/// The server's half of acked snapshots (`docs/spec/acked.md`): a Presenter and an AckedEncoder of
+/// the schema `S` (Reference: kind 6; PackedReference: kind 12) over the server's input schedule. A
+/// tick takes the world and the tick's events and sends one frame named `S::FRAME_NAME` (reliable
+/// when over RELIABLE_ABOVE bytes); a frame is the client's `ack`.
 template <typename S>
 class BasicAckedServerHalf {
 public:
@@ -881,8 +877,8 @@ public:
     /// The next frame to send, in order; nothing when there is none.
     std::optional<session::Transmit> poll_transmit() { return out_.poll(); }
 
-    /// The check of the state shown: FNV-1a of every record in ascending id (DESIGN.md section
-    /// 3), what the server's S_N check of the same tick is.
+    /// The check of the state shown: FNV-1a of every record in ascending id (CHECK-2), what the
+    /// server's S_N check of the same tick is.
     uint32_t state_hash() const { return decoder_.state_hash(); }
 
     /// The entities shown (read-only): `shown().for_each([](uint16_t eid, const

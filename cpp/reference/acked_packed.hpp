@@ -4,20 +4,17 @@
 // of kind 6. A port of the Rust codec's acked/packed.rs: the same bytes, the same refusals.
 //
 // Kind 12 carries exactly kind 6's information: its header is kind 6's, its events are kind 6's,
-// and each protocol::PackedChange is a kind 6 protocol::Change in variable widths (the id as a
-// gap from the previous change's, the mask in its six named bits, the steps and the yaw in
-// buckets). So PackedReference converts between the two at the frame's edge and every session
-// machine (the AckedEncoder, the AckedDecoder, the halves of reference/acked.hpp) runs over it
-// unchanged. The conversion is lossless both ways: every kind 6 frame whose changes ascend by id
-// (the only ones the machines apply: seed 000's "changes in ascending id") has exactly one kind
-// 12 frame, and back.
+// and each protocol::PackedChange is a kind 6 protocol::Change in variable widths (the id as a gap
+// from the previous change's, the mask in its six named bits, the steps and the yaw in buckets). So
+// PackedReference converts between the two at the frame's edge and every session machine (the
+// AckedEncoder, the AckedDecoder, the halves of reference/acked.hpp) runs over it unchanged. The
+// conversion is lossless both ways: every kind 6 frame whose changes ascend by id (the only ones
+// the machines apply: ACK-8's changes in ascending id) has exactly one kind 12 frame, and back.
 //
-// Seed 000's rules hold unchanged, since the machines and the schema's diff and apply are kind
-// 6's: "Frame N carries what turns the acknowledged frame's S_B into S_N (the entities gone,
-// those whose life changed under their id removed and whole again, the groups that differ, a
-// position as small steps from the base's)", and "Whether an entity's pose is full or quantized
-// travels with each change (POSE_FULL) ... and a pose measured in a frame that was lost travels
-// with its age (POSE_AGE)": kind 12 carries the same bits for both.
+// ACK-16: every rule of the acked stream holds unchanged, since the machines and the schema's diff
+// and apply are kind 6's: frame N carries what turns the acknowledged S_B into S_N (ACK-19,
+// ACK-21), and each change says whether its pose is full and how old it is (ACK-21): kind 12
+// carries the same bits for both.
 //
 // A kind 6 frame whose changes do not ascend has no kind 12 form: encoding it is
 // `not_ascending` (the generated kind 12 writer's refusal, at `body.changes[i].eid`). A few
@@ -243,11 +240,11 @@ struct PackedReference : Reference {
         return std::nullopt;
     }
 
-    /// A kind 12 frame's header and changes as kind 6's, into `out` (its changes' buffer
-    /// reused; its `removed` and `events` are left to the caller, `removed_count` being how
-    /// many ids the frame removes). The header through kind 6's Reference::header_into, which
-    /// checks DESIGN.md section 3's "flags bit 0 KEYFRAME: the frame applies onto nothing
-    /// (base_tick is then 0)" as kind 6's decoder checks it, before the changes.
+    /// A kind 12 frame's header and changes as kind 6's, into `out` (its changes' buffer reused;
+    /// its `removed` and `events` are left to the caller, `removed_count` being how many ids the
+    /// frame removes). The header through kind 6's Reference::header_into, which checks ACK-4 (a
+    /// keyframe applies onto nothing, its base_tick 0) as kind 6's decoder checks it, before the
+    /// changes.
     static std::optional<rt::DecodeError> unpack_header_and_changes(
         const protocol::AckedPacked& f, size_t removed_count, acked::Frame<Reference>& out) {
         if (auto e = Reference::header_into(f, out)) {

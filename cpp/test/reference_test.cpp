@@ -88,6 +88,7 @@ bool same_frame(const Frame& a, const Frame& b) {
 // ---- the orientation group of Reference ----
 
 TEST(an_orientation_is_sent_whole_when_it_differs_and_not_when_equal) {
+    // ACK-7.
     const protocol::Orientation q1 = orientation(0.1f, 0.2f, 0.3f, 0.9f);
     const protocol::Orientation q2 = orientation(-0.5f, 0.5f, 0.1f, 0.7f);
     CHECK(q1 != q2);
@@ -134,6 +135,7 @@ TEST(an_orientation_is_sent_whole_when_it_differs_and_not_when_equal) {
 }
 
 TEST(a_record_that_drops_or_misstates_its_orientation_is_refused) {
+    // ACK-22.
     const EntityState base = record(100, orientation(0.1f, 0.2f, 0.3f, 0.9f));
     std::optional<Change> c;
     // Dropped: the wire cannot take an orientation away.
@@ -182,6 +184,7 @@ TEST(an_orientation_stays_through_pose_changes_of_either_tier) {
 }
 
 TEST(the_record_writer_writes_what_the_generated_writer_writes) {
+    // CHECK-3.
     Rng rng;
     for (int i = 0; i < 500; ++i) {
         std::optional<protocol::Orientation> q;
@@ -317,6 +320,7 @@ Frame draw_frame(Rng& rng) {
 }
 
 TEST(kind_6_frames_with_orientations_go_through_kind_12_and_back_unchanged) {
+    // ACK-15.
     Rng rng;
     size_t oriented = 0;
     size_t smaller = 0;
@@ -359,6 +363,7 @@ TEST(kind_6_frames_with_orientations_go_through_kind_12_and_back_unchanged) {
 }
 
 TEST(changes_out_of_order_have_no_kind_12_form) {
+    // ACK-14.
     Rng rng;
     for (const std::array<uint16_t, 2> ids : {std::array<uint16_t, 2>{4, 4}, {9, 2}}) {
         Frame f;
@@ -378,6 +383,7 @@ TEST(changes_out_of_order_have_no_kind_12_form) {
 }
 
 TEST(codes_past_kind_6_are_over_width_at_the_body_with_their_path) {
+    // ACK-15.
     const auto plain = [](uint32_t eid) {
         protocol::PackedChange c;
         c.eid = eid;
@@ -453,6 +459,7 @@ TEST(codes_past_kind_6_are_over_width_at_the_body_with_their_path) {
 constexpr size_t KIND_12_ALLOC_PER_BYTE = 160;
 
 TEST(a_cold_kind_12_decode_holds_a_bounded_multiple_of_its_input) {
+    // WIRE-26.
     size_t worst = 0;
     double worst_ratio = 0.0;
     for (const size_t n : {size_t{1}, size_t{100}, size_t{5000}, size_t{65535}}) {
