@@ -1,12 +1,12 @@
-// The reference protocol's acked schema (spec/protocol/acked.wire, seed 000) bound to the
-// runtime's generic machines (Runtime/Sessions/Acked.cs), as the Rust codec's `acked::Reference`:
-// records are EntityState, changes are Change with POSE_FULL and POSE_AGE, events are Event,
-// inputs are Input. The orientation (ChangeMask.ORIENT, StateFlags.ORIENTED, issue 19) is a
-// group of its own: a smallest-three quaternion is absolute, so a change carries it whole
-// whenever it differs from the base's, never as a step; and a record keeps it for the entity's
-// life once it has one (an apply without the group leaves the base's). Beside it, the server's
-// Presenter (each client's S_N from a world, with the near tier's TierBoundary), and the two
-// session halves: AckedClientHalf, the facade a Unity MonoBehaviour or a Godot node drives, and
+// The reference protocol's acked schema (spec/protocol/acked.wire, `docs/spec/acked.md`) bound to
+// the runtime's generic machines (Runtime/Sessions/Acked.cs), as the Rust codec's
+// `acked::Reference`: records are EntityState, changes are Change with POSE_FULL and POSE_AGE,
+// events are Event, inputs are Input. The orientation (ChangeMask.ORIENT, StateFlags.ORIENTED,
+// issue 19) is a group of its own: a smallest-three quaternion is absolute, so a change carries it
+// whole whenever it differs from the base's, never as a step; and a record keeps it for the
+// entity's life once it has one (an apply without the group leaves the base's). Beside it, the
+// server's Presenter (each client's S_N from a world, with the near tier's TierBoundary), and the
+// two session halves: AckedClientHalf, the facade a Unity MonoBehaviour or a Godot node drives, and
 // AckedServerHalf, each over this schema or the bit-packed one (AckedPacked.cs, kind 12).
 //
 // This file uses the generated codec (namespace Ackwire.Protocol): `ackwire gen --lang cs`
@@ -169,10 +169,9 @@ namespace Ackwire.Reference
         }
 
         /// <summary>
-        /// Seed 000: "Whether an entity's pose is full or quantized travels with each change
-        /// (POSE_FULL), since the base can be any recent frame, and a pose measured in a frame
-        /// that was lost travels with its age (POSE_AGE: the ticks between its measurement and
-        /// the frame), so the client records it at the tick it was true."
+        /// ACK-21: every change says if its pose is full (POSE_FULL), the base being any recent
+        /// frame, and a pose taken before the frame's tick carries its age (POSE_AGE) so that the
+        /// client dates it right (ACK-33).
         /// </summary>
         public Change Diff(int eid, EntityState b, EntityState next, uint tick)
         {
@@ -276,9 +275,8 @@ namespace Ackwire.Reference
         }
 
         /// <summary>
-        /// Seed 000: "a pose measured in a frame that was lost travels with its age ... so the
-        /// client records it at the tick it was true": the record's Measured is the frame's tick
-        /// minus the age.
+        /// ACK-33: a pose sent with its age is recorded at the tick it was true: the record's
+        /// Measured is the frame's tick minus the age.
         /// </summary>
         public EntityState Apply(EntityState b, Change change, uint tick)
         {
@@ -522,9 +520,8 @@ namespace Ackwire.Reference
         /// <summary>
         /// The generated Acked.Decode, with a reader of the common frame at once in front of it
         /// (FastFrame): what that accepts the generated reader accepts as the same frame, and
-        /// anything else (a fault, events) goes through the generated reader, which tells the
-        /// error where it is. Then DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies
-        /// onto nothing (base_tick is then 0)".
+        /// anything else (a fault, events) goes through the generated reader, which tells the error
+        /// where it is. Then ACK-4: a keyframe applies onto nothing, and its base_tick is 0.
         /// </summary>
         public override void DecodeFrameInto(byte[] bytes, AckedFrame<Change, Event> into)
         {
@@ -539,13 +536,12 @@ namespace Ackwire.Reference
 
         /// <summary>
         /// A frame's header, as read, into <paramref name="into"/>: everything but the changes,
-        /// which are the caller's (kind 6's as read, kind 12's converted). Kind 6's
-        /// DecodeFrameInto (both its paths) and kind 12's AckedPackedReference.UnpackFrameInto
-        /// (whose header is kind 6's field for field) all come through here.
-        /// DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick
-        /// is then 0)": a keyframe naming a base is <c>invalid_condition</c> at byte 5 (both
-        /// kinds' base_tick starts there), <c>base_tick</c>, thrown before
-        /// <paramref name="into"/> is touched.
+        /// which are the caller's (kind 6's as read, kind 12's converted). Kind 6's DecodeFrameInto
+        /// (both its paths) and kind 12's AckedPackedReference.UnpackFrameInto (whose header is
+        /// kind 6's field for field) all come through here. ACK-4: a keyframe applies onto nothing,
+        /// and its base_tick is 0: a keyframe naming a base is <c>invalid_condition</c> at byte 5
+        /// (both kinds' base_tick starts there), <c>base_tick</c>, thrown before <paramref
+        /// name="into"/> is touched.
         /// </summary>
         internal static void HeaderInto(
             AckedFrame<Change, Event> into, uint tick, uint baseTick, uint lastSeq, byte inputBuffer, AckedFlags flags,
@@ -842,7 +838,7 @@ namespace Ackwire.Reference
     {
         /// <summary>The client's own entities; the lowest present is where it stands.</summary>
         public ushort[] Own = new ushort[0];
-        /// <summary>The near tier, with hysteresis (seed 004 §5).</summary>
+        /// <summary>The near tier, with hysteresis (SRV-5 to SRV-9).</summary>
         public TierBoundary Tier = new TierBoundary(12, 14);
         /// <summary>A far entity's pose is due on the ticks where (tick + eid) % FarEvery == 0.</summary>
         public uint FarEvery = 6;
@@ -850,11 +846,10 @@ namespace Ackwire.Reference
 
     /// <summary>
     /// Computes each tick's S_N for one client of the reference schema, as the Rust codec's
-    /// <c>Presenter</c>. Seed 000: "The server keeps computing, for each client, what an ordered
-    /// client would hold after frame N (S_N: every entity's record, whether its pose came full,
-    /// the tier it was sent at and the tick its pose was measured at), exactly as the ordered
-    /// encoder does: what changed, a far entity's pose only when it is due or its rest changed,
-    /// the client's own entities' pose in full."
+    /// <c>Presenter</c>. ACK-17, ACK-18: per client, the server computes S_N, the state an ordered
+    /// client holds after frame N (records, pose full or not, tier, measurement tick), as the
+    /// ordered encoder would: the changes, far poses only when due or when their rest changed, the
+    /// client's own entities with full poses.
     ///
     /// Per entity of the world: new (or a new life), whole, its pose measured now; near (the
     /// client's own, or within the tier boundary, judged with hysteresis against the tier it was
@@ -1201,7 +1196,7 @@ namespace Ackwire.Reference
             return outbox.Poll();
         }
 
-        /// <summary>The FNV-1a 32 of the shown state (the check's value: DESIGN.md section 3).</summary>
+        /// <summary>The FNV-1a 32 of the shown state (the check's value: CHECK-2).</summary>
         public uint StateHash()
         {
             return Decoder.StateHash();

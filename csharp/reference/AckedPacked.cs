@@ -8,15 +8,13 @@
 // change's, the mask in its six named bits, the steps and the yaw in buckets). So this schema
 // converts between the two at the frame's edge and every session machine (the AckedEncoder, the
 // AckedDecoder, the halves) runs over it unchanged. The conversion is lossless both ways: every
-// kind 6 frame whose changes ascend by id (the only ones the machines apply: seed 000's "changes
-// in ascending id") has exactly one kind 12 frame, and back.
+// kind 6 frame whose changes ascend by id (the only ones the machines apply: ACK-8's changes in
+// ascending id) has exactly one kind 12 frame, and back.
 //
-// Seed 000's rules hold unchanged, since the machines and the schema's diff and apply are kind
-// 6's: "Frame N carries what turns the acknowledged frame's S_B into S_N (the entities gone,
-// those whose life changed under their id removed and whole again, the groups that differ, a
-// position as small steps from the base's)", and "Whether an entity's pose is full or quantized
-// travels with each change (POSE_FULL) ... and a pose measured in a frame that was lost travels
-// with its age (POSE_AGE)": kind 12 carries the same bits for both.
+// ACK-16: every rule of the acked stream holds unchanged, since the machines and the schema's diff
+// and apply are kind 6's: frame N carries what turns the acknowledged S_B into S_N (ACK-19,
+// ACK-21), and each change says whether its pose is full and how old it is (ACK-21): kind 12
+// carries the same bits for both.
 //
 // A kind 6 frame whose changes do not ascend has no kind 12 form: encoding it is not_ascending
 // (the generated writer's refusal, at body.changes[i].eid). A few kind 12 codes have no kind 6
@@ -263,11 +261,11 @@ namespace Ackwire.Reference
 
         /// <summary>
         /// A kind 12 frame as kind 6's, into <paramref name="into"/>; throws a DecodeError. The
-        /// header through kind 6's AckedReference.HeaderInto, which checks DESIGN.md section 3's
-        /// "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is then 0)" as kind
-        /// 6's decoder checks it (<c>invalid_condition</c> at byte 5, <c>base_tick</c>), before
-        /// the changes; then every change converted (on an <c>over_width</c> the frame holds the
-        /// new header and its old changes, as any frame a decoder failed to read holds anything).
+        /// header through kind 6's AckedReference.HeaderInto, which checks ACK-4 (a keyframe
+        /// applies onto nothing, its base_tick 0) as kind 6's decoder checks it
+        /// (<c>invalid_condition</c> at byte 5, <c>base_tick</c>), before the changes; then every
+        /// change converted (on an <c>over_width</c> the frame holds the new header and its old
+        /// changes, as any frame a decoder failed to read holds anything).
         /// </summary>
         public static void UnpackFrameInto(AckedPacked f, AckedFrame<Change, Event> into)
         {

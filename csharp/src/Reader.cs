@@ -2,10 +2,9 @@
 // (BitReader). Both are structs passed by ref, so that decoding allocates nothing beyond the
 // decoded values.
 //
-// DESIGN.md section 3: "a count that the remaining bytes cannot hold ... [is a] decode error",
-// checked before anything is allocated (Count). PROTOCOL.md: `truncated` is reported at the end
-// of the input; every varint fault at the varint's first byte; any other fault at the first byte
-// of the field.
+// WIRE-13: a count the remaining bytes cannot hold is a decode error, checked before anything is
+// allocated (Count). WIRE-25: `truncated` is reported at the end of the input, every varint fault
+// at the varint's first byte, any other fault at the first byte of the field.
 
 using System;
 using System.Runtime.InteropServices;

@@ -180,9 +180,9 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// 32-bit FNV-1a (offset basis 2166136261, prime 16777619): the state check of DESIGN.md and
-    /// seed 000, and every session's state hash. A hash continues a running one, so that a
-    /// state's canonical bytes can be hashed in pieces without being concatenated first.
+    /// 32-bit FNV-1a (offset basis 2166136261, prime 16777619): CHECK-1, the hash of the state
+    /// check and of every session's state hash. A hash continues a running one, so that a state's
+    /// canonical bytes can be hashed in pieces without being concatenated first.
     /// </summary>
     public static class Fnv
     {
