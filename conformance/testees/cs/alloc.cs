@@ -1,12 +1,11 @@
-// What decoding allocates, measured: every frame vector of vectors/frames/ (the path is the
-// first argument) is decoded by the generated C# codec, after a warm-up, between two readings
-// of GC.GetAllocatedBytesForCurrentThread. DESIGN.md section 3: a decoder "allocates at most a
-// small multiple of its input"; the C# readers are structs passed by ref and lists are read in
-// loops, so what a decode allocates is the decoded values alone. Prints one line per frame (its
-// vectors, the most bytes one decode allocated, the most per input byte) and exits 1 when a
-// decode allocates more than Bound(frame, input length), or when the least-size kind 12 frame
-// (a bit-packed body of changes of 9 bits each, the most values a byte of input can hold)
-// does.
+// What decoding allocates, measured: every frame vector of vectors/frames/ (the path is the first
+// argument) is decoded by the generated C# codec, after a warm-up, between two readings of
+// GC.GetAllocatedBytesForCurrentThread. WIRE-26: a decoder "allocates at most a small multiple of
+// its input"; the C# readers are structs passed by ref and lists are read in loops, so what a
+// decode allocates is the decoded values alone. Prints one line per frame (its vectors, the most
+// bytes one decode allocated, the most per input byte) and exits 1 when a decode allocates more
+// than Bound(frame, input length), or when the least-size kind 12 frame (a bit-packed body of
+// changes of 9 bits each, the most values a byte of input can hold) does.
 //
 // Built by build.sh beside the testee (build/alloc.exe); run by cli/tests/cs_testee.rs.
 

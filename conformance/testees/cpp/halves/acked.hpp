@@ -1,8 +1,8 @@
-// The `acked` session pair (seed 000) over the runtime's machines (gen/ackwire_acked.hpp, bound
-// to the reference protocol by gen/reference/acked.hpp): `acked_server` is the server's
-// per-client AckedEncoder fed by a world and the reference Presenter; `acked_client` is the
-// client's AckedDecoder with its kind 7 writer. A port of conformance/src/sessions/acked.rs,
-// which says what the params, the world ops and the reports are:
+// The `acked` session pair (`docs/spec/acked.md`) over the runtime's machines
+// (gen/ackwire_acked.hpp, bound to the reference protocol by gen/reference/acked.hpp):
+// `acked_server` is the server's per-client AckedEncoder fed by a world and the reference
+// Presenter; `acked_client` is the client's AckedDecoder with its kind 7 writer. A port of
+// conformance/src/sessions/acked.rs, which says what the params, the world ops and the reports are:
 // - params (an object, every key optional, the same object opens both halves): `own` (eids,
 //   default [1]), `near_enter`, `near_leave` (metres, 12 and 14), `far_every` (ticks, 6),
 //   `max_late`, `max_early` (ticks, 4 and 64), `input_lead` (ticks, 2), `keep_inputs` (16),
@@ -298,8 +298,8 @@ public:
         if (!turned) {
             return turned.error();
         }
-        // Seed 004 section 8: inputs execute on the tick they name; the reference world does
-        // not act on them, it only consumes them so the buffer reports what is still ahead.
+        // SRV-12: inputs execute on the tick they name; the reference world does not act on them,
+        // it only consumes them so the buffer reports what is still ahead.
         while (half_.machine().inputs_mut().execute_due(tick)) {
         }
         auto done = half_.handle_tick(Now{tick, now_ms}, world_, std::move(events));

@@ -1,4 +1,4 @@
-// The `acked` session pair (seed 000) for the testee protocol, ported from
+// The `acked` session pair (`docs/spec/acked.md`) for the testee protocol, ported from
 // conformance/src/sessions/acked.rs (and the TS and C++ testees' adapters): `acked_server` is the
 // runtime's acked encoder fed by a world and the reference Presenter, over the input schedule;
 // `acked_client` is the AckedDecoder with its kind 7 writer. This file only translates the
@@ -290,8 +290,8 @@ static class AckedHalves
             tick = t;
             List<Event> events = Apply(parsed);
             Turn(world, ops);
-            // Seed 004 §8: inputs execute on the tick they name; the reference world does not
-            // act on them, it only consumes them so the buffer reports what is still ahead.
+            // SRV-12: inputs execute on the tick they name; the reference world does not act on
+            // them, it only consumes them so the buffer reports what is still ahead.
             Input due;
             while (inputs.ExecuteDue(t, out due))
             {

@@ -1,7 +1,7 @@
 // The speed of the generated TypeScript codec beside a hand-written DataView codec of the same
-// acked frames (kind 6, DESIGN.md section 3), in the same run: ns per entity to decode and to
-// encode, the median of several rounds, and their ratios. Run it with `bash bench.sh` (it
-// builds everything and writes the frames this reads); it times, it asserts no speed.
+// acked frames (kind 6, ACK-2), in the same run: ns per entity to decode and to encode, the median
+// of several rounds, and their ratios. Run it with `bash bench.sh` (it builds everything and writes
+// the frames this reads); it times, it asserts no speed.
 //
 // Before timing, it checks that both codecs agree on every frame: the same value (in the JSON
 // form) from both decoders, and the same bytes again from both encoders.
