@@ -5,9 +5,9 @@
  * them. A {@link BaselineSchema} binds them to a protocol's `snapshot` and `snapshot_ack` frames
  * and its components.
  *
- * NB-7: a component is sent whole when its encoded bits differ from the confirmed ones; what
- * changes is presence, never values, so each entry reads from its packet alone and a new client's
- * first snapshot holds the whole world.
+ * NB-7: a component goes in full when its encoded bits are not the confirmed ones; what changes is
+ * presence, never values, so each entry reads from its packet alone and a new client's first
+ * snapshot holds the whole world.
  *
  * Choices the specification makes, made as the Rust machines make them: an entity's component set
  * only grows (a component is removed by replacing the entity); the client acknowledges a snapshot

@@ -591,9 +591,9 @@ export class DeltaBaseline {
       plan.entered = [...current].sort(ascending);
       standalone = true;
     } else if (acked !== undefined && recovering) {
-      // DELTA-12: what to send assumes the least the subscriber holds (the acknowledged state
-      // intersected with every state sent since), what to retract the most (the acknowledged state
-      // unioned with every state sent since).
+      // DELTA-12: sends are computed against the smallest state the subscriber can hold (the
+      // acknowledged state intersected with everything sent after it), retractions against the
+      // largest (the acknowledged state unioned with everything sent after it).
       const least = new Set(acked.state);
       const most = new Set(acked.state);
       for (const s of this.sent) {
