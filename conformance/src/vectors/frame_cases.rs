@@ -20,8 +20,8 @@ use ackwire_codec::{BitSet, ErrorKind, Frame};
 pub(super) fn all() -> Vec<FrameFile> {
     vec![
         acked(),
-        ack(),
         acked_packed(),
+        ack(),
         snapshot(),
         snapshot_ack(),
         datagram(),
