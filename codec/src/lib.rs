@@ -8,14 +8,13 @@
 //!
 //! ## What a decoder may allocate
 //!
-//! DESIGN.md section 3 promises that no input makes a decoder allocate more than a small
-//! multiple of its length. For the reference protocol that multiple is
-//! [`DECODE_ALLOC_PER_BYTE`]: decoding `n` bytes as any frame holds at most
-//! `DECODE_ALLOC_PER_BYTE * n + DECODE_ALLOC_SLACK` bytes of heap at once, whether the input
-//! decodes or not. It holds because a decoder checks every count against the least wire size
-//! of an element before it allocates the list (`spec/LANGUAGE.md`, "Canonical decoding"), so
-//! the memory a list takes is bounded by the bytes that must follow it. The largest ratio is
-//! the snapshot's: an entry takes 20 bits on the wire and 96 bytes decoded, 38.4 to 1.
+//! WIRE-26: no input makes a decoder allocate more than a stated small multiple of its length. For
+//! the reference protocol that multiple is [`DECODE_ALLOC_PER_BYTE`]: decoding `n` bytes as any
+//! frame holds at most `DECODE_ALLOC_PER_BYTE * n + DECODE_ALLOC_SLACK` bytes of heap at once,
+//! whether the input decodes or not. It holds because a decoder checks every count against the
+//! least wire size of an element before it allocates the list (`spec/LANGUAGE.md`, "Canonical
+//! decoding"), so the memory a list takes is bounded by the bytes that must follow it. The largest
+//! ratio is the snapshot's: an entry takes 20 bits on the wire and 96 bytes decoded, 38.4 to 1.
 //! `tests/decode_alloc.rs` holds every frame to the limit, over every golden vector, every
 //! truncation of one, the fuzz corpus and crafted counts, counting allocations.
 //!
@@ -51,8 +50,8 @@
 //! ```
 //!
 //! What this crate is not: a network stack. It opens no socket, reads no clock and starts no
-//! thread; time and ticks are arguments. It is also not a server: a browser or native client
-//! needs it and must not inherit a server (seed 004, section 1).
+//! thread; time and ticks are arguments. It is also not a server: a browser or native client needs
+//! it and must not inherit a server (SRV-1).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -181,9 +181,9 @@ macro_rules! machine {
     };
 }
 
-/// The server's half of acked snapshots (seed 000): a [`Presenter`] and an [`AckedEncoder`]
-/// of the reference schema over inputs `Q`. A tick takes the world and the tick's events; a
-/// frame is the client's `ack`. `S` is the reference schema's frame kind: [`Reference`]
+/// The server's half of acked snapshots (`docs/spec/acked.md`): a [`Presenter`] and an
+/// [`AckedEncoder`] of the reference schema over inputs `Q`. A tick takes the world and the tick's
+/// events; a frame is the client's `ack`. `S` is the reference schema's frame kind: [`Reference`]
 /// (kind 6, `acked`) or [`PackedReference`](crate::acked::PackedReference) (kind 12,
 /// `acked_packed`), the same records, changes and events.
 #[derive(Debug)]
@@ -342,9 +342,9 @@ impl<S: AckedSchema<Event = Event> + 'static> SessionHalf for AckedClient<S> {
     }
 }
 
-/// The server's half of datagram v2 (seed 003): a [`Subscription`]. A tick takes the shard's
-/// input ack and the world's ops; stream frames go reliable, datagrams unreliable. A frame is
-/// a `datagram_ack`.
+/// The server's half of datagram v2 (`docs/spec/datagram.md`): a [`Subscription`]. A tick takes the
+/// shard's input ack and the world's ops; stream frames go reliable, datagrams unreliable. A frame
+/// is a `datagram_ack`.
 #[derive(Debug)]
 pub struct DatagramServer {
     sub: Subscription,
@@ -457,7 +457,7 @@ impl SessionHalf for DatagramClient {
     }
 }
 
-/// The server's half of NetBaseline snapshots (seed 002): a [`SnapshotWriter`], one
+/// The server's half of NetBaseline snapshots (`docs/spec/baseline.md`): a [`SnapshotWriter`], one
 /// unreliable `snapshot` a tick of the [`Scene`] it is given. A frame is a `snapshot_ack`.
 #[derive(Debug)]
 pub struct BaselineServer {
@@ -559,8 +559,8 @@ impl SessionHalf for BaselineClient {
     }
 }
 
-/// The server's half of delta streaming (seed 004 §7): one subscriber's [`DeltaBaseline`]. A
-/// tick takes the keys visible now and, when `should_send(now.ms)`, sends one unreliable
+/// The server's half of delta streaming (`docs/spec/delta.md`): one subscriber's [`DeltaBaseline`].
+/// A tick takes the keys visible now and, when `should_send(now.ms)`, sends one unreliable
 /// `delta_plan` numbered from 1 upwards. A frame is a `delta_ack`, observed at `now.ms`.
 #[derive(Debug)]
 pub struct DeltaServer {
@@ -692,6 +692,7 @@ mod tests {
 
     #[test]
     fn a_peer_cannot_grow_the_queue_past_its_limit() {
+        // GEN-8.
         let mut out = Outbox::default();
         for n in 0..5_000 {
             out.queue(transmit(n, false));
@@ -704,6 +705,7 @@ mod tests {
 
     #[test]
     fn reliable_frames_are_never_dropped() {
+        // GEN-8.
         let mut out = Outbox::default();
         out.queue(transmit(0, true));
         for n in 1..3_000 {

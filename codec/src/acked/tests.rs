@@ -75,6 +75,7 @@ fn shot(w: u8) -> Event {
 
 #[test]
 fn a_delta_applies_onto_its_base_to_the_next_state() {
+    // ACK-19, ACK-21.
     let b = state(&[
         (1, 1, rec(100, true, 1, 100)),
         (2, 1, rec(-16000, false, 1, 50)),
@@ -104,6 +105,7 @@ fn a_delta_applies_onto_its_base_to_the_next_state() {
 
 #[test]
 fn an_unchanged_entity_sends_nothing_and_a_far_pose_out_of_reach_is_refused() {
+    // ACK-21, CHECK-5.
     let b = state(&[(1, 1, rec(10, false, 1, 1))]);
     assert!(delta::<Reference>(Some(&b), &b, 2).unwrap().1.is_empty());
     let n = state(&[(1, 1, rec(40_000, false, 2, 1))]);
@@ -117,6 +119,7 @@ fn an_unchanged_entity_sends_nothing_and_a_far_pose_out_of_reach_is_refused() {
 
 #[test]
 fn the_decoder_drops_stale_and_unknown_base_frames_and_shows_events_once() {
+    // ACK-30, ACK-31, ACK-35.
     let s1 = state(&[(1, 1, rec(1, true, 1, 1))]);
     let s2 = state(&[(1, 1, rec(2, true, 2, 1))]);
     let s3 = state(&[(1, 1, rec(3, true, 3, 2))]);
@@ -145,6 +148,7 @@ fn the_decoder_drops_stale_and_unknown_base_frames_and_shows_events_once() {
 
 #[test]
 fn a_failed_check_asks_for_a_keyframe_and_holds_nothing_until_one() {
+    // ACK-36, ACK-13, ACK-26.
     let s1 = state(&[(1, 1, rec(1, true, 1, 1))]);
     let s2 = state(&[(1, 1, rec(2, true, 2, 1))]);
     let mut d = AckedDecoder::<Reference>::new();
@@ -178,6 +182,7 @@ fn a_failed_check_asks_for_a_keyframe_and_holds_nothing_until_one() {
 
 #[test]
 fn the_held_ring_is_bounded() {
+    // ACK-29.
     let mut d = AckedDecoder::<Reference>::new();
     let mut prev: Option<ServerState<EntityState>> = None;
     for t in 1..200u32 {
@@ -191,6 +196,7 @@ fn the_held_ring_is_bounded() {
 
 #[test]
 fn the_ordered_deltas_go_each_onto_the_one_before() {
+    // ACK-37.
     let mut e = OrderedEncoder::<Reference>::new();
     let mut d = OrderedDecoder::<Reference>::new();
     for t in 1..=61u32 {
@@ -205,6 +211,7 @@ fn the_ordered_deltas_go_each_onto_the_one_before() {
 
 #[test]
 fn the_ack_writer_repeats_inputs_until_the_server_took_them() {
+    // ACK-12.
     let mut w = AckWriter::<Input>::new(3);
     let input = |t| Input {
         tick: t,
@@ -378,6 +385,7 @@ fn the_largest_removal_list_onto_the_largest_base_moves_nothing() {
 /// (`fuzzing::apply_one_by_one`): the cases where the order of checks decides the answer.
 #[test]
 fn the_merge_walk_keeps_the_faults_of_one_at_a_time() {
+    // ACK-32.
     let base: State<EntityState> = [1u16, 3, 5, 7]
         .into_iter()
         .map(|e| (e, rec(i32::from(e), true, 1, 1)))
@@ -549,6 +557,7 @@ fn a_frame_costs_its_changes_and_the_entities_they_touch_never_the_world() {
 /// undo edits chain through every frame shown, whatever base each named.
 #[test]
 fn every_held_frame_is_a_base_whatever_bases_the_frames_between_named() {
+    // ACK-29, ACK-19.
     let n = 40u16;
     let world = |t: u32| -> ServerState<EntityState> {
         (0..n)
@@ -656,6 +665,7 @@ fn decoding_into_reused_buffers_agrees_with_the_generated_decoder() {
 /// speed: the generated `EntityState::write`'s bytes exactly, for every field and flag.
 #[test]
 fn the_record_bytes_are_the_generated_writers() {
+    // CHECK-3.
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = || {
         x ^= x << 13;
@@ -704,6 +714,7 @@ fn the_record_bytes_are_the_generated_writers() {
 /// drops it is refused, since no change can take an orientation away.
 #[test]
 fn the_orientation_travels_whole_and_stays_for_the_life() {
+    // ACK-7, ACK-22.
     let q = |c: [f32; 4]| {
         Some(Orientation {
             q: SmallestThree::from_xyzw(c, 9),
