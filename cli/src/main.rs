@@ -189,7 +189,9 @@ enum Command {
     /// Differential fuzzing: the same inputs through the Rust decoder and other testees, then
     /// seeded lossy streams recorded with the Rust session halves and replayed through theirs;
     /// a frame disagreement is printed as a vector ready to add, a stream disagreement shrunk
-    /// and written as a stream vector under --out. Exit 1 on any disagreement.
+    /// and written as a stream vector under --out. Exit 1 on any disagreement, and at once,
+    /// with one line, on a testee that does not answer hello (first started, or twice in a row
+    /// after restarts).
     FuzzDiff {
         /// Seeded random and mutated inputs, beyond the corpus and the vectors.
         #[arg(long, default_value_t = 50_000)]

@@ -1,7 +1,9 @@
 //! `ackwire fuzz-diff` over streams: against the Rust testee itself no half disagrees; a testee
 //! whose client hash strays after 20 deliveries (`--fault=wrong-hash-after=20`) is caught, its
 //! disagreement shrunk into a stream vector that `ackwire conform` fails it on (and the honest
-//! testee passes); a testee that lists no session halves is skipped for streams, and said to be.
+//! testee passes); a testee that lists no session halves is skipped for streams, and said to be;
+//! a client whose reports alone stray is a disagreement too; a silent testee stops the run with
+//! one line, started once (or three times, when it answered at first), not once per input.
 
 use ackwire_conformance::diff::streams::{self, SESSIONS};
 use ackwire_conformance::sessions::stream;
@@ -30,7 +32,7 @@ fn a_straying_client_is_found_and_shrunk_into_a_vector_conform_fails_it_on() {
         ("codec".to_string(), testee(Some("no-sessions"))),
     ];
     let timeout = Duration::from_secs(10);
-    let report = streams::run(8, 1, &mut testees, timeout, Some(&out), |_| {});
+    let report = streams::run(8, 1, &mut testees, timeout, Some(&out), |_| {}).unwrap();
     assert!(report.unrecorded.is_empty(), "{:?}", report.unrecorded);
     assert_eq!(report.streams, [2, 2, 2, 1, 1]);
     let [rust, bad, codec] = &report.testees[..] else {
@@ -161,7 +163,7 @@ fn a_client_whose_reports_stray_disagrees_though_its_frames_and_hash_agree() {
     // Streams 0 and 4 of a run are acked and acked_packed: a client that shows again the
     // events a frame carries again strays from Rust's in its reports alone.
     let mut testees = vec![("told".to_string(), testee(Some("events-twice")))];
-    let report = streams::run(5, 1, &mut testees, Duration::from_secs(10), None, |_| {});
+    let report = streams::run(5, 1, &mut testees, Duration::from_secs(10), None, |_| {}).unwrap();
     assert_eq!(report.streams, [1, 1, 1, 1, 1]);
     let told = &report.testees[0];
     assert!(
@@ -182,4 +184,71 @@ fn a_client_whose_reports_stray_disagrees_though_its_frames_and_hash_agree() {
         // The shrunk vector is a true log of the Rust halves, reports included.
         stream::verify(&s.vector).unwrap();
     }
+}
+
+/// `ackwire fuzz-diff` against one testee run as `sh -c SCRIPT`, no corpus, few inputs.
+fn fuzz_diff_through_sh(script: &str, out: &std::path::Path) -> std::process::Output {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    Command::new(exe())
+        .current_dir(root)
+        .args(["fuzz-diff", "--count", "100", "--streams", "4"])
+        .args(["--timeout-ms", "300", "--corpus"])
+        .arg(out.join("no-corpus"))
+        .arg("--out")
+        .arg(out)
+        .args(["--testee", &format!("silent=sh -c \"{script}\"")])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_silent_testee_stops_the_run_with_one_line_rather_than_waiting_out_every_input() {
+    let out = std::env::temp_dir().join(format!("ackwire-fuzz-silent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let starts = out.join("starts");
+    let flag = out.join("answered");
+    // The first input (there is no corpus): the first case of the first frame vector file.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    let files = ackwire_conformance::vectors::read_frames(&root.join("vectors/frames")).unwrap();
+    let first = files[0].cases[0].hex.replace(' ', "");
+    for (script, started) in [
+        // Silent from its first start.
+        (
+            format!("echo start >>'{}'; exec sleep 600", starts.display()),
+            1,
+        ),
+        // Answers, crashes on the first input, then is silent: the first failed hello fails
+        // one input, the second in a row stops the run.
+        (
+            format!(
+                "echo start >>'{s}'; if [ -e '{f}' ]; then exec sleep 600; fi; touch '{f}'; exec '{exe}' testee --fault=crash-on-hex={first}",
+                s = starts.display(),
+                f = flag.display(),
+                exe = exe(),
+            ),
+            3,
+        ),
+    ] {
+        let _ = std::fs::remove_file(&starts);
+        let output = fuzz_diff_through_sh(&script, &out);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{script}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "{script}: {stderr}");
+        assert!(
+            lines[0].contains("did not answer hello, so the run stops")
+                && lines[0].contains("no reply to hello within 300 ms"),
+            "{}",
+            lines[0]
+        );
+        // Started once, or three times (first, after the crash, once more): not once per input.
+        let n = std::fs::read_to_string(&starts).unwrap().lines().count();
+        assert_eq!(n, started, "{script}");
+    }
+    let _ = std::fs::remove_dir_all(&out);
 }

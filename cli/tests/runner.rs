@@ -1,8 +1,9 @@
 //! The runner against testees that misbehave on purpose: each fault must end in the verdict
 //! PROTOCOL.md gives it, the testee must be restarted after a crash or a timeout, and the run
 //! must go on; a client whose reports stray (an event shown twice, a measurement told against
-//! the base) fails exactly the stream vectors where that shows. Testees are this crate's own
-//! `ackwire testee` with a hidden `--fault`.
+//! the base) fails exactly the stream vectors where that shows; a testee started through `sh -c`
+//! leaves no child running. Testees are this crate's own `ackwire testee` with a hidden
+//! `--fault`.
 
 use ackwire_conformance::runner::{self, Case, Check, RunOptions, RunReport, Verdict};
 use ackwire_conformance::streams::{Action, Side, StreamVector};
@@ -88,24 +89,30 @@ fn a_wrong_value_fails_decodes_with_expected_and_actual() {
     assert!(report::table(&r).contains("FAIL frames/"));
 }
 
-#[test]
-fn a_crash_fails_one_case_and_the_testee_is_restarted() {
-    let cases = cases();
+/// The bytes of the first delta_ack decode case: what a faulty testee crashes or hangs on.
+fn victim(cases: &[Case]) -> String {
     let victim = cases
         .iter()
         .find(|c| matches!(c.check, Check::DecodeValue { .. }) && c.frame == "delta_ack")
         .unwrap();
-    let hex = hex_of(victim).to_string();
-    let r = run(&cases, Some(format!("crash-on-hex={hex}")), 5000, &[]);
+    hex_of(victim).to_string()
+}
+
+/// Every case that sends `hex` ended as `verdict`, every other passed.
+fn only_the_victim(cases: &[Case], r: &RunReport, hex: &str, verdict: Verdict) {
     for (case, o) in cases.iter().zip(&r.outcomes) {
         let asks_victim = !matches!(case.check, Check::Encode { .. }) && hex_of(case) == hex;
-        let expected = if asks_victim {
-            Verdict::Crash
-        } else {
-            Verdict::Pass
-        };
+        let expected = if asks_victim { verdict } else { Verdict::Pass };
         assert_eq!(o.verdict, expected, "{}: {}", o.name, o.detail);
     }
+}
+
+#[test]
+fn a_crash_fails_one_case_and_the_testee_is_restarted() {
+    let cases = cases();
+    let hex = victim(&cases);
+    let r = run(&cases, Some(format!("crash-on-hex={hex}")), 5000, &[]);
+    only_the_victim(&cases, &r, &hex, Verdict::Crash);
     let crash = r
         .outcomes
         .iter()
@@ -446,8 +453,12 @@ fn against_base_tells_otherwise(v: &StreamVector) -> bool {
 
 #[test]
 fn a_client_that_misreports_fails_exactly_the_stream_vectors_where_it_shows() {
-    // Both faults send the honest frames and hash the honest state: only their reports stray.
-    let vectors = stream_vectors();
+    // Both faults send the honest frames and hash the honest state: only their reports stray,
+    // and only the acked clients' (the other halves are the honest ones, never wrapped).
+    let vectors: Vec<StreamVector> = stream_vectors()
+        .into_iter()
+        .filter(|v| v.session.starts_with("acked"))
+        .collect();
     let cases = runner::stream_cases(&vectors);
     for (fault, member, shows) in [
         (
@@ -489,4 +500,90 @@ fn a_client_that_misreports_fails_exactly_the_stream_vectors_where_it_shows() {
     assert!(vectors
         .iter()
         .any(|v| !shown(v).is_empty() && !events_twice_shows(v)));
+}
+
+/// Whether process `pid` is gone: no such process, or a zombie (dead, waiting for a parent
+/// that may never reap it in a container).
+#[cfg(target_os = "linux")]
+fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| matches!(rest.trim_start().chars().next(), Some('Z' | 'X'))),
+    }
+}
+
+/// Kills what a failed test left running, so that it does not outlive the test.
+#[cfg(target_os = "linux")]
+struct Reap(std::path::PathBuf);
+
+#[cfg(target_os = "linux")]
+impl Reap {
+    fn pids(&self) -> Vec<u32> {
+        std::fs::read_to_string(&self.0)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.trim().parse().unwrap())
+            .collect()
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Reap {
+    fn drop(&mut self) {
+        for pid in self.pids().into_iter().filter(|p| !gone(*p)) {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
+        }
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_testee_started_through_sh_leaves_no_child_running_after_a_timeout_or_a_crash() {
+    // Each start of the testee is `sh -c` starting a child (`sleep`), writing the child's pid
+    // to a file, and becoming the testee. Killing the testee alone leaves the child running:
+    // nothing kills a process whose parent died. The runner kills the testee's whole group.
+    let cases = cases();
+    let hex = victim(&cases);
+    let dir = std::env::temp_dir().join(format!("ackwire-group-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (n, (fault, verdict, child_output)) in [
+        ("hang-on-hex", Verdict::Timeout, ">/dev/null"),
+        ("crash-on-hex", Verdict::Crash, ">/dev/null"),
+        // The child keeps the testee's standard output open: its exit closes nothing, and is
+        // still a crash, not a timeout.
+        ("crash-on-hex", Verdict::Crash, ""),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let reap = Reap(dir.join(format!("children-{n}")));
+        let script = format!(
+            "sleep 600 {child_output} 2>/dev/null & echo $! >>'{pids}'; exec '{exe}' testee --fault={fault}={hex}",
+            pids = reap.0.display(),
+            exe = env!("CARGO_BIN_EXE_ackwire"),
+        );
+        let (result, _) = run_counting(&cases, &["sh", "-c", &script], 500);
+        let r = result.unwrap_or_else(|e| panic!("{fault}: {e}"));
+        only_the_victim(&cases, &r, &hex, verdict);
+        // One start before the victim and one after it, at least; every child is gone (the
+        // last one with the run's end).
+        let children = reap.pids();
+        assert!(children.len() >= 2, "{fault}: {children:?}");
+        for pid in children {
+            // SIGKILL lands a moment after it is sent: wait for it, a bounded while.
+            let dead = (0..500).any(|_| {
+                gone(pid) || {
+                    std::thread::sleep(Duration::from_millis(10));
+                    false
+                }
+            });
+            assert!(dead, "{fault} ({child_output:?}): child {pid} still runs");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

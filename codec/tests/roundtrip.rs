@@ -121,8 +121,8 @@ fn every_frame_is_listed_once() {
         FRAME_NAMES,
         [
             "acked",
-            "ack",
             "acked_packed",
+            "ack",
             "snapshot",
             "snapshot_ack",
             "datagram",

@@ -12,7 +12,7 @@
 
 use crate::frame_json::{self, FrameError};
 use crate::netsim::SplitMix64;
-use crate::testee_client::{split_command, Fault, TesteeProcess};
+use crate::testee_client::{split_command, Fault, RunError, TesteeProcess};
 use crate::vectors::{self, FrameFile};
 use ackwire_codec::protocol::FRAME_NAMES;
 use serde_json::{json, Value};
@@ -199,17 +199,22 @@ fn mutate(rng: &mut SplitMix64, base: &[u8]) -> Vec<u8> {
     bytes
 }
 
-/// A testee's verdict on an input.
-pub fn testee_verdict(testee: &mut TesteeProcess, input: &Input, timeout: Duration) -> Verdict {
-    match testee.ensure(timeout) {
-        Ok(Ok(caps)) if !caps.frames.contains(&input.frame) => return Verdict::Unimplemented,
-        Ok(Ok(_)) => {}
-        Ok(Err(why)) => return Verdict::Fault(why),
-        Err(e) => return Verdict::Fault(e.to_string()),
+/// A testee's verdict on an input; [`RunError`] when the testee cannot be run at all (it
+/// cannot be started, or does not answer `hello` when first started or twice in a row:
+/// [`TesteeProcess::ensure`]).
+pub fn testee_verdict(
+    testee: &mut TesteeProcess,
+    input: &Input,
+    timeout: Duration,
+) -> Result<Verdict, RunError> {
+    match testee.ensure(timeout)? {
+        Ok(caps) if !caps.frames.contains(&input.frame) => return Ok(Verdict::Unimplemented),
+        Ok(_) => {}
+        Err(why) => return Ok(Verdict::Fault(why)),
     }
     let hex: String = frame_json::hex_spaced(&input.bytes).replace(' ', "");
     let request = json!({"op": "decode", "frame": input.frame, "hex": hex});
-    match testee.request(request, timeout) {
+    Ok(match testee.request(request, timeout) {
         Ok(reply) => {
             if let Some(v) = reply.get("ok").and_then(|o| o.get("value")) {
                 Verdict::Value(v.clone())
@@ -233,7 +238,7 @@ pub fn testee_verdict(testee: &mut TesteeProcess, input: &Input, timeout: Durati
             testee.stop();
             Verdict::Fault(why)
         }
-    }
+    })
 }
 
 /// Whether a testee's verdict agrees with Rust's: the same value once read into the frame's
@@ -263,13 +268,14 @@ pub struct DiffReport {
 }
 
 /// Runs every input through Rust and each testee (`(label, testee)`), calling `progress` after
-/// each input.
+/// each input. Stops with [`RunError`] at the first testee that cannot be run (see
+/// [`testee_verdict`]) rather than wait out the timeout on every input.
 pub fn run(
     inputs: &[Input],
     testees: &mut [(String, TesteeProcess)],
     timeout: Duration,
     mut progress: impl FnMut(usize),
-) -> DiffReport {
+) -> Result<DiffReport, RunError> {
     let mut report = DiffReport {
         inputs: inputs.len(),
         ..DiffReport::default()
@@ -279,10 +285,10 @@ pub fn run(
         if matches!(rust, Verdict::Value(_)) {
             report.accepted += 1;
         }
-        let others: Vec<(String, Verdict)> = testees
+        let others = testees
             .iter_mut()
-            .map(|(label, t)| (label.clone(), testee_verdict(t, input, timeout)))
-            .collect();
+            .map(|(label, t)| Ok((label.clone(), testee_verdict(t, input, timeout)?)))
+            .collect::<Result<Vec<(String, Verdict)>, RunError>>()?;
         if others.iter().any(|(_, v)| *v == Verdict::Unimplemented) {
             report.skipped += 1;
         }
@@ -295,7 +301,7 @@ pub fn run(
         }
         progress(i + 1);
     }
-    report
+    Ok(report)
 }
 
 impl DiffReport {
@@ -406,7 +412,8 @@ pub fn fuzz(options: &Options, mut progress: impl FnMut(usize, usize)) -> Result
     progress(0, total);
     let frames = run(&inputs, &mut running, options.timeout, |n| {
         progress(n, total)
-    });
+    })
+    .map_err(|e| e.to_string())?;
     let streams = streams::run(
         options.streams,
         options.seed,
@@ -414,7 +421,8 @@ pub fn fuzz(options: &Options, mut progress: impl FnMut(usize, usize)) -> Result
         options.timeout,
         options.out.as_deref(),
         |n| progress(inputs.len() + n, total),
-    );
+    )
+    .map_err(|e| e.to_string())?;
     let labels = running.into_iter().map(|(label, _)| label).collect();
     Ok(FuzzRun {
         frames,
@@ -504,15 +512,15 @@ mod tests {
     }
 
     #[test]
-    fn a_testee_that_cannot_start_is_a_fault_not_an_agreement() {
+    fn a_testee_that_never_answers_hello_is_not_run_at_all() {
         // `false` exits at once without answering `hello`.
         let mut t = TesteeProcess::new(vec!["false".into()]);
         let input = Input {
             frame: "delta_ack".into(),
             bytes: vec![10],
         };
-        let v = testee_verdict(&mut t, &input, Duration::from_millis(500));
-        assert!(matches!(v, Verdict::Fault(_)), "{v:?}");
+        let e = testee_verdict(&mut t, &input, Duration::from_millis(500)).unwrap_err();
+        assert!(matches!(e, RunError::Hello { .. }), "{e}");
     }
 
     #[test]

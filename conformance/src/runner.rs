@@ -236,10 +236,9 @@ impl RunReport {
 /// Runs `cases` against the testee, calling `progress` after each.
 ///
 /// A testee that does not answer `hello` when it is first started ends the run at once with
-/// [`RunError::Hello`], before any case: every case would otherwise wait out the timeout on
-/// its own hello (a silent testee held a 304-case run for 25 minutes, printing nothing). Once
-/// it has answered, a crash or a timeout fails that one case and the testee is restarted for
-/// the next; a restarted testee whose hello fails fails that case too, and a second hello
+/// [`RunError::Hello`], before any case ([`TesteeProcess::ensure`]). Once it has answered, a
+/// crash or a timeout fails that one case and the testee is restarted for the next; a
+/// restarted testee whose hello fails fails that case too (a CRASH), and a second hello
 /// failure in a row ends the run the same way.
 pub fn run(
     cases: &[Case],
@@ -249,24 +248,11 @@ pub fn run(
     let mut testee = TesteeProcess::new(options.command.clone());
     let mut outcomes = Vec::with_capacity(cases.len());
     let mut name = options.command.join(" ");
-    let mut greeted = false;
-    let mut hello_failed = false;
     for case in cases {
         let started = Instant::now();
         let (verdict, detail) = match testee.ensure(options.timeout)? {
-            Err(why) if !greeted || hello_failed => {
-                return Err(RunError::Hello {
-                    command: options.command.join(" "),
-                    why,
-                });
-            }
-            Err(why) => {
-                hello_failed = true;
-                (Verdict::Crash, why)
-            }
+            Err(why) => (Verdict::Crash, why),
             Ok(caps) => {
-                greeted = true;
-                hello_failed = false;
                 name = format!("{} {}", caps.name, caps.version);
                 match &case.session {
                     Some(s) if !caps.sessions.contains(s) => (

@@ -7,6 +7,14 @@
 //! This is the one place in ackwire with threads: a reader thread per testee turns its standard
 //! output into a channel that is waited on with a timeout, so that a testee that never answers
 //! is noticed.
+//!
+//! A testee is started in a process group of its own, and the whole group is killed when the
+//! testee is stopped (after a crash or a timeout, and when the run ends): a testee started
+//! through a wrapper (`sh -c`, a build script that runs it) leaves no child running, where
+//! killing the one process it started left the wrapper's children behind, still holding the
+//! testee's output open. The price: a testee is not in the terminal's foreground group, so a
+//! Ctrl-C reaches the runner only; a testee then goes when its input closes, as PROTOCOL.md
+//! asks of every testee.
 
 use crate::frame_json;
 use crate::sessions::{Sent, Session};
@@ -34,7 +42,8 @@ pub enum RunError {
     #[error("the testee command is empty")]
     NoCommand,
     /// The testee did not answer `hello` when first started, or twice in a row after a
-    /// restart: no case can be judged, so the run stops rather than wait out every case.
+    /// restart: no case can be judged, so the run stops rather than wait out every case
+    /// ([`TesteeProcess::ensure`]).
     #[error("the testee `{command}` did not answer hello, so the run stops: {why}")]
     Hello {
         /// The command.
@@ -79,6 +88,10 @@ pub struct TesteeProcess {
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
     next_id: u64,
     capabilities: Option<Capabilities>,
+    /// Some start of it has answered `hello`.
+    greeted: bool,
+    /// The last start's `hello` failed.
+    hello_failed: bool,
 }
 
 impl TesteeProcess {
@@ -92,21 +105,25 @@ impl TesteeProcess {
             stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
             next_id: 0,
             capabilities: None,
+            greeted: false,
+            hello_failed: false,
         }
     }
 
     fn start(&mut self) -> Result<(), RunError> {
         let (program, args) = self.command.split_first().ok_or(RunError::NoCommand)?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|source| RunError::Spawn {
-                command: self.command.join(" "),
-                source,
-            })?;
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().map_err(|source| RunError::Spawn {
+            command: self.command.join(" "),
+            source,
+        })?;
         let (tx, rx) = mpsc::channel();
         if let Some(stdout) = child.stdout.take() {
             std::thread::spawn(move || {
@@ -147,11 +164,11 @@ impl TesteeProcess {
         self.capabilities.as_ref()
     }
 
-    /// Stops the process; the next request starts it again.
+    /// Stops the process and every process of its group; the next request starts it again.
     pub fn stop(&mut self) {
         self.stdin = None;
         if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
+            kill_group(&mut child);
             let _ = child.wait();
         }
         self.lines = None;
@@ -180,14 +197,30 @@ impl TesteeProcess {
         };
         for _ in 0..CLOSED_OUTPUT_GRACE_POLLS {
             match child.try_wait() {
-                Ok(Some(status)) => return format!("exited ({status})"),
+                Ok(Some(status)) => {
+                    // What it started goes with it.
+                    kill_group(child);
+                    return format!("exited ({status})");
+                }
                 Ok(None) => std::thread::sleep(Duration::from_millis(10)),
                 Err(_) => break,
             }
         }
-        let _ = child.kill();
+        kill_group(child);
         let _ = child.wait();
         "closed its standard output without exiting, and was killed".into()
+    }
+
+    /// Why a testee that gave no reply in time is a crash rather than a timeout: it has exited,
+    /// and a process it started holds its standard output open, so no end of output came.
+    fn exited_in_silence(&mut self) -> Option<String> {
+        let child = self.child.as_mut()?;
+        let status = child.try_wait().ok()??;
+        kill_group(child);
+        Some(format!(
+            "the testee exited ({status}) without replying; a process it started kept its standard output open{}",
+            self.last_words()
+        ))
     }
 
     /// Sends one request (an `id` is added) and waits up to `timeout` for its reply.
@@ -233,35 +266,60 @@ impl TesteeProcess {
                     self.last_words()
                 )))
             }
-            Err(RecvTimeoutError::Timeout) => Err(Fault::Timeout),
+            Err(RecvTimeoutError::Timeout) => match self.exited_in_silence() {
+                Some(why) => Err(Fault::Crash(why)),
+                None => Err(Fault::Timeout),
+            },
         }
     }
 
-    /// The capabilities, starting the testee and greeting it when needed: `Err(why)` when it
-    /// does not answer `hello`.
+    /// The capabilities, starting the testee and greeting it when needed.
+    ///
+    /// A testee that does not answer `hello` when it is first started is not run at all:
+    /// [`RunError::Hello`], so that a caller stops at once rather than wait out the timeout on
+    /// every case or input (a silent testee held a 304-case run for 25 minutes, printing
+    /// nothing). Once it has answered, a restart whose `hello` fails is `Ok(Err(why))`, a
+    /// fault of the case at hand, and a second failure in a row is [`RunError::Hello`] again
+    /// (PROTOCOL.md, "Transport").
     pub fn ensure(&mut self, timeout: Duration) -> Result<Result<Capabilities, String>, RunError> {
         if let Some(c) = &self.capabilities {
             return Ok(Ok(c.clone()));
         }
         self.stop();
         self.start()?;
+        match self.hello(timeout) {
+            Ok(caps) => {
+                (self.greeted, self.hello_failed) = (true, false);
+                Ok(Ok(caps))
+            }
+            Err(why) => {
+                self.stop();
+                if !self.greeted || self.hello_failed {
+                    return Err(RunError::Hello {
+                        command: self.command.join(" "),
+                        why,
+                    });
+                }
+                self.hello_failed = true;
+                Ok(Err(why))
+            }
+        }
+    }
+
+    /// Says `hello` to the testee just started: its capabilities, or why not.
+    fn hello(&mut self, timeout: Duration) -> Result<Capabilities, String> {
         let reply = match self.request(json!({"op": "hello", "protocol": 1}), timeout) {
             Ok(r) => r,
             Err(Fault::Timeout) => {
-                self.stop();
-                return Ok(Err(format!(
+                return Err(format!(
                     "no reply to hello within {} ms",
                     timeout.as_millis()
-                )));
+                ))
             }
-            Err(Fault::Crash(why)) => {
-                self.stop();
-                return Ok(Err(format!("hello failed: {why}")));
-            }
+            Err(Fault::Crash(why)) => return Err(format!("hello failed: {why}")),
         };
         let Some(ok) = reply.get("ok") else {
-            self.stop();
-            return Ok(Err(format!("hello was not answered ok: {reply}")));
+            return Err(format!("hello was not answered ok: {reply}"));
         };
         let list = |key: &str| -> BTreeSet<String> {
             ok.get(key)
@@ -288,8 +346,20 @@ impl TesteeProcess {
             sessions: list("sessions"),
         };
         self.capabilities = Some(caps.clone());
-        Ok(Ok(caps))
+        Ok(caps)
     }
+}
+
+/// Kills `child` and every process of its group (it leads one: [`TesteeProcess`] starts it
+/// so). After `child` has been reaped its id can name the group still: the kernel keeps an id
+/// that is some live process's group from being given to a new process.
+fn kill_group(child: &mut Child) {
+    #[cfg(unix)]
+    {
+        use rustix::process::{kill_process_group, Pid, Signal};
+        let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
+    }
+    let _ = child.kill();
 }
 
 impl Drop for TesteeProcess {

@@ -24,7 +24,7 @@
 use crate::netsim::{Burst, LinkConfig, NetworkConfig, SplitMix64};
 use crate::sessions::stream::{self, Recording};
 use crate::streams::{Side, StreamVector};
-use crate::testee_client::{RemoteSession, TesteeProcess};
+use crate::testee_client::{RemoteSession, RunError, TesteeProcess};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -330,6 +330,13 @@ pub fn replay_in(
     timeout: Duration,
 ) -> Result<(), String> {
     let half = format!("{}_{}", vector.session, side_name(side));
+    // A testee stopped after a fault starts afresh (a replay after it would otherwise find it
+    // not running, and count that as the half straying).
+    match testee.ensure(timeout) {
+        Ok(Ok(_)) => {}
+        Ok(Err(why)) => return Err(format!("the testee did not answer hello: {why}")),
+        Err(e) => return Err(e.to_string()),
+    }
     let mut remote = RemoteSession::open(testee, &half, &vector.params, timeout)
         .map_err(|(_, why)| format!("open {half}: {why}"))?;
     let result = stream::replay(vector, side, &mut remote);
@@ -591,7 +598,7 @@ pub struct TesteeStreams {
     pub failed: usize,
     /// Halves it does not list in `hello`.
     pub unimplemented: usize,
-    /// Why it was skipped altogether (it lists no session halves, or did not answer `hello`).
+    /// Why it was skipped altogether (it lists no session halves in `hello`).
     pub skipped: Option<String>,
 }
 
@@ -660,6 +667,10 @@ impl StreamReport {
 /// (within [`SHRINK_BUDGET`] replays) and, when `out` is given, written there as
 /// `streams/<session>/<what>.json` (with an empty `frames/` beside, so `ackwire conform --dir
 /// OUT` runs it). `progress` is called after each stream.
+///
+/// A testee that does not answer `hello` when first started, or twice in a row, stops the run
+/// with [`RunError::Hello`] ([`TesteeProcess::ensure`]); one failed `hello` after a restart
+/// fails both halves of the stream at hand.
 pub fn run(
     count: usize,
     seed: u64,
@@ -667,7 +678,7 @@ pub fn run(
     timeout: Duration,
     out: Option<&Path>,
     mut progress: impl FnMut(usize),
-) -> StreamReport {
+) -> Result<StreamReport, RunError> {
     let mut report = StreamReport {
         testees: testees
             .iter()
@@ -694,14 +705,21 @@ pub fn run(
             if counts.skipped.is_some() {
                 continue;
             }
-            let caps = match testee.ensure(timeout) {
-                Ok(Ok(c)) => c,
-                Ok(Err(why)) => {
-                    counts.skipped = Some(format!("it did not answer hello: {why}"));
-                    continue;
-                }
-                Err(e) => {
-                    counts.skipped = Some(e.to_string());
+            let caps = match testee.ensure(timeout)? {
+                Ok(c) => c,
+                Err(why) => {
+                    for side in [Side::Server, Side::Client] {
+                        counts.failed += 1;
+                        report.disagreements.push(StreamDisagreement {
+                            label: label.clone(),
+                            side,
+                            original: rec.clone(),
+                            original_steps: vector.steps.len(),
+                            why: format!("the testee did not answer hello: {why}"),
+                            shrunk: None,
+                            written: None,
+                        });
+                    }
                     continue;
                 }
             };
@@ -743,7 +761,7 @@ pub fn run(
         }
         progress(i + 1);
     }
-    report
+    Ok(report)
 }
 
 /// Writes `vector` under `dir/streams/`, creating `dir/frames/` (empty) when missing so the
@@ -762,6 +780,19 @@ pub fn write_vector(dir: &Path, vector: &StreamVector) -> std::io::Result<PathBu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_testee_silent_from_its_first_start_stops_the_streams_at_the_first() {
+        let silent = TesteeProcess::new(vec!["sh".into(), "-c".into(), "exec sleep 600".into()]);
+        let mut testees = vec![("silent".to_string(), silent)];
+        let mut streams_run = 0;
+        let e = run(4, 1, &mut testees, Duration::from_millis(200), None, |n| {
+            streams_run = n
+        })
+        .unwrap_err();
+        assert!(matches!(e, RunError::Hello { .. }), "{e}");
+        assert_eq!(streams_run, 0, "no stream was counted as run");
+    }
 
     #[test]
     fn every_generated_stream_records_with_the_rust_halves_and_replays_on_them() {
