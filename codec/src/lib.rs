@@ -50,8 +50,8 @@
 //! ```
 //!
 //! What this crate is not: a network stack. It opens no socket, reads no clock and starts no
-//! thread; time and ticks are arguments. It is also not a server: a browser or native client needs
-//! it and must not inherit a server (SRV-1).
+//! thread; time and ticks are arguments (GEN-4). It is also not a server: a browser or native
+//! client needs it and must not inherit a server (SRV-1).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -1,8 +1,8 @@
 //! The one sans-IO shape of every session half, in the manner of `quinn-proto`'s `Connection`:
 //! input goes in with the time as an argument ([`SessionHalf::handle_frame`] for a peer's frame,
-//! [`SessionHalf::handle_tick`] for a tick passing), output is returned (a report of what the
-//! frame did) or polled ([`SessionHalf::poll_transmit`], until `None`). Nothing here opens a
-//! socket or reads a clock.
+//! [`SessionHalf::handle_tick`] for a tick passing), output is returned (a report of what the frame
+//! did) or polled ([`SessionHalf::poll_transmit`], until `None`). Nothing here opens a socket or
+//! reads a clock (GEN-4).
 //!
 //! **Time** is a [`Now`]: the server tick (`tick`, the tick a half is at, which for a frame is
 //! the newest tick it has passed) and milliseconds on the session's own clock (`ms`, what
@@ -58,7 +58,8 @@ pub struct Transmit {
     pub frame: &'static str,
     /// Its bytes.
     pub bytes: Vec<u8>,
-    /// Whether it goes on the reliable channel.
+    /// Whether it goes on the reliable channel (GEN-7: delivered once, in order) or the unreliable
+    /// one.
     pub reliable: bool,
 }
 
@@ -116,13 +117,13 @@ pub trait SessionHalf {
 
 /// The most frames a half holds for [`SessionHalf::poll_transmit`].
 ///
-/// A peer can make a half queue frames: a client answers every frame it is sent with an ack,
-/// so a hostile server sending faster than the caller polls would grow the queue without end.
-/// A caller that polls after each input holds a few at most. Past the limit the oldest
-/// unreliable frame is dropped, as the lossy transport these protocols are built for may drop
-/// it: every ack is superseded by the next, and every unreliable frame is one the peer is
-/// built to do without. Reliable frames (the datagram stream's) come from the half's own
-/// ticks, not from the peer, and are never dropped.
+/// A peer can make a half queue frames: a client answers every frame it is sent with an ack, so a
+/// hostile server sending faster than the caller polls would grow the queue without end. A caller
+/// that polls after each input holds a few at most. GEN-8: past the limit the oldest unreliable
+/// frame is dropped, as the lossy transport these protocols are built for may drop it: every ack is
+/// superseded by the next, and every unreliable frame is one the peer is built to do without.
+/// Reliable frames (the datagram stream's) come from the half's own ticks, not from the peer, and
+/// are never dropped.
 pub const MAX_QUEUED: usize = 1024;
 
 /// The frames a half has yet to hand out, at most [`MAX_QUEUED`] unreliable ones.

@@ -1,10 +1,10 @@
 //! The conformance runner: drives a testee process through `conformance/PROTOCOL.md`, one case
 //! at a time, and judges each reply against its vector.
 //!
-//! DESIGN.md section 5: "A testee that crashes or stalls past a timeout is recorded as failing
-//! that case and restarted for the next; a case outside its capabilities is UNIMPLEMENTED, not
-//! FAILED. An error is judged by its kind from one error taxonomy shared by every language,
-//! never by its text."
+//! The rules of `docs/spec/testee.md` it holds: a testee that crashes or stalls past the timeout
+//! fails that case and is restarted for the next (TESTEE-5); a case outside its capabilities is
+//! UNIMPLEMENTED, not FAILED (TESTEE-4); an error is judged by its kind alone (TESTEE-6); a
+//! failure list's passing cases are reported (TESTEE-7).
 //!
 //! The runner is the one place in ackwire with a clock: it has to notice a testee that never
 //! answers. It speaks to the testee through [`crate::testee_client`].
@@ -254,6 +254,7 @@ pub fn run(
             Err(why) => (Verdict::Crash, why),
             Ok(caps) => {
                 name = format!("{} {}", caps.name, caps.version);
+                // TESTEE-4: a case outside the hello capabilities is UNIMPLEMENTED, never sent.
                 match &case.session {
                     Some(s) if !caps.sessions.contains(s) => (
                         Verdict::Unimplemented,
@@ -267,6 +268,7 @@ pub fn run(
                 }
             }
         };
+        // TESTEE-5: a crash or a timeout fails the case, and the testee is restarted for the next.
         if matches!(verdict, Verdict::Crash | Verdict::Timeout) {
             testee.stop();
         }
@@ -355,6 +357,7 @@ fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict
         }
         Err(Fault::Crash(why)) => return (Verdict::Crash, why),
     };
+    // TESTEE-4: answered `unimplemented` is not a failure.
     if let Some(why) = reply.get("unimplemented") {
         return (
             Verdict::Unimplemented,
@@ -373,6 +376,7 @@ fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict
     };
     match want {
         Want::Value(value) => match ok.and_then(|o| o.get("value")) {
+            // TESTEE-8: values compare after reading them into the frame's types.
             Some(actual) => match frame_json::same_value(&case.frame, value, actual) {
                 Ok(true) => (Verdict::Pass, String::new()),
                 Ok(false) => (
@@ -393,6 +397,7 @@ fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict
             ),
         },
         Want::Error(kind) => match error_kind {
+            // TESTEE-6: judged by the kind alone, never its text, offset or path.
             Some(k) if k == kind => (Verdict::Pass, String::new()),
             _ => (
                 Verdict::Fail,
@@ -409,6 +414,7 @@ fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict
     }
 }
 
+/// TESTEE-7: a failure list names known failures.
 /// Reads a failure list: one case name per line; blank lines and comments (a `#` at the start
 /// of a line or after white space: case names contain `#` themselves) are ignored.
 pub fn read_failure_list(text: &str) -> BTreeSet<String> {

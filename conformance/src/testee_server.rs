@@ -35,12 +35,12 @@ pub enum Fault {
     /// `hello` lists no session halves (a testee with codecs only).
     NoSessions,
     /// An acked client half (kind 6 or 12) tells every event a frame carries as shown, those it
-    /// showed before again: seed 000's "shows each once, above the newest serial it has shown"
-    /// broken in its reports only.
+    /// showed before again: ACK-35's each event once, above the newest serial shown, broken in its
+    /// reports only.
     EventsTwice,
-    /// An acked client half (kind 6 or 12) tells the poses measured against the frame's base,
-    /// not the last frame it showed: seed 000's "a pose carried again that the client already
-    /// showed is no new measurement" broken in its reports only.
+    /// An acked client half (kind 6 or 12) tells the poses measured against the frame's base, not
+    /// the last frame it showed: ACK-34 (a pose repeated after it was shown is not a new
+    /// measurement) broken in its reports only.
     MeasuredAgainstBase,
 }
 
@@ -106,6 +106,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write, fault: Option<&Fault>)
                 if let Some(o) = reply.as_object_mut() {
                     o.remove("bye");
                 }
+                // TESTEE-1: one reply a line, in order, flushed after each.
                 if writeln!(output, "{reply}")
                     .and_then(|_| output.flush())
                     .is_err()
@@ -153,6 +154,7 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
         _ => FRAME_NAMES.iter().map(|s| s.to_string()).collect(),
     };
     let body = match op {
+        // TESTEE-3: the capabilities: the frames and the session halves implemented.
         "hello" => json!({"ok": {
             "name": "ackwire-rust",
             "version": env!("CARGO_PKG_VERSION"),
@@ -190,6 +192,7 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
             }
         }
         "bye" => json!({"ok": {}, "bye": true}),
+        // TESTEE-9: the session operations, on halves opened by name.
         "open" | "deliver" | "take" | "advance" | "state_hash" | "close" => {
             session_op(op, &request, sessions, fault)
         }

@@ -103,7 +103,7 @@ inline rt::EncodeError bad_orient() {
     return e;
 }
 
-/// A full pose's coordinate as whole 1/512 m steps, or why not.
+/// A full pose's coordinate as whole 1/512 m steps, or why not (CHECK-4).
 inline const char* grid(float v, int32_t& out) {
     const double s = static_cast<double>(v) * 512.0;
     // Not finite, 2^24 steps or more, or a fraction of a step: all one fault. The range is

@@ -105,6 +105,7 @@ namespace Ackwire.Reference
             }
         }
 
+        /// <summary>A full pose's coordinate as whole 1/512 m steps (CHECK-4).</summary>
         static int Grid(float v)
         {
             double s = (double)v * 512;

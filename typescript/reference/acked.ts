@@ -101,6 +101,7 @@ function stepOrigin(base: EntityState | undefined): [number, number, number] {
   return base !== undefined && inBox(base) ? [base.x, base.y, base.z] : [0, 0, 0];
 }
 
+// CHECK-4: positions are whole steps of 1/512 m; a full pose off that grid cannot be held.
 function grid(v: number): number {
   const s = v * 512;
   if (!Number.isFinite(s) || s - Math.trunc(s) !== 0 || Math.abs(s) >= F32_EXACT) {
@@ -219,6 +220,7 @@ export const Reference: ReferenceSchema = {
     if (!pose && !health && !vehicle && !orient) {
       return undefined;
     }
+    // ACK-6: the mask selects the groups that follow; POSE_FULL and POSE_AGE say how the pose travels.
     const change: Change = { eid, mask: 0 };
     if (pose) {
       change.mask |= ChangeMask.POSE;

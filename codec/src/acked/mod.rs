@@ -355,8 +355,8 @@ impl<'a, V> IntoIterator for &'a IdMap<V> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Inapplicable(pub &'static str);
 
-/// An acked frame (kind 6) in schema-independent terms: the header is ACK-2's, the changes and the
-/// events are the schema's.
+/// An acked frame (kind 6) in schema-independent terms: the header is ACK-2's, its fields what
+/// ACK-3 says they are, the changes and the events the schema's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AckedFrame<C, E> {
     /// The server tick this frame describes.
@@ -377,7 +377,7 @@ pub struct AckedFrame<C, E> {
     pub changes: Vec<C>,
     /// The serial of the first event (meaningful only when there are events).
     pub first_serial: u32,
-    /// The events not yet acknowledged, oldest first; the i-th has `first_serial + i`.
+    /// The events not yet acknowledged, oldest first; the i-th has `first_serial + i` (ACK-9).
     pub events: Vec<E>,
 }
 

@@ -1,8 +1,7 @@
-//! The `acked` session pair (seed 000): `acked_server` is the server's per-client
-//! [`AckedEncoder`] fed by a world and the reference
-//! [`Presenter`]; `acked_client` is the client's
-//! [`AckedDecoder`](ackwire_codec::acked::AckedDecoder) with its kind 7 writer, both through
-//! the codec's [`session`] halves.
+//! The `acked` session pair (`docs/spec/acked.md`): `acked_server` is the server's per-client
+//! [`AckedEncoder`] fed by a world and the reference [`Presenter`]; `acked_client` is the client's
+//! [`AckedDecoder`](ackwire_codec::acked::AckedDecoder) with its kind 7 writer, both through the
+//! codec's [`session`] halves.
 //!
 //! Parameters (an object; every key optional, the same object opens both halves):
 //! - `own` (array of eids, default `[1]`): the client's own entities; the lowest present is
@@ -255,8 +254,8 @@ impl<S: AckedSchema<Record = EntityState, Event = Event> + 'static> Session for 
         self.tick = tick;
         let events = apply_ops(&mut self.world, &mut self.lives, &ops);
         turn(&mut self.world, ops_json)?;
-        // Seed 004 §8: inputs execute on the tick they name; the reference world does not act
-        // on them, it only consumes them so the buffer reports what is still ahead.
+        // SRV-12: inputs execute on the tick they name; the reference world does not act on them,
+        // it only consumes them so the buffer reports what is still ahead.
         while self.half.machine_mut().execute_due(tick).is_some() {}
         let world = &self.world;
         self.half
@@ -368,6 +367,7 @@ impl<S: AckedSchema<Record = EntityState, Event = Event> + 'static> Session for 
     }
 
     fn state_hash(&mut self) -> Option<u32> {
+        // CHECK-7: the check of the state shown.
         Some(self.half.machine().state_hash())
     }
 }
@@ -794,7 +794,7 @@ mod tests {
             .last()
             .and_then(|r| r.get("events_expired").and_then(Value::as_u64));
         assert!(expired.is_some_and(|e| e > 0), "{expired:?}");
-        // Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably": the vectors
+        // ACK-27: a frame over RELIABLE_ABOVE bytes goes on the reliable channel: the vectors
         // record the channel of every frame sent, and the crowd takes both.
         let channels = |v: &StreamVector| {
             let (mut reliable, mut unreliable) = (0, 0);

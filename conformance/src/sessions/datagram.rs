@@ -1,5 +1,5 @@
-//! The `datagram` session pair (seed 003): `datagram_server` is a [`Subscription`] fed by a
-//! scripted world; `datagram_client` is a [`ReplicaTable`].
+//! The `datagram` session pair (`docs/spec/datagram.md`): `datagram_server` is a [`Subscription`]
+//! fed by a scripted world; `datagram_client` is a [`ReplicaTable`].
 //!
 //! Parameters (an object; every key optional, the same object opens both halves):
 //! - `precision` (metres per step, default 0.01);
@@ -213,6 +213,7 @@ impl Session for Client {
     }
 
     fn state_hash(&mut self) -> Option<u32> {
+        // CHECK-8: the replica table's canonical bytes.
         Some(self.0.machine().state_hash())
     }
 }

@@ -639,7 +639,7 @@ impl<'a> Gen<'a> {
             "// The frames' types and their codec, C++17, header-only, over ackwire_runtime.hpp. Decoders",
         );
         self.code.line(
-            "// accept exactly the bytes the encoders produce (DESIGN.md section 3); a failed decode names",
+            "// accept exactly the bytes the encoders produce (WIRE-21); a failed decode names",
         );
         self.code.line(
             "// the error's kind, byte offset and field path, as every ackwire codec does. Nothing throws on",
@@ -689,6 +689,7 @@ impl<'a> Gen<'a> {
         }
     }
 
+    // WIRE-27: every named constant, with the value every generator derives alike.
     fn constant(&mut self, c: &Const) {
         self.docs(&c.docs, &format!("The protocol constant `{}`.", c.name));
         let ty = if c.ty.signed {
@@ -2238,6 +2239,7 @@ impl<'a> Gen<'a> {
             ));
         }
         self.code.line("default:");
+        // WIRE-16: a tag that names no variant is refused.
         self.code
             .indent_line("return r.fail(rt::ErrorKind::unknown_tag, at);");
         self.code.close("}");

@@ -513,6 +513,7 @@ impl<'a, 's> Gen<'a, 's> {
         }
     }
 
+    // WIRE-27: every named constant, with the value every generator derives alike.
     fn constant(&mut self, c: &Const) {
         self.docs(&c.docs, &format!("The protocol constant `{}`.", c.name));
         let value = self.low.index.const_value(c).unwrap_or_default();
@@ -1618,6 +1619,7 @@ impl<'a, 's> Gen<'a, 's> {
             self.out.indent -= 1;
         }
         self.out.open("default:");
+        // WIRE-16: a tag that names no variant is refused.
         self.out.line("throw r.fail(\"unknown_tag\", at);");
         self.out.indent -= 1;
         self.out.close("}");
