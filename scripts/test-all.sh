@@ -67,6 +67,9 @@ ackwire check
 ackwire fmt --check
 ackwire vectors
 
+step "the specification's coverage: every rule of docs/spec cited where it is enforced or tested"
+ackwire spec-coverage
+
 step "the conformance suite against every bundled implementation"
 bash scripts/conform.sh
 

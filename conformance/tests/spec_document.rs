@@ -1,11 +1,24 @@
-//! The specification as a document (`docs/spec/`) holds to the code: the layout diagrams the
-//! pages embed are what `ackwire doc` draws from the layouts today.
+//! The specification as a document (`docs/spec/`) holds to the code: every normative rule is
+//! cited by the code that enforces it or the test that checks it, every identifier the code
+//! cites is a rule of the document, and the layout diagrams the pages embed are what `ackwire
+//! doc` draws from the layouts today.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+#[test]
+fn every_rule_is_cited_and_every_citation_is_a_rule() {
+    let report = ackwire_conformance::coverage::scan(&root()).expect("the scan runs");
+    assert!(report.rules.len() > 100, "{} rules", report.rules.len());
+    assert!(
+        report.is_ok(),
+        "{}\n(`cargo run -q -p ackwire -- spec-coverage` prints the same report)",
+        report.table()
+    );
 }
 
 /// Every file under `dir`, relative to it, with its text.
