@@ -5,7 +5,8 @@
 #    duplicating and reordering unreliable frames itself (seeded); headless Chromium loads the
 #    page it serves (examples/sockets/page: the TypeScript AckedDecoder, through the facade
 #    AckedClientHalf of typescript/reference/acked.ts), which sends kind 7 acks back and
-#    reports the state hash it shows per frame;
+#    reports the state hash it shows per frame; watch.mjs reads the text under the page's canvas
+#    (what it is doing, its counts, and at the end the server's verdict) while it runs;
 # 2. the native client: examples/sockets/native/cube_client.cpp (the C++ facade
 #    ackwire::reference::AckedClientHalf of cpp/reference/acked.hpp), built with
 #    the testee's warning flags under ASan and UBSan, against the same server over UDP.
@@ -159,26 +160,44 @@ summary() {
 
 common=(--ticks "$ticks" --loss "$loss" --duplicate 0.05 --latency-ms 10 --jitter-ms 30 --seed 7 --timeout-s 60)
 
-# 1. The page in headless Chromium, over a WebSocket.
+# 1. The page in headless Chromium, over a WebSocket. Beside it, watch.mjs reads the text under
+# the page's canvas over the DevTools protocol, as a person watching would, until it is final.
 start_server "$out/browser.log" --transport ws --www "$out/www" "${common[@]}"
 url="http://127.0.0.1:$port/index.html"
 timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
   --no-first-run --no-default-browser-check --user-data-dir="$out/profile" \
-  "$url" >"$out/chromium.log" 2>&1 &
+  --remote-debugging-port=0 "$url" >"$out/chromium.log" 2>&1 &
 chromium_pid=$!
 pids+=("$chromium_pid")
+node --experimental-websocket --no-warnings examples/sockets/page/watch.mjs "$out/profile" "$url" 85 \
+  >"$out/page-text.log" 2>&1 &
+watch_pid=$!
+pids+=("$watch_pid")
 status=0
 wait_server browser 80 || status=$?
+# The page's last words come with the server's `done`, before the server exits; watch.mjs ends
+# once it has read them (bounded by its own limit).
+watch_status=0
+wait "$watch_pid" || watch_status=$?
 kill "$chromium_pid" 2>/dev/null || true
 if [ "$status" -ne 0 ]; then
   tail -n 20 "$out/browser.log" >&2
   fail "the browser run failed (server status $status); chromium said: $(tail -n 5 "$out/chromium.log")"
 fi
+# What the page said while it ran and at its end: counts that grow, never "not run", and the
+# server's verdict once done.
+[ "$watch_status" -eq 0 ] || fail "reading the page's text failed: $(tail -n 3 "$out/page-text.log")"
+grep -q '^result: cube-page: running: [1-9][0-9]* frames received, [1-9][0-9]* shown and reported, showing tick [0-9]*$' "$out/page-text.log" ||
+  fail "the page never said it was running with its counts: $(head -n 5 "$out/page-text.log")"
+! grep -q 'not run' "$out/page-text.log" || fail "the page said it did not run while it ran"
+tail -n 1 "$out/page-text.log" | grep -q '^result: cube-page: done after [1-9][0-9]* frames received, [1-9][0-9]* shown and reported; the server.s verdict: PASS ' ||
+  fail "the page's last words are not the server's PASS: $(tail -n 1 "$out/page-text.log")"
 checked="$(cross_check "$out/browser.log")" || fail "the page reported hashes the server never had for their ticks"
 grep -q '^client stats .* agent=HeadlessChrome$' "$out/browser.log" ||
   fail "the page's closing stats (from headless Chromium) did not come: $(tail -n 3 "$out/browser.log")"
 echo "examples.sh: browser (TypeScript AckedDecoder in headless Chromium, WebSocket): $checked reports equal S_N"
 summary "$out/browser.log"
+echo "  the page's text, read $(wc -l <"$out/page-text.log") times as it changed; at the end: $(tail -n 1 "$out/page-text.log" | sed 's/^result: //')"
 
 # 2. The native client over UDP.
 start_server "$out/native.log" --transport udp "${common[@]}"

@@ -62,10 +62,12 @@ step "the socket examples: the TypeScript page in headless Chromium over a WebSo
 bash scripts/examples.sh
 # --- end of the examples block ---
 
-step "the reference protocol checks, and its golden vectors verify"
+step "the reference protocol checks, and its golden vectors verify (derived ones too); the sink's and the game's derived vectors are up to date"
 ackwire check
 ackwire fmt --check
 ackwire vectors
+ackwire vectors --spec spec/tests/sink/sink.wire --dir spec/tests/sink/vectors
+ackwire vectors --spec examples/game/wire --dir examples/game/vectors
 
 step "the specification's coverage: every rule of docs/spec cited where it is enforced or tested"
 ackwire spec-coverage
@@ -84,3 +86,7 @@ cargo run --release -q -p ackwire -- bench --quick --out target/ackwire-bench-qu
 
 step "fuzzing every target briefly (stable Rust, no sanitizer)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash .ci/fuzz.sh
+
+step "the ClusterFuzzLite and OSS-Fuzz build of the fuzz targets (.clusterfuzzlite/build.sh) without Docker: every target and seed corpus in \$OUT"
+# After the fuzz step: the same flags, so it copies what that step built (about 3 s).
+bash scripts/clusterfuzzlite.sh

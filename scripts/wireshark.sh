@@ -22,11 +22,14 @@
 # root). Prints one line per step and exits non-zero, saying why, on any failure.
 #
 # Run from anywhere. ACKWIRE names the ackwire binary to use (default: built with cargo);
-# ACKWIRE_FRAME_VECTORS another folder of frame vector files.
+# ACKWIRE_FRAME_VECTORS another folder of frame vector files, ACKWIRE_DERIVED_VECTORS another
+# folder of derived ones (dissected like the others; the hostile mangling stays on the
+# hand-kept vectors, whose 20 mangles each cost a run of ackwire explain apiece).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 vectors="${ACKWIRE_FRAME_VECTORS:-$root/vectors/frames}"
+derived="${ACKWIRE_DERIVED_VECTORS:-$root/vectors/derived}"
 check="$root/scripts/wireshark-check.mjs"
 
 fail() {
@@ -90,14 +93,17 @@ dissect() {
 
 port=41000
 total=0
-for file in "$vectors"/*.json; do
+files=("$vectors"/*.json)
+if [ -d "$derived" ]; then files+=("$derived"/*.json); fi
+for file in "${files[@]}"; do
   frame="$(basename "$file" .json)"
-  pcap "true" 40000 "$port" "$tmp/$frame.pcap" "$file"
-  dissect "$tmp/ref/ackwire.lua" "$tmp/$frame.pcap" "$tmp/$frame.json" \
+  set="$(basename "$(dirname "$file")")"
+  pcap "true" 40000 "$port" "$tmp/$set-$frame.pcap" "$file"
+  dissect "$tmp/ref/ackwire.lua" "$tmp/$set-$frame.pcap" "$tmp/$set-$frame.json" \
     -o "ackwire.udp_port:$port" -o "ackwire.frame:$frame"
-  line="$(node "$check" rows "$file" "$tmp/$frame.json" "$ackwire")" || {
+  line="$(node "$check" rows "$file" "$tmp/$set-$frame.json" "$ackwire")" || {
     printf '%s\n' "$line" >&2
-    fail "the dissector disagrees with the $frame vectors"
+    fail "the dissector disagrees with the $set/$frame vectors"
   }
   n="${line%% passed*}"
   total=$((total + n))

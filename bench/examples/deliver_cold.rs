@@ -4,25 +4,21 @@
 //! `ackwire bench`, where the other protocols' work runs between two deliveries.
 //!
 //! `cargo run --release -p ackwire-bench --example deliver_cold -- [PASSES] [MB] [STRIDE]
-//! [packed]` (defaults 20, 16 and 8; `packed` delivers the frames as kind 12, issue 19's
+//! [packed]` (defaults 20, 16 and 8; `packed` delivers the frames as kind 12, the bench's
 //! `acked-packed`, where kind 6 is the default): before each frame, one u64 every STRIDE u64s of an MB-megabyte
 //! buffer is written. STRIDE 8 writes every cache line (16 MB leaves the 1 MB L2 and most of
 //! what a shared L3 keeps cold); STRIDE 512 writes one line per 4 KiB page, which evicts the
 //! translation caches and hardly any data. MB 0 is the warm case. The median and the fastest
 //! pass of each are told, in nanoseconds per entity of the world per frame, with their ratio.
 //!
-//! What it showed (issue 17): bitcode's decode per entity in `ackwire bench` (6.5 to 8.5 ns in
-//! this machine's runs) lies between this tool's at 4 MB (about 5.3) and at 24 MB (about 10);
-//! and the acked delivery loses more to cold caches than bitcode's decode, which reads and
-//! writes its lines in order where the delivery's are spread over the world's table.
-//! Under `valgrind --tool=callgrind --cache-sim=yes --LL=1048576,16,64` with
+//! The acked delivery loses more to cold caches than bitcode's decode, which reads and writes
+//! its lines in order where the delivery's are spread over the world's table. Under
+//! `valgrind --tool=callgrind --cache-sim=yes --LL=1048576,16,64` with
 //! `--toggle-collect='deliver_cold::cold_*'` and 4 MB, it counts the lines each side misses.
 //!
-//! What it does not show: which of two designs `ackwire bench` will find faster. The held
-//! frames' undo edits kept in two rings read faster here (at 16 MB, and with random lines of a
-//! large buffer written between frames) and slower in 11 alternated runs of `ackwire bench
-//! --scene cube --loss 5` (the decoder's list of what was measured and not kept); A/B a change
-//! there before keeping it.
+//! What it does not show: which of two designs `ackwire bench` will find faster. A design has
+//! read faster here and slower in alternated runs of `ackwire bench --scene cube --loss 5`
+//! (docs/perf/acked-decoder.md); A/B a change there before keeping it.
 
 use std::hint::black_box;
 use std::time::Instant;

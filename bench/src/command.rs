@@ -1,12 +1,12 @@
-//! `ackwire bench` as a command: its arguments checked and the README read before minutes of
-//! measuring ([`Command::prepare`]), the run ([`Command::run`]), then the JSON, the chart and
-//! the README's block written ([`Command::write`]). The command line only parses its arguments,
-//! shows progress and prints.
+//! `ackwire bench` as a command: its arguments and the README's markers checked before minutes of
+//! measuring ([`Command::prepare`]), the run ([`Command::run`]), then the JSON, the chart, the
+//! report page and the README's headline block written ([`Command::write`]). The command line
+//! only parses its arguments, shows progress and prints.
 
-use crate::render;
 use crate::run::{self, Plan};
 use crate::scenes::{SceneKind, LOSSES};
 use crate::Report;
+use crate::{page, render};
 use std::path::{Path, PathBuf};
 
 /// The arguments of `ackwire bench`.
@@ -20,22 +20,24 @@ pub struct Args {
     pub losses: Vec<f64>,
     /// The seed of the scenes and the network.
     pub seed: u64,
-    /// Where `bench.json` and `bench.svg` are written.
+    /// Where `bench.json`, `bench.svg` and the report page (`README.md`) are written.
     pub out: PathBuf,
-    /// The markdown file whose bench block is rewritten with this run's tables.
+    /// The markdown file whose bench block is rewritten with this run's headline figures and
+    /// a link to the report page.
     pub readme: Option<PathBuf>,
 }
 
-/// A bench ready to run: the plan, where it writes, and the README it rewrites, already read.
+/// A bench ready to run: the plan, where it writes, and the README whose block it rewrites
+/// (its markers already checked).
 #[derive(Debug, Clone)]
 pub struct Command {
     plan: Plan,
     out: PathBuf,
-    readme: Option<(PathBuf, String)>,
+    readme: Option<PathBuf>,
 }
 
 impl Command {
-    /// Checks `args` (scene names, losses from 0 to 100) and reads the README, so that a
+    /// Checks `args` (scene names, losses from 0 to 100) and the README's markers, so that a
     /// missing marker is found before the run rather than after it.
     pub fn prepare(args: Args) -> Result<Command, String> {
         let scenes = if args.scenes.is_empty() {
@@ -57,15 +59,11 @@ impl Command {
         } else {
             args.losses
         };
-        let readme = match args.readme {
-            Some(path) => {
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                render::replace_block(&text, "").map_err(|e| format!("{}: {e}", path.display()))?;
-                Some((path, text))
-            }
-            None => None,
-        };
+        if let Some(path) = &args.readme {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            render::replace_block(&text, "").map_err(|e| format!("{}: {e}", path.display()))?;
+        }
         Ok(Command {
             plan: Plan {
                 quick: args.quick,
@@ -74,7 +72,7 @@ impl Command {
                 losses,
             },
             out: args.out,
-            readme,
+            readme: args.readme,
         })
     }
 
@@ -89,9 +87,9 @@ impl Command {
         run::run(&self.plan, progress).map_err(|e| format!("the bench failed: {e}"))
     }
 
-    /// Writes `bench.json` and `bench.svg` of `report`, then the README's block naming
-    /// `command` as what produced it; `wrote` is told each file as it is written (`wrote
-    /// PATH`, `rewrote the bench block of PATH`).
+    /// Writes `bench.json`, `bench.svg` and the report page of `report`, then the README's
+    /// headline block, each naming `command` as what produced it; `wrote` is told each file as
+    /// it is written (`wrote PATH`, `rewrote the bench block of PATH`).
     pub fn write(
         &self,
         report: &Report,
@@ -102,15 +100,23 @@ impl Command {
         std::fs::create_dir_all(out)
             .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
         let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
-        for (name, text) in [("bench.json", json), ("bench.svg", render::svg(report))] {
+        for (name, text) in [
+            ("bench.json", json),
+            ("bench.svg", render::svg(report)),
+            (page::PAGE, page::page(report, command)),
+        ] {
             let path = out.join(name);
             std::fs::write(&path, text)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             wrote(format!("wrote {}", path.display()));
         }
-        if let Some((path, text)) = &self.readme {
-            let block = render::markdown(report, command);
-            let text = render::replace_block(text, &block)
+        if let Some(path) = &self.readme {
+            // Read again: the file may have been edited during the minutes of the run.
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let link = relative(path, &out.join(page::PAGE))?;
+            let block = page::headline(report, command, &link);
+            let text = render::replace_block(&text, &block)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             std::fs::write(path, text)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -118,6 +124,34 @@ impl Command {
         }
         Ok(())
     }
+}
+
+/// The path of `target` as a markdown link from the folder of the file `from`: `/`-separated,
+/// through `..` where the two part. Both must exist.
+fn relative(from: &Path, target: &Path) -> Result<String, String> {
+    let canonical = |p: &Path| {
+        std::fs::canonicalize(p).map_err(|e| format!("cannot resolve {}: {e}", p.display()))
+    };
+    let dir = match from.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let (dir, target) = (canonical(dir)?, canonical(target)?);
+    let shared = dir
+        .components()
+        .zip(target.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let parts: Vec<String> =
+        std::iter::repeat_n("..".to_owned(), dir.components().count() - shared)
+            .chain(
+                target
+                    .components()
+                    .skip(shared)
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+            )
+            .collect();
+    Ok(parts.join("/"))
 }
 
 #[cfg(test)]
@@ -140,5 +174,29 @@ mod tests {
         assert!(Command::prepare(args(&["cube"], &[101.0]))
             .unwrap_err()
             .contains("--loss 101"));
+    }
+
+    #[test]
+    fn the_page_is_linked_from_the_readme_folder() {
+        let root =
+            std::env::temp_dir().join(format!("ackwire-bench-relative-{}", std::process::id()));
+        let page = root.join("docs/bench/README.md");
+        std::fs::create_dir_all(page.parent().unwrap()).unwrap();
+        std::fs::write(&page, "").unwrap();
+        std::fs::write(root.join("README.md"), "").unwrap();
+        std::fs::create_dir_all(root.join("other")).unwrap();
+        std::fs::write(root.join("other/notes.md"), "").unwrap();
+        assert_eq!(
+            relative(&root.join("README.md"), &page).unwrap(),
+            "docs/bench/README.md"
+        );
+        assert_eq!(
+            relative(&root.join("other/notes.md"), &page).unwrap(),
+            "../docs/bench/README.md"
+        );
+        assert!(relative(&root.join("README.md"), &root.join("missing.md"))
+            .unwrap_err()
+            .contains("missing.md"));
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -11,7 +11,9 @@
 //!   bits, render error and CPU time;
 //! - [`fields`]: where each protocol's bits go, per changed entity, by field class (id, mask,
 //!   position, orientation, the rest, the frame's header), measured from the frames;
-//! - [`render`]: the terminal table, the README's markdown, the SVG chart;
+//! - [`render`]: the terminal table, the markdown tables, the SVG chart;
+//! - [`page`]: the report page (`docs/bench/README.md` for the committed run) and the headline
+//!   figures a README carries from it;
 //! - [`command`]: `ackwire bench` itself: arguments checked, the run, the files written.
 //!
 //! The figures are measurements of one run on one machine: bandwidth and render error are
@@ -22,6 +24,7 @@
 
 pub mod command;
 pub mod fields;
+pub mod page;
 pub mod render;
 pub mod run;
 pub mod scenes;
@@ -38,7 +41,7 @@ pub const FIEDLER_COMPRESSED_KBPS: f64 = 256.0;
 /// Quake 3's snapshot cap: 1250 bytes at 20 Hz, in kilobits per second.
 pub const QUAKE3_CAP_KBPS: f64 = 1250.0 * 8.0 * 20.0 / 1000.0;
 
-/// The loss level the README's per-scene tables are shown at, of `losses` (ascending): 5%,
+/// The loss level the report's per-scene tables are shown at, of `losses` (ascending): 5%,
 /// the middle of the range the issue cares about, or the closest level measured (the lower
 /// one on a tie). The bits by field are measured at this loss only.
 pub fn headline_loss(losses: &[f64]) -> Option<f64> {

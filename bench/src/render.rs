@@ -1,6 +1,6 @@
 //! What a bench [`Report`] looks like to people: the table `ackwire bench` prints, the
-//! markdown block the README embeds between [`BEGIN`] and [`END`], and the SVG chart of
-//! bandwidth against loss.
+//! markdown tables of the report page ([`crate::page`]), the SVG chart of bandwidth against
+//! loss, and the replacement of a README's block between [`BEGIN`] and [`END`].
 //!
 //! Every function here is a pure function of its inputs (no clock, no hash-map order), so a
 //! README regenerated from the same report is byte-identical and a diff of it shows only what
@@ -18,9 +18,9 @@ use super::{
 use ackwire_conformance::report::escape as xml_escape;
 use std::fmt::Write as _;
 
-/// The line that opens the README's generated block.
+/// The line that opens a README's generated block.
 pub const BEGIN: &str = "<!-- bench:begin -->";
-/// The line that closes the README's generated block.
+/// The line that closes a README's generated block.
 pub const END: &str = "<!-- bench:end -->";
 
 /// Why [`replace_block`] could not find the place for the block. Line numbers are 1-based.
@@ -106,12 +106,12 @@ pub fn replace_block(readme: &str, block: &str) -> Result<String, BlockError> {
 }
 
 /// One scene's rows, grouped for rendering.
-struct SceneRows<'a> {
-    name: &'a str,
+pub(crate) struct SceneRows<'a> {
+    pub(crate) name: &'a str,
     /// `None` for a scene that has rows but is not listed in [`Report::scenes`].
-    info: Option<&'a SceneInfo>,
+    pub(crate) info: Option<&'a SceneInfo>,
     /// In order of first appearance.
-    protocols: Vec<&'a str>,
+    pub(crate) protocols: Vec<&'a str>,
     /// Ascending, each once.
     losses: Vec<f64>,
     rows: Vec<&'a Row>,
@@ -120,7 +120,7 @@ struct SceneRows<'a> {
 impl<'a> SceneRows<'a> {
     /// The first row for `protocol` at `loss`: a duplicate row is a bug of the runner, and
     /// showing one of them beats showing neither.
-    fn row(&self, protocol: &str, loss: f64) -> Option<&'a Row> {
+    pub(crate) fn row(&self, protocol: &str, loss: f64) -> Option<&'a Row> {
         self.rows
             .iter()
             .copied()
@@ -128,16 +128,16 @@ impl<'a> SceneRows<'a> {
     }
 
     /// The scene's title for headings, or its name when the report does not describe it.
-    fn title(&self) -> &'a str {
+    pub(crate) fn title(&self) -> &'a str {
         match self.info {
             Some(info) if !info.title.is_empty() => &info.title,
             _ => self.name,
         }
     }
 
-    /// The loss level the README's per-scene table is shown at: 5%, the middle of the range
+    /// The loss level the report's per-scene table is shown at: 5%, the middle of the range
     /// the issue cares about, or the closest level measured (the lower one on a tie).
-    fn headline_loss(&self) -> Option<f64> {
+    pub(crate) fn headline_loss(&self) -> Option<f64> {
         crate::headline_loss(&self.losses)
     }
 }
@@ -149,7 +149,7 @@ fn same_loss(a: f64, b: f64) -> bool {
 
 /// The report's rows by scene. A scene listed with no rows is kept (it shows as "no
 /// measurements"); a row whose scene is not listed still gets a scene.
-fn group(report: &Report) -> Vec<SceneRows<'_>> {
+pub(crate) fn group(report: &Report) -> Vec<SceneRows<'_>> {
     fn empty<'a>(name: &'a str, info: Option<&'a SceneInfo>) -> SceneRows<'a> {
         SceneRows {
             name,
@@ -201,7 +201,7 @@ fn all_protocols(report: &Report) -> Vec<&str> {
 }
 
 /// `x` with `decimals` decimals, or `-` when there is no number to show.
-fn fixed(x: f64, decimals: usize) -> String {
+pub(crate) fn fixed(x: f64, decimals: usize) -> String {
     if x.is_finite() {
         format!("{x:.decimals$}")
     } else {
@@ -215,7 +215,7 @@ fn nanos(x: f64) -> String {
 }
 
 /// Metres shown as millimetres, with about three significant digits.
-fn millis(metres: f64) -> String {
+pub(crate) fn millis(metres: f64) -> String {
     let mm = metres * 1000.0;
     let decimals = match mm.abs() {
         v if v >= 100.0 => 0,
@@ -227,7 +227,7 @@ fn millis(metres: f64) -> String {
 
 /// A number of unknown scale (a target's measurement or limit) with about three significant
 /// digits and no trailing zeros: `57`, `48.3`, `0.125`.
-fn general(x: f64) -> String {
+pub(crate) fn general(x: f64) -> String {
     let decimals = match x.abs() {
         v if v >= 100.0 => 0,
         v if v >= 10.0 => 1,
@@ -243,7 +243,7 @@ fn general(x: f64) -> String {
 }
 
 /// A loss level as written in labels: `5`, `2.5`.
-fn loss_label(loss: f64) -> String {
+pub(crate) fn loss_label(loss: f64) -> String {
     format!("{loss}")
 }
 
@@ -282,7 +282,7 @@ fn verdict_markdown(target: &Target) -> String {
 }
 
 #[derive(Clone, Copy)]
-enum Align {
+pub(crate) enum Align {
     Left,
     Right,
 }
@@ -515,12 +515,12 @@ pub fn table(report: &Report) -> String {
 }
 
 /// A markdown table cell: a pipe would end the cell, a newline the row.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
 /// `text` as an inline code span, fenced with more backticks than it contains in a row.
-fn code_span(text: &str) -> String {
+pub(crate) fn code_span(text: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in text.chars() {
@@ -537,12 +537,16 @@ fn code_span(text: &str) -> String {
     format!("{fence}{pad}{text}{pad}{fence}")
 }
 
-fn markdown_row(out: &mut String, cells: &[String]) {
+pub(crate) fn markdown_row(out: &mut String, cells: &[String]) {
     let _ = writeln!(out, "| {} |", cells.join(" | "));
 }
 
 /// A header row and its delimiter row, each column aligned as `align` says (numbers right).
-fn markdown_header(out: &mut String, headers: &[String], align: impl Fn(usize) -> Align) {
+pub(crate) fn markdown_header(
+    out: &mut String,
+    headers: &[String],
+    align: impl Fn(usize) -> Align,
+) {
     markdown_row(out, headers);
     let delimiters: Vec<String> = (0..headers.len())
         .map(|i| match align(i) {
@@ -555,7 +559,7 @@ fn markdown_header(out: &mut String, headers: &[String], align: impl Fn(usize) -
 }
 
 /// The first column names the row; the others hold numbers.
-fn name_then_numbers(column: usize) -> Align {
+pub(crate) fn name_then_numbers(column: usize) -> Align {
     if column == 0 {
         Align::Left
     } else {
@@ -563,13 +567,10 @@ fn name_then_numbers(column: usize) -> Align {
     }
 }
 
-/// The block the README embeds between [`BEGIN`] and [`END`]: how it was produced (the
-/// `command`, build, run length, seed), per scene a table of every measure at 5% loss (or the
-/// loss closest to it) and a table of kbps by loss, then the targets and their verdicts.
-pub fn markdown(report: &Report, command: &str) -> String {
-    let mut out = String::new();
-    let _ = write!(
-        out,
+/// How a report was produced, as one sentence: the `command`, the build, the run's length and
+/// the seed, and a warning when CPU times of the build say little.
+pub fn produced_by(report: &Report, command: &str) -> String {
+    let mut out = format!(
         "Produced by {} ({} build, {} run, seed {}).",
         code_span(command),
         report.build,
@@ -583,9 +584,16 @@ pub fn markdown(report: &Report, command: &str) -> String {
             report.build
         );
     }
-    let _ = writeln!(out);
+    out
+}
+
+/// Per scene, under a markdown heading of `level` (`"###"`) with its title: a table of every
+/// measure at 5% loss (or the loss closest to it), the bits per changed entity by field where
+/// they were measured, and a table of kbps by loss.
+pub fn scene_tables(report: &Report, level: &str) -> String {
+    let mut out = String::new();
     for scene in group(report) {
-        let _ = writeln!(out, "\n#### {}\n", cell(scene.title()));
+        let _ = writeln!(out, "\n{level} {}\n", cell(scene.title()));
         let Some(headline) = scene.headline_loss() else {
             let _ = writeln!(out, "No measurements.");
             continue;
@@ -620,6 +628,7 @@ pub fn markdown(report: &Report, command: &str) -> String {
             "bits/entity/tick",
             "bits/changed entity",
             "kbps",
+            "largest frame (bytes)",
             "render error mean (mm)",
             "render error worst (mm)",
         ];
@@ -638,6 +647,7 @@ pub fn markdown(report: &Report, command: &str) -> String {
                 fixed(r.bits_per_entity_tick, 1),
                 fixed(r.bits_per_changed, 1),
                 fixed(r.kbps, 1),
+                r.largest_frame.to_string(),
                 millis(r.render_error_mean),
                 millis(r.render_error_worst),
             ];
@@ -683,35 +693,42 @@ pub fn markdown(report: &Report, command: &str) -> String {
             markdown_row(&mut out, &cells);
         }
     }
-    if !report.targets.is_empty() {
-        let _ = writeln!(out, "\n#### Targets\n");
-        markdown_header(
+    out
+}
+
+/// The targets as a markdown table: what is held to what, the measurement, the limit, and the
+/// verdict (`met`, `missed by N%`, or `N× the limit`); empty when the report judged none.
+pub fn targets_table(report: &Report) -> String {
+    let mut out = String::new();
+    if report.targets.is_empty() {
+        return out;
+    }
+    markdown_header(
+        &mut out,
+        &["target", "measured", "limit", "verdict"].map(str::to_owned),
+        // The verdict is words, not a number.
+        |column| match column {
+            1 | 2 => Align::Right,
+            _ => Align::Left,
+        },
+    );
+    for t in &report.targets {
+        let with_unit = |x: f64| {
+            if t.unit.is_empty() {
+                general(x)
+            } else {
+                format!("{} {}", general(x), cell(&t.unit))
+            }
+        };
+        markdown_row(
             &mut out,
-            &["target", "measured", "limit", "verdict"].map(str::to_owned),
-            // The verdict is words, not a number.
-            |column| match column {
-                1 | 2 => Align::Right,
-                _ => Align::Left,
-            },
+            &[
+                cell(&t.name),
+                with_unit(t.measured),
+                with_unit(t.limit),
+                verdict_markdown(t),
+            ],
         );
-        for t in &report.targets {
-            let with_unit = |x: f64| {
-                if t.unit.is_empty() {
-                    general(x)
-                } else {
-                    format!("{} {}", general(x), cell(&t.unit))
-                }
-            };
-            markdown_row(
-                &mut out,
-                &[
-                    cell(&t.name),
-                    with_unit(t.measured),
-                    with_unit(t.limit),
-                    verdict_markdown(t),
-                ],
-            );
-        }
     }
     out
 }
@@ -1077,7 +1094,7 @@ fn panel(out: &mut String, scene: &SceneRows<'_>, x0: f64, colours: &[(&str, &'s
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const PROTOCOLS: [&str; 3] = ["acked", "postcard", "bitcode"];
@@ -1135,7 +1152,7 @@ mod tests {
 
     /// Two scenes, three protocols, three losses; rows pushed loss-descending so that the
     /// renderers have to sort.
-    fn sample() -> Report {
+    pub(crate) fn sample() -> Report {
         let mut rows = Vec::new();
         for name in ["cube", "arena"] {
             for &loss in LOSSES.iter().rev() {
@@ -1172,7 +1189,7 @@ mod tests {
         }
     }
 
-    fn empty() -> Report {
+    pub(crate) fn empty() -> Report {
         Report {
             quick: false,
             build: "release".to_owned(),
@@ -1214,7 +1231,7 @@ mod tests {
     #[test]
     fn field_bits_and_orientation_error_show_where_they_were_measured() {
         let plain = sample();
-        let md = markdown(&plain, "ackwire bench");
+        let md = scene_tables(&plain, "###");
         assert!(!md.contains("by field"), "{md}");
         assert!(!md.contains("orientation error"), "{md}");
         let mut report = sample();
@@ -1237,7 +1254,7 @@ mod tests {
                 r.orient_error_worst_deg = Some(12.5);
             }
         }
-        let md = markdown(&report, "ackwire bench");
+        let md = scene_tables(&report, "###");
         assert!(
             md.contains("Bits per changed entity by field at 5% loss"),
             "{md}"
@@ -1304,15 +1321,11 @@ mod tests {
     }
 
     #[test]
-    fn markdown_has_a_row_per_protocol_per_scene_the_losses_and_the_command() {
-        let command = "cargo run --release -p ackwire -- bench --readme README.md";
-        let text = markdown(&sample(), command);
-        assert!(text.starts_with(&format!(
-            "Produced by `{command}` (debug build, quick run, seed 1)."
-        )));
+    fn markdown_has_a_row_per_protocol_per_scene_the_losses_and_the_verdicts() {
+        let text = scene_tables(&sample(), "####");
         let sections: Vec<&str> = text.split("\n#### ").skip(1).collect();
-        assert_eq!(sections.len(), 3, "two scenes and the targets:\n{text}");
-        for section in &sections[..2] {
+        assert_eq!(sections.len(), 2, "two scenes:\n{text}");
+        for section in &sections {
             for protocol in PROTOCOLS {
                 let rows = section
                     .lines()
@@ -1327,13 +1340,23 @@ mod tests {
             );
             assert!(section.contains("at 5% loss each way"), "{section}");
         }
-        // acked at 5%: 150 kbps in the headline table.
+        // acked at 5%: 150 kbps and its largest frame in the headline table.
         assert!(
-            text.contains("| acked | 25.0 | 62.5 | 150.0 | 7.00 | 50.0 | 42 | 3.2 |"),
+            text.contains("| acked | 25.0 | 62.5 | 150.0 | 1200 | 7.00 | 50.0 | 42 | 3.2 |"),
             "{text}"
         );
-        assert!(sections[2].contains("| cube kbps | 300 kbps | 256 kbps | missed by 17% |"));
-        assert!(sections[2].contains("| cube bits per changed | 48 bits | 57 bits | met |"));
+        let targets = targets_table(&sample());
+        assert!(targets.contains("| cube kbps | 300 kbps | 256 kbps | missed by 17% |"));
+        assert!(targets.contains("| cube bits per changed | 48 bits | 57 bits | met |"));
+        assert!(targets_table(&empty()).is_empty());
+        let command = "cargo run --release -p ackwire -- bench --readme README.md";
+        assert_eq!(
+            produced_by(&sample(), command),
+            format!(
+                "Produced by `{command}` (debug build, quick run, seed 1). CPU times of a debug \
+                 build are not representative."
+            )
+        );
     }
 
     #[test]
@@ -1345,15 +1368,15 @@ mod tests {
             }
         }
         report.targets[1].measured = 1024.0;
-        let text = markdown(&report, "bench");
+        let text = scene_tables(&report, "###");
         assert!(text.contains("at 4% loss each way"), "{text}");
         assert!(text.contains("| acked | 25.0 | 62.5 | 150.0 |"), "{text}");
-        assert!(text.contains("| 4× the limit |"), "{text}");
+        assert!(targets_table(&report).contains("| 4× the limit |"));
     }
 
     #[test]
     fn markdown_fences_a_command_with_backticks() {
-        let text = markdown(&empty(), "echo `date`");
+        let text = produced_by(&empty(), "echo `date`");
         assert!(
             text.starts_with("Produced by `` echo `date` `` (release build, full run, seed 0)."),
             "{text}"
@@ -1468,7 +1491,8 @@ mod tests {
         let report = empty();
         assert!(table(&report).contains("release build"));
         roxmltree::Document::parse(&svg(&report)).expect("empty report, well-formed SVG");
-        assert!(markdown(&report, "x").starts_with("Produced by `x`"));
+        assert!(produced_by(&report, "x").starts_with("Produced by `x`"));
+        assert!(scene_tables(&report, "###").is_empty());
 
         // One loss level; a zero, a NaN and an infinite kbps a log axis cannot show; a scene
         // listed with no rows; a row for a scene not listed.
@@ -1496,7 +1520,8 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("stray"), "{t}");
-        markdown(&report, "x");
+        let md = scene_tables(&report, "###");
+        assert!(md.contains("### Nothing ran\n\nNo measurements."), "{md}");
     }
 
     #[test]

@@ -1392,8 +1392,8 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, usize)) -> Result<Report
 /// The issue's targets, on the cube scene at 5 per cent loss (none when that did not run).
 ///
 /// The CPU targets are ratios within the run, against bitcode's full world on the same
-/// machine at the same moment (issue 17: an absolute 50 ns was met or missed by the machine's
-/// load): the acked encode per entity per client per tick over bitcode's full-world encode per
+/// machine at the same moment (an absolute time is met or missed by the machine's load): the
+/// acked encode per entity per client per tick over bitcode's full-world encode per
 /// entity, and the acked delivery per entity over bitcode's full-world decode per entity, each
 /// at most 1. The arena's and the floats' ratios are told beside the cubes' in the name.
 pub fn targets(rows: &[Row]) -> Vec<Target> {

@@ -65,6 +65,36 @@ impl SceneKind {
         }
     }
 
+    /// What the scene is and why it is here, for the bench's report page.
+    pub fn description(self) -> &'static str {
+        match self {
+            SceneKind::Cube => {
+                "After Glenn Fiedler's [Snapshot Compression]\
+                 (https://gafferongames.com/post/snapshot_compression/): 901 bodies, one always \
+                 moving and about a hundred cubes moving at a time (hops, slides, tumbles) while \
+                 the rest rest; positions on a grid of 512 steps per metre and, as his cubes \
+                 have, a full orientation (a unit quaternion that tumbles about a random axis \
+                 while a cube moves and rests when it rests). Every protocol carries it: the \
+                 peers as four f32, datagram v2 as a component holding the runtime's smallest \
+                 three (9 bits a component, 29 bits in 4 bytes), the acked protocols in the \
+                 reference schema's orientation group, and NetBaseline, whose reference schema \
+                 has no orientation component, as the same 29 bits in its Velocity component \
+                 (a stand-in: the cubes have no velocity to send)."
+            }
+            SceneKind::Arena => {
+                "64 players running, turning, jumping, taking damage, dying and respawning \
+                 elsewhere; the client plays player 1, which the acked presenter sends in full \
+                 and NetBaseline's budget sends first. A respawn is a jump of tens of metres, \
+                 the same for every protocol: it sets the worst render error."
+            }
+            SceneKind::Floats => {
+                "1000 entities with one f32 each, a tenth of them changing each tick, all over \
+                 the world (carried as the x of a position by the protocols whose schema has no \
+                 bare float): scattered changes, the delta protocols' worst case."
+            }
+        }
+    }
+
     /// Ticks per second.
     pub fn hz(self) -> u32 {
         match self {

@@ -1,8 +1,8 @@
-//! The README's bench tables are the bench's output, not hand-edited: rendering the committed
-//! `docs/bench/bench.json` again gives, byte for byte, the block between the README's bench
-//! markers, and the chart beside it is that run's too.
+//! The bench's figures are the bench's output, not hand-edited: rendering the committed
+//! `docs/bench/bench.json` again gives, byte for byte, the report page `docs/bench/README.md`,
+//! the chart beside it, and the headline block between the README's bench markers.
 
-use ackwire_bench::{render, Report};
+use ackwire_bench::{page, render, Report};
 use std::path::Path;
 
 fn root() -> &'static Path {
@@ -12,6 +12,27 @@ fn root() -> &'static Path {
 fn committed_report() -> Report {
     let json = std::fs::read_to_string(root().join("docs/bench/bench.json")).unwrap();
     serde_json::from_str(&json).unwrap()
+}
+
+/// The command a rendered text names as what produced it: the first span in backticks after
+/// "Produced by".
+fn command_of(text: &str) -> &str {
+    let after = &text[text.find("Produced by ").expect("names what produced it")..];
+    after.split('`').nth(1).expect("the command in backticks")
+}
+
+#[test]
+fn the_report_page_renders_from_the_committed_run() {
+    let report = committed_report();
+    let text = std::fs::read_to_string(root().join("docs/bench").join(page::PAGE)).unwrap();
+    let command = command_of(&text);
+    assert!(command.contains(" bench "), "{command}");
+    assert!(command.contains("--out docs/bench"), "{command}");
+    assert_eq!(
+        text,
+        page::page(&report, command),
+        "docs/bench/README.md is not what docs/bench/bench.json renders: run the command it names"
+    );
 }
 
 #[test]
@@ -25,15 +46,11 @@ fn the_readme_block_renders_from_the_committed_run() {
         .find(render::END)
         .expect("the README's bench block ends");
     let block = &readme[begin + render::BEGIN.len()..end];
-    // The command that produced it is named in the block's first line.
-    let command = block
-        .split('`')
-        .nth(1)
-        .expect("the block names the command in backticks");
-    assert!(command.contains(" bench"), "{command}");
+    let command = command_of(block);
+    assert!(command.contains("--readme README.md"), "{command}");
     assert_eq!(
         block.trim(),
-        render::markdown(&report, command).trim(),
+        page::headline(&report, command, "docs/bench/README.md").trim(),
         "the README's bench block is not what docs/bench/bench.json renders: run the command it names"
     );
 }

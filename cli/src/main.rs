@@ -10,8 +10,10 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+use ackwire_conformance::spec_arg::SpecArg;
 use ackwire_conformance::{conform, diff, explain, frame_json, report, runner, streams};
-use ackwire_conformance::{testee_client, testee_server, vectors};
+use ackwire_conformance::{interp, testee_client, testee_server, vectors};
+use ackwire_spec::lower::Lowering;
 use ackwire_spec::SpecError;
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal as _;
@@ -70,6 +72,9 @@ enum Lang {
     Cs,
     /// A Wireshark dissector in Lua: `ackwire.lua`.
     Wireshark,
+    /// A cargo-fuzz crate: a target per frame, seeded with the spec's derived vectors, with the
+    /// files ClusterFuzzLite and OSS-Fuzz read (`.clusterfuzzlite/`).
+    Fuzz,
 }
 
 /// Where a codec of `ackwire gen` finds its language's runtime.
@@ -114,6 +119,10 @@ enum Command {
         frame: String,
         /// The bytes in hex; spaces are allowed (quote them).
         hex: Vec<String>,
+        /// A layout file or folder of them (repeatable): decode a frame of that spec, read at
+        /// run time (default: the reference protocol, through its compiled codec).
+        #[arg(long = "spec", value_name = "FILE")]
+        spec: Vec<PathBuf>,
     },
     /// Encode a frame from its JSON form and print the bytes in hex.
     Encode {
@@ -121,6 +130,10 @@ enum Command {
         frame: String,
         /// The frame as JSON (or `-` to read it from standard input).
         json: String,
+        /// A layout file or folder of them (repeatable): encode a frame of that spec, read at
+        /// run time (default: the reference protocol, through its compiled codec).
+        #[arg(long = "spec", value_name = "FILE")]
+        spec: Vec<PathBuf>,
     },
     /// Print one row per field of a frame's bytes: offset, bytes, field path, value.
     Explain {
@@ -128,6 +141,9 @@ enum Command {
         frame: String,
         /// The bytes in hex; spaces are allowed.
         hex: Vec<String>,
+        /// A layout file or folder of them (repeatable; default: the reference protocol).
+        #[arg(long = "spec", value_name = "FILE")]
+        spec: Vec<PathBuf>,
     },
     /// Run every vector against an implementation (default: the bundled Rust codec) through
     /// the testee protocol (conformance/PROTOCOL.md).
@@ -173,6 +189,11 @@ enum Command {
         /// crate `ackwire-rt`) [default: copy].
         #[arg(long, value_enum)]
         runtime: Option<Runtime>,
+        /// Also write, beside the codec, a testee of the spec's frames (conformance/PROTOCOL.md)
+        /// and `OUT/testee`, which builds it on its first run and then runs it (rust, ts, cpp,
+        /// cs): `ackwire conform --spec FILES --testee OUT/testee`.
+        #[arg(long)]
+        testee: bool,
         /// Layout files or folders of them.
         files: Vec<PathBuf>,
     },
@@ -222,8 +243,8 @@ enum Command {
         out: PathBuf,
     },
     /// Run the reference scenes through every protocol and the full-snapshot peers: bits,
-    /// render error and CPU time, as a table, a JSON file and an SVG chart. Build with
-    /// `--release`: a debug build's CPU times say little.
+    /// render error and CPU time, as a table, a JSON file, an SVG chart and a report page.
+    /// Build with `--release`: a debug build's CPU times say little.
     Bench {
         /// Five seconds of each scene instead of a minute (what CI runs).
         #[arg(long)]
@@ -237,26 +258,42 @@ enum Command {
         /// The seed of the scenes and the network.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Where bench.json and bench.svg are written.
+        /// Where bench.json, bench.svg and the report page (README.md: the method, the
+        /// scenes, every table, the chart, the targets' verdicts) are written.
         #[arg(long, default_value = "target/ackwire-bench")]
         out: PathBuf,
-        /// Rewrite the block between the bench markers of this markdown file (the README)
-        /// with the tables of this run.
+        /// Rewrite the block between the bench markers of this markdown file (the project's
+        /// README) with this run's headline figures and a link to the report page.
         #[arg(long)]
         readme: Option<PathBuf>,
     },
-    /// Check the golden vectors against the Rust codec, or write them anew.
+    /// Check the golden vectors against the Rust codec, or write them anew; with `--spec`,
+    /// derive the frame vectors of any spec (`--out`) or check a committed set (`--dir`).
+    ///
+    /// Derived vectors go to `DIR/derived/<frame>.json`, beside the hand-kept `frames/` and
+    /// `streams/` of a vectors folder, and `ackwire conform --dir DIR` runs them all.
     Vectors {
-        /// Regenerate the vector files from the cases kept in the code (a wire change: say so
-        /// in the commit message).
-        #[arg(long)]
+        /// Regenerate the vector files from the cases kept in the code, and the reference
+        /// protocol's derived vectors (a wire change: say so in the commit message).
+        #[arg(long, conflicts_with_all = ["out", "spec"])]
         write: bool,
         /// Print the JSON Schema of the stream vector format instead.
-        #[arg(long, conflicts_with = "write")]
+        #[arg(long, conflicts_with_all = ["write", "out", "spec"])]
         stream_schema: bool,
-        /// The vectors folder.
-        #[arg(long, default_value = "vectors")]
-        dir: PathBuf,
+        /// The vectors folder (default `vectors`); with `--spec`, the one whose `derived/` to
+        /// check.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// A layout file or folder of them (repeatable): derive the vectors of that spec
+        /// instead of the reference protocol's.
+        #[arg(long = "spec", value_name = "FILE")]
+        spec: Vec<PathBuf>,
+        /// Write the derived vectors of the spec into `OUT/derived/`, one file per frame.
+        #[arg(long, conflicts_with = "dir")]
+        out: Option<PathBuf>,
+        /// The seed of the derived vectors' drawn values.
+        #[arg(long, default_value_t = vectors::derive::DEFAULT_SEED)]
+        seed: u64,
     },
     // ---- ackwire breaking (issue 20) ----
     /// Name every change from OLD to NEW that breaks a peer built from OLD, on the bits.
@@ -337,12 +374,19 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 .0,
         ),
         Command::Fmt { check, files } => fmt(check, &layout_paths(files)),
-        Command::Decode { frame, hex } => {
-            let value = frame_json::decode_json(&frame, &hex_arg(&hex)?)
-                .map_err(|e| error(e.describe()))?;
+        Command::Decode { frame, hex, spec } => {
+            let bytes = hex_arg(&hex)?;
+            if spec.is_empty() {
+                let value =
+                    frame_json::decode_json(&frame, &bytes).map_err(|e| error(e.describe()))?;
+                return print_json(&value);
+            }
+            let arg = SpecArg::load(&spec).map_err(spec_error)?;
+            let low = Lowering::new(&arg.spec);
+            let value = interp::decode(&low, &frame, &bytes).map_err(|e| error(e.describe()))?;
             print_json(&value)
         }
-        Command::Encode { frame, json } => {
+        Command::Encode { frame, json, spec } => {
             let text = match json.as_str() {
                 "-" => std::io::read_to_string(std::io::stdin())
                     .map_err(|e| error(format!("reading standard input: {e}")))?,
@@ -350,17 +394,24 @@ fn run(command: Command) -> Result<ExitCode, String> {
             };
             let value: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| error(format!("the JSON is not valid: {e}")))?;
-            let bytes = frame_json::encode_json(&frame, &value).map_err(error)?;
+            let bytes = if spec.is_empty() {
+                frame_json::encode_json(&frame, &value).map_err(error)?
+            } else {
+                let arg = SpecArg::load(&spec).map_err(spec_error)?;
+                let low = Lowering::new(&arg.spec);
+                interp::encode(&low, &frame, &value).map_err(error)?
+            };
             outln!("{}", frame_json::hex_spaced(&bytes));
             Ok(ExitCode::SUCCESS)
         }
-        Command::Explain { frame, hex } => explain_frame(&frame, &hex_arg(&hex)?),
+        Command::Explain { frame, hex, spec } => explain_frame(&spec, &frame, &hex_arg(&hex)?),
         Command::Gen {
             lang,
             out,
             runtime,
+            testee,
             files,
-        } => gen(lang, runtime, &out, &layout_paths(files)),
+        } => gen(lang, runtime, testee, &out, &layout_paths(files)),
         Command::Doc { out, files } => doc(&out, &layout_paths(files)),
         Command::FuzzDiff {
             count,
@@ -430,8 +481,29 @@ fn run(command: Command) -> Result<ExitCode, String> {
             ..
         } => print_json(&streams::schema()),
         Command::Vectors {
+            out: Some(out),
+            spec,
+            seed,
+            ..
+        } => derive_vectors(&spec, &out, seed),
+        Command::Vectors {
+            dir, spec, seed, ..
+        } if !spec.is_empty() => {
+            let Some(dir) = dir else {
+                return Err(error(
+                    "with --spec, give --out DIR to write derived vectors or --dir DIR to check them",
+                ));
+            };
+            let arg = SpecArg::load(&spec).map_err(spec_error)?;
+            let low = Lowering::new(&arg.spec);
+            let verification =
+                vectors::derive::verify_derived(&low, &dir.join("derived"), seed).map_err(error)?;
+            report_verification(&verification)
+        }
+        Command::Vectors {
             write: true, dir, ..
         } => {
+            let dir = dir.unwrap_or_else(|| PathBuf::from("vectors"));
             let written = vectors::write_dir(&dir).map_err(error)?;
             outln!(
                 "wrote {} vector files to {}",
@@ -443,17 +515,19 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 written.stream_files,
                 written.streams_dir.display()
             );
+            outln!(
+                "wrote {} derived vector files to {}",
+                written.derived_files,
+                written.derived_dir.display()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Breaking { old, new } => breaking(&old, &new),
         Command::SpecCoverage { root, rule, json } => spec_coverage(&root, rule.as_deref(), json),
         Command::Vectors { dir, .. } => {
+            let dir = dir.unwrap_or_else(|| PathBuf::from("vectors"));
             let verification = vectors::verify_dir(&dir).map_err(error)?;
-            for f in &verification.failures {
-                eprintln!("FAIL {f}");
-            }
-            outln!("{}", verification.summary());
-            Ok(exit(verification.failures.is_empty()))
+            report_verification(&verification)
         }
     }
 }
@@ -473,6 +547,34 @@ fn spec_coverage(root: &Path, rule: Option<&str>, json: bool) -> Result<ExitCode
         out!("{}", report.table());
     }
     Ok(exit(report.is_ok()))
+}
+
+/// The failures one a line on standard error, the summary on standard output.
+fn report_verification(verification: &vectors::Verification) -> Result<ExitCode, String> {
+    for f in &verification.failures {
+        eprintln!("FAIL {f}");
+    }
+    outln!("{}", verification.summary());
+    Ok(exit(verification.failures.is_empty()))
+}
+
+/// `ackwire vectors --out DIR [--spec FILE] [--seed N]`.
+fn derive_vectors(spec: &[PathBuf], out: &Path, seed: u64) -> Result<ExitCode, String> {
+    let arg = SpecArg::load(spec).map_err(spec_error)?;
+    let low = Lowering::new(&arg.spec);
+    let derived = vectors::derive::derive(&low, seed);
+    let dir = out.join("derived");
+    let written = vectors::derive::write_derived(&dir, &derived).map_err(error)?;
+    let cases: usize = derived.files.iter().map(|f| f.cases.len()).sum();
+    for d in &derived.dropped {
+        eprintln!("note: no case {}: {}", d.name, d.why);
+    }
+    outln!(
+        "wrote {} derived vector files ({cases} cases) to {}",
+        written.len(),
+        dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The layout files to work on: those given, or the reference protocol.
@@ -516,9 +618,9 @@ fn check(paths: &[PathBuf]) -> Result<ExitCode, String> {
 }
 
 /// `ackwire explain`: the rows, and on bytes that do not decode the rows up to the error.
-fn explain_frame(frame: &str, bytes: &[u8]) -> Result<ExitCode, String> {
-    let spec = ackwire_spec::reference_spec().map_err(spec_error)?;
-    match explain::explain(&spec, frame, bytes) {
+fn explain_frame(spec: &[PathBuf], frame: &str, bytes: &[u8]) -> Result<ExitCode, String> {
+    let arg = SpecArg::load(spec).map_err(spec_error)?;
+    match explain::explain(&arg.spec, frame, bytes) {
         Ok(rows) => {
             out!("{}", explain::render(&rows));
             Ok(ExitCode::SUCCESS)
@@ -535,21 +637,47 @@ fn explain_frame(frame: &str, bytes: &[u8]) -> Result<ExitCode, String> {
 fn gen(
     lang: Lang,
     runtime: Option<Runtime>,
+    testee: bool,
     out: &Path,
     paths: &[PathBuf],
 ) -> Result<ExitCode, String> {
+    use ackwire_spec::gen::testee::{self, Lang as TesteeLang};
     use ackwire_spec::gen::RuntimeSource;
-    let source =
-        match (lang, runtime) {
-            (Lang::Rust | Lang::Wireshark, Some(_)) => return Err(error(
+    if let Lang::Fuzz = lang {
+        if runtime.is_some() || testee {
+            return Err(error(
+                "--lang fuzz writes a crate of its own: it takes neither --runtime nor --testee",
+            ));
+        }
+        return gen_fuzz(out, paths);
+    }
+    let source = match (lang, runtime) {
+        (Lang::Rust | Lang::Wireshark, Some(_)) => {
+            return Err(error(
                 "--runtime applies to --lang ts, cpp and cs: a Rust codec always uses the crate \
                  ackwire-rt, a Wireshark dissector has no runtime",
-            )),
-            (_, None | Some(Runtime::Copy)) => RuntimeSource::Copy,
-            (_, Some(Runtime::Package)) => RuntimeSource::Package,
-        };
-    let generated: Vec<(String, String)> = match lang {
-        Lang::Rust => {
+            ))
+        }
+        (_, Some(Runtime::Package)) if testee => return Err(error(
+            "--testee writes the runtime beside the codec, so that the testee builds on its own: \
+                 leave out --runtime package",
+        )),
+        (_, None | Some(Runtime::Copy)) => RuntimeSource::Copy,
+        (_, Some(Runtime::Package)) => RuntimeSource::Package,
+    };
+    let testee_lang = match (testee, lang) {
+        (false, _) => None,
+        (true, Lang::Rust) => Some(TesteeLang::Rust),
+        (true, Lang::Ts) => Some(TesteeLang::Ts),
+        (true, Lang::Cpp) => Some(TesteeLang::Cpp),
+        (true, Lang::Cs) => Some(TesteeLang::Cs),
+        (true, Lang::Wireshark | Lang::Fuzz) => {
+            return Err(error("--testee is for --lang rust, ts, cpp and cs"))
+        }
+    };
+    let generated: Vec<(String, String)> = match (testee_lang, lang) {
+        (Some(t), _) => testee::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0, t),
+        (None, Lang::Rust) => {
             let mut builder = ackwire_spec::Builder::new();
             for p in paths {
                 builder = builder.path(p);
@@ -559,35 +687,102 @@ fn gen(
                 builder.generate().map_err(spec_error)?,
             )]
         }
-        Lang::Ts => ackwire_spec::gen::ts::generate_with(
+        (None, Lang::Ts) => ackwire_spec::gen::ts::generate_with(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
             source,
         ),
-        Lang::Cpp => ackwire_spec::gen::cpp::generate_with(
+        (None, Lang::Cpp) => ackwire_spec::gen::cpp::generate_with(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
             source,
         ),
-        Lang::Cs => ackwire_spec::gen::cs::generate_with(
+        (None, Lang::Cs) => ackwire_spec::gen::cs::generate_with(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
             source,
         ),
-        Lang::Wireshark => ackwire_spec::gen::wireshark::generate(
+        (None, Lang::Wireshark) => ackwire_spec::gen::wireshark::generate(
             &ackwire_spec::load(paths).map_err(spec_error)?.0,
         ),
+        (None, Lang::Fuzz) => Vec::new(),
     };
     std::fs::create_dir_all(out)
         .map_err(|e| error(format!("cannot create {}: {e}", out.display())))?;
     for (name, text) in &generated {
-        let path = out.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
-        }
-        std::fs::write(&path, text)
-            .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+        let executable = testee_lang.is_some() && name == testee::SCRIPT;
+        let path = write_generated(out, name, text.as_bytes(), executable)?;
         outln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes a generated file `name` (a path under `out`), its folders first; executable when
+/// asked. Returns its path.
+fn write_generated(
+    out: &Path,
+    name: &str,
+    bytes: &[u8],
+    executable: bool,
+) -> Result<PathBuf, String> {
+    let path = out.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
+    }
+    std::fs::write(&path, bytes)
+        .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+    if executable {
+        make_executable(&path)?;
+    }
+    Ok(path)
+}
+
+/// `ackwire gen --lang fuzz`: the crate, its corpus seeded with the spec's derived vectors, and
+/// `.clusterfuzzlite/` for the repository `out` is in.
+fn gen_fuzz(out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
+    use ackwire_spec::gen::fuzz;
+    let spec = ackwire_spec::load(paths).map_err(spec_error)?.0;
+    let options = fuzz::Options {
+        repository: repository_name(out),
+        seeds: Vec::new(),
+    };
+    let files = fuzz::generate(&spec, &options);
+    for (name, bytes) in &files {
+        write_generated(out, name, bytes, name.ends_with(".sh"))?;
+    }
+    outln!(
+        "wrote {} files to {} (the crate {}, {} seeds); ClusterFuzzLite reads .clusterfuzzlite/ at the repository's root",
+        files.len(),
+        out.display(),
+        fuzz::crate_name(&spec),
+        options.seeds.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The name of the repository `dir` is in: the folder holding `.git`, above it or itself, or
+/// `dir`'s own name when none does.
+fn repository_name(dir: &Path) -> String {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let root = absolute
+        .ancestors()
+        .find(|a| a.join(".git").exists())
+        .unwrap_or(&absolute);
+    root.file_name()
+        .map_or("project".to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// Lets everyone run `path`, as `chmod +x` does.
+fn make_executable(path: &Path) -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mut permissions = std::fs::metadata(path)
+            .map_err(|e| error(format!("cannot read {}: {e}", path.display())))?
+            .permissions();
+        permissions.set_mode(permissions.mode() | 0o111);
+        std::fs::set_permissions(path, permissions)
+            .map_err(|e| error(format!("cannot make {} executable: {e}", path.display())))?;
+    }
+    Ok(())
 }
 
 /// `ackwire doc`.

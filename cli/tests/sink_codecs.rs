@@ -18,10 +18,16 @@
 //!   re-encodes to exactly its bytes in each language (a decoder accepts only what its encoder
 //!   writes).
 //!
+//! - it runs the sink's derived vectors (spec/tests/sink/vectors/derived, `ackwire vectors
+//!   --spec spec/tests/sink/sink.wire --out spec/tests/sink/vectors`) through the three: the
+//!   generated Rust codec is their judge (the derivation computes every expectation from the
+//!   layout), and the TypeScript and C++ codecs are held to the same.
+//!
 //! Needs node (with npm, the first time, for the runtime's pinned tsc) and g++; without them
 //! the test fails and says so.
 
 use ackwire_conformance::explain::{self, ExplainError};
+use ackwire_conformance::vectors::{self, Expectation};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -503,6 +509,55 @@ fn the_sinks_typescript_cpp_and_rust_codecs_agree() {
         "{checked} inputs through the TypeScript, C++ and Rust decoders and the Rust walk, \
          {decoded} of them decoded and re-encoded"
     );
+
+    let derived = vectors::read_frames(&root.join("spec/tests/sink/vectors/derived"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut cases = 0;
+    for file in &derived {
+        for case in &file.cases {
+            cases += 1;
+            let hex = case.hex.replace(' ', "");
+            let request = format!("decode {} {hex}", file.frame);
+            let expectation = case
+                .expectation()
+                .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+            for driver in [&mut rs, &mut ts, &mut cc] {
+                let answer = driver.ask(&request);
+                match expectation {
+                    Expectation::Value(value) => {
+                        let expected = value.to_value();
+                        let agrees = answer.starts_with("ok ")
+                            && if driver.name == "Rust" {
+                                json_of(&answer) == expected
+                            } else {
+                                same_json(&json_of(&answer), &expected)
+                            };
+                        assert!(agrees, "{} decodes {}: {answer}", driver.name, case.name);
+                        let again = driver.ask(&format!("encode {} {expected}", file.frame));
+                        assert_eq!(
+                            again,
+                            format!("ok {hex}"),
+                            "{} encodes {}",
+                            driver.name,
+                            case.name
+                        );
+                    }
+                    Expectation::Error(e) => {
+                        let want = format!(
+                            "err {} {} {} {}",
+                            e.kind,
+                            e.offset,
+                            e.bit.map_or("-".to_string(), |b| b.to_string()),
+                            e.path
+                        );
+                        assert_eq!(answer, want, "{} decodes {}", driver.name, case.name);
+                    }
+                }
+            }
+        }
+    }
+    println!("{cases} derived vectors of the sink through the Rust, TypeScript and C++ codecs");
+    assert!(cases > 100, "too few derived vectors: {cases}");
     assert!(checked > 1000, "too few inputs to mean anything: {checked}");
     assert!(
         decoded > 0,

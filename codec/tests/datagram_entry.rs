@@ -1,5 +1,5 @@
 //! Two functions plaza's datagram module has, held to `docs/spec/datagram.md` and to the golden
-//! datagram vectors (`vectors/frames/datagram.json`):
+//! datagram vectors (`vectors/frames/datagram.json` and `vectors/derived/datagram.json`):
 //! - `encode_entry_into`: one update's body, everything after its id (DG-4);
 //! - `spawn_tag`: the spawn tick modulo 2^16 (DG-8).
 
@@ -11,22 +11,32 @@ use ackwire_codec::rt::{ascending_step, json::from_hex, WriteExt};
 use ackwire_codec::{BitSet, Frame};
 use std::path::Path;
 
-/// The positive cases of the golden datagram vectors: name and bytes.
+/// The positive cases of the golden datagram vectors, kept by hand and derived: name and
+/// bytes.
 fn golden_datagrams() -> Vec<(String, Vec<u8>)> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/frames/datagram.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
-    file["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c.get("value").is_some())
-        .map(|c| {
-            let name = c["name"].as_str().unwrap().to_string();
-            let bytes = from_hex(c["hex"].as_str().unwrap()).unwrap();
-            (name, bytes)
-        })
-        .collect()
+    let mut out = Vec::new();
+    for set in ["frames", "derived"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../vectors")
+            .join(set)
+            .join("datagram.json");
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+        out.extend(
+            file["cases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c.get("value").is_some())
+                .map(|c| {
+                    let name = c["name"].as_str().unwrap().to_string();
+                    let bytes = from_hex(c["hex"].as_str().unwrap()).unwrap();
+                    (name, bytes)
+                }),
+        );
+    }
+    out
 }
 
 /// Every golden datagram ends in its updates: each id as the ascending list codes it, then

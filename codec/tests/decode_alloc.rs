@@ -82,9 +82,17 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Every case of `vectors/frames/*.json`, after checking that every frame has a file.
+/// Every case of `vectors/frames/*.json` (kept by hand) and `vectors/derived/*.json` (derived
+/// from the layout), after checking that every frame has a file in each.
 fn golden() -> Vec<Case> {
-    let dir = repo().join("vectors/frames");
+    let mut cases = Vec::new();
+    for set in ["frames", "derived"] {
+        cases.extend(golden_in(&repo().join("vectors").join(set)));
+    }
+    cases
+}
+
+fn golden_in(dir: &Path) -> Vec<Case> {
     let mut cases = Vec::new();
     for frame in FRAME_NAMES {
         let path = dir.join(format!("{frame}.json"));
@@ -143,7 +151,10 @@ fn golden_vectors_with_forged_counts() {
     // it room to pass the count check, and zero bytes decode as the least element of most
     // records.
     let mut limit = Limit::default();
-    for case in golden() {
+    // A count and what follows it are within 64 bytes of the start of every frame's kinds of
+    // list; longer vectors (the derived long lists) add positions, not kinds of count, at a
+    // cost that grows with the square of their length.
+    for case in golden().into_iter().filter(|c| c.bytes.len() <= 64) {
         for at in 0..case.bytes.len() {
             for run in 1..=3 {
                 for forged in [0xff, 0x7f] {

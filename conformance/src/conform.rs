@@ -37,13 +37,27 @@ pub trait Progress {
     fn finish(&mut self, completed: bool);
 }
 
-/// The cases of the vectors in `dir` (the frame vectors of `dir/frames`, then the stream
-/// vectors of `dir/streams`), those whose name contains `filter` when one is given.
+/// The cases of the vectors in `dir`: the frame vectors of `dir/frames`, the derived ones of
+/// `dir/derived` (`ackwire vectors --out`), then the stream vectors of `dir/streams`, each
+/// folder when it is there (at least one of them must be); those whose name contains `filter`
+/// when one is given.
 pub fn cases(dir: &Path, filter: Option<&str>) -> Result<Vec<Case>, String> {
-    let files = vectors::read_frames(&dir.join("frames")).map_err(|e| e.to_string())?;
+    let streams_dir = dir.join("streams");
+    let files = if dir.join("frames").is_dir() || dir.join("derived").is_dir() {
+        vectors::read_frame_sets(dir).map_err(|e| e.to_string())?
+    } else if streams_dir.is_dir() {
+        Vec::new()
+    } else {
+        return Err(format!(
+            "{} holds no vectors: no frames/, derived/ or streams/ folder",
+            dir.display()
+        ));
+    };
     let mut cases = runner::frame_cases(&files)?;
-    let stream_vectors = streams::read_streams(&dir.join("streams")).map_err(|e| e.to_string())?;
-    cases.extend(runner::stream_cases(&stream_vectors));
+    if streams_dir.is_dir() {
+        let stream_vectors = streams::read_streams(&streams_dir).map_err(|e| e.to_string())?;
+        cases.extend(runner::stream_cases(&stream_vectors));
+    }
     if let Some(f) = filter {
         cases.retain(|c| c.name.contains(f));
     }

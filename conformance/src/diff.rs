@@ -375,7 +375,7 @@ pub struct Options {
     pub testees: Vec<String>,
     /// The fuzz corpus folder.
     pub corpus: PathBuf,
-    /// The vectors folder (`frames/` inside).
+    /// The vectors folder (`frames/` and `derived/` inside, either or both).
     pub dir: PathBuf,
     /// How long one reply may take.
     pub timeout: Duration,
@@ -401,7 +401,7 @@ pub struct FuzzRun {
 /// total.
 pub fn fuzz(options: &Options, mut progress: impl FnMut(usize, usize)) -> Result<FuzzRun, String> {
     let chosen = testees(&options.testees)?;
-    let files = vectors::read_frames(&options.dir.join("frames")).map_err(|e| e.to_string())?;
+    let files = vectors::read_frame_sets(&options.dir).map_err(|e| e.to_string())?;
     let inputs = inputs(Some(&options.corpus), &files, options.count, options.seed);
     let mut running: Vec<(String, TesteeProcess)> = chosen
         .into_iter()

@@ -25,6 +25,8 @@
 //! [`ackwire_spec::load`] accepted; a spec it cannot walk (an unknown type, a record that
 //! contains itself) is reported as [`ExplainError::InvalidSpec`], never a panic.
 
+use crate::interp::value::Value;
+use ackwire_codec::rt::SmallestThree;
 use ackwire_codec::{DecodeError, ErrorKind};
 use ackwire_spec::gen::snake_case;
 use ackwire_spec::index::Index;
@@ -113,6 +115,14 @@ pub fn explain_lowered(
     frame: &str,
     bytes: &[u8],
 ) -> Result<Vec<Row>, ExplainError> {
+    walk(low, frame, bytes, true).map(|(_, rows)| rows)
+}
+
+/// The plan of the frame named `frame` (snake_case) in `low`.
+pub fn frame_plan<'a, 's>(
+    low: &'a Lowering<'s>,
+    frame: &str,
+) -> Result<&'a RecordPlan<'s>, ExplainError> {
     let frames = low.frames();
     let Some((record, _)) = frames.iter().find(|(r, _)| snake_case(&r.name) == frame) else {
         return Err(ExplainError::UnknownFrame {
@@ -120,20 +130,40 @@ pub fn explain_lowered(
             known: names_of(low),
         });
     };
+    low.plan(&record.name, None)
+        .ok_or_else(|| ExplainError::InvalidSpec {
+            reason: format!("frame `{}` was not lowered", record.name),
+        })
+}
+
+/// Decodes `bytes` as the frame named `frame` by the same walk as [`explain_lowered`], making no
+/// rows: the run-time decoder of [`crate::interp`]. The error is the same kind, offset, bit and
+/// path the generated decoder reports (its `rows` are empty).
+pub fn read_lowered(low: &Lowering<'_>, frame: &str, bytes: &[u8]) -> Result<Value, ExplainError> {
+    walk(low, frame, bytes, false).map(|(value, _)| value)
+}
+
+/// The walk behind [`explain_lowered`] and [`read_lowered`]: the frame's value, and its rows
+/// when `rows` is set.
+fn walk(
+    low: &Lowering<'_>,
+    frame: &str,
+    bytes: &[u8],
+    rows: bool,
+) -> Result<(Value, Vec<Row>), ExplainError> {
+    let plan = frame_plan(low, frame)?;
     let mut walker = Walker {
         low,
         input: bytes,
         pos: 0,
         bit: 0,
         rows: Vec::new(),
+        keep_rows: rows,
         path: String::new(),
         depth: 0,
     };
-    let read = walker
-        .plan(record, None)
-        .and_then(|plan| walker.frame(plan));
-    match read {
-        Ok(()) => Ok(walker.rows),
+    match walker.frame(plan) {
+        Ok(value) => Ok((value, walker.rows)),
         Err(Stop::Decode(error)) => Err(ExplainError::Decode {
             rows: walker.rows,
             error,
@@ -265,15 +295,6 @@ impl<T> Within<T> for Res<T> {
     }
 }
 
-/// What a field read yields, for the conditions and counts of later fields.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Val {
-    /// An integer, bool (0 or 1) or bit set.
-    Num(i128),
-    /// Anything else (a float, a record, a list), or a field absent on the wire.
-    Other,
-}
-
 /// The previous element of an ascending list: of the integers, or of the key field of the
 /// records, that ascend.
 struct Asc {
@@ -291,6 +312,8 @@ struct Walker<'a> {
     /// The next bit from the start of the frame, inside packed records.
     bit: usize,
     rows: Vec<Row>,
+    /// Rows are made (`explain`), or only the value (`read_lowered`).
+    keep_rows: bool,
     /// The path of the field being read.
     path: String,
     depth: u32,
@@ -299,17 +322,17 @@ struct Walker<'a> {
 impl<'a> Walker<'a> {
     // ---- the frame, records, unions, arrays ----
 
-    fn frame(&mut self, plan: &'a RecordPlan<'a>) -> Res<()> {
-        if plan.packed {
-            self.packed_body(plan, None)?;
+    fn frame(&mut self, plan: &'a RecordPlan<'a>) -> Res<Value> {
+        let value = if plan.packed {
+            self.packed_body(plan, None)?
         } else {
-            self.record(plan, None)?;
-        }
+            self.record(plan, None)?
+        };
         // DESIGN.md section 3: "trailing bytes after a frame are decode errors".
         if self.pos < self.input.len() {
             return Err(DecodeError::new(ErrorKind::TrailingBytes, self.pos).into());
         }
-        Ok(())
+        Ok(value)
     }
 
     /// The plan of `record` on its own (`key` `None`) or as an element of a list ascending by
@@ -329,7 +352,7 @@ impl<'a> Walker<'a> {
         padded: bool,
         key: Option<&str>,
         asc: Option<&mut Asc>,
-    ) -> Res<()> {
+    ) -> Res<Value> {
         let plan = self.plan(record, key)?;
         if padded {
             self.packed_body(plan, asc)
@@ -341,9 +364,9 @@ impl<'a> Walker<'a> {
     /// The outermost packed record: a bit stream from the current byte, "padded with zero bits
     /// to a byte at the end of the outermost packed record" (LANGUAGE.md); a padding bit that
     /// is set is a reserved bit.
-    fn packed_body(&mut self, plan: &'a RecordPlan<'a>, asc: Option<&mut Asc>) -> Res<()> {
+    fn packed_body(&mut self, plan: &'a RecordPlan<'a>, asc: Option<&mut Asc>) -> Res<Value> {
         self.bit = self.pos * 8;
-        self.record(plan, asc)?;
+        let value = self.record(plan, asc)?;
         let used = self.bit;
         let end = used.div_ceil(8) * 8;
         if let Some(one) = (used..end).find(|&b| self.bit_at(b)) {
@@ -354,7 +377,7 @@ impl<'a> Walker<'a> {
             self.emit_bits(used, format!("padding, {} zero bits", end - used));
         }
         self.pos = end / 8;
-        Ok(())
+        Ok(value)
     }
 
     fn enter(&mut self) -> Res<()> {
@@ -368,19 +391,18 @@ impl<'a> Walker<'a> {
     }
 
     /// The record's steps in wire order, each within its field's path.
-    fn record(&mut self, plan: &'a RecordPlan<'a>, mut asc: Option<&mut Asc>) -> Res<()> {
+    fn record(&mut self, plan: &'a RecordPlan<'a>, mut asc: Option<&mut Asc>) -> Res<Value> {
         self.enter()?;
-        let mut locals: Vec<(&'a str, Val)> = Vec::with_capacity(plan.steps.len());
+        let mut slots: Vec<Option<Value>> = Vec::with_capacity(plan.steps.len());
         for step in &plan.steps {
             let name = step.field.name.as_str();
             let mark = self.push_field(name);
-            let value = self.step(plan, step, &locals, asc.as_deref_mut());
+            let value = self.step(plan, step, &slots, asc.as_deref_mut());
             self.path.truncate(mark);
-            let value = value.field(name)?;
-            locals.push((name, value));
+            slots.push(value.field(name)?);
         }
         self.depth -= 1;
-        Ok(())
+        Ok(Value::Record(slots))
     }
 
     /// One step: skipped when its presence does not hold, then read as its role says.
@@ -388,13 +410,13 @@ impl<'a> Walker<'a> {
         &mut self,
         plan: &RecordPlan<'a>,
         step: &'a Step<'a>,
-        locals: &[(&'a str, Val)],
+        slots: &[Option<Value>],
         asc: Option<&mut Asc>,
-    ) -> Res<Val> {
+    ) -> Res<Option<Value>> {
         let packed = plan.packed;
         if let Some(presence) = &step.presence {
-            if !self.present(plan, presence, locals)? {
-                return Ok(Val::Other);
+            if !self.present(plan, presence, slots)? {
+                return Ok(None);
             }
         }
         match step.role {
@@ -406,10 +428,10 @@ impl<'a> Walker<'a> {
                     return Err(self.fault(packed, ErrorKind::BadConstant, at));
                 }
                 self.emit(packed, at, text);
-                Ok(Val::Num(v))
+                Ok(Some(Value::Int(v)))
             }
             Role::Key => match asc {
-                Some(asc) => self.ascending(&step.wire, packed, asc),
+                Some(asc) => self.ascending(&step.wire, packed, asc).map(Some),
                 None => Err(Stop::Spec(format!(
                     "key `{}` of `{}` read outside its ascending list",
                     step.field.name, plan.record.name
@@ -418,9 +440,9 @@ impl<'a> Walker<'a> {
             Role::Count { .. } | Role::Value => {
                 let count = match &step.wire {
                     Wire::Array(a) => match a.count {
-                        CountFrom::Field(name) => match lookup(locals, name) {
-                            Val::Num(n) => Some(u64::try_from(n).unwrap_or(u64::MAX)),
-                            Val::Other => {
+                        CountFrom::Field(name) => match lookup(plan, slots, name) {
+                            Some(Value::Int(n)) => Some(u64::try_from(*n).unwrap_or(u64::MAX)),
+                            _ => {
                                 return Err(Stop::Spec(format!(
                                     "count `{name}` of `{}` is not an integer",
                                     step.field.name
@@ -431,7 +453,7 @@ impl<'a> Walker<'a> {
                     },
                     _ => None,
                 };
-                self.value(&step.wire, packed, count)
+                self.value(&step.wire, packed, count).map(Some)
             }
         }
     }
@@ -441,10 +463,10 @@ impl<'a> Walker<'a> {
         &self,
         plan: &RecordPlan<'_>,
         presence: &Presence<'_>,
-        locals: &[(&str, Val)],
+        slots: &[Option<Value>],
     ) -> Res<bool> {
         for test in &presence.tests {
-            let n = number(test.operand(), locals);
+            let n = number(test.operand(), plan, slots);
             let holds = match test {
                 Test::Bit {
                     operand,
@@ -474,30 +496,33 @@ impl<'a> Walker<'a> {
     }
 
     /// A value of wire form `wire`, with its rows.
-    fn value(&mut self, wire: &'a Wire<'a>, packed: bool, count: Option<u64>) -> Res<Val> {
+    fn value(&mut self, wire: &'a Wire<'a>, packed: bool, count: Option<u64>) -> Res<Value> {
         match wire {
             Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } | Wire::Bool { .. } => {
                 let at = self.here(packed);
                 let (v, text) = self.scalar(wire, packed)?;
                 self.emit(packed, at, text);
-                Ok(Val::Num(v))
+                Ok(match wire {
+                    Wire::Bool { .. } => Value::Bool(v == 1),
+                    _ => Value::Int(v),
+                })
             }
             Wire::Float { bits, big_endian } => {
                 let at = self.here(packed);
                 let raw = self.uint_of(u32::from(*bits), packed, *big_endian)?;
                 // LANGUAGE.md: "a non-finite float" is an error.
-                let (finite, text) = if *bits == 32 {
+                let (v, text) = if *bits == 32 {
                     let v = f32::from_bits(raw as u32);
-                    (v.is_finite(), format!("{v}"))
+                    (f64::from(v), format!("{v}"))
                 } else {
                     let v = f64::from_bits(raw);
-                    (v.is_finite(), format!("{v}"))
+                    (v, format!("{v}"))
                 };
-                if !finite {
+                if !v.is_finite() {
                     return Err(self.fault(packed, ErrorKind::NonFinite, at));
                 }
                 self.emit(packed, at, text);
-                Ok(Val::Other)
+                Ok(Value::Float(v))
             }
             Wire::Bytes | Wire::OptBytes => {
                 self.byte_aligned(packed, "a byte string")?;
@@ -508,6 +533,7 @@ impl<'a> Walker<'a> {
                     (Wire::OptBytes, n) => Some(n - 1),
                     (_, n) => Some(n),
                 };
+                let mut bytes = None;
                 let text = match len {
                     None => "none".to_string(),
                     Some(len) => {
@@ -517,6 +543,7 @@ impl<'a> Walker<'a> {
                             return Err(DecodeError::new(ErrorKind::CountTooLarge, self.pos).into());
                         }
                         let data = self.take(len as usize)?;
+                        bytes = Some(data.to_vec());
                         let mut text = format!("{len} bytes");
                         if !data.is_empty() {
                             let shown = &data[..data.len().min(SHOWN_BYTES)];
@@ -532,7 +559,10 @@ impl<'a> Walker<'a> {
                     }
                 };
                 self.emit(false, at, text);
-                Ok(Val::Other)
+                Ok(match wire {
+                    Wire::OptBytes => Value::OptBytes(bytes),
+                    _ => Value::Bytes(bytes.unwrap_or_default()),
+                })
             }
             Wire::Quant {
                 wire: inner,
@@ -542,47 +572,40 @@ impl<'a> Walker<'a> {
             } => {
                 let at = self.here(packed);
                 let (v, _) = self.scalar(inner, packed)?;
+                // LANGUAGE.md: "the scale `NUM/DEN` is computed once as a double".
                 let scale = *num as f64 / *den as f64;
-                self.emit(packed, at, format!("{} (wire {v})", v as f64 * scale));
-                Ok(Val::Other)
+                let value = v as f64 * scale;
+                self.emit(packed, at, format!("{value} (wire {v})"));
+                Ok(Value::Float(value))
             }
             Wire::Bits(b) => {
                 let at = self.here(packed);
                 let plan = self.low.bits_plan(b);
                 let raw = self.bits(&plan, packed)?;
                 self.emit(packed, at, bit_names(&plan, raw));
-                Ok(Val::Num(i128::from(raw)))
+                Ok(Value::Bits(raw))
             }
-            Wire::Record { record, padded } => {
-                self.record_at(record, *padded, None, None)?;
-                Ok(Val::Other)
-            }
-            Wire::Union(u) => {
-                self.union(u, packed)?;
-                Ok(Val::Other)
-            }
-            Wire::Array(a) => {
-                self.array(a, packed, count)?;
-                Ok(Val::Other)
-            }
+            Wire::Record { record, padded } => self.record_at(record, *padded, None, None),
+            Wire::Union(u) => self.union(u, packed),
+            Wire::Array(a) => self.array(a, packed, count),
             Wire::Bucket(_) => {
                 let at = self.here(packed);
                 let (v, text) = self.scalar(wire, packed)?;
                 self.emit(packed, at, text);
-                Ok(Val::Num(v))
+                Ok(Value::Int(v))
             }
             Wire::Quat { bits } => {
                 let at = self.here(packed);
-                let text = self.quat(*bits, packed)?;
+                let (q, text) = self.quat(*bits, packed)?;
                 self.emit(packed, at, text);
-                Ok(Val::Other)
+                Ok(Value::Quat(q))
             }
             Wire::Unknown(name) => Err(Stop::Spec(format!("`{name}` is not a type"))),
         }
     }
 
     /// A tag, then the variant's record, whose path is its name in snake_case.
-    fn union(&mut self, u: &'a Union, packed: bool) -> Res<()> {
+    fn union(&mut self, u: &'a Union, packed: bool) -> Res<Value> {
         self.enter()?;
         let at = self.here(packed);
         let plan = self.low.union_plan(u);
@@ -594,20 +617,24 @@ impl<'a> Walker<'a> {
         };
         let tag = self.uint_of(u32::from(bits), packed, big_endian)?;
         // LANGUAGE.md: "an unknown union tag" is an error.
-        let Some(&(_, record)) = plan.variants.iter().find(|(t, _)| *t == tag) else {
+        let Some(variant) = plan.variants.iter().position(|(t, _)| *t == tag) else {
             return Err(self.fault(packed, ErrorKind::UnknownTag, at));
         };
+        let record = plan.variants[variant].1;
         self.emit(packed, at, format!("{} (tag {tag})", record.name));
         let name = snake_case(&record.name);
         let mark = self.push_field(&name);
         let read = self.record_at(record, record.packed && !packed, None, None);
         self.path.truncate(mark);
-        read.field(&name)?;
+        let value = read.field(&name)?;
         self.depth -= 1;
-        Ok(())
+        Ok(Value::Union {
+            variant,
+            value: Box::new(value),
+        })
     }
 
-    fn array(&mut self, a: &'a ArrayPlan<'a>, packed: bool, count: Option<u64>) -> Res<()> {
+    fn array(&mut self, a: &'a ArrayPlan<'a>, packed: bool, count: Option<u64>) -> Res<Value> {
         self.enter()?;
         let n = match &a.count {
             CountFrom::Field(name) => {
@@ -633,13 +660,13 @@ impl<'a> Walker<'a> {
             _ => return Err(self.fault(packed, ErrorKind::CountTooLarge, at)),
         }
         let mut asc = Asc { prev: None };
+        // At most one element per byte (bit) left, checked above.
+        let mut items = Vec::with_capacity(n as usize);
         for i in 0..n as usize {
             let mark = self.push_index(i);
             let read = match (a.ascending, &a.elem) {
-                (None, elem) => self.value(elem, packed, None).map(|_| ()),
-                (Some(Ascending::Values), elem) => {
-                    self.ascending(elem, packed, &mut asc).map(|_| ())
-                }
+                (None, elem) => self.value(elem, packed, None),
+                (Some(Ascending::Values), elem) => self.ascending(elem, packed, &mut asc),
                 (Some(Ascending::Key(key)), Wire::Record { record, padded }) => {
                     self.record_at(record, *padded, Some(key), Some(&mut asc))
                 }
@@ -648,15 +675,15 @@ impl<'a> Walker<'a> {
                 ))),
             };
             self.path.truncate(mark);
-            read.index(i)?;
+            items.push(read.index(i)?);
         }
         self.depth -= 1;
-        Ok(())
+        Ok(Value::List(items))
     }
 
     /// An element (or key field) of an ascending list: the first absolute, each later one as
     /// its difference from the previous one, "which is at least 1" (DESIGN.md section 3).
-    fn ascending(&mut self, wire: &Wire<'_>, packed: bool, asc: &mut Asc) -> Res<Val> {
+    fn ascending(&mut self, wire: &Wire<'_>, packed: bool, asc: &mut Asc) -> Res<Value> {
         let at = self.here(packed);
         let width = |bits: u8| {
             if bits >= 64 {
@@ -699,7 +726,7 @@ impl<'a> Walker<'a> {
         };
         asc.prev = Some(v);
         self.emit(packed, at, text);
-        Ok(Val::Num(i128::from(v)))
+        Ok(Value::Int(i128::from(v)))
     }
 
     // ---- scalars ----
@@ -800,8 +827,8 @@ impl<'a> Walker<'a> {
     /// the field's first bit: every component within `[-R, R]` (`R = 2^(B-1) - 1`; the raw
     /// `-2^(B-1)` is `over_width`), then with `D = 2 R^2 - S` (`S` the sum of their squares)
     /// each component below `largest` with `c^2 < D` and each above it with `c^2 <= D`
-    /// (`non_canonical`). Returns the row's text.
-    fn quat(&mut self, bits: u8, packed: bool) -> Res<String> {
+    /// (`non_canonical`). Returns the value and the row's text.
+    fn quat(&mut self, bits: u8, packed: bool) -> Res<(SmallestThree, String)> {
         self.packed_only(packed, "a quaternion")?;
         if !(2..=16).contains(&bits) {
             return Err(Stop::Spec(format!("quat({bits})")));
@@ -829,13 +856,13 @@ impl<'a> Walker<'a> {
                 return Err(DecodeError::at_bit(ErrorKind::NonCanonical, at).into());
             }
         }
-        let q = ackwire_codec::rt::SmallestThree {
+        let value = SmallestThree {
             largest: largest as u8,
             // Within [-R, R], R <= 32767.
             rest: rest.map(|c| c as i16),
-        }
-        .to_xyzw(bits);
-        Ok(format!(
+        };
+        let q = value.to_xyzw(bits);
+        let text = format!(
             "{} dropped, rest [{}, {}, {}]: ({:.4}, {:.4}, {:.4}, {:.4})",
             ["x", "y", "z", "w"][largest],
             rest[0],
@@ -845,7 +872,8 @@ impl<'a> Walker<'a> {
             q[1],
             q[2],
             q[3]
-        ))
+        );
+        Ok((value, text))
     }
 
     fn packed_only(&self, packed: bool, what: &str) -> Res<()> {
@@ -986,6 +1014,9 @@ impl<'a> Walker<'a> {
 
     /// A row for what was read since `start` (a byte, or a bit when packed).
     fn emit(&mut self, packed: bool, start: usize, value: String) {
+        if !self.keep_rows {
+            return;
+        }
         if packed {
             self.emit_bits(start, value);
         } else {
@@ -1000,6 +1031,9 @@ impl<'a> Walker<'a> {
     }
 
     fn emit_bits(&mut self, start: usize, value: String) {
+        if !self.keep_rows {
+            return;
+        }
         let first = start / 8;
         let end = self.bit.div_ceil(8).max(first + 1).min(self.input.len());
         self.rows.push(Row {
@@ -1027,23 +1061,21 @@ impl<'a> Walker<'a> {
     }
 }
 
-fn lookup(locals: &[(&str, Val)], name: &str) -> Val {
-    locals
+/// The value read for the earlier field `name` of the record being read.
+fn lookup<'v>(plan: &RecordPlan<'_>, slots: &'v [Option<Value>], name: &str) -> Option<&'v Value> {
+    plan.steps
         .iter()
-        .rev()
-        .find(|(n, _)| *n == name)
-        .map_or(Val::Other, |(_, v)| *v)
+        .position(|s| s.field.name == name)
+        .and_then(|i| slots.get(i))
+        .and_then(Option::as_ref)
 }
 
 /// The integer value of the earlier field a presence test reads: a constant's literal, the
 /// value a count or value field was read as, 0 for a field absent on the wire.
-fn number(operand: &Operand<'_>, locals: &[(&str, Val)]) -> i128 {
+fn number(operand: &Operand<'_>, plan: &RecordPlan<'_>, slots: &[Option<Value>]) -> i128 {
     match operand {
         Operand::Constant { value, .. } => *value,
-        other => match lookup(locals, other.name()) {
-            Val::Num(n) => n,
-            Val::Other => 0,
-        },
+        other => lookup(plan, slots, other.name()).map_or(0, Value::number),
     }
 }
 

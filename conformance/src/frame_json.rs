@@ -1,5 +1,6 @@
 //! Frames chosen by name at run time: decode bytes to the JSON form, encode the JSON form to
-//! bytes. What `ackwire decode`/`encode` and the Rust testee do with the generated codec.
+//! bytes. What `ackwire decode`/`encode` and the Rust testee do with the generated codec; the
+//! run-time codec of any spec ([`crate::interp`]) fails with the same [`FrameError`].
 
 use ackwire_codec::protocol::{visit_frame, FRAME_NAMES};
 use ackwire_codec::{DecodeError, EncodeError, Frame, FrameVisitor};
@@ -9,10 +10,12 @@ use ackwire_codec::{DecodeError, EncodeError, Frame, FrameVisitor};
 #[non_exhaustive]
 pub enum FrameError {
     /// No frame of the spec has this name.
-    #[error("unknown frame `{name}`; the frames are: {}", FRAME_NAMES.join(", "))]
+    #[error("unknown frame `{name}`; the frames are: {}", known.join(", "))]
     UnknownFrame {
         /// The name asked for.
         name: String,
+        /// The snake_case names of the spec's frames, in declaration order.
+        known: Vec<String>,
     },
     /// The bytes are not a valid frame.
     #[error("{0}")]
@@ -24,10 +27,25 @@ pub enum FrameError {
     #[error("not a valid {frame} value: {message}")]
     Json {
         /// The frame.
-        frame: &'static str,
-        /// serde's message, with line and column.
+        frame: String,
+        /// What is wrong: serde's message with line and column, or the run-time codec's with
+        /// the field path.
         message: String,
     },
+    /// The spec cannot be walked (it would not pass `ackwire check`), or a value does not have
+    /// its shape.
+    #[error("the spec cannot be walked: {reason}")]
+    InvalidSpec {
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn unknown(name: &str) -> FrameError {
+    FrameError::UnknownFrame {
+        name: name.to_string(),
+        known: FRAME_NAMES.iter().map(|n| n.to_string()).collect(),
+    }
 }
 
 struct DecodeJson<'a>(&'a [u8]);
@@ -41,7 +59,7 @@ impl FrameVisitor for DecodeJson<'_> {
         serde_json::to_string(&frame)
             .and_then(|text| serde_json::from_str(&text))
             .map_err(|e| FrameError::Json {
-                frame: F::NAME,
+                frame: F::NAME.to_string(),
                 message: e.to_string(),
             })
     }
@@ -53,7 +71,7 @@ impl FrameVisitor for EncodeJson<'_> {
     type Output = Result<Vec<u8>, FrameError>;
     fn visit<F: Frame>(self) -> Self::Output {
         let frame: F = serde_json::from_value(self.0.clone()).map_err(|e| FrameError::Json {
-            frame: F::NAME,
+            frame: F::NAME.to_string(),
             message: e.to_string(),
         })?;
         frame.to_bytes().map_err(FrameError::Encode)
@@ -67,7 +85,7 @@ impl FrameVisitor for SameValue<'_> {
     fn visit<F: Frame>(self) -> Self::Output {
         let read = |v: &serde_json::Value| {
             serde_json::from_value::<F>(v.clone()).map_err(|e| FrameError::Json {
-                frame: F::NAME,
+                frame: F::NAME.to_string(),
                 message: e.to_string(),
             })
         };
@@ -82,29 +100,17 @@ pub fn same_value(
     a: &serde_json::Value,
     b: &serde_json::Value,
 ) -> Result<bool, FrameError> {
-    visit_frame(name, SameValue(a, b)).unwrap_or_else(|| {
-        Err(FrameError::UnknownFrame {
-            name: name.to_string(),
-        })
-    })
+    visit_frame(name, SameValue(a, b)).unwrap_or_else(|| Err(unknown(name)))
 }
 
 /// Decodes `bytes` as the frame named `name` into its JSON form.
 pub fn decode_json(name: &str, bytes: &[u8]) -> Result<serde_json::Value, FrameError> {
-    visit_frame(name, DecodeJson(bytes)).unwrap_or_else(|| {
-        Err(FrameError::UnknownFrame {
-            name: name.to_string(),
-        })
-    })
+    visit_frame(name, DecodeJson(bytes)).unwrap_or_else(|| Err(unknown(name)))
 }
 
 /// Encodes the JSON form of the frame named `name`.
 pub fn encode_json(name: &str, value: &serde_json::Value) -> Result<Vec<u8>, FrameError> {
-    visit_frame(name, EncodeJson(value)).unwrap_or_else(|| {
-        Err(FrameError::UnknownFrame {
-            name: name.to_string(),
-        })
-    })
+    visit_frame(name, EncodeJson(value)).unwrap_or_else(|| Err(unknown(name)))
 }
 
 pub use crate::vectors::{hex_spaced, parse_hex};

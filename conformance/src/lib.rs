@@ -21,10 +21,13 @@
 //! - [`diff`]: differential fuzzing against other testees;
 //! - [`explain`]: one row per field of a frame's bytes;
 //! - [`coverage`]: which rules of the specification (`docs/spec/`) are enforced and tested
-//!   where, in every language (`ackwire spec-coverage`).
+//!   where, in every language (`ackwire spec-coverage`);
+//! - [`interp`]: the run-time codec of any spec, walking its lowering (`--spec`), and
+//!   [`spec_arg`]: the spec a command works on, named by `--spec` or the reference protocol.
 //!
-//! What this crate is not: a codec. It drives `ackwire-codec` and external implementations
-//! and judges them against the vectors.
+//! What this crate is not: a codec to ship. It drives `ackwire-codec` and external
+//! implementations and judges them against the vectors; its run-time codec is a second reading
+//! of a spec for tools and tests, not a replacement for the generated ones.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -34,10 +37,12 @@ pub mod coverage;
 pub mod diff;
 pub mod explain;
 pub mod frame_json;
+pub mod interp;
 pub mod netsim;
 pub mod report;
 pub mod runner;
 pub mod sessions;
+pub mod spec_arg;
 pub mod streams;
 pub mod testee_client;
 pub mod testee_server;

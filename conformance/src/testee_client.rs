@@ -22,9 +22,10 @@ use serde_json::{json, Value};
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Why the runner could not run at all.
 #[derive(Debug, thiserror::Error)]
@@ -79,6 +80,11 @@ pub enum Fault {
 /// before it is killed: a testee that exits takes well under this half second.
 const CLOSED_OUTPUT_GRACE_POLLS: u32 = 50;
 
+/// How long a testee that keeps writing to its standard error may take to answer its first
+/// `hello` (a generated testee builds itself on its first run and says so every few seconds),
+/// however often it writes.
+pub const START_LIMIT: Duration = Duration::from_secs(600);
+
 /// A testee process: started on demand, greeted with `hello`, restarted after a fault.
 pub struct TesteeProcess {
     command: Vec<String>,
@@ -86,6 +92,9 @@ pub struct TesteeProcess {
     stdin: Option<ChildStdin>,
     lines: Option<Receiver<Option<String>>>,
     stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    /// Lines written to standard error since the process started: while it answers no `hello`,
+    /// a testee that writes them is still starting.
+    stderr_lines: Arc<AtomicU64>,
     next_id: u64,
     capabilities: Option<Capabilities>,
     /// Some start of it has answered `hello`.
@@ -103,6 +112,7 @@ impl TesteeProcess {
             stdin: None,
             lines: None,
             stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
+            stderr_lines: Arc::new(AtomicU64::new(0)),
             next_id: 0,
             capabilities: None,
             greeted: false,
@@ -142,8 +152,10 @@ impl TesteeProcess {
         }
         if let Some(stderr) = child.stderr.take() {
             let tail = Arc::clone(&self.stderr_tail);
+            let count = Arc::clone(&self.stderr_lines);
             std::thread::spawn(move || {
                 for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    count.fetch_add(1, Ordering::Relaxed);
                     if let Ok(mut t) = tail.lock() {
                         if t.len() == 20 {
                             t.pop_front();
@@ -224,7 +236,19 @@ impl TesteeProcess {
     }
 
     /// Sends one request (an `id` is added) and waits up to `timeout` for its reply.
-    pub fn request(&mut self, mut body: Value, timeout: Duration) -> Result<Value, Fault> {
+    pub fn request(&mut self, body: Value, timeout: Duration) -> Result<Value, Fault> {
+        self.request_patiently(body, timeout, None)
+    }
+
+    /// [`TesteeProcess::request`], waiting longer while the testee shows it is alive: with a
+    /// `limit`, each `timeout` in which it wrote a line to standard error is followed by
+    /// another, up to `limit` in all.
+    fn request_patiently(
+        &mut self,
+        mut body: Value,
+        timeout: Duration,
+        limit: Option<Duration>,
+    ) -> Result<Value, Fault> {
         let id = self.next_id;
         self.next_id += 1;
         body["id"] = json!(id);
@@ -244,7 +268,18 @@ impl TesteeProcess {
         let Some(lines) = self.lines.as_ref() else {
             return Err(Fault::Crash("the testee is not running".into()));
         };
-        match lines.recv_timeout(timeout) {
+        let started = Instant::now();
+        let mut written = self.stderr_lines.load(Ordering::Relaxed);
+        let mut received = lines.recv_timeout(timeout);
+        while let (Err(RecvTimeoutError::Timeout), Some(limit)) = (&received, limit) {
+            let now = self.stderr_lines.load(Ordering::Relaxed);
+            if now == written || started.elapsed() >= limit {
+                break;
+            }
+            written = now;
+            received = lines.recv_timeout(timeout);
+        }
+        match received {
             Ok(Some(line)) => {
                 // TESTEE-5: a reply that is not one line of JSON, or answers another id, is a crash.
                 let reply: Value = serde_json::from_str(&line).map_err(|e| {
@@ -311,7 +346,8 @@ impl TesteeProcess {
 
     /// Says `hello` to the testee just started: its capabilities, or why not.
     fn hello(&mut self, timeout: Duration) -> Result<Capabilities, String> {
-        let reply = match self.request(json!({"op": "hello", "protocol": 1}), timeout) {
+        let hello = json!({"op": "hello", "protocol": 1});
+        let reply = match self.request_patiently(hello, timeout, Some(START_LIMIT)) {
             Ok(r) => r,
             Err(Fault::Timeout) => {
                 return Err(format!(
@@ -542,5 +578,31 @@ mod tests {
         );
         assert!(split_command("node 'open").is_err());
         assert!(split_command("   ").is_err());
+    }
+
+    /// A testee that builds itself before it answers (as a generated one does on its first
+    /// run) and says so on standard error gets more time than the timeout for its hello; one
+    /// that says nothing does not.
+    #[test]
+    fn a_testee_that_writes_while_it_starts_gets_more_time_for_hello() {
+        let reply = r#"{"id":0,"ok":{"name":"slow","version":"1","frames":["f"],"sessions":[]}}"#;
+        let busy = format!(
+            "for i in 1 2 3 4 5 6; do echo building >&2; sleep 0.1; done; read l; echo '{reply}'; cat >/dev/null"
+        );
+        let mut testee = TesteeProcess::new(vec!["sh".into(), "-c".into(), busy]);
+        let caps = testee
+            .ensure(Duration::from_millis(250))
+            .expect("the testee starts")
+            .expect("the testee answers hello after 0.6 s of saying it builds");
+        assert_eq!(caps.name, "slow");
+
+        let quiet = "sleep 0.6; read l; cat >/dev/null".to_string();
+        let mut testee = TesteeProcess::new(vec!["sh".into(), "-c".into(), quiet]);
+        match testee.ensure(Duration::from_millis(250)) {
+            Err(RunError::Hello { why, .. }) => {
+                assert!(why.contains("no reply to hello within 250 ms"), "{why}")
+            }
+            other => panic!("a silent start got more time: {other:?}"),
+        }
     }
 }

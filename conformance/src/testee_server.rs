@@ -336,10 +336,10 @@ fn error_reply(e: FrameError) -> Value {
             "kind": e.kind.as_str(),
             "path": e.path.to_string(),
         }}),
-        FrameError::UnknownFrame { name } => {
+        FrameError::UnknownFrame { name, .. } => {
             json!({"unimplemented": format!("unknown frame `{name}`")})
         }
-        FrameError::Json { message, .. } => {
+        FrameError::Json { message, .. } | FrameError::InvalidSpec { reason: message } => {
             json!({"error": {"kind": "bad_request", "message": message}})
         }
     }

@@ -9,11 +9,20 @@
 //! every truncation of them, one trailing byte after them, deterministic single-byte mutations
 //! of them, and deterministic pseudo-random byte strings (a small inline xorshift; no `rand`).
 //! Nothing is skipped: every input is checked, and the counts are printed.
+//!
+//! The same walk is the run-time codec of `ackwire decode --spec` ([`ackwire_conformance::interp`]),
+//! held here to the generated codec too: an accepted input decodes to the very JSON form the
+//! generated decoder prints (fields in the same order) and encodes back to the input; a refused
+//! one fails with the same error. Its encoder is held to the generated encoders on mutated JSON
+//! forms: the same bytes, or a refusal of the same kind and path (or both refusing the JSON).
 
 use ackwire_codec::protocol::*;
 use ackwire_codec::rt::SmallestThree;
 use ackwire_codec::{BitSet, DecodeError, ErrorKind, Frame, FrameVisitor};
 use ackwire_conformance::explain::{explain, explain_lowered, ExplainError, Row};
+use ackwire_conformance::frame_json::FrameError;
+use ackwire_conformance::interp;
+use ackwire_conformance::vectors::OrderedJson;
 use ackwire_spec::lower::Lowering;
 use ackwire_spec::model::Spec;
 use std::collections::BTreeMap;
@@ -49,15 +58,52 @@ impl Rng {
     }
 }
 
-/// Decodes with the generated decoder of the frame named, and re-encodes what it accepted.
+/// Decodes with the generated decoder of the frame named, and re-encodes what it accepted; the
+/// JSON form it prints beside.
 struct Decode<'a>(&'a [u8]);
 
 impl FrameVisitor for Decode<'_> {
-    type Output = Result<Result<Vec<u8>, String>, DecodeError>;
+    type Output = Result<(Result<Vec<u8>, String>, OrderedJson), DecodeError>;
 
     fn visit<F: Frame>(self) -> Self::Output {
         let frame = F::decode(self.0)?;
-        Ok(frame.to_bytes().map_err(|e| e.to_string()))
+        let json = OrderedJson::of(&frame).expect("a decoded frame prints");
+        Ok((frame.to_bytes().map_err(|e| e.to_string()), json))
+    }
+}
+
+/// What the generated encoder makes of a JSON form: bytes, a refusal (`kind path`), or a JSON
+/// form its type does not take.
+#[derive(Debug, PartialEq)]
+enum Encoded {
+    Bytes(Vec<u8>),
+    Refused(String),
+    BadJson,
+}
+
+struct Encode<'a>(&'a serde_json::Value);
+
+impl FrameVisitor for Encode<'_> {
+    type Output = Encoded;
+
+    fn visit<F: Frame>(self) -> Encoded {
+        match serde_json::from_value::<F>(self.0.clone()) {
+            Ok(frame) => match frame.to_bytes() {
+                Ok(bytes) => Encoded::Bytes(bytes),
+                Err(e) => Encoded::Refused(format!("{} {}", e.kind, e.path)),
+            },
+            Err(_) => Encoded::BadJson,
+        }
+    }
+}
+
+/// What the run-time encoder makes of it, in the same terms.
+fn interp_encoded(low: &Lowering<'_>, name: &str, json: &serde_json::Value) -> Encoded {
+    match interp::encode(low, name, json) {
+        Ok(bytes) => Encoded::Bytes(bytes),
+        Err(FrameError::Encode(e)) => Encoded::Refused(format!("{} {}", e.kind, e.path)),
+        Err(FrameError::Json { .. }) => Encoded::BadJson,
+        Err(other) => Encoded::Refused(format!("unexpected: {other}")),
     }
 }
 
@@ -578,8 +624,42 @@ fn check(low: &Lowering<'_>, name: &'static str, bytes: &[u8], tally: &mut Tally
     tally.inputs += 1;
     let generated = visit_frame(name, Decode(bytes)).expect("a frame of the protocol");
     let explained = explain_lowered(low, name, bytes);
+    let interpreted = interp::decode(low, name, bytes);
+    match (&generated, &interpreted) {
+        (Ok((_, json)), Ok(value)) => {
+            if json != value {
+                tally.fail(
+                    name,
+                    bytes,
+                    format!(
+                        "the run-time decoder prints {}, the generated one {}",
+                        serde_json::to_string(value).unwrap_or_default(),
+                        serde_json::to_string(json).unwrap_or_default()
+                    ),
+                );
+            }
+            match interp::encode(low, name, &value.to_value()) {
+                Ok(again) if again == bytes => {}
+                Ok(again) => tally.fail(
+                    name,
+                    bytes,
+                    format!("the run-time encoder writes {}", hex(&again)),
+                ),
+                Err(e) => tally.fail(name, bytes, format!("the run-time encoder refuses: {e}")),
+            }
+        }
+        (Err(expected), Err(FrameError::Decode(error))) if expected == error => {}
+        (expected, got) => tally.fail(
+            name,
+            bytes,
+            format!(
+                "generated: {:?}; run-time: {got:?}",
+                expected.as_ref().map(|_| "a value")
+            ),
+        ),
+    }
     match (generated, explained) {
-        (Ok(reencoded), Ok(rows)) => {
+        (Ok((reencoded, _)), Ok(rows)) => {
             tally.accepted += 1;
             match tiling(bytes, &rows) {
                 Ok(n) if n == bytes.len() => {}
@@ -731,4 +811,185 @@ fn unknown_frames_are_refused_with_the_known_names() {
         panic!("`acked_frame` is not a frame");
     };
     assert_eq!(known, FRAME_NAMES);
+}
+
+/// Every place in a JSON value, as a path of keys and indices.
+fn places(value: &serde_json::Value, at: &mut Vec<Place>, out: &mut Vec<Vec<Place>>) {
+    out.push(at.clone());
+    match value {
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                at.push(Place::Key(k.clone()));
+                places(v, at, out);
+                at.pop();
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                at.push(Place::Index(i));
+                places(v, at, out);
+                at.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Place {
+    Key(String),
+    Index(usize),
+}
+
+fn at_place<'v>(value: &'v mut serde_json::Value, path: &[Place]) -> &'v mut serde_json::Value {
+    path.iter().fold(value, |v, p| match p {
+        Place::Key(k) => &mut v[k.as_str()],
+        Place::Index(i) => &mut v[*i],
+    })
+}
+
+/// One mutation of the value at a place: a number moved to an edge or past it, a string made
+/// another, a list grown, shrunk or reordered, a field removed or added.
+fn mutate(value: &mut serde_json::Value, rng: &mut Rng, names: &[&str]) {
+    use serde_json::{json, Value};
+    let numbers = [
+        json!(0),
+        json!(1),
+        json!(-1),
+        json!(127),
+        json!(128),
+        json!(255),
+        json!(256),
+        json!(65535),
+        json!(65536),
+        json!(2147483647),
+        json!(4294967295u64),
+        json!(4294967296u64),
+        json!(9007199254740993u64),
+        json!("18446744073709551615"),
+        json!("-9223372036854775808"),
+        json!(0.5),
+        json!(-2.25),
+        json!(1e40),
+        json!(1e300),
+        json!(359.9),
+        json!(null),
+    ];
+    match value {
+        Value::Number(_) | Value::Null | Value::Bool(_) => {
+            *value = if rng.below(6) == 0 {
+                json!(rng.below(2) == 0)
+            } else {
+                numbers[rng.below(numbers.len())].clone()
+            };
+        }
+        Value::String(s) => {
+            *value = match rng.below(4) {
+                0 => json!(names[rng.below(names.len())]),
+                1 => json!(format!("{s}0")),
+                2 => json!("zz"),
+                _ => numbers[rng.below(numbers.len())].clone(),
+            };
+        }
+        Value::Array(items) => match rng.below(5) {
+            0 if !items.is_empty() => {
+                let first = items[0].clone();
+                items.push(first);
+            }
+            1 if !items.is_empty() => {
+                items.remove(rng.below(items.len()));
+            }
+            2 => items.reverse(),
+            3 => items.push(json!(names[rng.below(names.len())])),
+            _ => items.clear(),
+        },
+        Value::Object(map) => {
+            let keys: Vec<String> = map.keys().cloned().collect();
+            match rng.below(3) {
+                0 if !keys.is_empty() => {
+                    map.remove(&keys[rng.below(keys.len())]);
+                }
+                1 => {
+                    let name = names[rng.below(names.len())];
+                    map.insert(name.to_string(), numbers[rng.below(numbers.len())].clone());
+                }
+                _ => {
+                    let name = names[rng.below(names.len())];
+                    map.insert(name.to_string(), json!([]));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_run_time_encoder_agrees_with_the_generated_encoders() {
+    let spec = spec();
+    let low = Lowering::new(&spec);
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    // Field and bit names of the spec, for mutations that add or rename.
+    let mut names: Vec<&str> = vec!["check", "age", "first_serial", "orient", "x", "y", "nope"];
+    names.extend([
+        "POSE",
+        "POSE_FULL",
+        "POSE_AGE",
+        "KEYFRAME",
+        "CHECK",
+        "FULL_BASELINE",
+    ]);
+    let (mut inputs, mut agreed_bytes, mut refused) = (0usize, 0usize, BTreeMap::new());
+    let mut failures = Vec::new();
+    for (i, (name, bytes)) in valid_frames().iter().cycle().take(6_000).enumerate() {
+        let mut value = interp::decode(&low, name, bytes)
+            .unwrap_or_else(|e| panic!("a valid {name}: {e}"))
+            .to_value();
+        for _ in 0..=(i % 3) {
+            let mut all = Vec::new();
+            places(&value, &mut Vec::new(), &mut all);
+            let place = &all[rng.below(all.len())];
+            mutate(at_place(&mut value, place), &mut rng, &names);
+        }
+        inputs += 1;
+        let generated = visit_frame(name, Encode(&value)).expect("a frame of the protocol");
+        let run_time = interp_encoded(&low, name, &value);
+        match &generated {
+            Encoded::Bytes(_) => agreed_bytes += 1,
+            Encoded::Refused(why) => {
+                *refused
+                    .entry(why.split(' ').next().unwrap_or_default().to_string())
+                    .or_insert(0) += 1
+            }
+            Encoded::BadJson => *refused.entry("bad JSON".to_string()).or_insert(0) += 1,
+        }
+        if generated != run_time && failures.len() < 25 {
+            failures.push(format!(
+                "{name} {value}: generated {generated:?}, run-time {run_time:?}"
+            ));
+        }
+    }
+    eprintln!("the run-time encoder agrees: {inputs} mutated JSON forms, {agreed_bytes} encoded");
+    for (kind, n) in &refused {
+        eprintln!("  refused as {kind}: {n}");
+    }
+    assert!(
+        failures.is_empty(),
+        "disagreements:\n{}",
+        failures.join("\n")
+    );
+    for kind in [
+        "over_width",
+        "invalid_condition",
+        "not_ascending",
+        "non_finite",
+        "bad JSON",
+    ] {
+        assert!(
+            refused.contains_key(kind),
+            "no mutation was refused as {kind}"
+        );
+    }
+    assert!(
+        agreed_bytes > 100,
+        "too few mutations encoded: {agreed_bytes}"
+    );
 }

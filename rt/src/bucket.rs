@@ -153,8 +153,8 @@ impl BitReader<'_> {
     /// whole code lies within them and its value fits a u64 on the way (as it does for every
     /// list the validator accepts), the value; `None` otherwise, reading nothing, and `bucket`
     /// reads the code a field at a time, which gives the same answer. Kind 12's decode spent
-    /// about a third of its instructions in `bucket` (issue 17), most of them on the field
-    /// reads' checks and on the bucket's base summed in u128.
+    /// about a third of its instructions in `bucket`, most of them on the field reads' checks
+    /// and on the bucket's base summed in u128.
     #[inline(always)]
     fn bucket_in_word(&mut self, widths: &[u8]) -> Option<u64> {
         let k = widths.len();

@@ -26,10 +26,8 @@
 //!
 //! Every small function a generated codec calls for each field is `#[inline]`: the generated
 //! code lives in another crate, and without the attribute (or LTO) rustc does not inline a
-//! function across crates, so each field read or written becomes a call. When the runtime
-//! moved here from `ackwire-codec` (commit `d43354d`, found by bisecting `cargo bench -p
-//! ackwire-codec --bench codec`), kind 6's encode of 200 changes went from about 3.0 µs to
-//! 10.6 to 12.7; with the attribute it reads 3.0 µs again.
+//! function across crates, so each field read or written would become a call (about three
+//! times the encode's time in `cargo bench -p ackwire-codec --bench codec`).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -38,6 +36,8 @@ pub mod bits;
 pub mod bucket;
 pub mod error;
 pub mod quat;
+#[cfg(feature = "testee")]
+pub mod testee;
 
 pub use bits::{Bit, BitSet, BitStore};
 pub use bucket::{ascending_buckets_len, bucket_len, zbucket_len};
@@ -677,8 +677,8 @@ impl<'a> BitReader<'a> {
 
     /// The next `width` bits (1 to 56) from the eight bytes at the current byte, when eight
     /// remain: one unaligned load and a shift, where the general path copies the field's span
-    /// into a buffer first (a variable-length copy whose load then waits on its stores; issue
-    /// 19 measured kind 12's decode spending most of its time there). `None` otherwise, and
+    /// into a buffer first (a variable-length copy whose load then waits on its stores, where
+    /// kind 12's decode spent most of its time). `None` otherwise, and
     /// the caller takes the general path; both give the same bits.
     #[inline]
     fn word(&self, width: u8) -> Option<u64> {

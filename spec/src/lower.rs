@@ -467,6 +467,16 @@ impl Step<'_> {
     }
 }
 
+impl Wire<'_> {
+    /// The checks a decoder makes reading a value of this form, in the canonical order: a
+    /// list's element's, or a field's before what its role adds ([`Step::checks`]).
+    pub fn read_checks(&self) -> Vec<Check> {
+        let mut checks = Vec::new();
+        push_read_checks(self, &mut checks);
+        checks
+    }
+}
+
 fn push_read_checks(wire: &Wire<'_>, checks: &mut Vec<Check>) {
     match wire {
         Wire::Int { .. } => checks.push(Check::Available),

@@ -5,6 +5,7 @@
 use ackwire_spec::gen::cpp::{
     generate, generate_with, PROTOCOL_HEADER, RUNTIME_HEADER, SESSION_HEADERS,
 };
+use ackwire_spec::gen::testee::CPP_RUNTIME_HEADER;
 use ackwire_spec::gen::RuntimeSource;
 use std::path::Path;
 
@@ -100,7 +101,8 @@ fn cpp_session_headers_are_written_beside_the_codec() {
                 .to_string_lossy()
                 .into_owned()
         })
-        .filter(|n| n.ends_with(".hpp") && n != RUNTIME_HEADER)
+        // The testee's header is written with `--testee` only (tests/generated_testee.rs).
+        .filter(|n| n.ends_with(".hpp") && n != RUNTIME_HEADER && n != CPP_RUNTIME_HEADER)
         .collect();
     on_disk.sort();
     let mut listed: Vec<&str> = SESSION_HEADERS.iter().map(|(n, _)| *n).collect();

@@ -1,100 +1,23 @@
-//! The client's AckedDecoder (ACK-29 to ACK-36).
+//! The client's AckedDecoder (ACK-29 to ACK-36): each frame applied onto the base it names, the
+//! state shown, what changed told against the last frame shown, and the check.
 //!
-//! # One live state, the held bases as the edits that lead back to them
+//! The decoder builds no whole state per frame. It keeps one live state, the state of the last
+//! frame shown, in a table indexed by entity id ([`LiveState`]), and edits it in place; each held
+//! frame keeps the edits that undo it (for every entity it changed, the record the frame before it
+//! held). Frames apply in ascending tick, so the held frames form one chain ending at the live
+//! state: the state of a held frame B is the live state with the undo edits of every frame after B
+//! laid over it, the oldest edit of an entity winning. A frame onto B therefore touches only the
+//! entities it names and those edited since B, walked in ascending id a word of 64 ids at a time
+//! (`EditWord`); what it overwrites becomes its own undo edits, so a frame that ACK-32 refuses part
+//! way is undone and applies entirely or not at all. A warm delivery allocates nothing, and a frame
+//! costs its changes and the entities they touch, never the world (the check, once every
+//! CHECK_EVERY frames, and a keyframe aside).
 //!
-//! The decoder builds no whole state per frame. It keeps one live state, the state of the
-//! last frame shown, in a table indexed by entity id ([`LiveState`]), and edits it in place.
-//! Each held frame keeps the edits that undo it: for every entity the frame changed, the
-//! record (or the absence) the frame before it held. Frames are applied in ascending tick, so
-//! the held frames form one chain ending at the live state, whatever base each frame named;
-//! the state of a held frame B is the live state with the undo edits of every frame after B
-//! laid over it, the oldest edit of an entity winning.
-//!
-//! A frame onto base B therefore touches only the entities the frame names and those edited
-//! since B (which an honest server's frame carries again anyway, since it carries everything
-//! that changed since B). The decoder walks them in ascending id, finding each one's record at
-//! B in the undo edits of the oldest frame after B that edited it, or else in the live state;
-//! applies the frame's removals and changes onto those records; and writes what differs
-//! straight into the live state, keeping what each write overwrote as the frame's own undo
-//! edits. The report is built from the same entities, against the live state before the
-//! write, which is the last frame shown. A fault found part way (seed 000's rules refuse the
-//! frame) is undone from those same undo edits, so a frame applies entirely or not at all with
-//! no staging copy of what it writes.
-//!
-//! # Words of 64 ids
-//!
-//! The undo edits keep their records in ascending id and which ids those are as the words of
-//! a bit set over the ids (`EditWord`: 64 ids, and how many edits come before). The walk goes
-//! a word at a time: the union of the words of the frames after B (one cursor per frame, each
-//! list ascending), the removed ids and the changes (both ascending) give the word's touched
-//! ids, and an id's base record is in the first frame whose word holds it, at the place its
-//! bits below it give. In the cube scene (about 100 bodies moving, bases about 7 frames back)
-//! most edits of the frames after a base are of the same bodies, so a word adds nothing to
-//! the union but one `or`, where marking one id at a time read and tested each edit; and no
-//! table of where each base record is gets written, a random write per touched entity in the
-//! cold caches of `ackwire bench`.
-//!
-//! # What the processor made of it (issue 17)
-//!
-//! The frame is decoded into the schema's staged changes first ([`AckedSchema::Staged`]: the
-//! reference schema's is the wire's integers in 28 bytes), then walked. The tables (the live
-//! state, the undo edits) hold the schema's slots ([`AckedSchema::Slot`]), not its records: the
-//! reference schemas' [`RecordSlot`](super::RecordSlot) is the checked fields of a record in 32
-//! aligned bytes, copied and compared whole, where the generated 36-byte record was copied and
-//! compared field by field, straddled two cache lines one time in two, and was written out
-//! again for the check. Profiles steered the code: a record written field by field and read
-//! back whole stalls the processor's store forwarding on every such read (two fifths of the
-//! decode and a fifth of the walk once; a slot compared as memory, a fifth of the walk
-//! again), so records go memory to memory (a slot's old record straight into the undo edits,
-//! the new one straight into the slot) and slots compare word by word; and searching the held
-//! ring from the oldest frame took a cache miss per frame before the base (the ticks are now
-//! kept apart, one line for the whole ring).
-//!
-//! Why undo edits rather than persistent chunks shared between states: the chunks cost a
-//! reference count per chunk per frame and an allocation for every chunk a frame first
-//! touches, so a frame's cost would still grow with the world and a warm frame would still
-//! allocate; the undo edits reuse their buffers, so a warm delivery allocates nothing, and a
-//! frame costs its changes and the entities they touch, never the world (the check, once every
-//! CHECK_EVERY frames, and a keyframe, which names the whole world, aside).
-//!
-//! # Measured and not kept (issue 17)
-//!
-//! Timed on the cube scene against this design, each of these was slower or no faster, so
-//! ports should not take them for speed-ups:
-//! - each change staged as it is read (a visitor called by the schema's reader) instead of
-//!   decoded into the frame's list first: about 5% slower (`deliver_min`; the list is reused
-//!   and stays in cache; the visitor's state is checked per change);
-//! - the undo edits as three lists (ids, records, the sequence number of each entity's edit
-//!   before) so that a base's edits are found without a bit test: about 9% slower;
-//! - the staged change read from a fixed window with every field read and selected without a
-//!   branch: 16% more instructions than the branch per group (callgrind; the masks repeat, so
-//!   the branches are predicted);
-//! - reading a line of every list the walk goes through (the edit words, the first frame's
-//!   records, the undo and report buffers) before it, for their misses to overlap: no faster
-//!   in `ackwire bench` (three runs each way), where reading the changed entities' slots so is
-//!   kept.
-//! - the report told after the walk from the frame's undo edits (which are exactly the
-//!   entities it changed) rather than in the visit: the walk lost about 4K instructions a cube
-//!   frame and the telling loop took 5K to 6K back (callgrind).
-//! - the walk in two passes, one making each touched entity's record into a list and one
-//!   comparing and writing them (nothing to undo on a fault): 6.8K more instructions a cube
-//!   frame and slower; the record work itself (the base, `RecordSlot::apply`) is most of the
-//!   first pass.
-//! - the held frames' undo edits in two rings (records and edit words, each frame's
-//!   contiguous, the frames side by side) instead of a buffer a frame, so that the frames after
-//!   a base lie on a few adjacent pages, each shown frame's edits copied in from one reused
-//!   buffer: faster in `deliver_cold` (16 MB written between frames: 6.8 to 7.2 ns an entity
-//!   against 7.5 to 7.9 in the runs nearest in time, not alternated, where the same code read
-//!   6.9 to 8.1 over the day), but slower in `ackwire bench` (the cube scene at 5% loss, 11
-//!   runs alternated with this design: 1.39 times bitcode's decode on average against 1.32,
-//!   slower in 9). The bench's caches between two deliveries are not the tool's; a guess, not
-//!   measured further: there the copy, which writes each frame's edits a second time, costs
-//!   more than the scattered pages did.
-//!
-//! The check stays a walk over the world: FNV-1a is one chain of a multiply per byte, so no
-//! digest kept per entity combines into it; its cost is about 4 cycles a byte of the state
-//! (30 bytes a cube with its id) once every CHECK_EVERY frames, 29 us for the 901 cubes, which
-//! is about 1.1 ns per entity per frame, a quarter of bitcode's whole decode of the world.
+//! The rules it enforces are cited where they are enforced: HELD_RING states by tick (ACK-29),
+//! stale frames and frames onto a base it does not hold dropped without a word (ACK-30, ACK-31),
+//! the report against the last frame shown (ACK-34), each event shown once (ACK-35), the check
+//! (ACK-36). The designs measured against this one, and why it was kept, are in the repository's
+//! `docs/perf/acked-decoder.md`.
 
 use super::{AckedSchema, DecoderSlot, Inapplicable, StagedFrame, State};
 use crate::DecodeError;

@@ -25,13 +25,13 @@
 //! one handed in per call: the header's `input_buffer` must be the count of the same sink the
 //! frame's acks fed, and an encoder that holds its sink cannot be handed another by mistake.
 //!
-//! **A frame reads what changed since its base, not the world (issue 17).** The
+//! **A frame reads what changed since its base, not the world.** The
 //! [`Presenter`](super::Presenter) notes on each S_N the ids whose entry differs from the S_N
 //! before it; when every kept state after the base carries such a note against the one before
 //! it (and the new S_N against the newest kept), the delta reads only the union of those notes
 //! ([`delta_at`](super::delta_at)); a state from anywhere else, or a chain the note of which
-//! does not hold, is compared with the base over every entity, as before. The frames are the
-//! same bytes either way (a test holds the two to each other over the stream's scenarios).
+//! does not hold, is compared with the base over every entity. The frames are the same bytes
+//! either way (a test holds the two to each other over the stream's scenarios).
 //!
 //! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
 

@@ -175,9 +175,8 @@ fn unpack_change(c: &PackedChange, at: usize) -> Result<Change, DecodeError> {
 /// their steps (a PoseStep's is its step count already). For every change the generated
 /// reader gives (a group present exactly when the mask selects it), the same staged change or
 /// the same error, checked in the same order (a proptest holds `decode_staged` to
-/// `decode_frame`).
-/// Building the `Change` and staging it made kind 12's decode 30% slower than the conversion
-/// to a `Change` alone had been (`deliver_packed_min`: 8.0 to 10.4 ns per entity).
+/// `decode_frame`). Building the `Change` and staging it was slower than the conversion to a
+/// `Change` alone.
 ///
 /// It writes into `s` (which comes in as `StagedChange::NONE`), where the decoder keeps the
 /// change, rather than returning it: kind 6's reader was slowed so before (the value copied
@@ -365,9 +364,8 @@ fn decode_with(
 /// valid frame to this path). The header, the removals, the body's padding and the events are
 /// read by the generated code's own calls, in its order.
 ///
-/// Issue 17: kind 12's decode through the generated change and its conversion cost about
-/// twice kind 6's, which bounds how fast the walk both kinds share may get before issue 19's
-/// ratio of the two crosses its 1.5.
+/// Why a reader of its own: through the generated change and its conversion, kind 12's decode
+/// cost about twice kind 6's, and the bench holds the two within 1.5 of each other.
 fn decode_fast(bytes: &[u8], out: &mut StagedFrame<PackedReference>) -> Option<()> {
     let mut r = Reader::new(bytes);
     if r.u8().ok()? != 12 {

@@ -4,8 +4,7 @@
 //!
 //! Why not the generated [`EntityState`] (36 bytes, an `Option` of it the same): a delivery
 //! copies, compares and hashes records, and a struct of odd-sized fields is copied and compared
-//! field by field (about 60 instructions a touched entity went to it, issue 17), where 32 plain
-//! bytes are one or two vector moves; 36-byte slots straddle two cache lines one time in two,
+//! field by field, where 32 plain bytes are one or two vector moves; 36-byte slots straddle two cache lines one time in two,
 //! 32 aligned ones never; and the check (seed 000: "the ordered deltas' FNV-1a of every record of
 //! the state the frame produces") hashes the slot's words (two of them reordered to the
 //! record's canonical bytes, off the hash's chain), where each record was written out first.

@@ -42,6 +42,7 @@
 //! What this module is not: a test runner for other implementations. It defines the data and
 //! judges the Rust codec; the runner drives other testees with the same files.
 
+pub mod derive;
 pub mod frame_cases;
 
 use ackwire_codec::protocol::visit_frame;
@@ -253,8 +254,26 @@ pub fn read_frames(dir: &Path) -> Result<Vec<FrameFile>, VectorError> {
     Ok(out)
 }
 
+/// The frame vectors of a vectors folder: those of `dir/frames` (kept by hand) and of
+/// `dir/derived` (derived from a spec), each folder when it is there; at least one must be.
+pub fn read_frame_sets(dir: &Path) -> Result<Vec<FrameFile>, VectorError> {
+    let folders = [dir.join("frames"), dir.join("derived")];
+    if !folders.iter().any(|f| f.is_dir()) {
+        return Err(VectorError::Invalid {
+            path: dir.to_path_buf(),
+            case: "frames".to_string(),
+            reason: "no frames/ or derived/ folder of frame vectors".to_string(),
+        });
+    }
+    let mut files = Vec::new();
+    for folder in folders.iter().filter(|f| f.is_dir()) {
+        files.extend(read_frames(folder)?);
+    }
+    Ok(files)
+}
+
 /// The `.json` files of `dir`, sorted by name.
-fn json_files(dir: &Path) -> Result<Vec<PathBuf>, VectorError> {
+pub(crate) fn json_files(dir: &Path) -> Result<Vec<PathBuf>, VectorError> {
     let io = |source| VectorError::Io {
         path: dir.to_path_buf(),
         source,
@@ -377,31 +396,36 @@ pub fn verify_stream_vectors(vectors: &[crate::streams::StreamVector]) -> Vec<Fa
 ///
 /// The error text says what differs.
 pub fn verify_frame_case(frame: &str, case: &FrameCase) -> Result<(), String> {
-    let bytes = case.bytes().map_err(|e| format!("bad hex: {e}"))?;
-    let expectation = case.expectation()?;
-    visit_frame(
-        frame,
-        Verify {
-            bytes: &bytes,
-            expectation,
-        },
-    )
-    .ok_or_else(|| format!("unknown frame `{frame}`"))?
+    visit_frame(frame, CaseCheck::new(case)?).ok_or_else(|| format!("unknown frame `{frame}`"))?
 }
 
-/// The visitor behind [`verify_frame_case`].
-struct Verify<'a> {
-    bytes: &'a [u8],
+/// One case as a [`FrameVisitor`]: visited with a generated codec's frame type, it checks the
+/// case against that codec as [`verify_frame_case`] does against the reference protocol's. A
+/// crate with its own generated codec holds it to its vectors with
+/// `visit_frame(&file.frame, CaseCheck::new(case)?)`.
+#[derive(Debug)]
+pub struct CaseCheck<'a> {
+    bytes: Vec<u8>,
     expectation: Expectation<'a>,
 }
 
-impl FrameVisitor for Verify<'_> {
+impl<'a> CaseCheck<'a> {
+    /// The check of `case`; its hex or its expectation may be malformed.
+    pub fn new(case: &'a FrameCase) -> Result<Self, String> {
+        Ok(CaseCheck {
+            bytes: case.bytes().map_err(|e| format!("bad hex: {e}"))?,
+            expectation: case.expectation()?,
+        })
+    }
+}
+
+impl FrameVisitor for CaseCheck<'_> {
     type Output = Result<(), String>;
 
     fn visit<F: Frame>(self) -> Result<(), String> {
         match self.expectation {
-            Expectation::Value(value) => verify_value::<F>(self.bytes, value),
-            Expectation::Error(error) => verify_error::<F>(self.bytes, error),
+            Expectation::Value(value) => verify_value::<F>(&self.bytes, value),
+            Expectation::Error(error) => verify_error::<F>(&self.bytes, error),
         }
     }
 }
@@ -479,6 +503,69 @@ fn verify_error<F: Frame>(bytes: &[u8], expected: &ExpectedError) -> Result<(), 
         ));
     }
     Ok(())
+}
+
+/// Checks one case of frame `frame` against the run-time codec of any spec ([`crate::interp`]):
+/// a positive case's bytes decode to its value and its value encodes to its bytes; a negative
+/// case's bytes fail with its kind, offset and path (and bit, when it names one).
+pub fn verify_case_run_time(
+    low: &ackwire_spec::lower::Lowering<'_>,
+    frame: &str,
+    case: &FrameCase,
+) -> Result<(), String> {
+    use crate::frame_json::FrameError;
+    let bytes = case.bytes().map_err(|e| format!("bad hex: {e}"))?;
+    match case.expectation()? {
+        Expectation::Value(expected) => {
+            let decoded = crate::interp::decode(low, frame, &bytes)
+                .map_err(|e| format!("expected a value, the decoder said: {e}"))?;
+            if decoded.to_value() != expected.to_value() {
+                return Err(format!(
+                    "decoded to {}, expected {}",
+                    compact(&decoded),
+                    compact(expected)
+                ));
+            }
+            let encoded = crate::interp::encode(low, frame, &expected.to_value())
+                .map_err(|e| format!("the case's value does not encode: {e}"))?;
+            if encoded != bytes {
+                return Err(format!(
+                    "the case's value encodes to {}, not to the case's bytes",
+                    hex_spaced(&encoded)
+                ));
+            }
+            Ok(())
+        }
+        Expectation::Error(expected) => match crate::interp::decode(low, frame, &bytes) {
+            Ok(value) => Err(format!(
+                "expected {}, it decoded to {}",
+                describe(expected),
+                compact(&value)
+            )),
+            Err(FrameError::Decode(error)) => {
+                let got = ExpectedError {
+                    kind: error.kind.as_str().to_string(),
+                    offset: error.offset,
+                    bit: error.bit,
+                    path: error.path_string(),
+                };
+                let same = got.kind == expected.kind
+                    && got.offset == expected.offset
+                    && got.path == expected.path
+                    && (expected.bit.is_none() || expected.bit == got.bit);
+                if same {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "expected {}, got {}",
+                        describe(expected),
+                        describe(&got)
+                    ))
+                }
+            }
+            Err(other) => Err(format!("expected {}, got {other}", describe(expected))),
+        },
+    }
 }
 
 /// `kind at byte N (bit B), field P`.
@@ -674,15 +761,28 @@ impl Verification {
 
 /// Reads the frame vectors of `dir/frames` and the stream vectors of `dir/streams` and checks
 /// every one against the Rust codec and this crate's sessions ([`verify_frame_files`],
-/// [`verify_stream_vectors`]): what `ackwire vectors` does.
+/// [`verify_stream_vectors`]); when `dir/derived` exists, the reference protocol's derived
+/// vectors there too: each against the Rust codec, and the set against what
+/// [`derive::derive`] makes with [`derive::DEFAULT_SEED`] ([`derive::verify_derived`]). What
+/// `ackwire vectors` does.
 pub fn verify_dir(dir: &Path) -> Result<Verification, String> {
     let files = read_frames(&dir.join("frames")).map_err(|e| e.to_string())?;
     let streams = crate::streams::read_streams(&dir.join("streams")).map_err(|e| e.to_string())?;
-    let total = files.iter().map(|f| f.cases.len()).sum::<usize>() + streams.len();
-    let failures = verify_frame_files(&files)
+    let mut total = files.iter().map(|f| f.cases.len()).sum::<usize>() + streams.len();
+    let mut failures: Vec<Failure> = verify_frame_files(&files)
         .into_iter()
         .chain(verify_stream_vectors(&streams))
         .collect();
+    let derived_dir = dir.join("derived");
+    if derived_dir.is_dir() {
+        let spec = ackwire_spec::reference_spec().map_err(|e| e.to_string())?;
+        let low = ackwire_spec::lower::Lowering::new(&spec);
+        let derived = derive::verify_derived(&low, &derived_dir, derive::DEFAULT_SEED)?;
+        let files = read_frames(&derived_dir).map_err(|e| e.to_string())?;
+        total += derived.total;
+        failures.extend(derived.failures);
+        failures.extend(verify_frame_files(&files));
+    }
     Ok(Verification { total, failures })
 }
 
@@ -697,11 +797,16 @@ pub struct Written {
     pub streams_dir: PathBuf,
     /// The stream vector files written there.
     pub stream_files: usize,
+    /// The derived vectors' folder, `dir/derived`.
+    pub derived_dir: PathBuf,
+    /// The derived vector files written there.
+    pub derived_files: usize,
 }
 
 /// Writes every vector anew from the cases kept in code: the frame vectors to `dir/frames`
-/// ([`write_frames`]) and the stream vectors, recorded through the network simulator, to
-/// `dir/streams`: what `ackwire vectors --write` does.
+/// ([`write_frames`]), the stream vectors, recorded through the network simulator, to
+/// `dir/streams`, and the reference protocol's derived vectors to `dir/derived`: what
+/// `ackwire vectors --write` does.
 pub fn write_dir(dir: &Path) -> Result<Written, String> {
     let frames_dir = dir.join("frames");
     let streams_dir = dir.join("streams");
@@ -711,11 +816,20 @@ pub fn write_dir(dir: &Path) -> Result<Written, String> {
     let stream_files = crate::streams::write_streams(&streams_dir, &recorded)
         .map_err(|e| e.to_string())?
         .len();
+    let spec = ackwire_spec::reference_spec().map_err(|e| e.to_string())?;
+    let low = ackwire_spec::lower::Lowering::new(&spec);
+    let derived_dir = dir.join("derived");
+    let derived_files =
+        derive::write_derived(&derived_dir, &derive::derive(&low, derive::DEFAULT_SEED))
+            .map_err(|e| e.to_string())?
+            .len();
     Ok(Written {
         frames_dir,
         frame_files,
         streams_dir,
         stream_files,
+        derived_dir,
+        derived_files,
     })
 }
 

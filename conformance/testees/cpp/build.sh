@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the C++ testee: generates the codec of the reference protocol into gen/ with
-# `ackwire gen --lang cpp` (its session headers included), copies the reference protocol's session
+# Builds the C++ testee: generates the codec of the reference protocol and its testee into gen/
+# with `ackwire gen --lang cpp --testee` (its session headers included; the generated testee.cpp,
+# the frames alone, and its script are not used here: testee.cpp adds the session halves), copies the reference protocol's session
 # schemas (cpp/reference/) into gen/reference/, then compiles testee.cpp twice, both builds at once:
 #   build/testee       AddressSanitizer and UBSan, any finding aborts (what conformance runs);
 #   build/testee-fast  -O2, no sanitizer.
@@ -24,10 +25,10 @@ fi
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 if [ -n "${ACKWIRE:-}" ]; then
-    generate=("$ACKWIRE" gen --lang cpp --out "$here/gen" spec/protocol)
+    generate=("$ACKWIRE" gen --lang cpp --testee --out "$here/gen" spec/protocol)
 else
     generate=(cargo run -q -p ackwire --
-        gen --lang cpp --out "$here/gen" spec/protocol)
+        gen --lang cpp --testee --out "$here/gen" spec/protocol)
 fi
 if ! (cd "$root" && "${generate[@]}") >"$log" 2>&1; then
     cat "$log" >&2

@@ -100,40 +100,6 @@ static class Sessions
     static readonly Dictionary<ulong, ITesteeSession> open = new Dictionary<ulong, ITesteeSession>();
     static ulong next;
 
-    /// <summary>Whether <paramref name="op"/> is a session op.</summary>
-    public static bool IsSessionOp(string op)
-    {
-        switch (op)
-        {
-            case "open":
-            case "advance":
-            case "deliver":
-            case "take":
-            case "state_hash":
-            case "close":
-                return true;
-            default:
-                return false;
-        }
-    }
-
-    static void Bad(JsonWriter j, string message)
-    {
-        j.Name("error");
-        j.BeginObject();
-        j.Name("kind");
-        j.String("bad_request");
-        j.Name("message");
-        j.String(message);
-        j.EndObject();
-    }
-
-    static void Unimplemented(JsonWriter j, string why)
-    {
-        j.Name("unimplemented");
-        j.String(why);
-    }
-
     /// <summary>
     /// Writes the reply body (after the id) to session op <paramref name="op"/>. A half's refusal
     /// (a SessionError, or any other exception an adapter throws) is a <c>bad_request</c> error
@@ -148,7 +114,7 @@ static class Sessions
             Opener opener = Halves.Find(name);
             if (opener == null)
             {
-                Unimplemented(j, "session `" + name + "` is not implemented");
+                Testee.Unimplemented(j, "session `" + name + "` is not implemented");
                 return;
             }
             ITesteeSession half;
@@ -158,7 +124,7 @@ static class Sessions
             }
             catch (Exception e)
             {
-                Bad(j, e.Message);
+                Testee.BadRequest(j, e.Message);
                 return;
             }
             next++;
@@ -173,7 +139,7 @@ static class Sessions
         ulong? handle = AsU64(request.Get("handle"));
         if (handle == null)
         {
-            Bad(j, "a session op needs a `handle`");
+            Testee.BadRequest(j, "a session op needs a `handle`");
             return;
         }
         if (op == "close")
@@ -186,14 +152,14 @@ static class Sessions
             }
             else
             {
-                Bad(j, "no session " + handle.Value);
+                Testee.BadRequest(j, "no session " + handle.Value);
             }
             return;
         }
         ITesteeSession session;
         if (!open.TryGetValue(handle.Value, out session))
         {
-            Bad(j, "no session " + handle.Value);
+            Testee.BadRequest(j, "no session " + handle.Value);
             return;
         }
         ulong nowMs = AsU64(request.Get("now_ms")) ?? 0;
@@ -221,7 +187,7 @@ static class Sessions
                         byte[] bytes = Json.FromHex(h != null && h.Kind == JsonKind.String ? h.Text : "");
                         if (bytes == null)
                         {
-                            Bad(j, "`hex` is not a hex string");
+                            Testee.BadRequest(j, "`hex` is not a hex string");
                             return;
                         }
                         ok.BeginObject();
@@ -256,7 +222,7 @@ static class Sessions
                         uint? hash = session.StateHash();
                         if (hash == null)
                         {
-                            Unimplemented(j, "this session half has no state hash");
+                            Testee.Unimplemented(j, "this session half has no state hash");
                             return;
                         }
                         ok.BeginObject();
@@ -266,13 +232,13 @@ static class Sessions
                         break;
                     }
                 default:
-                    Unimplemented(j, "unknown op `" + op + "`");
+                    Testee.Unimplemented(j, "unknown op `" + op + "`");
                     return;
             }
         }
         catch (Exception e)
         {
-            Bad(j, e.Message);
+            Testee.BadRequest(j, e.Message);
             return;
         }
         j.Name("ok");

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds the C# testee: generates the codec of the reference protocol into gen/ with
-# `ackwire gen --lang cs` (Protocol.cs and its runtime, Runtime/*.cs), then compiles it with
-# testee.cs into build/testee.exe with Mono's C# compiler, C# 7.2, warnings as errors, and
-# alloc.cs (what decoding allocates, measured) into build/alloc.exe. The testee also holds the
-# session machines (gen/Runtime/Sessions/*.cs), the reference protocol's schemas for them
-# (csharp/reference/*.cs, copied into gen/reference/), the session dispatch
-# (Sessions.cs) and the adapters of the halves (halves/*.cs); hostile_replay.cs, a hostile peer
-# replaying the stream vectors with mutated frames into those halves, is build/hostile_replay.exe.
+# Builds the C# testee: generates the codec of the reference protocol and its testee into gen/
+# with `ackwire gen --lang cs --testee` (Protocol.cs, its runtime Runtime/*.cs, and Testee.cs,
+# which serves the frames; its Main.cs, the frames alone, and its script are not used here:
+# testee.cs adds the session halves), then compiles it with testee.cs into build/testee.exe
+# with Mono's C# compiler, C# 7.2, warnings as errors, and alloc.cs (what decoding allocates,
+# measured) into build/alloc.exe. The testee also holds the session machines
+# (gen/Runtime/Sessions/*.cs), the reference protocol's schemas for them (csharp/reference/*.cs,
+# copied into gen/reference/), the session dispatch (Sessions.cs) and the adapters of the halves
+# (halves/*.cs); hostile_replay.cs, a hostile peer replaying the stream vectors with mutated
+# frames into those halves, is build/hostile_replay.exe.
 # Installs Mono (mono-mcs, mono-runtime) from Debian's packages when it is missing.
 # Prints nothing on success.
 #
@@ -23,9 +25,9 @@ bash "$root/csharp/mono.sh"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 if [ -n "${ACKWIRE:-}" ]; then
-    generate=("$ACKWIRE" gen --lang cs --out "$here/gen" spec/protocol)
+    generate=("$ACKWIRE" gen --lang cs --testee --out "$here/gen" spec/protocol)
 else
-    generate=(cargo run -q -p ackwire -- gen --lang cs --out "$here/gen" spec/protocol)
+    generate=(cargo run -q -p ackwire -- gen --lang cs --testee --out "$here/gen" spec/protocol)
 fi
 # Anew each time, so that a runtime file removed from the generator does not linger.
 rm -rf "$here/gen"
@@ -43,7 +45,7 @@ shopt -s nullglob
 sessions=("$here"/gen/Runtime/Sessions/*.cs "$here"/gen/reference/*.cs "$here/Sessions.cs" "$here"/halves/*.cs)
 shopt -u nullglob
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
-    -doc:"$here/build/testee.xml" -out:"$here/build/testee.exe" "$here/testee.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
+    -doc:"$here/build/testee.xml" -out:"$here/build/testee.exe" "$here/testee.cs" "$here/gen/Protocol.cs" "$here/gen/Testee.cs" "$here"/gen/Runtime/*.cs \
     "${sessions[@]}" >"$log" 2>&1; then
     cat "$log" >&2
     exit 1

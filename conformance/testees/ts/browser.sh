@@ -31,6 +31,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 vectors="${ACKWIRE_FRAME_VECTORS:-$root/vectors/frames}"
+derived="${ACKWIRE_DERIVED_VECTORS:-$root/vectors/derived}"
 
 fail() {
   printf 'browser.sh: %s\n' "$*" >&2
@@ -47,26 +48,30 @@ rm -rf "$out"
 (cd "$here" && npx --no-install tsc -p browser) || fail "compiling browser/ to ES modules failed"
 cp "$here/browser/index.html" "$out/index.html"
 
-# The vectors as one module, each file's JSON text as it is (JSON is JavaScript: -0.0 stays -0);
-# and how many cases they hold, counted here, apart from the page.
-expected="$(node - "$vectors" "$out/vectors.js" <<'EOF'
+# The vectors as one module, each file's JSON text as it is (JSON is JavaScript: -0.0 stays -0):
+# the hand-kept ones, then the derived ones when their folder is there; and how many cases they
+# hold, counted here, apart from the page.
+expected="$(node - "$out/vectors.js" "$vectors" "$derived" <<'EOF'
 const fs = require("node:fs");
 const path = require("node:path");
-const [dir, target] = process.argv.slice(2);
-const names = fs.readdirSync(dir).filter((n) => n.endsWith(".json")).sort();
+const [target, dir, derived] = process.argv.slice(2);
+const files = (d) =>
+  fs.readdirSync(d).filter((n) => n.endsWith(".json")).sort().map((n) => path.join(d, n));
+const names = files(dir);
 if (names.length === 0) {
   throw new Error(`no frame vector files in ${dir}`);
 }
+if (fs.existsSync(derived)) names.push(...files(derived));
 let cases = 0;
 const texts = names.map((n) => {
-  const text = fs.readFileSync(path.join(dir, n), "utf8");
+  const text = fs.readFileSync(n, "utf8");
   cases += JSON.parse(text).cases.length;
-  return `// ${n}\n${text.trim()}`;
+  return `// ${path.relative(path.dirname(dir), n)}\n${text.trim()}`;
 });
-fs.writeFileSync(target, `// Written by browser.sh from ${dir}.\nexport default [\n${texts.join(",\n")}\n];\n`);
+fs.writeFileSync(target, `// Written by browser.sh from ${dir} and ${derived}.\nexport default [\n${texts.join(",\n")}\n];\n`);
 console.log(cases);
 EOF
-)" || fail "reading the frame vectors in $vectors failed"
+)" || fail "reading the frame vectors in $vectors and $derived failed"
 
 # The stream vectors as one module (each file's JSON, compacted), and how many halves they hold.
 streams="${ACKWIRE_STREAM_VECTORS:-$root/vectors/streams}"

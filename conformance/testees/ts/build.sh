@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the TypeScript testee: installs the pinned compiler (`npm ci`) when node_modules is
-# missing, generates the codec of the reference protocol into src/gen/ with `ackwire gen`
-# (protocol.ts and the runtime it imports, src/gen/runtime/), copies the reference protocol's
-# session schema (typescript/reference/) into src/gen/reference/, and compiles everything
-# into dist/. Prints nothing on success.
+# missing, generates the codec of the reference protocol and its testee into src/gen/ with
+# `ackwire gen --testee` (protocol.ts, the runtime it imports in src/gen/runtime/, and
+# testee.ts, which serves the frames; its own main.ts, script and package files are not used
+# here), copies the reference protocol's session schema (typescript/reference/) into
+# src/gen/reference/, and compiles everything into dist/. Prints nothing on success.
 #
 # Run from anywhere; then `node conformance/testees/ts/dist/testee.js` from the repository root.
 # `ackwire` is run with `cargo run`, or from $ACKWIRE when that names a built binary (as the
@@ -20,10 +21,10 @@ fi
 # A file of an older ackwire's output must not linger among the new ones.
 rm -rf "$here/src/gen"
 if [ -n "${ACKWIRE:-}" ]; then
-  (cd "$root" && "$ACKWIRE" gen --lang ts --out "$here/src/gen" spec/protocol >/dev/null)
+  (cd "$root" && "$ACKWIRE" gen --lang ts --testee --out "$here/src/gen" spec/protocol >/dev/null)
 else
   (cd "$root" && cargo run -q -p ackwire -- \
-    gen --lang ts --out "$here/src/gen" spec/protocol >/dev/null)
+    gen --lang ts --testee --out "$here/src/gen" spec/protocol >/dev/null)
 fi
 
 # The reference protocol's schema for the runtime's session machines, beside the codec it binds.

@@ -8,6 +8,11 @@
 // canvas shows the client's cubes (left) beside the truth of the tick shown (right), with the
 // bytes of the last frame and the render error (mean distance, shown against truth, metres).
 //
+// #result tells a person watching what the page is doing: connecting, then running with its
+// counts, then, once the server says `done`, the verdict the server sent just before it (the
+// server alone holds S_N's hashes). scripts/examples.sh reads it while the page runs and at the
+// end.
+//
 // Hostile bytes are the decoder's to refuse (a delivery of kind "undecodable"); a truth message
 // shorter than its count says is ignored.
 
@@ -67,24 +72,38 @@ export function start(doc: Document): void {
   let newest = 0;
   let errors = 0;
   let inputTick = 0;
-  const ws = new WebSocket(`ws://${location.host}/ws`);
+  let verdict: string | undefined;
+  let done = false;
+  const say = (what: string) => text(doc, "result", `cube-page: ${what}`);
+  const counts = () => `${frames} frames received, ${shown} shown and reported`;
+  const url = `ws://${location.host}/ws`;
+  say(`connecting to ${url}`);
+  const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
   ws.onopen = () => {
     ws.send("hello");
-    text(doc, "stats", "connected");
+    say("connected, waiting for the first frame");
   };
   ws.onclose = () => {
-    text(doc, "result", `cube-page: closed after ${frames} frames, ${shown} shown`);
+    if (!done) {
+      say(`the connection closed after ${counts()}, before the server's verdict`);
+    }
   };
   ws.onmessage = (m: MessageEvent) => {
     if (typeof m.data === "string") {
-      if (m.data === "done") {
+      if (m.data.startsWith("verdict: ")) {
+        verdict = m.data.slice("verdict: ".length);
+      } else if (m.data === "done") {
+        done = true;
         const mean = errors > 0 ? errorSum / errors : 0;
         const stats =
           `stats frames=${frames} shown=${shown} bytes=${totalBytes} ` +
           `bytes_per_frame=${frames > 0 ? Math.round(totalBytes / frames) : 0} ` +
           `mean_render_error_m=${mean.toFixed(4)} agent=${navigator.userAgent.includes("HeadlessChrome") ? "HeadlessChrome" : "browser"}`;
-        text(doc, "result", `cube-page: done ${stats}`);
+        say(
+          `done after ${counts()}; the server's verdict: ${verdict ?? "none came"}` +
+            ` (mean render error ${mean.toFixed(4)} m)`,
+        );
         ws.send(stats);
         ws.close();
       }
@@ -142,6 +161,7 @@ export function start(doc: Document): void {
       // A copy over a plain ArrayBuffer: what WebSocket.send takes.
       ws.send(new Uint8Array(t.bytes));
     }
+    say(`running: ${counts()}, showing tick ${half.shownTick() ?? "none yet"}`);
     text(
       doc,
       "stats",

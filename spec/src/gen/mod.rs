@@ -9,7 +9,9 @@
 pub mod cpp;
 pub mod cs;
 pub mod doc;
+pub mod fuzz;
 pub mod rust;
+pub mod testee;
 pub mod ts;
 pub mod wireshark;
 

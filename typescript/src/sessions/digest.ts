@@ -11,10 +11,9 @@
  *   its digest is `sum ^ mix64(count)`.
  *
  * The u64 arithmetic is done on pairs of u32 halves (`Math.imul`, and 16-bit partial products
- * for the high half of a product), with nothing allocated per key: in node a SetDigest insert
- * took 83-116 ns against 450-538 ns for the same sum in `bigint` (a million keys, a loaded
- * 2-core machine). The `bigint` interface ({@link mix64}, {@link SetDigest.digest}) converts
- * only at its edge. A key is a `number` (a SlotKey is at most 48 bits, well inside a double's
+ * for the high half of a product), with nothing allocated per key: in node an insert in
+ * `bigint` took several times as long. The `bigint` interface ({@link mix64},
+ * {@link SetDigest.digest}) converts only at its edge. A key is a `number` (a SlotKey is at most 48 bits, well inside a double's
  * 53) or a `bigint`.
  */
 

@@ -7,6 +7,7 @@
 
 import { type JsonValue, fromHex, toHex } from "./gen/protocol.js";
 import type { Transmit } from "./gen/runtime/sessions/half.js";
+import type { TesteeBody, TesteeSessions } from "./gen/runtime/testee.js";
 // ts-rest: the datagram, baseline and delta halves.
 import { BASELINE_HALVES } from "./halves/baseline.js";
 import { DATAGRAM_HALVES } from "./halves/datagram.js";
@@ -40,7 +41,7 @@ export const OPENERS: ReadonlyMap<string, Opener> = new Map<string, Opener>([
 export const SESSION_NAMES: readonly string[] = [...OPENERS.keys()];
 
 /** A reply body without its `id`. */
-export type Body = { ok: JsonValue } | { error: JsonValue } | { unimplemented: string };
+export type Body = TesteeBody;
 
 function bad(message: string): Body {
   return { error: { kind: "bad_request", message } };
@@ -113,3 +114,9 @@ export function sessionOp(op: string, request: { [key: string]: unknown }): Body
     return bad((e as Error).message);
   }
 }
+
+/** The halves as the generated testee takes them (src/gen/testee.ts's `serve`). */
+export const SESSIONS: TesteeSessions = {
+  names: SESSION_NAMES,
+  answer: sessionOp,
+};

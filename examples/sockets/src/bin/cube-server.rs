@@ -17,10 +17,11 @@
 //! tick's truth follows (see [`ackwire_example_sockets::cube::TRUTH`]). It reads back the
 //! client's kind 7 acks (binary) and its reports (`shown TICK HASH`, text), logs each tick as
 //! `tick N hash H bytes B` and each report as `client tick N hash H ok|MISMATCH`, and once the
-//! ticks are done and in-flight frames have landed (half a second), says `done` to the client,
-//! logs its closing `stats ...` line when one comes within two seconds, prints the verdict and
-//! exits: 0 when at least `--min-reports` reports came (default a
-//! quarter of the ticks) and every one equals S_N's hash of its tick, 1 otherwise. Every wait
+//! ticks are done and in-flight frames have landed (half a second), sends a page its verdict
+//! line (`verdict: PASS ...`, for whoever watches the page) and says `done` to the client, logs
+//! its closing `stats ...` line when one comes within two seconds, prints the verdict and
+//! exits: 0 when at least `--min-reports` reports came (default a quarter of the ticks) and
+//! every one equals S_N's hash of its tick, 1 otherwise. Every wait
 //! is bounded by `--timeout-s`.
 
 use ackwire_example_sockets::cube::CubeStream;
@@ -443,6 +444,12 @@ fn run(args: &Args) -> Result<bool, String> {
         }
         std::thread::sleep(Duration::from_millis(1));
     }
+    let min = args.min_reports.unwrap_or(u64::from(args.ticks / 4));
+    let (ok, verdict) = judge.verdict(min);
+    // The page shows the verdict to whoever watches it; a native client reads only frames.
+    if matches!(peer, Peer::Ws { .. }) {
+        peer.send_text(&verdict);
+    }
     peer.send_text("done");
     // The client's closing words (the page's frames, bytes and render error), for the log: at
     // most two seconds, until it closes.
@@ -473,8 +480,6 @@ fn run(args: &Args) -> Result<bool, String> {
         stats.duplicated,
         stats.reordered
     ));
-    let min = args.min_reports.unwrap_or(u64::from(args.ticks / 4));
-    let (ok, line) = judge.verdict(min);
-    say(&line);
+    say(&verdict);
     Ok(ok)
 }

@@ -1,0 +1,40 @@
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# Written after a build succeeded; removed before one starts, so a build cut short is done again.
+stamp="$here/.testee-built"
+
+# Whether the build is missing or a file of this folder is newer than it (hidden files and what
+# builds make, under node_modules, dist, build and target, aside).
+stale() {
+    [ ! -f "$stamp" ] || [ -n "$(find "$here" \( -name '.*' -o -name node_modules -o -name dist \
+        -o -name build -o -name target \) -prune -o -type f -newer "$stamp" -print -quit)" ]
+}
+
+# Runs `compile` (defined below) when the build is stale, one build at a time (flock, where it is
+# installed). Everything it prints goes to standard error: standard output is the protocol's. A
+# line every two seconds tells a runner waiting for `hello` that the testee is still starting.
+build_if_stale() {
+    stale || return 0
+    if command -v flock >/dev/null 2>&1; then
+        exec 9>"$here/.testee-lock"
+        flock 9
+    fi
+    if stale; then
+        echo "testee: building (a first run, or the sources changed)" >&2
+        rm -f "$stamp"
+        compile >&2 &
+        local pid=$! seconds=0
+        while kill -0 "$pid" 2>/dev/null; do
+            sleep 1
+            seconds=$((seconds + 1))
+            if [ $((seconds % 2)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
+                echo "testee: still building ($seconds s)" >&2
+            fi
+        done
+        wait "$pid"
+        touch "$stamp"
+    fi
+    # The testee itself must not hold the lock.
+    exec 9>&-
+}

@@ -1,0 +1,19 @@
+#
+# The testee of the Rust codec beside it (src/protocol.rs): conformance/PROTOCOL.md over standard
+# input and output, for `ackwire conform --testee PATH/testee`. Its first run builds the crate
+# with cargo (over the copy of ackwire-rt in ackwire-rt/, and serde from the registry) and keeps
+# the binary as build/testee; $CARGO_TARGET_DIR and cargo's configuration are honoured.
+
+@PRELUDE@
+
+compile() {
+    mkdir -p "$here/build"
+    cargo build --manifest-path "$here/Cargo.toml" --message-format=json-render-diagnostics \
+        >"$here/build/cargo.json"
+    local exe
+    exe="$(sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' "$here/build/cargo.json" | tail -n 1)"
+    cp "$exe" "$here/build/testee"
+}
+
+build_if_stale
+exec "$here/build/testee"
