@@ -555,7 +555,7 @@ public:
                 sent_.end());
         }
         Agreement agreement;
-        // DELTA-16: every digest is compared, the empty set's too, unless the check is switched off.
+        // DELTA-16: every digest is compared (the empty set's too) unless the check is off.
         if (acked_ && drift_check_ && acked_->seq == newest) {
             agreement = Agreement::compare(acked_->digest, reported);
         }
@@ -625,7 +625,7 @@ private:
         pending_ = Pending::rebuild;
     }
 
-    // DELTA-17: a new epoch drops the acknowledged state, the last state sent and the sent history.
+    // DELTA-17: a new epoch drops the acknowledged state, the last sent and the history.
     void new_epoch() {
         sent_.clear();
         acked_.reset();

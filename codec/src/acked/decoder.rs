@@ -937,7 +937,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
         }
         // ACK-35: each event is shown once, only when its serial is above the newest shown.
         for (i, event) in frame.events.iter().enumerate() {
-            // ACK-9: modulo 2^32, as the server numbers them (OrderedEncoder): `i` is below 256 (a u8
+            // ACK-9: modulo 2^32, as the server numbers them: `i` is below 256 (a u8
             // count on the wire), so the narrowing is exact and a first_serial near u32::MAX
             // wraps rather than panics.
             let serial = frame.first_serial.wrapping_add(i as u32);

@@ -833,7 +833,7 @@ namespace Ackwire.Runtime.Sessions
                 sent.RemoveAll(s => s.Seq <= seq);
             }
             AckedState a = ackedState;
-            // DELTA-16: every digest is compared, the empty set's too, unless the check is switched off.
+            // DELTA-16: every digest is compared (the empty set's too) unless the check is off.
             Agreement agreement = a != null && driftCheck && a.Seq == newest
                 ? Agreement.Compare(a.Digest, digest)
                 : Agreement.Unchecked;
@@ -893,7 +893,7 @@ namespace Ackwire.Runtime.Sessions
             pending = PendingKind.Rebuild;
         }
 
-        // DELTA-17: a new epoch drops the acknowledged state, the last state sent and the sent history.
+        // DELTA-17: a new epoch drops the acknowledged state, the last sent and the history.
         void NewEpoch()
         {
             sent = new List<SentState>();

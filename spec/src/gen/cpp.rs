@@ -79,7 +79,7 @@ pub const SESSION_HEADERS: &[(&str, &str)] = &[
         "ackwire_delta.hpp",
         include_str!("../../runtime/cpp/ackwire_delta.hpp"),
     ),
-    // Seed 000's pair (cpp-acked).
+    // The acked pair, docs/spec/acked.md (cpp-acked).
     (
         "ackwire_acked.hpp",
         include_str!("../../runtime/cpp/ackwire_acked.hpp"),

@@ -1883,7 +1883,8 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         "sessions/delta.ts",
         include_str!("../../runtime/ts/sessions/delta.ts"),
     ),
-    // Seed 000's acked pair, and the server primitives its server half feeds (ts-acked).
+    // The acked pair (docs/spec/acked.md), and the server primitives its server half feeds
+    // (ts-acked).
     (
         "sessions/acked.ts",
         include_str!("../../runtime/ts/sessions/acked.ts"),

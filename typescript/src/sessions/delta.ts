@@ -665,7 +665,7 @@ export class DeltaBaseline {
       this.sent = this.sent.filter((s) => s.seq > seq);
     }
     const a = this.ackedState;
-    // DELTA-16: every digest is compared, the empty set's too, unless the check is switched off.
+    // DELTA-16: every digest is compared (the empty set's too) unless the check is off.
     const agreement: Agreement =
       a !== undefined && this.driftCheck && a.seq === (newest & MASK64)
         ? compareDigests(a.digest, digest)
@@ -719,7 +719,7 @@ export class DeltaBaseline {
     this.pending = "rebuild";
   }
 
-  // DELTA-17: a new epoch drops the acknowledged state, the last state sent and the sent history.
+  // DELTA-17: a new epoch drops the acknowledged state, the last sent and the history.
   private newEpoch(): void {
     this.sent = [];
     this.ackedState = undefined;
