@@ -531,8 +531,8 @@ public:
         uint32_t first_seq, const Inputs& inputs, TickOf tick_of) {
         AckVerdict verdict;
         if (keyframe_request) {
-            // acked.wire, AckFlags::KEYFRAME_REQUEST: forget every acknowledgement, ignore those
-            // of frames sent before the request, send keyframes until one is acked.
+            // ACK-26 (AckFlags::KEYFRAME_REQUEST): forget every acknowledgement, ignore those of
+            // frames sent before the request, send keyframes until one is acked.
             counters_.keyframe_requests += 1;
             acked_.reset();
             if (!sent_.empty()) {
@@ -869,8 +869,8 @@ public:
         input_buffer_ = frame_.input_buffer;
         shown_ = frame_.tick;
         if (check == std::optional<bool>(false)) {
-            // A mismatch: every state held may be wrong. Hold nothing, acknowledge nothing and
-            // ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
+            // ACK-36: a mismatch: every state held may be wrong. Hold nothing, acknowledge nothing
+            // and ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
             keyframe_wanted_ = true;
             count_ = 0;
         } else {

@@ -24,7 +24,7 @@
 //
 // Two choices the specification makes, as the Rust codec makes them: the client acks a datagram
 // when it applies it (when its tick, or a later one, is whole), not while it only holds it; a tick
-// that sends a full frame sends no datagram.
+// that sends a full frame sends no datagram (DG-22, DG-12).
 
 #pragma once
 

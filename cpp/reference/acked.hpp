@@ -316,13 +316,13 @@ struct Reference {
         return nullptr;
     }
 
-    /// The record's canonical bytes (what the check hashes after the u16 eid): the generated
-    /// writer's 24 bytes (28 with an orientation: its 29 bits padded to 4 bytes, as the
-    /// generated Orientation writer lays them out), written at once: the check writes every
-    /// record of the world every CHECK_EVERY frames. A record no frame could have applied
-    /// (reserved flag bits, an ORIENTED bit that disagrees with the orientation, a quaternion
-    /// the rules refuse) goes to the generated writer, which refuses it where it is, as the
-    /// Rust codec's write_record does.
+    /// The record's canonical bytes (CHECK-3: what the check hashes after the u16 eid): the
+    /// generated writer's 24 bytes (28 with an orientation: its 29 bits padded to 4 bytes, as the
+    /// generated Orientation writer lays them out), written at once: the check writes every record
+    /// of the world every CHECK_EVERY frames. A record no frame could have applied (reserved flag
+    /// bits, an ORIENTED bit that disagrees with the orientation, a quaternion the rules refuse)
+    /// goes to the generated writer, which refuses it where it is, as the Rust codec's write_record
+    /// does.
     static void write_record(const Record& record, std::vector<uint8_t>& out) {
         const uint8_t flags = record.flags.bits;
         const bool orient_ok = !record.orient

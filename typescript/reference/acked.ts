@@ -78,8 +78,8 @@ import { type InputWindow, ScheduledInputs } from "../runtime/sessions/input_sch
 import { TierBoundary } from "../runtime/sessions/tier.js";
 
 /**
- * The box a quantized pose lies in: at most this many 1/512 m steps from the origin on every
- * axis (about 32 m). Any two points of the box are at most 32766 steps apart, so a PoseStep
+ * CHECK-5: the box a quantized pose lies in: at most this many 1/512 m steps from the origin on
+ * every axis (about 32 m). Any two points of the box are at most 32766 steps apart, so a PoseStep
  * (i16 steps) reaches a quantized pose from any base pose in the box, and from the origin.
  */
 export const POSE_REACH = 16383;
@@ -206,10 +206,10 @@ export const Reference: ReferenceSchema = {
       // it too (its condition is `flags.ORIENTED`).
       throw new EncodeError("invalid_condition", "orient");
     }
-    // Once an entity has an orientation it keeps it for its life: a change can send a new one
-    // but cannot take one away (no group says "none"), so a record that drops the base's
-    // orientation is refused rather than sent as a change the client would apply keeping the
-    // old one (its check would then differ from the server's).
+    // ACK-22: once an entity has an orientation it keeps it for its life: a change can send a new
+    // one but cannot take one away (no group says "none"), so a record that drops the base's
+    // orientation is refused rather than sent as a change the client would apply keeping the old
+    // one (its check would then differ from the server's).
     if (base !== undefined && base.orient !== undefined && next.orient === undefined) {
       throw new EncodeError("invalid_condition", "orient");
     }

@@ -124,9 +124,9 @@ function packChange(c: Change): PackedChange {
 }
 
 /**
- * Kind 12's change as kind 6's; a code with no kind 6 value is `over_width` at `at` (the packed
- * body's first byte), with the field's path. The checks run in the Rust codec's order (the id,
- * the age, then the step's yaw and its axes), so that a change with two such codes names the
+ * Kind 12's change as kind 6's (ACK-15); a code with no kind 6 value is `over_width` at `at` (the
+ * packed body's first byte), with the field's path. The checks run in the Rust codec's order (the
+ * id, the age, then the step's yaw and its axes), so that a change with two such codes names the
  * same one.
  */
 function unpackChange(c: PackedChange, at: number): Change {

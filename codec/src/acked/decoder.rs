@@ -962,8 +962,8 @@ impl<S: AckedSchema> AckedDecoder<S> {
         self.input_buffer = frame.input_buffer;
         self.shown = Some(frame.tick);
         if check == Some(false) {
-            // A mismatch: every state held may be wrong. Hold nothing, acknowledge nothing and
-            // ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
+            // ACK-36: a mismatch: every state held may be wrong. Hold nothing, acknowledge nothing
+            // and ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
             self.keyframe_wanted = true;
             self.spare.extend(self.held.drain(..));
             self.ticks.clear();

@@ -300,8 +300,8 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         inputs: impl IntoIterator<Item = (u32, Q::Input)>,
     ) -> AckVerdict {
         let verdict = if keyframe_request {
-            // acked.wire, AckFlags::KEYFRAME_REQUEST: forget every acknowledgement, ignore
-            // those of frames sent before the request, send keyframes until one is acked.
+            // ACK-26 (AckFlags::KEYFRAME_REQUEST): forget every acknowledgement, ignore those of
+            // frames sent before the request, send keyframes until one is acked.
             self.counters.keyframe_requests += 1;
             self.acked = None;
             self.floor = self.sent.back().map(|k| k.tick).or(self.floor);

@@ -88,7 +88,7 @@ impl SnapshotClient {
         self.last = Some(first_sequence.wrapping_sub(1));
     }
 
-    /// Applies one snapshot.
+    /// Applies one snapshot (NB-16, NB-17).
     pub fn receive(&mut self, snapshot: &Snapshot) -> SnapshotSummary {
         let mut s = SnapshotSummary::default();
         if self

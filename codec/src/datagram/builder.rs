@@ -219,8 +219,8 @@ pub fn split_tick(
         .collect())
 }
 
-/// The header of part `part` (from 0) of the tick whose first datagram is `first`: numbered
-/// on from it, checked, since a caller may start anywhere up to u64::MAX.
+/// The header of part `part` (from 0) of the tick whose first datagram is `first`: numbered on from
+/// it, checked, since a caller may start anywhere up to u64::MAX (DG-13, GEN-6).
 fn numbered(first: DatagramHeader, part: usize) -> Result<DatagramHeader, BuildError> {
     let frame = u64::try_from(part)
         .ok()

@@ -20,10 +20,10 @@
 //! Nothing here reads a clock or opens a socket: ticks are arguments, frames are values.
 //!
 //! Two choices the specification makes, made here:
-//! - the client acks a datagram when it applies it (when its tick, or a later one, is whole),
-//!   not while it only holds it, so a datagram given up for room is never acknowledged and what
-//!   it said is sent again;
-//! - a tick that sends a full frame sends no datagram: the full frame is its whole state.
+//! - the client acks a datagram when it applies it (DG-22: when its tick, or a later one, is
+//!   whole), not while it only holds it, so a datagram given up for room is never acknowledged and
+//!   what it said is sent again;
+//! - a tick that sends a full frame sends no datagram: the full frame is its whole state (DG-12).
 
 mod builder;
 pub mod harness;

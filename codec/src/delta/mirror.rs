@@ -149,8 +149,9 @@ impl<E> DeltaMirror<E> {
         self.limits
     }
 
-    /// Opens packet `seq`: records its arrival and says whether to apply it (`false` when it is
-    /// not newer than the newest applied). A full baseline that is applied clears the mirror.
+    /// Opens packet `seq`: records its arrival and says whether to apply it (`false` when it is not
+    /// newer than the newest applied: DELTA-20). A full baseline that is applied clears the mirror
+    /// (DELTA-21).
     pub fn begin(&mut self, seq: u64, full_baseline: bool) -> bool {
         self.acks.observe(seq);
         if self.is_stale(seq) {
@@ -171,7 +172,7 @@ impl<E> DeltaMirror<E> {
         self.applied_seq.is_some_and(|a| seq <= a)
     }
 
-    /// Files `entity` under `key`, replacing whatever occupies its slot; a new slot when
+    /// Files `entity` under `key`, replacing whatever occupies its slot (DELTA-22); a new slot when
     /// [`MirrorLimits::max_keys`] are held is refused.
     pub fn insert(&mut self, key: SlotKey, entity: E) -> Result<(), LimitError> {
         let key = self.normalise(key);
@@ -230,8 +231,8 @@ impl<E> DeltaMirror<E> {
         would_hold
     }
 
-    /// Removes the occupant `key` names; a key of another generation than the one held is a
-    /// stale reference, counted and refused.
+    /// Removes the occupant `key` names; a key of another generation than the one held is a stale
+    /// reference, counted and refused (DELTA-22).
     pub fn remove(&mut self, key: SlotKey) -> Option<E> {
         let key = self.normalise(key);
         match self.held.get(&key.index) {

@@ -647,8 +647,8 @@ namespace Ackwire.Runtime.Sessions
             shownTick = frame.Tick;
             if (check == false)
             {
-                // A mismatch: every state held may be wrong. Hold nothing, acknowledge nothing
-                // and ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one
+                // ACK-36: a mismatch: every state held may be wrong. Hold nothing, acknowledge
+                // nothing and ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one
                 // applies.
                 wanted = true;
                 foreach (Held h in held)
@@ -1252,8 +1252,8 @@ namespace Ackwire.Runtime.Sessions
             uint t = ack.AckTick;
             if (ack.KeyframeRequest)
             {
-                // acked.wire, AckFlags::KEYFRAME_REQUEST: forget every acknowledgement, ignore
-                // those of frames sent before the request, send keyframes until one is acked.
+                // ACK-26 (AckFlags::KEYFRAME_REQUEST): forget every acknowledgement, ignore those
+                // of frames sent before the request, send keyframes until one is acked.
                 Counters.KeyframeRequests++;
                 baseTick = null;
                 if (sent.Count > 0)

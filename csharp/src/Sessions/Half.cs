@@ -1,5 +1,5 @@
-// The one sans-IO shape of every session half, as the Rust codec's `session::SessionHalf`: input
-// goes in with the time as an argument (HandleFrame for a peer's frame, HandleTick for a tick
+// The one sans-IO shape (GEN-4) of every session half, as the Rust codec's `session::SessionHalf`:
+// input goes in with the time as an argument (HandleFrame for a peer's frame, HandleTick for a tick
 // passing), output is returned (a report of what the frame did) or polled (PollTransmit, until
 // null). Nothing here opens a socket or reads a clock: a Unity MonoBehaviour's Update or a Godot
 // node's _Process owns both.
@@ -96,7 +96,7 @@ namespace Ackwire.Runtime.Sessions
         Transmit PollTransmit();
     }
 
-    /// <summary>The frames a half has yet to hand out, at most <see cref="MaxQueued"/> unreliable ones.</summary>
+    /// <summary>The frames a half has yet to hand out, at most <see cref="MaxQueued"/> unreliable ones (GEN-8).</summary>
     public sealed class Outbox
     {
         /// <summary>

@@ -580,8 +580,8 @@ export class AckedDecoder<R, C, E, I> {
     this.buffer = frame.inputBuffer;
     this.shownTick = frame.tick;
     if (check === false) {
-      // A mismatch: every state held may be wrong. Hold nothing, acknowledge nothing and ask
-      // for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
+      // ACK-36, ACK-13: a mismatch: every state held may be wrong. Hold nothing, acknowledge
+      // nothing and ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
       this.wanted = true;
       for (const h of this.held) {
         this.spare.push(h);
@@ -1004,6 +1004,7 @@ export class AckedEncoder<R, C, E, I> {
   encode(tick: number, state: ServerState<R>, events: readonly E[]): Outgoing<C, E> {
     const schema = this.schema;
     const lastSent = this.sent[this.sent.length - 1];
+    // ACK-28.
     if (lastSent !== undefined && tick <= lastSent.tick) {
       throw new EncodeError("invalid_condition", "tick");
     }
@@ -1072,6 +1073,7 @@ export class AckedEncoder<R, C, E, I> {
   onAck(current: number, ack: AckContent<I>): AckVerdict {
     let verdict: AckVerdict;
     const t = ack.ackTick;
+    // ACK-26: forget every acknowledgement, ignore those of frames sent before, send keyframes.
     if (ack.keyframeRequest) {
       // acked.wire, AckFlags::KEYFRAME_REQUEST: forget every acknowledgement, ignore those of
       // frames sent before the request, send keyframes until one is acked.
@@ -1109,6 +1111,7 @@ export class AckedEncoder<R, C, E, I> {
       if (seq > 0xffffffff) {
         break;
       }
+      // ACK-25: each input taken once, by sequence number; at most MAX_BUFFERED_INPUTS held.
       if (seq <= this.seq) {
         this.counters.inputsRepeated += 1;
         continue;

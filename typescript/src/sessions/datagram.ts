@@ -15,8 +15,8 @@
  * - {@link DatagramServer} and {@link DatagramClient}: the session halves.
  *
  * Choices the specification makes, made as the Rust machines make them: the client acks a datagram
- * when it applies it (when its tick, or a later one, is whole), not while it only holds it; a tick
- * that sends a full frame sends no datagram.
+ * when it applies it (when its tick, or a later one, is whole), not while it only holds it (DG-22);
+ * a tick that sends a full frame sends no datagram (DG-12).
  *
  * Every integer of the wire (ids, ticks, frame numbers, positions) is a u64 or i64 `bigint`.
  * Sans-IO: ticks are arguments, frames are values.
@@ -312,8 +312,8 @@ function numbered(first: DatagramHeader, part: number): DatagramHeader {
 
 /**
  * Splits one tick's updates (ids ascending) into datagrams of at most `limit` bytes, numbered from
- * the header's frame on, each naming the count; an update too large alone goes alone. DG-11: a tick
- * without a full frame sends one datagram or more.
+ * the header's frame on, each naming the count; an update too large alone goes alone (DG-13).
+ * DG-11: a tick without a full frame sends one datagram or more.
  */
 export function splitTick(
   schema: DatagramSchema,
