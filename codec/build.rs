@@ -8,6 +8,7 @@ fn main() {
     if let Err(e) = ackwire_spec::Builder::new()
         .sources(ackwire_spec::reference_sources())
         .arbitrary(true)
+        .acked_machines("crate::acked")
         .compile("protocol.rs")
     {
         // The diagnostics are rustc-style already; cargo shows them under the build failure.

@@ -247,7 +247,9 @@ impl<S: AckedSchema> AckedBench<S> {
     }
 }
 
-impl<S: AckedSchema<Record = EntityState, Event = Event>> Replicator for AckedBench<S> {
+impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input>> Replicator
+    for AckedBench<S>
+{
     fn mirror(&mut self, bodies: &[Body], changed: &[usize]) -> Result<(), Failure> {
         for &i in changed {
             let b = &bodies[i];
@@ -299,10 +301,10 @@ impl<S: AckedSchema<Record = EntityState, Event = Event>> Replicator for AckedBe
     fn acks(&mut self, out: &mut Vec<Packet>) -> Result<(), Failure> {
         let ack = self
             .writer
-            .frame(self.decoder.ack_tick(), self.decoder.keyframe_wanted());
-        out.push(Packet::unreliable(
-            ack.to_bytes().map_err(|e| fail("kind 7 encode", e))?,
-        ));
+            .content(self.decoder.ack_tick(), self.decoder.keyframe_wanted());
+        let mut bytes = Vec::new();
+        S::encode_ack(&ack, &mut bytes).map_err(|e| fail("kind 7 encode", e))?;
+        out.push(Packet::unreliable(bytes));
         Ok(())
     }
 

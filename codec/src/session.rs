@@ -239,7 +239,7 @@ impl<Q, S: AckedSchema> AckedServer<Q, S> {
 
 impl<Q: InputSink<Input = Input>, S> SessionHalf for AckedServer<Q, S>
 where
-    S: AckedSchema<Record = EntityState, Event = Event> + 'static,
+    S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'static,
 {
     type Tick<'a> = AckedTick<'a>;
     type Report<'a>
@@ -253,7 +253,7 @@ where
         frame: &str,
         bytes: &[u8],
     ) -> Result<AckedAckReport, SessionError> {
-        expect(frame, "ack")?;
+        expect(frame, S::ACK_NAME)?;
         let verdict = self.encoder.receive(now.tick, bytes)?;
         Ok(AckedAckReport {
             verdict,
@@ -313,7 +313,7 @@ impl<S: AckedSchema> AckedClient<S> {
     }
 }
 
-impl<S: AckedSchema<Event = Event> + 'static> SessionHalf for AckedClient<S> {
+impl<S: AckedSchema<Event = Event, Input = Input> + 'static> SessionHalf for AckedClient<S> {
     type Tick<'a> = Input;
     type Report<'a> = Delivery<'a, Event>;
 
@@ -334,8 +334,15 @@ impl<S: AckedSchema<Event = Event> + 'static> SessionHalf for AckedClient<S> {
         self.writer.push(input);
         let ack = self
             .writer
-            .frame(self.decoder.ack_tick(), self.decoder.keyframe_wanted());
-        self.out.push("ack", &ack, false)
+            .content(self.decoder.ack_tick(), self.decoder.keyframe_wanted());
+        let mut bytes = Vec::new();
+        S::encode_ack(&ack, &mut bytes)?;
+        self.out.0.push_back(Transmit {
+            frame: S::ACK_NAME,
+            bytes,
+            reliable: false,
+        });
+        Ok(())
     }
 
     fn poll_transmit(&mut self) -> Option<Transmit> {

@@ -298,5 +298,94 @@ fn crafted_counts_the_bytes_can_just_hold() {
     plan.push(0);
     check("delta_plan", "100000 entered keys", plan);
 
-    limit.assert_within(10);
+    // acked_packed (kind 12): the header of kind 6 without changed_count, then the body: a
+    // u16 count of 65535 and changes of 9 bits each, the least a change can be (an id gap of
+    // 1 in `bucket(2, 3, 4, 5, 16)`'s first bucket, 3 bits, the first change's gap 0; an empty
+    // 6-bit mask), padded, then an event count of 0: 73,747 bytes.
+    check(
+        "acked_packed",
+        "65535 empty changes",
+        packed_changes(u16::MAX),
+    );
+    check("acked_packed", "1000 empty changes", packed_changes(1000));
+
+    limit.assert_within(12);
+}
+
+/// A kind 12 frame of `n` changes of the least size (see above).
+fn packed_changes(n: u16) -> Vec<u8> {
+    let mut bytes = vec![12];
+    bytes.extend([0; 14]);
+    bytes.extend(0u16.to_le_bytes());
+    // The body's bits, least significant first.
+    let mut bits: Vec<bool> = Vec::new();
+    bits.extend((0..16).map(|i| (n >> i) & 1 == 1));
+    for i in 0..n {
+        // The id's gap: bucket 0 (a 0 bit), then its value in 2 bits (0 first, then 1).
+        bits.extend([false, i > 0, false]);
+        bits.extend([false; 6]);
+    }
+    let mut body = vec![0u8; bits.len().div_ceil(8)];
+    for (i, b) in bits.iter().enumerate() {
+        body[i / 8] |= u8::from(*b) << (i % 8);
+    }
+    bytes.extend(body);
+    bytes.push(0);
+    bytes
+}
+
+/// DESIGN.md section 3 for the session decoders too: what the client's `AckedDecoder` reads a
+/// frame into (each schema's `decode_staged`, the changes staged as they are read) is held to
+/// the same limit, cold, on the crafted frames of every profile and the golden vectors.
+#[test]
+fn the_acked_decoders_read_within_the_limit() {
+    use ackwire_codec::acked::{AckedFrame, AckedSchema, PackedReference, Reference};
+    fn peak<S: AckedSchema>(bytes: &[u8]) -> u64 {
+        ackwire_testkit::measure(|| {
+            let mut out = AckedFrame::empty();
+            S::decode_staged(bytes, &mut out).is_ok()
+        })
+        .peak_bytes
+    }
+    let mut checked = 0;
+    let mut over = Vec::new();
+    let mut check = |what: String, bytes: &[u8], peak: u64| {
+        let limit = DECODE_ALLOC_PER_BYTE as u64 * bytes.len() as u64 + DECODE_ALLOC_SLACK as u64;
+        checked += 1;
+        if peak > limit {
+            over.push(format!(
+                "{what}: {peak} bytes for {} ({:.1} times)",
+                bytes.len(),
+                peak as f64 / bytes.len().max(1) as f64
+            ));
+        }
+    };
+    let mut acked = vec![6];
+    acked.extend([0; 14]);
+    acked.extend(0u16.to_le_bytes());
+    acked.extend(u16::MAX.to_le_bytes());
+    acked.resize(acked.len() + 4 * usize::from(u16::MAX) + 1, 0);
+    check(
+        "kind 6, 65535 empty changes".into(),
+        &acked,
+        peak::<Reference>(&acked),
+    );
+    for n in [u16::MAX, 1000, 1] {
+        let bytes = packed_changes(n);
+        check(
+            format!("kind 12, {n} empty changes"),
+            &bytes,
+            peak::<PackedReference>(&bytes),
+        );
+    }
+    for case in golden() {
+        let bytes = &case.bytes;
+        match case.frame.as_str() {
+            "acked" => check(case.name.clone(), bytes, peak::<Reference>(bytes)),
+            "acked_packed" => check(case.name.clone(), bytes, peak::<PackedReference>(bytes)),
+            _ => {}
+        }
+    }
+    assert!(checked > 20, "{checked}");
+    assert!(over.is_empty(), "{}", over.join("\n"));
 }

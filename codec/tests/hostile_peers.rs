@@ -16,6 +16,7 @@ fn limits(max_component_bytes: usize) -> ReplicaLimits {
         max_entities: ENTITIES as usize,
         max_held: 8,
         max_component_bytes,
+        ..ReplicaLimits::default()
     }
 }
 
@@ -146,4 +147,109 @@ fn the_default_byte_bound_holds_under_a_flood() {
         "the flood grew the table by {grown} bytes, over the default bound of {bound}"
     );
     assert!(flooded.value.component_bytes() <= bound);
+}
+
+/// A datagram of `tick`, one of a million parts (so its tick is never whole), filled with
+/// `updates` of the smallest kind: an id one above the last, a spawn tag, an empty mask (four
+/// bytes on the wire each).
+fn never_whole(tick: u64, updates: u64) -> Datagram {
+    Datagram {
+        frame: tick,
+        tick,
+        input_ack: 0,
+        stream_tick: 0,
+        precision: 1.0,
+        parts: 1 << 20,
+        updates: (0..updates)
+            .map(|id| Update {
+                id,
+                spawn_tag: 1,
+                mask: UpdateMask::empty(),
+                x: None,
+                y: None,
+                z: None,
+                components: None,
+            })
+            .collect(),
+    }
+}
+
+/// Issue 38: `max_held` counts datagrams, so 256 datagrams of 64 KiB whose ticks never become
+/// whole held 353 MB (22 heap bytes per wire byte). With `max_held_bytes` the table holds no
+/// more heap than the bound, however large the datagrams, and gives up the oldest ticks past
+/// it; every datagram given up is counted.
+#[test]
+fn held_datagrams_stay_within_their_byte_bound() {
+    use ackwire_codec::rt::Frame;
+    assert!(is_counting(), "the counting allocator is not installed");
+    let limits = ReplicaLimits::default();
+    // 16,384 four-byte updates: a datagram of 64 KiB.
+    let wire = never_whole(1, 16_384).to_bytes().unwrap().len();
+    assert!((65_536..65_600).contains(&wire), "{wire} bytes");
+    let one = measure(|| {
+        let mut table = ReplicaTable::with_limits(limits);
+        table.receive(never_whole(1, 16_384));
+        table
+    });
+    let cost = ReplicaLimits::held_cost(&never_whole(1, 16_384));
+    assert_eq!(one.value.held_bytes(), cost);
+    assert!(
+        one.retained_bytes <= cost as i64,
+        "one datagram held {} heap bytes, counted at {cost}",
+        one.retained_bytes
+    );
+    let flood = measure(|| {
+        let mut table = ReplicaTable::with_limits(limits);
+        let mut given_up = 0;
+        for tick in 1..=256 {
+            given_up += table.receive(never_whole(tick, 16_384)).given_up;
+            assert!(table.held_bytes() <= limits.max_held_bytes, "tick {tick}");
+        }
+        (table, given_up)
+    });
+    let (table, given_up) = &flood.value;
+    let fit = limits.max_held_bytes / cost;
+    assert_eq!(table.held(), fit, "the newest ticks that fit are held");
+    assert_eq!(*given_up as usize, 256 - fit);
+    // The table's own nodes beyond the datagrams: a B-tree node of held ticks.
+    let slack = 4096;
+    assert!(
+        flood.retained_bytes <= (limits.max_held_bytes + slack) as i64,
+        "{} heap bytes held under a bound of {}",
+        flood.retained_bytes,
+        limits.max_held_bytes
+    );
+    eprintln!(
+        "a {wire}-byte datagram held: {} heap bytes ({:.1} per wire byte), counted at {cost}; \
+         256 of them: {} held, {} heap bytes",
+        one.retained_bytes,
+        one.retained_bytes as f64 / wire as f64,
+        table.held(),
+        flood.retained_bytes,
+    );
+}
+
+/// Past `max_held_bytes` the oldest ticks go first, the newest stays, and a tick whose
+/// datagrams all arrive is applied before anything is given up.
+#[test]
+fn the_byte_bound_gives_up_the_oldest_ticks_first() {
+    let cost = ReplicaLimits::held_cost(&never_whole(1, 10));
+    let mut table = ReplicaTable::with_limits(ReplicaLimits {
+        max_held_bytes: 3 * cost,
+        ..ReplicaLimits::default()
+    });
+    for tick in 1..=3 {
+        assert_eq!(table.receive(never_whole(tick, 10)).given_up, 0);
+    }
+    let s = table.receive(never_whole(4, 10));
+    assert_eq!((s.given_up, table.held()), (1, 3));
+    assert_eq!(table.held_bytes(), 3 * cost);
+    // A datagram past the bound by itself is given up with everything older.
+    let s = table.receive(never_whole(5, 40));
+    assert_eq!((s.given_up, table.held(), table.held_bytes()), (4, 0, 0));
+    // A one-part tick whose stream frame is in applies at once, whatever its size.
+    let mut whole = never_whole(6, 40);
+    whole.parts = 1;
+    let s = table.receive(whole);
+    assert_eq!((s.released, s.given_up, table.held()), (1, 0, 0));
 }

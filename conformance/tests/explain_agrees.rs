@@ -264,12 +264,12 @@ fn valid_frames() -> Vec<(&'static str, Vec<u8>)> {
                             .with(PackedMask::POSE_AGE),
                         age: Some(13),
                         pose_full: None,
-                        pose_step: Some(PackedPoseStep {
+                        pose_step: Some(Box::new(PackedPoseStep {
                             dx: 12,
                             dy: -300,
                             dz: 0,
                             yaw: 0,
-                        }),
+                        })),
                         health: None,
                         vehicle: None,
                         orient: Some(Orientation {
@@ -287,12 +287,12 @@ fn valid_frames() -> Vec<(&'static str, Vec<u8>)> {
                             .with(PackedMask::HEALTH)
                             .with(PackedMask::VEHICLE),
                         age: None,
-                        pose_full: Some(PackedPoseFull {
+                        pose_full: Some(Box::new(PackedPoseFull {
                             x: 1.5,
                             y: -2.0,
                             z: 0.25,
                             yaw: 90.0,
-                        }),
+                        })),
                         pose_step: None,
                         health: Some(PackedHealth { hp: 3, armor: 4 }),
                         vehicle: Some(PackedVehicle {
@@ -308,12 +308,12 @@ fn valid_frames() -> Vec<(&'static str, Vec<u8>)> {
                             .with(PackedMask::ORIENT),
                         age: None,
                         pose_full: None,
-                        pose_step: Some(PackedPoseStep {
+                        pose_step: Some(Box::new(PackedPoseStep {
                             dx: -32768,
                             dy: 900,
                             dz: 1,
                             yaw: 255,
-                        }),
+                        })),
                         health: None,
                         vehicle: None,
                         orient: Some(Orientation {

@@ -262,6 +262,7 @@ public:
         const uint64_t execute_on =
             executed_through_ ? std::max(named_or_next, *executed_through_) : named_or_next;
         queue_[execute_on].push_back(std::move(input));
+        pending_ += 1;
         accepted_ += 1;
         if (late) {
             late_ += 1;
@@ -277,6 +278,7 @@ public:
         bool any = false;
         while (!queue_.empty() && queue_.begin()->first <= current) {
             auto& inputs = queue_.begin()->second;
+            pending_ -= inputs.size();
             if (!inputs.empty()) {
                 newest = std::move(inputs.back());
             }
@@ -289,14 +291,9 @@ public:
         return newest;
     }
 
-    /// How many inputs are buffered.
-    size_t pending() const {
-        size_t n = 0;
-        for (const auto& tick : queue_) {
-            n += tick.second.size();
-        }
-        return n;
-    }
+    /// How many inputs are buffered; constant time (a running count), since the encoder asks
+    /// for every input a client sends.
+    size_t pending() const { return pending_; }
 
     /// Inputs buffered, scheduled plus late.
     uint64_t accepted() const { return accepted_; }
@@ -307,6 +304,7 @@ public:
 
 private:
     std::map<uint64_t, std::vector<I>> queue_;
+    size_t pending_ = 0;
     std::optional<uint64_t> executed_through_;
     uint64_t accepted_ = 0;
     uint64_t late_ = 0;

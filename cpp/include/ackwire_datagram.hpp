@@ -310,6 +310,14 @@ struct ReplicaLimits {
     /// COMPONENT_OVERHEAD (16 MiB). Past it a spawn (or a full frame's entity) is refused, and
     /// an update is skipped whole and its datagram not acked.
     size_t max_component_bytes = size_t{16} << 20;
+    /// What a held datagram costs in max_held_bytes beyond its updates.
+    static constexpr size_t HELD_DATAGRAM_OVERHEAD = 256;
+    /// What each update of a held datagram costs in max_held_bytes beyond its components.
+    static constexpr size_t HELD_UPDATE_OVERHEAD = 96;
+    /// Bytes of datagrams held for ticks not yet whole (8 MiB), each datagram counted at
+    /// HELD_DATAGRAM_OVERHEAD, plus HELD_UPDATE_OVERHEAD an update, plus each component's length
+    /// and COMPONENT_OVERHEAD; past it, as past max_held, the oldest tick held is given up.
+    size_t max_held_bytes = size_t{8} << 20;
 };
 
 /// One entity as the client holds it.
@@ -367,6 +375,8 @@ public:
     uint64_t input_ack() const { return input_ack_; }
     /// Datagrams held for ticks that are not whole yet.
     size_t held() const { return held_count_; }
+    /// What the held datagrams cost, as max_held_bytes counts them.
+    size_t held_bytes() const { return held_bytes_; }
     /// The component bytes held, as max_component_bytes counts them.
     size_t component_bytes() const { return component_bytes_; }
 
@@ -456,16 +466,21 @@ public:
         h.stream_tick = std::max(h.stream_tick, datagram.stream_tick);
         if (h.datagrams.find(datagram.frame) == h.datagrams.end()) {
             const uint64_t frame = datagram.frame;
+            const size_t bytes = held_cost(datagram);
             h.datagrams.emplace(frame, std::move(datagram));
+            h.bytes = detail::sat_add(h.bytes, bytes);
+            held_bytes_ = detail::sat_add(held_bytes_, bytes);
             held_count_ += 1;
         }
         s.held = true;
         release(s);
-        // ReplicaLimits::max_held: memory stays bounded whatever the server sends; give up the
-        // oldest ticks held.
-        while (held_count_ > limits_.max_held && !held_.empty()) {
+        // ReplicaLimits::max_held and max_held_bytes: memory stays bounded whatever the server
+        // sends; give up the oldest ticks held.
+        while ((held_count_ > limits_.max_held || held_bytes_ > limits_.max_held_bytes) &&
+               !held_.empty()) {
             auto oldest = held_.begin();
             held_count_ -= oldest->second.datagrams.size();
+            held_bytes_ -= oldest->second.bytes;
             detail::count(s.given_up, oldest->second.datagrams.size());
             held_.erase(oldest);
         }
@@ -508,7 +523,26 @@ private:
         uint32_t parts = 0;
         uint64_t stream_tick = 0;
         std::map<uint64_t, typename S::Datagram> datagrams;
+        /// What `datagrams` cost, as max_held_bytes counts them.
+        size_t bytes = 0;
     };
+
+    // What a held datagram costs in max_held_bytes (ReplicaLimits::max_held_bytes); saturating,
+    // since the counts and lengths are the wire's.
+    static size_t held_cost(const typename S::Datagram& d) {
+        size_t sum = ReplicaLimits::HELD_DATAGRAM_OVERHEAD;
+        for (const auto& u : d.updates) {
+            sum = detail::sat_add(sum, ReplicaLimits::HELD_UPDATE_OVERHEAD);
+            if (!u.components) {
+                continue;
+            }
+            for (const auto& c : *u.components) {
+                const size_t length = c.data ? c.data->size() : 0;
+                sum = detail::sat_add(sum, detail::sat_add(length, ReplicaLimits::COMPONENT_OVERHEAD));
+            }
+        }
+        return sum;
+    }
 
     using Components = std::map<uint8_t, std::vector<uint8_t>>;
 
@@ -618,6 +652,7 @@ private:
         std::optional<uint64_t> newest_ack;
         for (auto& [tick, h] : ready) {
             held_count_ -= h.datagrams.size();
+            held_bytes_ -= h.bytes;
             for (auto& [frame, d] : h.datagrams) {
                 (void)frame;
                 if (tick == whole_tick) {
@@ -710,6 +745,7 @@ private:
     std::optional<uint64_t> whole_tick_;
     std::map<uint64_t, HeldTick> held_;
     size_t held_count_ = 0;
+    size_t held_bytes_ = 0;
     std::vector<typename S::DatagramAck> acks_;
     size_t component_bytes_ = 0;
     ReplicaLimits limits_;

@@ -730,6 +730,24 @@ TEST(the_input_schedule_executes_on_the_named_tick_within_the_window) {
     CHECK(s.execute_due(106) == std::optional<char>('g'));
 }
 
+TEST(the_input_schedule_counts_what_it_holds_as_it_goes) {
+    // Issue 38: pending() is asked for every input a client sends, so it is a running count;
+    // under a window of every tick, 300 inputs at ticks of their own are 300 pending.
+    acked::InputSchedule<uint32_t> s;
+    const uint64_t all = 0xFFFFFFFFFFFFFFFFu;
+    const acked::InputWindow wide{all, all};
+    for (uint32_t i = 0; i < 300; ++i) {
+        CHECK(s.submit(1000 + i, i, 1000, wide) == acked::Submission::scheduled);
+    }
+    CHECK_EQ(s.pending(), size_t{300});
+    CHECK(s.execute_due(1149) == std::optional<uint32_t>(149));
+    CHECK_EQ(s.pending(), size_t{150});
+    CHECK(s.submit(1, 7, 1149, wide) == acked::Submission::late);
+    CHECK_EQ(s.pending(), size_t{151});
+    CHECK(s.execute_due(all) == std::optional<uint32_t>(299));
+    CHECK_EQ(s.pending(), size_t{0});
+}
+
 TEST(the_tier_boundary_has_hysteresis) {
     // SRV-8.
     const acked::TierBoundary tier(10.0f, 12.0f);

@@ -264,6 +264,33 @@ TEST(a_hostile_server_cannot_grow_the_held_datagrams_past_max_held) {
     CHECK_EQ(t.take_acks().size(), size_t{0});
 }
 
+TEST(held_datagrams_stay_within_max_held_bytes_with_the_rust_tables_figures) {
+    // Ten updates each carrying a 100-byte component cost 256 + 10 x (96 + 100 + 64) = 2,856;
+    // under 10,000, three ticks are held and each further one gives up the oldest.
+    dg::ReplicaLimits limits;
+    limits.max_held_bytes = 10000;
+    Table t(limits);
+    const auto heavy = [](uint64_t tick) {
+        std::vector<TestDatagram::Update> updates;
+        for (uint64_t id = 0; id < 10; ++id) {
+            auto u = moved(id, 1, 0);
+            u.mask.set(3);
+            u.components = std::vector<TestDatagram::Component>{{1, Bytes(100, 0)}};
+            updates.push_back(u);
+        }
+        // Two parts, and only one sent: never whole.
+        return datagram(tick, tick, 2, updates);
+    };
+    uint32_t given_up = 0;
+    for (uint64_t tick = 1; tick <= 20; ++tick) {
+        given_up += t.receive(heavy(tick)).given_up;
+        CHECK(t.held_bytes() <= size_t{10000});
+    }
+    CHECK_EQ(t.held(), size_t{3});
+    CHECK_EQ(t.held_bytes(), size_t{8568});
+    CHECK_EQ(given_up, uint32_t{17});
+}
+
 TEST(entities_and_component_bytes_past_the_limits_are_refused) {
     // DG-23.
     dg::ReplicaLimits limits;

@@ -41,6 +41,7 @@ static class RestTests
         new KeyValuePair<string, Action>("datagram_round_trip", DatagramRoundTrip),
         new KeyValuePair<string, Action>("replica_whole_ticks", ReplicaWholeTicks),
         new KeyValuePair<string, Action>("replica_limits", ReplicaLimitsHold),
+        new KeyValuePair<string, Action>("replica_held_bytes", ReplicaHeldBytesHold),
         new KeyValuePair<string, Action>("baseline_round_trip", BaselineRoundTrip),
         new KeyValuePair<string, Action>("baseline_client_rules", BaselineClientRules),
     };
@@ -436,7 +437,7 @@ static class RestTests
     /// DG-23.
     static void ReplicaLimitsHold()
     {
-        ReplicaTable table = new ReplicaTable(new ReplicaLimits { MaxEntities = 2, MaxHeld = 3, MaxComponentBytes = 200 });
+        ReplicaTable table = new ReplicaTable(new ReplicaLimits { MaxEntities = 2, MaxHeld = 3, MaxComponentBytes = 200, MaxHeldBytes = 8L << 20 });
         for (ulong id = 1; id <= 3; id++)
         {
             DatagramSummary r = table.ApplyStream(new StreamFrame { Kind = StreamKind.Spawn, Spawn = new SpawnFrame { Tick = 1, Id = id, Components = new ComponentChange[0] } });
@@ -472,6 +473,37 @@ static class RestTests
         Equal(1, s.SkippedOverBytes, "over the byte limit");
         Equal(0, table.TakeAcks().Count, "and not acked");
         Equal(164L, table.ComponentBytes, "nothing of it applied");
+    }
+
+    /// MaxHeldBytes, with the figures of the Rust table's test: ten updates each carrying a
+    /// 100-byte component cost 256 + 10 × (96 + 100 + 64) = 2,856; under 10,000, three ticks are
+    /// held and each further one gives up the oldest.
+    static void ReplicaHeldBytesHold()
+    {
+        ReplicaLimits limits = ReplicaLimits.Default;
+        limits.MaxHeldBytes = 10000;
+        ReplicaTable table = new ReplicaTable(limits);
+        Func<ulong, DatagramFrame> datagram = t =>
+        {
+            UpdateFrame[] updates = new UpdateFrame[10];
+            for (int i = 0; i < updates.Length; i++)
+            {
+                ComponentChange c = new ComponentChange { Type = 1, Data = new byte[100] };
+                updates[i] = new UpdateFrame { Id = (ulong)i, SpawnTag = 1, Mask = 8, Components = new[] { c } };
+            }
+            // Two parts, and only one sent: never whole.
+            return new DatagramFrame { Header = new DatagramHeader { Frame = t, Tick = t, Parts = 2 }, Updates = updates };
+        };
+        Equal(2856L, ReplicaLimits.HeldCost(datagram(1)), "the held cost");
+        int givenUp = 0;
+        for (ulong t = 1; t <= 20; t++)
+        {
+            givenUp += table.Receive(datagram(t)).GivenUp;
+            True(table.HeldBytes <= 10000, "within the bound at tick " + t);
+        }
+        Equal(3, table.HeldDatagrams, "three ticks held");
+        Equal(8568L, table.HeldBytes, "their cost");
+        Equal(17, givenUp, "the oldest given up");
     }
 
     // ---- Baseline.cs ----

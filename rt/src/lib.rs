@@ -587,8 +587,8 @@ pub const fn varint_len(v: u64) -> usize {
 /// starting at the least significant bit of each byte (WIRE-18).
 ///
 /// A field is read from the (at most nine) bytes it spans at once, not bit by bit, the mirror
-/// of [`BitWriter`].
-#[derive(Debug)]
+/// of [`BitWriter`]. A clone marks a place to read from again.
+#[derive(Debug, Clone)]
 pub struct BitReader<'a> {
     bytes: &'a [u8],
     pos: usize,

@@ -199,6 +199,54 @@ impl SmallestThree {
     }
 }
 
+impl SmallestThree {
+    /// The field's `2 + 3 bits` bits as `quat(bits)` lays them out, least significant first:
+    /// `largest`, then the three components (two's complement): what a decoder's slot keeps
+    /// of an orientation, and, padded to a byte, what a byte-aligned record holds of a packed
+    /// record of one quaternion.
+    #[inline(always)]
+    pub fn to_word(&self, bits: u8) -> u64 {
+        let b = u32::from(bits.clamp(MIN_BITS, MAX_BITS));
+        let mask = (1u64 << b) - 1;
+        let c = |i: usize| ((self.rest[i] as i64 as u64) & mask) << (2 + i as u32 * b);
+        u64::from(self.largest & 3) | c(0) | c(1) | c(2)
+    }
+
+    /// [`Self::to_word`] undone (bits above the field's are ignored; nothing is checked).
+    #[inline(always)]
+    pub fn from_word(word: u64, bits: u8) -> SmallestThree {
+        let b = u32::from(bits.clamp(MIN_BITS, MAX_BITS));
+        let component = |i: u32| {
+            let field = word >> (2 + i * b);
+            (((field << (64 - b)) as i64) >> (64 - b)) as i16
+        };
+        SmallestThree {
+            largest: (word & 3) as u8,
+            rest: [component(0), component(1), component(2)],
+        }
+    }
+
+    /// Whether `word` is a `quat(bits)` field the decoder accepts, every bit above its
+    /// `2 + 3 bits` zero: [`Self::check`] of [`Self::from_word`], without branches (a cube
+    /// frame's changes nearly all carry one).
+    #[inline(always)]
+    pub fn word_ok(word: u64, bits: u8) -> bool {
+        let b = u32::from(bits.clamp(MIN_BITS, MAX_BITS));
+        let r = max_component(bits);
+        // Each component sign-extended and squared; the raw -2^(B-1) squares past R^2, which
+        // rule 3's sum then refuses: `a + tie <= d` is `2a + b + c + tie <= 2 R^2`.
+        let sq = |i: u32| {
+            let c = ((word >> (2 + i * b)) << (64 - b)) as i64 >> (64 - b);
+            c * c
+        };
+        let (a, bb, c) = (sq(0), sq(1), sq(2));
+        let d = 2 * r * r - (a + bb + c);
+        let largest = word & 3;
+        let tie = |i: u64| i64::from(i < largest);
+        (word >> (2 + 3 * b) == 0) & (a + tie(0) <= d) & (bb + tie(1) <= d) & (c + tie(2) <= d)
+    }
+}
+
 impl BitReader<'_> {
     /// A `quat(bits)` field: `largest` as a u2, then three `i{bits}`, checked by the canonical
     /// rules in their order, a failure at the field's first bit.
@@ -251,6 +299,44 @@ impl BitWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `word_ok` is `check` of `from_word` with the bits above the field zero, and a word
+    /// goes back and forth: every pair of the first two components at every `largest` with the
+    /// third at the edges (9 bits, the reference's), then random words at every width.
+    #[test]
+    fn words_keep_the_rules() {
+        let rules = |v: u64, bits: u8| {
+            v >> (2 + 3 * u32::from(bits)) == 0
+                && SmallestThree::from_word(v, bits).check(bits).is_ok()
+        };
+        for largest in 0..4u64 {
+            for raw2 in [0x100u64, 0x101, 0x14b, 0x1ff, 0, 1, 0x64, 0xb4, 0xb5, 0xff] {
+                for raw01 in 0..1u64 << 18 {
+                    let v = largest | raw01 << 2 | raw2 << 20;
+                    assert_eq!(SmallestThree::word_ok(v, 9), rules(v, 9), "{v:#x}");
+                }
+            }
+        }
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for bits in MIN_BITS..=MAX_BITS {
+            for _ in 0..20_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let width = 2 + 3 * u32::from(bits);
+                for v in [x, x & ((1 << width) - 1)] {
+                    assert_eq!(
+                        SmallestThree::word_ok(v, bits),
+                        rules(v, bits),
+                        "{bits}: {v:#x}"
+                    );
+                    if rules(v, bits) {
+                        assert_eq!(SmallestThree::from_word(v, bits).to_word(bits), v);
+                    }
+                }
+            }
+        }
+    }
 
     fn decode(bytes: &[u8], bits: u8) -> Result<SmallestThree, DecodeError> {
         BitReader::new(bytes, 0).quat(bits)

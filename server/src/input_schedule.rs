@@ -75,6 +75,9 @@ impl Submission {
 pub struct InputSchedule<Input> {
     /// Buffered inputs by execution tick, each tick's in arrival order.
     queue: BTreeMap<u64, Vec<Input>>,
+    /// How many inputs `queue` holds: [`pending`](Self::pending) is asked for every input a
+    /// client sends (the acked encoder's bound), so it must not walk the ticks.
+    pending: usize,
     /// The newest tick on which an input of this seat was executed.
     executed_through: Option<u64>,
     accepted: u64,
@@ -96,6 +99,7 @@ impl<Input> InputSchedule<Input> {
     pub const fn new() -> Self {
         Self {
             queue: BTreeMap::new(),
+            pending: 0,
             executed_through: None,
             accepted: 0,
             late: 0,
@@ -141,6 +145,7 @@ impl<Input> InputSchedule<Input> {
             None => named_or_next,
         };
         self.queue.entry(execute_on).or_default().push(input);
+        self.pending = self.pending.saturating_add(1);
         self.accepted = self.accepted.saturating_add(1);
         if late {
             self.late = self.late.saturating_add(1);
@@ -158,6 +163,9 @@ impl<Input> InputSchedule<Input> {
             None => BTreeMap::new(),
         };
         let due = std::mem::replace(&mut self.queue, later);
+        // Only the due ticks are counted: what stays is not walked.
+        let taken: usize = due.values().map(Vec::len).sum();
+        self.pending = self.pending.saturating_sub(taken);
         if !due.is_empty() {
             self.executed_through = Some(self.executed_through.map_or(current, |t| t.max(current)));
         }
@@ -192,12 +200,13 @@ impl<Input> InputSchedule<Input> {
     /// simulation, which did not go back.
     pub fn clear(&mut self) {
         self.queue.clear();
+        self.pending = 0;
     }
 
-    /// How many inputs are buffered.
+    /// How many inputs are buffered; constant time (a running count).
     #[must_use]
     pub fn pending(&self) -> usize {
-        self.queue.values().map(Vec::len).sum()
+        self.pending
     }
 
     /// The earliest tick an input is buffered to execute on, if any.
@@ -436,6 +445,39 @@ mod tests {
             schedule.submit(95, (), 100, InputWindow::new(5, 0)),
             Submission::Late
         );
+    }
+
+    /// Issue 38: `pending` is asked for every input a client sends, so it is a running count,
+    /// never a walk of the ticks; whatever the inputs and steps, it is what the schedule holds.
+    #[test]
+    fn pending_is_a_running_count_of_what_is_buffered() {
+        let wide = InputWindow::new(u64::MAX, u64::MAX);
+        let mut schedule = InputSchedule::new();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut current = 1_000u64;
+        for step in 0..5_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match x % 16 {
+                0 => current += x % 5,
+                1 => {
+                    let _ = schedule.execute_due(current);
+                }
+                2 => {
+                    let _ = schedule.drain_due(current - x % 3);
+                }
+                3 if step.is_multiple_of(97) => schedule.clear(),
+                _ => {
+                    let window = if x.is_multiple_of(3) { wide } else { WINDOW };
+                    let tick = (current + (x >> 8) % 40).saturating_sub(20);
+                    schedule.submit(tick, step, current, window);
+                }
+            }
+            let held: usize = schedule.queue.values().map(Vec::len).sum();
+            assert_eq!(schedule.pending(), held, "step {step}");
+        }
+        assert!(schedule.accepted() > 1_000);
     }
 
     #[test]

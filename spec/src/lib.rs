@@ -258,6 +258,14 @@ impl Builder {
         self
     }
 
+    /// Also emit each `state`'s binding of the acked session machines (spec/LANGUAGE.md,
+    /// "Replicated state"): its schemas, staged change and decoder slot, calling the machines
+    /// at `path` (`::ackwire_codec::acked` in a crate depending on `ackwire-codec`).
+    pub fn acked_machines(mut self, path: impl Into<String>) -> Self {
+        self.options.machines = Some(path.into());
+        self
+    }
+
     /// Generates the code as a string.
     pub fn generate(&self) -> Result<String, SpecError> {
         let mut sources = read_sources(&self.paths)?;

@@ -30,3 +30,18 @@ fn the_embedded_layouts_generate_the_same_codec_as_the_files() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(embedded, from_files);
 }
+
+#[test]
+fn rust_binding_of_the_reference_state() {
+    // The acked schemas, staged change and decoder slot generated from `state Reference`:
+    // the part of the codec that the hand-written bindings were, shown on its own.
+    let code = ackwire_spec::Builder::new()
+        .path(ackwire_spec::reference_protocol_dir())
+        .acked_machines("::ackwire_codec::acked")
+        .generate()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let start = code
+        .find("// ---- state Reference")
+        .expect("the state's binding");
+    insta::assert_snapshot!("rust_reference_state", &code[start..]);
+}

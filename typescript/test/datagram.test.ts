@@ -6,12 +6,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
+  DEFAULT_REPLICA_LIMITS,
   DatagramClient,
   DatagramServer,
   type DatagramFrame,
   type DatagramSchema,
   ReplicaTable,
   Subscription,
+  heldCost,
   type UpdateFrame,
   quantize,
   splitTick,
@@ -217,7 +219,12 @@ describe("the datagram halves", () => {
   });
   it("give up the oldest held ticks past max_held and refuse spawns past max_entities", () => {
     // DG-23.
-    const t = new ReplicaTable({ maxEntities: 1, maxHeld: 2, maxComponentBytes: 1 << 20 });
+    const t = new ReplicaTable({
+      ...DEFAULT_REPLICA_LIMITS,
+      maxEntities: 1,
+      maxHeld: 2,
+      maxComponentBytes: 1 << 20,
+    });
     let givenUp = 0;
     for (let tick = 1; tick <= 5; tick++) {
       givenUp += t.receive({
@@ -240,9 +247,40 @@ describe("the datagram halves", () => {
     assert.equal(t.applyStream(spawn(2n)).refused, 1);
     assert.equal(t.size, 1);
   });
+  it("give up the oldest held ticks past max_held_bytes, with the Rust table's figures", () => {
+    const t = new ReplicaTable({ ...DEFAULT_REPLICA_LIMITS, maxHeldBytes: 10_000 });
+    const datagram = (tick: number): DatagramFrame => ({
+      frame: BigInt(tick),
+      tick: BigInt(tick),
+      input_ack: 0n,
+      stream_tick: 0n,
+      precision: 1,
+      // Two parts, and only one sent: never whole.
+      parts: 2,
+      updates: Array.from({ length: 10 }, (_, id) => ({
+        id: BigInt(id),
+        spawn_tag: 1,
+        mask: 8,
+        components: [{ type: 1, data: new Uint8Array(100) }],
+      })),
+    });
+    // 256 + 10 × (96 + 100 + 64).
+    assert.equal(heldCost(datagram(1)), 2_856);
+    let givenUp = 0;
+    for (let tick = 1; tick <= 20; tick++) {
+      givenUp += t.receive(datagram(tick)).givenUp;
+      assert.ok(t.heldBytes <= 10_000);
+    }
+    assert.deepEqual([t.heldDatagrams, t.heldBytes, givenUp], [3, 8_568, 17]);
+  });
   it("skip an update past max_component_bytes whole, and leave its datagram unacked", () => {
     // DG-23, DG-22.
-    const t = new ReplicaTable({ maxEntities: 8, maxHeld: 8, maxComponentBytes: 200 });
+    const t = new ReplicaTable({
+      ...DEFAULT_REPLICA_LIMITS,
+      maxEntities: 8,
+      maxHeld: 8,
+      maxComponentBytes: 200,
+    });
     t.applyStream({
       kind: "spawn",
       frame: { tick: 1n, id: 1n, precision: 1, x: 0n, y: 0n, z: 0n, components: [] },

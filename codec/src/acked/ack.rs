@@ -5,8 +5,8 @@
 //! so this writer always names the newest frame the client applied (ACK-11); and since the frames
 //! carrying it are lost like any other, every frame repeats the inputs not yet processed (ACK-12).
 
-use crate::protocol::{Ack, AckFlags, Input};
-use crate::BitSet;
+use super::AckContent;
+use crate::protocol::Input;
 use std::collections::VecDeque;
 
 /// Builds the client's kind 7 frames (ACK-10 to ACK-12: the tick of the newest frame applied, and
@@ -55,19 +55,16 @@ impl<I: Clone> AckWriter<I> {
     pub fn pending(&self) -> impl Iterator<Item = &(u32, I)> {
         self.pending.iter()
     }
-}
 
-impl AckWriter<Input> {
-    /// The kind 7 frame acknowledging `ack_tick`; `keyframe_request` sets KEYFRAME_REQUEST
-    /// (the client's check failed and it holds no base: acked.wire, AckFlags).
-    pub fn frame(&self, ack_tick: u32, keyframe_request: bool) -> Ack {
-        let mut flags = AckFlags::empty();
-        flags.set(AckFlags::KEYFRAME_REQUEST, keyframe_request);
-        Ack {
+    /// The kind 7 frame acknowledging `ack_tick`, with every input still repeated;
+    /// `keyframe_request` asks for a keyframe (the client's check failed and it holds no base:
+    /// acked.wire, AckFlags), and the frame then acknowledges nothing.
+    pub fn content(&self, ack_tick: u32, keyframe_request: bool) -> AckContent<I> {
+        AckContent {
             ack_tick: if keyframe_request { 0 } else { ack_tick },
-            flags,
-            first_seq: self.pending.front().map(|(s, _)| *s),
-            inputs: self.pending.iter().map(|(_, i)| *i).collect(),
+            keyframe_request,
+            first_seq: self.pending.front().map_or(0, |(s, _)| *s),
+            inputs: self.pending.iter().map(|(_, i)| i.clone()).collect(),
         }
     }
 }

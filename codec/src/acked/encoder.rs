@@ -36,9 +36,7 @@
 //! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
 
 use super::{delta, delta_at, server_check, AckedFrame, AckedSchema, FrameOf, ServerState};
-use crate::protocol::{Ack, AckFlags, Input};
-use crate::rt::Frame;
-use crate::{BitSet, DecodeError, EncodeError, ErrorKind};
+use crate::{DecodeError, EncodeError, ErrorKind};
 use std::collections::VecDeque;
 
 /// Where an [`AckedEncoder`] hands the client's inputs: each input of a kind 7 frame whose
@@ -386,16 +384,17 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
     }
 }
 
-impl<S: AckedSchema, Q: InputSink<Input = Input>> AckedEncoder<S, Q> {
-    /// Takes a kind 7 frame's bytes (see [`on_ack`](Self::on_ack)).
+impl<S: AckedSchema, Q: InputSink<Input = S::Input>> AckedEncoder<S, Q> {
+    /// Takes a kind 7 frame's bytes (see [`on_ack`](Self::on_ack)), each input aimed at the
+    /// tick it names.
     pub fn receive(&mut self, current: u64, bytes: &[u8]) -> Result<AckVerdict, DecodeError> {
-        let ack = Ack::decode(bytes)?;
+        let ack = S::decode_ack(bytes)?;
         Ok(self.on_ack(
             current,
             ack.ack_tick,
-            ack.flags.contains(AckFlags::KEYFRAME_REQUEST),
-            ack.first_seq.unwrap_or(0),
-            ack.inputs.into_iter().map(|i| (i.tick, i)),
+            ack.keyframe_request,
+            ack.first_seq,
+            ack.inputs.into_iter().map(|i| (S::input_tick(&i), i)),
         ))
     }
 }
@@ -468,7 +467,7 @@ impl AckVerdict {
 mod tests {
     use super::super::{Presenter, Reference, ViewConfig, World, WorldEntity};
     use super::*;
-    use crate::protocol::EntityState;
+    use crate::protocol::{EntityState, Input};
 
     /// A sink that holds every input it is given (the encoder's bound is what keeps it small):
     /// the encoder's tests need no scheduler.

@@ -19,7 +19,6 @@ use super::{
     MAX_BUFFERED_INPUTS,
 };
 use crate::protocol::{Blast, Buttons, Change, EntityState, Event, Hit, Input, Shot};
-use crate::rt::Frame;
 use crate::BitSet;
 use ackwire_sim::{FateQueue, SplitMix64};
 use std::collections::{BTreeMap, BTreeSet};
@@ -193,7 +192,7 @@ pub fn run_schema_with<S, Q>(
     turn: bool,
 ) -> Result<Outcome, Broken>
 where
-    S: AckedSchema<Record = EntityState, Change = Change, Event = Event>,
+    S: AckedSchema<Record = EntityState, Change = Change, Event = Event, Input = Input>,
     Q: InputSink<Input = Input>,
 {
     let mut world = World::new();
@@ -272,8 +271,9 @@ where
             move_y: 0.0,
             yaw: 0.0,
         });
-        let ack = writer.frame(dec.ack_tick(), dec.keyframe_wanted());
-        let bytes = ack.to_bytes().map_err(|e| e.to_string())?;
+        let ack = writer.content(dec.ack_tick(), dec.keyframe_wanted());
+        let mut bytes = Vec::new();
+        S::encode_ack(&ack, &mut bytes).map_err(|e| e.to_string())?;
         up.send(t, Fate::nth(&s.up, t as usize, healed), bytes);
         // 4. The server's tick.
         let ops = s.script.get(t as usize - 1).map_or(&[][..], |v| &v[..]);

@@ -13,6 +13,7 @@
 //! | the client's AckedDecoder (ACK-29 to ACK-36) | [`AckedDecoder`] | client |
 //! | the ack of its input frames, kind 7 (ACK-10 to ACK-13) | [`AckWriter`] | client |
 //! | the same frames bit-packed, kind 12 (ACK-14 to ACK-16) | [`PackedReference`] | both |
+//! | the schemas' binding, generated from `state Reference` | [`Reference`], [`PackedReference`], [`StagedChange`], [`EntityStateSlot`] | both |
 //!
 //! What the server half needs of the server primitives is reached without depending on
 //! `ackwire-server`, which the codec never does (a browser or native client needs it and must
@@ -22,9 +23,12 @@
 //! `ackwire_server::relevance` re-exports. `ackwire_server::acked` re-exports all of it.
 //!
 //! Everything is generic over an [`AckedSchema`]: the entity record a state holds, how two
-//! records differ as a change, how a change applies, the record's canonical bytes, the events.
-//! [`Reference`] implements it for the reference protocol (`spec/protocol/acked.wire`); a
-//! user's own schema implements it the same way and gets the same machines.
+//! records differ as a change, how a change applies, the record's canonical bytes, the events
+//! and inputs. The schemas are generated from a `state` declared in a layout file
+//! (spec/LANGUAGE.md, "Replicated state"; `ackwire_spec::Builder::acked_machines`):
+//! [`Reference`] and [`PackedReference`] from `state Reference` in
+//! `spec/protocol/acked.wire`, a game's from its own; [`wire`] holds what they call. What is
+//! policy (who sees which entity at which tier) is the [`Presenter`]'s, written by hand.
 //!
 //! Sans-IO: ticks are arguments, nothing reads a clock or opens a socket.
 
@@ -33,21 +37,17 @@ mod decoder;
 mod encoder;
 pub mod harness;
 mod ordered;
-mod packed;
 mod presenter;
-mod reference;
-mod slot;
+pub mod wire;
 
+pub use crate::protocol::{EntityStateSlot, PackedReference, Reference, StagedChange, POSE_REACH};
 pub use ack::AckWriter;
 pub use decoder::{AckedDecoder, DecoderCounters, Delivery, FrameReport, LiveState};
 pub use encoder::{
     AckVerdict, AckedEncoder, EncoderCounters, InputSink, Outgoing, MAX_BUFFERED_INPUTS,
 };
 pub use ordered::{OrderedDecoder, OrderedEncoder};
-pub use packed::{pack_frame, unpack_frame, PackedReference};
 pub use presenter::{Presenter, ViewConfig, World, WorldEntity, POSE_REFRESH};
-pub use reference::{Reference, StagedChange, POSE_REACH};
-pub use slot::RecordSlot;
 
 use crate::{DecodeError, EncodeError, ErrorKind};
 use std::fmt::Debug;
@@ -400,6 +400,22 @@ impl<C, E> AckedFrame<C, E> {
     }
 }
 
+/// A kind 7 frame in schema-independent terms (DESIGN.md section 3): the newest frame the
+/// client applied, whether it asks for a keyframe, and its recent inputs, numbered from
+/// `first_seq`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AckContent<I> {
+    /// The tick of the newest acked frame the client has applied (0 before the first, and
+    /// while it asks for a keyframe).
+    pub ack_tick: u32,
+    /// The client's check failed: it asks for a keyframe and holds no base.
+    pub keyframe_request: bool,
+    /// The sequence number of the first input; the i-th has `first_seq + i` (0 without inputs).
+    pub first_seq: u32,
+    /// The inputs, oldest first.
+    pub inputs: Vec<I>,
+}
+
 /// The acked frame of schema `S`.
 pub type FrameOf<S> = AckedFrame<<S as AckedSchema>::Change, <S as AckedSchema>::Event>;
 
@@ -412,18 +428,20 @@ pub trait AckedSchema: Sized {
     type Change: Clone + PartialEq + Debug;
     /// An event on the wire.
     type Event: Clone + PartialEq + Debug;
+    /// An input on the wire, in the client's kind 7 frames.
+    type Input: Clone + PartialEq + Debug;
     /// A change as the [`AckedDecoder`] keeps it between reading a frame and applying it: the
-    /// form [`Self::apply_staged`] reads fastest. The reference protocol stages the wire's
-    /// integers ([`StagedChange`], 28 bytes) rather than the generated `Change` (88, its
-    /// quantized yaws as f64); a schema with no better form stages its `Change` itself
-    /// (`type Staged = Self::Change`, [`Self::stage`] a clone, [`Self::apply_staged`] its
-    /// [`Self::apply`]).
+    /// form [`Self::apply_staged`] reads fastest. A binding generated from a `state` stages
+    /// the wire's integers (the reference's [`StagedChange`], 28 bytes) rather than the
+    /// generated `Change` (88, its quantized yaws as f64); a hand-written schema with no better
+    /// form stages its `Change` itself (`type Staged = Self::Change`, [`Self::stage`] a clone,
+    /// [`Self::apply_staged`] its [`Self::apply`]).
     type Staged: Clone + PartialEq + Debug;
     /// One entity's place in the [`AckedDecoder`]'s tables: its record or none, as plain data
-    /// copied and compared whole. The reference schemas' is [`RecordSlot`], the checked
-    /// fields of the record in 32 aligned bytes (the generated record is 36 bytes of odd-sized fields,
-    /// copied and compared field by field). Two slots are equal exactly when their records
-    /// are.
+    /// copied and compared whole. A binding generated from a `state` keeps the record's
+    /// canonical fields in u64 words (the reference's [`EntityStateSlot`], 32 aligned bytes,
+    /// where the generated record is 36 bytes of odd-sized fields, copied and compared field by
+    /// field). Two slots are equal exactly when their records are.
     type Slot: DecoderSlot<Self::Record, Self::Staged>;
 
     /// Frames the server keeps per client.
@@ -475,6 +493,18 @@ pub trait AckedSchema: Sized {
 
     /// Reads a frame from its bytes (canonically: trailing bytes are an error).
     fn decode_frame(bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError>;
+
+    /// The name of the client's ack frame in the spec (`ack` for kind 7).
+    const ACK_NAME: &'static str = "ack";
+
+    /// Writes a kind 7 frame's bytes.
+    fn encode_ack(ack: &AckContent<Self::Input>, out: &mut Vec<u8>) -> Result<(), EncodeError>;
+
+    /// Reads a kind 7 frame from its bytes (canonically).
+    fn decode_ack(bytes: &[u8]) -> Result<AckContent<Self::Input>, DecodeError>;
+
+    /// The server tick an input is aimed at.
+    fn input_tick(input: &Self::Input) -> u32;
 
     /// The staged form of `change`: what [`Self::decode_staged`] gives for its bytes.
     fn stage(change: &Self::Change) -> Self::Staged;
@@ -808,5 +838,7 @@ impl<R: Clone> Walk<'_, R> {
     }
 }
 
+#[cfg(test)]
+mod binding_tests;
 #[cfg(test)]
 mod tests;

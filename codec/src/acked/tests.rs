@@ -162,10 +162,9 @@ fn a_failed_check_asks_for_a_keyframe_and_holds_nothing_until_one() {
     assert_eq!(d.ack_tick(), 0);
     assert_eq!(d.held(), 0);
     let w = AckWriter::<Input>::new(4);
-    assert!(w
-        .frame(2, true)
-        .flags
-        .contains(crate::protocol::AckFlags::KEYFRAME_REQUEST));
+    let ack = w.content(2, true);
+    assert!(ack.keyframe_request);
+    assert_eq!(ack.ack_tick, 0, "a keyframe request acknowledges nothing");
     let s3 = state(&[(1, 1, rec(3, true, 3, 1))]);
     assert!(matches!(
         d.deliver(&frame(3, Some((2, &s2)), &s3, vec![], 0)),
@@ -223,13 +222,20 @@ fn the_ack_writer_repeats_inputs_until_the_server_took_them() {
     for t in 1..=5 {
         w.push(input(t));
     }
-    let f = w.frame(9, false);
-    assert_eq!((f.ack_tick, f.first_seq, f.inputs.len()), (9, Some(3), 3));
+    let f = w.content(9, false);
+    assert_eq!((f.ack_tick, f.first_seq, f.inputs.len()), (9, 3, 3));
     w.confirm(4);
-    let f = w.frame(9, false);
-    assert_eq!((f.first_seq, f.inputs.len()), (Some(5), 1));
+    let f = w.content(9, false);
+    assert_eq!((f.first_seq, f.inputs.len()), (5, 1));
     w.confirm(5);
-    assert_eq!(w.frame(9, false).first_seq, None);
+    let f = w.content(9, false);
+    assert_eq!((f.first_seq, f.inputs.len()), (0, 0));
+    // The kind 7 frame of the reference schema: no first_seq without inputs.
+    let mut bytes = Vec::new();
+    Reference::encode_ack(&f, &mut bytes).unwrap();
+    let back = <crate::protocol::Ack as crate::rt::Frame>::decode(&bytes).unwrap();
+    assert_eq!((back.ack_tick, back.first_seq), (9, None));
+    assert_eq!(Reference::decode_ack(&bytes).unwrap(), f);
 }
 
 #[test]

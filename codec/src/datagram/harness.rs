@@ -193,8 +193,14 @@ impl Run {
     }
 
     fn check_client(&self) -> Result<(), String> {
-        if self.client.held() > self.limits.max_held {
-            return Err(format!("the client holds {} datagrams", self.client.held()));
+        if self.client.held() > self.limits.max_held
+            || self.client.held_bytes() > self.limits.max_held_bytes
+        {
+            return Err(format!(
+                "the client holds {} datagrams of {} bytes",
+                self.client.held(),
+                self.client.held_bytes()
+            ));
         }
         // ReplicaLimits::max_component_bytes, and the client's count of what it holds.
         let counted: usize = self
@@ -391,7 +397,9 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
     let max_held = 8 + usize::from(src.byte() % 32);
     let window = 16 + u64::from(src.byte() % 64);
     // One run in four also meets forged datagrams and acks; independently (the same byte's
-    // upper bits), one in four holds components under a bound of a few hundred bytes.
+    // upper bits), one in four holds components under a bound of a few hundred bytes, and one
+    // in four holds datagrams under a bound of a few tens of kilobytes, still room for every
+    // datagram of an honest tick (the harness's world is 64 entities at most).
     let mode = src.byte();
     let hostile = mode.is_multiple_of(4);
     let limits = ReplicaLimits {
@@ -401,6 +409,11 @@ pub fn run(data: &[u8]) -> Result<RunReport, String> {
             4 * (ReplicaLimits::COMPONENT_OVERHEAD + 16) + usize::from(mode / 16)
         } else {
             ReplicaLimits::default().max_component_bytes
+        },
+        max_held_bytes: if mode / 64 == 0 {
+            (32 << 10) + 512 * usize::from(mode % 64)
+        } else {
+            ReplicaLimits::default().max_held_bytes
         },
     };
     let mut run = Run {

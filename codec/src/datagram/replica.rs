@@ -40,9 +40,18 @@ pub struct ReplicaLimits {
     ///   [`DatagramSummary::skipped_over_bytes`]), and its datagram is not acked, so the server
     ///   sends what it said again, as for a datagram given up for room.
     ///
-    /// The datagrams held for ticks not yet whole are not counted here: `max_held` and the
-    /// transport's datagram size bound them.
+    /// The datagrams held for ticks not yet whole are not counted here: `max_held` and
+    /// `max_held_bytes` bound them.
     pub max_component_bytes: usize,
+    /// Bytes of datagrams held for ticks not yet whole, each counted by
+    /// [`ReplicaLimits::held_cost`] (at least what the table spends to hold it). Default 8 MiB.
+    /// Past it, as past `max_held`, the oldest tick held is given up (counted in
+    /// [`DatagramSummary::given_up`]): its datagrams were never acked, so the server sends what
+    /// they said again.
+    ///
+    /// `max_held` alone bounds a count, not memory: 256 datagrams of 64 KiB of the smallest
+    /// updates, whose ticks never become whole, take 22 heap bytes per wire byte, 369 MB.
+    pub max_held_bytes: usize,
 }
 
 impl ReplicaLimits {
@@ -50,6 +59,34 @@ impl ReplicaLimits {
     /// about what the table spends to hold one beyond them (its vector's header and its share
     /// of the entity's map nodes), so that a flood of empty components is bounded too.
     pub const COMPONENT_OVERHEAD: usize = 64;
+
+    /// What a held datagram costs beyond its updates, in [`ReplicaLimits::max_held_bytes`]:
+    /// its header and its share of the held tick.
+    pub const HELD_DATAGRAM_OVERHEAD: usize = 256;
+
+    /// What each update of a held datagram costs beyond its components, in
+    /// [`ReplicaLimits::max_held_bytes`]: a decoded update takes 88 bytes.
+    pub const HELD_UPDATE_OVERHEAD: usize = 96;
+
+    /// What `datagram` costs in [`ReplicaLimits::max_held_bytes`], the same in every language:
+    /// [`HELD_DATAGRAM_OVERHEAD`](Self::HELD_DATAGRAM_OVERHEAD), plus
+    /// [`HELD_UPDATE_OVERHEAD`](Self::HELD_UPDATE_OVERHEAD) an update, plus each component at
+    /// its length (0 for a removal) and [`COMPONENT_OVERHEAD`](Self::COMPONENT_OVERHEAD).
+    /// Saturating: the counts and lengths are the wire's.
+    #[must_use]
+    pub fn held_cost(datagram: &Datagram) -> usize {
+        datagram
+            .updates
+            .iter()
+            .fold(Self::HELD_DATAGRAM_OVERHEAD, |sum, u| {
+                let components = u.components.iter().flatten().fold(0, |c: usize, x| {
+                    let length = x.data.as_ref().map_or(0, Vec::len);
+                    c.saturating_add(length.saturating_add(Self::COMPONENT_OVERHEAD))
+                });
+                sum.saturating_add(Self::HELD_UPDATE_OVERHEAD)
+                    .saturating_add(components)
+            })
+    }
 }
 
 impl Default for ReplicaLimits {
@@ -58,6 +95,7 @@ impl Default for ReplicaLimits {
             max_entities: 1 << 16,
             max_held: 256,
             max_component_bytes: 16 << 20,
+            max_held_bytes: 8 << 20,
         }
     }
 }
@@ -98,7 +136,11 @@ fn is_zero(n: &u32) -> bool {
 struct HeldTick {
     parts: u32,
     stream_tick: u64,
-    datagrams: BTreeMap<u64, Datagram>,
+    /// Ascending by number, each number once. A vector rather than a map: a map's first node
+    /// holds room for eleven datagrams, about a kilobyte, for a tick that holds one.
+    datagrams: Vec<Datagram>,
+    /// What `datagrams` cost, as [`ReplicaLimits::max_held_bytes`] counts them.
+    bytes: usize,
 }
 
 /// The client's replica table (seed 003).
@@ -116,6 +158,8 @@ pub struct ReplicaTable {
     whole_tick: Option<u64>,
     held: BTreeMap<u64, HeldTick>,
     held_count: usize,
+    /// What the held datagrams cost, as [`ReplicaLimits::max_held_bytes`] counts them.
+    held_bytes: usize,
     acks: Vec<DatagramAck>,
     /// What the entities' components cost, as [`ReplicaLimits::max_component_bytes`] counts.
     component_bytes: usize,
@@ -160,6 +204,12 @@ impl ReplicaTable {
     /// Datagrams held for ticks that are not whole yet.
     pub fn held(&self) -> usize {
         self.held_count
+    }
+
+    /// What the datagrams held for ticks not yet whole cost, as
+    /// [`ReplicaLimits::max_held_bytes`] counts them: at most that limit after every call.
+    pub fn held_bytes(&self) -> usize {
+        self.held_bytes
     }
 
     /// The component bytes held, over every entity, each component counted at its length plus
@@ -270,19 +320,26 @@ impl ReplicaTable {
             ..Default::default()
         });
         held.stream_tick = held.stream_tick.max(datagram.stream_tick);
-        if let std::collections::btree_map::Entry::Vacant(v) = held.datagrams.entry(datagram.frame)
+        if let Err(at) = held
+            .datagrams
+            .binary_search_by_key(&datagram.frame, |d| d.frame)
         {
-            v.insert(datagram);
+            let bytes = ReplicaLimits::held_cost(&datagram);
+            held.datagrams.insert(at, datagram);
+            held.bytes = held.bytes.saturating_add(bytes);
+            self.held_bytes = self.held_bytes.saturating_add(bytes);
             self.held_count += 1;
         }
         s.held = true;
         self.release(&mut s);
         // Memory stays bounded whatever the server sends: give up the oldest ticks held.
-        while self.held_count > self.limits.max_held {
+        while self.held_count > self.limits.max_held || self.held_bytes > self.limits.max_held_bytes
+        {
             let Some((_, t)) = self.held.pop_first() else {
                 break;
             };
             self.held_count -= t.datagrams.len();
+            self.held_bytes = self.held_bytes.saturating_sub(t.bytes);
             count(&mut s.given_up, t.datagrams.len());
         }
         s
@@ -313,7 +370,8 @@ impl ReplicaTable {
         let mut newest_ack = None;
         for (tick, h) in ready {
             self.held_count -= h.datagrams.len();
-            for d in h.datagrams.into_values() {
+            self.held_bytes = self.held_bytes.saturating_sub(h.bytes);
+            for d in h.datagrams {
                 if tick == whole {
                     newest_ack = Some(newest_ack.map_or(d.input_ack, |a: u64| a.max(d.input_ack)));
                 }

@@ -448,6 +448,40 @@ fn the_client_holds_a_bounded_number_of_datagrams() {
     assert!(c.entities().len() <= 4);
 }
 
+/// `max_held_bytes`, with the figures every language's test repeats: datagrams of ten updates
+/// each carrying a 100-byte component cost 256 + 10 × (96 + 100 + 64) = 2,856; under a bound
+/// of 10,000 three ticks are held, and each further one gives up the oldest.
+#[test]
+fn the_client_holds_a_bounded_number_of_datagram_bytes() {
+    let mut c = ReplicaTable::with_limits(ReplicaLimits {
+        max_held_bytes: 10_000,
+        ..ReplicaLimits::default()
+    });
+    let updates = || {
+        (0..10)
+            .map(|id| Update {
+                mask: UpdateMask::empty().with(UpdateMask::COMPONENTS),
+                x: None,
+                components: Some(vec![Component {
+                    r#type: 1,
+                    data: Some(vec![0; 100]),
+                }]),
+                ..upd_x(id, 1, 0)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ReplicaLimits::held_cost(&dgram(1, 1, 0, 2, updates())),
+        2_856
+    );
+    let mut given_up = 0;
+    for t in 1..=20 {
+        // Two parts each, and only one sent: never whole.
+        given_up += c.receive(dgram(t, t, 0, 2, updates())).given_up;
+    }
+    assert_eq!((c.held(), c.held_bytes(), given_up), (3, 8_568, 17));
+}
+
 #[test]
 fn the_server_remembers_a_bounded_window() {
     let mut s = Subscription::new(SubscriptionConfig {

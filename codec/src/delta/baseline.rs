@@ -17,7 +17,7 @@ use super::ack::AckWindow;
 use super::agreement::Agreement;
 use crate::digest::SetDigest;
 use crate::BitSet;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Which state the differences are computed against.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -84,22 +84,28 @@ impl DeltaPlan {
     }
 }
 
-/// A state sent: what packet `seq` leaves the subscriber holding.
+/// A state sent: what packet `seq` leaves the subscriber holding, kept as its difference from
+/// the state sent before it, so that holding it costs what changed, not the visible set.
 #[derive(Clone, Debug)]
 struct SentState {
     seq: u64,
-    state: BTreeSet<u64>,
-    /// Whether a mirror that applies this packet holds exactly `state` whatever it lost before
+    /// Keys this state holds that the state sent before it did not, ascending.
+    entered: Vec<u64>,
+    /// Keys the state sent before it held that this state does not, ascending.
+    left: Vec<u64>,
+    /// The [`SetDigest`] of the state.
+    digest: u64,
+    /// Whether a mirror that applies this packet holds exactly its state whatever it lost before
     /// it: the packet was a full baseline, or was planned against an acknowledged state (see
     /// [`DeltaBaseline::observe_ack`]). A plan diffed against the last state sent is not.
     standalone: bool,
 }
 
-/// The acknowledged baseline, with its digest computed once.
-#[derive(Clone, Debug)]
+/// The acknowledged baseline. Its state is not kept: while it is the baseline, the states sent
+/// since are kept as differences starting from it (see `DeltaBaseline::touched`).
+#[derive(Clone, Copy, Debug)]
 struct Acked {
     seq: u64,
-    state: BTreeSet<u64>,
     digest: u64,
 }
 
@@ -147,14 +153,26 @@ pub struct DeltaBaseline {
     policy: RecoveryPolicy,
     history: usize,
     /// States sent after the acknowledged one (all of this epoch's before the first
-    /// acknowledgement), oldest first, at most `history`.
+    /// acknowledgement), oldest first, at most `history`, each as its difference from the one
+    /// before it: the first's from the acknowledged state.
     sent: VecDeque<SentState>,
+    /// Every key a difference in `sent` names, with how many name it. A key named by none is
+    /// held alike by the acknowledged state and by every state sent since (it is in the last
+    /// state sent exactly when it is in all of them), so a plan against the acknowledged state
+    /// looks only at these keys and at what changed since the last plan, never at the rest of
+    /// the visible set.
+    touched: BTreeMap<u64, usize>,
     acked: Option<Acked>,
     /// A state sent after the acknowledged one was pushed out of `sent`: the acknowledged
     /// baseline can no longer be re-derived from.
     history_lost: bool,
-    /// The last state sent, what [`RecoveryPolicy::Naive`] diffs against.
-    last_sent: Option<(u64, BTreeSet<u64>)>,
+    /// The last state sent, kept across epochs (the next difference is taken from it), and its
+    /// digest.
+    last: BTreeSet<u64>,
+    last_digest: SetDigest,
+    /// The sequence of the last state sent in this epoch: what [`RecoveryPolicy::Naive`] diffs
+    /// against.
+    last_seq: Option<u64>,
     pending: Pending,
     full_rebuilds: u64,
     /// The last acknowledgement window observed, for [`DeltaBaseline::unacked`].
@@ -177,9 +195,12 @@ impl DeltaBaseline {
             policy: RecoveryPolicy::AckRecovery,
             history: history.max(1),
             sent: VecDeque::new(),
+            touched: BTreeMap::new(),
             acked: None,
             history_lost: false,
-            last_sent: None,
+            last: BTreeSet::new(),
+            last_digest: SetDigest::new(),
+            last_seq: None,
             pending: Pending::Fresh,
             full_rebuilds: 0,
             window: AckWindow::new(),
@@ -320,7 +341,79 @@ impl DeltaBaseline {
     /// What to send, given the visible set `current` now; `seq` numbers this packet and is what
     /// the subscriber acknowledges. Number packets consecutively: the frontier walks
     /// `seq + 1`.
+    ///
+    /// Cost: one ordered walk of `current` beside the last state sent, then work in what
+    /// changed: the keys that entered or left since the last plan, and those that entered or
+    /// left between the acknowledged state and the last plan. However late the subscriber
+    /// acknowledges, no state is rebuilt and nothing the size of the visible set is copied,
+    /// except a full baseline's list of keys.
     pub fn plan(&mut self, current: &BTreeSet<u64>, seq: u64) -> DeltaPlan {
+        let (entered, left) = difference(&self.last, current);
+        self.apply(&entered, &left);
+        self.plan_last(entered, left, seq)
+    }
+
+    /// [`plan`](Self::plan) for a caller that tracks what changes: `entered` and `left` are the
+    /// keys that became visible and those that stopped being visible since the last plan (since
+    /// construction for the first), in any order. The visible set is the last one planned,
+    /// less `left`, plus `entered` (a key in both is visible); a key already visible in
+    /// `entered`, or not visible in `left`, changes nothing.
+    ///
+    /// The same plan as [`plan`](Self::plan) given that set, without the walk of it: the cost
+    /// is what changed since the acknowledged state (and a full baseline's list of keys).
+    pub fn plan_changes(&mut self, entered: &[u64], left: &[u64], seq: u64) -> DeltaPlan {
+        let mut gone: Vec<u64> = left
+            .iter()
+            .copied()
+            .filter(|k| self.last.contains(k))
+            .collect();
+        gone.sort_unstable();
+        gone.dedup();
+        let mut came: Vec<u64> = entered.to_vec();
+        came.sort_unstable();
+        came.dedup();
+        // A key both left and entered is visible: it did not leave.
+        gone.retain(|k| came.binary_search(k).is_err());
+        came.retain(|k| !self.last.contains(k));
+        self.apply(&came, &gone);
+        self.plan_last(came, gone, seq)
+    }
+
+    /// Makes `last` the set that `entered` (keys it lacks) and `left` (keys it holds), both
+    /// ascending, make of it, and its digest follow.
+    fn apply(&mut self, entered: &[u64], left: &[u64]) {
+        for &k in entered {
+            self.last_digest.insert(k);
+        }
+        for &k in left {
+            self.last_digest.remove(k);
+        }
+        // Keys inserted one at a time leave a B-tree's nodes about half full: a change as
+        // large as a quarter of the set (a first plan above all) builds it anew, compact.
+        if (entered.len() + left.len()).saturating_mul(4) > self.last.len() {
+            let (mut kept, mut gone) = (Vec::with_capacity(self.last.len()), left.iter());
+            let mut next_gone = gone.next();
+            for &k in &self.last {
+                if next_gone == Some(&k) {
+                    next_gone = gone.next();
+                } else {
+                    kept.push(k);
+                }
+            }
+            self.last = union(&kept, entered).into_iter().collect();
+        } else {
+            for &k in entered {
+                self.last.insert(k);
+            }
+            for k in left {
+                self.last.remove(k);
+            }
+        }
+    }
+
+    /// The plan for the last state sent, `self.last`, which `entered` and `left` made from the
+    /// state sent before it.
+    fn plan_last(&mut self, entered: Vec<u64>, left: Vec<u64>, seq: u64) -> DeltaPlan {
         let recovering = self.policy == RecoveryPolicy::AckRecovery;
         // Seed 004 §7: a baseline that "has aged out of history" forces a full rebuild rather
         // than a wrong diff.
@@ -336,10 +429,10 @@ impl DeltaBaseline {
         // the rest of the session."
         let unknown = recovering && self.acked.is_none();
         let mut plan = DeltaPlan::default();
-        let standalone = match (&self.acked, &self.last_sent) {
+        let standalone = match (&self.acked, self.last_seq) {
             _ if pending != Pending::Nothing || unknown => {
                 plan.full_baseline = true;
-                plan.entered = current.iter().copied().collect();
+                plan.entered = self.last.iter().copied().collect();
                 true
             }
             (Some(acked), _) if recovering => {
@@ -348,15 +441,17 @@ impl DeltaBaseline {
                 // acknowledged state **intersected** with every state sent since [...]. What
                 // to *retract* must assume the most: the acknowledged state **unioned** with
                 // everything announced since".
-                let mut least = acked.state.clone();
-                let mut most = acked.state.clone();
-                for sent in self.sent.iter().filter(|s| s.seq > acked.seq) {
-                    least.retain(|k| sent.state.contains(k));
-                    most.extend(sent.state.iter().copied());
-                }
+                //
+                // A key no difference since the acknowledged state names is in both or in
+                // neither, as it is in the last state sent: it is sent or retracted exactly
+                // when it entered or left since that state. A key some difference names is in
+                // the union (it was held before it left, or after it entered) and not in the
+                // intersection: it is sent when in `current`, retracted otherwise.
+                let (held, gone): (Vec<u64>, Vec<u64>) =
+                    self.touched.keys().partition(|k| self.last.contains(k));
                 plan.baseline_seq = Some(acked.seq);
-                plan.entered = current.difference(&least).copied().collect();
-                plan.left = most.difference(current).copied().collect();
+                plan.entered = union(&entered, &held);
+                plan.left = union(&left, &gone);
                 // Built this way the packet stands on its own: a mirror in any state from the
                 // acknowledged one to the last sent keeps exactly `current ∩ least` (it held
                 // all of `least`), gains `current − least`, and loses everything it could hold
@@ -364,34 +459,54 @@ impl DeltaBaseline {
                 // whatever was lost in between.
                 true
             }
-            (_, Some((last_seq, last))) => {
+            (_, Some(last_seq)) => {
                 // Naive: against the last state sent, as if every packet arrived.
-                plan.baseline_seq = Some(*last_seq);
-                plan.entered = current.difference(last).copied().collect();
-                plan.left = last.difference(current).copied().collect();
+                plan.baseline_seq = Some(last_seq);
+                plan.entered.clone_from(&entered);
+                plan.left.clone_from(&left);
                 // Only right for a mirror that holds exactly the last state sent.
                 false
             }
             _ => {
                 plan.full_baseline = true;
-                plan.entered = current.iter().copied().collect();
+                plan.entered = self.last.iter().copied().collect();
                 true
             }
         };
+        for &k in entered.iter().chain(&left) {
+            *self.touched.entry(k).or_insert(0) += 1;
+        }
         self.sent.push_back(SentState {
             seq,
-            state: current.clone(),
+            entered,
+            left,
+            digest: self.last_digest.digest(),
             standalone,
         });
         while self.sent.len() > self.history {
-            if let Some(old) = self.sent.pop_front() {
-                if self.acked.as_ref().is_some_and(|a| old.seq > a.seq) {
+            if let Some(old) = self.forget_oldest() {
+                if self.acked.as_ref().is_some_and(|a| old > a.seq) {
                     self.history_lost = true;
                 }
             }
         }
-        self.last_sent = Some((seq, current.clone()));
+        self.last_seq = Some(seq);
         plan
+    }
+
+    /// Drops the oldest state sent, and its keys from `touched`; returns its sequence.
+    fn forget_oldest(&mut self) -> Option<u64> {
+        let old = self.sent.pop_front()?;
+        for k in old.entered.iter().chain(&old.left) {
+            if let std::collections::btree_map::Entry::Occupied(mut named) = self.touched.entry(*k)
+            {
+                *named.get_mut() -= 1;
+                if *named.get() == 0 {
+                    named.remove();
+                }
+            }
+        }
+        Some(old.seq)
     }
 
     /// The return path: the subscriber's acknowledgement window and the digest of the keys its
@@ -436,20 +551,24 @@ impl DeltaBaseline {
         // the newest one received. `sent` holds only states after the acknowledged one (every
         // state of the epoch before its first acknowledgement, each a full baseline), so the
         // frontier never moves backwards and a pre-rebuild packet names nothing.
+        //
+        // The states sent up to the one reached are let go: the cost of an acknowledgement is
+        // the differences it confirms.
         let reached = self
             .sent
             .iter()
-            .rev()
-            .find(|s| s.standalone && window.contains(s.seq));
+            .rposition(|s| s.standalone && window.contains(s.seq));
         if let Some(reached) = reached {
-            let digest = SetDigest::from_keys(reached.state.iter().copied()).digest();
-            let seq = reached.seq;
-            self.acked = Some(Acked {
-                seq,
-                state: reached.state.clone(),
-                digest,
-            });
-            self.sent.retain(|s| s.seq > seq);
+            for _ in 0..reached {
+                self.forget_oldest();
+            }
+            if let Some(s) = self.sent.front() {
+                self.acked = Some(Acked {
+                    seq: s.seq,
+                    digest: s.digest,
+                });
+            }
+            self.forget_oldest();
         }
         let agreement = match &self.acked {
             Some(acked) if self.drift_check && acked.seq == newest => {
@@ -519,9 +638,10 @@ impl DeltaBaseline {
 
     fn new_epoch(&mut self) {
         self.sent.clear();
+        self.touched.clear();
         self.acked = None;
         self.history_lost = false;
-        self.last_sent = None;
+        self.last_seq = None;
         self.window = AckWindow::new();
     }
 
@@ -532,5 +652,45 @@ impl DeltaBaseline {
     }
 }
 
+/// What turns `from` into `to`: the keys of `to` not in `from`, and those of `from` not in `to`,
+/// each ascending; one walk of both sets side by side.
+fn difference(from: &BTreeSet<u64>, to: &BTreeSet<u64>) -> (Vec<u64>, Vec<u64>) {
+    let (mut entered, mut left) = (Vec::new(), Vec::new());
+    let (mut a, mut b) = (from.iter().peekable(), to.iter().peekable());
+    loop {
+        match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x == y => {
+                a.next();
+                b.next();
+            }
+            (Some(x), Some(y)) if x < y => left.extend(a.next()),
+            (_, Some(_)) => entered.extend(b.next()),
+            (Some(_), None) => left.extend(a.next()),
+            (None, None) => return (entered, left),
+        }
+    }
+}
+
+/// The keys of two ascending lists, ascending, each once.
+fn union(a: &[u64], b: &[u64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        if x <= y {
+            out.push(*x);
+            i += 1;
+            j += usize::from(x == y);
+        } else {
+            out.push(*y);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(a.get(i..).unwrap_or_default());
+    out.extend_from_slice(b.get(j..).unwrap_or_default());
+    out
+}
+
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod whole;

@@ -1,6 +1,8 @@
 //! One body for the `delta_stream` fuzz target and the property tests: both halves of a delta
 //! stream driven through a world script, a network schedule and hostile acknowledgements, all
 //! read from arbitrary bytes, with the invariants asserted (a panic is what a fuzzer reports).
+//! Beside it, [`LateSubscriber`]: the slow subscriber the hostile bench times and the limit
+//! tests count.
 //!
 //! The invariants:
 //! - **convergence** (GEN-3: once the network heals the client converges to the server's world):
@@ -19,7 +21,7 @@
 //!   huge sequence would rightly make a real mirror ignore the honest stream).
 
 use super::{
-    DeltaBaseline, DeltaMirror, DeltaPlan, MirrorLimits, RecoveryPolicy, ReusePolicy,
+    DeltaBaseline, DeltaMirror, DeltaPlan, MirrorLimits, RecoveryPolicy, ReusePolicy, SetDigest,
     SlotAllocator, SlotKey,
 };
 use crate::protocol::{DeltaAck, DeltaPlan as PlanFrame};
@@ -297,6 +299,114 @@ pub fn run(data: &[u8]) -> Outcome {
         out.heal_rounds = converged.unwrap_or(0);
     }
     out
+}
+
+/// A subscriber of a world of keys that churns, acknowledging each plan a fixed number of
+/// rounds late with the digest of the set that plan carried (issue 38's slow client): what
+/// `cargo bench -p ackwire-bench --bench hostile` times and `codec/tests/hostile_delta.rs`
+/// counts. Each round, [`change`](Self::change) moves the world, [`plan`](Self::plan) plans it
+/// and [`ack`](Self::ack) acknowledges, so that a caller can measure each step alone.
+#[derive(Debug)]
+pub struct LateSubscriber {
+    /// The subscriber's baseline.
+    pub baseline: DeltaBaseline,
+    world: BTreeSet<u64>,
+    digest: SetDigest,
+    /// `(sequence, digest of the set it carried)` of the plans that may still be acknowledged.
+    sent: std::collections::VecDeque<(u64, u64)>,
+    seq: u64,
+    next: u64,
+    oldest: u64,
+    churn: u64,
+    late: Option<u64>,
+    told: bool,
+}
+
+impl LateSubscriber {
+    /// A world of keys `0..keys` of which `churn / 2` leave (the oldest) and `churn / 2` enter
+    /// (new ones) each round, planned into a baseline of `history` states, given the whole set
+    /// or (`told`) the changes ([`DeltaBaseline::plan_changes`]), and acknowledged `late`
+    /// rounds after each plan (never, for `None`). It is run for two histories' worth of
+    /// rounds, past the first full baseline into the steady state.
+    #[must_use]
+    pub fn new(keys: u64, churn: u64, history: usize, late: Option<u64>, told: bool) -> Self {
+        let world: BTreeSet<u64> = (0..keys).collect();
+        let mut s = LateSubscriber {
+            baseline: DeltaBaseline::new(history),
+            digest: SetDigest::from_keys(world.iter().copied()),
+            world,
+            sent: std::collections::VecDeque::new(),
+            seq: 0,
+            next: keys,
+            oldest: 0,
+            churn,
+            late,
+            told,
+        };
+        for _ in 0..2 * history {
+            s.round();
+        }
+        s
+    }
+
+    /// Moves the world one round: the keys that entered and those that left (for the first
+    /// round, the whole world entering).
+    pub fn change(&mut self) -> (Vec<u64>, Vec<u64>) {
+        if self.seq == 0 {
+            return (self.world.iter().copied().collect(), Vec::new());
+        }
+        let (mut entered, mut left) = (Vec::new(), Vec::new());
+        for _ in 0..self.churn / 2 {
+            self.world.remove(&self.oldest);
+            self.digest.remove(self.oldest);
+            left.push(self.oldest);
+            self.oldest += 1;
+            self.world.insert(self.next);
+            self.digest.insert(self.next);
+            entered.push(self.next);
+            self.next += 1;
+        }
+        (entered, left)
+    }
+
+    /// Plans the world as [`change`](Self::change) left it (told `entered` and `left`, or
+    /// given the set).
+    pub fn plan(&mut self, entered: &[u64], left: &[u64]) -> DeltaPlan {
+        self.seq += 1;
+        let plan = if self.told {
+            self.baseline.plan_changes(entered, left, self.seq)
+        } else {
+            self.baseline.plan(&self.world, self.seq)
+        };
+        self.sent.push_back((self.seq, self.digest.digest()));
+        let history = self.late.map_or(0, |l| l as usize + 1);
+        while self.sent.len() > history {
+            self.sent.pop_front();
+        }
+        plan
+    }
+
+    /// Acknowledges the plan `late` rounds back, all of the window received, with the digest of
+    /// the set it carried; `None` when there is nothing to acknowledge.
+    pub fn ack(&mut self) -> Option<super::Agreement> {
+        let newest = self.seq.checked_sub(self.late?)?;
+        let (seq, digest) = self.sent.iter().find(|(s, _)| *s == newest).copied()?;
+        Some(self.baseline.observe_ack(seq, u64::MAX, digest))
+    }
+
+    /// The sequence of the last plan.
+    #[must_use]
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// One round: change, plan, acknowledge; returns the keys the plan named.
+    pub fn round(&mut self) -> usize {
+        let (entered, left) = self.change();
+        let plan = self.plan(&entered, &left);
+        self.ack();
+        plan.entered.len() + plan.left.len()
+    }
 }
 
 #[cfg(test)]

@@ -242,7 +242,9 @@ struct AckedServer<S: AckedSchema> {
     tick: u64,
 }
 
-impl<S: AckedSchema<Record = EntityState, Event = Event> + 'static> Session for AckedServer<S> {
+impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'static> Session
+    for AckedServer<S>
+{
     fn advance(&mut self, tick: u64, now_ms: u64, ops: &[Value]) -> Result<(), String> {
         let ops_json = ops;
         let ops = ops
@@ -304,7 +306,9 @@ struct AckedClient<S: AckedSchema> {
     corrupt_at: Option<u64>,
 }
 
-impl<S: AckedSchema<Record = EntityState, Event = Event> + 'static> Session for AckedClient<S> {
+impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'static> Session
+    for AckedClient<S>
+{
     fn advance(&mut self, tick: u64, now_ms: u64, _ops: &[Value]) -> Result<(), String> {
         if self.corrupt_at == Some(tick) {
             self.half.machine_mut().tamper(|_, r| r.hp ^= 0x55);

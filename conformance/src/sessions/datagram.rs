@@ -4,7 +4,9 @@
 //! Parameters (an object; every key optional, the same object opens both halves):
 //! - `precision` (metres per step, default 0.01);
 //! - `max_datagram` (bytes, default 1200): the size limit a tick is split under;
-//! - `max_held` (default 256): datagrams the client holds for ticks not yet whole.
+//! - `max_held` (default 256): datagrams the client holds for ticks not yet whole;
+//! - `max_held_bytes` (default 8 MiB): what those datagrams may cost, each counted by
+//!   [`ReplicaLimits::held_cost`](ackwire_codec::datagram::ReplicaLimits::held_cost).
 //!
 //! World operations (the server half's `advance` ops), one JSON object each:
 //! - `{"spawn": {"id", "x", "y", "z", "components"}}`: an entity enters (`components` an
@@ -53,6 +55,9 @@ fn params(v: &Value) -> Result<(SubscriptionConfig, ReplicaLimits), String> {
     }
     if let Some(m) = v.get("max_held") {
         limits.max_held = m.as_u64().ok_or("`max_held` must be an integer")? as usize;
+    }
+    if let Some(m) = v.get("max_held_bytes") {
+        limits.max_held_bytes = m.as_u64().ok_or("`max_held_bytes` must be an integer")? as usize;
     }
     Ok((config, limits))
 }
@@ -360,6 +365,19 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     r.script = world(6, 60, 3, Some(17), None);
     r.script.extend((0..10).map(|_| Vec::new()));
     recs.push(r);
+    let mut r = base(
+        "held_bytes",
+        "the client may hold datagrams worth 4,000 bytes as ReplicaLimits::held_cost counts them (about three ticks of this world): under reordering the oldest ticks held are given up, never acked, sent again, and the client converges",
+    );
+    r.params = json!({"precision": 0.01, "max_datagram": 64, "max_held_bytes": 4000});
+    r.network = NetworkConfig {
+        down: LinkConfig::lossy(0.05, 0.1, 20, 80),
+        up: LinkConfig::lossy(0.05, 0.0, 20, 20),
+        seed: 7,
+    };
+    r.script = world(7, 40, 6, None, None);
+    r.script.extend((0..10).map(|_| Vec::new()));
+    recs.push(r);
     recs.iter().map(record).collect()
 }
 
@@ -378,17 +396,15 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_recording_ends_converged() {
-        let mut r = stream_vectors().unwrap();
-        let v = r.remove(0);
+    /// The last client hash of `v`, and that of a client given every frame the server sends
+    /// in order, nothing lost and nothing held: the server's world.
+    fn last_and_converged(v: &StreamVector) -> (u32, u32) {
         let last = v
             .steps
             .iter()
             .rev()
             .find_map(|s| s.expect.client_hash)
             .unwrap();
-        // The perfect network's client ends on the server's world: rebuild it.
         let mut server = open("datagram_server", &v.params).unwrap().unwrap();
         let mut client = ReplicaTable::new();
         for step in &v.steps {
@@ -407,7 +423,32 @@ mod tests {
                 }
             }
         }
-        assert_eq!(client.state_hash(), last);
+        (last, client.state_hash())
+    }
+
+    #[test]
+    fn the_held_bytes_vector_gives_datagrams_up_for_bytes_alone_and_converges() {
+        let v = stream_vectors()
+            .unwrap()
+            .into_iter()
+            .find(|v| v.name == "datagram/held_bytes")
+            .unwrap();
+        let given_up: u64 = v
+            .steps
+            .iter()
+            .filter_map(|s| s.expect.report.as_ref()?.get("given_up")?.as_u64())
+            .sum();
+        // Never 256 datagrams held: every one given up was for the byte bound.
+        assert!(given_up >= 100, "{given_up} datagrams given up");
+        let (last, converged) = last_and_converged(&v);
+        assert_eq!(last, converged, "what was given up came again");
+    }
+
+    #[test]
+    fn a_recording_ends_converged() {
+        let v = stream_vectors().unwrap().remove(0);
+        let (last, converged) = last_and_converged(&v);
+        assert_eq!(last, converged);
     }
 
     #[test]

@@ -566,13 +566,13 @@ fn packed_change(eid: u16, mask: PackedMask) -> PackedChange {
 }
 
 /// A packed pose step.
-fn packed_step(dx: i16, dy: i16, dz: i16, yaw: u8) -> PackedPoseStep {
-    PackedPoseStep {
+fn packed_step(dx: i16, dy: i16, dz: i16, yaw: u8) -> Box<PackedPoseStep> {
+    Box::new(PackedPoseStep {
         dx: dx.into(),
         dy: dy.into(),
         dz: dz.into(),
         yaw: yaw.into(),
-    }
+    })
 }
 
 /// A kind 12 frame with no change.

@@ -37,7 +37,10 @@
 //!
 //! The files are generated from the cases kept in code ([`frame_cases`]) by [`write_frames`]
 //! (`ackwire vectors --write`) and never edited by hand; [`verify_frame_case`] checks a case
-//! against the Rust codec.
+//! against the Rust codec. Beside them, `vectors/derived/<frame>.json` holds the same format
+//! derived from the layout itself ([`mod@derive`]), for the reference protocol as for any spec;
+//! [`verify_case_run_time`] checks a case against the run-time codec of any spec, and
+//! [`CaseCheck`] against any generated codec.
 //!
 //! What this module is not: a test runner for other implementations. It defines the data and
 //! judges the Rust codec; the runner drives other testees with the same files.
@@ -199,13 +202,18 @@ pub fn render_frame_file(file: &FrameFile) -> Result<String, VectorError> {
 /// A `.json` file in `dir` that holds frame vectors of a frame that no longer has cases is
 /// removed, so that the folder mirrors the code; other files are left alone.
 pub fn write_frames(dir: &Path) -> Result<Vec<PathBuf>, VectorError> {
+    write_files(dir, &frame_files())
+}
+
+/// Writes `files` to `dir/<frame>.json` (creating `dir`) and removes any other frame vector
+/// file there, so that the folder mirrors what was written; other files are left alone.
+pub(crate) fn write_files(dir: &Path, files: &[FrameFile]) -> Result<Vec<PathBuf>, VectorError> {
     std::fs::create_dir_all(dir).map_err(|source| VectorError::Io {
         path: dir.to_path_buf(),
         source,
     })?;
-    let files = frame_files();
     let mut written = Vec::with_capacity(files.len());
-    for file in &files {
+    for file in files {
         let path = dir.join(format!("{}.json", file.frame));
         let text = render_frame_file(file)?;
         std::fs::write(&path, text).map_err(|source| VectorError::Io {
@@ -484,25 +492,31 @@ fn verify_error<F: Frame>(bytes: &[u8], expected: &ExpectedError) -> Result<(), 
         }
         Err(e) => e,
     };
+    judge_error(&error, expected)
+}
+
+/// Whether a decoder's `error` is the one a case expects: the same kind, offset and path, and
+/// the same bit when the case names one (a case that names no bit accepts any).
+fn judge_error(error: &ackwire_codec::DecodeError, expected: &ExpectedError) -> Result<(), String> {
     let got = ExpectedError {
         kind: error.kind.as_str().to_string(),
         offset: error.offset,
         bit: error.bit,
         path: error.path_string(),
     };
-    // A case that names no bit accepts any; one that names a bit wants that bit.
     let same = got.kind == expected.kind
         && got.offset == expected.offset
         && got.path == expected.path
         && (expected.bit.is_none() || expected.bit == got.bit);
-    if !same {
-        return Err(format!(
+    if same {
+        Ok(())
+    } else {
+        Err(format!(
             "expected {}, got {}",
             describe(expected),
             describe(&got)
-        ));
+        ))
     }
-    Ok(())
 }
 
 /// Checks one case of frame `frame` against the run-time codec of any spec ([`crate::interp`]):
@@ -542,27 +556,7 @@ pub fn verify_case_run_time(
                 describe(expected),
                 compact(&value)
             )),
-            Err(FrameError::Decode(error)) => {
-                let got = ExpectedError {
-                    kind: error.kind.as_str().to_string(),
-                    offset: error.offset,
-                    bit: error.bit,
-                    path: error.path_string(),
-                };
-                let same = got.kind == expected.kind
-                    && got.offset == expected.offset
-                    && got.path == expected.path
-                    && (expected.bit.is_none() || expected.bit == got.bit);
-                if same {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "expected {}, got {}",
-                        describe(expected),
-                        describe(&got)
-                    ))
-                }
-            }
+            Err(FrameError::Decode(error)) => judge_error(&error, expected),
             Err(other) => Err(format!("expected {}, got {other}", describe(expected))),
         },
     }

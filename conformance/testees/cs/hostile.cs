@@ -126,7 +126,7 @@ static class Hostile
     {
         ReferenceDatagram s = ReferenceDatagram.Instance;
         DatagramServer server = new DatagramServer(s, new Subscription(s, new SubscriptionConfig { Precision = 0.01f, MaxDatagram = 300, SentWindow = 64 }));
-        ReplicaLimits limits = new ReplicaLimits { MaxEntities = 40, MaxHeld = 8, MaxComponentBytes = 4096 };
+        ReplicaLimits limits = new ReplicaLimits { MaxEntities = 40, MaxHeld = 8, MaxComponentBytes = 4096, MaxHeldBytes = 16384 };
         DatagramClient client = new DatagramClient(s, new ReplicaTable(limits));
         HashSet<ulong> live = new HashSet<ulong>();
         byte[] last = new byte[0];
@@ -173,6 +173,7 @@ static class Hostile
             }
             Check(client.Table.Count <= limits.MaxEntities, "replica entities");
             Check(client.Table.HeldDatagrams <= limits.MaxHeld, "held datagrams");
+            Check(client.Table.HeldBytes <= limits.MaxHeldBytes, "held datagram bytes");
             Check(client.Table.ComponentBytes <= limits.MaxComponentBytes, "component bytes");
         }
     }

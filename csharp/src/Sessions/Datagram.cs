@@ -949,26 +949,56 @@ namespace Ackwire.Runtime.Sessions
     /// Bounds on what a ReplicaTable holds, whatever the server sends (GEN-5, docs/limits.md), as
     /// the Rust <c>ReplicaLimits</c>: <c>MaxEntities</c> (default 65,536; a spawn beyond is
     /// refused), <c>MaxHeld</c> datagrams held for ticks not yet whole (default 256; beyond, the
-    /// oldest tick held is given up, never acked, so the server sends it again) and
+    /// oldest tick held is given up, never acked, so the server sends it again),
     /// <c>MaxComponentBytes</c> (default 16 MiB, each component counted at its length plus
     /// ComponentOverhead; past it a spawn is refused and an update skipped whole, its datagram not
-    /// acked).
+    /// acked) and <c>MaxHeldBytes</c> (default 8 MiB of held datagrams, each counted by
+    /// <c>HeldCost</c>; past it, as past <c>MaxHeld</c>, the oldest tick held is given up).
     /// </summary>
     public struct ReplicaLimits
     {
         /// <summary>What each component costs beyond its bytes in MaxComponentBytes.</summary>
         public const long ComponentOverhead = 64;
+        /// <summary>What a held datagram costs in MaxHeldBytes beyond its updates.</summary>
+        public const long HeldDatagramOverhead = 256;
+        /// <summary>What each update of a held datagram costs in MaxHeldBytes beyond its components.</summary>
+        public const long HeldUpdateOverhead = 96;
         /// <summary>Entities held at most.</summary>
         public int MaxEntities;
         /// <summary>Datagrams held for ticks that are not whole yet.</summary>
         public int MaxHeld;
         /// <summary>Component bytes held at most, over every entity.</summary>
         public long MaxComponentBytes;
+        /// <summary>Bytes of datagrams held for ticks not yet whole, as HeldCost counts them.</summary>
+        public long MaxHeldBytes;
 
-        /// <summary>The defaults: 65,536 entities, 256 datagrams, 16 MiB.</summary>
+        /// <summary>The defaults: 65,536 entities, 256 datagrams, 16 MiB of components, 8 MiB of held datagrams.</summary>
         public static ReplicaLimits Default
         {
-            get { return new ReplicaLimits { MaxEntities = 1 << 16, MaxHeld = 256, MaxComponentBytes = 16L << 20 }; }
+            get { return new ReplicaLimits { MaxEntities = 1 << 16, MaxHeld = 256, MaxComponentBytes = 16L << 20, MaxHeldBytes = 8L << 20 }; }
+        }
+
+        /// <summary>
+        /// What a held datagram costs in MaxHeldBytes, the same in every language:
+        /// HeldDatagramOverhead, plus HeldUpdateOverhead an update, plus each component at its
+        /// length (0 for a removal) and ComponentOverhead.
+        /// </summary>
+        public static long HeldCost(DatagramFrame d)
+        {
+            long sum = HeldDatagramOverhead;
+            foreach (UpdateFrame u in d.Updates)
+            {
+                sum += HeldUpdateOverhead;
+                if (u.Components == null)
+                {
+                    continue;
+                }
+                foreach (ComponentChange c in u.Components)
+                {
+                    sum += (c.Data == null ? 0 : c.Data.Length) + ComponentOverhead;
+                }
+            }
+            return sum;
         }
     }
 
@@ -1007,6 +1037,8 @@ namespace Ackwire.Runtime.Sessions
             public uint Parts;
             public ulong StreamTick;
             public SortedDictionary<ulong, DatagramFrame> Datagrams = new SortedDictionary<ulong, DatagramFrame>();
+            /// <summary>What Datagrams cost, as MaxHeldBytes counts them.</summary>
+            public long Bytes;
         }
 
         readonly Dictionary<ulong, Replica> entities = new Dictionary<ulong, Replica>();
@@ -1016,6 +1048,7 @@ namespace Ackwire.Runtime.Sessions
         ulong wholeTick;
         readonly SortedDictionary<ulong, HeldTick> held = new SortedDictionary<ulong, HeldTick>();
         int heldCount;
+        long heldBytes;
         List<DatagramAckFrame> acks = new List<DatagramAckFrame>();
         long componentBytes;
         readonly ReplicaLimits limits;
@@ -1037,6 +1070,9 @@ namespace Ackwire.Runtime.Sessions
 
         /// <summary>Datagrams held for ticks that are not whole yet.</summary>
         public int HeldDatagrams { get { return heldCount; } }
+
+        /// <summary>What the held datagrams cost, as MaxHeldBytes counts them.</summary>
+        public long HeldBytes { get { return heldBytes; } }
 
         /// <summary>Component bytes held, as MaxComponentBytes counts them.</summary>
         public long ComponentBytes { get { return componentBytes; } }
@@ -1215,13 +1251,16 @@ namespace Ackwire.Runtime.Sessions
             }
             if (!h.Datagrams.ContainsKey(d.Header.Frame))
             {
+                long bytes = ReplicaLimits.HeldCost(d);
                 h.Datagrams[d.Header.Frame] = d;
+                h.Bytes += bytes;
+                heldBytes += bytes;
                 heldCount += 1;
             }
             s.Held = true;
             Release(ref s);
             // Memory stays bounded whatever the server sends: give up the oldest ticks held.
-            while (heldCount > limits.MaxHeld && held.Count > 0)
+            while ((heldCount > limits.MaxHeld || heldBytes > limits.MaxHeldBytes) && held.Count > 0)
             {
                 ulong oldest = 0;
                 foreach (ulong t in held.Keys)
@@ -1232,6 +1271,7 @@ namespace Ackwire.Runtime.Sessions
                 HeldTick gone = held[oldest];
                 held.Remove(oldest);
                 heldCount -= gone.Datagrams.Count;
+                heldBytes -= gone.Bytes;
                 s.GivenUp += gone.Datagrams.Count;
             }
             return s;
@@ -1275,6 +1315,7 @@ namespace Ackwire.Runtime.Sessions
                 HeldTick h = held[t];
                 held.Remove(t);
                 heldCount -= h.Datagrams.Count;
+                heldBytes -= h.Bytes;
                 foreach (DatagramFrame d in h.Datagrams.Values)
                 {
                     if (t == whole && (!hasNewest || d.Header.InputAck > newestAck))

@@ -163,7 +163,7 @@ impl CubeStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ackwire_codec::acked::{AckWriter, AckedDecoder, Delivery};
+    use ackwire_codec::acked::{AckWriter, AckedDecoder, AckedSchema, Delivery};
 
     /// The Rust client on the same frames, losslessly: what it shows hashes to S_N's hash of
     /// the frame's tick, which is what the judge holds every socket client to.
@@ -184,8 +184,10 @@ mod tests {
                 assert_eq!(decoder.state_hash(), out.hash, "tick {}", out.tick);
             }
             writer.confirm(decoder.last_seq());
-            let ack = writer.frame(decoder.ack_tick(), decoder.keyframe_wanted());
-            server.ack(t * 16 + 1, &ack.to_bytes().unwrap()).unwrap();
+            let ack = writer.content(decoder.ack_tick(), decoder.keyframe_wanted());
+            let mut bytes = Vec::new();
+            Reference::encode_ack(&ack, &mut bytes).unwrap();
+            server.ack(t * 16 + 1, &bytes).unwrap();
         }
         assert_eq!(shown, 120);
         let truth = server.truth();

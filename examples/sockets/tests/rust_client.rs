@@ -3,9 +3,9 @@
 //! and fails one that reports a wrong hash. The TypeScript page and the C++ client are held to
 //! the same verdict by scripts/examples.sh.
 
-use ackwire_codec::acked::{AckWriter, AckedDecoder, Delivery, Reference};
+use ackwire_codec::acked::{AckWriter, AckedDecoder, AckedSchema, Delivery, Reference};
 use ackwire_codec::protocol::{Buttons, Input};
-use ackwire_codec::{BitSet, Frame};
+use ackwire_codec::BitSet;
 use std::io::{BufRead, BufReader};
 use std::net::UdpSocket;
 use std::process::{Command, Stdio};
@@ -70,8 +70,10 @@ fn run(skew: u32) -> (bool, String) {
             move_y: 0.0,
             yaw: 0.0,
         });
-        let ack = writer.frame(decoder.ack_tick(), decoder.keyframe_wanted());
-        socket.send(&ack.to_bytes().unwrap()).unwrap();
+        let ack = writer.content(decoder.ack_tick(), decoder.keyframe_wanted());
+        let mut bytes = Vec::new();
+        Reference::encode_ack(&ack, &mut bytes).unwrap();
+        socket.send(&bytes).unwrap();
     }
     let mut rest = String::new();
     for line in out.lines() {

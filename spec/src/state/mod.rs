@@ -151,7 +151,7 @@ mod tests {
                 ("armor", false, 8),
                 ("vehicle", false, 16),
                 ("seat", false, 8),
-                ("q", false, 32),
+                ("orient_q", false, 32),
             ]
         );
         assert_eq!(p.staged.name, "StagedChange");
@@ -159,7 +159,7 @@ mod tests {
         assert_eq!(p.slot.words, 4);
         let at: Vec<u32> = p.slot.fields.iter().map(|f| f.at).collect();
         assert_eq!(at, [0, 4, 8, 12, 14, 16, 20, 21, 22, 24, 25]);
-        assert_eq!(p.slot.len_at, 31);
+        assert_eq!(p.slot.holds_at, 31);
         assert_eq!((p.measured, p.tiered), (Some(0), Some(0)));
         assert_eq!(p.constants.len(), 5);
     }

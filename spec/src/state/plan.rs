@@ -56,6 +56,10 @@ pub struct StatePlan {
     pub constants: Vec<(String, i128)>,
 }
 
+/// The most optional groups a state may have: a decoder's slot keeps which an entity holds in
+/// the bits of one byte, beside the bit that says it holds an entity.
+pub const MAX_OPTIONAL: usize = 7;
+
 /// The session constants a state's machines read from its spec, when declared.
 pub const SESSION_CONSTANTS: [&str; 5] = [
     "SENT_RING",
@@ -443,8 +447,10 @@ pub enum StagedHolds {
 }
 
 /// The record as the client's decoder keeps it: every field at a fixed byte of `words` u64
-/// words (little endian within each), none across two words, and a last byte holding the
-/// record's canonical length (0: no entity).
+/// words (little endian within each), none across two words, and a last byte saying what the
+/// slot holds: 0 for no entity, else bit 7 and, in bit `i`, whether the record holds its `i`-th
+/// optional group (in canonical order). The record's flags keep their own bits as they are, so a
+/// corrupt record (a presence bit without its group) still differs from a sound one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SlotPlan {
     /// Its type name (the record's name then `Slot`).
@@ -453,8 +459,8 @@ pub struct SlotPlan {
     pub words: u32,
     /// Each record field's place, in canonical order (the index is the record field's).
     pub fields: Vec<SlotField>,
-    /// The byte holding the canonical length.
-    pub len_at: u32,
+    /// The byte saying what the slot holds.
+    pub holds_at: u32,
 }
 
 /// Where a record field lies in a slot.
@@ -648,11 +654,18 @@ impl<'s> Resolver<'_, 's> {
             );
             return None;
         };
-        if byte.is_none() && packed.is_none() {
+        if byte.is_none() {
             self.error(
                 st.name_span,
-                format!("state `{}` travels in no frame", st.name),
-                "expected a member `frame Name = kind { ... }` or `packed frame Name = kind { ... }`",
+                format!("state `{}` has no byte-aligned frame", st.name),
+                "expected a member `frame Name = kind { ... }` (a packed frame re-codes its changes)",
+            );
+        }
+        if ack.is_none() && inputs.is_none() {
+            self.error(
+                st.name_span,
+                format!("state `{}` has no ack frame", st.name),
+                "expected `ack Name = kind,` and `inputs: Record,`: the client acknowledges frames with them",
             );
         }
         if self.index.union(&events.name).is_none() {
@@ -727,6 +740,14 @@ impl<'s> Resolver<'_, 's> {
             ) {
                 groups.push(plan);
             }
+        }
+        let optional = groups.iter().filter(|g| g.presence.is_some()).count();
+        if optional > MAX_OPTIONAL {
+            self.error(
+                st.name_span,
+                format!("state `{}` has {optional} optional groups", st.name),
+                format!("a state has at most {MAX_OPTIONAL} (a decoder's slot keeps which it holds in one byte)"),
+            );
         }
         if groups.is_empty() && st.groups().next().is_none() {
             self.error(
@@ -1897,7 +1918,12 @@ fn staged(groups: &[GroupPlan], profiles: &[ProfilePlan], change: &str) -> Stage
             }
             let (signed, bits) = staged_int(g, fi, f);
             fields.push(StagedField {
-                name: f.name.clone(),
+                // A nested group's fields are not the record's: named after the group too.
+                name: if g.nested {
+                    format!("{}_{}", g.name, f.name)
+                } else {
+                    f.name.clone()
+                },
                 holds: StagedHolds::Field {
                     group: gi,
                     field: fi,
@@ -1974,7 +2000,7 @@ fn slot(record: &str, fields: &[RecordField]) -> SlotPlan {
         name: format!("{record}Slot"),
         words,
         fields: out,
-        len_at: words * 8 - 1,
+        holds_at: words * 8 - 1,
     }
 }
 

@@ -750,9 +750,10 @@ export interface Replica {
  * Bounds on what a {@link ReplicaTable} holds, whatever the server sends (GEN-5, docs/limits.md),
  * as the Rust `ReplicaLimits`: `maxEntities` (default 65,536; a spawn beyond is refused), `maxHeld`
  * datagrams held for ticks not yet whole (default 256; beyond, the oldest tick held is given up,
- * never acked, so the server sends it again) and `maxComponentBytes` (default 16 MiB, each
- * component counted at its length plus {@link COMPONENT_OVERHEAD}; past it a spawn is refused and
- * an update skipped whole, its datagram not acked).
+ * never acked, so the server sends it again), `maxComponentBytes` (default 16 MiB, each component
+ * counted at its length plus {@link COMPONENT_OVERHEAD}; past it a spawn is refused and an update
+ * skipped whole, its datagram not acked) and `maxHeldBytes` (default 8 MiB of held datagrams, each
+ * counted by {@link heldCost}; past it, as past `maxHeld`, the oldest tick held is given up).
  */
 export interface ReplicaLimits {
   /** Entities held at most. */
@@ -761,17 +762,45 @@ export interface ReplicaLimits {
   readonly maxHeld: number;
   /** Component bytes held at most, over every entity. */
   readonly maxComponentBytes: number;
+  /** Bytes of datagrams held for ticks not yet whole, as {@link heldCost} counts them. */
+  readonly maxHeldBytes: number;
 }
 
 /** What each component costs beyond its bytes in {@link ReplicaLimits.maxComponentBytes}. */
 export const COMPONENT_OVERHEAD = 64;
+
+/** What a held datagram costs in {@link ReplicaLimits.maxHeldBytes} beyond its updates. */
+export const HELD_DATAGRAM_OVERHEAD = 256;
+
+/**
+ * What each update of a held datagram costs in {@link ReplicaLimits.maxHeldBytes} beyond its
+ * components.
+ */
+export const HELD_UPDATE_OVERHEAD = 96;
 
 /** The default {@link ReplicaLimits}. */
 export const DEFAULT_REPLICA_LIMITS: ReplicaLimits = {
   maxEntities: 1 << 16,
   maxHeld: 256,
   maxComponentBytes: 16 << 20,
+  maxHeldBytes: 8 << 20,
 };
+
+/**
+ * What a held datagram costs in {@link ReplicaLimits.maxHeldBytes}, the same in every language:
+ * {@link HELD_DATAGRAM_OVERHEAD}, plus {@link HELD_UPDATE_OVERHEAD} an update, plus each component
+ * at its length (0 for a removal) and {@link COMPONENT_OVERHEAD}.
+ */
+export function heldCost(d: DatagramFrame): number {
+  let sum = HELD_DATAGRAM_OVERHEAD;
+  for (const u of d.updates) {
+    sum += HELD_UPDATE_OVERHEAD;
+    for (const c of u.components ?? []) {
+      sum += (c.data === null ? 0 : c.data.length) + COMPONENT_OVERHEAD;
+    }
+  }
+  return sum;
+}
 
 /** What one datagram, or one stream frame, did to the table. */
 export interface DatagramSummary {
@@ -799,6 +828,8 @@ interface HeldTick {
   parts: number;
   streamTick: bigint;
   datagrams: Map<bigint, DatagramFrame>;
+  /** What `datagrams` cost, as {@link ReplicaLimits.maxHeldBytes} counts them. */
+  bytes: number;
 }
 
 function componentCost(bytes: Uint8Array): number {
@@ -871,6 +902,7 @@ export class ReplicaTable {
   private wholeTickValue: bigint | undefined = undefined;
   private held = new Map<bigint, HeldTick>();
   private heldCount = 0;
+  private heldBytesValue = 0;
   private acks: DatagramAckFrame[] = [];
   private componentBytesValue = 0;
   private readonly limits: ReplicaLimits;
@@ -898,6 +930,11 @@ export class ReplicaTable {
   /** Datagrams held for ticks that are not whole yet. */
   get heldDatagrams(): number {
     return this.heldCount;
+  }
+
+  /** What the held datagrams cost, as {@link ReplicaLimits.maxHeldBytes} counts them. */
+  get heldBytes(): number {
+    return this.heldBytesValue;
   }
 
   /** Component bytes held, as {@link ReplicaLimits.maxComponentBytes} counts them. */
@@ -1012,20 +1049,23 @@ export class ReplicaTable {
     }
     let h = this.held.get(d.tick);
     if (h === undefined) {
-      h = { parts: d.parts, streamTick: 0n, datagrams: new Map() };
+      h = { parts: d.parts, streamTick: 0n, datagrams: new Map(), bytes: 0 };
       this.held.set(d.tick, h);
     }
     if (d.stream_tick > h.streamTick) {
       h.streamTick = d.stream_tick;
     }
     if (!h.datagrams.has(d.frame)) {
+      const bytes = heldCost(d);
       h.datagrams.set(d.frame, d);
+      h.bytes += bytes;
+      this.heldBytesValue += bytes;
       this.heldCount += 1;
     }
     s.held = true;
     this.release(s);
     // Memory stays bounded whatever the server sends: give up the oldest ticks held.
-    while (this.heldCount > this.limits.maxHeld) {
+    while (this.heldCount > this.limits.maxHeld || this.heldBytesValue > this.limits.maxHeldBytes) {
       const oldest = [...this.held.keys()].sort(byId)[0];
       if (oldest === undefined) {
         break;
@@ -1033,6 +1073,7 @@ export class ReplicaTable {
       const t = this.held.get(oldest)!;
       this.held.delete(oldest);
       this.heldCount -= t.datagrams.size;
+      this.heldBytesValue -= t.bytes;
       s.givenUp += t.datagrams.size;
     }
     return s;
@@ -1065,6 +1106,7 @@ export class ReplicaTable {
       const h = this.held.get(t)!;
       this.held.delete(t);
       this.heldCount -= h.datagrams.size;
+      this.heldBytesValue -= h.bytes;
       for (const frame of [...h.datagrams.keys()].sort(byId)) {
         const d = h.datagrams.get(frame)!;
         if (t === wholeTick && (newestAck === undefined || d.input_ack > newestAck)) {

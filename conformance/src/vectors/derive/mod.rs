@@ -472,34 +472,7 @@ impl<'a> Builder<'a> {
 /// Writes `derived`'s files into `dir` (created when missing), one `<frame>.json` each, and
 /// removes any other frame vector file there: the folder then mirrors the spec.
 pub fn write_derived(dir: &Path, derived: &Derived) -> Result<Vec<PathBuf>, VectorError> {
-    std::fs::create_dir_all(dir).map_err(|source| VectorError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let mut written = Vec::new();
-    for file in &derived.files {
-        let path = dir.join(format!("{}.json", file.frame));
-        std::fs::write(&path, render_frame_file(file)?).map_err(|source| VectorError::Io {
-            path: path.clone(),
-            source,
-        })?;
-        written.push(path);
-    }
-    for stale in super::json_files(dir)? {
-        if written.contains(&stale) {
-            continue;
-        }
-        let Ok(text) = std::fs::read_to_string(&stale) else {
-            continue;
-        };
-        if serde_json::from_str::<FrameFile>(&text).is_ok() {
-            std::fs::remove_file(&stale).map_err(|source| VectorError::Io {
-                path: stale.clone(),
-                source,
-            })?;
-        }
-    }
-    Ok(written)
+    super::write_files(dir, &derived.files)
 }
 
 /// Checks a committed derived set in `dir` against the spec: every file byte for byte what

@@ -4,7 +4,8 @@
 // world, `datagram_client` a ReplicaTable.
 //
 // Parameters (every key optional, the same object opens both halves): `precision` (metres per
-// step, default 0.01), `max_datagram` (bytes, default 1200), `max_held` (default 256).
+// step, default 0.01), `max_datagram` (bytes, default 1200), `max_held` (default 256),
+// `max_held_bytes` (default 8 MiB).
 // World ops: spawn, move, set, remove, despawn, full_frame, input_ack (datagram.rs says each).
 // The client's state hash is FNV-1a 32 over ReplicaTable::canonical_bytes.
 
@@ -55,6 +56,14 @@ inline bool params(const Value& v, Params& p, std::string& why) {
             return false;
         }
         p.limits.max_held = static_cast<size_t>(*n);
+    }
+    if (const Value* m = rest::member(v, "max_held_bytes")) {
+        auto n = rest::as_u64(*m);
+        if (!n) {
+            why = "`max_held_bytes` must be an integer";
+            return false;
+        }
+        p.limits.max_held_bytes = static_cast<size_t>(*n);
     }
     return true;
 }
