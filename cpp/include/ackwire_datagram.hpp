@@ -476,8 +476,10 @@ public:
         release(s);
         // ReplicaLimits::max_held and max_held_bytes: memory stays bounded whatever the server
         // sends; give up the oldest ticks held.
-        while ((held_count_ > limits_.max_held || held_bytes_ > limits_.max_held_bytes) &&
-               !held_.empty()) {
+        while (!held_.empty()) {
+            if (held_count_ <= limits_.max_held && held_bytes_ <= limits_.max_held_bytes) {
+                break;
+            }
             auto oldest = held_.begin();
             held_count_ -= oldest->second.datagrams.size();
             held_bytes_ -= oldest->second.bytes;
@@ -538,7 +540,8 @@ private:
             }
             for (const auto& c : *u.components) {
                 const size_t length = c.data ? c.data->size() : 0;
-                sum = detail::sat_add(sum, detail::sat_add(length, ReplicaLimits::COMPONENT_OVERHEAD));
+                const size_t cost = detail::sat_add(length, ReplicaLimits::COMPONENT_OVERHEAD);
+                sum = detail::sat_add(sum, cost);
             }
         }
         return sum;
