@@ -30,7 +30,7 @@ pub struct StreamVector {
     pub name: String,
     /// One line.
     pub description: String,
-    /// The seed document and section the behaviour comes from.
+    /// The rules of `docs/spec/` the vector checks.
     pub seed: String,
     /// The session pair driven: `acked`, `datagram`, `baseline` or `delta`. Its halves are
     /// opened as `<session>_server` and `<session>_client`.
@@ -199,7 +199,7 @@ mod tests {
         StreamVector {
             name: "acked/five_percent_loss".into(),
             description: "a keyframe, then deltas onto acknowledged bases under 5% loss".into(),
-            seed: "000".into(),
+            seed: "GEN-3".into(),
             session: "acked".into(),
             params: serde_json::json!({"sent_ring": 32}),
             tick_ms: 16,

@@ -442,7 +442,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     let base = |name: &str, description: &str| Recording {
         name: format!("acked/{name}"),
         description: description.into(),
-        seed: "000".into(),
+        seed: "GEN-3, ACK-17, ACK-19, ACK-29, ACK-33, CHECK-7".into(),
         session: "acked".into(),
         params: json!({"own": [1], "keep_inputs": 4}),
         tick_ms: 20,
@@ -702,7 +702,7 @@ fn packed_recordings() -> Vec<Recording> {
     let base = |name: &str, description: &str, seed: u64, loss: f64| Recording {
         name: format!("acked_packed/{name}"),
         description: description.into(),
-        seed: "000 / issue 19".into(),
+        seed: "GEN-3, ACK-16, CHECK-7".into(),
         session: "acked_packed".into(),
         params: json!({"own": [1], "keep_inputs": 4}),
         tick_ms: 20,
@@ -798,7 +798,7 @@ mod tests {
             .last()
             .and_then(|r| r.get("events_expired").and_then(Value::as_u64));
         assert!(expired.is_some_and(|e| e > 0), "{expired:?}");
-        // ACK-27: a frame over RELIABLE_ABOVE bytes goes on the reliable channel: the vectors
+        // ACK-27, GEN-7: a frame over RELIABLE_ABOVE bytes goes on the reliable channel: the vectors
         // record the channel of every frame sent, and the crowd takes both.
         let channels = |v: &StreamVector| {
             let (mut reliable, mut unreliable) = (0, 0);
@@ -849,8 +849,9 @@ mod tests {
         }
     }
 
-    /// The channel is part of what a server half must do: the crowd's first reliable frame
-    /// recorded as unreliable fails the replay at that step.
+    /// GEN-7, TESTEE-12: the channel is part of what a server half must do, and of what a
+    /// stream vector records: the crowd's first reliable frame recorded as unreliable fails the
+    /// replay at that step.
     #[test]
     fn a_frame_on_the_wrong_channel_fails_the_replay() {
         let mut v = stream_vectors()

@@ -267,7 +267,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     let base = |name: &str, description: &str| Recording {
         name: format!("baseline/{name}"),
         description: description.into(),
-        seed: "002".into(),
+        seed: "GEN-3, NB-7, NB-8, NB-16, CHECK-9".into(),
         session: "baseline".into(),
         params: json!({"budget": 1200, "client": 1}),
         tick_ms: 20,

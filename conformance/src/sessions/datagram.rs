@@ -279,7 +279,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     let base = |name: &str, description: &str| Recording {
         name: format!("datagram/{name}"),
         description: description.into(),
-        seed: "003".into(),
+        seed: "GEN-3, DG-2, DG-11, DG-14, DG-21, CHECK-8".into(),
         session: "datagram".into(),
         params: json!({"precision": 0.01, "max_datagram": 64}),
         tick_ms: 20,

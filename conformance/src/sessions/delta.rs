@@ -355,7 +355,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     let base = |name: &str, description: &str| Recording {
         name: format!("delta/{name}"),
         description: description.into(),
-        seed: "004 §7".into(),
+        seed: "GEN-3, DELTA-9, DELTA-10, DELTA-14, CHECK-10".into(),
         session: "delta".into(),
         params: json!({"history": 32}),
         tick_ms: 50,

@@ -24,7 +24,7 @@ pub struct Recording {
     pub name: String,
     /// One line.
     pub description: String,
-    /// Where the behaviour is specified.
+    /// The rules of `docs/spec/` the recording checks.
     pub seed: String,
     /// The session pair.
     pub session: String,
