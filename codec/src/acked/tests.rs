@@ -771,3 +771,35 @@ fn the_orientation_travels_whole_and_stays_for_the_life() {
     Reference::write_record(&c, &mut bytes);
     assert_eq!(bytes.len(), 28);
 }
+
+/// CHECK-4: positions are whole steps of 1/512 m and a full pose's f32 metres hold every step
+/// up to 32768 m exactly, so a position arrives bit for bit the same whether it came full or
+/// as steps from a base (ACK-33: either way measured at the frame's tick less the age).
+#[test]
+fn a_position_arrives_as_the_same_whole_steps_full_or_stepped() {
+    let edge = (1 << 24) - 1;
+    for x in [0, 1, -1, 300, 16_383, -16_383, edge, -edge] {
+        let c = Reference::diff(1, None, &rec(x, true, 7, 1), 7)
+            .unwrap()
+            .unwrap();
+        let got = Reference::apply(None, &c, 7).unwrap();
+        assert_eq!((got.x, got.y, got.z, got.measured), (x, -x, 3, 7), "x {x}");
+    }
+    let base = rec(250, false, 5, 1);
+    let step = Reference::diff(1, Some(&base), &rec(300, false, 6, 1), 7)
+        .unwrap()
+        .unwrap();
+    let stepped = Reference::apply(Some(&base), &step, 7).unwrap();
+    let full = Reference::diff(1, None, &rec(300, true, 6, 1), 7)
+        .unwrap()
+        .unwrap();
+    let full = Reference::apply(None, &full, 7).unwrap();
+    assert_eq!(
+        (stepped.x, stepped.y, stepped.z, stepped.measured),
+        (full.x, full.y, full.z, full.measured)
+    );
+    assert_eq!(
+        stepped.measured, 6,
+        "the pose is from the tick it was measured at"
+    );
+}
