@@ -557,7 +557,9 @@ impl State<'_, '_, '_, '_> {
         }
         self.close("}");
         self.blank();
-        self.line("/// The check carried over the entity's id and record (CHECK-2; nothing for none):");
+        self.line(
+            "/// The check carried over the entity's id and record (CHECK-2; nothing for none):",
+        );
         self.line("/// the record's canonical bytes are the slot's, less the gaps between words.");
         self.line("#[inline(always)]");
         self.open(format!(
@@ -1154,9 +1156,15 @@ impl State<'_, '_, '_, '_> {
         let change = byte.change.clone();
         let m = self.m.clone();
         let rt = self.rt();
-        self.line("/// ACK-21: each group whose fields differ from the base's, every group of an entity");
-        self.line("/// that comes whole; whether the pose is full or stepped travels with each change");
-        self.line("/// (POSE_FULL), since the base can be any recent frame, and a pose measured in a");
+        self.line(
+            "/// ACK-21: each group whose fields differ from the base's, every group of an entity",
+        );
+        self.line(
+            "/// that comes whole; whether the pose is full or stepped travels with each change",
+        );
+        self.line(
+            "/// (POSE_FULL), since the base can be any recent frame, and a pose measured in a",
+        );
         self.line("/// frame that was lost travels with its age (POSE_AGE, ACK-33).");
         self.open(format!(
             "fn diff(eid: u16, base: Option<&{record}>, next: &{record}, tick: u32) -> Result<Option<{change}>, {rt}::EncodeError> {{"
