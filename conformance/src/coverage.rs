@@ -10,7 +10,9 @@
 //! A citation counts as a *test* when its file is a test file (a `tests` or `test` folder, a
 //! `tests.rs`, `*_test.*`, `*.test.ts`, `*Tests.cs`, a fuzz target, a harness, a golden vector)
 //! or it sits in a Rust file below an inline `#[cfg(test)] mod ... {`; otherwise it marks the
-//! site that enforces the rule. The report fails when a normative rule is cited nowhere, when a
+//! site that enforces the rule. The files scanned are those git tracks or would track (ignored
+//! build output and generated files left out), or every file under the root outside a git
+//! checkout. The report fails when a normative rule has no enforcing site or no test, when a
 //! file (or a page) cites an identifier no page defines, or when two pages define one.
 
 use serde::Serialize;
@@ -58,27 +60,36 @@ pub enum CoverageError {
     NoPages(PathBuf),
 }
 
-/// The language (or kind of file) a citation is in, the report's columns.
+/// The language (or kind of file) a citation is in, the report's columns (named in the JSON
+/// report as in the table's headings).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
 pub enum Lang {
     /// Rust (the codec, the runtime, the server, the tools).
+    #[serde(rename = "rust")]
     Rust,
     /// TypeScript (the runtime under `typescript/`, the socket example's page).
+    #[serde(rename = "ts")]
     TypeScript,
     /// C++ (the runtime under `cpp/`).
+    #[serde(rename = "cpp")]
     Cpp,
     /// C# (the runtime under `csharp/`).
+    #[serde(rename = "cs")]
     CSharp,
     /// The generators under `spec/src/gen/`, where a rule is printed into generated code.
+    #[serde(rename = "gen")]
     Generator,
     /// The bundled testees under `conformance/testees/`, in any language.
+    #[serde(rename = "testees")]
     Testees,
     /// Layout files (`.wire`).
+    #[serde(rename = "layouts")]
     Layouts,
     /// Golden vectors (`vectors/`).
+    #[serde(rename = "vectors")]
     Vectors,
     /// Anything else scanned (scripts).
+    #[serde(rename = "other")]
     Other,
 }
 
@@ -161,6 +172,16 @@ pub enum Problem {
         /// The rule.
         id: String,
     },
+    /// A normative rule only tests cite: no line says where it is enforced.
+    Unenforced {
+        /// The rule.
+        id: String,
+    },
+    /// A normative rule only enforcing sites cite: no test says it checks it.
+    Untested {
+        /// The rule.
+        id: String,
+    },
     /// A file or page cites an identifier no page defines.
     Undefined {
         /// The identifier.
@@ -194,6 +215,18 @@ impl std::fmt::Display for Problem {
                 write!(
                     f,
                     "{path}:{line}: cites {id}, which no page of {SPEC_DIR} defines"
+                )
+            }
+            Problem::Unenforced { id } => {
+                write!(
+                    f,
+                    "{id}: a normative rule that tests cite but no code says it enforces"
+                )
+            }
+            Problem::Untested { id } => {
+                write!(
+                    f,
+                    "{id}: a normative rule that code enforces but no test says it checks"
                 )
             }
             Problem::Duplicate { id, first, second } => {
@@ -238,8 +271,14 @@ pub fn scan(root: &Path) -> Result<Report, CoverageError> {
     for page in &pages {
         texts.push((relative(root, page), read(page)?));
     }
-    let mut files = Vec::new();
-    walk(root, root, &mut files)?;
+    let mut files = match tracked(root) {
+        Some(files) => files,
+        None => {
+            let mut files = Vec::new();
+            walk(root, root, &mut files)?;
+            files
+        }
+    };
     files.sort();
     let mut sources = Vec::new();
     for file in files {
@@ -323,12 +362,23 @@ pub fn build(pages: &[(String, String)], sources: &[(String, String)]) -> Report
             });
         }
     }
-    let cited: BTreeSet<&str> = citations.iter().map(|c| c.id.as_str()).collect();
-    for rule in &rules {
-        if !rule.informative && !cited.contains(rule.id.as_str()) {
-            problems.push(Problem::Uncited {
-                id: rule.id.clone(),
-            });
+    let sited: BTreeSet<&str> = citations
+        .iter()
+        .filter(|c| c.role == Role::Site)
+        .map(|c| c.id.as_str())
+        .collect();
+    let tested: BTreeSet<&str> = citations
+        .iter()
+        .filter(|c| c.role == Role::Test)
+        .map(|c| c.id.as_str())
+        .collect();
+    for rule in rules.iter().filter(|r| !r.informative) {
+        let id = rule.id.clone();
+        match (sited.contains(id.as_str()), tested.contains(id.as_str())) {
+            (true, true) => {}
+            (false, false) => problems.push(Problem::Uncited { id }),
+            (false, true) => problems.push(Problem::Unenforced { id }),
+            (true, false) => problems.push(Problem::Untested { id }),
         }
     }
     Report {
@@ -421,7 +471,7 @@ impl Report {
         if self.problems.is_empty() {
             let _ = writeln!(
                 out,
-                "\nevery normative rule is cited; every cited rule exists"
+                "\nevery normative rule is enforced and tested; every cited rule exists"
             );
         } else {
             let _ = writeln!(out, "\n{} problems:", self.problems.len());
@@ -649,6 +699,55 @@ fn relative(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
+/// Whether the file at `rel` (from the root, `/` separators) is scanned: its kind is, no
+/// folder on its path is skipped, and a JSON file is a golden vector (package manifests and
+/// other JSON cite nothing).
+fn scanned(rel: &str) -> bool {
+    let mut parts: Vec<&str> = rel.split('/').collect();
+    let Some(name) = parts.pop() else {
+        return false;
+    };
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    SCANNED.contains(&ext)
+        && parts
+            .iter()
+            .all(|d| !SKIP_DIRS.contains(d) && !d.starts_with('.'))
+        && (ext != "json" || lang_of(rel) == Lang::Vectors)
+}
+
+/// The scanned files git tracks or would track under `root` (untracked files not ignored
+/// count, so that a new file cites before its commit; ignored ones, such as generated code
+/// and build output, do not), or `None` when `root` is not in a git checkout or git cannot
+/// run, and the scan walks the folder instead.
+fn tracked(root: &Path) -> Option<Vec<String>> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let mut files: Vec<String> = out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        // A file deleted but not yet staged is listed and gone.
+        .filter(|p| scanned(p) && root.join(p).is_file())
+        .collect();
+    files.dedup();
+    Some(files)
+}
+
 /// Every scanned file under `dir`, relative to `root`.
 fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), CoverageError> {
     let entries = std::fs::read_dir(dir).map_err(|source| CoverageError::Read {
@@ -671,18 +770,11 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), CoverageEr
             if !SKIP_DIRS.contains(&name.as_ref()) && !name.starts_with('.') {
                 walk(root, &path, out)?;
             }
-        } else if kind.is_file()
-            && path
-                .extension()
-                .is_some_and(|e| SCANNED.contains(&e.to_string_lossy().as_ref()))
-        {
+        } else if kind.is_file() {
             let rel = relative(root, &path);
-            // JSON only where it is a golden vector; other JSON (package manifests) cites
-            // nothing.
-            if rel.ends_with(".json") && lang_of(&rel) != Lang::Vectors {
-                continue;
+            if scanned(&rel) {
+                out.push(rel);
             }
-            out.push(rel);
         }
     }
     Ok(())
@@ -722,7 +814,10 @@ mod tests {
     fn an_uncited_normative_rule_fails_and_an_informative_one_does_not() {
         let r = build(
             &page(PAGE),
-            &[file("a/src/x.rs", "// X-1: enforced here.\n")],
+            &[
+                file("a/src/x.rs", "// X-1: enforced here.\n"),
+                file("a/tests/x.rs", "// X-1: checked here.\n"),
+            ],
         );
         assert_eq!(
             r.problems,
@@ -733,16 +828,87 @@ mod tests {
         assert!(!r.is_ok());
         let r = build(
             &page(PAGE),
-            &[file("a/src/x.rs", "// X-1, X-3: enforced here.\n")],
+            &[
+                file("a/src/x.rs", "// X-1, X-3: enforced here.\n"),
+                file("a/tests/x.rs", "// X-1, X-3: checked here.\n"),
+            ],
         );
         assert!(r.is_ok(), "{:?}", r.problems);
+    }
+
+    #[test]
+    fn a_rule_only_enforced_or_only_tested_fails() {
+        let r = build(
+            &page(PAGE),
+            &[
+                file("a/src/x.rs", "// X-1: enforced here.\n"),
+                file("a/tests/x.rs", "// X-3: checked here.\n"),
+            ],
+        );
+        assert_eq!(
+            r.problems,
+            [
+                Problem::Untested {
+                    id: "X-1".to_string()
+                },
+                Problem::Unenforced {
+                    id: "X-3".to_string()
+                }
+            ]
+        );
+        let table = r.table();
+        assert!(
+            table.contains("X-1: a normative rule that code enforces but no test says it checks"),
+            "{table}"
+        );
+        assert!(
+            table.contains("X-3: a normative rule that tests cite but no code says it enforces"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn only_source_files_outside_build_output_are_scanned() {
+        for (path, yes) in [
+            ("codec/src/acked/decoder.rs", true),
+            ("vectors/frames/acked.json", true),
+            ("typescript/package.json", false),
+            ("typescript/node_modules/x/index.ts", false),
+            ("cpp/build/gen.hpp", false),
+            ("spec/tests/snapshots/generated__x.snap", false),
+            (".github/workflows/ci.sh", false),
+            ("docs/spec/acked.md", false),
+            ("README.md", false),
+        ] {
+            assert_eq!(scanned(path), yes, "{path}");
+        }
+    }
+
+    #[test]
+    fn a_git_checkout_is_scanned_by_what_git_tracks() {
+        // This crate sits in the repository's checkout: its own source is listed, an ignored
+        // target folder is not.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let Some(files) = tracked(&root) else {
+            // No git (a packaged crate): the walk stands in, and the test has nothing to check.
+            return;
+        };
+        assert!(
+            files.iter().any(|f| f == "conformance/src/coverage.rs"),
+            "{} files",
+            files.len()
+        );
+        assert!(files.iter().all(|f| !f.starts_with("target/")));
     }
 
     #[test]
     fn an_identifier_no_page_defines_fails_where_it_is_cited() {
         let r = build(
             &page(PAGE),
-            &[file("a/src/x.rs", "// X-1 X-3\n// X-9 is not a rule\n")],
+            &[
+                file("a/src/x.rs", "// X-1 X-3\n// X-9 is not a rule\n"),
+                file("a/tests/x.rs", "// X-1 X-3\n"),
+            ],
         );
         assert_eq!(
             r.problems,
@@ -757,7 +923,13 @@ mod tests {
     #[test]
     fn a_page_that_mentions_an_undefined_rule_fails_too() {
         let text = format!("{PAGE}- **X-4** As X-7 says.\n");
-        let r = build(&page(&text), &[file("x.rs", "X-1 X-3 X-4")]);
+        let r = build(
+            &page(&text),
+            &[
+                file("x.rs", "X-1 X-3 X-4"),
+                file("tests/x.rs", "X-1 X-3 X-4"),
+            ],
+        );
         assert_eq!(
             r.problems,
             [Problem::Undefined {
@@ -775,7 +947,7 @@ mod tests {
                 ("docs/spec/a.md".to_string(), "- **X-1** One.\n".to_string()),
                 ("docs/spec/b.md".to_string(), "- **X-1** Two.\n".to_string()),
             ],
-            &[file("x.rs", "X-1")],
+            &[file("x.rs", "X-1"), file("tests/x.rs", "X-1")],
         );
         assert_eq!(
             r.problems,
@@ -849,7 +1021,7 @@ mod tests {
         let r = build(
             &page(PAGE),
             &[
-                file("a/src/x.rs", "// X-1\n"),
+                file("a/src/x.rs", "// X-1 X-3\n"),
                 file("a/tests/t.rs", "// X-1 X-3\n"),
             ],
         );
@@ -859,7 +1031,10 @@ mod tests {
             table.contains("informative (no code enforces them):\n  X-2"),
             "{table}"
         );
-        assert!(table.contains("every normative rule is cited"), "{table}");
+        assert!(
+            table.contains("every normative rule is enforced and tested"),
+            "{table}"
+        );
         let x1 = table.lines().find(|l| l.starts_with("X-1 ")).unwrap();
         assert!(x1.contains("1/1"), "{x1}");
         assert!(r

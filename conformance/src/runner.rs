@@ -322,13 +322,14 @@ fn judge_stream(
     }
 }
 
+/// What a frame case's reply must hold.
+enum Want<'a> {
+    Value(&'a Value),
+    Error(&'a str),
+    Bytes(&'a str),
+}
+
 fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict, String) {
-    /// What a frame case's reply must hold.
-    enum Want<'a> {
-        Value(&'a Value),
-        Error(&'a str),
-        Bytes(&'a str),
-    }
     let (request, want) = match &case.check {
         Check::DecodeValue { hex, value } => (
             json!({"op": "decode", "frame": case.frame, "hex": hex}),
@@ -357,6 +358,11 @@ fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict
         }
         Err(Fault::Crash(why)) => return (Verdict::Crash, why),
     };
+    judge_reply(&case.frame, &want, &reply)
+}
+
+/// The verdict on a frame case's `reply`, for the frame `frame`.
+fn judge_reply(frame: &str, want: &Want<'_>, reply: &Value) -> (Verdict, String) {
     // TESTEE-4: answered `unimplemented` is not a failure.
     if let Some(why) = reply.get("unimplemented") {
         return (
@@ -377,7 +383,7 @@ fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict
     match want {
         Want::Value(value) => match ok.and_then(|o| o.get("value")) {
             // TESTEE-8: values compare after reading them into the frame's types.
-            Some(actual) => match frame_json::same_value(&case.frame, value, actual) {
+            Some(actual) => match frame_json::same_value(frame, value, actual) {
                 Ok(true) => (Verdict::Pass, String::new()),
                 Ok(false) => (
                     Verdict::Fail,
@@ -386,8 +392,7 @@ fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict
                 Err(e) => (
                     Verdict::Fail,
                     format!(
-                        "expected value {value}\n     got {actual}, which is not a {}: {e}",
-                        case.frame
+                        "expected value {value}\n     got {actual}, which is not a {frame}: {e}"
                     ),
                 ),
             },
@@ -398,14 +403,14 @@ fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict
         },
         Want::Error(kind) => match error_kind {
             // TESTEE-6: judged by the kind alone, never its text, offset or path.
-            Some(k) if k == kind => (Verdict::Pass, String::new()),
+            Some(k) if k == *kind => (Verdict::Pass, String::new()),
             _ => (
                 Verdict::Fail,
                 format!("expected error {kind}\n     got {}", got()),
             ),
         },
         Want::Bytes(hex) => match ok.and_then(|o| o.get("hex")).and_then(Value::as_str) {
-            Some(actual) if normalize_hex(actual) == hex => (Verdict::Pass, String::new()),
+            Some(actual) if normalize_hex(actual) == *hex => (Verdict::Pass, String::new()),
             _ => (
                 Verdict::Fail,
                 format!("expected bytes {hex}\n     got {}", got()),
@@ -444,6 +449,26 @@ mod tests {
         let list = read_failure_list("# known\nframes/a/b#decode  # why\n\n  frames/c#encode\n");
         assert_eq!(list.len(), 2);
         assert!(list.contains("frames/a/b#decode"));
+    }
+
+    /// TESTEE-6: an error is judged by its kind alone: another offset, path or message is no
+    /// failure, another kind is.
+    #[test]
+    fn an_error_is_judged_by_its_kind_alone() {
+        let want = Want::Error("truncated");
+        let reply = |kind: &str, offset: u64, path: &str, message: &str| json!({"id": 1, "error": {"kind": kind, "offset": offset, "path": path, "message": message}});
+        for r in [
+            reply("truncated", 3, "tick", "the input ends inside tick"),
+            reply("truncated", 9, "", "eof"),
+        ] {
+            assert_eq!(judge_reply("acked", &want, &r).0, Verdict::Pass, "{r}");
+        }
+        let (verdict, detail) = judge_reply("acked", &want, &reply("over_width", 3, "tick", ""));
+        assert_eq!(verdict, Verdict::Fail);
+        assert!(detail.contains("expected error truncated"), "{detail}");
+        assert!(detail.contains("got error over_width"), "{detail}");
+        let ok = json!({"id": 1, "ok": {"value": {}}});
+        assert_eq!(judge_reply("acked", &want, &ok).0, Verdict::Fail);
     }
 
     #[test]

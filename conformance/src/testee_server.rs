@@ -416,6 +416,36 @@ mod tests {
         assert_eq!(r.len(), 5, "nothing is answered after bye");
     }
 
+    /// TESTEE-9: every session half opens by its name, each open a new handle, and closes by
+    /// it; a name no session has is not implemented.
+    #[test]
+    fn every_half_opens_by_its_name() {
+        let names = [
+            "acked_server",
+            "acked_client",
+            "acked_packed_server",
+            "acked_packed_client",
+            "datagram_server",
+            "datagram_client",
+            "baseline_server",
+            "baseline_client",
+            "delta_server",
+            "delta_client",
+        ];
+        let mut requests = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            requests.push(json!({"id": 2 * i, "op": "open", "session": name, "params": {}}));
+            requests.push(json!({"id": 2 * i + 1, "op": "close", "handle": i + 1}));
+        }
+        requests.push(json!({"id": 99, "op": "open", "session": "acked_middle"}));
+        let r = talk(&requests, None);
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(r[2 * i]["ok"]["handle"], i + 1, "{name}: {}", r[2 * i]);
+            assert!(r[2 * i + 1]["ok"].is_object(), "{name}: {}", r[2 * i + 1]);
+        }
+        assert!(r[names.len() * 2]["unimplemented"].is_string());
+    }
+
     #[test]
     fn faults_misbehave_as_named() {
         let hex = "0a05ff000000000000002a00000000000000";
