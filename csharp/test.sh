@@ -4,12 +4,15 @@
 # (mono-mcs, mono-runtime) when it is missing. `-doc` makes every public item's XML doc checked
 # (present and well formed) under -warnaserror+.
 #
-# Then the reference protocol's schemas (reference/*.cs: the acked schema with issue 19's
-# orientation, the bit-packed kind 12 schema beside it) with test/reference/*.cs (and
-# test/Harness.cs, the checks and runner both programs share), a program of its own: they
-# need the generated codec of spec/protocol, which `ackwire gen --lang cs` writes into the
-# temporary folder (ackwire is $ACKWIRE when that names a built binary, else `cargo
-# run`, as conformance/testees/cs/build.sh runs it); its Protocol.cs is compiled over src/.
+# Then the reference protocol's binding (Reference.cs, which `ackwire gen --lang cs` writes for
+# its `state Reference`: the acked schemas of kind 6 and kind 12) and its hand-written parts
+# (reference/*.cs: the acked presenter's policy, the other protocols' schemas) with
+# test/reference/*.cs (and test/Harness.cs, the checks and runner both programs share), a program
+# of its own: they need the generated codec of spec/protocol, which `ackwire gen --lang cs` writes
+# into the temporary folder (ackwire is $ACKWIRE when that names a built binary, else `cargo
+# run`, as conformance/testees/cs/build.sh runs it); its Protocol.cs and Reference.cs are compiled
+# over src/. Last, the binding of a second state (spec/tests/state/arena.wire) with
+# test/arena/*.cs, the same way.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,16 +24,27 @@ mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/doc.xml" -out:"$ou
 mono "$out/tests.exe"
 
 root="$(cd "$here/.." && pwd)"
-if [ -n "${ACKWIRE:-}" ]; then
-    generate=("$ACKWIRE" gen --lang cs --out "$out/gen" spec/protocol)
-else
-    generate=(cargo run -q -p ackwire -- gen --lang cs --out "$out/gen" spec/protocol)
-fi
-if ! (cd "$root" && "${generate[@]}") >"$out/gen.log" 2>&1; then
-    cat "$out/gen.log" >&2
-    exit 1
-fi
+# `ackwire gen --lang cs ARGS...`, quietly; on failure its output is shown.
+generate() {
+    if [ -n "${ACKWIRE:-}" ]; then
+        set -- "$ACKWIRE" gen --lang cs "$@"
+    else
+        set -- cargo run -q -p ackwire -- gen --lang cs "$@"
+    fi
+    if ! (cd "$root" && "$@") >"$out/gen.log" 2>&1; then
+        cat "$out/gen.log" >&2
+        exit 1
+    fi
+}
+generate --out "$out/gen" spec/protocol
 mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/reference.xml" -out:"$out/reference_tests.exe" \
-    "$here"/src/*.cs "$here"/src/Sessions/*.cs "$out/gen/Protocol.cs" "$here"/reference/*.cs "$here"/test/Harness.cs \
+    "$here"/src/*.cs "$here"/src/Sessions/*.cs "$out"/gen/*.cs "$here"/reference/*.cs "$here"/test/Harness.cs \
     "$here"/test/reference/*.cs
 mono "$out/reference_tests.exe"
+
+# Then the binding of a second state (spec/tests/state/arena.wire: the forms, carries and values
+# the reference's cubes leave out) with test/arena/*.cs, a program of its own over its own codec.
+generate --out "$out/arena" spec/tests/state/arena.wire
+mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/arena.xml" -out:"$out/arena_tests.exe" \
+    "$here"/src/*.cs "$here"/src/Sessions/*.cs "$out"/arena/*.cs "$here"/test/Harness.cs "$here"/test/arena/*.cs
+mono "$out/arena_tests.exe"

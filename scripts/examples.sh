@@ -3,10 +3,11 @@
 #
 # 1. the browser: cube-server streams the cube scene's acked frames over a WebSocket, dropping,
 #    duplicating and reordering unreliable frames itself (seeded); headless Chromium loads the
-#    page it serves (examples/sockets/page: the TypeScript AckedDecoder, through the facade
-#    AckedClientHalf of typescript/reference/acked.ts), which sends kind 7 acks back and
-#    reports the state hash it shows per frame; watch.mjs reads the text under the page's canvas
-#    (what it is doing, its counts, and at the end the server's verdict) while it runs;
+#    page it serves (examples/sockets/page: the TypeScript AckedDecoder, through the runtime's
+#    facade AckedClientHalf over the binding `ackwire gen` writes for `state Reference`), which
+#    sends kind 7 acks back and reports the state hash it shows per frame; watch.mjs reads the
+#    text under the page's canvas (what it is doing, its counts, and at the end the server's
+#    verdict) while it runs;
 # 2. the native client: examples/sockets/native/cube_client.cpp (the C++ facade
 #    ackwire::reference::AckedClientHalf of cpp/reference/acked.hpp), built with
 #    the testee's warning flags under ASan and UBSan, against the same server over UDP.

@@ -17,7 +17,8 @@
 #    what csharp/unity-meta.sh writes, and both manifests name the assembly Ackwire.Runtime;
 #    Mono's mcs builds those items into Ackwire.Runtime.dll (C# 7.2, warnings as errors, XML
 #    docs checked, as the project asks: Debian has no msbuild), and the consumer's generated
-#    Protocol.cs (with the reference protocol's bindings, csharp/reference), compiled against
+#    Protocol.cs and Reference.cs (the binding of the reference's state; with the reference
+#    presenter's policy and the other sessions' schemas, csharp/reference), compiled against
 #    the DLL, runs under mono.
 # 4. cargo: the packaged ackwire-rt and ackwire-spec (`cargo package --no-verify`: their .crate
 #    files in target/package, unpacked) patched in for crates.io in a crate of its own, whose
@@ -156,10 +157,11 @@ mkdir -p "$cs"
 (cd csharp && quiet mcs -target:library -langversion:7.2 -warnaserror+ -warn:4 -nologo \
   -doc:"$cs/Ackwire.Runtime.xml" -out:"$cs/Ackwire.Runtime.dll" "${listed[@]}")
 quiet "$ackwire" gen --lang cs --runtime package --out "$cs/gen" spec/protocol
-# With the reference protocol's session bindings, which csharp/README.md has a Unity project copy
-# beside its Protocol.cs: they must compile against the assembly too, not only inside it.
+# With the generated binding of the reference's state (Reference.cs) and the presenter's policy
+# and other schemas (csharp/reference), which csharp/README.md has a Unity project copy beside
+# its Protocol.cs: they must compile against the assembly too, not only inside it.
 quiet mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -r:"$cs/Ackwire.Runtime.dll" \
-  -out:"$cs/frames.exe" "$consumers/cs/Frames.cs" "$cs/gen/Protocol.cs" csharp/reference/*.cs
+  -out:"$cs/frames.exe" "$consumers/cs/Frames.cs" "$cs"/gen/*.cs csharp/reference/*.cs
 mono "$cs/frames.exe" "$vectors" || fail "the C# consumer failed"
 took
 

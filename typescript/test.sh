@@ -4,11 +4,13 @@
 # (no node, no DOM: it must run in both), compiles the tests, and runs them with node's own test
 # runner. Run from anywhere.
 #
-# The reference protocol's schemas (reference/: kind 6's and kind 12's acked schemas, the
-# presenter) import the generated codec of spec/protocol, so their tests (test/reference_*.ts)
-# run over one: `ackwire gen --lang ts` writes it into gen/ (with $ACKWIRE when that names a
-# built binary, else with `cargo run`), and reference/ is copied beside it, as
-# conformance/testees/ts/build.sh does.
+# The reference protocol's bindings (gen/reference.ts, which `ackwire gen --lang ts` writes for
+# `state Reference`, and the hand-written reference/: its presenter, the other seeds' schemas)
+# import the generated codec of spec/protocol, so their tests (test/reference_*.ts) run over one:
+# `ackwire gen --lang ts` writes it into gen/ (with $ACKWIRE when that names a built binary, else
+# with `cargo run`), and reference/ is copied beside it, as conformance/testees/ts/build.sh does.
+# A second state's binding (spec/tests/state/arena.wire) is generated into gen-arena/ for
+# test/arena_state.test.ts.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,12 +25,13 @@ npx --no-install prettier --check --log-level warn src test reference
 rm -rf dist
 npx --no-install tsc -p .
 # A file of an older ackwire's output must not linger among the new ones.
-rm -rf gen
-if [ -n "${ACKWIRE:-}" ]; then
-  (cd "$root" && "$ACKWIRE" gen --lang ts --out "$here/gen" spec/protocol >/dev/null)
-else
-  (cd "$root" && cargo run -q -p ackwire -- gen --lang ts --out "$here/gen" spec/protocol >/dev/null)
+rm -rf gen gen-arena
+if [ -z "${ACKWIRE:-}" ]; then
+  (cd "$root" && cargo build -q -p ackwire --bin ackwire)
+  ACKWIRE="$root/target/debug/ackwire"
 fi
+(cd "$root" && "$ACKWIRE" gen --lang ts --out "$here/gen" spec/protocol >/dev/null)
+(cd "$root" && "$ACKWIRE" gen --lang ts --out "$here/gen-arena" spec/tests/state/arena.wire >/dev/null)
 cp -r reference gen/reference
 npx --no-install tsc -p test
 node --test --test-reporter=spec dist/test/*.test.js

@@ -67,7 +67,8 @@ enum Lang {
     Ts,
     /// C++17: one header.
     Cpp,
-    /// C# 7.2 (Unity, Godot, Mono): `Protocol.cs`, and its runtime in `Runtime/` unless
+    /// C# 7.2 (Unity, Godot, Mono): `Protocol.cs`, the acked binding of each declared state
+    /// beside it (`Reference.cs` for `state Reference`), and its runtime in `Runtime/` unless
     /// `--runtime package`.
     Cs,
     /// A Wireshark dissector in Lua: `ackwire.lua`.

@@ -476,10 +476,8 @@ public:
         release(s);
         // ReplicaLimits::max_held and max_held_bytes: memory stays bounded whatever the server
         // sends; give up the oldest ticks held.
-        while (!held_.empty()) {
-            if (held_count_ <= limits_.max_held && held_bytes_ <= limits_.max_held_bytes) {
-                break;
-            }
+        while (!held_.empty() &&
+            (held_count_ > limits_.max_held || held_bytes_ > limits_.max_held_bytes)) {
             auto oldest = held_.begin();
             held_count_ -= oldest->second.datagrams.size();
             held_bytes_ -= oldest->second.bytes;

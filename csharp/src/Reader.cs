@@ -24,6 +24,17 @@ namespace Ackwire.Runtime
             pos = 0;
         }
 
+        /// <summary>
+        /// A reader at byte <paramref name="offset"/> of <paramref name="bytes"/> (at most its
+        /// length), whose faults name their offsets from the start: for a reader that took the
+        /// bytes before it another way.
+        /// </summary>
+        public Reader(byte[] bytes, int offset)
+        {
+            buf = bytes;
+            pos = Math.Max(0, Math.Min(offset, bytes.Length));
+        }
+
         /// <summary>The offset of the next byte to read.</summary>
         public int Offset { get { return pos; } }
 

@@ -17,7 +17,8 @@ static class AckedTests
         public int V;
     }
 
-    sealed class Chg
+    /// A change as a struct, as the generated bindings' staged changes are.
+    struct Chg
     {
         public ushort Eid;
         public int V;
@@ -36,9 +37,13 @@ static class AckedTests
         public ulong CheckEvery { get { return 3; } }
         public int ReliableAbove { get { return 40; } }
 
-        public Chg Diff(int eid, Rec b, Rec next, uint tick)
+        public string FrameName { get { return "test"; } }
+        public string AckName { get { return "test_ack"; } }
+
+        public bool Diff(int eid, Rec b, Rec next, uint tick, out Chg change)
         {
-            return b != null && b.V == next.V ? null : new Chg { Eid = (ushort)eid, V = next.V };
+            change = new Chg { Eid = (ushort)eid, V = next.V };
+            return b == null || b.V != next.V;
         }
 
         public int ChangeEid(Chg c)

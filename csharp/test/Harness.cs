@@ -1,7 +1,7 @@
-// The tests' harness, shared by both programs test.sh builds (the runtime's tests, test/*.cs,
-// and the reference schemas' tests, test/reference/*.cs, which test.sh compiles with this file):
-// the failure a check throws, the checks, and the runner each Main hands its tests to. Each test
-// file takes them with `using static Harness;`.
+// The tests' harness, shared by the programs test.sh builds (the runtime's tests, test/*.cs, and
+// the state bindings' tests, test/reference/*.cs and test/arena/*.cs, which test.sh compiles with
+// this file): the failure a check throws, the checks, the runner each Main hands its tests to,
+// and a seeded random source. Each test file takes them with `using static Harness;`.
 
 using System;
 using System.Collections.Generic;
@@ -12,6 +12,36 @@ static class Harness
     public sealed class Failure : Exception
     {
         public Failure(string message) : base(message) { }
+    }
+
+    /// <summary>xorshift64, deterministic from its seed: the random records and frames of the state tests.</summary>
+    public sealed class Rng
+    {
+        ulong s;
+
+        public Rng(ulong seed)
+        {
+            s = seed;
+        }
+
+        public ulong Next()
+        {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            return s;
+        }
+
+        public int Below(int n)
+        {
+            return (int)(Next() % (ulong)n);
+        }
+
+        /// <summary>Any f32, NaNs and infinities too: 32 random bits.</summary>
+        public float AnyFloat()
+        {
+            return BitConverter.ToSingle(BitConverter.GetBytes((uint)Next()), 0);
+        }
     }
 
     /// <summary>Fails unless <paramref name="got"/> equals <paramref name="want"/>.</summary>

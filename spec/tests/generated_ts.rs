@@ -45,13 +45,17 @@ fn ts_runtime_is_written_beside_the_codec() {
     // The testee's file is written with `--testee` only (tests/generated_testee.rs).
     sources.retain(|name| name != ackwire_spec::gen::testee::TS_RUNTIME_FILE);
     sources.sort();
-    let mut written: Vec<&str> = files[1..]
+    let runtime: Vec<&(String, String)> = files
+        .iter()
+        .filter(|(n, _)| n.starts_with("runtime/"))
+        .collect();
+    let mut written: Vec<&str> = runtime
         .iter()
         .map(|(name, _)| name.strip_prefix("runtime/").unwrap_or(name))
         .collect();
     written.sort_unstable();
     assert_eq!(written, sources);
-    for (name, text) in &files[1..] {
+    for (name, text) in runtime {
         let source = std::fs::read_to_string(src.join(&name["runtime/".len()..]))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let (header, body) = text.split_at(text.find("\n\n").expect("a header") + 2);
@@ -73,9 +77,13 @@ fn ts_codec_importing_the_runtime_package() {
     let files =
         ackwire_spec::gen::ts::generate_with(&spec, ackwire_spec::gen::RuntimeSource::Package);
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["protocol.ts"]);
+    assert_eq!(names, ["protocol.ts", "reference.ts"]);
     let code = &files[0].1;
     assert!(!code.contains("./runtime/"));
+    // The state's binding imports the runtime's session machines from the package too.
+    let binding = &files[1].1;
+    assert!(!binding.contains("./runtime/"));
+    assert!(binding.contains("} from \"@ackwire/runtime/sessions/state\";"));
     assert!(code.contains("\n} from \"@ackwire/runtime\";\nexport * from \"@ackwire/runtime\";\n"));
     // The name it imports is the package's own.
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../typescript/package.json");
@@ -114,4 +122,43 @@ fn ts_codec_of_issue_19s_constructs() {
         assert!(code.contains(expected), "missing {expected:?}");
     }
     insta::assert_snapshot!("ts_lang19_moves", code);
+}
+
+/// The acked binding of the reference protocol's `state Reference` (acked.wire), which `ackwire
+/// gen --lang ts` writes beside protocol.ts: the schemas `Reference` (kind 6) and
+/// `PackedReference` (kind 12) the runtime's machines run over. `bash typescript/test.sh` and the
+/// TypeScript testee compile it and run it (every acked stream vector, both kinds).
+#[test]
+fn ts_binding_of_the_reference_state() {
+    let spec = ackwire_spec::reference_spec().unwrap_or_else(|e| panic!("{e}"));
+    let files = ackwire_spec::gen::ts::generate(&spec);
+    let (name, code) = &files[1];
+    assert_eq!(name, "reference.ts");
+    for expected in [
+        "export const Reference: AckedSchema<EntityState, Change, Event, Input> = {",
+        "export const PackedReference: AckedSchema<EntityState, PackedChange, Event, Input> = {",
+        "function readAckedAtOnce(bytes: Uint8Array, out: ReferenceFrame): boolean {",
+        "export const POSE_REACH = 16383;",
+    ] {
+        assert!(code.contains(expected), "missing {expected:?}");
+    }
+    insta::assert_snapshot!("ts_reference_state", code);
+}
+
+/// A second state (spec/tests/state/arena.wire: a group of two forms without a tier, a step
+/// without a reach, 64-bit integers, a float of 64 bits, a bool and a bit set in a group, an
+/// optional group of plain fields with a packed code, a quaternion of 7 bits every entity has, a
+/// 16-bit age), its binding reviewed as a snapshot; `bash typescript/test.sh` compiles it and
+/// holds it to its records and frames (test/arena_state.test.ts).
+#[test]
+fn ts_binding_of_a_second_state() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/state/arena.wire");
+    let (spec, _) = ackwire_spec::load(&[path]).unwrap_or_else(|e| panic!("{e}"));
+    let files = ackwire_spec::gen::ts::generate(&spec);
+    let (name, code) = &files[1];
+    assert_eq!(name, "arena.ts");
+    // No reader at once: a 64-bit field is not one a DataView reads into a number.
+    assert!(!code.contains("AtOnce"));
+    assert!(code.contains("if (sendShield && next.shield !== undefined) {"));
+    insta::assert_snapshot!("ts_arena_state", code);
 }

@@ -47,6 +47,8 @@ const ONE = new Uint8Array(1);
  * apply.
  */
 const Toy: AckedSchema<Rec, Chg, number, number> = {
+  FRAME_NAME: "toy",
+  ACK_NAME: "toy_ack",
   SENT_RING: 8,
   HELD_RING: 16,
   EVENT_TTL: 5,

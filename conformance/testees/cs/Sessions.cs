@@ -77,7 +77,7 @@ static class Sessions
     static readonly Action<Registry>[] Modules =
     {
         // acked (`docs/spec/acked.md`):
-        AckedHalves.Register,
+        AckedAdapters.Register,
 
         // datagram, baseline, delta (seeds 001-004):
         DatagramHalves.Register, BaselineHalves.Register, DeltaHalves.Register,

@@ -1,7 +1,8 @@
 // The C# codec and AckedDecoder, timed on the cube scene's acked frames: the generated
-// Acked.Decode alone, the reference schema's reader (its reader at once, FastFrame, in front of
-// Acked.Decode) alone, and a fresh AckedDecoder's whole delivery (decoding, applying onto the
-// base, the report against the last frame shown, the check), in the unit of
+// Acked.Decode alone, the reference binding's reader (Reference.DecodeFrameInto, generated for
+// `state Reference`: its reader at once into reused staged changes) alone, and a fresh
+// AckedDecoder's whole delivery (decoding, applying onto the base, the report against the last
+// frame shown, the check), in the unit of
 // `cargo bench -p ackwire-bench --bench deliver`: nanoseconds per entity of the world per frame.
 // Run it with `bash conformance/testees/cs/bench.sh`, which writes the frames
 // (bench/examples/cube_frames.rs: the first four seconds, 901 bodies, seed 1, 5% loss, the
@@ -11,7 +12,7 @@
 // Before timing, every frame must decode, encode back to its bytes and show (no frame is lost
 // on the way here, so each one's base is held), and mutants of every frame (a byte changed, or
 // the frame cut short) go through a decoder, which must answer each without an exception; on
-// each of them the reference schema's reader at once must agree with the generated Acked.Decode.
+// each of them the binding's reader must agree with the generated Acked.Decode.
 
 using System;
 using System.Collections.Generic;
@@ -27,9 +28,9 @@ static class Bench
     /// What the timed loops fold their results into, so that no work is optimized away.
     static long sink;
 
-    static AckedDecoder<EntityState, Change, Event, Input> Fresh()
+    static AckedDecoder<EntityState, StagedChange, Event, Input> Fresh()
     {
-        return new AckedDecoder<EntityState, Change, Event, Input>(AckedReference.Schema);
+        return new AckedDecoder<EntityState, StagedChange, Event, Input>(Reference.Schema);
     }
 
     static long DecodeAll(List<byte[]> frames)
@@ -42,14 +43,14 @@ static class Bench
         return n;
     }
 
-    static readonly AckedFrame<Change, Event> Into = new AckedFrame<Change, Event>();
+    static readonly AckedFrame<StagedChange, Event> Into = new AckedFrame<StagedChange, Event>();
 
     static long ReadAll(List<byte[]> frames)
     {
         long n = 0;
         foreach (byte[] f in frames)
         {
-            AckedReference.Schema.DecodeFrameInto(f, Into);
+            Reference.Schema.DecodeFrameInto(f, Into);
             n += Into.Changes.Length;
         }
         return n;
@@ -57,7 +58,7 @@ static class Bench
 
     static long DeliverAll(List<byte[]> frames)
     {
-        AckedDecoder<EntityState, Change, Event, Input> d = Fresh();
+        AckedDecoder<EntityState, StagedChange, Event, Input> d = Fresh();
         long shown = 0;
         foreach (byte[] f in frames)
         {
@@ -103,11 +104,11 @@ static class Bench
     }
 
     /// Mutants of every frame through one decoder: a Delivery each, never an exception, and the
-    /// same frame or error from the schema's reader at once as from the generated Acked.Decode
-    /// (the testee's check, halves/Acked.cs, which exits on a disagreement).
+    /// same frame or error from the binding's reader as from the generated Acked.Decode (the
+    /// testee's check, halves/Acked.cs, which exits on a disagreement).
     static int Hostile(List<byte[]> frames, int mutants)
     {
-        AckedDecoder<EntityState, Change, Event, Input> d = Fresh();
+        AckedDecoder<EntityState, StagedChange, Event, Input> d = Fresh();
         uint seed = 1;
         Func<int, int> next = n =>
         {
@@ -130,8 +131,8 @@ static class Bench
                     b = (byte[])f.Clone();
                     b[next(b.Length)] = (byte)next(256);
                 }
-                // The schema's reader at once and the generated one: the same frame or the same error.
-                AckedHalves.ReadersAgree(b);
+                // The binding's reader and the generated one: the same frame or the same error.
+                AckedAdapters.SchemaAgrees(Reference.Schema, b);
                 d.Deliver(b);
                 fed++;
             }
@@ -165,14 +166,14 @@ static class Bench
         }
         foreach (byte[] f in frames)
         {
-            AckedHalves.ReadersAgree(f);
+            AckedAdapters.SchemaAgrees(Reference.Schema, f);
             if (Json.ToHex(Acked.Decode(f).Encode()) != Json.ToHex(f))
             {
                 Console.Error.WriteLine("bench: a frame does not encode back to its bytes");
                 return 1;
             }
         }
-        AckedDecoder<EntityState, Change, Event, Input> d = Fresh();
+        AckedDecoder<EntityState, StagedChange, Event, Input> d = Fresh();
         int largest = 0;
         foreach (byte[] f in frames)
         {
@@ -191,8 +192,8 @@ static class Bench
         }
         // What the delivery allocates: a fresh decoder over every frame once to warm the JIT,
         // then another, between two readings of the thread's allocation counter. What a frame
-        // makes is its Change[] (the reader's Change objects are reused from the frame's
-        // Scratch) and one EntityState per entity it changes (a record the held states share).
+        // makes is its StagedChange[] (reused when a frame has as many changes as the last) and
+        // one EntityState per entity it changes (a record the held states share).
         DeliverAll(frames);
         long before = GC.GetAllocatedBytesForCurrentThread();
         DeliverAll(frames);
@@ -213,7 +214,7 @@ static class Bench
         double per = (double)entities * frames.Count;
         string head = frames.Count + " frames, " + entities + " entities; mono " + MonoVersion() + ",";
         Console.WriteLine(Rounds("c# Acked.Decode:         " + head, () => DecodeAll(frames), rounds, ms, per));
-        Console.WriteLine(Rounds("c# schema's reader:      " + head, () => ReadAll(frames), rounds, ms, per));
+        Console.WriteLine(Rounds("c# binding's reader:     " + head, () => ReadAll(frames), rounds, ms, per));
         Console.WriteLine(Rounds("c# AckedDecoder:         " + head, () => DeliverAll(frames), rounds, ms, per));
         if (sink == 0)
         {

@@ -6,7 +6,7 @@
 # `cargo run --release -p ackwire-bench --example cube_frames`), and times them in nanoseconds
 # per entity of the world per frame: first the Rust AckedDecoder
 # (bench/examples/deliver_frames.rs, release build), then bench.cs under mono (mcs -optimize+):
-# the generated Acked.Decode alone, the reference schema's reader alone, then a fresh
+# the generated Acked.Decode alone, the reference binding's reader alone, then a fresh
 # AckedDecoder taking every frame, and what that delivery allocates. It times; it asserts no speed.
 #
 # Run from anywhere. BENCH_ROUNDS and BENCH_ROUND_MS set the C# rounds (9) and their length (300).
@@ -23,7 +23,7 @@ frames="$here/build/cube-frames.hex"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
-    -out:"$here/build/bench.exe" "$here/bench.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
+    -out:"$here/build/bench.exe" "$here/bench.cs" "$here/gen/Protocol.cs" "$here/gen/Reference.cs" "$here"/gen/Runtime/*.cs \
     "$here"/gen/Runtime/Sessions/*.cs "$here"/gen/reference/*.cs "$here/Sessions.cs" "$here"/halves/*.cs \
     >"$log" 2>&1; then
     cat "$log" >&2

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds the C# testee: generates the codec of the reference protocol and its testee into gen/
-# with `ackwire gen --lang cs --testee` (Protocol.cs, its runtime Runtime/*.cs, and Testee.cs,
-# which serves the frames; its Main.cs, the frames alone, and its script are not used here:
-# testee.cs adds the session halves), then compiles it with testee.cs into build/testee.exe
-# with Mono's C# compiler, C# 7.2, warnings as errors, and alloc.cs (what decoding allocates,
-# measured) into build/alloc.exe. The testee also holds the session machines
-# (gen/Runtime/Sessions/*.cs), the reference protocol's schemas for them (csharp/reference/*.cs,
-# copied into gen/reference/), the session dispatch (Sessions.cs) and the adapters of the halves
-# (halves/*.cs); hostile_replay.cs, a hostile peer replaying the stream vectors with mutated
-# frames into those halves, is build/hostile_replay.exe.
+# with `ackwire gen --lang cs --testee` (Protocol.cs, the binding of its `state Reference`,
+# Reference.cs, their runtime Runtime/*.cs, and Testee.cs, which serves the frames; its Main.cs,
+# the frames alone, and its script are not used here: testee.cs adds the session halves), then
+# compiles it with testee.cs into build/testee.exe with Mono's C# compiler, C# 7.2, warnings as
+# errors, and alloc.cs (what decoding allocates, measured) into build/alloc.exe. The testee also
+# holds the session machines (gen/Runtime/Sessions/*.cs), the reference protocol's hand-written
+# parts for them (csharp/reference/*.cs, copied into gen/reference/: the acked presenter's
+# policy, and the datagram, baseline and delta schemas), the session dispatch (Sessions.cs) and
+# the adapters of the halves (halves/*.cs); hostile_replay.cs, a hostile peer replaying the
+# stream vectors with mutated frames into those halves, is build/hostile_replay.exe.
 # Installs Mono (mono-mcs, mono-runtime) from Debian's packages when it is missing.
 # Prints nothing on success.
 #
@@ -45,14 +46,15 @@ shopt -s nullglob
 sessions=("$here"/gen/Runtime/Sessions/*.cs "$here"/gen/reference/*.cs "$here/Sessions.cs" "$here"/halves/*.cs)
 shopt -u nullglob
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
-    -doc:"$here/build/testee.xml" -out:"$here/build/testee.exe" "$here/testee.cs" "$here/gen/Protocol.cs" "$here/gen/Testee.cs" "$here"/gen/Runtime/*.cs \
-    "${sessions[@]}" >"$log" 2>&1; then
+    -doc:"$here/build/testee.xml" -out:"$here/build/testee.exe" "$here/testee.cs" "$here/gen/Protocol.cs" "$here/gen/Reference.cs" "$here/gen/Testee.cs" \
+    "$here"/gen/Runtime/*.cs "${sessions[@]}" >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
 fi
 # cs-acked: the hostile peer against the session halves (hostile_replay.cs), beside the testee.
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
-    -out:"$here/build/hostile_replay.exe" "$here/hostile_replay.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
+    -out:"$here/build/hostile_replay.exe" "$here/hostile_replay.cs" "$here/gen/Protocol.cs" "$here/gen/Reference.cs" \
+    "$here"/gen/Runtime/*.cs \
     "${sessions[@]}" >"$log" 2>&1; then
     cat "$log" >&2
     exit 1

@@ -95,7 +95,6 @@ namespace Ackwire.Runtime.Sessions
     /// </summary>
     public interface IAckedSchema<R, C, E, I>
         where R : class
-        where C : class
     {
         /// <summary>Frames the server keeps per client.</summary>
         int SentRing { get; }
@@ -108,12 +107,18 @@ namespace Ackwire.Runtime.Sessions
         /// <summary>A frame larger than this many bytes goes on the reliable channel.</summary>
         int ReliableAbove { get; }
 
+        /// <summary>The name of the schema's frames in a session (<c>acked</c> for kind 6): what the halves send them as and take them as.</summary>
+        string FrameName { get; }
+        /// <summary>The name of its kind 7 frames in a session (<c>ack</c>).</summary>
+        string AckName { get; }
+
         /// <summary>
-        /// The change that turns <paramref name="baseRecord"/> into <paramref name="next"/> in a
-        /// frame of tick <paramref name="tick"/> (<paramref name="baseRecord"/> is null when the
-        /// entity comes whole), or null when nothing differs; throws an EncodeError.
+        /// Whether anything differs between <paramref name="baseRecord"/> and
+        /// <paramref name="next"/> (<paramref name="baseRecord"/> is null when the entity comes
+        /// whole, which always differs), and the <paramref name="change"/> that turns one into
+        /// the other in a frame of tick <paramref name="tick"/>; throws an EncodeError.
         /// </summary>
-        C Diff(int eid, R baseRecord, R next, uint tick);
+        bool Diff(int eid, R baseRecord, R next, uint tick, out C change);
         /// <summary>The entity a change is about.</summary>
         int ChangeEid(C change);
         /// <summary><paramref name="baseRecord"/> (or nothing: null) with <paramref name="change"/> applied in a frame of <paramref name="tick"/>; throws Inapplicable.</summary>
@@ -164,7 +169,6 @@ namespace Ackwire.Runtime.Sessions
         /// then the record's bytes (CHECK-2).</summary>
         public static uint HashEntry<R, C, E, I>(IAckedSchema<R, C, E, I> schema, int eid, R r, uint hash)
             where R : class
-            where C : class
         {
             hash = Fnv.Byte(hash, (byte)(eid & 0xff));
             hash = Fnv.Byte(hash, (byte)(eid >> 8));
@@ -177,7 +181,6 @@ namespace Ackwire.Runtime.Sessions
         /// </summary>
         public static uint ServerCheck<R, C, E, I>(IAckedSchema<R, C, E, I> schema, ServerEntry<R>[] state)
             where R : class
-            where C : class
         {
             uint h = Fnv.Basis;
             foreach (ServerEntry<R> e in state)
@@ -198,7 +201,6 @@ namespace Ackwire.Runtime.Sessions
         public static void Delta<R, C, E, I>(IAckedSchema<R, C, E, I> schema, ServerEntry<R>[] baseState,
             ServerEntry<R>[] next, uint tick, List<ushort> removed, List<C> changes)
             where R : class
-            where C : class
         {
             removed.Clear();
             changes.Clear();
@@ -227,15 +229,16 @@ namespace Ackwire.Runtime.Sessions
                     }
                 }
                 C change;
+                bool differs;
                 try
                 {
-                    change = schema.Diff(entry.Eid, before, entry.Record, tick);
+                    differs = schema.Diff(entry.Eid, before, entry.Record, tick, out change);
                 }
                 catch (EncodeError e)
                 {
                     throw e.Within(i).Within("changes");
                 }
-                if (change != null)
+                if (differs)
                 {
                     changes.Add(change);
                 }
@@ -459,7 +462,6 @@ namespace Ackwire.Runtime.Sessions
     /// </summary>
     public sealed class AckedDecoder<R, C, E, I>
         where R : class
-        where C : class
     {
         const string RemovedNotHeld = "a removed id the base does not hold";
 
@@ -1093,7 +1095,6 @@ namespace Ackwire.Runtime.Sessions
     /// </summary>
     public sealed class AckedEncoder<R, C, E, I>
         where R : class
-        where C : class
     {
         /// <summary>
         /// Inputs a client may have buffered in its IInputSink at once; more are dropped before

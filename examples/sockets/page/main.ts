@@ -1,6 +1,8 @@
-// The browser example's page: the TypeScript AckedDecoder, through the facade AckedClientHalf
-// of typescript/reference/acked.ts, on the cube scene's acked frames from cube-server
-// over a WebSocket (binary messages: kind 6 frames, and 0xEE truth messages beside them).
+// The browser example's page: the TypeScript AckedDecoder, through the runtime's facade
+// AckedClientHalf over `Reference` (the binding `ackwire gen --lang ts` writes for the reference
+// protocol's `state Reference`, gen/reference.ts), on the cube scene's acked frames from
+// cube-server over a WebSocket (binary messages: kind 6 frames, and 0xEE truth messages beside
+// them).
 //
 // Per frame: the half's delivery; after a frame shown, `shown TICK HASH` (the tick shown and
 // the FNV-1a of the state shown, CHECK-2) goes back as text for the server to hold
@@ -16,7 +18,17 @@
 // Hostile bytes are the decoder's to refuse (a delivery of kind "undecodable"); a truth message
 // shorter than its count says is ignored.
 
-import { AckedClientHalf, metres } from "./gen/reference/acked.js";
+import type { Change, EntityState, Event, Input } from "./gen/protocol.js";
+import { Reference } from "./gen/reference.js";
+import { AckedClientHalf } from "./gen/runtime/sessions/acked_half.js";
+
+/** The client half of the reference protocol's kind 6 frames. */
+type Client = AckedClientHalf<EntityState, Change, Event, Input>;
+
+/** A record's position (whole steps of 1/512 m, acked.wire's `quant(i32, 1/512)`) in metres. */
+function metres(steps: number): number {
+  return steps / 512;
+}
 
 /** The first byte of a truth message: u32 tick, u16 count, then u16 id, f32 x, f32 y each. */
 const TRUTH = 0xee;
@@ -58,7 +70,7 @@ function text(doc: Document, id: string, value: string): void {
 /** Runs the page against the server it was loaded from. */
 export function start(doc: Document): void {
   text(doc, "agent", navigator.userAgent);
-  const half = new AckedClientHalf(16);
+  const half: Client = new AckedClientHalf(Reference, 16);
   const truths = new Map<number, Truth>();
   const canvas = doc.getElementById("view") as HTMLCanvasElement | null;
   const ctx = canvas?.getContext("2d") ?? null;
@@ -174,7 +186,7 @@ export function start(doc: Document): void {
 function draw(
   ctx: CanvasRenderingContext2D,
   canvas: HTMLCanvasElement,
-  half: AckedClientHalf,
+  half: Client,
   truth: Truth | undefined,
 ): void {
   const w = canvas.width / 2;

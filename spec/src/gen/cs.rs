@@ -87,6 +87,15 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         "Sessions/Tier.cs",
         include_str!("../../runtime/cs/Sessions/Tier.cs"),
     ),
+    // Issue 36: the acked halves over any schema, and the rules a state's binding calls.
+    (
+        "Sessions/AckedHalf.cs",
+        include_str!("../../runtime/cs/Sessions/AckedHalf.cs"),
+    ),
+    (
+        "Sessions/State.cs",
+        include_str!("../../runtime/cs/Sessions/State.cs"),
+    ),
     // cs-rest: seeds 003, 002 and 004 §7 (datagram v2, NetBaseline, delta) and the set digest.
     (
         "Sessions/Datagram.cs",
@@ -184,6 +193,8 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
     g.out.close("}");
 
     let mut files = vec![(PROTOCOL_FILE.to_string(), g.out.finish())];
+    // Each state's binding of the session machines, beside the codec whose types it uses.
+    files.extend(super::cs_state::generate(spec, &low));
     if runtime == RuntimeSource::Package {
         return files;
     }
@@ -344,7 +355,7 @@ const MEMBERS: &[&str] = &[
     "Bits",
 ];
 
-fn pascal(name: &str) -> String {
+pub(crate) fn pascal(name: &str) -> String {
     name.split('_')
         .filter(|p| !p.is_empty())
         .map(|p| {
@@ -359,7 +370,7 @@ fn pascal(name: &str) -> String {
 
 /// The member a field is held in: its name in PascalCase, with `_` after it when that is the
 /// name of its class, of a generated member or of a runtime type.
-fn member(field: &str, class: &str) -> String {
+pub(crate) fn member(field: &str, class: &str) -> String {
     let p = pascal(field);
     if p == class || MEMBERS.contains(&p.as_str()) || p.is_empty() {
         format!("{p}_")
@@ -370,7 +381,7 @@ fn member(field: &str, class: &str) -> String {
 
 /// The local a reader reads field `name` into: camelCase, with `_` after it when it is a word
 /// of the language or a name the generated methods use.
-fn local(name: &str) -> String {
+pub(crate) fn local(name: &str) -> String {
     let p = pascal(name);
     let mut c = p.chars();
     let l = match c.next() {
@@ -388,7 +399,7 @@ fn local(name: &str) -> String {
 }
 
 /// The C# type of an integer of `bits` bits: the narrowest that holds it, as Rust's.
-fn int_type(signed: bool, bits: u8) -> &'static str {
+pub(crate) fn int_type(signed: bool, bits: u8) -> &'static str {
     if signed {
         storage(bits, ["sbyte", "short", "int", "long"])
     } else {
@@ -398,7 +409,7 @@ fn int_type(signed: bool, bits: u8) -> &'static str {
 
 /// The range of `int_type(signed, bits)`: what its JSON form accepts (an encoder then refuses a
 /// value past the field's own width with `over_width`).
-fn int_range(signed: bool, bits: u8) -> (i128, i128) {
+pub(crate) fn int_range(signed: bool, bits: u8) -> (i128, i128) {
     let width = storage(bits, [8, 16, 32, 64]);
     if signed {
         (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
@@ -408,7 +419,7 @@ fn int_range(signed: bool, bits: u8) -> (i128, i128) {
 }
 
 /// An integer literal of C# type `ty`.
-fn literal(v: i128, ty: &str) -> String {
+pub(crate) fn literal(v: i128, ty: &str) -> String {
     match ty {
         "ulong" => format!("{v}UL"),
         "long" if v == i128::from(i64::MIN) => "long.MinValue".to_string(),
@@ -424,7 +435,7 @@ fn bits_type(width: u8) -> &'static str {
 }
 
 /// A quantization scale as a double, computed as Rust computes it: `(360.0 / 65536.0)`.
-fn scale(num: u64, den: u64) -> String {
+pub(crate) fn scale(num: u64, den: u64) -> String {
     if den == 1 {
         format!("{num}.0")
     } else {
@@ -441,7 +452,7 @@ fn be(big_endian: bool) -> &'static str {
 }
 
 /// "a" or "an", before `name` in a doc comment.
-fn article(name: &str) -> &'static str {
+pub(crate) fn article(name: &str) -> &'static str {
     if name.starts_with(['A', 'E', 'I', 'O', 'U']) {
         "an"
     } else {
@@ -449,14 +460,14 @@ fn article(name: &str) -> &'static str {
     }
 }
 
-fn xml(text: &str) -> String {
+pub(crate) fn xml(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
 
 /// An XML doc comment of `lines`, which are XML already (a layout's docs go through [`xml`]).
-fn summary(lines: &[String]) -> String {
+pub(crate) fn summary(lines: &[String]) -> String {
     match lines {
         [one] => format!("/// <summary>{one}</summary>"),
         _ => {
@@ -496,7 +507,7 @@ fn is_value_type(wire: &Wire<'_>) -> bool {
 }
 
 /// The C# type of values of `wire`.
-fn cs_type(wire: &Wire<'_>) -> String {
+pub(crate) fn cs_type(wire: &Wire<'_>) -> String {
     match wire {
         Wire::Quat { .. } => "SmallestThree".into(),
         Wire::Bucket(b) => int_type(b.signed, b.model_bits).into(),
@@ -584,6 +595,71 @@ struct Gen<'a, 's> {
     /// The widths of every bucket code printed: each is one static array of `BucketWidths`,
     /// so that reading a code allocates nothing.
     widths: RefCell<BTreeSet<Vec<u8>>>,
+}
+
+/// The codec's reads, for the state bindings' readers ([`super::cs_state`]): the same
+/// expressions, list loops and presence tests as the readers of `Protocol.cs`, so that a
+/// binding's reader accepts exactly what the codec's reader accepts and refuses the rest with
+/// the same kind, offset and path.
+pub(crate) struct Reads<'a, 's> {
+    gen: Gen<'a, 's>,
+}
+
+impl<'a, 's> Reads<'a, 's> {
+    /// The reads of `low`'s records.
+    pub(crate) fn new(low: &'a Lowering<'s>) -> Self {
+        Reads {
+            gen: Gen {
+                low,
+                out: Code::default(),
+                lists: Cell::new(0),
+                widths: RefCell::new(BTreeSet::new()),
+            },
+        }
+    }
+
+    /// Starts a method: its lists' locals are numbered from 1.
+    pub(crate) fn start_method(&self) {
+        self.gen.start_method();
+    }
+
+    /// The number of the next list's locals (`n1`, `items1`, `i1`).
+    pub(crate) fn next_list(&self) -> usize {
+        self.gen.next_list()
+    }
+
+    /// An expression reading a scalar `wire` from `src` (`r`, or `b` when `packed`).
+    pub(crate) fn scalar(&self, wire: &Wire<'_>, packed: bool, src: &str) -> String {
+        self.gen.decode(wire, packed, src)
+    }
+
+    /// Statements reading `wire` (a list, or a scalar) into `target`, the count read into the
+    /// local `count_local`.
+    pub(crate) fn read_into(
+        &self,
+        wire: &Wire<'_>,
+        packed: bool,
+        src: &str,
+        target: &str,
+        count_local: Option<&str>,
+    ) -> Vec<String> {
+        self.gen.decode_into(wire, packed, src, target, count_local)
+    }
+
+    /// The test of `step`'s presence over the locals its reader read the earlier fields into.
+    pub(crate) fn presence(&self, plan: &RecordPlan<'_>, step: &Step<'_>) -> Option<String> {
+        self.gen.presence(plan, step, false)
+    }
+
+    /// An expression reading the difference of an ascending key of `wire` from `src`.
+    pub(crate) fn delta(&self, wire: &Wire<'_>, packed: bool, src: &str) -> String {
+        self.gen.delta_read(wire, packed, src)
+    }
+
+    /// The running key of a list of `record` ascending by `key`.
+    pub(crate) fn ascending(&self, record: &Record, key: &str) -> String {
+        self.gen.key_ascending(record, key)
+    }
 }
 
 /// The name of the static array of the widths `w` in `BucketWidths`: `W0_4_8`.

@@ -8,11 +8,13 @@
 
 pub mod cpp;
 pub mod cs;
+pub mod cs_state;
 pub mod doc;
 pub mod fuzz;
 pub mod rust;
 pub mod testee;
 pub mod ts;
+pub mod ts_state;
 pub mod wireshark;
 
 use crate::lower::{Operand, Presence, Test};
@@ -205,6 +207,13 @@ impl Code {
     pub(crate) fn close(&mut self, text: impl AsRef<str>) {
         self.indent = self.indent.saturating_sub(1);
         self.line(text);
+    }
+
+    /// One level shallower, a line that closes a block and opens the next (`} else {`), then
+    /// one level deeper.
+    pub(crate) fn reopen(&mut self, text: impl AsRef<str>) {
+        self.close(text);
+        self.indent += 1;
     }
 
     /// `head`, then a block whose `{` stands on a line of its own, as C# writes it; closed by

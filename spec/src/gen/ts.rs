@@ -127,6 +127,8 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
     text.push_str(body.trim_start_matches('\n'));
 
     let mut files = vec![("protocol.ts".to_string(), text)];
+    // Beside it, the acked binding of every state the spec declares.
+    files.extend(super::ts_state::generate(spec, runtime));
     if runtime == RuntimeSource::Copy {
         for (name, text) in RUNTIME_FILES {
             files.push((format!("{RUNTIME_DIR}/{name}"), runtime_copy(name, text)));
@@ -355,7 +357,7 @@ const WIDTH: usize = 100;
 
 /// A statement ending in a call, at `indent` levels: as it is when it fits [`WIDTH`], else with
 /// the call's arguments one a line.
-fn wrap_call(line: &str, indent: usize) -> String {
+pub(crate) fn wrap_call(line: &str, indent: usize) -> String {
     if indent * 2 + line.len() <= WIDTH {
         return line.to_string();
     }
@@ -1888,6 +1890,15 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     (
         "sessions/acked.ts",
         include_str!("../../runtime/ts/sessions/acked.ts"),
+    ),
+    // The halves over any acked schema, and what the bindings of a `state` call.
+    (
+        "sessions/acked_half.ts",
+        include_str!("../../runtime/ts/sessions/acked_half.ts"),
+    ),
+    (
+        "sessions/state.ts",
+        include_str!("../../runtime/ts/sessions/state.ts"),
     ),
     (
         "sessions/input_schedule.ts",

@@ -7,8 +7,10 @@
  * both to the same bytes).
  *
  * The schema says what a record is, how two differ as a change, how a change applies, a
- * record's canonical bytes and how frames are written and read; the reference protocol's is
- * `reference/acked.ts`, beside the generated codec. Nothing here imports a generated module.
+ * record's canonical bytes and how frames are written and read. `ackwire gen --lang ts` writes
+ * one for every profile of every `state` a spec declares (the reference protocol's `Reference`
+ * and `PackedReference`, in `reference.ts` beside `protocol.ts`); the session halves over a
+ * schema are `acked_half.ts`'s. Nothing here imports a generated module.
  *
  * Sans-IO: ticks are arguments; nothing reads a clock or opens a socket.
  */
@@ -97,6 +99,10 @@ export class Inapplicable extends Error {
  * machines: `apply` returns a new one, so a record may be shared between the states held.
  */
 export interface AckedSchema<R, C, E, I> {
+  /** The name its frames go by in a session (`acked`, `acked_packed`): the frame's in snake_case. */
+  readonly FRAME_NAME: string;
+  /** The name of the client's ack frames in a session (`ack`). */
+  readonly ACK_NAME: string;
   /** Frames the server keeps per client. */
   readonly SENT_RING: number;
   /** Frame states the client keeps by tick; larger than SENT_RING. */

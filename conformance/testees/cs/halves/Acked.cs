@@ -1,9 +1,10 @@
 // The `acked` session pair (`docs/spec/acked.md`) for the testee protocol, ported from
 // conformance/src/sessions/acked.rs (and the TS and C++ testees' adapters): `acked_server` is the
-// runtime's acked encoder fed by a world and the reference Presenter, over the input schedule;
-// `acked_client` is the AckedDecoder with its kind 7 writer. This file only translates the
-// protocol's JSON (params, world ops, reports) into the halves' calls; the machines are the
-// runtime's (gen/Runtime/Sessions/), bound to the reference protocol by gen/reference/Acked.cs.
+// runtime's AckedServerHalf, its encoder fed by a world and the reference Presenter
+// (gen/reference/Presenter.cs, the game's policy), over the input schedule; `acked_client` is the
+// runtime's AckedClientHalf, the AckedDecoder with its kind 7 writer. Both run over the binding
+// `ackwire gen --lang cs` writes for `state Reference` (gen/Reference.cs): this file only
+// translates the protocol's JSON (params, world ops, reports) into the halves' calls.
 //
 // Parameters (an object; every key optional, the same object opens both halves): `own` (eids,
 // default [1]), `near_enter` and `near_leave` (metres, 12 and 14), `far_every` (6), `max_late`
@@ -13,10 +14,14 @@
 // next check must catch, after which it asks for a keyframe).
 //
 // `acked_packed_server` and `acked_packed_client` (issue 19) are the same halves over the
-// bit-packed schema (gen/reference/AckedPacked.cs): kind 12 frames named `acked_packed`, the same
-// acks. The world op `{"orient": {"eid", "x", "y", "z", "w"}}` sets an entity's orientation (a
-// quaternion of any norm) after the tick's other ops; the `acked_packed` vectors use it, so the
-// `acked` ones stay as they were.
+// bit-packed schema (PackedReference): kind 12 frames named `acked_packed`, the same acks. The
+// world op `{"orient": {"eid", "x", "y", "z", "w"}}` sets an entity's orientation (a quaternion of
+// any norm) after the tick's other ops; the `acked_packed` vectors use it, so the `acked` ones
+// stay as they were.
+//
+// Every frame a client is given is also read by the generated codec's reader (Acked.Decode,
+// AckedPacked.Decode), and the binding's reader must agree with it: the same frame, or the same
+// error at the same offset and path (SchemaAgrees); a disagreement exits the process.
 
 using System;
 using System.Collections.Generic;
@@ -24,18 +29,24 @@ using Ackwire.Protocol;
 using Ackwire.Reference;
 using Ackwire.Runtime;
 using Ackwire.Runtime.Sessions;
+using ClientHalf = Ackwire.Runtime.Sessions.AckedClientHalf<Ackwire.Protocol.EntityState, Ackwire.Protocol.StagedChange,
+    Ackwire.Protocol.Event, Ackwire.Protocol.Input>;
+using Frame = Ackwire.Runtime.Sessions.AckedFrame<Ackwire.Protocol.StagedChange, Ackwire.Protocol.Event>;
+using ServerHalf = Ackwire.Runtime.Sessions.AckedServerHalf<System.Collections.Generic.IDictionary<int, Ackwire.Reference.WorldEntity>,
+    Ackwire.Protocol.EntityState, Ackwire.Protocol.StagedChange, Ackwire.Protocol.Event, Ackwire.Protocol.Input>;
+using World = System.Collections.Generic.IDictionary<int, Ackwire.Reference.WorldEntity>;
 
 /// <summary>The acked halves: <c>acked_server</c> and <c>acked_client</c> (kind 6), <c>acked_packed_server</c> and <c>acked_packed_client</c> (kind 12).</summary>
-static class AckedHalves
+static class AckedAdapters
 {
     /// <summary>Adds the acked halves to <paramref name="r"/>.</summary>
     public static void Register(Registry r)
     {
-        r.Add("acked_server", p => new AckedServer(new AckedParams(p), AckedReference.Schema, AckedReference.FrameName));
-        r.Add("acked_client", p => new AckedClient(new AckedParams(p), AckedReference.Schema, AckedReference.FrameName));
+        r.Add("acked_server", p => new AckedServer(new AckedParams(p), Reference.Schema));
+        r.Add("acked_client", p => new AckedClient(new AckedParams(p), Reference.Schema));
         // Issue 19: the same halves over the bit-packed schema, kind 12 frames.
-        r.Add("acked_packed_server", p => new AckedServer(new AckedParams(p), AckedPackedReference.Schema, AckedPackedReference.FrameName));
-        r.Add("acked_packed_client", p => new AckedClient(new AckedParams(p), AckedPackedReference.Schema, AckedPackedReference.FrameName));
+        r.Add("acked_packed_server", p => new AckedServer(new AckedParams(p), PackedReference.Schema));
+        r.Add("acked_packed_client", p => new AckedClient(new AckedParams(p), PackedReference.Schema));
     }
 
     const string TickRange = "ticks are u32 on the wire";
@@ -207,21 +218,20 @@ static class AckedHalves
     }
 
     /// <summary>The server half: the world, the client's view of it and its acked encoder.</summary>
-    sealed class AckedServer : Adapter<AckedServerHalf, AckedTick, AckedAckReport>
+    sealed class AckedServer : Adapter<ServerHalf, AckedTick<World, Event>, AckedAckReport>
     {
         readonly Dictionary<int, WorldEntity> world = new Dictionary<int, WorldEntity>();
         readonly Dictionary<int, ulong> lives = new Dictionary<int, ulong>();
         readonly ScheduledInputs<Input> inputs;
         ulong tick;
 
-        public AckedServer(AckedParams p, IAckedSchema<EntityState, Change, Event, Input> schema, string frameName)
-            : this(p, new ScheduledInputs<Input>(new InputWindow(p.MaxLate, p.MaxEarly)), schema, frameName)
+        public AckedServer(AckedParams p, ReferenceSchema schema)
+            : this(p, new ScheduledInputs<Input>(new InputWindow(p.MaxLate, p.MaxEarly)), schema)
         {
         }
 
-        AckedServer(AckedParams p, ScheduledInputs<Input> inputs, IAckedSchema<EntityState, Change, Event, Input> schema, string frameName)
-            : base(new AckedServerHalf(new Presenter(new ViewConfig { Own = p.Own, Tier = p.Tier, FarEvery = p.FarEvery }), inputs,
-                schema, frameName))
+        AckedServer(AckedParams p, ScheduledInputs<Input> inputs, ReferenceSchema schema)
+            : base(AckedHalves.Server(schema, new Presenter(new ViewConfig { Own = p.Own, Tier = p.Tier, FarEvery = p.FarEvery }), inputs))
         {
             this.inputs = inputs;
         }
@@ -299,7 +309,7 @@ static class AckedHalves
             }
             try
             {
-                half.HandleTick(new Now(t, nowMs), new AckedTick { World = world, Events = events });
+                half.HandleTick(new Now(t, nowMs), new AckedTick<World, Event> { World = world, Events = events });
             }
             catch (SessionError e)
             {
@@ -366,70 +376,66 @@ static class AckedHalves
     }
 
     /// <summary>
-    /// The testee's check of the reference schema's reader at once (FastFrame) against the
-    /// generated Acked.Decode, on every frame delivered: the same frame, or the same error.
-    /// A disagreement exits the process with both on standard error (the runner reports a
-    /// crash), as the testee's codec checks do.
+    /// The testee's check of the binding's reader against the generated codec's on every frame
+    /// a client is given: the same frame (its changes as the codec's, through the schema's
+    /// ToChange), or the same error (kind, offset and path); a frame it reads goes back to its
+    /// own bytes; and a kind 12 frame goes through kind 6 to the same frame (kind 12 and kind 6
+    /// carry the same information). A disagreement exits the process with both on standard
+    /// error (the runner reports a crash), as the testee's codec checks do.
     /// </summary>
-    public static void ReadersAgree(byte[] bytes)
+    public static void SchemaAgrees(ReferenceSchema schema, byte[] bytes)
     {
-        string a = ViaSchema(bytes);
-        string b = ViaGenerated(bytes);
-        if (a != b)
-        {
-            Console.Error.WriteLine("testee: the acked schema's reader disagrees with Acked.Decode on " + Json.ToHex(bytes)
-                + "\nat once   " + a + "\ngenerated " + b);
-            Environment.Exit(134);
-        }
-    }
-
-    /// <summary>
-    /// The testee's check of the packed schema's conversion on every kind 12 frame delivered:
-    /// a frame it reads goes back, through kind 6's frame, to the same bytes (kind 12 and kind
-    /// 6 carry the same information, packed.rs's property tests), and the kind 6 frame's bytes
-    /// read back as the same frame. A disagreement exits the process with both on standard
-    /// error (the runner reports a crash).
-    /// </summary>
-    public static void PackedRoundTrips(byte[] bytes)
-    {
-        AckedFrame<Change, Event> f = new AckedFrame<Change, Event>();
+        bool packed = schema == PackedReference.Schema;
+        Frame f = new Frame();
+        string read;
         try
         {
-            AckedPackedReference.Schema.DecodeFrameInto(bytes, f);
-        }
-        catch (DecodeError)
-        {
-            return;
-        }
-        string why = null;
-        try
-        {
-            byte[] again = AckedPackedReference.Schema.EncodeFrame(f);
-            if (Json.ToHex(again) != Json.ToHex(bytes))
-            {
-                why = "kind 12 again is " + Json.ToHex(again);
-            }
-            byte[] six = AckedReference.Schema.EncodeFrame(f);
-            AckedFrame<Change, Event> g = new AckedFrame<Change, Event>();
-            AckedReference.Schema.DecodeFrameInto(six, g);
-            string a = Canon(f.Tick, f.BaseTick, f.LastSeq, f.InputBuffer, f.Keyframe, f.Check, f.Removed, f.Changes, f.FirstSerial, f.Events);
-            string b = Canon(g.Tick, g.BaseTick, g.LastSeq, g.InputBuffer, g.Keyframe, g.Check, g.Removed, g.Changes, g.FirstSerial, g.Events);
-            if (why == null && a != b)
-            {
-                why = "through kind 6 " + Json.ToHex(six) + "\nkind 12 " + a + "\nkind 6  " + b;
-            }
-        }
-        catch (EncodeError e)
-        {
-            why = "re-encoding refused: " + e.Message;
+            schema.DecodeFrameInto(bytes, f);
+            read = packed ? Canon(PackedReference.ToFrame(f)) : Canon(Reference.ToFrame(f));
         }
         catch (DecodeError e)
         {
-            why = "kind 6 refused its own frame: " + e.Message;
+            f = null;
+            read = ErrorText(e);
+        }
+        string generated = packed ? ViaPacked(bytes) : ViaAcked(bytes);
+        string why = null;
+        if (read != generated)
+        {
+            why = "the generated reader says\n" + generated + "\nthe binding's\n" + read;
+        }
+        else if (f != null)
+        {
+            try
+            {
+                byte[] again = schema.EncodeFrame(f);
+                if (Json.ToHex(again) != Json.ToHex(bytes))
+                {
+                    why = "the frame read writes again as " + Json.ToHex(again);
+                }
+                else if (packed)
+                {
+                    Frame g = new Frame();
+                    byte[] six = Reference.Schema.EncodeFrame(f);
+                    Reference.Schema.DecodeFrameInto(six, g);
+                    if (Canon(Reference.ToFrame(g)) != Canon(Reference.ToFrame(f)))
+                    {
+                        why = "through kind 6 " + Json.ToHex(six) + " it reads as another frame";
+                    }
+                }
+            }
+            catch (EncodeError e)
+            {
+                why = "writing the frame read again is refused: " + e.Message;
+            }
+            catch (DecodeError e)
+            {
+                why = "kind 6 refused its own frame: " + e.Message;
+            }
         }
         if (why != null)
         {
-            Console.Error.WriteLine("testee: the packed schema does not round-trip " + Json.ToHex(bytes) + ": " + why);
+            Console.Error.WriteLine("testee: the " + schema.FrameName + " binding disagrees on " + Json.ToHex(bytes) + ": " + why);
             Environment.Exit(134);
         }
     }
@@ -439,21 +445,8 @@ static class AckedHalves
         return "error " + Errors.KindName(e.Kind) + " at " + e.Offset + " in " + e.Path;
     }
 
-    static string ViaSchema(byte[] bytes)
-    {
-        AckedFrame<Change, Event> f = new AckedFrame<Change, Event>();
-        try
-        {
-            AckedReference.Schema.DecodeFrameInto(bytes, f);
-        }
-        catch (DecodeError e)
-        {
-            return ErrorText(e);
-        }
-        return Canon(f.Tick, f.BaseTick, f.LastSeq, f.InputBuffer, f.Keyframe, f.Check, f.Removed, f.Changes, f.FirstSerial, f.Events);
-    }
-
-    static string ViaGenerated(byte[] bytes)
+    /// <summary>What the generated Acked.Decode reads, then DESIGN.md section 3's keyframe rule.</summary>
+    static string ViaAcked(byte[] bytes)
     {
         Acked f;
         try
@@ -464,63 +457,84 @@ static class AckedHalves
         {
             return ErrorText(e);
         }
-        bool keyframe = (f.Flags & AckedFlags.KEYFRAME) != 0;
-        if (keyframe && f.BaseTick != 0)
+        if ((f.Flags & AckedFlags.KEYFRAME) != 0 && f.BaseTick != 0)
         {
             return "error invalid_condition at 5 in base_tick";
         }
-        return Canon(f.Tick, f.BaseTick, f.LastSeq, f.InputBuffer, keyframe, f.Check, f.Removed, f.Changes, f.FirstSerial ?? 0, f.Events);
+        return Canon(f);
     }
 
-    static string Canon(uint tick, uint baseTick, uint lastSeq, byte inputBuffer, bool keyframe, uint? check,
-        ushort[] removed, Change[] changes, uint firstSerial, Event[] events)
+    /// <summary>
+    /// What the generated AckedPacked.Decode reads, then the keyframe rule, then the first code
+    /// with no kind 6 value (over_width at the packed body's first byte, in the Rust codec's
+    /// order within a change: eid, age, the step's yaw, dx, dy, dz).
+    /// </summary>
+    static string ViaPacked(byte[] bytes)
+    {
+        AckedPacked f;
+        try
+        {
+            f = AckedPacked.Decode(bytes);
+        }
+        catch (DecodeError e)
+        {
+            return ErrorText(e);
+        }
+        if ((f.Flags & AckedFlags.KEYFRAME) != 0 && f.BaseTick != 0)
+        {
+            return "error invalid_condition at 5 in base_tick";
+        }
+        long body = 17 + (f.Check.HasValue ? 4 : 0) + 2L * f.Removed.Length;
+        for (int i = 0; i < f.Body.Changes.Length; i++)
+        {
+            PackedChange c = f.Body.Changes[i];
+            string past = c.Eid > 65535 ? "eid"
+                : c.Age.HasValue && c.Age.Value > 255 ? "age"
+                : c.PoseStep == null ? null
+                : c.PoseStep.Dx < short.MinValue || c.PoseStep.Dx > short.MaxValue ? "pose_step.dx"
+                : c.PoseStep.Dy < short.MinValue || c.PoseStep.Dy > short.MaxValue ? "pose_step.dy"
+                : c.PoseStep.Dz < short.MinValue || c.PoseStep.Dz > short.MaxValue ? "pose_step.dz"
+                : c.PoseStep.Yaw > 255 ? "pose_step.yaw" : null;
+            if (past != null)
+            {
+                return "error over_width at " + body + " in body.changes[" + i + "]." + past;
+            }
+        }
+        return Canon(f);
+    }
+
+    static string Canon(Acked f)
     {
         JsonWriter j = new JsonWriter();
+        f.ToJson(j);
         j.BeginArray();
-        j.Uint(tick);
-        j.Uint(baseTick);
-        j.Uint(lastSeq);
-        j.Uint(inputBuffer);
-        j.Bool(keyframe);
-        if (check.HasValue)
+        foreach (Change c in f.Changes)
         {
-            j.Uint(check.Value);
-        }
-        else
-        {
-            j.Null();
-        }
-        j.String(string.Join(" ", removed));
-        j.BeginArray();
-        foreach (Change c in changes)
-        {
-            c.ToJson(j);
             // The JSON form rounds no float, but say the yaw's exact double too.
             j.String(c.PoseFull != null ? c.PoseFull.Yaw.ToString("R") : c.PoseStep != null ? c.PoseStep.Yaw.ToString("R") : "");
         }
         j.EndArray();
-        j.Uint(firstSerial);
-        j.BeginArray();
-        foreach (Event e in events)
-        {
-            e.ToJson(j);
-        }
-        j.EndArray();
-        j.EndArray();
+        return j.ToString();
+    }
+
+    static string Canon(AckedPacked f)
+    {
+        JsonWriter j = new JsonWriter();
+        f.ToJson(j);
         return j.ToString();
     }
 
     /// <summary>The client half: the runtime's (the AckedDecoder and the kind 7 writer), a scripted player.</summary>
-    sealed class AckedClient : Adapter<AckedClientHalf, Input, Delivery<Event>>
+    sealed class AckedClient : Adapter<ClientHalf, Input, Delivery<Event>>
     {
         readonly uint lead;
         readonly ulong? corruptAt;
-        readonly string frameName;
+        readonly ReferenceSchema schema;
 
-        public AckedClient(AckedParams p, IAckedSchema<EntityState, Change, Event, Input> schema, string frameName)
-            : base(new AckedClientHalf(schema, frameName, p.Keep))
+        public AckedClient(AckedParams p, ReferenceSchema schema)
+            : base(AckedHalves.Client(schema, p.Keep))
         {
-            this.frameName = frameName;
+            this.schema = schema;
             lead = p.Lead;
             corruptAt = p.CorruptAt;
         }
@@ -548,18 +562,11 @@ static class AckedHalves
 
         public override void Deliver(ulong nowMs, string frame, byte[] bytes, JsonWriter j)
         {
-            if (frame != frameName)
+            if (frame != schema.FrameName)
             {
-                throw new SessionError(SessionError.UnexpectedFrame, "the acked client takes `" + frameName + "` frames, not `" + frame + "`");
+                throw new SessionError(SessionError.UnexpectedFrame, "the acked client takes `" + schema.FrameName + "` frames, not `" + frame + "`");
             }
-            if (frameName == AckedReference.FrameName)
-            {
-                ReadersAgree(bytes);
-            }
-            else
-            {
-                PackedRoundTrips(bytes);
-            }
+            SchemaAgrees(schema, bytes);
             // The client does not count ticks; its decoder reads none.
             Delivery<Event> d = half.HandleFrame(new Now(0, nowMs), frame, bytes);
             j.BeginObject();

@@ -8,6 +8,9 @@
 // - `catch-up`: a delta after lost frames, 900 poses changed: most as small steps, every
 //   tenth in full (absolute floats), every seventh measured `age` ticks ago, two entities
 //   removed and two events.
+// - `small`: many small changes, 3000 entities' health or vehicle (6 to 9 bytes a change), as
+//   a crowd's frame with no pose moving: where a codec's cost per field and per record shows
+//   rather than its cost per byte.
 
 const STEP = 512;
 
@@ -72,9 +75,37 @@ function catchUp() {
   };
 }
 
+function small() {
+  const changes = [];
+  for (let i = 0; i < 3000; i++) {
+    const kind = i % 3;
+    const change = { eid: 2 + i, mask: [] };
+    if (kind !== 1) {
+      change.mask.push("HEALTH");
+      change.health = { hp: (i * 7) % 256, armor: i % 100 };
+    }
+    if (kind !== 0) {
+      change.mask.push("VEHICLE");
+      change.vehicle = { vehicle: (i * 13) % 65536, seat: i % 4 };
+    }
+    changes.push(change);
+  }
+  return {
+    tick: 2000,
+    base_tick: 1998,
+    last_seq: 1990,
+    input_buffer: 1,
+    flags: [],
+    removed: [],
+    changes,
+    events: [],
+  };
+}
+
 for (const [name, value] of [
   ["keyframe", keyframe()],
   ["catch-up", catchUp()],
+  ["small", small()],
 ]) {
   process.stdout.write(`${name}\t${JSON.stringify(value)}\n`);
 }

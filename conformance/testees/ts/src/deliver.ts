@@ -3,15 +3,17 @@
 // unit, nanoseconds per entity of the world per frame. Run it with `bash deliver.sh`, which
 // writes the frames (bench/examples/cube_frames.rs: the cube scene's first four seconds, 901
 // bodies, seed 1, 5% loss) and prints the Rust decoder's figure on the same frames beside it
-// (bench/examples/deliver_frames.rs). It times; it asserts no speed.
+// (bench/examples/deliver_frames.rs). It times; it asserts no speed. The decoder is the
+// runtime's AckedDecoder over `Reference`, the binding `ackwire gen` writes for the reference
+// protocol's `state Reference` (src/gen/reference.ts).
 //
 // One call is a fresh decoder taking every frame in order, the join's keyframe first; before
 // timing, every frame must show (no frame is lost on the way here, so each one's base is held).
 
 import { readFileSync } from "node:fs";
 import { DecodeError, decodeAcked, fromHex } from "./gen/protocol.js";
-import { Reference, type ReferenceFrame, referenceDecoder } from "./gen/reference/acked.js";
-import { emptyFrame } from "./gen/runtime/sessions/acked.js";
+import { Reference, type ReferenceFrame } from "./gen/reference.js";
+import { AckedDecoder, emptyFrame } from "./gen/runtime/sessions/acked.js";
 
 /** A frame as the schema reads it (its reader at once, or the generated one), as text. */
 function viaSchema(bytes: Uint8Array): string {
@@ -69,7 +71,7 @@ function agreement(frames: readonly Uint8Array[], mutants: number): number {
   };
   let compared = 0;
   // The mutants through a whole decoder too: a hostile frame is a Delivery, never an exception.
-  const hostile = referenceDecoder();
+  const hostile = new AckedDecoder(Reference);
   for (const f of frames) {
     for (let m = 0; m <= mutants; m++) {
       let bytes = f;
@@ -99,7 +101,7 @@ function agreement(frames: readonly Uint8Array[], mutants: number): number {
 let sink = 0;
 
 function deliverAll(frames: readonly Uint8Array[]): number {
-  const d = referenceDecoder();
+  const d = new AckedDecoder(Reference);
   let shown = 0;
   for (const f of frames) {
     if (d.deliver(f).kind === "shown") {
@@ -139,7 +141,7 @@ function main(): void {
     .map((l) => fromHex(l.trim()));
   const compared = agreement(frames, 12);
   console.log(`the schema's reader and the generated one agree on ${compared} frames and mutants`);
-  const d = referenceDecoder();
+  const d = new AckedDecoder(Reference);
   let shown = 0;
   let largest = 0;
   for (const f of frames) {

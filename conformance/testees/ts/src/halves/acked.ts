@@ -1,9 +1,11 @@
 // The `acked` session pair (`docs/spec/acked.md`) for the testee protocol, ported from
-// conformance/src/sessions/acked.rs: `acked_server` is the runtime's acked encoder fed by a world
-// and the reference Presenter, over the input schedule; `acked_client` is the AckedDecoder with its
-// kind 7 writer. This module only translates the protocol's JSON (params, world ops, reports) into
-// the halves' calls; the machines are the runtime's (src/gen/runtime/sessions/), bound to the
-// reference protocol by src/gen/reference/acked.ts.
+// conformance/src/sessions/acked.rs: `acked_server` is the runtime's acked server half (its
+// encoder fed by a world and the reference Presenter, over the input schedule); `acked_client` is
+// the client half (the AckedDecoder with its kind 7 writer). This module only translates the
+// protocol's JSON (params, world ops, reports) into the halves' calls; the machines are the
+// runtime's (src/gen/runtime/sessions/), bound to the reference protocol by the binding `ackwire
+// gen` writes for `state Reference` (src/gen/reference.ts), the presenter's policy the hand-written
+// src/gen/reference/presenter.ts (copied from typescript/reference/).
 //
 // Parameters (an object; every key optional, the same object opens both halves): `own` (eids,
 // default [1]), `near_enter` and `near_leave` (metres, 12 and 14), `far_every` (6),
@@ -16,8 +18,8 @@
 // `{"orient": {"eid", "x", "y", "z", "w"}}`, the entity's orientation (a quaternion of any norm:
 // the presenter normalises it), applied after the tick's other ops; an entity keeps it for its
 // life. `acked_packed_server` and `acked_packed_client` are the same halves over the bit-packed
-// schema (PackedReference, src/gen/reference/acked_packed.ts): kind 12 frames named
-// `acked_packed`, the same acks.
+// schema (PackedReference, src/gen/reference.ts): kind 12 frames named `acked_packed`, the same
+// acks.
 
 import {
   Buttons,
@@ -29,15 +31,10 @@ import {
   fromJson,
   toJson,
 } from "../gen/protocol.js";
-import {
-  AckedClientHalf,
-  AckedServerHalf,
-  Presenter,
-  Reference,
-  type ReferenceSchema,
-  type WorldEntity,
-} from "../gen/reference/acked.js";
-import { PackedReference } from "../gen/reference/acked_packed.js";
+import { PackedReference, Reference } from "../gen/reference.js";
+import { Presenter, type World, type WorldEntity } from "../gen/reference/presenter.js";
+import type { AckedSchema } from "../gen/runtime/sessions/acked.js";
+import { AckedClientHalf, AckedServerHalf } from "../gen/runtime/sessions/acked_half.js";
 import { SessionError, type Transmit } from "../gen/runtime/sessions/half.js";
 import { ScheduledInputs } from "../gen/runtime/sessions/input_schedule.js";
 import { TierBoundary } from "../gen/runtime/sessions/tier.js";
@@ -244,23 +241,26 @@ function turn(world: Map<number, WorldEntity>, ops: unknown[]): void {
 
 const TICK_RANGE = "ticks are u32 on the wire";
 
+/** An acked schema of the reference state, whichever frame it travels in (`C` its change). */
+type ReferenceSchema<C> = AckedSchema<EntityState, C, Event, Input>;
+
 /**
  * The server half: the world, the client's view of it and its acked encoder, its frames the
  * schema's (kind 6 `acked`, or kind 12 `acked_packed`).
  */
-class AckedServer implements TesteeSession {
+class AckedServer<C> implements TesteeSession {
   private readonly world = new Map<number, WorldEntity>();
   private readonly lives = new Map<number, number>();
   private readonly inputs: ScheduledInputs<Input>;
-  private readonly half: AckedServerHalf;
+  private readonly half: AckedServerHalf<World, EntityState, C, Event, Input>;
   private tick = 0;
 
-  constructor(p: Params, schema: ReferenceSchema) {
+  constructor(p: Params, schema: ReferenceSchema<C>) {
     this.inputs = new ScheduledInputs<Input>({ maxLate: p.maxLate, maxEarly: p.maxEarly });
     this.half = new AckedServerHalf(
+      schema,
       new Presenter({ own: p.own, tier: p.tier, farEvery: p.farEvery }),
       this.inputs,
-      schema,
     );
   }
 
@@ -321,14 +321,14 @@ class AckedServer implements TesteeSession {
  * The client half: the runtime's (the AckedDecoder and the kind 7 writer) over the schema's
  * frames, a scripted player.
  */
-class AckedClient implements TesteeSession {
-  private readonly half: AckedClientHalf;
+class AckedClient<C> implements TesteeSession {
+  private readonly half: AckedClientHalf<EntityState, C, Event, Input>;
   private readonly frameName: string;
   private readonly lead: number;
   private readonly corruptAt: number | undefined;
 
-  constructor(p: Params, schema: ReferenceSchema) {
-    this.half = new AckedClientHalf(p.keep, schema);
+  constructor(p: Params, schema: ReferenceSchema<C>) {
+    this.half = new AckedClientHalf(schema, p.keep);
     this.frameName = schema.FRAME_NAME;
     this.lead = p.lead;
     this.corruptAt = p.corruptAt;
