@@ -334,7 +334,7 @@ fn packed_changes(n: u16) -> Vec<u8> {
     bytes
 }
 
-/// DESIGN.md section 3 for the session decoders too: what the client's `AckedDecoder` reads a
+/// WIRE-26 for the session decoders too: what the client's `AckedDecoder` reads a
 /// frame into (each schema's `decode_staged`, the changes staged as they are read) is held to
 /// the same limit, cold, on the crafted frames of every profile and the golden vectors.
 #[test]

@@ -400,7 +400,7 @@ impl<C, E> AckedFrame<C, E> {
     }
 }
 
-/// A kind 7 frame in schema-independent terms (DESIGN.md section 3): the newest frame the
+/// A kind 7 frame in schema-independent terms (ACK-10 to ACK-13): the newest frame the
 /// client applied, whether it asks for a keyframe, and its recent inputs, numbered from
 /// `first_seq`.
 #[derive(Debug, Clone, PartialEq)]

@@ -1240,7 +1240,7 @@ mod tests {
     use super::*;
     use crate::vectors::parse_hex;
 
-    /// Seed 003's table, by hand: u8 version | varint frame | varint tick | varint input ack |
+    /// DG-1 and DG-4's layout, by hand: u8 version | varint frame | varint tick | varint input ack |
     /// varint stream tick | f32 LE precision | varint parts | varint update count | per update:
     /// id (delta-coded), u16 LE spawn tick, u8 mask (1 x, 2 y, 4 z, 8 components), the axes
     /// (zigzag), the components.

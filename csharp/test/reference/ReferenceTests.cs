@@ -720,7 +720,7 @@ static class ReferenceTests
         return "error " + Errors.KindName(e.Kind) + " at " + e.Offset + " in " + e.Path;
     }
 
-    /// What the generated Acked.Decode reads, then DESIGN.md section 3's keyframe rule.
+    /// What the generated Acked.Decode reads, then ACK-4's keyframe rule.
     static string Generated(byte[] bytes)
     {
         Acked a;

@@ -445,7 +445,7 @@ static class AckedAdapters
         return "error " + Errors.KindName(e.Kind) + " at " + e.Offset + " in " + e.Path;
     }
 
-    /// <summary>What the generated Acked.Decode reads, then DESIGN.md section 3's keyframe rule.</summary>
+    /// <summary>What the generated Acked.Decode reads, then ACK-4's keyframe rule.</summary>
     static string ViaAcked(byte[] bytes)
     {
         Acked f;
