@@ -4,45 +4,23 @@
 
 use std::path::{Path, PathBuf};
 
+/// The calls Rust reads a clock, opens a socket or starts a thread with.
+const RUST: &[&str] = &[
+    "Instant::now",
+    "SystemTime",
+    "std::net",
+    "UdpSocket",
+    "TcpStream",
+    "std::thread",
+    "thread::spawn",
+];
+
 /// The folders holding session machines, from the repository root, and the calls each
 /// language reads a clock, opens a socket or starts a thread with.
 const SOURCES: &[(&str, &[&str])] = &[
-    (
-        "codec/src",
-        &[
-            "Instant::now",
-            "SystemTime",
-            "std::net",
-            "UdpSocket",
-            "TcpStream",
-            "std::thread",
-            "thread::spawn",
-        ],
-    ),
-    (
-        "rt/src",
-        &[
-            "Instant::now",
-            "SystemTime",
-            "std::net",
-            "UdpSocket",
-            "TcpStream",
-            "std::thread",
-            "thread::spawn",
-        ],
-    ),
-    (
-        "server/src",
-        &[
-            "Instant::now",
-            "SystemTime",
-            "std::net",
-            "UdpSocket",
-            "TcpStream",
-            "std::thread",
-            "thread::spawn",
-        ],
-    ),
+    ("codec/src", RUST),
+    ("rt/src", RUST),
+    ("server/src", RUST),
     (
         "typescript/src",
         &[
