@@ -10,7 +10,12 @@
 #    verdict) while it runs;
 # 2. the native client: examples/sockets/native/cube_client.cpp (the C++ facade
 #    ackwire::reference::AckedClientHalf of cpp/reference/acked.hpp), built with
-#    the testee's warning flags under ASan and UBSan, against the same server over UDP.
+#    the testee's warning flags under ASan and UBSan, against the same server over UDP;
+# 3. examples/game's arena: its TypeScript client (examples/game/ts), generated from the game's
+#    own layout, in headless Chromium against `cube-server --scene arena` over a WebSocket;
+# 4. the same client under node, held to the stream the game's Rust server recorded
+#    (examples/game/ts/test.sh, examples/game/vectors/streams);
+# 5. the game's C# client under Mono, held to the same stream (examples/game/cs/test.sh).
 #
 # Each run passes when the server's verdict is PASS (every hash the client reported for a tick
 # equals the hash of S_N, the presenter's state for that client, at that tick, and enough
@@ -219,3 +224,46 @@ missing="$( (grep -vxF -e "$received" "$out/client.lines" || true) | wc -l)"
 # UDP may lose a report on its way: what the server judged is what counts; a few lost is fine.
 echo "examples.sh: native (C++ AckedDecoder, UDP): $checked reports equal S_N ($missing of the client's own lines not received)"
 summary "$out/native.log"
+
+# 3. examples/game's arena in headless Chromium over a WebSocket: the game's TypeScript client
+# (examples/game/ts/client.ts and page.ts, over the binding `ackwire gen --lang ts` writes from
+# the game's own layout) against `cube-server --scene arena` (the game's Rust server simulation
+# over its generated Rust binding), its player's commands going back in the acks.
+gpage="$out/game-page"
+mkdir -p "$gpage"
+"$ackwire" gen --lang ts --out "$gpage/gen" examples/game/wire >/dev/null || fail "ackwire gen --lang ts examples/game/wire failed"
+cp examples/game/ts/client.ts examples/game/ts/page.ts "$gpage/"
+sed 's|"outDir": "../www"|"outDir": "../game-www"|' "$page/tsconfig.json" >"$gpage/tsconfig.json"
+"$testee_ts/node_modules/.bin/tsc" -p "$gpage" || fail "compiling the game's page failed"
+cp examples/game/ts/index.html "$out/game-www/index.html"
+start_server "$out/game.log" --scene arena --transport ws --www "$out/game-www" "${common[@]}"
+timeout 90 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+  --no-first-run --no-default-browser-check --user-data-dir="$out/game-profile" \
+  "http://127.0.0.1:$port/index.html" >"$out/game-chromium.log" 2>&1 &
+chromium_pid=$!
+pids+=("$chromium_pid")
+status=0
+wait_server game 80 || status=$?
+kill "$chromium_pid" 2>/dev/null || true
+if [ "$status" -ne 0 ]; then
+  tail -n 20 "$out/game.log" >&2
+  fail "the game's browser run failed (server status $status); chromium said: $(tail -n 5 "$out/game-chromium.log")"
+fi
+checked="$(cross_check "$out/game.log")" || fail "the game's page reported hashes the server never had for their ticks"
+grep -q '^client stats .* agent=HeadlessChrome$' "$out/game.log" ||
+  fail "the game's page's closing stats (from headless Chromium) did not come: $(tail -n 3 "$out/game.log")"
+echo "examples.sh: game in the browser (examples/game's TypeScript client in headless Chromium, WebSocket): $checked reports equal S_N"
+summary "$out/game.log"
+
+# 4. The game's TypeScript client (examples/game/ts): the binding `ackwire gen --lang ts` writes
+# from the game's own layout (examples/game/wire, `state Arena`), fed every frame the Rust
+# server's run delivered to its client through loss, duplication and reordering
+# (examples/game/vectors/streams/arena.txt): the same ticks shown with the same checks, the same
+# drops, the same kind 7 bytes.
+game="$(ACKWIRE="$ackwire" bash examples/game/ts/test.sh)" || fail "the game's TypeScript client differs from the recorded stream"
+echo "examples.sh: game (TypeScript client of examples/game, generated from its layout): $game"
+
+# 5. The game's C# client (examples/game/cs): the binding `ackwire gen --lang cs` writes from the
+# same layout, held to the same recorded stream under Mono.
+game="$(ACKWIRE="$ackwire" bash examples/game/cs/test.sh)" || fail "the game's C# client differs from the recorded stream"
+echo "examples.sh: game (C# client of examples/game, generated from its layout): $game"

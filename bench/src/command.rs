@@ -87,9 +87,10 @@ impl Command {
         run::run(&self.plan, progress).map_err(|e| format!("the bench failed: {e}"))
     }
 
-    /// Writes `bench.json`, `bench.svg` and the report page of `report`, then the README's
-    /// headline block, each naming `command` as what produced it; `wrote` is told each file as
-    /// it is written (`wrote PATH`, `rewrote the bench block of PATH`).
+    /// Writes `bench.json`, `bench.svg`, the report page of `report` and, when the server bench
+    /// ran, its chart `server.svg`, then the README's headline block, each naming `command` as
+    /// what produced it; `wrote` is told each file as it is written (`wrote PATH`, `rewrote the
+    /// bench block of PATH`).
     pub fn write(
         &self,
         report: &Report,
@@ -100,11 +101,15 @@ impl Command {
         std::fs::create_dir_all(out)
             .map_err(|e| format!("cannot create {}: {e}", out.display()))?;
         let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
-        for (name, text) in [
+        let mut files = vec![
             ("bench.json", json),
             ("bench.svg", render::svg(report)),
             (page::PAGE, page::page(report, command)),
-        ] {
+        ];
+        if !report.server.is_empty() {
+            files.push((page::SERVER_CHART, render::server_svg(report)));
+        }
+        for (name, text) in files {
             let path = out.join(name);
             std::fs::write(&path, text)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;

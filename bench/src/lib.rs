@@ -14,6 +14,8 @@
 //! - [`render`]: the terminal table, the markdown tables, the SVG chart;
 //! - [`page`]: the report page (`docs/bench/README.md` for the committed run) and the headline
 //!   figures a README carries from it;
+//! - [`server`]: one world with N clients of the acked stream, each on its own link: the
+//!   server's time per tick, memory per client and bytes, beside bitcode's shared full world;
 //! - [`command`]: `ackwire bench` itself: arguments checked, the run, the files written.
 //!
 //! The figures are measurements of one run on one machine: bandwidth and render error are
@@ -28,6 +30,7 @@ pub mod page;
 pub mod render;
 pub mod run;
 pub mod scenes;
+pub mod server;
 
 use serde::{Deserialize, Serialize};
 
@@ -68,6 +71,10 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// The targets, judged on the rows.
     pub targets: Vec<Target>,
+    /// The many-client server bench ([`server`]): one row per scene and client count; empty
+    /// in reports made before it ran, or when no scene it runs was asked for.
+    #[serde(default)]
+    pub server: Vec<server::ServerRow>,
 }
 
 /// A scene as it ran.

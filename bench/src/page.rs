@@ -10,7 +10,7 @@
 
 use crate::render::{
     cell, code_span, fixed, general, group, loss_label, markdown_header, markdown_row, millis,
-    name_then_numbers, produced_by, scene_tables, targets_table, Align, SceneRows,
+    name_then_numbers, percent, produced_by, scene_tables, targets_table, Align, SceneRows,
 };
 use crate::run::MTU;
 use crate::scenes::{SceneKind, JITTER_TICKS};
@@ -22,6 +22,36 @@ use std::fmt::Write as _;
 
 /// The page's file name in the bench's output folder.
 pub const PAGE: &str = "README.md";
+
+/// The many-client chart's file name, beside the page.
+pub const SERVER_CHART: &str = "server.svg";
+
+/// What the many-client server bench measures, above its tables.
+const SERVER: &str = "\
+One world ticking at its rate with N clients of the acked stream (kind 6 frames, large ones \
+reliable, as `acked` above), each on its own link: {loss}% loss each way, a one-way delay of \
+half to twice the scene's (by turns, ± {jitter} ticks of jitter), so each client has its own \
+acknowledged base; on the arena each client plays a player of its own. A second of join is \
+not measured, then {seconds} seconds are ({quick_seconds} in `--quick`, which runs up to \
+{quick_max} clients). Each tick the clients' side (frames decoded by each client's own \
+AckedDecoder, acks written) runs untimed, then the server's side for every client (its acks \
+taken, its S_N presented, its frame encoded), spread over {threads} scoped threads:
+
+- **one core**: the server's time per tick for all clients, each client's work timed and \
+added up: what one core spends;
+- **wall**: the same work's time per tick over the {threads} threads (each client's frames are \
+the same bytes as on one thread: `bench/tests/server.rs` holds them);
+- **bitcode once**: bitcode's encode of the full world, done once a tick and shared by every \
+client, since a full snapshot is the same bytes for each;
+- **ns/entity/client**: one core's time over the clients and the world's entities, and its \
+ratio to bitcode's full-world encode per entity (the target is at most 1×);
+- **KB/tick**: what the acked server sends all clients per tick (a reliable frame's resends \
+counted), beside the full snapshot sent to each;
+- **memory/client**: the heap a client's server half holds at the end of the run \
+(`ackwire_codec::acked::heap_bytes`: the presenter's last S_N and the encoder's kept states, \
+which `server/tests/hostile_clients.rs` holds to the allocator's count), the mean over the \
+clients;
+- **clients a core serves**: the tick's length over one client's share of one core.";
 
 /// How to run the bench, the page's first section.
 const RUNNING: &str = "\
@@ -181,7 +211,110 @@ pub fn page(report: &Report, command: &str) -> String {
     }
     let _ = writeln!(out, "## Every table, by scene");
     out.push_str(&scene_tables(report, "###"));
+    if !report.server.is_empty() {
+        out.push_str(&server_section(report));
+    }
     let _ = writeln!(out, "\n## The other benches\n\n{OTHERS}");
+    out
+}
+
+/// The many-client section: the method, a table per scene, the chart, and the clients one core
+/// serves on the cubes beside the goal of 1,000.
+fn server_section(report: &Report) -> String {
+    use crate::server::{measured_seconds, ServerRow, LOSS_PCT, QUICK_CLIENTS, SCENES, THREADS};
+    let mut out = String::new();
+    let method = SERVER
+        .replace("{loss}", &general(LOSS_PCT))
+        .replace("{jitter}", &JITTER_TICKS.to_string())
+        .replace("{seconds}", &measured_seconds(report.quick).to_string())
+        .replace("{quick_seconds}", &measured_seconds(true).to_string())
+        .replace(
+            "{quick_max}",
+            &QUICK_CLIENTS.iter().max().unwrap_or(&0).to_string(),
+        )
+        .replace("{threads}", &THREADS.to_string());
+    let _ = writeln!(out, "\n## Many clients, one server\n\n{method}\n");
+    for kind in SCENES {
+        let rows: Vec<&ServerRow> = report
+            .server
+            .iter()
+            .filter(|r| r.scene == kind.name())
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "### {}\n", cell(kind.title()));
+        let headers: Vec<String> = [
+            "clients",
+            "one core (ms/tick)",
+            "wall (ms/tick)",
+            "of which presenting",
+            "bitcode once (µs/tick)",
+            "ns/entity/client",
+            "over bitcode's ns/entity",
+            "acked KB/tick",
+            "bitcode KB/tick",
+            "memory/client (KB)",
+            "clients a core serves",
+        ]
+        .iter()
+        .map(|h| (*h).to_owned())
+        .collect();
+        markdown_header(&mut out, &headers, |_| Align::Right);
+        for r in &rows {
+            markdown_row(
+                &mut out,
+                &[
+                    r.clients.to_string(),
+                    fixed(r.server_ms, 3),
+                    fixed(r.wall_ms, 3),
+                    format!("{}%", percent(r.present_ms / r.server_ms)),
+                    fixed(r.bitcode_ms * 1000.0, 1),
+                    fixed(r.ns_per_entity_client(), 1),
+                    times(r.ns_per_entity_client() / r.bitcode_ns_per_entity()),
+                    fixed(r.bytes / 1000.0, 1),
+                    fixed(r.bitcode_bytes / 1000.0, 1),
+                    fixed(r.memory_per_client / 1000.0, 1),
+                    format!("{:.0}", r.clients_per_core()),
+                ],
+            );
+        }
+        let _ = writeln!(out);
+        if let Some(most) = rows.iter().max_by_key(|r| r.clients) {
+            let _ = writeln!(
+                out,
+                "At {} clients one core serves {:.0} clients within a tick of {} ms{}; a \
+                 client's server half holds {:.1} KB on average, {:.1} KB at most.\n",
+                most.clients,
+                most.clients_per_core(),
+                general(1000.0 / f64::from(most.hz)),
+                if kind == SceneKind::Cube {
+                    format!(
+                        " (the goal is 1,000: {})",
+                        if most.clients_per_core() >= 1000.0 {
+                            "met".to_owned()
+                        } else {
+                            format!(
+                                "{} short; {}% of the time presents each client's S_N from \
+                                 the whole world, the rest takes its acks and encodes S_N \
+                                 onto its base",
+                                times(1000.0 / most.clients_per_core()),
+                                percent(most.present_ms / most.server_ms)
+                            )
+                        }
+                    )
+                } else {
+                    String::new()
+                },
+                most.memory_per_client / 1000.0,
+                most.memory_worst as f64 / 1000.0
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "![the server's time per tick against the clients, per scene]({SERVER_CHART})"
+    );
     out
 }
 
@@ -399,6 +532,42 @@ mod tests {
             text.contains("60 Hz, 100 entities, 100 ms round trip, 600 ticks"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_many_client_section_is_computed_from_the_run() {
+        let text = page(&sample(), "bench");
+        let section = &text[text
+            .find("\n## Many clients, one server\n")
+            .expect("the section")..];
+        assert!(section.contains("### Cubes (after Fiedler)"), "{section}");
+        assert!(
+            section.contains("### Arena: 64 players at 20 Hz\n"),
+            "{section}"
+        );
+        // 64 clients at 1.28 ms: 20 ns a client per entity of 901 is 22.2 ns, 4.4 times
+        // bitcode's 4.5 µs over 901 entities (4.99 ns); 64 KB down beside 1,280 KB.
+        assert!(
+            section.contains(
+                "| 64 | 1.280 | 0.704 | 40% | 4.5 | 22.2 | 4.44× | 32.0 | 1280.0 | 1300.0 | 833 |"
+            ),
+            "{section}"
+        );
+        assert!(
+            section.contains(
+                "one core serves 833 clients within a tick of 16.7 ms (the goal is 1,000: 1.2× \
+                 short; 40% of the time presents"
+            ),
+            "{section}"
+        );
+        assert!(section.contains("](server.svg)"), "{section}");
+        assert!(!page(&empty(), "bench").contains("Many clients"));
+        let svg = crate::render::server_svg(&sample());
+        assert!(
+            svg.contains("a tick: 16.7 ms") && svg.contains("a tick: 50 ms"),
+            "{svg}"
+        );
+        assert_eq!(svg.matches("<polyline").count(), 6, "{svg}");
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! loss levels are sorted ascending.
 
 use super::fields::Class;
+use super::server::ServerRow;
 use super::{
     Report, Row, SceneInfo, Target, FIEDLER_COMPRESSED_KBPS, FIEDLER_UNCOMPRESSED_KBPS,
     QUAKE3_CAP_KBPS,
@@ -248,7 +249,7 @@ pub(crate) fn loss_label(loss: f64) -> String {
 }
 
 /// A share (0.17) as a percentage (`17`, `4.2`).
-fn percent(share: f64) -> String {
+pub(crate) fn percent(share: f64) -> String {
     let v = share * 100.0;
     fixed(v, if v.abs() >= 10.0 { 0 } else { 1 })
 }
@@ -897,23 +898,7 @@ pub fn svg(report: &Report) -> String {
     let legend_rows = if legend.is_empty() { 0 } else { row + 1 };
     let height = PANEL_H + legend_rows as f64 * LEGEND_ROW + 10.0;
 
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(
-        out,
-        "<title>ackwire bench: downstream kbps by loss ({} build, seed {}{})</title>",
-        xml_escape(&report.build),
-        report.seed,
-        if report.quick { ", quick run" } else { "" }
-    );
-    // An opaque background keeps the chart legible on a dark page.
-    let _ = writeln!(
-        out,
-        r##"<rect x="0" y="0" width="{width:.0}" height="{height:.0}" fill="#ffffff"/>"##
-    );
+    let mut out = svg_start(report, (width, height), "downstream kbps by loss");
     if scenes.is_empty() {
         let _ = writeln!(
             out,
@@ -940,6 +925,153 @@ pub fn svg(report: &Report) -> String {
             );
         }
         let _ = writeln!(out, "</g>");
+    }
+    let _ = writeln!(out, "</svg>");
+    out
+}
+
+/// A chart's opening: the element of `size` (width, height), its title naming `what` and the
+/// run, and an opaque background, which keeps the chart legible on a dark page.
+fn svg_start(report: &Report, (width, height): (f64, f64), what: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(
+        out,
+        "<title>ackwire bench: {} ({} build, seed {}{})</title>",
+        what,
+        xml_escape(&report.build),
+        report.seed,
+        if report.quick { ", quick run" } else { "" }
+    );
+    let _ = writeln!(
+        out,
+        r##"<rect x="0" y="0" width="{width:.0}" height="{height:.0}" fill="#ffffff"/>"##
+    );
+    out
+}
+
+/// The many-client chart (`server.svg`): per scene, the server's milliseconds per tick against
+/// the clients (both axes logarithmic): the acked server on one core and over the bench's
+/// threads, bitcode's full world encoded once, and the tick's length dashed.
+pub fn server_svg(report: &Report) -> String {
+    const LINES: [(&str, &str); 3] = [
+        ("acked, one core", "#1f77b4"),
+        ("acked, wall over the threads", "#2ca02c"),
+        ("bitcode full world, once", "#d62728"),
+    ];
+    let mut scenes: Vec<&str> = Vec::new();
+    for r in &report.server {
+        if !scenes.contains(&r.scene.as_str()) {
+            scenes.push(&r.scene);
+        }
+    }
+    let width = PANEL_W * scenes.len().max(1) as f64;
+    let height = PANEL_H + LEGEND_ROW + 10.0;
+    let mut out = svg_start(
+        report,
+        (width, height),
+        "the server's time per tick by clients",
+    );
+    for (i, scene) in scenes.iter().enumerate() {
+        let rows: Vec<&ServerRow> = report.server.iter().filter(|r| r.scene == *scene).collect();
+        let x0 = i as f64 * PANEL_W;
+        let (left, right) = (x0 + PLOT_LEFT, x0 + PANEL_W - PLOT_RIGHT);
+        let (top, bottom) = (PLOT_TOP, PANEL_H - PLOT_BOTTOM);
+        let tick_ms = rows.first().map_or(0.0, |r| 1000.0 / f64::from(r.hz));
+        let (lo_e, hi_e) = decades(
+            rows.iter()
+                .flat_map(|r| [r.server_ms, r.wall_ms, r.bitcode_ms])
+                .chain([tick_ms]),
+        );
+        let max_clients = rows.iter().map(|r| r.clients).max().unwrap_or(1).max(2);
+        let x_span = f64::from(max_clients).log2();
+        let x_of = |clients: u32| left + (right - left) * f64::from(clients).log2() / x_span;
+        let y_of = |ms: f64| {
+            let e = ms.max(f64::MIN_POSITIVE).log10();
+            bottom - (bottom - top) * (e - f64::from(lo_e)) / f64::from(hi_e - lo_e)
+        };
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-weight="bold">{}</text>"#,
+            (left + right) / 2.0,
+            top - 8.0,
+            xml_escape(scene)
+        );
+        let _ = writeln!(
+            out,
+            r##"<rect x="{left:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="none" stroke="#999999"/>"##,
+            right - left,
+            bottom - top
+        );
+        for e in lo_e..=hi_e {
+            let y = y_of(10f64.powi(e));
+            let label = if e >= 0 {
+                format!("{} ms", 10u64.pow(e.unsigned_abs()))
+            } else {
+                format!("{} ms", 10f64.powi(e))
+            };
+            let _ = writeln!(
+                out,
+                r##"<line x1="{left:.1}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="#eeeeee"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#555555">{label}</text>"##,
+                left - 4.0,
+                y + 4.0
+            );
+        }
+        for r in &rows {
+            let x = x_of(r.clients);
+            let _ = writeln!(
+                out,
+                r##"<text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#555555">{}</text>"##,
+                bottom + 16.0,
+                r.clients
+            );
+        }
+        let _ = writeln!(
+            out,
+            r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#555555">clients</text>"##,
+            (left + right) / 2.0,
+            bottom + 32.0
+        );
+        let y = y_of(tick_ms);
+        let _ = writeln!(
+            out,
+            r##"<line x1="{left:.1}" y1="{y:.1}" x2="{right:.1}" y2="{y:.1}" stroke="#555555" stroke-dasharray="5,4"/><text x="{:.1}" y="{:.1}" fill="#555555">a tick: {} ms</text>"##,
+            left + 4.0,
+            y - 4.0,
+            general(tick_ms)
+        );
+        let series: [fn(&ServerRow) -> f64; 3] = [|r| r.server_ms, |r| r.wall_ms, |r| r.bitcode_ms];
+        for (of, (_, colour)) in series.iter().zip(LINES) {
+            let points: Vec<String> = rows
+                .iter()
+                .map(|r| format!("{:.1},{:.1}", x_of(r.clients), y_of(of(r))))
+                .collect();
+            let _ = writeln!(
+                out,
+                r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#,
+                points.join(" ")
+            );
+            for p in &points {
+                let (x, y) = p.split_once(',').unwrap_or(("0", "0"));
+                let _ = writeln!(out, r#"<circle cx="{x}" cy="{y}" r="3" fill="{colour}"/>"#);
+            }
+        }
+    }
+    let mut x = 16.0;
+    for (name, colour) in LINES {
+        let y = PANEL_H + 8.0;
+        let _ = writeln!(
+            out,
+            r#"<line x1="{x:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="2"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            x + 24.0,
+            x + 30.0,
+            y + 4.0,
+            xml_escape(name)
+        );
+        x += 40.0 + 7.0 * name.chars().count() as f64;
     }
     let _ = writeln!(out, "</svg>");
     out
@@ -1186,6 +1318,27 @@ pub(crate) mod tests {
                     met: false,
                 },
             ],
+            server: [("cube", 901, 60), ("arena", 64, 20)]
+                .into_iter()
+                .flat_map(|(scene, entities, hz)| {
+                    [1u32, 64].map(|clients| crate::server::ServerRow {
+                        scene: scene.to_owned(),
+                        clients,
+                        entities,
+                        hz,
+                        ticks: 120,
+                        // 20 µs a client on the cubes: 833 clients a core at 60 Hz.
+                        server_ms: 0.02 * f64::from(clients),
+                        present_ms: 0.008 * f64::from(clients),
+                        wall_ms: 0.011 * f64::from(clients),
+                        bitcode_ms: 0.0045,
+                        bytes: 500.0 * f64::from(clients),
+                        bitcode_bytes: 20_000.0 * f64::from(clients),
+                        memory_per_client: 1_300_000.0,
+                        memory_worst: 1_400_000,
+                    })
+                })
+                .collect(),
         }
     }
 
@@ -1197,6 +1350,7 @@ pub(crate) mod tests {
             scenes: Vec::new(),
             rows: Vec::new(),
             targets: Vec::new(),
+            server: Vec::new(),
         }
     }
 

@@ -225,20 +225,9 @@ struct AckedBench<S: AckedSchema = Reference> {
 
 impl<S: AckedSchema> AckedBench<S> {
     fn new(kind: SceneKind, large_reliable: bool) -> AckedBench<S> {
-        // Every entity every tick, as the other protocols send them: the far tier's rate is
-        // 1, and only the client's own entity and those within the near tier (the arena's
-        // 12 m, with its 14 m hysteresis) travel as full floats.
-        let view = ViewConfig {
-            own: kind.own().into_iter().collect(),
-            tier: match kind.own() {
-                Some(_) => TierBoundary::new(12.0, 14.0),
-                None => TierBoundary::new(-1.0, -1.0),
-            },
-            far_every: 1,
-        };
         AckedBench {
             world: World::new(),
-            presenter: Presenter::new(view),
+            presenter: Presenter::new(acked_view(kind, kind.own())),
             encoder: AckedEncoder::new(InputWindow::new(4, 64)),
             decoder: AckedDecoder::new(),
             writer: AckWriter::new(16),
@@ -247,30 +236,51 @@ impl<S: AckedSchema> AckedBench<S> {
     }
 }
 
+/// How the bench's acked clients see `kind` when the client plays `own`: every entity every
+/// tick, as the other protocols send them. The far tier's rate is 1, and only the client's own
+/// entity and those within the near tier (the arena's 12 m, with its 14 m hysteresis) travel as
+/// full floats.
+pub(crate) fn acked_view(kind: SceneKind, own: Option<u16>) -> ViewConfig {
+    ViewConfig {
+        own: own.into_iter().collect(),
+        tier: match kind.own() {
+            Some(_) => TierBoundary::new(12.0, 14.0),
+            None => TierBoundary::new(-1.0, -1.0),
+        },
+        far_every: 1,
+    }
+}
+
+/// Mirrors the truth's bodies at `changed` into the acked server's world (the game's own work,
+/// never timed).
+pub(crate) fn mirror_acked(world: &mut World, bodies: &[Body], changed: &[usize]) {
+    for &i in changed {
+        let b = &bodies[i];
+        let e = world.entry(b.id).or_insert(WorldEntity {
+            life: 1,
+            x: 0.0,
+            y: 0.0,
+            z: 0.0,
+            yaw: 0.0,
+            hp: 0,
+            armor: 0,
+            vehicle: 0,
+            seat: 0,
+            orient: None,
+        });
+        [e.x, e.y, e.z] = b.pos;
+        (e.yaw, e.hp) = (b.yaw, b.hp);
+        // Issue 19: the acked protocols carry the body's orientation (the identity on the
+        // scenes that turn by a heading, sent once with the whole entity).
+        e.orient = Some(b.rot);
+    }
+}
+
 impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input>> Replicator
     for AckedBench<S>
 {
     fn mirror(&mut self, bodies: &[Body], changed: &[usize]) -> Result<(), Failure> {
-        for &i in changed {
-            let b = &bodies[i];
-            let e = self.world.entry(b.id).or_insert(WorldEntity {
-                life: 1,
-                x: 0.0,
-                y: 0.0,
-                z: 0.0,
-                yaw: 0.0,
-                hp: 0,
-                armor: 0,
-                vehicle: 0,
-                seat: 0,
-                orient: None,
-            });
-            [e.x, e.y, e.z] = b.pos;
-            (e.yaw, e.hp) = (b.yaw, b.hp);
-            // Issue 19: the acked protocols carry the body's orientation (the identity on the
-            // scenes that turn by a heading, sent once with the whole entity).
-            e.orient = Some(b.rot);
-        }
+        mirror_acked(&mut self.world, bodies, changed);
         Ok(())
     }
 
@@ -1348,9 +1358,17 @@ pub struct Plan {
     pub losses: Vec<f64>,
 }
 
-/// Runs `plan`, calling `progress` after each scene and loss with what is done and the total.
+impl Plan {
+    /// The runs it makes: each scene at each loss, then each of the server bench's.
+    pub fn runs(&self) -> usize {
+        self.scenes.len() * self.losses.len() + super::server::runs(&self.scenes, self.quick)
+    }
+}
+
+/// Runs `plan`, calling `progress` after each scene and loss, and after each run of the server
+/// bench, with what is done and the total.
 pub fn run(plan: &Plan, mut progress: impl FnMut(usize, usize)) -> Result<Report, Failure> {
-    let total = plan.scenes.len() * plan.losses.len();
+    let total = plan.runs();
     let mut report = Report {
         quick: plan.quick,
         build: if cfg!(debug_assertions) {
@@ -1363,6 +1381,7 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, usize)) -> Result<Report
         scenes: Vec::new(),
         rows: Vec::new(),
         targets: Vec::new(),
+        server: Vec::new(),
     };
     for &kind in &plan.scenes {
         let length = Length::of(kind, plan.quick);
@@ -1387,7 +1406,15 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, usize)) -> Result<Report
         }
         report.scenes.extend(info);
     }
+    let mut done = plan.scenes.len() * plan.losses.len();
+    report.server = super::server::run(&plan.scenes, plan.quick, plan.seed, || {
+        done += 1;
+        progress(done, total);
+    })?;
     report.targets = targets(&report.rows);
+    report
+        .targets
+        .extend(super::server::targets(&report.server));
     Ok(report)
 }
 

@@ -71,4 +71,22 @@ fn the_committed_run_is_a_full_release_run_of_every_scene_and_protocol() {
         render::svg(&report),
         "docs/bench/bench.svg is not this run's chart"
     );
+    // The many-client server bench, every scene it runs at every client count.
+    let runs: Vec<(&str, u32)> = report
+        .server
+        .iter()
+        .map(|r| (r.scene.as_str(), r.clients))
+        .collect();
+    let expected: Vec<(&str, u32)> = ackwire_bench::server::SCENES
+        .iter()
+        .flat_map(|k| ackwire_bench::server::CLIENTS.map(|n| (k.name(), n)))
+        .collect();
+    assert_eq!(runs, expected);
+    let chart =
+        std::fs::read_to_string(root().join("docs/bench").join(page::SERVER_CHART)).unwrap();
+    assert_eq!(
+        chart,
+        render::server_svg(&report),
+        "docs/bench/server.svg is not this run's chart"
+    );
 }

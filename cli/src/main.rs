@@ -971,10 +971,12 @@ fn run_bench(args: ackwire_bench::command::Args) -> Result<ExitCode, String> {
         eprintln!("warning: a debug build; CPU times say little (cargo run --release ...)");
     }
     let plan = bench.plan();
-    let bar = indicatif::ProgressBar::new((plan.scenes.len() * plan.losses.len()) as u64);
+    let bar = indicatif::ProgressBar::new(plan.runs() as u64);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} scene and loss runs")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} runs (scenes and losses, then many clients)",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let report = bench.run(|done, _| bar.set_position(done as u64));
     bar.finish_and_clear();

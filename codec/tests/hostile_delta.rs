@@ -139,3 +139,29 @@ fn hostile_acknowledgements_allocate_nothing_and_hold_nothing() {
         "{after} bytes after, {honest} before"
     );
 }
+
+/// The operation count, `DeltaBaseline::examined`: told the changes, a round looks at the same
+/// keys for a visible set of 2,048 and of 32,768; given the set, it also walks it beside the
+/// last one sent, and nothing more; 30 plans late, it looks at the 64 keys a round changed
+/// times the rounds since the acknowledged state, never at the set again.
+#[test]
+fn a_round_looks_at_what_changed_not_the_visible_set() {
+    let per_round = |keys: u64, late: u64, told: bool| {
+        let mut s = LateSubscriber::new(keys, 64, HISTORY, Some(late), told);
+        let before = s.baseline.examined();
+        for _ in 0..50 {
+            s.round();
+        }
+        (s.baseline.examined() - before) / 50
+    };
+    for late in [1, 30] {
+        let told = per_round(32_768, late, true);
+        assert_eq!(per_round(2_048, late, true), told, "{late} late");
+        // The walk: the set beside the last one sent (32,768 keys each), where the told
+        // plan was given the 64 keys that changed.
+        assert_eq!(per_round(32_768, late, false), told + 2 * 32_768 - 64);
+    }
+    let (honest, slow) = (per_round(32_768, 1, true), per_round(32_768, 30, true));
+    eprintln!("keys looked at a round, told: {honest} acknowledged 1 late, {slow} 30 late");
+    assert!(slow - honest <= 3 * 64 * 30, "{honest} then {slow}");
+}

@@ -3,6 +3,7 @@
 fn main() {
     ackwire_spec::Builder::new()
         .path("wire/game.wire")
+        .acked_machines("::ackwire_codec::acked")
         .compile("game.rs")
         .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -382,6 +382,21 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
     pub fn counters(&self) -> EncoderCounters {
         self.counters
     }
+
+    /// The states it keeps, oldest first.
+    pub(crate) fn kept_states(&self) -> impl Iterator<Item = &ServerState<S::Record>> {
+        self.sent.iter().map(|k| &k.state)
+    }
+
+    /// The heap it holds besides its kept states' (see [`super::heap_bytes`]): its rings and
+    /// scratch at capacity.
+    pub(crate) fn own_heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.sent.capacity() * size_of::<Kept<S::Record>>()
+            + self.pending.capacity() * size_of::<Pending<S::Event>>()
+            + self.expired.capacity() * size_of::<u32>()
+            + (self.since_base.capacity() + self.merged.capacity()) * size_of::<u16>()
+    }
 }
 
 impl<S: AckedSchema, Q: InputSink<Input = S::Input>> AckedEncoder<S, Q> {

@@ -203,6 +203,42 @@ impl<V> IdMap<V> {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+
+    /// The heap its entries and its note take: their vectors at capacity and the two shared
+    /// blocks' counts. Maps that share entries each count them ([`heap_bytes`] counts them once).
+    pub fn heap_bytes(&self) -> usize {
+        const SHARED: usize = 2 * std::mem::size_of::<usize>();
+        let entries = SHARED + self.entries.capacity() * std::mem::size_of::<(u16, V)>();
+        let note = self.since.as_ref().map_or(0, |s| {
+            SHARED + std::mem::size_of::<Since<V>>() + s.changed.capacity() * 2
+        });
+        entries + note
+    }
+
+    /// Where its entries live, to count maps that share them once.
+    fn entries_at(&self) -> *const Vec<(u16, V)> {
+        std::sync::Arc::as_ptr(&self.entries)
+    }
+}
+
+/// The heap one client's acked server half holds: its [`Presenter`]'s last S_N and what it knew
+/// of each entity, and its [`AckedEncoder`]'s kept states, events and scratch (not the input
+/// sink's, which is the sink's own), each state counted once however many of them share it.
+/// The memory per client a server pays, which `ackwire bench` reports and
+/// `codec/tests/acked_alloc.rs` holds to the allocator's count.
+pub fn heap_bytes<S: AckedSchema<Record = crate::protocol::EntityState>, Q: InputSink>(
+    presenter: &Presenter,
+    encoder: &AckedEncoder<S, Q>,
+) -> usize {
+    let mut seen: Vec<*const Vec<(u16, Entry<crate::protocol::EntityState>)>> = Vec::new();
+    let mut total = presenter.own_heap_bytes() + encoder.own_heap_bytes();
+    for state in std::iter::once(presenter.last_state()).chain(encoder.kept_states()) {
+        if !seen.contains(&state.entries_at()) {
+            seen.push(state.entries_at());
+            total += state.heap_bytes();
+        }
+    }
+    total
 }
 
 impl<V: Clone> IdMap<V> {

@@ -151,6 +151,17 @@ impl Presenter {
         &self.config
     }
 
+    /// The last S_N it presented (empty before the first).
+    pub(crate) fn last_state(&self) -> &ServerState<EntityState> {
+        &self.prev
+    }
+
+    /// The heap it holds besides its last S_N's (see [`super::heap_bytes`]).
+    pub(crate) fn own_heap_bytes(&self) -> usize {
+        self.extras.capacity() * std::mem::size_of::<Presented>()
+            + self.config.own.capacity() * std::mem::size_of::<u16>()
+    }
+
     /// S_N for tick `tick` of `world`, noted with the ids whose entry differs from the last
     /// S_N's (or that came or went), which the [`AckedEncoder`](super::AckedEncoder) reads
     /// instead of comparing the two states over every entity.

@@ -173,6 +173,8 @@ pub struct DeltaBaseline {
     last_seq: Option<u64>,
     pending: Pending,
     full_rebuilds: u64,
+    /// Keys and states looked at, over the baseline's life ([`DeltaBaseline::examined`]).
+    examined: u64,
     /// The last acknowledgement window observed, for [`DeltaBaseline::unacked`].
     window: AckWindow,
     flow: Option<Flow>,
@@ -201,6 +203,7 @@ impl DeltaBaseline {
             last_seq: None,
             pending: Pending::Fresh,
             full_rebuilds: 0,
+            examined: 0,
             window: AckWindow::new(),
             flow: None,
             drift_check: true,
@@ -345,6 +348,7 @@ impl DeltaBaseline {
     /// acknowledges, no state is rebuilt and nothing the size of the visible set is copied,
     /// except a full baseline's list of keys.
     pub fn plan(&mut self, current: &BTreeSet<u64>, seq: u64) -> DeltaPlan {
+        self.examine(self.last.len() + current.len());
         let (entered, left) = difference(&self.last, current);
         self.apply(&entered, &left);
         self.plan_last(entered, left, seq)
@@ -359,6 +363,7 @@ impl DeltaBaseline {
     /// The same plan as [`plan`](Self::plan) given that set, without the walk of it: the cost
     /// is what changed since the acknowledged state (and a full baseline's list of keys).
     pub fn plan_changes(&mut self, entered: &[u64], left: &[u64], seq: u64) -> DeltaPlan {
+        self.examine(entered.len() + left.len());
         let mut gone: Vec<u64> = left
             .iter()
             .copied()
@@ -388,6 +393,7 @@ impl DeltaBaseline {
         // Keys inserted one at a time leave a B-tree's nodes about half full: a change as
         // large as a quarter of the set (a first plan above all) builds it anew, compact.
         if (entered.len() + left.len()).saturating_mul(4) > self.last.len() {
+            self.examine(self.last.len());
             let (mut kept, mut gone) = (Vec::with_capacity(self.last.len()), left.iter());
             let mut next_gone = gone.next();
             for &k in &self.last {
@@ -424,6 +430,7 @@ impl DeltaBaseline {
         // DELTA-11: under `AckRecovery` an unknown baseline means full sets for the first round
         // trip, then differences for the rest of the session.
         let unknown = recovering && self.acked.is_none();
+        let named = self.touched.len();
         let mut plan = DeltaPlan::default();
         let standalone = match (&self.acked, self.last_seq) {
             _ if pending != Pending::Nothing || unknown => {
@@ -469,6 +476,14 @@ impl DeltaBaseline {
                 true
             }
         };
+        let against_acked = standalone && plan.baseline_seq.is_some();
+        self.examine(
+            plan.entered.len()
+                + plan.left.len()
+                + if against_acked { named } else { 0 }
+                + entered.len()
+                + left.len(),
+        );
         for &k in entered.iter().chain(&left) {
             *self.touched.entry(k).or_insert(0) += 1;
         }
@@ -493,6 +508,7 @@ impl DeltaBaseline {
     /// Drops the oldest state sent, and its keys from `touched`; returns its sequence.
     fn forget_oldest(&mut self) -> Option<u64> {
         let old = self.sent.pop_front()?;
+        self.examine(old.entered.len() + old.left.len());
         for k in old.entered.iter().chain(&old.left) {
             if let std::collections::btree_map::Entry::Occupied(mut named) = self.touched.entry(*k)
             {
@@ -552,6 +568,7 @@ impl DeltaBaseline {
             .sent
             .iter()
             .rposition(|s| s.standalone && window.contains(s.seq));
+        self.examine(self.sent.len() - reached.unwrap_or(0));
         if let Some(reached) = reached {
             for _ in 0..reached {
                 self.forget_oldest();
@@ -637,6 +654,22 @@ impl DeltaBaseline {
         self.history_lost = false;
         self.last_seq = None;
         self.window = AckWindow::new();
+    }
+
+    /// What this baseline has looked at over its life: the visible set that
+    /// [`plan`](Self::plan) walks beside the last one sent, the changes a plan is given or
+    /// finds, the keys the kept differences name, the keys of every plan it built, the states
+    /// an acknowledgement looks through and the differences it lets go. The operation count
+    /// that shows a plan costs what changed, however late the subscriber acknowledges.
+    #[must_use]
+    pub const fn examined(&self) -> u64 {
+        self.examined
+    }
+
+    fn examine(&mut self, n: usize) {
+        self.examined = self
+            .examined
+            .saturating_add(u64::try_from(n).unwrap_or(u64::MAX));
     }
 
     /// How many sent states are held now (at most the history length).

@@ -1,12 +1,18 @@
 //! A game's own protocol, generated from `wire/game.wire` at build time by
-//! `ackwire_spec::Builder` and calling the runtime crate `ackwire-rt`: what a user's crate
-//! looks like. It depends on `ackwire-rt` and `serde`, not on the reference protocol or its
-//! session machines; the reference protocol's crate (`ackwire-codec`) is built the same way.
+//! `ackwire_spec::Builder`: what a user's crate looks like. Its frames call the runtime crate
+//! `ackwire-rt`; its replicated state (`state Arena`: players, projectiles and pickups) comes
+//! with the binding of the acked session machines of `ackwire-codec` (the schemas [`Arena`]
+//! and [`PackedArena`]), generated from the same declaration, and [`arena`] is the game's own
+//! server simulation that feeds them; [`stream`] runs it to clients through a network that loses,
+//! duplicates and reorders.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 include!(concat!(env!("OUT_DIR"), "/game.rs"));
+
+pub mod arena;
+pub mod stream;
 
 #[cfg(test)]
 mod tests {

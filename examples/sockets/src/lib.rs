@@ -3,10 +3,11 @@
 //! The acked stream (`docs/spec/acked.md`) over real sockets on 127.0.0.1, since every other test
 //! runs on the simulator. `cube-server` streams the bench's cube scene (901 bodies at 60 Hz, about
 //! a hundred moving) through the codec's acked server half
-//! ([`ackwire_codec::session::AckedServer`]) to one client: a browser over a WebSocket (a page
-//! cannot open UDP) or a native client over UDP. It drops, duplicates and reorders the unreliable
-//! frames itself, seeded, through the simulator's own [`ackwire_sim::Link`] (so a rate means what
-//! it means in a stream vector), reads the client's kind 7 acks back, and judges the client: every
+//! ([`ackwire_codec::session::AckedServer`]), or examples/game's arena through the acked machines
+//! over the game's generated binding, to one client: a browser over a WebSocket (a page cannot
+//! open UDP) or a native client over UDP. It drops, duplicates and reorders the unreliable frames
+//! itself, seeded, through the simulator's own [`ackwire_sim::Link`] (so a rate means what it
+//! means in a stream vector), reads the client's kind 7 acks back, and judges the client: every
 //! state hash the client reports for a tick must equal the hash of S_N, the presenter's state for
 //! that client at that tick ([`Judge`]).
 //!
@@ -16,11 +17,14 @@
 //!
 //! - [`websocket`]: the handshake and frames of RFC 6455 the server needs;
 //! - [`cube`]: the scene, the world the presenter reads, the acked half and S_N's hash;
+//! - [`arena`]: `--scene arena`, examples/game's arena over its own generated binding, the
+//!   client playing one of its players;
 //! - [`Judge`]: S_N's hash per tick, and the client's reports held to it.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod arena;
 pub mod cube;
 pub mod websocket;
 

@@ -1,7 +1,7 @@
 //! `cube-server`: the cube scene's acked frames over a real socket on 127.0.0.1, to one client.
 //!
 //! ```text
-//! cube-server --transport ws|udp [--port 0] [--www DIR] [--ticks 240] [--hz 60]
+//! cube-server --transport ws|udp [--scene cube|arena] [--port 0] [--www DIR] [--ticks 240] [--hz 60]
 //!             [--loss 0.05] [--duplicate 0.05] [--latency-ms 10] [--jitter-ms 30] [--seed 1]
 //!             [--min-reports N] [--timeout-s 60]
 //! ```
@@ -11,7 +11,9 @@
 //! of `--www` over HTTP (the page and its modules), and the page opens `/ws`. Over `udp` the
 //! client's first datagram (any: `hello`, or a kind 7 ack) names its address.
 //!
-//! Then it steps the scene `--ticks` times at `--hz`, one acked frame a tick. Unreliable frames
+//! Then it steps the scene `--ticks` times at `--hz`, one acked frame a tick: the cube scene
+//! (kind 6 of the reference protocol), or with `--scene arena` examples/game's arena (the
+//! game's own kind 6, from its layout), the client playing player 1. Unreliable frames
 //! go through the simulator's [`Link`] (loss, duplication, latency and jitter that reorders,
 //! seeded by `--seed`); frames over RELIABLE_ABOVE go straight onto the socket. Over `ws` every
 //! tick's truth follows (see [`ackwire_example_sockets::cube::TRUTH`]). It reads back the
@@ -24,7 +26,8 @@
 //! every one equals S_N's hash of its tick, 1 otherwise. Every wait
 //! is bounded by `--timeout-s`.
 
-use ackwire_example_sockets::cube::CubeStream;
+use ackwire_example_sockets::arena::ArenaStream;
+use ackwire_example_sockets::cube::{CubeStream, TickOut};
 use ackwire_example_sockets::websocket::{self, Message};
 use ackwire_example_sockets::{parse_report, Judge};
 use ackwire_sim::{Link, LinkConfig};
@@ -37,6 +40,8 @@ use std::time::{Duration, Instant};
 /// What the command line asks.
 struct Args {
     transport: String,
+    /// `cube` or `arena`.
+    scene: String,
     port: u16,
     www: Option<PathBuf>,
     ticks: u32,
@@ -50,6 +55,7 @@ struct Args {
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
         transport: String::new(),
+        scene: "cube".into(),
         port: 0,
         www: None,
         ticks: 240,
@@ -70,6 +76,7 @@ fn parse_args() -> Result<Args, String> {
         };
         match flag.as_str() {
             "--transport" => a.transport = value()?,
+            "--scene" => a.scene = value()?,
             "--port" => a.port = num(value()?)? as u16,
             "--www" => a.www = Some(PathBuf::from(value()?)),
             "--ticks" => a.ticks = num(value()?)? as u32,
@@ -86,6 +93,9 @@ fn parse_args() -> Result<Args, String> {
     }
     if a.transport != "ws" && a.transport != "udp" {
         return Err("--transport ws or --transport udp".into());
+    }
+    if a.scene != "cube" && a.scene != "arena" {
+        return Err("--scene cube or --scene arena".into());
     }
     Ok(a)
 }
@@ -377,9 +387,49 @@ fn connect(args: &Args) -> Result<Peer, String> {
     }
 }
 
+/// The scene streamed: the cube scene through the reference's acked half, or the arena.
+enum Stream {
+    Cube(Box<CubeStream>),
+    Arena(Box<ArenaStream>),
+}
+
+impl Stream {
+    fn tick(&self) -> u32 {
+        match self {
+            Stream::Cube(s) => s.tick(),
+            Stream::Arena(s) => s.tick(),
+        }
+    }
+
+    fn step(&mut self, now_ms: u64) -> Result<TickOut, String> {
+        match self {
+            Stream::Cube(s) => s.step(now_ms),
+            Stream::Arena(s) => s.step(),
+        }
+    }
+
+    fn ack(&mut self, now_ms: u64, bytes: &[u8]) -> Result<(), String> {
+        match self {
+            Stream::Cube(s) => s.ack(now_ms, bytes).map(|_| ()).map_err(|e| e.to_string()),
+            Stream::Arena(s) => s.ack(bytes),
+        }
+    }
+
+    /// The cube scene's truth message for the page; the arena's page has none.
+    fn truth(&self) -> Option<Vec<u8>> {
+        match self {
+            Stream::Cube(s) => Some(s.truth()),
+            Stream::Arena(_) => None,
+        }
+    }
+}
+
 fn run(args: &Args) -> Result<bool, String> {
     let mut peer = connect(args)?;
-    let mut stream = CubeStream::new(args.seed);
+    let mut stream = match args.scene.as_str() {
+        "arena" => Stream::Arena(Box::new(ArenaStream::new(args.seed))),
+        _ => Stream::Cube(Box::new(CubeStream::new(args.seed))),
+    };
     let mut link = Link::new(args.link, args.seed);
     let mut judge = Judge::default();
     let (mut acks, mut bad_acks, mut bytes) = (0u64, 0u64, 0u64);
@@ -413,7 +463,9 @@ fn run(args: &Args) -> Result<bool, String> {
                 }
             }
             if matches!(peer, Peer::Ws { .. }) {
-                peer.send(&stream.truth())?;
+                if let Some(truth) = stream.truth() {
+                    peer.send(&truth)?;
+                }
             }
         }
         while let Some(p) = link.poll(now_ms) {

@@ -461,15 +461,21 @@ impl State<'_, '_, '_, '_> {
         let fields: Vec<String> = nested_layout(g)
             .into_iter()
             .map(|(fi, bit, width)| {
-                let part = if bit == 0 {
+                let value = &g.fields[fi].value;
+                // Parenthesized whole where it is cast (`as u8` binds tighter than `&`), bare
+                // where it is a function's argument.
+                let bare = matches!(value, Value::Quat { .. } | Value::Float { bits: 64 });
+                let part = if bit == 0 && bare {
                     format!("{raw} & (u64::MAX >> (64 - {width}))")
+                } else if bit == 0 {
+                    format!("({raw} & (u64::MAX >> (64 - {width})))")
                 } else {
                     format!("({raw} >> {bit} & (u64::MAX >> (64 - {width})))")
                 };
                 format!(
                     "{}: {}",
                     super::ident(&g.fields[fi].name),
-                    self.value_from_u64(&g.fields[fi].value, &part)
+                    self.value_from_u64(value, &part)
                 )
             })
             .collect();
@@ -1474,10 +1480,14 @@ impl State<'_, '_, '_, '_> {
             sound.push(format!("record.{}.bits() & !{known:#x} == 0", flags.name));
             for g in &p.groups {
                 if let Some(b) = &g.presence {
+                    // Bit 0 unshifted: `>> 0` is clippy's identity_op in the user's crate.
+                    let shift = match b.index {
+                        0 => String::new(),
+                        i => format!(" >> {i}"),
+                    };
                     sound.push(format!(
-                        "(record.{}.bits() >> {} & 1 != 0) == record.{}.is_some()",
+                        "(record.{}.bits(){shift} & 1 != 0) == record.{}.is_some()",
                         flags.name,
-                        b.index,
                         super::ident(&g.name)
                     ));
                 }
@@ -1563,12 +1573,20 @@ impl State<'_, '_, '_, '_> {
         self.close("}");
         self.blank();
         self.line("#[inline]");
-        self.open(format!(
-            "fn pose_full(record: &{record}) -> Option<bool> {{"
-        ));
         match p.tiered.and_then(|g| p.groups[g].tier.as_ref()) {
-            Some(t) => self.line(format!("Some({})", self.flags_test("record", &t.name))),
-            None => self.line("None"),
+            Some(t) => {
+                self.open(format!(
+                    "fn pose_full(record: &{record}) -> Option<bool> {{"
+                ));
+                self.line(format!("Some({})", self.flags_test("record", &t.name)));
+            }
+            // No tier: the record is not read (a state whose full form has no flags bit).
+            None => {
+                self.open(format!(
+                    "fn pose_full(_record: &{record}) -> Option<bool> {{"
+                ));
+                self.line("None");
+            }
         }
         self.close("}");
     }
