@@ -454,6 +454,21 @@ impl Report {
             }
             let _ = writeln!(out, "  {:<8} {sites:>4} / {tests:>4}", lang.name());
         }
+        let _ = writeln!(
+            out,
+            "\nenforced in a runtime but cited by none of its tests (the golden vectors and the \
+             other languages' tests may still check them):"
+        );
+        for lang in [Lang::Rust, Lang::TypeScript, Lang::Cpp, Lang::CSharp] {
+            let ids = self.untested_in(lang);
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>4}  {}",
+                lang.name(),
+                ids.len(),
+                ids.join(" ")
+            );
+        }
         let informative: Vec<&Rule> = self.rules.iter().filter(|r| r.informative).collect();
         if !informative.is_empty() {
             let _ = writeln!(out, "\ninformative (no code enforces them):");
@@ -480,6 +495,17 @@ impl Report {
             }
         }
         out
+    }
+
+    /// The normative rules that code in `lang` enforces and no test in `lang` cites, in page
+    /// order: where that language's tests could name the rule next.
+    pub fn untested_in(&self, lang: Lang) -> Vec<&str> {
+        self.rules
+            .iter()
+            .filter(|r| !r.informative)
+            .filter(|r| matches!(self.count(&r.id, lang), (s, 0) if s > 0))
+            .map(|r| r.id.as_str())
+            .collect()
     }
 
     /// Every citation of rule `id`, one per line (`path:line  role  lang`), under the rule's
@@ -1034,6 +1060,14 @@ mod tests {
         assert!(
             table.contains("every normative rule is enforced and tested"),
             "{table}"
+        );
+        assert_eq!(r.untested_in(Lang::Rust), Vec::<&str>::new());
+        let only_site = build(&page(PAGE), &[file("a/src/x.rs", "// X-1 X-3\n")]);
+        assert_eq!(only_site.untested_in(Lang::Rust), ["X-1", "X-3"]);
+        assert!(
+            only_site.table().contains("  rust        2  X-1 X-3"),
+            "{}",
+            only_site.table()
         );
         let x1 = table.lines().find(|l| l.starts_with("X-1 ")).unwrap();
         assert!(x1.contains("1/1"), "{x1}");

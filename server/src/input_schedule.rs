@@ -329,6 +329,7 @@ mod tests {
         assert!(!Submission::TooFarAhead.accepted());
     }
 
+    /// SRV-14.
     #[test]
     fn the_execution_tick_never_falls_behind_one_already_executed() {
         let window = InputWindow::new(10, 10);
@@ -346,6 +347,7 @@ mod tests {
         assert_eq!(schedule.drain_due(60).collect::<Vec<_>>(), ['b', 'd', 'c']);
     }
 
+    /// SRV-15.
     #[test]
     fn execute_due_is_level_semantics_newest_due_wins() {
         let mut schedule = InputSchedule::new();

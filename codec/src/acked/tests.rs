@@ -671,7 +671,7 @@ fn decoding_into_reused_buffers_agrees_with_the_generated_decoder() {
 /// speed: the generated `EntityState::write`'s bytes exactly, for every field and flag.
 #[test]
 fn the_record_bytes_are_the_generated_writers() {
-    // CHECK-3.
+    // CHECK-2, CHECK-3.
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = || {
         x ^= x << 13;
