@@ -9,6 +9,9 @@
 //!   frames reliable as ACK-27 advises and as unreliable fragments, datagram v2,
 //!   NetBaseline) and through full snapshots serialized with postcard and bitcode, measuring
 //!   bits, render error and CPU time;
+//! - [`coding`]: the coder study (issue 39): entropy coders measured on kind 12's bodies;
+//! - [`fiedler`]: Glenn Fiedler's snapshot compression, the reference lane our bits are held
+//!   to;
 //! - [`fields`]: where each protocol's bits go, per changed entity, by field class (id, mask,
 //!   position, orientation, the rest, the frame's header), measured from the frames;
 //! - [`render`]: the terminal table, the markdown tables, the SVG chart;
@@ -24,7 +27,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod coding;
 pub mod command;
+pub mod fiedler;
 pub mod fields;
 pub mod page;
 pub mod render;
@@ -109,8 +114,8 @@ pub struct SceneInfo {
 pub struct Row {
     /// The scene's name.
     pub scene: String,
-    /// One of [`run::PROTOCOLS`]: `acked`, `acked-frag`, `datagram`, `baseline`, `postcard`
-    /// or `bitcode`.
+    /// One of [`run::PROTOCOLS`]: `acked`, `acked-frag`, `acked-packed`, `fiedler`,
+    /// `datagram`, `baseline`, `postcard` or `bitcode`.
     pub protocol: String,
     /// Loss each way, per cent.
     pub loss_pct: f64,

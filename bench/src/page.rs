@@ -8,15 +8,17 @@
 //! beside the published anchors, every table of every scene, and the commands of the other
 //! benches; the prose here is the bench's, the figures the run's.
 
+use crate::fields::Class;
+use crate::render::verdict_markdown;
 use crate::render::{
     cell, code_span, fixed, general, group, loss_label, markdown_header, markdown_row, millis,
     name_then_numbers, percent, produced_by, scene_tables, targets_table, Align, SceneRows,
 };
-use crate::run::MTU;
+use crate::run::{best_against_fiedler, GIESEN_RATIO, MAXWELL_RATIO, MTU};
 use crate::scenes::{SceneKind, JITTER_TICKS};
 use crate::{
-    Report, Row, FIEDLER_BITS_PER_CHANGED, FIEDLER_COMPRESSED_KBPS, FIEDLER_UNCOMPRESSED_KBPS,
-    QUAKE3_CAP_KBPS,
+    Report, Row, Target, FIEDLER_BITS_PER_CHANGED, FIEDLER_COMPRESSED_KBPS,
+    FIEDLER_UNCOMPRESSED_KBPS, QUAKE3_CAP_KBPS,
 };
 use std::fmt::Write as _;
 
@@ -79,6 +81,9 @@ acks back; a frame over RELIABLE_ABOVE goes on the reliable channel, as the seed
 the seed also allows (\"it is still a frame like any other\"): what the advice costs;
 - `acked-packed`: the same machines in kind 12 frames, each change bit-packed \
 (`spec/protocol/acked_packed.wire`);
+- `fiedler`: Glenn Fiedler's published snapshot compression, onto the newest snapshot the \
+client acknowledged: the reference line, a bench peer rather than a protocol of ours (see \
+\"Beside Fiedler's scheme\");
 - `datagram`: seed 003's datagram v2, unreliable updates beside a reliable stream of spawns;
 - `baseline`: seed 002's NetBaseline snapshots within a budget of {mtu} bytes;
 - `postcard`, `bitcode`: the peers, the whole world each tick, no acks; the client keeps the \
@@ -209,6 +214,7 @@ pub fn page(report: &Report, command: &str) -> String {
         let _ = writeln!(out, "## Beside the published anchors\n");
         out.push_str(&anchors);
     }
+    out.push_str(&beside_fiedler(&scenes, &report.rows));
     let _ = writeln!(out, "## Every table, by scene");
     out.push_str(&scene_tables(report, "###"));
     if !report.server.is_empty() {
@@ -426,6 +432,124 @@ fn anchors(scenes: &[SceneRows<'_>]) -> String {
     out
 }
 
+/// What the `fiedler` lane is, above its tables.
+const FIEDLER: &str = "\
+The `fiedler` lane is Glenn Fiedler's published snapshot compression ([the article]\
+(https://gafferongames.com/post/snapshot_compression/), `bench/src/fiedler.rs`) run beside ours \
+on the same scenes, network and acknowledgements: per entity a changed bit or a relative index, \
+a bit each for position and orientation changed, the position relative to the baseline in his \
+small and large ranges or absolute, the orientation as a smallest three of 9 bits delta-coded \
+the same way when its largest component is the baseline's, all bit-packed, each snapshot \
+against the newest one the client acknowledged. It is a bench peer, not a protocol of the spec. \
+Its bits by field come from its own decoder reading each frame, and add up to the bytes sent. \
+Issue 39 holds our best profile to the ratios the published entries reached against his scheme \
+on his data: Giesen's adaptive arithmetic coding {giesen}×, Maxwell's range coding with physics \
+prediction {maxwell}×. Below, per scene at its headline loss, where the bits go per changed \
+entity (`index`: which entity; `flags`: which parts follow), kind 6 (`acked`) and kind 12 \
+(`acked-packed`) beside the lane.";
+
+/// Fiedler's own breakdown per changed cube on his data, in his article: index 5.5 bits,
+/// position 26.1, orientation 23.3, about 2 bits of flags.
+const FIEDLER_FIELDS: [(Class, f64); 4] = [
+    (Class::Id, 5.5),
+    (Class::Mask, 2.0),
+    (Class::Position, 26.1),
+    (Class::Orientation, 23.3),
+];
+
+/// The `fiedler` lane beside kinds 6 and 12, per scene at its headline loss: bits per changed
+/// entity by field, the ratio to the lane, the render errors, and issue 39's verdicts on our
+/// best protocol there. Empty when no scene ran the lane.
+fn beside_fiedler(scenes: &[SceneRows<'_>], rows: &[Row]) -> String {
+    let mut out = String::new();
+    for scene in scenes {
+        let Some(loss) = scene.headline_loss() else {
+            continue;
+        };
+        let Some(fiedler) = scene.row("fiedler", loss) else {
+            continue;
+        };
+        if out.is_empty() {
+            let text = FIEDLER
+                .replace("{giesen}", &general(GIESEN_RATIO))
+                .replace("{maxwell}", &general(MAXWELL_RATIO));
+            let _ = writeln!(out, "## Beside Fiedler's scheme\n\n{text}\n");
+        }
+        let _ = writeln!(
+            out,
+            "{}, at {}% loss each way:\n",
+            cell(scene.title()),
+            loss_label(loss)
+        );
+        let classes = [
+            (Class::Id, "index"),
+            (Class::Mask, "flags"),
+            (Class::Position, "position"),
+            (Class::Orientation, "orientation"),
+            (Class::Rest, "rest"),
+            (Class::Header, "header"),
+            (Class::Resent, "resent"),
+        ];
+        let mut headers = vec!["protocol".to_owned()];
+        headers.extend(classes.iter().map(|(_, name)| (*name).to_owned()));
+        headers.extend(["total", "over fiedler", "render error mean (mm)"].map(str::to_owned));
+        markdown_header(&mut out, &headers, name_then_numbers);
+        for protocol in ["acked", "acked-packed", "fiedler"] {
+            let Some(r) = scene.row(protocol, loss) else {
+                continue;
+            };
+            let mut cells = vec![cell(protocol)];
+            match &r.fields {
+                Some(f) => cells.extend(classes.iter().map(|(c, _)| fixed(f.get(*c), 1))),
+                None => cells.extend(classes.iter().map(|_| "-".to_owned())),
+            }
+            cells.extend([
+                fixed(r.bits_per_changed, 1),
+                times(r.bits_per_changed / fiedler.bits_per_changed),
+                millis(r.render_error_mean),
+            ]);
+            markdown_row(&mut out, &cells);
+        }
+        if scene.name == "cube" {
+            let mut cells = vec!["his article, on his data".to_owned()];
+            cells.extend(classes.iter().map(|(c, _)| {
+                FIEDLER_FIELDS
+                    .iter()
+                    .find(|(of, _)| of == c)
+                    .map_or("-".to_owned(), |(_, bits)| fixed(*bits, 1))
+            }));
+            let total: f64 = FIEDLER_FIELDS.iter().map(|(_, b)| b).sum();
+            cells.extend([fixed(total, 1), "-".to_owned(), "-".to_owned()]);
+            markdown_row(&mut out, &cells);
+        }
+        if let Some((best, fiedler)) = best_against_fiedler(rows, scene.name, loss) {
+            let ratio = best.bits_per_changed / fiedler.bits_per_changed;
+            let verdict = |limit: f64| {
+                verdict_markdown(&Target {
+                    name: String::new(),
+                    measured: ratio,
+                    limit,
+                    unit: String::new(),
+                    met: ratio <= limit,
+                })
+            };
+            let _ = writeln!(
+                out,
+                "\nOur best here, `{}`, spends {} the fiedler lane's bits per changed entity: \
+                 against Giesen's {}, {}; against the moonshot's {}, {}.",
+                best.protocol,
+                times(ratio),
+                times(GIESEN_RATIO),
+                verdict(GIESEN_RATIO),
+                times(MAXWELL_RATIO),
+                verdict(MAXWELL_RATIO)
+            );
+        }
+        let _ = writeln!(out);
+    }
+    out
+}
+
 /// The few figures a README carries from the run, for its bench block: the cube scene at its
 /// headline loss (kbps, bits per changed entity and mean render error per protocol) and how
 /// many targets were met, with `link` to the report page. `command` is what produced `report`.
@@ -625,5 +749,62 @@ mod tests {
             !bare.contains('|') && bare.contains("[`x.md`](x.md)"),
             "{bare}"
         );
+    }
+
+    #[test]
+    fn the_fiedler_lane_gets_its_fields_beside_kinds_6_and_12_and_the_verdicts() {
+        let mut report = sample();
+        // No lane, no section.
+        assert!(!page(&report, "bench").contains("## Beside Fiedler's scheme"));
+        let acked = report
+            .rows
+            .iter()
+            .find(|r| r.scene == "cube" && r.protocol == "acked" && r.loss_pct == 5.0)
+            .unwrap()
+            .clone();
+        let mut fiedler = acked.clone();
+        fiedler.protocol = "fiedler".into();
+        fiedler.bits_per_changed = 100.0;
+        fiedler.fields = Some(crate::fields::FieldBits {
+            id: 5.0,
+            mask: 2.0,
+            position: 40.0,
+            orientation: 50.0,
+            rest: 0.0,
+            header: 3.0,
+            resent: 0.0,
+        });
+        report.rows.push(fiedler);
+        report.targets = crate::run::targets(&report.rows);
+        let text = page(&report, "bench");
+        let section = &text[text.find("## Beside Fiedler's scheme").unwrap()..];
+        let section = &section[..section.find("## Every table").unwrap()];
+        assert!(
+            section.contains("| index | flags | position | orientation |"),
+            "{section}"
+        );
+        assert!(
+            section.contains(
+                "| fiedler | 5.0 | 2.0 | 40.0 | 50.0 | 0.0 | 3.0 | 0.0 | 100.0 | 1× | 7.00 |"
+            ),
+            "{section}"
+        );
+        // acked has no split in the sample: dashes, and its ratio to the lane.
+        assert!(
+            section.contains("| acked | - | - | - | - | - | - | - | 62.5 | 0.625× | 7.00 |"),
+            "{section}"
+        );
+        assert!(section.contains("| his article, on his data | 5.5 | 2.0 | 26.1 | 23.3 |"));
+        // Our best (acked, 62.5 over 100): within Giesen's 0.72, not Maxwell's 0.46.
+        assert!(
+            section.contains(
+                "against Giesen's 0.72×, met; against the moonshot's 0.46×, missed by 36%"
+            ),
+            "{section}"
+        );
+        // The targets table judges the same ratio on the cubes at 5%.
+        assert!(text.contains("within Giesen's ratio to Fiedler"), "{text}");
+        // The arena ran no lane: no table of its own.
+        assert!(!section.contains("An arena"), "{section}");
     }
 }

@@ -269,7 +269,7 @@ fn verdict_terminal(target: &Target) -> String {
 
 /// The README's verdict on a target: `met`, `missed by N%`, or `N× the limit` once a
 /// percentage would be harder to read than a ratio.
-fn verdict_markdown(target: &Target) -> String {
+pub(crate) fn verdict_markdown(target: &Target) -> String {
     let margin = target.margin();
     if target.met {
         "met".to_owned()
