@@ -1,4 +1,4 @@
-//! The seed's measured table as a test (`docs/spec/delta.md`): under 10 and 25 per cent loss the
+//! The measured table of `docs/spec/delta.md` as a test: under 10 and 25 per cent loss the
 //! last-acked policy keeps phantoms near zero and missing at its floor (what a lossless run shows:
 //! keys still in flight), while the last-sent policy does not; and it pays for that in a few more
 //! bytes, not in full rebuilds.

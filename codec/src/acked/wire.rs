@@ -1,5 +1,5 @@
 //! What the bindings generated from a `state` (spec/LANGUAGE.md, "Replicated state") call:
-//! the parts of an acked frame that are the seed's and the same for every schema (the header,
+//! the parts of an acked frame that are ACK-2's and the same for every schema (the header,
 //! the removed ids, the events and the frame's end, read into an [`AckedFrame`]), and the
 //! arithmetic every group's fields share (a float's whole units, a quantized value's steps).
 //! The generated code spells out each schema's own fields; the rules every schema follows live

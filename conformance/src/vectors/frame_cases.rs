@@ -1,6 +1,6 @@
 //! The frame vectors' cases kept by hand (`vectors/frames`): only those that say something the
 //! vectors derived from the layout (`vectors/derived`, [`super::derive`]) cannot, each
-//! description saying what after "kept:": a frame as a seed's scenario writes it, another
+//! description saying what after "kept:": a frame as a session writes it, another
 //! frame's kind, the highest reserved bit, the second bit that requires another, an infinity,
 //! the canonical rules of a quaternion at their other boundaries, the last padding bit, a count
 //! whose product overflows, the JSON form's 2^53 boundary, a cut no derived case can make.
@@ -305,7 +305,7 @@ fn acked() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "a delta onto tick 990: one entity removed, a pose step and a health change, one blast (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "a delta onto tick 990: one entity removed, a pose step and a health change, one blast (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &Acked {
             removed: vec![7],
             changes: vec![
@@ -638,7 +638,7 @@ fn acked_packed() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "a delta onto tick 990: one entity removed, a pose step with an orientation, a health change, one blast (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "a delta onto tick 990: one entity removed, a pose step with an orientation, a health change, one blast (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &AckedPacked {
             removed: vec![7],
             body: PackedChanges {
@@ -738,7 +738,7 @@ fn ack() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "frame 990 applied; inputs 480 to 482 aimed at ticks 1002 to 1004, repeated for loss (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "frame 990 applied; inputs 480 to 482 aimed at ticks 1002 to 1004, repeated for loss (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &Ack {
             ack_tick: 990,
             flags: AckFlags::empty(),
@@ -792,7 +792,7 @@ fn snapshot() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "one lost entity, an entry at slot 3 with its transform and one at slot 4 with health and team (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "one lost entity, an entry at slot 3 with its transform and one at slot 4 with health and team (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &Snapshot {
             sequence: 300,
             body: SnapshotBody {
@@ -845,7 +845,7 @@ fn snapshot_ack() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "snapshot 300 received (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "snapshot 300 received (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &SnapshotAck { sequence: 300 },
     );
 
@@ -933,8 +933,8 @@ fn datagram() -> FrameFile {
     //   26 components[0] type, 27 length + 1, 28 data (2 bytes) | 30 end
     let example = b.valid(
         "seed_003_example",
-        "003",
-        "the seed's table by hand: two updates, ids 5 and 12 (delta 7), axes x y then z and a component (kept: the seed's own table: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        s,
+        "worked out by hand, byte by byte: two updates, ids 5 and 12 (delta 7), axes x y then z and a component (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &seed_003_datagram(),
     );
 
@@ -1033,7 +1033,7 @@ fn spawn() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "entity 5 spawned at tick 290 (its spawn tag), two components, one of them empty (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "entity 5 spawned at tick 290 (its spawn tag), two components, one of them empty (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &Spawn {
             tick: 290,
             id: 5,
@@ -1072,7 +1072,7 @@ fn despawn() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "entity 5 leaves at tick 300 (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "entity 5 leaves at tick 300 (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &Despawn { tick: 300, id: 5 },
     );
 
@@ -1106,7 +1106,7 @@ fn full_frame() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "three entities, ids 5, 12, 300 (differences 5, 7, 288), one with a component (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "three entities, ids 5, 12, 300 (differences 5, 7, 288), one with a component (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &FullFrame {
             tick: 290,
             precision: 0.5,
@@ -1141,7 +1141,7 @@ fn datagram_ack() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "datagram 17 received, stream applied up to tick 290 (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "datagram 17 received, stream applied up to tick 290 (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &DatagramAck {
             frame: 17,
             stream_tick: 290,
@@ -1178,7 +1178,7 @@ fn delta_plan() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "differences against sequence 40: keys (3,1) and (7,2) entered, (5,1) left (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "differences against sequence 40: keys (3,1) and (7,2) entered, (5,1) left (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &DeltaPlan {
             flags: bits!(PlanFlags, BASELINE),
             sequence: 42,
@@ -1212,7 +1212,7 @@ fn delta_ack() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "newest 42, 41 40 and 38 arrived too, the SetDigest of keys (3,1) and (7,2) (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "newest 42, 41 40 and 38 arrived too, the SetDigest of keys (3,1) and (7,2) (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &DeltaAck {
             newest: 42,
             mask: 0b1011,

@@ -6,7 +6,7 @@
 //! smallest-three quaternion), and the frames it travels in. Two things come of it:
 //!
 //! - the frames' layouts ([`expand`]): the change mask, the change record and each group's
-//!   records, the acked frame with the seed's header, a bit-packed profile of the same
+//!   records, the acked frame with ACK-2's header, a bit-packed profile of the same
 //!   declaration, the ack frame, and the record whose canonical bytes the check hashes. They
 //!   are ordinary items, so every frame printer, `explain`, the dissector, the docs and
 //!   `breaking` handle them as any other;

@@ -407,7 +407,7 @@ export function packedBodyAt<E>(f: FrameHeader<E>): number {
 const NO_EVENTS: never[] = [];
 
 /**
- * A reader at once of the byte-aligned acked frame's parts that are the seed's (the header, the
+ * A reader at once of the byte-aligned acked frame's parts that are ACK-2's (the header, the
  * removed ids, and an end without events), for a binding's reader of the changes between them:
  * it refuses nothing, it only says whether the frame is one it reads (anything else goes to the
  * generated reader, which says what is wrong and where). The removed ids are read into one
