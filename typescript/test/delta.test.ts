@@ -234,6 +234,54 @@ describe("DeltaBaseline", () => {
     assert.equal(b.observeAckAt(1n, 0n, 0n, 260).kind, "unchecked");
     assert.ok(!b.stalled(260));
   });
+  it("forgets a stale acknowledgement from before a rebuild", () => {
+    // DELTA-17.
+    const b = new DeltaBaseline(24);
+    b.plan(new Set([1]), 1n);
+    b.plan(new Set([1]), 2n);
+    b.requestFullBaseline();
+    assert.ok(b.plan(new Set([1, 2]), 3n).fullBaseline);
+    b.observeAck(2n, 1n, SetDigest.fromKeys([1]).digest());
+    assert.equal(b.ackedSeq, undefined, "the old epoch's states are gone");
+    assert.ok(b.plan(new Set([1, 2]), 4n).fullBaseline);
+  });
+  it("answers a dropped mirror's empty digest with a full baseline, unless the check is off", () => {
+    // DELTA-16, DELTA-25.
+    for (const [check, full] of [
+      [true, true],
+      [false, false],
+    ] as const) {
+      const b = new DeltaBaseline(24, "ack_recovery", undefined, check);
+      b.plan(new Set([1, 2, 3]), 1n);
+      b.observeAck(1n, 0n, SetDigest.fromKeys([1, 2, 3]).digest());
+      assert.ok(!b.plan(new Set([1, 2, 3]), 2n).fullBaseline);
+      const a = b.observeAck(2n, 1n, SetDigest.fromKeys([]).digest());
+      assert.equal(a.kind, check ? "disagrees" : "unchecked");
+      assert.equal(b.plan(new Set([1, 2, 3]), 3n).fullBaseline, full);
+    }
+  });
+  it("starts over on reset: the next plan is a full baseline, not a rebuild", () => {
+    // DELTA-19.
+    const b = new DeltaBaseline(24);
+    b.plan(new Set([1, 2]), 1n);
+    b.observeAck(1n, 0n, SetDigest.fromKeys([1, 2]).digest());
+    assert.ok(!b.plan(new Set([1, 2]), 2n).fullBaseline);
+    b.reset();
+    assert.ok(b.plan(new Set([1, 2]), 3n).fullBaseline);
+    assert.equal(b.fullRebuilds, 0);
+  });
+  it("rebuilds when the acknowledged baseline ages out of the history", () => {
+    // DELTA-9, DELTA-13.
+    const b = new DeltaBaseline(4);
+    b.plan(new Set([1, 2]), 1n);
+    b.observeAck(1n, 0n, SetDigest.fromKeys([1, 2]).digest());
+    for (let seq = 2n; seq <= 6n; seq++) {
+      b.plan(new Set([1, 2]), seq);
+    }
+    assert.ok(b.heldStates <= 4);
+    assert.ok(b.plan(new Set([1, 2]), 7n).fullBaseline, "a baseline older than the history");
+    assert.equal(b.fullRebuilds, 1);
+  });
 });
 
 describe("the delta halves", () => {
