@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Builds and runs the C++ runtime's own tests: test/runtime_test.cpp over
 # include/ackwire_runtime.hpp (and the session shape), test/acked_test.cpp over
-# include/ackwire_acked.hpp (`docs/spec/acked.md`'s machines), test/rest_test.cpp over the datagram,
-# baseline and delta machines and their digests, test/packed19_test.cpp over the bucket codes,
-# quaternions and ascending lists of packed bodies, and test/reference_test.cpp over the reference
-# protocol's acked schemas (reference/acked.hpp, reference/acked_packed.hpp: the orientation group
-# and kind 12, issue 19), which needs the generated codec: it is generated first into build/gen with
-# `ackwire gen --lang cpp spec/protocol` (`cargo run -p ackwire`, or $ACKWIRE when that names a
-# built binary), and that test alone is built against build/gen's copies of the runtime's headers
-# (byte for byte those of include/). Each with g++ -std=c++17 and every warning the C++ testee is
-# built with turned into an error, twice, both builds at once:
+# include/ackwire_acked.hpp (ACK-17 to ACK-36's machines), test/rest_test.cpp over the datagram, baseline
+# and delta machines and their digests, test/packed19_test.cpp over the bucket codes, quaternions
+# and ascending lists of packed bodies, and the bindings `ackwire gen --lang cpp` writes for a
+# `state`: test/reference_test.cpp over the reference protocol's (build/gen/reference.hpp, from
+# spec/protocol, with its presenter reference/presenter.hpp) and test/arena_test.cpp over a second
+# state's (build/gen-arena/arena.hpp, from spec/tests/state/players.wire). Those two are generated
+# first (`cargo run -p ackwire`, or $ACKWIRE when that names a built binary) and built against
+# their folder's copies of the runtime's headers (byte for byte those of include/). Each with
+# g++ -std=c++17 and every warning the C++ testee is built with turned into an error, twice, both
+# builds at once:
 #   build/NAME            -O2, no sanitizer;
 #   build/NAME-sanitized  AddressSanitizer and UBSan, any finding aborts (and reads into a
 #                         std::vector's unused capacity are findings).
@@ -32,11 +33,13 @@ root="$(cd "$here/.." && pwd)"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 if [ -n "${ACKWIRE:-}" ]; then
-    generate=("$ACKWIRE" gen --lang cpp --out "$here/build/gen" spec/protocol)
+    ackwire=("$ACKWIRE")
 else
-    generate=(cargo run -q -p ackwire -- gen --lang cpp --out "$here/build/gen" spec/protocol)
+    ackwire=(cargo run -q -p ackwire --)
 fi
-if ! (cd "$root" && "${generate[@]}") >"$log" 2>&1; then
+if ! (cd "$root" && "${ackwire[@]}" gen --lang cpp --out "$here/build/gen" spec/protocol \
+    && "${ackwire[@]}" gen --lang cpp --out "$here/build/gen-arena" spec/tests/state/players.wire) \
+    >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
 fi
@@ -47,19 +50,20 @@ tests=("runtime_test:the C++ runtime's tests"
     "acked_test:the acked machines' tests"
     "rest_test:the datagram, baseline and delta machines' tests"
     "packed19_test:bucket codes, smallest-three quaternions and ascending bit lists"
-    "reference_test:the reference protocol's acked schemas, kind 6 and kind 12")
+    "reference_test:the reference state's binding, kind 6 and kind 12, and its presenter"
+    "arena_test:a second state's binding (spec/tests/state/players.wire)")
 
 status=0
 for t in "${tests[@]}"; do
     name="${t%%:*}"
     source="$here/test/$name.cpp"
-    # reference/ is found through the runtime's folder, protocol.hpp (and the runtime's headers
-    # it sits beside) through build/gen.
-    if [ "$name" = reference_test ]; then
-        includes=(-I "$here/build/gen" -I "$here")
-    else
-        includes=(-I "$here/include")
-    fi
+    # The bindings, protocol.hpp and the runtime's headers they sit beside through their
+    # generated folder; reference/presenter.hpp through this one.
+    case "$name" in
+        reference_test) includes=(-I "$here/build/gen" -I "$here") ;;
+        arena_test) includes=(-I "$here/build/gen-arena") ;;
+        *) includes=(-I "$here/include") ;;
+    esac
     "$cxx" "${flags[@]}" "${includes[@]}" -O2 -o "$here/build/$name" "$source" &
     plain=$!
     "$cxx" "${flags[@]}" "${includes[@]}" -O1 -g -fsanitize=address,undefined \

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Seed the decode_<frame> fuzz corpora with the bytes of the golden vectors.
 
-Reads every vectors/frames/<frame>.json ({"frame": ..., "cases": [{"name", "hex", ...}]}) and
-writes each case's bytes, valid and invalid alike, to fuzz/corpus/decode_<frame>/<sha1 of the
-bytes> (libFuzzer's own naming, so a seed and a fuzzer finding with the same bytes are one
-file). Existing files are left alone; running it twice changes nothing.
+Reads every <frame>.json ({"frame": ..., "cases": [{"name", "hex", ...}]}) of the hand-kept
+vectors (vectors/frames) and of those derived from the layouts (vectors/derived), and writes
+each case's bytes, valid and invalid alike, to fuzz/corpus/decode_<frame>/<sha1 of the bytes>
+(libFuzzer's own naming, so a seed and a fuzzer finding with the same bytes are one file).
+Existing files are left alone; running it twice changes nothing.
 
-Usage: python3 fuzz/seed-corpus.py [VECTORS_DIR]   (default: vectors/frames beside fuzz/)
-Standard library only.
+Usage: python3 fuzz/seed-corpus.py [VECTORS_DIR...]
+(default: vectors/frames and vectors/derived beside fuzz/). Standard library only.
 """
 
 import hashlib
@@ -30,10 +31,16 @@ def case_bytes(frame, case):
 
 
 def main():
-    vectors = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "vectors" / "frames"
-    files = sorted(vectors.glob("*.json"))
-    if not files:
-        raise SystemExit(f"no vector files in {vectors}")
+    folders = [Path(a) for a in sys.argv[1:]] or [
+        ROOT / "vectors" / "frames",
+        ROOT / "vectors" / "derived",
+    ]
+    files = []
+    for folder in folders:
+        found = sorted(folder.glob("*.json"))
+        if not found:
+            raise SystemExit(f"no vector files in {folder}")
+        files.extend(found)
     status = 0
     for path in files:
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -57,7 +64,7 @@ def main():
                 dest.write_bytes(data)
                 new += 1
         total = sum(1 for _ in out.iterdir())
-        print(f"{target}: {len(cases)} cases, {new} new files, {total} in corpus")
+        print(f"{path.parent.name}/{path.name}: {len(cases)} cases, {new} new files, {total} in {target}")
     return status
 
 

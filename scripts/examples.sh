@@ -9,7 +9,7 @@
 #    text under the page's canvas (what it is doing, its counts, and at the end the server's
 #    verdict) while it runs;
 # 2. the native client: examples/sockets/native/cube_client.cpp (the C++ facade
-#    ackwire::reference::AckedClientHalf of cpp/reference/acked.hpp), built with
+#    acked::AckedClientHalf over the generated binding reference::Reference), built with
 #    the testee's warning flags under ASan and UBSan, against the same server over UDP;
 # 3. examples/game's arena: its TypeScript client (examples/game/ts), generated from the game's
 #    own layout, in headless Chromium against `cube-server --scene arena` over a WebSocket;

@@ -2,8 +2,9 @@
 # Each runtime as a package a user installs, installed and used by a project of its own in a
 # temporary folder outside the tree (scripts/packages/<lang>/), whose codec `ackwire gen` writes
 # against the installed runtime (`--runtime package`). Each consumer runs every golden frame
-# vector (vectors/frames): an accepted frame must re-encode to its own bytes, a refused one fail
-# with the vector's kind, byte offset and field path.
+# vector, hand-kept (vectors/frames) and derived from the layouts (vectors/derived): an accepted
+# frame must re-encode to its own bytes, a refused one fail with the vector's kind, byte offset
+# and field path.
 #
 # 1. npm: `npm pack` of typescript/ (its prepack builds dist/src: .js and .d.ts); the consumer
 #    installs the tarball by path with the pinned TypeScript, type-checks against it
@@ -31,12 +32,19 @@
 # it: target/debug/ackwire, the dependencies in target/debug (the Rust consumer builds into the
 # workspace's target folder, so only the ackwire crates compile again), the npm cache.
 # Run from anywhere; prints one line per package and the seconds it took. ACKWIRE_FRAME_VECTORS
-# names another folder of frame vector files.
+# names other folders of frame vector files, separated by `:`.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 consumers="$root/scripts/packages"
-vectors="${ACKWIRE_FRAME_VECTORS:-$root/vectors/frames}"
+IFS=: read -r -a vectors <<<"${ACKWIRE_FRAME_VECTORS:-$root/vectors/frames:$root/vectors/derived}"
+# each COMMAND...: COMMAND run with each folder of vectors as its last argument, in turn.
+each() {
+  local dir
+  for dir in "${vectors[@]}"; do
+    "$@" "$dir" || return 1
+  done
+}
 
 fail() {
   printf 'packages.sh: %s\n' "$*" >&2
@@ -107,7 +115,7 @@ quiet "$ackwire" gen --lang ts --runtime package --out "$ts/src/gen" spec/protoc
   cd "$ts"
   quiet npm install --prefer-offline --no-audit --no-fund --loglevel=error "$tarball"
   quiet npx --no-install tsc -p .
-  node dist/main.js "$vectors"
+  each node dist/main.js
 ) || fail "the npm consumer failed"
 took
 
@@ -119,7 +127,7 @@ cp -r "$consumers/cpp" "$cmake_dir/consumer"
 quiet cmake -S "$cmake_dir/consumer" -B "$cmake_dir/consumer/build" \
   -DCMAKE_PREFIX_PATH="$cmake_dir/prefix" -DACKWIRE="$ackwire" -DLAYOUTS="$root/spec/protocol"
 quiet cmake --build "$cmake_dir/consumer/build"
-"$cmake_dir/consumer/build/frames" "$vectors" || fail "the CMake consumer failed"
+each "$cmake_dir/consumer/build/frames" || fail "the CMake consumer failed"
 took
 
 # ---- .NET and Unity: the assembly Ackwire.Runtime ----
@@ -162,7 +170,7 @@ quiet "$ackwire" gen --lang cs --runtime package --out "$cs/gen" spec/protocol
 # its Protocol.cs: they must compile against the assembly too, not only inside it.
 quiet mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -r:"$cs/Ackwire.Runtime.dll" \
   -out:"$cs/frames.exe" "$consumers/cs/Frames.cs" "$cs"/gen/*.cs csharp/reference/*.cs
-mono "$cs/frames.exe" "$vectors" || fail "the C# consumer failed"
+each mono "$cs/frames.exe" || fail "the C# consumer failed"
 took
 
 # ---- cargo: ackwire-rt and ackwire-spec as packaged ----
@@ -190,5 +198,5 @@ EOF
 # The workspace's lock file pins the same versions of the dependencies as target/debug holds.
 cp Cargo.lock "$rust/consumer/"
 (cd "$rust/consumer" && CARGO_TARGET_DIR="$root/target" quiet cargo build --offline -q)
-"$root/target/debug/ackwire-package-consumer" "$vectors" || fail "the Rust consumer failed"
+each "$root/target/debug/ackwire-package-consumer" || fail "the Rust consumer failed"
 took

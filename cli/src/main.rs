@@ -167,9 +167,15 @@ enum Command {
         /// How long one reply may take, in milliseconds.
         #[arg(long, default_value_t = 5000)]
         timeout_ms: u64,
-        /// The vectors folder.
-        #[arg(long, default_value = "vectors")]
-        dir: PathBuf,
+        /// The vectors folder: its `frames/`, `derived/` and `streams/` [default: `vectors`; with
+        /// `--spec`, the spec's derived vectors, drawn as `ackwire vectors --spec` draws them].
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// A layout file or folder of them (repeatable): the spec the testee implements, its
+        /// decoded values judged by that spec read at run time (default: the reference
+        /// protocol). A testee `ackwire gen --testee` wrote is run as `--testee DIR/testee`.
+        #[arg(long = "spec", value_name = "FILE")]
+        spec: Vec<PathBuf>,
     },
     /// Speak the testee protocol on standard input and output with the bundled Rust codec.
     Testee {
@@ -239,9 +245,16 @@ enum Command {
         #[arg(long, default_value_t = 40)]
         streams: usize,
         /// Where shrunk stream disagreements are written (`streams/<session>/<name>.json`
-        /// beside an empty `frames/`: run them with `ackwire conform --dir OUT`).
+        /// beside an empty `frames/`: run them with `ackwire conform --dir OUT`); with `--spec`
+        /// and no `--testee`, where the spec's generated testees are built (`OUT/testees/`).
         #[arg(long, default_value = "target/fuzz-diff")]
         out: PathBuf,
+        /// A layout file or folder of them (repeatable): fuzz the implementations of that spec
+        /// (the testees given, or its testees in Rust, TypeScript, C++ and C#, generated and
+        /// built under `--out`), held to the spec read at run time, on its derived vectors and
+        /// mutations of them; no stream is run (default: the reference protocol).
+        #[arg(long = "spec", value_name = "FILE")]
+        spec: Vec<PathBuf>,
     },
     /// Run the reference scenes through every protocol and the full-snapshot peers: bits,
     /// render error and CPU time, as a table, a JSON file, an SVG chart and a report page.
@@ -423,6 +436,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             timeout_ms,
             streams,
             out,
+            spec,
         } => fuzz_diff(&diff::Options {
             count,
             seed,
@@ -432,6 +446,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             timeout: Duration::from_millis(timeout_ms),
             streams,
             out: Some(out),
+            spec,
         }),
         Command::Testee { fault } => {
             let stdin = std::io::stdin().lock();
@@ -447,10 +462,17 @@ fn run(command: Command) -> Result<ExitCode, String> {
             json,
             timeout_ms,
             dir,
+            spec,
         } => {
             let testee = match testee {
                 Some(cmd) => testee_client::split_command(&cmd).map_err(error)?,
-                None => this_testee()?,
+                None if spec.is_empty() => this_testee()?,
+                None => {
+                    return Err(error(
+                        "--spec needs --testee: the bundled testee implements the reference \
+                         protocol (ackwire gen --testee writes one for a spec)",
+                    ))
+                }
             };
             run_conform(&conform::Options {
                 testee,
@@ -460,6 +482,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 json,
                 timeout: Duration::from_millis(timeout_ms),
                 dir,
+                spec,
             })
         }
         Command::Bench {
@@ -715,8 +738,8 @@ fn gen(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes a generated file `name` (a path under `out`), its folders first; executable when
-/// asked. Returns its path.
+/// Writes a generated file `name` (a path under `out`), its folders first, unless it already
+/// holds `bytes`; executable when asked. Returns its path.
 fn write_generated(
     out: &Path,
     name: &str,
@@ -728,8 +751,12 @@ fn write_generated(
         std::fs::create_dir_all(parent)
             .map_err(|e| error(format!("cannot create {}: {e}", parent.display())))?;
     }
-    std::fs::write(&path, bytes)
-        .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+    // An unchanged file keeps its time, so a testee or a build that depends on it does not
+    // build again after every `gen`.
+    if std::fs::read(&path).map_or(true, |old| old != bytes) {
+        std::fs::write(&path, bytes)
+            .map_err(|e| error(format!("cannot write {}: {e}", path.display())))?;
+    }
     if executable {
         make_executable(&path)?;
     }
@@ -741,9 +768,26 @@ fn write_generated(
 fn gen_fuzz(out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
     use ackwire_spec::gen::fuzz;
     let spec = ackwire_spec::load(paths).map_err(spec_error)?.0;
+    let derived = vectors::derive::derive(&Lowering::new(&spec), vectors::derive::DEFAULT_SEED);
+    let mut seeds = Vec::new();
+    for file in &derived.files {
+        for case in &file.cases {
+            seeds.push(fuzz::Seed {
+                frame: file.frame.clone(),
+                name: case
+                    .name
+                    .strip_prefix(&format!("{}/", file.frame))
+                    .unwrap_or(&case.name)
+                    .to_string(),
+                bytes: case.bytes().map_err(error)?,
+            });
+        }
+    }
     let options = fuzz::Options {
         repository: repository_name(out),
-        seeds: Vec::new(),
+        seeds,
+        alloc_per_byte: ackwire_codec::DECODE_ALLOC_PER_BYTE as u64,
+        alloc_slack: ackwire_codec::DECODE_ALLOC_SLACK as u64,
     };
     let files = fuzz::generate(&spec, &options);
     for (name, bytes) in &files {
@@ -919,10 +963,10 @@ fn fuzz_diff(options: &diff::Options) -> Result<ExitCode, String> {
     })
     .map_err(error)?;
     bar.finish_and_clear();
-    for d in &run.frames.disagreements {
+    for vector in &run.vectors {
         outln!(
             "{}",
-            serde_json::to_string_pretty(&d.as_vector()).map_err(|e| e.to_string())?
+            serde_json::to_string_pretty(vector).map_err(|e| e.to_string())?
         );
     }
     for d in &run.streams.disagreements {
@@ -957,7 +1001,9 @@ fn fuzz_diff(options: &diff::Options) -> Result<ExitCode, String> {
     }
     let labels: Vec<&str> = run.labels.iter().map(String::as_str).collect();
     outln!("{}", run.frames.summary(&labels));
-    outln!("{}", run.streams.summary());
+    if options.spec.is_empty() {
+        outln!("{}", run.streams.summary());
+    }
     let failed = !run.frames.disagreements.is_empty()
         || !run.streams.disagreements.is_empty()
         || !run.streams.unrecorded.is_empty();

@@ -306,3 +306,80 @@ fn bad_spec_input_is_reported_at_file_line_and_column() {
     assert!(stderr(&o).contains("--out DIR"), "{}", stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_fuzz_crate_of_a_layout_starts_from_every_derived_vector() {
+    let dir = scratch("fuzz");
+    let layout = dir.join("game.wire");
+    std::fs::write(&layout, LAYOUT).expect("the layout is written");
+    let spec = layout.to_str().expect("a UTF-8 path");
+    let vectors = dir.join("vectors");
+    let fuzz = dir.join("fuzz");
+    let o = ackwire(&[
+        "vectors",
+        "--spec",
+        spec,
+        "--out",
+        vectors.to_str().expect("a UTF-8 path"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = ackwire(&[
+        "gen",
+        "--lang",
+        "fuzz",
+        "--out",
+        fuzz.to_str().expect("a UTF-8 path"),
+        spec,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Generated again, no file is rewritten: what was built from them stays fresh.
+    let modified = |p: &Path| {
+        std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .expect("a time")
+    };
+    let manifest = fuzz.join("Cargo.toml");
+    let before = modified(&manifest);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let again = ackwire(&[
+        "gen",
+        "--lang",
+        "fuzz",
+        "--out",
+        fuzz.to_str().expect("UTF-8"),
+        spec,
+    ]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(modified(&manifest), before, "gen rewrote an unchanged file");
+    for frame in ["tick", "spin"] {
+        let file: Value = serde_json::from_str(
+            &std::fs::read_to_string(vectors.join(format!("derived/{frame}.json")))
+                .expect("the frame's vectors"),
+        )
+        .expect("JSON");
+        let cases = file["cases"].as_array().expect("cases");
+        let corpus = fuzz.join(format!("corpus/decode_{frame}"));
+        let seeds: Vec<Vec<u8>> = std::fs::read_dir(&corpus)
+            .unwrap_or_else(|e| panic!("{}: {e}", corpus.display()))
+            .map(|e| std::fs::read(e.expect("an entry").path()).expect("a seed"))
+            .collect();
+        // One file per case: no two names collide.
+        assert_eq!(seeds.len(), cases.len(), "{frame}");
+        for case in cases {
+            let hex: String = case["hex"]
+                .as_str()
+                .expect("hex")
+                .split_whitespace()
+                .collect();
+            let bytes: Vec<u8> = (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+                .collect();
+            assert!(
+                seeds.contains(&bytes),
+                "{frame}: no seed for {}",
+                case["name"]
+            );
+        }
+    }
+}

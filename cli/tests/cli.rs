@@ -459,7 +459,7 @@ fn gen_with_the_runtime_package_writes_no_runtime_file() {
     // no runtime file, since the package brings the runtime.
     for (lang, only) in [
         ("ts", &["protocol.ts", "reference.ts"][..]),
-        ("cpp", &["protocol.hpp"][..]),
+        ("cpp", &["protocol.hpp", "reference.hpp"][..]),
         ("cs", &["Protocol.cs", "Reference.cs"][..]),
     ] {
         let out = dir.join(lang);
@@ -536,6 +536,33 @@ fn spec_coverage_reports_every_rule_and_one_rule_on_request() {
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o).contains("holds no specification pages"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn conform_with_a_spec_refuses_the_bundled_testee_and_vectors_of_another_spec() {
+    let o = ackwire(&["conform", "--spec", "examples/game/wire"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--spec needs --testee"),
+        "{}",
+        stderr(&o)
+    );
+    // The reference protocol's vectors are not the game's: refused before any testee starts.
+    let o = ackwire(&[
+        "conform",
+        "--spec",
+        "examples/game/wire",
+        "--dir",
+        "vectors",
+        "--testee",
+        "false",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("which the spec does not have"),
         "{}",
         stderr(&o)
     );

@@ -8,7 +8,8 @@
 //! The test generates the three codecs with this crate's `ackwire-spec` and builds a line-driven
 //! driver of each: tests/sink_codecs/driver.ts with the runtime's pinned tsc (strict),
 //! driver.cpp with g++ and the testee's warnings as errors under AddressSanitizer and UBSan,
-//! driver.rs as a crate of its own over this repository's ackwire-rt (built offline). Then:
+//! driver.rs as a crate of its own over this repository's ackwire-rt (built offline, into the
+//! target folder the generated Rust testees of spec_testees.rs share). Then:
 //! - it encodes each value of [`VALUES`] in the three languages: the same bytes, which decode
 //!   back to the same JSON form;
 //! - it has each value of [`REFUSED`] refused by the three, with the same error kind and path;
@@ -311,18 +312,21 @@ fn rust(paths: &[PathBuf], work: &Path) -> Driver {
         root.join("rt").display().to_string()
     );
     std::fs::write(dir.join("Cargo.toml"), manifest).expect("Cargo.toml is written");
+    // The target folder the generated Rust testees of cli/tests/spec_testees.rs build into: the
+    // dependencies both use (serde, bitvec, ...) are built once.
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("spec-testees/cargo-target");
     run(
         Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
             .args(["build", "--quiet", "--offline", "--manifest-path"])
             .arg(dir.join("Cargo.toml"))
             .arg("--target-dir")
-            .arg(dir.join("target"))
+            .arg(&target)
             .env_remove("CARGO_TARGET_DIR"),
         "cargo build of the generated Rust codec and its driver",
     );
     Driver::start(
         "Rust",
-        Command::new(dir.join("target/debug/sink-codecs-driver")),
+        Command::new(target.join("debug/sink-codecs-driver")),
     )
 }
 

@@ -1,5 +1,10 @@
 //! The testees `ackwire gen --testee` writes for any spec, built and run as a team would run them
-//! against its own spec, through `ackwire conform`'s runner:
+//! against its own spec, through `ackwire conform` and `ackwire fuzz-diff` (the library calls
+//! behind them):
+//! - the kitchen sink's and the game's derived vectors (committed beside their layouts) pass in
+//!   all four languages, Rust, TypeScript, C++ and C#, every case, none unimplemented;
+//! - the game's four testees agree with the run-time codec of its layout on its derived vectors
+//!   and mutations of them (`fuzz-diff --spec`);
 //! - a testee with one check removed per error kind (the generated TypeScript testee of the
 //!   reference protocol, its compiled runtime patched) fails on exactly the vectors of that
 //!   kind, and the unpatched one on none: every kind of fault a decoder can miss is one some
@@ -7,11 +12,13 @@
 //!
 //! Each testee is generated into `target/tmp/spec-testees/SPEC/LANG` and built once by its own
 //! `testee` script (a later run, from this or another test binary, builds nothing: only files
-//! whose text changed are written). Needs node and npm; the TypeScript compiler is the one
-//! typescript/ pins (its node_modules, when installed, is linked rather than installed again).
+//! whose text changed are written). Needs node and npm, g++ and Mono; the TypeScript compiler is
+//! the one typescript/ pins (its node_modules, when installed, is linked rather than installed
+//! again), and the Rust testees build offline with the workspace's Cargo.lock into one target
+//! folder.
 
-use ackwire_conformance::conform;
-use ackwire_conformance::runner::{self, Case, Check, RunOptions, Verdict};
+use ackwire_conformance::runner::{self, Case, Check, Outcome, RunOptions, Verdict};
+use ackwire_conformance::{conform, diff};
 use ackwire_rt::ErrorKind;
 use ackwire_spec::gen::testee::{self, Lang};
 use std::collections::{BTreeMap, BTreeSet};
@@ -288,4 +295,91 @@ fn a_testee_without_one_check_fails_exactly_the_vectors_of_its_kind() {
             failed.len()
         );
     }
+}
+
+/// The languages of the testees `gen --testee` writes.
+const LANGS: [Lang; 4] = [Lang::Rust, Lang::Ts, Lang::Cpp, Lang::Cs];
+
+/// Progress that says nothing.
+struct Quiet;
+
+impl conform::Progress for Quiet {
+    fn start(&mut self, _: usize) {}
+    fn outcome(&mut self, _: &Outcome) {}
+    fn finish(&mut self, _: bool) {}
+}
+
+#[test]
+fn the_sink_and_the_game_pass_their_derived_vectors_in_every_language() {
+    let root = repository_root();
+    for (name, layout, vectors) in [
+        ("sink", "spec/tests/sink", "spec/tests/sink/vectors"),
+        ("game", "examples/game/wire", "examples/game/vectors"),
+    ] {
+        for lang in LANGS {
+            let script = prepared(name, &[layout], lang);
+            let options = conform::Options {
+                testee: vec![script.display().to_string()],
+                filter: None,
+                failure_list: None,
+                junit: None,
+                json: None,
+                timeout: Duration::from_secs(10),
+                dir: Some(root.join(vectors)),
+                spec: vec![root.join(layout)],
+            };
+            let report = conform::conform(&options, &mut Quiet)
+                .unwrap_or_else(|e| panic!("{name} {lang:?}: {e}"));
+            let not_passed: Vec<String> = report
+                .outcomes
+                .iter()
+                .filter(|o| o.verdict != Verdict::Pass)
+                .map(|o| format!("{} {}: {}", o.verdict.as_str(), o.name, o.detail))
+                .collect();
+            assert!(
+                not_passed.is_empty(),
+                "{name}, {lang:?}: {} of {} cases did not pass:\n{}",
+                not_passed.len(),
+                report.outcomes.len(),
+                not_passed[..not_passed.len().min(20)].join("\n")
+            );
+            assert!(report.outcomes.len() > 50, "{name}: too few cases");
+            eprintln!("{name} {lang:?}: {} cases passed", report.outcomes.len());
+        }
+    }
+}
+
+#[test]
+fn the_games_four_testees_agree_with_its_run_time_codec_on_mutated_frames() {
+    let root = repository_root();
+    let testees = LANGS
+        .iter()
+        .map(|&lang| {
+            let script = prepared("game", &["examples/game/wire"], lang);
+            format!("{}={}", lang_name(lang), script.display())
+        })
+        .collect();
+    let options = diff::Options {
+        count: 2000,
+        seed: 7,
+        testees,
+        corpus: root.join("fuzz/corpus"),
+        dir: root.join("vectors"),
+        timeout: Duration::from_secs(10),
+        streams: 0,
+        out: None,
+        spec: vec![root.join("examples/game/wire")],
+    };
+    let run = diff::fuzz(&options, |_, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    let labels: Vec<&str> = run.labels.iter().map(String::as_str).collect();
+    assert_eq!(labels, ["rust", "ts", "cpp", "cs"]);
+    assert!(
+        run.frames.disagreements.is_empty(),
+        "{}\n{:#?}",
+        run.frames.summary(&labels),
+        run.vectors
+    );
+    // The derived vectors and 2,000 mutations of them; some must still decode to reach deep fields.
+    assert!(run.frames.inputs > 2000, "{}", run.frames.inputs);
+    assert!(run.frames.accepted > 100, "{}", run.frames.summary(&labels));
 }

@@ -15,8 +15,9 @@
 //! decodes or not. It holds because a decoder checks every count against the least wire size
 //! of an element before it allocates the list (`spec/LANGUAGE.md`, "Canonical decoding"), so
 //! the memory a list takes is bounded by the bytes that must follow it. The largest ratio is
-//! kind 12's: a change takes 9 bits on the wire (a gap of 1 and an empty mask) and 80 bytes
-//! decoded, 71.1 to 1 (the snapshot's entry, 96 bytes for 20 bits, is 38.4 to 1).
+//! kind 12's: a change takes 9 bits on the wire (a gap of 1 and an empty mask) and 48 bytes
+//! decoded (the generated `PackedChange` boxes its two pose forms), 42.7 to 1 (the snapshot's
+//! entry, 96 bytes for 20 bits, is 38.4 to 1).
 //! `tests/decode_alloc.rs` holds every frame to the limit, over every golden vector, every
 //! truncation of one, the fuzz corpus and crafted counts, counting allocations.
 //!
@@ -76,8 +77,8 @@ pub use error::{DecodeError, EncodeError, ErrorKind, LimitError};
 
 /// The most heap bytes a decoder of the reference protocol holds at once per byte of its input
 /// (see the crate docs); a layout whose decoded elements are larger for their wire size than
-/// kind 12's change (80 bytes for 9 bits) would need this raised.
-pub const DECODE_ALLOC_PER_BYTE: usize = 72;
+/// kind 12's change (48 bytes for 9 bits, its pose forms boxed) would need this raised.
+pub const DECODE_ALLOC_PER_BYTE: usize = 48;
 
 /// Heap bytes a decoder may hold beyond [`DECODE_ALLOC_PER_BYTE`] times its input's length,
 /// whatever the length: an error's field path (a few segments), which an empty input can

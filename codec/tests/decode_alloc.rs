@@ -34,6 +34,8 @@ impl FrameVisitor for PeakBytes<'_> {
 struct Limit {
     checked: usize,
     over: Vec<String>,
+    /// The largest peak over input length seen, and what gave it.
+    worst: (f64, String),
 }
 
 impl Limit {
@@ -42,6 +44,11 @@ impl Limit {
             .unwrap_or_else(|| panic!("{frame}: no such frame"));
         let limit = DECODE_ALLOC_PER_BYTE as u64 * bytes.len() as u64 + DECODE_ALLOC_SLACK as u64;
         self.checked += 1;
+        let multiple =
+            peak.saturating_sub(DECODE_ALLOC_SLACK as u64) as f64 / bytes.len().max(1) as f64;
+        if multiple > self.worst.0 {
+            self.worst = (multiple, format!("{frame}: {}", what()));
+        }
         if peak > limit {
             self.over.push(format!(
                 "{frame}: {}: {peak} bytes for an input of {} ({:.1} times its length), \
@@ -55,6 +62,11 @@ impl Limit {
 
     fn assert_within(self, at_least: usize) {
         assert!(ackwire_testkit::is_counting());
+        // The measured multiple, for `--nocapture` (docs/limits.md quotes the worst).
+        eprintln!(
+            "worst: {:.1} times the input ({})",
+            self.worst.0, self.worst.1
+        );
         assert!(
             self.checked >= at_least,
             "only {} inputs checked, expected at least {at_least}",
@@ -349,9 +361,15 @@ fn the_acked_decoders_read_within_the_limit() {
     }
     let mut checked = 0;
     let mut over = Vec::new();
+    let mut worst = (0.0f64, String::new());
     let mut check = |what: String, bytes: &[u8], peak: u64| {
         let limit = DECODE_ALLOC_PER_BYTE as u64 * bytes.len() as u64 + DECODE_ALLOC_SLACK as u64;
         checked += 1;
+        let multiple =
+            peak.saturating_sub(DECODE_ALLOC_SLACK as u64) as f64 / bytes.len().max(1) as f64;
+        if multiple > worst.0 {
+            worst = (multiple, what.clone());
+        }
         if peak > limit {
             over.push(format!(
                 "{what}: {peak} bytes for {} ({:.1} times)",
@@ -386,6 +404,7 @@ fn the_acked_decoders_read_within_the_limit() {
             _ => {}
         }
     }
+    eprintln!("worst: {:.1} times the input ({})", worst.0, worst.1);
     assert!(checked > 20, "{checked}");
     assert!(over.is_empty(), "{}", over.join("\n"));
 }

@@ -2,8 +2,15 @@
 //! of every stream vector), run against a testee by the [`runner`], and
 //! reported as JUnit XML and JSON when asked. Progress goes through [`Progress`], so that the
 //! command line can show a bar or print lines.
+//!
+//! With a spec of a team's own (`--spec`), decoded values are judged by the run-time codec of
+//! that spec ([`Judge`]), and without a vectors folder the cases are the spec's derived
+//! vectors, drawn as `ackwire vectors --spec` draws them: a client of any spec is proven in one
+//! command, with nothing built but the client.
 
+use crate::judge::Judge;
 use crate::runner::{self, Case, Outcome, RunOptions, RunReport};
+use crate::spec_arg::SpecArg;
 use crate::{report, streams, vectors};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -23,8 +30,12 @@ pub struct Options {
     pub json: Option<PathBuf>,
     /// How long one reply may take.
     pub timeout: Duration,
-    /// The vectors folder (`frames/` and `streams/` inside).
-    pub dir: PathBuf,
+    /// The vectors folder (`frames/`, `derived/` and `streams/` inside); `None`: `vectors` for
+    /// the reference protocol, the spec's derived vectors for another.
+    pub dir: Option<PathBuf>,
+    /// The layout files of the spec the testee implements (`--spec`); none: the reference
+    /// protocol.
+    pub spec: Vec<PathBuf>,
 }
 
 /// Told how a run goes.
@@ -67,7 +78,31 @@ pub fn cases(dir: &Path, filter: Option<&str>) -> Result<Vec<Case>, String> {
 /// Runs the suite as `options` say and writes the reports asked for; the report is returned
 /// for the table ([`report::table`]) and the verdict ([`RunReport::unexpected`]).
 pub fn conform(options: &Options, progress: &mut dyn Progress) -> Result<RunReport, String> {
-    let cases = cases(&options.dir, options.filter.as_deref())?;
+    let arg = SpecArg::load(&options.spec).map_err(|e| e.to_string())?;
+    let judge = Judge::of(&arg);
+    let mut cases = match (&options.dir, &judge) {
+        (Some(dir), _) => cases(dir, None)?,
+        (None, Judge::Reference) => cases(Path::new("vectors"), None)?,
+        (None, Judge::Spec(low)) => {
+            runner::frame_cases(&vectors::derive::derive(low, vectors::derive::DEFAULT_SEED).files)?
+        }
+    };
+    if !arg.reference {
+        let frames = judge.frame_names();
+        if let Some(stray) = cases
+            .iter()
+            .find(|c| c.session.is_none() && !frames.contains(&c.frame))
+        {
+            return Err(format!(
+                "the vectors hold frame `{}`, which the spec does not have (its frames: {})",
+                stray.frame,
+                frames.join(", ")
+            ));
+        }
+    }
+    if let Some(f) = &options.filter {
+        cases.retain(|c| c.name.contains(f.as_str()));
+    }
     let failure_list = match &options.failure_list {
         Some(p) => runner::read_failure_list(
             &std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?,
@@ -80,7 +115,7 @@ pub fn conform(options: &Options, progress: &mut dyn Progress) -> Result<RunRepo
         failure_list,
     };
     progress.start(cases.len());
-    let result = runner::run(&cases, &run_options, |o| progress.outcome(o));
+    let result = runner::run_judged(&cases, &run_options, &judge, |o| progress.outcome(o));
     progress.finish(result.is_ok());
     let run = result.map_err(|e| e.to_string())?;
     if let Some(path) = &options.junit {

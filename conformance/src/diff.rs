@@ -10,10 +10,13 @@
 //! Rust halves and replayed through each testee's, a disagreement shrunk into a stream vector.
 
 use crate::frame_json::{self, FrameError};
+use crate::judge::Judge;
 use crate::netsim::SplitMix64;
+use crate::spec_arg::SpecArg;
 use crate::testee_client::{split_command, Fault, RunError, TesteeProcess};
 use crate::vectors::{self, FrameFile};
 use ackwire_codec::protocol::FRAME_NAMES;
+use ackwire_spec::model::Spec;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -57,6 +60,12 @@ impl Disagreement {
     /// The input as a frame vector holding the Rust decoder's answer, ready to add to the
     /// frame's vector file once the disagreement is understood.
     pub fn as_vector(&self) -> Value {
+        self.as_vector_judged(&Judge::Reference)
+    }
+
+    /// [`Disagreement::as_vector`], the error's offset and path from `judge`'s decoder (the
+    /// run-time codec of a spec, for `--spec`).
+    pub fn as_vector_judged(&self, judge: &Judge<'_>) -> Value {
         let hex = frame_json::hex_spaced(&self.input.bytes);
         let id = ackwire_codec::rt::fnv1a32(&self.input.bytes);
         let who: Vec<String> = self
@@ -74,7 +83,7 @@ impl Disagreement {
             Verdict::Value(v) => vector["value"] = v.clone(),
             Verdict::Error(kind) => {
                 if let Err(FrameError::Decode(e)) =
-                    frame_json::decode_json(&self.input.frame, &self.input.bytes)
+                    judge.decode(&self.input.frame, &self.input.bytes)
                 {
                     vector["error"] =
                         json!({"kind": kind, "offset": e.offset, "path": e.path_string()});
@@ -100,7 +109,13 @@ fn describe(v: &Verdict) -> String {
 
 /// The Rust decoder's verdict.
 pub fn rust_verdict(input: &Input) -> Verdict {
-    match frame_json::decode_json(&input.frame, &input.bytes) {
+    judged_verdict(&Judge::Reference, input)
+}
+
+/// The verdict of `judge`'s decoder: the reference protocol's compiled one, or the run-time
+/// codec of a spec.
+pub fn judged_verdict(judge: &Judge<'_>, input: &Input) -> Verdict {
+    match judge.decode(&input.frame, &input.bytes) {
         Ok(v) => Verdict::Value(v),
         Err(FrameError::Decode(e)) => Verdict::Error(e.kind.as_str().to_string()),
         Err(e) => Verdict::Fault(e.to_string()),
@@ -110,6 +125,18 @@ pub fn rust_verdict(input: &Input) -> Verdict {
 /// The inputs of a run: every corpus file under `corpus` (`decode_<frame>/*`), every vector,
 /// then `count` seeded random and mutated frames spread over the frames.
 pub fn inputs(corpus: Option<&Path>, vectors: &[FrameFile], count: usize, seed: u64) -> Vec<Input> {
+    let frames: Vec<String> = FRAME_NAMES.iter().map(|f| f.to_string()).collect();
+    inputs_of(&frames, corpus, vectors, count, seed)
+}
+
+/// [`inputs`] of the spec whose frames are `frames`.
+pub fn inputs_of(
+    frames: &[String],
+    corpus: Option<&Path>,
+    vectors: &[FrameFile],
+    count: usize,
+    seed: u64,
+) -> Vec<Input> {
     let mut out = Vec::new();
     let mut samples: Vec<Input> = Vec::new();
     for file in vectors {
@@ -123,7 +150,7 @@ pub fn inputs(corpus: Option<&Path>, vectors: &[FrameFile], count: usize, seed: 
         }
     }
     if let Some(dir) = corpus {
-        for frame in FRAME_NAMES {
+        for frame in frames {
             let Ok(entries) = std::fs::read_dir(dir.join(format!("decode_{frame}"))) else {
                 continue;
             };
@@ -142,8 +169,10 @@ pub fn inputs(corpus: Option<&Path>, vectors: &[FrameFile], count: usize, seed: 
     out.extend(samples.iter().cloned());
     let mut rng = SplitMix64::new(seed);
     for i in 0..count {
-        let frame = FRAME_NAMES[i % FRAME_NAMES.len()];
-        let of_frame: Vec<&Input> = samples.iter().filter(|s| s.frame == frame).collect();
+        let Some(frame) = frames.get(i % frames.len().max(1)) else {
+            break;
+        };
+        let of_frame: Vec<&Input> = samples.iter().filter(|s| &s.frame == frame).collect();
         let bytes = if of_frame.is_empty() || rng.chance(0.25) {
             random_frame(
                 &mut rng,
@@ -243,11 +272,14 @@ pub fn testee_verdict(
 /// Whether a testee's verdict agrees with Rust's: the same value once read into the frame's
 /// types, or the same error kind. A frame the testee does not implement is not a disagreement.
 pub fn agrees(frame: &str, rust: &Verdict, other: &Verdict) -> bool {
+    agrees_judged(&Judge::Reference, frame, rust, other)
+}
+
+/// [`agrees`], values read into the frame's model of `judge`'s spec.
+pub fn agrees_judged(judge: &Judge<'_>, frame: &str, rust: &Verdict, other: &Verdict) -> bool {
     match (rust, other) {
         (_, Verdict::Unimplemented) => true,
-        (Verdict::Value(a), Verdict::Value(b)) => {
-            frame_json::same_value(frame, a, b).unwrap_or(false)
-        }
+        (Verdict::Value(a), Verdict::Value(b)) => judge.same_value(frame, a, b).unwrap_or(false),
         (Verdict::Error(a), Verdict::Error(b)) => a == b,
         _ => false,
     }
@@ -264,6 +296,8 @@ pub struct DiffReport {
     pub skipped: usize,
     /// The disagreements.
     pub disagreements: Vec<Disagreement>,
+    /// What the testees were held to, when not the reference protocol's Rust codec.
+    pub judged_by: String,
 }
 
 /// Runs every input through Rust and each testee (`(label, testee)`), calling `progress` after
@@ -273,14 +307,29 @@ pub fn run(
     inputs: &[Input],
     testees: &mut [(String, TesteeProcess)],
     timeout: Duration,
+    progress: impl FnMut(usize),
+) -> Result<DiffReport, RunError> {
+    run_judged(inputs, testees, &Judge::Reference, timeout, progress)
+}
+
+/// [`run`], every testee held to `judge`'s decoder.
+pub fn run_judged(
+    inputs: &[Input],
+    testees: &mut [(String, TesteeProcess)],
+    judge: &Judge<'_>,
+    timeout: Duration,
     mut progress: impl FnMut(usize),
 ) -> Result<DiffReport, RunError> {
     let mut report = DiffReport {
         inputs: inputs.len(),
+        judged_by: match judge {
+            Judge::Reference => String::new(),
+            Judge::Spec(_) => "the spec's run-time codec".to_string(),
+        },
         ..DiffReport::default()
     };
     for (i, input) in inputs.iter().enumerate() {
-        let rust = rust_verdict(input);
+        let rust = judged_verdict(judge, input);
         if matches!(rust, Verdict::Value(_)) {
             report.accepted += 1;
         }
@@ -291,7 +340,10 @@ pub fn run(
         if others.iter().any(|(_, v)| *v == Verdict::Unimplemented) {
             report.skipped += 1;
         }
-        if others.iter().any(|(_, v)| !agrees(&input.frame, &rust, v)) {
+        if others
+            .iter()
+            .any(|(_, v)| !agrees_judged(judge, &input.frame, &rust, v))
+        {
             report.disagreements.push(Disagreement {
                 input: input.clone(),
                 rust,
@@ -308,8 +360,13 @@ impl DiffReport {
     /// and how many disagreed, then `N passed, M failed`.
     pub fn summary(&self, labels: &[&str]) -> String {
         let n = self.disagreements.len();
+        let (by, through) = if self.judged_by.is_empty() {
+            ("Rust", "rust, ".to_string())
+        } else {
+            (self.judged_by.as_str(), String::new())
+        };
         format!(
-            "differential: {} inputs ({} accepted by Rust) through rust, {}: {n} disagreement{}\n{} passed, {n} failed",
+            "differential: {} inputs ({} accepted by {by}) through {through}{}: {n} disagreement{}\n{} passed, {n} failed",
             self.inputs,
             self.accepted,
             labels.join(", "),
@@ -381,8 +438,14 @@ pub struct Options {
     pub timeout: Duration,
     /// Seeded lossy streams ([`streams::run`]), after the frames; 0 runs none.
     pub streams: usize,
-    /// Where shrunk stream disagreements are written as stream vectors (none: not written).
+    /// Where shrunk stream disagreements are written as stream vectors (none: not written);
+    /// with a spec and no testee given, its generated testees are built under `OUT/testees/`.
     pub out: Option<PathBuf>,
+    /// The layout files of the spec (`--spec`); none: the reference protocol. For a spec, the
+    /// inputs are its derived vectors and mutations of them (and its frames' corpus folders
+    /// under `corpus`, when there are any), every testee is held to the spec's run-time codec,
+    /// and no stream is run.
+    pub spec: Vec<PathBuf>,
 }
 
 /// What `ackwire fuzz-diff` found: the frames' report, the streams' and the testees' labels.
@@ -394,27 +457,56 @@ pub struct FuzzRun {
     pub streams: streams::StreamReport,
     /// The testees, by label.
     pub labels: Vec<String>,
+    /// Each frame disagreement as a vector holding the answer of the codec the testees were
+    /// held to ([`Disagreement::as_vector_judged`]), in order.
+    pub vectors: Vec<Value>,
 }
 
 /// Chooses the testees, builds the inputs ([`inputs`]) and runs them ([`run`]), then the
 /// streams ([`streams::run`]), calling `progress` with the inputs and streams done and their
 /// total.
 pub fn fuzz(options: &Options, mut progress: impl FnMut(usize, usize)) -> Result<FuzzRun, String> {
-    let chosen = testees(&options.testees)?;
-    let files = vectors::read_frame_sets(&options.dir).map_err(|e| e.to_string())?;
-    let inputs = inputs(Some(&options.corpus), &files, options.count, options.seed);
+    let arg = SpecArg::load(&options.spec).map_err(|e| e.to_string())?;
+    let judge = Judge::of(&arg);
+    let (chosen, files) = match &judge {
+        Judge::Reference => (
+            testees(&options.testees)?,
+            vectors::read_frame_sets(&options.dir).map_err(|e| e.to_string())?,
+        ),
+        Judge::Spec(low) => {
+            let chosen = if options.testees.is_empty() {
+                let out = options
+                    .out
+                    .as_deref()
+                    .unwrap_or(Path::new("target/fuzz-diff"));
+                generated_testees(&arg.spec, &out.join("testees"))?
+            } else {
+                testees(&options.testees)?
+            };
+            let derived = vectors::derive::derive(low, vectors::derive::DEFAULT_SEED);
+            (chosen, derived.files)
+        }
+    };
+    let inputs = inputs_of(
+        &judge.frame_names(),
+        Some(&options.corpus),
+        &files,
+        options.count,
+        options.seed,
+    );
+    let streams = if arg.reference { options.streams } else { 0 };
     let mut running: Vec<(String, TesteeProcess)> = chosen
         .into_iter()
         .map(|(label, cmd)| (label, TesteeProcess::new(cmd)))
         .collect();
-    let total = inputs.len() + options.streams;
+    let total = inputs.len() + streams;
     progress(0, total);
-    let frames = run(&inputs, &mut running, options.timeout, |n| {
+    let frames = run_judged(&inputs, &mut running, &judge, options.timeout, |n| {
         progress(n, total)
     })
     .map_err(|e| e.to_string())?;
     let streams = streams::run(
-        options.streams,
+        streams,
         options.seed,
         &mut running,
         options.timeout,
@@ -423,11 +515,53 @@ pub fn fuzz(options: &Options, mut progress: impl FnMut(usize, usize)) -> Result
     )
     .map_err(|e| e.to_string())?;
     let labels = running.into_iter().map(|(label, _)| label).collect();
+    let vectors = frames
+        .disagreements
+        .iter()
+        .map(|d| d.as_vector_judged(&judge))
+        .collect();
     Ok(FuzzRun {
         frames,
         streams,
         labels,
+        vectors,
     })
+}
+
+/// The testees of `spec` in every language, as `ackwire gen --testee` writes them, generated
+/// into `dir/LANG/` and run by their `testee` scripts, which build them on their first start:
+/// `(label, command)`. A file is written only when its text changed, so that a testee built
+/// there once is not built again.
+pub fn generated_testees(spec: &Spec, dir: &Path) -> Result<Vec<(String, Vec<String>)>, String> {
+    use ackwire_spec::gen::testee::{self, Lang};
+    let mut chosen = Vec::new();
+    for (label, lang) in [
+        ("rust", Lang::Rust),
+        ("ts", Lang::Ts),
+        ("cpp", Lang::Cpp),
+        ("cs", Lang::Cs),
+    ] {
+        let folder = dir.join(label);
+        for (name, text) in testee::generate(spec, lang) {
+            let path = folder.join(&name);
+            if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+                continue;
+            }
+            let parent = path.parent().unwrap_or(&folder);
+            std::fs::create_dir_all(parent)
+                .and_then(|()| std::fs::write(&path, &text))
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        let script = folder.join(testee::SCRIPT);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| format!("cannot make {} executable: {e}", script.display()))?;
+        }
+        chosen.push((label.to_string(), vec![script.display().to_string()]));
+    }
+    Ok(chosen)
 }
 
 #[cfg(test)]

@@ -22,8 +22,10 @@
 //! - [`explain`]: one row per field of a frame's bytes;
 //! - [`coverage`]: which rules of the specification (`docs/spec/`) are enforced and tested
 //!   where, in every language (`ackwire spec-coverage`);
-//! - [`interp`]: the run-time codec of any spec, walking its lowering (`--spec`), and
-//!   [`spec_arg`]: the spec a command works on, named by `--spec` or the reference protocol.
+//! - [`interp`]: the run-time codec of any spec, walking its lowering (`--spec`),
+//!   [`spec_arg`]: the spec a command works on, named by `--spec` or the reference protocol,
+//!   and [`judge`]: what a run holds testees to, the compiled codec of the reference protocol
+//!   or the run-time codec of another spec.
 //!
 //! What this crate is not: a codec to ship. It drives `ackwire-codec` and external
 //! implementations and judges them against the vectors; its run-time codec is a second reading
@@ -38,6 +40,7 @@ pub mod diff;
 pub mod explain;
 pub mod frame_json;
 pub mod interp;
+pub mod judge;
 pub mod netsim;
 pub mod report;
 pub mod runner;

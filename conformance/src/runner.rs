@@ -9,7 +9,7 @@
 //! The runner is the one place in ackwire with a clock: it has to notice a testee that never
 //! answers. It speaks to the testee through [`crate::testee_client`].
 
-use crate::frame_json;
+use crate::judge::Judge;
 use crate::sessions::stream;
 use crate::streams::{Side, StreamVector};
 use crate::testee_client::{Fault, RemoteSession, RunError, TesteeProcess};
@@ -243,6 +243,17 @@ impl RunReport {
 pub fn run(
     cases: &[Case],
     options: &RunOptions,
+    progress: impl FnMut(&Outcome),
+) -> Result<RunReport, RunError> {
+    run_judged(cases, options, &Judge::Reference, progress)
+}
+
+/// [`run`], decoded values judged by `judge`: the same value once read into the frame's model
+/// of the spec `judge` holds (for the reference protocol, [`Judge::Reference`], as [`run`]).
+pub fn run_judged(
+    cases: &[Case],
+    options: &RunOptions,
+    judge: &Judge<'_>,
     mut progress: impl FnMut(&Outcome),
 ) -> Result<RunReport, RunError> {
     let mut testee = TesteeProcess::new(options.command.clone());
@@ -264,7 +275,7 @@ pub fn run(
                         Verdict::Unimplemented,
                         format!("`{}` is not in the testee's frames", case.frame),
                     ),
-                    _ => judge(&mut testee, case, options.timeout),
+                    _ => judge_case(&mut testee, case, options.timeout, judge),
                 }
             }
         };
@@ -329,7 +340,12 @@ enum Want<'a> {
     Bytes(&'a str),
 }
 
-fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict, String) {
+fn judge_case(
+    testee: &mut TesteeProcess,
+    case: &Case,
+    timeout: Duration,
+    judge: &Judge<'_>,
+) -> (Verdict, String) {
     let (request, want) = match &case.check {
         Check::DecodeValue { hex, value } => (
             json!({"op": "decode", "frame": case.frame, "hex": hex}),
@@ -358,11 +374,16 @@ fn judge(testee: &mut TesteeProcess, case: &Case, timeout: Duration) -> (Verdict
         }
         Err(Fault::Crash(why)) => return (Verdict::Crash, why),
     };
-    judge_reply(&case.frame, &want, &reply)
+    judge_reply(judge, &case.frame, &want, &reply)
 }
 
-/// The verdict on a frame case's `reply`, for the frame `frame`.
-fn judge_reply(frame: &str, want: &Want<'_>, reply: &Value) -> (Verdict, String) {
+/// The verdict on a frame case's `reply`, for the frame `frame`, values compared by `judge`.
+fn judge_reply(
+    judge: &Judge<'_>,
+    frame: &str,
+    want: &Want<'_>,
+    reply: &Value,
+) -> (Verdict, String) {
     // TESTEE-4: answered `unimplemented` is not a failure.
     if let Some(why) = reply.get("unimplemented") {
         return (
@@ -383,7 +404,7 @@ fn judge_reply(frame: &str, want: &Want<'_>, reply: &Value) -> (Verdict, String)
     match want {
         Want::Value(value) => match ok.and_then(|o| o.get("value")) {
             // TESTEE-8: values compare after reading them into the frame's types.
-            Some(actual) => match frame_json::same_value(frame, value, actual) {
+            Some(actual) => match judge.same_value(frame, value, actual) {
                 Ok(true) => (Verdict::Pass, String::new()),
                 Ok(false) => (
                     Verdict::Fail,
@@ -461,14 +482,26 @@ mod tests {
             reply("truncated", 3, "tick", "the input ends inside tick"),
             reply("truncated", 9, "", "eof"),
         ] {
-            assert_eq!(judge_reply("acked", &want, &r).0, Verdict::Pass, "{r}");
+            assert_eq!(
+                judge_reply(&Judge::Reference, "acked", &want, &r).0,
+                Verdict::Pass,
+                "{r}"
+            );
         }
-        let (verdict, detail) = judge_reply("acked", &want, &reply("over_width", 3, "tick", ""));
+        let (verdict, detail) = judge_reply(
+            &Judge::Reference,
+            "acked",
+            &want,
+            &reply("over_width", 3, "tick", ""),
+        );
         assert_eq!(verdict, Verdict::Fail);
         assert!(detail.contains("expected error truncated"), "{detail}");
         assert!(detail.contains("got error over_width"), "{detail}");
         let ok = json!({"id": 1, "ok": {"value": {}}});
-        assert_eq!(judge_reply("acked", &want, &ok).0, Verdict::Fail);
+        assert_eq!(
+            judge_reply(&Judge::Reference, "acked", &want, &ok).0,
+            Verdict::Fail
+        );
     }
 
     #[test]

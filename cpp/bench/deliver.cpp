@@ -1,4 +1,5 @@
-// The C++ AckedDecoder's whole delivery (ackwire_acked.hpp over reference/acked.hpp): the cube
+// The C++ AckedDecoder's whole delivery (ackwire_acked.hpp over reference.hpp, the binding
+// `ackwire gen --lang cpp` writes for the reference protocol's `state Reference`): the cube
 // scene's acked frames that `cargo bench -p ackwire-bench --bench deliver` replays through the
 // Rust AckedDecoder (bench/benches/deliver.rs: seed 1, no loss, the join's keyframe first,
 // then two POSE_REFRESH cycles), replayed through a fresh C++ decoder: decoding each frame,
@@ -16,7 +17,7 @@
 // per frame (the entities are the join keyframe's changes: 901 for the cubes), the unit of
 // the Rust bench (1e9 over criterion's `thrpt`).
 
-#include "reference/acked.hpp"
+#include "reference.hpp"
 
 #include <algorithm>
 #include <chrono>

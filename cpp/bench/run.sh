@@ -46,9 +46,9 @@ fi
 "$cxx" -std=c++17 -O2 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion \
     -Wsign-conversion -I "$here/build/gen" -o "$here/build/bench" "$here/bench.cpp" &
 codec=$!
-# reference/acked.hpp is found through the runtime's folder, protocol.hpp through build/gen.
+# reference.hpp (the generated binding), protocol.hpp and the runtime's headers are in build/gen.
 "$cxx" -std=c++17 -O2 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion \
-    -Wsign-conversion -I "$here/build/gen" -I "$here/.." -o "$here/build/deliver" \
+    -Wsign-conversion -I "$here/build/gen" -o "$here/build/deliver" \
     "$here/deliver.cpp" &
 deliver=$!
 status=0

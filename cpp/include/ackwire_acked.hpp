@@ -15,9 +15,11 @@
 // | the inputs of its kind 7 frames (ACK-10..13)     | AckWriter                      | client |
 //
 // A schema S (a template parameter, as Rust's `AckedSchema` trait) provides:
-//   using Record, Change, Event;                        one entity's record, change, an event
+//   using Record, Change, Event, Input;                 one entity's record, change, an event,
+//                                                       an input of the kind 7 frame
 //   static constexpr size_t SENT_RING, HELD_RING, RELIABLE_ABOVE;
 //   static constexpr uint64_t EVENT_TTL;  static constexpr uint32_t CHECK_EVERY;
+//   static constexpr const char* FRAME_NAME, ACK_NAME;  its frames' names in a session
 //   static rt::EncodeStatus diff(uint16_t eid, const Record* base, const Record& next,
 //       uint32_t tick, std::optional<Change>& out);     the change base -> next, or none
 //   static uint16_t change_eid(const Change&);
@@ -29,7 +31,14 @@
 //   static rt::EncodeStatus encode_frame(const Frame<S>&, std::vector<uint8_t>& out);
 //   static std::optional<rt::DecodeError> decode_frame_into(const uint8_t*, size_t,
 //       Frame<S>& out);                                 reusing out's buffers
-// cpp/reference/acked.hpp implements it for the reference protocol.
+//   static rt::EncodeStatus encode_ack(const AckContent<Input>&, std::vector<uint8_t>& out);
+//   static std::optional<rt::DecodeError> decode_ack(const uint8_t*, size_t,
+//       AckContent<Input>& out);
+//   static uint32_t input_tick(const Input&);           the server tick an input is aimed at
+// `ackwire gen --lang cpp` writes one for every profile of every `state` a spec declares (the
+// reference protocol's `reference::Reference`, kind 6, and `reference::PackedReference`, kind
+// 12, in `reference.hpp` beside `protocol.hpp`); the session halves over a schema are
+// ackwire_acked_half.hpp's.
 //
 // Sans-IO: ticks are arguments; nothing reads a clock, opens a socket or starts a thread.
 // Nothing here throws on a peer's bytes, and every container a peer can grow is bounded:
@@ -84,9 +93,23 @@ struct AckedFrame {
 template <typename S>
 using Frame = AckedFrame<typename S::Change, typename S::Event>;
 
-/// One entity of a server-side state: the record, and the life it belongs to. An id whose life
-/// changed is, to the client, an entity gone and another one come whole (ACK-5: removed, then whole
-/// again).
+/// What a kind 7 frame says, in schema-independent terms (acked.wire's `Ack`): the newest frame
+/// the client applied, whether it asks for a keyframe, and its recent inputs.
+template <typename I>
+struct AckContent {
+    /// The newest frame applied (0 for none, and while a keyframe is requested).
+    uint32_t ack_tick = 0;
+    /// The client's check failed: it asks for a keyframe (AckFlags::KEYFRAME_REQUEST).
+    bool keyframe_request = false;
+    /// The sequence number of the first input (meaningful only when there are inputs).
+    uint32_t first_seq = 0;
+    /// The inputs, oldest first; the i-th has `first_seq + i`.
+    std::vector<I> inputs;
+};
+
+/// One entity of a server-side state: the record, and the life it belongs to. An id whose
+/// life changed is, to the client, an entity gone and another one come whole (ACK-5: removed,
+/// then whole again).
 template <typename R>
 struct Entry {
     /// Which life of the id this is; the server bumps it on every spawn under the id.
@@ -574,6 +597,14 @@ public:
             counters_.inputs_taken += 1;
         }
         return verdict;
+    }
+
+    /// The same, from a kind 7 frame's content: `S::input_tick` gives the tick each input is
+    /// aimed at.
+    template <typename I>
+    AckVerdict on_ack(uint64_t current, const AckContent<I>& ack) {
+        return on_ack(current, ack.ack_tick, ack.keyframe_request, ack.first_seq, ack.inputs,
+            [](const I& input) { return S::input_tick(input); });
     }
 
     /// Where the client's inputs go, for its counters.
@@ -1168,6 +1199,23 @@ public:
 
     /// The inputs still repeated, oldest first, with their sequence numbers.
     const std::deque<std::pair<uint32_t, I>>& pending() const { return pending_; }
+
+    /// The kind 7 frame acknowledging `ack_tick` with every input still repeated;
+    /// `keyframe_request` sets KEYFRAME_REQUEST (the client's check failed and it holds no
+    /// base: acked.wire, AckFlags), and the frame then acknowledges nothing.
+    AckContent<I> content(uint32_t ack_tick, bool keyframe_request) const {
+        AckContent<I> ack;
+        ack.ack_tick = keyframe_request ? 0 : ack_tick;
+        ack.keyframe_request = keyframe_request;
+        if (!pending_.empty()) {
+            ack.first_seq = pending_.front().first;
+        }
+        ack.inputs.reserve(pending_.size());
+        for (const auto& p : pending_) {
+            ack.inputs.push_back(p.second);
+        }
+        return ack;
+    }
 
 private:
     std::deque<std::pair<uint32_t, I>> pending_;

@@ -17,6 +17,8 @@ fn game() -> (ackwire_spec::model::Spec, Vec<(String, Vec<u8>)>) {
         .unwrap_or_else(|e| panic!("{e}"));
     let options = Options {
         repository: "my-game".to_string(),
+        alloc_per_byte: 72,
+        alloc_slack: 256,
         seeds: vec![
             Seed {
                 frame: "match_update".to_string(),

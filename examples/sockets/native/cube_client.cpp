@@ -1,6 +1,7 @@
-// The native example: the C++ AckedDecoder (the facade ackwire::reference::AckedClientHalf of
-// cpp/reference/acked.hpp, over the generated codec) on the cube scene's acked
-// frames, over a real UDP socket on 127.0.0.1 against examples/sockets' cube-server.
+// The native example: the C++ AckedDecoder (the facade acked::AckedClientHalf of
+// ackwire_acked_half.hpp, over reference::Reference, the binding `ackwire gen --lang cpp` writes
+// for the reference protocol's `state Reference`) on the cube scene's acked frames, over a real
+// UDP socket on 127.0.0.1 against examples/sockets' cube-server.
 //
 //   cube_client 127.0.0.1 PORT [--timeout-s 60]
 //
@@ -15,7 +16,8 @@
 // Exit status: 0 after `done` with at least one frame shown, 1 otherwise (a timeout, a socket
 // error, nothing shown), 2 for a bad command line.
 
-#include "reference/acked.hpp"
+#include "ackwire_acked_half.hpp"
+#include "reference.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -81,7 +83,8 @@ int main(int argc, char** argv) {
         return 1;
     }
 
-    ackwire::reference::AckedClientHalf half(16);
+    using Half = ackwire::acked::AckedClientHalf<ackwire::reference::Reference>;
+    Half half(16);
     std::vector<uint8_t> buf(65536);
     const auto start = std::chrono::steady_clock::now();
     const auto deadline = start + std::chrono::seconds(timeout_s);
@@ -106,8 +109,7 @@ int main(int argc, char** argv) {
         const ackwire::session::Now now{0, ms};
         frames += 1;
         auto delivery = half.handle_frame(now, "acked", buf.data(), len);
-        if (delivery.ok() && delivery.value().kind ==
-                ackwire::reference::AckedClientHalf::Delivery::Kind::shown) {
+        if (delivery.ok() && delivery.value().kind == Half::Delivery::Kind::shown) {
             shown += 1;
             const auto tick = half.shown_tick();
             const std::string line = "shown " + std::to_string(tick ? *tick : 0) + " " +

@@ -39,6 +39,8 @@
 //! Limitation: a union is a `std::variant` alias, so two unions with the same variant records
 //! would be one C++ type.
 
+mod state;
+
 use super::{file_banner, snake_case, source_names, storage, Code, RuntimeSource};
 use crate::index::Decl;
 use crate::lower::{
@@ -79,10 +81,19 @@ pub const SESSION_HEADERS: &[(&str, &str)] = &[
         "ackwire_delta.hpp",
         include_str!("../../runtime/cpp/ackwire_delta.hpp"),
     ),
-    // The acked pair, docs/spec/acked.md (cpp-acked).
+    // The acked pair (cpp-acked, docs/spec/acked.md), its session halves and what a state's
+    // binding calls.
     (
         "ackwire_acked.hpp",
         include_str!("../../runtime/cpp/ackwire_acked.hpp"),
+    ),
+    (
+        "ackwire_acked_half.hpp",
+        include_str!("../../runtime/cpp/ackwire_acked_half.hpp"),
+    ),
+    (
+        "ackwire_state.hpp",
+        include_str!("../../runtime/cpp/ackwire_state.hpp"),
     ),
 ];
 
@@ -97,16 +108,31 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
 /// include path of the installed CMake package (`cpp/CMakeLists.txt`, target `ackwire::runtime`).
 pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String)> {
     let protocol = (PROTOCOL_HEADER.to_string(), protocol(spec, runtime));
+    let bindings = state_bindings(spec, runtime);
     if runtime == RuntimeSource::Package {
-        return vec![protocol];
+        let mut files = vec![protocol];
+        files.extend(bindings);
+        return files;
     }
     let mut files = vec![(RUNTIME_HEADER.to_string(), RUNTIME.to_string()), protocol];
+    files.extend(bindings);
     files.extend(
         SESSION_HEADERS
             .iter()
             .map(|(name, text)| ((*name).to_string(), (*text).to_string())),
     );
     files
+}
+
+/// The binding header of every state of `spec` (`reference.hpp` for `state Reference`), as
+/// (file name, text): the acked schemas the session machines run over, generated from the
+/// state's plan ([`crate::state::StatePlan`]).
+pub fn state_bindings(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String)> {
+    crate::state::plans(spec)
+        .iter()
+        .filter(|p| p.byte_profile().is_some())
+        .map(|p| (state::file_name(p), state::binding(spec, p, runtime)))
+        .collect()
 }
 
 /// The codec header of `spec`.
@@ -1391,7 +1417,6 @@ impl<'a> Gen<'a> {
         let (n, packed) = (&plan.record.name, plan.packed);
         let empty = plan.steps.is_empty();
         let no_values = plan.values().next().is_none();
-        let rd = if packed { "b" } else { "r" };
         if plan.key.is_some() {
             self.code.line(
                 "/// Reads the record within an ascending list: its key is the difference from",
@@ -1407,99 +1432,107 @@ impl<'a> Gen<'a> {
             self.open_fn(&sig_read(n, false, empty, no_values));
         }
         for step in &plan.steps {
-            let f = step.field;
-            let path = field_path(&f.name);
-            let target = format!("out.{}", ident(&f.name));
-            let lines = match step.role {
-                Role::Constant(c) => {
-                    let (at, fail) = if packed {
-                        ("b.bit_pos()", "b.fail")
-                    } else {
-                        ("r.pos()", "r.fail")
-                    };
-                    let mut lines = vec![
-                        "{".to_string(),
-                        format!("    const size_t at = {at};"),
-                        format!(
-                            "    {} value{};",
-                            Self::cpp_type(&step.wire),
-                            Self::init(&step.wire)
-                        ),
-                    ];
-                    lines.extend(indent(self.decode(&step.wire, packed, "value", &path, 0)));
-                    lines.push(format!("    if (value != {}) {{", literal(c)));
-                    lines.push(format!("        {fail}(rt::ErrorKind::bad_constant, at);"));
-                    lines.push(format!("        {}", bail(rd, &path)));
-                    lines.push("    }".into());
-                    lines.push("}".into());
-                    lines
-                }
-                Role::Count { .. } => {
-                    self.code.line(format!(
-                        "{} {}{};",
-                        Self::cpp_type(&step.wire),
-                        local(&f.name),
-                        Self::init(&step.wire)
-                    ));
-                    self.decode(&step.wire, packed, &local(&f.name), &path, 0)
-                }
-                Role::Key if packed => {
-                    let (max, read) = read_raw_bits(&step.wire, "delta");
-                    let mut lines = vec![
-                        "{".to_string(),
-                        "    const size_t at = b.bit_pos();".into(),
-                        "    uint64_t delta = 0;".into(),
-                    ];
-                    lines.extend(indent(check(
-                        &[
-                            read,
-                            format!("b.ascending_to(prev, delta, {max}, at, {target})"),
-                        ],
-                        &bail("b", &path),
-                    )));
-                    lines.push("}".into());
-                    lines
-                }
-                Role::Key => {
-                    let (bits, read) = read_raw(&step.wire, "delta");
-                    let mut lines = vec![
-                        "{".to_string(),
-                        "    const size_t at = r.pos();".into(),
-                        "    uint64_t delta = 0;".into(),
-                    ];
-                    lines.extend(indent(check(
-                        &[
-                            read,
-                            format!("r.ascending(prev, delta, {bits}, at, {target})"),
-                        ],
-                        &bail("r", &path),
-                    )));
-                    lines.push("}".into());
-                    lines
-                }
-                Role::Value => match Self::presence(step, false) {
-                    Some(cond) => {
-                        let decode =
-                            |target: &str| self.decode(&step.wire, packed, target, &path, 0);
-                        let mut lines = vec![format!("if ({cond}) {{")];
-                        if decode("@").len() == 1 && !matches!(step.wire, Wire::Array(_)) {
-                            lines.extend(indent(decode(&format!("{target}.emplace()"))));
-                        } else {
-                            lines.push(format!("    auto& value = {target}.emplace();"));
-                            lines.extend(indent(decode("value")));
-                        }
-                        lines.push("} else {".into());
-                        lines.push(format!("    {target}.reset();"));
-                        lines.push("}".into());
-                        lines
-                    }
-                    None => self.decode(&step.wire, packed, &target, &path, 0),
-                },
-            };
+            let target = format!("out.{}", ident(&step.field.name));
+            let lines = self.read_step(step, packed, &target);
             self.lines(lines);
         }
         self.code.line("return true;");
         self.code.close("}");
+    }
+
+    /// Lines reading step `step` of a record into the lvalue `target` (its field, `out.x`), as
+    /// the record's reader reads it: a constant checked, a count into its local (declared
+    /// here), a key after the previous one (`prev`), a value under its presence condition.
+    fn read_step(&self, step: &Step<'_>, packed: bool, target: &str) -> Vec<String> {
+        let f = step.field;
+        let path = field_path(&f.name);
+        let rd = if packed { "b" } else { "r" };
+        match step.role {
+            Role::Constant(c) => {
+                let (at, fail) = if packed {
+                    ("b.bit_pos()", "b.fail")
+                } else {
+                    ("r.pos()", "r.fail")
+                };
+                let mut lines = vec![
+                    "{".to_string(),
+                    format!("    const size_t at = {at};"),
+                    format!(
+                        "    {} value{};",
+                        Self::cpp_type(&step.wire),
+                        Self::init(&step.wire)
+                    ),
+                ];
+                lines.extend(indent(self.decode(&step.wire, packed, "value", &path, 0)));
+                lines.push(format!("    if (value != {}) {{", literal(c)));
+                lines.push(format!("        {fail}(rt::ErrorKind::bad_constant, at);"));
+                lines.push(format!("        {}", bail(rd, &path)));
+                lines.push("    }".into());
+                lines.push("}".into());
+                lines
+            }
+            Role::Count { .. } => {
+                let mut lines = vec![format!(
+                    "{} {}{};",
+                    Self::cpp_type(&step.wire),
+                    local(&f.name),
+                    Self::init(&step.wire)
+                )];
+                lines.extend(self.decode(&step.wire, packed, &local(&f.name), &path, 0));
+                lines
+            }
+            Role::Key if packed => {
+                let (max, read) = read_raw_bits(&step.wire, "delta");
+                let mut lines = vec![
+                    "{".to_string(),
+                    "    const size_t at = b.bit_pos();".into(),
+                    "    uint64_t delta = 0;".into(),
+                ];
+                lines.extend(indent(check(
+                    &[
+                        read,
+                        format!("b.ascending_to(prev, delta, {max}, at, {target})"),
+                    ],
+                    &bail("b", &path),
+                )));
+                lines.push("}".into());
+                lines
+            }
+            Role::Key => {
+                let (bits, read) = read_raw(&step.wire, "delta");
+                let mut lines = vec![
+                    "{".to_string(),
+                    "    const size_t at = r.pos();".into(),
+                    "    uint64_t delta = 0;".into(),
+                ];
+                lines.extend(indent(check(
+                    &[
+                        read,
+                        format!("r.ascending(prev, delta, {bits}, at, {target})"),
+                    ],
+                    &bail("r", &path),
+                )));
+                lines.push("}".into());
+                lines
+            }
+            Role::Value => match Self::presence(step, false) {
+                Some(cond) => {
+                    let decode = |target: &str| self.decode(&step.wire, packed, target, &path, 0);
+                    let mut lines = vec![format!("if ({cond}) {{")];
+                    if decode("@").len() == 1 && !matches!(step.wire, Wire::Array(_)) {
+                        lines.extend(indent(decode(&format!("{target}.emplace()"))));
+                    } else {
+                        lines.push(format!("    auto& value = {target}.emplace();"));
+                        lines.extend(indent(decode("value")));
+                    }
+                    lines.push("} else {".into());
+                    lines.push(format!("    {target}.reset();"));
+                    lines.push("}".into());
+                    lines
+                }
+                None => self.decode(&step.wire, packed, target, &path, 0),
+            },
+        }
     }
 
     // ---- encoding ----
@@ -2567,7 +2600,8 @@ mod tests {
         let spec = crate::reference_spec().expect("the reference protocol compiles");
         let files = generate(&spec);
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-        let mut expected = vec![RUNTIME_HEADER, PROTOCOL_HEADER];
+        // The runtime, the codec, the binding of the protocol's `state Reference`, the sessions.
+        let mut expected = vec![RUNTIME_HEADER, PROTOCOL_HEADER, "reference.hpp"];
         expected.extend(SESSION_HEADERS.iter().map(|(n, _)| *n));
         assert_eq!(names, expected);
         assert!(files[1]

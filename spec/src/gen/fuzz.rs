@@ -3,13 +3,13 @@
 //!
 //! One target per frame, `decode_<frame>`, each a line over the crate's check
 //! (`fuzz/lib.rs`, written as `src/lib.rs`): the input decodes within the allocation limit every
-//! ackwire decoder promises (48 heap bytes per byte of input, counted by the counting allocator
-//! of `ackwire-testkit`, copied as `src/counting.rs`), and an accepted input re-encodes to the
-//! same bytes in `encoded_len` of them. Each target's corpus is seeded with the seeds given (the
-//! CLI gives the spec's derived vectors). The crate builds over a copy of `ackwire-rt`, as the
-//! Rust testee does, with the same stable-Rust commands as ackwire's own fuzz step
-//! (`cargo fuzz build --sanitizer none -a`), and holds the three files ClusterFuzzLite and
-//! OSS-Fuzz read (`.clusterfuzzlite/`), ackwire's own but for the repository's name.
+//! ackwire decoder promises (the multiple given, `ackwire_codec::DECODE_ALLOC_PER_BYTE`, counted
+//! by the counting allocator of `ackwire-testkit`, copied as `src/counting.rs`), and an accepted
+//! input re-encodes to the same bytes in `encoded_len` of them. Each target's corpus is seeded
+//! with the seeds given (the CLI gives the spec's derived vectors). The crate builds over a copy
+//! of `ackwire-rt`, as the Rust testee does, with the same stable-Rust commands as ackwire's own
+//! fuzz step (`cargo fuzz build --sanitizer none -a`), and holds the three files ClusterFuzzLite
+//! and OSS-Fuzz read (`.clusterfuzzlite/`), ackwire's own but for the repository's name.
 
 use super::{rust, snake_case, source_names, testee};
 use crate::lower::Lowering;
@@ -20,7 +20,8 @@ use crate::model::Spec;
 pub struct Seed {
     /// The frame's name (snake_case).
     pub frame: String,
-    /// A name for the file, unique within the frame (a vector's name).
+    /// A name for the file, unique within the frame (a vector's name); its words become the
+    /// file's name.
     pub name: String,
     /// The bytes.
     pub bytes: Vec<u8>,
@@ -33,6 +34,12 @@ pub struct Options {
     pub repository: String,
     /// The corpus's first inputs.
     pub seeds: Vec<Seed>,
+    /// The most heap bytes a decoder may hold per byte of its input
+    /// (`ackwire_codec::DECODE_ALLOC_PER_BYTE`, the documented multiple).
+    pub alloc_per_byte: u64,
+    /// Heap bytes a decoder may hold beyond that, whatever the input's length
+    /// (`ackwire_codec::DECODE_ALLOC_SLACK`).
+    pub alloc_slack: u64,
 }
 
 /// The three files ClusterFuzzLite and OSS-Fuzz read, as (name in `.clusterfuzzlite/`, text)
@@ -109,7 +116,11 @@ pub fn generate(spec: &Spec, options: &Options) -> Vec<(String, Vec<u8>)> {
     files.insert(0, ("Cargo.toml".to_string(), manifest.into_bytes()));
     files.push((
         "src/lib.rs".to_string(),
-        (header("//!") + include_str!("fuzz/lib.rs")).into_bytes(),
+        (header("//!")
+            + &include_str!("fuzz/lib.rs")
+                .replace("@PER_BYTE@", &options.alloc_per_byte.to_string())
+                .replace("@SLACK@", &options.alloc_slack.to_string()))
+            .into_bytes(),
     ));
     let codec = rust::Options {
         source: sources.clone(),
@@ -131,17 +142,13 @@ pub fn generate(spec: &Spec, options: &Options) -> Vec<(String, Vec<u8>)> {
             .map(|(path, text)| (path, text.into_bytes())),
     );
     for seed in &options.seeds {
-        let file: String = seed
+        // The name's words joined by `_`: a file name in any file system.
+        let file = seed
             .name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join("_");
         files.push((
             format!("corpus/decode_{}/{file}", seed.frame),
             seed.bytes.clone(),

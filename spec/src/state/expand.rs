@@ -433,7 +433,7 @@ fn derive(state: &State, plan: &StatePlan) -> Vec<Item> {
                 vec![
                     field(&["How many entities changed."], "changed_count", int(false, 16), bspan),
                     field(
-                        &["The changes in ascending id: the first change's id, then each id as its gap from the previous change's (at least 1)."],
+                        &["The changes in ascending id (ACK-8): the first change's id, then each id as its gap from the previous change's (at least 1)."],
                         "changes",
                         Type::Array(Box::new(Array {
                             elem: named(&pp.change, bspan),

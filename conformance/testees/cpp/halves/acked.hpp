@@ -1,8 +1,10 @@
-// The `acked` session pair (`docs/spec/acked.md`) over the runtime's machines
-// (gen/ackwire_acked.hpp, bound to the reference protocol by gen/reference/acked.hpp):
-// `acked_server` is the server's per-client AckedEncoder fed by a world and the reference
-// Presenter; `acked_client` is the client's AckedDecoder with its kind 7 writer. A port of
-// conformance/src/sessions/acked.rs, which says what the params, the world ops and the reports are:
+// The `acked` session pair (`docs/spec/acked.md`) over the runtime's halves
+// (gen/ackwire_acked_half.hpp) and the binding `ackwire gen` writes for `state Reference`
+// (gen/reference.hpp): `acked_server` is the server's per-client AckedEncoder fed by a world and
+// the reference Presenter (gen/reference/presenter.hpp, the game's hand-written policy);
+// `acked_client` is the client's AckedDecoder with its kind 7 writer. A port of
+// conformance/src/sessions/acked.rs, which says what the params, the world ops and the reports
+// are:
 // - params (an object, every key optional, the same object opens both halves): `own` (eids,
 //   default [1]), `near_enter`, `near_leave` (metres, 12 and 14), `far_every` (ticks, 6),
 //   `max_late`, `max_early` (ticks, 4 and 64), `input_lead` (ticks, 2), `keep_inputs` (16),
@@ -13,16 +15,16 @@
 //   the tick's other ops; an entity keeps it for its life);
 // - each server tick sends one `acked` frame, each client tick one `ack`.
 // `acked_packed_server` and `acked_packed_client` are the same halves over the bit-packed schema
-// (gen/reference/acked_packed.hpp's PackedReference): kind 12 frames named `acked_packed`, the
-// same acks.
+// (gen/reference.hpp's PackedReference): kind 12 frames named `acked_packed`, the same acks.
 
 //
 // Included by sessions.hpp after Session and Opener, before openers().
 
 #pragma once
 
-#include "reference/acked.hpp"
-#include "reference/acked_packed.hpp"
+#include "ackwire_acked_half.hpp"
+#include "reference.hpp"
+#include "reference/presenter.hpp"
 
 #include <algorithm>
 #include <array>
@@ -275,7 +277,7 @@ inline std::vector<protocol::Event> apply_ops(
 template <typename S, const char* NAME>
 class AckedServer : public Session {
 public:
-    explicit AckedServer(const Params& p) : half_(p.view, p.window) {}
+    explicit AckedServer(const Params& p) : half_(ref::Presenter(p.view), p.window) {}
 
     Outcome<bool> advance(uint64_t tick, uint64_t now_ms, const Value& ops) override {
         std::vector<Op> parsed;
@@ -298,8 +300,8 @@ public:
         if (!turned) {
             return turned.error();
         }
-        // SRV-12: inputs execute on the tick they name; the reference world does not act on them,
-        // it only consumes them so the buffer reports what is still ahead.
+        // SRV-12: inputs execute on the tick they name; the reference world does
+        // not act on them, it only consumes them so the buffer reports what is still ahead.
         while (half_.machine().inputs_mut().execute_due(tick)) {
         }
         auto done = half_.handle_tick(Now{tick, now_ms}, world_, std::move(events));
@@ -325,7 +327,7 @@ public:
             }
             return e.message;
         }
-        const ref::AckedAckReport& report = r.value();
+        const acked::AckedAckReport& report = r.value();
         out.set("ack", Value::from_string(acked::verdict_name(report.verdict)));
         out.set("base", report.base ? Value::from_u64(*report.base) : Value());
         out.set("last_seq", Value::from_u64(report.last_seq));
@@ -347,7 +349,7 @@ public:
 private:
     ref::World world_;
     std::map<uint16_t, uint32_t> lives_;
-    ref::BasicAckedServerHalf<S> half_;
+    acked::AckedServerHalf<S, ref::Presenter> half_;
     uint64_t tick_ = 0;
 };
 
@@ -477,7 +479,7 @@ public:
     std::optional<uint32_t> state_hash() override { return half_.state_hash(); }
 
 private:
-    ref::BasicAckedClientHalf<S> half_;
+    acked::AckedClientHalf<S> half_;
     uint32_t lead_;
     std::optional<uint64_t> corrupt_at_;
 };

@@ -18,13 +18,13 @@ use ackwire_rt::Frame;
 static ALLOC: counting::CountingAlloc = counting::CountingAlloc;
 
 /// The most heap bytes decoding holds at once per byte of its input: ackwire's documented
-/// multiple (docs/limits.md), which a layout whose decoded values are much larger than their
-/// bytes would exceed.
-pub const DECODE_ALLOC_PER_BYTE: u64 = 48;
+/// multiple (`ackwire_codec::DECODE_ALLOC_PER_BYTE`, docs/limits.md), which a layout whose
+/// decoded values are much larger than their bytes would exceed.
+pub const DECODE_ALLOC_PER_BYTE: u64 = @PER_BYTE@;
 
 /// Heap bytes decoding may hold beyond [`DECODE_ALLOC_PER_BYTE`] times its input's length,
 /// whatever the length: an error's field path.
-pub const DECODE_ALLOC_SLACK: u64 = 256;
+pub const DECODE_ALLOC_SLACK: u64 = @SLACK@;
 
 /// The check of the target of frame `F` on `data`. Panics when a promise is broken.
 pub fn decode<F: Frame>(data: &[u8]) {

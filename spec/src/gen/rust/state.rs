@@ -2532,7 +2532,7 @@ impl State<'_, '_, '_, '_> {
         self.open(format!(
             "fn encode_frame(frame: &{m}::FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
         ));
-        self.line("Self::pack_frame(frame)?.write(out)");
+        self.line("Self::write_frame(frame, out)");
         self.close("}");
         self.blank();
         self.open(format!(
@@ -2661,6 +2661,8 @@ impl State<'_, '_, '_, '_> {
         self.close("})");
         self.close("}");
         self.blank();
+        self.write_frame(&packed);
+        self.blank();
         self.line(format!(
             "/// A kind {} frame as the byte-aligned frame it carries: the header first (a keyframe",
             packed.kind
@@ -2707,6 +2709,172 @@ impl State<'_, '_, '_, '_> {
         self.close("}");
     }
 
+    /// The packed record a form's value `v` is re-coded into (`PackedPoseStep { .. }`), and
+    /// whether it can fail (a quantized field that does not fit).
+    fn packed_form_value(&self, form: &FormPlan) -> (String, bool) {
+        let rt = self.rt();
+        let fields: Vec<String> = form
+            .wire
+            .iter()
+            .map(|w| {
+                let bty = self.field_type(&form.record, &w.name);
+                let pty = self.field_type(&form.packed_record, &w.name);
+                let src = format!("v.{}", super::ident(&w.name));
+                let val = match (&w.ty, &w.packed) {
+                    (Type::Quant { .. }, Type::Quant { .. }) if bty == pty => src,
+                    (Type::Quant { wire, num, den }, _) => {
+                        let (lo, hi) = range_of(wire).unwrap_or((0, 0));
+                        let q = if lo < 0 {
+                            format!(
+                                "{rt}::quantize_int({src}, {}, {lo}, {hi})",
+                                super::scale_arg(*num, *den)
+                            )
+                        } else {
+                            format!(
+                                "{rt}::quantize_uint({src}, {}, {hi})",
+                                super::scale_arg(*num, *den)
+                            )
+                        };
+                        format!(
+                            "{q}.map_err(|e| e.field({:?}).field({:?}))? as {pty}",
+                            w.name, form.field
+                        )
+                    }
+                    _ if bty == pty => src,
+                    _ => format!("{pty}::from({src})"),
+                };
+                format!("{}: {val}", super::ident(&w.name))
+            })
+            .collect();
+        let needs_result = fields.iter().any(|f| f.contains('?'));
+        (
+            format!("{} {{ {} }}", form.packed_record, fields.join(", ")),
+            needs_result,
+        )
+    }
+
+    /// The packed change's fields before its forms (`eid`, `mask`, each age), as
+    /// `(field, value of c)`.
+    fn packed_head(&self, packed: &ProfilePlan) -> Vec<(String, String)> {
+        let p = self.p;
+        let eid_ty = self.field_type(&packed.change, "eid");
+        let mut head = vec![(
+            "eid".to_string(),
+            if eid_ty == "u16" {
+                "c.eid".to_string()
+            } else {
+                format!("{eid_ty}::from(c.eid)")
+            },
+        )];
+        head.push(("mask".into(), "Self::pack_mask(c.mask)?".into()));
+        for g in &p.groups {
+            if let Some(t) = &g.tick {
+                let a = super::ident(&t.age);
+                let pty = self.field_type(&packed.change, &t.age);
+                let bty = uint_type(t.wire.bits);
+                head.push((
+                    a.to_string(),
+                    if pty == bty {
+                        format!("c.{a}")
+                    } else {
+                        format!("c.{a}.map({pty}::from)")
+                    },
+                ));
+            }
+        }
+        head
+    }
+
+    /// The packed frame written straight from the byte-aligned one: the bytes (and, on a valid
+    /// frame, the outcome) of `pack_frame(frame)?.write(out)`, the generated writer's fields in
+    /// its order, without a list of packed changes: each change is re-coded into one held packed
+    /// change (`pack_change_into`) and written before the next.
+    fn write_frame(&mut self, packed: &ProfilePlan) {
+        let p = self.p;
+        let m = self.m.clone();
+        let rt = self.rt();
+        self.line(
+            "/// [`Self::pack_frame`]'s frame written: the same bytes, each change re-coded into one",
+        );
+        self.line("/// packed change held for the frame and written before the next (a frame it cannot write");
+        self.line("/// fails at the first change that fails).");
+        self.open(format!(
+            "fn write_frame(frame: &{m}::FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
+        ));
+        self.open("if frame.events.len() > usize::from(u8::MAX) {");
+        self.line(format!("return Err({m}::wire::over(\"event_count\"));"));
+        self.close("}");
+        self.line(format!("let mut flags = {}::empty();", p.acked_flags));
+        self.line(format!(
+            "flags.set({}::KEYFRAME, frame.keyframe);",
+            p.acked_flags
+        ));
+        self.line(format!(
+            "flags.set({}::CHECK, frame.check.is_some());",
+            p.acked_flags
+        ));
+        self.line(format!(
+            "out.uint(1, false, {}).map_err(|e| e.field(\"kind\"))?;",
+            packed.kind
+        ));
+        for (f, n) in [
+            ("tick", 4),
+            ("base_tick", 4),
+            ("last_seq", 4),
+            ("input_buffer", 1),
+        ] {
+            self.line(format!(
+                "out.uint({n}, false, u64::from(frame.{f})).map_err(|e| e.field(\"{f}\"))?;"
+            ));
+        }
+        self.line("flags.write(out).map_err(|e| e.field(\"flags\"))?;");
+        self.line(
+            "out.uint(2, false, frame.removed.len() as u64).map_err(|e| e.field(\"removed_count\"))?;",
+        );
+        self.open("if let Some(v) = frame.check {");
+        self.line("out.uint(4, false, u64::from(v)).map_err(|e| e.field(\"check\"))?;");
+        self.close("}");
+        self.open("for (i, id) in frame.removed.iter().enumerate() {");
+        self.line(
+            "out.uint(2, false, u64::from(*id)).map_err(|e| e.index(i).field(\"removed\"))?;",
+        );
+        self.close("}");
+        self.open(format!("{rt}::write_packed(out, |w| {{"));
+        self.line(
+            "w.uint(16, frame.changes.len() as u64).map_err(|e| e.field(\"changed_count\"))?;",
+        );
+        self.line("let mut prev = None;");
+        self.line(format!("let mut held: Option<{}> = None;", packed.change));
+        self.open("for (i, c) in frame.changes.iter().enumerate() {");
+        self.open("let packed = match &mut held {");
+        self.open("Some(packed) => {");
+        self.line("Self::pack_change_into(c, packed).map_err(|e| e.index(i).field(\"changes\"))?;");
+        self.line("packed");
+        self.close("}");
+        self.line("None => held.insert(Self::pack_change(c).map_err(|e| e.index(i).field(\"changes\"))?),");
+        self.close("};");
+        self.line(
+            "packed.write_bits_after(w, &mut prev).map_err(|e| e.index(i).field(\"changes\"))?;",
+        );
+        self.close("}");
+        self.line("Ok(())");
+        self.close("})");
+        self.line(".map_err(|e| e.field(\"body\"))?;");
+        self.line(
+            "out.uint(1, false, frame.events.len() as u64).map_err(|e| e.field(\"event_count\"))?;",
+        );
+        self.open("if !frame.events.is_empty() {");
+        self.line(
+            "out.uint(4, false, u64::from(frame.first_serial)).map_err(|e| e.field(\"first_serial\"))?;",
+        );
+        self.close("}");
+        self.open("for (i, e) in frame.events.iter().enumerate() {");
+        self.line("e.write(out).map_err(|e| e.index(i).field(\"events\"))?;");
+        self.close("}");
+        self.line("Ok(())");
+        self.close("}");
+    }
+
     fn pack_change(&mut self, byte: &ProfilePlan, packed: &ProfilePlan) {
         let p = self.p;
         let rt = self.rt();
@@ -2716,77 +2884,17 @@ impl State<'_, '_, '_, '_> {
             byte.change, packed.change
         ));
         self.open(format!("Ok({} {{", packed.change));
-        let eid_ty = self.field_type(&packed.change, "eid");
-        if eid_ty == "u16" {
-            self.line("eid: c.eid,");
-        } else {
-            self.line(format!("eid: {eid_ty}::from(c.eid),"));
+        for (f, v) in self.packed_head(packed) {
+            self.line(format!("{f}: {v},"));
         }
-        self.line("mask: Self::pack_mask(c.mask)?,");
         for g in &p.groups {
-            if let Some(t) = &g.tick {
-                let a = super::ident(&t.age);
-                let pty = self.field_type(&packed.change, &t.age);
-                let bty = uint_type(t.wire.bits);
-                if pty == bty {
-                    self.line(format!("{a}: c.{a},"));
-                } else {
-                    self.line(format!("{a}: c.{a}.map({pty}::from),"));
-                }
-            }
-        }
-        for (gi, g) in p.groups.iter().enumerate() {
             for form in &g.forms {
                 let f = super::ident(&form.field);
                 if form.packed || form.record == form.packed_record {
                     self.line(format!("{f}: c.{f},"));
                     continue;
                 }
-                let fields: Vec<String> = form
-                    .wire
-                    .iter()
-                    .map(|w| {
-                        let bty = self.field_type(&form.record, &w.name);
-                        let pty = self.field_type(&form.packed_record, &w.name);
-                        let src = format!("v.{}", super::ident(&w.name));
-                        let path = format!("{}.{}", form.field, w.name);
-                        let val = match (&w.ty, &w.packed) {
-                            (Type::Quant { .. }, Type::Quant { .. }) | (_, _)
-                                if bty == pty
-                                    && matches!(
-                                        (&w.ty, &w.packed),
-                                        (Type::Quant { .. }, Type::Quant { .. })
-                                    ) =>
-                            {
-                                src
-                            }
-                            (Type::Quant { wire, num, den }, _) => {
-                                let (lo, hi) = range_of(wire).unwrap_or((0, 0));
-                                let q = if lo < 0 {
-                                    format!(
-                                        "{rt}::quantize_int({src}, {}, {lo}, {hi})",
-                                        super::scale_arg(*num, *den)
-                                    )
-                                } else {
-                                    format!(
-                                        "{rt}::quantize_uint({src}, {}, {hi})",
-                                        super::scale_arg(*num, *den)
-                                    )
-                                };
-                                format!(
-                                    "{q}.map_err(|e| e.field({:?}).field({:?}))? as {pty}",
-                                    w.name, form.field
-                                )
-                            }
-                            _ if bty == pty => src,
-                            _ => format!("{pty}::from({src})"),
-                        };
-                        let _ = path;
-                        format!("{}: {val}", super::ident(&w.name))
-                    })
-                    .collect();
-                let needs_result = fields.iter().any(|f| f.contains('?'));
-                let body = format!("{} {{ {} }}", form.packed_record, fields.join(", "));
+                let (body, needs_result) = self.packed_form_value(form);
                 // A form the Rust type boxes (see `boxed_fields`), boxed.
                 let body = if self.g.is_boxed(&packed.change, &form.field) {
                     format!("Box::new({body})")
@@ -2800,10 +2908,53 @@ impl State<'_, '_, '_, '_> {
                 } else {
                     self.line(format!("{f}: c.{f}.as_ref().map(|v| {body}),"));
                 }
-                let _ = gi;
             }
         }
         self.close("})");
+        self.close("}");
+        self.blank();
+        // The same conversion into a packed change already held, its boxes reused.
+        self.line("/// [`Self::pack_change`] into `out`, writing each boxed form into the box `out` holds");
+        self.line(
+            "/// for it when it has one: re-coding a frame's changes one after another into one",
+        );
+        self.line("/// packed change allocates a box only when a form comes back after a change without it.");
+        self.open(format!(
+            "fn pack_change_into(c: &{}, out: &mut {}) -> Result<(), {rt}::EncodeError> {{",
+            byte.change, packed.change
+        ));
+        for (f, v) in self.packed_head(packed) {
+            self.line(format!("out.{f} = {v};"));
+        }
+        for g in &p.groups {
+            for form in &g.forms {
+                let f = super::ident(&form.field);
+                if form.packed || form.record == form.packed_record {
+                    self.line(format!("out.{f} = c.{f};"));
+                    continue;
+                }
+                let (body, needs_result) = self.packed_form_value(form);
+                if self.g.is_boxed(&packed.change, &form.field) {
+                    self.open(format!("match c.{f}.as_ref() {{"));
+                    self.open("Some(v) => {");
+                    self.line(format!("let packed = {body};"));
+                    self.open(format!("match out.{f}.as_deref_mut() {{"));
+                    self.line("Some(held) => *held = packed,");
+                    self.line(format!("None => out.{f} = Some(Box::new(packed)),"));
+                    self.close("}");
+                    self.close("}");
+                    self.line(format!("None => out.{f} = None,"));
+                    self.close("}");
+                } else if needs_result {
+                    self.line(format!(
+                        "out.{f} = c.{f}.as_ref().map(|v| Ok::<_, {rt}::EncodeError>({body})).transpose()?;"
+                    ));
+                } else {
+                    self.line(format!("out.{f} = c.{f}.as_ref().map(|v| {body});"));
+                }
+            }
+        }
+        self.line("Ok(())");
         self.close("}");
     }
 
