@@ -21,7 +21,8 @@ fn stderr(o: &Output) -> String {
 }
 
 fn temp(name: &str, text: &[u8]) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("ackwire-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ackwire-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -322,7 +323,8 @@ fn breaking_exits_1_and_locates_the_change_in_both_versions() {
         "breaking-old.wire",
         b"frame A {\n    kind: u8 = 1,\n}\n\nframe B {\n    kind: u8 = 2,\n    x: u16,\n}\n",
     );
-    let dir = std::env::temp_dir().join(format!("ackwire-cli-{}-new", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ackwire-cli-{}-new", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("b.wire"),
@@ -398,7 +400,8 @@ fn breaking_exits_2_on_a_version_that_does_not_compile() {
 
 #[test]
 fn doc_writes_a_site_for_the_reference_protocol_and_the_game() {
-    let base = std::env::temp_dir().join(format!("ackwire-cli-doc-{}", std::process::id()));
+    let base = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ackwire-cli-doc-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     let reference = base.join("reference");
     let o = ackwire(&["doc", "--out", reference.to_str().unwrap()]);
@@ -442,7 +445,8 @@ fn doc_refuses_a_broken_file_with_a_located_message() {
         "doc-broken.wire",
         b"frame A {\n    kind: u8 = 1,\n    x: Nope,\n}\n",
     );
-    let out = std::env::temp_dir().join(format!("ackwire-cli-doc-broken-{}", std::process::id()));
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ackwire-cli-doc-broken-{}", std::process::id()));
     let o = ackwire(&["doc", "--out", out.to_str().unwrap(), p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("doc-broken.wire:3:"), "{}", stderr(&o));
@@ -454,7 +458,8 @@ fn doc_refuses_a_broken_file_with_a_located_message() {
 
 #[test]
 fn gen_with_the_runtime_package_writes_no_runtime_file() {
-    let dir = std::env::temp_dir().join(format!("ackwire-cli-gen-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ackwire-cli-gen-{}", std::process::id()));
     // The codec and each declared state's binding (the reference declares one, `Reference`);
     // no runtime file, since the package brings the runtime.
     for (lang, only) in [
