@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the C++ runtime's own tests: test/runtime_test.cpp over
 # include/ackwire_runtime.hpp (and the session shape), test/acked_test.cpp over
-# include/ackwire_acked.hpp (seed 000's machines), test/rest_test.cpp over the datagram, baseline
+# include/ackwire_acked.hpp (ACK-17 to ACK-36's machines), test/rest_test.cpp over the datagram, baseline
 # and delta machines and their digests, test/packed19_test.cpp over the bucket codes, quaternions
 # and ascending lists of packed bodies, and the bindings `ackwire gen --lang cpp` writes for a
 # `state`: test/reference_test.cpp over the reference protocol's (build/gen/reference.hpp, from

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # Drives two testees (conformance/PROTOCOL.md) in lockstep through random lossy, reordering,
-# duplicating streams of the datagram (seed 003), baseline (seed 002) and delta (seed 004 §7)
-# session pairs: a scripted world on the server half, the network between the halves simulated
-# here with a seeded random.Random. After every request the two must answer alike: every
-# `take` (bytes, order, channel) and every client `state_hash` identical (reports are
-# informative and not compared). Exits non-zero on the first disagreement, printing both
-# answers. A check of a new port against the Rust halves beyond the recorded stream vectors,
+# duplicating streams of the datagram (`docs/spec/datagram.md`), baseline (`docs/spec/baseline.md`)
+# and delta (`docs/spec/delta.md`) session pairs: a scripted world on the server half, the network
+# between the halves simulated here with a seeded random.Random. After every request the two must
+# answer alike: every `take` (bytes, order, channel) and every client `state_hash` identical
+# (reports are informative and not compared). Exits non-zero on the first disagreement, printing
+# both answers. A check of a new port against the Rust halves beyond the recorded stream vectors,
 # until `ackwire fuzz-diff` drives streams (issue 18):
 #
 #   python3 scripts/lockstep-sessions.py "target/debug/ackwire testee" \

@@ -71,6 +71,9 @@ ackwire vectors
 ackwire vectors --spec spec/tests/sink/sink.wire --dir spec/tests/sink/vectors
 ackwire vectors --spec examples/game/wire --dir examples/game/vectors
 
+step "the specification's coverage: every normative rule of docs/spec cited where it is enforced and by a test"
+ackwire spec-coverage
+
 step "the conformance suite against every bundled implementation"
 bash scripts/conform.sh
 

@@ -6,7 +6,7 @@
 //! - [`scenes`]: the deterministic reference scenes (Fiedler's cubes, an arena, a field of
 //!   floats) and the network conditions they run under;
 //! - [`run`]: one scene through each protocol's sans-IO machines (acked frames, with large
-//!   frames reliable as the seed advises and as unreliable fragments, datagram v2,
+//!   frames reliable as ACK-27 advises and as unreliable fragments, datagram v2,
 //!   NetBaseline) and through full snapshots serialized with postcard and bitcode, measuring
 //!   bits, render error and CPU time;
 //! - [`coding`]: the coder study (issue 39): entropy coders measured on kind 12's bodies;

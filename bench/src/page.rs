@@ -75,17 +75,19 @@ reference spec and through the peers a user would otherwise pick: a full snapsho
 world every tick, serialized with postcard and with bitcode. Each protocol is a sans-IO \
 server encoding for one client and that client, joined by two channels:
 
-- `acked`: seed 000's acked stream, kind 6 frames onto the newest acknowledged base, kind 7 \
-acks back; a frame over RELIABLE_ABOVE goes on the reliable channel, as the seed advises;
+- `acked`: the acked stream (`docs/spec/acked.md`), kind 6 frames onto the newest acknowledged \
+base, kind 7 acks back; a frame over RELIABLE_ABOVE goes on the reliable channel, as ACK-27 advises;
 - `acked-frag`: the same stream with those frames sent as unreliable fragments instead, which \
-the seed also allows (\"it is still a frame like any other\"): what the advice costs;
+ACK-27 allows too (it is a SHOULD: such a frame is still a frame like any other): what the advice \
+costs;
 - `acked-packed`: the same machines in kind 12 frames, each change bit-packed \
 (`spec/protocol/acked_packed.wire`);
 - `fiedler`: Glenn Fiedler's published snapshot compression, onto the newest snapshot the \
 client acknowledged: the reference line, a bench peer rather than a protocol of ours (see \
 \"Beside Fiedler's scheme\");
-- `datagram`: seed 003's datagram v2, unreliable updates beside a reliable stream of spawns;
-- `baseline`: seed 002's NetBaseline snapshots within a budget of {mtu} bytes;
+- `datagram`: datagram v2 (`docs/spec/datagram.md`), unreliable updates beside a reliable stream \
+of spawns;
+- `baseline`: NetBaseline snapshots (`docs/spec/baseline.md`) within a budget of {mtu} bytes;
 - `postcard`, `bitcode`: the peers, the whole world each tick, no acks; the client keeps the \
 newest.
 

@@ -6,13 +6,12 @@
 //! takes acks), the client acknowledges, the client draws, the truth advances, the server
 //! mirrors it and encodes. The protocols:
 //!
-//! - `acked`: the acked stream (seed 000): the reference [`Presenter`] and [`AckedEncoder`],
-//!   the client's [`AckedDecoder`] and kind 7 acks; a frame over RELIABLE_ABOVE goes on the
-//!   reliable channel, as the seed advises ("A frame over RELIABLE_ABOVE bytes is better sent
-//!   reliably");
+//! - `acked`: the acked stream (`docs/spec/acked.md`): the reference [`Presenter`] and
+//!   [`AckedEncoder`], the client's [`AckedDecoder`] and kind 7 acks; a frame over RELIABLE_ABOVE
+//!   goes on the reliable channel, as ACK-27 advises (a SHOULD);
 //! - `acked-frag`: the same stream with those frames sent as unreliable fragments instead: a
-//!   lost frame is superseded by the next like any other, which the seed also allows ("it is
-//!   still a frame like any other"), so the bench shows what the advice costs;
+//!   lost frame is superseded by the next like any other, which ACK-27 allows (such a frame is
+//!   still a frame like any other), so the bench shows what the advice costs;
 //! - `acked-packed`: the same stream in kind 12 frames (`spec/protocol/acked_packed.wire`,
 //!   issue 19): the same machines and information, each change bit-packed (the id as a gap,
 //!   steps and yaw in buckets, the orientation as smallest three); a frame over RELIABLE_ABOVE
@@ -20,12 +19,12 @@
 //! - `fiedler`: Glenn Fiedler's published snapshot compression ([`crate::fiedler`]), each
 //!   snapshot against the newest one the client acknowledged, his u16 ack back: the reference
 //!   line the issue's bit targets are ratios of, a bench peer rather than a protocol of ours;
-//! - `datagram`: datagram v2 (seed 003): a [`Subscription`] at 512 steps per metre (heading,
-//!   or on the cubes the orientation, and health as components) and a [`ReplicaTable`],
+//! - `datagram`: datagram v2 (`docs/spec/datagram.md`): a [`Subscription`] at 512 steps per metre
+//!   (heading, or on the cubes the orientation, and health as components) and a [`ReplicaTable`],
 //!   spawns on the reliable stream;
-//! - `baseline`: NetBaseline (seed 002): a [`SnapshotWriter`] with the 1200-byte budget, and
-//!   a [`SnapshotClient`]; on the cubes the smallest three rides in the Velocity component,
-//!   the schema having no orientation (see `BaselineBench`);
+//! - `baseline`: NetBaseline (`docs/spec/baseline.md`): a [`SnapshotWriter`] with the 1200-byte
+//!   budget, and a [`SnapshotClient`]; on the cubes the smallest three rides in the Velocity
+//!   component, the schema having no orientation (see `BaselineBench`);
 //! - `postcard`, `bitcode`: the peers, a full snapshot of the world each tick as plain Rust
 //!   structs (f32 position and heading, health; on the cubes an f32 position and four f32 of
 //!   orientation, [`FullCube`]), no acks; the client keeps the newest.
@@ -39,7 +38,7 @@
 //! tick) in a [`HistoricalStateBuffer`] and, at tick `t`, draws every entity as interpolated
 //! at `t - draw delay` (the one-way delay, the jitter and a tick of interpolation: the same
 //! for every protocol). [`render_error_at`] holds what it drew against the truth's own
-//! history at that instant (seed 004 §3), in metres. On a scene with orientations (the
+//! history at that instant (SRV-4), in metres. On a scene with orientations (the
 //! cubes) the same is done for each orientation a protocol carries ([`Rot`], drawn by nlerp),
 //! in degrees between the drawn and the true quaternion.
 //!
@@ -215,8 +214,8 @@ fn fail(what: &str, e: impl std::fmt::Display) -> Failure {
     format!("{what}: {e}")
 }
 
-/// The acked stream (seed 000), of kind 6 frames ([`Reference`]: `acked`, `acked-frag`) or of
-/// kind 12 ([`PackedReference`]: `acked-packed`, issue 19: the same machines, the changes
+/// The acked stream (`docs/spec/acked.md`), of kind 6 frames ([`Reference`]: `acked`, `acked-frag`)
+/// or of kind 12 ([`PackedReference`]: `acked-packed`, issue 19: the same machines, the changes
 /// bit-packed).
 struct AckedBench<S: AckedSchema = Reference> {
     world: World,
@@ -353,7 +352,7 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input>> Replica
     }
 }
 
-/// Datagram v2 (seed 003).
+/// Datagram v2 (`docs/spec/datagram.md`).
 struct DatagramBench {
     subscription: Subscription,
     table: ReplicaTable,
@@ -630,9 +629,9 @@ impl Replicator for DatagramBench {
     }
 }
 
-/// NetBaseline (seed 002).
+/// NetBaseline (`docs/spec/baseline.md`).
 ///
-/// Its reference schema (seed 002, `baseline.wire`) has four components, Transform,
+/// Its reference schema (NB-2, `baseline.wire`) has four components, Transform,
 /// Velocity, Health and Team, a closed set in the codec, and no orientation; a user of that
 /// schema with cubes to tumble and no velocity to send has the Velocity component's 36 bits
 /// free, so on the cube scene the bench carries each cube's smallest three (29 bits) there
@@ -1681,7 +1680,7 @@ pub fn targets(rows: &[Row]) -> Vec<Target> {
         met: row.bits_per_changed <= 2.0 * FIEDLER_BITS_PER_CHANGED,
     };
     let mut targets = vec![bits(acked)];
-    // The same stream without the seed's advice to send large frames reliably.
+    // The same stream without ACK-27's advice to send large frames reliably.
     targets.extend(find("cube", "acked-frag").map(bits));
     let encode = |r: &Row| r.encode_ns_per_entity;
     let decode = |r: &Row| r.decode_ns_per_entity;

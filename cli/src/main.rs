@@ -325,6 +325,21 @@ enum Command {
         /// The new version: a layout file or a folder of them.
         new: PathBuf,
     },
+    /// Report which rules of the specification (docs/spec) are enforced and tested where, in
+    /// every language: a table of every rule with its sites and tests per language, the
+    /// informative rules apart. Exit 1 when a normative rule is cited nowhere, when a file cites
+    /// an identifier no page defines, or when a page defines one twice.
+    SpecCoverage {
+        /// The repository's root.
+        #[arg(long, default_value = ".")]
+        root: PathBuf,
+        /// Print every citation of this rule (its identifier, a page prefix and a number) instead of the table.
+        #[arg(long)]
+        rule: Option<String>,
+        /// Print the whole report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -532,12 +547,30 @@ fn run(command: Command) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Breaking { old, new } => breaking(&old, &new),
+        Command::SpecCoverage { root, rule, json } => spec_coverage(&root, rule.as_deref(), json),
         Command::Vectors { dir, .. } => {
             let dir = dir.unwrap_or_else(|| PathBuf::from("vectors"));
             let verification = vectors::verify_dir(&dir).map_err(error)?;
             report_verification(&verification)
         }
     }
+}
+
+/// `ackwire spec-coverage`.
+fn spec_coverage(root: &Path, rule: Option<&str>, json: bool) -> Result<ExitCode, String> {
+    let report = ackwire_conformance::coverage::scan(root).map_err(error)?;
+    if json {
+        print_json(&report)?;
+    } else if let Some(id) = rule {
+        let text = report
+            .rule(id)
+            .ok_or_else(|| error(format!("no page of docs/spec defines {id}")))?;
+        out!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    } else {
+        out!("{}", report.table());
+    }
+    Ok(exit(report.is_ok()))
 }
 
 /// The failures one a line on standard error, the summary on standard output.

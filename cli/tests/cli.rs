@@ -499,6 +499,53 @@ fn gen_with_the_runtime_package_writes_no_runtime_file() {
     }
 }
 
+// ---- ackwire spec-coverage ----
+
+#[test]
+fn spec_coverage_reports_every_rule_and_one_rule_on_request() {
+    let o = ackwire(&["spec-coverage"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let table = stdout(&o);
+    assert!(
+        table.contains("every normative rule is enforced and tested"),
+        "{table}"
+    );
+    assert!(
+        table.contains("informative (no code enforces them):"),
+        "{table}"
+    );
+    // One rule's citations, each a file and line with its role and language.
+    let o = ackwire(&["spec-coverage", "--rule", "ACK-30"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cited = stdout(&o);
+    assert!(cited.starts_with("ACK-30 (docs/spec/acked.md:"), "{cited}");
+    assert!(cited.contains("codec/src/acked/decoder.rs:"), "{cited}");
+    assert!(cited.contains("  site  rust"), "{cited}");
+    assert!(cited.contains("  test  "), "{cited}");
+    // An identifier no page defines, built here so that this file does not cite it.
+    let unknown = format!("ACK-{}", 99_999);
+    let o = ackwire(&["spec-coverage", "--rule", &unknown]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains(&format!("no page of docs/spec defines {unknown}")),
+        "{}",
+        stderr(&o)
+    );
+    let o = ackwire(&["spec-coverage", "--json"]);
+    assert!(o.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(json["rules"].as_array().unwrap().len() > 100);
+    assert_eq!(json["problems"], serde_json::json!([]));
+    // A folder without the pages is an error that says where to run it.
+    let o = ackwire(&["spec-coverage", "--root", "cli"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("holds no specification pages"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn conform_with_a_spec_refuses_the_bundled_testee_and_vectors_of_another_spec() {
     let o = ackwire(&["conform", "--spec", "examples/game/wire"]);

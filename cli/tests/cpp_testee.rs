@@ -53,11 +53,13 @@ fn testee() -> Generated {
 
 #[test]
 fn the_sanitized_cpp_testee_passes_every_frame_vector() {
+    // TESTEE-8, in C++.
     support::passes_every_frame_vector(&testee());
 }
 
 #[test]
 fn mutated_and_random_inputs_never_crash_it_and_decode_as_in_rust() {
+    // TESTEE-13, GEN-5.
     support::mutated_and_random_inputs_decode_as_in_rust(&testee());
 }
 
@@ -68,5 +70,6 @@ fn mutated_values_encode_as_in_rust() {
 
 #[test]
 fn garbage_requests_get_one_json_reply_each_and_never_crash_it() {
+    // TESTEE-1, TESTEE-2.
     support::garbage_requests_get_one_reply_each(&testee());
 }

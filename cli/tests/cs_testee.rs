@@ -52,11 +52,13 @@ fn testee() -> Generated {
 
 #[test]
 fn the_cs_testee_passes_every_frame_vector() {
+    // TESTEE-8, in C#.
     support::passes_every_frame_vector(&testee());
 }
 
 #[test]
 fn mutated_and_random_inputs_never_crash_it_and_decode_as_in_rust() {
+    // TESTEE-13, GEN-5.
     support::mutated_and_random_inputs_decode_as_in_rust(&testee());
 }
 
@@ -67,6 +69,7 @@ fn mutated_values_encode_as_in_rust() {
 
 #[test]
 fn garbage_requests_get_one_json_reply_each_and_never_crash_it() {
+    // TESTEE-1, TESTEE-2.
     support::garbage_requests_get_one_reply_each(&testee());
 }
 
@@ -86,7 +89,7 @@ fn succeeds_saying(check: &mut Command, verdict: &str) {
     assert!(text.contains(verdict), "{text}");
 }
 
-/// DESIGN.md section 3: a decoder "allocates at most a small multiple of its input". The C#
+/// WIRE-26: a decoder allocates at most a stated small multiple of its input. The C#
 /// readers are structs passed by `ref` and lists are read in loops, not through delegates, so a
 /// decode allocates its values alone: `alloc.exe` measures every positive frame vector's decode
 /// (kept by hand and derived)
@@ -96,6 +99,7 @@ fn succeeds_saying(check: &mut Command, verdict: &str) {
 /// measured on its vectors and on the densest frame its bytes can hold).
 #[test]
 fn decoding_allocates_a_small_multiple_of_the_input() {
+    // WIRE-26, in C#.
     let testee = built_testee();
     let alloc = testee.with_file_name("alloc.exe");
     for set in ["vectors/frames", "vectors/derived"] {

@@ -24,6 +24,7 @@ fn testee(fault: Option<&str>) -> TesteeProcess {
 
 #[test]
 fn a_straying_client_is_found_and_shrunk_into_a_vector_conform_fails_it_on() {
+    // TESTEE-13.
     let out = std::env::temp_dir().join(format!("ackwire-fuzz-diff-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     let mut testees = vec![
@@ -117,6 +118,7 @@ fn a_straying_client_is_found_and_shrunk_into_a_vector_conform_fails_it_on() {
 
 #[test]
 fn the_command_runs_frames_and_streams_against_the_rust_testee_without_a_disagreement() {
+    // TESTEE-13.
     let out = std::env::temp_dir().join(format!("ackwire-fuzz-diff-ok-{}", std::process::id()));
     // The corpus and vectors folders are named from the repository's root.
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -160,6 +162,7 @@ fn the_command_runs_frames_and_streams_against_the_rust_testee_without_a_disagre
 
 #[test]
 fn a_client_whose_reports_stray_disagrees_though_its_frames_and_hash_agree() {
+    // TESTEE-13, TESTEE-11.
     // Streams 0 and 4 of a run are acked and acked_packed: a client that shows again the
     // events a frame carries again strays from Rust's in its reports alone.
     let mut testees = vec![("told".to_string(), testee(Some("events-twice")))];

@@ -57,6 +57,7 @@ fn hex_of(case: &Case) -> &str {
 
 #[test]
 fn an_honest_testee_passes_everything() {
+    // TESTEE-8.
     let cases = cases();
     let r = run(&cases, None, 5000, &[]);
     assert_eq!(
@@ -71,6 +72,7 @@ fn an_honest_testee_passes_everything() {
 
 #[test]
 fn a_wrong_value_fails_decodes_with_expected_and_actual() {
+    // TESTEE-8.
     let cases = cases();
     let r = run(&cases, Some("wrong-value".into()), 5000, &[]);
     for (case, o) in cases.iter().zip(&r.outcomes) {
@@ -109,6 +111,7 @@ fn only_the_victim(cases: &[Case], r: &RunReport, hex: &str, verdict: Verdict) {
 
 #[test]
 fn a_crash_fails_one_case_and_the_testee_is_restarted() {
+    // TESTEE-5.
     let cases = cases();
     let hex = victim(&cases);
     let r = run(&cases, Some(format!("crash-on-hex={hex}")), 5000, &[]);
@@ -123,6 +126,7 @@ fn a_crash_fails_one_case_and_the_testee_is_restarted() {
 
 #[test]
 fn a_testee_that_never_answers_times_out_and_the_run_goes_on() {
+    // TESTEE-5.
     let cases = cases();
     let victim = cases
         .iter()
@@ -169,6 +173,7 @@ fn run_counting(
 
 #[test]
 fn a_testee_that_never_answers_hello_stops_the_run_before_any_case() {
+    // TESTEE-3.
     let cases = cases();
     // One that reads nothing; one that closed its output and reads its input (it exits when
     // the runner closes that); one that closed its output and never exits (it is killed); one
@@ -202,6 +207,7 @@ fn a_testee_that_never_answers_hello_stops_the_run_before_any_case() {
 
 #[test]
 fn a_restarted_testee_that_stops_answering_hello_stops_the_run() {
+    // TESTEE-5.
     // The first start answers and crashes on the victim; every later start is silent. The
     // victim crashes, the next case meets a failed hello (a CRASH, as any case after a
     // restart could), and the one after that stops the run instead of waiting out the rest.
@@ -237,6 +243,7 @@ fn a_restarted_testee_that_stops_answering_hello_stops_the_run() {
 
 #[test]
 fn cases_outside_the_capabilities_are_unimplemented_not_failed() {
+    // TESTEE-4.
     let cases = cases();
     let r = run(&cases, Some("only-frames=acked".into()), 5000, &[]);
     for o in &r.outcomes {
@@ -252,6 +259,7 @@ fn cases_outside_the_capabilities_are_unimplemented_not_failed() {
 
 #[test]
 fn the_failure_list_expects_failures_and_reports_passes() {
+    // TESTEE-7.
     let cases = cases();
     let fails = r_names(
         &run(&cases, Some("wrong-value".into()), 5000, &[]),
@@ -309,6 +317,7 @@ fn the_junit_report_is_valid_xml_with_one_testcase_per_case() {
 
 #[test]
 fn the_command_line_runs_the_suite_and_writes_reports() {
+    // TESTEE-7.
     let dir = std::env::temp_dir().join(format!("ackwire-conform-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let vectors_dir = dir.join("vectors");
@@ -453,6 +462,7 @@ fn against_base_tells_otherwise(v: &StreamVector) -> bool {
 
 #[test]
 fn a_client_that_misreports_fails_exactly_the_stream_vectors_where_it_shows() {
+    // TESTEE-10, TESTEE-11.
     // Both faults send the honest frames and hash the honest state: only their reports stray,
     // and only the acked clients' (the other halves are the honest ones, never wrapped).
     let vectors: Vec<StreamVector> = stream_vectors()

@@ -14,6 +14,7 @@ use support::Generated;
 
 #[test]
 fn the_typescript_testee_passes_every_frame_vector() {
+    // TESTEE-8, in TypeScript.
     assert!(
         support::runs("node"),
         "`node` is not on the PATH: the TypeScript testee needs node 20 or later and npm to be \

@@ -1,15 +1,14 @@
 //! Order-independent set digests: [`SetDigest`], the [`mix64`] hash it sums, and the
 //! [`slot_key`] packing of an entity's slot and generation into the `u64` key it hashes.
 //!
-//! This lives in the codec crate, the lower one, because both ends of a delta-relevance stream
-//! must fold exactly the same arithmetic: the server computes the digest of what it believes a
-//! client holds, the client computes the digest of what it actually holds, and the two are
-//! compared. Seed 004 §1: "Both sides of a delta stream have to agree about them exactly, and a
-//! second implementation that agrees today is a disagreement waiting to happen". The server
-//! crate re-exports these items rather than defining its own.
+//! This lives in the codec crate, the lower one, because both ends of a delta-relevance stream must
+//! fold exactly the same arithmetic: the server computes the digest of what it believes a client
+//! holds, the client computes the digest of what it actually holds, and the two are compared.
+//! SRV-1: both ends use one implementation of it; the server crate re-exports these items rather
+//! than defining its own.
 //!
-//! The arithmetic is pinned by DESIGN.md §4, so a plaza peer and an ackwire peer can check each
-//! other bit for bit:
+//! The arithmetic is pinned by DELTA-3 to DELTA-5, so a plaza peer and an ackwire peer can check
+//! each other bit for bit:
 //!
 //! - `SlotKey = (index << 16) | generation`, with a `u32` index and a `u16` generation;
 //! - `mix64` is the SplitMix64 finalizer: add `0x9E3779B97F4A7C15`, then `x ^= x >> 30`,
@@ -20,10 +19,10 @@
 //!
 //! Nothing here allocates, reads a clock or can panic.
 
-/// The golden-ratio increment SplitMix64 adds before finalizing (DESIGN.md §4).
+/// The golden-ratio increment SplitMix64 adds before finalizing (DELTA-4).
 const GOLDEN_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// The SplitMix64 finalizer applied to `key + 0x9E3779B97F4A7C15`, as pinned by DESIGN.md §4.
+/// The SplitMix64 finalizer applied to `key + 0x9E3779B97F4A7C15`, as DELTA-4 pins it.
 ///
 /// A bijection on `u64` that spreads every input bit over the whole output, so that the sum of
 /// mixed keys behaves like a sum of independent random values and two different small sets are
@@ -44,11 +43,11 @@ pub const fn mix64(key: u64) -> u64 {
     x
 }
 
-/// Packs an entity's slot `index` and `generation` into the key a [`SetDigest`] hashes:
-/// `(index << 16) | generation` (DESIGN.md §4).
+/// Packs an entity's slot `index` and `generation` into the key a [`SetDigest`] hashes: `(index <<
+/// 16) | generation` (DELTA-3).
 ///
-/// Seed 004 §7: "The key must be the key the digest hashes." Carrying the generation means a
-/// recycled slot is a different key from its previous occupant.
+/// The key is what the digest hashes; carrying the generation makes a recycled slot a different key
+/// from its previous occupant.
 ///
 /// ```
 /// # use ackwire_codec::digest::slot_key;
@@ -69,9 +68,8 @@ pub const fn split_slot_key(key: u64) -> (u32, u16) {
 
 /// An order-independent checksum of a set of `u64` keys, maintained incrementally.
 ///
-/// Seed 004 §5: "Summation of a mixed hash per key, so it is order independent and
-/// maintainable incrementally: adding then removing the same key returns to the previous
-/// digest exactly."
+/// DELTA-5: a sum of a mixed hash per key, so independent of order and kept incrementally:
+/// inserting then removing a key gives back the digest before.
 ///
 /// The type does not remember which keys it holds (that is the point: it is 12 bytes whatever
 /// the set's size), so it is the caller's job to insert a key only when it enters the set and
@@ -119,7 +117,7 @@ impl SetDigest {
         *self = Self::new();
     }
 
-    /// How many keys are held (wrapping, as DESIGN.md §4 pins the count as a wrapping `u32`).
+    /// How many keys are held (wrapping: DELTA-5 keeps the count as a wrapping `u32`).
     #[must_use]
     pub const fn len(&self) -> u32 {
         self.count
@@ -159,11 +157,12 @@ impl Extend<u64> for SetDigest {
 mod tests {
     use super::*;
 
-    // Expected values below were computed by hand (a few lines of Python over the pinned
-    // definition in DESIGN.md §4), not by this code.
+    // Expected values below were computed by hand (a few lines of Python over DELTA-4 and DELTA-5),
+    // not by this code.
 
     #[test]
     fn mix64_is_the_splitmix64_finalizer_after_the_golden_gamma() {
+        // DELTA-4.
         assert_eq!(mix64(0), 0xE220_A839_7B1D_CDAF);
         assert_eq!(mix64(1), 0x910A_2DEC_8902_5CC1);
         assert_eq!(mix64(2), 0x9758_35DE_1C97_56CE);
@@ -173,6 +172,7 @@ mod tests {
 
     #[test]
     fn slot_key_is_index_shifted_16_or_generation() {
+        // DELTA-3.
         assert_eq!(slot_key(0, 0), 0);
         assert_eq!(slot_key(7, 3), (7 << 16) | 3);
         assert_eq!(slot_key(u32::MAX, u16::MAX), 0xFFFF_FFFF_FFFF);
@@ -191,6 +191,7 @@ mod tests {
 
     #[test]
     fn digest_is_wrapping_sum_of_mixed_keys_xor_mixed_count() {
+        // DELTA-5.
         // {5}: mix64(5) ^ mix64(1)
         assert_eq!(SetDigest::from_keys([5]).digest(), 0xF209_16E0_2A8B_9F9B);
         // {1, 2}: (mix64(1) + mix64(2)) mod 2^64 ^ mix64(2); the sum overflows u64.
@@ -200,6 +201,7 @@ mod tests {
 
     #[test]
     fn digest_is_order_independent() {
+        // DELTA-5.
         let a = SetDigest::from_keys([1, 2, 3, 99, 1 << 40]);
         let b = SetDigest::from_keys([1 << 40, 99, 3, 2, 1]);
         assert_eq!(a.digest(), b.digest());
@@ -209,6 +211,7 @@ mod tests {
 
     #[test]
     fn adding_then_removing_a_key_returns_to_the_previous_digest() {
+        // DELTA-5.
         let mut digest = SetDigest::from_keys([10, 20, 30]);
         let before = digest.digest();
         digest.insert(40);
@@ -236,6 +239,7 @@ mod tests {
 
     #[test]
     fn count_wraps_instead_of_panicking() {
+        // DELTA-5.
         let mut digest = SetDigest::new();
         digest.remove(9);
         assert_eq!(digest.len(), u32::MAX);

@@ -2,16 +2,15 @@
 //! `ackwire-rt`'s (re-exported here, as generated code of any layout uses them), and the
 //! session machines' refusals of a peer that pushes past their limits ([`LimitError`]).
 //!
-//! DESIGN.md section 3: "a decode error names the byte offset, the field path
-//! (`changes[3].mask`) and the kind". Conformance judges an error by its [`ErrorKind`] (its
+//! WIRE-22: a decode error names its kind, the byte offset and the field path
+//! (`changes[3].mask`). WIRE-23: conformance judges an error by its [`ErrorKind`] (its
 //! [`ErrorKind::as_str`] name), never by its text.
 
 pub use ackwire_rt::error::{DecodeError, EncodeError, ErrorKind, FieldPath};
 
 /// A peer pushed a session machine past one of its documented limits: what the machine holds at
-/// most is part of the specification (DESIGN.md §6: "hostile-peer limits as part of the
-/// specification: what every session machine holds at most, and what it does when a peer
-/// pushes past it"). Each variant names the machine, the limit and the frame at fault.
+/// most is part of the specification (GEN-5, docs/limits.md). Each variant names the machine, the
+/// limit and the frame at fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LimitError {

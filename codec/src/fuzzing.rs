@@ -6,9 +6,9 @@ use crate::rt::{Frame, FrameVisitor};
 mod acked;
 pub use acked::{acked_hostile, apply_one_by_one, HostileReport};
 
-/// Decodes `data` as frame `F`; when it decodes, re-encoding must give back exactly `data`
-/// and `encoded_len` must predict it (DESIGN.md section 3: "every accepted input re-encodes to
-/// the identical bytes"). Panics otherwise, which is what a fuzzer reports.
+/// Decodes `data` as frame `F`; when it decodes, re-encoding must give back exactly `data` and
+/// `encoded_len` must predict it (WIRE-21: every input a decoder accepts re-encodes to the same
+/// bytes). Panics otherwise, which is what a fuzzer reports.
 pub fn decode_reencode<F: Frame>(data: &[u8]) {
     if let Ok(frame) = F::decode(data) {
         let again = match frame.to_bytes() {

@@ -2,10 +2,9 @@
 //! type, [`ToF32`] for a time type, and [`fraction_between`], the one place the fraction
 //! between two recorded times is computed.
 //!
-//! They live in the codec crate, the lower one, so one state type serves both sides. Seed 004
-//! §3: "Implement `Interpolatable<ServerTime>` on your snapshot type to allow interpolated
-//! rewinds; it is the same trait a client implements for its `SnapshotBuffer`, so a single
-//! impl covers both." The server crate re-exports them.
+//! They live in the codec crate, the lower one, so one state type serves both sides (SRV-1): a game
+//! implements `Interpolatable` once on its state, for a client's buffer and for the server's rewind
+//! (SRV-3) alike. The server crate re-exports them.
 //!
 //! [`ToF32`] covers `u64` and [`Duration`], so millisecond or tick time works directly, with no
 //! custom time type. Only ratios of time *differences* are ever taken, so the unit is free and

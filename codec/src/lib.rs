@@ -8,8 +8,8 @@
 //!
 //! ## What a decoder may allocate
 //!
-//! DESIGN.md section 3 promises that no input makes a decoder allocate more than a small
-//! multiple of its length. For the reference protocol that multiple is
+//! WIRE-26: no input makes a decoder allocate more than a stated small multiple of its
+//! length. For the reference protocol that multiple is
 //! [`DECODE_ALLOC_PER_BYTE`]: decoding `n` bytes as any frame holds at most
 //! `DECODE_ALLOC_PER_BYTE * n + DECODE_ALLOC_SLACK` bytes of heap at once, whether the input
 //! decodes or not. It holds because a decoder checks every count against the least wire size
@@ -53,8 +53,8 @@
 //! ```
 //!
 //! What this crate is not: a network stack. It opens no socket, reads no clock and starts no
-//! thread; time and ticks are arguments. It is also not a server: a browser or native client
-//! needs it and must not inherit a server (seed 004, section 1).
+//! thread; time and ticks are arguments (GEN-4). It is also not a server: a browser or native
+//! client needs it and must not inherit a server (SRV-1).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -1,8 +1,8 @@
 //! The one sans-IO shape of every session half, in the manner of `quinn-proto`'s `Connection`:
 //! input goes in with the time as an argument ([`SessionHalf::handle_frame`] for a peer's frame,
-//! [`SessionHalf::handle_tick`] for a tick passing), output is returned (a report of what the
-//! frame did) or polled ([`SessionHalf::poll_transmit`], until `None`). Nothing here opens a
-//! socket or reads a clock.
+//! [`SessionHalf::handle_tick`] for a tick passing), output is returned (a report of what the frame
+//! did) or polled ([`SessionHalf::poll_transmit`], until `None`). Nothing here opens a socket or
+//! reads a clock (GEN-4).
 //!
 //! **Time** is a [`Now`]: the server tick (`tick`, the tick a half is at, which for a frame is
 //! the newest tick it has passed) and milliseconds on the session's own clock (`ms`, what
@@ -58,7 +58,8 @@ pub struct Transmit {
     pub frame: &'static str,
     /// Its bytes.
     pub bytes: Vec<u8>,
-    /// Whether it goes on the reliable channel.
+    /// Whether it goes on the reliable channel (GEN-7: delivered once, in order) or the unreliable
+    /// one.
     pub reliable: bool,
 }
 
@@ -116,13 +117,13 @@ pub trait SessionHalf {
 
 /// The most frames a half holds for [`SessionHalf::poll_transmit`].
 ///
-/// A peer can make a half queue frames: a client answers every frame it is sent with an ack,
-/// so a hostile server sending faster than the caller polls would grow the queue without end.
-/// A caller that polls after each input holds a few at most. Past the limit the oldest
-/// unreliable frame is dropped, as the lossy transport these protocols are built for may drop
-/// it: every ack is superseded by the next, and every unreliable frame is one the peer is
-/// built to do without. Reliable frames (the datagram stream's) come from the half's own
-/// ticks, not from the peer, and are never dropped.
+/// A peer can make a half queue frames: a client answers every frame it is sent with an ack, so a
+/// hostile server sending faster than the caller polls would grow the queue without end. A caller
+/// that polls after each input holds a few at most. GEN-8: past the limit the oldest unreliable
+/// frame is dropped, as the lossy transport these protocols are built for may drop it: every ack is
+/// superseded by the next, and every unreliable frame is one the peer is built to do without.
+/// Reliable frames (the datagram stream's) come from the half's own ticks, not from the peer, and
+/// are never dropped.
 pub const MAX_QUEUED: usize = 1024;
 
 /// The frames a half has yet to hand out, at most [`MAX_QUEUED`] unreliable ones.
@@ -181,9 +182,9 @@ macro_rules! machine {
     };
 }
 
-/// The server's half of acked snapshots (seed 000): a [`Presenter`] and an [`AckedEncoder`]
-/// of the reference schema over inputs `Q`. A tick takes the world and the tick's events; a
-/// frame is the client's `ack`. `S` is the reference schema's frame kind: [`Reference`]
+/// The server's half of acked snapshots (`docs/spec/acked.md`): a [`Presenter`] and an
+/// [`AckedEncoder`] of the reference schema over inputs `Q`. A tick takes the world and the tick's
+/// events; a frame is the client's `ack`. `S` is the reference schema's frame kind: [`Reference`]
 /// (kind 6, `acked`) or [`PackedReference`](crate::acked::PackedReference) (kind 12,
 /// `acked_packed`), the same records, changes and events.
 #[derive(Debug)]
@@ -349,9 +350,9 @@ impl<S: AckedSchema<Event = Event, Input = Input> + 'static> SessionHalf for Ack
     }
 }
 
-/// The server's half of datagram v2 (seed 003): a [`Subscription`]. A tick takes the shard's
-/// input ack and the world's ops; stream frames go reliable, datagrams unreliable. A frame is
-/// a `datagram_ack`.
+/// The server's half of datagram v2 (`docs/spec/datagram.md`): a [`Subscription`]. A tick takes the
+/// shard's input ack and the world's ops; stream frames go reliable, datagrams unreliable. A frame
+/// is a `datagram_ack`.
 #[derive(Debug)]
 pub struct DatagramServer {
     sub: Subscription,
@@ -464,7 +465,7 @@ impl SessionHalf for DatagramClient {
     }
 }
 
-/// The server's half of NetBaseline snapshots (seed 002): a [`SnapshotWriter`], one
+/// The server's half of NetBaseline snapshots (`docs/spec/baseline.md`): a [`SnapshotWriter`], one
 /// unreliable `snapshot` a tick of the [`Scene`] it is given. A frame is a `snapshot_ack`.
 #[derive(Debug)]
 pub struct BaselineServer {
@@ -566,8 +567,8 @@ impl SessionHalf for BaselineClient {
     }
 }
 
-/// The server's half of delta streaming (seed 004 §7): one subscriber's [`DeltaBaseline`]. A
-/// tick takes the keys visible now and, when `should_send(now.ms)`, sends one unreliable
+/// The server's half of delta streaming (`docs/spec/delta.md`): one subscriber's [`DeltaBaseline`].
+/// A tick takes the keys visible now and, when `should_send(now.ms)`, sends one unreliable
 /// `delta_plan` numbered from 1 upwards. A frame is a `delta_ack`, observed at `now.ms`.
 #[derive(Debug)]
 pub struct DeltaServer {
@@ -699,6 +700,7 @@ mod tests {
 
     #[test]
     fn a_peer_cannot_grow_the_queue_past_its_limit() {
+        // GEN-8.
         let mut out = Outbox::default();
         for n in 0..5_000 {
             out.queue(transmit(n, false));
@@ -711,6 +713,7 @@ mod tests {
 
     #[test]
     fn reliable_frames_are_never_dropped() {
+        // GEN-8.
         let mut out = Outbox::default();
         out.queue(transmit(0, true));
         for n in 1..3_000 {

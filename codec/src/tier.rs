@@ -1,14 +1,13 @@
-//! [`TierBoundary`]: a membership boundary with hysteresis (seed 004 §5).
+//! [`TierBoundary`]: a membership boundary with hysteresis (SRV-8).
 //!
-//! A relevance primitive of the server (`ackwire_server::relevance` re-exports it), defined
-//! here because the acked stream's S_N depends on it: seed 000 has the server compute what an
-//! ordered client holds, "the tier it was sent at" included, and that computation
-//! ([`Presenter`](crate::acked::Presenter)) sits beside the acked client in this crate. One
-//! type on both sides, as with [`SetDigest`](crate::digest::SetDigest), rather than a second
-//! boundary that agrees today.
+//! A relevance primitive of the server (`ackwire_server::relevance` re-exports it), defined here
+//! because the acked stream's S_N depends on it: the server computes what an ordered client holds,
+//! the tier each entity went at included (ACK-17), and that computation
+//! ([`Presenter`](crate::acked::Presenter)) sits beside the acked client in this crate. One type on
+//! both sides, as with [`SetDigest`](crate::digest::SetDigest), rather than a second boundary that
+//! agrees today.
 
-/// A membership boundary with hysteresis (seed 004 §5): it takes less distance to stay in than
-/// to get in.
+/// A membership boundary with hysteresis (SRV-8): it takes less distance to stay in than to get in.
 ///
 /// Any threshold that switches what the wire carries (a near tier against a far tier, a
 /// relevance radius, an aggro range) flaps when an entity loiters on it. The cure is two radii
@@ -24,9 +23,8 @@ pub struct TierBoundary {
 impl TierBoundary {
     /// A boundary that admits a newcomer within `enter` and drops a member past `leave`.
     ///
-    /// Size the gap to the wobble the boundary actually sees (a step or two of movement per
-    /// update interval). Seed 004 §5: "Debug-asserts `enter <= leave` and clamps `leave` up to
-    /// `enter` otherwise."
+    /// Size the gap to the wobble the boundary actually sees (a step or two of movement per update
+    /// interval). SRV-8: a `leave` below `enter` is a bug (debug-asserted), and raised to `enter`.
     #[must_use]
     pub const fn new(enter: f32, leave: f32) -> Self {
         // Only a strictly smaller `leave` is an error; a NaN radius is left alone (it admits
@@ -55,9 +53,9 @@ impl TierBoundary {
     /// Whether an entity at `distance` is a member this round, given whether it was one last
     /// round.
     ///
-    /// Seed 004 §5: "`enter` is the radius that admits a newcomer; `leave` ... is the one past
-    /// which a member is dropped." Both radii are inclusive: a newcomer exactly at `enter` is
-    /// admitted and a member exactly at `leave` stays. A NaN distance is never a member.
+    /// SRV-8: `enter` admits a newcomer, and a member is dropped only past `leave`. Both radii are
+    /// inclusive: a newcomer exactly at `enter` is admitted and a member exactly at `leave` stays.
+    /// A NaN distance is never a member.
     #[must_use]
     pub fn admits(&self, was_inside: bool, distance: f32) -> bool {
         let radius = if was_inside { self.leave } else { self.enter };
@@ -73,6 +71,7 @@ mod tests {
 
     #[test]
     fn a_newcomer_is_admitted_by_the_enter_radius() {
+        // SRV-8.
         assert!(TIER.admits(false, 9.0));
         assert!(TIER.admits(false, 10.0));
         assert!(!TIER.admits(false, 11.0));
@@ -80,6 +79,7 @@ mod tests {
 
     #[test]
     fn a_member_is_kept_until_past_the_leave_radius() {
+        // SRV-8.
         assert!(TIER.admits(true, 11.0));
         assert!(TIER.admits(true, 12.0));
         assert!(!TIER.admits(true, 12.5));
@@ -87,6 +87,7 @@ mod tests {
 
     #[test]
     fn loitering_in_the_band_does_not_flap() {
+        // SRV-8.
         // An entity wobbling between 9.5 and 11.5 enters once and then stays.
         let mut inside = false;
         let mut changes = 0;
@@ -124,6 +125,7 @@ mod tests {
     #[test]
     #[cfg(not(debug_assertions))]
     fn new_clamps_leave_up_to_enter() {
+        // SRV-8.
         let tier = TierBoundary::new(10.0, 5.0);
         assert_eq!(tier.leave(), 10.0);
         assert!(tier.admits(true, 10.0));

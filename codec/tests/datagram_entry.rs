@@ -1,8 +1,7 @@
-//! Two functions seed 003 lists in the datagram module, held to its text and to the golden
+//! Two functions plaza's datagram module has, held to `docs/spec/datagram.md` and to the golden
 //! datagram vectors (`vectors/frames/datagram.json` and `vectors/derived/datagram.json`):
-//! - `encode_entry_into`: "Encode one update body (everything after the id): the spawn tick's
-//!   tag, mask, the axes given, and the component changes";
-//! - `spawn_tag`: "The part of a spawn tick an update carries", "its low 16 bits".
+//! - `encode_entry_into`: one update's body, everything after its id (DG-4);
+//! - `spawn_tag`: the spawn tick modulo 2^16 (DG-8).
 
 use ackwire_codec::datagram::{
     encode_entry_into, spawn_tag, StreamFrame, Subscription, SubscriptionConfig, WorldOp,
@@ -45,6 +44,7 @@ fn golden_datagrams() -> Vec<(String, Vec<u8>)> {
 /// are the tag), axes and components. And the update count comes just before them.
 #[test]
 fn encode_entry_into_writes_the_update_bodies_of_the_golden_datagrams() {
+    // DG-4.
     let mut updates = 0;
     let mut masks = UpdateMask::empty().bits();
     for (name, bytes) in golden_datagrams() {
@@ -101,10 +101,10 @@ fn encode_entry_into_appends_and_the_mask_follows_from_what_is_given() {
     );
 }
 
-/// Seed 003: "An update names the tick of the stream frame that spawned the entity (its low 16
-/// bits)".
+/// DG-8: an update's spawn tag is its spawning stream frame's tick modulo 2^16.
 #[test]
 fn spawn_tag_is_the_low_16_bits_of_the_spawn_tick() {
+    // DG-8.
     for (tick, tag) in [
         (0u64, 0u16),
         (1, 1),

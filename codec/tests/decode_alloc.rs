@@ -1,8 +1,8 @@
-//! DESIGN.md section 3: "no input makes a decoder panic, loop, or allocate more than a small
-//! multiple of its length". The multiple is named in the crate docs
-//! ([`DECODE_ALLOC_PER_BYTE`], plus [`DECODE_ALLOC_SLACK`] bytes whatever the length); this
-//! test holds every frame of the reference protocol to it, counting the bytes the decoder
-//! holds at its peak with the counting allocator (never timing anything).
+//! WIRE-26 and GEN-5: no input makes a decoder panic, loop, or allocate more than a stated small
+//! multiple of its length. The multiple is named in the crate docs ([`DECODE_ALLOC_PER_BYTE`], plus
+//! [`DECODE_ALLOC_SLACK`] bytes whatever the length); this test holds every frame of the reference
+//! protocol to it, counting the bytes the decoder holds at its peak with the counting allocator
+//! (never timing anything).
 //!
 //! The inputs: every golden frame vector and every prefix of it (a truncated frame is what a
 //! hostile peer sends most cheaply), the committed fuzz corpus, the vectors with counts
@@ -129,6 +129,7 @@ fn golden_in(dir: &Path) -> Vec<Case> {
 
 #[test]
 fn every_golden_vector_and_every_truncation_of_it() {
+    // WIRE-26.
     let mut limit = Limit::default();
     for case in golden() {
         for len in 0..=case.bytes.len() {
@@ -223,6 +224,7 @@ fn snapshot(entries: u16, entry_bits: u64) -> Vec<u8> {
 
 #[test]
 fn crafted_counts_the_bytes_can_just_hold() {
+    // WIRE-13, WIRE-26.
     let mut limit = Limit::default();
     let mut check = |frame: &str, what: &str, bytes: Vec<u8>| {
         limit.check(frame, &bytes, &|| what.to_string());
@@ -344,7 +346,7 @@ fn packed_changes(n: u16) -> Vec<u8> {
     bytes
 }
 
-/// DESIGN.md section 3 for the session decoders too: what the client's `AckedDecoder` reads a
+/// WIRE-26 for the session decoders too: what the client's `AckedDecoder` reads a
 /// frame into (each schema's `decode_staged`, the changes staged as they are read) is held to
 /// the same limit, cold, on the crafted frames of every profile and the golden vectors.
 #[test]

@@ -123,6 +123,7 @@ fn replay(dir: &str, check: impl Fn(&[u8])) -> usize {
 
 #[test]
 fn committed_corpus_decodes_and_reencodes_identically() {
+    // WIRE-21.
     for frame in FRAME_NAMES {
         replay(&format!("decode_{frame}"), |data| {
             assert!(

@@ -1,9 +1,8 @@
-//! Issue 13, hostile peers: a NetBaseline client that never acknowledges while the world
-//! churns. Seed 002, gatherLost: "Reported until confirmed, which makes destruction reliable",
-//! so every entity it was told about and that died since is owed to it. These tests hold the
-//! writer to a bounded debt and to a write whose cost does not grow with the entities that died
-//! before it, judged by a counting allocator and by the count of entities gather_lost looks at,
-//! never by time.
+//! Issue 13, hostile peers: a NetBaseline client that never acknowledges while the world churns.
+//! NB-11 names lost entities until they are confirmed, so every entity the client was told about
+//! and that died since is owed to it. These tests hold the writer to NB-14's bounded debt and to a
+//! write whose cost does not grow with the entities that died before it, judged by a counting
+//! allocator and by the count of entities gather_lost looks at, never by time.
 
 #[global_allocator]
 static A: ackwire_testkit::CountingAlloc = ackwire_testkit::CountingAlloc;
@@ -94,6 +93,7 @@ fn never_acked(rounds: u32, limits: BaselineLimits) -> (i64, u32, Option<LimitEr
 
 #[test]
 fn a_never_acking_connection_holds_a_bounded_debt_however_many_entities_churn() {
+    // NB-14.
     assert!(is_counting());
     let limits = BaselineLimits {
         max_owed_lost: 1000,
@@ -185,6 +185,7 @@ fn a_writes_cost_does_not_grow_with_the_entities_that_died_before_it() {
 
 #[test]
 fn a_stalled_connection_whose_acknowledgements_arrive_after_all_resumes() {
+    // NB-14.
     // A slow client, not a dead one: its acknowledgements, still in the window, confirm the
     // losses it was told about and bring the debt back under the limit.
     let limits = BaselineLimits {

@@ -1,7 +1,7 @@
-//! Issue 13, hostile peers: a delta-streaming server that floods its subscriber's
-//! [`DeltaMirror`] with keys. A slot index is 32 bits, so nothing in seed 004 §7's stream stops
-//! a mirror growing toward 2^32 occupants; [`MirrorLimits`] does, refusing whole a plan that
-//! would take it past `max_keys`. Judged by a counting allocator, never by time.
+//! Issue 13, hostile peers: a delta-streaming server that floods its subscriber's [`DeltaMirror`]
+//! with keys. A slot index is 32 bits, so nothing in the stream itself stops a mirror growing
+//! toward 2^32 occupants; [`MirrorLimits`] does, refusing whole a plan that would take it past
+//! `max_keys` (DELTA-24). Judged by a counting allocator, never by time.
 
 #[global_allocator]
 static A: ackwire_testkit::CountingAlloc = ackwire_testkit::CountingAlloc;
@@ -53,6 +53,7 @@ fn flooded(plans: u64) -> (i64, usize, u64, Option<LimitError>) {
 
 #[test]
 fn a_server_flooding_new_keys_cannot_grow_the_mirror_past_its_limit() {
+    // DELTA-24.
     assert!(is_counting());
     let max_keys = MirrorLimits::default().max_keys;
     // Before the limit, 100 plans of 1,000 new keys kept 1.56 MB and 2,000 plans 31.2 MB
@@ -83,6 +84,7 @@ fn small(max_keys: usize) -> DeltaMirror {
 
 #[test]
 fn a_refused_plan_is_neither_applied_nor_acknowledged_and_a_later_one_that_fits_is() {
+    // DELTA-24.
     let mut m = small(8);
     m.apply(&plan(1, true, &fresh(0, 6), &[])).unwrap();
     let (digest, ack) = (m.digest(), m.ack());

@@ -98,6 +98,7 @@ fn flood(table: &mut ReplicaTable, datagrams: u64, blob: usize) -> (u64, u64) {
 /// more than the bound above what the entities alone hold.
 #[test]
 fn a_component_flood_leaves_the_table_within_its_byte_bound() {
+    // DG-23.
     assert!(is_counting(), "the counting allocator is not installed");
     const BOUND: usize = 1 << 20;
     let base = measure(|| spawned(limits(BOUND)));

@@ -37,7 +37,7 @@ impl ArbitraryFrameVisitor for RoundTrip<'_> {
 }
 
 /// Mutates a valid frame's bytes; whatever still decodes must re-encode to the mutated bytes
-/// exactly (DESIGN.md section 3: "every accepted input re-encodes to the identical bytes").
+/// exactly (WIRE-21: every input a decoder accepts re-encodes to the same bytes).
 struct Canonical<'a> {
     seed: &'a [u8],
     at: usize,

@@ -1,5 +1,5 @@
-//! Bytes per tick of the acked stream (seed 000) for a sample scene at 0, 5 and 25 per cent
-//! loss, beside the ordered deltas over a lossless link.
+//! Bytes per tick of the acked stream (`docs/spec/acked.md`) for a sample scene at 0, 5 and 25 per
+//! cent loss, beside the ordered deltas over a lossless link.
 //!
 //! `cargo run --release -p ackwire-conformance --example acked_bytes`
 //!

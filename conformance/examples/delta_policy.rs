@@ -1,6 +1,6 @@
-//! The seed's measured table (seed 004 §7), reproduced through the network simulator: a
-//! churning world streamed to one subscriber as `delta_plan` / `delta_ack` frames under 0, 10
-//! and 25 per cent loss each way, with the last-sent policy (`Naive`) and the last-acked one
+//! The measured table of `docs/spec/delta.md`, reproduced through the network simulator: a
+//! churning world streamed to one subscriber as `delta_plan` / `delta_ack` frames under 0, 10 and
+//! 25 per cent loss each way, with the last-sent policy (`Naive`) and the last-acked one
 //! (`AckRecovery`).
 //!
 //! ```sh

@@ -1,11 +1,10 @@
 //! Differential fuzzing: the same bytes through the Rust decoder and every other testee; each
 //! input must give the same value or the same error kind everywhere.
 //!
-//! DESIGN.md section 6: "the same input through the Rust, TypeScript and C++ codecs must give
-//! the same value or the same error kind; a disagreement is shrunk into a new vector". The
-//! inputs are the fuzz corpus, the golden vectors, and a bounded number of seeded random and
-//! mutated frames; a disagreement is printed as a frame vector ready to add to
-//! `vectors/frames/`.
+//! TESTEE-13: the same input through the Rust, TypeScript, C++ and C# codecs must give the same
+//! value or the same error kind, and a disagreement becomes a new vector. The inputs are the fuzz
+//! corpus, the golden vectors, and a bounded number of seeded random and mutated frames; a
+//! disagreement is printed as a frame vector ready to add to `vectors/frames/`.
 //!
 //! [`streams`] does the same for the session machines: seeded lossy streams recorded with the
 //! Rust halves and replayed through each testee's, a disagreement shrunk into a stream vector.
@@ -77,7 +76,7 @@ impl Disagreement {
         let mut vector = json!({
             "name": format!("{}/differential_{id:08x}", self.input.frame),
             "description": format!("found by differential fuzzing ({})", who.join("; ")),
-            "seed": "DESIGN.md §6",
+            "seed": "TESTEE-13",
             "hex": hex,
         });
         match &self.rust {

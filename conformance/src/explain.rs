@@ -8,11 +8,10 @@
 //! is worked out there once, not again here; the reads and checks are this module's own, not
 //! the generated codecs', so it is a second decoder of the same plan, making its checks in
 //! the lowering's canonical order ([`ackwire_spec::lower::Step::checks`]). It enforces the
-//! canonical decoding rule of DESIGN.md section 3 ("a decoder accepts exactly the bytes its
-//! encoder can produce. A varint that is longer than needed, a value over its field's width, a
-//! reserved bit set, a mask bit that selects nothing, a count that the remaining bytes cannot
-//! hold, or trailing bytes after a frame are decode errors") and LANGUAGE.md's "Canonical
-//! decoding" list, and reports a fault as the generated decoders do: the same [`ErrorKind`],
+//! canonical decoding rule (WIRE-21: a decoder accepts exactly the bytes its encoder can
+//! produce, so a varint longer than needed, a value over its field's width, a reserved bit set,
+//! a mask bit that selects nothing, a count the remaining bytes cannot hold, or bytes after the
+//! frame are errors) and LANGUAGE.md's "Canonical decoding" list, and reports a fault as the generated decoders do: the same [`ErrorKind`],
 //! byte (or bit) offset and field path (`changes[3].mask`). `tests/explain_agrees.rs` holds
 //! the two to that.
 //!
@@ -328,7 +327,7 @@ impl<'a> Walker<'a> {
         } else {
             self.record(plan, None)?
         };
-        // DESIGN.md section 3: "trailing bytes after a frame are decode errors".
+        // WIRE-17: bytes after the frame's last field are an error.
         if self.pos < self.input.len() {
             return Err(DecodeError::new(ErrorKind::TrailingBytes, self.pos).into());
         }
@@ -647,7 +646,7 @@ impl<'a> Walker<'a> {
                 u64::try_from(n).unwrap_or(u64::MAX)
             }
         };
-        // DESIGN.md section 3: "a count that the remaining bytes cannot hold" is an error,
+        // WIRE-24: a count that the remaining bytes cannot hold is an error,
         // checked against the least an element can take before anything is read.
         let at = self.here(packed);
         let room = if packed {
@@ -682,7 +681,7 @@ impl<'a> Walker<'a> {
     }
 
     /// An element (or key field) of an ascending list: the first absolute, each later one as
-    /// its difference from the previous one, "which is at least 1" (DESIGN.md section 3).
+    /// its difference from the previous one, which is at least 1 (WIRE-14).
     fn ascending(&mut self, wire: &Wire<'_>, packed: bool, asc: &mut Asc) -> Res<Value> {
         let at = self.here(packed);
         let width = |bits: u8| {

@@ -141,6 +141,7 @@ impl FrameError {
 mod tests {
     use super::*;
 
+    /// WIRE-28: a frame's JSON form, both ways.
     #[test]
     fn decode_then_encode_gives_the_bytes_back() {
         let bytes = parse_hex("0a 05 ff 00 00 00 00 00 00 00 2a 00 00 00 00 00 00 00").unwrap();

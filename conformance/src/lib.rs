@@ -20,6 +20,8 @@
 //!   suite read from a vectors folder, and the table, JUnit XML and JSON reports;
 //! - [`diff`]: differential fuzzing against other testees;
 //! - [`explain`]: one row per field of a frame's bytes;
+//! - [`coverage`]: which rules of the specification (`docs/spec/`) are enforced and tested
+//!   where, in every language (`ackwire spec-coverage`);
 //! - [`interp`]: the run-time codec of any spec, walking its lowering (`--spec`),
 //!   [`spec_arg`]: the spec a command works on, named by `--spec` or the reference protocol,
 //!   and [`judge`]: what a run holds testees to, the compiled codec of the reference protocol
@@ -33,6 +35,7 @@
 #![warn(missing_docs)]
 
 pub mod conform;
+pub mod coverage;
 pub mod diff;
 pub mod explain;
 pub mod frame_json;

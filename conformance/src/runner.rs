@@ -1,10 +1,10 @@
 //! The conformance runner: drives a testee process through `conformance/PROTOCOL.md`, one case
 //! at a time, and judges each reply against its vector.
 //!
-//! DESIGN.md section 5: "A testee that crashes or stalls past a timeout is recorded as failing
-//! that case and restarted for the next; a case outside its capabilities is UNIMPLEMENTED, not
-//! FAILED. An error is judged by its kind from one error taxonomy shared by every language,
-//! never by its text."
+//! The rules of `docs/spec/testee.md` it holds: a testee that crashes or stalls past the timeout
+//! fails that case and is restarted for the next (TESTEE-5); a case outside its capabilities is
+//! UNIMPLEMENTED, not FAILED (TESTEE-4); an error is judged by its kind alone (TESTEE-6); a
+//! failure list's passing cases are reported (TESTEE-7).
 //!
 //! The runner is the one place in ackwire with a clock: it has to notice a testee that never
 //! answers. It speaks to the testee through [`crate::testee_client`].
@@ -265,6 +265,7 @@ pub fn run_judged(
             Err(why) => (Verdict::Crash, why),
             Ok(caps) => {
                 name = format!("{} {}", caps.name, caps.version);
+                // TESTEE-4: a case outside the hello capabilities is UNIMPLEMENTED, never sent.
                 match &case.session {
                     Some(s) if !caps.sessions.contains(s) => (
                         Verdict::Unimplemented,
@@ -278,6 +279,7 @@ pub fn run_judged(
                 }
             }
         };
+        // TESTEE-5: a crash or a timeout fails the case, and the testee is restarted for the next.
         if matches!(verdict, Verdict::Crash | Verdict::Timeout) {
             testee.stop();
         }
@@ -331,18 +333,19 @@ fn judge_stream(
     }
 }
 
+/// What a frame case's reply must hold.
+enum Want<'a> {
+    Value(&'a Value),
+    Error(&'a str),
+    Bytes(&'a str),
+}
+
 fn judge_case(
     testee: &mut TesteeProcess,
     case: &Case,
     timeout: Duration,
     judge: &Judge<'_>,
 ) -> (Verdict, String) {
-    /// What a frame case's reply must hold.
-    enum Want<'a> {
-        Value(&'a Value),
-        Error(&'a str),
-        Bytes(&'a str),
-    }
     let (request, want) = match &case.check {
         Check::DecodeValue { hex, value } => (
             json!({"op": "decode", "frame": case.frame, "hex": hex}),
@@ -371,6 +374,17 @@ fn judge_case(
         }
         Err(Fault::Crash(why)) => return (Verdict::Crash, why),
     };
+    judge_reply(judge, &case.frame, &want, &reply)
+}
+
+/// The verdict on a frame case's `reply`, for the frame `frame`, values compared by `judge`.
+fn judge_reply(
+    judge: &Judge<'_>,
+    frame: &str,
+    want: &Want<'_>,
+    reply: &Value,
+) -> (Verdict, String) {
+    // TESTEE-4: answered `unimplemented` is not a failure.
     if let Some(why) = reply.get("unimplemented") {
         return (
             Verdict::Unimplemented,
@@ -389,7 +403,8 @@ fn judge_case(
     };
     match want {
         Want::Value(value) => match ok.and_then(|o| o.get("value")) {
-            Some(actual) => match judge.same_value(&case.frame, value, actual) {
+            // TESTEE-8: values compare after reading them into the frame's types.
+            Some(actual) => match judge.same_value(frame, value, actual) {
                 Ok(true) => (Verdict::Pass, String::new()),
                 Ok(false) => (
                     Verdict::Fail,
@@ -398,8 +413,7 @@ fn judge_case(
                 Err(e) => (
                     Verdict::Fail,
                     format!(
-                        "expected value {value}\n     got {actual}, which is not a {}: {e}",
-                        case.frame
+                        "expected value {value}\n     got {actual}, which is not a {frame}: {e}"
                     ),
                 ),
             },
@@ -409,14 +423,15 @@ fn judge_case(
             ),
         },
         Want::Error(kind) => match error_kind {
-            Some(k) if k == kind => (Verdict::Pass, String::new()),
+            // TESTEE-6: judged by the kind alone, never its text, offset or path.
+            Some(k) if k == *kind => (Verdict::Pass, String::new()),
             _ => (
                 Verdict::Fail,
                 format!("expected error {kind}\n     got {}", got()),
             ),
         },
         Want::Bytes(hex) => match ok.and_then(|o| o.get("hex")).and_then(Value::as_str) {
-            Some(actual) if normalize_hex(actual) == hex => (Verdict::Pass, String::new()),
+            Some(actual) if normalize_hex(actual) == *hex => (Verdict::Pass, String::new()),
             _ => (
                 Verdict::Fail,
                 format!("expected bytes {hex}\n     got {}", got()),
@@ -425,6 +440,7 @@ fn judge_case(
     }
 }
 
+/// TESTEE-7: a failure list names known failures.
 /// Reads a failure list: one case name per line; blank lines and comments (a `#` at the start
 /// of a line or after white space: case names contain `#` themselves) are ignored.
 pub fn read_failure_list(text: &str) -> BTreeSet<String> {
@@ -454,6 +470,38 @@ mod tests {
         let list = read_failure_list("# known\nframes/a/b#decode  # why\n\n  frames/c#encode\n");
         assert_eq!(list.len(), 2);
         assert!(list.contains("frames/a/b#decode"));
+    }
+
+    /// TESTEE-6: an error is judged by its kind alone: another offset, path or message is no
+    /// failure, another kind is.
+    #[test]
+    fn an_error_is_judged_by_its_kind_alone() {
+        let want = Want::Error("truncated");
+        let reply = |kind: &str, offset: u64, path: &str, message: &str| json!({"id": 1, "error": {"kind": kind, "offset": offset, "path": path, "message": message}});
+        for r in [
+            reply("truncated", 3, "tick", "the input ends inside tick"),
+            reply("truncated", 9, "", "eof"),
+        ] {
+            assert_eq!(
+                judge_reply(&Judge::Reference, "acked", &want, &r).0,
+                Verdict::Pass,
+                "{r}"
+            );
+        }
+        let (verdict, detail) = judge_reply(
+            &Judge::Reference,
+            "acked",
+            &want,
+            &reply("over_width", 3, "tick", ""),
+        );
+        assert_eq!(verdict, Verdict::Fail);
+        assert!(detail.contains("expected error truncated"), "{detail}");
+        assert!(detail.contains("got error over_width"), "{detail}");
+        let ok = json!({"id": 1, "ok": {"value": {}}});
+        assert_eq!(
+            judge_reply(&Judge::Reference, "acked", &want, &ok).0,
+            Verdict::Fail
+        );
     }
 
     #[test]

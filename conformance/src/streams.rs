@@ -1,12 +1,12 @@
-//! The stream vector format: a session run end to end through a simulated network, recorded as
-//! the log of everything each half was given and what it did in return. Stream vectors check
-//! session semantics, not only bytes (DESIGN.md section 6, "stateful conformance"): apply only
-//! onto an acknowledged base, drop stale and unknown-base frames, show events once, converge
-//! once the network heals.
+//! The stream vector format: a session run end to end through a simulated network, recorded as the
+//! log of everything each half was given and what it did in return. Stream vectors check session
+//! semantics, not only bytes: apply only onto an acknowledged base, drop stale and unknown-base
+//! frames, show events once, converge once the network heals.
 //!
-//! DESIGN.md section 5: "stream vectors: a scripted world, a seeded network schedule (loss,
-//! duplicate, reorder, latency) and, after every delivery, the frames sent and the FNV-1a of
-//! the client's state."
+//! TESTEE-12: a vector holds the session's parameters, a scripted world and a seeded network
+//! schedule (loss, duplication, reordering, latency), and for every step the frames sent, the
+//! report of each delivery and the client's state hash; TESTEE-10 and TESTEE-11 say how a replay is
+//! judged.
 //!
 //! A vector is a log of [`Step`]s. Each step gives one half (`server` or `client`) one input
 //! (a tick of the scripted world, or a frame the network delivered) and says what that half
@@ -30,7 +30,7 @@ pub struct StreamVector {
     pub name: String,
     /// One line.
     pub description: String,
-    /// The seed document and section the behaviour comes from.
+    /// The rules of `docs/spec/` the vector checks.
     pub seed: String,
     /// The session pair driven: `acked`, `datagram`, `baseline` or `delta`. Its halves are
     /// opened as `<session>_server` and `<session>_client`.
@@ -123,13 +123,13 @@ pub struct Expect {
     pub report: Option<serde_json::Value>,
 }
 
-/// Where a half's report of a delivery first differs from the one a stream vector expects
-/// (`shown.measured`, `events[2].serial`; empty for the report itself), or `None` when it is the
-/// same report in the canonical form `conformance/PROTOCOL.md` ("Reports") gives every session's
-/// reports: the same members with the same values, a number equal to the same number however it
-/// is written (`90`, `90.0`) or to the decimal string of the same integer (a 64-bit value beyond
-/// 2^53 - 1, as frames print them), arrays in the same order. Two members are prose, each
-/// implementation's own, and not compared: the `why` of an acked frame dropped as
+/// TESTEE-11: where a half's report of a delivery first differs from the one a stream vector
+/// expects (`shown.measured`, `events[2].serial`; empty for the report itself), or `None` when it
+/// is the same report in the canonical form `conformance/PROTOCOL.md` ("Reports") gives every
+/// session's reports: the same members with the same values, a number equal to the same number
+/// however it is written (`90`, `90.0`) or to the decimal string of the same integer (a 64-bit
+/// value beyond 2^53 - 1, as frames print them), arrays in the same order. Two members are prose,
+/// each implementation's own, and not compared: the `why` of an acked frame dropped as
 /// `inapplicable`, and a delta client's `refused` (the limit a plan met).
 pub fn report_difference(
     expected: &serde_json::Value,
@@ -199,7 +199,7 @@ mod tests {
         StreamVector {
             name: "acked/five_percent_loss".into(),
             description: "a keyframe, then deltas onto acknowledged bases under 5% loss".into(),
-            seed: "000".into(),
+            seed: "GEN-3".into(),
             session: "acked".into(),
             params: serde_json::json!({"sent_ring": 32}),
             tick_ms: 16,

@@ -255,6 +255,7 @@ impl TesteeProcess {
         let Some(stdin) = self.stdin.as_mut() else {
             return Err(Fault::Crash("the testee is not running".into()));
         };
+        // TESTEE-1, TESTEE-2: one request a line, with an increasing id.
         if writeln!(stdin, "{body}")
             .and_then(|_| stdin.flush())
             .is_err()
@@ -280,6 +281,7 @@ impl TesteeProcess {
         }
         match received {
             Ok(Some(line)) => {
+                // TESTEE-5: a reply that is not one line of JSON, or answers another id, is a crash.
                 let reply: Value = serde_json::from_str(&line).map_err(|e| {
                     Fault::Crash(format!("the reply is not JSON ({e}): {}", truncate(&line)))
                 })?;
@@ -308,6 +310,7 @@ impl TesteeProcess {
         }
     }
 
+    /// TESTEE-3: `hello` first; a testee that never answers it is not run.
     /// The capabilities, starting the testee and greeting it when needed.
     ///
     /// A testee that does not answer `hello` when it is first started is not run at all:

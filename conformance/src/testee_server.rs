@@ -35,12 +35,12 @@ pub enum Fault {
     /// `hello` lists no session halves (a testee with codecs only).
     NoSessions,
     /// An acked client half (kind 6 or 12) tells every event a frame carries as shown, those it
-    /// showed before again: seed 000's "shows each once, above the newest serial it has shown"
-    /// broken in its reports only.
+    /// showed before again: ACK-35's each event once, above the newest serial shown, broken in its
+    /// reports only.
     EventsTwice,
-    /// An acked client half (kind 6 or 12) tells the poses measured against the frame's base,
-    /// not the last frame it showed: seed 000's "a pose carried again that the client already
-    /// showed is no new measurement" broken in its reports only.
+    /// An acked client half (kind 6 or 12) tells the poses measured against the frame's base, not
+    /// the last frame it showed: ACK-34 (a pose repeated after it was shown is not a new
+    /// measurement) broken in its reports only.
     MeasuredAgainstBase,
 }
 
@@ -106,6 +106,7 @@ pub fn serve(input: impl BufRead, mut output: impl Write, fault: Option<&Fault>)
                 if let Some(o) = reply.as_object_mut() {
                     o.remove("bye");
                 }
+                // TESTEE-1: one reply a line, in order, flushed after each.
                 if writeln!(output, "{reply}")
                     .and_then(|_| output.flush())
                     .is_err()
@@ -153,6 +154,7 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
         _ => FRAME_NAMES.iter().map(|s| s.to_string()).collect(),
     };
     let body = match op {
+        // TESTEE-3: the capabilities: the frames and the session halves implemented.
         "hello" => json!({"ok": {
             "name": "ackwire-rust",
             "version": env!("CARGO_PKG_VERSION"),
@@ -190,6 +192,7 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
             }
         }
         "bye" => json!({"ok": {}, "bye": true}),
+        // TESTEE-9: the session operations, on halves opened by name.
         "open" | "deliver" | "take" | "advance" | "state_hash" | "close" => {
             session_op(op, &request, sessions, fault)
         }
@@ -411,6 +414,36 @@ mod tests {
         assert_eq!(r[2]["ok"]["hex"], hex);
         assert!(r[3]["unimplemented"].is_string() || r[3]["ok"]["handle"].is_u64());
         assert_eq!(r.len(), 5, "nothing is answered after bye");
+    }
+
+    /// TESTEE-9: every session half opens by its name, each open a new handle, and closes by
+    /// it; a name no session has is not implemented.
+    #[test]
+    fn every_half_opens_by_its_name() {
+        let names = [
+            "acked_server",
+            "acked_client",
+            "acked_packed_server",
+            "acked_packed_client",
+            "datagram_server",
+            "datagram_client",
+            "baseline_server",
+            "baseline_client",
+            "delta_server",
+            "delta_client",
+        ];
+        let mut requests = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            requests.push(json!({"id": 2 * i, "op": "open", "session": name, "params": {}}));
+            requests.push(json!({"id": 2 * i + 1, "op": "close", "handle": i + 1}));
+        }
+        requests.push(json!({"id": 99, "op": "open", "session": "acked_middle"}));
+        let r = talk(&requests, None);
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(r[2 * i]["ok"]["handle"], i + 1, "{name}: {}", r[2 * i]);
+            assert!(r[2 * i + 1]["ok"].is_object(), "{name}: {}", r[2 * i + 1]);
+        }
+        assert!(r[names.len() * 2]["unimplemented"].is_string());
     }
 
     #[test]

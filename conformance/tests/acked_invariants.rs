@@ -1,9 +1,8 @@
-//! The acked stream's invariant over thousands of seeded runs (DESIGN.md section 4): under any
-//! loss, duplication and reordering, every state the client shows equals the ordered client's
-//! state at that tick, record for record; every event is shown once unless it expired
-//! unacknowledged; once the network heals the client shows the newest frame within two ticks;
-//! both sides' memory stays within their rings. `ackwire_server::acked::harness::run` checks
-//! all of it at every step.
+//! The acked stream's invariant over thousands of seeded runs (GEN-3): under any loss, duplication
+//! and reordering, every state the client shows equals the ordered client's state at that tick,
+//! record for record; every event is shown once unless it expired unacknowledged; once the network
+//! heals the client shows the newest frame within two ticks; both sides' memory stays within their
+//! rings. `ackwire_server::acked::harness::run` checks all of it at every step.
 
 use ackwire_server::acked::harness::{from_bytes, from_seed, run, Shape};
 use proptest::prelude::*;

@@ -1,7 +1,7 @@
-//! The seed's measured table as a test (seed 004 §7): under 10 and 25 per cent loss the
-//! last-acked policy keeps phantoms near zero and missing at its floor (what a lossless run
-//! shows: keys still in flight), while the last-sent policy does not; and it pays for that in
-//! a few more bytes, not in full rebuilds.
+//! The measured table of `docs/spec/delta.md` as a test: under 10 and 25 per cent loss the
+//! last-acked policy keeps phantoms near zero and missing at its floor (what a lossless run shows:
+//! keys still in flight), while the last-sent policy does not; and it pays for that in a few more
+//! bytes, not in full rebuilds.
 
 use ackwire_codec::delta::RecoveryPolicy;
 use ackwire_conformance::sessions::delta::{measure_policy, PolicyRow, PolicyRun};

@@ -1,9 +1,9 @@
 //! `explain` is a second decoder, driven by the lowering of the layout (the same lowering the
-//! generators print) rather than by the generated code.
-//! This test holds the two to each other (DESIGN.md section 3: "decoding is canonical ... a
-//! decode error names the byte offset, the field path and the kind"): for every input, explain
-//! succeeds exactly when the generated decoder does, a failure has the same kind, byte offset,
-//! bit offset and path, and a success's rows tile the input (packed fields may share a byte).
+//! generators print) rather than by the generated code. This test holds the two to each other
+//! (WIRE-21: decoding is canonical; WIRE-22: a decode error names its kind, byte offset and field
+//! path): for every input, explain succeeds exactly when the generated decoder does, a failure has
+//! the same kind, byte offset, bit offset and path, and a success's rows tile the input (packed
+//! fields may share a byte).
 //!
 //! Inputs, for every frame of the reference protocol: frames encoded from hand-built values,
 //! every truncation of them, one trailing byte after them, deterministic single-byte mutations

@@ -1,7 +1,6 @@
 // The C++ codec bench: the generated codec of the acked frame (kind 6, spec/protocol/acked.wire,
-// DESIGN.md section 3) beside a hand-written reader and writer of the same bytes, on the frames
-// the cube scene really sends, in the same run. Built and run by run.sh, which says where the
-// frames come from.
+// ACK-2) beside a hand-written reader and writer of the same bytes, on the frames the cube scene
+// really sends, in the same run. Built and run by run.sh, which says where the frames come from.
 //
 //   bench FRAMES [--check] [--samples N] [--ms M]
 //
@@ -37,10 +36,10 @@ namespace gen = ackwire::protocol;
 
 // ---- the hand-written codec ----
 
-// A plain reader and writer of the acked frame, as one would write it by hand from DESIGN.md
-// section 3: fixed offsets, little-endian loads and stores of bytes, one bounds check per change
-// (its length follows from its mask) rather than one per field, the decoded frame in flat
-// structs whose mask says which fields mean something.
+// A plain reader and writer of the acked frame, as one would write it by hand from ACK-2: fixed
+// offsets, little-endian loads and stores of bytes, one bounds check per change (its length follows
+// from its mask) rather than one per field, the decoded frame in flat structs whose mask says which
+// fields mean something.
 //
 // The decoder checks what a careful hand-written decoder of untrusted bytes must: the kind
 // (6); every read within the input (the header, the check, each change and event as a whole);

@@ -1,18 +1,18 @@
-// Acked snapshots (seed 000), both halves, generic over a schema: the server's per-client
-// AckedEncoder (SENT_RING, keyframes, events, the check, RELIABLE_ABOVE) with the input
-// schedule it feeds (seed 004 section 8), and the client's AckedDecoder (HELD_RING, the report
+// Acked snapshots (`docs/spec/acked.md`), both halves, generic over a schema: the server's
+// per-client AckedEncoder (SENT_RING, keyframes, events, the check, RELIABLE_ABOVE) with the input
+// schedule it feeds (SRV-12 to SRV-16), and the client's AckedDecoder (HELD_RING, the report
 // against the last frame shown, each event once) with the inputs its kind 7 frames repeat
-// (AckWriter). A port of the Rust codec's `acked` module (codec/src/acked/): the same rules,
-// the same bytes, the same state hashes, so that a C++ client and a Rust server (or the
-// reverse) agree frame for frame.
+// (AckWriter). A port of the Rust codec's `acked` module (codec/src/acked/): the same rules, the
+// same bytes, the same state hashes, so that a C++ client and a Rust server (or the reverse) agree
+// frame for frame.
 //
-// | seed 000                                         | here                           | side   |
+// | rules of docs/spec/acked.md                      | here                           | side   |
 // | ------------------------------------------------ | ------------------------------ | ------ |
-// | S_N, S_B and the delta between them              | ServerState, delta, check      | both   |
-// | SENT_RING, base or keyframe, events, check, ...  | AckedEncoder, Outgoing         | server |
-// | inputs executed on the tick they name            | InputSchedule, ScheduledInputs | server |
-// | the client's AckedDecoder                        | AckedDecoder, FrameReport      | client |
-// | the inputs of its kind 7 frames                  | AckWriter                      | client |
+// | S_N, S_B and the delta between them (ACK-17..21) | ServerState, delta, check      | both   |
+// | SENT_RING, base or keyframe, events (ACK-19..28) | AckedEncoder, Outgoing         | server |
+// | inputs executed on the tick they name (SRV-12..) | InputSchedule, ScheduledInputs | server |
+// | the client's AckedDecoder (ACK-29..36)           | AckedDecoder, FrameReport      | client |
+// | the inputs of its kind 7 frames (ACK-10..13)     | AckWriter                      | client |
 //
 // A schema S (a template parameter, as Rust's `AckedSchema` trait) provides:
 //   using Record, Change, Event, Input;                 one entity's record, change, an event,
@@ -63,8 +63,8 @@
 namespace ackwire {
 namespace acked {
 
-/// An acked frame (kind 6) in schema-independent terms: the header is the seed's, the changes
-/// and the events are the schema's.
+/// An acked frame (kind 6) in schema-independent terms: the header is ACK-2's, the changes and the
+/// events are the schema's.
 template <typename Change, typename Event>
 struct AckedFrame {
     /// The server tick this frame describes.
@@ -108,8 +108,8 @@ struct AckContent {
 };
 
 /// One entity of a server-side state: the record, and the life it belongs to. An id whose
-/// life changed is, to the client, an entity gone and another one come whole (seed 000: "those
-/// whose life changed under their id removed and whole again").
+/// life changed is, to the client, an entity gone and another one come whole (ACK-5: removed,
+/// then whole again).
 template <typename R>
 struct Entry {
     /// Which life of the id this is; the server bumps it on every spawn under the id.
@@ -123,9 +123,9 @@ struct Entry {
 template <typename R>
 using ServerState = std::vector<std::pair<uint16_t, Entry<R>>>;
 
-/// The check of the records `f` visits (each as `f(emit)` calling `emit(eid, record)` in
-/// ascending id): DESIGN.md section 3, "the check is FNV-1a over every record of the state the
-/// frame produces, in ascending eid, each as `u16 eid` then the record's canonical bytes".
+/// The check of the records `f` visits (each as `f(emit)` calling `emit(eid, record)` in ascending
+/// id): CHECK-2: FNV-1a over every record of the state the frame produces, in ascending eid, each
+/// as its `u16 eid` then the record's canonical bytes.
 template <typename S, typename Visit>
 uint32_t state_check(Visit visit, std::vector<uint8_t>& buf) {
     uint32_t h = 2166136261u;
@@ -155,9 +155,9 @@ uint32_t server_check(const ServerState<typename S::Record>& state) {
 /// What turns `base` into `next` (the removed ids and the changes, both ascending) in a frame
 /// of tick `tick`; `base` is null for a keyframe.
 ///
-/// Seed 000: "Frame N carries what turns the acknowledged frame's S_B into S_N (the entities
-/// gone, those whose life changed under their id removed and whole again, the groups that
-/// differ, a position as small steps from the base's)".
+/// ACK-19, ACK-21: frame N carries what turns the acknowledged S_B into S_N: the entities gone or
+/// living a new life removed (the latter whole again), the groups that differ, a position as steps
+/// from the base's.
 template <typename S>
 rt::EncodeStatus delta(const ServerState<typename S::Record>* base,
     const ServerState<typename S::Record>& next, uint32_t tick, std::vector<uint16_t>& removed,
@@ -205,16 +205,15 @@ rt::EncodeStatus delta(const ServerState<typename S::Record>* base,
     return std::nullopt;
 }
 
-// ---- the tier boundary (seed 004 section 5) ----
+// ---- the tier boundary (SRV-8) ----
 
-/// A membership boundary with hysteresis (seed 004 section 5): it takes less distance to stay
-/// in than to get in. The presenter's near tier; the Rust codec's `tier::TierBoundary`. It
-/// holds no memory: the caller passes whether the entity was inside last round.
+/// A membership boundary with hysteresis (SRV-8): it takes less distance to stay in than to get in.
+/// The presenter's near tier; the Rust codec's `tier::TierBoundary`. It holds no memory: the caller
+/// passes whether the entity was inside last round.
 class TierBoundary {
 public:
-    /// A boundary that admits a newcomer within `enter` and drops a member past `leave`. Seed
-    /// 004 section 5: "clamps `leave` up to `enter` otherwise" (a NaN radius is left alone: it
-    /// admits nothing).
+    /// A boundary that admits a newcomer within `enter` and drops a member past `leave`. SRV-8: a
+    /// `leave` below `enter` is raised to it (a NaN radius is left alone: it admits nothing).
     TierBoundary(float enter, float leave) : enter_(enter), leave_(leave < enter ? enter : leave) {}
 
     /// The radius that admits a newcomer.
@@ -233,9 +232,9 @@ private:
     float leave_;
 };
 
-// ---- the server's input schedule (seed 004 section 8) ----
+// ---- the server's input schedule (SRV-12 to SRV-16) ----
 
-/// The accepting window, in ticks either side of the current one (seed 004 section 8).
+/// The accepting window, in ticks either side of the current one (SRV-12 to SRV-16).
 struct InputWindow {
     /// How many ticks past its named tick an input is still accepted; it then executes on the
     /// next tick to run, and is counted late.
@@ -245,7 +244,7 @@ struct InputWindow {
     uint64_t max_early = 64;
 };
 
-/// What `InputSchedule::submit` decided (seed 004 section 8).
+/// What `InputSchedule::submit` decided (SRV-12 to SRV-16).
 enum class Submission {
     /// Buffered for its tick.
     scheduled,
@@ -259,17 +258,16 @@ enum class Submission {
 };
 
 /// One seat's buffered inputs and the counters that judge the window, as the Rust server's
-/// `InputSchedule` (server/src/input_schedule.rs). Seed 004 section 8: "The window rejects; it
-/// never corrects", and "Derive the current tick, never count it": `current` is an argument.
-/// The inbox is bounded in time by the window (nothing is buffered more than `max_early` ticks
-/// ahead); the AckedEncoder bounds it in count (MAX_BUFFERED_INPUTS) before `submit`.
+/// `InputSchedule` (server/src/input_schedule.rs). SRV-13: the window rejects, it never corrects;
+/// SRV-16: `current` is an argument, never a counter kept here. The inbox is bounded in time by the
+/// window (nothing is buffered more than `max_early` ticks ahead); the AckedEncoder bounds it in
+/// count (MAX_BUFFERED_INPUTS) before `submit`.
 template <typename I>
 class InputSchedule {
 public:
-    /// Offers an input naming `tick`, judged against `current` and `window`. Seed 004 section
-    /// 8: "An input for a tick already simulated is **dropped**, not shifted into the window";
-    /// "The execution tick is clamped to never fall behind anything already executed for this
-    /// seat".
+    /// Offers an input naming `tick`, judged against `current` and `window`. SRV-13: an input for a
+    /// tick already closed is dropped, never shifted into the window; SRV-14: it never executes
+    /// before a tick already executed for its seat.
     Submission submit(uint64_t tick, I input, uint64_t current, InputWindow window) {
         const uint64_t ahead = current > std::numeric_limits<uint64_t>::max() - window.max_early
             ? std::numeric_limits<uint64_t>::max()
@@ -296,9 +294,8 @@ public:
         return Submission::scheduled;
     }
 
-    /// The input to apply on tick `current`, if any has come due: level semantics (seed 004
-    /// section 8: "Within one step the newest due input wins"); every other due input is
-    /// consumed and discarded.
+    /// The input to apply on tick `current`, if any has come due: level semantics (SRV-15: the
+    /// newest due input wins); every other due input is consumed and discarded.
     std::optional<I> execute_due(uint64_t current) {
         std::optional<I> newest;
         bool any = false;
@@ -338,9 +335,9 @@ private:
     uint64_t rejected_ahead_ = 0;
 };
 
-/// A client's inputs as the acked encoder hands them on: an InputSchedule judging each input
-/// by a window (seed 004 section 8: the input executes on the server tick it names). The
-/// encoder's input sink: `submit(seq, tick, input, current)` and `pending()`.
+/// A client's inputs as the acked encoder hands them on: an InputSchedule judging each input by a
+/// window (SRV-12: the input executes on the server tick it names). The encoder's input sink:
+/// `submit(seq, tick, input, current)` and `pending()`.
 template <typename I>
 class ScheduledInputs {
 public:
@@ -371,9 +368,8 @@ private:
 
 // ---- the server's half: the AckedEncoder ----
 
-/// Inputs a client may have buffered in its input sink at once; more are dropped before
-/// `submit` (seed 004 section 8: "a game that also wants a bound on inputs per tick enforces it
-/// before `submit`").
+/// Inputs a client may have buffered in its input sink at once; more are dropped before `submit`
+/// (ACK-25).
 constexpr size_t MAX_BUFFERED_INPUTS = 256;
 
 /// What an ack did to the base.
@@ -440,24 +436,22 @@ struct Outgoing {
     Frame<S> frame;
     /// Its bytes.
     std::vector<uint8_t> bytes;
-    /// Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably ... it is still a
-    /// frame like any other."
+    /// ACK-27: a frame over RELIABLE_ABOVE bytes goes on the reliable channel, and is still a frame
+    /// like any other.
     bool reliable = false;
 };
 
-/// The server's per-client acked encoder (seed 000), generic over the schema `S` and over
+/// The server's per-client acked encoder (ACK-17 to ACK-28), generic over the schema `S` and over
 /// where the client's inputs go (`Q`: `submit(seq, tick, input, current)`, `pending()`).
 ///
-/// It enforces the seed's rules of the stream:
-/// - "Frame N carries what turns the acknowledged frame's S_B into S_N": the base is the newest
-///   acknowledged frame it still keeps; only a tick it sent, keeps and has not seen
-///   acknowledged already moves the base;
-/// - "With no acknowledged base (the first frame, an acknowledgement lost for longer than the
-///   server keeps its frames: SENT_RING) the frame is a keyframe, onto nothing";
-/// - events "are sent again in every frame until a frame that held them is acknowledged, or for
-///   EVENT_TTL frames at most", with "a serial per client";
-/// - "Every CHECK_EVERY frames a check follows the header" (counted in frames, from 1);
-/// - "A frame over RELIABLE_ABOVE bytes is better sent reliably".
+/// It enforces the server's rules of `docs/spec/acked.md`:
+/// - ACK-19: the base is the newest acknowledged frame it still keeps; only a tick it sent,
+///   keeps and has not seen acknowledged already moves the base;
+/// - ACK-20: with no acknowledged base, a keyframe, onto nothing;
+/// - ACK-23: each event, numbered per client, goes again until a frame that carried it is
+///   acknowledged, or for EVENT_TTL frames at most;
+/// - ACK-24: the check every CHECK_EVERY frames (counted in frames, from 1);
+/// - ACK-27: a frame over RELIABLE_ABOVE bytes goes on the reliable channel.
 /// Memory stays bounded whatever the acks say: SENT_RING frames, the events of EVENT_TTL
 /// frames, MAX_BUFFERED_INPUTS inputs.
 template <typename S, typename Q>
@@ -483,8 +477,8 @@ public:
             pending_.push_back(Pending{next_serial_, frame_no, std::move(event)});
             next_serial_ += 1;  // modulo 2^32, as the Rust encoder's wrapping_add
         }
-        // Seed 000: events "are sent again in every frame until a frame that held them is
-        // acknowledged, or for EVENT_TTL frames at most".
+        // ACK-23: an event goes again in each frame until one that carried it is acknowledged, or
+        // for at most EVENT_TTL frames.
         while (!pending_.empty()) {
             const Pending& p = pending_.front();
             if (acked_serial_ && p.serial <= *acked_serial_) {
@@ -537,8 +531,8 @@ public:
         counters_.keyframes += frame.keyframe ? 1 : 0;
         counters_.reliable += out.reliable ? 1 : 0;
         sent_.push_back(Kept{tick, std::move(state), events_through});
-        // Seed 000: "The server keeps fewer frames than the client, so the base of a frame it
-        // sends is always one the client still holds."
+        // ACK-1, ACK-20: the server keeps fewer frames (SENT_RING) than the client holds, so every
+        // base it names is one the client still holds.
         while (sent_.size() > S::SENT_RING) {
             sent_.pop_front();
         }
@@ -558,8 +552,8 @@ public:
         uint32_t first_seq, const Inputs& inputs, TickOf tick_of) {
         AckVerdict verdict;
         if (keyframe_request) {
-            // acked.wire, AckFlags::KEYFRAME_REQUEST: forget every acknowledgement, ignore those
-            // of frames sent before the request, send keyframes until one is acked.
+            // ACK-26 (AckFlags::KEYFRAME_REQUEST): forget every acknowledgement, ignore those of
+            // frames sent before the request, send keyframes until one is acked.
             counters_.keyframe_requests += 1;
             acked_.reset();
             if (!sent_.empty()) {
@@ -685,9 +679,9 @@ struct DecoderCounters {
 
 /// What an applied frame changed, told against the last frame shown, not the base.
 ///
-/// Seed 000: "What it tells of a frame (the entities changed, those measured and when, those
-/// gone, their tiers) is against the last frame it showed, not the base: a pose carried again
-/// that the client already showed is no new measurement."
+/// ACK-34: the report of a frame (changed, measured and when, gone, tiers) compares with the last
+/// frame shown rather than the base, so a pose repeated after it was shown is not a new
+/// measurement.
 ///
 /// The decoder owns one report and refills it for every frame it shows (its buffers reused);
 /// a Delivery lends it until the next call. Copy it to keep it.
@@ -822,7 +816,7 @@ private:
     size_t len_ = 0;
 };
 
-/// The client's half of the acked stream (seed 000): holds the states of its last HELD_RING
+/// The client's half of the acked stream (ACK-29 to ACK-36): holds the states of its last HELD_RING
 /// frames by tick, applies each frame onto the base it names, shows each event once.
 ///
 /// One live state, the state of the last frame shown, edited in place; each held frame keeps
@@ -857,15 +851,15 @@ public:
             return d;
         }
         d.tick = frame_.tick;
-        // Seed 000: "a frame not newer than the last it applied is stale and dropped too."
+        // ACK-31: a frame not newer than the last one applied is stale, and dropped.
         if (shown_ && frame_.tick <= *shown_) {
             counters_.stale += 1;
             d.kind = Delivery<Event>::Kind::stale;
             return d;
         }
-        // Seed 000: "a frame whose base it no longer holds (or never got) is dropped without a
-        // word (the next frame, on a newer acknowledgement, will come)". While a keyframe is
-        // wanted the decoder holds nothing, so only a keyframe applies.
+        // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped
+        // silently; a later frame, on a newer acknowledgement, follows. While a keyframe is wanted
+        // the decoder holds nothing, so only a keyframe applies.
         size_t after_base = count_;
         if (!frame_.keyframe) {
             bool found = false;
@@ -891,8 +885,8 @@ public:
         }
         undo_.clear();
         commit();
-        // Seed 000: "Every CHECK_EVERY frames a check follows the header, the ordered deltas'
-        // FNV-1a of every record of the state the frame produces."
+        // ACK-36: a frame that carries a check is held to the check (CHECK-2) of the state it
+        // produces.
         std::optional<bool> check;
         if (frame_.check) {
             check = live_check(bytes_) == *frame_.check;
@@ -904,8 +898,8 @@ public:
         input_buffer_ = frame_.input_buffer;
         shown_ = frame_.tick;
         if (check == std::optional<bool>(false)) {
-            // A mismatch: every state held may be wrong. Hold nothing, acknowledge nothing and
-            // ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
+            // ACK-36: a mismatch: every state held may be wrong. Hold nothing, acknowledge nothing
+            // and ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
             keyframe_wanted_ = true;
             count_ = 0;
         } else {
@@ -1037,10 +1031,11 @@ private:
         }
     }
 
-    /// Seed 000's rules for a frame's removals and changes, onto its base (the live state with
-    /// the undo edits of the held frames from `after_base` on laid over it, the first of an
-    /// entity winning; nothing for a keyframe), staged. The faults are those of applying the
-    /// removals one by one, then the changes one by one. Nullptr, or why the frame is refused.
+    /// The rules of ACK-5, ACK-21 and ACK-32 for a frame's removals and changes onto its base (the
+    /// live state with the undo edits of the held frames from `after_base` on laid over it, the
+    /// first of an entity winning; nothing for a keyframe), staged. The faults are those of
+    /// applying the removals one by one, then the changes one by one. Nullptr, or why the frame is
+    /// refused.
     const char* stage(size_t after_base) {
         drain([](uint16_t, std::optional<Record>&) {});
         const Frame<S>& frame = frame_;
@@ -1059,10 +1054,10 @@ private:
                     entry(edit.first, [&] { return edit.second; });
                 }
             }
-            // Seed 000: "the entities gone, those whose life changed under their id removed and
-            // whole again". The wire does not make the removals ascend; taken one by one, any
-            // order of distinct held ids applies, and an id twice is a removal of an id no
-            // longer held.
+            // ACK-5: the entities gone, and those living a new life under their id, are removed
+            // (the latter come again whole). The wire does not make the removals ascend; taken one
+            // by one, any order of distinct held ids applies, and an id twice is a removal of an id
+            // no longer held.
             for (const uint16_t eid : frame.removed) {
                 std::optional<Record>& e = entry(eid, [&] { return opt(live_.get(eid)); });
                 if (!e) {
@@ -1082,9 +1077,8 @@ private:
             std::optional<Record>& e = entry(eid, [&] {
                 return keyframe ? std::optional<Record>() : opt(live_.get(eid));
             });
-            // Seed 000: "a pose measured in a frame that was lost travels with its age ... so
-            // the client records it at the tick it was true" (the schema's `apply`: tick minus
-            // age).
+            // ACK-33: a pose sent with its age is recorded at the tick it was true (the schema's
+            // `apply`: tick minus age).
             Record next{};
             if (const char* why = S::apply(e ? &*e : nullptr, change, frame.tick, next)) {
                 return why;
@@ -1133,7 +1127,7 @@ private:
             undo_.emplace_back(eid, opt(old));
             live_.set(eid, next);
         });
-        // Seed 000: "the client shows each once, above the newest serial it has shown." Modulo
+        // ACK-35: each event is shown once, only when its serial is above the newest shown. Modulo
         // 2^32, as the server numbers them: a first_serial near 2^32 - 1 wraps.
         for (size_t i = 0; i < frame_.events.size(); ++i) {
             const uint32_t serial = frame_.first_serial + static_cast<uint32_t>(i);
@@ -1145,16 +1139,16 @@ private:
         }
     }
 
-    /// FNV-1a of every record of the live state in ascending id (DESIGN.md section 3).
+    /// FNV-1a of every record of the live state in ascending id (CHECK-2).
     uint32_t live_check(std::vector<uint8_t>& buf) const {
         return state_check<S>([&](auto emit) { live_.for_each(emit); }, buf);
     }
 
     LiveState<Record> live_;
     std::optional<uint32_t> shown_;
-    // Seed 000: "The client's AckedDecoder keeps the states of its last HELD_RING frames by
-    // tick": a ring of HELD_RING slots, oldest at head_, each as the edits that undo it; when
-    // any is held, the newest is the frame shown (the live state).
+    // ACK-29: the client holds the states of its last HELD_RING applied frames, by tick: a ring of
+    // HELD_RING slots, oldest at head_, each as the edits that undo it; when any is held, the
+    // newest is the frame shown (the live state).
     std::vector<Held> ring_;
     size_t head_ = 0;
     size_t count_ = 0;
@@ -1173,12 +1167,12 @@ private:
     DecoderCounters counters_;
 };
 
-/// The inputs of the client's kind 7 frames (DESIGN.md section 3: "the client's recent inputs,
-/// each with its sequence number and the server tick it is aimed at ... repeated over several
-/// frames so that a lost frame loses no input"). Inputs are numbered from 1 and kept until the
-/// server's `last_seq` says it processed them, or until more than `keep` newer ones have been
-/// pushed (at most 255, the count's width); every frame carries all of those kept, oldest
-/// first. The frame itself is the schema's (reference/acked.hpp writes protocol::Ack).
+/// The inputs of the client's kind 7 frames (ACK-12: "the client's recent inputs, each with its
+/// sequence number and the server tick it is aimed at ... repeated over several frames so that a
+/// lost frame loses no input"). Inputs are numbered from 1 and kept until the server's `last_seq`
+/// says it processed them, or until more than `keep` newer ones have been pushed (at most 255, the
+/// count's width); every frame carries all of those kept, oldest first. The frame itself is the
+/// schema's (reference/acked.hpp writes protocol::Ack).
 template <typename I>
 class AckWriter {
 public:

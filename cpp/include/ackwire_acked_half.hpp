@@ -1,8 +1,8 @@
-// The two session halves of acked snapshots (seed 000) over any acked schema (ackwire_acked.hpp
-// lists what a schema provides), as the Rust codec's `session::AckedClient` and
-// `session::AckedServer`: AckedClientHalf, the facade a native client drives, and
-// AckedServerHalf, which a game's presenter feeds. `ackwire gen --lang cpp` writes the schemas
-// of every `state` a spec declares (the reference protocol's `reference::Reference`, kind 6, and
+// The two session halves of acked snapshots (ACK-17 to ACK-36) over any acked schema
+// (ackwire_acked.hpp lists what a schema provides), as the Rust codec's `session::AckedClient` and
+// `session::AckedServer`: AckedClientHalf, the facade a native client drives, and AckedServerHalf,
+// which a game's presenter feeds. `ackwire gen --lang cpp` writes the schemas of every `state` a
+// spec declares (the reference protocol's `reference::Reference`, kind 6, and
 // `reference::PackedReference`, kind 12); what each client sees of the world (tiers, refresh, a
 // client's own entities) is the presenter's, the game's own code.
 //
@@ -90,8 +90,8 @@ public:
     /// The next frame to send, in order; nothing when there is none.
     std::optional<session::Transmit> poll_transmit() { return out_.poll(); }
 
-    /// The check of the state shown: FNV-1a of every record in ascending id (DESIGN.md section
-    /// 3), what the server's S_N check of the same tick is.
+    /// The check of the state shown: FNV-1a of every record in ascending id (CHECK-2, CHECK-7),
+    /// what the server's S_N check of the same tick is.
     uint32_t state_hash() const { return decoder_.state_hash(); }
 
     /// The entities shown (read-only): `shown().for_each([](uint16_t eid, const Record& r) {
@@ -129,8 +129,8 @@ struct AckedAckReport {
 /// frame named `S::FRAME_NAME` (reliable when over RELIABLE_ABOVE bytes); a frame is the
 /// client's ack, its inputs judged against the tick of `now`.
 ///
-/// The presenter is the game's policy (seed 000: "The server keeps computing, for each client,
-/// what an ordered client would hold after frame N ... exactly as the ordered encoder does"):
+/// The presenter is the game's policy (ACK-17: for each client, the state an ordered client
+/// would hold after frame N, as the ordered encoder computes it):
 /// `present(tick, world)` gives S_N, every entity the client holds ascending by id, for any
 /// world type the game passes to `handle_tick`.
 template <typename S, typename P>

@@ -1,12 +1,11 @@
-// NetBaseline snapshots (seed 002), both halves, sans-IO, as the Rust codec's
-// codec/src/baseline/: the server's SnapshotWriter writes one connection's snapshots under a
-// byte budget from a Scene and folds their acknowledgements into its NetBaseline; the client's
+// NetBaseline snapshots (`docs/spec/baseline.md`), both halves, sans-IO, as the Rust codec's
+// codec/src/baseline/: the server's SnapshotWriter writes one connection's snapshots under a byte
+// budget from a Scene and folds their acknowledgements into its NetBaseline; the client's
 // SnapshotClient applies snapshots and acknowledges each one it applies.
 //
-// Seed 002: "A component is sent, whole, when its encoded bits differ from what this connection
-// has confirmed receiving: the delta is on presence, never on values, so every entry decodes
-// from the packet alone". gatherLost: "Reported until confirmed, which makes destruction
-// reliable."
+// NB-7: a component goes in full when its encoded bits are not the confirmed ones; what changes is
+// presence, never values, so each entry reads from its packet alone. gatherLost: "Reported until
+// confirmed, which makes destruction reliable."
 //
 // Generic over a schema `S` (the reference protocol's is reference/baseline.hpp):
 //   COMPONENT_TYPES, ACK_WINDOW, MAX_LOST_PER_SNAPSHOT;
@@ -129,7 +128,7 @@ struct Pending {
     std::vector<std::tuple<EntityId, size_t, std::vector<uint8_t>>> entries;
 };
 
-/// What one connection is known to hold (seed 002's NetBaseline).
+/// What one connection is known to hold (NB-7 to NB-11).
 template <typename S>
 class NetBaseline {
 public:
@@ -185,8 +184,8 @@ public:
                 continue;
             }
             auto& slot = r->second[type];
-            // Seed 002: "A change is folded only when newer than what the slot holds, so a late
-            // acknowledgement cannot write stale bytes over fresh."
+            // NB-9: a component is folded only when its snapshot is newer than what is confirmed,
+            // so a late acknowledgement cannot write stale bits over fresh ones.
             if (!slot || slot->extended < extended) {
                 slot = Confirmed{std::move(bits), sequence, extended};
             }
@@ -240,7 +239,7 @@ public:
         examined_ = examined_ > UINT64_MAX - examined ? UINT64_MAX : examined_ + examined;
     }
 
-    /// Forgets everything (seed 002: "For a world replaced under a live session").
+    /// Forgets everything (NB-13: for a world replaced under a live session).
     void clear() {
         records_.clear();
         lost_.clear();
@@ -302,8 +301,8 @@ private:
 /// What a SnapshotWriter's connection may be owed (the Rust BaselineLimits).
 struct BaselineLimits {
     /// Lost entities owed at most (65,536). Past it the connection is stalled (a `limit` error)
-    /// rather than given a clean slate: seed 002 makes forgetting what is owed a lie to the
-    /// client.
+    /// rather than given a clean slate: forgetting what is owed would be a lie to the client
+    /// (NB-14).
     size_t max_owed_lost = size_t{1} << 16;
 };
 
@@ -324,10 +323,9 @@ public:
     /// Folds the client's acknowledgement.
     void on_ack(const typename S::SnapshotAck& ack) { baseline_.confirm(ack.sequence); }
 
-    /// The world was replaced under the live session: forget everything held (seed 002's
-    /// clear(), "For a world replaced under a live session"). A clean slate only when the
-    /// client drops its table at the same point (SnapshotClient::replace_world with this
-    /// writer's next sequence), never a way out of a stall on its own.
+    /// The world was replaced under the live session: forget everything held (NB-13). A clean slate
+    /// only when the client drops its table at the same point (SnapshotClient::replace_world with
+    /// this writer's next sequence), never a way out of a stall on its own.
     void replace_world() {
         baseline_.clear();
         unconfirmed_since_.clear();
@@ -349,8 +347,9 @@ public:
         baseline_.gather_lost(
             scene, std::min<size_t>(fit, size_t{S::MAX_LOST_PER_SNAPSHOT}), lost);
         const size_t owed = baseline_.owed_lost();
-        // Seed 002, gatherLost: "Reported until confirmed, which makes destruction reliable."
-        // What is owed is never dropped to make room, so past the limit the connection stalls.
+        // NB-11: a lost entity is named until the client confirms a snapshot that named it, so
+        // destruction is reliable. What is owed is never dropped to make room, so past the limit
+        // the connection stalls.
         if (owed > limits_.max_owed_lost) {
             return session::SessionError{session::SessionError::Kind::limit,
                 "connection stalled at snapshot " + std::to_string(sequence) + ": it owes " +

@@ -1,11 +1,10 @@
-// Datagram v2 (seed 003), both halves, sans-IO, as the Rust codec's codec/src/datagram/: entity
-// updates that may be lost, duplicated or reordered, beside a reliable, ordered stream of
-// spawns, despawns and full frames.
+// Datagram v2 (`docs/spec/datagram.md`), both halves, sans-IO, as the Rust codec's
+// codec/src/datagram/: entity updates that may be lost, duplicated or reordered, beside a reliable,
+// ordered stream of spawns, despawns and full frames.
 //
-// Seed 003: "Every datagram stands alone: an update carries the entity's absolute quantized
-// position, not a difference, so a lost datagram only delays what it held. The client acks the
-// frame numbers it receives; the server keeps sending whatever changed since the last acked
-// state until an ack covers it."
+// Each datagram is self-contained: an update holds the entity's absolute quantized position, so
+// losing a datagram only delays its content; the client acknowledges what it applies and the server
+// repeats whatever changed since an entity's last acknowledged state until covered (DG-14, DG-22).
 //
 // - DatagramBuilder builds one datagram (updates in ascending id order, a size limit with the
 //   header counted at MAX_HEADER_LEN); split_tick splits a tick into parts.
@@ -23,9 +22,9 @@
 //   encoded_len_after(update, prev), check_update(update) -> rt::EncodeStatus,
 //   decode_<frame>(data, len), to_bytes(frame).
 //
-// Two decisions the seed leaves open, made as the Rust codec makes them: the client acks a
-// datagram when it applies it (when its tick, or a later one, is whole), not while it only
-// holds it; a tick that sends a full frame sends no datagram.
+// Two choices the specification makes, as the Rust codec makes them: the client acks a datagram
+// when it applies it (when its tick, or a later one, is whole), not while it only holds it; a tick
+// that sends a full frame sends no datagram (DG-22, DG-12).
 
 #pragma once
 
@@ -61,19 +60,19 @@ inline void count(uint32_t& counter, size_t n) {
 
 }  // namespace detail
 
-/// The part of a spawn tick an update carries (seed 003: "its low 16 bits").
+/// The part of a spawn tick an update carries (DG-8: its low 16 bits).
 ///
-/// Seed 003: "An update names the tick of the stream frame that spawned the entity (its low 16
-/// bits), and the client applies it only to the entity spawned then."
+/// DG-8, DG-18: an update names the low 16 bits of the tick of the stream frame that spawned its
+/// entity, and applies only to the entity spawned then.
 inline uint16_t spawn_tag(uint64_t spawn_tick) {
     return static_cast<uint16_t>(spawn_tick & 0xFFFFu);
 }
 
 /// An axis value on the wire: round(coordinate / precision), halves away from zero.
 ///
-/// DESIGN.md §3: "An axis value is round(coordinate / precision), a non-finite coordinate
-/// quantizes to 0." A quotient that is not finite (a precision of 0) also gives 0, and one
-/// beyond the i64 range saturates (as Rust's `as` does).
+/// DG-5: an axis value is round(coordinate / precision), and a non-finite coordinate quantizes to
+/// 0. A quotient that is not finite (a precision of 0) also gives 0, and one beyond the i64 range
+/// saturates (as Rust's `as` does).
 inline int64_t quantize(double coordinate, float precision) {
     if (!std::isfinite(coordinate)) {
         return 0;
@@ -118,8 +117,8 @@ struct BuildError {
     std::string message;
 };
 
-/// One datagram being built: updates in ascending id order under a size limit, the header
-/// counted at MAX_HEADER_LEN (seed 003's largest header).
+/// One datagram being built: updates in ascending id order under a size limit, the header counted
+/// at MAX_HEADER_LEN (DG-7: the largest header).
 template <typename S>
 class DatagramBuilder {
 public:
@@ -206,7 +205,7 @@ inline rt::Result<DatagramHeader, BuildError> numbered(DatagramHeader first, siz
 
 /// A tick's updates (ids ascending) in as many datagrams as the size limit needs, numbered from
 /// `header.frame` up, each naming the count. An update too large for any datagram goes alone.
-/// Seed 003: "Every tick without a full frame sends at least one datagram."
+/// DG-11: a tick without a full frame sends one datagram or more.
 template <typename S>
 rt::Result<std::vector<typename S::Datagram>, BuildError> split_tick(
     DatagramHeader header, std::vector<typename S::Update> updates, size_t limit) {
@@ -275,8 +274,8 @@ rt::Result<std::vector<typename S::Datagram>, BuildError> split_tick(
     return out;
 }
 
-/// The update of entity `id` spawned at `spawn_tick` carrying `axes` and `components`, its
-/// spawn tag and mask following from them. Seed 003: "u8 mask (1 x, 2 y, 4 z, 8 components)".
+/// The update of entity `id` spawned at `spawn_tick` carrying `axes` and `components`, its spawn
+/// tag and mask following from them. DG-4: mask bit 1 x, 2 y, 4 z, 8 components.
 template <typename S>
 typename S::Update entry(uint64_t id, uint64_t spawn_tick, const std::optional<int64_t> (&axes)[3],
     std::optional<std::vector<typename S::Component>> components) {
@@ -296,8 +295,8 @@ typename S::Update entry(uint64_t id, uint64_t spawn_tick, const std::optional<i
 
 // ---- the client ----
 
-/// Bounds on what a ReplicaTable holds, whatever the server sends (DESIGN.md section 6:
-/// "hostile-peer limits as part of the specification"), the Rust codec's ReplicaLimits.
+/// Bounds on what a ReplicaTable holds, whatever the server sends (GEN-5, docs/limits.md), the Rust
+/// codec's ReplicaLimits.
 struct ReplicaLimits {
     /// What each component costs beyond its bytes in max_component_bytes, so that a flood of
     /// empty components is bounded too.
@@ -355,10 +354,10 @@ struct DatagramSummary {
     uint32_t skipped_over_bytes = 0;
 };
 
-/// The client's replica table (seed 003). Stream frames go to apply_* in the order the
-/// reliable stream delivers them; datagrams to receive() as they arrive; the acks to send come
-/// out of take_acks(). A datagram is acked when its updates have been applied (or skipped),
-/// never while it is only held.
+/// The client's replica table (DG-17 to DG-23). Stream frames go to apply_* in the order the
+/// reliable stream delivers them; datagrams to receive() as they arrive; the acks to send come out
+/// of take_acks(). A datagram is acked when its updates have been applied (or skipped), never while
+/// it is only held.
 template <typename S>
 class ReplicaTable {
 public:
@@ -370,7 +369,7 @@ public:
 
     /// The entities, by id.
     const std::map<uint64_t, Replica>& entities() const { return entities_; }
-    /// The tick of the last stream frame applied (seed 003: "ReplicaTable::stream_tick").
+    /// The tick of the last stream frame applied (DG-10, DG-22).
     uint64_t stream_tick() const { return stream_tick_; }
     /// The input ack of the newest whole tick.
     uint64_t input_ack() const { return input_ack_; }
@@ -422,9 +421,8 @@ public:
         return s;
     }
 
-    /// Applies a full frame, in stream order. Seed 003, FullFrame: "the whole subscription,
-    /// replacing everything the client holds. Every entity in it counts as spawned at this
-    /// frame's tick."
+    /// Applies a full frame, in stream order. DG-17: a full frame replaces everything the client
+    /// holds, and every entity in it counts as spawned at its tick.
     DatagramSummary apply_full_frame(const typename S::FullFrame& f) {
         DatagramSummary s;
         if (!stream_order(f.tick, s)) {
@@ -451,9 +449,9 @@ public:
     /// otherwise, and applies whatever it makes whole.
     DatagramSummary receive(typename S::Datagram datagram) {
         DatagramSummary s;
-        // Seed 003: "the client applies a tick's datagrams, and takes its ack, when the tick is
-        // whole or a later tick is." A later tick is whole already: apply now, once the stream
-        // frame it names is in.
+        // DG-21: the client applies a tick's datagrams, and takes its input ack, when the tick or a
+        // later one is whole. A later tick is whole already: apply now, once the stream frame it
+        // names is in.
         if (whole_tick_ && datagram.tick <= *whole_tick_ && datagram.stream_tick <= stream_tick_) {
             apply(datagram, s);
             return s;
@@ -630,8 +628,8 @@ private:
         return true;
     }
 
-    // Applies every held tick up to the newest whole one. Seed 003: "A tick is whole on the
-    // client when it has all of its datagrams and that stream frame."
+    // Applies every held tick up to the newest whole one. DG-21: a tick is whole when the client
+    // holds all of its datagrams and the stream frame they name.
     void release(DatagramSummary& s) {
         std::optional<uint64_t> whole_at;
         for (auto it = held_.rbegin(); it != held_.rend(); ++it) {
@@ -666,7 +664,7 @@ private:
         }
         if (!whole_tick_ || whole_tick > *whole_tick_) {
             whole_tick_ = whole_tick;
-            // Seed 003: "only then does the input ack describe the table".
+            // DG-21: only then does the input ack describe the table.
             if (newest_ack) {
                 input_ack_ = *newest_ack;
             }
@@ -692,16 +690,16 @@ private:
                 continue;
             }
             Replica& e = found->second;
-            // Seed 003: "the client applies it only to the entity spawned then. A late datagram
-            // for an entity that has since been despawned and spawned again under the same id,
-            // or one built before a full frame, changes nothing."
+            // DG-18: an update lands only on the entity spawned at the tick its tag names, so a
+            // stale datagram for an id respawned since, or built before a full frame, changes
+            // nothing.
             if (u.spawn_tag != spawn_tag(e.spawn_tick)) {
                 doubtful = doubtful || u.spawn_tag == doubtful_tag;
                 detail::count(s.skipped_spawn_tag, 1);
                 continue;
             }
-            // Seed 003: "The client keeps, per entity, the number of the last datagram it
-            // applied, and skips an update from an older one."
+            // DG-19: an update from a datagram not newer than the last one applied to its entity is
+            // skipped.
             if (d.frame <= e.last_datagram) {
                 detail::count(s.skipped_stale, 1);
                 continue;
@@ -734,8 +732,8 @@ private:
         if (refused) {
             return;
         }
-        // Seed 003: "The client acks a datagram with its number and the tick of the last stream
-        // frame it had applied."
+        // DG-22: the acknowledgement carries the datagram's number and the last stream tick
+        // applied.
         typename S::DatagramAck ack;
         ack.frame = d.frame;
         ack.stream_tick = doubtful && stream_tick_ > 0 ? stream_tick_ - 1 : stream_tick_;
@@ -794,7 +792,7 @@ struct AckSummary {
     uint32_t not_covered = 0;
 };
 
-/// The server's half of one client's subscription (seed 003).
+/// The server's half of one client's subscription (`docs/spec/datagram.md`).
 template <typename S>
 class Subscription {
 public:
@@ -979,8 +977,8 @@ public:
         }
         std::vector<typename S::Update> updates;
         for (const auto& [id, e] : entities_) {
-            // Seed 003: "the server keeps sending whatever changed since the last acked state
-            // until an ack covers it."
+            // DG-14: whatever changed since the entity's last acknowledged state is sent again
+            // until an acknowledgement covers it.
             std::optional<int64_t> axes[3];
             for (size_t i = 0; i < 3; ++i) {
                 if (e.position_changed[i] > e.acked_frame) {
@@ -1013,7 +1011,7 @@ public:
         header.stream_tick = stream_tick_;
         header.precision = config_.precision;
         header.parts = 1;
-        // Seed 003: "Every tick without a full frame sends at least one datagram."
+        // DG-11: a tick without a full frame sends one datagram or more.
         auto datagrams = split_tick<S>(header, std::move(updates), config_.max_datagram);
         if (!datagrams) {
             return world_error(datagrams.error().message);
@@ -1055,8 +1053,9 @@ public:
                 continue;
             }
             Tracked& e = found->second;
-            // Seed 003: "An ack covers an entity only when that tick is at or after its spawn."
-            // The update must also be for this occupant of the id, not one despawned since.
+            // DG-15: an acknowledgement covers an entity only when its stream tick is at or after
+            // the entity's spawn. The update must also be for this occupant of the id, not one
+            // despawned since.
             if (e.spawn_tick != spawned || ack.stream_tick < e.spawn_tick) {
                 s.not_covered += 1;
                 continue;

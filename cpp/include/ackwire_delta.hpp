@@ -1,10 +1,10 @@
-// Delta streaming of a set of keys (seed 004 §7), both halves, sans-IO, as the Rust codec's
-// codec/src/delta/: the server's DeltaBaseline plans what a subscriber must add and drop, the
-// client's DeltaMirror applies the plans and answers each with its AckWindow and the SetDigest
+// Delta streaming of a set of keys (`docs/spec/delta.md`), both halves, sans-IO, as the Rust
+// codec's codec/src/delta/: the server's DeltaBaseline plans what a subscriber must add and drop,
+// the client's DeltaMirror applies the plans and answers each with its AckWindow and the SetDigest
 // of what it holds, so the server notices a mirror that diverged.
 //
-// Seed 004 §7: "One `DeltaBaseline` per subscriber. It is deliberately set-theoretic and knows
-// nothing about what a key means: keys are `u64`, entering and leaving are the only events".
+// One DeltaBaseline per subscriber (DELTA-9), set-theoretic: keys are u64 numbers whose meaning is
+// the application's, and entering and leaving are the only events.
 //
 // Generic over a schema `S` (the reference protocol's is reference/delta.hpp) naming the two
 // frames and their codec: types DeltaPlan (flags, sequence, baseline_seq, entered, left) and
@@ -43,7 +43,7 @@ using digest::SlotKey;
 enum class RecoveryPolicy {
     /// Diff against the last state sent, as if every packet arrived (a baseline for tests).
     naive,
-    /// Diff against the acknowledged state (seed 004 §7's opposite baselines).
+    /// Diff against the acknowledged state (DELTA-12's opposite baselines).
     ack_recovery,
 };
 
@@ -295,8 +295,8 @@ public:
     uint64_t stale_refs() const { return stale_refs_; }
 
     /// Applies one plan, or refuses it whole past max_keys (then it is neither applied nor
-    /// acknowledged: seed 004 §7 builds sends from "the acknowledged state **intersected** with
-    /// every state sent since", so a plan never acknowledged is said again).
+    /// acknowledged: DELTA-12 builds what to send from the acknowledged state intersected with
+    /// every state sent since, so a plan never acknowledged is said again (DELTA-24)).
     rt::Result<Applied, MirrorKeysError> apply(const typename S::DeltaPlan& frame) {
         const bool full = frame.flags.contains(S::PLAN_FULL_BASELINE);
         if (!is_stale(frame.sequence)) {
@@ -388,7 +388,7 @@ private:
     uint64_t stale_refs_ = 0;
 };
 
-/// One subscriber's view of a streamed set, the server half (seed 004 §7).
+/// One subscriber's view of a streamed set, the server half (`docs/spec/delta.md`).
 class DeltaBaseline {
 public:
     /// A baseline keeping at most `history` states sent (at least 1), under AckRecovery.
@@ -462,8 +462,8 @@ public:
     /// The plan numbered `seq` that brings the subscriber to `current`.
     Plan plan(const std::set<uint64_t>& current, uint64_t seq) {
         const bool recovering = policy_ == RecoveryPolicy::ack_recovery;
-        // Seed 004 §7: a baseline that "has aged out of history" forces a full rebuild rather
-        // than a wrong diff.
+        // DELTA-13: a baseline aged out of the history forces a full rebuild rather than a wrong
+        // difference.
         if (recovering && history_lost_) {
             rebuild();
         }
@@ -472,9 +472,8 @@ public:
         if (pending == Pending::rebuild) {
             full_rebuilds_ = full_rebuilds_ == UINT64_MAX ? UINT64_MAX : full_rebuilds_ + 1;
         }
-        // Seed 004 §7: "Cold start is a decision, not an accident. [...] under `AckRecovery`
-        // an unknown baseline means full sets for the first round trip, then incremental for
-        // the rest of the session."
+        // DELTA-11: under AckRecovery, before any acknowledgement every plan is a full set;
+        // differences follow once acknowledgements arrive.
         const bool unknown = recovering && !acked_;
         Plan p;
         bool standalone = true;
@@ -482,10 +481,9 @@ public:
             p.full_baseline = true;
             p.entered.assign(current.begin(), current.end());
         } else if (acked_ && recovering) {
-            // Seed 004 §7: "What to *send* must assume the least the subscriber holds: the
-            // acknowledged state **intersected** with every state sent since [...]. What to
-            // *retract* must assume the most: the acknowledged state **unioned** with
-            // everything announced since".
+            // DELTA-12: sends are computed against the smallest state the subscriber can hold (the
+            // acknowledged state intersected with everything sent after it), retractions against
+            // the largest (the acknowledged state unioned with everything sent after it).
             std::set<uint64_t> least = acked_->state;
             std::set<uint64_t> most = acked_->state;
             for (const SentState& sent : sent_) {
@@ -557,12 +555,13 @@ public:
                 sent_.end());
         }
         Agreement agreement;
+        // DELTA-16: every digest is compared (the empty set's too) unless the check is off.
         if (acked_ && drift_check_ && acked_->seq == newest) {
             agreement = Agreement::compare(acked_->digest, reported);
         }
         if (agreement.is_disagreement()) {
-            // Seed 004 §7: "when it disagrees with the digest of the state the server believes
-            // it reached, the next plan is a full rebuild."
+            // DELTA-15: a digest that disagrees with the acknowledged state's makes the next plan a
+            // full rebuild.
             rebuild();
         }
         return agreement;
@@ -626,6 +625,7 @@ private:
         pending_ = Pending::rebuild;
     }
 
+    // DELTA-17: a new epoch drops the acknowledged state, the last sent and the history.
     void new_epoch() {
         sent_.clear();
         acked_.reset();
@@ -660,10 +660,10 @@ struct ReusePolicy {
     uint32_t quarantine = 0;
 };
 
-/// Hands out SlotKeys, bumping a slot's generation each time it is reused (seed 004 §7: "A
-/// retraction re-derived after a slot has been recycled would otherwise name the slot's
-/// *current* occupant"). The first occupant of a slot is generation 0; every reuse the next,
-/// wrapping at 65,535. Memory is bounded by the capacity, which the game sets, not a peer.
+/// Hands out SlotKeys, bumping a slot's generation each time it is reused (DELTA-3: a retraction
+/// must name the occupant the subscriber holds, not the slot's current one). The first occupant of
+/// a slot is generation 0; every reuse the next, wrapping at 65,535. Memory is bounded by the
+/// capacity, which the game sets, not a peer.
 class SlotAllocator {
 public:
     /// An allocator of slots 0 to `capacity` - 1.
@@ -717,7 +717,7 @@ public:
                 slot.generation = 0;
             } else {
                 freed_.erase(std::make_pair(slot.order, index));
-                // Seed 004 §7: a respawn in the same slot must be a different key.
+                // DELTA-3: a respawn in the same slot must be a different key.
                 slot.generation = static_cast<uint16_t>(slot.generation + 1u);
             }
             slot.live = true;

@@ -1,13 +1,13 @@
-// Order-independent set digests and the sequence window of delta streaming (seed 004 §7), bit
-// for bit as DESIGN.md §4 pins them, so that plaza, Rust, TypeScript and C++ peers can check
-// each other: SlotKey, mix64, SetDigest, AckWindow and Agreement (the Rust codec's digest.rs,
+// Order-independent set digests and the sequence window of delta streaming (`docs/spec/delta.md`),
+// bit for bit as DELTA-3 to DELTA-6 define them, so that plaza, Rust, TypeScript and C++ peers can
+// check each other: SlotKey, mix64, SetDigest, AckWindow and Agreement (the Rust codec's digest.rs,
 // delta/slot.rs, delta/ack.rs and delta/agreement.rs).
 //
-// DESIGN.md §4: "SlotKey = (index << 16) | generation (u32 index, u16 generation); mix64 is the
-// SplitMix64 finalizer [...]; AckWindow holds the newest u64 sequence and a 64-bit mask whose
-// bit i means newest - 1 - i arrived, and contiguous_base(first) walks from first while the
-// next sequence is held." Seed 004 §1: "Both sides of a delta stream have to agree about them
-// exactly, and a second implementation that agrees today is a disagreement waiting to happen".
+// DELTA-3: SlotKey = (index << 16) | generation, a u32 index and a u16 generation. DELTA-4:
+// mix64 is the SplitMix64 finalizer. DELTA-5: SetDigest, a wrapping sum of mix64 and a wrapping
+// count. DELTA-6, DELTA-7: AckWindow, the newest u64 sequence and a 64-bit mask whose bit i means
+// newest - 1 - i arrived, and contiguous_base(first). SRV-1: both ends of a delta stream compute
+// these alike, which is why they are pinned bit for bit.
 //
 // Pure arithmetic on unsigned integers (wrapping by the language's rules): no allocation, no
 // clock, no undefined behaviour on any input.
@@ -21,9 +21,9 @@
 namespace ackwire {
 namespace digest {
 
-/// The SplitMix64 finalizer after adding the golden gamma: add 0x9E3779B97F4A7C15, then
-/// x ^= x >> 30, x *= 0xBF58476D1CE4E5B9, x ^= x >> 27, x *= 0x94D049BB133111EB, x ^= x >> 31,
-/// all wrapping (DESIGN.md §4). mix64(0) == 0xE220A8397B1DCDAF.
+/// The SplitMix64 finalizer after adding the golden gamma: add 0x9E3779B97F4A7C15, then x ^= x >>
+/// 30, x *= 0xBF58476D1CE4E5B9, x ^= x >> 27, x *= 0x94D049BB133111EB, x ^= x >> 31, all wrapping
+/// (DELTA-3 to DELTA-6). mix64(0) == 0xE220A8397B1DCDAF.
 constexpr uint64_t mix64(uint64_t key) {
     uint64_t x = key + 0x9E3779B97F4A7C15u;
     x ^= x >> 30;
@@ -206,7 +206,7 @@ private:
 };
 
 /// The outcome of comparing the digest a mirror reports with the digest of the state the server
-/// believes it holds (seed 004 §1 names it among the types both sides share).
+/// believes it holds (SRV-1: one type both sides share).
 struct Agreement {
     /// Agrees, disagrees, or was not checked.
     enum class Kind { agrees, disagrees, unchecked };

@@ -78,7 +78,7 @@ namespace rt {
 
 // ---- errors ----
 
-/// What went wrong, from the taxonomy every ackwire codec shares (codec/src/error.rs).
+/// What went wrong, from the taxonomy every ackwire codec shares (WIRE-23; codec/src/error.rs).
 enum class ErrorKind {
     /// The input ended inside a field.
     truncated,
@@ -489,8 +489,8 @@ inline std::array<float, 4> to_xyzw(const SmallestThree& s, unsigned bits) {
 
 // ---- quantization ----
 
-/// The wire integer of a quantized value, as a double: round(value / scale), halves away from
-/// zero, a non-finite value as 0 (DESIGN.md section 3: "a non-finite coordinate quantizes to 0").
+/// The wire integer of a quantized value, as a double: round(value / scale), halves away from zero,
+/// a non-finite value as 0 (WIRE-8, DG-5).
 inline double quantize(double value, double scale) {
     return std::isfinite(value) ? std::round(value / scale) : 0.0;
 }
@@ -626,7 +626,7 @@ public:
         return true;
     }
 
-    /// A `bool` byte: 0 or 1, anything else is over its width.
+    /// A `bool` byte: 0 or 1, anything else is over its width (WIRE-7).
     bool read_bool(bool& out) {
         const size_t at = pos_;
         uint64_t raw = 0;
@@ -640,7 +640,8 @@ public:
         return true;
     }
 
-    /// An IEEE 754 single; NaN and infinities are refused, as no canonical encoder writes them.
+    /// An IEEE 754 single; NaN and infinities are refused, as no canonical encoder writes them
+    /// (WIRE-6).
     ACKWIRE_RT_INLINE bool read_f32(bool big_endian, float& out) {
         const size_t at = pos_;
         uint64_t raw = 0;
@@ -657,7 +658,7 @@ public:
         return true;
     }
 
-    /// An IEEE 754 double; NaN and infinities are refused.
+    /// An IEEE 754 double; NaN and infinities are refused (WIRE-6).
     ACKWIRE_RT_INLINE bool read_f64(bool big_endian, double& out) {
         const size_t at = pos_;
         uint64_t raw = 0;
@@ -675,9 +676,8 @@ public:
 
     /// An unsigned LEB128 varint of a value of at most `bits` bits.
     ///
-    /// DESIGN.md section 3: "varint = unsigned LEB128, at most 10 bytes"; a varint longer than
-    /// needed (a last byte of 0 after the first) is non-canonical, a value over `bits` bits is
-    /// over its width.
+    /// WIRE-2: unsigned LEB128, at most 10 bytes. WIRE-3: a varint longer than needed (a last byte
+    /// of 0 after the first) is non-canonical. WIRE-4: a value over `bits` bits is over its width.
     bool varint(unsigned bits, uint64_t& out) {
         const size_t start = pos_;
         uint64_t value = 0;
@@ -719,7 +719,7 @@ public:
         return true;
     }
 
-    /// A zigzag varint of a signed value of at most `bits` bits into `out`.
+    /// A zigzag varint of a signed value of at most `bits` bits into `out` (WIRE-5).
     template <typename T>
     bool read_zigzag(unsigned bits, T& out) {
         static_assert(std::is_signed_v<T>, "read_zigzag reads signed integers");
@@ -731,9 +731,9 @@ public:
         return true;
     }
 
-    /// Checks that `count` elements of at least `min_bytes` bytes each can fit in what
-    /// remains, before anything is allocated for them; `out` is the count as a size_t. Too
-    /// many is reported at `at`.
+    /// Checks that `count` elements of at least `min_bytes` bytes each can fit in what remains,
+    /// before anything is allocated for them (WIRE-13); `out` is the count as a size_t. Too many is
+    /// reported at `at`.
     bool count(uint64_t count, uint64_t min_bytes, size_t at, size_t& out) {
         const uint64_t each = min_bytes > 0 ? min_bytes : 1;
         if (count > std::numeric_limits<uint64_t>::max() / each
@@ -744,7 +744,7 @@ public:
         return true;
     }
 
-    /// `bytes`: a varint length, then that many bytes. Like a list's count, a length too
+    /// `bytes` (WIRE-15): a varint length, then that many bytes. Like a list's count, a length too
     /// large is reported where the bytes would begin.
     bool read_bytes(std::vector<uint8_t>& out) {
         uint64_t len = 0;
@@ -757,7 +757,7 @@ public:
         return true;
     }
 
-    /// `bytes?`: a varint (length + 1), then that many bytes; 0 means absent.
+    /// `bytes?` (WIRE-15): a varint (length + 1), then that many bytes; 0 means absent.
     bool read_opt_bytes(std::optional<std::vector<uint8_t>>& out) {
         uint64_t len = 0;
         if (!varint(64, len)) {
@@ -776,8 +776,8 @@ public:
         return true;
     }
 
-    /// An element of an ascending list from its `delta` (the first is absolute): at least 1
-    /// after the first, and the sum must stay within `bits` bits; faults are reported at `at`,
+    /// An element of an ascending list from its `delta` (WIRE-14; the first is absolute): at least
+    /// 1 after the first, and the sum must stay within `bits` bits; faults are reported at `at`,
     /// where the delta starts. Moves `prev` on.
     template <typename T>
     bool ascending(
@@ -800,7 +800,7 @@ public:
         return true;
     }
 
-    /// Ends a frame: every byte must have been read.
+    /// Ends a frame: every byte must have been read (WIRE-17).
     bool finish() {
         if (remaining() != 0) {
             return fail(ErrorKind::trailing_bytes, pos_);
@@ -826,8 +826,8 @@ private:
 };
 
 /// A bit stream over the bytes of a packed body: fields are read least significant bit first,
-/// starting at the least significant bit of each byte. Made by Reader::packed, whose error it
-/// records.
+/// starting at the least significant bit of each byte (WIRE-18). Made by Reader::packed, whose
+/// error it records.
 class BitReader : public ReadErrors {
 public:
     /// A reader over the `len` bytes at `data`, which start at byte `base` of the frame; its
@@ -936,8 +936,8 @@ public:
         return true;
     }
 
-    /// A `bucket(widths)` code: the bucket index in unary (at most k - 1 bits are read, so ones
-    /// end at the last bucket, never past it), then the value less the bucket's base in its
+    /// A `bucket(widths)` code (WIRE-19): the bucket index in unary (at most k - 1 bits are read,
+    /// so ones end at the last bucket, never past it), then the value less the bucket's base in its
     /// width. Every code is a value: only the end of the input is an error.
     bool bucket(std::initializer_list<unsigned> widths, uint64_t& out) {
         const unsigned* w = widths.begin();
@@ -987,10 +987,10 @@ public:
         return true;
     }
 
-    /// A `quat(bits)` value: `largest` in 2 bits, then the three sent components, each a signed
-    /// `bits`-bit field; then its canonical rules (smallest_three_fault), a fault reported at
-    /// the field's first bit: `over_width` for a component of -2^(bits-1), `non_canonical`
-    /// for a sent component larger than the dropped one.
+    /// A `quat(bits)` value (WIRE-20): `largest` in 2 bits, then the three sent components, each a
+    /// signed `bits`-bit field; then its canonical rules (smallest_three_fault), a fault reported
+    /// at the field's first bit: `over_width` for a component of -2^(bits-1), `non_canonical` for a
+    /// sent component larger than the dropped one.
     bool read_quat(unsigned bits, SmallestThree& out) {
         const size_t at = bit_pos();
         SmallestThree v;
@@ -1046,7 +1046,7 @@ public:
         return true;
     }
 
-    /// Ends the body: the bits up to the next byte boundary are padding and must be zero.
+    /// Ends the body: the bits up to the next byte boundary are padding and must be zero (WIRE-18).
     /// `used` is the whole bytes the body took.
     bool finish(size_t& used) {
         const size_t end = (pos_ + 7) / 8 * 8;
@@ -1530,8 +1530,8 @@ inline bool from_hex(std::string_view text, std::vector<uint8_t>& out, std::stri
     return true;
 }
 
-/// 32-bit FNV-1a (offset basis 2166136261, prime 16777619), the state check of DESIGN.md
-/// section 3; pass the previous result as `hash` to continue a hash.
+/// 32-bit FNV-1a (offset basis 2166136261, prime 16777619), CHECK-1; pass the previous result as
+/// `hash` to continue a hash.
 inline uint32_t fnv1a32(const uint8_t* bytes, size_t len, uint32_t hash = 2166136261u) {
     for (size_t i = 0; i < len; ++i) {
         hash = (hash ^ bytes[i]) * 16777619u;

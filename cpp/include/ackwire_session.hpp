@@ -1,8 +1,8 @@
-// The one sans-IO shape of every session half, as the Rust codec's `session::SessionHalf`:
-// input goes in with the time as an argument (`handle_frame` for a peer's frame, `handle_tick`
-// for a tick passing), output is returned (a report of what the frame did) or polled
-// (`poll_transmit`, until it returns nothing). Nothing here opens a socket or reads a clock: a
-// native client's loop owns both.
+// The one sans-IO shape (GEN-4) of every session half, as the Rust codec's `session::SessionHalf`:
+// input goes in with the time as an argument (`handle_frame` for a peer's frame, `handle_tick` for
+// a tick passing), output is returned (a report of what the frame did) or polled (`poll_transmit`,
+// until it returns nothing). Nothing here opens a socket or reads a clock: a native client's loop
+// owns both.
 //
 // The session machines of the runtime (ackwire_*.hpp beside this header) are generic over a
 // schema and include only the runtime; the reference protocol's schemas are in
@@ -66,7 +66,7 @@ struct Unit {};
 /// Reliable frames come from the half's own ticks and are never dropped.
 constexpr size_t MAX_QUEUED = 1024;
 
-/// The frames a half has yet to hand out, at most MAX_QUEUED unreliable ones.
+/// The frames a half has yet to hand out, at most MAX_QUEUED unreliable ones (GEN-8).
 class Outbox {
 public:
     /// Queues `t`, dropping the oldest unreliable frame first when the queue is full.

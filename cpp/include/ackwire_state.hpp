@@ -1,5 +1,5 @@
 // What the bindings `ackwire gen --lang cpp` writes for a `state` (spec/LANGUAGE.md, "Replicated
-// state") call: the parts of an acked frame that are seed 000's and the same for every state (its
+// state") call: the parts of an acked frame that are ACK-2's and the same for every state (its
 // header kept into an AckedFrame, the first code of a packed body past its byte-aligned field's
 // range), and the arithmetic every group's fields share (a step from the base's value, a
 // coarser integer, a float's whole units, a quaternion's bits), each refusing what LANGUAGE.md's
@@ -213,10 +213,10 @@ bool whole_units_f64(B bits, double per_unit, double limit, int64_t& out) {
 // ---- decoding a frame ----
 
 /// A decoded frame's header (the generated frame `Wire`'s scalar fields: kind 6's and kind 12's
-/// header are seed 000's, field for field) into `out`, whose lists are the caller's.
+/// header are ACK-2's, field for field) into `out`, whose lists are the caller's.
 ///
-/// DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is
-/// then 0)": a keyframe naming a base is `invalid_condition` at byte 5 (every acked frame's
+/// ACK-4: flags bit 0, KEYFRAME, means the frame applies onto nothing (base_tick is then 0): a
+/// keyframe naming a base is `invalid_condition` at byte 5 (every acked frame's
 /// base_tick starts there), `base_tick`, returned before `out` is touched.
 template <typename Wire, typename C, typename E>
 std::optional<rt::DecodeError> keep_header(

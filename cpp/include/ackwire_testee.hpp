@@ -8,7 +8,7 @@
 // protocol's testee adds its own), `decode` and `encode` go through the frames' JSON form, the
 // session operations go to the halves, `bye` answers, then stops.
 //
-// The codec is also held to its own promises on every request (DESIGN.md section 3): bytes it
+// The codec is also held to its own promises on every request (WIRE-21): bytes it
 // decodes encode back to exactly those bytes, through their JSON form, and encoded_len predicts
 // what encode writes. A broken promise aborts the process with a message on standard error,
 // which the runner reports as a crash.

@@ -17,7 +17,7 @@
 namespace ackwire {
 namespace reference {
 
-/// Seed 002's frames and components in the reference protocol.
+/// The NetBaseline frames and components of the reference protocol (`docs/spec/baseline.md`).
 struct BaselineSchema {
     /// The component types, in schema order (the mask's bits).
     static constexpr size_t COMPONENT_TYPES = 4;

@@ -15,7 +15,7 @@
 namespace ackwire {
 namespace reference {
 
-/// Seed 003's frames in the reference protocol.
+/// The datagram v2 frames of the reference protocol (`docs/spec/datagram.md`).
 struct DatagramSchema {
     using Datagram = protocol::Datagram;
     using Update = protocol::Update;

@@ -13,7 +13,7 @@
 namespace ackwire {
 namespace reference {
 
-/// Seed 004 §7's frames in the reference protocol.
+/// The delta streaming frames of the reference protocol (`docs/spec/delta.md`).
 struct DeltaSchema {
     using DeltaPlan = protocol::DeltaPlan;
     using DeltaAck = protocol::DeltaAck;

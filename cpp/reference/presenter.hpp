@@ -1,5 +1,5 @@
 // The reference protocol's presenter: the game policy the reference server runs behind the acked
-// machines (seed 000's S_N for one client), the hand-written hooks beside the binding that
+// machines (ACK-18's S_N for one client), the hand-written hooks beside the binding that
 // `ackwire gen --lang cpp` writes for `state Reference` (reference.hpp): which entities a client
 // sees, at which tier (near, with hysteresis, or far), how often a far pose is refreshed, and a
 // client's own entities in full. A port of the Rust codec's acked/presenter.rs: the same S_N, so
@@ -77,7 +77,7 @@ constexpr uint32_t POSE_REFRESH = 255;
 struct ViewConfig {
     /// The client's own entities; the lowest present is where it stands.
     std::vector<uint16_t> own;
-    /// The near tier, with hysteresis (seed 004 section 5).
+    /// The near tier, with hysteresis (SRV-8).
     acked::TierBoundary tier{12.0f, 14.0f};
     /// A far entity's pose is due on the ticks where `(tick + eid) % far_every == 0`.
     uint32_t far_every = 6;
@@ -117,11 +117,11 @@ inline uint16_t yaw_steps(float deg) {
 /// Computes each tick's S_N for one client of the reference schema, exactly as the ordered
 /// encoder would (the Rust codec's `Presenter`).
 ///
-/// Seed 000: "The server keeps computing, for each client, what an ordered client would hold
-/// after frame N (S_N: every entity's record, whether its pose came full, the tier it was sent
-/// at and the tick its pose was measured at), exactly as the ordered encoder does: what
-/// changed, a far entity's pose only when it is due or its rest changed, the client's own
-/// entities' pose in full." Per entity of the world:
+/// ACK-17, ACK-18: per client, the server computes what an ordered client would hold after
+/// frame N (every entity's record, whether its pose came full, the tier it was sent at and the
+/// tick its pose was measured at), as the ordered encoder does: what changed, a far entity's
+/// pose only when it is due or its rest changed, the client's own entities' pose in full. Per
+/// entity of the world:
 /// - new (or a new life): whole, its pose measured now;
 /// - near (the client's own, or within the tier boundary, judged with hysteresis against the
 ///   tier it was sent at last) or far outside the quantized box (POSE_REACH): the pose comes

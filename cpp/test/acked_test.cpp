@@ -1,10 +1,10 @@
-// Tests of the runtime's acked machines (include/ackwire_acked.hpp, seed 000) over a small test
-// schema of their own (the runtime's tests see the runtime alone, never a generated codec): the
-// AckedEncoder and the AckedDecoder held to each other under loss, duplication and reordering
-// (every frame shown is S_N of its tick), the report against the last frame shown, each event
-// once, the check and the keyframe request after a mismatch, hostile frames and acks, the
-// input schedule, the tier boundary, the kind 7 writer, and a warm delivery that allocates
-// nothing (this binary counts operator new).
+// Tests of the runtime's acked machines (include/ackwire_acked.hpp, `docs/spec/acked.md`) over a
+// small test schema of their own (the runtime's tests see the runtime alone, never a generated
+// codec): the AckedEncoder and the AckedDecoder held to each other under loss, duplication and
+// reordering (every frame shown is S_N of its tick), the report against the last frame shown, each
+// event once, the check and the keyframe request after a mismatch, hostile frames and acks, the
+// input schedule, the tier boundary, the kind 7 writer, and a warm delivery that allocates nothing
+// (this binary counts operator new).
 //
 // The reference schema's machines are held to the Rust halves byte for byte by the conformance
 // suite's stream vectors (`ackwire conform --filter streams/acked` on the C++ testee).
@@ -367,6 +367,7 @@ void run_lossy(uint64_t seed, uint32_t ticks, uint32_t loss, uint32_t dup, uint3
 }
 
 TEST(a_lossless_stream_shows_every_frame_as_the_server_computed_it) {
+    // GEN-3, ACK-19, ACK-21.
     run_lossy(1, 200, 0, 0, 0);
     // Without loss every event is shown (none outlives EVENT_TTL).
     Rng rng{2};
@@ -391,6 +392,7 @@ TEST(a_lossless_stream_shows_every_frame_as_the_server_computed_it) {
 }
 
 TEST(lossy_duplicated_reordered_streams_show_what_the_server_computed) {
+    // GEN-3.
     for (uint64_t seed = 0; seed < 30; ++seed) {
         run_lossy(seed, 300, 25, 20, 4);
     }
@@ -409,6 +411,7 @@ State one(std::vector<std::pair<uint16_t, Rec>> recs, uint32_t life = 1) {
 }
 
 TEST(the_report_is_against_the_last_frame_shown_not_the_base) {
+    // ACK-34.
     Encoder enc(Held{});
     Decoder dec;
     // Frame 1 (keyframe) shown and acknowledged; frame 2 shown but its ack lost; frame 3 goes
@@ -467,6 +470,7 @@ acked::Frame<Toy> keyframe(uint32_t tick, std::vector<Chg> changes) {
 }
 
 TEST(stale_frames_and_unknown_bases_are_dropped_without_a_word) {
+    // ACK-30, ACK-31.
     Decoder dec;
     CHECK(dec.deliver(bytes_of(keyframe(10, {Chg{1, true, 5, true, 0}}))).kind == Kind::shown);
     const uint32_t hash = dec.state_hash();
@@ -487,6 +491,7 @@ TEST(stale_frames_and_unknown_bases_are_dropped_without_a_word) {
 }
 
 TEST(hostile_frames_are_refused_whole_and_never_applied_in_part) {
+    // ACK-32.
     Decoder dec;
     const auto first = keyframe(1, {Chg{1, true, 5, true, 0}, Chg{2, true, 6, false, 0}});
     CHECK(dec.deliver(bytes_of(first)).kind == Kind::shown);
@@ -526,6 +531,7 @@ TEST(hostile_frames_are_refused_whole_and_never_applied_in_part) {
 }
 
 TEST(bytes_that_are_not_a_frame_never_crash_the_decoder) {
+    // GEN-5.
     Rng rng{7};
     Decoder dec;
     Encoder enc(Held{});
@@ -579,6 +585,7 @@ TEST(bytes_that_are_not_a_frame_never_crash_the_decoder) {
 // ---- the check and the keyframe request ----
 
 TEST(a_check_mismatch_drops_every_base_and_asks_for_a_keyframe) {
+    // ACK-36, ACK-13.
     Encoder enc(Held{});
     Decoder dec;
     // A world at rest: nothing overwrites the corrupted records before the check.
@@ -616,6 +623,7 @@ TEST(a_check_mismatch_drops_every_base_and_asks_for_a_keyframe) {
 // ---- the encoder against hostile acks ----
 
 TEST(hostile_acks_never_move_the_base_off_the_ring) {
+    // ACK-19, ACK-26.
     Encoder e(Held{});
     Rng rng{5};
     World world;
@@ -651,6 +659,7 @@ TEST(hostile_acks_never_move_the_base_off_the_ring) {
 }
 
 TEST(events_expire_after_event_ttl_frames_and_checks_follow_every_check_every_frames) {
+    // ACK-23, ACK-24.
     Encoder e(Held{});
     size_t carried = 0;
     std::vector<uint32_t> checked;
@@ -678,6 +687,7 @@ TEST(events_expire_after_event_ttl_frames_and_checks_follow_every_check_every_fr
 }
 
 TEST(input_floods_and_sequence_jumps_stay_bounded) {
+    // ACK-25.
     Encoder e(Held{});
     std::vector<uint32_t> flood(255, 5);
     for (uint32_t i = 0; i < 10; ++i) {
@@ -697,6 +707,7 @@ TEST(input_floods_and_sequence_jumps_stay_bounded) {
 // ---- the input schedule, the tier boundary, the kind 7 writer ----
 
 TEST(the_input_schedule_executes_on_the_named_tick_within_the_window) {
+    // SRV-12, SRV-13.
     acked::InputSchedule<char> s;
     const acked::InputWindow w{2, 10};
     CHECK(s.submit(105, 'a', 100, w) == acked::Submission::scheduled);
@@ -738,6 +749,7 @@ TEST(the_input_schedule_counts_what_it_holds_as_it_goes) {
 }
 
 TEST(the_tier_boundary_has_hysteresis) {
+    // SRV-8.
     const acked::TierBoundary tier(10.0f, 12.0f);
     CHECK(tier.admits(false, 10.0f) && !tier.admits(false, 11.0f));
     CHECK(tier.admits(true, 12.0f) && !tier.admits(true, 12.5f));
@@ -747,6 +759,7 @@ TEST(the_tier_boundary_has_hysteresis) {
 }
 
 TEST(the_ack_writer_repeats_inputs_until_confirmed) {
+    // ACK-12.
     acked::AckWriter<int> w(3);
     CHECK_EQ(w.push(10), 1u);
     CHECK_EQ(w.push(11), 2u);

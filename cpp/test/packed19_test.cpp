@@ -105,6 +105,7 @@ TEST(bucket_codes_cost_1_6_and_10_bits_in_bucket_0_4_8) {
 }
 
 TEST(bucket_codes_are_the_index_in_unary_then_the_offset) {
+    // WIRE-19.
     CHECK_EQ(body([](rt::BitWriter& b) { return b.write_bucket({0, 4, 8}, 0); }), Bytes{0x00});
     // 5: bucket 1 (base 1): `1 0`, then 4 in four bits.
     CHECK_EQ(body([](rt::BitWriter& b) { return b.write_bucket({0, 4, 8}, 5); }), Bytes{0x11});
@@ -140,6 +141,7 @@ TEST(bucket_codes_read_back_every_value_in_sequence) {
 }
 
 TEST(bucket_codes_refuse_a_value_past_the_last_bucket) {
+    // WIRE-19.
     CHECK_EQ(encode_fault([](rt::BitWriter& b) { return b.write_bucket({0, 4, 8}, 273); }),
         std::optional<ErrorKind>(ErrorKind::over_width));
     CHECK_EQ(encode_fault([](rt::BitWriter& b) { return b.write_zbucket({2, 5, 9}, 274); }),
@@ -175,6 +177,7 @@ TEST(bucket_codes_fail_only_as_truncated_where_the_input_ends) {
 }
 
 TEST(zbucket_codes_zigzag_first) {
+    // WIRE-19.
     CHECK_EQ(body([](rt::BitWriter& b) { return b.write_zbucket({2, 5, 9}, -3); }), Bytes{0x05});
     const std::vector<int64_t> values{0, -1, 1, -2, 2, 17, -18, 273, -274};
     Bytes out;
@@ -221,6 +224,7 @@ TEST(bucket_codes_carry_64_bit_values) {
 // ---- smallest-three quaternions ----
 
 TEST(quaternions_are_largest_then_three_components) {
+    // WIRE-20.
     const SmallestThree q = quat(2, 12, -4, 250);
     const Bytes data = body([&](rt::BitWriter& b) { return b.write_quat(9, q); });
     // 2 | 12 << 2 | (512 - 4) << 11 | 250 << 20, in 29 bits.
@@ -234,6 +238,7 @@ TEST(quaternions_are_largest_then_three_components) {
 }
 
 TEST(quaternions_refuse_over_width_and_non_canonical_at_the_fields_bit) {
+    // WIRE-20.
     // 3 bits of something else, then largest 3 and a raw -256.
     const Bytes over = body([](rt::BitWriter& b) {
         return b.write_uint(3, 0) && b.write_uint(2, 3) && b.write_uint(9, 256)
@@ -271,6 +276,7 @@ TEST(quaternions_refuse_over_width_and_non_canonical_at_the_fields_bit) {
 }
 
 TEST(quaternion_ties_go_to_the_lowest_index) {
+    // WIRE-20.
     using F = std::optional<ErrorKind>;
     CHECK_EQ(rt::smallest_three_fault(quat(0, 0, 0, 255), 9), F());
     CHECK_EQ(rt::smallest_three_fault(quat(3, 255, 0, 0), 9), F(ErrorKind::non_canonical));
@@ -448,6 +454,7 @@ TEST(quaternions_have_a_json_form_of_their_integers) {
 // ---- ascending lists of bits ----
 
 TEST(ascending_bit_lists_carry_differences_and_refuse_0_at_the_elements_bit) {
+    // WIRE-14.
     const std::vector<uint16_t> values{3, 4, 20, 272};
     CHECK_EQ(rt::ascending_buckets_len({0, 4, 8}, values), size_t{28});
     Bytes out;

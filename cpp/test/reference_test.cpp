@@ -104,6 +104,7 @@ const char* const APPLIES = nullptr;
 // ---- the orientation group ----
 
 TEST(an_orientation_is_sent_whole_when_it_differs_and_not_when_equal) {
+    // ACK-7.
     const protocol::Orientation q1 = orientation(0.1f, 0.2f, 0.3f, 0.9f);
     const protocol::Orientation q2 = orientation(-0.5f, 0.5f, 0.1f, 0.7f);
     CHECK(q1 != q2);
@@ -149,6 +150,7 @@ TEST(an_orientation_is_sent_whole_when_it_differs_and_not_when_equal) {
 }
 
 TEST(a_record_that_drops_or_misstates_its_orientation_is_refused) {
+    // ACK-22.
     const EntityState base = record(100, orientation(0.1f, 0.2f, 0.3f, 0.9f));
     std::optional<StagedChange> c;
     // Dropped: the wire cannot take an orientation away.
@@ -276,6 +278,7 @@ TEST(a_record_within_reach_steps_from_its_base) {
 }
 
 TEST(the_record_writer_writes_what_the_generated_writer_writes) {
+    // CHECK-3.
     Rng rng;
     for (int i = 0; i < 500; ++i) {
         std::optional<protocol::Orientation> q;
@@ -423,6 +426,7 @@ Frame draw_frame(Rng& rng) {
 }
 
 TEST(kind_6_frames_with_orientations_go_through_kind_12_and_back_unchanged) {
+    // ACK-15.
     Rng rng;
     size_t oriented = 0;
     size_t smaller = 0;
@@ -456,6 +460,7 @@ TEST(kind_6_frames_with_orientations_go_through_kind_12_and_back_unchanged) {
 }
 
 TEST(changes_out_of_order_have_no_kind_12_form) {
+    // ACK-14.
     Rng rng;
     for (const std::array<uint16_t, 2> ids : {std::array<uint16_t, 2>{4, 4}, {9, 2}}) {
         Frame f;
@@ -487,6 +492,7 @@ TEST(changes_out_of_order_have_no_kind_12_form) {
 }
 
 TEST(codes_past_kind_6_are_over_width_at_the_body_with_their_path) {
+    // ACK-15.
     const auto plain = [](uint32_t eid) {
         protocol::PackedChange c;
         c.eid = eid;
@@ -720,6 +726,7 @@ size_t cold_decode(const Bytes& bytes, bool& ok) {
 // mask (9 bits each, the least the reader lets a change count claim), kind 6's of an id and a
 // mask (4 bytes), each staged in a StagedChange; at most 65,535 (the count is a u16). A frame
 // that fails after its changes (a byte appended) holds what was read before the fault.
+// WIRE-26.
 TEST(a_cold_decode_holds_at_most_decode_alloc_per_byte_of_its_input) {
     double worst = 0.0;
     for (const size_t n : {size_t{1}, size_t{100}, size_t{5000}, size_t{65535}}) {

@@ -1,10 +1,9 @@
 // Tests of the runtime's datagram, baseline and delta machines and their digests
-// (include/ackwire_{digest,datagram,baseline,delta}.hpp), seeing the runtime alone: the
-// digests against the Rust codec's doc values (codec/src/digest.rs, computed by hand from
-// DESIGN.md §4's definition), the machines over small test schemas, each limit a hostile server
-// can push against (ReplicaLimits, MirrorLimits, BaselineLimits) with the behaviour past it.
-// The reference protocol's bytes are checked by the stream vectors through the testee. Run by
-// ../test.sh.
+// (include/ackwire_{digest,datagram,baseline,delta}.hpp), seeing the runtime alone: the digests
+// against the Rust codec's doc values (codec/src/digest.rs, computed by hand from DELTA-4 and
+// DELTA-5), the machines over small test schemas, each limit a hostile server can push against
+// (ReplicaLimits, MirrorLimits, BaselineLimits) with the behaviour past it. The reference
+// protocol's bytes are checked by the stream vectors through the testee. Run by ../test.sh.
 
 #include "ackwire_baseline.hpp"
 #include "ackwire_datagram.hpp"
@@ -30,6 +29,7 @@ namespace rt = ackwire::rt;
 // ---- digests ----
 
 TEST(mix64_is_the_splitmix64_finalizer_after_the_golden_gamma) {
+    // DELTA-4.
     CHECK_EQ(digest::mix64(0), uint64_t{0xE220A8397B1DCDAFu});
     CHECK_EQ(digest::mix64(1), uint64_t{0x910A2DEC89025CC1u});
     CHECK_EQ(digest::mix64(2), uint64_t{0x975835DE1C9756CEu});
@@ -38,6 +38,7 @@ TEST(mix64_is_the_splitmix64_finalizer_after_the_golden_gamma) {
 }
 
 TEST(slot_key_is_index_shifted_16_or_generation) {
+    // DELTA-3.
     CHECK_EQ(digest::slot_key(7, 3), uint64_t{(7u << 16) | 3u});
     CHECK_EQ(digest::slot_key(0xFFFFFFFFu, 0xFFFFu), uint64_t{0xFFFFFFFFFFFFu});
     const digest::SlotKey k = digest::SlotKey::decode(digest::slot_key(123456, 789));
@@ -49,6 +50,7 @@ TEST(slot_key_is_index_shifted_16_or_generation) {
 }
 
 TEST(set_digest_matches_the_rust_doc_values) {
+    // DELTA-5.
     CHECK_EQ(digest::SetDigest().digest(), uint64_t{0xE220A8397B1DCDAFu});
     CHECK_EQ(digest::SetDigest::from_keys(std::vector<uint64_t>{5}).digest(),
         uint64_t{0xF20916E02A8B9F9Bu});
@@ -73,6 +75,7 @@ TEST(set_digest_matches_the_rust_doc_values) {
 }
 
 TEST(an_ack_window_keeps_64_behind_the_newest) {
+    // DELTA-6, DELTA-7.
     digest::AckWindow w;
     CHECK(!w.encode().has_value());
     CHECK(w.observe(10));
@@ -96,6 +99,7 @@ TEST(an_ack_window_keeps_64_behind_the_newest) {
 }
 
 TEST(agreement_says_both_digests_when_they_differ) {
+    // DELTA-15.
     const auto a = digest::Agreement::compare(1, 2);
     CHECK(a.is_disagreement());
     CHECK_EQ(a.expected, uint64_t{1});
@@ -204,6 +208,7 @@ static TestDatagram::Spawn spawn(uint64_t tick, uint64_t id, size_t component_le
 }
 
 TEST(quantize_rounds_halves_away_from_zero_and_saturates) {
+    // DG-5.
     CHECK_EQ(dg::quantize(0.25, 0.5f), int64_t{1});
     CHECK_EQ(dg::quantize(-0.25, 0.5f), int64_t{-1});
     CHECK_EQ(dg::quantize(-2.5, 1.0f), int64_t{-3});
@@ -214,6 +219,7 @@ TEST(quantize_rounds_halves_away_from_zero_and_saturates) {
 }
 
 TEST(a_tick_is_applied_and_acked_only_when_whole_and_only_then_the_input_ack_moves) {
+    // DG-21, DG-22.
     Table t;
     t.apply_spawn(spawn(1, 5));
     auto s = t.receive(datagram(1, 2, 2, {moved(5, 1, 10)}, 4));
@@ -229,6 +235,7 @@ TEST(a_tick_is_applied_and_acked_only_when_whole_and_only_then_the_input_ack_mov
 }
 
 TEST(a_stale_or_mistagged_update_changes_nothing) {
+    // DG-18, DG-19.
     Table t;
     t.apply_spawn(spawn(1, 5));
     t.receive(datagram(9, 3, 1, {moved(5, 1, 90)}));
@@ -243,6 +250,7 @@ TEST(a_stale_or_mistagged_update_changes_nothing) {
 }
 
 TEST(a_hostile_server_cannot_grow_the_held_datagrams_past_max_held) {
+    // DG-23.
     dg::ReplicaLimits limits;
     limits.max_held = 8;
     Table t(limits);
@@ -284,6 +292,7 @@ TEST(held_datagrams_stay_within_max_held_bytes_with_the_rust_tables_figures) {
 }
 
 TEST(entities_and_component_bytes_past_the_limits_are_refused) {
+    // DG-23.
     dg::ReplicaLimits limits;
     limits.max_entities = 2;
     limits.max_component_bytes = 200;
@@ -306,6 +315,7 @@ TEST(entities_and_component_bytes_past_the_limits_are_refused) {
 }
 
 TEST(the_last_tick_of_the_wire_is_a_tick_like_any_other) {
+    // GEN-6.
     Table t;
     t.receive(datagram(1, UINT64_MAX, 1));
     CHECK_EQ(t.held(), size_t{0});
@@ -313,6 +323,7 @@ TEST(the_last_tick_of_the_wire_is_a_tick_like_any_other) {
 }
 
 TEST(a_tick_splits_under_the_limit_and_an_update_too_large_goes_alone) {
+    // DG-13, DG-11.
     dg::DatagramHeader h;
     h.frame = 7;
     std::vector<TestDatagram::Update> ups;
@@ -338,6 +349,7 @@ TEST(a_tick_splits_under_the_limit_and_an_update_too_large_goes_alone) {
 }
 
 TEST(the_server_resends_a_change_until_an_ack_covers_it) {
+    // DG-14, DG-15.
     dg::Subscription<TestDatagram> sub(dg::SubscriptionConfig{});
     dg::WorldOp s;
     s.kind = dg::WorldOp::Kind::spawn;
@@ -396,6 +408,7 @@ static TestDelta::DeltaPlan plan(
 }
 
 TEST(a_packet_older_than_the_newest_applied_is_acknowledged_not_applied) {
+    // DELTA-20.
     dl::DeltaMirror<TestDelta> m;
     CHECK(m.apply(plan(1, true, {})).value().applied);
     CHECK(m.apply(plan(3, false, {}, {5})).value().applied);
@@ -408,6 +421,7 @@ TEST(a_packet_older_than_the_newest_applied_is_acknowledged_not_applied) {
 }
 
 TEST(a_mirror_holds_one_occupant_per_slot_and_refuses_stale_references) {
+    // DELTA-22.
     dl::DeltaMirror<TestDelta> m;
     CHECK(!m.insert(dl::SlotKey{41, 7}, {}).has_value());
     CHECK(!m.insert(dl::SlotKey{41, 8}, {}).has_value());
@@ -428,6 +442,7 @@ TEST(a_mirror_holds_one_occupant_per_slot_and_refuses_stale_references) {
 }
 
 TEST(a_plan_past_max_keys_is_refused_whole_and_not_acknowledged) {
+    // DELTA-24.
     auto k = [](uint32_t slot, uint16_t generation = 0) {
         return dl::SlotKey{slot, generation}.encode();
     };
@@ -447,6 +462,7 @@ TEST(a_plan_past_max_keys_is_refused_whole_and_not_acknowledged) {
 }
 
 TEST(the_server_sends_full_sets_until_acked_then_differences_and_rebuilds_on_drift) {
+    // DELTA-11, DELTA-12, DELTA-15.
     dl::DeltaBaseline b(32);
     std::set<uint64_t> world{1, 2};
     const dl::Plan p1 = b.plan(world, 1);
@@ -469,6 +485,7 @@ TEST(the_server_sends_full_sets_until_acked_then_differences_and_rebuilds_on_dri
 }
 
 TEST(a_silent_subscriber_gets_keepalives_only) {
+    // DELTA-18.
     dl::DeltaBaseline b(4);
     b.set_flow(100, 50);
     CHECK(b.should_send(0));
@@ -485,6 +502,7 @@ TEST(a_silent_subscriber_gets_keepalives_only) {
 }
 
 TEST(each_reuse_of_a_slot_is_the_next_generation_wrapping) {
+    // DELTA-8.
     dl::SlotAllocator a(4, dl::ReusePolicy{});
     auto key = a.allocate();
     CHECK(key.has_value() && *key == (dl::SlotKey{0, 0}));
@@ -507,6 +525,7 @@ TEST(each_reuse_of_a_slot_is_the_next_generation_wrapping) {
 }
 
 TEST(lowest_free_reuses_the_lowest_and_fifo_the_longest_free) {
+    // DELTA-8.
     dl::SlotAllocator a(8, dl::ReusePolicy{});
     std::vector<dl::SlotKey> keys;
     for (int i = 0; i < 5; ++i) {
@@ -577,6 +596,7 @@ struct TestBaseline {
 };
 
 TEST(sequences_compare_across_the_u16_wrap) {
+    // NB-6.
     CHECK(bl::sequence_newer(1, 0));
     CHECK(bl::sequence_newer(0, 0xFFFF));
     CHECK(!bl::sequence_newer(0, 0));
@@ -584,6 +604,7 @@ TEST(sequences_compare_across_the_u16_wrap) {
 }
 
 TEST(a_component_is_sent_until_confirmed_and_a_loss_reported_until_confirmed) {
+    // NB-7, NB-8, NB-11.
     bl::Scene<TestBaseline> scene;
     CHECK(!scene.spawn(bl::EntityId{3, 1}, std::nullopt).has_value());
     CHECK(!scene.set(3, 9).has_value());
@@ -609,6 +630,7 @@ TEST(a_component_is_sent_until_confirmed_and_a_loss_reported_until_confirmed) {
 }
 
 TEST(a_connection_owing_more_than_max_owed_lost_stalls) {
+    // NB-14.
     bl::Scene<TestBaseline> scene;
     for (uint32_t slot = 0; slot < 10; ++slot) {
         CHECK(!scene.spawn(bl::EntityId{slot, 0}, std::nullopt).has_value());
@@ -627,6 +649,7 @@ TEST(a_connection_owing_more_than_max_owed_lost_stalls) {
 }
 
 TEST(a_client_holds_at_most_max_entities_and_skips_stale_and_malformed_snapshots) {
+    // NB-16, NB-17, NB-4.
     bl::SnapshotClient<TestBaseline> c(2);
     TestBaseline::Snapshot s;
     s.sequence = 5;
@@ -651,6 +674,7 @@ TEST(a_client_holds_at_most_max_entities_and_skips_stale_and_malformed_snapshots
 }
 
 TEST(a_world_replaced_on_both_sides_is_a_clean_slate) {
+    // NB-13.
     bl::Scene<TestBaseline> scene;
     CHECK(!scene.spawn(bl::EntityId{2, 0}, std::nullopt).has_value());
     CHECK(!scene.set(2, 5).has_value());

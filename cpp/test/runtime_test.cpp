@@ -88,6 +88,7 @@ constexpr std::array<uint64_t, 8> LITTLE = {0x01, 0x0201, 0x030201, 0x04030201, 
 // ---- errors ----
 
 TEST(every_error_kind_has_its_taxonomy_name) {
+    // WIRE-23.
     const std::array<std::pair<ErrorKind, const char*>, 12> kinds = {{
         {ErrorKind::truncated, "truncated"},
         {ErrorKind::bad_constant, "bad_constant"},
@@ -128,6 +129,7 @@ TEST(field_paths_are_built_from_the_leaf_outwards) {
 }
 
 TEST(decode_errors_say_kind_byte_bit_and_field) {
+    // WIRE-22.
     rt::DecodeError e(ErrorKind::truncated, 5);
     CHECK_FAULT(e, ErrorKind::truncated, 5, std::nullopt);
     CHECK_EQ(e.message(), std::string("truncated at byte 5"));
@@ -195,6 +197,7 @@ TEST(sign_extension_at_every_width) {
 }
 
 TEST(zigzag_maps_small_magnitudes_to_small_numbers) {
+    // WIRE-5.
     const std::array<std::pair<int64_t, uint64_t>, 9> pairs = {{
         {0, 0},
         {-1, 1},
@@ -251,6 +254,7 @@ TEST(fits_int_knows_each_widths_range) {
 // ---- quantization ----
 
 TEST(quantize_rounds_halves_away_from_zero_and_zeroes_non_finite_values) {
+    // WIRE-8.
     CHECK_EQ(rt::quantize(2.0, 0.25), 8.0);
     CHECK_EQ(rt::quantize(1.25, 0.5), 3.0);
     CHECK_EQ(rt::quantize(-1.25, 0.5), -3.0);
@@ -280,6 +284,7 @@ TEST(saturating_conversions_match_rusts_as) {
 // ---- the byte reader ----
 
 TEST(reader_reads_unsigned_integers_of_every_width_in_both_byte_orders) {
+    // WIRE-1.
     const Bytes bytes{1, 2, 3, 4, 5, 6, 7, 8};
     for (size_t n = 1; n <= 8; ++n) {
         for (const bool big : {true, false}) {
@@ -356,6 +361,7 @@ TEST(reader_sign_extends_signed_integers_of_every_width) {
 }
 
 TEST(reader_reports_truncation_where_the_input_ends) {
+    // WIRE-25.
     const Bytes bytes{1, 2, 3, 4, 5};
     for (size_t n = 1; n <= 8; ++n) {
         rt::Reader r(bytes.data(), bytes.size());
@@ -402,6 +408,7 @@ TEST(reader_take_hands_out_checked_slices) {
 }
 
 TEST(reader_bools_are_0_or_1) {
+    // WIRE-7.
     const Bytes bytes{0xaa, 0, 1, 2};
     rt::Reader r(bytes.data(), bytes.size());
     uint8_t skip = 0;
@@ -419,6 +426,7 @@ TEST(reader_bools_are_0_or_1) {
 }
 
 TEST(reader_floats_refuse_nan_and_infinities_at_their_first_byte) {
+    // WIRE-6.
     {
         const Bytes bytes{0x00, 0x3f, 0xc0, 0x00, 0x00, 0x00, 0x00, 0xc0, 0x3f};
         rt::Reader r(bytes.data(), bytes.size());
@@ -482,6 +490,7 @@ TEST(reader_floats_refuse_nan_and_infinities_at_their_first_byte) {
 // ---- varints ----
 
 TEST(varints_decode_leb128) {
+    // WIRE-2.
     const std::array<std::pair<Bytes, uint64_t>, 8> cases = {{
         {{0x00}, 0},
         {{0x01}, 1},
@@ -503,6 +512,7 @@ TEST(varints_decode_leb128) {
 }
 
 TEST(varints_longer_than_needed_are_refused_at_their_first_byte) {
+    // WIRE-3.
     const std::array<Bytes, 5> overlong = {{
         {0x80, 0x00},
         {0x81, 0x00},
@@ -523,6 +533,7 @@ TEST(varints_longer_than_needed_are_refused_at_their_first_byte) {
 }
 
 TEST(varints_of_more_than_10_bytes_or_over_64_bits_are_refused) {
+    // WIRE-2.
     const std::array<Bytes, 4> too_long = {{
         // The tenth byte may hold bit 63 only.
         {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02},
@@ -550,6 +561,7 @@ TEST(varints_of_more_than_10_bytes_or_over_64_bits_are_refused) {
 }
 
 TEST(varints_over_their_fields_width_are_refused) {
+    // WIRE-4.
     for (unsigned bits = 1; bits < 64; ++bits) {
         const uint64_t max = (uint64_t{1} << bits) - 1;
         for (const uint64_t value : {max, max + 1}) {
@@ -595,6 +607,7 @@ TEST(varints_cut_short_are_truncated_where_the_input_ends) {
 }
 
 TEST(zigzag_varints_read_signed_values) {
+    // WIRE-5.
     const Bytes bytes{0x00, 0x01, 0x02, 0x03, 0xff, 0x01, 0x80, 0x02};
     rt::Reader r(bytes.data(), bytes.size());
     int8_t a = 9;
@@ -619,6 +632,7 @@ TEST(zigzag_varints_read_signed_values) {
 // ---- counts, bytes, ascending lists, the end of a frame ----
 
 TEST(counts_are_checked_against_the_remaining_bytes_before_allocation) {
+    // WIRE-13.
     const Bytes bytes(10, 0);
     rt::Reader r(bytes.data(), bytes.size());
     const uint8_t* skip = nullptr;
@@ -642,6 +656,7 @@ TEST(counts_are_checked_against_the_remaining_bytes_before_allocation) {
 }
 
 TEST(bytes_are_a_varint_length_then_the_bytes) {
+    // WIRE-15.
     const Bytes bytes{0x03, 0xaa, 0xbb, 0xcc, 0x00, 0x01, 0x00, 0x03, 0xdd, 0xee};
     rt::Reader r(bytes.data(), bytes.size());
     Bytes a;
@@ -701,6 +716,7 @@ TEST(bytes_too_long_for_the_input_are_refused_where_they_would_begin) {
 }
 
 TEST(ascending_lists_add_deltas_of_at_least_1) {
+    // WIRE-14.
     const Bytes none;
     rt::Reader r(none.data(), 0);
     std::optional<uint64_t> prev;
@@ -735,6 +751,7 @@ TEST(ascending_lists_add_deltas_of_at_least_1) {
 }
 
 TEST(a_frame_ends_where_its_bytes_end) {
+    // WIRE-17.
     const Bytes bytes{1, 2, 3};
     rt::Reader r(bytes.data(), bytes.size());
     uint8_t b = 0;
@@ -765,6 +782,7 @@ TEST(reader_errors_collect_their_field_path_on_the_way_out) {
 // ---- bit streams ----
 
 TEST(bit_streams_read_least_significant_bit_first) {
+    // WIRE-18.
     // 0xb4 = 1011 0100: bits 0-2 are 100 (4), bits 3-7 are 10110 (22); bit 8 is 1.
     const Bytes bytes{0xb4, 0x01};
     rt::Reader r(bytes.data(), bytes.size());
@@ -819,6 +837,7 @@ TEST(bit_streams_report_truncation_at_the_bit_where_the_input_ends) {
 }
 
 TEST(bit_stream_padding_must_be_zero) {
+    // WIRE-18.
     for (unsigned used = 1; used <= 8; ++used) {
         for (unsigned pad = used; pad < 8; ++pad) {
             const Bytes bytes{0xee, static_cast<uint8_t>(1u << pad)};
@@ -900,6 +919,7 @@ TEST(writer_writes_unsigned_integers_of_every_width_in_both_byte_orders) {
 }
 
 TEST(writer_refuses_values_over_their_width_and_writes_nothing) {
+    // WIRE-4.
     for (size_t n = 1; n < 8; ++n) {
         Bytes out;
         rt::Writer w(out);
@@ -997,6 +1017,7 @@ TEST(writer_bools_floats_and_non_finite_values) {
 }
 
 TEST(writer_varints_are_canonical_and_within_their_width) {
+    // WIRE-3, WIRE-4.
     const std::array<std::pair<uint64_t, Bytes>, 5> cases = {{
         {0, {0x00}},
         {127, {0x7f}},
@@ -1364,6 +1385,7 @@ TEST(hex_both_ways) {
 }
 
 TEST(fnv1a_matches_the_published_test_vectors) {
+    // CHECK-1.
     const auto hash = [](std::string_view s, uint32_t basis = 2166136261u) {
         return rt::fnv1a32(reinterpret_cast<const uint8_t*>(s.data()), s.size(), basis);
     };
@@ -1385,6 +1407,7 @@ TEST(an_outbox_hands_frames_out_in_order_once) {
 }
 
 TEST(an_outbox_holds_at_most_max_queued_dropping_the_oldest_unreliable_frame) {
+    // GEN-8.
     session::Outbox o;
     o.push({"spawn", Bytes{0}, true});
     for (size_t i = 1; i <= session::MAX_QUEUED + 10; ++i) {
@@ -1645,6 +1668,7 @@ TEST(json_conversions_of_values_to_json) {
 }
 
 TEST(json_bit_sets_are_lists_of_names) {
+    // WIRE-28.
     const std::array<rt::BitName, 2> names = {{{"KEYFRAME", 0}, {"CHECK", 3}}};
     CHECK_EQ(json::bit_names(names, 0b1001).dump(), std::string("[\"KEYFRAME\",\"CHECK\"]"));
     CHECK_EQ(json::bit_names(names, 0).dump(), std::string("[]"));

@@ -1,8 +1,8 @@
-// The reference protocol's binding of the NetBaseline halves (seed 002): its `snapshot` (kind 8)
-// and `snapshot_ack` (kind 11) frames and its four components (Transform, Velocity, Health, Team,
-// in the ComponentMask's bit order), from spec/protocol/baseline.wire, over the classes
-// `ackwire gen --lang cs` writes. A component is the generated class itself (an object: index 0
-// a Transform, 1 a Velocity, 2 a Vitality, 3 a Team).
+// The reference protocol's binding of the NetBaseline halves (`docs/spec/baseline.md`): its
+// `snapshot` (kind 8) and `snapshot_ack` (kind 11) frames and its four components (Transform,
+// Velocity, Health, Team, in the ComponentMask's bit order), from spec/protocol/baseline.wire, over
+// the classes `ackwire gen --lang cs` writes. A component is the generated class itself (an object:
+// index 0 a Transform, 1 a Velocity, 2 a Vitality, 3 a Team).
 
 using Ackwire.Protocol;
 using Ackwire.Runtime;

@@ -1,8 +1,8 @@
-// The reference protocol's binding of the datagram v2 halves (seed 003): its `datagram`, the
-// reliable stream's `spawn`, `despawn` and `full_frame`, and the client's `datagram_ack`, from
-// spec/protocol/datagram.wire, over the classes `ackwire gen --lang cs` writes (Ackwire.Protocol).
-// The machines keep frames of their own (Ackwire.Runtime.Sessions), so this binding copies
-// between the two; every check of the wire is the generated codec's.
+// The reference protocol's binding of the datagram v2 halves (`docs/spec/datagram.md`): its
+// `datagram`, the reliable stream's `spawn`, `despawn` and `full_frame`, and the client's
+// `datagram_ack`, from spec/protocol/datagram.wire, over the classes `ackwire gen --lang cs` writes
+// (Ackwire.Protocol). The machines keep frames of their own (Ackwire.Runtime.Sessions), so this
+// binding copies between the two; every check of the wire is the generated codec's.
 
 using Ackwire.Protocol;
 using Ackwire.Runtime;

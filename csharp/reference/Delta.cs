@@ -1,6 +1,6 @@
-// The reference protocol's binding of the delta halves (seed 004 §7): its `delta_plan` (kind 9)
-// and `delta_ack` (kind 10) frames and PlanFlags, from spec/protocol/delta.wire, over the classes
-// `ackwire gen --lang cs` writes.
+// The reference protocol's binding of the delta halves (`docs/spec/delta.md`): its `delta_plan`
+// (kind 9) and `delta_ack` (kind 10) frames and PlanFlags, from spec/protocol/delta.wire, over the
+// classes `ackwire gen --lang cs` writes.
 
 using Ackwire.Protocol;
 using Ackwire.Runtime.Sessions;

@@ -1,4 +1,4 @@
-// The reference protocol's presenter (seed 000): each client's S_N from the server's world, the
+// The reference protocol's presenter (ACK-18): each client's S_N from the server's world, the
 // game policy the acked binding leaves to its user (what a client sees, the near tier's
 // TierBoundary, the far poses' rate, a client's own entities in full), as the Rust codec's
 // `acked::Presenter` (codec/src/acked/presenter.rs). Everything mechanical (diff, apply, the
@@ -74,7 +74,7 @@ namespace Ackwire.Reference
     {
         /// <summary>The client's own entities; the lowest present is where it stands.</summary>
         public ushort[] Own = new ushort[0];
-        /// <summary>The near tier, with hysteresis (seed 004 §5).</summary>
+        /// <summary>The near tier, with hysteresis (SRV-8).</summary>
         public TierBoundary Tier = new TierBoundary(12, 14);
         /// <summary>A far entity's pose is due on the ticks where (tick + eid) % FarEvery == 0.</summary>
         public uint FarEvery = 6;
@@ -82,18 +82,18 @@ namespace Ackwire.Reference
 
     /// <summary>
     /// Computes each tick's S_N for one client of the reference schema, as the Rust codec's
-    /// <c>Presenter</c>. Seed 000: "The server keeps computing, for each client, what an ordered
-    /// client would hold after frame N (S_N: every entity's record, whether its pose came full,
-    /// the tier it was sent at and the tick its pose was measured at), exactly as the ordered
-    /// encoder does: what changed, a far entity's pose only when it is due or its rest changed,
-    /// the client's own entities' pose in full."
+    /// <c>Presenter</c>. ACK-17, ACK-18: per client, the server computes what an ordered client
+    /// would hold after frame N (every entity's record, whether its pose came full, the tier it
+    /// was sent at and the tick its pose was measured at), as the ordered encoder does: what
+    /// changed, a far entity's pose only when it is due or its rest changed, the client's own
+    /// entities' pose in full.
     ///
     /// Per entity of the world: new (or a new life), whole, its pose measured now; near (the
     /// client's own, or within the tier boundary, judged with hysteresis against the tier it was
     /// sent at last) or outside the quantized box (PoseReach), the pose comes full whenever it
     /// differs; far, the pose comes quantized (1/512 m, 256 yaw steps) only when it is due, its
     /// rest or its tier changed, and it differs; any pose is measured again when PoseRefresh old.
-    /// The orientation (issue 19), when the world gives one, is quantized as smallest three
+    /// The orientation, when the world gives one, is quantized as smallest three
     /// (SmallestThree.FromXyzw at OrientBits) on every tick, whatever the pose's tier and rate
     /// (the diff sends it only when it differs), and kept for the entity's life.
     /// </summary>
@@ -220,6 +220,7 @@ namespace Ackwire.Reference
                     double dz = (z - (double)vz) / 512;
                     isNear = tier.Admits(wasNear, (float)Math.Sqrt(dx * dx + dy * dy + dz * dz));
                 }
+                // CHECK-5: outside the box a pose step reaches, the pose comes full.
                 bool box = Math.Abs((long)x) <= ReferenceSchema.PoseReach && Math.Abs((long)y) <= ReferenceSchema.PoseReach
                     && Math.Abs((long)z) <= ReferenceSchema.PoseReach;
                 bool full = isNear || !box;

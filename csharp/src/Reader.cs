@@ -2,10 +2,9 @@
 // (BitReader). Both are structs passed by ref, so that decoding allocates nothing beyond the
 // decoded values.
 //
-// DESIGN.md section 3: "a count that the remaining bytes cannot hold ... [is a] decode error",
-// checked before anything is allocated (Count). PROTOCOL.md: `truncated` is reported at the end
-// of the input; every varint fault at the varint's first byte; any other fault at the first byte
-// of the field.
+// WIRE-13: a count the remaining bytes cannot hold is a decode error, checked before anything is
+// allocated (Count). WIRE-25: `truncated` is reported at the end of the input, every varint fault
+// at the varint's first byte, any other fault at the first byte of the field.
 
 using System;
 using System.Runtime.InteropServices;
@@ -88,7 +87,7 @@ namespace Ackwire.Runtime
         /// <summary>An <c>i64</c>.</summary>
         public long I64(bool bigEndian) { return unchecked((long)Raw(8, bigEndian)); }
 
-        /// <summary>A bool byte: 0 or 1, anything else <c>over_width</c>.</summary>
+        /// <summary>A bool byte: 0 or 1, anything else <c>over_width</c> (WIRE-7).</summary>
         public bool Bool()
         {
             int at = pos;
@@ -100,7 +99,7 @@ namespace Ackwire.Runtime
             return b == 1;
         }
 
-        /// <summary>An <c>f32</c>, refusing NaN and infinities (<c>non_finite</c>).</summary>
+        /// <summary>An <c>f32</c>, refusing NaN and infinities (<c>non_finite</c>, WIRE-6).</summary>
         public float F32(bool bigEndian)
         {
             int at = pos;
@@ -112,7 +111,7 @@ namespace Ackwire.Runtime
             return v;
         }
 
-        /// <summary>An <c>f64</c>, refusing NaN and infinities (<c>non_finite</c>).</summary>
+        /// <summary>An <c>f64</c>, refusing NaN and infinities (<c>non_finite</c>, WIRE-6).</summary>
         public double F64(bool bigEndian)
         {
             int at = pos;
@@ -124,7 +123,7 @@ namespace Ackwire.Runtime
             return v;
         }
 
-        /// <summary>An unsigned LEB128 of at most <paramref name="bits"/> bits, refusing a longer
+        /// <summary>WIRE-2 to WIRE-4: an unsigned LEB128 of at most <paramref name="bits"/> bits, refusing a longer
         /// form than the value needs (<c>non_canonical_varint</c>) and a value past the width
         /// (<c>over_width</c>), both at the varint's first byte.</summary>
         public ulong Varint(int bits)
@@ -156,7 +155,7 @@ namespace Ackwire.Runtime
             throw Fail(ErrorKind.OverWidth, start);
         }
 
-        /// <summary>A zigzag-mapped signed value of at most <paramref name="bits"/> bits.</summary>
+        /// <summary>A zigzag-mapped signed value of at most <paramref name="bits"/> bits (WIRE-5).</summary>
         public long Zigzag(int bits)
         {
             ulong n = Varint(bits);
@@ -165,7 +164,7 @@ namespace Ackwire.Runtime
 
         /// <summary><paramref name="count"/> elements of at least <paramref name="min"/> bytes each,
         /// checked against the bytes left before anything is allocated
-        /// (<c>count_too_large</c>, where the elements would begin).</summary>
+        /// (<c>count_too_large</c>, where the elements would begin; WIRE-13).</summary>
         public int Count(ulong count, int min)
         {
             ulong each = (ulong)Math.Max(min, 1);
@@ -176,14 +175,14 @@ namespace Ackwire.Runtime
             return (int)count;
         }
 
-        /// <summary>A varint length and that many bytes.</summary>
+        /// <summary>A varint length and that many bytes (WIRE-15).</summary>
         public byte[] Bytes()
         {
             int n = Count(Varint(64), 1);
             return Take(n);
         }
 
-        /// <summary>A varint of length + 1 and the bytes; 0 is absent (<c>null</c>).</summary>
+        /// <summary>A varint of length + 1 and the bytes; 0 is absent (<c>null</c>; WIRE-15).</summary>
         public byte[] OptBytes()
         {
             ulong n = Varint(64);
@@ -224,7 +223,7 @@ namespace Ackwire.Runtime
             }
         }
 
-        /// <summary>Refuses a signed constant field that holds another value (<c>bad_constant</c>).</summary>
+        /// <summary>Refuses a signed constant field that holds another value (<c>bad_constant</c>, WIRE-10).</summary>
         public void ExpectInt(int at, long got, long want)
         {
             if (got != want)
@@ -233,7 +232,7 @@ namespace Ackwire.Runtime
             }
         }
 
-        /// <summary>Refuses bytes left over after a frame (<c>trailing_bytes</c>).</summary>
+        /// <summary>Refuses bytes left over after a frame (<c>trailing_bytes</c>, WIRE-17).</summary>
         public void Finish()
         {
             if (pos != buf.Length)
@@ -243,7 +242,7 @@ namespace Ackwire.Runtime
         }
     }
 
-    /// <summary>A reader of a packed body's bits, least significant bit first.</summary>
+    /// <summary>A reader of a packed body's bits, least significant bit first (WIRE-18).</summary>
     public struct BitReader
     {
         readonly byte[] buf;
@@ -307,7 +306,7 @@ namespace Ackwire.Runtime
         /// <summary>One bit.</summary>
         public bool Bool() { return Uint(1) == 1; }
 
-        /// <summary>A <c>bucket(w1, ..., wk)</c> value: the bucket's index in unary (bucket
+        /// <summary>A <c>bucket(w1, ..., wk)</c> value (WIRE-19): the bucket's index in unary (bucket
         /// i &lt; k − 1 as i one bits and a zero, the last as k − 1 one bits), at most k − 1 bits
         /// read, then the value less the bucket's base as a w_i-bit field. Buckets are offset
         /// (bucket i holds [base_i, base_i + 2^w_i), base_0 = 0), so every code is a distinct
@@ -335,7 +334,7 @@ namespace Ackwire.Runtime
             return unchecked((long)(u >> 1) ^ -(long)(u & 1));
         }
 
-        /// <summary>A <c>quat(bits)</c> value: <c>largest</c> as a u2, then three
+        /// <summary>A <c>quat(bits)</c> value (WIRE-20): <c>largest</c> as a u2, then three
         /// <paramref name="bits"/>-bit two's complement components, refused unless canonical
         /// (<see cref="SmallestThree.Check"/>: <c>over_width</c>, then <c>non_canonical</c>), at
         /// the field's first bit.</summary>
@@ -355,7 +354,7 @@ namespace Ackwire.Runtime
             return s;
         }
 
-        /// <summary>An <c>f32</c>, refusing NaN and infinities (<c>non_finite</c>).</summary>
+        /// <summary>An <c>f32</c>, refusing NaN and infinities (<c>non_finite</c>, WIRE-6).</summary>
         public float F32()
         {
             long at = BitOffset;
@@ -367,7 +366,7 @@ namespace Ackwire.Runtime
             return v;
         }
 
-        /// <summary>An <c>f64</c>, refusing NaN and infinities (<c>non_finite</c>).</summary>
+        /// <summary>An <c>f64</c>, refusing NaN and infinities (<c>non_finite</c>, WIRE-6).</summary>
         public double F64()
         {
             long at = BitOffset;
@@ -401,7 +400,7 @@ namespace Ackwire.Runtime
             }
         }
 
-        /// <summary>Refuses a signed constant field that holds another value (<c>bad_constant</c>).</summary>
+        /// <summary>Refuses a signed constant field that holds another value (<c>bad_constant</c>, WIRE-10).</summary>
         public void ExpectInt(long at, long got, long want)
         {
             if (got != want)
@@ -410,7 +409,7 @@ namespace Ackwire.Runtime
             }
         }
 
-        /// <summary>Checks the padding bits up to the next byte (<c>reserved_bit</c> at the
+        /// <summary>Checks the padding bits up to the next byte (WIRE-18; <c>reserved_bit</c> at the
         /// first set) and returns the body's size in bytes.</summary>
         public int Finish()
         {

@@ -3,7 +3,7 @@
 // writes this file into Runtime/ with Testee.cs, which binds the codec's Frames, and Main.cs,
 // which serves them; the reference protocol's testee adds its session halves.
 //
-// The codec is also held to its own promises on every request (DESIGN.md section 3): bytes it
+// The codec is also held to its own promises on every request (WIRE-21): bytes it
 // decodes encode back to exactly those bytes, and EncodedLen predicts what Encode writes. A
 // broken promise exits the process with a message on standard error, which the runner reports
 // as a crash.

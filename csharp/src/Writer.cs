@@ -71,7 +71,7 @@ namespace Ackwire.Runtime
         /// <summary>A bool byte, 0 or 1.</summary>
         public void Bool(bool v) { Raw(v ? 1UL : 0UL, 1, false); }
 
-        /// <summary>An <c>f32</c>, refusing NaN and infinities.</summary>
+        /// <summary>An <c>f32</c>, refusing NaN and infinities (WIRE-6).</summary>
         public void F32(float v, bool bigEndian)
         {
             Wire.Finite(v);
@@ -85,7 +85,7 @@ namespace Ackwire.Runtime
             Raw(unchecked((ulong)BitConverter.DoubleToInt64Bits(v)), 8, bigEndian);
         }
 
-        /// <summary>An unsigned LEB128 of at most <paramref name="bits"/> bits, in its shortest form.</summary>
+        /// <summary>An unsigned LEB128 of at most <paramref name="bits"/> bits, in its shortest form (WIRE-2 to WIRE-4).</summary>
         public void Varint(int bits, ulong v)
         {
             Wire.Width(v, bits);
@@ -98,7 +98,7 @@ namespace Ackwire.Runtime
             buf[len++] = (byte)v;
         }
 
-        /// <summary>A signed value of at most <paramref name="bits"/> bits, zigzag-mapped, as a varint.</summary>
+        /// <summary>A signed value of at most <paramref name="bits"/> bits, zigzag-mapped, as a varint (WIRE-5).</summary>
         public void Zigzag(int bits, long v)
         {
             if (bits < 64 && (v < -(1L << (bits - 1)) || v >= (1L << (bits - 1))))
@@ -108,7 +108,7 @@ namespace Ackwire.Runtime
             Varint(64, Lengths.Zigzag(v));
         }
 
-        /// <summary>A varint length and the bytes.</summary>
+        /// <summary>A varint length and the bytes (WIRE-15).</summary>
         public void Bytes(byte[] v)
         {
             Varint(64, (ulong)v.Length);
@@ -150,7 +150,7 @@ namespace Ackwire.Runtime
         }
     }
 
-    /// <summary>A writer of a packed body's bits, least significant bit first.</summary>
+    /// <summary>A writer of a packed body's bits, least significant bit first (WIRE-18).</summary>
     public sealed class BitWriter
     {
         byte[] buf = new byte[8];
@@ -241,7 +241,7 @@ namespace Ackwire.Runtime
             Int(bits, v.C);
         }
 
-        /// <summary>An <c>f32</c>, refusing NaN and infinities.</summary>
+        /// <summary>An <c>f32</c>, refusing NaN and infinities (WIRE-6).</summary>
         public void F32(float v)
         {
             Wire.Finite(v);

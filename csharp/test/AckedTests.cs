@@ -244,6 +244,7 @@ static class AckedTests
     /// Frames onto acked bases reach the server's state: the decoder's hash equals the server's
     /// check of every state sent, the report tells changes and removals against the last frame
     /// shown, and the check every CHECK_EVERY frames passes.
+    /// ACK-19, ACK-34, ACK-24, CHECK-2.
     static void RoundTrip()
     {
         AckedEncoder<Rec, Chg, uint, uint> enc = new AckedEncoder<Rec, Chg, uint, uint>(S, new Sink());
@@ -282,6 +283,7 @@ static class AckedTests
         Equal(0UL, dec.Counters.ChecksFailed, "checks failed");
     }
 
+    /// ACK-30, ACK-31.
     static void Drops()
     {
         AckedEncoder<Rec, Chg, uint, uint> enc = new AckedEncoder<Rec, Chg, uint, uint>(S, new Sink());
@@ -302,8 +304,9 @@ static class AckedTests
         Equal(Check(World(1, 2)), dec.StateHash(), "state of frame 2");
     }
 
-    /// Seed 000: events "are sent again in every frame until a frame that held them is
-    /// acknowledged, or for EVENT_TTL frames at most"; "the client shows each once".
+    /// ACK-23: an event goes again in each frame until one that carried it is acknowledged, or for
+    /// at most EVENT_TTL frames; each is shown once (ACK-35).
+    /// ACK-23, ACK-35.
     static void EventsOnce()
     {
         AckedEncoder<Rec, Chg, uint, uint> enc = new AckedEncoder<Rec, Chg, uint, uint>(S, new Sink());
@@ -329,6 +332,7 @@ static class AckedTests
 
     /// A check that does not match (a corrupted record) makes the decoder hold nothing,
     /// acknowledge nothing and ask for a keyframe, until a keyframe applies.
+    /// ACK-36, ACK-13, ACK-26.
     static void Mismatch()
     {
         AckedEncoder<Rec, Chg, uint, uint> enc = new AckedEncoder<Rec, Chg, uint, uint>(S, new Sink());
@@ -357,8 +361,9 @@ static class AckedTests
         Equal(Check(w), dec.StateHash(), "the server's state again");
     }
 
-    /// Seed 000: "The client's AckedDecoder keeps the states of its last HELD_RING frames by
-    /// tick": never more, and a base older than them is unknown.
+    /// ACK-29: the client holds the states of its last HELD_RING applied frames, by tick: never
+    /// more, and a base older than them is unknown.
+    /// ACK-29, ACK-1.
     static void HeldRing()
     {
         AckedEncoder<Rec, Chg, uint, uint> enc = new AckedEncoder<Rec, Chg, uint, uint>(S, new Sink());
@@ -393,6 +398,7 @@ static class AckedTests
     }
 
     /// Any bytes: a delivery, never an exception, and nothing shown from them.
+    /// GEN-5, ACK-19.
     static void Hostile()
     {
         AckedDecoder<Rec, Chg, uint, uint> dec = new AckedDecoder<Rec, Chg, uint, uint>(S);
@@ -409,6 +415,7 @@ static class AckedTests
     }
 
     /// A frame whose change cannot apply changes nothing (not applied in part).
+    /// ACK-32.
     static void InapplicableFrame()
     {
         AckedEncoder<Rec, Chg, uint, uint> enc = new AckedEncoder<Rec, Chg, uint, uint>(S, new Sink());
@@ -439,6 +446,7 @@ static class AckedTests
     }
 
     /// Each input is taken once by sequence number; past MaxBufferedInputs they are dropped.
+    /// ACK-25, ACK-12.
     static void InputsOnce()
     {
         Sink sink = new Sink();
@@ -480,8 +488,9 @@ static class AckedTests
         Equal(0u, x.Frame(7, true).AckTick, "a keyframe request acknowledges nothing");
     }
 
-    /// Seed 004 §8's window: too far ahead and closed ticks dropped, late ones run now, the
-    /// newest due input wins, and nothing executes behind what already has.
+    /// SRV-13 to SRV-15: too far ahead and closed ticks dropped, late ones run now, the newest due
+    /// input wins, and nothing executes behind what already has.
+    /// SRV-12, SRV-13, SRV-14, SRV-15.
     static void Schedule()
     {
         InputSchedule<string> s = new InputSchedule<string>();
@@ -503,6 +512,7 @@ static class AckedTests
         Equal(Submission.Late, s.Submit(0, "g", ulong.MaxValue, wide), "late by 2^64 - 1");
     }
 
+    /// SRV-8.
     static void Tier()
     {
         TierBoundary t = new TierBoundary(12, 14);

@@ -18,6 +18,7 @@ static class HalfTests
 
     /// The published FNV-1a 32 values (the empty input is the offset basis), and a hash
     /// continued in pieces equals the hash of the whole.
+    /// CHECK-1.
     static void Fnv1a32()
     {
         Equal(0x811c9dc5u, Fnv.Fnv1a32(new byte[0]), "fnv of nothing");
@@ -30,6 +31,7 @@ static class HalfTests
 
     /// Past MAX_QUEUED the oldest unreliable frame goes, never a reliable one, and the queue
     /// hands out the rest in order.
+    /// GEN-8.
     static void OutboxLimit()
     {
         Outbox o = new Outbox();

@@ -1,8 +1,8 @@
-// Tests of Sessions/Digest.cs, Datagram.cs, Baseline.cs and Delta.cs: the DESIGN.md §4 values the
-// Rust digest module documents (mix64, SlotKey, SetDigest), the AckWindow cases of the Rust
-// codec's delta/ack.rs, and each machine's rules and hostile-peer limits, driven through small
-// test schemas (the reference protocol's bindings need the generated codec and are exercised by
-// the conformance vectors instead). Found by RuntimeTests.Main through the `Tests` list.
+// Tests of Sessions/Digest.cs, Datagram.cs, Baseline.cs and Delta.cs: the DELTA-3 to DELTA-6 values
+// the Rust digest module documents (mix64, SlotKey, SetDigest), the AckWindow cases of the Rust
+// codec's delta/ack.rs, and each machine's rules and hostile-peer limits, driven through small test
+// schemas (the reference protocol's bindings need the generated codec and are exercised by the
+// conformance vectors instead). Found by RuntimeTests.Main through the `Tests` list.
 
 using System;
 using System.Collections.Generic;
@@ -48,6 +48,7 @@ static class RestTests
 
     // ---- Digest.cs: the values of codec/src/digest.rs ----
 
+    /// DELTA-4.
     static void Mix64()
     {
         Equal(0xE220A8397B1DCDAFUL, Digests.Mix64(0), "mix64(0)");
@@ -57,6 +58,7 @@ static class RestTests
         Equal(0xA924D7EBAD36B5ACUL, Digests.Mix64(Digests.SlotKeyOf(7, 3)), "mix64(slot_key(7, 3))");
     }
 
+    /// DELTA-3.
     static void SlotKeys()
     {
         Equal(0UL, Digests.SlotKeyOf(0, 0), "slot_key(0, 0)");
@@ -70,6 +72,7 @@ static class RestTests
         Equal(ushort.MaxValue, all.Generation, "high bits ignored: generation");
     }
 
+    /// DELTA-5.
     static void SetDigests()
     {
         SetDigest empty = new SetDigest();
@@ -109,9 +112,10 @@ static class RestTests
         return w;
     }
 
+    /// DELTA-6, DELTA-7.
     static void AckWindows()
     {
-        // DESIGN.md §4: "a 64-bit mask whose bit i means newest − 1 − i arrived".
+        // DELTA-6: bit i of the mask means that newest − 1 − i arrived.
         AckWindow w = Window(10, 9, 7);
         Equal((ulong?)10, w.Newest, "newest");
         Equal(0b101UL, w.Mask, "mask");
@@ -164,6 +168,7 @@ static class RestTests
         return new HashSet<ulong>(keys);
     }
 
+    /// DELTA-11, DELTA-12, DELTA-14, DELTA-15, DELTA-20.
     static void DeltaRecovers()
     {
         DeltaBaseline server = new DeltaBaseline(32, RecoveryPolicy.AckRecovery, null, true);
@@ -207,6 +212,7 @@ static class RestTests
         Equal(1L, mirror.StalePackets, "counted stale");
     }
 
+    /// DELTA-24.
     static void DeltaMirrorLimit()
     {
         DeltaMirror mirror = new DeltaMirror(new MirrorLimits { MaxKeys = 2 }, true);
@@ -226,6 +232,7 @@ static class RestTests
         Equal(2, mirror.Count, "a reuse at the limit replaces");
     }
 
+    /// DELTA-13, DELTA-18.
     static void DeltaStaleAndFlow()
     {
         DeltaMirror mirror = new DeltaMirror();
@@ -247,6 +254,7 @@ static class RestTests
         True(!b.Stalled(0), "an earlier now is no stall");
     }
 
+    /// DELTA-8.
     static void SlotAllocators()
     {
         SlotAllocator a = new SlotAllocator(3, new ReusePolicy());
@@ -281,6 +289,7 @@ static class RestTests
 
     // ---- Datagram.cs ----
 
+    /// DG-5.
     static void Quantize()
     {
         Equal(1L, DatagramMath.Quantize(0.5, 1f), "halves away from zero");
@@ -333,6 +342,7 @@ static class RestTests
         return new WorldOp { Kind = WorldOpKind.Move, Id = id, X = x };
     }
 
+    /// DG-11, DG-14, DG-15, GEN-3.
     static void DatagramRoundTrip()
     {
         TestDatagram schema = new TestDatagram();
@@ -395,6 +405,7 @@ static class RestTests
         Equal(300L, table.Entity(1).Position[0], "untouched");
     }
 
+    /// DG-21, DG-22, DG-18, DG-19.
     static void ReplicaWholeTicks()
     {
         ReplicaTable table = new ReplicaTable(ReplicaLimits.Default);
@@ -423,6 +434,7 @@ static class RestTests
         True(h != table.StateHash(), "the hash follows");
     }
 
+    /// DG-23.
     static void ReplicaLimitsHold()
     {
         ReplicaTable table = new ReplicaTable(new ReplicaLimits { MaxEntities = 2, MaxHeld = 3, MaxComponentBytes = 200, MaxHeldBytes = 8L << 20 });
@@ -516,6 +528,7 @@ static class RestTests
         public byte[] EncodeAck(ushort sequence) { throw new NotSupportedException(); }
     }
 
+    /// NB-7, NB-8, NB-11, NB-12.
     static void BaselineRoundTrip()
     {
         TestBaseline schema = new TestBaseline();
@@ -561,6 +574,7 @@ static class RestTests
         Equal(2, writer.Baseline.OwedLost, "stalled, nothing forgotten");
     }
 
+    /// NB-16, NB-17, NB-4, NB-14.
     static void BaselineClientRules()
     {
         TestBaseline schema = new TestBaseline();

@@ -47,6 +47,7 @@ static class RuntimeTests
         throw new Failure("no encode error, want " + kind);
     }
 
+    /// WIRE-2, WIRE-3, WIRE-4, WIRE-5.
     static void Varints()
     {
         Reader r = new Reader(Hex("00 7f 8001 ffffffffffffffffff01"));
@@ -68,6 +69,7 @@ static class RuntimeTests
         Equal(long.MaxValue, z.Zigzag(64), "zigzag max");
     }
 
+    /// WIRE-4, WIRE-6, WIRE-11.
     static void Writes()
     {
         Writer w = new Writer(1);
@@ -91,6 +93,7 @@ static class RuntimeTests
         EncodeRefused(ErrorKind.InvalidCondition, () => Wire.Presence(true, false));
     }
 
+    /// WIRE-1, WIRE-6, WIRE-7.
     static void FixedReads()
     {
         Reader r = new Reader(Hex("3412 12345678 ff 0000807f 0000c0ff 02"));
@@ -108,10 +111,11 @@ static class RuntimeTests
         Equal(1.0f, f.F32(false), "f32");
     }
 
+    /// WIRE-13, WIRE-15.
     static void Counts()
     {
-        // DESIGN.md section 3: a count the bytes left cannot hold is refused before anything
-        // is allocated, where the elements would begin.
+        // WIRE-13: a count the bytes left cannot hold is refused before anything is allocated,
+        // where the elements would begin.
         Refused("05 00000000", ErrorKind.CountTooLarge, 1, (ref Reader x) => x.Count(x.U8(), 1));
         Refused("ffffffffffffffffff01", ErrorKind.CountTooLarge, 10, (ref Reader x) => x.Count(x.Varint(64), 0));
         Refused("03 aabb", ErrorKind.CountTooLarge, 1, (ref Reader x) => x.Bytes());
@@ -122,6 +126,7 @@ static class RuntimeTests
         Equal("cc", Json.ToHex(o.OptBytes()), "present");
     }
 
+    /// WIRE-18.
     static void BitStreams()
     {
         BitWriter w = new BitWriter();
@@ -171,6 +176,7 @@ static class RuntimeTests
         }
     }
 
+    /// WIRE-8.
     static void Quantization()
     {
         // wire = round(value ÷ scale), halves away from zero, a non-finite value as 0.
@@ -184,6 +190,7 @@ static class RuntimeTests
         EncodeRefused(ErrorKind.OverWidth, () => Quant.Uint(1.8446744073709552E19, 1.0, ulong.MaxValue));
     }
 
+    /// WIRE-14.
     static void AscendingKeys()
     {
         Ascending a = new Ascending(8);
@@ -242,6 +249,7 @@ static class RuntimeTests
 
     static readonly byte[] Small = { 0, 4, 8 };
 
+    /// WIRE-19.
     static void BucketCodes()
     {
         // Issue 19: "bucket(0, 4, 8): 0 costs 1 bit, 1..=16 cost 6, 17..=272 cost 10".
@@ -308,6 +316,7 @@ static class RuntimeTests
         EncodeRefused(ErrorKind.OverWidth, () => new BitWriter().ZBucket(z, long.MinValue));
     }
 
+    /// WIRE-14.
     static void AscendingPacked()
     {
         // Issue 19 section 3: first absolute, then differences >= 1 in the key's own type,
@@ -372,6 +381,7 @@ static class RuntimeTests
         return Json.ToHex(w.ToArray());
     }
 
+    /// WIRE-20.
     static void Quaternions()
     {
         Equal(29, SmallestThree.BitLen(9), "Fiedler's 29 bits");
@@ -543,6 +553,7 @@ static class RuntimeTests
         }
     }
 
+    /// WIRE-22.
     static void Paths()
     {
         DecodeError e = new DecodeError(ErrorKind.Truncated, 4, -1);
@@ -554,6 +565,7 @@ static class RuntimeTests
         Equal("nested[1][0]", w.Path, "nested path");
     }
 
+    /// WIRE-28.
     static void JsonForm()
     {
         JsonValue v = JsonValue.Parse("{\"a\": [1, -0.0, \"18446744073709551615\", true, null], \"b\": \"x\\u0041\"}");

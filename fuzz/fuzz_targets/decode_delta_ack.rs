@@ -1,3 +1,3 @@
-//! Any bytes the `delta_ack` decoder accepts re-encode to exactly those bytes, with a matching `encoded_len`.
+//! Any bytes the `delta_ack` decoder accepts re-encode to exactly those bytes, with a matching `encoded_len` (WIRE-21).
 #![no_main]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| ackwire_codec::fuzzing::decode_reencode::<ackwire_codec::protocol::DeltaAck>(data));

@@ -211,7 +211,7 @@ pub trait BitSet: Copy + 'static {
     }
 
     /// Whether an encoder may write these bits: no reserved bit set, and every bit that
-    /// requires another with that one set.
+    /// requires another with that one set (WIRE-12).
     #[inline]
     fn check(&self) -> Result<(), ErrorKind> {
         let raw: u64 = self.bits().into();
@@ -346,6 +346,7 @@ mod tests {
 
     #[test]
     fn bits_are_set_tested_and_checked() {
+        // WIRE-12: reserved bits and required bits.
         let mut m = Mask::empty().with(Mask::FULL);
         assert!(m.contains(Mask::FULL) && !m.contains(Mask::POSE));
         assert_eq!(m.check(), Err(ErrorKind::InvalidCondition));
@@ -366,6 +367,7 @@ mod tests {
 
     #[test]
     fn reads_and_writes_refuse_what_check_refuses() {
+        // WIRE-12.
         let mut out = Vec::new();
         Mask::empty()
             .with(Mask::POSE)

@@ -1,7 +1,7 @@
 //! `bucket(w1, ..., wk)` and `zbucket(w1, ..., wk)`: variable-width integers of packed
 //! bodies.
 //!
-//! LANGUAGE.md, "bucket": the buckets are offset, so that every code is a distinct value and
+//! WIRE-19: the buckets are offset, so that every code is a distinct value and
 //! none is redundant: bucket `i` holds `[base_i, base_i + 2^w_i)`, `base_0 = 0`,
 //! `base_{i+1} = base_i + 2^w_i`; the largest value is `base_k - 1`. On the wire, least
 //! significant bit first like every packed field: the bucket index in unary (bucket `i < k-1`
@@ -244,6 +244,7 @@ mod tests {
 
     #[test]
     fn bucket_0_4_8_costs_1_6_and_10_bits() {
+        // WIRE-19.
         let w = [0, 4, 8];
         assert_eq!(bucket_max(&w), 272);
         for (v, bits) in [(0, 1), (1, 6), (16, 6), (17, 10), (272, 10)] {
@@ -264,6 +265,7 @@ mod tests {
 
     #[test]
     fn every_boundary_round_trips_and_one_past_the_last_is_refused() {
+        // WIRE-19: one past the last bucket is over_width.
         for widths in [
             &[0u8, 4, 8][..],
             &[1, 6],
@@ -302,6 +304,7 @@ mod tests {
 
     #[test]
     fn the_last_bucket_has_no_zero_bit_and_the_prefix_reads_at_most_k_minus_1_bits() {
+        // WIRE-19.
         let w = [0, 1, 2, 3];
         // Value 1 + 2 + 4 = 7 is the last bucket's first: three one bits, then 0 in 3 bits.
         let mut b = BitWriter::new();
@@ -324,6 +327,7 @@ mod tests {
 
     #[test]
     fn zbucket_zigzags_first() {
+        // WIRE-19, WIRE-5.
         let w = [2, 5, 9];
         for v in [0i64, -1, 1, -2, 2, -273, 273, -274] {
             let mut b = BitWriter::new();

@@ -2,9 +2,10 @@
 //! implementation, in every language, and the encoder's refusals. (The session machines'
 //! refusals of a peer that pushes past their limits, `LimitError`, are `ackwire-codec`'s.)
 //!
-//! DESIGN.md section 3: "a decode error names the byte offset, the field path
-//! (`changes[3].mask`) and the kind". Conformance judges an error by its [`ErrorKind`] (its
-//! [`ErrorKind::as_str`] name), never by its text.
+//! WIRE-22: a decode error names its kind, the byte offset (and the bit, in a packed body) and
+//! the field path (`changes[3].mask`). WIRE-23: the kinds are one taxonomy shared by every
+//! language, and conformance judges an error by its [`ErrorKind`] (its [`ErrorKind::as_str`]
+//! name), never by its text.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -259,6 +260,7 @@ mod tests {
 
     #[test]
     fn paths_read_outside_in() {
+        // WIRE-22: the field path.
         let e = DecodeError::new(ErrorKind::ReservedBit, 40)
             .field("mask")
             .index(3)
@@ -272,6 +274,7 @@ mod tests {
 
     #[test]
     fn bit_offsets_are_shown() {
+        // WIRE-22: the bit, inside a packed body.
         let e = DecodeError::at_bit(ErrorKind::Truncated, 83).field("gap");
         assert_eq!(e.offset, 10);
         assert_eq!(e.to_string(), "truncated at byte 10 (bit 83), field gap");
@@ -291,6 +294,7 @@ mod tests {
 
     #[test]
     fn kinds_round_trip_through_their_names() {
+        // WIRE-23: the taxonomy's names.
         for k in ErrorKind::ALL {
             assert_eq!(ErrorKind::from_name(k.as_str()), Some(k));
         }

@@ -19,9 +19,10 @@
 //!
 //! The reader only hands out checked sub-slices and never indexes past its input (the rustls
 //! `Reader` pattern); every fault becomes a [`DecodeError`] at the byte (or bit) where it was
-//! found. Canonical rules of DESIGN.md section 3 enforced here: "a varint that is longer than
-//! needed, a value over its field's width ... a count that the remaining bytes cannot hold, or
-//! trailing bytes after a frame are decode errors".
+//! found. The canonical rules of `docs/spec/wire.md` it enforces: shortest varints (WIRE-3),
+//! values within their width (WIRE-4, WIRE-7, WIRE-18), counts checked against the remaining
+//! input before anything is allocated (WIRE-13), no trailing bytes (WIRE-17), zero padding
+//! after a packed body (WIRE-18).
 //!
 //! Every small function a generated codec calls for each field is `#[inline]`: the generated
 //! code lives in another crate, and without the attribute (or LTO) rustc does not inline a
@@ -48,7 +49,8 @@ use bitvec::prelude::*;
 pub use bitvec;
 
 /// The [`Reader`] methods of the byte-aligned integers wider than a byte, little-endian under
-/// the type's name and big-endian with `_be`, so that generated reads say what they read.
+/// the type's name and big-endian with `_be` (WIRE-1: little endian unless a field says
+/// otherwise), so that generated reads say what they read.
 macro_rules! typed_reads {
     ($($t:ident, $be:ident, $n:literal;)*) => {$(
         #[doc = concat!("A little-endian `", stringify!($t), "` of ", stringify!($n), " bytes.")]
@@ -99,6 +101,7 @@ impl<'a> Reader<'a> {
     #[inline]
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         if n > self.remaining() {
+            // WIRE-25: `truncated` is reported at the end of the input.
             return Err(DecodeError::new(ErrorKind::Truncated, self.buf.len()));
         }
         let out = &self.buf[self.pos..self.pos + n];
@@ -151,7 +154,7 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
-    /// A `bool` byte: 0 or 1, anything else is over its width.
+    /// A `bool` byte: 0 or 1, anything else is over its width (WIRE-7).
     #[inline]
     pub fn bool(&mut self) -> Result<bool, DecodeError> {
         let at = self.pos;
@@ -162,7 +165,8 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An IEEE 754 single; NaN and infinities are refused, as no canonical encoder writes them.
+    /// An IEEE 754 single; NaN and infinities are refused, as no canonical encoder writes them
+    /// (WIRE-6).
     #[inline]
     pub fn f32(&mut self, big_endian: bool) -> Result<f32, DecodeError> {
         let at = self.pos;
@@ -174,7 +178,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An IEEE 754 double; NaN and infinities are refused.
+    /// An IEEE 754 double; NaN and infinities are refused (WIRE-6).
     #[inline]
     pub fn f64(&mut self, big_endian: bool) -> Result<f64, DecodeError> {
         let at = self.pos;
@@ -188,9 +192,9 @@ impl<'a> Reader<'a> {
 
     /// An unsigned LEB128 varint of a value of at most `bits` bits.
     ///
-    /// DESIGN.md section 3: "varint = unsigned LEB128, at most 10 bytes"; a varint longer than
-    /// needed (a last byte of 0 after the first) is non-canonical, a value over `bits` bits is
-    /// over its width.
+    /// WIRE-2: unsigned LEB128, at most 10 bytes. WIRE-3: a varint longer than needed (a last
+    /// byte of 0 after the first) is non-canonical. WIRE-4: a value over `bits` bits is over
+    /// its width.
     #[inline]
     pub fn varint(&mut self, bits: u8) -> Result<u64, DecodeError> {
         let start = self.pos;
@@ -218,14 +222,14 @@ impl<'a> Reader<'a> {
         Err(DecodeError::new(ErrorKind::OverWidth, start))
     }
 
-    /// A zigzag varint of a signed value of at most `bits` bits.
+    /// A zigzag varint of a signed value of at most `bits` bits (WIRE-5).
     #[inline]
     pub fn zigzag(&mut self, bits: u8) -> Result<i64, DecodeError> {
         Ok(unzigzag(self.varint(bits)?))
     }
 
     /// Checks that `count` elements of at least `min_bytes` bytes each can fit in what remains,
-    /// before anything is allocated for them, and returns the count as a `usize`.
+    /// before anything is allocated for them, and returns the count as a `usize` (WIRE-13).
     #[inline]
     pub fn count(&self, count: u64, min_bytes: u64, at: usize) -> Result<usize, DecodeError> {
         let need = count.checked_mul(min_bytes.max(1));
@@ -235,7 +239,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Ends a frame: every byte must have been read.
+    /// Ends a frame: every byte must have been read (WIRE-17).
     #[inline]
     pub fn finish(&self) -> Result<(), DecodeError> {
         if self.remaining() == 0 {
@@ -456,7 +460,7 @@ pub fn ascending_step(prev: &mut Option<u64>, v: u64) -> u64 {
     d
 }
 
-/// `bytes`: a varint length, then that many bytes.
+/// `bytes`: a varint length, then that many bytes (WIRE-15).
 #[inline]
 pub fn read_bytes(r: &mut Reader<'_>) -> Result<Vec<u8>, DecodeError> {
     let n = r.varint(64)?;
@@ -465,7 +469,7 @@ pub fn read_bytes(r: &mut Reader<'_>) -> Result<Vec<u8>, DecodeError> {
     Ok(r.take(n)?.to_vec())
 }
 
-/// `bytes?`: a varint (length + 1), then that many bytes; 0 means absent.
+/// `bytes?`: a varint (length + 1), then that many bytes; 0 means absent (WIRE-15).
 #[inline]
 pub fn read_opt_bytes(r: &mut Reader<'_>) -> Result<Option<Vec<u8>>, DecodeError> {
     match r.varint(64)? {
@@ -556,7 +560,7 @@ pub fn ascending_varints_len(items: impl IntoIterator<Item = u64>) -> usize {
         .sum()
 }
 
-/// Maps a signed value onto an unsigned one: (n << 1) ^ (n >> 63).
+/// Maps a signed value onto an unsigned one: (n << 1) ^ (n >> 63) (WIRE-5).
 #[inline]
 pub const fn zigzag(n: i64) -> u64 {
     ((n << 1) ^ (n >> 63)) as u64
@@ -568,7 +572,7 @@ pub const fn unzigzag(n: u64) -> i64 {
     ((n >> 1) as i64) ^ -((n & 1) as i64)
 }
 
-/// How many bytes the LEB128 form of `v` takes.
+/// How many bytes the shortest LEB128 form of `v` takes (WIRE-3).
 #[inline]
 pub const fn varint_len(v: u64) -> usize {
     let bits = 64 - v.leading_zeros() as usize;
@@ -580,7 +584,7 @@ pub const fn varint_len(v: u64) -> usize {
 }
 
 /// A bit stream over the bytes of a packed body: fields are read least significant bit first,
-/// starting at the least significant bit of each byte.
+/// starting at the least significant bit of each byte (WIRE-18).
 ///
 /// A field is read from the (at most nine) bytes it spans at once, not bit by bit, the mirror
 /// of [`BitWriter`]. A clone marks a place to read from again.
@@ -752,7 +756,8 @@ impl<'a> BitReader<'a> {
         }
     }
 
-    /// Ends the body: the bits up to the next byte boundary are padding and must be zero.
+    /// Ends the body: the bits up to the next byte boundary are padding and must be zero
+    /// (WIRE-18).
     /// Returns the whole bytes the body took.
     #[inline]
     pub fn finish(self) -> Result<usize, DecodeError> {
@@ -937,7 +942,7 @@ impl WriteExt for Vec<u8> {
     }
 }
 
-/// Refuses a signed value outside `width` bits of two's complement.
+/// Refuses a signed value outside `width` bits of two's complement (WIRE-18).
 #[inline]
 pub fn check_int(v: i64, width: u8) -> Result<(), EncodeError> {
     if width >= 64 {
@@ -952,7 +957,7 @@ pub fn check_int(v: i64, width: u8) -> Result<(), EncodeError> {
     }
 }
 
-/// Refuses NaN and infinities, which no canonical decoder accepts.
+/// Refuses NaN and infinities, which no canonical decoder accepts (WIRE-6).
 #[inline]
 pub fn finite(v: f64) -> Result<(), EncodeError> {
     if v.is_finite() {
@@ -962,7 +967,7 @@ pub fn finite(v: f64) -> Result<(), EncodeError> {
     }
 }
 
-/// Refuses a value whose presence contradicts its condition.
+/// Refuses a value whose presence contradicts its condition (WIRE-11).
 #[inline]
 pub fn presence(present: bool, cond: bool) -> Result<(), EncodeError> {
     if present == cond {
@@ -973,7 +978,7 @@ pub fn presence(present: bool, cond: bool) -> Result<(), EncodeError> {
 }
 
 /// The wire integer of a quantized value: round(value / scale), halves away from zero, a
-/// non-finite value as 0 (DESIGN.md section 3: "a non-finite coordinate quantizes to 0").
+/// non-finite value as 0 (WIRE-8).
 #[inline]
 pub fn quantize(value: f64, scale: f64) -> f64 {
     if value.is_finite() {
@@ -983,7 +988,8 @@ pub fn quantize(value: f64, scale: f64) -> f64 {
     }
 }
 
-/// A quantized value as a signed wire integer within `[min, max]`.
+/// A quantized value as a signed wire integer within `[min, max]` (WIRE-8: over it is
+/// `over_width`).
 #[inline]
 pub fn quantize_int(value: f64, scale: f64, min: i64, max: i64) -> Result<i64, EncodeError> {
     // Compared as i128: `i64::MAX as f64` rounds up to 2^63, which would let 2^63 through to
@@ -1008,7 +1014,8 @@ pub fn quantize_uint(value: f64, scale: f64, max: u64) -> Result<u64, EncodeErro
     }
 }
 
-/// The delta of an ascending list's element from the previous one (the first is absolute).
+/// The delta of an ascending list's element from the previous one (the first is absolute);
+/// WIRE-14: a list that does not strictly ascend is refused.
 #[inline]
 pub fn ascending_delta(prev: Option<u64>, v: u64) -> Result<u64, EncodeError> {
     match prev {
@@ -1019,7 +1026,7 @@ pub fn ascending_delta(prev: Option<u64>, v: u64) -> Result<u64, EncodeError> {
 }
 
 /// An ascending list's element from its delta: at least 1 after the first, and the sum must
-/// stay within `bits` bits.
+/// stay within `bits` bits (WIRE-14).
 #[inline]
 pub fn ascending_value(
     prev: Option<u64>,
@@ -1040,8 +1047,8 @@ pub fn ascending_value(
     Ok(v)
 }
 
-/// 32-bit FNV-1a (offset basis 2166136261, prime 16777619), the state check of DESIGN.md
-/// section 3.
+/// 32-bit FNV-1a (offset basis 2166136261, prime 16777619): CHECK-1, the hash of the state
+/// check and of every session's state hash.
 #[inline]
 pub fn fnv1a32(bytes: &[u8]) -> u32 {
     Fnv1a32::new().update(bytes).finish()
@@ -1430,6 +1437,7 @@ mod tests {
 
     #[test]
     fn fnv1a_matches_the_published_values() {
+        // CHECK-1: the offset basis and prime of the 32-bit FNV-1a.
         assert_eq!(fnv1a32(b""), 0x811c_9dc5);
         assert_eq!(fnv1a32(b"a"), 0xe40c_292c);
         assert_eq!(fnv1a32(b"foobar"), 0xbf9c_f968);
@@ -1441,6 +1449,7 @@ mod tests {
 
     #[test]
     fn zigzag_maps_small_magnitudes_to_small_numbers() {
+        // WIRE-5.
         for (n, z) in [
             (0, 0),
             (-1, 1),
@@ -1456,6 +1465,7 @@ mod tests {
 
     #[test]
     fn varints_round_trip_at_every_length() {
+        // WIRE-2: LEB128 of up to 10 bytes.
         for v in [
             0u64,
             1,
@@ -1477,6 +1487,7 @@ mod tests {
 
     #[test]
     fn varints_longer_than_needed_are_refused() {
+        // WIRE-3.
         let mut r = Reader::new(&[0x80, 0x00]);
         assert_eq!(
             r.varint(64).unwrap_err().kind,
@@ -1491,6 +1502,7 @@ mod tests {
 
     #[test]
     fn varints_over_their_width_are_refused() {
+        // WIRE-2 (a tenth byte above 1), WIRE-4.
         // 2^21 needs a fourth byte and 22 bits.
         let mut out = Vec::new();
         out.varint(64, 1 << 21).unwrap();
@@ -1517,6 +1529,7 @@ mod tests {
 
     #[test]
     fn truncation_is_reported_at_the_end_of_input() {
+        // WIRE-25.
         let mut r = Reader::new(&[1, 2, 3]);
         let e = r.uint(4, false).unwrap_err();
         assert_eq!((e.kind, e.offset), (ErrorKind::Truncated, 3));
@@ -1526,6 +1539,7 @@ mod tests {
 
     #[test]
     fn counts_are_checked_before_allocation() {
+        // WIRE-13.
         let r = Reader::new(&[0; 10]);
         assert_eq!(r.count(5, 2, 0).unwrap(), 5);
         assert_eq!(r.count(6, 2, 0).unwrap_err().kind, ErrorKind::CountTooLarge);
@@ -1537,6 +1551,7 @@ mod tests {
 
     #[test]
     fn integers_honour_byte_order_and_width() {
+        // WIRE-1.
         let mut out = Vec::new();
         out.uint(2, false, 0x1234).unwrap();
         out.uint(2, true, 0x1234).unwrap();
@@ -1609,6 +1624,7 @@ mod tests {
 
     #[test]
     fn bit_streams_are_least_significant_bit_first() {
+        // WIRE-18.
         let mut w = BitWriter::new();
         w.bool(true);
         w.uint(7, 0x15).unwrap();
@@ -1689,6 +1705,7 @@ mod tests {
 
     #[test]
     fn bit_streams_refuse_a_value_over_its_width_and_widths_over_64() {
+        // WIRE-18.
         let mut w = BitWriter::new();
         assert_eq!(w.uint(3, 8).unwrap_err().kind, ErrorKind::OverWidth);
         assert_eq!(w.uint(65, 0).unwrap_err().kind, ErrorKind::OverWidth);
@@ -1703,6 +1720,7 @@ mod tests {
 
     #[test]
     fn padding_bits_must_be_zero() {
+        // WIRE-18.
         let bytes = [0b1000_0001u8];
         let mut r = BitReader::new(&bytes, 3);
         assert_eq!(r.uint(1).unwrap(), 1);
@@ -1715,6 +1733,7 @@ mod tests {
 
     #[test]
     fn quantization_rounds_halves_away_from_zero() {
+        // WIRE-8.
         assert_eq!(quantize(2.5, 1.0), 3.0);
         assert_eq!(quantize(-2.5, 1.0), -3.0);
         assert_eq!(quantize(f64::NAN, 0.5), 0.0);
@@ -1744,6 +1763,7 @@ mod tests {
 
     #[test]
     fn packed_ascending_lists_are_bounded_by_the_type_s_largest_value() {
+        // WIRE-14.
         // bucket(2, 5): values 0..=35. 3, then +1, then +31 = 35, the largest.
         let widths = [2u8, 5];
         let mut w = BitWriter::new();
@@ -1798,6 +1818,7 @@ mod tests {
 
     #[test]
     fn ascending_lists_need_a_difference_of_at_least_one() {
+        // WIRE-14.
         assert_eq!(ascending_delta(None, 5).unwrap(), 5);
         assert_eq!(ascending_delta(Some(5), 7).unwrap(), 2);
         assert_eq!(
@@ -1830,6 +1851,7 @@ mod tests {
 
     #[test]
     fn non_finite_floats_are_refused_both_ways() {
+        // WIRE-6.
         let mut out = Vec::new();
         assert_eq!(
             out.f32(false, f32::NAN).unwrap_err().kind,

@@ -1,7 +1,7 @@
 //! `quat(B)`: a unit quaternion as smallest three, the model value every language agrees on
 //! bit for bit.
 //!
-//! LANGUAGE.md, "quat(B)": on the wire, in the packed bit stream, `largest` as a u2 (0 = x,
+//! WIRE-20: on the wire, in the packed bit stream, `largest` as a u2 (0 = x,
 //! 1 = y, 2 = z, 3 = w: the component dropped), then the other three components in x, y, z, w
 //! order skipping the dropped one, each a two's complement `iB`: `2 + 3B` bits. With
 //! `R = 2^(B-1) - 1`, a component is `q * (1/sqrt 2) / R`: the three sent lie within
@@ -80,7 +80,7 @@ impl SmallestThree {
     /// Checks the canonical rules of a `quat(bits)` value, in their order, in integers:
     /// `largest` within 0..=3 and every component within `[-R, R]` (else
     /// [`ErrorKind::OverWidth`]), then the dropped component the largest
-    /// ([`ErrorKind::NonCanonical`]).
+    /// ([`ErrorKind::NonCanonical`]): WIRE-20.
     #[inline(always)]
     pub fn check(&self, bits: u8) -> Result<(), ErrorKind> {
         // Rule 1: two bits. Only a model value built by hand can break it.
@@ -356,6 +356,7 @@ mod tests {
 
     #[test]
     fn the_wire_is_largest_then_three_components_least_significant_bit_first() {
+        // WIRE-20.
         let v = s3(2, [12, -4, 200]);
         let bytes = encode(&v, 9).unwrap();
         // 2 + 27 bits: four bytes, the last three bits padding.
@@ -370,6 +371,7 @@ mod tests {
 
     #[test]
     fn a_component_at_minus_two_to_the_b_minus_1_is_over_width() {
+        // WIRE-20.
         // B = 9: R = 255, the raw -256 is refused, -255 is not.
         let over = s3(3, [-256, 0, 0]);
         assert_eq!(over.check(9), Err(ErrorKind::OverWidth));
@@ -395,6 +397,7 @@ mod tests {
 
     #[test]
     fn the_tie_rule_below_largest_is_strict_and_above_it_is_not() {
+        // WIRE-20: the lowest index wins a tie.
         // B = 9, R = 255: 2 R^2 = 130050. x = w = 1/sqrt 2 is x and w at R each.
         // Dropping x (the lowest index on the tie), w above it may equal it.
         assert_eq!(s3(0, [0, 0, 255]).check(9), Ok(()));
@@ -442,6 +445,7 @@ mod tests {
     /// value of the narrow widths, and a million drawn at 9 and 16 bits.
     #[test]
     fn check_is_its_rules_one_at_a_time() {
+        // WIRE-20.
         let reference = |q: &SmallestThree, bits: u8| {
             let r = max_component(bits);
             if q.largest > 3 || q.rest.iter().any(|&c| i64::from(c).abs() > r) {

@@ -7,7 +7,7 @@
 //! spec's frames (and no session half), `decode` answers the frame's JSON form or the error's
 //! kind, byte offset (and bit) and field path, `encode` the bytes or the refusal's kind and
 //! path, `bye` answers and stops. The codec is also held to its own promises on every request,
-//! as DESIGN.md section 3 states them: bytes it decodes encode back to exactly those bytes, and
+//! as WIRE-21 states them: bytes it decodes encode back to exactly those bytes, and
 //! `encoded_len` is what `encode` writes. A broken promise panics, which the runner records as a
 //! crash of that case.
 

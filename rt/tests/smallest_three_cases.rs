@@ -1,7 +1,8 @@
 //! The smallest-three conversions of this runtime ([`SmallestThree::from_xyzw`] and
 //! [`SmallestThree::to_xyzw`]) as cases every other runtime is held to:
 //! `vectors/quat/smallest_three_cases.txt`, checked here, by the TypeScript runtime's
-//! `test/packed19.test.ts` and by the C++ runtime's `test/packed19_test.cpp`. LANGUAGE.md fixes
+//! `test/packed19.test.ts` and by the C++ runtime's `test/packed19_test.cpp` (WIRE-20's
+//! canonical form, reached the same way in every language). LANGUAGE.md fixes
 //! the conversions in doubles, step by step, "so that every language agrees bit for bit"; these
 //! cases are where they are seen to.
 //!

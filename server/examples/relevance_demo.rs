@@ -1,4 +1,4 @@
-//! Relevance demo (seed 004 §5): one viewer walking through a field of drifting entities.
+//! Relevance demo (SRV-5 to SRV-9): one viewer walking through a field of drifting entities.
 //!
 //! Each tick the server rebuilds a [`SpatialGrid`], asks it for the viewer's candidates (a
 //! cell-granular superset), keeps those the [`TierBoundary`] admits (so an entity loitering on

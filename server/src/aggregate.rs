@@ -1,4 +1,4 @@
-//! Aggregation (seed 004 §6): the third option between sending every entity and sending none,
+//! Aggregation (SRV-10, SRV-11): the third option between sending every entity and sending none,
 //! for entities a client must *compute* with rather than merely draw.
 //!
 //! Relevance culling drops a distant contribution entirely; aggregation keeps it and drops only
@@ -10,7 +10,7 @@
 //! smoothly; past about `1.0` the criterion begins accepting cells the viewer sits close to.
 //! How coarse an approximation may be is a property of the consumer, not of the approximation.
 
-/// A point with an additive weight (seed 004 §6): mass, headcount, threat, loudness.
+/// A point with an additive weight: mass, headcount, threat, loudness.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct WeightedPoint {
     /// World x.
@@ -29,11 +29,10 @@ impl WeightedPoint {
     }
 }
 
-/// One entry of a walk: a real point or a stand-in for a group (seed 004 §6).
+/// One entry of a walk: a real point or a stand-in for a group.
 ///
-/// Seed 004 §6: "`count == 1` means nothing was approximated, so the consumer can send the
-/// real entity rather than a stand-in". [`AggregateTree::members`] names the input indices it
-/// stands for.
+/// SRV-11: a summary of count 1 approximates nothing, so the consumer may send the real entity
+/// instead of a stand-in. [`AggregateTree::members`] names the input indices it stands for.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Summary {
     /// The weighted centroid of the members (the point itself when `count == 1`).
@@ -75,11 +74,11 @@ impl Node {
     }
 }
 
-/// A Barnes-Hut quadtree over weighted points (seed 004 §6).
+/// A Barnes-Hut quadtree over weighted points.
 ///
-/// Seed 004 §6: "`max_depth` bounds the recursion and is required, because coincident points
-/// cannot be separated by subdivision. A leaf that hits the limit holds several points and is
-/// summarized as a group." At most `u32::MAX` points are indexed; any beyond are ignored.
+/// SRV-10: `max_depth` is required and bounds the recursion, since no subdivision separates points
+/// that coincide; a leaf at the limit holds several points and is summarized as one group. At most
+/// `u32::MAX` points are indexed; any beyond are ignored.
 #[derive(Clone, Debug, Default)]
 pub struct AggregateTree {
     points: Vec<WeightedPoint>,
@@ -91,10 +90,10 @@ pub struct AggregateTree {
 impl AggregateTree {
     /// A tree whose root cell is fitted to the points' extent: convenient for a one-off.
     ///
-    /// Seed 004 §6: prefer [`build_in`](Self::build_in) "when rebuilding every tick over moving
-    /// points": this one re-centres the whole subdivision whenever the extent changes. The
-    /// extent is taken over finite coordinates; a point with a non-finite coordinate is still
-    /// included, in whichever cell the comparisons put it.
+    /// Prefer [`build_in`](Self::build_in) when rebuilding every tick over moving points: this one
+    /// re-centres the whole subdivision whenever the extent changes. The extent is taken over
+    /// finite coordinates; a point with a non-finite coordinate is still included, in whichever
+    /// cell the comparisons put it.
     #[must_use]
     pub fn build(points: &[WeightedPoint], max_depth: u8) -> Self {
         let mut min = (f32::INFINITY, f32::INFINITY);
@@ -118,8 +117,7 @@ impl AggregateTree {
 
     /// A tree with a fixed square root cell of width `size` centred on `center`.
     ///
-    /// Seed 004 §6: "Points outside the cell are still included; the tree just stops being
-    /// balanced."
+    /// SRV-10: points outside the cell are still included; the tree is then merely unbalanced.
     #[must_use]
     pub fn build_in(
         points: &[WeightedPoint],
@@ -234,12 +232,12 @@ impl AggregateTree {
     /// Walks from the viewpoint `(x, y)`, accepting a node as one [`Summary`] when its cell
     /// width over its distance (from the viewpoint to the node's centroid) falls below `theta`.
     ///
-    /// Seed 004 §6: "`out` is cleared and reused, so a per-frame walk allocates nothing after
-    /// the first call." A node the viewer stands on is never accepted (its distance is zero),
-    /// so near entities always come back with `count == 1`. Seed 004 §6: "`theta <= 0.0`
-    /// accepts nothing and returns every point exactly, which is the intended off switch"; a
-    /// NaN `theta` is treated the same way. With a positive `theta`, a leaf that hit
-    /// `max_depth` holding several points comes back as one group.
+    /// SRV-11: `out` is cleared and reused, so a walk every frame allocates nothing after the
+    /// first. A node the viewer stands on is never accepted (its distance is zero), so near
+    /// entities always come back with `count == 1`. A `theta` at or below 0 accepts nothing and
+    /// returns every point exactly (the way to switch aggregation off); a NaN `theta` is treated
+    /// the same way. With a positive `theta`, a leaf that hit `max_depth` holding several points
+    /// comes back as one group.
     pub fn summarize(&self, x: f32, y: f32, theta: f32, out: &mut Vec<Summary>) {
         out.clear();
         if self.nodes.is_empty() {
@@ -363,6 +361,7 @@ mod tests {
 
     #[test]
     fn theta_zero_or_below_returns_every_point_exactly() {
+        // SRV-11.
         let mut points = cluster(0.0, 0.0, 20);
         points.extend(cluster(500.0, 500.0, 20));
         // Coincident points share a depth-limited leaf; they are still returned one by one.
@@ -392,6 +391,7 @@ mod tests {
 
     #[test]
     fn far_group_is_one_stand_in_at_its_weighted_centroid() {
+        // SRV-11.
         let points = vec![
             WeightedPoint::new(1000.0, 0.0, 1.0),
             WeightedPoint::new(1002.0, 0.0, 3.0),
@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn near_entities_come_back_exact() {
-        // A grid of points 10 apart around the viewer, plus a far cluster.
+        // SRV-11. A grid of points 10 apart around the viewer, plus a far cluster.
         let mut points: Vec<WeightedPoint> = (0..25)
             .map(|i| {
                 WeightedPoint::new(
@@ -456,6 +456,7 @@ mod tests {
 
     #[test]
     fn max_depth_bounds_coincident_points() {
+        // SRV-10.
         let points = vec![WeightedPoint::new(5.0, 5.0, 1.0); 1000];
         let tree = AggregateTree::build_in(&points, (0.0, 0.0), 100.0, 6);
         // One chain of nodes to the depth limit, not a thousand levels.
@@ -472,6 +473,7 @@ mod tests {
 
     #[test]
     fn out_is_cleared_and_reused() {
+        // SRV-11.
         let tree = AggregateTree::build(&cluster(0.0, 0.0, 5), 8);
         let mut out = Vec::new();
         tree.summarize(0.0, 0.0, 0.0, &mut out);
@@ -512,6 +514,7 @@ mod tests {
 
     #[test]
     fn points_outside_the_fixed_cell_are_still_included() {
+        // SRV-10.
         let points = vec![
             WeightedPoint::new(1.0, 1.0, 1.0),
             WeightedPoint::new(-500.0, 900.0, 2.0),

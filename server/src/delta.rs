@@ -1,13 +1,11 @@
-//! Delta streaming (seed 004 §7, module `delta`): one [`DeltaBaseline`] per subscriber.
+//! Delta streaming (`docs/spec/delta.md`, module `delta`): one [`DeltaBaseline`] per subscriber.
 //!
-//! Everything here is defined in `ackwire-codec` ([`ackwire_codec::delta`]) and re-exported,
-//! as seed 004 §1 has it: "`SetDigest`, `SlotKey`, `SlotAllocator`, `ReusePolicy`,
-//! `DeltaMirror`, `Agreement`, and `Divergence` come from `plaza_client_utils`. Both sides of
-//! a delta stream have to agree about them exactly, and a second implementation that agrees
-//! today is a disagreement waiting to happen". The server
-//! half, [`DeltaBaseline`], lives beside its client half in the codec too: it needs none of
-//! this crate's primitives, DESIGN.md §4 puts both halves of every session machine in the
-//! codec, and the fuzz target drives both through one harness there.
+//! Everything here is defined in `ackwire-codec` ([`ackwire_codec::delta`]) and re-exported
+//! (SRV-1): `SetDigest`, `SlotKey`, `SlotAllocator`, `ReusePolicy`, `DeltaMirror`, `Agreement` and
+//! `Divergence` are what both ends of a delta stream compute with, so they have one implementation.
+//! The server half, [`DeltaBaseline`], lives beside its client half in the codec too: it needs none
+//! of this crate's primitives, both halves of every session machine live in the codec, and the fuzz
+//! target drives both through one harness there.
 //!
 //! ```
 //! use ackwire_server::delta::{DeltaBaseline, SlotKey};

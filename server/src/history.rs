@@ -1,6 +1,6 @@
-//! History and rewind (seed 004 §3): [`HistoricalStateBuffer`], a rolling per-entity history
-//! of states queryable by time, the building block lag compensation rests on; and
-//! [`render_error_at`] with its accumulator [`RenderError`], which asks how wrong a client's
+//! History and rewind (`docs/spec/server.md`, SRV-2 to SRV-4): [`HistoricalStateBuffer`], a rolling
+//! per-entity history of states queryable by time, the building block lag compensation rests on;
+//! and [`render_error_at`] with its accumulator [`RenderError`], which asks how wrong a client's
 //! screen was at the instant it was drawing.
 
 use std::collections::{HashMap, VecDeque};
@@ -23,11 +23,11 @@ pub struct TimedState<ServerTime, State> {
 /// A rolling per-entity history of states, queryable by time, so the server can reconstruct
 /// the world as a client saw it.
 ///
-/// Each entity keeps at most `max_snapshots_per_entity` states, strictly increasing in time;
-/// the oldest is dropped when a new one would exceed the bound. Size it to cover the largest
-/// rewind you will ask for (seed 004 §4): roughly `(max expected client latency +
-/// interpolation delay) / server tick interval`, plus a margin. Too small and old-enough
-/// shots clamp to the oldest retained state instead of rewinding accurately.
+/// Each entity keeps at most `max_snapshots_per_entity` states, strictly increasing in time; the
+/// oldest is dropped when a new one would exceed the bound. Size it to cover the largest rewind you
+/// will ask for: roughly `(max expected client latency + interpolation delay) / server tick
+/// interval`, plus a margin. Too small and old-enough shots clamp to the oldest retained state
+/// instead of rewinding accurately.
 #[derive(Clone, Debug)]
 pub struct HistoricalStateBuffer<EntityId, EntityStateSnapshot, ServerTime> {
     max_snapshots_per_entity: usize,
@@ -45,7 +45,7 @@ where
     ///
     /// # Panics
     ///
-    /// Seed 004 §3: "Panics if 0."
+    /// SRV-2: a buffer of 0 states per entity is refused (this panics).
     #[must_use]
     pub fn new(max_snapshots_per_entity: usize) -> Self {
         assert!(
@@ -66,9 +66,9 @@ where
 
     /// Records one entity's state for `server_time`.
     ///
-    /// Seed 004 §3: "A state not newer than the last recorded is ignored (with a `tracing`
-    /// warning), so history stays strictly increasing." When the entity already holds
-    /// `max_snapshots_per_entity` states, the oldest is dropped.
+    /// SRV-2: a state not newer than the last one recorded is ignored (with a `tracing` warning),
+    /// so the history strictly increases. When the entity already holds `max_snapshots_per_entity`
+    /// states, the oldest is dropped.
     pub fn record_state(
         &mut self,
         entity_id: EntityId,
@@ -97,10 +97,10 @@ where
 
     /// The rewind: the entity's state at `target_server_time`.
     ///
-    /// Seed 004 §3: "Interpolates between the two recorded states bracketing the target;
-    /// clamps to the oldest or newest when the target is outside the retained range; `None`
-    /// if the entity is unknown." A target equal to a recorded time returns that state as
-    /// recorded. The entity is passed by reference (a lookup needs no ownership).
+    /// SRV-3: interpolated between the two recorded states around the target, the oldest or the
+    /// newest for a target outside the retained range, `None` for an entity with no history. A
+    /// target equal to a recorded time returns that state as recorded. The entity is passed by
+    /// reference (a lookup needs no ownership).
     #[must_use]
     pub fn get_state_at_or_before(
         &self,
@@ -161,11 +161,11 @@ where
     }
 }
 
-/// How wrong a client's screen was, asked at the instant it was drawing (seed 004 §3).
+/// How wrong a client's screen was, asked at the instant it was drawing (SRV-4).
 ///
-/// For each `(id, drawn_state)` the client drew at `at`, reads the truth at `at` from
-/// `history` (interpolated as a rewind is) and observes `distance(&truth, &drawn)`. Seed 004
-/// §3: "Entities absent from the history are skipped rather than scored zero."
+/// For each `(id, drawn_state)` the client drew at `at`, reads the truth at `at` from `history`
+/// (interpolated as a rewind is) and observes `distance(&truth, &drawn)`. An entity with no history
+/// is skipped, not scored 0 (SRV-4).
 ///
 /// `at` is a required argument, deliberately: comparing against the present charges a client
 /// for a render delay it is taking on purpose. `distance` is the caller's because this crate
@@ -192,11 +192,11 @@ where
     error
 }
 
-/// An accumulation of render-error distances (seed 004 §3).
+/// An accumulation of render-error distances (SRV-4).
 ///
-/// Seed 004 §3: "Holds the sum rather than the mean so results from several clients or frames
-/// fold together without weighting a client that can see two entities the same as one that can
-/// see two hundred." The sum is kept in `f64` so long runs lose no precision.
+/// It keeps the sum and the count, not the mean, so that the results of several clients or frames
+/// fold together unweighted: a client that sees two entities does not count as much as one that
+/// sees two hundred. The sum is kept in `f64` so long runs lose no precision.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RenderError {
     sum: f64,
@@ -217,8 +217,8 @@ impl RenderError {
 
     /// Adds one distance.
     ///
-    /// Seed 004 §3: "Non-finite distances are ignored rather than poisoning the mean." A
-    /// distance is taken as given otherwise; the sample count saturates at `u32::MAX`.
+    /// SRV-4: a non-finite distance is ignored, so it cannot poison the mean. A distance is taken
+    /// as given otherwise; the sample count saturates at `u32::MAX`.
     pub fn observe(&mut self, distance: f32) {
         if !distance.is_finite() {
             return;
@@ -283,11 +283,13 @@ mod tests {
     #[test]
     #[should_panic(expected = "at least 1")]
     fn new_panics_if_zero() {
+        // SRV-2.
         let _ = Buffer::new(0);
     }
 
     #[test]
     fn a_state_not_newer_than_the_last_is_ignored() {
+        // SRV-2.
         let mut buffer = Buffer::new(8);
         buffer.record_state(1, 100, 1.0);
         buffer.record_state(1, 100, 2.0); // same time
@@ -343,6 +345,7 @@ mod tests {
 
     #[test]
     fn rewind_interpolates_between_the_bracketing_states() {
+        // SRV-3.
         let mut buffer = Buffer::new(8);
         buffer.record_state(1, 100, 0.0);
         buffer.record_state(1, 200, 10.0);
@@ -354,6 +357,7 @@ mod tests {
 
     #[test]
     fn rewind_clamps_to_oldest_and_newest_outside_the_retained_range() {
+        // SRV-3.
         let mut buffer = Buffer::new(8);
         buffer.record_state(1, 100, 1.0);
         buffer.record_state(1, 200, 2.0);
@@ -364,6 +368,7 @@ mod tests {
 
     #[test]
     fn rewind_of_an_unknown_entity_is_none() {
+        // SRV-3.
         let mut buffer = Buffer::new(8);
         buffer.record_state(1, 100, 1.0);
         assert_eq!(buffer.get_state_at_or_before(&2, 100), None);
@@ -397,6 +402,7 @@ mod tests {
 
     #[test]
     fn render_error_reads_truth_at_the_drawing_instant() {
+        // SRV-4.
         let mut buffer = Buffer::new(8);
         buffer.record_state(1, 100, 0.0);
         buffer.record_state(1, 200, 10.0);
@@ -411,6 +417,7 @@ mod tests {
 
     #[test]
     fn render_error_skips_entities_absent_from_history() {
+        // SRV-4.
         let mut buffer = Buffer::new(8);
         buffer.record_state(1, 100, 0.0);
         let error = render_error_at(&buffer, 100, [(1, 2.0), (9, 1000.0)], |a, b| (a - b).abs());
@@ -420,6 +427,7 @@ mod tests {
 
     #[test]
     fn render_error_ignores_non_finite_distances() {
+        // SRV-4.
         let mut error = RenderError::new();
         error.observe(2.0);
         error.observe(f32::NAN);
@@ -433,7 +441,7 @@ mod tests {
 
     #[test]
     fn render_error_merge_sums_rather_than_averaging_means() {
-        // Client a sees two entities, client b two hundred: the merged mean weights samples,
+        // SRV-4. Client a sees two entities, client b two hundred: the merged mean weights samples,
         // not clients.
         let mut a = RenderError::new();
         a.observe(10.0);

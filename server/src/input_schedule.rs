@@ -1,12 +1,12 @@
-//! Input scheduling (seed 004 §8): tick-addressed input buffering, the server side of "two
-//! players who pressed together execute together, whatever their ping".
+//! Input scheduling (SRV-12 to SRV-16): tick-addressed input buffering, the server side of two
+//! players who pressed together executing together, whatever their ping.
 //!
 //! A client names **the server's own tick** its input is meant for, and the server buffers the
 //! input until that tick runs. The window ([`InputWindow`]) decides which ticks are still open;
 //! [`InputSchedule`] holds one seat's inputs and the counters that judge the window.
 //!
-//! Seed 004 §8: "The window rejects; it never corrects." And: "Derive the current tick, never
-//! count it": everything here takes `current` as an argument, because the schedule must not own
+//! The window rejects, it never corrects (SRV-13). The current tick is derived, never counted
+//! (SRV-16): everything here takes `current` as an argument, because the schedule must not own
 //! a tick counter that a world rebuild could put out of step with the simulation clock.
 //!
 //! This is the model where the server executes inputs on the tick the client *named*. The other
@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-/// The accepting window, in ticks either side of the current one (seed 004 §8).
+/// The accepting window, in ticks either side of the current one (SRV-13).
 ///
 /// A live setting rather than a construction-time constant: it is passed to every
 /// [`InputSchedule::submit`], because tuning it *is* the experiment. Tighter is fairer and
@@ -40,7 +40,7 @@ impl InputWindow {
     }
 }
 
-/// What [`InputSchedule::submit`] decided (seed 004 §8).
+/// What [`InputSchedule::submit`] decided (SRV-13).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Submission {
     /// Buffered for its tick.
@@ -65,7 +65,7 @@ impl Submission {
     }
 }
 
-/// One seat's buffered inputs and the counters that judge the window (seed 004 §8). Keep one
+/// One seat's buffered inputs and the counters that judge the window (SRV-12). Keep one
 /// per seat.
 ///
 /// The inbox is bounded in time by the window (nothing is buffered more than `max_early`
@@ -113,14 +113,14 @@ impl<Input> InputSchedule<Input> {
     /// now, derived from its clock) and `window`.
     ///
     /// - `tick > current + max_early`: [`Submission::TooFarAhead`], dropped.
-    /// - `tick < current - max_late`: [`Submission::TickClosed`], dropped. Seed 004 §8: "An
-    ///   input for a tick already simulated is **dropped**, not shifted into the window."
+    /// - `tick < current - max_late`: [`Submission::TickClosed`], dropped (SRV-13: an input
+    ///   for a tick already simulated is **dropped**, not shifted into the window).
     /// - `current - max_late <= tick < current`: [`Submission::Late`], executes on `current`.
     /// - otherwise [`Submission::Scheduled`] for `tick`.
     ///
-    /// Seed 004 §8: "The execution tick is clamped to never fall behind anything already
-    /// executed for this seat, so a client cannot reorder its own history by walking its named
-    /// ticks backwards." The verdict itself depends only on `tick`, `current` and `window`.
+    /// SRV-14: the execution tick is clamped never to fall behind anything already executed
+    /// for this seat, so a client cannot reorder its own history by naming earlier ticks. The
+    /// verdict itself depends only on `tick`, `current` and `window`.
     pub fn submit(
         &mut self,
         tick: u64,
@@ -175,8 +175,8 @@ impl<Input> InputSchedule<Input> {
     /// The input to apply on tick `current`, if any has come due: **level semantics**, for an
     /// input that is a held state (a direction, a throttle).
     ///
-    /// Seed 004 §8: "Within one step the newest due input wins, because a held direction is a
-    /// level rather than an edge." Newest means last in scheduled order (latest execution
+    /// SRV-15: within one step the newest due input wins, a held direction being a level rather
+    /// than an edge. Newest means last in scheduled order (latest execution
     /// tick, then latest arrival); every other due input is consumed and discarded. Call once
     /// per simulation step, not per network frame. Wrong for discrete actions: use
     /// [`drain_due`](Self::drain_due) for those, in a second schedule.
@@ -195,7 +195,7 @@ impl<Input> InputSchedule<Input> {
 
     /// Drops everything buffered, for a seat being vacated.
     ///
-    /// Seed 004 §8: "Counters survive: they describe the session, not the occupant." The
+    /// SRV-16: the counters survive, since they describe the session, not the occupant. The
     /// execution floor (the newest tick an input ran on) survives too: it is a tick of the
     /// simulation, which did not go back.
     pub fn clear(&mut self) {
@@ -329,6 +329,7 @@ mod tests {
         assert!(!Submission::TooFarAhead.accepted());
     }
 
+    /// SRV-14.
     #[test]
     fn the_execution_tick_never_falls_behind_one_already_executed() {
         let window = InputWindow::new(10, 10);
@@ -346,6 +347,7 @@ mod tests {
         assert_eq!(schedule.drain_due(60).collect::<Vec<_>>(), ['b', 'd', 'c']);
     }
 
+    /// SRV-15.
     #[test]
     fn execute_due_is_level_semantics_newest_due_wins() {
         let mut schedule = InputSchedule::new();

@@ -1,6 +1,5 @@
-//! Rates (seed 004 §10): [`RateMeter`], a running total, a sample count, an elapsed clock, and
-//! the questions over them, with the divide-by-zero guard every hand-rolled copy had to
-//! remember.
+//! Rates (SRV-19): [`RateMeter`], a running total, a sample count, an elapsed clock, and the
+//! questions over them, with the divide-by-zero guard every hand-rolled copy had to remember.
 //!
 //! The clock is supplied rather than read, so a simulation that runs on its own time (or
 //! faster than real time in a test) measures itself honestly.
@@ -17,12 +16,12 @@ struct Bucket {
     samples: u64,
 }
 
-/// A rate meter over a caller-supplied clock (seed 004 §10).
+/// A rate meter over a caller-supplied clock.
 ///
-/// Seed 004 §10: "`per_sec` and `mean` are over a rolling window (sixteen buckets of 500 ms, so
-/// eight seconds), not over the meter's whole life; `total`, `samples` and `lifetime_per_sec`
-/// are the lifetime figures." A lifetime average chasing a risen steady state climbs for ever;
-/// the window answers the question somebody watching a number is asking.
+/// SRV-19: `per_sec` and `mean` are over a rolling window of sixteen buckets of 500 ms (eight
+/// seconds), not the meter's whole life; `total`, `samples` and `lifetime_per_sec` are over its
+/// life. A lifetime average chasing a risen steady state climbs for ever; the window answers the
+/// question somebody watching a number is asking.
 ///
 /// Amounts are `u64` (bytes, entities, events); totals saturate rather than wrap. No method
 /// returns NaN.
@@ -75,9 +74,9 @@ impl RateMeter {
     /// Sets how long this has been accruing over (the caller's clock, in ms) and rolls the
     /// window forward.
     ///
-    /// Seed 004 §10: "Idempotent within a bucket, so call it every tick with the simulation
-    /// clock. The first call after construction or a reset also marks when the meter started.
-    /// Debug-asserts the clock never goes backwards." In a release build a clock that went
+    /// SRV-19: a second call within the same bucket changes nothing, so call it every tick with the
+    /// simulation clock; the first call after construction or a reset marks when the meter started.
+    /// A clock that goes backwards is a bug (debug-asserted); in a release build a clock that went
     /// backwards is ignored.
     pub fn elapsed(&mut self, elapsed_ms: u64) {
         let Some(_) = self.started_ms else {
@@ -149,11 +148,10 @@ impl RateMeter {
 
     /// The recent rate, per second, over the rolling window.
     ///
-    /// Seed 004 §10: "`per_sec` divides recent traffic by the span the retained buckets
-    /// actually cover, so a part-filled newest bucket does not understate it, and a full
-    /// window of silence decays the rate to zero." The span runs from the start of the oldest
-    /// retained bucket (or the meter's start, if later) to the clock's latest value. `0.0`
-    /// when the span is empty.
+    /// SRV-19: recent traffic over the span the retained buckets cover, so a part-filled newest
+    /// bucket does not understate it and a window of silence brings it to zero. The span runs from
+    /// the start of the oldest retained bucket (or the meter's start, if later) to the clock's
+    /// latest value. `0.0` when the span is empty.
     #[must_use]
     pub fn per_sec(&self) -> f64 {
         let Some(started) = self.started_ms else {
@@ -181,8 +179,8 @@ impl RateMeter {
 
     /// The lifetime rate, per second, measured from when this meter started.
     ///
-    /// Seed 004 §10: "`lifetime_per_sec` is therefore measured from when *this meter* started,
-    /// not from zero on the caller's clock." `0.0` before any time has run.
+    /// SRV-19: measured from when this meter started (or was reset), not from the caller's clock's
+    /// zero. `0.0` before any time has run.
     #[must_use]
     pub fn lifetime_per_sec(&self) -> f64 {
         let running = self.running_ms();
@@ -239,6 +237,7 @@ mod tests {
 
     #[test]
     fn the_window_is_sixteen_buckets_of_500_ms() {
+        // SRV-19.
         let mut meter = RateMeter::new();
         meter.elapsed(0);
         meter.add(1000); // in bucket 0, [0, 500)
@@ -268,6 +267,7 @@ mod tests {
 
     #[test]
     fn a_part_filled_newest_bucket_does_not_understate_per_sec() {
+        // SRV-19.
         let mut meter = RateMeter::new();
         meter.elapsed(0);
         run(&mut meter, 0, 10_000, 100);
@@ -293,6 +293,7 @@ mod tests {
 
     #[test]
     fn a_full_window_of_silence_decays_per_sec_to_zero() {
+        // SRV-19.
         let mut meter = RateMeter::new();
         meter.elapsed(0);
         run(&mut meter, 0, 5_000, 100);
@@ -306,6 +307,7 @@ mod tests {
 
     #[test]
     fn elapsed_is_idempotent_within_a_bucket() {
+        // SRV-19.
         let mut meter = RateMeter::new();
         meter.elapsed(1_000);
         meter.elapsed(1_100);
@@ -362,6 +364,7 @@ mod tests {
 
     #[test]
     fn lifetime_per_sec_is_measured_from_the_meters_own_start_after_reset() {
+        // SRV-19.
         let mut meter = RateMeter::new();
         meter.elapsed(0);
         run(&mut meter, 0, 1_200_000, 1);

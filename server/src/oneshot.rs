@@ -1,5 +1,4 @@
-//! One-shot ops (seed 004 §11): [`Pending`], saying a one-shot thing until the other end
-//! proves it heard.
+//! One-shot ops (SRV-20): [`Pending`], saying a one-shot thing until the other end proves it heard.
 //!
 //! Every server has a handful of ops with nothing behind them: a `Welcome` that hands out a
 //! seat, a `Refused` that explains why there is not one. The streams around them recover by
@@ -25,7 +24,7 @@ struct Entry<K, Op> {
     next_ms: u64,
 }
 
-/// One-shot ops said again until confirmed (seed 004 §11), one per key.
+/// One-shot ops said again until confirmed (SRV-20), one per key.
 ///
 /// Ops are kept, and returned by [`due`](Self::due), in the order they were declared, so a run
 /// is deterministic.
@@ -62,8 +61,8 @@ impl<K: Eq + Clone, Op: Clone> Pending<K, Op> {
 
     /// Records `op` as sent to `key` at `now_ms` and returns it for sending.
     ///
-    /// Seed 004 §11: "A newer verdict for the same key supersedes the old": the old op is
-    /// never said again, and the new one starts its own schedule.
+    /// SRV-20: a newer op for the same key supersedes the old one, which is never said again; the
+    /// new one starts its own schedule.
     pub fn declare(&mut self, key: K, op: Op, now_ms: u64) -> Op {
         self.entries.retain(|entry| entry.key != key);
         self.entries.push(Entry {
@@ -77,12 +76,11 @@ impl<K: Eq + Clone, Op: Clone> Pending<K, Op> {
 
     /// Whatever is due to be said again at `now_ms`, in declaration order.
     ///
-    /// Seed 004 §11: "`lossy` is false on a link that cannot lose a frame, where this forgets
-    /// everything instead: on a reliable stream a lost segment is retransmitted, so repeating
-    /// anything is noise on the wire." And: "A peer past its attempts is dropped rather than
-    /// retried for ever": an op already said `attempts` times is dropped when it next comes
-    /// due. The next repeat is scheduled `retry_ms` after `now_ms`, so a late call does not
-    /// produce a burst.
+    /// SRV-20: with `lossy` false (a link that cannot lose a frame, whose lost segments the
+    /// transport retransmits) nothing is repeated and everything pending is forgotten; and a peer
+    /// is not retried for ever: an op already said `attempts` times is dropped when it next comes
+    /// due. The next repeat is scheduled `retry_ms` after `now_ms`, so a late call does not produce
+    /// a burst.
     pub fn due(&mut self, now_ms: u64, lossy: bool) -> Vec<(K, Op)> {
         if !lossy {
             self.entries.clear();
@@ -141,6 +139,7 @@ mod tests {
 
     #[test]
     fn the_default_schedule_is_every_400_ms_8_times_in_all() {
+        // SRV-20.
         let mut pending = Pending::new();
         pending.declare(1, "welcome", 1_000);
         let mut said_at = vec![1_000];
@@ -176,6 +175,7 @@ mod tests {
 
     #[test]
     fn a_newer_verdict_supersedes_the_old() {
+        // SRV-20.
         let mut pending = Pending::with_schedule(100, 8);
         pending.declare("a", "welcome", 0);
         pending.declare("a", "refused", 50);
@@ -189,6 +189,7 @@ mod tests {
 
     #[test]
     fn a_lossless_link_forgets_everything() {
+        // SRV-20.
         let mut pending = Pending::new();
         pending.declare(1, 'w', 0);
         pending.declare(2, 'r', 0);
@@ -199,6 +200,7 @@ mod tests {
 
     #[test]
     fn confirm_stops_the_repeats() {
+        // SRV-20.
         let mut pending = Pending::with_schedule(100, 8);
         pending.declare(1, 'w', 0);
         pending.declare(2, 'w', 0);

@@ -1,4 +1,4 @@
-//! Seats (seed 004 §9): who occupies which per-seat slot of the simulation, and whether an
+//! Seats (SRV-17, SRV-18): who occupies which per-seat slot of the simulation, and whether an
 //! occupant is new to it.
 //!
 //! - [`SeatTable`]: plain seat-on-arrival, free-on-leave, answering with [`Seating`] so the
@@ -14,12 +14,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 
-/// Where [`SeatTable::seat`] put a key (seed 004 §9).
+/// Where [`SeatTable::seat`] put a key.
 ///
-/// Seed 004 §9: "`Fresh` versus `Existing` is exactly 'reset this seat's accumulated state'
-/// versus 'do not'." Collapsing the two is the warm-arena join bug: a joiner taking a seat whose
-/// relevance baseline was already most of the world got a first frame that was a delta against
-/// a baseline it never received. Matching on freshness makes the compiler ask.
+/// SRV-17: `Fresh` means the seat's accumulated state must be reset, `Existing` that it must not.
+/// Collapsing the two is the warm-arena join bug: a joiner taking a seat whose relevance baseline
+/// was already most of the world got a first frame that was a delta against a baseline it never
+/// received. Matching on freshness makes the compiler ask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Seating {
     /// Newly seated here: reset this seat's accumulated state.
@@ -61,7 +61,7 @@ fn lowest_free<V>(taken: &BTreeMap<usize, V>, capacity: usize) -> Option<usize> 
     (candidate < capacity).then_some(candidate)
 }
 
-/// Plain seat-on-arrival, free-on-leave (seed 004 §9). A key takes the lowest free seat.
+/// Plain seat-on-arrival, free-on-leave. A key takes the lowest free seat (SRV-17).
 ///
 /// Storage is proportional to the occupants, not the capacity, so any capacity is accepted.
 #[derive(Clone, Debug)]
@@ -99,7 +99,7 @@ impl<Key: Eq + Hash + Clone> SeatTable<Key> {
 
     /// Frees `key`'s seat and returns it; `None` if it had none.
     ///
-    /// Idempotent: seed 004 §9, "a disconnect can be reported more than once".
+    /// Idempotent, since a disconnect may be reported more than once (SRV-17).
     pub fn unseat(&mut self, key: &Key) -> Option<usize> {
         let seat = self.index.remove(key)?;
         self.seats.remove(&seat);
@@ -156,12 +156,10 @@ impl<Key: Eq + Hash + Clone> SeatTable<Key> {
 
     /// Resizes to `capacity` seats and returns everyone's new seat, in seat order.
     ///
-    /// Seed 004 §9: "Anyone who does not fit is dropped from the table and is not in the
-    /// returned list; every returned seat is fresh by definition, since the world behind it is
-    /// new." Seed 004 leaves the assignment open; here an occupant keeps its seat number when
-    /// it still exists, and the others take the lowest free seats in the order of their old
-    /// seats, so when the table shrinks it is the occupants of the highest seats who are
-    /// dropped.
+    /// A key that does not fit is dropped from the table and left out of the list; every seat
+    /// returned is fresh, since the world behind it is new. An occupant keeps its seat number when
+    /// it still exists, and the others take the lowest free seats in the order of their old seats,
+    /// so when the table shrinks it is the occupants of the highest seats who are dropped.
     pub fn reseat_all(&mut self, capacity: usize) -> Vec<(Key, usize)> {
         let old = std::mem::take(&mut self.seats);
         self.index.clear();
@@ -188,10 +186,10 @@ impl<Key: Eq + Hash + Clone> SeatTable<Key> {
     }
 }
 
-/// The state of one seat (seed 004 §9): who, if anyone, has it.
+/// The state of one seat: who, if anyone, has it.
 ///
-/// Seed 004 §9: "`SeatState::Open` says nothing about who drives the seat", so a game whose
-/// empties are bots reads every open seat as bot-driven.
+/// `SeatState::Open` says nothing of who drives the seat, so a game whose empty seats are bots
+/// reads every open seat as a bot's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SeatState<'a, Key> {
     /// Occupied by a present key.
@@ -209,9 +207,8 @@ enum Slot<Key> {
     Held(Key),
 }
 
-/// The tri-state slot map (seed 004 §9): [`SeatTable`]'s sibling with one more state,
-/// [`SeatState::Held`], for a seat kept while its occupant is away. One of the two blocks
-/// [`Roster`] is composed of.
+/// The tri-state slot map: [`SeatTable`]'s sibling with one more state, [`SeatState::Held`], for a
+/// seat kept while its occupant is away. One of the two blocks [`Roster`] is composed of.
 ///
 /// Storage is proportional to the occupants, not the capacity.
 #[derive(Clone, Debug)]
@@ -330,8 +327,8 @@ impl<Key: Eq + Hash + Clone> SeatSlots<Key> {
     }
 }
 
-/// A queue with priority bands (seed 004 §9): better (lower) ranks first, arrival order within
-/// a band, membership removal. The other block [`Roster`] composes.
+/// A queue with priority bands: better (lower) ranks first, arrival order within a band, membership
+/// removal. The other block [`Roster`] composes.
 ///
 /// Positions are 0-based: position 0 is the next out. A key is queued at most once; pushing a
 /// key already queued requeues it at the tail of the given rank's band.
@@ -432,7 +429,7 @@ pub enum Turnaway {
     Locked,
 }
 
-/// What [`Roster::admit`] did with a key (seed 004 §9).
+/// What [`Roster::admit`] did with a key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Admission {
     /// Seated; `fresh` has the same contract as [`Seating`]: reset the seat's state when true.
@@ -456,7 +453,7 @@ pub enum Admission {
     Turned(Turnaway),
 }
 
-/// What [`Roster::depart`] did with a key (seed 004 §9).
+/// What [`Roster::depart`] did with a key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Departure {
     /// The seat is open again; the waitlist reaches it at the next [`Roster::resolve`].
@@ -475,7 +472,7 @@ pub enum Departure {
     NotPresent,
 }
 
-/// A seat change made by [`Roster::resolve`] (seed 004 §9).
+/// A seat change made by [`Roster::resolve`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Shuffle<Key> {
     /// A waiter took a seat; the seat is fresh.
@@ -495,8 +492,8 @@ pub enum Shuffle<Key> {
     },
 }
 
-/// Seating with the policies games actually vary (seed 004 §9): [`SeatSlots`] and
-/// [`RankedQueue`] composed along four orthogonal axes, each off by default.
+/// Seating with the policies games actually vary (SRV-18): [`SeatSlots`] and [`RankedQueue`]
+/// composed along four orthogonal axes, each off by default.
 ///
 /// - **lock** ([`lock`](Self::lock)): seats only between rounds; a locked roster turns
 ///   newcomers away or queues them whatever the free count.
@@ -571,8 +568,8 @@ impl<Key: Eq + Hash + Clone> Roster<Key> {
         self.locked
     }
 
-    /// Admits `key` at rank 0. Seed 004 §9: "a roster whose admissions all use this never
-    /// displaces anyone".
+    /// Admits `key` at rank 0: a roster whose admissions all come this way never displaces anyone
+    /// (SRV-18).
     pub fn admit(&mut self, key: Key) -> Admission {
         self.admit_ranked(key, 0)
     }
@@ -580,10 +577,9 @@ impl<Key: Eq + Hash + Clone> Roster<Key> {
     /// Admits `key` at `rank` (lower is better): seats, resumes, queues or turns away, in that
     /// order of preference.
     ///
-    /// Settled immediately (seed 004 §9: "`admit` and `depart` settle the arriving or leaving
-    /// key immediately"), but any displacement its rank earns waits for
-    /// [`resolve`](Self::resolve). A key already waiting keeps its place, unless its rank
-    /// changed, in which case it moves to the tail of its new band.
+    /// Settled at once (SRV-18), but any displacement its rank earns waits for
+    /// [`resolve`](Self::resolve). A key already waiting keeps its place, unless its rank changed,
+    /// in which case it moves to the tail of its new band.
     pub fn admit_ranked(&mut self, key: Key, rank: u32) -> Admission {
         if let Some(seat) = self.slots.seat_of(&key) {
             if let Some(seat) = self.slots.resume(&key) {
@@ -627,9 +623,9 @@ impl<Key: Eq + Hash + Clone> Roster<Key> {
 
     /// `key` leaves (or is reported leaving again).
     ///
-    /// Seed 004 §9: "Idempotent, because a disconnect can be reported more than once; a repeat
-    /// report of a held key reports the hold again rather than breaking it." A freed seat
-    /// reaches the waitlist only in [`resolve`](Self::resolve).
+    /// Idempotent (SRV-17), since a disconnect may be reported more than once: a repeated report of
+    /// a held key reports the hold again rather than breaking it. A freed seat reaches the waitlist
+    /// only in [`resolve`](Self::resolve).
     pub fn depart(&mut self, key: &Key) -> Departure {
         if let Some(seat) = self.slots.seat_of(key) {
             if self.slots.is_held(key) {
@@ -677,12 +673,12 @@ impl<Key: Eq + Hash + Clone> Roster<Key> {
 
     /// Seats the waitlist into open seats in queue order, then settles rank displacement.
     ///
-    /// Seed 004 §9: "Promotion happens on the tick": call this from the simulation step, the
-    /// one place seating is decided. "Ranks displace only across bands": a waiter with a
-    /// better rank takes the worst-ranked present seat (later seats first); equals never
-    /// displace each other, and a held seat is never displaced, because the hold is a promise.
-    /// A no-op while locked. For a displacement the `Displaced` entry comes before the
-    /// `Promoted` one for the same seat.
+    /// SRV-18: the waitlist is seated only here, on the tick: call this from the simulation step,
+    /// the one place seating is decided. A rank displaces only across bands: a waiter with a better
+    /// rank takes the worst-ranked present seat (later seats first); equals never displace each
+    /// other, and a held seat is never displaced, because the hold is a promise. A no-op while
+    /// locked. For a displacement the `Displaced` entry comes before the `Promoted` one for the
+    /// same seat.
     pub fn resolve(&mut self) -> Vec<Shuffle<Key>> {
         let mut shuffles = Vec::new();
         if self.locked {
@@ -753,7 +749,7 @@ impl<Key: Eq + Hash + Clone> Roster<Key> {
         self.slots.capacity()
     }
 
-    /// How many seats are taken. Seed 004 §9: "held seats count: a held seat is not free".
+    /// How many seats are taken, held seats included: a held seat is not free (SRV-18).
     #[must_use]
     pub fn occupied_count(&self) -> usize {
         self.slots.occupied_count()
@@ -784,6 +780,7 @@ mod tests {
 
     #[test]
     fn a_new_key_is_fresh_and_a_seated_key_is_existing() {
+        // SRV-17.
         let mut table = SeatTable::new(2);
         assert_eq!(table.seat("a"), Seating::Fresh(0));
         assert_eq!(table.seat("a"), Seating::Existing(0));
@@ -794,6 +791,7 @@ mod tests {
 
     #[test]
     fn a_reused_seat_is_fresh_for_its_new_occupant() {
+        // SRV-17.
         let mut table = SeatTable::new(1);
         table.seat("a");
         table.unseat(&"a");
@@ -802,6 +800,7 @@ mod tests {
 
     #[test]
     fn unseat_is_idempotent() {
+        // SRV-17.
         let mut table = SeatTable::new(2);
         table.seat("a");
         assert_eq!(table.unseat(&"a"), Some(0));
@@ -874,6 +873,7 @@ mod tests {
 
     #[test]
     fn the_lowest_free_seat_fills_gaps_first() {
+        // SRV-17.
         let mut table = SeatTable::new(4);
         for key in ["a", "b", "c"] {
             table.seat(key);
@@ -962,6 +962,7 @@ mod tests {
 
     #[test]
     fn plain_roster_seats_fresh_then_turns_away_when_full() {
+        // SRV-17.
         let mut roster = Roster::new(1);
         assert_eq!(
             roster.admit("a"),
@@ -1027,6 +1028,7 @@ mod tests {
 
     #[test]
     fn promotion_happens_only_in_resolve() {
+        // SRV-18.
         let mut roster = Roster::new(1).with_waitlist();
         roster.admit("a");
         roster.admit("b");
@@ -1078,6 +1080,7 @@ mod tests {
 
     #[test]
     fn a_better_rank_displaces_the_worst_ranked_latest_seat_at_resolve() {
+        // SRV-18.
         let mut roster = Roster::new(3);
         roster.admit_ranked("bot0", 1);
         roster.admit_ranked("bot1", 1);
@@ -1107,6 +1110,7 @@ mod tests {
 
     #[test]
     fn equal_ranks_never_displace_each_other() {
+        // SRV-18.
         let mut roster = Roster::new(1).with_waitlist();
         roster.admit_ranked("a", 1);
         roster.admit_ranked("b", 1);
@@ -1118,6 +1122,7 @@ mod tests {
 
     #[test]
     fn a_held_seat_is_never_displaced() {
+        // SRV-18.
         let mut roster = Roster::new(2).holding_seats();
         roster.admit_ranked("bot0", 1);
         roster.admit_ranked("bot1", 1);
@@ -1194,6 +1199,7 @@ mod tests {
 
     #[test]
     fn admit_only_rosters_never_displace() {
+        // SRV-18.
         let mut roster = Roster::new(2).with_waitlist();
         for key in 0..6 {
             roster.admit(key);

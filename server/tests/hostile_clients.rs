@@ -1,5 +1,5 @@
-//! Hostile clients of the acked server half (seed 000 over the input schedule of seed 004 §8)
-//! judged by the counting allocator (issue 38): what one client's encoder allocates and holds,
+//! Hostile clients of the acked server half (GEN-5: ACK-25 over the input schedule of SRV-13)
+//! judged by the counting allocator: what one client's encoder allocates and holds,
 //! whatever its kind 7 frames say, never how long they took.
 
 use ackwire_codec::protocol::{Buttons, Event, Input, Shot};

@@ -1,5 +1,5 @@
 //! The shared traits and the digest are the codec crate's own items, re-exported, not copies
-//! (seed 004 §1): one impl of `Interpolatable` serves a client buffer and the server's rewind,
+//! (SRV-1): one impl of `Interpolatable` serves a client buffer and the server's rewind,
 //! and both ends of a stream fold the same `SetDigest`.
 
 use std::time::Duration;

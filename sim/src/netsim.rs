@@ -11,8 +11,8 @@
 //! - latency and per-frame delay jitter, which reorders frames sent close together;
 //! - a bandwidth cap: a frame waits for the ones before it to be serialized.
 //!
-//! DESIGN.md section 4: "under any pattern of loss, duplication and reordering, every state the
-//! client shows equals what an ordered, lossless client shows at that tick".
+//! The network the sessions are held to GEN-3 over: whatever it loses, duplicates or
+//! reorders, a client shows at each tick what an ordered, lossless client shows.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

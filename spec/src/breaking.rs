@@ -60,9 +60,8 @@
 //! and a record made `packed` whose fields are all whole bytes at byte offsets (a packed
 //! `u16` is then its little-endian bytes).
 //!
-//! DESIGN.md asks for this tool: "a breaking-change checker: `ackwire breaking OLD NEW` names
-//! every change of kind number, bit position, width, order or quantization between two
-//! versions of a spec".
+//! The tool names every change of kind number, bit position, width, order or quantization between
+//! two versions of a spec that breaks a peer built from the older one.
 
 use crate::diag::Diagnostic;
 use crate::gen::snake_case;
@@ -870,8 +869,8 @@ impl<'a, 's> Cmp<'a, 's> {
                 new_used[j] = true;
             }
         }
-        // A renamed frame keeps its leading constant (kind 6; seed 003's datagram opens with
-        // "u8 version (2)"): pair by that.
+        // A renamed frame keeps its leading constant (kind 6; the datagram opens with its version,
+        // 2: WIRE-9): pair by that.
         for (i, (o, ov)) in old.iter().enumerate() {
             if old_used[i] {
                 continue;
@@ -1111,9 +1110,8 @@ impl<'a, 's> Cmp<'a, 's> {
     // ---- protocol constants ----
 
     /// Protocol constants, by their values: a derived one (`max_offset`) is compared by what it
-    /// derives to, so a header that grows changes it (seed 003 on MAX_HEADER_LEN: "Bytes before
-    /// the first update, at most: version, four varints, the precision, the parts, and the
-    /// update count").
+    /// derives to, so a header that grows changes it (DG-7: MAX_HEADER_LEN is the most bytes before
+    /// the first update).
     fn constants(&mut self) {
         let consts = |side: usize| -> Vec<&'s Const> {
             self.sides[side]

@@ -1,9 +1,8 @@
 //! Name resolution over a whole spec, and the sizes the layout implies.
 //!
-//! The validator uses this to check references; the generators use it to find what a
-//! `Type::Named` stands for and how small an element can be (the bound every decoder checks a
-//! count against before allocating: DESIGN.md section 3, "a count that the remaining bytes
-//! cannot hold ... [is a] decode error").
+//! The validator uses this to check references; the generators use it to find what a `Type::Named`
+//! stands for and how small an element can be (the bound every decoder checks a count against
+//! before allocating: WIRE-13, a count the remaining bytes cannot hold is a decode error).
 
 use crate::model::{
     bucket_code_bits, BitKind, Bits, Cond, Const, ConstValue, Count, Field, File, Item, Record,
@@ -169,12 +168,12 @@ impl<'a> Index<'a> {
 
     /// The least bits the fields of `r` take together, in `r`'s own layout (before padding).
     ///
-    /// An unconditional field always counts. A field under conditions (`if`, `select`) counts
-    /// only in the assignments of those conditions that make it present, and the record takes
-    /// the least over every assignment: so `gap: u7 if !wide` beside `wide_gap: u24 if wide`
-    /// adds 7 bits, not 0. Without this, a decoder's count check lets a count through that the
-    /// bytes cannot hold, and the list is allocated for it (DESIGN.md section 3: no input makes
-    /// a decoder allocate more than a small multiple of its length).
+    /// An unconditional field always counts. A field under conditions (`if`, `select`) counts only
+    /// in the assignments of those conditions that make it present, and the record takes the least
+    /// over every assignment: so `gap: u7 if !wide` beside `wide_gap: u24 if wide` adds 7 bits, not
+    /// 0. Without this, a decoder's count check lets a count through that the bytes cannot hold,
+    /// and the list is allocated for it (WIRE-26: no input makes a decoder allocate more than a
+    /// small multiple of its length).
     ///
     /// The conditions' operands are taken as independent, which is the weakest assumption: a
     /// dependence between them (`count > 3` implies `count > 0`, a bit that requires another)

@@ -16,8 +16,7 @@
 //!   count or a value field;
 //! - sizes: the fixed size of each step and record when it has one, and the least size of
 //!   an array's element, the bound every decoder checks a count against before it allocates
-//!   (DESIGN.md section 3: "a count that the remaining bytes cannot hold ... [is a] decode
-//!   error");
+//!   (WIRE-24: a count that the remaining bytes cannot hold is a decode error);
 //! - the checks of each step, in the canonical order ([`Step::checks`]).
 //!
 //! # The canonical order

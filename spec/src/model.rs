@@ -754,7 +754,7 @@ pub struct StateFlagsField {
     pub bits: NameRef,
 }
 
-/// `frame Name = kind { ... }` (byte-aligned: seed 000's kind 6 layout) or
+/// `frame Name = kind { ... }` (byte-aligned: kind 6's layout, ACK-2) or
 /// `packed frame Name = kind { ... }` (the same header, the changes a bit stream): one way the
 /// state is sent, with the names of the items derived for it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -832,7 +832,7 @@ pub struct ProfileType {
 }
 
 /// `ack Name = kind`: the client's frame acknowledging the newest acked frame applied and
-/// carrying its recent inputs (DESIGN.md section 3, kind 7).
+/// carrying its recent inputs (kind 7, ACK-10).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AckDecl {
     /// Documentation and comments (the frame's).

@@ -2795,7 +2795,7 @@ mod tests {
             names,
             ["SENT_RING", "AckedFlags", "Acked", "Change", "Event"]
         );
-        assert_eq!(file.doc, strings(&["The acked snapshot frame (seed 000)."]));
+        assert_eq!(file.doc, strings(&["The acked snapshot frame (ACK-2)."]));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! one, a `quat(B)` or `bucket(...)` outside one); the ranges of the bit fields (`quat` bits 2
 //! to 16; bucket widths 1 to 8 of them, each 0 to 64, increasing, at most 2^64 values); and the shapes a canonical decoder could not check (an array whose elements take no
 //! bytes, a count field shared by two arrays, a record that contains itself); a SENT_RING
-//! not below HELD_RING, and a CHECK_EVERY, SENT_RING or HELD_RING of 0 (seed 000). Every
+//! not below HELD_RING, and a CHECK_EVERY, SENT_RING or HELD_RING of 0 (ACK-1). Every
 //! problem is reported; none stops the others.
 
 use crate::diag::Diagnostic;
@@ -894,8 +894,8 @@ impl<'a> Validator<'a> {
 
     /// SENT_RING must be below HELD_RING, wherever the two are declared.
     ///
-    /// Seed 000: "The server keeps fewer frames than the client, so the base of a frame it
-    /// sends is always one the client still holds." With a ring as long as the client's, the
+    /// ACK-1: the server keeps fewer frames than the client, so that the base of a frame it
+    /// sends is always one the client still holds. With a ring as long as the client's, the
     /// server may encode onto a base the client has just let go of, and that frame is dropped
     /// as onto an unknown base without a word. A layout that declares only one of them (or
     /// neither: no acked snapshots) is not judged here.
@@ -929,8 +929,8 @@ impl<'a> Validator<'a> {
             )
             .with_note(format!("HELD_RING is declared in {}", held_file.name))
             .with_note(
-                "seed 000: \"The server keeps fewer frames than the client, so the base of a \
-                 frame it sends is always one the client still holds.\"",
+                "ACK-1 (docs/spec/acked.md): the server keeps fewer frames than the client, so \
+                 that every base it may name is a frame the client still holds",
             ),
         );
     }
@@ -938,7 +938,7 @@ impl<'a> Validator<'a> {
     /// CHECK_EVERY, SENT_RING and HELD_RING, wherever declared, count frames and must be at
     /// least 1.
     ///
-    /// Seed 000: "Every CHECK_EVERY frames a check follows the header": with 0 no frame is
+    /// ACK-1, ACK-24: every CHECK_EVERY-th frame carries a check; with 0 no frame is
     /// ever checked and a drifted client is never told, which is not what any layout means to
     /// say. A ring of 0 frames holds no base at all, so every frame would be a keyframe (the
     /// server's) or dropped as onto an unknown base (the client's).
@@ -946,16 +946,16 @@ impl<'a> Validator<'a> {
         const RULES: [(&str, &str); 3] = [
             (
                 "CHECK_EVERY",
-                "seed 000: \"Every CHECK_EVERY frames a check follows the header\"",
+                "ACK-24 (docs/spec/acked.md): every CHECK_EVERY-th frame carries a check",
             ),
             (
                 "SENT_RING",
-                "seed 000: with no acknowledged base \"the frame is a keyframe, onto nothing\"",
+                "ACK-20 (docs/spec/acked.md): with no acknowledged base the frame is a keyframe",
             ),
             (
                 "HELD_RING",
-                "seed 000: \"The client's AckedDecoder keeps the states of its last HELD_RING \
-                 frames by tick\"",
+                "ACK-29 (docs/spec/acked.md): the client keeps the states of its last HELD_RING \
+                 applied frames",
             ),
         ];
         for (name, rule) in RULES {

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+/// Among them ACK-1's: `sent_ring_not_below_held_ring` and `check_every_zero`.
 #[test]
 fn every_broken_file_reports_what_it_expects() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/diagnostics");

@@ -104,8 +104,8 @@ fn the_json_model_reads_back() {
 
 #[test]
 fn max_header_len_follows_from_the_layout() {
-    // DESIGN.md section 3: "MAX_HEADER_LEN follows from the layout (51 with 10-byte varints
-    // and 3-byte parts and count)".
+    // DG-7: MAX_HEADER_LEN follows from the layout (51 with 10-byte varints and 3-byte parts
+    // and count).
     let (spec, _) = reference();
     let index = ackwire_spec::index::Index::new(&spec);
     assert_eq!(index.max_offset("Datagram", "updates"), Some(51));

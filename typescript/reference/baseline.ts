@@ -1,7 +1,7 @@
 /**
- * The reference protocol's binding of the NetBaseline halves (seed 002): its `snapshot` (kind 8)
- * and `snapshot_ack` (kind 11) frames and its four components (Transform, Velocity, Health,
- * Team, in the ComponentMask's bit order), from `spec/protocol/baseline.wire`.
+ * The reference protocol's binding of the NetBaseline halves (`docs/spec/baseline.md`): its
+ * `snapshot` (kind 8) and `snapshot_ack` (kind 11) frames and its four components (Transform,
+ * Velocity, Health, Team, in the ComponentMask's bit order), from `spec/protocol/baseline.wire`.
  */
 
 import {

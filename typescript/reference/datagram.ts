@@ -1,7 +1,7 @@
 /**
- * The reference protocol's binding of the datagram v2 halves (seed 003): its `datagram`, the
- * reliable stream's `spawn`, `despawn` and `full_frame`, and the client's `datagram_ack`, from
- * `spec/protocol/datagram.wire`.
+ * The reference protocol's binding of the datagram v2 halves (`docs/spec/datagram.md`): its
+ * `datagram`, the reliable stream's `spawn`, `despawn` and `full_frame`, and the client's
+ * `datagram_ack`, from `spec/protocol/datagram.wire`.
  */
 
 import {

@@ -67,7 +67,7 @@ export const POSE_REFRESH = 255;
 export interface ViewConfig {
   /** The client's own entities; the lowest present is where it stands. */
   readonly own: readonly number[];
-  /** The near tier, with hysteresis (seed 004 §5). */
+  /** The near tier, with hysteresis (SRV-8). */
   readonly tier: TierBoundary;
   /** A far entity's pose is due on the ticks where `(tick + eid) % farEvery == 0`. */
   readonly farEvery: number;
@@ -101,18 +101,17 @@ function yawSteps(deg: number): number {
 
 /**
  * Computes each tick's S_N for one client of the reference schema, as the Rust codec's
- * `Presenter`. Seed 000: "The server keeps computing, for each client, what an ordered client
- * would hold after frame N (S_N: every entity's record, whether its pose came full, the tier it
- * was sent at and the tick its pose was measured at), exactly as the ordered encoder does: what
- * changed, a far entity's pose only when it is due or its rest changed, the client's own
- * entities' pose in full."
+ * `Presenter`. ACK-17, ACK-18: per client, the server computes what an ordered client would hold
+ * after frame N (every entity's record, whether its pose came full, the tier it was sent at and
+ * the tick its pose was measured at), as the ordered encoder does: what changed, a far entity's
+ * pose only when it is due or its rest changed, the client's own entities' pose in full.
  *
  * Per entity of the world: new (or a new life), whole, its pose measured now; near (the
  * client's own, or within the tier boundary, judged with hysteresis against the tier it was
  * sent at last) or outside the quantized box (POSE_REACH), the pose comes full whenever it
  * differs; far, the pose comes quantized (1/512 m, 256 yaw steps) only when it is due, its
  * rest or its tier changed, and it differs; any pose is measured again when POSE_REFRESH old.
- * The orientation (issue 19) is kept current on every tick it changes, like health, whatever
+ * The orientation is kept current on every tick it changes, like health, whatever
  * the pose's tier and rate, quantized with `fromXyzw(q, 9)` (acked.wire's `quat(9)`), and kept
  * for the entity's life when the world drops it.
  */
@@ -173,6 +172,7 @@ export class Presenter implements AckedPresenter<World, EntityState> {
         const dz = (z - viewer[2]) / 512;
         near = tier.admits(wasNear, Math.fround(Math.sqrt(dx * dx + dy * dy + dz * dz)));
       }
+      // CHECK-5: outside the box a pose step reaches, the pose comes full.
       const box =
         Math.abs(x) <= POSE_REACH && Math.abs(y) <= POSE_REACH && Math.abs(z) <= POSE_REACH;
       const full = near || !box;

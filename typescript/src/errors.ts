@@ -66,7 +66,7 @@ function encodeMessage(kind: ErrorKind, path: string) {
   return `cannot encode: ${kind}${path === "" ? "" : ` in ${path}`}`;
 }
 
-/** Why bytes could not be decoded, and where (DESIGN.md section 3). */
+/** Why bytes could not be decoded, and where (CHECK-2). */
 export class DecodeError extends Error {
   /** What went wrong. */
   readonly kind: ErrorKind;

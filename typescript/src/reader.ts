@@ -112,7 +112,7 @@ export class Reader {
     return this.view.getBigInt64(this.need(8), !bigEndian);
   }
 
-  /** A `bool` byte: 0 or 1, anything else is over its width. */
+  /** A `bool` byte: 0 or 1, anything else is over its width (WIRE-7). */
   bool(): boolean {
     const at = this.pos;
     const byte = this.uint(1);
@@ -122,7 +122,7 @@ export class Reader {
     return byte === 1;
   }
 
-  /** An IEEE 754 single; NaN and infinities are refused, as no canonical encoder writes them. */
+  /** An IEEE 754 single; NaN and infinities are refused, as no encoder writes them (WIRE-6). */
   f32(bigEndian = false): number {
     const at = this.need(4);
     const v = this.view.getFloat32(at, !bigEndian);
@@ -132,7 +132,7 @@ export class Reader {
     return v;
   }
 
-  /** An IEEE 754 double; NaN and infinities are refused. */
+  /** An IEEE 754 double; NaN and infinities are refused (WIRE-6). */
   f64(bigEndian = false): number {
     const at = this.need(8);
     const v = this.view.getFloat64(at, !bigEndian);
@@ -147,9 +147,8 @@ export class Reader {
    * up to 53; with `bits` 64 (a count or a length, checked against the remaining bytes next)
    * a value beyond 2^53 is approximate.
    *
-   * DESIGN.md section 3: "varint = unsigned LEB128, at most 10 bytes"; a varint longer than
-   * needed (a last byte of 0 after the first) is non-canonical, a value over `bits` bits is over
-   * its width.
+   * WIRE-2: unsigned LEB128, at most 10 bytes. WIRE-3: a varint longer than needed (a last byte of
+   * 0 after the first) is non-canonical. WIRE-4: a value over `bits` bits is over its width.
    */
   varint(bits: number): number {
     const start = this.pos;
@@ -198,7 +197,7 @@ export class Reader {
     throw this.fail("over_width", start);
   }
 
-  /** A zigzag varint of a signed value of at most `bits` bits (at most 53). */
+  /** A zigzag varint of a signed value of at most `bits` bits (at most 53; WIRE-5). */
   zigzag(bits: number): number {
     const n = this.varint(bits);
     return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
@@ -211,15 +210,15 @@ export class Reader {
   }
 
   /**
-   * `bytes`: a varint length, then that many bytes. Like a list's count, a length too large is
-   * reported where the bytes would begin.
+   * `bytes` (WIRE-15): a varint length, then that many bytes. Like a list's count, a length too
+   * large is reported where the bytes would begin.
    */
   bytes(): Uint8Array {
     const n = this.varint(64);
     return this.take(this.count(n, 1));
   }
 
-  /** `bytes?`: a varint (length + 1), then that many bytes; 0 means absent. */
+  /** `bytes?`: a varint (length + 1), then that many bytes; 0 means absent (WIRE-15). */
   optBytes(): Uint8Array | null {
     const n = this.varint(64);
     return n === 0 ? null : this.take(this.count(n - 1, 1));
@@ -227,7 +226,8 @@ export class Reader {
 
   /**
    * Checks that `count` elements of at least `min` bytes each can fit in what remains, before
-   * anything is read for them; a count that cannot is reported here, where they would begin.
+   * anything is read for them (WIRE-13); a count that cannot is reported here, where they would
+   * begin.
    */
   count(count: number | bigint, min: number): number {
     const n = Number(count);
@@ -237,7 +237,7 @@ export class Reader {
     return n;
   }
 
-  /** Reads a constant field with `read`: another value is `bad_constant`. */
+  /** Reads a constant field with `read`: another value is `bad_constant` (WIRE-10). */
   constant<T extends number | bigint>(want: T, read: (r: this) => T): void {
     const at = this.pos;
     if (read(this) !== want) {
@@ -245,7 +245,7 @@ export class Reader {
     }
   }
 
-  /** Reads a bit set, refusing a reserved bit and a bit without the bit it requires. */
+  /** Reads a bit set, refusing a reserved bit and a bit without the bit it requires (WIRE-12). */
   bits<V extends number | bigint>(set: BitSet<V>): V {
     const at = this.pos;
     const be = set.bigEndian === true;
@@ -289,7 +289,7 @@ export class Reader {
     }
   }
 
-  /** Ends a frame: every byte must have been read. */
+  /** Ends a frame: every byte must have been read (WIRE-17). */
   finish(): void {
     if (this.remaining !== 0) {
       throw this.fail("trailing_bytes", this.pos);
@@ -299,8 +299,8 @@ export class Reader {
 
 /**
  * A bit stream over the bytes of a packed body: fields are read least significant bit first,
- * starting at the least significant bit of each byte. Offsets in its errors count from the start
- * of the frame. Like the byte reader, it keeps no field path.
+ * starting at the least significant bit of each byte (WIRE-18). Offsets in its errors count from
+ * the start of the frame. Like the byte reader, it keeps no field path.
  */
 export class BitReader {
   private readonly bytes: Uint8Array;
@@ -325,7 +325,9 @@ export class BitReader {
     return (this.bytes.length - this.start) * 8 - this.pos;
   }
 
-  /** An error of `kind` at bit `bit` of the frame; the readers it unwinds through give it its path. */
+  /**
+   * An error of `kind` at bit `bit` of the frame; the readers it unwinds through give it its path.
+   */
   fail(kind: ErrorKind, bit: number): DecodeError {
     return new DecodeError(kind, Math.floor(bit / 8), bit);
   }
@@ -406,8 +408,8 @@ export class BitReader {
 
   /**
    * An unsigned `bucket(widths)` value of at most 53 bits: the bucket index in unary, then the
-   * value less the bucket's base in its width (LANGUAGE.md). Every code is a value: only the
-   * end of the input is an error.
+   * value less the bucket's base in its width (WIRE-19). Every code is a value: only the end of the
+   * input is an error.
    */
   bucket(widths: readonly number[]): number {
     const i = this.bucketIndex(widths);
@@ -492,7 +494,7 @@ export class BitReader {
     return n;
   }
 
-  /** Reads a constant field with `read`: another value is `bad_constant`. */
+  /** Reads a constant field with `read`: another value is `bad_constant` (WIRE-10). */
   constant<T extends number | bigint>(want: T, read: (b: this) => T): void {
     const at = this.bitOffset;
     if (read(this) !== want) {
@@ -519,8 +521,8 @@ export class BitReader {
   }
 
   /**
-   * Ends the body: the bits up to the next byte boundary are padding and must be zero. Returns
-   * the whole bytes the body took.
+   * Ends the body: the bits up to the next byte boundary are padding and must be zero (WIRE-18).
+   * Returns the whole bytes the body took.
    */
   finish(): number {
     const end = Math.ceil(this.pos / 8) * 8;

@@ -4,7 +4,7 @@
 // here, once, for every spec. A testee of the reference protocol adds its session halves
 // ({@link TesteeSessions}).
 //
-// The codec is also held to its own promises on every request (DESIGN.md section 3): bytes it
+// The codec is also held to its own promises on every request (WIRE-21): bytes it
 // decodes encode back to exactly those bytes, and `encodedLen` is what `encode` writes. A broken
 // promise is thrown as an Error, which the reply reports as an `internal_error`.
 

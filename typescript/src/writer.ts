@@ -48,7 +48,7 @@ export class Encoder {
     }
   }
 
-  /** Refuses a value whose presence contradicts its condition. */
+  /** Refuses a value whose presence contradicts its condition (WIRE-11). */
   presence(present: boolean, cond: boolean): void {
     if (present !== cond) {
       throw this.fail("invalid_condition");
@@ -139,7 +139,7 @@ export class Writer extends Encoder {
     this.buf.set(bytes, at);
   }
 
-  /** An unsigned integer of 1, 2 or 4 bytes; a value that needs more is over its width. */
+  /** An unsigned integer of 1, 2 or 4 bytes; a value that needs more is over its width (WIRE-4). */
   uint(bytes: 1 | 2 | 4, v: number, bigEndian = false): void {
     if (!isUint(v, bytes * 8)) {
       throw this.fail("over_width");
@@ -275,7 +275,7 @@ export class Writer extends Encoder {
     this.uint(1, v ? 1 : 0);
   }
 
-  /** A finite single (the value rounded to single precision must be finite too). */
+  /** A finite single (the value rounded to single precision must be finite too; WIRE-6). */
   f32(v: number, bigEndian = false): void {
     if (!Number.isFinite(Math.fround(v))) {
       throw this.fail("non_finite");
@@ -293,7 +293,10 @@ export class Writer extends Encoder {
     this.view.setFloat64(at, v, !bigEndian);
   }
 
-  /** An unsigned LEB128 varint of a value of at most `bits` bits. */
+  /**
+   * An unsigned LEB128 varint, in its shortest form, of a value of at most `bits` bits (WIRE-2 to
+   * WIRE-4).
+   */
   varint(bits: number, v: number): void {
     if (!isUint(v, bits)) {
       throw this.fail("over_width");
@@ -323,7 +326,7 @@ export class Writer extends Encoder {
     this.buf[at] = Number(rest);
   }
 
-  /** A zigzag varint of a signed value of at most `bits` bits (at most 53). */
+  /** A zigzag varint of a signed value of at most `bits` bits (at most 53; WIRE-5). */
   zigzag(bits: number, v: number): void {
     if (!isInt(v, bits)) {
       throw this.fail("over_width");
@@ -339,7 +342,7 @@ export class Writer extends Encoder {
     this.bigVarint(64, bigZigzag(v));
   }
 
-  /** `bytes`: a varint length, then the bytes. */
+  /** `bytes`: a varint length, then the bytes (WIRE-15). */
   bytes(v: Uint8Array): void {
     this.varint(64, v.length);
     this.append(v);

@@ -1,8 +1,8 @@
-// Seed 000's acked machines over a small test schema (records of one byte, frames in a layout of
-// the test's own): what the AckedDecoder shows, drops and refuses, what the AckedEncoder sends
-// under loss and hostile acks, and the server primitives the encoder feeds (the input schedule,
-// the tier boundary). The reference protocol's binding is held to the stream vectors by the
-// conformance runner.
+// The acked machines (`docs/spec/acked.md`) over a small test schema (records of one byte, frames
+// in a layout of the test's own): what the AckedDecoder shows, drops and refuses, what the
+// AckedEncoder sends under loss and hostile acks, and the server primitives the encoder feeds (the
+// input schedule, the tier boundary). The reference protocol's binding is held to the stream
+// vectors by the conformance runner.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -198,6 +198,7 @@ function rng(seed: number): () => number {
 
 describe("AckedDecoder", () => {
   it("applies a frame onto the base it names, whatever came between", () => {
+    // ACK-19, ACK-29: onto any base still held.
     const d = new AckedDecoder(Toy);
     assert.equal(
       d.deliver(frame({ tick: 1, keyframe: true, changes: [ch(1, 1), ch(2, 1)] })).kind,
@@ -227,6 +228,7 @@ describe("AckedDecoder", () => {
   });
 
   it("drops stale frames and frames onto an unknown base without a word", () => {
+    // ACK-30, ACK-31.
     const d = new AckedDecoder(Toy);
     d.deliver(frame({ tick: 5, keyframe: true, changes: [ch(1, 1)] }));
     const hash = d.stateHash();
@@ -243,6 +245,7 @@ describe("AckedDecoder", () => {
   });
 
   it("holds at most HELD_RING states, the newest", () => {
+    // ACK-29.
     const d = new AckedDecoder(Toy);
     d.deliver(frame({ tick: 1, keyframe: true, changes: [ch(1, 0)] }));
     for (let t = 2; t <= Toy.HELD_RING + 10; t++) {
@@ -266,6 +269,7 @@ describe("AckedDecoder", () => {
   });
 
   it("refuses a frame that does not apply, whole, and counts it", () => {
+    // ACK-32.
     const d = new AckedDecoder(Toy);
     d.deliver(frame({ tick: 1, keyframe: true, changes: [ch(1, 1), ch(2, 2)] }));
     const cases: [Partial<Frame>, string][] = [
@@ -299,6 +303,7 @@ describe("AckedDecoder", () => {
   });
 
   it("shows each event once, above the newest serial shown", () => {
+    // ACK-35.
     const d = new AckedDecoder(Toy);
     const shown: number[] = [];
     const take = (bytes: Uint8Array) => {
@@ -323,6 +328,7 @@ describe("AckedDecoder", () => {
   });
 
   it("asks for a keyframe after a failed check, holding and acknowledging nothing", () => {
+    // ACK-36, ACK-13.
     const d = new AckedDecoder(Toy);
     const good = serverCheck(Toy, server([[1, 1]]));
     const r = d.deliver(frame({ tick: 1, keyframe: true, check: good, changes: [ch(1, 1)] }));
@@ -340,6 +346,7 @@ describe("AckedDecoder", () => {
   });
 
   it("catches a tampered state with the next check", () => {
+    // ACK-36, CHECK-2.
     const d = new AckedDecoder(Toy);
     d.deliver(frame({ tick: 1, keyframe: true, changes: [ch(1, 1), ch(2, 2)] }));
     d.deliver(frame({ tick: 2, baseTick: 1, changes: [ch(1, 3)] }));
@@ -360,6 +367,7 @@ describe("AckedDecoder", () => {
   });
 
   it("never throws on hostile bytes", () => {
+    // GEN-5.
     const d = new AckedDecoder(Toy);
     const next = rng(7);
     let shown = 0;
@@ -386,6 +394,7 @@ describe("AckedDecoder", () => {
 
 describe("AckedEncoder", () => {
   it("streams under loss: every frame shown is the server's state of its tick", () => {
+    // GEN-3, ACK-19, ACK-21.
     for (let seed = 1; seed <= 20; seed++) {
       const next = rng(seed);
       const enc = new AckedEncoder(Toy, new Held());
@@ -447,6 +456,7 @@ describe("AckedEncoder", () => {
   });
 
   it("never takes a base off its ring, whatever the acks say", () => {
+    // ACK-19, ACK-20, ACK-26.
     const enc = new AckedEncoder(Toy, new Held());
     const sent: number[] = [];
     for (let t = 1; t <= 200; t++) {
@@ -485,6 +495,7 @@ describe("AckedEncoder", () => {
   });
 
   it("takes each input once and holds at most MAX_BUFFERED_INPUTS", () => {
+    // ACK-25.
     const sink = new Held();
     const enc = new AckedEncoder(Toy, sink);
     const ack = (firstSeq: number, n: number): AckContent<number> => ({
@@ -505,6 +516,7 @@ describe("AckedEncoder", () => {
   });
 
   it("sends events until acknowledged or for EVENT_TTL frames", () => {
+    // ACK-23.
     const enc = new AckedEncoder(Toy, new Held());
     let carried = 0;
     for (let t = 1; t <= 20; t++) {
@@ -517,6 +529,7 @@ describe("AckedEncoder", () => {
 
 describe("AckWriter", () => {
   it("repeats the inputs not yet covered, at most `keep`", () => {
+    // ACK-12.
     const w = new AckWriter<number>(3);
     for (let i = 0; i < 5; i++) {
       w.push(i);
@@ -540,6 +553,7 @@ describe("AckWriter", () => {
 
 describe("InputSchedule and TierBoundary", () => {
   it("judges inputs by the window and runs the newest due", () => {
+    // SRV-13, SRV-15.
     const s = new InputSchedule<string>();
     const window = { maxLate: 2, maxEarly: 5 };
     assert.equal(s.submit(16, "ahead", 10, window), "too_far_ahead");
@@ -561,6 +575,7 @@ describe("InputSchedule and TierBoundary", () => {
   });
 
   it("keeps a member until past leave and admits within enter, in f32", () => {
+    // SRV-8.
     const t = new TierBoundary(10, 12);
     assert.ok(t.admits(false, 10) && !t.admits(false, 11));
     assert.ok(t.admits(true, 12) && !t.admits(true, 12.5));

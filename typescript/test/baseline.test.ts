@@ -1,7 +1,7 @@
-// The NetBaseline machines (seed 002) over a small test schema: two components of one byte
-// each, a snapshot as JSON text. What is checked is the seed's rules: the delta on presence,
-// destruction reliable until confirmed, by entity never by slot, the budget order, a stale
-// snapshot dropped unacknowledged, and the stall past BaselineLimits.
+// The NetBaseline machines (`docs/spec/baseline.md`) over a small test schema: two components of
+// one byte each, a snapshot as JSON text. What is checked is the rules of `docs/spec/baseline.md`:
+// the delta on presence, destruction reliable until confirmed, by entity never by slot, the budget
+// order, a stale snapshot dropped unacknowledged, and the stall past BaselineLimits.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -89,6 +89,7 @@ function pair(budget = 1200, first = 0) {
 
 describe("NetBaseline snapshots", () => {
   it("send the whole world first, then only components whose bits changed", () => {
+    // NB-7.
     const { scene, step } = pair();
     scene.spawn({ slot: 0, generation: 1 }, undefined);
     scene.set(0, 0, 5);
@@ -105,6 +106,7 @@ describe("NetBaseline snapshots", () => {
     assert.deepEqual([e[0]!.gap, e[0]!.components], [300, [undefined, 8]]);
   });
   it("report a destroyed entity until its loss is confirmed, by entity not slot", () => {
+    // NB-11, NB-3.
     const { scene, server, client, step } = pair();
     scene.spawn({ slot: 4, generation: 1 }, undefined);
     scene.set(4, 0, 1);
@@ -123,6 +125,7 @@ describe("NetBaseline snapshots", () => {
     assert.equal(server.writer.baseline.owedLost, 0);
   });
   it("put owned entities first under the budget", () => {
+    // NB-12.
     const scene = new Scene(schema);
     // Room for one entry: 3 header bytes, 23 count bits, 37 + 8 bits an entry.
     const w = new SnapshotWriter(schema, 7, 3 + Math.ceil((23 + 45) / 8), 0);
@@ -135,6 +138,7 @@ describe("NetBaseline snapshots", () => {
     assert.equal(s.entries[0]!.gap, 2, "the owned entity went");
   });
   it("drop a snapshot not newer than the last applied, unacknowledged, across the u16 wrap", () => {
+    // NB-16, NB-6.
     assert.ok(sequenceNewer(0, 0xffff) && !sequenceNewer(0xffff, 0) && !sequenceNewer(3, 3));
     const c = new SnapshotClient(schema);
     assert.ok(c.receive({ sequence: 0xffff, lost: [], entries: [] }).applied);
@@ -143,6 +147,7 @@ describe("NetBaseline snapshots", () => {
     assert.deepEqual(c.takeAcks(), [0xffff, 0]);
   });
   it("refuse a body whose slots run past 24 bits, and entries past max_entities", () => {
+    // NB-4, NB-17.
     const c = new SnapshotClient(schema, 1);
     const wide = { gap: (1 << 24) - 1, generation: 0, components: [1, undefined] };
     const m = c.receive({ sequence: 1, lost: [], entries: [wide, wide] });
@@ -158,6 +163,7 @@ describe("NetBaseline snapshots", () => {
     assert.deepEqual([r.created, r.refused], [1, 1]);
   });
   it("stall a connection owed more than max_owed_lost instead of forgetting it", () => {
+    // NB-14.
     const scene = new Scene(schema);
     const w = new SnapshotWriter(schema, undefined, 1200, 0, { maxOwedLost: 2 });
     for (let s = 0; s < 3; s++) {
@@ -174,6 +180,7 @@ describe("NetBaseline snapshots", () => {
     );
   });
   it("answer a bad frame with a SessionError and hash the canonical bytes", () => {
+    // CHECK-9, GEN-5.
     const { scene, client, step } = pair();
     assert.throws(
       () => client.handleFrame(now, "snap", Uint8Array.of(1)),

@@ -27,6 +27,7 @@ function bits(data: Uint8Array, start = 0): BitReader {
 
 describe("bit streams", () => {
   it("put each field at the least significant free bit", () => {
+    // WIRE-18.
     assert.deepEqual(
       body((b) => {
         b.uint(3, 5);
@@ -97,6 +98,7 @@ describe("bit streams", () => {
   });
 
   it("refuse to write a field wider than its width", () => {
+    // WIRE-18.
     const b = new BitWriter();
     assertEncodeFault(() => b.uint(3, 8), "over_width");
     assertEncodeFault(() => b.uint(3, -1), "over_width");
@@ -140,6 +142,7 @@ describe("bit streams", () => {
   });
 
   it("check a count of elements against the bits that remain", () => {
+    // WIRE-13.
     const b = bits(bytes(0, 0));
     b.uint(4);
     assert.equal(b.count(4, 3), 4);
@@ -147,6 +150,7 @@ describe("bit streams", () => {
   });
 
   it("sit inside a byte frame: the reader moves past the body and its padding", () => {
+    // WIRE-18.
     const r = new Reader(bytes(0x01, 0x35, 0x02, 0x03));
     assert.equal(r.uint(1), 1);
     assert.deepEqual(
@@ -232,6 +236,7 @@ describe("bit sets", () => {
   });
 
   it("refuse a reserved bit before a broken requirement", () => {
+    // WIRE-12.
     const r = new Reader(bytes(0x00, 0x02));
     r.uint(1);
     assertDecodeFault(() => r.bits(FLAGS), "reserved_bit", { offset: 1 });
@@ -293,6 +298,7 @@ describe("bit sets", () => {
   });
 
   it("name their bits in declaration order in the JSON form, and back", () => {
+    // WIRE-28.
     assert.deepEqual(bitSetNames(FLAGS, F.C | F.A), ["A", "C"]);
     assert.deepEqual(bitSetNames(WIDE, W.HIGH), ["HIGH"]);
     assert.deepEqual(bitSetNames(TOP_SET, 0x80000001), ["LOW", "TOP"]);

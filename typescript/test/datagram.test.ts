@@ -1,7 +1,7 @@
-// The datagram v2 machines (seed 003) over a test schema whose frames are JSON text (bigints and
-// bytes tagged), so the machines are tested alone: quantizing, splitting a tick, whole ticks,
-// spawn tags, the last datagram per entity, the input ack, and ReplicaLimits against a hostile
-// server.
+// The datagram v2 machines (`docs/spec/datagram.md`) over a test schema whose frames are JSON text
+// (bigints and bytes tagged), so the machines are tested alone: quantizing, splitting a tick, whole
+// ticks, spawn tags, the last datagram per entity, the input ack, and ReplicaLimits against a
+// hostile server.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -69,6 +69,7 @@ const now = (tick: number) => ({ tick, ms: tick * 20 });
 
 describe("quantize", () => {
   it("rounds halves away from zero against the f32 precision, 0 for what is not finite", () => {
+    // DG-5.
     assert.equal(quantize(1.0, 0.01), 100n);
     // 0.025 / f32(0.01) is 2.5000000558...: 3, where a double's 0.01 would give 2.
     assert.equal(quantize(0.025, 0.01), 3n);
@@ -92,6 +93,7 @@ const upd = (id: number, x: number): UpdateFrame => ({
 describe("splitTick", () => {
   const header = { frame: 7n, tick: 3n, input_ack: 0n, stream_tick: 0n, precision: 0.01, parts: 1 };
   it("splits under the limit, numbers each part and names the count", () => {
+    // DG-13, DG-11.
     const updates = Array.from({ length: 60 }, (_, i) => upd(i + 1, i * 1000));
     const parts = splitTick(schema, header, updates, 400);
     assert.ok(parts.length > 3);
@@ -105,6 +107,7 @@ describe("splitTick", () => {
     );
   });
   it("sends one datagram for an empty tick, an oversized update alone, and refuses what does not ascend", () => {
+    // DG-11, DG-13, DG-3.
     assert.equal(splitTick(schema, header, [], 100).length, 1);
     const big: UpdateFrame = {
       ...upd(2, 0),
@@ -120,6 +123,7 @@ describe("splitTick", () => {
     );
   });
   it("refuses parts numbered past u64::MAX rather than wrapping", () => {
+    // DG-13, GEN-6.
     const last = { ...header, frame: (1n << 64n) - 1n };
     const many = Array.from({ length: 60 }, (_, i) => upd(i + 1, i * 1000));
     assert.throws(
@@ -145,6 +149,7 @@ function drain(h: { pollTransmit(): { frame: string; bytes: Uint8Array } | undef
 
 describe("the datagram halves", () => {
   it("converge, each change sent until an ack covers it", () => {
+    // DG-14, DG-15, GEN-3.
     const { server, client } = pair();
     server.handleTick(now(1), {
       inputAck: 4n,
@@ -182,6 +187,7 @@ describe("the datagram halves", () => {
     assert.equal(client.table.inputAck, 5n);
   });
   it("hold a tick until it is whole, skip a stale update and one for another spawn", () => {
+    // DG-21, DG-19, DG-18.
     const t = new ReplicaTable();
     t.applyStream({
       kind: "spawn",
@@ -212,6 +218,7 @@ describe("the datagram halves", () => {
     assert.equal(t.takeAcks().length, 4, "every applied datagram is acked");
   });
   it("give up the oldest held ticks past max_held and refuse spawns past max_entities", () => {
+    // DG-23.
     const t = new ReplicaTable({
       ...DEFAULT_REPLICA_LIMITS,
       maxEntities: 1,
@@ -267,6 +274,7 @@ describe("the datagram halves", () => {
     assert.deepEqual([t.heldDatagrams, t.heldBytes, givenUp], [3, 8_568, 17]);
   });
   it("skip an update past max_component_bytes whole, and leave its datagram unacked", () => {
+    // DG-23, DG-22.
     const t = new ReplicaTable({
       ...DEFAULT_REPLICA_LIMITS,
       maxEntities: 8,
@@ -300,6 +308,7 @@ describe("the datagram halves", () => {
     assert.ok(t.componentBytes <= 200);
   });
   it("keep every stream frame of a server that is never polled, and at most MAX_QUEUED in all beside them", () => {
+    // GEN-8.
     const { server } = pair();
     for (let tick = 1; tick <= 1500; tick++) {
       server.handleTick(now(tick), {
@@ -316,6 +325,7 @@ describe("the datagram halves", () => {
     assert.equal(datagrams[datagrams.length - 1], 1500n, "the newest is kept");
   });
   it("answer a bad frame with a SessionError, never another exception", () => {
+    // GEN-5.
     const { server, client } = pair();
     for (const f of ["dg", "sp", "de", "ff"]) {
       assert.throws(

@@ -1,6 +1,7 @@
-// The delta machines (seed 004 §7) and the digests DESIGN.md §4 pins, against the Rust codec's
-// doc and test values (codec/src/digest.rs, codec/src/delta/{ack,mirror,baseline}.rs), and the
-// mirror's limit against a hostile server. The machines see a small test schema, not a codec.
+// The delta machines (`docs/spec/delta.md`) and the digests of DELTA-4 and DELTA-5, against the
+// Rust codec's doc and test values (codec/src/digest.rs, codec/src/delta/{ack,mirror,baseline}.rs),
+// and the mirror's limit against a hostile server. The machines see a small test schema, not a
+// codec.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -20,7 +21,8 @@ import { SetDigest, decodeSlotKey, mix64, slotKey } from "../src/sessions/digest
 import { SessionError } from "../src/sessions/half.js";
 
 describe("mix64 and SetDigest", () => {
-  it("match the values DESIGN.md §4's definition gives (codec/src/digest.rs)", () => {
+  it("match the values DELTA-4 and DELTA-5 give (codec/src/digest.rs)", () => {
+    // DELTA-4, DELTA-5.
     assert.equal(mix64(0n), 0xe220a8397b1dcdafn);
     assert.equal(mix64(1n), 0x910a2dec89025cc1n);
     assert.equal(mix64(2n), 0x975835de1c9756cen);
@@ -32,7 +34,7 @@ describe("mix64 and SetDigest", () => {
     assert.equal(SetDigest.fromKeys([1, 2]).digest(), 0xbf3a5614b90ee541n);
   });
   it("computes on u32 halves exactly what the u64 definition gives, over 20,000 keys", () => {
-    // DESIGN.md §4's definition in bigint, step by step, as the reference.
+    // DELTA-4 and DELTA-5 in bigint, step by step, as the reference.
     const M = (1n << 64n) - 1n;
     const reference = (key: bigint): bigint => {
       let x = (key + 0x9e3779b97f4a7c15n) & M;
@@ -61,6 +63,7 @@ describe("mix64 and SetDigest", () => {
     assert.equal(d.digest(), sum ^ reference(1000n));
   });
   it("is order independent, and removing undoes inserting exactly", () => {
+    // DELTA-5.
     const a = SetDigest.fromKeys([1, 2, 3, 99, 2 ** 40]);
     const b = SetDigest.fromKeys([2 ** 40, 99, 3, 2, 1]);
     assert.equal(a.digest(), b.digest());
@@ -71,6 +74,7 @@ describe("mix64 and SetDigest", () => {
     assert.equal(a.digest(), before);
   });
   it("wraps its count instead of going negative", () => {
+    // DELTA-5.
     const d = new SetDigest();
     d.remove(9);
     assert.equal(d.length, 0xffffffff);
@@ -78,6 +82,7 @@ describe("mix64 and SetDigest", () => {
     assert.equal(d.digest(), new SetDigest().digest());
   });
   it("packs and splits SlotKeys as (index << 16) | generation", () => {
+    // DELTA-3.
     assert.equal(slotKey(7, 3), (7 << 16) | 3);
     assert.equal(slotKey(0xffffffff, 0xffff), 0xffffffffffff);
     assert.deepEqual(decodeSlotKey(0x000100020003), { index: 0x10002, generation: 3 });
@@ -101,10 +106,11 @@ describe("AckWindow", () => {
     }
     return w;
   };
-  it("bit i means newest - 1 - i (DESIGN.md §4)", () => {
+  it("bit i means newest - 1 - i (DELTA-6)", () => {
     assert.deepEqual(window([10, 9, 7]).encode(), [10n, 0b101n]);
   });
   it("keeps stragglers in their slot and reports each fresh once", () => {
+    // DELTA-6.
     const w = new AckWindow();
     assert.ok(w.observe(20n) && w.observe(25n) && w.observe(22n));
     assert.ok(!w.observe(22n) && !w.observe(25n));
@@ -120,6 +126,7 @@ describe("AckWindow", () => {
     assert.ok(!w.observe(0n));
   });
   it("stops the contiguous base at the first gap", () => {
+    // DELTA-7.
     const w = window([1, 2, 3, 5, 6, 7]);
     assert.equal(w.contiguousBase(1n), 3n);
     assert.equal(w.contiguousBase(4n), undefined);
@@ -143,6 +150,7 @@ const plan = (seq: number, full: boolean, entered: number[], left: number[] = []
 
 describe("DeltaMirror", () => {
   it("replaces on a full baseline and acknowledges a late packet without applying it", () => {
+    // DELTA-20, DELTA-21.
     const m = new DeltaMirror();
     const [a, b] = [slotKey(1, 0), slotKey(9, 0)];
     m.apply(plan(1, true, [a, b]), 1);
@@ -156,6 +164,7 @@ describe("DeltaMirror", () => {
     assert.equal(m.stalePackets, 1);
   });
   it("refuses a reference to a dead occupant rather than removing its replacement", () => {
+    // DELTA-22.
     const m = new DeltaMirror();
     m.insert({ index: 41, generation: 7 });
     m.insert({ index: 41, generation: 8 });
@@ -174,6 +183,7 @@ describe("DeltaMirror", () => {
     assert.deepEqual(d.missing, [{ index: 4, generation: 1 }]);
   });
   it("refuses a plan past max_keys whole, unacknowledged", () => {
+    // DELTA-24.
     const m = new DeltaMirror({ maxKeys: 4 });
     const [a, b, c] = [slotKey(1, 0), slotKey(2, 0), slotKey(3, 0)];
     m.apply(plan(1, true, [a, b, c]), 1);
@@ -191,6 +201,7 @@ describe("DeltaMirror", () => {
 
 describe("DeltaBaseline", () => {
   it("plans a full baseline, then a diff against the acknowledged state (the Rust doc example)", () => {
+    // DELTA-11, DELTA-12.
     const b = new DeltaBaseline(32);
     b.reset();
     const first = b.plan(new Set([1, 2, 3]), 1n);
@@ -202,6 +213,7 @@ describe("DeltaBaseline", () => {
     assert.deepEqual([next.entered, next.left], [[4], [3]]);
   });
   it("rebuilds on a digest that disagrees once the frontier is reached", () => {
+    // DELTA-15.
     const b = new DeltaBaseline(32);
     b.plan(new Set([1, 2]), 1n);
     const a = b.observeAck(1n, 0n, SetDigest.fromKeys([1]).digest());
@@ -212,6 +224,7 @@ describe("DeltaBaseline", () => {
     assert.equal(compareDigests(5n, 5n).kind, "agrees");
   });
   it("throttles a stalled subscriber to keepalives and resumes on its ack", () => {
+    // DELTA-18.
     const b = new DeltaBaseline(32, "ack_recovery", { stalledAfter: 100, keepaliveEvery: 50 });
     assert.ok(b.shouldSend(0));
     assert.ok(!b.stalled(100) && b.stalled(101));
@@ -220,6 +233,54 @@ describe("DeltaBaseline", () => {
     assert.ok(b.shouldSend(250));
     assert.equal(b.observeAckAt(1n, 0n, 0n, 260).kind, "unchecked");
     assert.ok(!b.stalled(260));
+  });
+  it("forgets a stale acknowledgement from before a rebuild", () => {
+    // DELTA-17.
+    const b = new DeltaBaseline(24);
+    b.plan(new Set([1]), 1n);
+    b.plan(new Set([1]), 2n);
+    b.requestFullBaseline();
+    assert.ok(b.plan(new Set([1, 2]), 3n).fullBaseline);
+    b.observeAck(2n, 1n, SetDigest.fromKeys([1]).digest());
+    assert.equal(b.ackedSeq, undefined, "the old epoch's states are gone");
+    assert.ok(b.plan(new Set([1, 2]), 4n).fullBaseline);
+  });
+  it("answers a dropped mirror's empty digest with a full baseline, unless the check is off", () => {
+    // DELTA-16, DELTA-25.
+    for (const [check, full] of [
+      [true, true],
+      [false, false],
+    ] as const) {
+      const b = new DeltaBaseline(24, "ack_recovery", undefined, check);
+      b.plan(new Set([1, 2, 3]), 1n);
+      b.observeAck(1n, 0n, SetDigest.fromKeys([1, 2, 3]).digest());
+      assert.ok(!b.plan(new Set([1, 2, 3]), 2n).fullBaseline);
+      const a = b.observeAck(2n, 1n, SetDigest.fromKeys([]).digest());
+      assert.equal(a.kind, check ? "disagrees" : "unchecked");
+      assert.equal(b.plan(new Set([1, 2, 3]), 3n).fullBaseline, full);
+    }
+  });
+  it("starts over on reset: the next plan is a full baseline, not a rebuild", () => {
+    // DELTA-19.
+    const b = new DeltaBaseline(24);
+    b.plan(new Set([1, 2]), 1n);
+    b.observeAck(1n, 0n, SetDigest.fromKeys([1, 2]).digest());
+    assert.ok(!b.plan(new Set([1, 2]), 2n).fullBaseline);
+    b.reset();
+    assert.ok(b.plan(new Set([1, 2]), 3n).fullBaseline);
+    assert.equal(b.fullRebuilds, 0);
+  });
+  it("rebuilds when the acknowledged baseline ages out of the history", () => {
+    // DELTA-9, DELTA-13.
+    const b = new DeltaBaseline(4);
+    b.plan(new Set([1, 2]), 1n);
+    b.observeAck(1n, 0n, SetDigest.fromKeys([1, 2]).digest());
+    for (let seq = 2n; seq <= 6n; seq++) {
+      b.plan(new Set([1, 2]), seq);
+    }
+    assert.ok(b.heldStates <= 4);
+    assert.ok(b.plan(new Set([1, 2]), 7n).fullBaseline, "a baseline older than the history");
+    assert.equal(b.fullRebuilds, 1);
   });
 });
 
@@ -287,6 +348,7 @@ describe("the delta halves", () => {
 
 describe("SlotAllocator", () => {
   it("hands out the next generation on each reuse (the Rust doc example)", () => {
+    // DELTA-8.
     const slots = new SlotAllocator(8);
     const a = slots.allocate()!;
     const b = slots.allocate()!;
@@ -302,6 +364,7 @@ describe("SlotAllocator", () => {
     assert.deepEqual(slots.allocate(), { index: 0, generation: 1 });
   });
   it("wraps the generation rather than growing it", () => {
+    // DELTA-8.
     const a = new SlotAllocator(1);
     let key = a.allocate()!;
     for (let i = 0; i <= 0xffff; i++) {
@@ -311,6 +374,7 @@ describe("SlotAllocator", () => {
     assert.deepEqual(key, { index: 0, generation: 0 });
   });
   it("reuses the lowest free index, or under fifo the longest free", () => {
+    // DELTA-8.
     const low = new SlotAllocator(8);
     const keys = [0, 1, 2, 3, 4].map(() => low.allocate()!);
     assert.ok(low.free(keys[3]!) && low.free(keys[1]!));

@@ -77,6 +77,7 @@ describe("hex", () => {
 
 describe("toJson", () => {
   it("writes a frame as PROTOCOL.md has it", () => {
+    // WIRE-28.
     const value = {
       id: 2n ** 60n,
       delta: -5n,
@@ -111,6 +112,7 @@ describe("toJson", () => {
   });
 
   it("writes 64-bit integers as numbers while they are exact, as strings beyond", () => {
+    // WIRE-28.
     assert.equal(toJson("u64", 2n ** 53n - 1n), 2 ** 53 - 1);
     assert.equal(toJson("u64", 2n ** 53n), "9007199254740992");
     assert.equal(toJson("i64", -(2n ** 53n) + 1n), -(2 ** 53) + 1);

@@ -32,6 +32,7 @@ describe("counted lists", () => {
   });
 
   it("refuse a count whose elements cannot fit before reading any", () => {
+    // WIRE-13, WIRE-24.
     const r = new Reader(bytes(3, 0x10, 0x20, 0x30, 0x40, 0x50));
     const n = r.varint(64);
     let calls = 0;
@@ -60,6 +61,7 @@ describe("counted lists", () => {
 
 describe("ascending lists", () => {
   it("carry the first value absolute and each later one as its difference", () => {
+    // WIRE-14.
     const w = new Writer();
     writeList(
       w,
@@ -82,6 +84,7 @@ describe("ascending lists", () => {
   });
 
   it("refuse a difference of 0 as not_ascending where the element begins", () => {
+    // WIRE-14.
     const r = new Reader(bytes(7, 1, 0));
     assertDecodeFault(
       () =>
@@ -97,6 +100,7 @@ describe("ascending lists", () => {
   });
 
   it("refuse a running value beyond the element's width as over_width", () => {
+    // WIRE-14.
     const r = new Reader(bytes(200, 100));
     assertDecodeFault(
       () =>
@@ -115,6 +119,7 @@ describe("ascending lists", () => {
   });
 
   it("refuse to write a list that does not ascend", () => {
+    // WIRE-14.
     for (const values of [
       [5, 5],
       [5, 4],

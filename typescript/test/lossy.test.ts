@@ -127,6 +127,7 @@ function exchange(step: number, server: Half, client: Half, down: Link, up: Link
 
 describe("over a lossy network, once it is clean", () => {
   it("the datagram client holds the subscription's world", () => {
+    // GEN-3 for datagram v2.
     const schema: DatagramSchema = {
       names: { datagram: "dg", spawn: "sp", despawn: "de", fullFrame: "ff", ack: "ack" },
       mask: { x: 1, y: 2, z: 4, components: 8 },
@@ -200,6 +201,7 @@ describe("over a lossy network, once it is clean", () => {
   });
 
   it("the snapshot client holds the scene", () => {
+    // GEN-3 for NetBaseline.
     const schema: BaselineSchema<number> = {
       snapshotFrame: "snap",
       ackFrame: "ack",
@@ -285,6 +287,7 @@ describe("over a lossy network, once it is clean", () => {
   });
 
   it("the delta mirror holds the visible set", () => {
+    // GEN-3 for delta streaming.
     const schema: DeltaSchema = {
       planFrame: "plan",
       ackFrame: "ack",

@@ -28,6 +28,7 @@ describe("integer ranges", () => {
 
 describe("rounding and quantization", () => {
   it("rounds halves away from zero, as Rust's f64::round", () => {
+    // WIRE-8.
     assert.equal(roundHalfAwayFromZero(2.5), 3);
     assert.equal(roundHalfAwayFromZero(-2.5), -3);
     assert.equal(roundHalfAwayFromZero(0.5), 1);
@@ -39,6 +40,7 @@ describe("rounding and quantization", () => {
   });
 
   it("quantizes a value to its wire integer, a non-finite value to 0", () => {
+    // WIRE-8.
     assert.equal(quantize(1.25, 0.5), 3);
     assert.equal(quantize(-1.25, 0.5), -3);
     assert.equal(quantize(10, 1 / 4), 40);
@@ -47,6 +49,7 @@ describe("rounding and quantization", () => {
   });
 
   it("refuses a quantized value outside its wire integer", () => {
+    // WIRE-8.
     const w = new Writer();
     assert.equal(w.quantizeInt(-16, 0.125, -128, 127), -128);
     assertEncodeFault(() => w.quantizeInt(-16.1, 0.125, -128, 127), "over_width");
@@ -64,6 +67,7 @@ describe("rounding and quantization", () => {
 
 describe("errors", () => {
   it("print a field path outermost first", () => {
+    // WIRE-22.
     assert.equal(pathText([]), "");
     assert.equal(pathText(["changes", 3, "mask"]), "changes[3].mask");
     assert.equal(pathText(["", "tick"]), "tick");

@@ -54,6 +54,7 @@ describe("bucket codes", () => {
   });
 
   it("write the index in unary, least significant bit first, then the offset in the bucket", () => {
+    // WIRE-19.
     assert.deepEqual(
       body((b) => b.bucket(B048, 0)),
       bytes(0x00),
@@ -95,6 +96,7 @@ describe("bucket codes", () => {
   });
 
   it("refuse a value past the last bucket, and anything not an unsigned integer", () => {
+    // WIRE-19.
     assertEncodeFault(() => new BitWriter().bucket(B048, 273), "over_width");
     assertEncodeFault(() => new BitWriter().bucket(B048, -1), "over_width");
     assertEncodeFault(() => new BitWriter().bucket(B048, 1.5), "over_width");
@@ -127,6 +129,7 @@ describe("bucket codes", () => {
   });
 
   it("zigzag signed values first in zbucket", () => {
+    // WIRE-19.
     // -3 zigzags to 5: bucket 1 of zbucket(2, 5, 9) (base 4), `1 0` then 1 in five bits.
     const data = body((b) => b.zbucket([2, 5, 9], -3));
     assert.deepEqual(data, bytes(0x05));
@@ -175,6 +178,7 @@ const R9 = 255;
 
 describe("smallest-three quaternions", () => {
   it("are written as largest (2 bits) then the three sent components, 2 + 3B bits", () => {
+    // WIRE-20.
     const q: SmallestThree = { largest: 2, rest: [12, -4, 250] };
     const data = body((b) => b.quat(9, q));
     // 2 | 12 << 2 | (512 - 4) << 11 | 250 << 20, in 29 bits.
@@ -185,6 +189,7 @@ describe("smallest-three quaternions", () => {
   });
 
   it("refuse -2^(B-1) as over_width and a larger sent component as non_canonical, at the field's bit", () => {
+    // WIRE-20.
     // After 3 bits of something else: largest 3, rest [-256, 0, 0].
     const over = body((b) => {
       b.uint(3, 0);
@@ -224,6 +229,7 @@ describe("smallest-three quaternions", () => {
   });
 
   it("accept a tie with a component after the dropped one, refuse one before it", () => {
+    // WIRE-20.
     // x = w = R: dropping x (index 0) leaves w = R after it: canonical.
     assert.equal(smallestThreeFault({ largest: 0, rest: [0, 0, R9] }, 9), undefined);
     // dropping w leaves x = R before it: not canonical.

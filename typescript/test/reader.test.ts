@@ -7,6 +7,7 @@ import { assertDecodeFault, bytes } from "./faults.js";
 
 describe("Reader integers", () => {
   it("reads unsigned integers of 1, 2 and 4 bytes, little and big endian", () => {
+    // WIRE-1.
     const data = bytes(0x01, 0x02, 0x03, 0x04);
     assert.equal(new Reader(data).uint(1), 0x01);
     assert.equal(new Reader(data).uint(2), 0x0201);
@@ -50,6 +51,7 @@ describe("Reader integers", () => {
   });
 
   it("reports the end of input as truncated, at the length of the input", () => {
+    // WIRE-25.
     assertDecodeFault(() => new Reader(bytes(1, 2, 3)).uint(4), "truncated", { offset: 3 });
     const r = new Reader(bytes(1, 2, 3));
     r.uint(2);
@@ -62,6 +64,7 @@ describe("Reader integers", () => {
 
 describe("Reader bool and floats", () => {
   it("reads a bool byte of 0 or 1 and refuses anything else where it is", () => {
+    // WIRE-7.
     assert.equal(new Reader(bytes(0)).bool(), false);
     assert.equal(new Reader(bytes(1)).bool(), true);
     const r = new Reader(bytes(0x01, 0x02));
@@ -78,6 +81,7 @@ describe("Reader bool and floats", () => {
   });
 
   it("refuses NaN and infinities as non_finite at the float's first byte", () => {
+    // WIRE-6.
     const nan32 = bytes(0xaa, 0, 0, 0xc0, 0x7f);
     const r = new Reader(nan32);
     r.uint(1);
@@ -99,6 +103,7 @@ describe("Reader bytes, counts, constants and the end of a frame", () => {
   });
 
   it("reads bytes and bytes? with their varint lengths", () => {
+    // WIRE-15.
     assert.deepEqual(new Reader(bytes(2, 7, 8)).bytes(), bytes(7, 8));
     assert.deepEqual(new Reader(bytes(0)).bytes(), bytes());
     assert.equal(new Reader(bytes(0)).optBytes(), null);
@@ -116,6 +121,7 @@ describe("Reader bytes, counts, constants and the end of a frame", () => {
   });
 
   it("checks a count against what remains before anything is read", () => {
+    // WIRE-13.
     const r = new Reader(bytes(0, 1, 2, 3, 4, 5));
     r.uint(1);
     assert.equal(r.count(2, 2), 2);
@@ -127,6 +133,7 @@ describe("Reader bytes, counts, constants and the end of a frame", () => {
   });
 
   it("refuses another value of a constant at the constant's first byte", () => {
+    // WIRE-10.
     const r = new Reader(bytes(0xff, 0x2c, 0x01, 0x2d, 0x01));
     r.uint(1);
     r.constant(300, (r) => r.uint(2));
@@ -138,6 +145,7 @@ describe("Reader bytes, counts, constants and the end of a frame", () => {
   });
 
   it("refuses bytes after the end of a frame at the first of them", () => {
+    // WIRE-17.
     const r = new Reader(bytes(1, 2, 3));
     r.uint(2);
     assertDecodeFault(() => r.finish(), "trailing_bytes", { offset: 2 });
@@ -161,6 +169,7 @@ describe("Reader integers by type", () => {
 
 describe("Reader field paths", () => {
   it("come from what an error unwinds through: fields, list indices, variants", () => {
+    // WIRE-22.
     const r = new Reader(bytes(1, 2, 3, 4));
     r.uint(1);
     const changes = () => {

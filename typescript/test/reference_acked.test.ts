@@ -185,6 +185,7 @@ function plain(f: unknown): unknown {
 
 describe("kind 12 through the packed schema", () => {
   it("carries every record kind 6 carries, ORIENT among them, in fewer bytes", () => {
+    // ACK-15.
     const rng = new Rng(0x2545f4914f6cdd1dn);
     let orients = 0;
     let changes = 0;
@@ -246,6 +247,7 @@ describe("kind 12 through the packed schema", () => {
   });
 
   it("refuses changes that do not ascend (not_ascending): kind 12 has no form for them", () => {
+    // ACK-14, WIRE-14.
     for (const ids of [
       [4, 4],
       [9, 2],
@@ -282,6 +284,7 @@ describe("kind 12 through the packed schema", () => {
   });
 
   it("refuses the codes past kind 6's ranges as over_width at the body's first byte", () => {
+    // ACK-15.
     const body = (c: PackedChange): AckedPacked => ({
       tick: 9,
       base_tick: 8,
@@ -334,6 +337,7 @@ describe("kind 12 through the packed schema", () => {
   });
 
   it("refuses a keyframe naming a base, as kind 6 does, before reading its changes", () => {
+    // ACK-4.
     const packed: AckedPacked = {
       tick: 9,
       base_tick: 3,
@@ -406,6 +410,7 @@ const B = orientation(-0.5, 0.5, 0.5, 0.5);
 
 describe("the orientation group in kind 6's schema", () => {
   it("sends the whole orientation when it differs from the base's, and applies it", () => {
+    // ACK-7.
     const base = record({ flags: StateFlags.ORIENTED, orient: A });
     const next = record({ flags: StateFlags.ORIENTED, orient: B });
     const c = Reference.diff(3, base, next, 7)!;
@@ -441,6 +446,7 @@ describe("the orientation group in kind 6's schema", () => {
   });
 
   it("refuses a record that drops the base's orientation, or whose ORIENTED bit disagrees", () => {
+    // ACK-22.
     const base = record({ flags: StateFlags.ORIENTED, orient: A });
     const refused = (e: unknown) =>
       e instanceof EncodeError && e.kind === "invalid_condition" && e.path === "orient";
@@ -474,6 +480,7 @@ describe("the orientation group in kind 6's schema", () => {
   });
 
   it("hashes the generated writer's bytes: 24, and 28 with an orientation", () => {
+    // CHECK-3.
     for (const r of [
       record(),
       record({ flags: StateFlags.ORIENTED, orient: A }),

@@ -10,6 +10,7 @@ const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 describe("fnv1a32", () => {
   it("matches the published test vectors", () => {
+    // CHECK-1.
     assert.equal(fnv1a32(ascii("")), 0x811c9dc5);
     assert.equal(fnv1a32(ascii("a")), 0xe40c292c);
     assert.equal(fnv1a32(ascii("foobar")), 0xbf9cf968);
@@ -42,6 +43,7 @@ describe("Outbox", () => {
     assert.equal(o.poll(), undefined);
   });
   it("holds at most MAX_QUEUED, dropping the oldest unreliable frame", () => {
+    // GEN-8.
     const o = new Outbox();
     o.push(frame(0, true));
     for (let i = 1; i <= MAX_QUEUED + 10; i++) {

@@ -26,6 +26,7 @@ function written(write: (w: Writer) => void): Uint8Array {
 
 describe("varints", () => {
   it("read and write the canonical bytes of each value", () => {
+    // WIRE-2.
     for (const [value, form] of CANONICAL) {
       assert.equal(new Reader(Uint8Array.from(form)).varint(64), value, `reading ${value}`);
       assert.equal(new Reader(Uint8Array.from(form)).bigVarint(64), BigInt(value));
@@ -43,6 +44,7 @@ describe("varints", () => {
   });
 
   it("take ten bytes for the largest 64-bit value, and no more", () => {
+    // WIRE-2.
     const max = bytes(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01);
     assert.equal(new Reader(max).bigVarint(64), 2n ** 64n - 1n);
     assert.deepEqual(
@@ -55,6 +57,7 @@ describe("varints", () => {
   });
 
   it("refuse an overlong form as non_canonical_varint at the first byte", () => {
+    // WIRE-3.
     for (const form of [
       [0x80, 0x00],
       [0x81, 0x00],
@@ -71,6 +74,7 @@ describe("varints", () => {
   });
 
   it("refuse a tenth byte beyond bit 63, and an eleventh byte, as over_width", () => {
+    // WIRE-2.
     const nine = new Array<number>(9).fill(0xff);
     for (const form of [
       [...nine, 0x02],
@@ -89,6 +93,7 @@ describe("varints", () => {
   });
 
   it("refuse a value wider than its type as over_width at the first byte", () => {
+    // WIRE-4.
     assert.equal(new Reader(bytes(0xff, 0x01)).varint(8), 255);
     assertDecodeFault(() => new Reader(bytes(0x80, 0x02)).varint(8), "over_width", {
       offset: 0,
@@ -132,6 +137,7 @@ describe("zigzag", () => {
   ];
 
   it("maps signed values onto unsigned ones, small magnitudes first", () => {
+    // WIRE-5.
     for (const [signed, unsigned] of PAIRS) {
       assert.equal(zigzag(signed), unsigned, `zigzag(${signed})`);
       assert.equal(bigZigzag(BigInt(signed)), BigInt(unsigned));

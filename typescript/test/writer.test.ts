@@ -67,6 +67,7 @@ describe("Writer integers", () => {
   });
 
   it("refuses a value outside the width or not an integer as over_width", () => {
+    // WIRE-4, WIRE-18.
     const w = new Writer();
     assertEncodeFault(() => w.uint(1, 256), "over_width");
     assertEncodeFault(() => w.uint(1, -1), "over_width");
@@ -118,6 +119,7 @@ describe("Writer bools, floats and bytes", () => {
   });
 
   it("writes finite floats and refuses the others", () => {
+    // WIRE-6.
     assert.deepEqual(
       written((w) => w.f32(1.5)),
       bytes(0, 0, 0xc0, 0x3f),
@@ -238,6 +240,7 @@ describe("Writer field paths and presence", () => {
   });
 
   it("refuses a field whose presence contradicts its condition", () => {
+    // WIRE-11.
     const w = new Writer();
     w.presence(true, true);
     w.presence(false, false);

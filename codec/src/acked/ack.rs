@@ -1,19 +1,17 @@
 //! The client's kind 7 writer: the ack of the newest frame applied, and the recent inputs.
 //!
-//! Seed 000: "here a frame applies onto the newest one the client acknowledged (the ack of its
-//! input frames, codec.ts' kind 7), whichever frames were lost between." The ack is what the
-//! server chooses bases by, so this writer always names the newest frame the client applied;
-//! and since the frames carrying it are lost like any other, every frame repeats the inputs
-//! not yet processed.
+//! ACK-10 to ACK-13: each frame goes onto the newest frame the client has acknowledged, and that
+//! acknowledgement rides on the client's input frames. The ack is what the server chooses bases by,
+//! so this writer always names the newest frame the client applied (ACK-11); and since the frames
+//! carrying it are lost like any other, every frame repeats the inputs not yet processed (ACK-12).
 
 use super::AckContent;
 use crate::protocol::Input;
 use std::collections::VecDeque;
 
-/// Builds the client's kind 7 frames (DESIGN.md section 3: "the tick of the newest acked frame
-/// the client has applied, and the client's recent inputs, each with its sequence number and
-/// the server tick it is aimed at ... repeated over several frames so that a lost frame loses
-/// no input").
+/// Builds the client's kind 7 frames (ACK-10 to ACK-12: the tick of the newest frame applied, and
+/// the recent inputs, each with its sequence number and the server tick it aims at, repeated over
+/// several frames so that a lost frame loses no input).
 ///
 /// Inputs are numbered from 1 and kept until the server's `last_seq` (in its kind 6 frames)
 /// says it processed them, or until more than `keep` newer ones have been pushed; every frame

@@ -1,22 +1,22 @@
-//! The client's AckedDecoder (seed 000): each frame applied onto the base it names, the state
-//! shown, what changed told against the last frame shown, and the check.
+//! The client's AckedDecoder (ACK-29 to ACK-36): each frame applied onto the base it names, the
+//! state shown, what changed told against the last frame shown, and the check.
 //!
 //! The decoder builds no whole state per frame. It keeps one live state, the state of the last
-//! frame shown, in a table indexed by entity id ([`LiveState`]), and edits it in place; each
-//! held frame keeps the edits that undo it (for every entity it changed, the record the frame
-//! before it held). Frames apply in ascending tick, so the held frames form one chain ending at
-//! the live state: the state of a held frame B is the live state with the undo edits of every
-//! frame after B laid over it, the oldest edit of an entity winning. A frame onto B therefore
-//! touches only the entities it names and those edited since B, walked in ascending id a word
-//! of 64 ids at a time (`EditWord`); what it overwrites becomes its own undo edits, so a frame
-//! that seed 000's rules refuse part way is undone and applies entirely or not at all. A warm
-//! delivery allocates nothing, and a frame costs its changes and the entities they touch,
-//! never the world (the check, once every CHECK_EVERY frames, and a keyframe aside).
+//! frame shown, in a table indexed by entity id ([`LiveState`]), and edits it in place; each held
+//! frame keeps the edits that undo it (for every entity it changed, the record the frame before it
+//! held). Frames apply in ascending tick, so the held frames form one chain ending at the live
+//! state: the state of a held frame B is the live state with the undo edits of every frame after B
+//! laid over it, the oldest edit of an entity winning. A frame onto B therefore touches only the
+//! entities it names and those edited since B, walked in ascending id a word of 64 ids at a time
+//! (`EditWord`); what it overwrites becomes its own undo edits, so a frame that ACK-32 refuses part
+//! way is undone and applies entirely or not at all. A warm delivery allocates nothing, and a frame
+//! costs its changes and the entities they touch, never the world (the check, once every
+//! CHECK_EVERY frames, and a keyframe aside).
 //!
-//! The seed's rules it enforces are quoted where they are enforced: HELD_RING states by tick,
-//! stale frames and frames onto a base it does not hold dropped without a word, the report
-//! against the last frame shown, each event shown once, the check every CHECK_EVERY frames.
-//! The designs measured against this one, and why it was kept, are in the repository's
+//! The rules it enforces are cited where they are enforced: HELD_RING states by tick (ACK-29),
+//! stale frames and frames onto a base it does not hold dropped without a word (ACK-30, ACK-31),
+//! the report against the last frame shown (ACK-34), each event shown once (ACK-35), the check
+//! (ACK-36). The designs measured against this one, and why it was kept, are in the repository's
 //! `docs/perf/acked-decoder.md`.
 
 use super::{AckedSchema, DecoderSlot, Inapplicable, StagedFrame, State};
@@ -47,9 +47,9 @@ pub struct DecoderCounters {
 
 /// What an applied frame changed, told against the last frame shown, not the base.
 ///
-/// Seed 000: "What it tells of a frame (the entities changed, those measured and when, those
-/// gone, their tiers) is against the last frame it showed, not the base: a pose carried again
-/// that the client already showed is no new measurement."
+/// ACK-34: the report of a frame (changed, measured and when, gone, tiers) compares with the last
+/// frame shown rather than the base, so a pose repeated after it was shown is not a new
+/// measurement.
 ///
 /// The decoder owns one report and refills it for every frame it shows (its buffers are
 /// reused, so a warm delivery allocates nothing); [`Delivery::Shown`] lends it until the next
@@ -467,12 +467,12 @@ struct Scratch {
     primed: u64,
 }
 
-/// Seed 000's rules for a frame's removals and changes, onto its base (the live state with the
-/// undo edits of `held[after_base..]` laid over it, the first of an entity winning; nothing for
-/// a keyframe), written into the live state as they are found, each entity once, in ascending
-/// id: what each write overwrote goes to `undo`, and `report` is filled against it (the last
-/// frame shown). On a fault the writes are undone from `undo`, so that a frame applies entirely
-/// or not at all.
+/// The rules of ACK-5, ACK-21 and ACK-32 for a frame's removals and changes onto its base (the live
+/// state with the undo edits of `held[after_base..]` laid over it, the first of an entity winning;
+/// nothing for a keyframe), written into the live state as they are found, each entity once, in
+/// ascending id: what each write overwrote goes to `undo`, and `report` is filled against it (the
+/// last frame shown). On a fault the writes are undone from `undo`, so that a frame applies
+/// entirely or not at all.
 ///
 /// The faults are those of applying the removals one by one, then the changes one by one
 /// (`fuzzing::apply_one_by_one`): a removed id the base does not hold (or removed twice) wins
@@ -505,9 +505,10 @@ fn apply<S: AckedSchema>(
             push_id(held_ids, eid, 0);
         }
     } else {
-        // Seed 000: "the entities gone, those whose life changed under their id removed and
-        // whole again". The wire does not make the removals ascend; taken one by one, any order
-        // of distinct held ids applies, and an id twice is a removal of an id no longer held.
+        // ACK-5: the entities gone, and those living a new life under their id, are removed (the
+        // latter come again whole). The wire does not make the removals ascend; taken one by one,
+        // any order of distinct held ids applies, and an id twice is a removal of an id no longer
+        // held.
         removed.extend_from_slice(&frame.removed);
         removed.sort_unstable();
         if removed.windows(2).any(|w| w[0] == w[1]) {
@@ -762,9 +763,8 @@ impl<S: AckedSchema> Walk<'_, S> {
         let next = match change {
             Some(change) => {
                 let mut next = if is_removed { S::Slot::EMPTY } else { base };
-                // Seed 000: "a pose measured in a frame that was lost travels with its age ...
-                // so the client records it at the tick it was true" (the slot's `apply`: tick
-                // minus age).
+                // ACK-33: a pose sent with its age is recorded at the tick it was true (the slot's
+                // `apply`: tick minus age).
                 if let Err(why) = next.apply(change, self.tick) {
                     self.fault = Some(why);
                     return;
@@ -810,8 +810,8 @@ impl<S: AckedSchema> Walk<'_, S> {
 
 const REMOVED_NOT_HELD: Inapplicable = Inapplicable("a removed id the base does not hold");
 
-/// FNV-1a of every record of `state` in ascending id (DESIGN.md section 3), hashed from the
-/// slots without writing the records out.
+/// FNV-1a of every record of `state` in ascending id (CHECK-2), hashed from the slots without
+/// writing the records out.
 fn live_check<S: AckedSchema>(state: &LiveState<S>) -> u32 {
     state
         .held_slots()
@@ -821,7 +821,7 @@ fn live_check<S: AckedSchema>(state: &LiveState<S>) -> u32 {
         .finish()
 }
 
-/// The client's half of the acked stream (seed 000): holds the states of its last HELD_RING
+/// The client's half of the acked stream (ACK-29 to ACK-36): holds the states of its last HELD_RING
 /// frames by tick, applies each frame onto the base it names, shows each event once.
 ///
 /// Feed it every kind 6 frame with [`deliver`](Self::deliver); after each, answer with a kind 7
@@ -835,9 +835,9 @@ pub struct AckedDecoder<S: AckedSchema> {
     live: LiveState<S>,
     /// The tick of the last frame shown.
     shown: Option<u32>,
-    /// Seed 000: "The client's AckedDecoder keeps the states of its last HELD_RING frames by
-    /// tick", oldest first, each as the edits that undo it. When any is held, the newest is the
-    /// frame shown (the live state).
+    /// ACK-29: the client holds the states of its last HELD_RING applied frames, by tick, oldest
+    /// first, each as the edits that undo it. When any is held, the newest is the frame shown (the
+    /// live state).
     held: VecDeque<Undo<S::Slot>>,
     /// The tick of each held frame, kept apart for the search for a base: a held frame's entry
     /// spans most of a cache line, the ticks of all of them one line.
@@ -888,14 +888,14 @@ impl<S: AckedSchema> AckedDecoder<S> {
             return Delivery::Undecodable(e);
         }
         let frame = &self.frame;
-        // Seed 000: "a frame not newer than the last it applied is stale and dropped too."
+        // ACK-31: a frame not newer than the last one applied is stale, and dropped.
         if self.shown.is_some_and(|t| frame.tick <= t) {
             self.counters.stale += 1;
             return Delivery::Stale { tick: frame.tick };
         }
-        // Seed 000: "a frame whose base it no longer holds (or never got) is dropped without a
-        // word (the next frame, on a newer acknowledgement, will come)". While a keyframe is
-        // wanted the decoder holds nothing, so only a keyframe applies.
+        // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped
+        // silently; a later frame, on a newer acknowledgement, follows. While a keyframe is wanted
+        // the decoder holds nothing, so only a keyframe applies.
         let after_base = if frame.keyframe {
             self.held.len()
         } else {
@@ -935,9 +935,9 @@ impl<S: AckedSchema> AckedDecoder<S> {
                 why: why.0,
             };
         }
-        // Seed 000: "the client shows each once, above the newest serial it has shown."
+        // ACK-35: each event is shown once, only when its serial is above the newest shown.
         for (i, event) in frame.events.iter().enumerate() {
-            // Modulo 2^32, as the server numbers them (OrderedEncoder): `i` is below 256 (a u8
+            // ACK-9: modulo 2^32, as the server numbers them: `i` is below 256 (a u8
             // count on the wire), so the narrowing is exact and a first_serial near u32::MAX
             // wraps rather than panics.
             let serial = frame.first_serial.wrapping_add(i as u32);
@@ -948,8 +948,8 @@ impl<S: AckedSchema> AckedDecoder<S> {
             }
         }
         let frame = &self.frame;
-        // Seed 000: "Every CHECK_EVERY frames a check follows the header, the ordered deltas'
-        // FNV-1a of every record of the state the frame produces."
+        // ACK-36: a frame that carries a check is held to the check (CHECK-2) of the state it
+        // produces.
         let check = frame.check.map(|c| live_check::<S>(&self.live) == c);
         match check {
             Some(true) => self.counters.checks_passed += 1,
@@ -962,8 +962,8 @@ impl<S: AckedSchema> AckedDecoder<S> {
         self.input_buffer = frame.input_buffer;
         self.shown = Some(frame.tick);
         if check == Some(false) {
-            // A mismatch: every state held may be wrong. Hold nothing, acknowledge nothing and
-            // ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
+            // ACK-36: a mismatch: every state held may be wrong. Hold nothing, acknowledge nothing
+            // and ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
             self.keyframe_wanted = true;
             self.spare.extend(self.held.drain(..));
             self.ticks.clear();

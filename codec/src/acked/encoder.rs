@@ -1,32 +1,29 @@
-//! The server's half of acked snapshots (seed 000): the per-client [`AckedEncoder`], beside the
-//! client's [`AckedDecoder`](super::AckedDecoder) it is held against.
+//! The server's half of acked snapshots (`docs/spec/acked.md`): the per-client [`AckedEncoder`],
+//! beside the client's [`AckedDecoder`](super::AckedDecoder) it is held against.
 //!
-//! The encoder enforces the seed's rules of the stream itself:
-//! - "Frame N carries what turns the acknowledged frame's S_B into S_N": the base is the newest
-//!   acknowledged frame it still keeps, and only a tick it sent, keeps and has not seen
-//!   acknowledged already moves the base;
-//! - "With no acknowledged base (the first frame, an acknowledgement lost for longer than the
-//!   server keeps its frames: SENT_RING) the frame is a keyframe, onto nothing", and "The
-//!   server keeps fewer frames than the client, so the base of a frame it sends is always one
-//!   the client still holds";
-//! - events "are sent again in every frame until a frame that held them is acknowledged, or
-//!   for EVENT_TTL frames at most", with "a serial per client";
-//! - "Every CHECK_EVERY frames a check follows the header";
-//! - "A frame over RELIABLE_ABOVE bytes is better sent reliably": [`Outgoing::reliable`].
+//! The encoder enforces the server's rules of `docs/spec/acked.md`:
+//! - ACK-19: frame N carries what turns S_B into S_N, the base being the newest acknowledged frame
+//!   it still keeps; only a tick it sent, keeps and has not seen acknowledged already moves the
+//!   base;
+//! - ACK-20: with no acknowledged base the frame is a keyframe, onto nothing; it keeps SENT_RING
+//!   frames, fewer than the client holds (ACK-1);
+//! - ACK-23: events, numbered per client, go again until a frame that carried them is acknowledged,
+//!   or for EVENT_TTL frames at most;
+//! - ACK-24: the check every CHECK_EVERY frames;
+//! - ACK-27: a frame over RELIABLE_ABOVE bytes goes reliably: [`Outgoing::reliable`].
 //!
-//! **Inputs go through a trait, [`InputSink`], not a scheduler.** The acknowledgements ride on
-//! the client's input frames (seed 000: "the ack of its input frames, codec.ts' kind 7"), and
-//! the header reports `u32 lastSeq | u8 inputBuffer`. Of that, the encoder keeps what is the
-//! stream's: each input is taken once by its sequence number (DESIGN.md §3: inputs are
-//! "repeated over several frames so that a lost frame loses no input"), `last_seq` is the
-//! newest taken, and at most [`MAX_BUFFERED_INPUTS`] are held. Which tick an input executes on,
-//! whether it is late or refused, and when it runs is input scheduling (seed 004 §8), which
-//! `ackwire-server` implements (`InputSchedule`, behind `ackwire_server::acked::ScheduledInputs`)
-//! and this crate must not depend on. The sink judges and holds each new input and reports how
-//! many it holds (the header's `input_buffer`); nothing in encoding a frame calls into it but
-//! that count. An owned sink reached through a trait rather than one handed in per call: the
-//! header's `input_buffer` must be the count of the same sink the frame's acks fed, and an
-//! encoder that holds its sink cannot be handed another by mistake.
+//! **Inputs go through a trait, [`InputSink`], not a scheduler.** The acknowledgements ride on the
+//! client's input frames (ACK-10: kind 7), and the header reports `u32 lastSeq | u8 inputBuffer`.
+//! Of that, the encoder keeps what is the stream's: each input is taken once by its sequence number
+//! (ACK-25; ACK-12 repeats inputs over several frames so that a lost frame loses none), `last_seq`
+//! is the newest taken, and at most [`MAX_BUFFERED_INPUTS`] are held. Which tick an input executes
+//! on, whether it is late or refused, and when it runs is input scheduling (SRV-12 to SRV-16),
+//! which `ackwire-server` implements (`InputSchedule`, behind
+//! `ackwire_server::acked::ScheduledInputs`) and this crate must not depend on. The sink judges and
+//! holds each new input and reports how many it holds (the header's `input_buffer`); nothing in
+//! encoding a frame calls into it but that count. An owned sink reached through a trait rather than
+//! one handed in per call: the header's `input_buffer` must be the count of the same sink the
+//! frame's acks fed, and an encoder that holds its sink cannot be handed another by mistake.
 //!
 //! **A frame reads what changed since its base, not the world.** The
 //! [`Presenter`](super::Presenter) notes on each S_N the ids whose entry differs from the S_N
@@ -45,9 +42,9 @@ use std::collections::VecDeque;
 /// Where an [`AckedEncoder`] hands the client's inputs: each input of a kind 7 frame whose
 /// sequence number is new, and where the header's `input_buffer` comes from.
 ///
-/// `ackwire_server::acked::ScheduledInputs` implements it over the server's input schedule
-/// (seed 004 §8: the input executes on the server tick it names, within a window); a game that
-/// applies inputs on arrival implements it with a queue of its own.
+/// `ackwire_server::acked::ScheduledInputs` implements it over the server's input schedule (SRV-12:
+/// the input executes on the server tick it names, within a window); a game that applies inputs on
+/// arrival implements it with a queue of its own.
 pub trait InputSink {
     /// The input a kind 7 frame carries.
     type Input;
@@ -63,8 +60,7 @@ pub trait InputSink {
 }
 
 /// Inputs a client may have buffered in its [`InputSink`] at once; more are dropped before
-/// [`submit`](InputSink::submit) (seed 004 §8: "a game that also wants a bound on inputs per
-/// tick enforces it before `submit`").
+/// [`submit`](InputSink::submit) (ACK-25).
 pub const MAX_BUFFERED_INPUTS: usize = 256;
 
 /// One frame the server keeps: its tick, the state it produces, and the newest event serial it
@@ -90,8 +86,8 @@ pub struct Outgoing<S: AckedSchema> {
     pub frame: FrameOf<S>,
     /// Its bytes.
     pub bytes: Vec<u8>,
-    /// Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably ... it is still a
-    /// frame like any other."
+    /// ACK-27: a frame over RELIABLE_ABOVE bytes goes on the reliable channel, and is still a frame
+    /// like any other.
     pub reliable: bool,
 }
 
@@ -123,7 +119,7 @@ pub struct EncoderCounters {
     pub inputs_overflow: u64,
 }
 
-/// The server's per-client acked encoder (seed 000), generic over the schema and over where
+/// The server's per-client acked encoder (ACK-17 to ACK-28), generic over the schema and over where
 /// the client's inputs go (`Q`, an [`InputSink`]).
 ///
 /// Each tick, compute the client's S_N (e.g. with [`Presenter`](super::Presenter)) and call
@@ -133,8 +129,8 @@ pub struct EncoderCounters {
 /// MAX_BUFFERED_INPUTS inputs (the sink's own memory is the sink's).
 #[derive(Debug, Clone)]
 pub struct AckedEncoder<S: AckedSchema, Q> {
-    /// Seed 000: "With no acknowledged base (the first frame, an acknowledgement lost for
-    /// longer than the server keeps its frames: SENT_RING) the frame is a keyframe".
+    /// ACK-20: with no acknowledged base (the first frame, or an acknowledgement older than the
+    /// SENT_RING frames kept) the frame is a keyframe.
     sent: VecDeque<Kept<S::Record>>,
     acked: Option<u32>,
     floor: Option<u32>,
@@ -180,8 +176,8 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
 
     /// The frame of tick `tick`, producing `state` (S_N), with this tick's new `events`.
     ///
-    /// Seed 000: "Frame N carries what turns the acknowledged frame's S_B into S_N". A tick
-    /// not newer than the last frame's is refused.
+    /// ACK-19: frame N carries what turns the acknowledged S_B into S_N. A tick not newer than the
+    /// last frame's is refused.
     pub fn encode(
         &mut self,
         tick: u32,
@@ -200,8 +196,8 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             });
             self.next_serial = self.next_serial.wrapping_add(1);
         }
-        // Seed 000: events "are sent again in every frame until a frame that held them is
-        // acknowledged, or for EVENT_TTL frames at most".
+        // ACK-23: an event goes again in each frame until one that carried it is acknowledged, or
+        // for at most EVENT_TTL frames.
         while let Some(p) = self.pending.front() {
             if self.acked_serial.is_some_and(|a| p.serial <= a) {
                 self.pending.pop_front();
@@ -242,11 +238,11 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             last_seq: self.last_seq,
             input_buffer: u8::try_from(self.inputs.pending()).unwrap_or(u8::MAX),
             keyframe: base.is_none(),
-            // Seed 000: "Every CHECK_EVERY frames a check follows the header". Frames, not
-            // ticks: a server that does not encode every tick (30 Hz sends on a 60 Hz
-            // simulation, odd ticks only) would otherwise check at another rate or never.
-            // Counted from 1, so the CHECK_EVERY-th frame carries the first check, and a
-            // stream encoded every tick from tick 1 checks on the same frames as before.
+            // ACK-24: every CHECK_EVERY-th frame carries the check. Frames, not ticks: a server
+            // that does not encode every tick (30 Hz sends on a 60 Hz simulation, odd ticks only)
+            // would otherwise check at another rate or never. Counted from 1, so the CHECK_EVERY-th
+            // frame carries the first check, and a stream encoded every tick from tick 1 checks on
+            // the same frames as before.
             check: (frame_no + 1)
                 .is_multiple_of(u64::from(S::CHECK_EVERY))
                 .then(|| server_check::<S>(&state)),
@@ -267,8 +263,8 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             state,
             events_through,
         });
-        // Seed 000: "The server keeps fewer frames than the client, so the base of a frame it
-        // sends is always one the client still holds."
+        // ACK-1, ACK-20: the server keeps fewer frames (SENT_RING) than the client holds, so every
+        // base it names is one the client still holds.
         while self.sent.len() > S::SENT_RING {
             self.sent.pop_front();
         }
@@ -302,8 +298,8 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         inputs: impl IntoIterator<Item = (u32, Q::Input)>,
     ) -> AckVerdict {
         let verdict = if keyframe_request {
-            // acked.wire, AckFlags::KEYFRAME_REQUEST: forget every acknowledgement, ignore
-            // those of frames sent before the request, send keyframes until one is acked.
+            // ACK-26 (AckFlags::KEYFRAME_REQUEST): forget every acknowledgement, ignore those of
+            // frames sent before the request, send keyframes until one is acked.
             self.counters.keyframe_requests += 1;
             self.acked = None;
             self.floor = self.sent.back().map(|k| k.tick).or(self.floor);
@@ -530,6 +526,7 @@ mod tests {
 
     #[test]
     fn hostile_acks_never_move_the_base_off_the_ring() {
+        // ACK-19, ACK-26.
         let mut e = ReferenceEncoder::new(Held::default());
         let mut sent = Vec::new();
         for t in 1..=300u32 {
@@ -561,12 +558,14 @@ mod tests {
 
     #[test]
     fn input_floods_and_sequence_jumps_stay_bounded() {
+        // ACK-25.
         let mut e = ReferenceEncoder::new(Held::default());
         crate::acked::harness::input_flood(&mut e).unwrap();
     }
 
     #[test]
     fn events_expire_after_event_ttl_frames_unacknowledged() {
+        // ACK-23.
         let mut e = ReferenceEncoder::new(Held::default());
         let shot = crate::protocol::Event::Shot(crate::protocol::Shot {
             shooter: 1,
@@ -583,10 +582,11 @@ mod tests {
         assert_eq!(e.pending_events(), 0);
     }
 
-    /// Seed 000: "Every CHECK_EVERY frames a check follows the header": counted in frames,
-    /// whichever ticks the frames are encoded on.
+    /// ACK-24: every CHECK_EVERY-th frame carries the check, counted in frames, whichever ticks the
+    /// frames are encoded on.
     #[test]
     fn a_check_follows_every_check_every_frames_whatever_the_ticks() {
+        // ACK-24.
         let every = Reference::CHECK_EVERY as usize;
         // Odd ticks only (no odd tick is a multiple of 30, so a rule on ticks never checks),
         // even ticks (30 Hz sends on a 60 Hz simulation: a rule on ticks checks every 15
@@ -615,13 +615,14 @@ mod tests {
         }
     }
 
-    /// Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably
-    /// (transport.send('reliable', …)): it is still a frame like any other." Keyframes of a
-    /// growing crowd with a growing number of events, until one of exactly RELIABLE_ABOVE bytes
-    /// and one of a byte more are found: the first stays on the unreliable channel, the second
-    /// goes reliably, and every frame on the way is routed by the same rule.
+    /// ACK-27: a frame over RELIABLE_ABOVE bytes goes on the reliable channel, and is still a frame
+    /// like any other. Keyframes of a growing crowd with a growing number of events, until one of
+    /// exactly RELIABLE_ABOVE bytes and one of a byte more are found: the first stays on the
+    /// unreliable channel, the second goes reliably, and every frame on the way is routed by the
+    /// same rule.
     #[test]
     fn a_frame_over_reliable_above_bytes_goes_reliably_and_one_at_it_does_not() {
+        // ACK-27.
         let limit = Reference::RELIABLE_ABOVE;
         // Six and seven bytes: together with the changes, frames of every length.
         let hit = crate::protocol::Event::Hit(crate::protocol::Hit {
@@ -686,6 +687,7 @@ mod tests {
 
     #[test]
     fn a_tick_not_newer_than_the_last_frame_is_refused() {
+        // ACK-28.
         let mut e = ReferenceEncoder::new(Held::default());
         e.encode(5, one(5), []).unwrap();
         assert!(e.encode(5, one(5), []).is_err());

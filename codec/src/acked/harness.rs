@@ -3,16 +3,15 @@
 //! beside the ordered reference, and checks the invariant at every step: [`run_with`]. The
 //! property tests, the fuzz target `acked_stream` and the bytes measurement all run through it.
 //!
-//! DESIGN.md section 4: "under any pattern of loss, duplication and reordering, every state
-//! the client shows equals what an ordered, lossless client shows at that tick, and once the
-//! network heals the client converges to the server's world."
+//! GEN-3: whatever the network loses, duplicates or reorders, every state the client shows is what
+//! an ordered, lossless client shows at that tick, and once the network heals the client converges
+//! to the server's world.
 //!
-//! The client's inputs go to an [`InputSink`] the caller hands in, with the hook that executes
-//! them each tick: the stream's invariant holds whatever is done with them, and the one
-//! scheduler the fuzz target and the suite run (seed 004 §8's input schedule) is
-//! `ackwire-server`'s, which this crate must not depend on nor copy.
-//! `ackwire_server::acked::harness::run` is this run over that schedule, and its `fuzz_one`
-//! the fuzz target's body.
+//! The client's inputs go to an [`InputSink`] the caller hands in, with the hook that executes them
+//! each tick: the stream's invariant holds whatever is done with them, and the one scheduler the
+//! fuzz target and the suite run (the input schedule of SRV-12 to SRV-16) is `ackwire-server`'s,
+//! which this crate must not depend on nor copy. `ackwire_server::acked::harness::run` is this run
+//! over that schedule, and its `fuzz_one` the fuzz target's body.
 
 use super::{
     client_view, AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, InputSink,

@@ -1,19 +1,18 @@
-//! Acked snapshots (seed 000), both halves and the model they share: the state S_N, the delta
-//! that turns one state into another, the ordered deltas (the reference the acked stream is
-//! held to), the server's per-client [`AckedEncoder`] and the reference [`Presenter`] that
-//! computes each client's S_N, the client's [`AckedDecoder`] and its kind 7 writer
-//! ([`AckWriter`]), and a [`harness`] that drives the whole stream under loss, duplication and
-//! reordering.
+//! Acked snapshots (`docs/spec/acked.md`), both halves and the model they share: the state S_N, the
+//! delta that turns one state into another, the ordered deltas (the reference the acked stream is
+//! held to), the server's per-client [`AckedEncoder`] and the reference [`Presenter`] that computes
+//! each client's S_N, the client's [`AckedDecoder`] and its kind 7 writer ([`AckWriter`]), and a
+//! [`harness`] that drives the whole stream under loss, duplication and reordering.
 //!
-//! | seed 000 | here | side |
+//! | rules of `docs/spec/acked.md` | here | side |
 //! | --- | --- | --- |
-//! | S_N, S_B and the delta between them | [`ServerState`], [`State`], [`delta`], [`apply_frame`], [`state_check`] | both |
-//! | the ordered deltas | [`OrderedEncoder`], [`OrderedDecoder`] | both: the reference |
-//! | what an ordered client would hold after frame N | [`Presenter`], [`ViewConfig`] | server |
-//! | SENT_RING frames, base or keyframe, events, check, RELIABLE_ABOVE | [`AckedEncoder`], [`Outgoing`] | server |
-//! | the client's AckedDecoder | [`AckedDecoder`] | client |
-//! | the ack of its input frames (kind 7) | [`AckWriter`] | client |
-//! | the same frames bit-packed (kind 12, issue 19) | [`PackedReference`] | both |
+//! | S_N, S_B and the delta between them (ACK-17, ACK-19, ACK-21, CHECK-2) | [`ServerState`], [`State`], [`delta`], [`apply_frame`], [`state_check`] | both |
+//! | the ordered deltas (ACK-37) | [`OrderedEncoder`], [`OrderedDecoder`] | both: the reference |
+//! | what an ordered client would hold after frame N (ACK-17, ACK-18) | [`Presenter`], [`ViewConfig`] | server |
+//! | SENT_RING frames, base or keyframe, events, check, RELIABLE_ABOVE (ACK-19 to ACK-28) | [`AckedEncoder`], [`Outgoing`] | server |
+//! | the client's AckedDecoder (ACK-29 to ACK-36) | [`AckedDecoder`] | client |
+//! | the ack of its input frames, kind 7 (ACK-10 to ACK-13) | [`AckWriter`] | client |
+//! | the same frames bit-packed, kind 12 (ACK-14 to ACK-16) | [`PackedReference`] | both |
 //! | the schemas' binding, generated from `state Reference` | [`Reference`], [`PackedReference`], [`StagedChange`], [`EntityStateSlot`] | both |
 //!
 //! What the server half needs of the server primitives is reached without depending on
@@ -53,9 +52,9 @@ pub use presenter::{Presenter, ViewConfig, World, WorldEntity, POSE_REFRESH};
 use crate::{DecodeError, EncodeError, ErrorKind};
 use std::fmt::Debug;
 
-/// One entity of a server-side state: the record, and the life it belongs to. An id whose
-/// life changed is, to the client, an entity gone and another one come whole (seed 000: "those
-/// whose life changed under their id removed and whole again").
+/// One entity of a server-side state: the record, and the life it belongs to. An id whose life
+/// changed is, to the client, an entity gone and another one come whole (ACK-5: removed, then whole
+/// again).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry<R> {
     /// Which life of the id this is; the server bumps it on every spawn under the id.
@@ -392,8 +391,8 @@ impl<'a, V> IntoIterator for &'a IdMap<V> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Inapplicable(pub &'static str);
 
-/// An acked frame (kind 6) in schema-independent terms: the header is the seed's, the changes
-/// and the events are the schema's.
+/// An acked frame (kind 6) in schema-independent terms: the header is ACK-2's, its fields what
+/// ACK-3 says they are, the changes and the events the schema's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AckedFrame<C, E> {
     /// The server tick this frame describes.
@@ -414,7 +413,7 @@ pub struct AckedFrame<C, E> {
     pub changes: Vec<C>,
     /// The serial of the first event (meaningful only when there are events).
     pub first_serial: u32,
-    /// The events not yet acknowledged, oldest first; the i-th has `first_serial + i`.
+    /// The events not yet acknowledged, oldest first; the i-th has `first_serial + i` (ACK-9).
     pub events: Vec<E>,
 }
 
@@ -437,7 +436,7 @@ impl<C, E> AckedFrame<C, E> {
     }
 }
 
-/// A kind 7 frame in schema-independent terms (DESIGN.md section 3): the newest frame the
+/// A kind 7 frame in schema-independent terms (ACK-10 to ACK-13): the newest frame the
 /// client applied, whether it asks for a keyframe, and its recent inputs, numbered from
 /// `first_seq`.
 #[derive(Debug, Clone, PartialEq)]
@@ -567,8 +566,8 @@ pub trait AckedSchema: Sized {
     }
 }
 
-/// A record of type `R` (or none) as the [`AckedDecoder`]'s tables hold it
-/// ([`AckedSchema::Slot`]), and seed 000's rule for a staged change `C` onto it.
+/// A record of type `R` (or none) as the [`AckedDecoder`]'s tables hold it ([`AckedSchema::Slot`]),
+/// and the rule of ACK-21 and ACK-33 for a staged change `C` onto it.
 pub trait DecoderSlot<R, C>: Copy + PartialEq + Debug {
     /// No entity.
     const EMPTY: Self;
@@ -621,9 +620,8 @@ pub(crate) fn staged<S: AckedSchema>(frame: &FrameOf<S>) -> StagedFrame<S> {
     }
 }
 
-/// The check of a state: DESIGN.md section 3, "the check is FNV-1a over every record of the
-/// state the frame produces, in ascending eid, each as `u16 eid` then the record's canonical
-/// bytes".
+/// The check of a state (CHECK-2): FNV-1a over every record of the state the frame produces, in
+/// ascending eid, each as its `u16 eid` then the record's canonical bytes.
 pub fn state_check<'a, S: AckedSchema + 'a>(
     records: impl IntoIterator<Item = (u16, &'a S::Record)>,
 ) -> u32 {
@@ -654,9 +652,9 @@ pub fn client_view<R: Clone>(state: &ServerState<R>) -> State<R> {
 /// What turns `base` into `next` (the removed ids and the changes, both ascending) in a frame of
 /// tick `tick`; `base` is `None` for a keyframe.
 ///
-/// Seed 000: "Frame N carries what turns the acknowledged frame's S_B into S_N (the entities
-/// gone, those whose life changed under their id removed and whole again, the groups that
-/// differ, a position as small steps from the base's)".
+/// ACK-19, ACK-21: frame N carries what turns the acknowledged S_B into S_N: the entities gone or
+/// living a new life removed (the latter whole again), the groups that differ, a position as steps
+/// from the base's.
 pub fn delta<S: AckedSchema>(
     base: Option<&ServerState<S::Record>>,
     next: &ServerState<S::Record>,
@@ -813,7 +811,7 @@ pub fn apply_frame<S: AckedSchema>(
         if was_removed && before.is_none() {
             return Err(REMOVED_NOT_HELD);
         }
-        // Seed 000: "those whose life changed under their id removed and whole again".
+        // ACK-5: an entity living a new life under its id is removed, then comes whole.
         let onto = if was_removed { None } else { before };
         match S::apply(onto, change, frame.tick) {
             Ok(record) => walk.push(eid, record),

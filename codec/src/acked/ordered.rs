@@ -1,11 +1,10 @@
-//! The ordered deltas: every frame onto the one before it (seed 000's snapshot-v2), the
+//! The ordered deltas: every frame onto the one before it (five-on-it's snapshot-v2), the
 //! reference the acked stream is held to.
 //!
-//! Seed 000: "The ordered deltas (snapshot-v2.ts) apply every frame onto the one before it",
-//! and of the acked stream: "so every frame the client shows is what an ordered client would
-//! show at that tick, whatever was lost." This encoder is that ordered client's server: the
-//! acked tests and the property test compare what the acked client shows with what this one
-//! produces, frame by frame.
+//! ACK-37: the ordered deltas apply every frame onto the one before it, over a lossless link, and
+//! GEN-3 holds the acked stream to them: every frame the acked client shows is what this ordered
+//! client shows at that tick. This encoder is that ordered client's server: the acked tests and the
+//! property test compare what the acked client shows with what this one produces, frame by frame.
 
 use super::{apply_frame, delta, server_check, AckedFrame, AckedSchema, FrameOf, Inapplicable};
 use super::{ServerState, State};

@@ -1,12 +1,12 @@
-//! The reference protocol's [`Presenter`]: the producer of each client's S_N (seed 000) from a
-//! world, with tiers judged by a [`TierBoundary`] the caller hands in (in [`ViewConfig`]).
+//! The reference protocol's [`Presenter`]: the producer of each client's S_N (`docs/spec/acked.md`)
+//! from a world, with tiers judged by a [`TierBoundary`] the caller hands in (in [`ViewConfig`]).
 //!
-//! Seed 000: "The server keeps computing, for each client, what an ordered client would hold
-//! after frame N ... exactly as the ordered encoder does". The same S_N feeds the ordered
-//! reference and the [`AckedEncoder`](super::AckedEncoder), so the presenter lives beside both
-//! in the codec; the encoder takes S_N as an argument and never calls it. The tier boundary is
-//! plain data (two radii, [`crate::tier`]) that `ackwire_server::relevance` re-exports, so the
-//! presenter needs nothing of the server.
+//! ACK-17: for each client the server computes S_N, what an ordered client would hold after frame
+//! N, as the ordered encoder does. The same S_N feeds the ordered reference and the
+//! [`AckedEncoder`](super::AckedEncoder), so the presenter lives beside both in the codec; the
+//! encoder takes S_N as an argument and never calls it. The tier boundary is plain data (two radii,
+//! [`crate::tier`]) that `ackwire_server::relevance` re-exports, so the presenter needs nothing of
+//! the server.
 
 use super::{Entry, ServerState, POSE_REACH};
 use crate::protocol::{EntityState, Orientation, StateFlags};
@@ -59,7 +59,7 @@ pub const POSE_REFRESH: u32 = 255;
 pub struct ViewConfig {
     /// The client's own entities; the lowest present is where it stands.
     pub own: Vec<u16>,
-    /// The near tier, with hysteresis (seed 004 §5).
+    /// The near tier, with hysteresis (SRV-5 to SRV-9).
     pub tier: TierBoundary,
     /// A far entity's pose is due on the ticks where `(tick + eid) % far_every == 0`.
     pub far_every: u32,
@@ -96,11 +96,10 @@ fn yaw_steps(deg: f32) -> u16 {
 /// Computes each tick's S_N for one client of the reference schema, exactly as the ordered
 /// encoder would: the same function feeds the ordered reference and the acked encoder.
 ///
-/// Seed 000: "The server keeps computing, for each client, what an ordered client would hold
-/// after frame N (S_N: every entity's record, whether its pose came full, the tier it was sent
-/// at and the tick its pose was measured at), exactly as the ordered encoder does: what
-/// changed, a far entity's pose only when it is due or its rest changed, the client's own
-/// entities' pose in full."
+/// ACK-17, ACK-18: per client, the server computes S_N, the state an ordered client holds after
+/// frame N (records, pose full or not, tier, measurement tick), as the ordered encoder would: the
+/// changes, far poses only when due or when their rest changed, the client's own entities with full
+/// poses.
 ///
 /// The rules, per entity of the world:
 /// - new (or a new life): whole, its pose measured now;
@@ -372,6 +371,7 @@ mod tests {
 
     #[test]
     fn far_entities_come_quantized_when_due_and_near_ones_full() {
+        // ACK-18.
         let pose_full = |s: &ServerState<EntityState>, eid: u16| {
             let entry = s.get(&eid).unwrap_or_else(|| panic!("{eid} is presented"));
             entry.record.flags.contains(StateFlags::POSE_FULL)

@@ -75,6 +75,7 @@ fn shot(w: u8) -> Event {
 
 #[test]
 fn a_delta_applies_onto_its_base_to_the_next_state() {
+    // ACK-19, ACK-21.
     let b = state(&[
         (1, 1, rec(100, true, 1, 100)),
         (2, 1, rec(-16000, false, 1, 50)),
@@ -104,6 +105,7 @@ fn a_delta_applies_onto_its_base_to_the_next_state() {
 
 #[test]
 fn an_unchanged_entity_sends_nothing_and_a_far_pose_out_of_reach_is_refused() {
+    // ACK-21, CHECK-5.
     let b = state(&[(1, 1, rec(10, false, 1, 1))]);
     assert!(delta::<Reference>(Some(&b), &b, 2).unwrap().1.is_empty());
     let n = state(&[(1, 1, rec(40_000, false, 2, 1))]);
@@ -117,6 +119,7 @@ fn an_unchanged_entity_sends_nothing_and_a_far_pose_out_of_reach_is_refused() {
 
 #[test]
 fn the_decoder_drops_stale_and_unknown_base_frames_and_shows_events_once() {
+    // ACK-30, ACK-31, ACK-35.
     let s1 = state(&[(1, 1, rec(1, true, 1, 1))]);
     let s2 = state(&[(1, 1, rec(2, true, 2, 1))]);
     let s3 = state(&[(1, 1, rec(3, true, 3, 2))]);
@@ -145,6 +148,7 @@ fn the_decoder_drops_stale_and_unknown_base_frames_and_shows_events_once() {
 
 #[test]
 fn a_failed_check_asks_for_a_keyframe_and_holds_nothing_until_one() {
+    // ACK-36, ACK-13, ACK-26.
     let s1 = state(&[(1, 1, rec(1, true, 1, 1))]);
     let s2 = state(&[(1, 1, rec(2, true, 2, 1))]);
     let mut d = AckedDecoder::<Reference>::new();
@@ -177,6 +181,7 @@ fn a_failed_check_asks_for_a_keyframe_and_holds_nothing_until_one() {
 
 #[test]
 fn the_held_ring_is_bounded() {
+    // ACK-29.
     let mut d = AckedDecoder::<Reference>::new();
     let mut prev: Option<ServerState<EntityState>> = None;
     for t in 1..200u32 {
@@ -190,6 +195,7 @@ fn the_held_ring_is_bounded() {
 
 #[test]
 fn the_ordered_deltas_go_each_onto_the_one_before() {
+    // ACK-37.
     let mut e = OrderedEncoder::<Reference>::new();
     let mut d = OrderedDecoder::<Reference>::new();
     for t in 1..=61u32 {
@@ -204,6 +210,7 @@ fn the_ordered_deltas_go_each_onto_the_one_before() {
 
 #[test]
 fn the_ack_writer_repeats_inputs_until_the_server_took_them() {
+    // ACK-12.
     let mut w = AckWriter::<Input>::new(3);
     let input = |t| Input {
         tick: t,
@@ -384,6 +391,7 @@ fn the_largest_removal_list_onto_the_largest_base_moves_nothing() {
 /// (`fuzzing::apply_one_by_one`): the cases where the order of checks decides the answer.
 #[test]
 fn the_merge_walk_keeps_the_faults_of_one_at_a_time() {
+    // ACK-32.
     let base: State<EntityState> = [1u16, 3, 5, 7]
         .into_iter()
         .map(|e| (e, rec(i32::from(e), true, 1, 1)))
@@ -555,6 +563,7 @@ fn a_frame_costs_its_changes_and_the_entities_they_touch_never_the_world() {
 /// undo edits chain through every frame shown, whatever base each named.
 #[test]
 fn every_held_frame_is_a_base_whatever_bases_the_frames_between_named() {
+    // ACK-29, ACK-19.
     let n = 40u16;
     let world = |t: u32| -> ServerState<EntityState> {
         (0..n)
@@ -662,6 +671,7 @@ fn decoding_into_reused_buffers_agrees_with_the_generated_decoder() {
 /// speed: the generated `EntityState::write`'s bytes exactly, for every field and flag.
 #[test]
 fn the_record_bytes_are_the_generated_writers() {
+    // CHECK-2, CHECK-3.
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = || {
         x ^= x << 13;
@@ -710,6 +720,7 @@ fn the_record_bytes_are_the_generated_writers() {
 /// drops it is refused, since no change can take an orientation away.
 #[test]
 fn the_orientation_travels_whole_and_stays_for_the_life() {
+    // ACK-7, ACK-22.
     let q = |c: [f32; 4]| {
         Some(Orientation {
             q: SmallestThree::from_xyzw(c, 9),
@@ -759,4 +770,36 @@ fn the_orientation_travels_whole_and_stays_for_the_life() {
     bytes.clear();
     Reference::write_record(&c, &mut bytes);
     assert_eq!(bytes.len(), 28);
+}
+
+/// CHECK-4: positions are whole steps of 1/512 m and a full pose's f32 metres hold every step
+/// up to 32768 m exactly, so a position arrives bit for bit the same whether it came full or
+/// as steps from a base (ACK-33: either way measured at the frame's tick less the age).
+#[test]
+fn a_position_arrives_as_the_same_whole_steps_full_or_stepped() {
+    let edge = (1 << 24) - 1;
+    for x in [0, 1, -1, 300, 16_383, -16_383, edge, -edge] {
+        let c = Reference::diff(1, None, &rec(x, true, 7, 1), 7)
+            .unwrap()
+            .unwrap();
+        let got = Reference::apply(None, &c, 7).unwrap();
+        assert_eq!((got.x, got.y, got.z, got.measured), (x, -x, 3, 7), "x {x}");
+    }
+    let base = rec(250, false, 5, 1);
+    let step = Reference::diff(1, Some(&base), &rec(300, false, 6, 1), 7)
+        .unwrap()
+        .unwrap();
+    let stepped = Reference::apply(Some(&base), &step, 7).unwrap();
+    let full = Reference::diff(1, None, &rec(300, true, 6, 1), 7)
+        .unwrap()
+        .unwrap();
+    let full = Reference::apply(None, &full, 7).unwrap();
+    assert_eq!(
+        (stepped.x, stepped.y, stepped.z, stepped.measured),
+        (full.x, full.y, full.z, full.measured)
+    );
+    assert_eq!(
+        stepped.measured, 6,
+        "the pose is from the tick it was measured at"
+    );
 }

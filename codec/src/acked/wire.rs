@@ -1,5 +1,5 @@
 //! What the bindings generated from a `state` (spec/LANGUAGE.md, "Replicated state") call:
-//! the parts of an acked frame that are the seed's and the same for every schema (the header,
+//! the parts of an acked frame that are ACK-2's and the same for every schema (the header,
 //! the removed ids, the events and the frame's end, read into an [`AckedFrame`]), and the
 //! arithmetic every group's fields share (a float's whole units, a quantized value's steps).
 //! The generated code spells out each schema's own fields; the rules every schema follows live
@@ -23,8 +23,8 @@ pub fn read_removed(r: &mut Reader<'_>, count: u16, out: &mut Vec<u16>) -> Resul
     Ok(())
 }
 
-/// A decoded frame's header: the fields of seed 000's header that an [`AckedFrame`] keeps,
-/// beside its lists (every acked frame's header is the seed's, field for field).
+/// A decoded frame's header: the fields of ACK-2's header that an [`AckedFrame`] keeps, beside
+/// its lists (every acked frame's header is ACK-2's, field for field).
 #[derive(Debug, Clone, Copy)]
 pub struct Header {
     /// `tick`.
@@ -46,8 +46,8 @@ pub struct Header {
 impl Header {
     /// The header into `out`, its lists left to the caller.
     ///
-    /// DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick
-    /// is then 0)": a keyframe naming a base is `invalid_condition` at byte 5 (every acked
+    /// ACK-4: flags bit 0, KEYFRAME, means the frame applies onto nothing (base_tick is then
+    /// 0): a keyframe naming a base is `invalid_condition` at byte 5 (every acked
     /// frame's base_tick starts there), `base_tick`, refused before `out` is touched.
     #[inline(always)]
     pub fn into_frame<C, E>(self, out: &mut AckedFrame<C, E>) -> Result<(), DecodeError> {

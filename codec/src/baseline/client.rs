@@ -1,10 +1,9 @@
 //! The client's half: [`SnapshotClient`] applies snapshots and acknowledges them.
 //!
-//! Seed 002: "A component is sent, whole, when its encoded bits differ from what this
-//! connection has confirmed receiving: the delta is on presence, never on values, so every
-//! entry decodes from the packet alone". The client therefore needs no base to read a
-//! snapshot: each entry replaces the component it names, and the acknowledgement it sends back
-//! is what lets the server's [`NetBaseline`](super::NetBaseline) confirm what was held.
+//! NB-7: a component goes in full when its encoded bits are not the confirmed ones; what changes is
+//! presence, never values, so each entry reads from its packet alone. The client therefore needs no
+//! base to read a snapshot: each entry replaces the component it names, and the acknowledgement it
+//! sends back is what lets the server's [`NetBaseline`](super::NetBaseline) confirm what was held.
 
 use super::scene::{ComponentValue, EntityId, COMPONENT_TYPES};
 use super::sequence_newer;
@@ -89,7 +88,7 @@ impl SnapshotClient {
         self.last = Some(first_sequence.wrapping_sub(1));
     }
 
-    /// Applies one snapshot.
+    /// Applies one snapshot (NB-16, NB-17).
     pub fn receive(&mut self, snapshot: &Snapshot) -> SnapshotSummary {
         let mut s = SnapshotSummary::default();
         if self

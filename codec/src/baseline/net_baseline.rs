@@ -1,10 +1,10 @@
 //! [`NetBaseline`]: what one connection is known to hold.
 //!
-//! Seed 002, gatherLost: "Reported until confirmed, which makes destruction reliable." A client
-//! that never confirms is therefore owed every entity that died since it was told about it.
-//! The entities found dead are kept apart from the live ones, so a snapshot takes the ones it
-//! names from the front of that set and looks at the live ones only: what a write costs does
-//! not grow with how many entities died before it. How many may be owed is bounded by the
+//! NB-11: a lost entity is named until the client confirms a snapshot that named it, so destruction
+//! is reliable. A client that never confirms is therefore owed every entity that died since it was
+//! told about it. The entities found dead are kept apart from the live ones, so a snapshot takes
+//! the ones it names from the front of that set and looks at the live ones only: what a write costs
+//! does not grow with how many entities died before it. How many may be owed is bounded by the
 //! writer ([`BaselineLimits`](super::BaselineLimits)).
 
 use super::scene::{EntityId, Scene, COMPONENT_TYPES};
@@ -39,10 +39,10 @@ struct Record {
     components: [Option<Confirmed>; COMPONENT_TYPES],
 }
 
-/// What one connection is known to hold, so the next snapshot says less (seed 002).
+/// What one connection is known to hold, so the next snapshot says less (`docs/spec/baseline.md`).
 ///
-/// Seed 002: "Confirmed, not sent, or a lost packet would never be resent: what a snapshot said
-/// is held until acknowledged. Per connection, since clients lose different packets."
+/// NB-8: confirmed, not sent: what a snapshot said is held until acknowledged, or a lost snapshot's
+/// content would never be sent again; per connection, since clients lose different packets.
 /// Everything is keyed by [`EntityId`] (slot and generation), never by slot alone.
 #[derive(Debug, Clone, Default)]
 pub struct NetBaseline {
@@ -81,8 +81,8 @@ impl NetBaseline {
 
     /// What is confirmed for `entity`'s component `type`, or `None`.
     ///
-    /// Seed 002: "By entity, not slot: a slot can be reused before the old occupant's record is
-    /// freed, and the new one would be taken as already held."
+    /// NB-3: by entity, not slot: a slot can be reused while the old occupant's record is still
+    /// held, and the new occupant would be taken as holding it.
     pub fn find(&self, entity: EntityId, r#type: usize) -> Option<&Confirmed> {
         self.records.get(&entity)?.components.get(r#type)?.as_ref()
     }
@@ -121,8 +121,8 @@ impl NetBaseline {
             let Some(slot) = record.components.get_mut(r#type) else {
                 continue;
             };
-            // Seed 002: "A change is folded only when newer than what the slot holds, so a late
-            // acknowledgement cannot write stale bytes over fresh."
+            // NB-9: a component is folded only when its snapshot is newer than what is confirmed,
+            // so a late acknowledgement cannot write stale bits over fresh ones.
             if slot.as_ref().is_none_or(|c| c.extended < extended) {
                 *slot = Some(Confirmed {
                     bits,
@@ -175,8 +175,8 @@ impl NetBaseline {
     /// Entities this connection was told about that are no longer alive, ascending by slot: the
     /// first `at_most` of them are appended to `out`.
     ///
-    /// Seed 002: "Reported until confirmed, which makes destruction reliable. By entity, not
-    /// slot: a slot reused between snapshots is alive both times."
+    /// NB-11: a lost entity is named until a confirmed snapshot has named it, so destruction is
+    /// reliable; keyed by entity, not slot (NB-3), since a reused slot is alive in both snapshots.
     ///
     /// It looks at the entities alive at the previous call (to find those that died since) and
     /// at the first `at_most` found dead, never at every entity ever owed: its cost does not
@@ -217,8 +217,8 @@ impl NetBaseline {
 
     /// Forgets every entity and every unconfirmed snapshot.
     ///
-    /// Seed 002: "For a world replaced under a live session: a replacement reuses slot and
-    /// generation, defeating find's guard."
+    /// NB-13: for a world replaced under a live session, whose entities reuse slots and
+    /// generations, so that find's guard (NB-3) cannot tell them apart.
     pub fn clear(&mut self) {
         self.records.clear();
         self.lost.clear();
@@ -247,7 +247,7 @@ impl NetBaseline {
         self.examined
     }
 
-    /// Whether `a` is newer than `b`, with wrapping arithmetic (seed 002's u16 sequences).
+    /// Whether `a` is newer than `b`, with wrapping arithmetic (NB-6).
     pub fn newer(a: u16, b: u16) -> bool {
         sequence_newer(a, b)
     }

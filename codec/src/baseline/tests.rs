@@ -1,5 +1,5 @@
-//! One test per rule of seed 002 and of DESIGN.md §3's budget order (each fails without the
-//! code it names), and the invariants over thousands of seeded runs.
+//! One test per rule of `docs/spec/baseline.md` (NB-3 to NB-17, each failing without the code it
+//! names), and the invariants over thousands of seeded runs.
 
 use super::*;
 use crate::protocol::{
@@ -36,6 +36,7 @@ fn lost(s: &Snapshot) -> Vec<EntityId> {
 
 #[test]
 fn wrapping_sequence_comparison() {
+    // NB-6.
     assert!(sequence_newer(1, 0));
     assert!(sequence_newer(0, u16::MAX));
     assert!(sequence_newer(10, 65530));
@@ -45,6 +46,7 @@ fn wrapping_sequence_comparison() {
 
 #[test]
 fn find_is_by_entity_not_by_slot() {
+    // NB-3.
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(5, 1), None, 100);
@@ -63,6 +65,7 @@ fn find_is_by_entity_not_by_slot() {
 
 #[test]
 fn a_late_acknowledgement_never_writes_stale_bytes_over_fresh() {
+    // NB-9.
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(1, 1), None, 50);
@@ -104,6 +107,7 @@ fn the_late_acknowledgement_rule_holds_across_the_wrap() {
 
 #[test]
 fn a_snapshot_outside_the_window_is_given_up() {
+    // NB-10.
     let mut b = NetBaseline::new();
     b.hold(Pending {
         sequence: 0,
@@ -120,6 +124,7 @@ fn a_snapshot_outside_the_window_is_given_up() {
 
 #[test]
 fn an_unacknowledged_change_is_said_again() {
+    // NB-8.
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(1, 1), None, 50);
@@ -144,7 +149,7 @@ fn held_snapshots_stay_bounded_whatever_the_client_acknowledges() {
 
 #[test]
 fn an_occupant_found_dead_that_comes_back_is_not_lost_and_is_sent_whole_again() {
-    // Seed 002: "By entity, not slot": a slot whose generation wraps back to an occupant whose
+    // NB-3, NB-11: by entity, not slot: a slot whose generation wraps back to an occupant whose
     // loss was reported but not confirmed holds that entity alive again. The client may have
     // applied the report, so nothing confirmed of the old life counts.
     let mut scene = Scene::new();
@@ -167,6 +172,7 @@ fn an_occupant_found_dead_that_comes_back_is_not_lost_and_is_sent_whole_again() 
 
 #[test]
 fn gather_lost_is_by_entity_and_reported_until_confirmed() {
+    // NB-11.
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(5, 1), None, 100);
@@ -200,6 +206,7 @@ fn an_entity_told_about_but_never_confirmed_is_still_reported_lost() {
 
 #[test]
 fn a_snapshot_names_at_most_max_lost() {
+    // NB-11.
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 100_000, 0);
     for slot in 0..100 {
@@ -226,6 +233,7 @@ fn a_snapshot_names_at_most_max_lost() {
 
 #[test]
 fn clear_forgets_everything_for_a_replaced_world() {
+    // NB-13.
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 0);
     spawn(&mut scene, id(1, 1), None, 100);
@@ -257,6 +265,7 @@ fn clear_forgets_everything_for_a_replaced_world() {
 
 #[test]
 fn under_a_budget_owned_entities_go_first_then_the_longest_unconfirmed_then_by_slot() {
+    // NB-12.
     // One entry of one Health component fits: 3 + ceil((23 + 37 + 7) / 8) = 12 bytes.
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(Some(7), 12, 0);
@@ -303,6 +312,7 @@ fn the_budget_bounds_every_snapshot() {
 
 #[test]
 fn the_client_drops_a_stale_snapshot_unacknowledged() {
+    // NB-16.
     let mut scene = Scene::new();
     let mut w = SnapshotWriter::new(None, 1000, 65534);
     let mut c = SnapshotClient::new(100);
@@ -326,6 +336,7 @@ fn the_client_drops_a_stale_snapshot_unacknowledged() {
 
 #[test]
 fn the_client_removes_only_the_occupant_named_lost_and_replaces_a_new_one_whole() {
+    // NB-17.
     let mut c = SnapshotClient::new(100);
     let entry = |gap: u8, generation: u8, health: Option<u8>, team: Option<u8>| {
         let mut mask = ComponentMask::empty();
@@ -371,6 +382,7 @@ fn the_client_removes_only_the_occupant_named_lost_and_replaces_a_new_one_whole(
 
 #[test]
 fn hostile_snapshots_never_panic_or_grow_the_table_past_its_limit() {
+    // GEN-5, NB-4, NB-17.
     let mut c = SnapshotClient::new(10);
     let wide = |g: u32| Entry {
         wide: true,
@@ -405,6 +417,7 @@ fn hostile_snapshots_never_panic_or_grow_the_table_past_its_limit() {
 
 #[test]
 fn the_state_hash_is_over_the_canonical_bytes() {
+    // CHECK-9.
     let mut c = SnapshotClient::new(10);
     assert_eq!(c.state_hash(), crate::rt::fnv1a32(&[]));
     let mut scene = Scene::new();

@@ -3,12 +3,11 @@
 //!
 //! What a connection can be owed is bounded ([`BaselineLimits`]): past it the connection is
 //! reported stalled ([`LimitError::BaselineStalled`]) rather than given a clean slate, because
-//! seed 002 makes forgetting what is owed a lie to the client. gatherLost: "Reported until
-//! confirmed, which makes destruction reliable"; and "Confirmed, not sent, or a lost packet
-//! would never be resent: what a snapshot said is held until acknowledged." A server that
-//! cleared a stalled connection's baseline on its own would leave every owed entity alive on
-//! the client for good; seed 002's clear() is "For a world replaced under a live session", so
-//! it is only a clean slate when both sides take it ([`SnapshotWriter::replace_world`] with
+//! forgetting what is owed would be a lie to the client (NB-14): lost entities are named until
+//! confirmed (NB-11), and what a snapshot said is held until acknowledged (NB-8). A server that
+//! cleared a stalled connection's baseline on its own would leave every owed entity alive on the
+//! client for good; plaza's `clear` is for a world replaced under a live session (NB-13), a clean
+//! slate only when both sides take it ([`SnapshotWriter::replace_world`] with
 //! [`SnapshotClient::replace_world`](super::SnapshotClient::replace_world)).
 
 use super::net_baseline::{NetBaseline, Pending};
@@ -29,11 +28,11 @@ const ENTRY_HEAD_BITS: usize = 1 + 24 + 8 + 4;
 /// Bounds on what a [`SnapshotWriter`] keeps for its connection, whatever the client does
 /// (or fails to do).
 ///
-/// Everything else the writer keeps is bounded already: at most `ACK_WINDOW + 1` snapshots are
-/// held unconfirmed (seed 002, expire), each naming at most `MAX_LOST_PER_SNAPSHOT` lost
-/// entities and what fits its byte budget, and one record per live entity of the server's own
-/// world. What a client that never confirms makes grow is the set of entities it is owed: told
-/// about, dead since, their loss unconfirmed.
+/// Everything else the writer keeps is bounded already: at most `ACK_WINDOW + 1` snapshots are held
+/// unconfirmed (NB-10), each naming at most `MAX_LOST_PER_SNAPSHOT` lost entities and what fits its
+/// byte budget, and one record per live entity of the server's own world. What a client that never
+/// confirms makes grow is the set of entities it is owed: told about, dead since, their loss
+/// unconfirmed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BaselineLimits {
     /// Lost entities the connection may be owed (default 65,536, the bound the client-side
@@ -55,7 +54,7 @@ impl Default for BaselineLimits {
     }
 }
 
-/// One connection's snapshot writer (seed 002 with DESIGN.md §3's budget order).
+/// One connection's snapshot writer (NB-7 to NB-14, with NB-12's budget order).
 #[derive(Debug, Clone)]
 pub struct SnapshotWriter {
     baseline: NetBaseline,
@@ -110,8 +109,8 @@ impl SnapshotWriter {
         self.baseline.confirm(ack.sequence);
     }
 
-    /// The world was replaced under the live session: forget everything held (seed 002,
-    /// clear). The client must drop its table at the same point (see the module doc).
+    /// The world was replaced under the live session: forget everything held (NB-13). The client
+    /// must drop its table at the same point (see the module doc).
     pub fn replace_world(&mut self) {
         self.baseline.clear();
         self.unconfirmed_since.clear();
@@ -119,10 +118,10 @@ impl SnapshotWriter {
 
     /// Writes the next snapshot of `scene`.
     ///
-    /// A component goes, whole, when its encoded bits differ from what the connection
-    /// confirmed (seed 002). When the budget cuts the snapshot short, DESIGN.md §3: "owned
-    /// entities go first, then the longest unconfirmed, then by slot." Lost entities go before
-    /// any entry, at most [`MAX_LOST_PER_SNAPSHOT`].
+    /// A component goes, whole, when its encoded bits differ from what the connection confirmed
+    /// (`docs/spec/baseline.md`). When the budget cuts the snapshot short, NB-12: owned entities
+    /// first, then the longest unconfirmed, then by slot. Lost entities go before any entry, at
+    /// most [`MAX_LOST_PER_SNAPSHOT`].
     ///
     /// A connection owed more lost entities than [`BaselineLimits::max_owed_lost`] is stalled:
     /// nothing is written, no sequence is used, and the error says so until acknowledgements
@@ -141,8 +140,9 @@ impl SnapshotWriter {
             &mut lost,
         );
         let owed = self.baseline.owed_lost();
-        // Seed 002, gatherLost: "Reported until confirmed, which makes destruction reliable."
-        // What is owed is never dropped to make room, so past the limit the connection stalls.
+        // NB-11: a lost entity is named until the client confirms a snapshot that named it, so
+        // destruction is reliable. What is owed is never dropped to make room, so past the limit
+        // the connection stalls.
         if owed > self.limits.max_owed_lost {
             return Err(LimitError::BaselineStalled {
                 sequence,

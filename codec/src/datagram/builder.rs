@@ -26,7 +26,7 @@ pub struct DatagramHeader {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum BuildError {
-    /// Seed 003: "Add updates in ascending id order." The id is not above the previous one.
+    /// DG-3: updates ascend by id; this one's is not above the previous one's.
     #[error("update id {id} does not ascend (previous {previous})")]
     NotAscending {
         /// The refused id.
@@ -56,7 +56,7 @@ pub enum BuildError {
     },
 }
 
-/// Builds one datagram (seed 003: "Builds one datagram. Add updates in ascending id order.").
+/// Builds one datagram (DG-3: updates in ascending id order).
 ///
 /// The size it tracks is exact for the updates and counts the header at [`MAX_HEADER_LEN`]
 /// bytes, its longest, so a datagram that fits here fits on the wire whatever the header's
@@ -101,7 +101,7 @@ impl DatagramBuilder {
     /// Adds `update`, which must have an id above the last one's and fit under the limit.
     pub fn push(&mut self, update: Update) -> Result<(), BuildError> {
         if let Some(previous) = self.prev {
-            // Seed 003: "ids ascend, delta-coded".
+            // DG-3: ids ascend, each after the first as its difference from the previous one.
             if update.id <= previous {
                 return Err(BuildError::NotAscending {
                     id: update.id,
@@ -154,9 +154,9 @@ impl DatagramBuilder {
 /// Splits one tick's updates (ids ascending) into datagrams of at most `limit` bytes each,
 /// numbered from `header.frame` on, each naming how many parts the tick has.
 ///
-/// Seed 003: "Every tick without a full frame sends at least one datagram, and each names how
-/// many the tick has": no updates still give one datagram. An update that alone exceeds the
-/// limit goes in a datagram of its own.
+/// DG-11: a tick without a full frame sends one datagram or more, each giving the tick's number of
+/// parts: no updates still give one datagram. An update that alone exceeds the limit goes in a
+/// datagram of its own.
 pub fn split_tick(
     header: DatagramHeader,
     updates: Vec<Update>,
@@ -219,8 +219,8 @@ pub fn split_tick(
         .collect())
 }
 
-/// The header of part `part` (from 0) of the tick whose first datagram is `first`: numbered
-/// on from it, checked, since a caller may start anywhere up to u64::MAX.
+/// The header of part `part` (from 0) of the tick whose first datagram is `first`: numbered on from
+/// it, checked, since a caller may start anywhere up to u64::MAX (DG-13, GEN-6).
 fn numbered(first: DatagramHeader, part: usize) -> Result<DatagramHeader, BuildError> {
     let frame = u64::try_from(part)
         .ok()
@@ -263,6 +263,7 @@ mod tests {
 
     #[test]
     fn updates_must_ascend() {
+        // DG-3.
         let mut b = DatagramBuilder::new(header(), 1200);
         b.push(upd(5, 1)).unwrap();
         assert!(matches!(
@@ -294,6 +295,7 @@ mod tests {
 
     #[test]
     fn a_tick_splits_into_parts_under_the_limit_and_each_names_the_count() {
+        // DG-13, DG-11.
         let updates: Vec<Update> = (1..=200).map(|id| upd(id, id as i64 * 1000)).collect();
         let parts = split_tick(header(), updates.clone(), 200).unwrap();
         assert!(parts.len() > 3);
@@ -309,6 +311,7 @@ mod tests {
 
     #[test]
     fn an_empty_tick_still_sends_one_datagram() {
+        // DG-11.
         let parts = split_tick(header(), Vec::new(), 200).unwrap();
         assert_eq!(parts.len(), 1);
         assert_eq!(parts[0].parts, 1);
@@ -319,6 +322,7 @@ mod tests {
     /// overflowed (a panic with overflow checks) when the first frame was near u64::MAX.
     #[test]
     fn parts_numbered_past_u64_max_are_refused_not_wrapped() {
+        // DG-13.
         let last = DatagramHeader {
             frame: u64::MAX,
             ..header()
@@ -346,6 +350,7 @@ mod tests {
 
     #[test]
     fn an_update_over_the_limit_goes_alone() {
+        // DG-13.
         let mut big = upd(2, 0);
         big.mask = big.mask.with(UpdateMask::COMPONENTS);
         big.components = Some(vec![crate::protocol::Component {

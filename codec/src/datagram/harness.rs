@@ -3,11 +3,11 @@
 //! the input. The property tests and the `datagram_stream` fuzz target both call [`run`].
 //!
 //! Invariants checked:
-//! - nothing is applied to the wrong occupant of an id: after every step, every replica the
-//!   client holds is a state the server had for that same occupant (id and spawn tick), at
-//!   its spawn or at the end of a tick (only its occupant, once a forged datagram made a tick
-//!   whole: the client then applies the honest ticks up to it part by part, as seed 003 says
-//!   it applies a tick "when the tick is whole or a later tick is");
+//! - nothing is applied to the wrong occupant of an id (DG-18): after every step, every replica the
+//!   client holds is a state the server had for that same occupant (id and spawn tick), at its
+//!   spawn or at the end of a tick (only its occupant, once a forged datagram made a tick whole:
+//!   the client then applies the honest ticks up to it part by part, since DG-21 applies a tick
+//!   when it or a later tick is whole);
 //! - a forged datagram changes only entities it names with their own spawn tag;
 //! - memory is bounded: the client holds at most its limit of datagrams and of component bytes
 //!   (and its count of those bytes is right), the server remembers at most its window;
@@ -79,10 +79,10 @@ struct Run {
     ended: bool,
     incarnations: HashSet<(u64, u64)>,
     acks_lied: bool,
-    /// A forged datagram made a tick whole (its own, or one past the world's): seed 003's client
-    /// "applies a tick's datagrams ... when the tick is whole or a later tick is", so from then
-    /// on the honest datagrams of the ticks up to it are applied as they come, part by part,
-    /// and a replica may mix two ticks' groups of its own occupant.
+    /// A forged datagram made a tick whole (its own, or one past the world's): the client applies a
+    /// tick's datagrams when it or a later tick is whole (DG-21), so from then on the honest
+    /// datagrams of the ticks up to it are applied as they come, part by part, and a replica may
+    /// mix two ticks' groups of its own occupant.
     whole_forged: bool,
     delivered: Vec<Vec<u8>>,
     tick: u64,

@@ -1,10 +1,10 @@
-//! Datagram v2 (seed 003): entity updates that may be lost, duplicated or reordered, beside a
-//! reliable, ordered stream of spawns, despawns and full frames. Both halves, sans-IO.
+//! Datagram v2 (`docs/spec/datagram.md`): entity updates that may be lost, duplicated or reordered,
+//! beside a reliable, ordered stream of spawns, despawns and full frames. Both halves, sans-IO.
 //!
-//! Seed 003: "Every datagram stands alone: an update carries the entity's absolute quantized
-//! position, not a difference, so a lost datagram only delays what it held. The client acks the
-//! frame numbers it receives; the server keeps sending whatever changed since the last acked
-//! state until an ack covers it."
+//! Each datagram is self-contained: an update holds the entity's absolute quantized position, so
+//! losing a datagram only delays its content; the client acknowledges what it applies and the
+//! server repeats whatever changed since an entity's last acknowledged state until covered (DG-14,
+//! DG-22).
 //!
 //! - [`DatagramBuilder`] builds one datagram (updates in ascending id order, a size limit with
 //!   the header counted at [`MAX_HEADER_LEN`]); [`split_tick`] splits a tick into parts;
@@ -19,11 +19,11 @@
 //!
 //! Nothing here reads a clock or opens a socket: ticks are arguments, frames are values.
 //!
-//! Two decisions the seed leaves open, made here:
-//! - the client acks a datagram when it applies it (when its tick, or a later one, is whole),
-//!   not while it only holds it, so a datagram given up for room is never acknowledged and what
-//!   it said is sent again;
-//! - a tick that sends a full frame sends no datagram: the full frame is its whole state.
+//! Two choices the specification makes, made here:
+//! - the client acks a datagram when it applies it (DG-22: when its tick, or a later one, is
+//!   whole), not while it only holds it, so a datagram given up for room is never acknowledged and
+//!   what it said is sent again;
+//! - a tick that sends a full frame sends no datagram: the full frame is its whole state (DG-12).
 
 mod builder;
 pub mod harness;
@@ -43,19 +43,18 @@ pub use subscription::{
 use crate::protocol::{Component, Despawn, FullFrame, Spawn, Update, UpdateMask};
 use crate::{BitSet, DecodeError, EncodeError, Frame};
 
-/// The part of a spawn tick an update carries (seed 003: "its low 16 bits").
+/// The part of a spawn tick an update carries (DG-8: its low 16 bits).
 ///
-/// Seed 003: "An update names the tick of the stream frame that spawned the entity (its low 16
-/// bits), and the client applies it only to the entity spawned then." Spawns 65536 ticks apart
-/// share a tag; the ticks in every stream frame's header keep the two sides agreed on which
-/// spawn is meant.
+/// DG-8, DG-18: an update names the low 16 bits of the tick of the stream frame that spawned its
+/// entity, and applies only to the entity spawned then. Spawns 65536 ticks apart share a tag; the
+/// ticks in every stream frame's header keep the two sides agreed on which spawn is meant.
 pub fn spawn_tag(spawn_tick: u64) -> u16 {
     // Truncation is the rule: the low 16 bits, whatever the higher ones.
     spawn_tick as u16
 }
 
-/// Encode one update body (everything after the id): the spawn tick's tag, mask, the axes
-/// given, and the component changes (seed 003). Appends to `out`.
+/// Encode one update body (everything after the id): the spawn tick's tag, mask, the axes given,
+/// and the component changes (`docs/spec/datagram.md`). Appends to `out`.
 ///
 /// The mask follows from what is given: X, Y, Z for the axes present (absolute quantized
 /// values, see [`quantize`]), COMPONENTS when `components` is given, even empty (the wire
@@ -89,7 +88,7 @@ pub(crate) fn entry(
     components: Option<Vec<Component>>,
 ) -> Update {
     let mut mask = UpdateMask::empty();
-    // Seed 003: "u8 mask (1 x, 2 y, 4 z, 8 components)".
+    // DG-4: mask bit 1 x, 2 y, 4 z, 8 components.
     for (bit, axis) in [UpdateMask::X, UpdateMask::Y, UpdateMask::Z]
         .into_iter()
         .zip(&axes)
@@ -110,9 +109,9 @@ pub(crate) fn entry(
 
 /// An axis value on the wire: round(coordinate / precision), halves away from zero.
 ///
-/// DESIGN.md §3: "An axis value is round(coordinate / precision), a non-finite coordinate
-/// quantizes to 0." A quotient that is not finite (a precision of 0) also gives 0, and one
-/// beyond the i64 range saturates.
+/// DG-5: an axis value is round(coordinate / precision), and a non-finite coordinate quantizes to
+/// 0. A quotient that is not finite (a precision of 0) also gives 0, and one beyond the i64 range
+/// saturates.
 pub fn quantize(coordinate: f64, precision: f32) -> i64 {
     if !coordinate.is_finite() {
         return 0;

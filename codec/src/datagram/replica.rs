@@ -1,9 +1,8 @@
 //! The client's half: [`ReplicaTable`], the replicas of one subscription.
 //!
-//! Seed 003 gives the table's rules (spawn tags, the last datagram per entity, whole ticks, the
-//! input ack); [`ReplicaLimits`] adds what it holds at most, whatever the server sends
-//! (DESIGN.md section 6: "hostile-peer limits as part of the specification: what every session
-//! machine holds at most, and what it does when a peer pushes past it").
+//! `docs/spec/datagram.md` gives the table's rules (DG-17 to DG-22: spawn tags, the last
+//! datagram per entity, whole ticks, the input ack); [`ReplicaLimits`] adds what it holds at
+//! most, whatever the server sends, and what it does past it (GEN-5, DG-23, `docs/limits.md`).
 
 use crate::protocol::{Component, Datagram, DatagramAck, Despawn, FullFrame, Spawn};
 use std::collections::BTreeMap;
@@ -143,7 +142,7 @@ struct HeldTick {
     bytes: usize,
 }
 
-/// The client's replica table (seed 003).
+/// The client's replica table (DG-17 to DG-23).
 ///
 /// Stream frames (spawn, despawn, full frame) go to [`ReplicaTable::apply_stream`] in the
 /// order the reliable stream delivers them; datagrams to [`ReplicaTable::receive`] as they
@@ -185,7 +184,7 @@ impl ReplicaTable {
         &self.entities
     }
 
-    /// The tick of the last stream frame applied (seed 003: "ReplicaTable::stream_tick").
+    /// The tick of the last stream frame applied (DG-17).
     pub fn stream_tick(&self) -> u64 {
         self.stream_tick
     }
@@ -264,8 +263,8 @@ impl ReplicaTable {
                 }
             }
             StreamFrame::FullFrame(FullFrame { tick, entities, .. }) => {
-                // Seed 003, FullFrame: "the whole subscription, replacing everything the client
-                // holds. Every entity in it counts as spawned at this frame's tick."
+                // DG-17: a full frame is the whole subscription, replacing everything held; each
+                // of its entities counts as spawned at the frame's tick.
                 self.entities.clear();
                 self.component_bytes = 0;
                 for e in entities {
@@ -306,9 +305,9 @@ impl ReplicaTable {
     /// otherwise, and applies whatever it makes whole.
     pub fn receive(&mut self, datagram: Datagram) -> DatagramSummary {
         let mut s = DatagramSummary::default();
-        // Seed 003: "the client applies a tick's datagrams, and takes its ack, when the tick is
-        // whole or a later tick is." A later tick is whole already: apply now, once the stream
-        // frame it names is in.
+        // DG-21: a tick's datagrams apply, and their input ack is taken, when the tick or a
+        // later one is whole. A later tick is whole already: apply now, once the stream frame
+        // it names is in.
         if self.whole_tick.is_some_and(|w| datagram.tick <= w)
             && datagram.stream_tick <= self.stream_tick
         {
@@ -347,8 +346,8 @@ impl ReplicaTable {
 
     /// Applies every held tick up to the newest whole one.
     fn release(&mut self, s: &mut DatagramSummary) {
-        // Seed 003: "A tick is whole on the client when it has all of its datagrams and that
-        // stream frame."
+        // DG-21: a tick is whole when the client holds all of its datagrams and the stream
+        // frame they name.
         let whole = self
             .held
             .iter()
@@ -380,7 +379,7 @@ impl ReplicaTable {
         }
         if self.whole_tick.is_none_or(|w| whole > w) {
             self.whole_tick = Some(whole);
-            // Seed 003: "only then does the input ack describe the table".
+            // DG-21: only then does the input ack describe the table.
             if let Some(a) = newest_ack {
                 self.input_ack = a;
             }
@@ -403,17 +402,16 @@ impl ReplicaTable {
                 count(&mut s.skipped_unknown, 1);
                 continue;
             };
-            // Seed 003: "the client applies it only to the entity spawned then. A late datagram
-            // for an entity that has since been despawned and spawned again under the same id,
-            // or one built before a full frame, changes nothing."
+            // DG-18: an update applies only to the entity spawned at the tick its tag names, so
+            // a late datagram for an id respawned since, or one built before a full frame,
+            // changes nothing.
             if u.spawn_tag != spawn_tag(e.spawn_tick) {
                 doubtful |= u.spawn_tag == doubtful_tag;
                 count(&mut s.skipped_spawn_tag, 1);
                 continue;
             }
-            // Seed 003: "The client keeps, per entity, the number of the last datagram it
-            // applied, and skips an update from an older one." DESIGN.md §3: skipped "when its
-            // datagram is not newer than the last one applied to that entity".
+            // DG-19: per entity, the number of the last datagram applied; an update from a
+            // datagram that is not newer is skipped.
             if d.frame <= e.last_datagram {
                 count(&mut s.skipped_stale, 1);
                 continue;
@@ -429,6 +427,8 @@ impl ReplicaTable {
             };
             self.component_bytes = bytes;
             e.last_datagram = d.frame;
+            // DG-20: the axes and components the update carries replace the entity's; a
+            // component without bytes is removed.
             for (axis, v) in [u.x, u.y, u.z].into_iter().enumerate() {
                 if let Some(v) = v {
                     e.position[axis] = v;
@@ -449,8 +449,8 @@ impl ReplicaTable {
         if refused {
             return;
         }
-        // Seed 003: "The client acks a datagram with its number and the tick of the last stream
-        // frame it had applied."
+        // DG-10, DG-22: the ack names the datagram and the tick of the last stream frame
+        // applied.
         self.acks.push(DatagramAck {
             frame: d.frame,
             stream_tick: if doubtful {

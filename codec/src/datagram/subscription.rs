@@ -133,13 +133,12 @@ struct Tracked {
 /// the live components.
 pub type WorldView = BTreeMap<u64, (u64, [i64; 3], BTreeMap<u8, Vec<u8>>)>;
 
-/// The server's side of one subscription (seed 003).
+/// The server's side of one subscription (DG-11 to DG-16).
 ///
 /// Feed it the world's operations tick by tick with [`Subscription::tick`], which returns the
-/// stream frames and the datagrams to send, and the client's acks with
-/// [`Subscription::on_ack`]. An update carries every axis and component that changed since the
-/// entity's last acknowledged state (seed 003: "the server keeps sending whatever changed since
-/// the last acked state until an ack covers it").
+/// stream frames and the datagrams to send, and the client's acks with [`Subscription::on_ack`]. An
+/// update carries every axis and component that changed since the entity's last acknowledged state
+/// (DG-14).
 #[derive(Debug, Clone)]
 pub struct Subscription {
     config: SubscriptionConfig,
@@ -343,8 +342,8 @@ impl Subscription {
         }
         let mut updates = Vec::new();
         for (id, e) in &self.entities {
-            // Seed 003: "the server keeps sending whatever changed since the last acked state
-            // until an ack covers it."
+            // DG-14: whatever changed since the entity's last acknowledged state is sent again
+            // until an acknowledgement covers it.
             let due = |changed: u64| changed > e.acked_frame;
             let axes: [Option<i64>; 3] =
                 std::array::from_fn(|axis| due(e.position_changed[axis]).then(|| e.position[axis]));
@@ -377,7 +376,7 @@ impl Subscription {
             precision: self.config.precision,
             parts: 1,
         };
-        // Seed 003: "Every tick without a full frame sends at least one datagram."
+        // DG-11: a tick without a full frame sends one datagram or more.
         let datagrams = split_tick(header, updates, self.config.max_datagram)?;
         for d in &datagrams {
             let carried = d
@@ -410,8 +409,9 @@ impl Subscription {
                 s.not_covered += 1;
                 continue;
             };
-            // Seed 003: "An ack covers an entity only when that tick is at or after its spawn."
-            // The update must also be for this occupant of the id, not one despawned since.
+            // DG-15: an acknowledgement covers an entity only when its stream tick is at or after
+            // the entity's spawn. The update must also be for this occupant of the id, not one
+            // despawned since.
             if e.spawn_tick != *spawned || ack.stream_tick < e.spawn_tick {
                 s.not_covered += 1;
                 continue;

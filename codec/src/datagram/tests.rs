@@ -1,5 +1,5 @@
-//! One test per rule of seed 003 (each fails without the code it names), and the invariants
-//! over thousands of seeded runs.
+//! One test per rule of `docs/spec/datagram.md` (each fails without the code it names), and the
+//! invariants over thousands of seeded runs.
 
 use super::*;
 use crate::protocol::{Component, Datagram, DatagramAck, Update, UpdateMask};
@@ -81,6 +81,7 @@ fn x_of(client: &ReplicaTable, id: u64) -> Option<i64> {
 
 #[test]
 fn max_header_len_is_the_longest_header() {
+    // DG-7.
     assert_eq!(MAX_HEADER_LEN, 51);
     let d = Datagram {
         frame: u64::MAX,
@@ -97,6 +98,7 @@ fn max_header_len_is_the_longest_header() {
 
 #[test]
 fn quantization_rounds_and_sends_non_finite_as_zero() {
+    // DG-5.
     assert_eq!(quantize(1.26, 0.5), 3);
     assert_eq!(quantize(-1.25, 0.5), -3);
     assert_eq!(quantize(f64::NAN, 0.5), 0);
@@ -124,6 +126,7 @@ fn quantization_rounds_and_sends_non_finite_as_zero() {
 
 #[test]
 fn an_update_applies_only_to_the_entity_spawned_at_its_tag() {
+    // DG-8, DG-18.
     let mut c = ReplicaTable::new();
     c.apply_stream(&spawn_frame(1, 7, 0));
     // Despawned and spawned again under the same id at tick 3.
@@ -143,6 +146,7 @@ fn an_update_applies_only_to_the_entity_spawned_at_its_tag() {
 
 #[test]
 fn a_datagram_built_before_a_full_frame_changes_nothing() {
+    // DG-17, DG-18.
     let mut s = Subscription::new(config());
     let mut c = ReplicaTable::new();
     let out1 = s.tick(1, 0, &[spawn(1, 0.0)]).unwrap();
@@ -162,6 +166,7 @@ fn a_datagram_built_before_a_full_frame_changes_nothing() {
 
 #[test]
 fn an_update_from_an_older_datagram_than_the_last_applied_is_skipped() {
+    // DG-19.
     let mut c = ReplicaTable::new();
     c.apply_stream(&spawn_frame(1, 1, 0));
     c.receive(dgram(5, 2, 1, 1, vec![upd_x(1, 1, 50)]));
@@ -175,6 +180,7 @@ fn an_update_from_an_older_datagram_than_the_last_applied_is_skipped() {
 
 #[test]
 fn a_tick_is_held_until_all_its_parts_are_in() {
+    // DG-21.
     let mut c = ReplicaTable::new();
     c.apply_stream(&spawn_frame(1, 1, 0));
     c.apply_stream(&spawn_frame(1, 2, 0));
@@ -192,6 +198,7 @@ fn a_tick_is_held_until_all_its_parts_are_in() {
 
 #[test]
 fn a_tick_is_held_until_its_stream_frame_is_in() {
+    // DG-21.
     let mut c = ReplicaTable::new();
     c.apply_stream(&spawn_frame(1, 1, 0));
     // Tick 3's datagram says a stream frame of tick 3 was sent by then.
@@ -207,6 +214,7 @@ fn a_tick_is_held_until_its_stream_frame_is_in() {
 
 #[test]
 fn the_input_ack_is_taken_only_from_a_whole_tick_or_a_later_one() {
+    // DG-21.
     let mut c = ReplicaTable::new();
     c.apply_stream(&spawn_frame(1, 1, 0));
     // Tick 2 loses its second part; tick 3 comes whole.
@@ -227,6 +235,7 @@ fn the_input_ack_is_taken_only_from_a_whole_tick_or_a_later_one() {
 
 #[test]
 fn every_tick_without_a_full_frame_sends_at_least_one_datagram() {
+    // DG-11, DG-12.
     let mut s = Subscription::new(config());
     for t in 1..5 {
         let out = s.tick(t, 0, &[]).unwrap();
@@ -240,6 +249,7 @@ fn every_tick_without_a_full_frame_sends_at_least_one_datagram() {
 
 #[test]
 fn the_server_splits_a_tick_under_its_limit() {
+    // DG-13.
     let mut s = Subscription::new(SubscriptionConfig {
         max_datagram: 80,
         ..config()
@@ -263,6 +273,7 @@ fn the_server_splits_a_tick_under_its_limit() {
 
 #[test]
 fn the_server_keeps_sending_a_change_until_an_ack_covers_it() {
+    // DG-14.
     let mut s = Subscription::new(config());
     let mut c = ReplicaTable::new();
     deliver(&mut c, &s.tick(1, 0, &[spawn(1, 0.0)]).unwrap());
@@ -296,6 +307,7 @@ fn a_change_undone_before_its_ack_is_still_sent() {
 
 #[test]
 fn a_removed_component_is_sent_until_covered() {
+    // DG-14, DG-20.
     let mut s = Subscription::new(config());
     let mut c = ReplicaTable::new();
     let sp = WorldOp::Spawn {
@@ -325,6 +337,7 @@ fn a_removed_component_is_sent_until_covered() {
 
 #[test]
 fn an_ack_covers_an_entity_only_when_its_stream_tick_is_at_or_after_the_spawn() {
+    // DG-15.
     let mut s = Subscription::new(config());
     s.tick(1, 0, &[]).unwrap();
     s.tick(2, 0, &[spawn(1, 0.0)]).unwrap();
@@ -352,6 +365,7 @@ fn an_ack_covers_an_entity_only_when_its_stream_tick_is_at_or_after_the_spawn() 
 
 #[test]
 fn an_ack_for_an_earlier_occupant_does_not_cover_the_next() {
+    // DG-15.
     let mut s = Subscription::new(config());
     s.tick(1, 0, &[spawn(1, 0.0)]).unwrap();
     let out = s.tick(2, 0, &[mv(1, 3.0)]).unwrap();
@@ -371,6 +385,7 @@ fn an_ack_for_an_earlier_occupant_does_not_cover_the_next() {
 
 #[test]
 fn a_late_ack_never_moves_the_acknowledged_state_back() {
+    // DG-15.
     let mut s = Subscription::new(config());
     s.tick(1, 0, &[spawn(1, 0.0)]).unwrap();
     let a = s.tick(2, 0, &[mv(1, 3.0)]).unwrap().datagrams[0].frame;
@@ -388,6 +403,7 @@ fn a_late_ack_never_moves_the_acknowledged_state_back() {
 
 #[test]
 fn hostile_acks_are_ignored() {
+    // DG-15, GEN-5.
     let mut s = Subscription::new(config());
     s.tick(1, 0, &[spawn(1, 0.0)]).unwrap();
     let f = s.tick(2, 0, &[mv(1, 3.0)]).unwrap().datagrams[0].frame;
@@ -415,6 +431,7 @@ fn hostile_acks_are_ignored() {
 
 #[test]
 fn the_client_holds_a_bounded_number_of_datagrams() {
+    // DG-23.
     let mut c = ReplicaTable::with_limits(ReplicaLimits {
         max_entities: 4,
         max_held: 10,
@@ -479,6 +496,7 @@ fn the_server_remembers_a_bounded_window() {
 
 #[test]
 fn a_state_hash_tells_tables_apart() {
+    // CHECK-8.
     let mut a = ReplicaTable::new();
     let b = ReplicaTable::new();
     assert_eq!(a.state_hash(), b.state_hash());
@@ -488,6 +506,7 @@ fn a_state_hash_tells_tables_apart() {
 
 #[test]
 fn a_quiet_lossless_run_converges() {
+    // GEN-3.
     // A hand-written schedule through the harness: ticks, then deliveries.
     let r = harness::run(&[
         200, 0, 0, 0, 4, 1, 1, 2, 3, 4, 5, 6, 0, 3, 2, 5, 7, 0, 4, 4, 6, 6,
@@ -498,6 +517,7 @@ fn a_quiet_lossless_run_converges() {
 
 #[test]
 fn an_entity_spawned_and_despawned_within_a_tick_never_reaches_the_stream() {
+    // DG-16.
     let mut s = Subscription::new(config());
     let out = s
         .tick(
@@ -512,6 +532,7 @@ fn an_entity_spawned_and_despawned_within_a_tick_never_reaches_the_stream() {
 
 #[test]
 fn an_ack_made_while_a_spawn_of_the_last_stream_tick_is_missing_names_the_tick_before() {
+    // DG-22.
     // Two spawns share tick 2; the datagram of tick 3 lands between them.
     let mut c = ReplicaTable::new();
     c.apply_stream(&spawn_frame(2, 1, 0));
@@ -591,6 +612,7 @@ fn fuzz_regressions() {
 /// other, with the ticks held below it, and its input ack taken.
 #[test]
 fn a_datagram_of_tick_u64_max_is_applied_when_whole() {
+    // GEN-6.
     let mut c = ReplicaTable::new();
     c.apply_stream(&spawn_frame(1, 7, 0));
     let datagram = |frame, tick, parts, x| Datagram {
@@ -642,6 +664,7 @@ fn spawn_with(tick: u64, id: u64, components: Vec<Component>) -> StreamFrame {
 /// (a despawn, a removed component) makes room again.
 #[test]
 fn component_bytes_past_the_limit_are_refused_and_counted() {
+    // DG-23.
     let o = ReplicaLimits::COMPONENT_OVERHEAD;
     let mut c = ReplicaTable::with_limits(ReplicaLimits {
         max_component_bytes: 2 * (100 + o),
@@ -732,6 +755,7 @@ fn a_full_frame_past_the_component_byte_limit_refuses_the_entities_that_do_not_f
 /// what does not fit, it never makes the table hold what the server did not say.
 #[test]
 fn a_refused_update_is_sent_again_until_it_fits() {
+    // DG-23, DG-22.
     let o = ReplicaLimits::COMPONENT_OVERHEAD;
     let mut server = Subscription::new(config());
     let mut c = ReplicaTable::with_limits(ReplicaLimits {

@@ -1,10 +1,9 @@
 //! [`AckWindow`]: which recent sequences arrived, as the newest one and a 64-bit mask.
 //!
-//! DESIGN.md §4: "AckWindow holds the newest u64 sequence and a 64-bit mask whose bit i means
-//! newest − 1 − i arrived, and contiguous_base(first) walks from first while the next sequence
-//! is held." The pair is what a `delta_ack` frame carries (`newest`, `mask`), so the receiver
-//! records arrivals with [`AckWindow::observe`] and the sender rebuilds the window with
-//! [`AckWindow::from_encoded`].
+//! DELTA-6, DELTA-7: the newest u64 sequence and a 64-bit mask whose bit i means that newest − 1 −
+//! i arrived; contiguous_base(first) walks from first while the next sequence is held. The pair is
+//! what a `delta_ack` frame carries (`newest`, `mask`), so the receiver records arrivals with
+//! [`AckWindow::observe`] and the sender rebuilds the window with [`AckWindow::from_encoded`].
 //!
 //! Pure sequence arithmetic: no allocation, no clock, no panic on any input.
 
@@ -137,15 +136,15 @@ impl AckWindow {
 
     /// The newest sequence such that every sequence from `first` up to it arrived.
     ///
-    /// Seed 004 §7: "Acknowledge states, not packets. The frontier this walks is the newest
-    /// *contiguous* acknowledged sequence, not the newest bit set. Receiving packet N+1 after
-    /// losing N does not put a subscriber in the state N+1 implies". `first` is the first
-    /// sequence to check (one past the settled baseline), so a stream numbered from zero can
-    /// name its first packet. `None` when `first` did not arrive or is older than the window:
-    /// the frontier cannot advance, and never moves backwards. At most [`WINDOW`] steps.
+    /// DELTA-7: the newest sequence reached from `first` without a gap, not the newest bit set,
+    /// since a packet that is a difference from the one before it describes no state the subscriber
+    /// holds once that one was lost. `first` is the first sequence to check (one past the settled
+    /// baseline), so a stream numbered from zero can name its first packet. `None` when `first` did
+    /// not arrive or is older than the window: the frontier cannot advance, and never moves
+    /// backwards. At most [`WINDOW`] steps.
     ///
     /// This is the frontier of a stream whose packets are differences from the packet before
-    /// (the seed's last-sent diff). [`DeltaBaseline`](super::DeltaBaseline) does not walk it:
+    /// (DELTA-10's `Naive` plan). [`DeltaBaseline`](super::DeltaBaseline) does not walk it:
     /// its plans are made against an acknowledged state, so each received one is a state
     /// reached on its own, and the frontier steps over a gap (see its `observe_ack`).
     #[must_use]
@@ -180,7 +179,8 @@ mod tests {
 
     #[test]
     fn bit_i_means_newest_minus_one_minus_i() {
-        // DESIGN.md §4: "a 64-bit mask whose bit i means newest − 1 − i arrived".
+        // DELTA-6.
+        // DELTA-6: bit i of the mask means that newest − 1 − i arrived.
         let w = window(&[10, 9, 7]);
         assert_eq!(w.encode(), Some((10, 0b101)));
         assert_eq!(w.received_in_window(), 3);
@@ -188,6 +188,7 @@ mod tests {
 
     #[test]
     fn observe_reports_fresh_once_and_keeps_stragglers_in_their_slot() {
+        // DELTA-6.
         let mut w = AckWindow::new();
         assert!(w.observe(20));
         assert!(w.observe(25));
@@ -221,7 +222,8 @@ mod tests {
 
     #[test]
     fn the_contiguous_base_stops_at_the_first_gap_not_the_newest_bit() {
-        // Seed 004 §7: "Taking the newest set bit hands the diff a state that never existed".
+        // DELTA-7.
+        // DELTA-7: the newest set bit would name a state the subscriber never held.
         let mut w = window(&[1, 2, 3, 5, 6, 7]);
         assert_eq!(w.contiguous_base(1), Some(3));
         assert_eq!(w.contiguous_base(4), None, "4 never arrived");

@@ -1,9 +1,8 @@
 //! [`Agreement`]: the outcome of comparing the digest a mirror reports with the digest of the
 //! state the server believes it holds.
 //!
-//! Seed 004 §1 names `Agreement` among the types both sides of a delta stream share, and §7
-//! says what a disagreement means: "when it disagrees with the digest of the state the server
-//! believes it reached, the next plan is a full rebuild." One type for the comparison, so the
+//! `Agreement` is one of the types both sides of a delta stream share (SRV-1), and DELTA-15 says
+//! what a disagreement means: the next plan is a full rebuild. One type for the comparison, so the
 //! server's drift check, a client checking a digest the server shipped, and a harness counting
 //! mismatches all ask the same question the same way.
 
@@ -20,9 +19,9 @@ pub enum Agreement {
         /// The digest the mirror reported.
         reported: u64,
     },
-    /// Not compared: the digest describes a state the comparer cannot name (seed 004 §7: "The
-    /// digest is only compared when the frontier has reached the newest packet the subscriber
-    /// reports"), or the drift check is off, or the policy has none.
+    /// Not compared: the digest describes a state the comparer cannot name (DELTA-15: compared only
+    /// once the frontier has reached the newest packet reported), or the drift check is off, or the
+    /// policy has none.
     Unchecked,
 }
 

@@ -1,16 +1,14 @@
 //! [`SlotAllocator`]: hands out [`SlotKey`]s, bumping a slot's generation each time it is
 //! reused, under the [`ReusePolicy`] a game chooses.
 //!
-//! Seed 004 §1 names `SlotAllocator` and `ReusePolicy` among the types both sides of a delta
-//! stream share ("Both sides of a delta stream have to agree about them exactly"), and §7 says
-//! why a key carries a generation at all: "A retraction re-derived after a slot has been
-//! recycled would otherwise name the slot's *current* occupant, and the entity the subscriber
-//! actually holds is never mentioned again." An allocator is where that generation is bumped,
-//! once, rather than by every world that recycles slots.
+//! `SlotAllocator` and `ReusePolicy` are among the types both sides of a delta stream share
+//! (SRV-1), and DELTA-3 says why a key carries a generation at all: a retraction computed after a
+//! slot was recycled would otherwise name its current occupant, and the one the subscriber holds
+//! would never be named again. An allocator is where that generation is bumped, once, rather than
+//! by every world that recycles slots.
 //!
-//! The first occupant of a slot is generation 0 (seed 004 §5 reads "every missing key was
-//! generation zero" as "a client that joined an arena already in progress": the occupants the
-//! arena started with); every reuse bumps it by one, wrapping at `u16::MAX`.
+//! DELTA-8: the first occupant of a slot is generation 0 (the occupants an arena starts with);
+//! every reuse bumps it by one, wrapping at `u16::MAX`.
 //!
 //! Pure bookkeeping: no clock, and memory bounded by the capacity.
 
@@ -24,10 +22,10 @@ use std::collections::BTreeSet;
 /// slot, and how fast a slot's 16-bit generation wraps.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ReusePolicy {
-    /// The lowest free index, whether it was used before or not: the slot range stays as
-    /// small as the population, which keeps a `VisibilitySet` bitset (seed 004 §5, "the
-    /// dense-index fast path") and the encoded keys short. A slot freed now is the next one
-    /// handed out, so only its generation tells the new occupant from the old one.
+    /// The lowest free index, whether it was used before or not: the slot range stays as small as
+    /// the population, which keeps a `VisibilitySet` bitset (SRV-9, indices kept dense) and the
+    /// encoded keys short. A slot freed now is the next one handed out, so only its generation
+    /// tells the new occupant from the old one.
     #[default]
     LowestFree,
     /// First freed, first reused, and only while more than `quarantine` freed slots wait: below
@@ -172,7 +170,7 @@ impl SlotAllocator {
                 self.slots[at].generation = 0;
             } else {
                 self.freed.remove(&(slot.order, index));
-                // Seed 004 §7: a respawn in the same slot must be a different key, so each
+                // DELTA-3, DELTA-8: a respawn in the same slot must be a different key, so each
                 // reuse is the next generation.
                 self.slots[at].generation = slot.generation.wrapping_add(1);
             }
@@ -250,8 +248,7 @@ mod tests {
 
     #[test]
     fn each_reuse_of_a_slot_is_the_next_generation() {
-        // Seed 004 §7: "A retraction re-derived after a slot has been recycled would otherwise
-        // name the slot's *current* occupant".
+        // DELTA-3, DELTA-8: a retraction must name the occupant held, not the slot's next one.
         let mut a = SlotAllocator::new(4, ReusePolicy::LowestFree);
         let mut key = a.allocate().unwrap();
         assert_eq!(
@@ -274,6 +271,7 @@ mod tests {
 
     #[test]
     fn the_generation_wraps_rather_than_panicking() {
+        // DELTA-8.
         let mut a = SlotAllocator::new(1, ReusePolicy::LowestFree);
         let mut key = a.allocate().unwrap();
         for _ in 0..=u16::MAX {
@@ -285,6 +283,7 @@ mod tests {
 
     #[test]
     fn lowest_free_reuses_the_lowest_index_at_once() {
+        // DELTA-8.
         let mut a = SlotAllocator::new(8, ReusePolicy::LowestFree);
         let keys = take(&mut a, 5);
         assert!(a.free(keys[3]) && a.free(keys[1]));
@@ -295,6 +294,7 @@ mod tests {
 
     #[test]
     fn fifo_reuses_the_longest_free_slot_and_quarantine_holds_it_back() {
+        // DELTA-8.
         let mut a = SlotAllocator::new(8, ReusePolicy::Fifo { quarantine: 0 });
         let keys = take(&mut a, 4);
         assert!(a.free(keys[2]) && a.free(keys[0]));

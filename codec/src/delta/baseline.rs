@@ -1,14 +1,13 @@
-//! [`DeltaBaseline`]: one subscriber's view of a streamed set (seed 004 §7), the server half.
+//! [`DeltaBaseline`]: one subscriber's view of a streamed set, the server half of delta
+//! streaming (`docs/spec/delta.md`, DELTA-9 to DELTA-19).
 //!
-//! Seed 004 §7: "One `DeltaBaseline` per subscriber. It is deliberately set-theoretic and
-//! knows nothing about what a key means: keys are `u64`, entering and leaving are the only
-//! events, and mapping a key back to a spawn payload or a despawn reason is the application's
-//! job."
+//! One `DeltaBaseline` serves one subscriber. It is set-theoretic and knows nothing of what a
+//! key means: keys are `u64`, entering and leaving are the only events, and what a key stands
+//! for (a spawn's payload, a despawn's reason) is the application's.
 //!
 //! It lives in the codec crate beside its client half, [`DeltaMirror`](super::DeltaMirror),
-//! because it needs nothing from the server's primitives and DESIGN.md §4 puts both halves of
-//! every seed protocol's session machine here; `ackwire_server::delta` re-exports it under the
-//! seed's module name.
+//! because it needs nothing from the server's primitives and the codec holds both halves of
+//! every session machine; `ackwire_server::delta` re-exports it.
 //!
 //! Sans-IO: time (`now`) is an argument in the application's own clock units, and nothing here
 //! reads a clock.
@@ -22,19 +21,18 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// Which state the differences are computed against.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum RecoveryPolicy {
-    /// Seed 004 §7: "diff against the last state *sent*. Simple, and wrong the moment a packet
-    /// is lost: whatever it carried is never mentioned again, so the subscriber is permanently
-    /// short of it while every readout looks healthy. Selectable because the failure is worth
-    /// being able to demonstrate".
+    /// DELTA-10: differences against the last state *sent*. Simple, and wrong once a packet is
+    /// lost: what it carried is never mentioned again, so the subscriber lacks it for good
+    /// while every readout looks healthy. Kept to demonstrate that failure.
     Naive,
-    /// Seed 004 §7: "diff against the newest state the subscriber has *acknowledged*, so a
-    /// lost packet's contents are re-derived by the next difference. Also enables the digest
-    /// drift check and the stale-baseline rebuild."
+    /// DELTA-10: differences against the newest state the subscriber has *acknowledged*, so
+    /// the next difference carries a lost packet's contents again. It also turns on the digest
+    /// drift check (DELTA-15) and the aged-out baseline's rebuild (DELTA-13).
     #[default]
     AckRecovery,
 }
 
-/// What to send this round (seed 004 §7, `DeltaPlan`).
+/// What to send this round (DELTA-12, `DeltaPlan`).
 ///
 /// On the wire it is the `delta_plan` frame ([`DeltaPlan::to_frame`]): FULL_BASELINE is
 /// `full_baseline`, BASELINE says `baseline_seq` follows.
@@ -120,7 +118,7 @@ enum Pending {
     Rebuild,
 }
 
-/// Flow control's liveness record (seed 004 §7, `with_flow`).
+/// Flow control's liveness record (DELTA-18, `with_flow`).
 #[derive(Clone, Copy, Debug)]
 struct Flow {
     stalled_after: u64,
@@ -132,7 +130,7 @@ struct Flow {
 }
 
 /// One subscriber's bookkeeping: what it has been sent, what it has acknowledged, and so what
-/// to send next (seed 004 §7).
+/// to send next (DELTA-9 to DELTA-19).
 ///
 /// ```
 /// use ackwire_codec::delta::{DeltaBaseline, SetDigest};
@@ -188,9 +186,9 @@ impl DeltaBaseline {
     /// A subscriber with `history` recent sent states retained (clamped to at least 1), under
     /// [`RecoveryPolicy::AckRecovery`]; the first plan is a full baseline.
     ///
-    /// Seed 004 §7: "Cover the most packets that can be in flight plus the acknowledgement's
-    /// return trip; a state older than the window cannot be recovered by re-derivation and
-    /// forces a full rebuild rather than a wrong diff."
+    /// DELTA-9, DELTA-13: the history should cover the most packets that can be in flight plus
+    /// the acknowledgement's return trip; a baseline older than it cannot be derived again, and
+    /// forces a full rebuild rather than a wrong difference.
     #[must_use]
     pub fn new(history: usize) -> Self {
         Self {
@@ -219,8 +217,8 @@ impl DeltaBaseline {
         self
     }
 
-    /// Selects the policy on a live subscriber; a change resets it, "forgetting any state the
-    /// new policy cannot honour".
+    /// Selects the policy on a live subscriber; a change resets it (DELTA-10), forgetting any
+    /// state the new policy cannot honour.
     pub fn set_policy(&mut self, policy: RecoveryPolicy) {
         if policy != self.policy {
             self.policy = policy;
@@ -236,11 +234,10 @@ impl DeltaBaseline {
 
     /// Turns the digest drift check on (the default) or off.
     ///
-    /// Seed 004 §7 says both that "Passing the digest of an empty set disables the drift check"
-    /// (`observe_ack`) and that a client may drop its mirror "because its next acknowledgement
-    /// then carries the digest of nothing and this type answers with a full baseline" (the
-    /// resume story). The two cannot both hold; this type keeps the second, so the empty set's
-    /// digest is compared like any other, and this switch is the way to turn the check off.
+    /// DELTA-16: a client may drop its mirror, since its next acknowledgement then carries the
+    /// empty set's digest and this type answers with a full baseline (DELTA-25); so the empty
+    /// set's digest is compared like any other, and this switch is the way to turn the check
+    /// off.
     /// Off, no digest is compared ([`observe_ack`](Self::observe_ack) returns
     /// [`Agreement::Unchecked`]), so neither a drift nor a dropped mirror is noticed: only for
     /// a subscriber that never drops its mirror, or one whose divergences the application
@@ -263,9 +260,9 @@ impl DeltaBaseline {
         self.drift_check
     }
 
-    /// Enables flow control, in the application's clock units: "a subscriber silent for
-    /// `stalled_after` is throttled to one send every `keepalive_every` until it acknowledges
-    /// again" (seed 004 §7). `keepalive_every` is clamped to at least 1.
+    /// Enables flow control, in the application's clock units (DELTA-18): a subscriber silent
+    /// for `stalled_after` is sent one packet every `keepalive_every` until it acknowledges
+    /// again. `keepalive_every` is clamped to at least 1.
     #[must_use]
     pub fn with_flow(mut self, stalled_after: u64, keepalive_every: u64) -> Self {
         self.flow = Some(Flow {
@@ -279,8 +276,8 @@ impl DeltaBaseline {
 
     /// Whether the subscriber has stopped acknowledging: silent for more than `stalled_after`.
     /// Always `false` without [`with_flow`](Self::with_flow), and during a fresh subscriber's
-    /// grace period ("silence is measured from the first send decision, so a joiner is not
-    /// born stalled").
+    /// grace period (DELTA-18: silence counts from the first send decision, so a new subscriber
+    /// does not start out stalled).
     #[must_use]
     pub fn stalled(&self, now: u64) -> bool {
         match self.flow {
@@ -294,9 +291,9 @@ impl DeltaBaseline {
     }
 
     /// Whether to build and send a packet this round: `true` for a live subscriber; for a
-    /// stalled one `true` once per `keepalive_every` and `false` otherwise, "in which case skip
-    /// the `plan` call entirely: not planning also leaves the sent history exactly where the
-    /// last acknowledgement can still name it".
+    /// stalled one `true` once per `keepalive_every` and `false` otherwise (DELTA-18), in which
+    /// case the caller skips `plan` entirely: not planning also leaves the sent history where
+    /// the last acknowledgement can still name it.
     pub fn should_send(&mut self, now: u64) -> bool {
         let stalled = self.stalled(now);
         let Some(flow) = self.flow.as_mut() else {
@@ -322,9 +319,9 @@ impl DeltaBaseline {
     /// Forgets everything and makes the next plan a full baseline. **Call this when a
     /// subscriber takes the slot.**
     ///
-    /// Seed 004 §7: "the case that still needs this call is a **reused** slot, where the
-    /// previous occupant's acknowledged state is a perfectly plausible baseline for a
-    /// subscriber that has never seen any of it. Also restarts the flow-control grace period".
+    /// DELTA-19: a **reused** slot needs this call, since the previous occupant's acknowledged
+    /// state is a plausible baseline for a subscriber that has seen none of it. It also
+    /// restarts flow control's grace period.
     pub fn reset(&mut self) {
         self.new_epoch();
         self.pending = Pending::Fresh;
@@ -334,8 +331,8 @@ impl DeltaBaseline {
         }
     }
 
-    /// Forces the next plan to be a full baseline in a new epoch: "the application's own
-    /// escape hatch for a divergence it detected by some other means". Counted in
+    /// Forces the next plan to be a full baseline in a new epoch (DELTA-19): the application's
+    /// way out of a divergence it found by other means. Counted in
     /// [`full_rebuilds`](Self::full_rebuilds).
     pub fn request_full_baseline(&mut self) {
         self.rebuild();
@@ -421,8 +418,8 @@ impl DeltaBaseline {
     /// state sent before it.
     fn plan_last(&mut self, entered: Vec<u64>, left: Vec<u64>, seq: u64) -> DeltaPlan {
         let recovering = self.policy == RecoveryPolicy::AckRecovery;
-        // Seed 004 §7: a baseline that "has aged out of history" forces a full rebuild rather
-        // than a wrong diff.
+        // DELTA-13: a baseline aged out of history forces a full rebuild rather than a wrong
+        // difference.
         if recovering && self.history_lost {
             self.rebuild();
         }
@@ -430,9 +427,8 @@ impl DeltaBaseline {
         if pending == Pending::Rebuild {
             self.full_rebuilds = self.full_rebuilds.saturating_add(1);
         }
-        // Seed 004 §7: "Cold start is a decision, not an accident. [...] under `AckRecovery`
-        // an unknown baseline means full sets for the first round trip, then incremental for
-        // the rest of the session."
+        // DELTA-11: under `AckRecovery` an unknown baseline means full sets for the first round
+        // trip, then differences for the rest of the session.
         let unknown = recovering && self.acked.is_none();
         let named = self.touched.len();
         let mut plan = DeltaPlan::default();
@@ -443,11 +439,11 @@ impl DeltaBaseline {
                 true
             }
             (Some(acked), _) if recovering => {
-                // Seed 004 §7: "The two halves of the diff need baselines built by opposite
-                // operations. What to *send* must assume the least the subscriber holds: the
-                // acknowledged state **intersected** with every state sent since [...]. What
-                // to *retract* must assume the most: the acknowledged state **unioned** with
-                // everything announced since".
+                // DELTA-12: the two halves of the difference need baselines built by opposite
+                // operations. What to *send* assumes the least the subscriber holds (the
+                // acknowledged state **intersected** with every state sent since); what to
+                // *retract* assumes the most (the acknowledged state **unioned** with everything
+                // announced since).
                 //
                 // A key no difference since the acknowledged state names is in both or in
                 // neither, as it is in the last state sent: it is sent or retracted exactly
@@ -531,36 +527,34 @@ impl DeltaBaseline {
     ///
     /// The frontier steps to the newest packet sent since the acknowledged state that the
     /// window reports received and that stands on its own (a full baseline, or a plan made
-    /// against an acknowledged state): seed 004 §7, "Acknowledge states, not packets", read
-    /// with the same section's opposite baselines, which make such a packet a state the
-    /// subscriber reached whatever was lost before it. A packet lost on the way does not stop
-    /// the frontier, so the acknowledged baseline does not age out of history behind it.
+    /// against an acknowledged state, DELTA-14): the subscriber acknowledges states, not
+    /// packets, and DELTA-12's opposite baselines make such a packet a state it reached whatever
+    /// was lost before it. A packet lost on the way does not stop the frontier, so the
+    /// acknowledged baseline does not age out of history behind it.
     ///
-    /// The digest is compared with the digest of the acknowledged state only "when the
-    /// frontier has reached the newest packet the subscriber reports, so a disagreement means
-    /// 'wrong' rather than 'further ahead'"; and it is compared on every such report, not only
-    /// when the frontier advances (seed 004 §5: "a client re-acknowledging the same sequence
-    /// still tells you what it holds"). A disagreement makes the next plan a full rebuild.
+    /// DELTA-15: the digest is compared with the digest of the acknowledged state only when the
+    /// frontier has reached the newest packet the subscriber reports, so that a disagreement
+    /// means wrong rather than further ahead; and it is compared on every such report, not only
+    /// when the frontier advances (a client acknowledging the same sequence again still says
+    /// what it holds). A disagreement makes the next plan a full rebuild.
     ///
-    /// Every digest is compared, the empty set's included: seed 004 §7 says "dropping the
-    /// mirror is the request", and a dropped mirror reports the empty set's digest. Passing the
-    /// empty set's digest therefore does **not** disable the check (the seed's `observe_ack`
-    /// entry says it does; the two sentences cannot both hold):
-    /// [`with_drift_check(false)`](Self::with_drift_check) does.
+    /// DELTA-16: every digest is compared, the empty set's included, since dropping the mirror
+    /// is how a subscriber asks for a full baseline (DELTA-25) and a dropped mirror reports the
+    /// empty set's digest. Passing the empty set's digest therefore does **not** turn the check
+    /// off; [`with_drift_check(false)`](Self::with_drift_check) does.
     pub fn observe_ack(&mut self, newest: u64, mask: u64, digest: u64) -> Agreement {
         if self.policy != RecoveryPolicy::AckRecovery {
             return Agreement::Unchecked;
         }
         let window = AckWindow::from_encoded(newest, mask);
         self.window = window;
-        // Seed 004 §7: "Acknowledge states, not packets. [...] Receiving packet N+1 after
-        // losing N does not put a subscriber in the state N+1 implies, because whatever N
-        // announced and N+1 had no reason to repeat is simply gone." That holds for a packet
-        // diffed against the last state sent (N+1 against N). A packet planned against an
-        // acknowledged state has every reason to repeat it: its entered keys assume the least
-        // the subscriber holds ("the acknowledged state **intersected** with every state sent
-        // since") and its retractions the most ("the acknowledged state **unioned** with
-        // everything announced since"), so a mirror that applied it holds exactly its state,
+        // DELTA-14: states are acknowledged, not packets. Receiving packet N+1 after losing N
+        // does not put a subscriber in the state N+1 implies when N+1 was diffed against N:
+        // what N announced and N+1 had no reason to repeat is gone. A packet planned against an
+        // acknowledged state repeats it: its entered keys assume the least the subscriber holds
+        // (the acknowledged state **intersected** with every state sent since) and its
+        // retractions the most (the acknowledged state **unioned** with everything announced
+        // since, DELTA-12), so a mirror that applied it holds exactly its state,
         // whatever was lost in between; and the mirror never applies a packet older than the
         // newest it applied, so it holds the newest such packet's state or a later one. That
         // packet, or a full baseline, is a state the subscriber reached: the frontier steps to
@@ -594,18 +588,18 @@ impl DeltaBaseline {
             _ => Agreement::Unchecked,
         };
         if agreement.is_disagreement() {
-            // Seed 004 §7: "when it disagrees with the digest of the state the server believes
-            // it reached, the next plan is a full rebuild."
+            // DELTA-15: a digest that disagrees with the acknowledged state's makes the next
+            // plan a full rebuild.
             self.rebuild();
         }
         agreement
     }
 
     /// [`observe_ack`](Self::observe_ack) plus the acknowledgement's arrival time, for flow
-    /// control. The time records under either policy ("liveness is a property of the
-    /// subscriber"). An acknowledgement from a stalled subscriber is "**the resume signal**,
-    /// and it starts a fresh epoch (a `reset`) instead of being folded in".
-    /// The resume signal's digest is not compared ([`Agreement::Unchecked`]).
+    /// control. The time records under either policy, liveness being the subscriber's, not the
+    /// policy's (DELTA-18). An acknowledgement from a stalled subscriber is the resume signal:
+    /// it starts a fresh epoch (a `reset`) instead of being folded in, and its digest is not
+    /// compared ([`Agreement::Unchecked`]).
     pub fn observe_ack_at(&mut self, newest: u64, mask: u64, digest: u64, now: u64) -> Agreement {
         let resuming = self.stalled(now);
         if resuming {
@@ -646,8 +640,8 @@ impl DeltaBaseline {
         self.acked.as_ref().map(|a| a.seq)
     }
 
-    /// Seed 004 §7: "A rebuild starts a new epoch. A rebuild drops the acknowledged baseline,
-    /// the last-sent state, *and* the sent history".
+    /// DELTA-17: a rebuild starts a new epoch, dropping the acknowledged baseline, the last
+    /// state sent *and* the sent history.
     fn rebuild(&mut self) {
         self.new_epoch();
         self.pending = Pending::Rebuild;

@@ -5,12 +5,12 @@
 //! tests count.
 //!
 //! The invariants:
-//! - **convergence** (DESIGN.md §4: "once the network heals the client converges to the
-//!   server's world"): under [`RecoveryPolicy::AckRecovery`], after the script the network
-//!   heals (in order, nothing lost, no hostile acknowledgement) and within a bounded number of
-//!   rounds the mirror holds exactly the server's set, whatever happened before: loss,
-//!   duplication, reordering, forged acknowledgements and digests, a mirror that lost keys, a
-//!   client that stopped reading and dropped its mirror, a subscriber reset;
+//! - **convergence** (GEN-3: once the network heals the client converges to the server's world):
+//!   under [`RecoveryPolicy::AckRecovery`], after the script the network heals (in order, nothing
+//!   lost, no hostile acknowledgement) and within a bounded number of rounds the mirror holds
+//!   exactly the server's set, whatever happened before: loss, duplication, reordering, forged
+//!   acknowledgements and digests, a mirror that lost keys, a client that stopped reading and
+//!   dropped its mirror, a subscriber reset;
 //! - **bounded memory**: the server keeps at most `history` sent states and the mirror at most
 //!   one occupant per slot of the world, whatever the peer sends; a throwaway mirror flooded
 //!   with plans of new keys (a hostile server) holds at most its
@@ -143,9 +143,9 @@ pub fn run(data: &[u8]) -> Outcome {
     if flow {
         baseline = baseline.with_flow(2 + u64::from(input.byte() % 16), keepalive);
     }
-    // The world's slots are handed out by a SlotAllocator, under either reuse policy, so a
-    // slot reused is always the next generation (seed 004 §7: "A retraction re-derived after
-    // a slot has been recycled would otherwise name the slot's *current* occupant").
+    // The world's slots are handed out by a SlotAllocator, under either reuse policy, so a slot
+    // reused is always the next generation (DELTA-3: a retraction must name the occupant the
+    // subscriber holds, not the slot's current one).
     let reuse = if head & 4 == 0 {
         ReusePolicy::LowestFree
     } else {

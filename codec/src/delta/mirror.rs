@@ -1,28 +1,27 @@
 //! [`DeltaMirror`]: the client half of a delta stream, the set it actually holds.
 //!
 //! It applies `delta_plan` frames, records what arrived in an [`AckWindow`], and reports that
-//! window with the [`SetDigest`] of the keys it holds on every `delta_ack`, which is how the
-//! server's [`DeltaBaseline`](super::DeltaBaseline) notices a mirror that diverged (seed 004
-//! §7: "Carrying the subscriber's own digest on its acknowledgement [...] lets the server
-//! notice that the two disagree and rebuild from nothing").
+//! window with the [`SetDigest`] of the keys it holds on every `delta_ack` (DELTA-23), which is how
+//! the server's [`DeltaBaseline`](super::DeltaBaseline) notices a mirror that diverged and rebuilds
+//! it from nothing (DELTA-15).
 //!
-//! **Which packets it applies.** A plan's keys are absolute (a key enters, a key leaves), so a
-//! packet is applied whatever baseline it names: refusing one whose baseline this mirror did
-//! not acknowledge would starve it. But a packet older than the newest applied one is not
-//! applied (it is still acknowledged): on a link that reorders, applying it would bring back a
+//! **Which packets it applies (DELTA-20).** A plan's keys are absolute (a key enters, a key
+//! leaves), so a packet is applied whatever baseline it names: refusing one whose baseline this
+//! mirror did not acknowledge would starve it. But a packet older than the newest applied one is
+//! not applied (it is still acknowledged): on a link that reorders, applying it would bring back a
 //! key a newer packet retracted. With that rule each applied packet leaves the mirror holding
-//! exactly the state the server sent with it, provided the mirror held one of the states the
-//! server sent since that packet's baseline: the guarantee the server's opposite baselines
-//! (intersection for sends, union for retractions) are built to give.
+//! exactly the state the server sent with it, provided the mirror held one of the states the server
+//! sent since that packet's baseline: the guarantee the server's opposite baselines (intersection
+//! for sends, union for retractions) are built to give.
 //!
-//! **How much it holds.** A slot index is 32 bits, so a hostile server could fill a mirror
-//! toward 2^32 occupants. [`MirrorLimits::max_keys`] bounds it: a plan that would take the
-//! mirror past it is refused whole ([`LimitError::MirrorKeys`]), neither applied nor
-//! acknowledged, which to the server is a packet the network lost. That is the one refusal the
-//! stream already survives: seed 004 §7 builds what to send from "the acknowledged state
-//! **intersected** with every state sent since" and what to retract from "the acknowledged
-//! state **unioned** with everything announced since", so a later packet says again whatever
-//! the refused one said, and the mirror still holds one of the states the server sent.
+//! **How much it holds.** A slot index is 32 bits, so a hostile server could fill a mirror toward
+//! 2^32 occupants. [`MirrorLimits::max_keys`] bounds it: a plan that would take the mirror past it
+//! is refused whole ([`LimitError::MirrorKeys`]), neither applied nor acknowledged (DELTA-24),
+//! which to the server is a packet the network lost. That is the one refusal the stream already
+//! survives: DELTA-12 computes sends against the acknowledged state intersected with everything
+//! sent after it, and retractions against it unioned with everything sent after it, so a later
+//! packet says again whatever the refused one said, and the mirror still holds one of the states
+//! the server sent.
 
 use super::ack::AckWindow;
 use super::agreement::Agreement;
@@ -33,9 +32,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// How a mirror differs from the server's own key set ([`DeltaMirror::divergence_from`]).
 ///
-/// Seed 004 §5: "An integrity check that only detects is half a tool. A digest says *that* a
-/// mirror is wrong and never *how*". Which side a key falls on names the bug: `missing` means
-/// something was lost or never sent, `extra` that a retraction never landed.
+/// A digest only says that a mirror is wrong, never how; this says how. Which side a key falls on
+/// names the bug: `missing` means something was lost or never sent, `extra` that a retraction never
+/// landed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Divergence {
     /// Keys this mirror holds that the server's set does not, ascending.
@@ -150,8 +149,9 @@ impl<E> DeltaMirror<E> {
         self.limits
     }
 
-    /// Opens packet `seq`: records its arrival and says whether to apply it (`false` when it is
-    /// not newer than the newest applied). A full baseline that is applied clears the mirror.
+    /// Opens packet `seq`: records its arrival and says whether to apply it (`false` when it is not
+    /// newer than the newest applied: DELTA-20). A full baseline that is applied clears the mirror
+    /// (DELTA-21).
     pub fn begin(&mut self, seq: u64, full_baseline: bool) -> bool {
         self.acks.observe(seq);
         if self.is_stale(seq) {
@@ -172,7 +172,7 @@ impl<E> DeltaMirror<E> {
         self.applied_seq.is_some_and(|a| seq <= a)
     }
 
-    /// Files `entity` under `key`, replacing whatever occupies its slot; a new slot when
+    /// Files `entity` under `key`, replacing whatever occupies its slot (DELTA-22); a new slot when
     /// [`MirrorLimits::max_keys`] are held is refused.
     pub fn insert(&mut self, key: SlotKey, entity: E) -> Result<(), LimitError> {
         let key = self.normalise(key);
@@ -231,8 +231,8 @@ impl<E> DeltaMirror<E> {
         would_hold
     }
 
-    /// Removes the occupant `key` names; a key of another generation than the one held is a
-    /// stale reference, counted and refused.
+    /// Removes the occupant `key` names; a key of another generation than the one held is a stale
+    /// reference, counted and refused (DELTA-22).
     pub fn remove(&mut self, key: SlotKey) -> Option<E> {
         let key = self.normalise(key);
         match self.held.get(&key.index) {
@@ -294,9 +294,9 @@ impl<E> DeltaMirror<E> {
         self.held.is_empty()
     }
 
-    /// Drops every occupant. Seed 004 §7: "A client may discard any stretch of the stream
-    /// unread [...] provided it also drops its mirror, because its next acknowledgement then
-    /// carries the digest of nothing and [the server] answers with a full baseline."
+    /// Drops every occupant. DELTA-25: a client may skip any part of the stream unread if it also
+    /// drops its mirror: its next acknowledgement then reports the empty set's digest, and the
+    /// server replies with a full baseline.
     pub fn clear(&mut self) {
         self.held.clear();
         self.digest.clear();
@@ -308,10 +308,9 @@ impl<E> DeltaMirror<E> {
         self.digest.digest()
     }
 
-    /// How the digest of the keys held compares with `server_digest`, the digest of what the
-    /// server believes this mirror holds (seed 004 §5: "sending a digest of what the server
-    /// believes the client's set to be lets the client compare against its own and ask for a
-    /// resync").
+    /// How the digest of the keys held compares with `server_digest`, the digest of what the server
+    /// believes this mirror holds (DELTA-15: the comparison the server makes, here made by the
+    /// client against a digest the server shipped).
     #[must_use]
     pub fn agreement_with(&self, server_digest: u64) -> Agreement {
         Agreement::compare(server_digest, self.digest())
@@ -400,9 +399,9 @@ impl<E: Default> DeltaMirror<E> {
             .flags
             .contains(crate::protocol::PlanFlags::FULL_BASELINE);
         if !self.is_stale(frame.sequence) {
-            // Refused before begin() records it: seed 004 §7 builds sends from "the
-            // acknowledged state **intersected** with every state sent since", so a plan never
-            // acknowledged is said again and refusing it loses nothing the stream cannot heal.
+            // Refused before begin() records it: DELTA-12 builds what to send from the acknowledged
+            // state intersected with every state sent since, so a plan never acknowledged is said
+            // again (DELTA-24) and refusing it loses nothing the stream cannot heal.
             let would_hold = self.would_hold(frame, full);
             if would_hold > self.limits.max_keys {
                 return Err(LimitError::MirrorKeys {
@@ -459,6 +458,7 @@ mod tests {
 
     #[test]
     fn a_full_baseline_replaces_the_mirror_rather_than_merging() {
+        // DELTA-21.
         let mut m = DeltaMirror::<()>::new();
         m.apply(&frame(1, true, &[1, 9], &[])).unwrap();
         let a = m.apply(&frame(2, true, &[1], &[])).unwrap();
@@ -468,6 +468,7 @@ mod tests {
 
     #[test]
     fn a_packet_older_than_the_newest_applied_is_acknowledged_not_applied() {
+        // DELTA-20.
         // Reordering: 3 retracts key 5, then 2 (which announced it) arrives late.
         let mut m = DeltaMirror::<()>::new();
         m.apply(&frame(1, true, &[], &[])).unwrap();
@@ -482,6 +483,7 @@ mod tests {
 
     #[test]
     fn a_reference_to_a_dead_occupant_is_refused_not_applied_to_its_replacement() {
+        // DELTA-22.
         let mut m = DeltaMirror::<&str>::new();
         m.insert(SlotKey::new(41, 7), "old").unwrap();
         m.insert(SlotKey::new(41, 8), "new").unwrap();
@@ -504,6 +506,7 @@ mod tests {
 
     #[test]
     fn the_digest_is_the_set_digest_of_the_keys_held() {
+        // DELTA-23.
         let mut m = DeltaMirror::<()>::new();
         assert_eq!(m.ack(), None);
         m.apply(&frame(1, true, &[3, 1 << 16, 2 << 16 | 9], &[]))

@@ -1,23 +1,23 @@
-//! Delta streaming (seed 004 §7): a subscriber's visible set of keys, sent as the keys that
-//! entered and left since a baseline, and checked by a digest on the return path.
+//! Delta streaming (`docs/spec/delta.md`): a subscriber's visible set of keys, sent as the keys
+//! that entered and left since a baseline, and checked by a digest on the return path.
 //!
-//! Seed 004 §7: "`relevance` tells you what changed; this owns the bookkeeping that gets it to
-//! a subscriber and keeps it there."
+//! Relevance says what changed; this keeps the books that get it to a subscriber and keep it
+//! there.
 //!
-//! | seed 004 name | here | side |
+//! | plaza's name (rules) | here | side |
 //! | --- | --- | --- |
-//! | `SlotKey` | [`SlotKey`] | both: the key space, `(index << 16) \| generation` |
-//! | `SlotAllocator`, `ReusePolicy` | [`SlotAllocator`], [`ReusePolicy`] | both: hands out `SlotKey`s, a new generation on each reuse |
-//! | `SetDigest` | [`SetDigest`] (from [`crate::digest`]) | both: the checksum compared |
-//! | `AckWindow` | [`AckWindow`] | both: the `(newest, mask)` pair of a `delta_ack` |
-//! | `RecoveryPolicy`, `DeltaPlan`, `DeltaBaseline` | [`RecoveryPolicy`], [`DeltaPlan`], [`DeltaBaseline`] | server |
-//! | `Agreement` | [`Agreement`] | both: the outcome of comparing a mirror's digest with the server's |
-//! | `DeltaMirror`, `Divergence` | [`DeltaMirror`], [`Divergence`] | client |
+//! | `SlotKey` (DELTA-3) | [`SlotKey`] | both: the key space, `(index << 16) \| generation` |
+//! | `SlotAllocator`, `ReusePolicy` (DELTA-8) | [`SlotAllocator`], [`ReusePolicy`] | both: hands out `SlotKey`s, a new generation on each reuse |
+//! | `SetDigest` (DELTA-5) | [`SetDigest`] (from [`crate::digest`]) | both: the checksum compared |
+//! | `AckWindow` (DELTA-6, DELTA-7) | [`AckWindow`] | both: the `(newest, mask)` pair of a `delta_ack` |
+//! | `RecoveryPolicy`, `DeltaPlan`, `DeltaBaseline` (DELTA-9 to DELTA-19) | [`RecoveryPolicy`], [`DeltaPlan`], [`DeltaBaseline`] | server |
+//! | `Agreement` (DELTA-15) | [`Agreement`] | both: the outcome of comparing a mirror's digest with the server's |
+//! | `DeltaMirror`, `Divergence` (DELTA-20 to DELTA-25) | [`DeltaMirror`], [`Divergence`] | client |
 //!
 //! On the wire a plan is the `delta_plan` frame (kind 9) and an acknowledgement the
 //! `delta_ack` frame (kind 10), both in `spec/protocol/delta.wire`. The arithmetic of
-//! [`SlotKey`], [`SetDigest`] and [`AckWindow`] is pinned by DESIGN.md §4, so a plaza peer and
-//! an ackwire peer agree bit for bit.
+//! [`SlotKey`], [`SetDigest`] and [`AckWindow`] is pinned by DELTA-3 to DELTA-7, so a plaza peer
+//! and an ackwire peer agree bit for bit.
 //!
 //! [`harness`] drives both halves through a scripted world and a lossy, duplicating,
 //! reordering network and asserts the invariants: the fuzz target `delta_stream` and the

@@ -5,11 +5,10 @@ use crate::digest::{slot_key, split_slot_key};
 
 /// A slot index and the generation of its occupant.
 ///
-/// DESIGN.md §4: "SlotKey = (index << 16) | generation (u32 index, u16 generation)". Seed 004
-/// §7: "The key must be the key the digest hashes. [...] A retraction re-derived after a slot
-/// has been recycled would otherwise name the slot's *current* occupant, and the entity the
-/// subscriber actually holds is never mentioned again." So a respawn in the same slot is a
-/// different key: the old occupant leaves and the new one enters.
+/// DELTA-3: `(index << 16) | generation`, from a u32 index and a u16 generation, is the key the
+/// digest hashes and every retraction names, so that a retraction names the occupant the subscriber
+/// holds rather than whatever holds the slot now. A respawn in the same slot is a different key:
+/// the old occupant leaves and the new one enters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SlotKey {
     /// The slot.

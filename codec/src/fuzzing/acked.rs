@@ -1,8 +1,8 @@
-//! The hostile half of the `acked_stream` fuzz target: the client's [`AckedDecoder`] (seed 000)
-//! fed frames no honest server sends, all chosen by the input. The honest half (a world, a
-//! server and a lossy network) is [`crate::acked::harness`], run by
-//! `ackwire_server::acked::harness::fuzz_one` over the server's input schedule, which calls
-//! this on the same bytes.
+//! The hostile half of the `acked_stream` fuzz target: the client's [`AckedDecoder`]
+//! (`docs/spec/acked.md`) fed frames no honest server sends, all chosen by the input. The honest
+//! half (a world, a server and a lossy network) is [`crate::acked::harness`], run by
+//! `ackwire_server::acked::harness::fuzz_one` over the server's input schedule, which calls this on
+//! the same bytes.
 //!
 //! What the input chooses, beyond an honest stream: ticks at and near u32::MAX and 0, bases the
 //! decoder never held, bases of up to 65,535 entities, removal lists of up to every id of the
@@ -10,12 +10,12 @@
 //! whole without every group, ages reaching before tick 0, wrong checks, event serials that
 //! wrap.
 //!
-//! Checked after every frame: the decoder never panics; it holds at most HELD_RING states; a
-//! frame it shows produced exactly the state of [`apply_one_by_one`] (the frame's removals
-//! then its changes applied one at a time onto the base, the rules of seed 000 with none of
-//! [`apply_frame`](crate::acked::apply_frame)'s merge walk); a frame it refuses is refused by
-//! that reference with the same reason, and leaves the state shown as it was; a stale frame is
-//! not newer than the last shown.
+//! Checked after every frame: the decoder never panics; it holds at most HELD_RING states; a frame
+//! it shows produced exactly the state of [`apply_one_by_one`] (the frame's removals then its
+//! changes applied one at a time onto the base, ACK-5 and ACK-32 with none of
+//! [`apply_frame`](crate::acked::apply_frame)'s merge walk); a frame it refuses is refused by that
+//! reference with the same reason, and leaves the state shown as it was; a stale frame is not newer
+//! than the last shown.
 
 use crate::acked::{
     state_check, AckedDecoder, AckedFrame, AckedSchema, Delivery, FrameOf, Inapplicable, Reference,
@@ -26,11 +26,10 @@ use crate::BitSet;
 use ackwire_sim::ByteSource;
 use std::collections::BTreeMap;
 
-/// The state `frame` produces onto `base`, by seed 000's rules taken one at a time: every
-/// removed id leaves (one not held is the frame's fault), then every change applies in frame
-/// order (out of ascending order is a fault) onto what remains, a removed id's change coming
-/// whole. The reference [`apply_frame`](crate::acked::apply_frame) must agree with, fault for
-/// fault.
+/// The state `frame` produces onto `base`, by ACK-5 and ACK-32 taken one at a time: every removed
+/// id leaves (one not held is the frame's fault), then every change applies in frame order (out of
+/// ascending order is a fault) onto what remains, a removed id's change coming whole. The reference
+/// [`apply_frame`](crate::acked::apply_frame) must agree with, fault for fault.
 pub fn apply_one_by_one<S: AckedSchema>(
     base: Option<&State<S::Record>>,
     frame: &FrameOf<S>,

@@ -4,10 +4,9 @@
 //! channels after every step, and for a client the same state hash after every delivery) is a
 //! disagreement, shrunk into a stream vector that `ackwire conform` runs.
 //!
-//! DESIGN.md section 6: "client session machines in every generated language [...] held to the
-//! Rust ones by the same stream vectors and by differential stream fuzzing"; issue 18: "the
-//! same seeded lossy streams through the Rust, TypeScript and C++ clients must give the same
-//! state hash after every delivery; a disagreement is shrunk into a stream vector".
+//! TESTEE-13: the session halves of every language are held to the Rust ones by the stream vectors
+//! and by these streams: the same seeded lossy stream through every implementation gives the same
+//! reports, frames and state hashes, and a disagreement is shrunk into a stream vector.
 //!
 //! A stream is a [`Recording`]: a random world in the session's own vocabulary (the world ops
 //! its module in [`crate::sessions`] documents), random parameters within the session's, and a
@@ -30,9 +29,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The session pairs streams are drawn from, in turn: the four seeds' and `acked_packed`
-/// (issue 19: seed 000's machines over kind 12 frames, the same world as `acked`'s). A testee
-/// that does not list a pair's halves in hello has them counted as not listed, never replayed.
+/// The session pairs streams are drawn from, in turn: the four protocols' and `acked_packed` (the
+/// acked machines over kind 12 frames, ACK-16, the same world as `acked`'s). A testee that does not
+/// list a pair's halves in hello has them counted as not listed, never replayed.
 pub const SESSIONS: [&str; 5] = ["acked", "datagram", "baseline", "delta", "acked_packed"];
 
 /// The replays one disagreement's shrinking may spend, at most: shrinking is bounded, a
@@ -81,8 +80,8 @@ fn coord(rng: &mut SplitMix64, half: f64) -> f64 {
     ((rng.next_f64() * 2.0 - 1.0) * half * 16.0).round() / 16.0
 }
 
-/// Seed 000's world (the `acked` module's ops): entities 1..=n spawn, walk, change their rest,
-/// die and come back under the same id; shots and hits now and then.
+/// The acked stream's world (the `acked` module's ops): entities 1..=n spawn, walk, change their
+/// rest, die and come back under the same id; shots and hits now and then.
 fn acked_world(rng: &mut SplitMix64, ticks: u64, n: u64) -> Vec<Vec<Value>> {
     let mut alive = BTreeSet::new();
     let mut script = Vec::new();
@@ -130,9 +129,9 @@ fn acked_world(rng: &mut SplitMix64, ticks: u64, n: u64) -> Vec<Vec<Value>> {
     script
 }
 
-/// Seed 003's world (the `datagram` module's ops): entities 1..=n enter with a component,
-/// move, gain, change and lose components, leave and re-enter; a full frame now and then; the
-/// shard's input ack climbs.
+/// Datagram v2's world (the `datagram` module's ops): entities 1..=n enter with a component, move,
+/// gain, change and lose components, leave and re-enter; a full frame now and then; the shard's
+/// input ack climbs.
 fn datagram_world(rng: &mut SplitMix64, ticks: u64, n: u64) -> Vec<Vec<Value>> {
     let mut alive = BTreeSet::new();
     let mut script = Vec::new();
@@ -178,8 +177,8 @@ fn datagram_world(rng: &mut SplitMix64, ticks: u64, n: u64) -> Vec<Vec<Value>> {
     script
 }
 
-/// Seed 002's world (the `baseline` module's ops): slots 0, 3, 6, ... (slot 0 owned by client
-/// 1) filled, their components set, destroyed and reused by the next generation.
+/// NetBaseline's world (the `baseline` module's ops): slots 0, 3, 6, ... (slot 0 owned by client 1)
+/// filled, their components set, destroyed and reused by the next generation.
 fn baseline_world(rng: &mut SplitMix64, ticks: u64, n: u64) -> Vec<Vec<Value>> {
     let mut generation = vec![0u64; n as usize];
     let mut alive = BTreeSet::new();
@@ -226,8 +225,8 @@ fn baseline_world(rng: &mut SplitMix64, ticks: u64, n: u64) -> Vec<Vec<Value>> {
     script
 }
 
-/// Seed 004 §7's world (the `delta` module's ops): slots 0..n entered, left and respawned
-/// under the next generation as SlotKeys; a full baseline requested now and then.
+/// Delta streaming's world (the `delta` module's ops): slots 0..n entered, left and respawned under
+/// the next generation as SlotKeys; a full baseline requested now and then.
 fn delta_world(rng: &mut SplitMix64, ticks: u64, n: u64) -> Vec<Vec<Value>> {
     let key = |slot: u64, generation: u64| (slot << 16) | generation;
     let mut generation = vec![0u64; n as usize];

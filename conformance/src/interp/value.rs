@@ -3,7 +3,7 @@
 //! [`Value`] is what the run-time decoder ([`crate::explain`]'s walk) reads and the run-time
 //! encoder ([`mod@super::encode`]) writes: one variant per kind of model value, a record as one slot
 //! per field of its plan. Its JSON form is exactly what the generated Rust codec prints through
-//! serde (conformance/PROTOCOL.md, "The JSON form of a frame"; DESIGN.md section 3), down to the
+//! serde (conformance/PROTOCOL.md, "The JSON form of a frame"; WIRE-28), down to the
 //! corners serde's derives leave: a 64-bit integer beyond 2^53 - 1 is a decimal string only
 //! where the generated field carries one of the runtime's `big_*` helpers (a field, or the
 //! elements of a list field of unsigned integers), bytes are hex only as a field (a list of byte

@@ -1,8 +1,7 @@
-//! The `acked` session pair (seed 000): `acked_server` is the server's per-client
-//! [`AckedEncoder`] fed by a world and the reference
-//! [`Presenter`]; `acked_client` is the client's
-//! [`AckedDecoder`](ackwire_codec::acked::AckedDecoder) with its kind 7 writer, both through
-//! the codec's [`session`] halves.
+//! The `acked` session pair (`docs/spec/acked.md`): `acked_server` is the server's per-client
+//! [`AckedEncoder`] fed by a world and the reference [`Presenter`]; `acked_client` is the client's
+//! [`AckedDecoder`](ackwire_codec::acked::AckedDecoder) with its kind 7 writer, both through the
+//! codec's [`session`] halves.
 //!
 //! Parameters (an object; every key optional, the same object opens both halves):
 //! - `own` (array of eids, default `[1]`): the client's own entities; the lowest present is
@@ -257,8 +256,8 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'stati
         self.tick = tick;
         let events = apply_ops(&mut self.world, &mut self.lives, &ops);
         turn(&mut self.world, ops_json)?;
-        // Seed 004 §8: inputs execute on the tick they name; the reference world does not act
-        // on them, it only consumes them so the buffer reports what is still ahead.
+        // SRV-12: inputs execute on the tick they name; the reference world does not act on them,
+        // it only consumes them so the buffer reports what is still ahead.
         while self.half.machine_mut().execute_due(tick).is_some() {}
         let world = &self.world;
         self.half
@@ -372,6 +371,7 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'stati
     }
 
     fn state_hash(&mut self) -> Option<u32> {
+        // CHECK-7: the check of the state shown.
         Some(self.half.machine().state_hash())
     }
 }
@@ -442,7 +442,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     let base = |name: &str, description: &str| Recording {
         name: format!("acked/{name}"),
         description: description.into(),
-        seed: "000".into(),
+        seed: "GEN-3, ACK-17, ACK-19, ACK-29, ACK-33, CHECK-7".into(),
         session: "acked".into(),
         params: json!({"own": [1], "keep_inputs": 4}),
         tick_ms: 20,
@@ -702,7 +702,7 @@ fn packed_recordings() -> Vec<Recording> {
     let base = |name: &str, description: &str, seed: u64, loss: f64| Recording {
         name: format!("acked_packed/{name}"),
         description: description.into(),
-        seed: "000 / issue 19".into(),
+        seed: "GEN-3, ACK-16, CHECK-7".into(),
         session: "acked_packed".into(),
         params: json!({"own": [1], "keep_inputs": 4}),
         tick_ms: 20,
@@ -798,7 +798,7 @@ mod tests {
             .last()
             .and_then(|r| r.get("events_expired").and_then(Value::as_u64));
         assert!(expired.is_some_and(|e| e > 0), "{expired:?}");
-        // Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably": the vectors
+        // ACK-27, GEN-7: a frame over RELIABLE_ABOVE bytes goes on the reliable channel: the vectors
         // record the channel of every frame sent, and the crowd takes both.
         let channels = |v: &StreamVector| {
             let (mut reliable, mut unreliable) = (0, 0);
@@ -849,8 +849,9 @@ mod tests {
         }
     }
 
-    /// The channel is part of what a server half must do: the crowd's first reliable frame
-    /// recorded as unreliable fails the replay at that step.
+    /// GEN-7, TESTEE-12: the channel is part of what a server half must do, and of what a
+    /// stream vector records: the crowd's first reliable frame recorded as unreliable fails the
+    /// replay at that step.
     #[test]
     fn a_frame_on_the_wrong_channel_fails_the_replay() {
         let mut v = stream_vectors()

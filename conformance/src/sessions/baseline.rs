@@ -1,6 +1,6 @@
-//! The `baseline` session pair (seed 002): `baseline_server` is a [`SnapshotWriter`] over a
-//! scripted [`Scene`], writing one snapshot a tick; `baseline_client` is a [`SnapshotClient`]
-//! that acknowledges each snapshot it applies.
+//! The `baseline` session pair (`docs/spec/baseline.md`): `baseline_server` is a [`SnapshotWriter`]
+//! over a scripted [`Scene`], writing one snapshot a tick; `baseline_client` is a
+//! [`SnapshotClient`] that acknowledges each snapshot it applies.
 //!
 //! Parameters (an object; every key optional, the same object opens both halves):
 //! - `budget` (bytes, default 1200): a snapshot's size at most;
@@ -17,8 +17,8 @@
 //!   "vz"}}`, `{"health": {"slot", "hp"}}`, `{"team": {"slot", "team"}}`: a component is set
 //!   (metres, degrees, metres per second).
 //!
-//! A world replaced under the live session (seed 002's clear) needs the client told at the same
-//! sequence, out of band; it is tested in the codec, not scripted here.
+//! A world replaced under the live session (NB-13) needs the client told at the same sequence, out
+//! of band; it is tested in the codec, not scripted here.
 //!
 //! Snapshots and acknowledgements travel unreliable. Reports: the client's is its
 //! [`SnapshotSummary`](ackwire_codec::baseline::SnapshotSummary); the server's says how many
@@ -215,6 +215,7 @@ impl Session for Client {
     }
 
     fn state_hash(&mut self) -> Option<u32> {
+        // CHECK-9: the snapshot client's canonical bytes.
         Some(self.0.machine().state_hash())
     }
 }
@@ -266,7 +267,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     let base = |name: &str, description: &str| Recording {
         name: format!("baseline/{name}"),
         description: description.into(),
-        seed: "002".into(),
+        seed: "GEN-3, NB-7, NB-8, NB-16, CHECK-9".into(),
         session: "baseline".into(),
         params: json!({"budget": 1200, "client": 1}),
         tick_ms: 20,

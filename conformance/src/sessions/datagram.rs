@@ -1,5 +1,5 @@
-//! The `datagram` session pair (seed 003): `datagram_server` is a [`Subscription`] fed by a
-//! scripted world; `datagram_client` is a [`ReplicaTable`].
+//! The `datagram` session pair (`docs/spec/datagram.md`): `datagram_server` is a [`Subscription`]
+//! fed by a scripted world; `datagram_client` is a [`ReplicaTable`].
 //!
 //! Parameters (an object; every key optional, the same object opens both halves):
 //! - `precision` (metres per step, default 0.01);
@@ -218,6 +218,7 @@ impl Session for Client {
     }
 
     fn state_hash(&mut self) -> Option<u32> {
+        // CHECK-8: the replica table's canonical bytes.
         Some(self.0.machine().state_hash())
     }
 }
@@ -278,7 +279,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     let base = |name: &str, description: &str| Recording {
         name: format!("datagram/{name}"),
         description: description.into(),
-        seed: "003".into(),
+        seed: "GEN-3, DG-2, DG-11, DG-14, DG-21, CHECK-8".into(),
         session: "datagram".into(),
         params: json!({"precision": 0.01, "max_datagram": 64}),
         tick_ms: 20,

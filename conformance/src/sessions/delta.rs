@@ -1,4 +1,4 @@
-//! The `delta` session pair (seed 004 §7): `delta_server` is a world of slot keys and one
+//! The `delta` session pair (`docs/spec/delta.md`): `delta_server` is a world of slot keys and one
 //! subscriber's [`DeltaBaseline`]; `delta_client` is a [`DeltaMirror`]. Plans travel as
 //! `delta_plan` frames, acknowledgements as `delta_ack` frames, both unreliable.
 //!
@@ -9,7 +9,7 @@
 //! | `history` | `DeltaBaseline::new(history)` | 32 |
 //! | `policy` | `"ack_recovery"` or `"naive"` | `"ack_recovery"` |
 //! | `stalled_after_ms`, `keepalive_every_ms` | `with_flow` (both, or neither) | no flow control |
-//! | `client_stalls` | `[[from_ms, to_ms], ...]`: the client stops reading (delivered plans are discarded unread and not acknowledged) from `from_ms` until `to_ms`, then drops its mirror and reads again (seed 004 §7: "A client may discard any stretch of the stream unread [...] provided it also drops its mirror") | none |
+//! | `client_stalls` | `[[from_ms, to_ms], ...]`: the client stops reading (delivered plans are discarded unread and not acknowledged) from `from_ms` until `to_ms`, then drops its mirror and reads again (DELTA-25: a client may skip the stream unread if it drops its mirror) | none |
 //!
 //! **World operations** (`advance`'s `ops`, server half only), applied in order, keys being
 //! SlotKeys `(index << 16) | generation` as JSON numbers:
@@ -214,7 +214,7 @@ impl DeltaClient {
     }
 }
 
-/// FNV-1a 32 over the keys ascending, each as a `u64` little endian.
+/// FNV-1a 32 over the keys ascending, each as a `u64` little endian (CHECK-10).
 pub fn mirror_hash(keys: impl Iterator<Item = u64>) -> u32 {
     let bytes: Vec<u8> = keys.flat_map(u64::to_le_bytes).collect();
     ackwire_codec::rt::fnv1a32(&bytes)
@@ -270,6 +270,7 @@ impl Session for DeltaClient {
     }
 
     fn state_hash(&mut self) -> Option<u32> {
+        // CHECK-10: the keys held, ascending, each a u64 little endian.
         let keys = self.half.machine().keys().map(SlotKey::encode);
         Some(mirror_hash(keys))
     }
@@ -354,7 +355,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     let base = |name: &str, description: &str| Recording {
         name: format!("delta/{name}"),
         description: description.into(),
-        seed: "004 §7".into(),
+        seed: "GEN-3, DELTA-9, DELTA-10, DELTA-14, CHECK-10".into(),
         session: "delta".into(),
         params: json!({"history": 32}),
         tick_ms: 50,

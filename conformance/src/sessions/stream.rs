@@ -24,7 +24,7 @@ pub struct Recording {
     pub name: String,
     /// One line.
     pub description: String,
-    /// Where the behaviour is specified.
+    /// The rules of `docs/spec/` the recording checks.
     pub seed: String,
     /// The session pair.
     pub session: String,
@@ -235,7 +235,7 @@ pub fn record(rec: &Recording) -> Result<StreamVector, String> {
 }
 
 /// Gives `half` (the `side` of `vector.session`) every input the vector gave that side, and
-/// checks it does the same. Returns the first difference, with its step.
+/// checks it does the same (TESTEE-10, TESTEE-11). Returns the first difference, with its step.
 pub fn replay(vector: &StreamVector, side: Side, half: &mut dyn Session) -> Result<(), String> {
     for (i, step) in vector
         .steps

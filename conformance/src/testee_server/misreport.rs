@@ -1,7 +1,7 @@
 //! Acked client halves that do everything right but tell it wrong ([`Fault::EventsTwice`],
 //! [`Fault::MeasuredAgainstBase`]): the frames they send and the state they hash are the honest
-//! half's, only their reports break one of seed 000's sentences, so a runner that passes them
-//! does not compare reports.
+//! half's, only their reports break one of the acked client's rules (ACK-34, ACK-35), so a runner
+//! that passes them does not compare reports.
 //!
 //! [`Fault::EventsTwice`]: super::Fault::EventsTwice
 //! [`Fault::MeasuredAgainstBase`]: super::Fault::MeasuredAgainstBase
@@ -21,8 +21,8 @@ pub(super) fn wrap(name: &str, events_twice: bool, inner: Box<dyn Session>) -> B
     }
 }
 
-/// Shows every event a frame carries, those it already showed again: seed 000 says "the
-/// client shows each once, above the newest serial it has shown".
+/// Shows every event a frame carries, those it already showed again, where ACK-35 shows each once,
+/// above the newest serial shown.
 struct EventsTwice(Box<dyn Session>);
 
 impl Session for EventsTwice {
@@ -54,9 +54,10 @@ impl Session for EventsTwice {
     }
 }
 
-/// Tells the poses measured against the frame's base rather than the last frame shown: seed
-/// 000 says "a pose carried again that the client already showed is no new measurement". A
-/// decoder of its own, fed the same frames, keeps each shown frame's measurement ticks by tick.
+/// Tells the poses measured against the frame's base rather than the last frame shown, where ACK-34
+/// tells them against the last frame shown (a pose repeated after it was shown is not a new
+/// measurement). A decoder of its own, fed the same frames, keeps each shown frame's measurement
+/// ticks by tick.
 struct AgainstBase<S: AckedSchema> {
     inner: Box<dyn Session>,
     decoder: AckedDecoder<S>,

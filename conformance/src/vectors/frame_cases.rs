@@ -1,6 +1,6 @@
 //! The frame vectors' cases kept by hand (`vectors/frames`): only those that say something the
 //! vectors derived from the layout (`vectors/derived`, [`super::derive`]) cannot, each
-//! description saying what after "kept:": a frame as a seed's scenario writes it, another
+//! description saying what after "kept:": a frame as a session writes it, another
 //! frame's kind, the highest reserved bit, the second bit that requires another, an infinity,
 //! the canonical rules of a quaternion at their other boundaries, the last padding bit, a count
 //! whose product overflows, the JSON form's 2^53 boundary, a cut no derived case can make.
@@ -43,18 +43,28 @@ pub(super) fn all() -> Vec<FrameFile> {
     ]
 }
 
-/// The seed reference of the acked frames.
-const ACKED_SEED: &str = "000 / DESIGN.md §3";
-/// The seed reference of the ack/input frame.
-const ACK_SEED: &str = "000, 004 §8 / DESIGN.md §3";
-/// The seed reference of NetBaseline snapshots.
-const BASELINE_SEED: &str = "002 / DESIGN.md §3";
-/// The seed reference of the datagram and its stream frames.
-const DATAGRAM_SEED: &str = "003 / DESIGN.md §3";
-/// The seed reference of delta streaming.
-const DELTA_SEED: &str = "004 §7 / DESIGN.md §4";
-/// The rule every negative case enforces.
-const CANONICAL: &str = "DESIGN.md §3 (canonical decoding)";
+// Each case's `seed` member names the rules of `docs/spec/` the case checks.
+
+/// The rules of the acked frame's layout (kind 6).
+const ACKED_SEED: &str = "ACK-2, ACK-3, ACK-4, ACK-6, ACK-7, ACK-8, ACK-9";
+/// The rules of the ack/input frame (kind 7).
+const ACK_SEED: &str = "ACK-10, ACK-11, ACK-12, ACK-13";
+/// The rules of NetBaseline snapshots (kind 8).
+const BASELINE_SEED: &str = "NB-1, NB-2, NB-4";
+/// The rule of a snapshot's acknowledgement (kind 11).
+const SNAPSHOT_ACK_SEED: &str = "NB-5";
+/// The rules of the datagram (version 2).
+const DATAGRAM_SEED: &str = "DG-1, DG-3, DG-4, DG-5, DG-6";
+/// The rules of the reliable stream's frames.
+const STREAM_SEED: &str = "DG-6, DG-9";
+/// The rule of the datagram's acknowledgement (kind 4).
+const DATAGRAM_ACK_SEED: &str = "DG-10";
+/// The rules of a delta plan (kind 9).
+const DELTA_SEED: &str = "DELTA-1, DELTA-3";
+/// The rules of a delta acknowledgement (kind 10).
+const DELTA_ACK_SEED: &str = "DELTA-2, DELTA-5, DELTA-6";
+/// The rule every negative case enforces: canonical decoding.
+const CANONICAL: &str = "WIRE-21 (canonical decoding)";
 
 // ---- building cases ----
 
@@ -295,7 +305,7 @@ fn acked() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "a delta onto tick 990: one entity removed, a pose step and a health change, one blast (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "a delta onto tick 990: one entity removed, a pose step and a health change, one blast (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &Acked {
             removed: vec![7],
             changes: vec![
@@ -401,7 +411,7 @@ fn acked() -> FrameFile {
 
     b.invalid(
         "pose_age_without_pose",
-        "000 / DESIGN.md §3 (POSE_AGE is only valid with POSE)",
+        "ACK-6 (POSE_AGE is only valid with POSE)",
         "a mask of HEALTH and POSE_AGE, without POSE (kept: the second bit that requires POSE: the derived case tries the first)",
         &put(&typical, 34, &[0x02, 0x80]),
         at(ErrorKind::InvalidCondition, 34, "changes[1].mask"),
@@ -440,8 +450,8 @@ fn orientation(largest: u8, rest: [i16; 3]) -> Orientation {
     }
 }
 
-/// The seed reference of the orientation's canonical rules (issue 19).
-const QUAT_RULES: &str = "issue 19 (smallest three: the dropped component is the one of \
+/// The orientation's canonical rules.
+const QUAT_RULES: &str = "WIRE-20 (smallest three: the dropped component is the one of \
 largest magnitude, the lowest index on a tie, made non-negative) / spec/LANGUAGE.md";
 
 /// The ORIENT group of kind 6 (issue 19): a change carrying an orientation, the quaternion's
@@ -599,8 +609,8 @@ fn packed_header(
     }
 }
 
-/// The seed reference of kind 12.
-const PACKED_SEED: &str = "000 / issue 19 (spec/protocol/acked_packed.wire)";
+/// The rules of kind 12.
+const PACKED_SEED: &str = "ACK-14, ACK-15 (spec/protocol/acked_packed.wire)";
 
 /// Kind 12: every bucket of every bucketed field at its edges, an orientation, every group,
 /// and a fault of every kind the frame can meet.
@@ -628,7 +638,7 @@ fn acked_packed() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "a delta onto tick 990: one entity removed, a pose step with an orientation, a health change, one blast (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "a delta onto tick 990: one entity removed, a pose step with an orientation, a health change, one blast (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &AckedPacked {
             removed: vec![7],
             body: PackedChanges {
@@ -690,7 +700,7 @@ fn acked_packed() -> FrameFile {
 
     b.invalid(
         "pose_age_without_pose",
-        "000 / DESIGN.md §3 (POSE_AGE is only valid with POSE)",
+        "ACK-6 (POSE_AGE is only valid with POSE)",
         "the second change's mask is HEALTH and POSE_AGE, without POSE (kept: the second bit that requires POSE: the derived case tries the first)",
         &set_bits(&typical, 231, 6, 0x22),
         at_bit(ErrorKind::InvalidCondition, 231, "body.changes[1].mask"),
@@ -728,7 +738,7 @@ fn ack() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "frame 990 applied; inputs 480 to 482 aimed at ticks 1002 to 1004, repeated for loss (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "frame 990 applied; inputs 480 to 482 aimed at ticks 1002 to 1004, repeated for loss (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &Ack {
             ack_tick: 990,
             flags: AckFlags::empty(),
@@ -782,7 +792,7 @@ fn snapshot() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "one lost entity, an entry at slot 3 with its transform and one at slot 4 with health and team (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "one lost entity, an entry at slot 3 with its transform and one at slot 4 with health and team (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &Snapshot {
             sequence: 300,
             body: SnapshotBody {
@@ -829,13 +839,13 @@ fn snapshot() -> FrameFile {
 // ---- snapshot_ack, kind 11 ----
 
 fn snapshot_ack() -> FrameFile {
-    let mut b = Book::new("snapshot_ack", BASELINE_SEED);
-    let s = BASELINE_SEED;
+    let mut b = Book::new("snapshot_ack", SNAPSHOT_ACK_SEED);
+    let s = SNAPSHOT_ACK_SEED;
 
     let typical = b.valid(
         "typical",
         s,
-        "snapshot 300 received (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "snapshot 300 received (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &SnapshotAck { sequence: 300 },
     );
 
@@ -892,7 +902,7 @@ fn datagram_header(
     }
 }
 
-/// The datagram worked out by hand from seed 003's table in the tests below: frame 1 of tick
+/// The datagram worked out by hand, byte by byte (DG-1, DG-4), in the tests below: frame 1 of tick
 /// 300, input ack 17, stream tick 290, a precision of 0.01 m; entity 5 (spawned at tick 290)
 /// at x 250, y -3, and entity 12 (spawn tag 0x0102) at z -1 with a component of type 3.
 fn seed_003_datagram() -> Datagram {
@@ -923,8 +933,8 @@ fn datagram() -> FrameFile {
     //   26 components[0] type, 27 length + 1, 28 data (2 bytes) | 30 end
     let example = b.valid(
         "seed_003_example",
-        "003",
-        "the seed's table by hand: two updates, ids 5 and 12 (delta 7), axes x y then z and a component (kept: the seed's own table: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        s,
+        "worked out by hand, byte by byte: two updates, ids 5 and 12 (delta 7), axes x y then z and a component (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &seed_003_datagram(),
     );
 
@@ -983,7 +993,7 @@ fn datagram() -> FrameFile {
 
     b.invalid(
         "reserved_mask_bit_7",
-        "003 (mask bits other than 1, 2, 4, 8 are reserved) / DESIGN.md §3",
+        "DG-4 (mask bits other than 1, 2, 4, 8 are reserved)",
         "update mask bit 7 (0x80) is reserved (kept: the highest reserved bit: the derived case sets the lowest)",
         &put(&example, 23, &[0x8c]),
         at(ErrorKind::ReservedBit, 23, "updates[1].mask"),
@@ -1014,8 +1024,8 @@ fn datagram() -> FrameFile {
 // ---- spawn, kind 1 ----
 
 fn spawn() -> FrameFile {
-    let mut b = Book::new("spawn", DATAGRAM_SEED);
-    let s = DATAGRAM_SEED;
+    let mut b = Book::new("spawn", STREAM_SEED);
+    let s = STREAM_SEED;
 
     // 0 kind | 1 tick (2 bytes) | 3 id | 4 precision | 8 x (2 bytes) | 10 y | 11 z
     // | 12 component count | 13 components[0] type, 14 length + 1, 15 data (2 bytes)
@@ -1023,7 +1033,7 @@ fn spawn() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "entity 5 spawned at tick 290 (its spawn tag), two components, one of them empty (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "entity 5 spawned at tick 290 (its spawn tag), two components, one of them empty (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &Spawn {
             tick: 290,
             id: 5,
@@ -1056,13 +1066,13 @@ fn spawn() -> FrameFile {
 // ---- despawn, kind 2 ----
 
 fn despawn() -> FrameFile {
-    let mut b = Book::new("despawn", DATAGRAM_SEED);
-    let s = DATAGRAM_SEED;
+    let mut b = Book::new("despawn", STREAM_SEED);
+    let s = STREAM_SEED;
     // 0 kind | 1 tick (2 bytes) | 3 id | 4 end
     let typical = b.valid(
         "typical",
         s,
-        "entity 5 leaves at tick 300 (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "entity 5 leaves at tick 300 (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &Despawn { tick: 300, id: 5 },
     );
 
@@ -1085,8 +1095,8 @@ fn full_entity(id: u64, x: i64, y: i64, z: i64, components: Vec<Component>) -> F
 }
 
 fn full_frame() -> FrameFile {
-    let mut b = Book::new("full_frame", DATAGRAM_SEED);
-    let s = DATAGRAM_SEED;
+    let mut b = Book::new("full_frame", STREAM_SEED);
+    let s = STREAM_SEED;
 
     // 0 kind | 1 tick (2 bytes) | 3 precision | 7 entity_count
     // | 8 entities[0]: id, 9 x, 10 y, 11 z, 12 component count
@@ -1096,7 +1106,7 @@ fn full_frame() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "three entities, ids 5, 12, 300 (differences 5, 7, 288), one with a component (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "three entities, ids 5, 12, 300 (differences 5, 7, 288), one with a component (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &FullFrame {
             tick: 290,
             precision: 0.5,
@@ -1124,14 +1134,14 @@ fn full_frame() -> FrameFile {
 // ---- datagram_ack, kind 4 ----
 
 fn datagram_ack() -> FrameFile {
-    let mut b = Book::new("datagram_ack", DATAGRAM_SEED);
-    let s = "003 (acks) / DESIGN.md §3";
+    let mut b = Book::new("datagram_ack", DATAGRAM_ACK_SEED);
+    let s = DATAGRAM_ACK_SEED;
 
     // 0 kind | 1 frame | 2 stream_tick (2 bytes) | 4 end
     let typical = b.valid(
         "typical",
         s,
-        "datagram 17 received, stream applied up to tick 290 (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "datagram 17 received, stream applied up to tick 290 (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &DatagramAck {
             frame: 17,
             stream_tick: 290,
@@ -1153,7 +1163,7 @@ fn datagram_ack() -> FrameFile {
 
 // ---- delta_plan, kind 9 ----
 
-/// A SlotKey: (index << 16) | generation (seed 004 §7).
+/// A SlotKey: (index << 16) | generation (DELTA-3).
 fn slot_key(index: u32, generation: u16) -> u64 {
     (u64::from(index) << 16) | u64::from(generation)
 }
@@ -1168,7 +1178,7 @@ fn delta_plan() -> FrameFile {
     let typical = b.valid(
         "typical",
         s,
-        "differences against sequence 40: keys (3,1) and (7,2) entered, (5,1) left (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "differences against sequence 40: keys (3,1) and (7,2) entered, (5,1) left (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &DeltaPlan {
             flags: bits!(PlanFlags, BASELINE),
             sequence: 42,
@@ -1195,14 +1205,14 @@ fn delta_plan() -> FrameFile {
 // ---- delta_ack, kind 10 ----
 
 fn delta_ack() -> FrameFile {
-    let mut b = Book::new("delta_ack", DELTA_SEED);
-    let s = DELTA_SEED;
+    let mut b = Book::new("delta_ack", DELTA_ACK_SEED);
+    let s = DELTA_ACK_SEED;
 
     // 0 kind | 1 newest | 2 mask (8 bytes) | 10 digest (8 bytes) | 18 end
     let typical = b.valid(
         "typical",
         s,
-        "newest 42, 41 40 and 38 arrived too, the SetDigest of keys (3,1) and (7,2) (kept: a frame as the seed's scenario writes it, which the derived cases, filled field by field, do not)",
+        "newest 42, 41 40 and 38 arrived too, the SetDigest of keys (3,1) and (7,2) (kept: a frame as a session writes it, which the derived cases, filled field by field, do not)",
         &DeltaAck {
             newest: 42,
             mask: 0b1011,
@@ -1230,7 +1240,7 @@ mod tests {
     use super::*;
     use crate::vectors::parse_hex;
 
-    /// Seed 003's table, by hand: u8 version | varint frame | varint tick | varint input ack |
+    /// DG-1 and DG-4's layout, by hand: u8 version | varint frame | varint tick | varint input ack |
     /// varint stream tick | f32 LE precision | varint parts | varint update count | per update:
     /// id (delta-coded), u16 LE spawn tick, u8 mask (1 x, 2 y, 4 z, 8 components), the axes
     /// (zigzag), the components.

@@ -1,4 +1,4 @@
-//! Golden frame vectors (DESIGN.md section 5): bytes and the value they decode to, both ways,
+//! Golden frame vectors (TESTEE-8): bytes and the value they decode to, both ways,
 //! and bytes that must not decode, with the error every ackwire codec must report.
 //!
 //! The vectors are data reviewed by humans. There is one JSON file per frame,
@@ -7,19 +7,19 @@
 //! ```json
 //! {
 //!   "frame": "acked",
-//!   "seed": "000 / DESIGN.md §3",
+//!   "seed": "ACK-2, ACK-3, ACK-4, ACK-6, ACK-7, ACK-8, ACK-9",
 //!   "cases": [
 //!     {
 //!       "name": "acked/smallest",
 //!       "description": "one line",
-//!       "seed": "000 / DESIGN.md §3",
+//!       "seed": "ACK-2, ACK-3, ACK-4, ACK-6, ACK-7, ACK-8, ACK-9",
 //!       "hex": "06 00 00 ...",
 //!       "value": { "tick": 0, "...": "the decoded frame as JSON" }
 //!     },
 //!     {
 //!       "name": "acked/truncated_tick",
 //!       "description": "one line",
-//!       "seed": "DESIGN.md §3",
+//!       "seed": "WIRE-21 (canonical decoding)",
 //!       "hex": "06 00 00",
 //!       "error": { "kind": "truncated", "offset": 3, "path": "tick" }
 //!     }
@@ -62,7 +62,7 @@ use std::path::{Path, PathBuf};
 pub struct FrameFile {
     /// The frame's name in the spec, in snake_case (`acked`, `datagram`, ...).
     pub frame: String,
-    /// The seed document (and DESIGN.md section) the frame's layout comes from.
+    /// The rules of `docs/spec/` the frame's layout follows.
     pub seed: String,
     /// The cases, positive and negative.
     pub cases: Vec<FrameCase>,
@@ -76,7 +76,8 @@ pub struct FrameCase {
     pub name: String,
     /// What the case shows, in one line.
     pub description: String,
-    /// The seed section or DESIGN.md rule the case comes from (`"003"`, `"000 / DESIGN.md §3"`).
+    /// The rules of `docs/spec/` the case checks (`"DG-10"`, `"WIRE-21, WIRE-3 / LANGUAGE.md,
+    /// Canonical decoding"`).
     pub seed: String,
     /// The frame's bytes, lower-case hex; single spaces between bytes when written.
     pub hex: String,

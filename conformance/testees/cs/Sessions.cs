@@ -76,7 +76,7 @@ static class Sessions
     /// </summary>
     static readonly Action<Registry>[] Modules =
     {
-        // acked (seed 000):
+        // acked (`docs/spec/acked.md`):
         AckedAdapters.Register,
 
         // datagram, baseline, delta (seeds 001-004):

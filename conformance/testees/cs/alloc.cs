@@ -1,11 +1,11 @@
-// What decoding allocates, measured: every frame vector of a folder of them (the path is the
-// first argument: vectors/frames/ or vectors/derived/) is decoded by the generated C# codec, after a warm-up, between two readings
-// of GC.GetAllocatedBytesForCurrentThread. DESIGN.md section 3: a decoder "allocates at most a
-// small multiple of its input"; the C# readers are structs passed by ref and lists are read in
-// loops, so what a decode allocates is the decoded values alone. Prints one line per frame (its
-// vectors, the most bytes one decode allocated, the most per input byte) and exits 1 when a
-// decode allocates more than Bound(frame, input length), or when the least-size kind 12 frame
-// (a bit-packed body of changes of 9 bits each, the most values a byte of input can hold)
+// What decoding allocates, measured: every frame vector of a folder of them (the path is the first
+// argument: vectors/frames/ or vectors/derived/) is decoded by the generated C# codec, after a
+// warm-up, between two readings of GC.GetAllocatedBytesForCurrentThread. WIRE-26: a decoder
+// allocates at most a stated small multiple of its input; the C# readers are structs passed by ref
+// and lists are read in loops, so what a decode allocates is the decoded values alone. Prints one
+// line per frame (its vectors, the most bytes one decode allocated, the most per input byte) and
+// exits 1 when a decode allocates more than Bound(frame, input length), or when the least-size kind
+// 12 frame (a bit-packed body of changes of 9 bits each, the most values a byte of input can hold)
 // does.
 //
 // Built by build.sh beside the testee (build/alloc.exe); run by cli/tests/cs_testee.rs.
@@ -18,17 +18,17 @@ using Ackwire.Runtime;
 static class Alloc
 {
     /// The frames with a bit-packed body of records (issue 19, and the snapshot's entries): there
-    /// an element is as short as its least bits, 9 for a kind 12 change (an id gap of 1 in 3
-    /// bits and an empty 6-bit mask), 13 for a snapshot entry, where a byte-aligned element
-    /// takes a byte or more, and it decodes to an object as large as a byte-aligned one's (a
-    /// PackedChange: 72 bytes, and 8 in its list).
+    /// an element is as short as its least bits, 9 for a kind 12 change (an id gap of 1 in 3 bits
+    /// and an empty 6-bit mask), 13 for a snapshot entry, where a byte-aligned element takes a byte
+    /// or more, and it decodes to an object as large as a byte-aligned one's (a PackedChange: 72
+    /// bytes, and 8 in its list).
     static readonly string[] BitPacked = { "acked_packed", "snapshot" };
 
-    /// The most one decode of `length` bytes of frame `name` may allocate: the objects'
-    /// headers of the values of an empty frame, then a small multiple of the input: 32 bytes an
-    /// input byte (a datagram's update is at least 4 bytes on the wire and decodes to 96, object
-    /// and list slot: 24 a byte, as the derived vectors' long lists measure it), or 72 for a
-    /// bit-packed body (80 bytes for every 9 bits is 71.1 a byte).
+    /// The most one decode of `length` bytes of frame `name` may allocate: the objects' headers of
+    /// the values of an empty frame, then a small multiple of the input: 32 bytes an input byte (a
+    /// datagram's update is at least 4 bytes on the wire and decodes to 96, object and list slot:
+    /// 24 a byte, as the derived vectors' long lists measure it), or 72 for a bit-packed body (80
+    /// bytes for every 9 bits is 71.1 a byte).
     static long Bound(string name, int length)
     {
         long perByte = Array.IndexOf(BitPacked, name) >= 0 ? 72 : 32;

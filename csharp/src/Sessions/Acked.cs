@@ -1,9 +1,9 @@
-// Acked snapshots (seed 000), both halves, generic over an IAckedSchema as the Rust codec's
-// `acked` module: the client's AckedDecoder and its kind 7 AckWriter, the server's per-client
-// AckedEncoder (SENT_RING frames, a base or a keyframe, events, the check, RELIABLE_ABOVE), and
-// AckedDelta, what turns one state into another. Frames, bytes, checks and state hashes are bit
-// for bit the Rust machines' (conformance's stream vectors hold every language to the same
-// bytes).
+// Acked snapshots (`docs/spec/acked.md`), both halves, generic over an IAckedSchema as the Rust
+// codec's `acked` module: the client's AckedDecoder and its kind 7 AckWriter, the server's
+// per-client AckedEncoder (SENT_RING frames, a base or a keyframe, events, the check,
+// RELIABLE_ABOVE), and AckedDelta, what turns one state into another. Frames, bytes, checks and
+// state hashes are bit for bit the Rust machines' (conformance's stream vectors hold every language
+// to the same bytes).
 //
 // The schema says what a record is, how two differ as a change, how a change applies, a
 // record's canonical bytes and how frames are written and read; the reference protocol's is
@@ -22,8 +22,8 @@ using System.Runtime.CompilerServices;
 namespace Ackwire.Runtime.Sessions
 {
     /// <summary>
-    /// An acked frame (kind 6) in schema-independent terms: the header is the seed's, the changes
-    /// and the events are the schema's. A decoder reads every frame into the same one.
+    /// An acked frame (kind 6) in schema-independent terms: the header is ACK-2's, the changes and
+    /// the events are the schema's. A decoder reads every frame into the same one.
     /// </summary>
     public sealed class AckedFrame<C, E>
     {
@@ -165,7 +165,8 @@ namespace Ackwire.Runtime.Sessions
     /// <summary>The state check and the delta between two server states (S_N: every entity, ascending by id).</summary>
     public static class AckedDelta
     {
-        /// <summary>FNV-1a 32 <paramref name="hash"/> continued over <c>u16 eid</c> (little-endian) then the record's bytes (DESIGN.md section 3).</summary>
+        /// <summary>FNV-1a 32 <paramref name="hash"/> continued over <c>u16 eid</c> (little-endian)
+        /// then the record's bytes (CHECK-2).</summary>
         public static uint HashEntry<R, C, E, I>(IAckedSchema<R, C, E, I> schema, int eid, R r, uint hash)
             where R : class
         {
@@ -175,9 +176,8 @@ namespace Ackwire.Runtime.Sessions
         }
 
         /// <summary>
-        /// The check of a state: DESIGN.md section 3, "the check is FNV-1a over every record of
-        /// the state the frame produces, in ascending eid, each as `u16 eid` then the record's
-        /// canonical bytes".
+        /// The check of a state (CHECK-2): FNV-1a over every record of the state the frame
+        /// produces, in ascending eid, each as its `u16 eid` then the record's canonical bytes.
         /// </summary>
         public static uint ServerCheck<R, C, E, I>(IAckedSchema<R, C, E, I> schema, ServerEntry<R>[] state)
             where R : class
@@ -192,11 +192,11 @@ namespace Ackwire.Runtime.Sessions
 
         /// <summary>
         /// What turns <paramref name="baseState"/> into <paramref name="next"/> (the removed ids
-        /// and the changes, both ascending) in a frame of tick <paramref name="tick"/>;
-        /// <paramref name="baseState"/> is null for a keyframe. Seed 000: "Frame N carries what
-        /// turns the acknowledged frame's S_B into S_N (the entities gone, those whose life
-        /// changed under their id removed and whole again, the groups that differ, a position as
-        /// small steps from the base's)". Throws an EncodeError naming the change.
+        /// and the changes, both ascending) in a frame of tick <paramref name="tick"/>; <paramref
+        /// name="baseState"/> is null for a keyframe. ACK-19, ACK-21: frame N carries what turns
+        /// the acknowledged S_B into S_N: the entities gone or living a new life removed (the
+        /// latter whole again), the groups that differ, a position as steps from the base's. Throws
+        /// an EncodeError naming the change.
         /// </summary>
         public static void Delta<R, C, E, I>(IAckedSchema<R, C, E, I> schema, ServerEntry<R>[] baseState,
             ServerEntry<R>[] next, uint tick, List<ushort> removed, List<C> changes)
@@ -279,10 +279,9 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// What an applied frame changed, told against the last frame shown, not the base. Seed 000:
-    /// "What it tells of a frame (the entities changed, those measured and when, those gone,
-    /// their tiers) is against the last frame it showed, not the base: a pose carried again that
-    /// the client already showed is no new measurement."
+    /// What an applied frame changed, told against the last frame shown, not the base. ACK-34: the
+    /// report of a frame (changed, measured and when, gone, tiers) compares with the last frame
+    /// shown rather than the base, so a pose repeated after it was shown is not a new measurement.
     ///
     /// The decoder owns one report and refills it for every frame it shows (its lists are
     /// reused, so a warm delivery allocates none for it); it is lent until the next delivery.
@@ -446,8 +445,8 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// The client's half of the acked stream (seed 000): holds the states of its last HELD_RING
-    /// frames by tick, applies each frame onto the base it names, shows each event once.
+    /// The client's half of the acked stream (ACK-29 to ACK-36): holds the states of its last
+    /// HELD_RING frames by tick, applies each frame onto the base it names, shows each event once.
     ///
     /// Feed it every kind 6 frame with Deliver; after each, answer with a kind 7 frame
     /// acknowledging AckTick (see AckWriter). It never throws on a peer's bytes and never grows
@@ -560,9 +559,9 @@ namespace Ackwire.Runtime.Sessions
         // The state of the last frame shown, edited in place by every frame applied.
         readonly LiveState<R> live = new LiveState<R>();
         uint? shownTick;
-        // Seed 000: "The client's AckedDecoder keeps the states of its last HELD_RING frames by
-        // tick", oldest first, each as the edits that undo it. When any is held, the newest is
-        // the frame shown (the live state).
+        // ACK-29: the client holds the states of its last HELD_RING applied frames, by tick, oldest
+        // first, each as the edits that undo it. When any is held, the newest is the frame shown
+        // (the live state).
         readonly List<Held> held = new List<Held>();
         // Undo lists of frames no longer held, for the next frames to reuse.
         readonly Stack<Held> spare = new Stack<Held>();
@@ -596,15 +595,15 @@ namespace Ackwire.Runtime.Sessions
                 Counters.Undecodable++;
                 return new Delivery<E> { Kind = DeliveryKind.Undecodable, Error = e };
             }
-            // Seed 000: "a frame not newer than the last it applied is stale and dropped too."
+            // ACK-31: a frame not newer than the last one applied is stale, and dropped.
             if (shownTick.HasValue && frame.Tick <= shownTick.Value)
             {
                 Counters.Stale++;
                 return new Delivery<E> { Kind = DeliveryKind.Stale, Tick = frame.Tick };
             }
-            // Seed 000: "a frame whose base it no longer holds (or never got) is dropped without
-            // a word (the next frame, on a newer acknowledgement, will come)". While a keyframe
-            // is wanted the decoder holds nothing, so only a keyframe applies.
+            // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped
+            // silently; a later frame, on a newer acknowledgement, follows. While a keyframe is
+            // wanted the decoder holds nothing, so only a keyframe applies.
             int afterBase = held.Count;
             if (!frame.Keyframe)
             {
@@ -632,8 +631,8 @@ namespace Ackwire.Runtime.Sessions
             undo.Eids.Clear();
             undo.Recs.Clear();
             Commit(undo);
-            // Seed 000: "Every CHECK_EVERY frames a check follows the header, the ordered
-            // deltas' FNV-1a of every record of the state the frame produces."
+            // ACK-36: a frame that carries a check is held to the check (CHECK-2) of the state it
+            // produces.
             bool? check = frame.Check.HasValue ? StateHash() == frame.Check.Value : (bool?)null;
             if (check == true)
             {
@@ -650,8 +649,8 @@ namespace Ackwire.Runtime.Sessions
             shownTick = frame.Tick;
             if (check == false)
             {
-                // A mismatch: every state held may be wrong. Hold nothing, acknowledge nothing
-                // and ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one
+                // ACK-36: a mismatch: every state held may be wrong. Hold nothing, acknowledge
+                // nothing and ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one
                 // applies.
                 wanted = true;
                 foreach (Held h in held)
@@ -686,13 +685,13 @@ namespace Ackwire.Runtime.Sessions
         }
 
         /// <summary>
-        /// Seed 000's rules for a frame's removals and changes onto its base (the live state
-        /// with the undo edits of the held frames from <paramref name="afterBase"/> on laid over
-        /// it, the first of an entity winning; nothing for a keyframe), staged. Returns why the
-        /// frame does not apply, if it does not. The faults are those of applying the removals
-        /// one by one, then the changes one by one: a removed id the base does not hold (or
-        /// removed twice) wins over any fault of a change, and of the changes' faults the first
-        /// in frame order is told.
+        /// The rules of ACK-5, ACK-21 and ACK-32 for a frame's removals and changes onto its base
+        /// (the live state with the undo edits of the held frames from <paramref name="afterBase"/>
+        /// on laid over it, the first of an entity winning; nothing for a keyframe), staged.
+        /// Returns why the frame does not apply, if it does not. The faults are those of applying
+        /// the removals one by one, then the changes one by one: a removed id the base does not
+        /// hold (or removed twice) wins over any fault of a change, and of the changes' faults the
+        /// first in frame order is told.
         /// </summary>
         string Stage(int afterBase)
         {
@@ -727,10 +726,10 @@ namespace Ackwire.Runtime.Sessions
                         }
                     }
                 }
-                // Seed 000: "the entities gone, those whose life changed under their id removed
-                // and whole again". The wire does not make the removals ascend; taken one by
-                // one, any order of distinct held ids applies, and an id twice is a removal of
-                // an id no longer held.
+                // ACK-5: the entities gone, and those living a new life under their id, are removed
+                // (the latter come again whole). The wire does not make the removals ascend; taken
+                // one by one, any order of distinct held ids applies, and an id twice is a removal
+                // of an id no longer held.
                 foreach (ushort eid in frame.Removed)
                 {
                     if (!staged.Touched(eid))
@@ -757,9 +756,8 @@ namespace Ackwire.Runtime.Sessions
                 {
                     staged.Put(eid, frame.Keyframe ? null : live.Get(eid));
                 }
-                // Seed 000: "a pose measured in a frame that was lost travels with its age ...
-                // so the client records it at the tick it was true" (the schema's Apply: tick
-                // minus age).
+                // ACK-33: a pose sent with its age is recorded at the tick it was true (the
+                // schema's Apply: tick minus age).
                 try
                 {
                     staged.Vals[eid] = schema.Apply(staged.Vals[eid], change, frame.Tick);
@@ -819,7 +817,7 @@ namespace Ackwire.Runtime.Sessions
                 undo.Recs.Add(old);
                 live.Set(eid, next);
             }
-            // Seed 000: "the client shows each once, above the newest serial it has shown."
+            // ACK-35: each event is shown once, only when its serial is above the newest shown.
             for (int i = 0; i < frame.Events.Length; i++)
             {
                 // Modulo 2^32, as the server numbers them: a first serial near 2^32 wraps.
@@ -929,10 +927,9 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// Builds the client's kind 7 content (DESIGN.md section 3: "the tick of the newest acked
-    /// frame the client has applied, and the client's recent inputs, each with its sequence
-    /// number and the server tick it is aimed at ... repeated over several frames so that a lost
-    /// frame loses no input").
+    /// Builds the client's kind 7 content (ACK-10 to ACK-12: the tick of the newest frame applied,
+    /// and the recent inputs, each with its sequence number and the server tick it aims at,
+    /// repeated over several frames so that a lost frame loses no input).
     ///
     /// Inputs are numbered from 1 and kept until the server's last_seq says it processed them,
     /// or until more than Keep newer ones have been pushed (clamped to 1..=255, the count's
@@ -1010,9 +1007,9 @@ namespace Ackwire.Runtime.Sessions
     // ---- the server ----
 
     /// <summary>
-    /// Where an AckedEncoder hands the client's inputs: each input of a kind 7 frame whose
-    /// sequence number is new, and where the header's input_buffer comes from (ScheduledInputs
-    /// implements it over the input schedule, seed 004 §8).
+    /// Where an AckedEncoder hands the client's inputs: each input of a kind 7 frame whose sequence
+    /// number is new, and where the header's input_buffer comes from (ScheduledInputs implements it
+    /// over the input schedule, SRV-12 to SRV-16).
     /// </summary>
     public interface IInputSink<I>
     {
@@ -1030,7 +1027,8 @@ namespace Ackwire.Runtime.Sessions
         public AckedFrame<C, E> Frame;
         /// <summary>Its bytes.</summary>
         public byte[] Bytes;
-        /// <summary>Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably ... it is still a frame like any other."</summary>
+        /// <summary>ACK-27: a frame over RELIABLE_ABOVE bytes goes on the reliable channel, and is
+        /// still a frame like any other.</summary>
         public bool Reliable;
     }
 
@@ -1083,26 +1081,24 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// The server's per-client acked encoder (seed 000), generic over the schema and over where
-    /// the client's inputs go. Each tick, compute the client's S_N (the reference protocol's
+    /// The server's per-client acked encoder (ACK-17 to ACK-28), generic over the schema and over
+    /// where the client's inputs go. Each tick, compute the client's S_N (the reference protocol's
     /// Presenter) and call Encode; hand every kind 7 frame to Receive. Memory stays bounded
-    /// whatever the acks say: SENT_RING frames, the events of EVENT_TTL frames,
-    /// MaxBufferedInputs inputs.
+    /// whatever the acks say: SENT_RING frames, the events of EVENT_TTL frames, MaxBufferedInputs
+    /// inputs.
     ///
-    /// It enforces the seed's rules: "Frame N carries what turns the acknowledged frame's S_B
-    /// into S_N"; "With no acknowledged base (the first frame, an acknowledgement lost for longer
-    /// than the server keeps its frames: SENT_RING) the frame is a keyframe, onto nothing";
-    /// events "are sent again in every frame until a frame that held them is acknowledged, or
-    /// for EVENT_TTL frames at most"; "Every CHECK_EVERY frames a check follows the header"; "A
-    /// frame over RELIABLE_ABOVE bytes is better sent reliably".
+    /// It enforces the server's rules of docs/spec/acked.md: frame N onto the newest acknowledged
+    /// base it keeps (ACK-19), a keyframe without one (ACK-20), events until acknowledged or
+    /// EVENT_TTL frames (ACK-23), the check every CHECK_EVERY frames (ACK-24), the inputs taken
+    /// once by sequence (ACK-25), a keyframe request (ACK-26), the reliable channel over
+    /// RELIABLE_ABOVE bytes (ACK-27).
     /// </summary>
     public sealed class AckedEncoder<R, C, E, I>
         where R : class
     {
         /// <summary>
         /// Inputs a client may have buffered in its IInputSink at once; more are dropped before
-        /// Submit (seed 004 §8: "a game that also wants a bound on inputs per tick enforces it
-        /// before `submit`").
+        /// Submit (ACK-25).
         /// </summary>
         public const int MaxBufferedInputs = 256;
 
@@ -1173,8 +1169,8 @@ namespace Ackwire.Runtime.Sessions
                 pendingEvents.Add(new PendingEvent { Serial = nextSerial, Born = frameNo, Event = ev });
                 nextSerial = unchecked(nextSerial + 1);
             }
-            // Seed 000: events "are sent again in every frame until a frame that held them is
-            // acknowledged, or for EVENT_TTL frames at most".
+            // ACK-23: an event goes again in each frame until one that carried it is acknowledged,
+            // or for at most EVENT_TTL frames.
             int drop = 0;
             while (drop < pendingEvents.Count)
             {
@@ -1212,8 +1208,8 @@ namespace Ackwire.Runtime.Sessions
                 LastSeq = seq,
                 InputBuffer = (byte)Math.Min(255, Math.Max(0, Inputs.Pending())),
                 Keyframe = b == null,
-                // Seed 000: "Every CHECK_EVERY frames a check follows the header". Frames, not
-                // ticks, counted from 1: the CHECK_EVERY-th frame carries the first check.
+                // ACK-24: every CHECK_EVERY-th frame carries the check. Frames, not ticks, counted
+                // from 1: the CHECK_EVERY-th frame carries the first check.
                 Check = (frameNo + 1) % schema.CheckEvery == 0 ? AckedDelta.ServerCheck(schema, state) : (uint?)null,
                 Removed = removed.ToArray(),
                 Changes = changes.ToArray(),
@@ -1231,8 +1227,8 @@ namespace Ackwire.Runtime.Sessions
                 State = state,
                 EventsThrough = carried > 0 ? pendingEvents[carried - 1].Serial : (uint?)null,
             });
-            // Seed 000: "The server keeps fewer frames than the client, so the base of a frame
-            // it sends is always one the client still holds."
+            // ACK-1, ACK-20: the server keeps fewer frames (SENT_RING) than the client holds, so
+            // every base it names is one the client still holds.
             while (sent.Count > schema.SentRing)
             {
                 sent.RemoveAt(0);
@@ -1257,8 +1253,8 @@ namespace Ackwire.Runtime.Sessions
             uint t = ack.AckTick;
             if (ack.KeyframeRequest)
             {
-                // acked.wire, AckFlags::KEYFRAME_REQUEST: forget every acknowledgement, ignore
-                // those of frames sent before the request, send keyframes until one is acked.
+                // ACK-26 (AckFlags::KEYFRAME_REQUEST): forget every acknowledgement, ignore those
+                // of frames sent before the request, send keyframes until one is acked.
                 Counters.KeyframeRequests++;
                 baseTick = null;
                 if (sent.Count > 0)

@@ -1,10 +1,10 @@
-// The two session halves of acked snapshots (seed 000) over any IAckedSchema, as the Rust codec's
-// `session::AckedClient` and `session::AckedServer` and the TypeScript and C++ runtimes' halves:
-// AckedClientHalf, the facade a Unity MonoBehaviour or a Godot node drives, and AckedServerHalf,
-// which a game's IAckedPresenter feeds. The binding `ackwire gen --lang cs` writes for a `state`
-// gives the schema (the reference protocol's `Reference`, kind 6, and `PackedReference`, kind
-// 12); what each client sees of the world (tiers, refresh, a client's own entities) is the
-// presenter's, the game's own code.
+// The two session halves of acked snapshots (`docs/spec/acked.md`) over any IAckedSchema, as the
+// Rust codec's `session::AckedClient` and `session::AckedServer` and the TypeScript and C++
+// runtimes' halves: AckedClientHalf, the facade a Unity MonoBehaviour or a Godot node drives, and
+// AckedServerHalf, which a game's IAckedPresenter feeds. The binding `ackwire gen --lang cs` writes
+// for a `state` gives the schema (the reference protocol's `Reference`, kind 6, and
+// `PackedReference`, kind 12); what each client sees of the world (tiers, refresh, a client's own
+// entities) is the presenter's, the game's own code.
 //
 // Sans-IO: the game owns the socket and the clock; poll PollTransmit after each call.
 
@@ -74,7 +74,7 @@ namespace Ackwire.Runtime.Sessions
             return outbox.Poll();
         }
 
-        /// <summary>The FNV-1a 32 of the shown state (the check's value: DESIGN.md section 3).</summary>
+        /// <summary>The FNV-1a 32 of the shown state (the check's value: CHECK-2, CHECK-7).</summary>
         public uint StateHash()
         {
             return Decoder.StateHash();
@@ -119,9 +119,9 @@ namespace Ackwire.Runtime.Sessions
 
     /// <summary>
     /// What computes each client's S_N from the game's world of type <typeparamref name="W"/>
-    /// (seed 000: "The server keeps computing, for each client, what an ordered client would
-    /// hold after frame N ... exactly as the ordered encoder does"): the game's policy of who
-    /// sees what, at which tier, how often.
+    /// (ACK-17: for each client, the state an ordered client would hold after frame N, as the
+    /// ordered encoder computes it): the game's policy of who sees what, at which tier, how
+    /// often.
     /// </summary>
     public interface IAckedPresenter<W, R>
     {

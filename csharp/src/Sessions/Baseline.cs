@@ -1,18 +1,18 @@
-// NetBaseline snapshots (seed 002), both halves, as the Rust codec's `baseline` module and the
-// TypeScript and C++ ports: the server's SnapshotWriter over a NetBaseline and a Scene under a
-// byte budget, and the client's SnapshotClient, which applies snapshots and acknowledges them. An
-// IBaselineSchema binds them to a protocol's `snapshot` and `snapshot_ack` frames and its
-// components.
+// NetBaseline snapshots (`docs/spec/baseline.md`), both halves, as the Rust codec's `baseline`
+// module and the TypeScript and C++ ports: the server's SnapshotWriter over a NetBaseline and a
+// Scene under a byte budget, and the client's SnapshotClient, which applies snapshots and
+// acknowledges them. An IBaselineSchema binds them to a protocol's `snapshot` and `snapshot_ack`
+// frames and its components.
 //
-// Seed 002: "A component is sent, whole, when its encoded bits differ from what this connection
-// has confirmed receiving: the delta is on presence, never on values, so every entry decodes
-// from the packet alone and a joiner's first snapshot is the whole world by the same rule."
+// NB-7: a component goes in full when its encoded bits are not the confirmed ones; what changes is
+// presence, never values, so each entry reads from its packet alone and a new client's first
+// snapshot holds the whole world.
 //
-// Decisions the seed leaves open, made as the Rust machines make them: an entity's component set
-// only grows (a component is removed by replacing the entity); the client acknowledges a
-// snapshot when it applies it and drops, unacknowledged, one not newer than the last applied;
-// what a connection is owed is bounded (BaselineLimits), past which the writer reports the
-// connection stalled instead of forgetting what it owes.
+// Choices the specification makes, made as the Rust machines make them: an entity's component set
+// only grows (a component is removed by replacing the entity); the client acknowledges a snapshot
+// when it applies it and drops, unacknowledged, one not newer than the last applied; what a
+// connection is owed is bounded (BaselineLimits), past which the writer reports the connection
+// stalled instead of forgetting what it owes.
 //
 // Sans-IO: nothing here reads a clock or opens a socket.
 
@@ -82,7 +82,7 @@ namespace Ackwire.Runtime.Sessions
         string AckFrame { get; }
         /// <summary>Component types, in schema order (the mask's bit order).</summary>
         int ComponentTypes { get; }
-        /// <summary>Seed 002's ACK_WINDOW: snapshots held unconfirmed at most, less one.</summary>
+        /// <summary>ACK_WINDOW (NB-10): snapshots held unconfirmed at most, less one.</summary>
         int AckWindow { get; }
         /// <summary>Lost entities one snapshot names at most.</summary>
         int MaxLostPerSnapshot { get; }
@@ -108,11 +108,11 @@ namespace Ackwire.Runtime.Sessions
         byte[] EncodeAck(ushort sequence);
     }
 
-    /// <summary>Seed 002's sequence arithmetic.</summary>
+    /// <summary>The u16 sequence arithmetic of NB-6.</summary>
     public static class Sequences
     {
         /// <summary>Whether u16 sequence <paramref name="a"/> is newer than <paramref name="b"/>
-        /// (seed 002: wrapping, newer when <c>a - b</c> is in 1..=32767).</summary>
+        /// (NB-6: wrapping, newer when <c>a - b</c> is in 1..=32767).</summary>
         public static bool Newer(ushort a, ushort b)
         {
             int d = (a - b) & 0xffff;
@@ -224,9 +224,9 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// What one connection is known to hold (seed 002): "Confirmed, not sent, or a lost packet
-    /// would never be resent: what a snapshot said is held until acknowledged. Per connection,
-    /// since clients lose different packets." Keyed by entity (slot and generation), never by slot
+    /// What one connection is known to hold (NB-8): what a snapshot said is held until it is
+    /// acknowledged, or a lost snapshot's content would never go again; per connection, since
+    /// connections lose different packets. Keyed by entity (slot and generation), never by slot
     /// alone. Entities found dead are kept apart, so a write's cost does not grow with how many
     /// died.
     /// </summary>
@@ -296,8 +296,8 @@ namespace Ackwire.Runtime.Sessions
             }
         }
 
-        /// <summary>What is confirmed for <paramref name="entity"/>'s component <paramref name="index"/>
-        /// (seed 002: "By entity, not slot"), or null.</summary>
+        /// <summary>What is confirmed for <paramref name="entity"/>'s component <paramref
+        /// name="index"/> (NB-3: by entity, never by slot), or null.</summary>
         public byte[] Find(EntityId entity, int index)
         {
             Confirmed[] r;
@@ -345,8 +345,8 @@ namespace Ackwire.Runtime.Sessions
                 {
                     continue;
                 }
-                // Seed 002: "A change is folded only when newer than what the slot holds, so a
-                // late acknowledgement cannot write stale bytes over fresh."
+                // NB-9: a component is folded only when its snapshot is newer than what is
+                // confirmed, so a late acknowledgement cannot write stale bits over fresh ones.
                 Confirmed held = record[h.Index];
                 if (held == null || held.Extended < extended)
                 {
@@ -396,10 +396,10 @@ namespace Ackwire.Runtime.Sessions
         }
 
         /// <summary>
-        /// Entities told about that are no longer alive, ascending: the first
-        /// <paramref name="atMost"/> are appended to <paramref name="out_"/>. Seed 002: "Reported
-        /// until confirmed, which makes destruction reliable. By entity, not slot: a slot reused
-        /// between snapshots is alive both times."
+        /// Entities told about that are no longer alive, ascending: the first <paramref
+        /// name="atMost"/> are appended to <paramref name="out_"/>. NB-11: a lost entity is named
+        /// until a confirmed snapshot has named it, so destruction is reliable; keyed by entity,
+        /// not slot (NB-3), since a reused slot is alive in both snapshots.
         /// </summary>
         public void GatherLost<C>(Scene<C> scene, int atMost, List<EntityId> out_) where C : class
         {
@@ -459,7 +459,8 @@ namespace Ackwire.Runtime.Sessions
             Examined += examined;
         }
 
-        /// <summary>Forgets everything (seed 002, clear: "For a world replaced under a live session").</summary>
+        /// <summary>Forgets everything (NB-13: for a world replaced under a live
+        /// session).</summary>
         public void Clear()
         {
             records.Clear();
@@ -481,7 +482,7 @@ namespace Ackwire.Runtime.Sessions
     /// Bounds on what a SnapshotWriter keeps, whatever the client does: <c>MaxOwedLost</c> lost
     /// entities the connection may be owed (default 65,536, as the Rust <c>BaselineLimits</c>).
     /// Past it the connection is stalled: Write throws a SessionError (<c>limit</c>) and writes
-    /// nothing, since seed 002 makes forgetting what is owed a lie to the client.
+    /// nothing, since forgetting what is owed would be a lie to the client (NB-14).
     /// </summary>
     public struct BaselineLimits
     {
@@ -492,7 +493,8 @@ namespace Ackwire.Runtime.Sessions
         public static BaselineLimits Default { get { return new BaselineLimits { MaxOwedLost = 1 << 16 }; } }
     }
 
-    /// <summary>One connection's snapshot writer (seed 002 with DESIGN.md §3's budget order).</summary>
+    /// <summary>One connection's snapshot writer (NB-7 to NB-14, with NB-12's budget
+    /// order).</summary>
     public sealed class SnapshotWriter<C> where C : class
     {
         sealed class Candidate
@@ -533,7 +535,8 @@ namespace Ackwire.Runtime.Sessions
             Baseline.Confirm(sequence);
         }
 
-        /// <summary>The world was replaced under the live session: forget everything held (seed 002, clear).</summary>
+        /// <summary>The world was replaced under the live session: forget everything held
+        /// (NB-13).</summary>
         public void ReplaceWorld()
         {
             Baseline.Clear();
@@ -542,9 +545,9 @@ namespace Ackwire.Runtime.Sessions
 
         /// <summary>
         /// Writes the next snapshot of <paramref name="scene"/>. A component goes, whole, when its
-        /// bits differ from what the connection confirmed (seed 002); under the budget DESIGN.md
-        /// §3: "owned entities go first, then the longest unconfirmed, then by slot." Lost entities
-        /// go first, at most MaxLostPerSnapshot.
+        /// bits differ from what the connection confirmed (NB-7); under the budget, NB-12's order:
+        /// owned entities first, then the longest unconfirmed, then by slot. Lost entities go
+        /// first, at most MaxLostPerSnapshot.
         /// </summary>
         public SnapshotFrame<C> Write(Scene<C> scene)
         {
@@ -556,7 +559,8 @@ namespace Ackwire.Runtime.Sessions
             List<EntityId> lost = new List<EntityId>();
             Baseline.GatherLost(scene, (int)Math.Min(fit, s.MaxLostPerSnapshot), lost);
             int owed = Baseline.OwedLost;
-            // Seed 002, gatherLost: "Reported until confirmed, which makes destruction reliable."
+            // NB-11: a lost entity is named until the client confirms a snapshot that named it, so
+            // destruction is reliable.
             if (owed > limits.MaxOwedLost)
             {
                 throw new SessionError("limit", "snapshot " + sequence + ": the connection is owed " + owed + " lost entities, more than " + limits.MaxOwedLost);
@@ -705,8 +709,8 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// The client's side (seed 002): a snapshot newer than the last applied (wrapping u16) is
-    /// applied and acknowledged; an older one is dropped unacknowledged. At most
+    /// The client's side (`docs/spec/baseline.md`): a snapshot newer than the last applied
+    /// (wrapping u16) is applied and acknowledged; an older one is dropped unacknowledged. At most
     /// <c>maxEntities</c> are held (default 65,536, as the Rust client); an entry for a new slot
     /// past it is refused.
     /// </summary>

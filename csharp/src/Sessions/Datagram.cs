@@ -1,12 +1,11 @@
-// Datagram v2 (seed 003), both halves, as the Rust codec's `datagram` module and the TypeScript
-// and C++ ports: entity updates that may be lost, duplicated or reordered, beside a reliable,
-// ordered stream of spawns, despawns and full frames. An IDatagramSchema binds the machines to a
-// protocol's frames.
+// Datagram v2 (`docs/spec/datagram.md`), both halves, as the Rust codec's `datagram` module and the
+// TypeScript and C++ ports: entity updates that may be lost, duplicated or reordered, beside a
+// reliable, ordered stream of spawns, despawns and full frames. An IDatagramSchema binds the
+// machines to a protocol's frames.
 //
-// Seed 003: "Every datagram stands alone: an update carries the entity's absolute quantized
-// position, not a difference, so a lost datagram only delays what it held. The client acks the
-// frame numbers it receives; the server keeps sending whatever changed since the last acked
-// state until an ack covers it."
+// Each datagram is self-contained: an update holds the entity's absolute quantized position, so
+// losing a datagram only delays its content; the client acknowledges what it applies and the server
+// repeats whatever changed since an entity's last acknowledged state until covered (DG-14, DG-22).
 //
 // - DatagramBuilder and DatagramSplit.SplitTick: one tick's datagrams under a size limit, the
 //   header counted at its longest;
@@ -15,9 +14,9 @@
 //   ticks and the input ack, and the limits of ReplicaLimits;
 // - DatagramServer and DatagramClient: the session halves.
 //
-// Decisions the seed leaves open, made as the Rust machines make them: the client acks a
-// datagram when it applies it (when its tick, or a later one, is whole), not while it only holds
-// it; a tick that sends a full frame sends no datagram.
+// Choices the specification makes, made as the Rust machines make them: the client acks a datagram
+// when it applies it (when its tick, or a later one, is whole), not while it only holds it; a tick
+// that sends a full frame sends no datagram.
 //
 // Every integer of the wire (ids, ticks, frame numbers) is a ulong, positions are longs; sums of
 // wire values are checked. Sans-IO: ticks are arguments, frames are values.
@@ -264,19 +263,19 @@ namespace Ackwire.Runtime.Sessions
         byte[] EncodeAck(DatagramAckFrame f);
     }
 
-    /// <summary>The arithmetic of seed 003's wire values.</summary>
+    /// <summary>The arithmetic of datagram v2's wire values (DG-5, DG-8).</summary>
     public static class DatagramMath
     {
-        /// <summary>The part of a spawn tick an update carries (seed 003: "its low 16 bits").</summary>
+        /// <summary>The part of a spawn tick an update carries (DG-8: its low 16 bits).</summary>
         public static ushort SpawnTag(ulong spawnTick)
         {
             return unchecked((ushort)spawnTick);
         }
 
         /// <summary>
-        /// An axis value on the wire: round(coordinate / precision), halves away from zero.
-        /// DESIGN.md §3: "An axis value is round(coordinate / precision), a non-finite coordinate
-        /// quantizes to 0." A quotient that is not finite also gives 0, one beyond i64 saturates.
+        /// An axis value on the wire: round(coordinate / precision), halves away from zero. DG-5:
+        /// an axis value is round(coordinate / precision), and a non-finite coordinate quantizes to
+        /// 0. A quotient that is not finite also gives 0, one beyond i64 saturates.
         /// </summary>
         public static long Quantize(double coordinate, float precision)
         {
@@ -411,10 +410,10 @@ namespace Ackwire.Runtime.Sessions
         }
 
         /// <summary>
-        /// Splits one tick's updates (ids ascending) into datagrams of at most
-        /// <paramref name="limit"/> bytes, numbered from the header's frame on, each naming the
-        /// count; an update too large alone goes alone. Seed 003: "Every tick without a full frame
-        /// sends at least one datagram."
+        /// Splits one tick's updates (ids ascending) into datagrams of at most <paramref
+        /// name="limit"/> bytes, numbered from the header's frame on, each naming the count; an
+        /// update too large alone goes alone. DG-11: a tick without a full frame sends one datagram
+        /// or more.
         /// </summary>
         public static List<DatagramFrame> SplitTick(IDatagramSchema schema, DatagramHeader header, List<UpdateFrame> updates, long limit)
         {
@@ -546,11 +545,10 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// The server's side of one subscription (seed 003): the world's ops tick by tick in, stream
-    /// frames and datagrams out; an update carries every axis and component changed since the
-    /// entity's last acknowledged state (seed 003: "the server keeps sending whatever changed
-    /// since the last acked state until an ack covers it"). At most <c>SentWindow</c> datagrams
-    /// are remembered; the world is the server's own, so the entities it tracks are its size.
+    /// The server's side of one subscription (DG-11 to DG-16): the world's ops tick by tick in,
+    /// stream frames and datagrams out; an update carries every axis and component changed since
+    /// the entity's last acknowledged state (DG-14). At most <c>SentWindow</c> datagrams are
+    /// remembered; the world is the server's own, so the entities it tracks are its size.
     /// </summary>
     public sealed class Subscription
     {
@@ -794,8 +792,8 @@ namespace Ackwire.Runtime.Sessions
             foreach (KeyValuePair<ulong, Tracked> kv in entities)
             {
                 Tracked e = kv.Value;
-                // Seed 003: "the server keeps sending whatever changed since the last acked state
-                // until an ack covers it."
+                // DG-14: whatever changed since the entity's last acknowledged state is sent again
+                // until an acknowledgement covers it.
                 long? x = e.PositionChanged[0] > e.AckedFrame ? e.Position[0] : (long?)null;
                 long? y = e.PositionChanged[1] > e.AckedFrame ? e.Position[1] : (long?)null;
                 long? z = e.PositionChanged[2] > e.AckedFrame ? e.Position[2] : (long?)null;
@@ -811,7 +809,7 @@ namespace Ackwire.Runtime.Sessions
                         comps.Add(new ComponentChange { Type = c.Key, Data = c.Value.Key });
                     }
                 }
-                // Seed 003: "u8 mask (1 x, 2 y, 4 z, 8 components)".
+                // DG-4: mask bit 1 x, 2 y, 4 z, 8 components.
                 int mask = (x.HasValue ? schema.MaskX : 0) | (y.HasValue ? schema.MaskY : 0)
                     | (z.HasValue ? schema.MaskZ : 0) | (comps != null ? schema.MaskComponents : 0);
                 if (mask == 0)
@@ -895,9 +893,9 @@ namespace Ackwire.Runtime.Sessions
             foreach (KeyValuePair<ulong, ulong> c in carried)
             {
                 Tracked e;
-                // Seed 003: "An ack covers an entity only when that tick is at or after its
-                // spawn." The update must also be for this occupant of the id, not one despawned
-                // since.
+                // DG-15: an acknowledgement covers an entity only when its stream tick is at or
+                // after the entity's spawn. The update must also be for this occupant of the id,
+                // not one despawned since.
                 if (!entities.TryGetValue(c.Key, out e) || e.SpawnTick != c.Value || ack.StreamTick < e.SpawnTick)
                 {
                     s.NotCovered += 1;
@@ -948,14 +946,14 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// Bounds on what a ReplicaTable holds, whatever the server sends (DESIGN.md §6), as the Rust
-    /// <c>ReplicaLimits</c>: <c>MaxEntities</c> (default 65,536; a spawn beyond is refused),
-    /// <c>MaxHeld</c> datagrams held for ticks not yet whole (default 256; beyond, the oldest tick
-    /// held is given up, never acked, so the server sends it again) and <c>MaxComponentBytes</c>
-    /// (default 16 MiB, each component counted at its length plus ComponentOverhead; past it a
-    /// spawn is refused and an update skipped whole, its datagram not acked) and
-    /// <c>MaxHeldBytes</c> (default 8 MiB of held datagrams, each counted by <c>HeldCost</c>;
-    /// past it, as past <c>MaxHeld</c>, the oldest tick held is given up).
+    /// Bounds on what a ReplicaTable holds, whatever the server sends (GEN-5, docs/limits.md), as
+    /// the Rust <c>ReplicaLimits</c>: <c>MaxEntities</c> (default 65,536; a spawn beyond is
+    /// refused), <c>MaxHeld</c> datagrams held for ticks not yet whole (default 256; beyond, the
+    /// oldest tick held is given up, never acked, so the server sends it again),
+    /// <c>MaxComponentBytes</c> (default 16 MiB, each component counted at its length plus
+    /// ComponentOverhead; past it a spawn is refused and an update skipped whole, its datagram not
+    /// acked) and <c>MaxHeldBytes</c> (default 8 MiB of held datagrams, each counted by
+    /// <c>HeldCost</c>; past it, as past <c>MaxHeld</c>, the oldest tick held is given up).
     /// </summary>
     public struct ReplicaLimits
     {
@@ -1028,9 +1026,9 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// The client's replica table (seed 003). Stream frames go to ApplyStream in stream order,
-    /// datagrams to Receive as they arrive; a datagram is acked when its updates have been applied
-    /// (or skipped), never while it is only held. Bounded by its ReplicaLimits.
+    /// The client's replica table (DG-17 to DG-23). Stream frames go to ApplyStream in stream
+    /// order, datagrams to Receive as they arrive; a datagram is acked when its updates have been
+    /// applied (or skipped), never while it is only held. Bounded by its ReplicaLimits.
     /// </summary>
     public sealed class ReplicaTable
     {
@@ -1175,8 +1173,8 @@ namespace Ackwire.Runtime.Sessions
                     }
                 default:
                     {
-                        // Seed 003, FullFrame: "the whole subscription, replacing everything the
-                        // client holds. Every entity in it counts as spawned at this frame's tick."
+                        // DG-17: a full frame replaces everything the client holds, and every
+                        // entity in it counts as spawned at its tick.
                         entities.Clear();
                         componentBytes = 0;
                         foreach (FullEntityFrame e in f.FullFrame.Entities)
@@ -1219,8 +1217,8 @@ namespace Ackwire.Runtime.Sessions
         public DatagramSummary Receive(DatagramFrame d)
         {
             DatagramSummary s = new DatagramSummary();
-            // Seed 003: "the client applies a tick's datagrams, and takes its ack, when the tick
-            // is whole or a later tick is."
+            // DG-21: the client applies a tick's datagrams, and takes its input ack, when the tick
+            // or a later one is whole.
             if (hasWhole && d.Header.Tick <= wholeTick && d.Header.StreamTick <= streamTick)
             {
                 Apply(d, ref s);
@@ -1285,8 +1283,8 @@ namespace Ackwire.Runtime.Sessions
             {
                 return;
             }
-            // Seed 003: "A tick is whole on the client when it has all of its datagrams and that
-            // stream frame."
+            // DG-21: a tick is whole when the client holds all of its datagrams and the stream
+            // frame they name.
             List<ulong> ticks = new List<ulong>(held.Keys);
             bool found = false;
             ulong whole = 0;
@@ -1332,7 +1330,7 @@ namespace Ackwire.Runtime.Sessions
             {
                 hasWhole = true;
                 wholeTick = whole;
-                // Seed 003: "only then does the input ack describe the table".
+                // DG-21: only then does the input ack describe the table.
                 if (hasNewest)
                 {
                     inputAck = newestAck;
@@ -1395,15 +1393,15 @@ namespace Ackwire.Runtime.Sessions
                     s.SkippedUnknown += 1;
                     continue;
                 }
-                // Seed 003: "the client applies it only to the entity spawned then."
+                // DG-18: an update applies only to the entity spawned at the tick its tag names.
                 if (u.SpawnTag != DatagramMath.SpawnTag(e.SpawnTick))
                 {
                     doubtful |= u.SpawnTag == doubtfulTag;
                     s.SkippedSpawnTag += 1;
                     continue;
                 }
-                // Seed 003: "The client keeps, per entity, the number of the last datagram it
-                // applied, and skips an update from an older one."
+                // DG-19: an update from a datagram not newer than the last one applied to its
+                // entity is skipped.
                 if (d.Header.Frame <= e.LastDatagram)
                 {
                     s.SkippedStale += 1;
@@ -1449,8 +1447,8 @@ namespace Ackwire.Runtime.Sessions
             {
                 return;
             }
-            // Seed 003: "The client acks a datagram with its number and the tick of the last
-            // stream frame it had applied."
+            // DG-22: the acknowledgement carries the datagram's number and the last stream tick
+            // applied.
             ulong st = streamTick;
             acks.Add(new DatagramAckFrame { Frame = d.Header.Frame, StreamTick = doubtful && st > 0 ? st - 1 : st });
         }

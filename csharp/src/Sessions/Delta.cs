@@ -1,11 +1,10 @@
-// Delta streaming (seed 004 §7), both halves, as the Rust codec's `delta` module and the
+// Delta streaming (`docs/spec/delta.md`), both halves, as the Rust codec's `delta` module and the
 // TypeScript and C++ ports: a subscriber's visible set of keys sent as the keys that entered and
 // left since a baseline, checked by a digest on the return path.
 //
-// Seed 004 §7: "`relevance` tells you what changed; this owns the bookkeeping that gets it to a
-// subscriber and keeps it there."
+// Relevance says what changed; this keeps the books that get it to a subscriber and keep it there.
 //
-// - AckWindow: the (newest, mask) pair of a `delta_ack` (DESIGN.md §4);
+// - AckWindow: the (newest, mask) pair of a `delta_ack` (DELTA-3 to DELTA-6);
 // - Agreement: the outcome of comparing a mirror's digest with the server's;
 // - DeltaBaseline (server) and DeltaMirror with Divergence (client);
 // - SlotAllocator: SlotKeys handed out with a generation bumped on reuse;
@@ -21,10 +20,10 @@ using System.Collections.Generic;
 namespace Ackwire.Runtime.Sessions
 {
     /// <summary>
-    /// The newest sequence received and a mask of the <see cref="Window"/> before it. DESIGN.md
-    /// §4: "AckWindow holds the newest u64 sequence and a 64-bit mask whose bit i means newest − 1
-    /// − i arrived, and contiguous_base(first) walks from first while the next sequence is held."
-    /// Any pair a peer sends is accepted. A struct: nothing is allocated.
+    /// The newest sequence received and a mask of the <see cref="Window"/> before it. DELTA-6,
+    /// DELTA-7: the newest u64 sequence and a 64-bit mask whose bit i means that newest − 1 − i
+    /// arrived; contiguous_base(first) walks from first while the next sequence is held. Any pair a
+    /// peer sends is accepted. A struct: nothing is allocated.
     /// </summary>
     public struct AckWindow
     {
@@ -102,8 +101,8 @@ namespace Ackwire.Runtime.Sessions
 
         /// <summary>
         /// The newest sequence such that every sequence from <paramref name="first"/> up to it
-        /// arrived (seed 004 §7: "the newest *contiguous* acknowledged sequence, not the newest bit
-        /// set"); null when <paramref name="first"/> did not arrive. At most Window steps.
+        /// arrived (DELTA-7); null when <paramref name="first"/> did not arrive. At most Window
+        /// steps.
         /// </summary>
         public ulong? ContiguousBase(ulong first)
         {
@@ -135,13 +134,13 @@ namespace Ackwire.Runtime.Sessions
         Agrees,
         /// <summary>They differ.</summary>
         Disagrees,
-        /// <summary>Not compared (seed 004 §7: "The digest is only compared when the frontier has
-        /// reached the newest packet the subscriber reports").</summary>
+        /// <summary>Not compared (DELTA-15: compared only once the frontier has reached the newest
+        /// packet reported).</summary>
         Unchecked,
     }
 
-    /// <summary>The outcome of one digest comparison (seed 004 §1 names Agreement among the types
-    /// both sides share).</summary>
+    /// <summary>The outcome of one digest comparison (DELTA-15; SRV-1: one type both sides
+    /// share).</summary>
     public struct Agreement
     {
         /// <summary>What was found.</summary>
@@ -386,8 +385,9 @@ namespace Ackwire.Runtime.Sessions
         /// <summary>How many occupants are held.</summary>
         public int Count { get { return held.Count; } }
 
-        /// <summary>Drops every occupant. Seed 004 §7: "A client may discard any stretch of the
-        /// stream unread [...] provided it also drops its mirror".</summary>
+        /// <summary>Drops every occupant. DELTA-25: a client may skip any part of the stream unread
+        /// if it also drops its mirror: its next acknowledgement then reports the empty set's
+        /// digest, and the server replies with a full baseline..</summary>
         public void Clear()
         {
             held.Clear();
@@ -406,7 +406,8 @@ namespace Ackwire.Runtime.Sessions
             return Agreement.Compare(serverDigest, Digest());
         }
 
-        /// <summary>How this mirror differs from the server's key set (seed 004 §5: a digest says *that*).</summary>
+        /// <summary>How this mirror differs from the server's key set (a digest says only that the
+        /// two differ; this says how).</summary>
         public Divergence DivergenceFrom(IEnumerable<ulong> serverKeys)
         {
             HashSet<ulong> theirs = new HashSet<ulong>(serverKeys);
@@ -500,7 +501,7 @@ namespace Ackwire.Runtime.Sessions
         /// Applies a received plan (<paramref name="fullFlag"/> the schema's FULL_BASELINE bit):
         /// begin, retractions, arrivals. A plan that would leave more than MaxKeys held is refused
         /// before anything is touched (SessionError <c>limit</c>): neither applied nor recorded as
-        /// arrived, as if the network had lost it, which seed 004 §7's opposite baselines heal.
+        /// arrived, as if the network had lost it, which DELTA-12's opposite baselines heal.
         /// </summary>
         public Applied Apply(PlanFrame frame, byte fullFlag)
         {
@@ -538,7 +539,7 @@ namespace Ackwire.Runtime.Sessions
         }
     }
 
-    /// <summary>Which state the differences are computed against (seed 004 §7, RecoveryPolicy).</summary>
+    /// <summary>Which state the differences are computed against (DELTA-10).</summary>
     public enum RecoveryPolicy
     {
         /// <summary>Against the last state sent, as if every packet arrived.</summary>
@@ -547,7 +548,7 @@ namespace Ackwire.Runtime.Sessions
         AckRecovery,
     }
 
-    /// <summary>What to send this round (seed 004 §7, DeltaPlan).</summary>
+    /// <summary>What to send this round (DELTA-1, DELTA-12).</summary>
     public sealed class DeltaPlan
     {
         /// <summary>The subscriber must clear its mirror first.</summary>
@@ -571,10 +572,10 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// One subscriber's bookkeeping (seed 004 §7, DeltaBaseline): what it was sent, what it has
-    /// acknowledged, and so what to send next. At most <c>history</c> sent states are kept: seed
-    /// 004 §7, "a state older than the window cannot be recovered by re-derivation and forces a
-    /// full rebuild rather than a wrong diff."
+    /// One subscriber's bookkeeping (DELTA-9 to DELTA-19): what it was sent, what it has
+    /// acknowledged, and so what to send next. At most <c>history</c> sent states are kept:
+    /// DELTA-13: a baseline older than the history cannot be re-derived, so it forces a full
+    /// rebuild rather than a wrong difference.
     /// </summary>
     public sealed class DeltaBaseline
     {
@@ -645,9 +646,8 @@ namespace Ackwire.Runtime.Sessions
         }
 
         /// <summary>
-        /// Whether to plan and send this round: seed 004 §7, a stalled subscriber "is throttled to
-        /// one send every `keepalive_every` until it acknowledges again"; "a joiner is not born
-        /// stalled".
+        /// Whether to plan and send this round: DELTA-18: a stalled subscriber gets one packet
+        /// every `keepalive_every` until it acknowledges again, and a joiner is not born stalled.
         /// </summary>
         public bool ShouldSend(ulong now)
         {
@@ -723,10 +723,10 @@ namespace Ackwire.Runtime.Sessions
             }
             else if (acked != null && recovering)
             {
-                // Seed 004 §7: what to send assumes the least the subscriber holds, "the
-                // acknowledged state **intersected** with every state sent since"; what to
-                // retract the most, "the acknowledged state **unioned** with everything announced
-                // since".
+                // DELTA-12: sends are computed against the smallest state the subscriber can hold
+                // (the acknowledged state intersected with everything sent after it), retractions
+                // against the largest (the acknowledged state unioned with everything sent after
+                // it).
                 HashSet<ulong> least = new HashSet<ulong>(acked.State);
                 HashSet<ulong> most = new HashSet<ulong>(acked.State);
                 foreach (SentState s in sent)
@@ -802,10 +802,10 @@ namespace Ackwire.Runtime.Sessions
 
         /// <summary>
         /// The return path: the subscriber's window and digest. The frontier steps to the newest
-        /// standalone packet sent since the acknowledged state that the window reports (seed 004
-        /// §7, "Acknowledge states, not packets"); the digest is compared only "when the frontier
-        /// has reached the newest packet the subscriber reports", and a disagreement makes the next
-        /// plan a full rebuild. A no-op under the naive policy.
+        /// standalone packet sent since the acknowledged state that the window reports (DELTA-14);
+        /// the digest is compared only when the frontier has reached the newest packet reported
+        /// (DELTA-15), and a disagreement makes the next plan a full rebuild. A no-op under the
+        /// naive policy.
         /// </summary>
         public Agreement ObserveAck(ulong newest, ulong mask, ulong digest)
         {
@@ -833,6 +833,7 @@ namespace Ackwire.Runtime.Sessions
                 sent.RemoveAll(s => s.Seq <= seq);
             }
             AckedState a = ackedState;
+            // DELTA-16: every digest is compared (the empty set's too) unless the check is off.
             Agreement agreement = a != null && driftCheck && a.Seq == newest
                 ? Agreement.Compare(a.Digest, digest)
                 : Agreement.Unchecked;
@@ -892,6 +893,7 @@ namespace Ackwire.Runtime.Sessions
             pending = PendingKind.Rebuild;
         }
 
+        // DELTA-17: a new epoch drops the acknowledged state, the last sent and the history.
         void NewEpoch()
         {
             sent = new List<SentState>();
@@ -1054,7 +1056,7 @@ namespace Ackwire.Runtime.Sessions
         }
     }
 
-    /// <summary>Which free slot SlotAllocator.Allocate hands out next (seed 004 §1's ReusePolicy).</summary>
+    /// <summary>Which free slot SlotAllocator.Allocate hands out next (DELTA-8).</summary>
     public struct ReusePolicy
     {
         /// <summary>False: <c>lowest_free</c>, the lowest free index, used before or not. True:
@@ -1068,10 +1070,9 @@ namespace Ackwire.Runtime.Sessions
 
     /// <summary>
     /// Hands out SlotKeys from <c>capacity</c> slots, one live occupant per slot, a slot's
-    /// generation bumped each time it is reused (seed 004 §7: "A retraction re-derived after a slot
-    /// has been recycled would otherwise name the slot's *current* occupant"). The first occupant
-    /// of a slot is generation 0; every reuse the next, wrapping at 65,535. Memory is bounded by
-    /// the capacity.
+    /// generation bumped each time it is reused (DELTA-3: a retraction must name the occupant the
+    /// subscriber holds, not the slot's current one). The first occupant of a slot is generation 0;
+    /// every reuse the next, wrapping at 65,535. Memory is bounded by the capacity.
     /// </summary>
     public sealed class SlotAllocator
     {
@@ -1193,7 +1194,7 @@ namespace Ackwire.Runtime.Sessions
                 else
                 {
                     freed.Remove(new KeyValuePair<long, uint>(s.Order, index));
-                    // Seed 004 §7: a respawn in the same slot must be a different key.
+                    // DELTA-3: a respawn in the same slot must be a different key.
                     s.Generation = unchecked((ushort)(s.Generation + 1));
                 }
                 s.Live = true;

@@ -1,5 +1,5 @@
-// Order-independent set digests, bit for bit as DESIGN.md §4 pins them (and as the Rust codec's
-// `digest` module, the TypeScript and the C++ runtimes compute them), so that plaza, Rust,
+// Order-independent set digests, bit for bit as DELTA-3 to DELTA-6 define them (and as the Rust
+// codec's `digest` module, the TypeScript and the C++ runtimes compute them), so that plaza, Rust,
 // TypeScript, C++ and C# peers can check each other:
 //
 // - SlotKey = (index << 16) | generation, with a u32 index and a u16 generation;
@@ -8,14 +8,14 @@
 // - a SetDigest keeps a wrapping u64 sum of mix64(key) and a wrapping u32 count, and its digest
 //   is sum ^ mix64(count).
 //
-// Every step is ulong arithmetic in an unchecked context, since wrapping is what DESIGN.md §4
-// means (a build with -checked+ must not turn it into an OverflowException).
+// Every step is ulong arithmetic in an unchecked context, since DELTA-4 and DELTA-5 wrap (a build
+// with -checked+ must not turn it into an OverflowException).
 
 namespace Ackwire.Runtime.Sessions
 {
     /// <summary>
-    /// A slot index and the generation of its occupant (seed 004 §7: "The key must be the key the
-    /// digest hashes"), so that a respawn in the same slot is a different key.
+    /// A slot index and the generation of its occupant (DELTA-3: the key is what the digest
+    /// hashes), so that a respawn in the same slot is a different key.
     /// </summary>
     public struct SlotKey
     {
@@ -32,7 +32,7 @@ namespace Ackwire.Runtime.Sessions
             Generation = generation;
         }
 
-        /// <summary><c>(index &lt;&lt; 16) | generation</c> (DESIGN.md §4).</summary>
+        /// <summary><c>(index &lt;&lt; 16) | generation</c> (DELTA-3 to DELTA-6).</summary>
         public ulong Encode()
         {
             return ((ulong)Index << 16) | Generation;
@@ -52,7 +52,7 @@ namespace Ackwire.Runtime.Sessions
         }
     }
 
-    /// <summary>mix64 and the SlotKey packing (DESIGN.md §4).</summary>
+    /// <summary>mix64 and the SlotKey packing (DELTA-3 to DELTA-6).</summary>
     public static class Digests
     {
         /// <summary>The golden gamma SplitMix64 adds before it mixes.</summary>
@@ -60,7 +60,7 @@ namespace Ackwire.Runtime.Sessions
 
         /// <summary>
         /// The SplitMix64 finalizer of <c>key + 0x9E3779B97F4A7C15</c>, every step wrapping
-        /// (DESIGN.md §4): <c>Mix64(0) == 0xE220A8397B1DCDAF</c>.
+        /// (DELTA-3 to DELTA-6): <c>Mix64(0) == 0xE220A8397B1DCDAF</c>.
         /// </summary>
         public static ulong Mix64(ulong key)
         {
@@ -84,11 +84,11 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// An order-independent checksum of a set of u64 keys, maintained incrementally. Seed 004 §5:
-    /// "Summation of a mixed hash per key, so it is order independent and maintainable
-    /// incrementally: adding then removing the same key returns to the previous digest exactly."
-    /// It does not remember which keys it holds: insert a key only when it enters the set and
-    /// remove it only when it leaves. A struct of two words: nothing is allocated per key.
+    /// An order-independent checksum of a set of u64 keys, maintained incrementally. DELTA-5: a sum
+    /// of a mixed hash per key, so independent of order and kept incrementally: inserting then
+    /// removing a key gives back the digest before. It does not remember which keys it holds:
+    /// insert a key only when it enters the set and remove it only when it leaves. A struct of two
+    /// words: nothing is allocated per key.
     /// </summary>
     public struct SetDigest
     {

@@ -1,5 +1,5 @@
-// The one sans-IO shape of every session half, as the Rust codec's `session::SessionHalf`: input
-// goes in with the time as an argument (HandleFrame for a peer's frame, HandleTick for a tick
+// The one sans-IO shape (GEN-4) of every session half, as the Rust codec's `session::SessionHalf`:
+// input goes in with the time as an argument (HandleFrame for a peer's frame, HandleTick for a tick
 // passing), output is returned (a report of what the frame did) or polled (PollTransmit, until
 // null). Nothing here opens a socket or reads a clock: a Unity MonoBehaviour's Update or a Godot
 // node's _Process owns both.
@@ -96,7 +96,7 @@ namespace Ackwire.Runtime.Sessions
         Transmit PollTransmit();
     }
 
-    /// <summary>The frames a half has yet to hand out, at most <see cref="MaxQueued"/> unreliable ones.</summary>
+    /// <summary>The frames a half has yet to hand out, at most <see cref="MaxQueued"/> unreliable ones (GEN-8).</summary>
     public sealed class Outbox
     {
         /// <summary>
@@ -180,9 +180,9 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// 32-bit FNV-1a (offset basis 2166136261, prime 16777619): the state check of DESIGN.md and
-    /// seed 000, and every session's state hash. A hash continues a running one, so that a
-    /// state's canonical bytes can be hashed in pieces without being concatenated first.
+    /// 32-bit FNV-1a (offset basis 2166136261, prime 16777619): CHECK-1, the hash of the state
+    /// check and of every session's state hash. A hash continues a running one, so that a state's
+    /// canonical bytes can be hashed in pieces without being concatenated first.
     /// </summary>
     public static class Fnv
     {

@@ -1,17 +1,18 @@
-// Input scheduling (seed 004 §8), as the Rust server's `input_schedule`: a client names the
+// Input scheduling (SRV-12 to SRV-16), as the Rust server's `input_schedule`: a client names the
 // server tick its input is meant for, and the server buffers it until that tick runs. It is what
 // the acked server half feeds the client's inputs into (ScheduledInputs, an IInputSink of
 // Acked.cs), and where the header's `input_buffer` comes from.
 //
-// Seed 004 §8: "The window rejects; it never corrects", and "Derive the current tick, never
-// count it": every method takes `current` as an argument. Ticks are compared without adding to
-// them, so a window of any width (a hostile u64 from the params) never overflows.
+// SRV-13: the window rejects, it never corrects; SRV-16: the current tick is derived by the caller,
+// never counted here, so every method takes `current` as an argument. Ticks are compared without
+// adding to them, so a window of any width (a hostile u64 from the params) never overflows.
 
 using System.Collections.Generic;
 
 namespace Ackwire.Runtime.Sessions
 {
-    /// <summary>The accepting window, in ticks either side of the current one (seed 004 §8).</summary>
+    /// <summary>The accepting window, in ticks either side of the current one (SRV-12 to
+    /// SRV-16).</summary>
     public struct InputWindow
     {
         /// <summary>How many ticks past its named tick an input is still accepted (it then runs next tick).</summary>
@@ -28,7 +29,7 @@ namespace Ackwire.Runtime.Sessions
         }
     }
 
-    /// <summary>What <see cref="InputSchedule{I}.Submit"/> decided (seed 004 §8).</summary>
+    /// <summary>What <see cref="InputSchedule{I}.Submit"/> decided (SRV-12 to SRV-16).</summary>
     public enum Submission
     {
         /// <summary>Buffered for the tick it names.</summary>
@@ -64,12 +65,11 @@ namespace Ackwire.Runtime.Sessions
         public ulong RejectedAhead;
 
         /// <summary>
-        /// Offers an input naming <paramref name="tick"/>, judged against <paramref name="current"/>
-        /// and <paramref name="window"/>: past current + MaxEarly it is dropped (too far ahead);
-        /// before current - MaxLate dropped (seed 004 §8, "An input for a tick already simulated
-        /// is **dropped**, not shifted into the window"); before current it executes on current
-        /// (late). Seed 004 §8: "The execution tick is clamped to never fall behind anything
-        /// already executed for this seat".
+        /// Offers an input naming <paramref name="tick"/>, judged against <paramref
+        /// name="current"/> and <paramref name="window"/>: past current + MaxEarly it is dropped
+        /// (too far ahead); before current - MaxLate dropped (SRV-13: dropped, never shifted into
+        /// the window); before current it executes on current (late). SRV-14: an input never
+        /// executes before a tick already executed for its seat.
         /// </summary>
         public Submission Submit(ulong tick, I input, ulong current, InputWindow window)
         {
@@ -115,9 +115,9 @@ namespace Ackwire.Runtime.Sessions
         }
 
         /// <summary>
-        /// Whether an input has come due on tick <paramref name="current"/>, and the newest one
-        /// in <paramref name="input"/> (level semantics, seed 004 §8: "Within one step the newest
-        /// due input wins"): every due input leaves the schedule.
+        /// Whether an input has come due on tick <paramref name="current"/>, and the newest one in
+        /// <paramref name="input"/> (level semantics, SRV-15: the newest due input wins): every due
+        /// input leaves the schedule.
         /// </summary>
         public bool ExecuteDue(ulong current, out I input)
         {
@@ -154,9 +154,9 @@ namespace Ackwire.Runtime.Sessions
     }
 
     /// <summary>
-    /// A client's inputs as the acked encoder hands them on: an InputSchedule judging each input
-    /// by a window (seed 004 §8: the input executes on the server tick it names), as the Rust
-    /// server's `acked::ScheduledInputs`.
+    /// A client's inputs as the acked encoder hands them on: an InputSchedule judging each input by
+    /// a window (SRV-12: the input executes on the server tick it names), as the Rust server's
+    /// `acked::ScheduledInputs`.
     /// </summary>
     public sealed class ScheduledInputs<I> : IInputSink<I>
     {
@@ -184,7 +184,8 @@ namespace Ackwire.Runtime.Sessions
             return Schedule.Pending;
         }
 
-        /// <summary>Whether an input is due on tick <paramref name="current"/>, the newest in <paramref name="input"/> (level semantics, seed 004 §8).</summary>
+        /// <summary>Whether an input is due on tick <paramref name="current"/>, the newest in
+        /// <paramref name="input"/> (level semantics, SRV-12 to SRV-16).</summary>
         public bool ExecuteDue(ulong current, out I input)
         {
             return Schedule.ExecuteDue(current, out input);

@@ -1,5 +1,5 @@
 // What the bindings `ackwire gen --lang cs` writes for a `state` (spec/LANGUAGE.md, "Replicated
-// state") call: the parts of an acked frame that are seed 000's and the same for every state (its
+// state") call: the parts of an acked frame that are ACK-2's and the same for every state (its
 // header kept into an AckedFrame, its little-endian integers read at once), and the arithmetic
 // every group's fields share (an age, a step from the base's value, a coarser integer, a float's
 // whole units, a quaternion's bits), each refusing what LANGUAGE.md's rule refuses. The generated
@@ -14,7 +14,7 @@ namespace Ackwire.Runtime.Sessions
     /// <summary>The rules every state's binding shares (LANGUAGE.md, "Replicated state").</summary>
     public static class StateRules
     {
-        // ---- the session constants of seed 000, for those a spec does not declare ----
+        // ---- the acked session's constants, for those a spec does not declare ----
 
         /// <summary>SENT_RING of acked.wire: frames the server keeps per client.</summary>
         public const int DefaultSentRing = 32;
@@ -275,8 +275,8 @@ namespace Ackwire.Runtime.Sessions
 
         /// <summary>
         /// The tick a group was measured at: the frame's <paramref name="tick"/> less the
-        /// change's <paramref name="age"/> (seed 000: "so the client records it at the tick it
-        /// was true"); before tick 0 Inapplicable, saying <paramref name="why"/>.
+        /// change's <paramref name="age"/> (ACK-33: the client records a pose at the tick it was
+        /// true); before tick 0 Inapplicable, saying <paramref name="why"/>.
         /// </summary>
         public static uint MeasuredAt(uint tick, ulong age, string why)
         {
@@ -327,8 +327,8 @@ namespace Ackwire.Runtime.Sessions
 
         /// <summary>
         /// A frame's header, as read, into <paramref name="into"/>: everything but the changes,
-        /// which are the caller's. DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies
-        /// onto nothing (base_tick is then 0)": a keyframe naming a base is
+        /// which are the caller's. ACK-4: flags bit 0, KEYFRAME, means the frame applies onto
+        /// nothing (base_tick is then 0): a keyframe naming a base is
         /// <c>invalid_condition</c> at byte 5 (where base_tick starts), <c>base_tick</c>, thrown
         /// before <paramref name="into"/> is touched.
         /// </summary>

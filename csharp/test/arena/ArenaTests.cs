@@ -235,7 +235,7 @@ static class ArenaTests
     /// <summary>The bytes a read may allocate whatever its size (the frame's lists' headers).</summary>
     const long DecodeAllocSlack = 256;
 
-    /// DESIGN.md section 3: a decoder "allocates at most a small multiple of its input". The
+    /// WIRE-26: a decoder allocates at most a stated small multiple of its input. The
     /// densest frames a peer can send of either profile (consecutive fighters, empty masks; a
     /// byte-aligned change of 4 bytes, a packed one of a few bits), read into a fresh frame and
     /// into a warm one, allocate at most DecodeAllocPerByte an input byte plus DecodeAllocSlack: the

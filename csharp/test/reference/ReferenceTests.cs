@@ -193,7 +193,7 @@ static class ReferenceTests
 
     /// Kind 6 to kind 12 and back is the identity on every kind 6 frame whose changes ascend
     /// (ORIENT among their groups), kind 12's bytes decode to the same frame and go back to
-    /// kind 6's bytes, and the generated AckedPacked codec reads what the binding writes.
+    /// kind 6's bytes, and the generated AckedPacked codec reads what the binding writes (ACK-15).
     static void PackedRoundTrip()
     {
         Rng rng = new Rng(0x2545F4914F6CDD1DUL);
@@ -222,6 +222,7 @@ static class ReferenceTests
     /// Kind 12 to kind 6 and back is the identity on every kind 12 frame the schema accepts:
     /// frames with a byte changed are mostly refused (a DecodeError, nothing else), and those
     /// read re-encode, through kind 6, to themselves.
+    /// ACK-15.
     static void EveryKind12FrameHasItsKind6Frame()
     {
         Rng rng = new Rng(77);
@@ -255,6 +256,7 @@ static class ReferenceTests
 
     /// A kind 6 frame whose changes do not ascend has no kind 12 form: the writer refuses it
     /// (not_ascending, at the second change's id), where kind 6's writer writes it.
+    /// ACK-14, WIRE-14.
     static void NotAscendingRefused()
     {
         foreach (ushort[] ids in new[] { new ushort[] { 4, 4 }, new ushort[] { 9, 2 } })
@@ -295,6 +297,7 @@ static class ReferenceTests
     /// The codes past kind 6's ranges decode as kind 12 but are refused by the schema, as
     /// over_width at the packed body's first byte (17 header bytes, the check's 4 when it is
     /// there, 2 a removed id) with the field's path; the same codes one under the limit read.
+    /// ACK-15.
     static void OverWidthCodes()
     {
         PackedChange aged = new PackedChange
@@ -455,6 +458,7 @@ static class ReferenceTests
     /// the entity's life once it has one": a record that drops it is refused, as is one whose
     /// ORIENTED bit and orientation disagree; an apply without the group keeps the base's, a
     /// pose change keeps ORIENTED.
+    /// ACK-7, ACK-22.
     static void OrientDiffAndApply()
     {
         Orientation a = Q(0.1f, 0.2f, 0.3f, 0.9f);
@@ -539,6 +543,7 @@ static class ReferenceTests
 
     /// The check hashes each record as the generated EntityState writer writes it: 24 bytes,
     /// 28 with an orientation (AckedReference.HashRecord writes them out without a buffer).
+    /// CHECK-3.
     static void HashIsTheWritersBytes()
     {
         Rng rng = new Rng(5);
@@ -715,7 +720,7 @@ static class ReferenceTests
         return "error " + Errors.KindName(e.Kind) + " at " + e.Offset + " in " + e.Path;
     }
 
-    /// What the generated Acked.Decode reads, then DESIGN.md section 3's keyframe rule.
+    /// What the generated Acked.Decode reads, then ACK-4's keyframe rule.
     static string Generated(byte[] bytes)
     {
         Acked a;
@@ -881,8 +886,8 @@ static class ReferenceTests
         return new AckedPacked { Tick = 2, BaseTick = 1, Removed = new ushort[0], Body = new PackedChanges { Changes = changes }, Events = new Event[0] }.Encode();
     }
 
-    /// DESIGN.md section 3: a decoder "allocates at most a small multiple of its input". A read
-    /// by either schema allocates its changes' array (a StagedChange each, whichever frame) and
+    /// WIRE-26: a decoder allocates at most a stated small multiple of its input. A read by
+    /// either schema allocates its changes' array (a StagedChange each, whichever frame) and
     /// the frame's removed ids and events, nothing per change: at most DecodeAllocPerByte bytes
     /// an input byte, plus DecodeAllocSlack, on the densest frames a peer can send (a kind 12
     /// change of 9 bits) into a fresh frame and into a warm one, on the same with an event

@@ -5,8 +5,8 @@
 //! acknowledges with kind 7 frames carrying its player's commands, which the server executes
 //! at their tick.
 //!
-//! [`run`] holds, at every step: every state a client shows hashes (the check, DESIGN.md
-//! section 3) to the server's S_N of that tick, every check a frame carries passes, every event
+//! [`run`] holds, at every step (GEN-3): every state a client shows hashes (the check, CHECK-2)
+//! to the server's S_N of that tick, every check a frame carries passes, every event
 //! is shown once and is the event the server made, and once the networks heal every client
 //! shows the server's world. It records what the first client received and sent
 //! ([`Run::record`]): the stream another language's client is held to

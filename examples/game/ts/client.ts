@@ -41,7 +41,7 @@ export class ArenaClient {
     return this.half.shownTick();
   }
 
-  /** The check of the state shown (DESIGN.md section 3), what the server's S_N hashes to. */
+  /** The check of the state shown (CHECK-2), what the server's S_N hashes to. */
   stateHash(): number {
     return this.half.stateHash() >>> 0;
   }

@@ -4,7 +4,7 @@
 // acks, carrying this player's commands, the other.
 //
 // Per frame: the client's delivery; after a frame shown, `shown TICK HASH` (the tick shown and
-// the check of the state shown, DESIGN.md section 3) goes back as text for the server to hold to
+// the check of the state shown, CHECK-2) goes back as text for the server to hold to
 // S_N's hash of that tick; then a client tick, whose ack goes back. The canvas draws what the
 // client shows. #result says what the page is doing and, once the server says `done`, the
 // verdict the server sent; scripts/examples.sh reads the server's log and the closing stats.

@@ -5,7 +5,7 @@
 // them).
 //
 // Per frame: the half's delivery; after a frame shown, `shown TICK HASH` (the tick shown and
-// the FNV-1a of the state shown, DESIGN.md section 3) goes back as text for the server to hold
+// the FNV-1a of the state shown, CHECK-2) goes back as text for the server to hold
 // to S_N's hash of that tick; then a client tick, whose kind 7 ack goes back as binary. The
 // canvas shows the client's cubes (left) beside the truth of the tick shown (right), with the
 // bytes of the last frame and the render error (mean distance, shown against truth, metres).

@@ -4,9 +4,9 @@
 //!
 //! S_N is hashed from a second [`Presenter`] of the same view over the same world: the
 //! presenter is deterministic, so it presents the very state the half's own presenter hands its
-//! encoder. Every frame that carries the seed's check (CHECK_EVERY) proves it: seed 000, "the
-//! check is FNV-1a over every record of the state the frame produces", and [`CubeStream::step`]
-//! refuses to go on when a frame's check differs from the hash it logs.
+//! encoder. Every frame that carries the check (ACK-24, every CHECK_EVERY frames) proves it: the
+//! check is the FNV-1a of every record of the state the frame produces (CHECK-2), and
+//! [`CubeStream::step`] refuses to go on when a frame's check differs from the hash it logs.
 
 use ackwire_bench::scenes::{Scene, SceneKind};
 use ackwire_codec::acked::{server_check, Reference};
@@ -31,7 +31,7 @@ pub const TRUTH: u8 = 0xEE;
 pub struct TickOut {
     /// The tick.
     pub tick: u32,
-    /// FNV-1a of S_N (DESIGN.md §3's check of the state).
+    /// FNV-1a of S_N (CHECK-2, the check of the state).
     pub hash: u32,
     /// What the half sends: one acked frame (reliable when over RELIABLE_ABOVE bytes).
     pub frames: Vec<Transmit>,
@@ -110,7 +110,7 @@ impl CubeStream {
         self.tick += 1;
         let tick = self.tick;
         let hash = server_check::<Reference>(&self.shadow.present(tick, &self.world));
-        // Seed 004 §8: inputs execute on the tick they name; the cubes do not act on them.
+        // SRV-12: inputs execute on the tick they name; the cubes do not act on them.
         while self
             .half
             .machine_mut()

@@ -1,15 +1,15 @@
 //! # ackwire-example-sockets
 //!
-//! The acked stream (seed 000) over real sockets on 127.0.0.1, since every other test runs on
-//! the simulator. `cube-server` streams the bench's cube scene (901 bodies at 60 Hz, about a
-//! hundred moving) through the codec's acked server half ([`ackwire_codec::session::AckedServer`]),
-//! or examples/game's arena through the acked machines over the game's generated binding, to one
-//! client: a browser over a WebSocket (a page cannot open UDP) or a native client over
-//! UDP. It drops, duplicates and reorders the unreliable frames itself, seeded, through the
-//! simulator's own [`ackwire_sim::Link`] (so a rate means what it means in a stream vector),
-//! reads the client's kind 7 acks back, and judges the client: every state hash the client
-//! reports for a tick must equal the hash of S_N, the presenter's state for that client at that
-//! tick ([`Judge`]).
+//! The acked stream (`docs/spec/acked.md`) over real sockets on 127.0.0.1, since every other test
+//! runs on the simulator. `cube-server` streams the bench's cube scene (901 bodies at 60 Hz, about
+//! a hundred moving) through the codec's acked server half
+//! ([`ackwire_codec::session::AckedServer`]), or examples/game's arena through the acked machines
+//! over the game's generated binding, to one client: a browser over a WebSocket (a page cannot
+//! open UDP) or a native client over UDP. It drops, duplicates and reorders the unreliable frames
+//! itself, seeded, through the simulator's own [`ackwire_sim::Link`] (so a rate means what it
+//! means in a stream vector), reads the client's kind 7 acks back, and judges the client: every
+//! state hash the client reports for a tick must equal the hash of S_N, the presenter's state for
+//! that client at that tick ([`Judge`]).
 //!
 //! What it is not: a production transport. The reliable channel is the socket itself (TCP
 //! under the WebSocket; on loopback UDP, a datagram the simulated faults leave alone), and one

@@ -3,10 +3,10 @@
 //! (window 4 late, 64 early) executed every tick, and [`fuzz_one`] is the fuzz target
 //! `acked_stream`'s body.
 //!
-//! The world, the network and every check are the codec's, beside the encoder and the decoder
-//! they drive; what lives here is the one part the codec cannot hold, the input schedule
-//! (seed 004 §8), so that the fuzz target, the property tests and the bytes measurement run the
-//! scheduler a server runs and no second one.
+//! The world, the network and every check (GEN-3) are the codec's, beside the encoder and the
+//! decoder they drive; what lives here is the one part the codec cannot hold, the input
+//! schedule (SRV-12 to SRV-16), so that the fuzz target, the property tests and the bytes
+//! measurement run the scheduler a server runs and no second one.
 //!
 //! [`InputSchedule`]: crate::input_schedule::InputSchedule
 

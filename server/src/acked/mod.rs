@@ -1,13 +1,12 @@
-//! The server's side of acked snapshots (seed 000): the per-client acked encoder over this
-//! crate's input schedule, and a [`harness`] that drives the whole stream through it.
+//! The server's side of acked snapshots (`docs/spec/acked.md`): the per-client acked encoder over
+//! this crate's input schedule, and a [`harness`] that drives the whole stream through it.
 //!
-//! The encoder ([`AckedEncoder`]), the reference [`Presenter`] that computes each client's S_N,
-//! and the harness's world, network and checks are defined in `ackwire-codec`
-//! (`ackwire_codec::acked`) beside the client's AckedDecoder, and re-exported here: DESIGN.md
-//! §4 puts both halves of every session machine in the codec, as datagram v2, NetBaseline and
-//! delta streaming already are. What the encoder needs of the server is reached through the
-//! codec's [`InputSink`] trait, which [`ScheduledInputs`] implements over an
-//! [`InputSchedule`] (seed 004 §8); the presenter's near tier is a
+//! The encoder ([`AckedEncoder`]), the reference [`Presenter`] that computes each client's S_N, and
+//! the harness's world, network and checks are defined in `ackwire-codec` (`ackwire_codec::acked`)
+//! beside the client's AckedDecoder, and re-exported here: both halves of every session machine
+//! live in the codec, as datagram v2, NetBaseline and delta streaming do. What the encoder needs of
+//! the server is reached through the codec's [`InputSink`] trait, which [`ScheduledInputs`]
+//! implements over an [`InputSchedule`] (SRV-12 to SRV-16); the presenter's near tier is a
 //! [`TierBoundary`](crate::relevance::TierBoundary), defined in the codec and re-exported by
 //! [`relevance`](crate::relevance).
 //!
@@ -36,9 +35,8 @@ pub use ackwire_codec::acked::{
 
 pub mod harness;
 
-/// A client's inputs as the acked encoder hands them on: this crate's [`InputSchedule`],
-/// judging each input by a window (seed 004 §8: the input executes on the server tick it
-/// names).
+/// A client's inputs as the acked encoder hands them on: this crate's [`InputSchedule`], judging
+/// each input by a window (SRV-12: the input executes on the server tick it names).
 #[derive(Debug, Clone)]
 pub struct ScheduledInputs<I> {
     schedule: InputSchedule<I>,
@@ -74,7 +72,7 @@ impl<I> ScheduledInputs<I> {
         self.schedule.pending()
     }
 
-    /// The input to apply on tick `current` (level semantics, seed 004 §8).
+    /// The input to apply on tick `current` (level semantics, SRV-15).
     pub fn execute_due(&mut self, current: u64) -> Option<I> {
         self.schedule.execute_due(current)
     }
@@ -100,9 +98,9 @@ impl<I> InputSink for ScheduledInputs<I> {
     }
 }
 
-/// The server's per-client acked encoder (seed 000) over this crate's input schedule:
-/// `ackwire_codec::acked::AckedEncoder` with [`ScheduledInputs`]. `AckedEncoder::new` takes
-/// the [`InputWindow`] the inputs are judged by.
+/// The server's per-client acked encoder (ACK-17 to ACK-28) over this crate's input schedule:
+/// `ackwire_codec::acked::AckedEncoder` with [`ScheduledInputs`]. `AckedEncoder::new` takes the
+/// [`InputWindow`] the inputs are judged by.
 pub type AckedEncoder<S, I = Input> = ackwire_codec::acked::AckedEncoder<S, ScheduledInputs<I>>;
 
 /// The acked encoder of the reference schema.
@@ -111,7 +109,7 @@ pub type ReferenceEncoder = AckedEncoder<Reference, Input>;
 /// Executing a client's inputs through its encoder: the schedule is the encoder's
 /// [`InputSink`], and executing it is the schedule's business, never the encoder's.
 pub trait ExecuteDue<I> {
-    /// The input to apply on tick `current` (level semantics, seed 004 §8).
+    /// The input to apply on tick `current` (level semantics, SRV-15).
     fn execute_due(&mut self, current: u64) -> Option<I>;
 }
 

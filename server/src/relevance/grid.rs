@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::morton;
 
-/// Maps continuous world coordinates onto a uniform integer grid (seed 004 §5).
+/// Maps continuous world coordinates onto a uniform integer grid (SRV-6).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GridQuantizer {
     origin: (f32, f32),
@@ -15,13 +15,13 @@ pub struct GridQuantizer {
 impl GridQuantizer {
     /// A grid whose cell `(0, 0)` starts at `origin`, with square cells `cell_size` wide.
     ///
-    /// `origin` is the world's minimum corner: seed 004 §5, "points at or below it clamp to
-    /// cell 0". A `cell_size` near a viewer's relevance radius keeps a view a few cells wide.
+    /// `origin` is the world's minimum corner: a point at or below it falls in cell 0 (SRV-6). A
+    /// `cell_size` near a viewer's relevance radius keeps a view a few cells wide.
     ///
     /// # Panics
     ///
-    /// Seed 004 §5: "Panics if `cell_size` is not positive" (zero, negative or NaN). An
-    /// infinite `cell_size` is positive and puts the whole world in cell `(0, 0)`.
+    /// SRV-6: a `cell_size` that is not positive (zero, negative or NaN) is refused. An infinite
+    /// `cell_size` is positive and puts the whole world in cell `(0, 0)`.
     #[must_use]
     pub fn new(origin: (f32, f32), cell_size: f32) -> Self {
         assert!(
@@ -58,10 +58,9 @@ impl GridQuantizer {
     /// How many cells beyond its own a viewer with this `radius` can reach on each side:
     /// `ceil(radius / cell_size)`.
     ///
-    /// Seed 004 leaves the rounding open; rounding up makes this a safe bound wherever the
-    /// viewer stands inside its cell (a radius of exactly one cell reaches one neighbour, a
-    /// radius a little over reaches two). A radius that is not positive (or NaN) reaches 0
-    /// cells; a huge one saturates at `u32::MAX`.
+    /// SRV-6: rounded up, which makes this a safe bound wherever the viewer stands inside its cell
+    /// (a radius of exactly one cell reaches one neighbour, a radius a little over reaches two). A
+    /// radius that is not positive (or NaN) reaches 0 cells; a huge one saturates at `u32::MAX`.
     #[must_use]
     pub fn cells_for_radius(&self, radius: f32) -> u32 {
         if radius > 0.0 {
@@ -84,7 +83,7 @@ impl GridQuantizer {
     }
 }
 
-/// Entity ids bucketed into grid cells for range queries (seed 004 §5). Rebuild each tick:
+/// Entity ids bucketed into grid cells for range queries (SRV-7). Rebuild each tick:
 /// [`clear`](Self::clear), then [`insert`](Self::insert) every entity.
 ///
 /// Buckets are kept in cell order, so queries are deterministic: the same inserts give the
@@ -124,10 +123,10 @@ impl<Id: Copy> SpatialGrid<Id> {
     /// Appends every id in the cells overlapping the square of half-width `radius` around
     /// `(x, y)`.
     ///
-    /// Seed 004 §5: "a cell-granular *superset*, so apply an exact distance test after.
-    /// `out` is not cleared, so reuse one `Vec` to avoid per-query allocation." A radius that
-    /// is not positive (or NaN) queries only the cell holding `(x, y)`. However large the
-    /// radius, the work is bounded by the number of buckets, never by the cells it spans.
+    /// SRV-7: a superset at the granularity of cells, to which the caller applies an exact distance
+    /// test; `out` is not cleared, so one `Vec` can serve every query. A radius that is not
+    /// positive (or NaN) queries only the cell holding `(x, y)`. However large the radius, the work
+    /// is bounded by the number of buckets, never by the cells it spans.
     pub fn query_radius(&self, x: f32, y: f32, radius: f32, out: &mut Vec<Id>) {
         let radius = if radius > 0.0 { radius } else { 0.0 };
         let (x0, y0) = self.quantizer.cell(x - radius, y - radius);
@@ -178,6 +177,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "cell_size must be positive")]
     fn quantizer_panics_if_cell_size_is_zero() {
+        // SRV-6.
         let _ = GridQuantizer::new((0.0, 0.0), 0.0);
     }
 
@@ -204,6 +204,7 @@ mod tests {
 
     #[test]
     fn points_at_or_below_the_origin_clamp_to_cell_zero() {
+        // SRV-6.
         let q = GridQuantizer::new((0.0, 0.0), 10.0);
         assert_eq!(q.cell(-5.0, -1e30), (0, 0));
         assert_eq!(q.cell(f32::NAN, f32::NEG_INFINITY), (0, 0));
@@ -218,6 +219,7 @@ mod tests {
 
     #[test]
     fn cells_for_radius_rounds_up() {
+        // SRV-6.
         let q = GridQuantizer::new((0.0, 0.0), 10.0);
         assert_eq!(q.cells_for_radius(0.0), 0);
         assert_eq!(q.cells_for_radius(-3.0), 0);
@@ -239,6 +241,7 @@ mod tests {
 
     #[test]
     fn query_radius_appends_a_cell_granular_superset() {
+        // SRV-7.
         let grid = grid();
         let mut out = Vec::new();
         // The square of half-width 2 around (11, 9) spans cells (0..=1, 0..=1).
@@ -250,6 +253,7 @@ mod tests {
 
     #[test]
     fn query_radius_does_not_clear_out() {
+        // SRV-7.
         let grid = grid();
         let mut out = vec![99];
         grid.query_radius(55.0, 55.0, 1.0, &mut out);

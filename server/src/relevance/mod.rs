@@ -1,5 +1,5 @@
-//! Relevance (seed 004 §5): interest management, sending each client only the entities near
-//! it, and the change since last tick.
+//! Relevance (SRV-5 to SRV-9): interest management, sending each client only the entities near it,
+//! and the change since last tick.
 //!
 //! Building blocks, not a policy: the cell size, the relevance rule and the wire encoding stay
 //! the caller's. A typical tick quantizes positions onto a grid ([`GridQuantizer`]), buckets
@@ -10,9 +10,8 @@
 //! liveness check. See the `relevance_demo` example.
 //!
 //! [`TierBoundary`] is defined in `ackwire-codec` (`ackwire_codec::tier`) and re-exported, as
-//! [`SetDigest`] is: the acked stream's S_N (seed 000) judges its near and far tiers by it, and
-//! that computation lives beside the acked client in the codec, which never depends on this
-//! crate.
+//! [`SetDigest`] is: the acked stream's S_N (ACK-18) judges its near and far tiers by it, and that
+//! computation lives beside the acked client in the codec, which never depends on this crate.
 
 mod grid;
 pub mod morton;

@@ -1,6 +1,6 @@
-//! Z-order (Morton) curve encoding (seed 004 §5): integer coordinates interleaved into one
-//! locality-preserving key, so cells near each other in space tend to be near each other in
-//! key order.
+//! Z-order (Morton) curve encoding (SRV-5): integer coordinates interleaved into one
+//! locality-preserving key, so cells near each other in space tend to be near each other in key
+//! order.
 //!
 //! The x coordinate takes the lowest bit of each group (bit 0, then 2, 4, ... in 2-D; bit 0,
 //! then 3, 6, ... in 3-D), then y, then z.
@@ -66,8 +66,8 @@ pub const fn decode_2d(key: u64) -> (u32, u32) {
 
 /// The Morton key of `(x, y, z)`.
 ///
-/// Seed 004 §5: "each coordinate uses its low 21 bits (three axes share 63 bits)". Higher
-/// bits of a coordinate are ignored, and bit 63 of the key is always 0.
+/// SRV-5: each coordinate gives its low 21 bits, the three sharing 63 bits of the key. Higher bits
+/// of a coordinate are ignored, and bit 63 of the key is always 0.
 #[must_use]
 pub const fn encode_3d(x: u32, y: u32, z: u32) -> u64 {
     spread_3(x) | (spread_3(y) << 1) | (spread_3(z) << 2)
@@ -98,12 +98,14 @@ mod tests {
 
     #[test]
     fn encode_2d_uses_full_32_bit_coordinates() {
+        // SRV-5.
         assert_eq!(encode_2d(u32::MAX, u32::MAX), u64::MAX);
         assert_eq!(decode_2d(u64::MAX), (u32::MAX, u32::MAX));
     }
 
     #[test]
     fn encode_3d_uses_21_bits_per_axis() {
+        // SRV-5.
         assert_eq!(encode_3d(1, 2, 4), 0x111);
         let max = (1 << 21) - 1;
         assert_eq!(encode_3d(max, max, max), 0x7FFF_FFFF_FFFF_FFFF);

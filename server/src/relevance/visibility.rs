@@ -4,8 +4,8 @@ use ackwire_codec::digest::SetDigest;
 
 const WORD_BITS: u32 = u64::BITS;
 
-/// A dense bitset of which entities (by `u32` index) are visible to one client, with a fast
-/// diff (seed 004 §5).
+/// A dense bitset of which entities (by `u32` index) are visible to one client, with a fast diff
+/// (SRV-9).
 ///
 /// Memory is one bit per index up to the largest inserted, so this is the fast path for dense
 /// indices; for sparse handles map to dense indices first, or diff two sorted lists.
@@ -56,9 +56,9 @@ impl VisibilitySet {
 
     /// Marks `index` not visible.
     ///
-    /// Seed 004 §5: useful "when an entity is destroyed rather than merely leaving range: clear
-    /// it explicitly so the next diff treats a *reused* slot as a fresh arrival instead of
-    /// silently carrying the old occupant's membership forward."
+    /// SRV-9: for an entity destroyed rather than out of range, removing it makes the next diff see
+    /// a reused slot as a new arrival, instead of carrying the old occupant's membership over to
+    /// the new one.
     pub fn remove(&mut self, index: u32) {
         if let Some(bits) = self.words.get_mut(Self::word_of(index)) {
             *bits &= !Self::bit_of(index);
@@ -102,8 +102,8 @@ impl VisibilitySet {
     /// `entered` and no-longer-visible ones (`previous & !self`) to `left`, each ascending,
     /// word at a time.
     ///
-    /// Seed 004 §5: "Vectors are not cleared, so reuse them." Sets of different lengths diff
-    /// as if the shorter were padded with zeros.
+    /// SRV-9: neither vector is cleared first, so they can be reused. Sets of different lengths
+    /// diff as if the shorter were padded with zeros.
     pub fn diff(&self, previous: &VisibilitySet, entered: &mut Vec<u32>, left: &mut Vec<u32>) {
         let words = self.words.len().max(previous.words.len());
         for word in 0..words {
@@ -114,8 +114,8 @@ impl VisibilitySet {
         }
     }
 
-    /// An order-independent digest of the visible indices: seed 004 §5, "the same fold as
-    /// `SetDigest`", with each index as the `u64` key. Equal to
+    /// An order-independent digest of the visible indices: SRV-9, the SetDigest fold (DELTA-5) with
+    /// each index as the `u64` key. Equal to
     /// `SetDigest::from_keys(self.iter().map(u64::from)).digest()`.
     #[must_use]
     pub fn digest(&self) -> u64 {
@@ -233,6 +233,7 @@ mod tests {
 
     #[test]
     fn diff_appends_entered_and_left_without_clearing() {
+        // SRV-9.
         let previous: VisibilitySet = [1, 2, 70, 500].into_iter().collect();
         let now: VisibilitySet = [2, 3, 70, 130].into_iter().collect();
         let mut entered = vec![999];
@@ -244,6 +245,7 @@ mod tests {
 
     #[test]
     fn removing_a_destroyed_entity_makes_a_reused_slot_a_fresh_arrival() {
+        // SRV-9.
         let previous: VisibilitySet = [4].into_iter().collect();
         // Slot 4's occupant is destroyed; the caller clears it from the previous set.
         let mut previous_after_destroy = previous.clone();
@@ -262,6 +264,7 @@ mod tests {
 
     #[test]
     fn digest_equals_set_digest_over_the_same_indices() {
+        // SRV-9, DELTA-5.
         let set: VisibilitySet = [0, 7, 64, 1000].into_iter().collect();
         assert_eq!(
             set.digest(),

@@ -81,7 +81,8 @@ pub const SESSION_HEADERS: &[(&str, &str)] = &[
         "ackwire_delta.hpp",
         include_str!("../../runtime/cpp/ackwire_delta.hpp"),
     ),
-    // Seed 000's pair (cpp-acked), its session halves and what a state's binding calls.
+    // The acked pair (cpp-acked, docs/spec/acked.md), its session halves and what a state's
+    // binding calls.
     (
         "ackwire_acked.hpp",
         include_str!("../../runtime/cpp/ackwire_acked.hpp"),
@@ -664,7 +665,7 @@ impl<'a> Gen<'a> {
             "// The frames' types and their codec, C++17, header-only, over ackwire_runtime.hpp. Decoders",
         );
         self.code.line(
-            "// accept exactly the bytes the encoders produce (DESIGN.md section 3); a failed decode names",
+            "// accept exactly the bytes the encoders produce (WIRE-21); a failed decode names",
         );
         self.code.line(
             "// the error's kind, byte offset and field path, as every ackwire codec does. Nothing throws on",
@@ -714,6 +715,7 @@ impl<'a> Gen<'a> {
         }
     }
 
+    // WIRE-27: every named constant, with the value every generator derives alike.
     fn constant(&mut self, c: &Const) {
         self.docs(&c.docs, &format!("The protocol constant `{}`.", c.name));
         let ty = if c.ty.signed {
@@ -2270,6 +2272,7 @@ impl<'a> Gen<'a> {
             ));
         }
         self.code.line("default:");
+        // WIRE-16: a tag that names no variant is refused.
         self.code
             .indent_line("return r.fail(rt::ErrorKind::unknown_tag, at);");
         self.code.close("}");
@@ -2597,7 +2600,8 @@ mod tests {
         let spec = crate::reference_spec().expect("the reference protocol compiles");
         let files = generate(&spec);
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-        let mut expected = vec![RUNTIME_HEADER, PROTOCOL_HEADER];
+        // The runtime, the codec, the binding of the protocol's `state Reference`, the sessions.
+        let mut expected = vec![RUNTIME_HEADER, PROTOCOL_HEADER, "reference.hpp"];
         expected.extend(SESSION_HEADERS.iter().map(|(n, _)| *n));
         assert_eq!(names, expected);
         assert!(files[1]

@@ -73,7 +73,8 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         "Sessions/Half.cs",
         include_str!("../../runtime/cs/Sessions/Half.cs"),
     ),
-    // cs-acked: seed 000's machines, the input schedule and the tier boundary they use.
+    // cs-acked: the acked machines (docs/spec/acked.md), the input schedule and the tier
+    // boundary they use.
     (
         "Sessions/Acked.cs",
         include_str!("../../runtime/cs/Sessions/Acked.cs"),
@@ -793,6 +794,7 @@ impl<'a, 's> Gen<'a, 's> {
         }
     }
 
+    // WIRE-27: every named constant, with the value every generator derives alike.
     fn constants(&mut self, file: &str, consts: &[&Const]) {
         self.out.line(format!(
             "/// <summary>The protocol constants of {file}.</summary>"
@@ -2177,6 +2179,7 @@ impl<'a, 's> Gen<'a, 's> {
         }
         self.out.line("default:");
         self.out.indent += 1;
+        // WIRE-16: a tag that names no variant is refused.
         self.out.line("throw r.Fail(ErrorKind.UnknownTag, at);");
         self.out.indent -= 1;
         self.out.close("}");

@@ -24,7 +24,7 @@
 //!    accepts what `Protocol.cs`'s reader accepts and refuses the rest with the same kind,
 //!    offset and path, allocating only the changes' array and the events.
 //!
-//! What every state shares (seed 000's header, the arithmetic of a step, a coarser integer or a
+//! What every state shares (the acked frame's header (ACK-2), the arithmetic of a step, a coarser integer or a
 //! float's whole units, each with the error its rule gives) is the runtime's
 //! (`Runtime/Sessions/State.cs`, `StateRules`); what is game policy (which entities a client
 //! sees, tiers, refresh) is the game's presenter, never generated.
@@ -612,7 +612,7 @@ impl<'a, 's> Printer<'a, 's> {
                 first = false;
                 let step = g.form(FormRole::Step).map_or("", |f| f.record.as_str());
                 self.doc(&format!(
-                    "A <see cref=\"{step}\"/> counts from the base's values when each of its stepped fields lies within this many units of 0, and from 0 otherwise (and for an entity coming whole)."
+                    "A <see cref=\"{step}\"/> counts from the base's values when each of its stepped fields lies within this many units of 0, and from 0 otherwise (and for an entity coming whole): ACK-21, CHECK-5."
                 ));
                 self.out.line(format!(
                     "public const long {} = {reach};",
@@ -1045,7 +1045,7 @@ impl<'a, 's> Printer<'a, 's> {
         self.out.blank();
         let bytes = plan.record_bytes();
         self.doc(&format!(
-            "The {rec} writer's {bytes} bytes (and each optional group's, when the record has it), folded into FNV-1a 32 as they would be written, without a buffer: the check hashes every record every CHECK_EVERY frames. A record no frame makes (a reserved flag bit, an optional group its flags bit contradicts) hashes the bytes the writer leaves written before it refuses it."
+            "CHECK-2, CHECK-3: the {rec} writer's {bytes} bytes (and each optional group's, when the record has it), folded into FNV-1a 32 as they would be written, without a buffer: the check hashes every record every CHECK_EVERY frames. A record no frame makes (a reserved flag bit, an optional group its flags bit contradicts) hashes the bytes the writer leaves written before it refuses it."
         ));
         self.out
             .block(format!("public uint HashRecord({rec} r, uint hash)"));
@@ -1281,7 +1281,7 @@ impl<'a, 's> Printer<'a, 's> {
         let sp = self.stage_profile().clone();
         self.out.blank();
         self.doc(
-            "Seed 000: \"Frame N carries what turns the acknowledged frame's S_B into S_N (the entities gone, those whose life changed under their id removed and whole again, the groups that differ, a position as small steps from the base's)\". A group is in the change exactly when one of its fields differs from the base's; an entity the base does not hold comes whole (LANGUAGE.md, \"Diff and apply\").",
+            "ACK-19, ACK-21: frame N carries what turns the acknowledged frame's S_B into S_N (the entities gone, those whose life changed under their id removed and whole again, the groups that differ, a position as small steps from the base's). A group is in the change exactly when one of its fields differs from the base's; an entity the base does not hold comes whole (LANGUAGE.md, \"Diff and apply\").",
         );
         self.out.block(format!(
             "public bool Diff(int eid, {rec} b, {rec} next, uint tick, out {staged} change)"
@@ -1296,7 +1296,7 @@ impl<'a, 's> Printer<'a, 's> {
                     let m = member(field, &rec);
                     let (fm, fe) = (self.flags_member(), self.flags_enum());
                     self.out.line(format!(
-                        "// Once an entity has its {} it keeps it for its life: no change takes it away.",
+                        "// ACK-22: once an entity has its {} it keeps it for its life: no change takes it away.",
                         g.name
                     ));
                     let terms = [
@@ -1607,7 +1607,7 @@ impl<'a, 's> Printer<'a, 's> {
         let mask = self.mask_enum().to_string();
         self.out.blank();
         self.doc(
-            "Seed 000: \"a pose measured in a frame that was lost travels with its age ... so the client records it at the tick it was true\". The base's record (or, for an entity coming whole, the zero record, which the change must carry every group that is not optional onto) with each group the mask selects set as its form carries it, then its tick and tier; a change that cannot apply throws Inapplicable, and the frame is not applied at all. Records are never edited in place: the base's nested groups are shared.",
+            "ACK-33: a pose measured in a frame that was lost travels with its age, so the client records it at the tick it was true. The base's record (or, for an entity coming whole, the zero record, which the change must carry every group that is not optional onto) with each group the mask selects set as its form carries it, then its tick and tier; a change that cannot apply throws Inapplicable, and the frame is not applied at all. Records are never edited in place: the base's nested groups are shared.",
         );
         self.out.block(format!(
             "public {rec} Apply({rec} b, {staged} c, uint tick)"
@@ -2266,8 +2266,9 @@ impl<'a, 's> Printer<'a, 's> {
             self.frame_ty()
         ));
         self.out.line("int n = b.Length;");
-        self.out
-            .line("// Seed 000's header: kind, tick, base_tick, last_seq, input_buffer, flags, the counts.");
+        self.out.line(
+            "// ACK-2's header: kind, tick, base_tick, last_seq, input_buffer, flags, the counts.",
+        );
         self.out.block(format!("if (n < 20 || b[0] != {})", p.kind));
         self.out.line("return false;");
         self.out.close("}");

@@ -1,11 +1,11 @@
 //! `ackwire doc`: a spec printed as a static site, for people rather than compilers.
 //!
-//! Like the code generators, this is a printer over the [lowering](crate::lower): every
-//! field's wire form, size, presence condition, role and checks are taken from
-//! [`RecordPlan::steps`](crate::lower::RecordPlan::steps), so the pages say what the codecs
-//! do, not what the text seems to say; the error kinds each field is refused with are listed
-//! in the lowering's canonical order of checks (DESIGN.md section 3: "a count that the
-//! remaining bytes cannot hold ... [is a] decode error", before anything is allocated).
+//! Like the code generators, this is a printer over the [lowering](crate::lower): every field's
+//! wire form, size, presence condition, role and checks are taken from
+//! [`RecordPlan::steps`](crate::lower::RecordPlan::steps), so the pages say what the codecs do, not
+//! what the text seems to say; the error kinds each field is refused with are listed in the
+//! lowering's canonical order of checks (WIRE-24; WIRE-13: a count the remaining bytes cannot hold
+//! is a decode error, before anything is allocated).
 //!
 //! It writes one page per layout file and an index: every frame, record, bit set and union
 //! with its doc comments, the protocol constants with their values (`max_offset` derived from

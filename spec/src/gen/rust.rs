@@ -143,8 +143,8 @@ struct Gen<'a, 's> {
 }
 
 /// The most bytes a decoded value may take per bit of its least size on the wire: 48 a byte,
-/// `ackwire-codec`'s `DECODE_ALLOC_PER_BYTE` (DESIGN.md section 3: no decoder allocates more
-/// than a small multiple of its input).
+/// `ackwire-codec`'s `DECODE_ALLOC_PER_BYTE` (WIRE-26: no decoder allocates more than a stated
+/// small multiple of its input).
 const DECODED_BYTES_PER_BIT: u64 = 6;
 
 /// The optional record fields of packed records that the Rust type holds in a `Box`: a list of

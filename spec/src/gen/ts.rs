@@ -515,6 +515,7 @@ impl<'a, 's> Gen<'a, 's> {
         }
     }
 
+    // WIRE-27: every named constant, with the value every generator derives alike.
     fn constant(&mut self, c: &Const) {
         self.docs(&c.docs, &format!("The protocol constant `{}`.", c.name));
         let value = self.low.index.const_value(c).unwrap_or_default();
@@ -1620,6 +1621,7 @@ impl<'a, 's> Gen<'a, 's> {
             self.out.indent -= 1;
         }
         self.out.open("default:");
+        // WIRE-16: a tag that names no variant is refused.
         self.out.line("throw r.fail(\"unknown_tag\", at);");
         self.out.indent -= 1;
         self.out.close("}");
@@ -1883,7 +1885,8 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
         "sessions/delta.ts",
         include_str!("../../runtime/ts/sessions/delta.ts"),
     ),
-    // Seed 000's acked pair, and the server primitives its server half feeds (ts-acked).
+    // The acked pair (docs/spec/acked.md), and the server primitives its server half feeds
+    // (ts-acked).
     (
         "sessions/acked.ts",
         include_str!("../../runtime/ts/sessions/acked.ts"),

@@ -20,7 +20,7 @@
 //!    (`Reference`, `PackedReference`) that hands all of it, the ack adapters and the session
 //!    constants to the machines.
 //!
-//! What every state shares (seed 000's header, the arithmetic of a step, a coarser integer or a
+//! What every state shares (the acked frame's header (ACK-2), the arithmetic of a step, a coarser integer or a
 //! float's whole units, each with the error its rule gives) is the runtime's
 //! (`runtime/sessions/state.ts`); what is game policy (which entities a client sees, tiers,
 //! refresh) is the game's presenter, never generated.
@@ -443,7 +443,7 @@ impl Printer<'_> {
                 self.out.blank();
                 self.out.line(doc(&sentence(
                     &format!(
-                        "A `{}` counts from the base's values when each of its stepped fields lies within this many units of 0, and from 0 otherwise (and for an entity coming whole).",
+                        "A `{}` counts from the base's values when each of its stepped fields lies within this many units of 0, and from 0 otherwise (and for an entity coming whole): ACK-21, CHECK-5.",
                         g.form(FormRole::Step).map_or(g.name.as_str(), |f| f.field.as_str())
                     ),
                     0,
@@ -827,7 +827,7 @@ impl Printer<'_> {
         self.out.blank();
         self.out.line(doc(&sentence(
             &format!(
-                "FNV-1a 32 `hash` continued over the canonical bytes of `r` ({} as the generated writer puts it): what the check hashes after each entity's `u16 eid` (DESIGN.md section 3).",
+                "FNV-1a 32 `hash` continued over the canonical bytes of `r` ({} as the generated writer puts it): what the check hashes after each entity's `u16 eid` (CHECK-2, CHECK-3).",
                 record
             ),
             0,
@@ -1005,7 +1005,7 @@ impl Printer<'_> {
         self.out.blank();
         self.out.line(doc(&sentence(
             &format!(
-                "The {change} that turns `base` into `next` in a frame of `tick` (`base` undefined: the entity comes whole, every group), or `undefined` when no group differs; throws an EncodeError (over_width) for a value its wire cannot carry, and (invalid_condition) for a record that drops an optional group the base has or whose presence bit disagrees with it."
+                "ACK-21: the {change} that turns `base` into `next` in a frame of `tick` (`base` undefined: the entity comes whole, every group), or `undefined` when no group differs; throws an EncodeError (over_width) for a value its wire cannot carry, and (invalid_condition) for a record that drops an optional group the base has or whose presence bit disagrees with it."
             ),
             0,
         )));
@@ -1039,7 +1039,7 @@ impl Printer<'_> {
             ));
             self.out.close("}");
             self.out.line(format!(
-                "// An entity keeps its {0} for its life: no change takes it away.",
+                "// ACK-22: an entity keeps its {0} for its life: no change takes it away.",
                 g.name
             ));
             self.out.open(format!(
@@ -1374,7 +1374,7 @@ impl Printer<'_> {
         }
         self.out.blank();
         self.out.line(doc(&sentence(
-            "`base` (undefined: the entity comes whole, onto the zero record) with `change` applied in a frame of `tick`; throws Inapplicable when it does not apply (a whole entity without every group that is not optional, a float off its field's grid, a value past its field's type, a tick before 0).",
+            "`base` (undefined: the entity comes whole, onto the zero record) with `change` applied in a frame of `tick` (ACK-21, ACK-33); throws Inapplicable when it does not apply (a whole entity without every group that is not optional, a float off its field's grid, a value past its field's type, a tick before 0).",
             0,
         )));
         self.signature(
@@ -1972,7 +1972,7 @@ impl Printer<'_> {
         self.out.blank();
         self.out.line(doc(&sentence(
             &format!(
-                "Refuses a code of `c` past the values its byte-aligned field holds (an id past a u16, an age, step or integer past its type), which {} has no form for: `over_width` at `at` (the packed body's first byte: the code itself was read whole) with the field's path.",
+                "ACK-15: refuses a code of `c` past the values its byte-aligned field holds (an id past a u16, an age, step or integer past its type), which {} has no form for: `over_width` at `at` (the packed body's first byte: the code itself was read whole) with the field's path.",
                 plan.byte_profile().map_or("the byte-aligned frame", |b| b.frame.as_str())
             ),
             0,

@@ -2,21 +2,21 @@
 //! Wireshark's plugin folder.
 //!
 //! It shows a frame as `ackwire explain` does: one tree item per field read, in wire order,
-//! labelled with the field's name and the value as explain prints it (bit names, quantized
-//! values with their wire integer, an ascending key with its delta, a byte string's length
-//! and bytes, a packed body's padding), each with its explain path (`changes[0].mask`) and
-//! text as the hidden fields `ackwire.path` and `ackwire.value`; values are also typed fields
-//! per record (`ackwire.acked.tick`, `ackwire.change.mask`, a bit set's bits as booleans
+//! labelled with the field's name and the value as explain prints it (bit names, quantized values
+//! with their wire integer, an ascending key with its delta, a byte string's length and bytes, a
+//! packed body's padding), each with its explain path (`changes[0].mask`) and text as the hidden
+//! fields `ackwire.path` and `ackwire.value`; values are also typed fields per record
+//! (`ackwire.acked.tick`, `ackwire.change.mask`, a bit set's bits as booleans
 //! `ackwire.change_mask.pose`) for display filters. A frame the canonical decoding rule refuses
-//! (DESIGN.md section 3: "a decoder accepts exactly the bytes its encoder can produce") is
-//! shown as malformed: expert info `ackwire.<kind>` of the shared taxonomy
-//! (conformance/PROTOCOL.md), with the offset and field path the codecs report.
+//! (WIRE-21: a decoder accepts exactly the bytes its encoder can produce) is shown as malformed:
+//! expert info `ackwire.<kind>` of the shared taxonomy (conformance/PROTOCOL.md), with the offset
+//! and field path the codecs report.
 //!
-//! The frame is chosen by its leading constant, its kind or version byte ("a frame starts with
-//! a constant that no other frame shares"; two layout files may reuse one, and then the first
-//! frame that decodes wins), or forced by the preference `ackwire.frame`. The dissector is
-//! registered on the UDP port of the preference `ackwire.udp_port` and as a UDP heuristic that
-//! claims a datagram only when it decodes canonically as one of the frames.
+//! The frame is chosen by its leading constant, its kind or version byte (WIRE-9: no two frames of
+//! a protocol open with the same constant; two layout files may reuse one, and then the first frame
+//! that decodes wins), or forced by the preference `ackwire.frame`. The dissector is registered on
+//! the UDP port of the preference `ackwire.udp_port` and as a UDP heuristic that claims a datagram
+//! only when it decodes canonically as one of the frames.
 //!
 //! Issue 19's bit fields: a `quat(B)` is one row ("largest z, rest [12, -4, 200]"), the
 //! quaternion it stands for appended to the item's text and its dropped component and each
@@ -1122,8 +1122,8 @@ impl Gen<'_> {
 -- ---------------------------------------------------------------------------------------
 
 --- Decodes `tvb` as `frame`, adding its items under `tree` (nil: only decode). Returns the
---- decode error, or nil when the frame is canonical to its last byte. "Trailing bytes after a
---- frame are decode errors" (DESIGN.md section 3). Any other Lua error is this dissector's
+--- decode error, or nil when the frame is canonical to its last byte: bytes after the frame are
+--- a decode error (WIRE-17). Any other Lua error is this dissector's
 --- own fault and is raised again, for Wireshark to show.
 local function decode(frame, tvb, tree)
     local rd = new_reader(tvb, tree)

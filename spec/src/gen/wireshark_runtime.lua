@@ -1,7 +1,7 @@
 -- ---------------------------------------------------------------------------------------
 -- The reader: a cursor over the frame's bytes that makes every check of the canonical
--- decoding rule (DESIGN.md section 3: "a decoder accepts exactly the bytes its encoder can
--- produce") and adds one tree item per field, as `ackwire explain` prints one row per field.
+-- decoding rule (WIRE-21: a decoder accepts exactly the bytes its encoder can produce) and
+-- adds one tree item per field, as `ackwire explain` prints one row per field.
 --
 -- Lua 5.2 (Wireshark 4.0) has only doubles, so integers wider than 32 bits are read as
 -- Wireshark's UInt64 and Int64 objects; narrower ones are plain numbers, exact either way.
@@ -657,7 +657,7 @@ function Reader:bytes(tree, field, label, path, optional)
 end
 
 --- The next element of an ascending list (or its key field): the first absolute, each later
---- one its difference from the previous one, "which is at least 1" (DESIGN.md section 3);
+--- one its difference from the previous one, which is at least 1 (WIRE-14);
 --- the sum must stay within the key's `bits`, or, for a `bucket(...)` key, at most `max`
 --- (its largest value, a number or a UInt64: "a sum past the type's range is over_width").
 function Reader:ascend(asc, delta, bits, at, path, max)

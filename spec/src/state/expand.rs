@@ -7,12 +7,12 @@
 //! - `bits AckedFlags: u8 { KEYFRAME = 0, CHECK = 1 }` (named after the first frame);
 //! - `bits ChangeMask: u16`: each group's bit from 0 in declaration order, then each group's
 //!   `GROUP_FULL` (two forms) and `GROUP_AGE` (a tick) bits, in group order, in the mask's top
-//!   bits, each requiring its group's bit (DESIGN.md section 3: POSE_FULL is 14, POSE_AGE 15);
+//!   bits, each requiring its group's bit (ACK-6: POSE_FULL is 14, POSE_AGE 15);
 //! - `record Change { eid: u16, mask: ChangeMask, age: u8 if mask.POSE_AGE, select mask { ... } }`,
 //!   a group of two forms selected as `POSE => pose_full: PoseFull if mask.POSE_FULL` and
 //!   `POSE => pose_step: PoseStep if !mask.POSE_FULL`;
 //! - each group's records (a form's, or the group's own);
-//! - `frame Acked`, seed 000's header field for field;
+//! - `frame Acked`, ACK-2's header field for field;
 //! - the state's record, its fields in canonical order;
 //! - with `ack Ack = 7`: `bits AckFlags` and `frame Ack`.
 //!
@@ -180,7 +180,7 @@ fn derive(state: &State, plan: &StatePlan) -> Vec<Item> {
         s,
         &plan.acked_flags,
         flags_span,
-        docs(&["What an acked frame's flags say (DESIGN.md section 3)."]),
+        docs(&["What an acked frame's flags say (ACK-4)."]),
         8,
         vec![
             named_bit(
@@ -433,7 +433,7 @@ fn derive(state: &State, plan: &StatePlan) -> Vec<Item> {
                 vec![
                     field(&["How many entities changed."], "changed_count", int(false, 16), bspan),
                     field(
-                        &["The changes in ascending id: the first change's id, then each id as its gap from the previous change's (at least 1)."],
+                        &["The changes in ascending id (ACK-8): the first change's id, then each id as its gap from the previous change's (at least 1)."],
                         "changes",
                         Type::Array(Box::new(Array {
                             elem: named(&pp.change, bspan),

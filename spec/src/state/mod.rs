@@ -6,7 +6,7 @@
 //! smallest-three quaternion), and the frames it travels in. Two things come of it:
 //!
 //! - the frames' layouts ([`expand`]): the change mask, the change record and each group's
-//!   records, the acked frame with the seed's header, a bit-packed profile of the same
+//!   records, the acked frame with ACK-2's header, a bit-packed profile of the same
 //!   declaration, the ack frame, and the record whose canonical bytes the check hashes. They
 //!   are ordinary items, so every frame printer, `explain`, the dissector, the docs and
 //!   `breaking` handle them as any other;
@@ -15,8 +15,8 @@
 //!   binding generator walks the plan and writes diff, apply, equality, the check's bytes and
 //!   the frame and ack adapters; it re-derives nothing.
 //!
-//! DESIGN.md section 7 pins what this module enforces: groups take change-mask bits 0, 1, ... in
-//! declaration order; the check hashes `u16 eid` then the record's canonical bytes as the
+//! What this module enforces: groups take change-mask bits 0, 1, ... in declaration order
+//! (ACK-6); the check hashes `u16 eid` then the record's canonical bytes as the
 //! declaration defines them; policy (who sees what, tiers, refresh) is the game's, not here.
 //!
 //! Every misuse of a state is a located diagnostic ([`check`]); a state that passes derives
@@ -73,7 +73,7 @@ mod tests {
     }
 
     /// The reference state's plan names today's items and lays the masks, the staged change and
-    /// the slot out as DESIGN.md section 3 and the hand-tuned bindings did.
+    /// the slot out as ACK-6 and the hand-tuned bindings did.
     #[test]
     fn the_reference_state_resolves_to_the_seed_layout() {
         let p = reference();

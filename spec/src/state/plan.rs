@@ -51,7 +51,7 @@ pub struct StatePlan {
     /// The group whose tier the machines report as "came full" (the first with a tier).
     pub tiered: Option<usize>,
     /// The session constants the spec declares (`SENT_RING`, `HELD_RING`, `EVENT_TTL`,
-    /// `CHECK_EVERY`, `RELIABLE_ABOVE`), by name: the machines' defaults (seed 000's values)
+    /// `CHECK_EVERY`, `RELIABLE_ABOVE`), by name: the machines' defaults (acked.wire's values)
     /// hold for those it does not.
     pub constants: Vec<(String, i128)>,
 }

@@ -1,10 +1,10 @@
 /**
- * Acked snapshots (seed 000), both halves, generic over an {@link AckedSchema} as the Rust
- * codec's `acked` module: the client's {@link AckedDecoder} and its kind 7 {@link AckWriter}, the
- * server's per-client {@link AckedEncoder} (SENT_RING frames, a base or a keyframe, events,
- * the check, RELIABLE_ABOVE), and {@link delta}, what turns one state into another. Frames,
- * bytes, checks and state hashes are bit for bit the Rust machines' (conformance's stream
- * vectors hold both to the same bytes).
+ * Acked snapshots (`docs/spec/acked.md`), both halves, generic over an {@link AckedSchema} as the
+ * Rust codec's `acked` module: the client's {@link AckedDecoder} and its kind 7 {@link AckWriter},
+ * the server's per-client {@link AckedEncoder} (SENT_RING frames, a base or a keyframe, events, the
+ * check, RELIABLE_ABOVE), and {@link delta}, what turns one state into another. Frames, bytes,
+ * checks and state hashes are bit for bit the Rust machines' (conformance's stream vectors hold
+ * both to the same bytes).
  *
  * The schema says what a record is, how two differ as a change, how a change applies, a
  * record's canonical bytes and how frames are written and read. `ackwire gen --lang ts` writes
@@ -19,8 +19,8 @@ import { DecodeError, EncodeError } from "../errors.js";
 import { fnv1a32 } from "./fnv.js";
 
 /**
- * An acked frame (kind 6) in schema-independent terms: the header is the seed's, the changes
- * and the events are the schema's.
+ * An acked frame (kind 6) in schema-independent terms: the header is ACK-2's, the changes and the
+ * events are the schema's.
  */
 export interface AckedFrame<C, E> {
   /** The server tick this frame describes. */
@@ -145,7 +145,7 @@ export interface AckedSchema<R, C, E, I> {
 
 const EID_BYTES = new Uint8Array(2);
 
-/** FNV-1a 32 `hash` continued over `u16 eid` then the record's bytes (DESIGN.md section 3). */
+/** FNV-1a 32 `hash` continued over `u16 eid` then the record's bytes (CHECK-2). */
 function hashEntry<R>(
   schema: AckedSchema<R, unknown, unknown, unknown>,
   eid: number,
@@ -173,9 +173,8 @@ export interface ServerEntry<R> {
 export type ServerState<R> = readonly ServerEntry<R>[];
 
 /**
- * The check of a state: DESIGN.md section 3, "the check is FNV-1a over every record of the
- * state the frame produces, in ascending eid, each as `u16 eid` then the record's canonical
- * bytes".
+ * The check of a state (CHECK-2): FNV-1a over every record of the state the frame produces, in
+ * ascending eid, each as its `u16 eid` then the record's canonical bytes.
  */
 export function serverCheck<R>(
   schema: AckedSchema<R, unknown, unknown, unknown>,
@@ -190,9 +189,9 @@ export function serverCheck<R>(
 
 /**
  * What turns `base` into `next` (the removed ids and the changes, both ascending) in a frame of
- * tick `tick`; `base` is `undefined` for a keyframe. Seed 000: "Frame N carries what turns the
- * acknowledged frame's S_B into S_N (the entities gone, those whose life changed under their id
- * removed and whole again, the groups that differ, a position as small steps from the base's)".
+ * tick `tick`; `base` is `undefined` for a keyframe. ACK-19, ACK-21: frame N carries what turns the
+ * acknowledged S_B into S_N: the entities gone or living a new life removed (the latter whole
+ * again), the groups that differ, a position as steps from the base's.
  */
 export function delta<R, C>(
   schema: AckedSchema<R, C, unknown, unknown>,
@@ -265,10 +264,9 @@ export interface DecoderCounters {
 }
 
 /**
- * What an applied frame changed, told against the last frame shown, not the base. Seed 000:
- * "What it tells of a frame (the entities changed, those measured and when, those gone, their
- * tiers) is against the last frame it showed, not the base: a pose carried again that the
- * client already showed is no new measurement."
+ * What an applied frame changed, told against the last frame shown, not the base. ACK-34: the
+ * report of a frame (changed, measured and when, gone, tiers) compares with the last frame shown
+ * rather than the base, so a pose repeated after it was shown is not a new measurement.
  *
  * The decoder owns one report and refills it for every frame it shows (its arrays are reused,
  * so a warm delivery allocates none); it is lent until the next delivery. Pairs are kept as
@@ -477,7 +475,7 @@ class Staged<R> {
 const REMOVED_NOT_HELD = "a removed id the base does not hold";
 
 /**
- * The client's half of the acked stream (seed 000): holds the states of its last HELD_RING
+ * The client's half of the acked stream (ACK-29 to ACK-36): holds the states of its last HELD_RING
  * frames by tick, applies each frame onto the base it names, shows each event once.
  *
  * Feed it every kind 6 frame with {@link deliver}; after each, answer with a kind 7 frame
@@ -498,9 +496,9 @@ export class AckedDecoder<R, C, E, I> {
   /** The tick of the last frame shown. */
   private shownTick: number | undefined = undefined;
   /**
-   * Seed 000: "The client's AckedDecoder keeps the states of its last HELD_RING frames by
-   * tick", oldest first, each as the edits that undo it. When any is held, the newest is the
-   * frame shown (the live state).
+   * ACK-29: the client holds the states of its last HELD_RING applied frames, by tick, oldest
+   * first, each as the edits that undo it. When any is held, the newest is the frame shown (the
+   * live state).
    */
   private held: Held<R>[] = [];
   /** Undo arrays of frames no longer held, for the next frames to reuse. */
@@ -544,14 +542,14 @@ export class AckedDecoder<R, C, E, I> {
       }
       throw e;
     }
-    // Seed 000: "a frame not newer than the last it applied is stale and dropped too."
+    // ACK-31: a frame not newer than the last one applied is stale, and dropped.
     if (this.shownTick !== undefined && frame.tick <= this.shownTick) {
       this.counters.stale += 1;
       return { kind: "stale", tick: frame.tick };
     }
-    // Seed 000: "a frame whose base it no longer holds (or never got) is dropped without a
-    // word (the next frame, on a newer acknowledgement, will come)". While a keyframe is
-    // wanted the decoder holds nothing, so only a keyframe applies.
+    // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped silently; a
+    // later frame, on a newer acknowledgement, follows. While a keyframe is wanted the decoder
+    // holds nothing, so only a keyframe applies.
     let afterBase = this.held.length;
     if (!frame.keyframe) {
       let i = this.held.length - 1;
@@ -575,8 +573,7 @@ export class AckedDecoder<R, C, E, I> {
     undo.eids.length = 0;
     undo.recs.length = 0;
     this.commit(undo);
-    // Seed 000: "Every CHECK_EVERY frames a check follows the header, the ordered deltas'
-    // FNV-1a of every record of the state the frame produces."
+    // ACK-36: a frame that carries a check is held to the check (CHECK-2) of the state it produces.
     const check = frame.check === undefined ? undefined : this.stateHash() === frame.check;
     if (check === true) {
       this.counters.checksPassed += 1;
@@ -589,8 +586,8 @@ export class AckedDecoder<R, C, E, I> {
     this.buffer = frame.inputBuffer;
     this.shownTick = frame.tick;
     if (check === false) {
-      // A mismatch: every state held may be wrong. Hold nothing, acknowledge nothing and ask
-      // for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
+      // ACK-36, ACK-13: a mismatch: every state held may be wrong. Hold nothing, acknowledge
+      // nothing and ask for a keyframe (AckFlags::KEYFRAME_REQUEST, acked.wire) until one applies.
       this.wanted = true;
       for (const h of this.held) {
         this.spare.push(h);
@@ -615,12 +612,12 @@ export class AckedDecoder<R, C, E, I> {
   }
 
   /**
-   * Seed 000's rules for a frame's removals and changes onto its base (the live state with the
-   * undo edits of the held frames from `afterBase` on laid over it, the first of an entity
-   * winning; nothing for a keyframe), staged. Returns why the frame does not apply, if it does
-   * not. The faults are those of applying the removals one by one, then the changes one by
-   * one: a removed id the base does not hold (or removed twice) wins over any fault of a
-   * change, and of the changes' faults the first in frame order is told.
+   * The rules of ACK-5, ACK-21 and ACK-32 for a frame's removals and changes onto its base (the
+   * live state with the undo edits of the held frames from `afterBase` on laid over it, the first
+   * of an entity winning; nothing for a keyframe), staged. Returns why the frame does not apply, if
+   * it does not. The faults are those of applying the removals one by one, then the changes one by
+   * one: a removed id the base does not hold (or removed twice) wins over any fault of a change,
+   * and of the changes' faults the first in frame order is told.
    */
   private stage(afterBase: number): string | undefined {
     const frame = this.frame;
@@ -648,9 +645,9 @@ export class AckedDecoder<R, C, E, I> {
           }
         }
       }
-      // Seed 000: "the entities gone, those whose life changed under their id removed and
-      // whole again". The wire does not make the removals ascend; taken one by one, any order
-      // of distinct held ids applies, and an id twice is a removal of an id no longer held.
+      // ACK-5: the entities gone, and those living a new life under their id, are removed (the
+      // latter come again whole). The wire does not make the removals ascend; taken one by one, any
+      // order of distinct held ids applies, and an id twice is a removal of an id no longer held.
       for (const eid of frame.removed) {
         if (!staged.touched(eid)) {
           staged.put(eid, live.get(eid));
@@ -672,8 +669,8 @@ export class AckedDecoder<R, C, E, I> {
       if (!staged.touched(eid)) {
         staged.put(eid, frame.keyframe ? undefined : live.get(eid));
       }
-      // Seed 000: "a pose measured in a frame that was lost travels with its age ... so the
-      // client records it at the tick it was true" (the schema's `apply`: tick minus age).
+      // ACK-33: a pose sent with its age is recorded at the tick it was true (the schema's `apply`:
+      // tick minus age).
       try {
         staged.vals[eid] = schema.apply(staged.vals[eid], change, frame.tick);
       } catch (e) {
@@ -733,7 +730,7 @@ export class AckedDecoder<R, C, E, I> {
       undo.recs.push(old);
       live.set(eid, next);
     }
-    // Seed 000: "the client shows each once, above the newest serial it has shown."
+    // ACK-35: each event is shown once, only when its serial is above the newest shown.
     for (let i = 0; i < frame.events.length; i++) {
       // Modulo 2^32, as the server numbers them: a first serial near 2^32 wraps.
       const serial = (frame.firstSerial + i) >>> 0;
@@ -823,10 +820,9 @@ export class AckedDecoder<R, C, E, I> {
 }
 
 /**
- * Builds the client's kind 7 content (DESIGN.md section 3: "the tick of the newest acked frame
- * the client has applied, and the client's recent inputs, each with its sequence number and
- * the server tick it is aimed at ... repeated over several frames so that a lost frame loses
- * no input").
+ * Builds the client's kind 7 content (ACK-10 to ACK-12: the tick of the newest frame applied, and
+ * the recent inputs, each with its sequence number and the server tick it aims at, repeated over
+ * several frames so that a lost frame loses no input).
  *
  * Inputs are numbered from 1 and kept until the server's `last_seq` says it processed them,
  * or until more than `keep` newer ones have been pushed (`keep` clamped to 1..=255, the
@@ -892,8 +888,8 @@ export class AckWriter<I> {
 
 /**
  * Where an {@link AckedEncoder} hands the client's inputs: each input of a kind 7 frame whose
- * sequence number is new, and where the header's `input_buffer` comes from
- * (`input_schedule.ts`'s ScheduledInputs implements it over the input schedule, seed 004 §8).
+ * sequence number is new, and where the header's `input_buffer` comes from (`input_schedule.ts`'s
+ * ScheduledInputs implements it over the input schedule, SRV-12 to SRV-16).
  */
 export interface InputSink<I> {
   /** Takes a new input `seq` aimed at server tick `tick`, judged against tick `current`. */
@@ -904,8 +900,7 @@ export interface InputSink<I> {
 
 /**
  * Inputs a client may have buffered in its {@link InputSink} at once; more are dropped before
- * `submit` (seed 004 §8: "a game that also wants a bound on inputs per tick enforces it before
- * `submit`").
+ * `submit` (ACK-25).
  */
 export const MAX_BUFFERED_INPUTS = 256;
 
@@ -916,8 +911,8 @@ export interface Outgoing<C, E> {
   /** Its bytes. */
   readonly bytes: Uint8Array;
   /**
-   * Seed 000: "A frame over RELIABLE_ABOVE bytes is better sent reliably ... it is still a
-   * frame like any other."
+   * ACK-27: a frame over RELIABLE_ABOVE bytes goes on the reliable channel, and is still a frame
+   * like any other.
    */
   readonly reliable: boolean;
 }
@@ -964,18 +959,17 @@ interface Pending<E> {
 }
 
 /**
- * The server's per-client acked encoder (seed 000), generic over the schema and over where the
- * client's inputs go. Each tick, compute the client's S_N (the reference protocol's Presenter)
+ * The server's per-client acked encoder (ACK-17 to ACK-28), generic over the schema and over where
+ * the client's inputs go. Each tick, compute the client's S_N (the reference protocol's Presenter)
  * and call {@link encode}; hand every kind 7 frame to {@link receive}. Memory stays bounded
  * whatever the acks say: SENT_RING frames, the events of EVENT_TTL frames, MAX_BUFFERED_INPUTS
  * inputs.
  *
- * It enforces the seed's rules: "Frame N carries what turns the acknowledged frame's S_B into
- * S_N"; "With no acknowledged base (the first frame, an acknowledgement lost for longer than
- * the server keeps its frames: SENT_RING) the frame is a keyframe, onto nothing"; events "are
- * sent again in every frame until a frame that held them is acknowledged, or for EVENT_TTL
- * frames at most"; "Every CHECK_EVERY frames a check follows the header"; "A frame over
- * RELIABLE_ABOVE bytes is better sent reliably".
+ * It enforces the server's rules of `docs/spec/acked.md`: frame N onto the newest acknowledged
+ * base it keeps (ACK-19), a keyframe without one (ACK-20), events until acknowledged or
+ * EVENT_TTL frames (ACK-23), the check every CHECK_EVERY frames (ACK-24), the inputs taken once
+ * by sequence (ACK-25), a keyframe request (ACK-26), the reliable channel over RELIABLE_ABOVE
+ * bytes (ACK-27).
  */
 export class AckedEncoder<R, C, E, I> {
   private readonly schema: AckedSchema<R, C, E, I>;
@@ -1016,6 +1010,7 @@ export class AckedEncoder<R, C, E, I> {
   encode(tick: number, state: ServerState<R>, events: readonly E[]): Outgoing<C, E> {
     const schema = this.schema;
     const lastSent = this.sent[this.sent.length - 1];
+    // ACK-28.
     if (lastSent !== undefined && tick <= lastSent.tick) {
       throw new EncodeError("invalid_condition", "tick");
     }
@@ -1024,8 +1019,8 @@ export class AckedEncoder<R, C, E, I> {
       this.pendingEvents.push({ serial: this.nextSerial, born: frameNo, event });
       this.nextSerial = (this.nextSerial + 1) >>> 0;
     }
-    // Seed 000: events "are sent again in every frame until a frame that held them is
-    // acknowledged, or for EVENT_TTL frames at most".
+    // ACK-23: an event goes again in each frame until one that carried it is acknowledged, or for
+    // at most EVENT_TTL frames.
     let drop = 0;
     while (drop < this.pendingEvents.length) {
       const p = this.pendingEvents[drop]!;
@@ -1050,8 +1045,8 @@ export class AckedEncoder<R, C, E, I> {
       lastSeq: this.seq,
       inputBuffer: Math.min(255, this.inputs.pending()),
       keyframe: base === undefined,
-      // Seed 000: "Every CHECK_EVERY frames a check follows the header". Frames, not ticks,
-      // counted from 1: the CHECK_EVERY-th frame carries the first check.
+      // ACK-24: every CHECK_EVERY-th frame carries the check. Frames, not ticks, counted from 1:
+      // the CHECK_EVERY-th frame carries the first check.
       check: (frameNo + 1) % schema.CHECK_EVERY === 0 ? serverCheck(schema, state) : undefined,
       removed,
       changes,
@@ -1064,8 +1059,8 @@ export class AckedEncoder<R, C, E, I> {
     this.counters.keyframes += frame.keyframe ? 1 : 0;
     this.counters.reliable += reliable ? 1 : 0;
     this.sent.push({ tick, state, eventsThrough: carried[carried.length - 1]?.serial });
-    // Seed 000: "The server keeps fewer frames than the client, so the base of a frame it
-    // sends is always one the client still holds."
+    // ACK-1, ACK-20: the server keeps fewer frames (SENT_RING) than the client holds, so every base
+    // it names is one the client still holds.
     while (this.sent.length > schema.SENT_RING) {
       this.sent.shift();
     }
@@ -1084,6 +1079,7 @@ export class AckedEncoder<R, C, E, I> {
   onAck(current: number, ack: AckContent<I>): AckVerdict {
     let verdict: AckVerdict;
     const t = ack.ackTick;
+    // ACK-26: forget every acknowledgement, ignore those of frames sent before, send keyframes.
     if (ack.keyframeRequest) {
       // acked.wire, AckFlags::KEYFRAME_REQUEST: forget every acknowledgement, ignore those of
       // frames sent before the request, send keyframes until one is acked.
@@ -1121,6 +1117,7 @@ export class AckedEncoder<R, C, E, I> {
       if (seq > 0xffffffff) {
         break;
       }
+      // ACK-25: each input taken once, by sequence number; at most MAX_BUFFERED_INPUTS held.
       if (seq <= this.seq) {
         this.counters.inputsRepeated += 1;
         continue;

@@ -1,11 +1,11 @@
 /**
- * The two session halves of acked snapshots (seed 000) over any {@link AckedSchema}, as the Rust
- * codec's `session::AckedClient` and `session::AckedServer`: {@link AckedClientHalf}, the facade
- * a browser or native client drives, and {@link AckedServerHalf}, which a game's
- * {@link AckedPresenter} feeds. A binding `ackwire gen --lang ts` writes for a `state` gives the
- * schema (the reference protocol's `Reference`, kind 6, and `PackedReference`, kind 12); what
- * each client sees of the world (tiers, refresh, a client's own entities) is the presenter's,
- * the game's own code.
+ * The two session halves of acked snapshots (`docs/spec/acked.md`) over any
+ * {@link AckedSchema}, as the Rust codec's `session::AckedClient` and `session::AckedServer`:
+ * {@link AckedClientHalf}, the facade a browser or native client drives, and
+ * {@link AckedServerHalf}, which a game's {@link AckedPresenter} feeds. A binding `ackwire gen
+ * --lang ts` writes for a `state` gives the schema (the reference protocol's `Reference`, kind
+ * 6, and `PackedReference`, kind 12); what each client sees of the world (tiers, refresh, a
+ * client's own entities) is the presenter's, the game's own code.
  *
  * Sans-IO: the caller owns the socket and the clock; poll `pollTransmit` after each call.
  */
@@ -81,7 +81,7 @@ export class AckedClientHalf<R, C, E, I> implements SessionHalf<I | undefined, D
     return this.out.poll();
   }
 
-  /** The FNV-1a 32 of the shown state (the check's value: DESIGN.md section 3). */
+  /** The FNV-1a 32 of the shown state (the check's value: CHECK-2, CHECK-7). */
   stateHash(): number {
     return this.decoder.stateHash();
   }
@@ -108,9 +108,9 @@ export class AckedClientHalf<R, C, E, I> implements SessionHalf<I | undefined, D
 }
 
 /**
- * What computes each client's S_N from the game's world of type `W` (seed 000: "The server keeps
- * computing, for each client, what an ordered client would hold after frame N ... exactly as the
- * ordered encoder does"): the game's policy of who sees what, at which tier, how often.
+ * What computes each client's S_N from the game's world of type `W` (ACK-17: for each client, the
+ * state an ordered client would hold after frame N, as the ordered encoder computes it): the
+ * game's policy of who sees what, at which tier, how often.
  */
 export interface AckedPresenter<W, R> {
   /** S_N for tick `tick` of `world`: every entity the client holds, ascending by id. */

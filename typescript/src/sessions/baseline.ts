@@ -1,20 +1,19 @@
 /**
- * NetBaseline snapshots (seed 002), both halves, as the Rust codec's `baseline` module: the
- * server's {@link SnapshotWriter} over a {@link NetBaseline} and a {@link Scene} under a byte
- * budget, and the client's {@link SnapshotClient}, which applies snapshots and acknowledges
+ * NetBaseline snapshots (`docs/spec/baseline.md`), both halves, as the Rust codec's `baseline`
+ * module: the server's {@link SnapshotWriter} over a {@link NetBaseline} and a {@link Scene} under
+ * a byte budget, and the client's {@link SnapshotClient}, which applies snapshots and acknowledges
  * them. A {@link BaselineSchema} binds them to a protocol's `snapshot` and `snapshot_ack` frames
  * and its components.
  *
- * Seed 002: "A component is sent, whole, when its encoded bits differ from what this
- * connection has confirmed receiving: the delta is on presence, never on values, so every entry
- * decodes from the packet alone and a joiner's first snapshot is the whole world by the same
- * rule."
+ * NB-7: a component goes in full when its encoded bits are not the confirmed ones; what changes is
+ * presence, never values, so each entry reads from its packet alone and a new client's first
+ * snapshot holds the whole world.
  *
- * Decisions the seed leaves open, made as the Rust machines make them: an entity's component
- * set only grows (a component is removed by replacing the entity); the client acknowledges a
- * snapshot when it applies it and drops, unacknowledged, one not newer than the last applied;
- * what a connection is owed is bounded ({@link BaselineLimits}), past which the writer reports
- * the connection stalled instead of forgetting what it owes.
+ * Choices the specification makes, made as the Rust machines make them: an entity's component set
+ * only grows (a component is removed by replacing the entity); the client acknowledges a snapshot
+ * when it applies it and drops, unacknowledged, one not newer than the last applied; what a
+ * connection is owed is bounded ({@link BaselineLimits}), past which the writer reports the
+ * connection stalled instead of forgetting what it owes.
  *
  * Sans-IO: nothing here reads a clock or opens a socket.
  */
@@ -65,7 +64,7 @@ export interface BaselineSchema<C> {
   readonly ackFrame: string;
   /** Component types, in schema order (the mask's bit order). */
   readonly componentTypes: number;
-  /** Seed 002's ACK_WINDOW: snapshots held unconfirmed at most, less one. */
+  /** ACK_WINDOW (NB-10): snapshots held unconfirmed at most, less one. */
   readonly ackWindow: number;
   /** Lost entities one snapshot names at most. */
   readonly maxLostPerSnapshot: number;
@@ -91,7 +90,9 @@ export interface BaselineSchema<C> {
   encodeAck(sequence: number): Uint8Array;
 }
 
-/** Whether u16 sequence `a` is newer than `b` (seed 002: wrapping, newer when `a - b` is in 1..=32767). */
+/**
+ * Whether u16 sequence `a` is newer than `b` (NB-6: wrapping, newer when `a - b` is in 1..=32767).
+ */
 export function sequenceNewer(a: number, b: number): boolean {
   const d = (a - b) & 0xffff;
   return d !== 0 && d < 0x8000;
@@ -219,9 +220,9 @@ interface Pending {
 }
 
 /**
- * What one connection is known to hold (seed 002): "Confirmed, not sent, or a lost packet would
- * never be resent: what a snapshot said is held until acknowledged. Per connection, since
- * clients lose different packets." Keyed by entity (slot and generation), never by slot alone.
+ * What one connection is known to hold (NB-8): what a snapshot said is held until it is
+ * acknowledged, or a lost snapshot's content would never go again; per connection, since
+ * connections lose different packets. Keyed by entity (slot and generation), never by slot alone.
  * Entities found dead are kept apart, so a write's cost does not grow with how many died.
  */
 export class NetBaseline {
@@ -257,7 +258,7 @@ export class NetBaseline {
     return new Array<Confirmed | undefined>(this.types).fill(undefined);
   }
 
-  /** What is confirmed for `entity`'s component `index` (seed 002: "By entity, not slot"). */
+  /** What is confirmed for `entity`'s component `index` (NB-3: by entity, never by slot). */
   find(entity: EntityId, index: number): Uint8Array | undefined {
     return this.records.get(idKey(entity))?.[index]?.bits;
   }
@@ -298,8 +299,8 @@ export class NetBaseline {
       if (record === undefined || index >= record.length) {
         continue;
       }
-      // Seed 002: "A change is folded only when newer than what the slot holds, so a late
-      // acknowledgement cannot write stale bytes over fresh."
+      // NB-9: a component is folded only when its snapshot is newer than what is confirmed, so a
+      // late acknowledgement cannot write stale bits over fresh ones.
       const held = record[index];
       if (held === undefined || held.extended < extended) {
         record[index] = { bits, sequence, extended };
@@ -343,9 +344,9 @@ export class NetBaseline {
   }
 
   /**
-   * Entities told about that are no longer alive, ascending: the first `atMost` are appended
-   * to `out`. Seed 002: "Reported until confirmed, which makes destruction reliable. By entity,
-   * not slot: a slot reused between snapshots is alive both times."
+   * Entities told about that are no longer alive, ascending: the first `atMost` are appended to
+   * `out`. NB-11: a lost entity is named until a confirmed snapshot has named it, so destruction is
+   * reliable; keyed by entity, not slot (NB-3), since a reused slot is alive in both snapshots.
    */
   gatherLost<C>(scene: Scene<C>, atMost: number, out: EntityId[]): void {
     let examined = 0;
@@ -380,7 +381,7 @@ export class NetBaseline {
     this.examined += examined;
   }
 
-  /** Forgets everything (seed 002, clear: "For a world replaced under a live session"). */
+  /** Forgets everything (NB-13: for a world replaced under a live session). */
   clear(): void {
     this.records.clear();
     this.lost = [];
@@ -405,9 +406,9 @@ export class NetBaseline {
 
 /**
  * Bounds on what a {@link SnapshotWriter} keeps, whatever the client does: `maxOwedLost` lost
- * entities the connection may be owed (default 65,536, as the Rust `BaselineLimits`). Past it
- * the connection is stalled: {@link SnapshotWriter.write} throws a SessionError (`limit`) and
- * writes nothing, since seed 002 makes forgetting what is owed a lie to the client.
+ * entities the connection may be owed (default 65,536, as the Rust `BaselineLimits`). Past it the
+ * connection is stalled: {@link SnapshotWriter.write} throws a SessionError (`limit`) and writes
+ * nothing, since forgetting what is owed would be a lie to the client (NB-14).
  */
 export interface BaselineLimits {
   /** Lost entities the connection may be owed. */
@@ -417,7 +418,7 @@ export interface BaselineLimits {
 /** The default {@link BaselineLimits}. */
 export const DEFAULT_BASELINE_LIMITS: BaselineLimits = { maxOwedLost: 1 << 16 };
 
-/** One connection's snapshot writer (seed 002 with DESIGN.md §3's budget order). */
+/** One connection's snapshot writer (NB-7 to NB-14, with NB-12's budget order). */
 export class SnapshotWriter<C> {
   private readonly schema: BaselineSchema<C>;
   /** What the connection is known to hold. */
@@ -450,17 +451,16 @@ export class SnapshotWriter<C> {
     this.baseline.confirm(sequence);
   }
 
-  /** The world was replaced under the live session: forget everything held (seed 002, clear). */
+  /** The world was replaced under the live session: forget everything held (NB-13). */
   replaceWorld(): void {
     this.baseline.clear();
     this.unconfirmedSince.clear();
   }
 
   /**
-   * Writes the next snapshot of `scene`. A component goes, whole, when its bits differ from
-   * what the connection confirmed (seed 002); under the budget DESIGN.md §3: "owned entities
-   * go first, then the longest unconfirmed, then by slot." Lost entities go first, at most
-   * `maxLostPerSnapshot`.
+   * Writes the next snapshot of `scene`. A component goes, whole, when its bits differ from what
+   * the connection confirmed (NB-7); under the budget, NB-12's order: owned entities first, then
+   * the longest unconfirmed, then by slot. Lost entities go first, at most `maxLostPerSnapshot`.
    */
   write(scene: Scene<C>): SnapshotFrame<C> {
     const s = this.schema;
@@ -471,7 +471,8 @@ export class SnapshotWriter<C> {
     const lost: EntityId[] = [];
     this.baseline.gatherLost(scene, Math.min(fit, s.maxLostPerSnapshot), lost);
     const owed = this.baseline.owedLost;
-    // Seed 002, gatherLost: "Reported until confirmed, which makes destruction reliable."
+    // NB-11: a lost entity is named until the client confirms a snapshot that named it, so
+    // destruction is reliable.
     if (owed > this.limits.maxOwedLost) {
       throw new SessionError(
         "limit",
@@ -581,9 +582,9 @@ export interface SnapshotSummary {
 }
 
 /**
- * The client's side (seed 002): a snapshot newer than the last applied (wrapping u16) is
- * applied and acknowledged; an older one is dropped unacknowledged. At most `maxEntities` are
- * held (default 65,536, as the Rust client); an entry for a new slot past it is refused.
+ * The client's side (`docs/spec/baseline.md`): a snapshot newer than the last applied (wrapping
+ * u16) is applied and acknowledged; an older one is dropped unacknowledged. At most `maxEntities`
+ * are held (default 65,536, as the Rust client); an entry for a new slot past it is refused.
  */
 export class SnapshotClient<C> {
   private readonly schema: BaselineSchema<C>;

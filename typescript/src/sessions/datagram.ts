@@ -1,12 +1,11 @@
 /**
- * Datagram v2 (seed 003), both halves, as the Rust codec's `datagram` module: entity updates
- * that may be lost, duplicated or reordered, beside a reliable, ordered stream of spawns,
+ * Datagram v2 (`docs/spec/datagram.md`), both halves, as the Rust codec's `datagram` module: entity
+ * updates that may be lost, duplicated or reordered, beside a reliable, ordered stream of spawns,
  * despawns and full frames. A {@link DatagramSchema} binds the machines to a protocol's frames.
  *
- * Seed 003: "Every datagram stands alone: an update carries the entity's absolute quantized
- * position, not a difference, so a lost datagram only delays what it held. The client acks the
- * frame numbers it receives; the server keeps sending whatever changed since the last acked
- * state until an ack covers it."
+ * Each datagram is self-contained: an update holds the entity's absolute quantized position, so
+ * losing a datagram only delays its content; the client acknowledges what it applies and the server
+ * repeats whatever changed since an entity's last acknowledged state until covered (DG-14, DG-22).
  *
  * - {@link DatagramBuilder} and {@link splitTick}: one tick's datagrams under a size limit, the
  *   header counted at its longest;
@@ -15,9 +14,9 @@
  *   whole ticks and the input ack, and the limits of {@link ReplicaLimits};
  * - {@link DatagramServer} and {@link DatagramClient}: the session halves.
  *
- * Decisions the seed leaves open, made as the Rust machines make them: the client acks a
- * datagram when it applies it (when its tick, or a later one, is whole), not while it only holds
- * it; a tick that sends a full frame sends no datagram.
+ * Choices the specification makes, made as the Rust machines make them: the client acks a datagram
+ * when it applies it (when its tick, or a later one, is whole), not while it only holds it (DG-22);
+ * a tick that sends a full frame sends no datagram (DG-12).
  *
  * Every integer of the wire (ids, ticks, frame numbers, positions) is a u64 or i64 `bigint`.
  * Sans-IO: ticks are arguments, frames are values.
@@ -181,15 +180,15 @@ export interface DatagramSchema {
   encodeAck(f: DatagramAckFrame): Uint8Array;
 }
 
-/** The part of a spawn tick an update carries (seed 003: "its low 16 bits"). */
+/** The part of a spawn tick an update carries (DG-8: its low 16 bits). */
 export function spawnTag(spawnTick: bigint): number {
   return Number(spawnTick & 0xffffn);
 }
 
 /**
- * An axis value on the wire: round(coordinate / precision), halves away from zero. DESIGN.md
- * §3: "An axis value is round(coordinate / precision), a non-finite coordinate quantizes to 0."
- * A quotient that is not finite also gives 0, one beyond i64 saturates. `precision` is an f32.
+ * An axis value on the wire: round(coordinate / precision), halves away from zero. DG-5: an axis
+ * value is round(coordinate / precision), and a non-finite coordinate quantizes to 0. A quotient
+ * that is not finite also gives 0, one beyond i64 saturates. `precision` is an f32.
  */
 export function quantize(coordinate: number, precision: number): bigint {
   if (!Number.isFinite(coordinate)) {
@@ -312,9 +311,9 @@ function numbered(first: DatagramHeader, part: number): DatagramHeader {
 }
 
 /**
- * Splits one tick's updates (ids ascending) into datagrams of at most `limit` bytes, numbered
- * from the header's frame on, each naming the count; an update too large alone goes alone.
- * Seed 003: "Every tick without a full frame sends at least one datagram."
+ * Splits one tick's updates (ids ascending) into datagrams of at most `limit` bytes, numbered from
+ * the header's frame on, each naming the count; an update too large alone goes alone (DG-13).
+ * DG-11: a tick without a full frame sends one datagram or more.
  */
 export function splitTick(
   schema: DatagramSchema,
@@ -452,10 +451,9 @@ function wireComponents(c: Map<number, [Uint8Array | null, bigint]>): ComponentC
 }
 
 /**
- * The server's side of one subscription (seed 003): the world's ops tick by tick in, stream
- * frames and datagrams out; an update carries every axis and component changed since the
- * entity's last acknowledged state (seed 003: "the server keeps sending whatever changed since
- * the last acked state until an ack covers it"). At most `sentWindow` datagrams are remembered.
+ * The server's side of one subscription (DG-11 to DG-16): the world's ops tick by tick in, stream
+ * frames and datagrams out; an update carries every axis and component changed since the entity's
+ * last acknowledged state (DG-14). At most `sentWindow` datagrams are remembered.
  */
 export class Subscription {
   private readonly schema: DatagramSchema;
@@ -639,8 +637,8 @@ export class Subscription {
     const updates: UpdateFrame[] = [];
     for (const id of ids) {
       const e = this.entities.get(id)!;
-      // Seed 003: "the server keeps sending whatever changed since the last acked state until
-      // an ack covers it."
+      // DG-14: whatever changed since the entity's last acknowledged state is sent again until an
+      // acknowledgement covers it.
       const due = (changed: bigint) => changed > e.ackedFrame;
       const axes = [0, 1, 2].map((a) => (due(e.positionChanged[a]!) ? e.position[a] : undefined));
       const comps: ComponentChange[] = [];
@@ -649,7 +647,7 @@ export class Subscription {
           comps.push({ type, data });
         }
       }
-      // Seed 003: "u8 mask (1 x, 2 y, 4 z, 8 components)".
+      // DG-4: mask bit 1 x, 2 y, 4 z, 8 components.
       const mask =
         (axes[0] !== undefined ? m.x : 0) |
         (axes[1] !== undefined ? m.y : 0) |
@@ -713,8 +711,9 @@ export class Subscription {
     s.known = true;
     for (const [id, spawned] of carried) {
       const e = this.entities.get(id);
-      // Seed 003: "An ack covers an entity only when that tick is at or after its spawn." The
-      // update must also be for this occupant of the id, not one despawned since.
+      // DG-15: an acknowledgement covers an entity only when its stream tick is at or after the
+      // entity's spawn. The update must also be for this occupant of the id, not one despawned
+      // since.
       if (e === undefined || e.spawnTick !== spawned || ack.stream_tick < e.spawnTick) {
         s.notCovered += 1;
         continue;
@@ -748,14 +747,13 @@ export interface Replica {
 }
 
 /**
- * Bounds on what a {@link ReplicaTable} holds, whatever the server sends (DESIGN.md §6), as the
- * Rust `ReplicaLimits`: `maxEntities` (default 65,536; a spawn beyond is refused), `maxHeld`
- * datagrams held for ticks not yet whole (default 256; beyond, the oldest tick held is given
- * up, never acked, so the server sends it again), `maxComponentBytes` (default 16 MiB, each
- * component counted at its length plus {@link COMPONENT_OVERHEAD}; past it a spawn is refused
- * and an update skipped whole, its datagram not acked) and `maxHeldBytes` (default 8 MiB of held
- * datagrams, each counted by {@link heldCost}; past it, as past `maxHeld`, the oldest tick held
- * is given up).
+ * Bounds on what a {@link ReplicaTable} holds, whatever the server sends (GEN-5, docs/limits.md),
+ * as the Rust `ReplicaLimits`: `maxEntities` (default 65,536; a spawn beyond is refused), `maxHeld`
+ * datagrams held for ticks not yet whole (default 256; beyond, the oldest tick held is given up,
+ * never acked, so the server sends it again), `maxComponentBytes` (default 16 MiB, each component
+ * counted at its length plus {@link COMPONENT_OVERHEAD}; past it a spawn is refused and an update
+ * skipped whole, its datagram not acked) and `maxHeldBytes` (default 8 MiB of held datagrams, each
+ * counted by {@link heldCost}; past it, as past `maxHeld`, the oldest tick held is given up).
  */
 export interface ReplicaLimits {
   /** Entities held at most. */
@@ -893,8 +891,8 @@ function emptySummary(): DatagramSummary {
 }
 
 /**
- * The client's replica table (seed 003). Stream frames go to {@link ReplicaTable.applyStream} in
- * stream order, datagrams to {@link ReplicaTable.receive} as they arrive; a datagram is acked
+ * The client's replica table (DG-17 to DG-23). Stream frames go to {@link ReplicaTable.applyStream}
+ * in stream order, datagrams to {@link ReplicaTable.receive} as they arrive; a datagram is acked
  * when its updates have been applied (or skipped), never while it is only held.
  */
 export class ReplicaTable {
@@ -999,8 +997,8 @@ export class ReplicaTable {
         break;
       }
       case "full_frame": {
-        // Seed 003, FullFrame: "the whole subscription, replacing everything the client holds.
-        // Every entity in it counts as spawned at this frame's tick."
+        // DG-17: a full frame replaces everything the client holds, and every entity in it counts
+        // as spawned at its tick.
         this.entities.clear();
         this.componentBytesValue = 0;
         for (const e of f.frame.entities) {
@@ -1039,8 +1037,8 @@ export class ReplicaTable {
   /** Takes one datagram: applies it when its tick (or a later one) is whole, holds it otherwise. */
   receive(d: DatagramFrame): DatagramSummary {
     const s = emptySummary();
-    // Seed 003: "the client applies a tick's datagrams, and takes its ack, when the tick is
-    // whole or a later tick is."
+    // DG-21: the client applies a tick's datagrams, and takes its input ack, when the tick or a
+    // later one is whole.
     if (
       this.wholeTickValue !== undefined &&
       d.tick <= this.wholeTickValue &&
@@ -1082,8 +1080,8 @@ export class ReplicaTable {
   }
 
   private release(s: DatagramSummary): void {
-    // Seed 003: "A tick is whole on the client when it has all of its datagrams and that
-    // stream frame."
+    // DG-21: a tick is whole when the client holds all of its datagrams and the stream frame they
+    // name.
     const ticks = [...this.held.keys()].sort(byId);
     let wholeTick: bigint | undefined;
     for (let i = ticks.length - 1; i >= 0; i--) {
@@ -1119,7 +1117,7 @@ export class ReplicaTable {
     }
     if (this.wholeTickValue === undefined || wholeTick > this.wholeTickValue) {
       this.wholeTickValue = wholeTick;
-      // Seed 003: "only then does the input ack describe the table".
+      // DG-21: only then does the input ack describe the table.
       if (newestAck !== undefined) {
         this.inputAckValue = newestAck;
       }
@@ -1141,14 +1139,14 @@ export class ReplicaTable {
         s.skippedUnknown += 1;
         continue;
       }
-      // Seed 003: "the client applies it only to the entity spawned then."
+      // DG-18: an update applies only to the entity spawned at the tick its tag names.
       if (u.spawn_tag !== spawnTag(e.spawnTick)) {
         doubtful ||= u.spawn_tag === doubtfulTag;
         s.skippedSpawnTag += 1;
         continue;
       }
-      // Seed 003: "The client keeps, per entity, the number of the last datagram it applied,
-      // and skips an update from an older one."
+      // DG-19: an update from a datagram not newer than the last one applied to its entity is
+      // skipped.
       if (d.frame <= e.lastDatagram) {
         s.skippedStale += 1;
         continue;
@@ -1184,8 +1182,7 @@ export class ReplicaTable {
     if (refused) {
       return;
     }
-    // Seed 003: "The client acks a datagram with its number and the tick of the last stream
-    // frame it had applied."
+    // DG-22: the acknowledgement carries the datagram's number and the last stream tick applied.
     const st = this.streamTickValue;
     this.acks.push({ frame: d.frame, stream_tick: doubtful && st > 0n ? st - 1n : st });
   }

@@ -1,12 +1,11 @@
 /**
- * Delta streaming (seed 004 §7), both halves, as the Rust codec's `delta` module: a subscriber's
- * visible set of keys sent as the keys that entered and left since a baseline, checked by a
- * digest on the return path.
+ * Delta streaming (`docs/spec/delta.md`), both halves, as the Rust codec's `delta` module: a
+ * subscriber's visible set of keys sent as the keys that entered and left since a baseline, checked
+ * by a digest on the return path.
  *
- * Seed 004 §7: "`relevance` tells you what changed; this owns the bookkeeping that gets it to a
- * subscriber and keeps it there."
+ * Relevance says what changed; this keeps the books that get it to a subscriber and keep it there.
  *
- * - {@link AckWindow}: the `(newest, mask)` pair of a `delta_ack` (DESIGN.md §4);
+ * - {@link AckWindow}: the `(newest, mask)` pair of a `delta_ack` (DELTA-3 to DELTA-6);
  * - {@link Agreement}: the outcome of comparing a mirror's digest with the server's;
  * - {@link DeltaBaseline} (server) and {@link DeltaMirror} with {@link Divergence} (client);
  * - {@link DeltaServer} and {@link DeltaClient}: the session halves over a {@link DeltaSchema},
@@ -31,10 +30,10 @@ const MASK64 = (1n << 64n) - 1n;
 export const WINDOW = 64n;
 
 /**
- * The newest sequence received and a mask of the {@link WINDOW} before it. DESIGN.md §4:
- * "AckWindow holds the newest u64 sequence and a 64-bit mask whose bit i means newest − 1 − i
- * arrived, and contiguous_base(first) walks from first while the next sequence is held."
- * Sequences are u64 `bigint`s; any pair a peer sends is accepted.
+ * The newest sequence received and a mask of the {@link WINDOW} before it. DELTA-6, DELTA-7: the
+ * newest u64 sequence and a 64-bit mask whose bit i means that newest − 1 − i arrived;
+ * contiguous_base(first) walks from first while the next sequence is held. Sequences are u64
+ * `bigint`s; any pair a peer sends is accepted.
  */
 export class AckWindow {
   private newestSeq = 0n;
@@ -110,9 +109,8 @@ export class AckWindow {
   }
 
   /**
-   * The newest sequence such that every sequence from `first` up to it arrived (seed 004 §7:
-   * "the newest *contiguous* acknowledged sequence, not the newest bit set"); `undefined` when
-   * `first` did not arrive. At most {@link WINDOW} steps.
+   * The newest sequence such that every sequence from `first` up to it arrived (DELTA-7);
+   * `undefined` when `first` did not arrive. At most {@link WINDOW} steps.
    */
   contiguousBase(first: bigint): bigint | undefined {
     if (!this.contains(first)) {
@@ -134,9 +132,9 @@ export class AckWindow {
 }
 
 /**
- * The outcome of one digest comparison (seed 004 §1 names `Agreement` among the types both sides
- * share): `agrees`, `disagrees` with both digests, or `unchecked` (seed 004 §7: "The digest is
- * only compared when the frontier has reached the newest packet the subscriber reports").
+ * The outcome of one digest comparison (SRV-1: one type both sides share): `agrees`, `disagrees`
+ * with both digests, or `unchecked` (DELTA-15: compared only once the frontier has reached the
+ * newest packet reported).
  */
 export type Agreement =
   | { readonly kind: "agrees" }
@@ -336,8 +334,9 @@ export class DeltaMirror {
   }
 
   /**
-   * Drops every occupant. Seed 004 §7: "A client may discard any stretch of the stream unread
-   * [...] provided it also drops its mirror".
+   * Drops every occupant. DELTA-25: a client may skip any part of the stream unread if it also
+   * drops its mirror: its next acknowledgement then reports the empty set's digest, and the server
+   * replies with a full baseline..
    */
   clear(): void {
     this.held.clear();
@@ -354,7 +353,10 @@ export class DeltaMirror {
     return compareDigests(serverDigest, this.digest());
   }
 
-  /** How this mirror differs from the server's key set (seed 004 §5: a digest says *that*). */
+  /**
+   * How this mirror differs from the server's key set (a digest says only that the two differ; this
+   * says how).
+   */
   divergenceFrom(serverKeys: Iterable<number>): Divergence {
     const theirs = new Set(serverKeys);
     const mine = new Set(this.keys());
@@ -411,9 +413,9 @@ export class DeltaMirror {
 
   /**
    * Applies a received plan (`fullFlag` the schema's FULL_BASELINE bit): begin, retractions,
-   * arrivals. A plan that would leave more than {@link MirrorLimits.maxKeys} held is refused
-   * before anything is touched (SessionError `limit`): neither applied nor recorded as
-   * arrived, as if the network had lost it, which seed 004 §7's opposite baselines heal.
+   * arrivals. A plan that would leave more than {@link MirrorLimits.maxKeys} held is refused before
+   * anything is touched (SessionError `limit`): neither applied nor recorded as arrived, as if the
+   * network had lost it, which DELTA-12's opposite baselines heal.
    */
   apply(frame: PlanFrame, fullFlag: number): Applied {
     const full = (frame.flags & fullFlag) !== 0;
@@ -447,10 +449,10 @@ export class DeltaMirror {
   }
 }
 
-/** Which state the differences are computed against (seed 004 §7, `RecoveryPolicy`). */
+/** Which state the differences are computed against (DELTA-10). */
 export type RecoveryPolicy = "naive" | "ack_recovery";
 
-/** What to send this round (seed 004 §7, `DeltaPlan`). */
+/** What to send this round (DELTA-1, DELTA-12). */
 export interface DeltaPlan {
   /** The subscriber must clear its mirror first. */
   fullBaseline: boolean;
@@ -484,10 +486,9 @@ interface Flow {
 const ascending = (a: number, b: number): number => a - b;
 
 /**
- * One subscriber's bookkeeping (seed 004 §7, `DeltaBaseline`): what it was sent, what it has
- * acknowledged, and so what to send next. At most `history` sent states are kept: seed 004 §7,
- * "a state older than the window cannot be recovered by re-derivation and forces a full
- * rebuild rather than a wrong diff."
+ * One subscriber's bookkeeping (DELTA-9 to DELTA-19): what it was sent, what it has acknowledged,
+ * and so what to send next. At most `history` sent states are kept: DELTA-13: a baseline older than
+ * the history cannot be re-derived, so it forces a full rebuild rather than a wrong difference.
  */
 export class DeltaBaseline {
   private readonly policy: RecoveryPolicy;
@@ -532,8 +533,8 @@ export class DeltaBaseline {
   }
 
   /**
-   * Whether to plan and send this round: seed 004 §7, a stalled subscriber "is throttled to one
-   * send every `keepalive_every` until it acknowledges again"; "a joiner is not born stalled".
+   * Whether to plan and send this round: DELTA-18: a stalled subscriber gets one packet every
+   * `keepalive_every` until it acknowledges again, and a joiner is not born stalled.
    */
   shouldSend(now: number): boolean {
     const stalled = this.stalled(now);
@@ -590,9 +591,9 @@ export class DeltaBaseline {
       plan.entered = [...current].sort(ascending);
       standalone = true;
     } else if (acked !== undefined && recovering) {
-      // Seed 004 §7: what to send assumes the least the subscriber holds, "the acknowledged
-      // state **intersected** with every state sent since"; what to retract the most, "the
-      // acknowledged state **unioned** with everything announced since".
+      // DELTA-12: sends are computed against the smallest state the subscriber can hold (the
+      // acknowledged state intersected with everything sent after it), retractions against the
+      // largest (the acknowledged state unioned with everything sent after it).
       const least = new Set(acked.state);
       const most = new Set(acked.state);
       for (const s of this.sent) {
@@ -636,10 +637,9 @@ export class DeltaBaseline {
 
   /**
    * The return path: the subscriber's window and digest. The frontier steps to the newest
-   * standalone packet sent since the acknowledged state that the window reports (seed 004 §7,
-   * "Acknowledge states, not packets"); the digest is compared only "when the frontier has
-   * reached the newest packet the subscriber reports", and a disagreement makes the next plan
-   * a full rebuild. A no-op under the naive policy.
+   * standalone packet sent since the acknowledged state that the window reports (DELTA-14); the
+   * digest is compared only when the frontier has reached the newest packet reported (DELTA-15),
+   * and a disagreement makes the next plan a full rebuild. A no-op under the naive policy.
    */
   observeAck(newest: bigint, mask: bigint, digest: bigint): Agreement {
     if (this.policy !== "ack_recovery") {
@@ -665,6 +665,7 @@ export class DeltaBaseline {
       this.sent = this.sent.filter((s) => s.seq > seq);
     }
     const a = this.ackedState;
+    // DELTA-16: every digest is compared (the empty set's too) unless the check is off.
     const agreement: Agreement =
       a !== undefined && this.driftCheck && a.seq === (newest & MASK64)
         ? compareDigests(a.digest, digest)
@@ -718,6 +719,7 @@ export class DeltaBaseline {
     this.pending = "rebuild";
   }
 
+  // DELTA-17: a new epoch drops the acknowledged state, the last sent and the history.
   private newEpoch(): void {
     this.sent = [];
     this.ackedState = undefined;
@@ -843,10 +845,10 @@ export class DeltaClient implements SessionHalf<void, Applied> {
 }
 
 /**
- * Which free slot {@link SlotAllocator.allocate} hands out next (seed 004 §1's `ReusePolicy`):
- * `lowest_free`, the lowest free index, used before or not; or `fifo`, first freed first
- * reused, and only while more than `quarantine` freed slots wait (below that a never-used index
- * is handed out while the capacity allows; past it the oldest freed slot is reused anyway).
+ * Which free slot {@link SlotAllocator.allocate} hands out next (DELTA-8): `lowest_free`, the
+ * lowest free index, used before or not; or `fifo`, first freed first reused, and only while more
+ * than `quarantine` freed slots wait (below that a never-used index is handed out while the
+ * capacity allows; past it the oldest freed slot is reused anyway).
  */
 export type ReusePolicy =
   { readonly kind: "lowest_free" } | { readonly kind: "fifo"; readonly quarantine: number };
@@ -858,10 +860,10 @@ interface AllocSlot {
 }
 
 /**
- * Hands out SlotKeys from `capacity` slots, one live occupant per slot, a slot's generation
- * bumped each time it is reused (seed 004 §7: "A retraction re-derived after a slot has been
- * recycled would otherwise name the slot's *current* occupant"). The first occupant of a slot
- * is generation 0; every reuse the next, wrapping at 65,535. Memory is bounded by the capacity.
+ * Hands out SlotKeys from `capacity` slots, one live occupant per slot, a slot's generation bumped
+ * each time it is reused (DELTA-3: a retraction must name the occupant the subscriber holds, not
+ * the slot's current one). The first occupant of a slot is generation 0; every reuse the next,
+ * wrapping at 65,535. Memory is bounded by the capacity.
  */
 export class SlotAllocator {
   private readonly policy: ReusePolicy;
@@ -935,7 +937,7 @@ export class SlotAllocator {
         if (f >= 0) {
           this.freed.splice(f, 1);
         }
-        // Seed 004 §7: a respawn in the same slot must be a different key.
+        // DELTA-3: a respawn in the same slot must be a different key.
         slot.generation = (slot.generation + 1) & 0xffff;
       }
       slot.live = true;

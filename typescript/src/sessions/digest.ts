@@ -1,6 +1,7 @@
 /**
- * Order-independent set digests, bit for bit as DESIGN.md §4 pins them (and as the Rust codec's
- * `digest` module computes them), so plaza, Rust, TypeScript and C++ peers can check each other:
+ * Order-independent set digests, bit for bit as DELTA-3 to DELTA-6 define them (and as the Rust
+ * codec's `digest` module computes them), so plaza, Rust, TypeScript and C++ peers can check each
+ * other:
  *
  * - `SlotKey = (index << 16) | generation`, with a u32 index and a u16 generation;
  * - `mix64` is the SplitMix64 finalizer: add `0x9E3779B97F4A7C15`, then `x ^= x >> 30`,
@@ -65,7 +66,7 @@ function mixInto(hi: number, lo: number): void {
 
 /**
  * {@link mix64} of the u64 whose halves are `hi` and `lo`: the SplitMix64 finalizer after the
- * golden gamma (DESIGN.md §4), every step wrapping.
+ * golden gamma (DELTA-3 to DELTA-6), every step wrapping.
  */
 export function mix64Halves(hi: number, lo: number): U64Halves {
   mixInto(hi, lo);
@@ -90,8 +91,8 @@ function joined(h: number, l: number): bigint {
 }
 
 /**
- * The SplitMix64 finalizer of `key + 0x9E3779B97F4A7C15` (DESIGN.md §4), `key` taken mod 2^64:
- * `mix64(0n)` is `0xE220A8397B1DCDAFn`.
+ * The SplitMix64 finalizer of `key + 0x9E3779B97F4A7C15` (DELTA-3 to DELTA-6), `key` taken mod
+ * 2^64: `mix64(0n)` is `0xE220A8397B1DCDAFn`.
  */
 export function mix64(key: bigint): bigint {
   split(key);
@@ -99,14 +100,14 @@ export function mix64(key: bigint): bigint {
   return joined(outHi, outLo);
 }
 
-/** `(index << 16) | generation` (DESIGN.md §4) for a u32 index and a u16 generation. */
+/** `(index << 16) | generation` (DELTA-3 to DELTA-6) for a u32 index and a u16 generation. */
 export function slotKey(index: number, generation: number): number {
   return (index >>> 0) * 65536 + (generation & 0xffff);
 }
 
 /**
- * A slot index and the generation of its occupant (seed 004 §7: "The key must be the key the
- * digest hashes"), so a respawn in the same slot is a different key.
+ * A slot index and the generation of its occupant (DELTA-3: the key is what the digest hashes), so
+ * a respawn in the same slot is a different key.
  */
 export interface SlotKey {
   /** The slot (u32). */
@@ -127,9 +128,9 @@ export function encodeSlotKey(key: SlotKey): number {
 }
 
 /**
- * An order-independent checksum of a set of u64 keys, maintained incrementally. Seed 004 §5:
- * "Summation of a mixed hash per key, so it is order independent and maintainable
- * incrementally: adding then removing the same key returns to the previous digest exactly."
+ * An order-independent checksum of a set of u64 keys, maintained incrementally. DELTA-5: a sum of a
+ * mixed hash per key, so independent of order and kept incrementally: inserting then removing a key
+ * gives back the digest before.
  *
  * It does not remember which keys it holds: insert a key only when it enters the set and remove
  * it only when it leaves.

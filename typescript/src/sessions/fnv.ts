@@ -1,8 +1,8 @@
 /**
- * 32-bit FNV-1a (offset basis 2166136261, prime 16777619): the state check of DESIGN.md and
- * seed 000, and every session's state hash. `hash` continues a running hash, so that a state's
- * canonical bytes can be hashed in pieces without being concatenated first; `end` hashes the
- * bytes before it only (a record written into a scratch buffer larger than it).
+ * 32-bit FNV-1a (offset basis 2166136261, prime 16777619): CHECK-1, the hash of the state check
+ * and of every session's state hash. `hash` continues a running hash, so that a state's canonical
+ * bytes can be hashed in pieces without being concatenated first; `end` hashes the bytes before
+ * it only (a record written into a scratch buffer larger than it).
  */
 export function fnv1a32(
   bytes: Uint8Array,

@@ -1,9 +1,9 @@
 /**
- * The one sans-IO shape of every session half, as the Rust codec's `session::SessionHalf`:
- * input goes in with the time as an argument ({@link SessionHalf.handleFrame} for a peer's
- * frame, {@link SessionHalf.handleTick} for a tick passing), output is returned (a report of what
- * the frame did) or polled ({@link SessionHalf.pollTransmit}, until `undefined`). Nothing here
- * opens a socket or reads a clock: a browser's page or a native client's loop owns both.
+ * The one sans-IO shape (GEN-4) of every session half, as the Rust codec's `session::SessionHalf`:
+ * input goes in with the time as an argument ({@link SessionHalf.handleFrame} for a peer's frame,
+ * {@link SessionHalf.handleTick} for a tick passing), output is returned (a report of what the
+ * frame did) or polled ({@link SessionHalf.pollTransmit}, until `undefined`). Nothing here opens a
+ * socket or reads a clock: a browser's page or a native client's loop owns both.
  */
 
 /** When an input happens: the server tick and milliseconds on the session's own clock. */
@@ -66,7 +66,7 @@ export class Outbox {
   private queue: Transmit[] = [];
   private head = 0;
 
-  /** Queues `t`, dropping the oldest unreliable frame first when the queue is full. */
+  /** Queues `t`, dropping the oldest unreliable frame first when the queue is full (GEN-8). */
   push(t: Transmit): void {
     if (this.queue.length - this.head >= MAX_QUEUED) {
       for (let i = this.head; i < this.queue.length; i++) {

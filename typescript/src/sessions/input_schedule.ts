@@ -1,16 +1,16 @@
 /**
- * Input scheduling (seed 004 §8), as the Rust server's `input_schedule`: a client names the
- * server tick its input is meant for, and the server buffers it until that tick runs. It is
- * what the acked server half feeds the client's inputs into ({@link ScheduledInputs}, an
- * {@link InputSink} of `acked.ts`), and where the header's `input_buffer` comes from.
+ * Input scheduling (SRV-12 to SRV-16), as the Rust server's `input_schedule`: a client names the
+ * server tick its input is meant for, and the server buffers it until that tick runs. It is what
+ * the acked server half feeds the client's inputs into ({@link ScheduledInputs}, an {@link
+ * InputSink} of `acked.ts`), and where the header's `input_buffer` comes from.
  *
- * Seed 004 §8: "The window rejects; it never corrects", and "Derive the current tick, never
- * count it": every method takes `current` as an argument.
+ * SRV-13: the window rejects, it never corrects; SRV-16: the current tick is derived by the caller,
+ * never counted here, so every method takes `current` as an argument.
  */
 
 import type { InputSink } from "./acked.js";
 
-/** The accepting window, in ticks either side of the current one (seed 004 §8). */
+/** The accepting window, in ticks either side of the current one (SRV-12 to SRV-16). */
 export interface InputWindow {
   /** How many ticks past its named tick an input is still accepted (it then runs next tick). */
   readonly maxLate: number;
@@ -18,7 +18,7 @@ export interface InputWindow {
   readonly maxEarly: number;
 }
 
-/** What {@link InputSchedule.submit} decided (seed 004 §8). */
+/** What {@link InputSchedule.submit} decided (SRV-12 to SRV-16). */
 export type Submission = "scheduled" | "late" | "tick_closed" | "too_far_ahead";
 
 /**
@@ -42,12 +42,10 @@ export class InputSchedule<I> {
   rejectedAhead = 0;
 
   /**
-   * Offers an input naming `tick`, judged against `current` and `window`: past
-   * `current + maxEarly` it is dropped (`too_far_ahead`); before `current - maxLate` dropped
-   * (`tick_closed`: seed 004 §8, "An input for a tick already simulated is **dropped**, not
-   * shifted into the window"); before `current` it executes on `current` (`late`). Seed 004 §8:
-   * "The execution tick is clamped to never fall behind anything already executed for this
-   * seat".
+   * Offers an input naming `tick`, judged against `current` and `window`: past `current + maxEarly`
+   * it is dropped (`too_far_ahead`); before `current - maxLate` dropped (`tick_closed`: SRV-13,
+   * dropped, never shifted into the window); before `current` it executes on `current` (`late`).
+   * SRV-14: an input never executes before a tick already executed for its seat.
    */
   submit(tick: number, input: I, current: number, window: InputWindow): Submission {
     if (tick > current + window.maxEarly) {
@@ -85,8 +83,8 @@ export class InputSchedule<I> {
   }
 
   /**
-   * The input to apply on tick `current`, if any has come due (level semantics, seed 004 §8:
-   * "Within one step the newest due input wins"): every due input leaves the schedule.
+   * The input to apply on tick `current`, if any has come due (level semantics, SRV-15: the newest
+   * due input wins): every due input leaves the schedule.
    */
   executeDue(current: number): I | undefined {
     let n = 0;
@@ -115,9 +113,9 @@ export class InputSchedule<I> {
 }
 
 /**
- * A client's inputs as the acked encoder hands them on: an {@link InputSchedule} judging each
- * input by a window (seed 004 §8: the input executes on the server tick it names), as the Rust
- * server's `acked::ScheduledInputs`.
+ * A client's inputs as the acked encoder hands them on: an {@link InputSchedule} judging each input
+ * by a window (SRV-12: the input executes on the server tick it names), as the Rust server's
+ * `acked::ScheduledInputs`.
  */
 export class ScheduledInputs<I> implements InputSink<I> {
   /** The schedule, for its counters and to execute it. */
@@ -140,7 +138,7 @@ export class ScheduledInputs<I> implements InputSink<I> {
     return this.schedule.pending();
   }
 
-  /** The input to apply on tick `current` (level semantics, seed 004 §8). */
+  /** The input to apply on tick `current` (level semantics, SRV-12 to SRV-16). */
   executeDue(current: number): I | undefined {
     return this.schedule.executeDue(current);
   }

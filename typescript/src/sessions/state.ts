@@ -1,6 +1,6 @@
 /**
  * What the bindings `ackwire gen --lang ts` writes for a `state` (spec/LANGUAGE.md, "Replicated
- * state") call: the parts of an acked frame that are seed 000's and the same for every state
+ * state") call: the parts of an acked frame that are ACK-2's and the same for every state
  * (its header kept into an {@link AckedFrame}, a reader at once of the header, the removed ids
  * and the frame's end), and the arithmetic every group's fields share (an age, a step, a
  * coarser integer, a float's whole units), each refusing what LANGUAGE.md's rule refuses. The
@@ -16,7 +16,7 @@ import { type SmallestThree, smallestThreeFault } from "../quat.js";
 import { type AckContent, type AckedFrame, Inapplicable } from "./acked.js";
 
 /**
- * The session constants of seed 000 (acked.wire's values), which a binding uses for those its
+ * The acked session's constants (acked.wire's values), which a binding uses for those its
  * spec does not declare.
  */
 export const SESSION_DEFAULTS = {
@@ -324,15 +324,15 @@ export function takeQuat(view: DataView, at: number, bits: number, q: SmallestTh
   return acc === 0 && smallestThreeFault(q, bits) === undefined;
 }
 
-// ---- the frame: seed 000's header, the same in every acked frame ----
+// ---- the frame: ACK-2's header, the same in every acked frame ----
 
-/** The acked frames' flags (DESIGN.md section 3): bit 0 KEYFRAME, bit 1 CHECK. */
+/** The acked frames' flags (ACK-4): bit 0 KEYFRAME, bit 1 CHECK. */
 const KEYFRAME = 1;
 const CHECK = 2;
 
 /**
  * A generated acked frame's header (the same fields in every state's byte-aligned and packed
- * frames: seed 000's header field for field), as the generated reader gives it.
+ * frames: ACK-2's header field for field), as the generated reader gives it.
  */
 export interface FrameHeader<E> {
   /** `tick`. */
@@ -359,8 +359,8 @@ export interface FrameHeader<E> {
  * A frame's header, as the generated reader gave it, into `out`: everything but the changes,
  * which are the caller's.
  *
- * DESIGN.md section 3: "flags bit 0 KEYFRAME: the frame applies onto nothing (base_tick is then
- * 0)": a keyframe naming a base is `invalid_condition` at byte 5 (every acked frame's base_tick
+ * ACK-4: flags bit 0, KEYFRAME, means the frame applies onto nothing (base_tick is then 0): a
+ * keyframe naming a base is `invalid_condition` at byte 5 (every acked frame's base_tick
  * starts there), `base_tick`, thrown before `out` is touched.
  */
 export function keepHeader<C, E>(f: FrameHeader<E>, out: AckedFrame<C, E>): void {
@@ -395,7 +395,7 @@ export function frameHeader<C, E>(f: AckedFrame<C, E>): FrameHeader<E> {
 }
 
 /**
- * The first byte of a packed frame's body: seed 000's header without `changed_count` (17
+ * The first byte of a packed frame's body: ACK-14, kind 6's header without `changed_count` (17
  * bytes), the check, the removed ids. A packed change's code past its byte-aligned field is
  * reported there (no bit: the code itself was read whole).
  */
@@ -407,7 +407,7 @@ export function packedBodyAt<E>(f: FrameHeader<E>): number {
 const NO_EVENTS: never[] = [];
 
 /**
- * A reader at once of the byte-aligned acked frame's parts that are the seed's (the header, the
+ * A reader at once of the byte-aligned acked frame's parts that are ACK-2's (the header, the
  * removed ids, and an end without events), for a binding's reader of the changes between them:
  * it refuses nothing, it only says whether the frame is one it reads (anything else goes to the
  * generated reader, which says what is wrong and where). The removed ids are read into one

@@ -1,8 +1,8 @@
 /**
- * A membership boundary with hysteresis (seed 004 §5), as the Rust codec's `tier::TierBoundary`:
- * the acked presenter's near tier. Any threshold that switches what the wire carries flaps when
- * an entity loiters on it; the cure is two radii with a gap, judged against where the entity
- * stood last time. It holds no state: the caller passes whether the entity was inside.
+ * A membership boundary with hysteresis (SRV-8), as the Rust codec's `tier::TierBoundary`: the
+ * acked presenter's near tier. Any threshold that switches what the wire carries flaps when an
+ * entity loiters on it; the cure is two radii with a gap, judged against where the entity stood
+ * last time. It holds no state: the caller passes whether the entity was inside.
  *
  * Radii and distances are single-precision floats, as in Rust (`f32`): every value is passed
  * through `Math.fround`, so that a distance on a radius compares the same in both languages.
@@ -14,9 +14,8 @@ export class TierBoundary {
   readonly leave: number;
 
   /**
-   * A boundary that admits a newcomer within `enter` and drops a member past `leave`. Seed 004
-   * §5: "Debug-asserts `enter <= leave` and clamps `leave` up to `enter` otherwise": here it
-   * clamps (a NaN radius is left alone: it admits nothing).
+   * A boundary that admits a newcomer within `enter` and drops a member past `leave`. SRV-8: a
+   * `leave` below `enter` is raised to it (a NaN radius is left alone: it admits nothing).
    */
   constructor(enter: number, leave: number) {
     const e = Math.fround(enter);

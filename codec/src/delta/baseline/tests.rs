@@ -1,5 +1,5 @@
-//! Every rule of seed 004 §7 that `DeltaBaseline` enforces, each with a test that fails
-//! without it.
+//! Every rule of `docs/spec/delta.md` that `DeltaBaseline` enforces (DELTA-9 to DELTA-19),
+//! each with a test that fails without it and names the rule.
 
 use super::*;
 use crate::delta::Agreement;
@@ -34,11 +34,12 @@ impl Sub {
     }
 }
 
+/// DELTA-19.
 #[test]
 fn failure_mode_a_subscriber_joining_a_warm_slot_needs_the_reset() {
-    // Seed 004 §7: "When a real client finally arrives, that slot's baseline already describes
-    // most of the world, so the client's first packet is a difference against a state it never
-    // received [...] Call `reset` when a subscriber takes the slot".
+    // Without `reset`, a client arriving in a warm slot gets as its first packet a difference
+    // against a state it never received: the slot's baseline already describes most of the
+    // world.
     let world = keys(&[1, 2, 3, 4, 5]);
     let mut b = DeltaBaseline::new(24);
     let mut previous = Sub::default();
@@ -63,12 +64,12 @@ fn failure_mode_a_subscriber_joining_a_warm_slot_needs_the_reset() {
     assert_eq!(b.full_rebuilds(), 0, "a new subscriber is not a rebuild");
 }
 
+/// DELTA-15, DELTA-16.
 #[test]
 fn failure_mode_a_mirror_that_diverged_is_rebuilt_from_its_digest() {
-    // Seed 004 §7: "Once the server believes a subscriber holds a key, that key is only ever
-    // sent as an update [...] a single divergence is permanent no matter how much traffic
-    // follows. Carrying the subscriber's own digest on its acknowledgement [...] lets the
-    // server notice that the two disagree and rebuild from nothing."
+    // Once the server believes a subscriber holds a key, the key only ever travels as an update,
+    // so a single divergence lasts whatever traffic follows; the digest on the acknowledgement
+    // lets the server see the disagreement and rebuild from nothing.
     let world = keys(&[1, 2, 3]);
     let mut b = DeltaBaseline::new(24);
     let mut sub = Sub::default();
@@ -102,10 +103,11 @@ fn failure_mode_a_mirror_that_diverged_is_rebuilt_from_its_digest() {
     assert!(!b.plan(&world, 4).full_baseline, "and deltas again");
 }
 
+/// DELTA-15.
 #[test]
 fn the_digest_is_compared_on_a_re_acknowledgement_too() {
-    // Seed 004 §5: "Attach the comparison to the report, not to the state change. [...] a
-    // mirror that loses something *without* losing a packet reports it exactly then."
+    // The comparison belongs to the report, not to the state change: a mirror that loses
+    // something *without* losing a packet says so on its next acknowledgement.
     let world = keys(&[1, 2, 3]);
     let mut b = DeltaBaseline::new(24);
     let mut sub = Sub::default();
@@ -118,11 +120,11 @@ fn the_digest_is_compared_on_a_re_acknowledgement_too() {
     assert_eq!(b.full_rebuilds(), 1);
 }
 
+/// DELTA-15.
 #[test]
 fn ordinary_loss_is_not_a_drift_and_a_late_acknowledgement_is_not_compared() {
-    // Seed 004 §7: "The digest is only compared when the frontier has reached the newest
-    // packet the subscriber reports, so a disagreement means 'wrong' rather than 'further
-    // ahead', and ordinary packet loss does not trigger rebuilds."
+    // Compared only once the frontier has reached the newest packet reported, a disagreement
+    // means wrong rather than further ahead, and ordinary loss triggers no rebuild.
     let mut b = DeltaBaseline::new(24);
     let mut sub = Sub::default();
     sub.apply(&b.plan(&keys(&[1]), 1));
@@ -149,11 +151,12 @@ fn ordinary_loss_is_not_a_drift_and_a_late_acknowledgement_is_not_compared() {
     assert_eq!(b.full_rebuilds(), 0);
 }
 
+/// DELTA-12.
 #[test]
 fn sends_assume_the_least_held_the_acknowledged_state_intersected_with_every_state_since() {
-    // Seed 004 §7: "What to *send* must assume the least the subscriber holds: the
-    // acknowledged state **intersected** with every state sent since, because anything a later
-    // packet may have retracted might already be gone."
+    // What to *send* assumes the least the subscriber holds: the acknowledged state
+    // **intersected** with every state sent since, since a later packet may have retracted any
+    // of it.
     let mut b = DeltaBaseline::new(24);
     let mut sub = Sub::default();
     sub.apply(&b.plan(&keys(&[1]), 1));
@@ -170,10 +173,11 @@ fn sends_assume_the_least_held_the_acknowledged_state_intersected_with_every_sta
     assert_eq!(sub.held, keys(&[1]));
 }
 
+/// DELTA-12.
 #[test]
 fn retractions_assume_the_most_held_the_acknowledged_state_unioned_with_everything_since() {
-    // Seed 004 §7: "an entity that entered and left inside that gap appears in neither the
-    // baseline nor the current set and a single diff never mentions it."
+    // An entity that entered and left inside the gap is in neither the baseline nor the current
+    // set, and a single difference never mentions it.
     let mut b = DeltaBaseline::new(24);
     let mut sub = Sub::default();
     sub.apply(&b.plan(&keys(&[]), 1));
@@ -189,11 +193,11 @@ fn retractions_assume_the_most_held_the_acknowledged_state_unioned_with_everythi
     assert!(sub.held.is_empty(), "no corpse left behind");
 }
 
+/// DELTA-11.
 #[test]
 fn cold_start_sends_full_sets_for_the_first_round_trip_then_deltas() {
-    // Seed 004 §7: "there is no acknowledged state before the first acknowledgement, so under
-    // `AckRecovery` an unknown baseline means full sets for the first round trip [...] The
-    // accidental fallback here was silently the naive behaviour it exists to replace."
+    // No state is acknowledged before the first acknowledgement, so an unknown baseline means
+    // full sets for the first round trip, not the naive differences by accident.
     let mut b = DeltaBaseline::new(24);
     let _lost = b.plan(&keys(&[1, 2]), 1);
     let second = b.plan(&keys(&[1, 2, 3]), 2);
@@ -216,12 +220,12 @@ fn cold_start_sends_full_sets_for_the_first_round_trip_then_deltas() {
     assert_eq!(n.plan(&keys(&[1, 2, 3]), 2).entered, vec![3]);
 }
 
+/// DELTA-17.
 #[test]
 fn a_rebuild_starts_a_new_epoch() {
-    // Seed 004 §7: "A rebuild drops the acknowledged baseline, the last-sent state, *and* the
-    // sent history [...] a stale in-flight acknowledgement could name a pre-rebuild state as
-    // the baseline [...] Cleared, the frontier restarts at the next packet and one
-    // acknowledgement round trip ends the full sets."
+    // Dropping the acknowledged baseline, the last state sent *and* the sent history means no
+    // acknowledgement in flight can name a state from before the rebuild: the frontier restarts
+    // at the next packet, and one round trip ends the full sets.
     let world = keys(&[1, 2, 3]);
     let d = digest(&world);
     let mut b = DeltaBaseline::new(24);
@@ -245,13 +249,13 @@ fn a_rebuild_starts_a_new_epoch() {
     assert_eq!(b.full_rebuilds(), 1);
 }
 
+/// DELTA-14.
 #[test]
 fn a_packet_planned_against_an_acknowledged_state_is_a_state_reached_whatever_was_lost() {
-    // Seed 004 §7: "Acknowledge states, not packets. [...] Receiving packet N+1 after losing N
-    // does not put a subscriber in the state N+1 implies, because whatever N announced and
-    // N+1 had no reason to repeat is simply gone." A plan made against the acknowledged state
-    // does repeat it (its sends assume "the acknowledged state **intersected** with every
-    // state sent since"), so packet 3 below, received after losing 2, is the state it names:
+    // States are acknowledged, not packets: packet N+1 received after losing N is not the state
+    // it implies when it was diffed against N. A plan made against the acknowledged state
+    // repeats what was lost (its sends assume the acknowledged state **intersected** with every
+    // state sent since), so packet 3 below, received after losing 2, is the state it names:
     // the frontier steps to it instead of waiting at 1 until 1 ages out of history.
     let mut b = DeltaBaseline::new(24);
     let mut sub = Sub::default();
@@ -280,12 +284,12 @@ fn a_packet_planned_against_an_acknowledged_state_is_a_state_reached_whatever_wa
     assert_eq!(b.full_rebuilds(), 0);
 }
 
+/// DELTA-13, DELTA-14.
 #[test]
 fn a_lost_packet_no_longer_ages_the_baseline_out_of_history() {
-    // Seed 004 §7: "a state older than the window cannot be recovered by re-derivation and
-    // forces a full rebuild". With the frontier stepping past a lost packet, one loss costs
-    // nothing of the window: 2 is lost, every later packet arrives, and 40 packets through a
-    // history of 4 need no rebuild.
+    // A baseline older than the history forces a full rebuild. With the frontier stepping past
+    // a lost packet, one loss costs nothing of the window: 2 is lost, every later packet
+    // arrives, and 40 packets through a history of 4 need no rebuild.
     let world = keys(&[1, 2]);
     let mut b = DeltaBaseline::new(4);
     let mut w = AckWindow::new();
@@ -301,10 +305,11 @@ fn a_lost_packet_no_longer_ages_the_baseline_out_of_history() {
     assert_eq!((b.full_rebuilds(), b.acked_seq()), (0, Some(40)));
 }
 
+/// DELTA-13.
 #[test]
 fn a_baseline_aged_out_of_history_forces_a_full_rebuild() {
-    // Seed 004 §7: "a state older than the window cannot be recovered by re-derivation and
-    // forces a full rebuild rather than a wrong diff."
+    // A baseline older than the history cannot be derived again: a full rebuild, not a wrong
+    // difference.
     let world = keys(&[1, 2]);
     let mut b = DeltaBaseline::new(4);
     b.plan(&world, 1);
@@ -319,10 +324,11 @@ fn a_baseline_aged_out_of_history_forces_a_full_rebuild() {
     assert_eq!(b.acked_seq(), None);
 }
 
+/// DELTA-10.
 #[test]
 fn the_naive_policy_loses_a_lost_packets_contents_and_ack_recovery_does_not() {
-    // Seed 004 §7, `Naive`: "whatever it carried is never mentioned again, so the subscriber is
-    // permanently short of it while every readout looks healthy."
+    // `Naive`: what a lost packet carried is never mentioned again, so the subscriber lacks it
+    // for good while every readout looks healthy.
     for (policy, expect) in [
         (RecoveryPolicy::Naive, keys(&[1])),
         (RecoveryPolicy::AckRecovery, keys(&[1, 2])),
@@ -340,6 +346,7 @@ fn the_naive_policy_loses_a_lost_packets_contents_and_ack_recovery_does_not() {
     }
 }
 
+/// DELTA-10, DELTA-18.
 #[test]
 fn observe_ack_is_a_no_op_under_naive_but_liveness_still_records() {
     let mut b = DeltaBaseline::new(8)
@@ -357,10 +364,11 @@ fn observe_ack_is_a_no_op_under_naive_but_liveness_still_records() {
     assert!(b.stalled(191));
 }
 
+/// DELTA-18.
 #[test]
 fn flow_control_throttles_a_stalled_subscriber_to_keepalives() {
-    // Seed 004 §7, `with_flow`: "a subscriber silent for `stalled_after` is throttled to one
-    // send every `keepalive_every` until it acknowledges again."
+    // `with_flow`: a subscriber silent for `stalled_after` is sent one packet every
+    // `keepalive_every` until it acknowledges again.
     let world = keys(&[1, 2, 3]);
     let d = digest(&world);
     let mut b = DeltaBaseline::new(24).with_flow(3_000, 1_000);
@@ -387,10 +395,11 @@ fn flow_control_throttles_a_stalled_subscriber_to_keepalives() {
     assert!((0..100).all(|r| free.should_send(r * 62) && !free.stalled(r * 62)));
 }
 
+/// DELTA-18, DELTA-19.
 #[test]
 fn a_fresh_subscriber_is_not_born_stalled_and_a_reset_restarts_the_grace() {
-    // Seed 004 §7: "silence is measured from the first send decision, so a joiner is not born
-    // stalled"; `reset` "also restarts the flow-control grace period".
+    // Silence counts from the first send decision, so a new subscriber does not start out
+    // stalled; `reset` restarts the grace period too.
     let mut b = DeltaBaseline::new(24).with_flow(3_000, 1_000);
     assert!(!b.stalled(3_600_000));
     assert!(b.should_send(3_600_000));
@@ -405,11 +414,11 @@ fn a_fresh_subscriber_is_not_born_stalled_and_a_reset_restarts_the_grace() {
     assert!(b.should_send(7_200_062));
 }
 
+/// DELTA-18.
 #[test]
 fn the_resume_signal_starts_a_fresh_epoch() {
-    // Seed 004 §7: "An ack from a subscriber currently stalled is **the resume signal**, and
-    // it starts a fresh epoch (a `reset`) instead of being folded in [...] the stream is
-    // deltas again after a single round trip."
+    // An acknowledgement from a stalled subscriber is the resume signal: a fresh epoch (a
+    // `reset`) instead of being folded in, and deltas again after a single round trip.
     let world = keys(&[1, 2, 3]);
     let d = digest(&world);
     let mut b = DeltaBaseline::new(64).with_flow(1_000, 500);
@@ -459,6 +468,7 @@ fn the_resume_signal_starts_a_fresh_epoch() {
     assert_eq!(w.contiguous_base(settled + 1), None);
 }
 
+/// DELTA-9.
 #[test]
 fn unacked_counts_what_is_in_flight_after_a_plan_or_an_ack() {
     let world = keys(&[1]);
@@ -475,6 +485,7 @@ fn unacked_counts_what_is_in_flight_after_a_plan_or_an_ack() {
     assert_eq!((b.acked_seq(), b.unacked()), (Some(4), 1));
 }
 
+/// DELTA-10, DELTA-19.
 #[test]
 fn set_policy_on_a_live_subscriber_resets_it() {
     let world = keys(&[1]);
@@ -492,6 +503,7 @@ fn set_policy_on_a_live_subscriber_resets_it() {
     assert_eq!(b.full_rebuilds(), 0);
 }
 
+/// DELTA-1.
 #[test]
 fn a_plan_rides_the_delta_plan_frame() {
     use crate::rt::Frame;
@@ -513,6 +525,7 @@ fn a_plan_rides_the_delta_plan_frame() {
     assert_eq!(full.to_frame(1).flags.bits(), 1);
 }
 
+/// GEN-5, GEN-6.
 #[test]
 fn hostile_acknowledgements_never_panic_or_grow_the_history() {
     let world = keys(&[1, 2, 3]);
@@ -535,10 +548,11 @@ fn hostile_acknowledgements_never_panic_or_grow_the_history() {
     }
 }
 
+/// DELTA-17.
 #[test]
 fn a_stale_acknowledgement_from_before_a_rebuild_names_no_baseline() {
-    // Seed 004 §7: "a stale in-flight acknowledgement could name a pre-rebuild state as the
-    // baseline for a subscriber about to hold something else entirely".
+    // An acknowledgement in flight from before a rebuild could otherwise name a state of the
+    // old epoch as the baseline of a subscriber about to hold something else.
     let mut b = DeltaBaseline::new(24);
     b.plan(&keys(&[1]), 1);
     b.plan(&keys(&[1]), 2);
@@ -551,9 +565,10 @@ fn a_stale_acknowledgement_from_before_a_rebuild_names_no_baseline() {
     assert!(b.plan(&keys(&[1, 2]), 4).full_baseline);
 }
 
+/// DELTA-18.
 #[test]
 fn a_subscriber_that_never_acknowledges_stalls_counted_from_the_first_send_decision() {
-    // Seed 004 §7: "silence is measured from the first send decision".
+    // Silence counts from the first send decision.
     let mut b = DeltaBaseline::new(24).with_flow(1_000, 500);
     assert!(b.should_send(10_000));
     assert!(!b.stalled(10_900));
@@ -563,12 +578,11 @@ fn a_subscriber_that_never_acknowledges_stalls_counted_from_the_first_send_decis
     assert!(b.should_send(11_501));
 }
 
+/// DELTA-16, DELTA-25.
 #[test]
 fn the_drift_check_is_turned_off_by_a_switch_not_by_the_empty_sets_digest() {
-    // Seed 004 §7 says both "Passing the digest of an empty set disables the drift check" and,
-    // of a client that drops its mirror, "its next acknowledgement then carries the digest of
-    // nothing and this type answers with a full baseline". The second is kept; the switch is
-    // the explicit way to turn the check off.
+    // A client that drops its mirror reports the empty set's digest and gets a full baseline
+    // (DELTA-25), so that digest cannot also turn the check off: the switch does.
     let world = keys(&[1, 2, 3]);
     let empty = SetDigest::new().digest();
     let mut b = DeltaBaseline::new(24);
@@ -603,10 +617,10 @@ fn the_drift_check_is_turned_off_by_a_switch_not_by_the_empty_sets_digest() {
     assert!(off.plan(&world, 6).full_baseline);
 }
 
+/// DELTA-9.
 #[test]
 fn a_history_of_zero_is_clamped_to_one() {
-    // Seed 004 §7, `new(history: usize)`: "how many recent sent states to retain (clamped to at
-    // least 1)". Unclamped, nothing sent would be kept, no acknowledgement could name a state,
+    // `new(history)` keeps at least 1 state: with none, no acknowledgement could name a state,
     // and every plan would be a full baseline.
     let (mut zero, mut one) = (DeltaBaseline::new(0), DeltaBaseline::new(1));
     let mut sub = Sub::default();

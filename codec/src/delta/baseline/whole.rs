@@ -1,4 +1,4 @@
-//! `DeltaBaseline` against the seed's arithmetic taken literally: every state kept whole, the
+//! `DeltaBaseline` against DELTA-12's arithmetic taken literally: every state kept whole, the
 //! least and the most held rebuilt from them for every plan. The two must plan the same packets
 //! and judge the same acknowledgements under any script, hostile acknowledgements included;
 //! the kept differences are only a cheaper way to the same sets.
@@ -6,7 +6,7 @@
 use super::*;
 use proptest::prelude::*;
 
-/// The seed 004 §7 arithmetic with whole states: what `DeltaBaseline` computed before it kept
+/// DELTA-12's arithmetic with whole states: what `DeltaBaseline` computed before it kept
 /// differences (flow control aside, which does not touch the sets).
 struct Whole {
     recovering: bool,

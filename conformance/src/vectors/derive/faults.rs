@@ -853,12 +853,23 @@ fn describe_fault(kind: ErrorKind) -> &'static str {
     }
 }
 
-/// Where the rule a negative vector tests is written.
+/// The rules a negative vector tests (the specification's, `docs/spec/wire.md`, and the layout
+/// language's section that states them): canonical decoding (WIRE-21) and the rule of the
+/// fault's kind.
 pub(super) fn rule_of(kind: ErrorKind) -> &'static str {
     match kind {
-        ErrorKind::NonCanonical | ErrorKind::NotAscending => {
-            "LANGUAGE.md, Canonical decoding / DESIGN.md §3"
-        }
-        _ => "DESIGN.md §3 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::Truncated => "WIRE-21, WIRE-22 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::BadConstant => "WIRE-21, WIRE-10 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::ReservedBit => "WIRE-21, WIRE-12 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::NonCanonicalVarint => "WIRE-21, WIRE-3 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::OverWidth => "WIRE-21, WIRE-4 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::CountTooLarge => "WIRE-21, WIRE-24 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::TrailingBytes => "WIRE-21, WIRE-17 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::InvalidCondition => "WIRE-21, WIRE-11 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::UnknownTag => "WIRE-21, WIRE-16 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::NonFinite => "WIRE-21, WIRE-6 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::NotAscending => "WIRE-21, WIRE-14 / LANGUAGE.md, Canonical decoding",
+        ErrorKind::NonCanonical => "WIRE-21, WIRE-20 / LANGUAGE.md, Canonical decoding",
+        _ => "WIRE-21, WIRE-23 / LANGUAGE.md, Canonical decoding",
     }
 }

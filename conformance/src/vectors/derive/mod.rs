@@ -204,28 +204,28 @@ impl<'a> Builder<'a> {
             "",
             "zero",
             "every field at zero: bit sets and lists empty, byte strings empty or absent, each union its first variant".into(),
-            "LANGUAGE.md, Types",
+            "WIRE-9 / LANGUAGE.md, Types",
             Scenario::new(Fill::Zero, Shape::Least),
         );
         self.positive(
             "",
             "min",
             "every field at the low end of its range (floats at -MAX), every named bit set, each list with one element".into(),
-            "LANGUAGE.md, Types",
+            "WIRE-9 / LANGUAGE.md, Types",
             Scenario::new(Fill::Min, Shape::Most),
         );
         self.positive(
             "",
             "max",
             "every field at the high end of its range (floats at MAX), every named bit set, each list with one element, each union its last variant".into(),
-            "LANGUAGE.md, Types",
+            "WIRE-9 / LANGUAGE.md, Types",
             Scenario::new(Fill::Max, Shape::Most),
         );
         self.positive(
             "",
             "random",
             "every field, list length, bit and union variant drawn from the seed".into(),
-            "LANGUAGE.md, Types",
+            "WIRE-9 / LANGUAGE.md, Types",
             Scenario::new(Fill::Random, Shape::Random),
         );
         for node in &nodes {
@@ -259,7 +259,7 @@ impl<'a> Builder<'a> {
                     &node.path,
                     what,
                     format!("{at} present (its condition holds), {how}"),
-                    "LANGUAGE.md, Conditions",
+                    "WIRE-11 / LANGUAGE.md, Conditions",
                     Scenario::new(fill, Shape::Least).with(reach()),
                 );
             }
@@ -267,7 +267,7 @@ impl<'a> Builder<'a> {
                 &node.path,
                 "absent",
                 format!("{at} absent: its condition does not hold"),
-                "LANGUAGE.md, Conditions",
+                "WIRE-11 / LANGUAGE.md, Conditions",
                 Scenario::new(Fill::Zero, Shape::Least).with(absent.clone()),
             );
         }
@@ -280,7 +280,7 @@ impl<'a> Builder<'a> {
                         &node.path,
                         &name,
                         format!("{at} as variant `{name}` (tag {tag})"),
-                        "LANGUAGE.md, Unions",
+                        "WIRE-16 / LANGUAGE.md, Unions",
                         Scenario::new(Fill::Random, Shape::Least)
                             .with(reach())
                             .with([(node.path.clone(), Want::Arm(i))]),
@@ -308,7 +308,7 @@ impl<'a> Builder<'a> {
                         &node.path,
                         what,
                         format!("{at} with {how}"),
-                        "LANGUAGE.md, Types (lists)",
+                        "WIRE-13 / LANGUAGE.md, Types (lists)",
                         Scenario::new(fill, Shape::Least)
                             .with(reach())
                             .with([(node.path.clone(), Want::Len(n))]),
@@ -335,7 +335,7 @@ impl<'a> Builder<'a> {
                         format!(
                             "{at} with every group bit set: each group its select reads is present"
                         ),
-                        "LANGUAGE.md, Records and frames (select)",
+                        "WIRE-11 / LANGUAGE.md, Records and frames (select)",
                         Scenario::new(Fill::Random, Shape::Least)
                             .with(reach())
                             .with([(node.path.clone(), Want::SetBits(groups))]),
@@ -399,7 +399,7 @@ impl<'a> Builder<'a> {
                         i + 1,
                         b.prefix_bits(i) + u64::from(w)
                     ),
-                    "LANGUAGE.md, bucket(w1, ..., wk)",
+                    "WIRE-19 / LANGUAGE.md, bucket(w1, ..., wk)",
                     Scenario::new(Fill::Random, Shape::Least)
                         .with(node.reach.clone())
                         .with([(node.path.clone(), Want::Exact(value))]),
@@ -425,7 +425,7 @@ impl<'a> Builder<'a> {
                 &node.path,
                 &format!("largest_{name}"),
                 format!("{at} with {name} dropped and the others {m}, 0, -{m}: as large as the canonical rules allow"),
-                "LANGUAGE.md, quat(B)",
+                "WIRE-20 / LANGUAGE.md, quat(B)",
                 Scenario::new(Fill::Random, Shape::Least)
                     .with(node.reach.clone())
                     .with([(

@@ -1,9 +1,10 @@
-// The `acked` session pair (seed 000) over the runtime's halves (gen/ackwire_acked_half.hpp)
-// and the binding `ackwire gen` writes for `state Reference` (gen/reference.hpp):
-// `acked_server` is the server's per-client AckedEncoder fed by a world and the reference
-// Presenter (gen/reference/presenter.hpp, the game's hand-written policy); `acked_client` is
-// the client's AckedDecoder with its kind 7 writer. A port of conformance/src/sessions/acked.rs,
-// which says what the params, the world ops and the reports are:
+// The `acked` session pair (`docs/spec/acked.md`) over the runtime's halves
+// (gen/ackwire_acked_half.hpp) and the binding `ackwire gen` writes for `state Reference`
+// (gen/reference.hpp): `acked_server` is the server's per-client AckedEncoder fed by a world and
+// the reference Presenter (gen/reference/presenter.hpp, the game's hand-written policy);
+// `acked_client` is the client's AckedDecoder with its kind 7 writer. A port of
+// conformance/src/sessions/acked.rs, which says what the params, the world ops and the reports
+// are:
 // - params (an object, every key optional, the same object opens both halves): `own` (eids,
 //   default [1]), `near_enter`, `near_leave` (metres, 12 and 14), `far_every` (ticks, 6),
 //   `max_late`, `max_early` (ticks, 4 and 64), `input_lead` (ticks, 2), `keep_inputs` (16),
@@ -299,7 +300,7 @@ public:
         if (!turned) {
             return turned.error();
         }
-        // Seed 004 section 8: inputs execute on the tick they name; the reference world does
+        // SRV-12: inputs execute on the tick they name; the reference world does
         // not act on them, it only consumes them so the buffer reports what is still ahead.
         while (half_.machine().inputs_mut().execute_due(tick)) {
         }

@@ -1,7 +1,8 @@
-// The `baseline` session pair (seed 002) over the runtime's machines (ackwire_baseline.hpp)
-// bound to the reference protocol (reference/baseline.hpp), as conformance/src/sessions/
-// baseline.rs: `baseline_server` is a SnapshotWriter over a scripted Scene, one snapshot a
-// tick; `baseline_client` a SnapshotClient that acknowledges each snapshot it applies.
+// The `baseline` session pair (`docs/spec/baseline.md`) over the runtime's machines
+// (ackwire_baseline.hpp) bound to the reference protocol (reference/baseline.hpp), as
+// conformance/src/sessions/baseline.rs: `baseline_server` is a SnapshotWriter over a scripted
+// Scene, one snapshot a tick; `baseline_client` a SnapshotClient that acknowledges each snapshot it
+// applies.
 //
 // Parameters (every key optional): `budget` (bytes, 1200), `client` (1), `first_sequence` (0),
 // `max_entities` (65,536). World ops: spawn {slot, generation, owner?}, despawn {slot},

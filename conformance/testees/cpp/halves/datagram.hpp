@@ -1,7 +1,7 @@
-// The `datagram` session pair (seed 003) over the runtime's machines (ackwire_datagram.hpp)
-// bound to the reference protocol (reference/datagram.hpp), as conformance/src/sessions/
-// datagram.rs: `datagram_server` is a Subscription fed by a scripted world, `datagram_client` a
-// ReplicaTable.
+// The `datagram` session pair (`docs/spec/datagram.md`) over the runtime's machines
+// (ackwire_datagram.hpp) bound to the reference protocol (reference/datagram.hpp), as
+// conformance/src/sessions/datagram.rs: `datagram_server` is a Subscription fed by a scripted
+// world, `datagram_client` a ReplicaTable.
 //
 // Parameters (every key optional, the same object opens both halves): `precision` (metres per
 // step, default 0.01), `max_datagram` (bytes, default 1200), `max_held` (default 256),

@@ -1,5 +1,5 @@
-// The `delta` session pair (seed 004 §7) over the runtime's machines (ackwire_delta.hpp) bound
-// to the reference protocol (reference/delta.hpp), as conformance/src/sessions/delta.rs:
+// The `delta` session pair (`docs/spec/delta.md`) over the runtime's machines (ackwire_delta.hpp)
+// bound to the reference protocol (reference/delta.hpp), as conformance/src/sessions/delta.rs:
 // `delta_server` is a world of slot keys and one subscriber's DeltaBaseline, `delta_client` a
 // DeltaMirror.
 //

@@ -1,4 +1,4 @@
-// The `acked` session pair (seed 000) for the testee protocol, ported from
+// The `acked` session pair (`docs/spec/acked.md`) for the testee protocol, ported from
 // conformance/src/sessions/acked.rs (and the TS and C++ testees' adapters): `acked_server` is the
 // runtime's AckedServerHalf, its encoder fed by a world and the reference Presenter
 // (gen/reference/Presenter.cs, the game's policy), over the input schedule; `acked_client` is the
@@ -300,8 +300,8 @@ static class AckedAdapters
             tick = t;
             List<Event> events = Apply(parsed);
             Turn(world, ops);
-            // Seed 004 §8: inputs execute on the tick they name; the reference world does not
-            // act on them, it only consumes them so the buffer reports what is still ahead.
+            // SRV-12: inputs execute on the tick they name; the reference world does not act on
+            // them, it only consumes them so the buffer reports what is still ahead.
             Input due;
             while (inputs.ExecuteDue(t, out due))
             {
@@ -445,7 +445,7 @@ static class AckedAdapters
         return "error " + Errors.KindName(e.Kind) + " at " + e.Offset + " in " + e.Path;
     }
 
-    /// <summary>What the generated Acked.Decode reads, then DESIGN.md section 3's keyframe rule.</summary>
+    /// <summary>What the generated Acked.Decode reads, then ACK-4's keyframe rule.</summary>
     static string ViaAcked(byte[] bytes)
     {
         Acked f;

@@ -1,8 +1,8 @@
-// The `baseline` session pair (seed 002), as conformance/src/sessions/baseline.rs: the server is
-// a SnapshotWriter over a scripted Scene, one snapshot a tick; the client is a SnapshotClient that
-// acknowledges each snapshot it applies. The parameters (`budget`, `client`, `first_sequence`,
-// `max_entities`), world ops (`spawn`, `despawn`, `transform`, `velocity`, `health`, `team`) and
-// reports are that module's; the client's state hash is FNV-1a 32 over
+// The `baseline` session pair (`docs/spec/baseline.md`), as conformance/src/sessions/baseline.rs:
+// the server is a SnapshotWriter over a scripted Scene, one snapshot a tick; the client is a
+// SnapshotClient that acknowledges each snapshot it applies. The parameters (`budget`, `client`,
+// `first_sequence`, `max_entities`), world ops (`spawn`, `despawn`, `transform`, `velocity`,
+// `health`, `team`) and reports are that module's; the client's state hash is FNV-1a 32 over
 // SnapshotClient.CanonicalBytes().
 
 using System;

@@ -1,8 +1,8 @@
-// The `delta` session pair (seed 004 §7), as conformance/src/sessions/delta.rs: the server is a
-// world of slot keys and one subscriber's DeltaBaseline; the client is a DeltaMirror that stops
-// reading during `client_stalls` and drops its mirror when it reads again. The parameters, world
-// ops and reports are that module's; the client's state hash is FNV-1a 32 over the mirror's keys
-// ascending, each a u64 little endian.
+// The `delta` session pair (`docs/spec/delta.md`), as conformance/src/sessions/delta.rs: the server
+// is a world of slot keys and one subscriber's DeltaBaseline; the client is a DeltaMirror that
+// stops reading during `client_stalls` and drops its mirror when it reads again. The parameters,
+// world ops and reports are that module's; the client's state hash is FNV-1a 32 over the mirror's
+// keys ascending, each a u64 little endian.
 
 using System;
 using System.Collections.Generic;

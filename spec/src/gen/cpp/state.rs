@@ -30,7 +30,7 @@ use crate::state::{
     WirePlan, SESSION_CONSTANTS,
 };
 
-/// The session constants' C++ types in a schema, and seed 000's values for those a spec does
+/// The session constants' C++ types in a schema, and acked.wire's values for those a spec does
 /// not declare.
 const CONSTANTS: [(&str, &str, i128); 5] = [
     ("SENT_RING", "size_t", 32),
@@ -358,7 +358,7 @@ impl<'g> State<'g, '_> {
         self.staged_struct();
         self.blank();
         self.line(
-            "/// A frame of either profile as the machines hold it: seed 000's header, its changes",
+            "/// A frame of either profile as the machines hold it: ACK-2's header, its changes",
         );
         self.line("/// staged.");
         self.line(format!(
@@ -461,9 +461,10 @@ impl<'g> State<'g, '_> {
                     g.name
                 ));
                 self.line(format!(
-                    "/// every stepped field of the base lies within -{0}_REACH..={0}_REACH, from 0 otherwise.",
+                    "/// every stepped field of the base lies within -{0}_REACH..={0}_REACH, from 0 otherwise",
                     g.bit_name
                 ));
+                self.line("/// (ACK-21, CHECK-5).");
                 self.line(format!(
                     "inline constexpr int64_t {}_REACH = {};",
                     g.bit_name,
@@ -1243,7 +1244,7 @@ impl<'g> State<'g, '_> {
             match declared {
                 Some(_) => self.line(format!("/// `{name}`, as the spec declares it.")),
                 None => self.line(format!(
-                    "/// `{name}`: seed 000's value (the spec declares none)."
+                    "/// `{name}`: acked.wire's value (the spec declares none)."
                 )),
             }
             self.line(format!(
@@ -1284,7 +1285,7 @@ impl<'g> State<'g, '_> {
              diff, apply and check, inherited, with each frame written and read as its \
              bit-packed profile. Every byte-aligned frame whose changes ascend by id (the only \
              ones the machines apply) has exactly one packed form, and back: a code no \
-             byte-aligned field holds is `over_width` at the packed body's first byte.",
+             byte-aligned field holds is `over_width` at the packed body's first byte (ACK-15).",
             packed.frame_name, packed.kind, packed.frame, byte.schema
         ));
         self.open(format!("struct {} : {} {{", packed.schema, byte.schema));
@@ -1554,7 +1555,7 @@ impl<'g> State<'g, '_> {
                 let (st, sname) = (Self::staged_type(age), ident(&age.name));
                 let max = t.wire.max();
                 self.line(format!(
-                    "// `{}` travels as its age, the frame's tick less it.",
+                    "// ACK-33: `{}` travels as its age, the frame's tick less it.",
                     g.fields[t.field].name
                 ));
                 if max >= i128::from(u32::MAX) {
@@ -1783,7 +1784,7 @@ impl<'g> State<'g, '_> {
         );
         self.line("/// optional) with `change` applied, in a frame of tick `tick`, into `out`: each group");
         self.line(
-            "/// the mask selects, then its tick (the frame's tick less the age) and its tier.",
+            "/// the mask selects, then its tick (the frame's tick less the age, ACK-33) and its tier.",
         );
         self.line("/// Nullptr, or why the change cannot apply (the frame is then refused whole).");
         self.g.open_fn("static const char* apply(const Record* base, const Change& change, uint32_t tick, Record& out)");
@@ -2045,7 +2046,7 @@ impl<'g> State<'g, '_> {
         } = acc;
         self.blank();
         self.line(format!(
-            "/// The record's canonical bytes (what the check hashes after the u16 eid): `{record}` as"
+            "/// CHECK-3: the canonical bytes (what the check hashes after the eid): `{record}` as"
         ));
         if fast {
             self.line(
@@ -2185,9 +2186,11 @@ impl<'g> State<'g, '_> {
         self.blank();
         if packed {
             self.line(
-                "/// Writes a frame's bytes: `not_ascending` for changes out of id order, `over_width`",
+                "/// Writes a frame's bytes: `not_ascending` for changes out of id order (ACK-8),",
             );
-            self.line("/// for more than 255 events (the generated writer's refusals).");
+            self.line(
+                "/// `over_width` for more than 255 events (the generated writer's refusals).",
+            );
         } else {
             self.line(
                 "/// Writes a frame's bytes: `over_width` for more than 255 events (the generated",
@@ -2206,7 +2209,7 @@ impl<'g> State<'g, '_> {
         self.line(
             "/// reusing its lists' buffers, so that a warm decoder allocates nothing; then its",
         );
-        self.line("/// header, under DESIGN.md section 3's KEYFRAME rule.");
+        self.line("/// header, under ACK-4's KEYFRAME rule.");
         if packed {
             self.line(
                 "/// A code no byte-aligned field holds is `over_width` at the packed body's first",

@@ -9,7 +9,7 @@
 //!   what a decoder keeps between reading a frame and applying it;
 //! - `EntityStateSlot`: the record in u64 words, every field within one word at its place in
 //!   canonical order, so that a slot copies and compares as a few words and hashes as its own
-//!   bytes; its `apply` is seed 000's rule for one change (`DecoderSlot`);
+//!   bytes; its `apply` is ACK-21's and ACK-33's rule for one change (`DecoderSlot`);
 //! - `Reference` (and `PackedReference`): diff, apply, the check's bytes, the frame and ack
 //!   adapters; a byte-aligned change read at once from fixed offsets (a table of lengths by
 //!   mask), a packed one as its codes are read, each with the generated frame reader behind it
@@ -216,11 +216,12 @@ impl State<'_, '_, '_, '_> {
             self.blank();
             self.doc(&[
                 format!(
-                    "The reach of the {} group's steps: a step counts from the base's values when",
+                    "The reach of the {} group's steps (ACK-21, CHECK-5): a step counts from the",
                     g.name
                 ),
-                "every stepped field of the base lies within this many units of 0, from 0 otherwise."
+                "base's values when every stepped field of the base lies within this many units of"
                     .into(),
+                "0, from 0 otherwise.".into(),
             ]);
             self.line(format!("pub const {}_REACH: {ty} = {reach};", g.bit_name));
         }
@@ -562,8 +563,10 @@ impl State<'_, '_, '_, '_> {
         }
         self.close("}");
         self.blank();
-        self.line("/// The check carried over the entity's id and record (nothing for none): the");
-        self.line("/// record's canonical bytes are the slot's, less the gaps between words.");
+        self.line(
+            "/// The check carried over the entity's id and record (CHECK-2; nothing for none):",
+        );
+        self.line("/// the record's canonical bytes are the slot's, less the gaps between words.");
         self.line("#[inline(always)]");
         self.open(format!(
             "fn hash(&self, h: {rt}::Fnv1a32, eid: u16) -> {rt}::Fnv1a32 {{"
@@ -714,17 +717,17 @@ impl State<'_, '_, '_, '_> {
         }
     }
 
-    /// The slot's apply: seed 000's rule for one staged change, in place.
+    /// The slot's apply: the rule for one staged change (ACK-21, ACK-22, ACK-33), in place.
     fn apply_slot(&mut self) {
         let p = self.p;
         let staged = self.staged();
         self.line(
-            "/// Seed 000's rules for one change onto this slot (an empty one when the entity",
+            "/// ACK-21, ACK-22 and ACK-33 for one change onto this slot (an empty one when the",
         );
         self.line(
-            "/// comes whole), in a frame of tick `tick`: the record `apply_staged` gives, as a",
+            "/// entity comes whole), in a frame of tick `tick`: the record `apply_staged` gives,",
         );
-        self.line("/// slot, or the same fault.");
+        self.line("/// as a slot, or the same fault.");
         self.line("#[inline(always)]");
         self.open(format!(
             "fn apply(&mut self, c: &{staged}, tick: u32) -> Result<(), {}::Inapplicable> {{",
@@ -1159,10 +1162,16 @@ impl State<'_, '_, '_, '_> {
         let change = byte.change.clone();
         let m = self.m.clone();
         let rt = self.rt();
-        self.line("/// Seed 000: \"Whether an entity's pose is full or quantized travels with each change");
-        self.line("/// (POSE_FULL), since the base can be any recent frame, and a pose measured in a frame");
-        self.line("/// that was lost travels with its age (POSE_AGE ...)\": each group whose fields differ");
-        self.line("/// from the base's, every group of an entity that comes whole.");
+        self.line(
+            "/// ACK-21: each group whose fields differ from the base's, every group of an entity",
+        );
+        self.line(
+            "/// that comes whole; whether the pose is full or stepped travels with each change",
+        );
+        self.line(
+            "/// (POSE_FULL), since the base can be any recent frame, and a pose measured in a",
+        );
+        self.line("/// frame that was lost travels with its age (POSE_AGE, ACK-33).");
         self.open(format!(
             "fn diff(eid: u16, base: Option<&{record}>, next: &{record}, tick: u32) -> Result<Option<{change}>, {rt}::EncodeError> {{"
         ));
@@ -1172,9 +1181,9 @@ impl State<'_, '_, '_, '_> {
             if let (Some(pres), Some(flags)) = (&g.presence, &p.flags) {
                 let f = Self::rec("next", &g.name);
                 self.line(
-                    "// An optional group: the flags say whether the record has it, and once an entity",
+                    "// ACK-22: an optional group; the flags say whether the record has it, and once",
                 );
-                self.line("// has it, it keeps it (no change takes it away).");
+                self.line("// an entity has it, it keeps it (no change takes it away).");
                 self.open(format!(
                     "if next.{}.contains({}::{}) != {f}.is_some() {{",
                     flags.name, flags.bits, pres.name
@@ -1446,15 +1455,15 @@ impl State<'_, '_, '_, '_> {
         let rt = self.rt();
         let total: u32 = p.record.fields.iter().map(|f| f.bytes).sum();
         self.line(
-            "/// The record's canonical bytes (what the check hashes after the u16 eid), written",
+            "/// The record's canonical bytes (CHECK-3: what the check hashes after the u16 eid),",
         );
         self.line(
-            "/// at once; a record no apply gives (reserved flags, a presence bit without its",
+            "/// written at once; a record no apply gives (reserved flags, a presence bit without",
         );
         self.line(
-            "/// group, a quaternion off its rules) goes to the generated writer, which refuses it",
+            "/// its group, a quaternion off its rules) goes to the generated writer, which refuses",
         );
-        self.line("/// where it is.");
+        self.line("/// it where it is.");
         self.line("#[inline]");
         self.open(format!(
             "fn write_record(record: &{record}, out: &mut Vec<u8>) {{"
@@ -1818,15 +1827,15 @@ impl State<'_, '_, '_, '_> {
         let staged = self.staged();
         let m = self.m.clone();
         self.line(
-            "/// Seed 000's rules for one change, in integers: an entity coming whole brings every",
+            "/// ACK-21's rules for one change, in integers: an entity coming whole brings every",
         );
         self.line(
             "/// group but the optional ones; each group the mask selects is set as its form",
         );
         self.line(
-            "/// carries it, then its tick (the frame's tick less the age) and tier; an optional",
+            "/// carries it, then its tick (the frame's tick less the age, ACK-33) and tier; an",
         );
-        self.line("/// group, once had, stays.");
+        self.line("/// optional group, once had, stays (ACK-22).");
         self.line("#[inline(always)]");
         self.open(format!(
             "fn apply_staged(base: Option<&{record}>, c: &{staged}, tick: u32) -> Result<{record}, {m}::Inapplicable> {{"
@@ -2429,9 +2438,9 @@ impl State<'_, '_, '_, '_> {
             ),
             "change's codes re-coded as the packed frame declares. Every byte-aligned value has one"
                 .into(),
-            "code; a code past the byte-aligned field's range is refused (`over_width`, at the packed"
+            "code; a code past the byte-aligned field's range is refused (ACK-15: `over_width`, at"
                 .into(),
-            "body's first byte, with the field's path).".into(),
+            "the packed body's first byte, with the field's path).".into(),
         ]);
         self.line("#[derive(Debug, Clone, Copy, Default)]");
         self.line(format!("pub struct {name};"));
@@ -2659,7 +2668,7 @@ impl State<'_, '_, '_, '_> {
             packed.kind
         ));
         self.line(
-            "/// naming a base refused as the byte-aligned decoder refuses it), then each change.",
+            "/// naming a base refused as the byte-aligned decoder refuses it, ACK-4), then each change.",
         );
         self.open(format!(
             "pub fn unpack_frame(f: {}) -> Result<{m}::FrameOf<Self>, {rt}::DecodeError> {{",
@@ -2955,7 +2964,7 @@ impl State<'_, '_, '_, '_> {
         self.line(
             "/// A packed change as the byte-aligned one; a code past the byte-aligned field's",
         );
-        self.line("/// range is `over_width` at `at` (the packed body's first byte), with the field's path.");
+        self.line("/// range is `over_width` at `at` (ACK-15: the packed body's first byte), with the field's path.");
         self.open(format!(
             "fn unpack_change(c: &{}, at: usize) -> Result<{}, {rt}::DecodeError> {{",
             packed.change, byte.change

@@ -1,4 +1,4 @@
-// The `acked` session pair (seed 000) for the testee protocol, ported from
+// The `acked` session pair (`docs/spec/acked.md`) for the testee protocol, ported from
 // conformance/src/sessions/acked.rs: `acked_server` is the runtime's acked server half (its
 // encoder fed by a world and the reference Presenter, over the input schedule); `acked_client` is
 // the client half (the AckedDecoder with its kind 7 writer). This module only translates the
@@ -272,8 +272,8 @@ class AckedServer<C> implements TesteeSession {
     this.tick = tick;
     const events = applyOps(this.world, this.lives, parsed);
     turn(this.world, ops);
-    // Seed 004 §8: inputs execute on the tick they name; the reference world does not act on
-    // them, it only consumes them so the buffer reports what is still ahead.
+    // SRV-12: inputs execute on the tick they name; the reference world does not act on them, it
+    // only consumes them so the buffer reports what is still ahead.
     while (this.inputs.executeDue(tick) !== undefined) {
       // Every due input is consumed by the first call.
     }

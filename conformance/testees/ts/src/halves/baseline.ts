@@ -1,9 +1,9 @@
-// The `baseline` session pair (seed 002), as conformance/src/sessions/baseline.rs:
+// The `baseline` session pair (`docs/spec/baseline.md`), as conformance/src/sessions/baseline.rs:
 // `baseline_server` is a SnapshotWriter over a scripted Scene, one snapshot a tick;
-// `baseline_client` is a SnapshotClient that acknowledges each snapshot it applies. The
-// parameters (`budget`, `client`, `first_sequence`, `max_entities`), world ops (`spawn`,
-// `despawn`, `transform`, `velocity`, `health`, `team`) and reports are that module's; the
-// client's state hash is FNV-1a 32 over SnapshotClient.canonicalBytes().
+// `baseline_client` is a SnapshotClient that acknowledges each snapshot it applies. The parameters
+// (`budget`, `client`, `first_sequence`, `max_entities`), world ops (`spawn`, `despawn`,
+// `transform`, `velocity`, `health`, `team`) and reports are that module's; the client's state hash
+// is FNV-1a 32 over SnapshotClient.canonicalBytes().
 
 import { REFERENCE_BASELINE, type ReferenceComponent } from "../gen/reference/baseline.js";
 import {

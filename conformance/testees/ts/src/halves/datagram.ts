@@ -1,9 +1,8 @@
-// The `datagram` session pair (seed 003), as conformance/src/sessions/datagram.rs:
-// `datagram_server` is a Subscription fed by a scripted world; `datagram_client` is a
-// ReplicaTable. The parameters (`precision`, `max_datagram`, `max_held`, `max_held_bytes`),
-// world ops (`spawn`, `move`, `set`, `remove`, `despawn`, `full_frame`, `input_ack`) and
-// reports are that module's; the client's state hash is FNV-1a 32 over
-// ReplicaTable.canonicalBytes().
+// The `datagram` session pair (`docs/spec/datagram.md`), as conformance/src/sessions/datagram.rs:
+// `datagram_server` is a Subscription fed by a scripted world; `datagram_client` is a ReplicaTable.
+// The parameters (`precision`, `max_datagram`, `max_held`, `max_held_bytes`), world ops (`spawn`,
+// `move`, `set`, `remove`, `despawn`, `full_frame`, `input_ack`) and reports are that module's; the
+// client's state hash is FNV-1a 32 over ReplicaTable.canonicalBytes().
 
 import { type JsonValue, fromHex } from "../gen/protocol.js";
 import { REFERENCE_DATAGRAM } from "../gen/reference/datagram.js";
