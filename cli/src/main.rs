@@ -201,6 +201,12 @@ enum Command {
         /// cs): `ackwire conform --spec FILES --testee OUT/testee`.
         #[arg(long)]
         testee: bool,
+        /// With --lang fuzz: the most heap bytes a decode may hold per byte of its input, the
+        /// multiple the layout's codec promises [default: ackwire-codec's
+        /// DECODE_ALLOC_PER_BYTE, the reference protocol's]. A layout whose decoded values are
+        /// larger for their bits than the reference's states its own.
+        #[arg(long)]
+        alloc_per_byte: Option<u64>,
         /// Layout files or folders of them.
         files: Vec<PathBuf>,
     },
@@ -424,8 +430,16 @@ fn run(command: Command) -> Result<ExitCode, String> {
             out,
             runtime,
             testee,
+            alloc_per_byte,
             files,
-        } => gen(lang, runtime, testee, &out, &layout_paths(files)),
+        } => gen(
+            lang,
+            runtime,
+            testee,
+            alloc_per_byte,
+            &out,
+            &layout_paths(files),
+        ),
         Command::Doc { out, files } => doc(&out, &layout_paths(files)),
         Command::FuzzDiff {
             count,
@@ -662,6 +676,7 @@ fn gen(
     lang: Lang,
     runtime: Option<Runtime>,
     testee: bool,
+    alloc_per_byte: Option<u64>,
     out: &Path,
     paths: &[PathBuf],
 ) -> Result<ExitCode, String> {
@@ -673,7 +688,12 @@ fn gen(
                 "--lang fuzz writes a crate of its own: it takes neither --runtime nor --testee",
             ));
         }
-        return gen_fuzz(out, paths);
+        return gen_fuzz(out, paths, alloc_per_byte);
+    }
+    if alloc_per_byte.is_some() {
+        return Err(error(
+            "--alloc-per-byte is a promise of a fuzz crate: it goes with --lang fuzz",
+        ));
     }
     let source = match (lang, runtime) {
         (Lang::Rust | Lang::Wireshark, Some(_)) => {
@@ -765,7 +785,11 @@ fn write_generated(
 
 /// `ackwire gen --lang fuzz`: the crate, its corpus seeded with the spec's derived vectors, and
 /// `.clusterfuzzlite/` for the repository `out` is in.
-fn gen_fuzz(out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
+fn gen_fuzz(
+    out: &Path,
+    paths: &[PathBuf],
+    alloc_per_byte: Option<u64>,
+) -> Result<ExitCode, String> {
     use ackwire_spec::gen::fuzz;
     let spec = ackwire_spec::load(paths).map_err(spec_error)?.0;
     let derived = vectors::derive::derive(&Lowering::new(&spec), vectors::derive::DEFAULT_SEED);
@@ -786,7 +810,7 @@ fn gen_fuzz(out: &Path, paths: &[PathBuf]) -> Result<ExitCode, String> {
     let options = fuzz::Options {
         repository: repository_name(out),
         seeds,
-        alloc_per_byte: ackwire_codec::DECODE_ALLOC_PER_BYTE as u64,
+        alloc_per_byte: alloc_per_byte.unwrap_or(ackwire_codec::DECODE_ALLOC_PER_BYTE as u64),
         alloc_slack: ackwire_codec::DECODE_ALLOC_SLACK as u64,
     };
     let files = fuzz::generate(&spec, &options);
