@@ -205,7 +205,7 @@ enum Command {
         /// multiple the layout's codec promises [default: ackwire-codec's
         /// DECODE_ALLOC_PER_BYTE, the reference protocol's]. A layout whose decoded values are
         /// larger for their bits than the reference's states its own.
-        #[arg(long)]
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         alloc_per_byte: Option<u64>,
         /// Layout files or folders of them.
         files: Vec<PathBuf>,

@@ -457,6 +457,58 @@ fn doc_refuses_a_broken_file_with_a_located_message() {
 }
 
 #[test]
+fn gen_fuzz_takes_the_layouts_allocation_multiple_and_only_there() {
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ackwire-cli-fuzz-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let dir = out.to_str().unwrap();
+    let o = ackwire(&[
+        "gen",
+        "--lang",
+        "fuzz",
+        "--alloc-per-byte",
+        "56",
+        "--out",
+        dir,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lib = std::fs::read_to_string(out.join("src/lib.rs")).unwrap();
+    assert!(
+        lib.contains("pub const DECODE_ALLOC_PER_BYTE: u64 = 56;"),
+        "{lib}"
+    );
+    let o = ackwire(&[
+        "gen",
+        "--lang",
+        "ts",
+        "--alloc-per-byte",
+        "56",
+        "--out",
+        dir,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("goes with --lang fuzz"),
+        "{}",
+        stderr(&o)
+    );
+    let o = ackwire(&[
+        "gen",
+        "--lang",
+        "fuzz",
+        "--alloc-per-byte",
+        "0",
+        "--out",
+        dir,
+    ]);
+    assert!(
+        !o.status.success(),
+        "a multiple of 0 would refuse every decode"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
 fn gen_with_the_runtime_package_writes_no_runtime_file() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("ackwire-cli-gen-{}", std::process::id()));
