@@ -5,6 +5,7 @@
 # crashes (panic, timeout, out of memory), after running them all.
 #
 #   FUZZ_SECONDS       seconds per target (default 10)
+#   FUZZ_JOBS          targets run at once (default: the number of cores)
 #   FUZZ_ARTIFACT_DIR  if set, crashing inputs are copied there (for CI to upload)
 #
 # Builds into fuzz/target (gitignored). Needs only stable Rust: `--sanitizer none` avoids the
@@ -17,6 +18,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 seconds="${FUZZ_SECONDS:-10}"
+jobs="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "fuzz: installing cargo-fuzz"
@@ -34,7 +36,7 @@ trap cleanup EXIT
 start=$SECONDS
 echo "fuzz: building targets (release, --sanitizer none, debug assertions)"
 cargo fuzz build --sanitizer none -a
-echo "fuzz: built in $((SECONDS - start)) s; ${seconds} s per target"
+echo "fuzz: built in $((SECONDS - start)) s; ${seconds} s per target, ${jobs} at once"
 
 mapfile -t targets < <(cargo fuzz list)
 if [ "${#targets[@]}" -eq 0 ]; then
@@ -42,47 +44,71 @@ if [ "${#targets[@]}" -eq 0 ]; then
     exit 1
 fi
 
-for target in "${targets[@]}"; do
-    corpus="$work/corpus/$target"
-    artifacts="$work/artifacts/$target"
-    log="$work/$target.log"
+# fuzz_one TARGET: runs TARGET from a copy of its corpus; writes its summary line (and, on a
+# crash, the panic and each input in hex) to $work/TARGET.summary and its status to
+# $work/TARGET.status.
+fuzz_one() {
+    local target="$1"
+    local corpus="$work/corpus/$target" artifacts="$work/artifacts/$target" log="$work/$target.log"
+    local out="$work/$target.summary"
     mkdir -p "$corpus" "$artifacts"
-    seeds=0
+    local seeds=0
     if [ -d "fuzz/corpus/$target" ]; then
         cp -R "fuzz/corpus/$target/." "$corpus/"
         seeds=$(find "$corpus" -type f | wc -l)
     fi
 
-    status=0
+    local status=0
     cargo fuzz run --sanitizer none -a "$target" "$corpus" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -artifact_prefix="$artifacts/" \
         >"$log" 2>&1 || status=$?
 
+    local runs cov found
     runs=$(grep -Eo '^Done [0-9]+ runs' "$log" | grep -Eo '[0-9]+' || true)
     cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -n 1 || true)
     found=$(($(find "$corpus" -type f | wc -l) - seeds))
     if [ "$status" -eq 0 ]; then
         printf 'fuzz: %-22s ok     %10s runs  %-10s corpus %d + %d new\n' \
-            "$target" "${runs:-?}" "${cov:-cov: ?}" "$seeds" "$found"
+            "$target" "${runs:-?}" "${cov:-cov: ?}" "$seeds" "$found" >"$out"
     else
-        failed+=("$target")
-        printf 'fuzz: %-22s FAILED (exit %d) %s runs  corpus %d + %d new\n' \
-            "$target" "$status" "${runs:-?}" "$seeds" "$found"
-        # The panic message (up to its backtrace) and libFuzzer's verdict, then each input in hex.
-        awk '/panicked at/ { p = 1 } /stack backtrace:/ { p = 0 } p; /SUMMARY: libFuzzer/' "$log" |
-            head -n 40 | sed 's/^/    /' || true
-        for input in "$artifacts"/*; do
-            [ -f "$input" ] || continue
-            echo "    input $(basename "$input"): $(od -An -v -tx1 "$input" | tr -s ' \n' ' ')"
-            if [ -n "${FUZZ_ARTIFACT_DIR:-}" ]; then
-                mkdir -p "$FUZZ_ARTIFACT_DIR/$target"
-                cp "$input" "$FUZZ_ARTIFACT_DIR/$target/"
-            fi
-        done
+        {
+            printf 'fuzz: %-22s FAILED (exit %d) %s runs  corpus %d + %d new\n' \
+                "$target" "$status" "${runs:-?}" "$seeds" "$found"
+            # The panic message (up to its backtrace) and libFuzzer's verdict, then each input.
+            awk '/panicked at/ { p = 1 } /stack backtrace:/ { p = 0 } p; /SUMMARY: libFuzzer/' "$log" |
+                head -n 40 | sed 's/^/    /' || true
+            for input in "$artifacts"/*; do
+                [ -f "$input" ] || continue
+                echo "    input $(basename "$input"): $(od -An -v -tx1 "$input" | tr -s ' \n' ' ')"
+                if [ -n "${FUZZ_ARTIFACT_DIR:-}" ]; then
+                    mkdir -p "$FUZZ_ARTIFACT_DIR/$target"
+                    cp "$input" "$FUZZ_ARTIFACT_DIR/$target/"
+                fi
+            done
+        } >"$out"
     fi
+    echo "$status" >"$work/$target.status"
+}
+
+# libFuzzer runs one input at a time on one core, so FUZZ_JOBS targets (default: one per core)
+# run at once, each still for its full FUZZ_SECONDS: the step takes targets / jobs times as long.
+running=0
+for target in "${targets[@]}"; do
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    fuzz_one "$target" &
+    running=$((running + 1))
+done
+wait || true
+
+for target in "${targets[@]}"; do
+    cat "$work/$target.summary"
+    [ "$(cat "$work/$target.status" 2>/dev/null || echo 1)" -eq 0 ] || failed+=("$target")
 done
 
-echo "fuzz: ${#targets[@]} targets, ${seconds} s each, $((SECONDS - start)) s in all"
+echo "fuzz: ${#targets[@]} targets, ${seconds} s each, ${jobs} at once, $((SECONDS - start)) s in all"
 if [ "${#failed[@]}" -ne 0 ]; then
     echo "fuzz: FAILED: ${failed[*]}; logs and crashing inputs in $work" >&2
     echo "fuzz: reproduce with: cargo fuzz run --sanitizer none -a <target> <input>; add the input to fuzz/corpus/<target>/" >&2

@@ -253,16 +253,37 @@ fuzz() {
     cmp -s fuzz/Cargo.lock "$crate/Cargo.lock" || cp fuzz/Cargo.lock "$crate/"
     [ -n "$(find "$crate/corpus" -type f -print -quit)" ] || fail "$name: the fuzz corpus holds no seed"
     cargo fuzz build --fuzz-dir "$crate" --sanitizer none -a --target-dir fuzz/target
-    local target corpus
-    for target in $(cargo fuzz list --fuzz-dir "$crate"); do
-        corpus="$work/corpus/$name/$target"
-        mkdir -p "$corpus"
-        cp -R "$crate/corpus/$target/." "$corpus/"
-        cargo fuzz run --fuzz-dir "$crate" --sanitizer none -a --target-dir fuzz/target "$target" \
-            "$corpus" -- -max_total_time="$time" -rss_limit_mb=2048 >"$work/$target.log" 2>&1 ||
-            fail "$name: $target crashed:$(echo && tail -n 30 "$work/$target.log")"
-        echo "own-spec: $name $target: $(grep -Eo '^Done [0-9]+ runs' "$work/$target.log") from $(find "$crate/corpus/$target" -type f | wc -l) seeds"
+    # One target per core at once, as .ci/fuzz.sh runs them; each still runs its full time.
+    local target running=0 jobs="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
+    local targets=()
+    mapfile -t targets < <(cargo fuzz list --fuzz-dir "$crate")
+    for target in "${targets[@]}"; do
+        if [ "$running" -ge "$jobs" ]; then
+            wait -n || true
+            running=$((running - 1))
+        fi
+        fuzz_target "$name" "$crate" "$target" "$time" &
+        running=$((running + 1))
     done
+    wait || true
+    for target in "${targets[@]}"; do
+        [ "$(cat "$work/$name-$target.status" 2>/dev/null || echo 1)" -eq 0 ] ||
+            fail "$name: $target crashed:$(echo && tail -n 30 "$work/$name-$target.log")"
+        echo "own-spec: $name $target: $(grep -Eo '^Done [0-9]+ runs' "$work/$name-$target.log") from $(find "$crate/corpus/$target" -type f | wc -l) seeds"
+    done
+}
+
+# fuzz_target NAME CRATE TARGET SECONDS: one target of the crate from a copy of its seeded
+# corpus; its log in $work/NAME-TARGET.log, its exit status in $work/NAME-TARGET.status.
+fuzz_target() {
+    local name="$1" crate="$2" target="$3" time="$4"
+    local corpus="$work/corpus/$name/$target" status=0
+    mkdir -p "$corpus"
+    cp -R "$crate/corpus/$target/." "$corpus/"
+    cargo fuzz run --fuzz-dir "$crate" --sanitizer none -a --target-dir fuzz/target "$target" \
+        "$corpus" -- -max_total_time="$time" -rss_limit_mb=2048 >"$work/$name-$target.log" 2>&1 ||
+        status=$?
+    echo "$status" >"$work/$name-$target.status"
 }
 
 step "its fuzz crate, built and run 2 s a target"
