@@ -1537,6 +1537,52 @@ mod tests {
     }
 
     #[test]
+    fn ranged_integers_are_refused_outside_their_range_where_they_start() {
+        // WIRE-29, byte-aligned: the type's own bytes, refused at the field's first byte.
+        let mut r = Reader::new(&[0x07, 0x64, 0x65]);
+        r.u8().unwrap();
+        assert_eq!(r.ranged(0, 100, |r| r.u8()).unwrap(), 100);
+        let e = r.ranged(0, 100, |r| r.u8()).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::OverWidth, 2));
+        let mut r = Reader::new(&[0xd7, 0xff]);
+        let e = r.ranged(-40, 85, |r| r.i16()).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::OverWidth, 0));
+        assert_eq!(
+            in_range(101, 0, 100).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
+        assert_eq!(
+            in_range(-41, -40, 85).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
+        in_range(-40, -40, 85).unwrap();
+
+        // Packed: the value less the least in the bits the range needs, refused at its first bit.
+        let mut w = BitWriter::new();
+        w.uint(3, 0).unwrap();
+        w.ranged(3, 1, 6, 6).unwrap();
+        w.ranged(0, 3, 3, 3).unwrap();
+        w.ranged(4, -8, 7, -8).unwrap();
+        w.ranged(64, i64::MIN, i64::MAX, i128::from(i64::MAX))
+            .unwrap();
+        assert_eq!(w.ranged(3, 1, 6, 7).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(w.ranged(3, 1, 6, 0).unwrap_err().kind, ErrorKind::OverWidth);
+        let mut out = Vec::new();
+        w.finish(&mut out);
+        let mut b = BitReader::new(&out, 0);
+        b.uint(3).unwrap();
+        assert_eq!(b.ranged(3, 1, 6).unwrap(), 6);
+        assert_eq!(b.ranged(0, 3, 3).unwrap(), 3);
+        assert_eq!(b.ranged(4, -8, 7).unwrap(), -8);
+        assert_eq!(b.ranged(64, i64::MIN, i64::MAX).unwrap(), i64::MAX);
+        // An offset of 6 in three bits is 7, past 1..=6.
+        let mut b = BitReader::new(&[0b0011_0000], 4);
+        b.uint(3).unwrap();
+        let e = b.ranged(3, 1, 6).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::OverWidth, Some(35)));
+    }
+
+    #[test]
     fn varints_longer_than_needed_are_refused() {
         // WIRE-3.
         let mut r = Reader::new(&[0x80, 0x00]);

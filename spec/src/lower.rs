@@ -1270,6 +1270,42 @@ frame Acked {
         ));
     }
 
+    /// WIRE-29: a ranged integer is its type's bytes byte-aligned, the value less the least in
+    /// ceil(log2(max - min + 1)) bits packed, and checked against its range after it is read.
+    #[test]
+    fn ranged_integers_cost_the_bits_their_range_needs() {
+        assert_eq!(range_bits(0, 100), 7);
+        assert_eq!(range_bits(0, 127), 7);
+        assert_eq!(range_bits(0, 128), 8);
+        assert_eq!(range_bits(-8, 7), 4);
+        assert_eq!(range_bits(3, 3), 0);
+        assert_eq!(range_bits(i64::MIN, i64::MAX), 64);
+        let spec = lowering_of(
+            "frame F {\n    kind: u8 = 1,\n    hp: u8 in 0..=100,\n    body: B,\n}\n\npacked record B {\n    hp: u8 in 0..=100,\n    dx: i8 in -8..=7,\n}\n",
+        );
+        let low = Lowering::new(&spec);
+        let f = low.plan("F", None).expect("F");
+        let hp = f.step("hp").expect("hp");
+        assert_eq!(
+            hp.checks(),
+            [Check::Available, Check::Range { min: 0, max: 100 }]
+        );
+        assert_eq!(hp.fixed, Some(1));
+        assert!(matches!(hp.wire, Wire::Ranged { packed: None, .. }));
+        let b = low.plan("B", None).expect("B");
+        assert_eq!(b.step("hp").expect("hp").fixed, Some(7));
+        assert!(matches!(
+            b.step("dx").expect("dx").wire,
+            Wire::Ranged {
+                packed: Some(4),
+                min: -8,
+                max: 7,
+                ..
+            }
+        ));
+        assert_eq!(b.fixed, Some(11));
+    }
+
     #[test]
     fn checks_come_in_the_canonical_order() {
         let spec = lowering_of(TEXT);
