@@ -299,8 +299,10 @@ inline constexpr bool within(T v, int64_t min, int64_t max) {
         return static_cast<int64_t>(v) >= min && static_cast<int64_t>(v) <= max;
     } else {
         const auto u = static_cast<uint64_t>(v);
-        return max >= 0 && u <= static_cast<uint64_t>(max) &&
-               (min <= 0 || u >= static_cast<uint64_t>(min));
+        if (max < 0 || u > static_cast<uint64_t>(max)) {
+            return false;
+        }
+        return min <= 0 || u >= static_cast<uint64_t>(min);
     }
 }
 
@@ -1409,8 +1411,10 @@ public:
     /// over its width (WIRE-29).
     template <typename T>
     bool write_ranged(unsigned width, int64_t min, int64_t max, T v) {
-        return in_range(v, min, max) &&
-               write_uint(width, static_cast<uint64_t>(v) - static_cast<uint64_t>(min));
+        if (!in_range(v, min, max)) {
+            return false;
+        }
+        return write_uint(width, static_cast<uint64_t>(v) - static_cast<uint64_t>(min));
     }
 
     /// One bit.

@@ -1978,6 +1978,37 @@ impl<'a, 's> Cmp<'a, 's> {
                 describe(o, op),
                 describe(n, np),
             ),
+            // WIRE-29: another range refuses what one side sends (and, packed, reads other bits).
+            (
+                Wire::Ranged {
+                    int: oi,
+                    min: omin,
+                    max: omax,
+                    ..
+                },
+                Wire::Ranged {
+                    int: ni,
+                    min: nmin,
+                    max: nmax,
+                    ..
+                },
+            ) => {
+                if (omin, omax) != (nmin, nmax) {
+                    brk(
+                        self,
+                        Kind::Type,
+                        format!(
+                            "is {}, was {}: each side refuses values the other sends",
+                            describe(n, np),
+                            describe(o, op)
+                        ),
+                        describe(o, op),
+                        describe(n, np),
+                    );
+                } else {
+                    self.wire(at, oi, ni, op, np, slots);
+                }
+            }
             (Wire::Bool { .. }, Wire::Bool { .. })
             | (Wire::Bytes, Wire::Bytes)
             | (Wire::OptBytes, Wire::OptBytes) => {}
