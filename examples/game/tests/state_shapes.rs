@@ -26,7 +26,7 @@ fn a_quantized_field_of_an_optional_group_survives_the_slot() {
     // 12.5 is 100 steps of 1/8: the record the slot gives back is the one it was given.
     let u = unit(12.5, 5);
     let slot = UnitSlot::of(Some(&u));
-    assert_eq!(slot.record(), Some(u.clone()));
+    assert_eq!(slot.record(), Some(u));
     // The check hashes the integer: a value that quantizes to the same step hashes the same,
     // another step differently.
     let h = |u: &Unit| UnitSlot::of(Some(u)).hash(Fnv1a32::new(), 7).finish();
