@@ -497,7 +497,11 @@ impl<'a> Walker<'a> {
     /// A value of wire form `wire`, with its rows.
     fn value(&mut self, wire: &'a Wire<'a>, packed: bool, count: Option<u64>) -> Res<Value> {
         match wire {
-            Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } | Wire::Bool { .. } => {
+            Wire::Int { .. }
+            | Wire::Ranged { .. }
+            | Wire::Varint { .. }
+            | Wire::Zigzag { .. }
+            | Wire::Bool { .. } => {
                 let at = self.here(packed);
                 let (v, text) = self.scalar(wire, packed)?;
                 self.emit(packed, at, text);
@@ -748,6 +752,24 @@ impl<'a> Walker<'a> {
                 } else {
                     i128::from(raw)
                 }
+            }
+            // WIRE-29: outside its range, a ranged integer is over its width at its first byte
+            // (bit); packed, it is the value less the least.
+            Wire::Ranged {
+                int,
+                min,
+                max,
+                packed: width,
+            } => {
+                let at = self.here(packed);
+                let v = match width {
+                    Some(w) => i128::from(*min) + i128::from(self.take_bits(u32::from(*w))?),
+                    None => self.scalar(int, packed)?.0,
+                };
+                if v < i128::from(*min) || v > i128::from(*max) {
+                    return Err(self.fault(packed, ErrorKind::OverWidth, at));
+                }
+                v
             }
             Wire::Bool { .. } if packed => i128::from(self.take_bits(1)?),
             Wire::Bool { .. } => {

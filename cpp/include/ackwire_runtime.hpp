@@ -292,6 +292,20 @@ inline constexpr int64_t sign_extend(uint64_t raw, unsigned width) {
 }
 
 /// Maps a signed value onto an unsigned one: (n << 1) ^ (n >> 63).
+/// Whether integer `v` lies within [min, max], compared exactly whatever its type (WIRE-29).
+template <typename T>
+inline constexpr bool within(T v, int64_t min, int64_t max) {
+    if constexpr (std::is_signed_v<T>) {
+        return static_cast<int64_t>(v) >= min && static_cast<int64_t>(v) <= max;
+    } else {
+        const auto u = static_cast<uint64_t>(v);
+        if (max < 0 || u > static_cast<uint64_t>(max)) {
+            return false;
+        }
+        return min <= 0 || u >= static_cast<uint64_t>(min);
+    }
+}
+
 inline constexpr uint64_t zigzag(int64_t n) {
     return (static_cast<uint64_t>(n) << 1) ^ (n < 0 ? ~uint64_t{0} : uint64_t{0});
 }
@@ -626,6 +640,28 @@ public:
         return true;
     }
 
+    /// A ranged integer of `bytes` bytes into `out`, whose type is that wide: a value outside
+    /// [min, max] is over its width, at its first byte (WIRE-29).
+    template <typename T>
+    bool read_ranged(size_t bytes, bool big_endian, int64_t min, int64_t max, T& out) {
+        const size_t at = pos_;
+        T v{};
+        bool ok = false;
+        if constexpr (std::is_signed_v<T>) {
+            ok = read_int(bytes, big_endian, v);
+        } else {
+            ok = read_uint(bytes, big_endian, v);
+        }
+        if (!ok) {
+            return false;
+        }
+        if (!within(v, min, max)) {
+            return fail(ErrorKind::over_width, at);
+        }
+        out = v;
+        return true;
+    }
+
     /// A `bool` byte: 0 or 1, anything else is over its width (WIRE-7).
     bool read_bool(bool& out) {
         const size_t at = pos_;
@@ -893,6 +929,23 @@ public:
         return true;
     }
 
+    /// A ranged integer of a packed record into `out`: the value less `min` in `width` bits; a
+    /// value past `max` is over its width, at the field's first bit (WIRE-29).
+    template <typename T>
+    bool read_ranged(unsigned width, int64_t min, int64_t max, T& out) {
+        const size_t at = bit_pos();
+        uint64_t raw = 0;
+        if (!uint(width, raw)) {
+            return false;
+        }
+        // max - min and min + raw in two's complement: exact, as max >= min.
+        if (raw > static_cast<uint64_t>(max) - static_cast<uint64_t>(min)) {
+            return fail(ErrorKind::over_width, at);
+        }
+        out = static_cast<T>(static_cast<uint64_t>(min) + raw);
+        return true;
+    }
+
     /// One bit.
     bool read_bool(bool& out) {
         uint64_t raw = 0;
@@ -1103,6 +1156,12 @@ public:
     WriteErrors& index(size_t i) {
         slot_->path.push_index(i);
         return *this;
+    }
+
+    /// Refuses a ranged integer outside [min, max] as over its width (WIRE-29).
+    template <typename T>
+    bool in_range(T v, int64_t min, int64_t max) {
+        return within(v, min, max) || fail(ErrorKind::over_width);
     }
 
     /// Refuses a value whose presence contradicts its condition.
@@ -1346,6 +1405,16 @@ public:
         }
         const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
         return write_uint(width, static_cast<uint64_t>(v) & mask);
+    }
+
+    /// A ranged integer: the value less `min` in `width` bits; a value outside [min, max] is
+    /// over its width (WIRE-29).
+    template <typename T>
+    bool write_ranged(unsigned width, int64_t min, int64_t max, T v) {
+        if (!in_range(v, min, max)) {
+            return false;
+        }
+        return write_uint(width, static_cast<uint64_t>(v) - static_cast<uint64_t>(min));
     }
 
     /// One bit.

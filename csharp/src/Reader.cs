@@ -87,6 +87,34 @@ namespace Ackwire.Runtime
         /// <summary>An <c>i64</c>.</summary>
         public long I64(bool bigEndian) { return unchecked((long)Raw(8, bigEndian)); }
 
+        /// <summary>A ranged unsigned integer of <paramref name="bytes"/> bytes: a value outside
+        /// <paramref name="min"/>..=<paramref name="max"/> is <c>over_width</c>, at its first byte (WIRE-29).</summary>
+        public ulong RangedUint(int bytes, bool bigEndian, ulong min, ulong max)
+        {
+            int at = pos;
+            ulong v = Raw(bytes, bigEndian);
+            if (v < min || v > max)
+            {
+                throw Fail(ErrorKind.OverWidth, at);
+            }
+            return v;
+        }
+
+        /// <summary>A ranged two's complement integer of <paramref name="bytes"/> bytes: a value
+        /// outside <paramref name="min"/>..=<paramref name="max"/> is <c>over_width</c>, at its first byte (WIRE-29).</summary>
+        public long RangedInt(int bytes, bool bigEndian, long min, long max)
+        {
+            int at = pos;
+            ulong raw = Raw(bytes, bigEndian);
+            int shift = 64 - 8 * bytes;
+            long v = unchecked((long)(raw << shift)) >> shift;
+            if (v < min || v > max)
+            {
+                throw Fail(ErrorKind.OverWidth, at);
+            }
+            return v;
+        }
+
         /// <summary>A bool byte: 0 or 1, anything else <c>over_width</c> (WIRE-7).</summary>
         public bool Bool()
         {
@@ -305,6 +333,21 @@ namespace Ackwire.Runtime
 
         /// <summary>One bit.</summary>
         public bool Bool() { return Uint(1) == 1; }
+
+        /// <summary>A ranged integer of a packed record: the value less <paramref name="min"/> in
+        /// <paramref name="width"/> bits; a value past <paramref name="max"/> is <c>over_width</c>,
+        /// at the field's first bit (WIRE-29).</summary>
+        public long Ranged(int width, long min, long max)
+        {
+            long at = BitOffset;
+            ulong offset = Uint(width);
+            // max - min and min + offset in two's complement: exact, as max >= min.
+            if (offset > unchecked((ulong)max - (ulong)min))
+            {
+                throw Fail(ErrorKind.OverWidth, at);
+            }
+            return unchecked((long)((ulong)min + offset));
+        }
 
         /// <summary>A <c>bucket(w1, ..., wk)</c> value (WIRE-19): the bucket's index in unary (bucket
         /// i &lt; k − 1 as i one bits and a zero, the last as k − 1 one bits), at most k − 1 bits

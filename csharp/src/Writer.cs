@@ -187,6 +187,22 @@ namespace Ackwire.Runtime
             pos += width;
         }
 
+        /// <summary>A ranged integer: the value less <paramref name="min"/> in <paramref name="width"/>
+        /// bits, refused outside <paramref name="min"/>..=<paramref name="max"/> (<c>over_width</c>, WIRE-29).</summary>
+        public void Ranged(int width, long min, long max, long v)
+        {
+            Wire.InRange(v, min, max);
+            Uint(width, unchecked((ulong)v - (ulong)min));
+        }
+
+        /// <summary>A ranged unsigned integer: the value less <paramref name="min"/> in
+        /// <paramref name="width"/> bits, refused outside the range (<c>over_width</c>, WIRE-29).</summary>
+        public void Ranged(int width, long min, long max, ulong v)
+        {
+            Wire.InRange(v, min, max);
+            Uint(width, unchecked(v - (ulong)min));
+        }
+
         /// <summary>A two's complement integer of <paramref name="width"/> bits, refusing one out of range.</summary>
         public void Int(int width, long v)
         {
@@ -281,6 +297,26 @@ namespace Ackwire.Runtime
         {
             Width((ulong)length, bits);
             return (ulong)length;
+        }
+
+        /// <summary>Refuses a ranged integer outside <paramref name="min"/>..=<paramref name="max"/>
+        /// (<c>over_width</c>, WIRE-29).</summary>
+        public static void InRange(long v, long min, long max)
+        {
+            if (v < min || v > max)
+            {
+                throw new EncodeError(ErrorKind.OverWidth);
+            }
+        }
+
+        /// <summary>Refuses a ranged unsigned integer outside <paramref name="min"/>..=<paramref name="max"/>
+        /// (<c>over_width</c>, WIRE-29).</summary>
+        public static void InRange(ulong v, long min, long max)
+        {
+            if (max < 0 || v > (ulong)max || (min > 0 && v < (ulong)min))
+            {
+                throw new EncodeError(ErrorKind.OverWidth);
+            }
         }
 
         /// <summary>Refuses NaN and infinities (<c>non_finite</c>).</summary>

@@ -6,4 +6,10 @@ fn main() {
         .acked_machines("::ackwire_codec::acked")
         .compile("game.rs")
         .unwrap_or_else(|e| panic!("{e}"));
+    // Shapes the game's layout does not have, compiled for tests/state_shapes.rs.
+    ackwire_spec::Builder::new()
+        .path("tests/shapes/shapes.wire")
+        .acked_machines("::ackwire_codec::acked")
+        .compile("shapes.rs")
+        .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -154,6 +154,24 @@ impl<'a> Reader<'a> {
         Ok(v)
     }
 
+    /// A ranged integer read by `read` (the type's own bytes): a value outside `min..=max` is
+    /// over its width, at its first byte (WIRE-29).
+    #[inline]
+    pub fn ranged<T: Copy + Into<i128>>(
+        &mut self,
+        min: i64,
+        max: i64,
+        read: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<T, DecodeError> {
+        let at = self.pos;
+        let v = read(self)?;
+        if (i128::from(min)..=i128::from(max)).contains(&v.into()) {
+            Ok(v)
+        } else {
+            Err(DecodeError::new(ErrorKind::OverWidth, at))
+        }
+    }
+
     /// A `bool` byte: 0 or 1, anything else is over its width (WIRE-7).
     #[inline]
     pub fn bool(&mut self) -> Result<bool, DecodeError> {
@@ -703,6 +721,20 @@ impl<'a> BitReader<'a> {
         DecodeError::at_bit(ErrorKind::Truncated, (self.base + self.bytes.len()) * 8)
     }
 
+    /// A ranged integer of a packed record: the value less `min` in `width` bits; a value past
+    /// `max` is over its width, at the field's first bit (WIRE-29).
+    #[inline]
+    pub fn ranged(&mut self, width: u8, min: i64, max: i64) -> Result<i64, DecodeError> {
+        let at = self.frame_bit();
+        let offset = self.uint(width)?;
+        let v = i128::from(min) + i128::from(offset);
+        if v > i128::from(max) {
+            return Err(DecodeError::at_bit(ErrorKind::OverWidth, at));
+        }
+        // Within `min..=max`, so within i64.
+        Ok(v as i64)
+    }
+
     /// A two's complement field of `width` bits (2 to 64), sign-extended.
     #[inline]
     pub fn int(&mut self, width: u8) -> Result<i64, DecodeError> {
@@ -819,6 +851,15 @@ impl BitWriter {
         self.bytes.extend_from_slice(&acc.to_le_bytes()[..whole]);
         self.pending = (acc >> (whole * 8)) as u8;
         self.pending_bits = total % 8;
+    }
+
+    /// A ranged integer: the value less `min` in `width` bits; a value outside `min..=max` is
+    /// over its width (WIRE-29).
+    #[inline]
+    pub fn ranged(&mut self, width: u8, min: i64, max: i64, v: i128) -> Result<(), EncodeError> {
+        in_range(v, min, max)?;
+        // `v - min` is within `0..=max - min`, which `width` bits hold.
+        self.uint(width, (v - i128::from(min)) as u64)
     }
 
     /// A two's complement field of `width` bits.
@@ -954,6 +995,16 @@ pub fn check_int(v: i64, width: u8) -> Result<(), EncodeError> {
         Err(EncodeError::new(ErrorKind::OverWidth))
     } else {
         Ok(())
+    }
+}
+
+/// Refuses a ranged integer outside `min..=max` as over its width (WIRE-29).
+#[inline]
+pub fn in_range(v: i128, min: i64, max: i64) -> Result<(), EncodeError> {
+    if (i128::from(min)..=i128::from(max)).contains(&v) {
+        Ok(())
+    } else {
+        Err(EncodeError::new(ErrorKind::OverWidth))
     }
 }
 
@@ -1483,6 +1534,52 @@ mod tests {
             assert_eq!(r.varint(64).unwrap(), v);
             r.finish().unwrap();
         }
+    }
+
+    #[test]
+    fn ranged_integers_are_refused_outside_their_range_where_they_start() {
+        // WIRE-29, byte-aligned: the type's own bytes, refused at the field's first byte.
+        let mut r = Reader::new(&[0x07, 0x64, 0x65]);
+        r.u8().unwrap();
+        assert_eq!(r.ranged(0, 100, |r| r.u8()).unwrap(), 100);
+        let e = r.ranged(0, 100, |r| r.u8()).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::OverWidth, 2));
+        let mut r = Reader::new(&[0xd7, 0xff]);
+        let e = r.ranged(-40, 85, |r| r.i16()).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ErrorKind::OverWidth, 0));
+        assert_eq!(
+            in_range(101, 0, 100).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
+        assert_eq!(
+            in_range(-41, -40, 85).unwrap_err().kind,
+            ErrorKind::OverWidth
+        );
+        in_range(-40, -40, 85).unwrap();
+
+        // Packed: the value less the least in the bits the range needs, refused at its first bit.
+        let mut w = BitWriter::new();
+        w.uint(3, 0).unwrap();
+        w.ranged(3, 1, 6, 6).unwrap();
+        w.ranged(0, 3, 3, 3).unwrap();
+        w.ranged(4, -8, 7, -8).unwrap();
+        w.ranged(64, i64::MIN, i64::MAX, i128::from(i64::MAX))
+            .unwrap();
+        assert_eq!(w.ranged(3, 1, 6, 7).unwrap_err().kind, ErrorKind::OverWidth);
+        assert_eq!(w.ranged(3, 1, 6, 0).unwrap_err().kind, ErrorKind::OverWidth);
+        let mut out = Vec::new();
+        w.finish(&mut out);
+        let mut b = BitReader::new(&out, 0);
+        b.uint(3).unwrap();
+        assert_eq!(b.ranged(3, 1, 6).unwrap(), 6);
+        assert_eq!(b.ranged(0, 3, 3).unwrap(), 3);
+        assert_eq!(b.ranged(4, -8, 7).unwrap(), -8);
+        assert_eq!(b.ranged(64, i64::MIN, i64::MAX).unwrap(), i64::MAX);
+        // An offset of 6 in three bits is 7, past 1..=6.
+        let mut b = BitReader::new(&[0b0011_0000], 4);
+        b.uint(3).unwrap();
+        let e = b.ranged(3, 1, 6).unwrap_err();
+        assert_eq!((e.kind, e.bit), (ErrorKind::OverWidth, Some(35)));
     }
 
     #[test]

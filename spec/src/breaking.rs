@@ -520,6 +520,11 @@ impl Shapes {
             // Compared on the bits: the component width, the bucket list and its sign.
             Wire::Quat { bits } => format!("quat{bits}"),
             Wire::Bucket(b) => format!("{}bucket{:?}", if b.signed { "z" } else { "" }, b.widths),
+            // A range changes which values pass (and, packed, the bits): another shape.
+            Wire::Ranged { int, min, max, .. } => {
+                let inner = self.wire(low, side, int, packed);
+                format!("r{min}:{max}({inner})")
+            }
             // A scale of 1 reads the integer as it is: the bytes and values are the same.
             Wire::Quant { wire, num, den, .. } if scale(*num, *den) == 1.0 => {
                 return self.wire(low, side, wire, packed);
@@ -1973,6 +1978,37 @@ impl<'a, 's> Cmp<'a, 's> {
                 describe(o, op),
                 describe(n, np),
             ),
+            // WIRE-29: another range refuses what one side sends (and, packed, reads other bits).
+            (
+                Wire::Ranged {
+                    int: oi,
+                    min: omin,
+                    max: omax,
+                    ..
+                },
+                Wire::Ranged {
+                    int: ni,
+                    min: nmin,
+                    max: nmax,
+                    ..
+                },
+            ) => {
+                if (omin, omax) != (nmin, nmax) {
+                    brk(
+                        self,
+                        Kind::Type,
+                        format!(
+                            "is {}, was {}: each side refuses values the other sends",
+                            describe(n, np),
+                            describe(o, op)
+                        ),
+                        describe(o, op),
+                        describe(n, np),
+                    );
+                } else {
+                    self.wire(at, oi, ni, op, np, slots);
+                }
+            }
             (Wire::Bool { .. }, Wire::Bool { .. })
             | (Wire::Bytes, Wire::Bytes)
             | (Wire::OptBytes, Wire::OptBytes) => {}
@@ -2581,6 +2617,7 @@ fn describe(w: &Wire<'_>, packed: bool) -> String {
         }
         Wire::Quat { bits } => format!("quat({bits})"),
         Wire::Bucket(b) => crate::lower::bucket_text(b),
+        Wire::Ranged { int, min, max, .. } => format!("{} in {min}..={max}", describe(int, packed)),
         Wire::Bits(b) => format!("bit set `{}`", b.name),
         Wire::Record { record, .. } => format!("record `{}`", record.name),
         Wire::Union(u) => format!("union `{}`", u.name),

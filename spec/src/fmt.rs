@@ -403,6 +403,9 @@ pub(crate) fn type_text(t: &Type) -> String {
         Type::Quant { wire, num, den: 1 } => format!("quant({}, {num})", type_text(wire)),
         Type::Quant { wire, num, den } => format!("quant({}, {num}/{den})", type_text(wire)),
         Type::Quat { bits, .. } => format!("quat({bits})"),
+        Type::Ranged { int, min, max, .. } => {
+            format!("{} in {min}..={max}", type_text(&Type::Int(*int)))
+        }
         Type::Bucket { signed, widths, .. } => format!(
             "{}({})",
             if *signed { "zbucket" } else { "bucket" },

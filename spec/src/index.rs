@@ -5,8 +5,8 @@
 //! before allocating: WIRE-13, a count the remaining bytes cannot hold is a decode error).
 
 use crate::model::{
-    bucket_code_bits, BitKind, Bits, Cond, Const, ConstValue, Count, Field, File, Item, Record,
-    Spec, Type, Union,
+    bucket_code_bits, range_bits, BitKind, Bits, Cond, Const, ConstValue, Count, Field, File, Item,
+    Record, Spec, Type, Union,
 };
 use std::collections::HashMap;
 
@@ -128,6 +128,15 @@ impl<'a> Index<'a> {
             // `min over i of (unary length of i + w_i)`".
             Type::Bucket { widths, .. } => bucket_code_bits(widths).0,
             Type::Quant { wire, .. } => self.min_bits_at(wire, packed, depth + 1),
+            // WIRE-29: the value less the least in a packed record, the type's bytes
+            // otherwise.
+            Type::Ranged { int, min, max, .. } => {
+                if packed {
+                    u64::from(range_bits(*min, *max))
+                } else {
+                    u64::from(int.bits)
+                }
+            }
             Type::Named { name, .. } => match self.get(name) {
                 Some(Decl::Bits(b)) => u64::from(b.width),
                 Some(Decl::Record(r)) => {
@@ -255,6 +264,11 @@ impl<'a> Index<'a> {
             Type::Quat { bits, .. } => Some(2 + 3 * u64::from(*bits)),
             Type::Bucket { widths, .. } => Some(bucket_code_bits(widths).1),
             Type::Quant { wire, .. } => self.max_bits_at(wire, packed, depth + 1),
+            Type::Ranged { int, min, max, .. } => Some(if packed {
+                u64::from(range_bits(*min, *max))
+            } else {
+                u64::from(int.bits)
+            }),
             Type::Named { name, .. } => match self.get(name) {
                 Some(Decl::Bits(b)) => Some(u64::from(b.width)),
                 Some(Decl::Record(r)) => {

@@ -49,8 +49,8 @@
 
 use crate::index::{count_fields, Decl, Index};
 use crate::model::{
-    bucket_bases, bucket_code_bits, bucket_prefix_bits, BitKind, Bits, Cond, Count, Endian, Field,
-    IntType, Item, Record, RecordKind, Spec, Type, Union,
+    bucket_bases, bucket_code_bits, bucket_prefix_bits, range_bits, BitKind, Bits, Cond, Count,
+    Endian, Field, IntType, Item, Record, RecordKind, Spec, Type, Union,
 };
 use std::collections::BTreeSet;
 
@@ -270,6 +270,16 @@ impl<'s> Lowering<'s> {
             Type::OptBytes => Wire::OptBytes,
             Type::Quat { bits, .. } => Wire::Quat { bits: *bits },
             Type::Bucket { signed, widths, .. } => Wire::Bucket(BucketPlan::new(*signed, widths)),
+            Type::Ranged { int, min, max, .. } => Wire::Ranged {
+                int: Box::new(Wire::Int {
+                    signed: int.signed,
+                    bits: int.bits,
+                    big_endian: big(int.endian),
+                }),
+                min: *min,
+                max: *max,
+                packed: packed.then(|| range_bits(*min, *max)),
+            },
             Type::Quant { wire, num, den } => {
                 let (signed, bits) = match wire.as_ref() {
                     Type::Int(t) => (t.signed, t.bits),
@@ -499,6 +509,13 @@ fn push_read_checks(wire: &Wire<'_>, checks: &mut Vec<Check>) {
             checks.push(Check::Length);
         }
         Wire::Quant { wire, .. } => push_read_checks(wire, checks),
+        Wire::Ranged { min, max, .. } => {
+            checks.push(Check::Available);
+            checks.push(Check::Range {
+                min: *min,
+                max: *max,
+            });
+        }
         Wire::Quat { bits } => {
             checks.push(Check::Available);
             checks.push(Check::QuatRange { bits: *bits });
@@ -572,6 +589,14 @@ pub enum Check {
     QuatCanonical {
         /// The bits of each component sent.
         bits: u8,
+    },
+    /// WIRE-29: a ranged integer lies within `min..=max`: `OverWidth` otherwise, at the
+    /// field's first byte (bit, in a packed record).
+    Range {
+        /// The least value.
+        min: i64,
+        /// The greatest value.
+        max: i64,
     },
     /// The value equals the constant: `BadConstant`, at the field's start.
     Constant(i128),
@@ -673,6 +698,20 @@ pub enum Wire<'s> {
         min: i128,
         /// The greatest wire integer: a value that rounds above it is refused on encode.
         max: i128,
+    },
+    /// WIRE-29: an integer within `min..=max`, refused outside it (`OverWidth`, at its first
+    /// byte or bit) on decode and on encode. Byte-aligned, it is carried as `int`; in a packed
+    /// record, as the value less `min` in `packed` bits, unsigned.
+    Ranged {
+        /// The integer the value is held in: a [`Wire::Int`], which a byte-aligned record
+        /// carries it as.
+        int: Box<Wire<'s>>,
+        /// The least value.
+        min: i64,
+        /// The greatest value.
+        max: i64,
+        /// In a packed record, the width of the value less `min`: `ceil(log2(max - min + 1))`.
+        packed: Option<u8>,
     },
     /// A unit quaternion as smallest three: the index of the dropped component as a u2,
     /// then the other three in x, y, z, w order, each a two's complement `iB`.
@@ -1229,6 +1268,42 @@ frame Acked {
                 ..
             }
         ));
+    }
+
+    /// WIRE-29: a ranged integer is its type's bytes byte-aligned, the value less the least in
+    /// ceil(log2(max - min + 1)) bits packed, and checked against its range after it is read.
+    #[test]
+    fn ranged_integers_cost_the_bits_their_range_needs() {
+        assert_eq!(range_bits(0, 100), 7);
+        assert_eq!(range_bits(0, 127), 7);
+        assert_eq!(range_bits(0, 128), 8);
+        assert_eq!(range_bits(-8, 7), 4);
+        assert_eq!(range_bits(3, 3), 0);
+        assert_eq!(range_bits(i64::MIN, i64::MAX), 64);
+        let spec = lowering_of(
+            "frame F {\n    kind: u8 = 1,\n    hp: u8 in 0..=100,\n    body: B,\n}\n\npacked record B {\n    hp: u8 in 0..=100,\n    dx: i8 in -8..=7,\n}\n",
+        );
+        let low = Lowering::new(&spec);
+        let f = low.plan("F", None).expect("F");
+        let hp = f.step("hp").expect("hp");
+        assert_eq!(
+            hp.checks(),
+            [Check::Available, Check::Range { min: 0, max: 100 }]
+        );
+        assert_eq!(hp.fixed, Some(1));
+        assert!(matches!(hp.wire, Wire::Ranged { packed: None, .. }));
+        let b = low.plan("B", None).expect("B");
+        assert_eq!(b.step("hp").expect("hp").fixed, Some(7));
+        assert!(matches!(
+            b.step("dx").expect("dx").wire,
+            Wire::Ranged {
+                packed: Some(4),
+                min: -8,
+                max: 7,
+                ..
+            }
+        ));
+        assert_eq!(b.fixed, Some(11));
     }
 
     #[test]

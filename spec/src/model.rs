@@ -441,6 +441,22 @@ pub enum Type {
         #[schemars(skip)]
         span: Span,
     },
+    /// `uN in MIN..=MAX`, `iN in MIN..=MAX`: an integer of the type `int` that lies in the
+    /// range, refused outside it on decode and on encode (`OverWidth`, at the field's first byte
+    /// or bit). Byte-aligned, it is `int`'s own bytes; in a packed record, the value less `min`
+    /// as an unsigned field of [`range_bits`]`(min, max)` bits.
+    Ranged {
+        /// The integer type the value is held in (and carried as, byte-aligned).
+        int: IntType,
+        /// The least value.
+        min: i64,
+        /// The greatest value.
+        max: i64,
+        /// Where the type was written.
+        #[serde(skip)]
+        #[schemars(skip)]
+        span: Span,
+    },
     /// A bit set, record or union declared by name.
     Named {
         /// The declared name.
@@ -493,6 +509,13 @@ impl IntType {
             (1i128 << self.bits) - 1
         }
     }
+}
+
+/// The bits a packed record spends on a ranged integer `min..=max`: ceil(log2(max - min + 1)),
+/// 0 when the range holds one value.
+pub fn range_bits(min: i64, max: i64) -> u8 {
+    let span = (i128::from(max) - i128::from(min)).max(0) as u128;
+    (128 - span.leading_zeros()) as u8
 }
 
 /// A counted array.

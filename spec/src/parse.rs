@@ -1815,11 +1815,17 @@ impl<'s> Parser<'s> {
                         "expected `i2` to `i64`",
                     );
                 }
-                Type::Int(IntType {
+                let int = IntType {
                     signed,
                     bits: u8::try_from(bits).unwrap_or(u8::MAX),
                     endian,
-                })
+                };
+                if self.at_word("in") {
+                    self.bump();
+                    self.range(int, t.span)?
+                } else {
+                    Type::Int(int)
+                }
             }
             TypeWord::Float { bits, endian } => {
                 if bits != 32 && bits != 64 {
@@ -2044,6 +2050,32 @@ impl<'s> Parser<'s> {
             self.out_of_range(span, "u64");
             0
         }))
+    }
+
+    /// `MIN..=MAX` after `uN in`: the range of a ranged integer (its bounds within `i64`; the
+    /// validator checks them against the type).
+    fn range(&mut self, int: IntType, start: Span) -> PResult<Type> {
+        let bound = |p: &mut Self, what: &str| -> PResult<(i64, Span)> {
+            let (v, span) = p.signed_literal(what)?;
+            Ok((
+                i64::try_from(v).unwrap_or_else(|_| {
+                    p.out_of_range(span, "i64");
+                    0
+                }),
+                span,
+            ))
+        };
+        let (min, _) = bound(self, "the range's least value after `in`")?;
+        self.expect("..=", || {
+            "expected `..=` and the greatest value after the range's least".into()
+        })?;
+        let (max, end) = bound(self, "the range's greatest value after `..=`")?;
+        Ok(Type::Ranged {
+            int,
+            min,
+            max,
+            span: Span::new(start.start, end.end),
+        })
     }
 
     /// An integer literal with an optional leading `-`, as an `i128`.

@@ -633,6 +633,12 @@ impl<'a> Validator<'a> {
                     );
                 }
             }
+            Type::Ranged {
+                int,
+                min,
+                max,
+                span,
+            } => self.ranged(r, *int, *min, *max, *span, packed),
             Type::Float { endian, .. } => {
                 if packed && endian.is_some() {
                     self.error(
@@ -791,6 +797,58 @@ impl<'a> Validator<'a> {
                     }
                 }
                 self.field_type(r, &a.elem, packed, depth + 1);
+            }
+        }
+    }
+
+    /// `uN in MIN..=MAX` / `iN in MIN..=MAX` (WIRE-29): the base type valid where it
+    /// stands, `MIN <= MAX`, and both bounds values of the base type.
+    fn ranged(&mut self, r: &Record, int: IntType, min: i64, max: i64, span: Span, packed: bool) {
+        let base = crate::fmt::type_text(&Type::Int(int));
+        let valid = if int.signed {
+            (2..=64).contains(&int.bits)
+        } else {
+            (1..=64).contains(&int.bits)
+        };
+        if !valid {
+            self.error(
+                span,
+                format!(
+                    "integer width {} of a ranged integer in `{}`",
+                    int.bits, r.name
+                ),
+                "expected 1 to 64 bits",
+            );
+            return;
+        }
+        if !packed && !is_byte_width(int.bits) {
+            self.error(
+                span,
+                format!("`{base}` in byte-aligned record `{}`", r.name),
+                "a ranged integer of a byte-aligned record is carried as its type: 8, 16, 32 or 64 bits",
+            );
+        } else if packed && int.endian.is_some() {
+            self.error(
+                span,
+                format!("byte order in packed record `{}`", r.name),
+                "a packed record is a bit stream: remove `le`/`be`",
+            );
+        }
+        if min > max {
+            self.error(
+                span,
+                format!("the range `{min}..={max}` is empty"),
+                "the least value comes first: expected MIN <= MAX",
+            );
+        }
+        for (what, v) in [("least", min), ("greatest", max)] {
+            let v = i128::from(v);
+            if v < int.min() || v > int.max() {
+                self.error(
+                    span,
+                    format!("the range's {what} value {v} does not fit `{base}`"),
+                    format!("a `{base}` holds {} to {}", int.min(), int.max()),
+                );
             }
         }
     }

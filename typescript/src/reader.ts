@@ -112,6 +112,19 @@ export class Reader {
     return this.view.getBigInt64(this.need(8), !bigEndian);
   }
 
+  /**
+   * A ranged integer read by `read` (its type's own bytes): a value outside `min..=max` is over
+   * its width, at its first byte (WIRE-29).
+   */
+  ranged<T extends number | bigint>(min: T, max: T, read: (r: Reader) => T): T {
+    const at = this.pos;
+    const v = read(this);
+    if (v < min || v > max) {
+      throw this.fail("over_width", at);
+    }
+    return v;
+  }
+
   /** A `bool` byte: 0 or 1, anything else is over its width (WIRE-7). */
   bool(): boolean {
     const at = this.pos;
@@ -391,6 +404,29 @@ export class BitReader {
   /** One bit. */
   bool(): boolean {
     return this.uint(1) === 1;
+  }
+
+  /**
+   * A ranged integer of a packed record: the value less `min` in `width` bits (at most 53); a
+   * value past `max` is over its width, at the field's first bit (WIRE-29).
+   */
+  ranged(width: number, min: number, max: number): number {
+    const at = this.bitOffset;
+    const v = min + this.uint(width);
+    if (v > max) {
+      throw this.fail("over_width", at);
+    }
+    return v;
+  }
+
+  /** A ranged integer of a packed record, as a bigint (WIRE-29). */
+  bigRanged(width: number, min: bigint, max: bigint): bigint {
+    const at = this.bitOffset;
+    const v = min + this.bigUint(width);
+    if (v > max) {
+      throw this.fail("over_width", at);
+    }
+    return v;
   }
 
   /**

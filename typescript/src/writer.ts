@@ -48,6 +48,13 @@ export class Encoder {
     }
   }
 
+  /** Refuses a ranged integer outside `min..=max` as over its width (WIRE-29). */
+  inRange(v: number | bigint, min: number | bigint, max: number | bigint): void {
+    if (v < min || v > max) {
+      throw this.fail("over_width");
+    }
+  }
+
   /** Refuses a value whose presence contradicts its condition (WIRE-11). */
   presence(present: boolean, cond: boolean): void {
     if (present !== cond) {
@@ -445,6 +452,18 @@ export class BitWriter extends Encoder {
       this.len += take;
       put += take;
     }
+  }
+
+  /** A ranged integer: the value less `min` in `width` bits (at most 53) (WIRE-29). */
+  ranged(width: number, min: number, max: number, v: number): void {
+    this.inRange(v, min, max);
+    this.uint(width, v - min);
+  }
+
+  /** A ranged integer from a bigint: the value less `min` in `width` bits (WIRE-29). */
+  bigRanged(width: number, min: bigint, max: bigint, v: bigint): void {
+    this.inRange(v, min, max);
+    this.bigUint(width, v - min);
   }
 
   /** A two's complement field of `width` bits (2 to 53). */

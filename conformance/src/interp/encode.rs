@@ -402,7 +402,7 @@ impl<'a, 'l> Encoder<'a, 'l> {
         }
         let packed = self.body.is_some();
         match (wire, v) {
-            (Wire::Int { .. }, Value::Int(n)) => self.int(wire, *n),
+            (Wire::Int { .. } | Wire::Ranged { .. }, Value::Int(n)) => self.int(wire, *n),
             (Wire::Float { bits, big_endian }, Value::Float(f)) => match (*bits, packed) {
                 (32, true) => self.bits_with(32, |w| w.f32(*f as f32)),
                 (_, true) => self.bits_with(64, |w| w.f64(*f)),
@@ -643,6 +643,22 @@ impl<'a, 'l> Encoder<'a, 'l> {
         let signed = || i64::try_from(n).map_err(|_| over());
         let packed = self.body.is_some();
         match wire {
+            // WIRE-29: refused outside its range; packed, the value less the least.
+            Wire::Ranged {
+                int,
+                min,
+                max,
+                packed: width,
+            } => {
+                rt::in_range(n, *min, *max)?;
+                match width {
+                    Some(width) => {
+                        let (width, offset) = (*width, (n - i128::from(*min)) as u64);
+                        self.bits_with(usize::from(width), |w| w.uint(width, offset))
+                    }
+                    None => self.int(int, n),
+                }
+            }
             Wire::Int {
                 signed: true, bits, ..
             } if packed => {

@@ -92,6 +92,7 @@ pub(crate) fn model_int(w: &Wire<'_>) -> Option<(bool, u8)> {
         _ => 64,
     };
     match w {
+        Wire::Ranged { int, .. } => model_int(int),
         Wire::Int { signed, bits, .. } => Some((*signed, storage(*bits))),
         Wire::Varint { bits } => Some((false, storage(*bits))),
         Wire::Zigzag { bits } => Some((true, storage(*bits))),
@@ -104,6 +105,9 @@ pub(crate) fn model_int(w: &Wire<'_>) -> Option<(bool, u8)> {
 /// `gen::rust`'s `serde_with` gives the field a `big_*` helper for.
 fn big(w: &Wire<'_>, ctx: Ctx) -> bool {
     let wide = |bits: u8| bits > 53;
+    if let Wire::Ranged { int, .. } = w {
+        return big(int, ctx);
+    }
     match (ctx, w) {
         (Ctx::Field, Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits }) => {
             wide(*bits)
@@ -255,7 +259,11 @@ impl<'a, 'l> Printer<'a, 'l> {
     fn value(&mut self, w: &Wire<'_>, v: &Value, ctx: Ctx) -> Result<OrderedJson, JsonError> {
         Ok(match (w, v) {
             (
-                Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } | Wire::Bucket(_),
+                Wire::Int { .. }
+                | Wire::Ranged { .. }
+                | Wire::Varint { .. }
+                | Wire::Zigzag { .. }
+                | Wire::Bucket(_),
                 Value::Int(n),
             ) => int_json(*n, big(w, ctx)),
             (Wire::Float { bits: 32, .. }, Value::Float(f)) => f32_json(*f as f32),
@@ -438,7 +446,11 @@ impl Reader<'_, '_> {
 
     fn value(&mut self, w: &Wire<'_>, json: &Json, ctx: Ctx) -> Result<Value, JsonError> {
         match w {
-            Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } | Wire::Bucket(_) => {
+            Wire::Int { .. }
+            | Wire::Ranged { .. }
+            | Wire::Varint { .. }
+            | Wire::Zigzag { .. }
+            | Wire::Bucket(_) => {
                 let (signed, bits) = model_int(w).unwrap_or((false, 64));
                 self.int(json, signed, bits, big(w, ctx)).map(Value::Int)
             }

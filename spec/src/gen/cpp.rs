@@ -500,6 +500,9 @@ enum Ctx {
 
 /// Whether a value of `wire` in `ctx` is written as a decimal string beyond 2^53 - 1.
 fn is_big(wire: &Wire<'_>, ctx: Ctx) -> bool {
+    if let Wire::Ranged { int, .. } = wire {
+        return is_big(int, ctx);
+    }
     let bits = match wire {
         Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits } => *bits,
         // A bucket code's model is an integer of its width, in JSON as any other.
@@ -910,6 +913,7 @@ impl<'a> Gen<'a> {
             Wire::OptBytes => "std::optional<std::vector<uint8_t>>".into(),
             Wire::Quant { .. } => "double".into(),
             Wire::Quat { .. } => "SmallestThree".into(),
+            Wire::Ranged { int, .. } => Self::cpp_type(int),
             Wire::Bucket(b) if b.signed => int_type(b.model_bits).into(),
             Wire::Bucket(b) => uint_type(b.model_bits).into(),
             Wire::Bits(b) => b.name.clone(),
@@ -923,9 +927,11 @@ impl<'a> Gen<'a> {
     /// The default member initializer of a value of `wire`, if it needs one.
     fn init(wire: &Wire<'_>) -> &'static str {
         match wire {
-            Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } | Wire::Bucket(_) => {
-                " = 0"
-            }
+            Wire::Int { .. }
+            | Wire::Ranged { .. }
+            | Wire::Varint { .. }
+            | Wire::Zigzag { .. }
+            | Wire::Bucket(_) => " = 0",
             Wire::Float { bits: 32, .. } => " = 0.0f",
             Wire::Float { .. } | Wire::Quant { .. } => " = 0.0",
             Wire::Bool { .. } => " = false",
@@ -1243,6 +1249,31 @@ impl<'a> Gen<'a> {
         let bail = bail(rd, path);
         let step = |s: String| check(&[s], &bail);
         match wire {
+            // WIRE-29: refused outside its range, at its first byte (bit).
+            Wire::Ranged {
+                min,
+                max,
+                packed: Some(width),
+                ..
+            } => step(format!(
+                "b.read_ranged({width}, {}, {}, {target})",
+                literal(i128::from(*min)),
+                literal(i128::from(*max))
+            )),
+            Wire::Ranged { int, min, max, .. } => {
+                let (bits, big_endian) = match int.as_ref() {
+                    Wire::Int {
+                        bits, big_endian, ..
+                    } => (*bits, *big_endian),
+                    _ => (64, false),
+                };
+                step(format!(
+                    "r.read_ranged({}, {big_endian}, {}, {}, {target})",
+                    bits / 8,
+                    literal(i128::from(*min)),
+                    literal(i128::from(*max))
+                ))
+            }
             Wire::Int {
                 signed,
                 bits,
@@ -1558,6 +1589,38 @@ impl<'a> Gen<'a> {
             }
         };
         match wire {
+            // WIRE-29: a value outside the range is refused before anything is written.
+            Wire::Ranged {
+                min,
+                max,
+                packed: Some(width),
+                ..
+            } => step(format!(
+                "w.write_ranged({width}, {}, {}, {src})",
+                literal(i128::from(*min)),
+                literal(i128::from(*max))
+            )),
+            Wire::Ranged { int, min, max, .. } => {
+                let write = match int.as_ref() {
+                    Wire::Int {
+                        signed,
+                        bits,
+                        big_endian,
+                    } => write_int(*signed, *bits, *big_endian, src),
+                    _ => String::new(),
+                };
+                check(
+                    &[
+                        format!(
+                            "w.in_range({src}, {}, {})",
+                            literal(i128::from(*min)),
+                            literal(i128::from(*max))
+                        ),
+                        write,
+                    ],
+                    &bail,
+                )
+            }
             Wire::Int {
                 signed,
                 bits,
@@ -1863,7 +1926,9 @@ impl<'a> Gen<'a> {
                 lines
             }
             // Fixed-size kinds are handled above.
-            Wire::Int { .. } | Wire::Float { .. } | Wire::Bool { .. } => Vec::new(),
+            Wire::Int { .. } | Wire::Ranged { .. } | Wire::Float { .. } | Wire::Bool { .. } => {
+                Vec::new()
+            }
         }
     }
 
@@ -1953,6 +2018,7 @@ impl<'a> Gen<'a> {
     fn json_conv(&self, wire: &Wire<'_>, ctx: Ctx) -> String {
         let big = is_big(wire, ctx);
         match wire {
+            Wire::Ranged { int, .. } => self.json_conv(int, ctx),
             Wire::Int { signed: false, .. } | Wire::Varint { .. } => if big {
                 "json::big_uint"
             } else {
@@ -1998,6 +2064,7 @@ impl<'a> Gen<'a> {
     fn json_get(&self, wire: &Wire<'_>, ctx: Ctx) -> String {
         let big = is_big(wire, ctx);
         match wire {
+            Wire::Ranged { int, .. } => self.json_get(int, ctx),
             Wire::Int { signed: false, .. } | Wire::Varint { .. } => if big {
                 "json::get_big_uint"
             } else {

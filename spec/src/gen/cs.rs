@@ -491,6 +491,7 @@ fn is_value_type(wire: &Wire<'_>) -> bool {
         // SmallestThree is a struct; a bucket code's value an integer.
         Wire::Quat { .. } | Wire::Bucket(_) => true,
         Wire::Int { .. }
+        | Wire::Ranged { .. }
         | Wire::Float { .. }
         | Wire::Bool { .. }
         | Wire::Varint { .. }
@@ -512,6 +513,7 @@ pub(crate) fn cs_type(wire: &Wire<'_>) -> String {
         Wire::Quat { .. } => "SmallestThree".into(),
         Wire::Bucket(b) => int_type(b.signed, b.model_bits).into(),
         Wire::Int { signed, bits, .. } => int_type(*signed, *bits).into(),
+        Wire::Ranged { int, .. } => cs_type(int),
         Wire::Varint { bits } => int_type(false, *bits).into(),
         Wire::Zigzag { bits } => int_type(true, *bits).into(),
         Wire::Float { bits: 32, .. } => "float".into(),
@@ -989,6 +991,47 @@ impl<'a, 's> Gen<'a, 's> {
                 "ulong",
                 format!("{src}.Bucket({})", self.widths_of(b)),
             ),
+            // WIRE-29: refused outside its range, at its first byte (bit).
+            Wire::Ranged {
+                int,
+                min,
+                max,
+                packed: Some(width),
+            } => cast(
+                &cs_type(int),
+                "long",
+                format!(
+                    "{src}.Ranged({width}, {}, {})",
+                    literal(i128::from(*min), "long"),
+                    literal(i128::from(*max), "long")
+                ),
+            ),
+            Wire::Ranged { int, min, max, .. } => {
+                let (signed, bits, big_endian) = match int.as_ref() {
+                    Wire::Int {
+                        signed,
+                        bits,
+                        big_endian,
+                    } => (*signed, *bits, *big_endian),
+                    _ => (true, 64, false),
+                };
+                let (wide, method) = if signed {
+                    ("long", "RangedInt")
+                } else {
+                    ("ulong", "RangedUint")
+                };
+                cast(
+                    &cs_type(int),
+                    wide,
+                    format!(
+                        "{src}.{method}({}, {}, {}, {})",
+                        bits / 8,
+                        be(big_endian),
+                        literal(i128::from(*min), wide),
+                        literal(i128::from(*max), wide)
+                    ),
+                )
+            }
             Wire::Int {
                 signed,
                 bits,
@@ -1149,6 +1192,26 @@ impl<'a, 's> Gen<'a, 's> {
                 if b.signed { "Z" } else { "" },
                 self.widths_of(b)
             )),
+            // WIRE-29: a value outside the range is refused before anything is written.
+            Wire::Ranged {
+                min,
+                max,
+                packed: Some(width),
+                ..
+            } => one(format!(
+                "w.Ranged({width}, {}, {}, {val});",
+                literal(i128::from(*min), "long"),
+                literal(i128::from(*max), "long")
+            )),
+            Wire::Ranged { int, min, max, .. } => {
+                let mut lines = one(format!(
+                    "Wire.InRange({val}, {}, {});",
+                    literal(i128::from(*min), "long"),
+                    literal(i128::from(*max), "long")
+                ));
+                lines.extend(self.encode(int, packed, val));
+                lines
+            }
             Wire::Int {
                 signed,
                 bits,
@@ -1372,7 +1435,11 @@ impl<'a, 's> Gen<'a, 's> {
                 lines
             }
             // Fixed-size kinds have a fixed size.
-            Wire::Int { .. } | Wire::Float { .. } | Wire::Bool { .. } | Wire::Bits(_) => {
+            Wire::Int { .. }
+            | Wire::Ranged { .. }
+            | Wire::Float { .. }
+            | Wire::Bool { .. }
+            | Wire::Bits(_) => {
                 vec!["n += 0;".into()]
             }
         }
@@ -1389,6 +1456,7 @@ impl<'a, 's> Gen<'a, 's> {
             Wire::Quat { .. } => one(format!("SmallestThree.ToJson(j, {val});")),
             Wire::Bucket(b) if b.signed => one(format!("j.{big}Int({val});")),
             Wire::Bucket(_) => one(format!("j.{big}Uint({val});")),
+            Wire::Ranged { int, .. } => self.write_json(int, val, strings),
             Wire::Int { signed: false, .. } | Wire::Varint { .. } => {
                 one(format!("j.{big}Uint({val});"))
             }
@@ -1455,6 +1523,7 @@ impl<'a, 's> Gen<'a, 's> {
             // past the code's own range.
             Wire::Bucket(b) => one(int(b.signed, b.model_bits)),
             Wire::Int { signed, bits, .. } => one(int(*signed, *bits)),
+            Wire::Ranged { int, .. } => self.read_json(int, src, target, strings),
             Wire::Varint { bits } => one(int(false, *bits)),
             Wire::Zigzag { bits } => one(int(true, *bits)),
             Wire::Float { bits: 32, .. } => one(format!("(float)Json.Float({src})")),
@@ -2381,6 +2450,7 @@ impl<'a, 's> Gen<'a, 's> {
 /// and a list within a list, hold plain numbers.
 fn big_json(wire: &Wire<'_>) -> bool {
     match wire {
+        Wire::Ranged { int, .. } => big_json(int),
         Wire::Bucket(b) => b.model_bits > 53,
         Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits } => *bits > 53,
         _ => false,

@@ -136,6 +136,7 @@ fn wire_range(wire: &Wire<'_>) -> Option<(i128, i128)> {
             })
         }
         Wire::Quant { wire, .. } => wire_range(wire),
+        Wire::Ranged { min, max, .. } => Some((i128::from(*min), i128::from(*max))),
         Wire::Bucket(b) => Some((b.min_value, b.max_value)),
         Wire::Bool { .. } => Some((0, 1)),
         _ => None,
@@ -878,6 +879,18 @@ impl<'a, 's> Printer<'a, 's> {
             Wire::Int {
                 bits, big_endian, ..
             } => Self::fold(lines, v, &cs_type(wire), u32::from(*bits) / 8, *big_endian),
+            // WIRE-29: past its range the writer refuses it.
+            Wire::Ranged { int, min, max, .. } => {
+                lines.push(format!(
+                    "if ({v} < {} || {v} > {})",
+                    long(i128::from(*min)),
+                    long(i128::from(*max))
+                ));
+                lines.push("{".into());
+                lines.push("    return h;".into());
+                lines.push("}".into());
+                self.hash_value(lines, v, int);
+            }
             Wire::Bool { .. } => Self::fold(lines, v, "bool", 1, false),
             Wire::Float {
                 bits: 32,

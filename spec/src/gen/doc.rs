@@ -805,6 +805,19 @@ fn wire_text(w: &Wire<'_>, packed: bool, name: &dyn Fn(&str) -> String) -> Strin
         }
         Wire::Quat { bits } => format!("quat({bits})"),
         Wire::Bucket(b) => crate::lower::bucket_text(b),
+        // WIRE-29: packed, the value less the least in the bits the range needs.
+        Wire::Ranged {
+            int,
+            min,
+            max,
+            packed: Some(width),
+        } => format!(
+            "{} in {min}..={max} (u{width} + {min})",
+            wire_text(int, packed, name)
+        ),
+        Wire::Ranged { int, min, max, .. } => {
+            format!("{} in {min}..={max}", wire_text(int, packed, name))
+        }
         Wire::Bits(b) => name(&b.name),
         Wire::Record { record, padded } => {
             if *padded {
@@ -932,7 +945,7 @@ fn checks_text(checks: &[Check]) -> String {
             Check::Requires => &["InvalidCondition"],
             Check::Tag => &["UnknownTag"],
             Check::Ascending => &["NotAscending", "OverWidth"],
-            Check::QuatRange { .. } => &["OverWidth"],
+            Check::QuatRange { .. } | Check::Range { .. } => &["OverWidth"],
             Check::QuatCanonical { .. } => &["NonCanonical"],
             Check::Record | Check::Elements => &[],
         };

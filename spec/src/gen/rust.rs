@@ -206,6 +206,7 @@ fn rust_size(
     };
     match w {
         Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits } => int(*bits),
+        Wire::Ranged { int: i, .. } => rust_size(low, i, boxed, depth),
         Wire::Float { bits, .. } => (u64::from(*bits) / 8, u64::from(*bits) / 8),
         Wire::Bool { .. } => (1, 1),
         Wire::Quant { .. } => (8, 8),
@@ -574,6 +575,7 @@ impl<'s> Gen<'_, 's> {
         match w {
             Wire::Quat { .. } => format!("{}::SmallestThree", self.rt),
             Wire::Bucket(b) => bucket_type(b).into(),
+            Wire::Ranged { int, .. } => self.rust_type(int),
             Wire::Int { signed, bits, .. } => {
                 if *signed {
                     int_type(*bits).into()
@@ -638,6 +640,7 @@ impl<'s> Gen<'_, 's> {
         match w {
             Wire::Quat { .. } | Wire::Bucket(_) => true,
             Wire::Int { .. }
+            | Wire::Ranged { .. }
             | Wire::Float { .. }
             | Wire::Bool { .. }
             | Wire::Varint { .. }
@@ -656,6 +659,9 @@ impl<'s> Gen<'_, 's> {
     /// The serde attribute a field of this wire form needs, if any.
     fn serde_with(&self, w: &Wire<'_>, optional: bool) -> Option<String> {
         let big = |bits: u8| bits > 53;
+        if let Wire::Ranged { int, .. } = w {
+            return self.serde_with(int, optional);
+        }
         let helper = match (w, optional) {
             (Wire::Int { signed, bits, .. }, false) if big(*bits) => {
                 Some(if *signed { "big_i64" } else { "big_u64" })
@@ -719,6 +725,21 @@ impl<'s> Gen<'_, 's> {
                     bucket_type(bp),
                 )
             }
+            // WIRE-29: refused outside its range, at its first byte (bit).
+            Wire::Ranged {
+                min,
+                max,
+                packed: Some(width),
+                int,
+            } => narrowed(
+                format!("b.ranged({width}, {min}, {max})"),
+                "i64",
+                &self.rust_type(int),
+            ),
+            Wire::Ranged { int, min, max, .. } => format!(
+                "r.ranged({min}, {max}, |r| {})",
+                self.decode(int, packed, depth)
+            ),
             Wire::Int { signed, bits, .. } if packed => {
                 if *signed {
                     narrowed(format!("b.int({bits})"), "i64", int_type(*bits))
@@ -980,6 +1001,22 @@ impl<'s> Gen<'_, 's> {
                 let method = if bp.signed { "zbucket" } else { "bucket" };
                 let from = bucket_value_arg(bp, v);
                 expr(format!("w.{method}({}, {from})", widths_arg(bp)))
+            }
+            // WIRE-29: a value outside the range is refused before anything is written.
+            Wire::Ranged {
+                min,
+                max,
+                packed: Some(width),
+                ..
+            } => expr(format!("w.ranged({width}, {min}, {max}, i128::from({v}))")),
+            Wire::Ranged { int, min, max, .. } => {
+                let check = format!(
+                    "{}::in_range(i128::from({v}), {min}, {max}){map}?;",
+                    self.rt
+                );
+                let mut lines = vec![check];
+                lines.extend(self.encode(int, packed, val, path, depth));
+                lines
             }
             Wire::Int {
                 signed,
@@ -1285,7 +1322,9 @@ impl<'s> Gen<'_, 's> {
                 parts.join(" + ")
             }
             // Fixed-size forms are handled above.
-            Wire::Int { .. } | Wire::Float { .. } | Wire::Bool { .. } => "0".into(),
+            Wire::Int { .. } | Wire::Ranged { .. } | Wire::Float { .. } | Wire::Bool { .. } => {
+                "0".into()
+            }
         }
     }
 
@@ -1448,6 +1487,14 @@ impl<'s> Gen<'_, 's> {
                     "u.int_in_range({}..={})",
                     literal(t.min(), &rust),
                     literal(t.max(), &rust)
+                )
+            }
+            Wire::Ranged { int, min, max, .. } => {
+                let rust = self.rust_type(int);
+                format!(
+                    "u.int_in_range({}..={})",
+                    literal(i128::from(*min), &rust),
+                    literal(i128::from(*max), &rust)
                 )
             }
             Wire::Float { bits, .. } => format!("{}::arbitrary_f{bits}(u)", self.rt),

@@ -227,7 +227,17 @@ fn is_big(wire: &Wire<'_>) -> bool {
     match wire {
         Wire::Int { bits, .. } | Wire::Varint { bits } | Wire::Zigzag { bits } => big(*bits),
         Wire::Bucket(b) => big(b.model_bits),
+        Wire::Ranged { int, .. } => is_big(int),
         _ => false,
+    }
+}
+
+/// A ranged integer's bound as a literal of its model type: `100`, or `100n` for a `bigint`.
+fn bound(v: i64, big: bool) -> String {
+    if big {
+        format!("{v}n")
+    } else {
+        v.to_string()
     }
 }
 
@@ -645,6 +655,7 @@ impl<'a, 's> Gen<'a, 's> {
             }
             .into(),
             Wire::Quat { .. } => "SmallestThree".into(),
+            Wire::Ranged { int, .. } => Self::ts_type(int),
             Wire::Float { .. } | Wire::Quant { .. } => "number".into(),
             Wire::Bool { .. } => "boolean".into(),
             Wire::Bytes => "Uint8Array".into(),
@@ -681,6 +692,7 @@ impl<'a, 's> Gen<'a, 's> {
             }
             Wire::Bucket(b) => format!("\"{}\"", int_json(b.signed, b.model_bits)),
             Wire::Quat { .. } => "\"quat\"".into(),
+            Wire::Ranged { int, .. } => Self::json_type(int),
             Wire::Float { bits: 32, .. } => "\"f32\"".into(),
             Wire::Float { .. } | Wire::Quant { .. } => "\"float\"".into(),
             Wire::Bool { .. } => "\"bool\"".into(),
@@ -700,6 +712,30 @@ impl<'a, 's> Gen<'a, 's> {
     /// `src` is the reader its first read goes through (`r` or `b`).
     fn decode(&self, wire: &Wire<'_>, packed: bool, src: &str) -> String {
         match wire {
+            // WIRE-29: refused outside its range, at its first byte (bit).
+            Wire::Ranged {
+                int,
+                min,
+                max,
+                packed: Some(width),
+            } => {
+                let big = is_big(int);
+                format!(
+                    "{src}.{}({width}, {}, {})",
+                    if big { "bigRanged" } else { "ranged" },
+                    bound(*min, big),
+                    bound(*max, big)
+                )
+            }
+            Wire::Ranged { int, min, max, .. } => {
+                let big = is_big(int);
+                format!(
+                    "{src}.ranged({}, {}, (r) => {})",
+                    bound(*min, big),
+                    bound(*max, big),
+                    self.decode(int, packed, "r")
+                )
+            }
             Wire::Int { signed, bits, .. } if packed => {
                 let method = match (signed, big(*bits)) {
                     (false, false) => "uint",
@@ -908,6 +944,31 @@ impl<'a, 's> Gen<'a, 's> {
     fn encode(&self, wire: &Wire<'_>, packed: bool, dst: &str, val: &str) -> Vec<String> {
         let one = |s: String| vec![format!("{s};")];
         match wire {
+            // WIRE-29: a value outside the range is refused before anything is written.
+            Wire::Ranged {
+                int,
+                min,
+                max,
+                packed: Some(width),
+            } => {
+                let big = is_big(int);
+                one(format!(
+                    "{dst}.{}({width}, {}, {}, {val})",
+                    if big { "bigRanged" } else { "ranged" },
+                    bound(*min, big),
+                    bound(*max, big)
+                ))
+            }
+            Wire::Ranged { int, min, max, .. } => {
+                let big = is_big(int);
+                let mut lines = one(format!(
+                    "{dst}.inRange({val}, {}, {})",
+                    bound(*min, big),
+                    bound(*max, big)
+                ));
+                lines.extend(self.encode(int, packed, dst, val));
+                lines
+            }
             Wire::Int { signed, bits, .. } if packed => {
                 let method = match (signed, big(*bits)) {
                     (false, false) => "uint",
@@ -1150,7 +1211,9 @@ impl<'a, 's> Gen<'a, 's> {
                 parts.join(" + ")
             }
             // Fixed-size kinds have a fixed size.
-            Wire::Int { .. } | Wire::Float { .. } | Wire::Bool { .. } => "0".into(),
+            Wire::Int { .. } | Wire::Ranged { .. } | Wire::Float { .. } | Wire::Bool { .. } => {
+                "0".into()
+            }
         }
     }
 

@@ -220,7 +220,7 @@ impl Rep {
 /// How the generated codec holds a value of a record field of type `ty`.
 fn rep_of(ty: &Type) -> Rep {
     match ty {
-        Type::Int(t) => Rep::Int { big: t.bits > 53 },
+        Type::Int(t) | Type::Ranged { int: t, .. } => Rep::Int { big: t.bits > 53 },
         Type::Quant { wire, num, den } => {
             let (lo, hi) = match wire.as_ref() {
                 Type::Int(t) => (t.min(), t.max()),
@@ -662,7 +662,7 @@ impl Printer<'_> {
     /// Whether a wire field's type is written little endian.
     fn little_endian(&self, ty: &Type) -> bool {
         let e = match ty {
-            Type::Int(t) => t.endian,
+            Type::Int(t) | Type::Ranged { int: t, .. } => t.endian,
             Type::Float { endian, .. } => *endian,
             Type::Quant { wire, .. } => return self.little_endian(wire),
             _ => None,
@@ -696,7 +696,9 @@ impl Printer<'_> {
                 let v = format!("{steps}({value}, {}, {lo}, {hi})", arg(num, den));
                 (set_int(at, &v, t, le, false), u32::from(t.bits) / 8)
             }
-            (_, Type::Int(t)) => (set_int(at, value, t, le, rep.big()), u32::from(t.bits) / 8),
+            (_, Type::Int(t) | Type::Ranged { int: t, .. }) => {
+                (set_int(at, value, t, le, rep.big()), u32::from(t.bits) / 8)
+            }
             (Rep::Bits { big }, _) | (Rep::Int { big }, _) => {
                 // A bit set, its width taken from the rep's holder.
                 let bits = self.bits_width(ty);
@@ -2285,6 +2287,7 @@ fn get_int(at: &str, t: &IntType) -> String {
 /// The values a packed code holds.
 fn code_range(ty: &Type) -> Option<(i128, i128)> {
     match ty {
+        Type::Ranged { min, max, .. } => Some((i128::from(*min), i128::from(*max))),
         Type::Int(t) => Some((t.min(), t.max())),
         Type::Quant { wire, .. } => code_range(wire),
         Type::Bucket { signed, widths, .. } => {

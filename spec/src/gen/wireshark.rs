@@ -275,6 +275,7 @@ fn field_kind(wire: &Wire<'_>) -> (String, &'static str, Option<bool>) {
         Wire::Quat { .. } => ("string".into(), "base.ASCII", None),
         Wire::Bucket(b) => int(b.signed, b.model_bits),
         Wire::Int { signed, bits, .. } => int(*signed, *bits),
+        Wire::Ranged { int: i, .. } => field_kind(i),
         Wire::Varint { bits } => int(false, *bits),
         Wire::Zigzag { bits } => int(true, *bits),
         Wire::Float { bits: 32, .. } => ("float".into(), "nil", None),
@@ -723,6 +724,17 @@ impl Gen<'_> {
                 }
             }
             Wire::Quant { wire, .. } => self.read(wire, packed, path),
+            // WIRE-29: refused outside its range, at its first byte (bit).
+            Wire::Ranged {
+                min,
+                max,
+                packed: Some(width),
+                ..
+            } => format!("rd:ranged_bits({width}, {min}, {max}, {path})"),
+            Wire::Ranged { int, min, max, .. } => format!(
+                "rd:ranged(function() return {} end, {min}, {max}, {path})",
+                self.read(int, packed, path)
+            ),
             Wire::Bucket(b) => format!(
                 "rd:{}bucket({}, {path})",
                 if b.signed { "z" } else { "" },
@@ -803,7 +815,11 @@ impl Gen<'_> {
                     at.tree, at.field, at.label, at.path, at.at
                 ));
             }
-            Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } | Wire::Bucket(_) => {
+            Wire::Int { .. }
+            | Wire::Ranged { .. }
+            | Wire::Varint { .. }
+            | Wire::Zigzag { .. }
+            | Wire::Bucket(_) => {
                 let a = assign.map_or_else(|| format!("local {var} ="), str::to_string);
                 let read = self.read(wire, packed, &at.path);
                 self.out.line(format!("{a} {read}"));

@@ -168,6 +168,30 @@ function Reader:bits(width, path)
     return v
 end
 
+--- A ranged integer (WIRE-29) read by `read`: a value outside `min..=max` is over its width,
+--- at its first byte. A 64-bit value is compared as a Lua number.
+function Reader:ranged(read, min, max, path)
+    local at = self:here()
+    local v = read()
+    local n = type(v) == "number" and v or v:tonumber()
+    if n < min or n > max then
+        self:fail("over_width", at, path)
+    end
+    return v
+end
+
+--- A ranged integer of a packed body (WIRE-29): the value less `min` in `width` bits; a value
+--- past `max` is over its width, at the field's first bit.
+function Reader:ranged_bits(width, min, max, path)
+    local at = self.bit
+    local offset = self:bits(width, path)
+    local v = min + (type(offset) == "number" and offset or offset:tonumber())
+    if v > max then
+        self:fail("over_width", at, path)
+    end
+    return v
+end
+
 --- `width` bits of a packed body as a two's-complement signed integer.
 function Reader:signed_bits(width, path)
     local v = self:bits(width, path)

@@ -1214,7 +1214,8 @@ impl<'s> Resolver<'_, 's> {
     /// A group field's value from its declared type.
     fn value(&mut self, ty: &Type, span: Span, name: &str) -> Option<Value> {
         Some(match ty {
-            Type::Int(t) => Value::Int {
+            // WIRE-29: the record holds a ranged field's integer; its wire refuses the rest.
+            Type::Int(t) | Type::Ranged { int: t, .. } => Value::Int {
                 signed: t.signed,
                 bits: t.bits,
                 unit: None,
@@ -1490,7 +1491,9 @@ impl<'s> Resolver<'_, 's> {
                     ),
                 }
             }
-            (Value::Int { .. }, Type::Int(_)) => Some(Carry::Scaled { by: 1 }),
+            (Value::Int { .. }, Type::Int(_) | Type::Ranged { .. }) => {
+                Some(Carry::Scaled { by: 1 })
+            }
             (Value::Float { bits }, Type::Float { bits: fb, .. }) if bits == fb => {
                 Some(Carry::Itself)
             }
@@ -1808,8 +1811,12 @@ fn layout(f: &mut FormPlan, fields: &[FieldPlan]) {
     let mut at = Some(0u32);
     for w in &mut f.wire {
         w.offset = at.map(|a| if f.packed { a } else { a / 8 });
-        let bits = match fields.get(w.field).map(|x| &x.value) {
-            Some(Value::Bits { width, .. }) => Some(u32::from(*width)),
+        let bits = match (fields.get(w.field).map(|x| &x.value), &w.ty) {
+            (Some(Value::Bits { width, .. }), _) => Some(u32::from(*width)),
+            // WIRE-29: packed, the bits its range needs.
+            (_, Type::Ranged { min, max, .. }) if f.packed => {
+                Some(u32::from(crate::model::range_bits(*min, *max)))
+            }
             _ => fixed_bits(&w.ty),
         };
         at = at.zip(bits).map(|(a, b)| a + b);
@@ -1820,7 +1827,7 @@ fn layout(f: &mut FormPlan, fields: &[FieldPlan]) {
 /// The bits a type takes when every value takes the same (a byte-aligned bool's 8).
 fn fixed_bits(ty: &Type) -> Option<u32> {
     match ty {
-        Type::Int(t) => Some(u32::from(t.bits)),
+        Type::Int(t) | Type::Ranged { int: t, .. } => Some(u32::from(t.bits)),
         Type::Float { bits, .. } => Some(u32::from(*bits)),
         Type::Bool => Some(8),
         Type::Quant { wire, .. } => fixed_bits(wire),
@@ -1870,6 +1877,7 @@ fn value_bytes(v: &Value) -> u32 {
 fn wire_range(ty: &Type) -> Option<(i128, i128)> {
     match ty {
         Type::Int(t) => Some((t.min(), t.max())),
+        Type::Ranged { min, max, .. } => Some((i128::from(*min), i128::from(*max))),
         Type::Quant { wire, .. } => wire_range(wire),
         _ => None,
     }
@@ -1880,6 +1888,7 @@ fn wire_range(ty: &Type) -> Option<(i128, i128)> {
 fn code_range(ty: &Type) -> Option<(i128, i128)> {
     match ty {
         Type::Int(t) => Some((t.min(), t.max())),
+        Type::Ranged { min, max, .. } => Some((i128::from(*min), i128::from(*max))),
         Type::Quant { wire, .. } => code_range(wire),
         Type::Bucket { signed, widths, .. } => {
             let top = *bucket_bases(widths)?.last()?;

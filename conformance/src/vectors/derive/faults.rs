@@ -129,6 +129,7 @@ pub(super) fn negatives(b: &mut Builder<'_>, nodes: &[Node<'_>]) {
                         raw_int(&union.tag, node.packed, unused).map(Patch::Head)
                     },
                 ),
+                Check::Range { min, max } => range_faults(b, node, *min, *max),
                 Check::Count { .. } => count_fault(b, node),
                 Check::Ascending => ascending_faults(b, node),
                 Check::Available | Check::Record | Check::Elements => {}
@@ -496,6 +497,58 @@ fn quat_fault(b: &mut Builder<'_>, node: &Node<'_>, bits: u8, what: &str, kind: 
             2 + 3 * u32::from(bits),
         )))
     });
+}
+
+/// WIRE-29: a ranged integer one below its least and one above its greatest value, where its
+/// carrier can hold them (a packed field carries no value below the least), `over_width` at
+/// the field.
+fn range_faults(b: &mut Builder<'_>, node: &Node<'_>, min: i64, max: i64) {
+    let Wire::Ranged { int, packed, .. } = node.wire else {
+        return;
+    };
+    let (signed, bits, big_endian) = match int.as_ref() {
+        Wire::Int {
+            signed,
+            bits,
+            big_endian,
+        } => (*signed, *bits, *big_endian),
+        _ => return,
+    };
+    let (lo, hi) = if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    for (what, v) in [
+        ("below_range", i128::from(min) - 1),
+        ("above_range", i128::from(max) + 1),
+    ] {
+        let raw = match packed {
+            // The value less the least, in the bits the range needs.
+            Some(width) => {
+                let offset = v - i128::from(min);
+                if offset < 0 || offset >> width != 0 {
+                    continue;
+                }
+                vec![Piece::Bits {
+                    width: *width,
+                    value: offset as u64,
+                }]
+            }
+            None if v < lo || v > hi => continue,
+            None => {
+                let mask = if bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << bits) - 1
+                };
+                int_pieces(false, bits, big_endian, (v as i64 as u64) & mask)
+            }
+        };
+        b.fault(node, what, ErrorKind::OverWidth, |_, _, _| {
+            Some(Patch::Raw(raw))
+        });
+    }
 }
 
 /// The smallest three's bits: `largest` as a u2, then the three components as `iB`.

@@ -129,6 +129,7 @@ pub fn int_range(w: &Wire<'_>) -> Option<(i128, i128)> {
         | Wire::Zigzag { bits } => Some(signed(*bits)),
         Wire::Int { bits, .. } | Wire::Varint { bits } => Some(unsigned(*bits)),
         Wire::Bucket(b) => Some((b.min_value, b.max_value)),
+        Wire::Ranged { min, max, .. } => Some((i128::from(*min), i128::from(*max))),
         _ => None,
     }
 }
@@ -280,7 +281,11 @@ impl Gen<'_, '_> {
         }
         let fill = self.sc.fill;
         Ok(match w {
-            Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } | Wire::Bucket(_) => {
+            Wire::Int { .. }
+            | Wire::Ranged { .. }
+            | Wire::Varint { .. }
+            | Wire::Zigzag { .. }
+            | Wire::Bucket(_) => {
                 let (min, max) = int_range(w).unwrap_or((0, 0));
                 let v = match (w, fill) {
                     (Wire::Bucket(b), Fill::Random) => self.random_bucket(b),

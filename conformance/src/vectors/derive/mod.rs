@@ -343,8 +343,36 @@ impl<'a> Builder<'a> {
                 }
             }
             Wire::Bucket(_) | Wire::Quant { .. } => self.bucket_edges(node),
+            Wire::Ranged {
+                min, max, packed, ..
+            } => self.range_edges(node, *min, *max, *packed),
             Wire::Quat { bits } => self.quat_edges(node, *bits),
             _ => {}
+        }
+    }
+
+    /// A ranged integer at both ends of its range (WIRE-29); the values one past each end are
+    /// its negative vectors (`faults`).
+    fn range_edges(&mut self, node: &nodes::Node<'_>, min: i64, max: i64, packed: Option<u8>) {
+        let at = faults::describe_where(&node.path);
+        let carried = match packed {
+            Some(width) => format!(", carried as {{}} in {width} bits"),
+            None => String::new(),
+        };
+        for (end, v) in [("min", min), ("max", max)] {
+            let how = carried.replace("{}", &(i128::from(v) - i128::from(min)).to_string());
+            self.positive(
+                &node.path,
+                &format!("range_{end}"),
+                format!("{at} at {v}, the {end} of its range {min}..={max}{how}"),
+                "WIRE-29",
+                Scenario::new(Fill::Random, Shape::Least)
+                    .with(node.reach.clone())
+                    .with([(
+                        node.path.clone(),
+                        Want::Exact(crate::interp::Value::Int(i128::from(v))),
+                    )]),
+            );
         }
     }
 

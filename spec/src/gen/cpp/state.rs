@@ -85,6 +85,7 @@ fn int_range(w: &Wire<'_>) -> Option<(i128, i128)> {
         Wire::Varint { bits } => Some(of(false, *bits)),
         Wire::Zigzag { bits } => Some(of(true, *bits)),
         Wire::Quant { min, max, .. } => Some((*min, *max)),
+        Wire::Ranged { min, max, .. } => Some((i128::from(*min), i128::from(*max))),
         Wire::Bucket(b) => Some((b.min_value, b.max_value)),
         _ => None,
     }

@@ -72,6 +72,7 @@ fn int_name(signed: bool, bits: u8) -> &'static str {
 fn range_of(ty: &Type) -> Option<(i128, i128)> {
     match ty {
         Type::Int(t) => Some((t.min(), t.max())),
+        Type::Ranged { min, max, .. } => Some((i128::from(*min), i128::from(*max))),
         Type::Quant { wire, .. } => range_of(wire),
         Type::Bucket { signed, widths, .. } => {
             let b = crate::lower::BucketPlan::new(*signed, widths);
@@ -438,6 +439,26 @@ impl State<'_, '_, '_, '_> {
         }
     }
 
+    /// A nested group's field `val` as the integer the slot and the check keep: a quantized
+    /// field's record holds its value, a float, which is the integer quantized as the generated
+    /// writer quantizes it (then cast, saturating, to the integer's type); any other field as
+    /// it is.
+    fn nested_int(&self, v: &Value, val: &str) -> String {
+        match v {
+            Value::Int {
+                signed,
+                bits,
+                unit: Some((num, den)),
+            } => format!(
+                "{}::wire::round({val} / {}) as {}",
+                self.m,
+                scale(*num, *den),
+                int_name(*signed, *bits)
+            ),
+            _ => val.to_string(),
+        }
+    }
+
     /// A record value's bits as a slot keeps them, as a `u64`.
     fn value_to_u64(&self, v: &Value, val: &str) -> String {
         match v {
@@ -475,7 +496,7 @@ impl State<'_, '_, '_, '_> {
                 format!(
                     "{}: {}",
                     super::ident(&g.fields[fi].name),
-                    self.value_from_u64(value, &part)
+                    nested_value(value, &self.value_from_u64(value, &part))
                 )
             })
             .collect();
@@ -488,10 +509,9 @@ impl State<'_, '_, '_, '_> {
         let parts: Vec<String> = nested_layout(g)
             .into_iter()
             .map(|(fi, bit, _)| {
-                let v = self.value_to_u64(
-                    &g.fields[fi].value,
-                    &format!("{val}.{}", super::ident(&g.fields[fi].name)),
-                );
+                let value = &g.fields[fi].value;
+                let field = format!("{val}.{}", super::ident(&g.fields[fi].name));
+                let v = self.value_to_u64(value, &self.nested_int(value, &field));
                 if bit == 0 {
                     v
                 } else {
@@ -1880,7 +1900,7 @@ impl State<'_, '_, '_, '_> {
                     .map(|(fi, f)| {
                         let w = g.forms[0].wire.iter().find(|w| w.field == fi).cloned();
                         let v = match w {
-                            Some(w) => self.value_of_staged(gi, &w, &m),
+                            Some(w) => nested_value(&f.value, &self.value_of_staged(gi, &w, &m)),
                             None => "Default::default()".into(),
                         };
                         format!("{}: {v}", super::ident(&f.name))
@@ -2250,6 +2270,20 @@ impl State<'_, '_, '_, '_> {
                         self.close("}");
                     }
                     self.line(format!("c.{sname} = {};", cast("v", uint_type(width), sty)));
+                }
+                // WIRE-29: a value outside the range is left to the generated reader, which
+                // tells where it is.
+                (_, Type::Ranged { int, min, max, .. }) => {
+                    self.line(format!("let v = {};", read_at(int.bits, int.signed, &pos)));
+                    self.open(format!("if !({min}..={max}).contains(&v) {{"));
+                    self.line("return None;");
+                    self.close("}");
+                    let ty = int_name(int.signed, int.bits);
+                    if ty == sty {
+                        self.line(format!("c.{sname} = v;"));
+                    } else {
+                        self.line(format!("c.{sname} = {sty}::from(v);"));
+                    }
                 }
                 (_, ty) => {
                     let (signed, bits) = match ty {
@@ -3263,6 +3297,19 @@ impl State<'_, '_, '_, '_> {
     }
 }
 
+/// A nested group's field of `value` from its integer `int`: a quantized field's record holds
+/// the integer times its unit, as the generated reader computes it; any other field the
+/// integer.
+fn nested_value(value: &Value, int: &str) -> String {
+    match value {
+        Value::Int {
+            unit: Some((num, den)),
+            ..
+        } => format!("({int}) as f64 * {}", scale(*num, *den)),
+        _ => int.to_string(),
+    }
+}
+
 /// Whether the record value `expr` (of `value`) lies within `reach` (a constant of the value's
 /// type) of 0.
 fn within(expr: &str, value: &Value, reach: &str) -> String {
@@ -3325,6 +3372,12 @@ fn code_read(code: &Type, b: &str) -> String {
     match code {
         Type::Int(t) if t.signed => format!("{b}.int({})", t.bits),
         Type::Int(t) => format!("{b}.uint({})", t.bits),
+        // WIRE-29: the runtime refuses a value past the range (`None`, and the generated
+        // reader tells where).
+        Type::Ranged { min, max, .. } => format!(
+            "{b}.ranged({}, {min}, {max})",
+            crate::model::range_bits(*min, *max)
+        ),
         Type::Quant { wire, .. } => code_read(wire, b),
         Type::Bucket { signed, widths, .. } => format!(
             "{b}.{}(&[{}])",
@@ -3346,6 +3399,7 @@ fn narrow(read: &str, code: &Type, range: (i128, i128), sty: &str) -> String {
     let byte = int_name(signed, bits);
     let wide = match code {
         Type::Int(t) if t.signed => "i64",
+        Type::Ranged { .. } => "i64",
         Type::Bucket { signed: true, .. } => "i64",
         Type::Quant { wire, .. } if matches!(wire.as_ref(), Type::Int(t) if t.signed) => "i64",
         Type::Quant { wire, .. } if matches!(wire.as_ref(), Type::Bucket { signed: true, .. }) => {
