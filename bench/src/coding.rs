@@ -20,6 +20,8 @@
 //!
 //! Both round-trip every frame of the study, which [`measure`] checks.
 
+pub mod predict;
+
 use crate::fields::frame_of_kind;
 use ackwire_conformance::explain;
 use ackwire_spec::lower::Lowering;
@@ -33,7 +35,7 @@ pub struct Symbol {
     /// Which field at which width (a bucket code's width is its bucket), numbered by
     /// [`Contexts`]: the table its bits are coded with.
     pub table: u16,
-    /// Its width in bits, 1 to 64.
+    /// Its width in bits, 0 to 64 (a prediction's residual of 0 has none).
     pub width: u8,
     /// Its bits as the stream holds them, the first in the least significant bit.
     pub bits: u64,
