@@ -361,10 +361,9 @@ pub fn encode(
                 out.push(s.fixed(field, k.class(field), 1, u64::from(same)));
             }
             if same {
-                let from = k.rotation_from();
-                for c in 0..3 {
+                for (c, from) in k.rotation_from().into_iter().enumerate() {
                     let field = Field::Component(c);
-                    let d = i32::from(cube.rot.rest[c]) - from[c];
+                    let d = i32::from(cube.rot.rest[c]) - from;
                     out.push(s.signed(field, k.class(field), d));
                 }
             } else {
@@ -458,10 +457,9 @@ pub fn decode(
             let same = form.rotation != Rotation::Absolute
                 && r.bit(Field::SameLargest, k.class(Field::SameLargest))?;
             if same {
-                let from = k.rotation_from();
-                for c in 0..3 {
+                for (c, from) in k.rotation_from().into_iter().enumerate() {
                     let field = Field::Component(c);
-                    let v = from[c].saturating_add(r.signed(field, k.class(field))?);
+                    let v = from.saturating_add(r.signed(field, k.class(field))?);
                     cube.rot.rest[c] = u16::try_from(v)
                         .ok()
                         .filter(|&v| v <= 511)
