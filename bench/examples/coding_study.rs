@@ -17,8 +17,10 @@
 
 use std::process::ExitCode;
 
-use ackwire_bench::coding::predict::{Form, Recorded};
-use ackwire_bench::coding::{fields_of, measure, Contexts, Design, Split};
+use ackwire_bench::coding::predict::{self, Form, Recorded};
+use ackwire_bench::coding::{
+    field_costs, fields_of, measure, BinaryModel, Contexts, Design, Split,
+};
 use ackwire_bench::run::{capture, run_scene, Length};
 use ackwire_bench::scenes::{Scene, SceneKind};
 use ackwire_spec::lower::Lowering;
@@ -90,6 +92,7 @@ fn predict(seconds: u32) -> Result<(), String> {
         );
         println!("| form | fields, widths | coder | bits/changed entity | × fiedler | encode ns/entity | decode ns/entity |");
         println!("| --- | ---: | --- | ---: | ---: | ---: | ---: |");
+        let mut split_of_chosen = None;
         for form in Form::ALL {
             let mut contexts = Contexts::default();
             let trained: Vec<Split> = train
@@ -111,11 +114,44 @@ fn predict(seconds: u32) -> Result<(), String> {
                     f.encode_ns as f64 / entity_ticks,
                     f.decode_ns as f64 / entity_ticks,
                 );
+                if form == CHOSEN && design == Design::AdaptiveTrained {
+                    let model = BinaryModel::trained(&contexts, &trained, true);
+                    let costs = field_costs(&model, &contexts, &measured);
+                    split_of_chosen = Some((costs, bits));
+                }
             }
+        }
+        if let Some((costs, total)) = split_of_chosen {
+            let part = |name: &str| {
+                costs
+                    .iter()
+                    .filter(|(c, _)| predict::part(c) == name)
+                    .map(|(_, b)| b)
+                    .sum::<f64>()
+                    .max(0.0)
+                    / changed
+            };
+            let parts = ["index", "flags", "position", "orientation", "rest"].map(part);
+            let header = (predict::HEADER_BITS * test.measured() as u64) as f64 / changed;
+            let flush = total - parts.iter().sum::<f64>() - header;
+            println!(
+                "\nWhere the bits of `{}` with the adaptive binary coder go, per changed entity: \
+                 index {:.1}, flags {:.1}, position {:.1}, orientation {:.1}, rest {:.1}, \
+                 header {header:.1}, the coder's flush and bytes {flush:.1}; total {total:.1}.",
+                CHOSEN.name(),
+                parts[0],
+                parts[1],
+                parts[2],
+                parts[3],
+                parts[4],
+            );
         }
     }
     Ok(())
 }
+
+/// The form docs/perf/coding.md chooses, whose bits are split by field.
+const CHOSEN: Form = Form::ALL[4];
 
 fn run(seconds: u32) -> Result<(), String> {
     let spec = ackwire_spec::reference_spec().map_err(|e| e.to_string())?;

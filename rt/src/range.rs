@@ -113,9 +113,10 @@ impl BitTree {
         &self.probs
     }
 
-    /// The slot of bit `i` of a field whose lower bits are `prefix`.
+    /// The slot of bit `i` of a field whose lower bits are `prefix` (a static model codes
+    /// each bit under `slots()[slot(i, prefix)]` itself).
     #[inline]
-    fn slot(i: u8, prefix: u64) -> usize {
+    pub fn slot(i: u8, prefix: u64) -> usize {
         if i < TREE_BITS {
             (1usize << i) | (prefix as usize & ((1usize << i) - 1))
         } else {

@@ -482,6 +482,20 @@ pub fn decode(
     Ok(())
 }
 
+/// Which part of a change a context of these forms codes, as docs/bench splits bits: `index`,
+/// `flags`, `position`, `orientation` or `rest`.
+pub fn part(context: &str) -> &'static str {
+    let field = context.split('/').next().unwrap_or(context);
+    match field {
+        "gap" => "index",
+        "moved" | "turned" | "hurt" => "flags",
+        "same_largest" => "orientation",
+        _ if field.starts_with("position.") => "position",
+        _ if field.starts_with("orientation.") => "orientation",
+        _ => "rest",
+    }
+}
+
 /// One snapshot the `fiedler` lane sent.
 #[derive(Debug, Clone)]
 struct Sent {
