@@ -102,12 +102,20 @@ fn decode(probs: &[u16], shape: &[Op], bytes: &[u8]) -> Result<(Vec<Op>, usize),
     let mut m = Model::new(probs);
     let mut d = RangeDecoder::new(bytes, 0)?;
     let mut out = Vec::new();
+    let mut bits = 0;
     for &op in shape {
         out.push(match op {
             Op::Adapt(c, _) => Op::Adapt(c, d.bit(&mut m.probs[c])?),
             Op::Static(c, _) => Op::Static(c, d.bit_static(m.probs[c])?),
             Op::Tree(c, w, _) => Op::Tree(c, w, d.bits(m.tree(c), w)?),
         });
+        bits += match op {
+            Op::Tree(_, w, _) => usize::from(w),
+            _ => 1,
+        };
+        // The work is bounded by the bits the layout asks for: a bit narrows the range at
+        // most 4096 times, which two bytes make up, and the first four are read up front.
+        assert!(d.at <= 4 + 2 * bits, "{} bytes for {bits} bits", d.at);
     }
     let implicit = d.at.saturating_sub(bytes.len());
     d.finish()?;
