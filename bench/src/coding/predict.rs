@@ -59,46 +59,63 @@ pub struct Form {
     /// base as the base is behind this frame (a longer baseline for the velocity), rather than
     /// the newest acknowledged before the base.
     pub far_older: bool,
+    /// Whether which entities changed travels as a bit per entity, its model chosen by the
+    /// entity's motion class (an entity that moved between the older snapshot and the base
+    /// has likely moved again), rather than as each changed index's distance from the last.
+    pub changed_bits: bool,
 }
 
 impl Form {
     /// The forms the study compares, in report order.
-    pub const ALL: [Form; 6] = [
+    pub const ALL: [Form; 7] = [
         Form {
             position: Position::Base,
             rotation: Rotation::Absolute,
             motion_contexts: false,
             far_older: false,
+            changed_bits: false,
         },
         Form {
             position: Position::Base,
             rotation: Rotation::Base,
             motion_contexts: false,
             far_older: false,
+            changed_bits: false,
         },
         Form {
             position: Position::Velocity,
             rotation: Rotation::Base,
             motion_contexts: false,
             far_older: false,
+            changed_bits: false,
         },
         Form {
             position: Position::Velocity,
             rotation: Rotation::Base,
             motion_contexts: true,
             far_older: false,
+            changed_bits: false,
         },
         Form {
             position: Position::Velocity,
             rotation: Rotation::Spin,
             motion_contexts: true,
             far_older: false,
+            changed_bits: false,
         },
         Form {
             position: Position::Velocity,
             rotation: Rotation::Spin,
             motion_contexts: true,
             far_older: true,
+            changed_bits: false,
+        },
+        Form {
+            position: Position::Velocity,
+            rotation: Rotation::Spin,
+            motion_contexts: true,
+            far_older: false,
+            changed_bits: true,
         },
     ];
 
@@ -120,12 +137,17 @@ impl Form {
         if self.far_older {
             name.push_str(", far older");
         }
+        if self.changed_bits {
+            name.push_str(", a changed bit per entity");
+        }
         name
     }
 
     /// Whether the form uses an older snapshot.
     fn uses_older(self) -> bool {
-        self.position == Position::Velocity || self.rotation == Rotation::Spin
+        self.position == Position::Velocity
+            || self.rotation == Rotation::Spin
+            || (self.changed_bits && self.motion_contexts)
     }
 }
 
@@ -185,6 +207,7 @@ fn motion_class(step: i32) -> u8 {
 #[derive(Debug, Clone, Copy)]
 enum Field {
     Gap,
+    Changed,
     Moved,
     Turned,
     Hurt,
@@ -200,6 +223,7 @@ impl Field {
     fn path(self) -> String {
         match self {
             Field::Gap => "gap".into(),
+            Field::Changed => "changed".into(),
             Field::Moved => "moved".into(),
             Field::Turned => "turned".into(),
             Field::Hurt => "hurt".into(),
@@ -268,6 +292,7 @@ impl Known {
 
     fn class(&self, field: Field) -> u8 {
         match field {
+            Field::Changed => self.position_class.max(self.rotation_class),
             Field::Moved | Field::Axis(_) => self.position_class,
             Field::Turned | Field::SameLargest | Field::Component(_) => self.rotation_class,
             _ => 0,
@@ -333,13 +358,24 @@ pub fn encode(
     let out = &mut split.symbols;
     let mut last = None;
     for (i, (cube, b)) in current.iter().zip(base).enumerate() {
-        if cube == b {
-            continue;
-        }
-        let k = known(form, refs, b, older.map(|o| &o[i]));
-        let gap = last.map_or(i, |l: usize| i - l - 1);
-        last = Some(i);
-        out.push(s.signed(Field::Gap, 0, gap as i32));
+        let changed = cube != b;
+        let k = if form.changed_bits {
+            let k = known(form, refs, b, older.map(|o| &o[i]));
+            let field = Field::Changed;
+            out.push(s.fixed(field, k.class(field), 1, u64::from(changed)));
+            if !changed {
+                continue;
+            }
+            k
+        } else {
+            if !changed {
+                continue;
+            }
+            let gap = last.map_or(i, |l: usize| i - l - 1);
+            last = Some(i);
+            out.push(s.signed(Field::Gap, 0, gap as i32));
+            known(form, refs, b, older.map(|o| &o[i]))
+        };
         let moved = cube.pos != b.pos;
         let turned = cube.rot != b.rot;
         let hurt = health && cube.hp != b.hp;
@@ -434,13 +470,29 @@ pub fn decode(
     out.clear();
     out.extend_from_slice(base);
     let mut next = 0usize;
-    while r.symbols.len() > 0 {
-        let gap = usize::try_from(r.signed(Field::Gap, 0)?).map_err(|_| "a negative gap")?;
-        let i = next
-            .checked_add(gap)
-            .filter(|&i| i < base.len())
-            .ok_or("a change past the last cube")?;
-        next = i + 1;
+    loop {
+        let i = if form.changed_bits {
+            // Every entity has its bit.
+            let Some(b) = base.get(next) else { break };
+            let i = next;
+            next += 1;
+            let k = known(form, refs, b, older.map(|o| &o[i]));
+            if !r.bit(Field::Changed, k.class(Field::Changed))? {
+                continue;
+            }
+            i
+        } else {
+            if r.symbols.len() == 0 {
+                break;
+            }
+            let gap = usize::try_from(r.signed(Field::Gap, 0)?).map_err(|_| "a negative gap")?;
+            let i = next
+                .checked_add(gap)
+                .filter(|&i| i < base.len())
+                .ok_or("a change past the last cube")?;
+            next = i + 1;
+            i
+        };
         let b = &base[i];
         let k = known(form, refs, b, older.map(|o| &o[i]));
         let mut cube = *b;
@@ -479,6 +531,9 @@ pub fn decode(
         }
         out[i] = cube;
     }
+    if r.symbols.len() > 0 {
+        return Err("fields past the last cube".into());
+    }
     Ok(())
 }
 
@@ -487,7 +542,7 @@ pub fn decode(
 pub fn part(context: &str) -> &'static str {
     let field = context.split('/').next().unwrap_or(context);
     match field {
-        "gap" => "index",
+        "gap" | "changed" => "index",
         "moved" | "turned" | "hurt" => "flags",
         "same_largest" => "orientation",
         _ if field.starts_with("position.") => "position",
@@ -812,5 +867,30 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("expected") || e.contains("ends"), "{e}");
+        // With a bit per entity, fields after the last entity's are refused.
+        let form = Form::ALL[6];
+        let split = encode(
+            form,
+            &mut contexts,
+            no_older,
+            &initial,
+            None,
+            &current,
+            true,
+        );
+        let mut longer = split.symbols.clone();
+        longer.push(split.symbols[0]);
+        let e = decode(
+            form,
+            &mut contexts,
+            no_older,
+            &initial,
+            None,
+            &longer,
+            true,
+            &mut out,
+        )
+        .unwrap_err();
+        assert!(e.contains("past the last"), "{e}");
     }
 }
