@@ -151,7 +151,7 @@ fn predict(seconds: u32) -> Result<(), String> {
 }
 
 /// The form docs/perf/coding.md chooses, whose bits are split by field.
-const CHOSEN: Form = Form::ALL[6];
+const CHOSEN: Form = Form::ALL[7];
 
 fn run(seconds: u32) -> Result<(), String> {
     let spec = ackwire_spec::reference_spec().map_err(|e| e.to_string())?;

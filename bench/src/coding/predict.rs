@@ -63,17 +63,22 @@ pub struct Form {
     /// entity's motion class (an entity that moved between the older snapshot and the base
     /// has likely moved again), rather than as each changed index's distance from the last.
     pub changed_bits: bool,
+    /// Whether a residual's model is chosen also by the residuals of the cube already sent
+    /// (the largest so far of its position's, then of its orientation's, by bit length): a
+    /// cube that hit the ground is off its prediction on every axis at once.
+    pub residual_contexts: bool,
 }
 
 impl Form {
     /// The forms the study compares, in report order.
-    pub const ALL: [Form; 7] = [
+    pub const ALL: [Form; 8] = [
         Form {
             position: Position::Base,
             rotation: Rotation::Absolute,
             motion_contexts: false,
             far_older: false,
             changed_bits: false,
+            residual_contexts: false,
         },
         Form {
             position: Position::Base,
@@ -81,6 +86,7 @@ impl Form {
             motion_contexts: false,
             far_older: false,
             changed_bits: false,
+            residual_contexts: false,
         },
         Form {
             position: Position::Velocity,
@@ -88,6 +94,7 @@ impl Form {
             motion_contexts: false,
             far_older: false,
             changed_bits: false,
+            residual_contexts: false,
         },
         Form {
             position: Position::Velocity,
@@ -95,6 +102,7 @@ impl Form {
             motion_contexts: true,
             far_older: false,
             changed_bits: false,
+            residual_contexts: false,
         },
         Form {
             position: Position::Velocity,
@@ -102,6 +110,7 @@ impl Form {
             motion_contexts: true,
             far_older: false,
             changed_bits: false,
+            residual_contexts: false,
         },
         Form {
             position: Position::Velocity,
@@ -109,6 +118,7 @@ impl Form {
             motion_contexts: true,
             far_older: true,
             changed_bits: false,
+            residual_contexts: false,
         },
         Form {
             position: Position::Velocity,
@@ -116,6 +126,15 @@ impl Form {
             motion_contexts: true,
             far_older: false,
             changed_bits: true,
+            residual_contexts: false,
+        },
+        Form {
+            position: Position::Velocity,
+            rotation: Rotation::Spin,
+            motion_contexts: true,
+            far_older: false,
+            changed_bits: true,
+            residual_contexts: true,
         },
     ];
 
@@ -139,6 +158,9 @@ impl Form {
         }
         if self.changed_bits {
             name.push_str(", a changed bit per entity");
+        }
+        if self.residual_contexts {
+            name.push_str(", residual contexts");
         }
         name
     }
@@ -199,6 +221,16 @@ fn motion_class(step: i32) -> u8 {
         3..=4 => 2,
         5..=6 => 3,
         _ => 4,
+    }
+}
+
+/// The class of a residual's model: its field's motion class and, with residual contexts, the
+/// class of the largest residual of the cube so far (`so_far`, 5 when none was sent).
+fn residual_class(form: Form, motion: u8, so_far: u8) -> u8 {
+    if form.residual_contexts {
+        motion * 8 + so_far
+    } else {
+        motion
     }
 }
 
@@ -384,11 +416,17 @@ pub fn encode(
         if health {
             out.push(s.fixed(Field::Hurt, 0, 1, u64::from(hurt)));
         }
+        let mut so_far = 0;
         if moved {
             for a in 0..3 {
                 let field = Field::Axis(a);
-                out.push(s.signed(field, k.class(field), cube.pos[a] - k.position[a]));
+                let residual = cube.pos[a] - k.position[a];
+                let class = residual_class(form, k.class(field), so_far);
+                out.push(s.signed(field, class, residual));
+                so_far = so_far.max(motion_class(residual));
             }
+        } else {
+            so_far = 5;
         }
         if turned {
             let same = form.rotation != Rotation::Absolute && cube.rot.largest == b.rot.largest;
@@ -400,7 +438,13 @@ pub fn encode(
                 for (c, from) in k.rotation_from().into_iter().enumerate() {
                     let field = Field::Component(c);
                     let d = i32::from(cube.rot.rest[c]) - from;
-                    out.push(s.signed(field, k.class(field), d));
+                    let class = residual_class(form, k.class(field), so_far);
+                    out.push(s.signed(field, class, d));
+                    so_far = if c == 0 {
+                        motion_class(d)
+                    } else {
+                        so_far.max(motion_class(d))
+                    };
                 }
             } else {
                 out.push(s.fixed(Field::Largest, 0, 2, u64::from(cube.rot.largest)));
@@ -499,11 +543,16 @@ pub fn decode(
         let moved = r.bit(Field::Moved, k.class(Field::Moved))?;
         let turned = r.bit(Field::Turned, k.class(Field::Turned))?;
         let hurt = health && r.bit(Field::Hurt, 0)?;
+        let mut so_far = 0;
         if moved {
             for a in 0..3 {
                 let field = Field::Axis(a);
-                cube.pos[a] = k.position[a].saturating_add(r.signed(field, k.class(field))?);
+                let residual = r.signed(field, residual_class(form, k.class(field), so_far))?;
+                cube.pos[a] = k.position[a].saturating_add(residual);
+                so_far = so_far.max(motion_class(residual));
             }
+        } else {
+            so_far = 5;
         }
         if turned {
             let same = form.rotation != Rotation::Absolute
@@ -511,7 +560,13 @@ pub fn decode(
             if same {
                 for (c, from) in k.rotation_from().into_iter().enumerate() {
                     let field = Field::Component(c);
-                    let v = from.saturating_add(r.signed(field, k.class(field))?);
+                    let d = r.signed(field, residual_class(form, k.class(field), so_far))?;
+                    so_far = if c == 0 {
+                        motion_class(d)
+                    } else {
+                        so_far.max(motion_class(d))
+                    };
+                    let v = from.saturating_add(d);
                     cube.rot.rest[c] = u16::try_from(v)
                         .ok()
                         .filter(|&v| v <= 511)
