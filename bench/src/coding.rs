@@ -9,8 +9,9 @@
 //! those symbols, each frame on its own, so that a lost, duplicated or reordered frame never
 //! desynchronises anything:
 //!
-//! - [`BinaryCoder`]: an adaptive binary range coder (integer arithmetic, 12-bit
-//!   probabilities moved a sixteenth of the way per bit, LZMA's carry-less byte output), each
+//! - [`BinaryCoder`]: the runtime's adaptive binary range coder
+//!   ([`ackwire_codec::rt::range`]: integer arithmetic, 12-bit probabilities moved a sixteenth
+//!   of the way per bit, LZMA's byte output with a carry through a cached byte), each
 //!   field's bits in stream order under a binary-tree context for the first eight and a
 //!   context per position after; its probabilities start flat or from a trained table, and
 //!   adapt within the frame only;
@@ -18,9 +19,14 @@
 //!   chunks of at most 8 bits, a frequency table per field and chunk trained from recorded
 //!   frames.
 //!
-//! Both round-trip every frame of the study, which [`measure`] checks.
+//! Both round-trip every frame of the study, which [`measure`] checks. [`predict`] rewrites
+//! the fields themselves as residuals against what the client provably holds, for the same
+//! coders.
+
+pub mod predict;
 
 use crate::fields::frame_of_kind;
+use ackwire_codec::rt::range::{self, BitTree, Prob, RangeDecoder, RangeEncoder, TREE_SLOTS};
 use ackwire_conformance::explain;
 use ackwire_spec::lower::Lowering;
 use std::collections::HashMap;
@@ -33,7 +39,7 @@ pub struct Symbol {
     /// Which field at which width (a bucket code's width is its bucket), numbered by
     /// [`Contexts`]: the table its bits are coded with.
     pub table: u16,
-    /// Its width in bits, 1 to 64.
+    /// Its width in bits, 0 to 64 (a prediction's residual of 0 has none).
     pub width: u8,
     /// Its bits as the stream holds them, the first in the least significant bit.
     pub bits: u64,
@@ -164,240 +170,131 @@ pub fn fields_of(
     Ok(split)
 }
 
-/// Probabilities are 12-bit: the chance of a 0 in 4096ths.
-const PROB_BITS: u32 = 12;
-const PROB_ONE: u32 = 1 << PROB_BITS;
-/// Each coded bit moves its probability a sixteenth of the way.
-const ADAPT_SHIFT: u32 = 4;
-/// Tree contexts cover a field's first 8 bits; positions past them have one context each.
-const TREE_BITS: u8 = 8;
-const CONTEXT_SLOTS: usize = (1 << TREE_BITS) + 64;
-
-/// The context slot of bit `i` of a field whose earlier bits are `prefix`.
-fn slot(i: u8, prefix: u64) -> usize {
-    if i < TREE_BITS {
-        (1usize << i) | (prefix as usize & ((1 << i) - 1))
-    } else {
-        (1 << TREE_BITS) + usize::from(i)
-    }
-}
+/// Probabilities are the runtime coder's: the chance of a 0 in 4096ths.
+const PROB_ONE: u64 = 1 << range::PROB_BITS;
 
 /// A width is coded as 7 bits under its own tree.
 const WIDTH_BITS: u8 = 7;
 
 /// The probabilities of the binary coder: per context, its widths' tree; per table, its bits'
-/// slots.
+/// tree (both [`range::BitTree`]s, a binary tree over a field's first 8 bits and one slot per
+/// bit after).
 #[derive(Debug, Clone)]
 pub struct BinaryModel {
-    widths: Vec<[u16; 1 << WIDTH_BITS]>,
-    bits: Vec<[u16; CONTEXT_SLOTS]>,
+    widths: Vec<BitTree>,
+    bits: Vec<BitTree>,
     /// Whether coding moves the probabilities (false: a static model).
     pub adapt: bool,
 }
 
-/// Zeros and ones seen, to a 12-bit probability of a zero (add-one smoothed, kept within
-/// 1/128 of 0 and 1).
-fn probability([zeros, ones]: [u64; 2]) -> u16 {
-    let p = zeros * u64::from(PROB_ONE) / (zeros + ones);
-    p.clamp(32, u64::from(PROB_ONE) - 32) as u16
+/// Zeros and ones seen, to a probability of a zero (add-one smoothed, kept within 1/128 of 0
+/// and 1).
+fn probability([zeros, ones]: [u64; 2]) -> Prob {
+    let p = zeros * PROB_ONE / (zeros + ones);
+    Prob::new(p.clamp(32, PROB_ONE - 32) as u16).unwrap_or(Prob::HALF)
 }
 
 impl BinaryModel {
     /// Every probability one half.
     pub fn flat(contexts: &Contexts, adapt: bool) -> BinaryModel {
-        let half = (PROB_ONE / 2) as u16;
         BinaryModel {
-            widths: vec![[half; 1 << WIDTH_BITS]; contexts.len()],
-            bits: vec![[half; CONTEXT_SLOTS]; contexts.tables()],
+            widths: vec![BitTree::new(Prob::HALF); contexts.len()],
+            bits: vec![BitTree::new(Prob::HALF); contexts.tables()],
             adapt,
         }
     }
 
     /// Probabilities counted on `frames`.
     pub fn trained(contexts: &Contexts, frames: &[Split], adapt: bool) -> BinaryModel {
-        let mut widths = vec![[[1u64; 2]; 1 << WIDTH_BITS]; contexts.len()];
-        let mut bits = vec![[[1u64; 2]; CONTEXT_SLOTS]; contexts.tables()];
+        let mut widths = vec![[[1u64; 2]; TREE_SLOTS]; contexts.len()];
+        let mut bits = vec![[[1u64; 2]; TREE_SLOTS]; contexts.tables()];
         for s in frames.iter().flat_map(|f| &f.symbols) {
             let w = u64::from(s.width);
             for i in 0..WIDTH_BITS {
-                widths[usize::from(s.context)][slot(i, w)][(w >> i & 1) as usize] += 1;
+                widths[usize::from(s.context)][BitTree::slot(i, w)][(w >> i & 1) as usize] += 1;
             }
             for i in 0..s.width {
-                bits[usize::from(s.table)][slot(i, s.bits)][(s.bits >> i & 1) as usize] += 1;
+                bits[usize::from(s.table)][BitTree::slot(i, s.bits)][(s.bits >> i & 1) as usize] +=
+                    1;
             }
         }
+        let tree = |counts: &[[u64; 2]; TREE_SLOTS]| {
+            BitTree::from_slots(&counts.map(probability)).unwrap_or(BitTree::new(Prob::HALF))
+        };
         BinaryModel {
-            widths: widths.iter().map(|t| t.map(probability)).collect(),
-            bits: bits.iter().map(|t| t.map(probability)).collect(),
+            widths: widths.iter().map(tree).collect(),
+            bits: bits.iter().map(tree).collect(),
             adapt,
         }
     }
 }
 
-/// The adaptive binary range coder.
+/// The binary coder: the runtime's range coder ([`ackwire_codec::rt::range`]) over each field
+/// of a frame, its width first.
 #[derive(Debug)]
 pub struct BinaryCoder;
 
-struct RangeEncoder {
-    low: u64,
-    range: u32,
-    cache: u8,
-    cache_size: u64,
-    out: Vec<u8>,
+/// `width` bits of `v` under `tree`, adapting or not.
+fn put_field(
+    e: &mut RangeEncoder,
+    tree: &mut BitTree,
+    width: u8,
+    v: u64,
+    adapt: bool,
+) -> Result<(), String> {
+    if adapt {
+        return e.bits(tree, width, v).map_err(|e| e.to_string());
+    }
+    for i in 0..width {
+        e.bit_static(tree.slots()[BitTree::slot(i, v)], v >> i & 1 == 1);
+    }
+    Ok(())
 }
 
-impl RangeEncoder {
-    fn new() -> Self {
-        RangeEncoder {
-            low: 0,
-            range: u32::MAX,
-            cache: 0,
-            cache_size: 1,
-            out: Vec::new(),
+/// `width` bits under `tree`, adapting or not.
+fn get_field(
+    d: &mut RangeDecoder<'_>,
+    tree: &mut BitTree,
+    width: u8,
+    adapt: bool,
+) -> Result<u64, String> {
+    if adapt {
+        return d.bits(tree, width).map_err(|e| e.to_string());
+    }
+    let mut v = 0u64;
+    for i in 0..width {
+        if d.bit_static(tree.slots()[BitTree::slot(i, v)])
+            .map_err(|e| e.to_string())?
+        {
+            v |= 1 << i;
         }
     }
-
-    fn shift_low(&mut self) {
-        if self.low < 0xFF00_0000 || self.low > 0xFFFF_FFFF {
-            let carry = (self.low >> 32) as u8;
-            let mut temp = self.cache;
-            loop {
-                self.out.push(temp.wrapping_add(carry));
-                temp = 0xFF;
-                self.cache_size -= 1;
-                if self.cache_size == 0 {
-                    break;
-                }
-            }
-            self.cache = (self.low >> 24) as u8;
-        }
-        self.cache_size += 1;
-        self.low = (self.low & 0x00FF_FFFF) << 8;
-    }
-
-    fn bit(&mut self, prob: &mut u16, bit: bool, adapt: bool) {
-        let bound = (self.range >> PROB_BITS) * u32::from(*prob);
-        if bit {
-            self.low += u64::from(bound);
-            self.range -= bound;
-            if adapt {
-                *prob -= *prob >> ADAPT_SHIFT;
-            }
-        } else {
-            self.range = bound;
-            if adapt {
-                *prob += ((PROB_ONE - u32::from(*prob)) >> ADAPT_SHIFT) as u16;
-            }
-        }
-        while self.range < 1 << 24 {
-            self.range <<= 8;
-            self.shift_low();
-        }
-    }
-
-    /// `width` bits of `v`, in stream order, under the slots of `table`.
-    fn field(&mut self, table: &mut [u16], width: u8, v: u64, adapt: bool) {
-        for i in 0..width {
-            self.bit(&mut table[slot(i, v)], v >> i & 1 == 1, adapt);
-        }
-    }
-
-    fn finish(mut self) -> Vec<u8> {
-        for _ in 0..5 {
-            self.shift_low();
-        }
-        // The first byte is the initial cache, always zero, and the decoder reads zeros past
-        // the end: neither is sent.
-        self.out.remove(0);
-        while self.out.last() == Some(&0) {
-            self.out.pop();
-        }
-        self.out
-    }
-}
-
-struct RangeDecoder<'a> {
-    code: u32,
-    range: u32,
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> RangeDecoder<'a> {
-    fn new(bytes: &'a [u8]) -> Self {
-        let mut d = RangeDecoder {
-            code: 0,
-            range: u32::MAX,
-            bytes,
-            at: 0,
-        };
-        for _ in 0..4 {
-            d.code = (d.code << 8) | u32::from(d.next());
-        }
-        d
-    }
-
-    /// The next byte; past the end, zeros (what the encoder's flush dropped).
-    fn next(&mut self) -> u8 {
-        let b = self.bytes.get(self.at).copied().unwrap_or(0);
-        self.at = self.at.saturating_add(1);
-        b
-    }
-
-    fn bit(&mut self, prob: &mut u16, adapt: bool) -> bool {
-        let bound = (self.range >> PROB_BITS) * u32::from(*prob);
-        let bit = if self.code < bound {
-            self.range = bound;
-            if adapt {
-                *prob += ((PROB_ONE - u32::from(*prob)) >> ADAPT_SHIFT) as u16;
-            }
-            false
-        } else {
-            self.code -= bound;
-            self.range -= bound;
-            if adapt {
-                *prob -= *prob >> ADAPT_SHIFT;
-            }
-            true
-        };
-        while self.range < 1 << 24 {
-            self.range <<= 8;
-            self.code = (self.code << 8) | u32::from(self.next());
-        }
-        bit
-    }
-
-    fn field(&mut self, table: &mut [u16], width: u8, adapt: bool) -> u64 {
-        let mut v = 0u64;
-        for i in 0..width {
-            if self.bit(&mut table[slot(i, v)], adapt) {
-                v |= 1 << i;
-            }
-        }
-        v
-    }
+    Ok(v)
 }
 
 impl BinaryCoder {
     /// Codes `symbols` (each its width, then its bits) from a fresh copy of `model`.
-    pub fn encode(model: &BinaryModel, symbols: &[Symbol], work: &mut BinaryModel) -> Vec<u8> {
+    pub fn encode(
+        model: &BinaryModel,
+        symbols: &[Symbol],
+        work: &mut BinaryModel,
+    ) -> Result<Vec<u8>, String> {
         work.clone_from(model);
         let mut e = RangeEncoder::new();
         for s in symbols {
             let widths = &mut work.widths[usize::from(s.context)];
-            e.field(widths, WIDTH_BITS, u64::from(s.width), model.adapt);
-            e.field(
-                &mut work.bits[usize::from(s.table)],
-                s.width,
-                s.bits,
-                model.adapt,
-            );
+            put_field(&mut e, widths, WIDTH_BITS, u64::from(s.width), model.adapt)?;
+            let bits = &mut work.bits[usize::from(s.table)];
+            put_field(&mut e, bits, s.width, s.bits, model.adapt)?;
         }
-        e.finish()
+        let mut out = Vec::new();
+        e.finish(&mut out);
+        Ok(out)
     }
 
     /// Decodes from `bytes` one field of each context of `shape` into `out` (only the
-    /// contexts of `shape` are read: the layout tells a decoder which field comes next).
+    /// contexts of `shape` are read: the layout tells a decoder which field comes next), and
+    /// holds the stream to what the encoder writes.
     pub fn decode(
         model: &BinaryModel,
         contexts: &Contexts,
@@ -407,15 +304,20 @@ impl BinaryCoder {
         out: &mut Vec<Symbol>,
     ) -> Result<(), String> {
         work.clone_from(model);
-        let mut d = RangeDecoder::new(bytes);
+        let mut d = RangeDecoder::new(bytes, 0).map_err(|e| e.to_string())?;
         out.clear();
         for s in shape {
             let widths = &mut work.widths[usize::from(s.context)];
-            let width = d.field(widths, WIDTH_BITS, model.adapt) as u8;
+            let width = get_field(&mut d, widths, WIDTH_BITS, model.adapt)? as u8;
             let table = contexts
                 .table_of(s.context, width)
                 .ok_or_else(|| format!("field {} has no width {width}", s.context))?;
-            let bits = d.field(&mut work.bits[usize::from(table)], width, model.adapt);
+            let bits = get_field(
+                &mut d,
+                &mut work.bits[usize::from(table)],
+                width,
+                model.adapt,
+            )?;
             out.push(Symbol {
                 context: s.context,
                 table,
@@ -423,6 +325,7 @@ impl BinaryCoder {
                 bits,
             });
         }
+        d.finish().map_err(|e| e.to_string())?;
         Ok(())
     }
 }
@@ -662,6 +565,57 @@ impl Design {
     }
 }
 
+/// What each field costs under `model` adapting within each frame, as the coder spends it
+/// to within its flush: per context name, the sum over `frames` of `-log2` of each of its
+/// bits' probabilities (its width's bits included), in bits.
+pub fn field_costs(
+    model: &BinaryModel,
+    contexts: &Contexts,
+    frames: &[(Split, usize)],
+) -> Vec<(String, f64)> {
+    let mut names = vec![String::new(); contexts.len()];
+    for (name, &id) in &contexts.ids {
+        names[usize::from(id)].clone_from(name);
+    }
+    let mut cost = vec![0f64; contexts.len()];
+    let mut work = model.clone();
+    // One bit's cost, and its probability moved as the runtime coder moves it.
+    let spend = |tree: &mut BitTree, width: u8, v: u64| -> f64 {
+        let mut slots = *tree.slots();
+        let mut bits = 0.0;
+        for i in 0..width {
+            let slot = BitTree::slot(i, v);
+            let p = slots[slot].get();
+            let one = v >> i & 1 == 1;
+            let chance = if one {
+                PROB_ONE - u64::from(p)
+            } else {
+                u64::from(p)
+            };
+            bits -= (chance as f64 / PROB_ONE as f64).log2();
+            if model.adapt {
+                let moved = if one {
+                    p - (p >> range::ADAPT_SHIFT)
+                } else {
+                    p + ((PROB_ONE as u16 - p) >> range::ADAPT_SHIFT)
+                };
+                slots[slot] = Prob::new(moved).unwrap_or(slots[slot]);
+            }
+        }
+        *tree = BitTree::from_slots(&slots).unwrap_or_else(|| tree.clone());
+        bits
+    };
+    for (split, _) in frames {
+        work.clone_from(model);
+        for s in &split.symbols {
+            let c = usize::from(s.context);
+            cost[c] += spend(&mut work.widths[c], WIDTH_BITS, u64::from(s.width));
+            cost[c] += spend(&mut work.bits[usize::from(s.table)], s.width, s.bits);
+        }
+    }
+    names.into_iter().zip(cost).collect()
+}
+
 /// Codes every frame of `test` (each with its length in bytes as kind 12 sent it) with
 /// `design`, whose models come from `train`; checks that each frame decodes to its fields.
 /// The packed design sends each frame's bytes as they are.
@@ -684,7 +638,7 @@ pub fn measure(
     for (split, frame_bytes) in test {
         let started = std::time::Instant::now();
         let coded = match (&binary, &rans) {
-            (Some(model), _) => BinaryCoder::encode(model, &split.symbols, &mut work),
+            (Some(model), _) => BinaryCoder::encode(model, &split.symbols, &mut work)?,
             (_, Some(r)) => r.encode(&split.symbols, &mut scratch),
             _ => {
                 fig.bits += *frame_bytes as u64 * 8;

@@ -6,8 +6,9 @@
 //! every generated frame implements, the one error family of every decoder and encoder
 //! ([`DecodeError`], [`EncodeError`], [`ErrorKind`], [`FieldPath`]), the [`BitSet`] trait that
 //! every generated bit set implements (its checks, reads and writes, written once in
-//! [`bits`](mod@bits)) and the JSON form of bit sets, FNV-1a, and the serde helpers of the JSON form of
-//! frames. [`bitvec`](mod@bitvec) is re-exported for code that held bit sets through it.
+//! [`bits`](mod@bits)) and the JSON form of bit sets, FNV-1a, the serde helpers of the JSON form
+//! of frames, and the adaptive binary range coder of coded bodies ([`range`]).
+//! [`bitvec`](mod@bitvec) is re-exported for code that held bit sets through it.
 //!
 //! A crate that compiles its own layout from `build.rs` with `ackwire_spec::Builder` depends
 //! on this crate (and on `serde`, whose derives the generated types use); nothing else. With
@@ -36,6 +37,7 @@ pub mod bits;
 pub mod bucket;
 pub mod error;
 pub mod quat;
+pub mod range;
 #[cfg(feature = "testee")]
 pub mod testee;
 
