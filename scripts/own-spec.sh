@@ -78,17 +78,20 @@ proven() {
 }
 
 step "the sink's and the game's testees, each proven by ackwire conform in one command"
-# The derived vectors only: the game's stream vectors (vectors/streams, its acked sessions) need
-# acked halves the generated testees do not have yet; `ackwire vectors --spec --dir` replays them
-# on the run-time binding and examples/game/tests/stream_vectors.rs on the compiled one.
+# The game's folder holds stream vectors of its acked sessions (vectors/streams) beside the derived
+# ones: the TypeScript testee serves the acked halves and replays them all; the Rust, C++ and C#
+# testees do not serve acked halves yet and take the derived vectors only (the streams are also
+# replayed by `ackwire vectors --spec --dir` on the run-time binding and by
+# examples/game/tests/stream_vectors.rs on the compiled one).
 for spec in sink:spec/tests/sink:spec/tests/sink/vectors game:examples/game/wire:examples/game/vectors; do
     IFS=: read -r name layout vectors <<<"$spec"
     mkdir -p "$work/derived-only/$name"
     cp -R "$vectors/derived" "$work/derived-only/$name/"
-    vectors="$work/derived-only/$name"
     for lang in rust ts cpp cs; do
         script="$(testee "$lang" "$root/target/tmp/spec-testees/$name/$lang" "$layout")"
-        proven "$name" "$lang" "$script" "$vectors" "$layout"
+        folder="$vectors"
+        [ "$lang" = ts ] || folder="$work/derived-only/$name"
+        proven "$name" "$lang" "$script" "$folder" "$layout"
     done
 done
 
