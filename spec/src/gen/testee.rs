@@ -44,6 +44,10 @@ pub const TS_RUNTIME_FILE: &str = "testee.ts";
 /// written into `runtime/` with `--testee` only.
 pub const TS_STATE_RUNTIME_FILE: &str = "state_testee.ts";
 
+/// The C# runtime's file that serves a state's acked session halves (`csharp/src`), written
+/// into `Runtime/` with `--testee` only.
+pub const CS_STATE_RUNTIME_FILE: &str = "StateTestee.cs";
+
 /// The C++ runtime's header that answers requests (`cpp/include`), written with `--testee` only.
 pub const CPP_RUNTIME_HEADER: &str = "ackwire_testee.hpp";
 
@@ -156,10 +160,14 @@ pub fn generate(spec: &Spec, lang: Lang) -> Vec<(String, String)> {
                 include_str!("../../runtime/cs/Testee.cs").into(),
             ));
             files.push((
+                format!("{}/{CS_STATE_RUNTIME_FILE}", cs::RUNTIME_DIR),
+                include_str!("../../runtime/cs/StateTestee.cs").into(),
+            ));
+            files.push((
                 "Testee.cs".into(),
                 slashes(include_str!("testee/cs/Testee.cs")),
             ));
-            files.push(("Main.cs".into(), slashes(include_str!("testee/cs/Main.cs"))));
+            files.push(("Main.cs".into(), slashes(&cs_main(spec))));
             files
         }
     };
@@ -180,13 +188,48 @@ pub fn generate(spec: &Spec, lang: Lang) -> Vec<(String, String)> {
     files
 }
 
+/// The states a testee serves acked session halves of: those with a byte-aligned frame, an ack
+/// and inputs.
+fn served_states(spec: &Spec) -> Vec<crate::state::StatePlan> {
+    crate::state::plans(spec)
+        .into_iter()
+        .filter(|p| p.ack.is_some() && p.inputs.is_some() && p.byte_profile().is_some())
+        .collect()
+}
+
+/// The C# testee's `Main.cs`: serves the codec, and with a state, the acked session halves of
+/// each frame it is sent in (`Runtime/StateTestee.cs`), bound by the generated schemas.
+fn cs_main(spec: &Spec) -> String {
+    let plans = served_states(spec);
+    if plans.is_empty() {
+        return include_str!("testee/cs/Main.cs").to_string();
+    }
+    let mut out = String::from(
+        "//\n// Runs the testee of Protocol.cs (Testee.cs) with the acked session halves of every state\n\
+         // (Runtime/StateTestee.cs): what ./testee builds.\n\n\
+         using Ackwire.Protocol;\nusing Ackwire.Runtime;\n\n\
+         static class Program\n{\n    static int Main()\n    {\n        StateSessions sessions = new StateSessions();\n",
+    );
+    for p in &plans {
+        for f in &p.profiles {
+            out.push_str(&format!(
+                "        sessions.Add(StateSessions.Frame(\"{}\", {}.Schema, {}.FromJson, {}.FromJson, {}.FromJson, (e, j) => e.ToJson(j)));\n",
+                f.frame_name,
+                f.schema,
+                p.record.name,
+                p.events,
+                p.inputs.as_deref().unwrap_or_default()
+            ));
+        }
+    }
+    out.push_str("        return ProtocolTestee.Serve(sessions);\n    }\n}\n");
+    out
+}
+
 /// The TypeScript testee's `main.ts`: serves the codec, and with a state, the acked session halves
 /// of each frame it is sent in (`runtime/state_testee.ts`), bound by the generated schemas.
 fn ts_main(spec: &Spec) -> String {
-    let plans: Vec<_> = crate::state::plans(spec)
-        .into_iter()
-        .filter(|p| p.ack.is_some() && p.inputs.is_some() && p.byte_profile().is_some())
-        .collect();
+    let plans = served_states(spec);
     if plans.is_empty() {
         return include_str!("testee/ts/main.ts").to_string();
     }
