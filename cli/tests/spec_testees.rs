@@ -311,8 +311,8 @@ impl conform::Progress for Quiet {
 
 /// A folder holding only the derived vectors of `vectors` (a copy of its `derived/`): every
 /// generated testee serves the frames; the stream vectors beside them (the game's acked
-/// sessions) need acked halves, which the TypeScript and C# testees serve (the Rust and C++ ones
-/// do not yet and take this folder; the streams are also replayed by `ackwire vectors --spec --dir` and
+/// sessions) need acked halves, which the TypeScript, C++ and C# testees serve (the Rust one
+/// does not yet and takes this folder; the streams are also replayed by `ackwire vectors --spec --dir` and
 /// examples/game/tests/stream_vectors.rs).
 fn derived_only(name: &str, vectors: &Path) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -337,10 +337,10 @@ fn the_sink_and_the_game_pass_their_derived_vectors_in_every_language() {
     ] {
         let derived = derived_only(name, &root.join(vectors));
         for lang in LANGS {
-            let folder = if matches!(lang, Lang::Ts | Lang::Cs) {
-                root.join(vectors)
-            } else {
+            let folder = if matches!(lang, Lang::Rust) {
                 derived.clone()
+            } else {
+                root.join(vectors)
             };
             let script = prepared(name, &[layout], lang);
             let options = conform::Options {

@@ -48,6 +48,10 @@ pub const TS_STATE_RUNTIME_FILE: &str = "state_testee.ts";
 /// into `Runtime/` with `--testee` only.
 pub const CS_STATE_RUNTIME_FILE: &str = "StateTestee.cs";
 
+/// The C++ runtime's header that serves a state's acked session halves (`cpp/include`), written
+/// with `--testee` only.
+pub const CPP_STATE_RUNTIME_HEADER: &str = "ackwire_state_testee.hpp";
+
 /// The C++ runtime's header that answers requests (`cpp/include`), written with `--testee` only.
 pub const CPP_RUNTIME_HEADER: &str = "ackwire_testee.hpp";
 
@@ -148,9 +152,10 @@ pub fn generate(spec: &Spec, lang: Lang) -> Vec<(String, String)> {
                 slashes(include_str!("testee/cpp/testee.hpp")),
             ));
             files.push((
-                "testee.cpp".into(),
-                slashes(include_str!("testee/cpp/testee.cpp")),
+                CPP_STATE_RUNTIME_HEADER.into(),
+                include_str!("../../runtime/cpp/ackwire_state_testee.hpp").into(),
             ));
+            files.push(("testee.cpp".into(), slashes(&cpp_main(spec))));
             files
         }
         Lang::Cs => {
@@ -195,6 +200,36 @@ fn served_states(spec: &Spec) -> Vec<crate::state::StatePlan> {
         .into_iter()
         .filter(|p| p.ack.is_some() && p.inputs.is_some() && p.byte_profile().is_some())
         .collect()
+}
+
+/// The C++ testee's `testee.cpp`: serves the codec, and with a state, the acked session halves of
+/// each frame it is sent in (`ackwire_state_testee.hpp`), bound by the generated schemas.
+fn cpp_main(spec: &Spec) -> String {
+    let plans = served_states(spec);
+    if plans.is_empty() {
+        return include_str!("testee/cpp/testee.cpp").to_string();
+    }
+    let mut out = String::from(
+        "//\n// Runs the testee of protocol.hpp (testee.hpp) with the acked session halves of every state\n\
+         // (ackwire_state_testee.hpp): what ./testee builds.\n\n#include \"testee.hpp\"\n",
+    );
+    for p in &plans {
+        out.push_str(&format!("#include \"{}\"\n", cpp::state_file_name(p)));
+    }
+    out.push_str(
+        "#include \"ackwire_state_testee.hpp\"\n\nint main() {\n    ackwire::testee::StateSessions sessions;\n",
+    );
+    for p in &plans {
+        for f in &p.profiles {
+            out.push_str(&format!(
+                "    sessions.add<ackwire::{}::{}>();\n",
+                super::snake_case(&p.name),
+                f.schema
+            ));
+        }
+    }
+    out.push_str("    return ackwire::testee::serve(&sessions);\n}\n");
+    out
 }
 
 /// The C# testee's `Main.cs`: serves the codec, and with a state, the acked session halves of
