@@ -84,6 +84,24 @@ pub fn unsupported(plan: &StatePlan) -> Option<String> {
             }
         }
     }
+    // The machines read the session constants from the schema's type: a run-time binding has
+    // the defaults (acked.wire's values) and no other.
+    for (name, value) in &plan.constants {
+        let default = match name.as_str() {
+            "SENT_RING" => <Interp as AckedSchema>::SENT_RING as i128,
+            "HELD_RING" => <Interp as AckedSchema>::HELD_RING as i128,
+            "EVENT_TTL" => i128::from(<Interp as AckedSchema>::EVENT_TTL),
+            "CHECK_EVERY" => i128::from(<Interp as AckedSchema>::CHECK_EVERY),
+            "RELIABLE_ABOVE" => <Interp as AckedSchema>::RELIABLE_ABOVE as i128,
+            _ => *value,
+        };
+        if *value != default {
+            return Some(format!(
+                "state {}: {name} = {value}, where a run-time binding runs the machines' {default}",
+                plan.name
+            ));
+        }
+    }
     if plan.byte_profile().is_none() || plan.ack.is_none() || plan.inputs.is_none() {
         return Some(format!(
             "state {} has no byte-aligned frame, ack or inputs to run a session over",
