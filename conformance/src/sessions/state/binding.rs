@@ -11,6 +11,10 @@
 //! ([`crate::interp`]); a record is its fields' integers in a fixed array ([`Record`]), so that
 //! the decoder's slot copies it as the generated slot does.
 //!
+//! What it is not: a decoder held to the generated one on hostile frames. A packed code past its
+//! byte-aligned field's range, which the generated binding refuses as `over_width` at the packed
+//! body, is here a frame that does not apply; the recorded streams hold no such frame.
+//!
 //! Rules: ACK-19 and ACK-21 (a change is the groups that differ, a step from the base within
 //! its reach, else full), ACK-22 (an optional group, once had, stays), ACK-33 (a tick travels as
 //! its age), CHECK-2 and CHECK-3 (the check's bytes).
