@@ -534,8 +534,16 @@ fn run(command: Command) -> Result<ExitCode, String> {
             };
             let arg = SpecArg::load(&spec).map_err(spec_error)?;
             let low = Lowering::new(&arg.spec);
-            let verification =
+            let mut verification =
                 vectors::derive::verify_derived(&low, &dir.join("derived"), seed).map_err(error)?;
+            // The acked streams of the spec's states, recorded again from their seeds.
+            let streams = ackwire_conformance::sessions::state::verify_streams(
+                &arg.spec,
+                &dir.join("streams"),
+            )
+            .map_err(error)?;
+            verification.total += streams.total;
+            verification.failures.extend(streams.failures);
             report_verification(&verification)
         }
         Command::Vectors {
@@ -612,6 +620,15 @@ fn derive_vectors(spec: &[PathBuf], out: &Path, seed: u64) -> Result<ExitCode, S
         written.len(),
         dir.display()
     );
+    let streams = out.join("streams");
+    let (n, skipped) = ackwire_conformance::sessions::state::write_streams(&arg.spec, &streams)
+        .map_err(|e| error(format!("recording a stream vector: {e}")))?;
+    for why in &skipped {
+        eprintln!("note: no stream vectors: {why}");
+    }
+    if n > 0 {
+        outln!("wrote {n} stream vector files to {}", streams.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

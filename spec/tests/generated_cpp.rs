@@ -181,7 +181,12 @@ fn cpp_session_headers_are_written_beside_the_codec() {
                 .into_owned()
         })
         // The testee's header is written with `--testee` only (tests/generated_testee.rs).
-        .filter(|n| n.ends_with(".hpp") && n != RUNTIME_HEADER && n != CPP_RUNTIME_HEADER)
+        .filter(|n| {
+            n.ends_with(".hpp")
+                && n != RUNTIME_HEADER
+                && n != CPP_RUNTIME_HEADER
+                && n != ackwire_spec::gen::testee::CPP_STATE_RUNTIME_HEADER
+        })
         .collect();
     on_disk.sort();
     let mut listed: Vec<&str> = SESSION_HEADERS.iter().map(|(n, _)| *n).collect();

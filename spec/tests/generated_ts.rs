@@ -43,7 +43,10 @@ fn ts_runtime_is_written_beside_the_codec() {
     let mut sources = Vec::new();
     ts_files(&src, "", &mut sources);
     // The testee's file is written with `--testee` only (tests/generated_testee.rs).
-    sources.retain(|name| name != ackwire_spec::gen::testee::TS_RUNTIME_FILE);
+    sources.retain(|name| {
+        name != ackwire_spec::gen::testee::TS_RUNTIME_FILE
+            && name != ackwire_spec::gen::testee::TS_STATE_RUNTIME_FILE
+    });
     sources.sort();
     let runtime: Vec<&(String, String)> = files
         .iter()

@@ -12,6 +12,7 @@ pub mod acked;
 pub mod baseline;
 pub mod datagram;
 pub mod delta;
+pub mod state;
 pub mod stream;
 
 use ackwire_codec::session::{SessionHalf, Transmit};

@@ -40,11 +40,11 @@ pub struct Recording {
     pub drain_ms: u64,
 }
 
-/// Frames on the simulated links carry their frame name's index in front.
-fn pack(sent: &Sent) -> Result<Vec<u8>, String> {
-    let i = FRAME_NAMES
+/// Frames on the simulated links carry their frame name's index in `names` in front.
+fn pack<N: AsRef<str>>(sent: &Sent, names: &[N]) -> Result<Vec<u8>, String> {
+    let i = names
         .iter()
-        .position(|n| *n == sent.frame)
+        .position(|n| n.as_ref() == sent.frame)
         .ok_or_else(|| format!("a session sent an unknown frame `{}`", sent.frame))?;
     let mut out = Vec::with_capacity(sent.bytes.len() + 1);
     out.push(i as u8);
@@ -52,11 +52,11 @@ fn pack(sent: &Sent) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-fn unpack(packet: &[u8]) -> (&'static str, &[u8]) {
+fn unpack<'a, 'n, N: AsRef<str>>(packet: &'a [u8], names: &'n [N]) -> (&'n str, &'a [u8]) {
     let (i, bytes) = packet
         .split_first()
         .expect("the recorder packs every frame");
-    (FRAME_NAMES[usize::from(*i)], bytes)
+    (names[usize::from(*i)].as_ref(), bytes)
 }
 
 fn sent_frames(sent: &[Sent]) -> Vec<SentFrame> {
@@ -80,13 +80,15 @@ fn reliable_beside(config: &LinkConfig) -> Link {
     )
 }
 
-/// One direction's two channels: the reliable, ordered one and the simulated link.
-struct Channels<'a> {
+/// One direction's two channels: the reliable, ordered one and the simulated link, and the
+/// frame names a packet's first byte indexes.
+struct Channels<'a, N: AsRef<str>> {
     reliable: &'a mut Link,
     unreliable: &'a mut Link,
+    names: &'a [N],
 }
 
-impl Channels<'_> {
+impl<N: AsRef<str>> Channels<'_, N> {
     fn poll(&mut self, now: u64) -> Option<Vec<u8>> {
         self.reliable
             .poll(now)
@@ -100,19 +102,19 @@ impl Channels<'_> {
             } else {
                 &mut *self.unreliable
             };
-            link.send(now, pack(s)?);
+            link.send(now, pack(s, self.names)?);
         }
         Ok(())
     }
 }
 
 /// Gives `half` one input, sends what it answers on `out`, and logs the step.
-fn step(
+fn step<N: AsRef<str>>(
     now: u64,
     side: Side,
     action: Action,
     half: &mut dyn Session,
-    out: &mut Channels<'_>,
+    out: &mut Channels<'_, N>,
     steps: &mut Vec<Step>,
 ) -> Result<(), String> {
     let report = match &action {
@@ -148,21 +150,36 @@ fn step(
 pub fn record(rec: &Recording) -> Result<StreamVector, String> {
     let mut server = super::open(&format!("{}_server", rec.session), &rec.params)?;
     let mut client = super::open(&format!("{}_client", rec.session), &rec.params)?;
+    record_pair(rec, &[], server.as_mut(), client.as_mut(), FRAME_NAMES)
+}
+
+/// Runs the recording over halves `server` and `client`, whose frames are named in `names`,
+/// the client given `client_script[t - 1]` as its ops at tick `t` (none past its end), and
+/// returns its stream vector.
+pub fn record_pair<N: AsRef<str>>(
+    rec: &Recording,
+    client_script: &[Vec<Value>],
+    server: &mut dyn Session,
+    client: &mut dyn Session,
+    names: &[N],
+) -> Result<StreamVector, String> {
     let mut net = Network::new(&rec.network);
     let mut down_reliable = reliable_beside(&rec.network.down);
     let mut up_reliable = reliable_beside(&rec.network.up);
     let mut down = Channels {
         reliable: &mut down_reliable,
         unreliable: &mut net.down,
+        names,
     };
     let mut up = Channels {
         reliable: &mut up_reliable,
         unreliable: &mut net.up,
+        names,
     };
     let mut steps = Vec::new();
     let end = rec.script.len() as u64 * rec.tick_ms + rec.drain_ms;
     let deliver = |packet: &[u8]| {
-        let (frame, bytes) = unpack(packet);
+        let (frame, bytes) = unpack(packet, names);
         Action::Deliver {
             frame: frame.to_string(),
             hex: crate::frame_json::hex_spaced(bytes),
@@ -175,7 +192,7 @@ pub fn record(rec: &Recording) -> Result<StreamVector, String> {
                 now,
                 Side::Client,
                 deliver(&packet),
-                client.as_mut(),
+                client,
                 &mut up,
                 &mut steps,
             )?;
@@ -185,7 +202,7 @@ pub fn record(rec: &Recording) -> Result<StreamVector, String> {
                 now,
                 Side::Server,
                 deliver(&packet),
-                server.as_mut(),
+                server,
                 &mut down,
                 &mut steps,
             )?;
@@ -200,26 +217,15 @@ pub fn record(rec: &Recording) -> Result<StreamVector, String> {
                 tick,
                 ops: ops.clone(),
             };
-            step(
-                now,
-                Side::Server,
-                action,
-                server.as_mut(),
-                &mut down,
-                &mut steps,
-            )?;
+            step(now, Side::Server, action, server, &mut down, &mut steps)?;
             let action = Action::Advance {
                 tick,
-                ops: Vec::new(),
+                ops: client_script
+                    .get(tick as usize - 1)
+                    .cloned()
+                    .unwrap_or_default(),
             };
-            step(
-                now,
-                Side::Client,
-                action,
-                client.as_mut(),
-                &mut up,
-                &mut steps,
-            )?;
+            step(now, Side::Client, action, client, &mut up, &mut steps)?;
         }
     }
     Ok(StreamVector {
@@ -401,15 +407,17 @@ mod tests {
         let mut down = Channels {
             reliable: &mut down_reliable,
             unreliable: &mut net.down,
+            names: FRAME_NAMES,
         };
         let mut up = Channels {
             reliable: &mut up_reliable,
             unreliable: &mut net.up,
+            names: FRAME_NAMES,
         };
         let mut steps = Vec::new();
         for now in 0..=400u64 {
             while let Some(p) = down.poll(now) {
-                let (frame, bytes) = unpack(&p);
+                let (frame, bytes) = unpack(&p, FRAME_NAMES);
                 let action = Action::Deliver {
                     frame: frame.into(),
                     hex: crate::frame_json::hex_spaced(bytes),

@@ -41,6 +41,11 @@
 
 mod state;
 
+/// The header of a state's binding (`arena.hpp`), as a testee includes it.
+pub(crate) fn state_file_name(plan: &crate::state::StatePlan) -> String {
+    state::file_name(plan)
+}
+
 use super::{file_banner, snake_case, source_names, storage, Code, RuntimeSource};
 use crate::index::Decl;
 use crate::lower::{

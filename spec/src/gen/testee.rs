@@ -40,6 +40,18 @@ pub enum Lang {
 /// `runtime/` with `--testee` only.
 pub const TS_RUNTIME_FILE: &str = "testee.ts";
 
+/// The TypeScript runtime's file that serves a state's acked session halves (`typescript/src`),
+/// written into `runtime/` with `--testee` only.
+pub const TS_STATE_RUNTIME_FILE: &str = "state_testee.ts";
+
+/// The C# runtime's file that serves a state's acked session halves (`csharp/src`), written
+/// into `Runtime/` with `--testee` only.
+pub const CS_STATE_RUNTIME_FILE: &str = "StateTestee.cs";
+
+/// The C++ runtime's header that serves a state's acked session halves (`cpp/include`), written
+/// with `--testee` only.
+pub const CPP_STATE_RUNTIME_HEADER: &str = "ackwire_state_testee.hpp";
+
 /// The C++ runtime's header that answers requests (`cpp/include`), written with `--testee` only.
 pub const CPP_RUNTIME_HEADER: &str = "ackwire_testee.hpp";
 
@@ -106,10 +118,17 @@ pub fn generate(spec: &Spec, lang: Lang) -> Vec<(String, String)> {
                 ts::runtime_copy(TS_RUNTIME_FILE, include_str!("../../runtime/ts/testee.ts")),
             ));
             files.push((
+                format!("{}/{TS_STATE_RUNTIME_FILE}", ts::RUNTIME_DIR),
+                ts::runtime_copy(
+                    TS_STATE_RUNTIME_FILE,
+                    include_str!("../../runtime/ts/state_testee.ts"),
+                ),
+            ));
+            files.push((
                 "testee.ts".into(),
                 slashes(include_str!("testee/ts/testee.ts")),
             ));
-            files.push(("main.ts".into(), slashes(include_str!("testee/ts/main.ts"))));
+            files.push(("main.ts".into(), slashes(&ts_main(spec))));
             for (name, text) in [
                 ("package.json", include_str!("testee/ts/package.json")),
                 (
@@ -133,9 +152,10 @@ pub fn generate(spec: &Spec, lang: Lang) -> Vec<(String, String)> {
                 slashes(include_str!("testee/cpp/testee.hpp")),
             ));
             files.push((
-                "testee.cpp".into(),
-                slashes(include_str!("testee/cpp/testee.cpp")),
+                CPP_STATE_RUNTIME_HEADER.into(),
+                include_str!("../../runtime/cpp/ackwire_state_testee.hpp").into(),
             ));
+            files.push(("testee.cpp".into(), slashes(&cpp_main(spec))));
             files
         }
         Lang::Cs => {
@@ -145,10 +165,14 @@ pub fn generate(spec: &Spec, lang: Lang) -> Vec<(String, String)> {
                 include_str!("../../runtime/cs/Testee.cs").into(),
             ));
             files.push((
+                format!("{}/{CS_STATE_RUNTIME_FILE}", cs::RUNTIME_DIR),
+                include_str!("../../runtime/cs/StateTestee.cs").into(),
+            ));
+            files.push((
                 "Testee.cs".into(),
                 slashes(include_str!("testee/cs/Testee.cs")),
             ));
-            files.push(("Main.cs".into(), slashes(include_str!("testee/cs/Main.cs"))));
+            files.push(("Main.cs".into(), slashes(&cs_main(spec))));
             files
         }
     };
@@ -167,6 +191,123 @@ pub fn generate(spec: &Spec, lang: Lang) -> Vec<(String, String)> {
     ));
     files.push((".gitignore".to_string(), GITIGNORE.to_string()));
     files
+}
+
+/// The states a testee serves acked session halves of: those with a byte-aligned frame, an ack
+/// and inputs.
+fn served_states(spec: &Spec) -> Vec<crate::state::StatePlan> {
+    crate::state::plans(spec)
+        .into_iter()
+        .filter(|p| p.ack.is_some() && p.inputs.is_some() && p.byte_profile().is_some())
+        .collect()
+}
+
+/// The C++ testee's `testee.cpp`: serves the codec, and with a state, the acked session halves of
+/// each frame it is sent in (`ackwire_state_testee.hpp`), bound by the generated schemas.
+fn cpp_main(spec: &Spec) -> String {
+    let plans = served_states(spec);
+    if plans.is_empty() {
+        return include_str!("testee/cpp/testee.cpp").to_string();
+    }
+    let mut out = String::from(
+        "//\n// Runs the testee of protocol.hpp (testee.hpp) with the acked session halves of every state\n\
+         // (ackwire_state_testee.hpp): what ./testee builds.\n\n#include \"testee.hpp\"\n",
+    );
+    for p in &plans {
+        out.push_str(&format!("#include \"{}\"\n", cpp::state_file_name(p)));
+    }
+    out.push_str(
+        "#include \"ackwire_state_testee.hpp\"\n\nint main() {\n    ackwire::testee::StateSessions sessions;\n",
+    );
+    for p in &plans {
+        for f in &p.profiles {
+            out.push_str(&format!(
+                "    sessions.add<ackwire::{}::{}>();\n",
+                super::snake_case(&p.name),
+                f.schema
+            ));
+        }
+    }
+    out.push_str("    return ackwire::testee::serve(&sessions);\n}\n");
+    out
+}
+
+/// The C# testee's `Main.cs`: serves the codec, and with a state, the acked session halves of
+/// each frame it is sent in (`Runtime/StateTestee.cs`), bound by the generated schemas.
+fn cs_main(spec: &Spec) -> String {
+    let plans = served_states(spec);
+    if plans.is_empty() {
+        return include_str!("testee/cs/Main.cs").to_string();
+    }
+    let mut out = String::from(
+        "//\n// Runs the testee of Protocol.cs (Testee.cs) with the acked session halves of every state\n\
+         // (Runtime/StateTestee.cs): what ./testee builds.\n\n\
+         using Ackwire.Protocol;\nusing Ackwire.Runtime;\n\n\
+         static class Program\n{\n    static int Main()\n    {\n        StateSessions sessions = new StateSessions();\n",
+    );
+    for p in &plans {
+        for f in &p.profiles {
+            out.push_str(&format!(
+                "        sessions.Add(StateSessions.Frame(\"{}\", {}.Schema, {}.FromJson, {}.FromJson, {}.FromJson, (e, j) => e.ToJson(j)));\n",
+                f.frame_name,
+                f.schema,
+                p.record.name,
+                p.events,
+                p.inputs.as_deref().unwrap_or_default()
+            ));
+        }
+    }
+    out.push_str("        return ProtocolTestee.Serve(sessions);\n    }\n}\n");
+    out
+}
+
+/// The TypeScript testee's `main.ts`: serves the codec, and with a state, the acked session halves
+/// of each frame it is sent in (`runtime/state_testee.ts`), bound by the generated schemas.
+fn ts_main(spec: &Spec) -> String {
+    let plans = served_states(spec);
+    if plans.is_empty() {
+        return include_str!("testee/ts/main.ts").to_string();
+    }
+    let mut out = String::from(
+        "//\n// Runs the testee of protocol.ts (testee.ts) with the acked session halves of every state\n\
+         // (runtime/state_testee.ts): what ./testee starts.\n\n",
+    );
+    let mut json = Vec::new();
+    for p in &plans {
+        json.push(format!("{}Json", p.record.name));
+        json.push(format!("{}Json", p.events));
+        json.extend(p.inputs.iter().map(|i| format!("{i}Json")));
+    }
+    json.sort();
+    json.dedup();
+    out.push_str(&format!(
+        "import {{ {} }} from \"./protocol.js\";\n",
+        json.join(", ")
+    ));
+    for p in &plans {
+        let schemas: Vec<&str> = p.profiles.iter().map(|f| &f.schema[..]).collect();
+        out.push_str(&format!(
+            "import {{ {} }} from \"./{}.js\";\n",
+            schemas.join(", "),
+            ts::state_file_stem(p)
+        ));
+    }
+    out.push_str("import { stateSessions } from \"./runtime/state_testee.js\";\n");
+    out.push_str("import { serve } from \"./testee.js\";\n\nserve(\n  stateSessions([\n");
+    for p in &plans {
+        for f in &p.profiles {
+            out.push_str(&format!(
+                "    {{\n      frame: \"{}\",\n      schema: {},\n      record: {{ record: () => {}Json }},\n      event: {{ union: () => {}Json }},\n      input: {{ record: () => {}Json }},\n    }},\n",
+                f.frame_name,
+                f.schema,
+                p.record.name,
+                p.events,
+                p.inputs.as_deref().unwrap_or_default()
+            ));
+        }
+    }
+    out.push_str("  ]),\n);\n");
+    out
 }
 
 /// A copy of `ackwire-rt` as a crate of its own, under `ackwire-rt/`: its manifest and sources.

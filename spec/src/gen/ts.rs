@@ -1973,6 +1973,13 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The module name (without `.ts`) of a state's binding, as an import names it.
+pub(crate) fn state_file_stem(plan: &crate::state::StatePlan) -> String {
+    super::ts_state::file_name(plan)
+        .trim_end_matches(".ts")
+        .to_string()
+}
+
 /// A copy of the runtime file `name`, as it is written beside a generated module.
 pub(crate) fn runtime_copy(name: &str, text: &str) -> String {
     format!(

@@ -1,0 +1,813 @@
+//! The acked session of a spec's own `state`, at run time: its stream vectors recorded and
+//! replayed with the codec's acked machines over the state's interpreted binding
+//! ([`binding`]), what `ackwire vectors --spec` writes under `streams/` and checks with `--dir`,
+//! and what `ackwire conform --spec` replays.
+//!
+//! One session pair per frame the state is sent in, named after the frame (`arena_update`,
+//! `arena_packed`): `<frame>_server` is an [`AckedEncoder`] fed by a world that every client
+//! sees whole; `<frame>_client` the [`AckedDecoder`] with its ack writer. Parameters: `keep_inputs`
+//! (default 16, inputs the client repeats until `last_seq` covers them).
+//!
+//! World operations (the server's `advance` ops), one JSON object each, a record given in the
+//! generated record's JSON form (`{"flags": [BIT, ...], FIELD: INTEGER, ..., GROUP: {FIELD:
+//! INTEGER, ...}}`: a quantized field's integer, a float's value, a tick, as the record holds
+//! them):
+//! `{"spawn": {"eid", "record"}}` (a new life when the id was used before), `{"set": {"eid",
+//! "record"}}`, `{"despawn": {"eid"}}`, `{"event": EVENT}` (the events union's JSON form). The
+//! client's `advance` ops are the player's input for the tick, `{"input": INPUT}` (the inputs
+//! record's JSON form), or none.
+//!
+//! Reports are the reference pair's (`conformance/PROTOCOL.md`, "Reports").
+
+pub mod binding;
+
+use super::stream::{record_pair, Recording};
+use super::{Sent, Session};
+use crate::netsim::{LinkConfig, NetworkConfig, SplitMix64};
+use crate::streams::StreamVector;
+use crate::vectors::derive::gen::{make, Fill, Scenario, Shape};
+use crate::vectors::{Failure, Verification};
+use ackwire_codec::acked::{
+    AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, Entry, ServerState,
+};
+use ackwire_server::acked::ScheduledInputs;
+use ackwire_server::input_schedule::InputWindow;
+use ackwire_spec::model::Spec;
+use ackwire_spec::state::{Carry, Holds, Value};
+use binding::{enter, Binding, Interp, InterpPacked, Record};
+use serde_json::{json, Map, Value as Json};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::rc::Rc;
+
+/// A session of a state: its frame's snake_case name, the state's binding, whether the frame
+/// is packed.
+pub type StateSession = (String, Rc<Binding>, bool);
+
+/// Ops for each tick, from tick 1.
+type Script = Vec<Vec<Json>>;
+
+/// The sessions of `spec`'s states: for each frame a state is sent in, its snake_case name,
+/// the binding and whether the frame is packed. A state the run-time binding cannot hold is
+/// left out, with why.
+pub fn sessions(spec: &Spec) -> (Vec<StateSession>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for plan in ackwire_spec::state::plans(spec) {
+        let profiles: Vec<(String, bool)> = plan
+            .profiles
+            .iter()
+            .map(|p| (p.frame_name.clone(), p.packed))
+            .collect();
+        match Binding::new(spec, plan) {
+            Ok(b) => {
+                for (name, packed) in profiles {
+                    out.push((name, b.clone(), packed));
+                }
+            }
+            Err(why) => skipped.push(why),
+        }
+    }
+    (out, skipped)
+}
+
+/// Opens half `name` (`<frame>_server` or `<frame>_client`) of a session of `spec`.
+pub fn open(spec: &Spec, name: &str, params: &Json) -> Option<Result<Box<dyn Session>, String>> {
+    let (all, _) = sessions(spec);
+    let keep = params
+        .get("keep_inputs")
+        .and_then(Json::as_u64)
+        .map_or(16, |k| k as usize);
+    for (frame, b, packed) in all {
+        let server = name == format!("{frame}_server");
+        if !server && name != format!("{frame}_client") {
+            continue;
+        }
+        return Some(Ok(match (server, packed) {
+            (true, false) => Box::new(Server::<Interp>::new(b)),
+            (true, true) => Box::new(Server::<InterpPacked>::new(b)),
+            (false, false) => Box::new(Client::<Interp>::new(b, keep)),
+            (false, true) => Box::new(Client::<InterpPacked>::new(b, keep)),
+        }));
+    }
+    None
+}
+
+/// The server half: the world (every entity's life and record), and the encoder.
+struct Server<S: AckedSchema<Record = Record, Input = Json>> {
+    b: Rc<Binding>,
+    world: BTreeMap<u16, Entry<Record>>,
+    lives: BTreeMap<u16, u32>,
+    enc: AckedEncoder<S, ScheduledInputs<Json>>,
+    out: Vec<Sent>,
+    tick: u64,
+}
+
+impl<S: AckedSchema<Record = Record, Input = Json>> Server<S> {
+    fn new(b: Rc<Binding>) -> Self {
+        Server {
+            b,
+            world: BTreeMap::new(),
+            lives: BTreeMap::new(),
+            enc: AckedEncoder::new(InputWindow::new(4, 64)),
+            out: Vec::new(),
+            tick: 0,
+        }
+    }
+}
+
+impl<S: AckedSchema<Record = Record, Event = Json, Input = Json, Change = Json> + 'static> Session
+    for Server<S>
+{
+    fn advance(&mut self, tick: u64, _now_ms: u64, ops: &[Json]) -> Result<(), String> {
+        let tick32 = u32::try_from(tick).map_err(|_| format!("tick {tick} past u32"))?;
+        self.tick = tick;
+        let mut events = Vec::new();
+        for op in ops {
+            let eid = || {
+                op.as_object()
+                    .and_then(|o| o.values().next())
+                    .and_then(|b| b.get("eid"))
+                    .and_then(Json::as_u64)
+                    .and_then(|e| u16::try_from(e).ok())
+                    .ok_or_else(|| format!("a world op needs a u16 `eid`: {op}"))
+            };
+            if let Some(body) = op.get("spawn") {
+                let eid = eid()?;
+                let life = self.lives.entry(eid).or_insert(0);
+                *life += 1;
+                let record = record_from_json(&self.b, body.get("record").unwrap_or(&Json::Null))?;
+                self.world.insert(
+                    eid,
+                    Entry {
+                        life: *life,
+                        record,
+                    },
+                );
+            } else if let Some(body) = op.get("set") {
+                let eid = eid()?;
+                let record = record_from_json(&self.b, body.get("record").unwrap_or(&Json::Null))?;
+                self.world
+                    .get_mut(&eid)
+                    .ok_or_else(|| format!("`set` of entity {eid}, which the world does not hold"))?
+                    .record = record;
+            } else if op.get("despawn").is_some() {
+                let eid = eid()?;
+                self.world.remove(&eid);
+            } else if let Some(e) = op.get("event") {
+                events.push(e.clone());
+            } else {
+                return Err(format!("unknown world op: {op}"));
+            }
+        }
+        // SRV-12: inputs execute on the tick they name; this world only consumes them.
+        while self.enc.inputs_mut().execute_due(tick).is_some() {}
+        let state: ServerState<Record> = self.world.iter().map(|(e, r)| (*e, r.clone())).collect();
+        let sent = enter(&self.b, || self.enc.encode(tick32, state, events))
+            .map_err(|e| format!("encoding tick {tick}: {e}"))?;
+        self.out.push(Sent {
+            frame: self
+                .b
+                .profile(is_packed::<S>())
+                .map_or_else(String::new, |p| p.frame_name.clone()),
+            bytes: sent.bytes,
+            reliable: sent.reliable,
+        });
+        Ok(())
+    }
+
+    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Json, String> {
+        if frame != self.b.ack_name() {
+            return Err(format!(
+                "the server takes `{}` frames, not `{frame}`",
+                self.b.ack_name()
+            ));
+        }
+        Ok(
+            match enter(&self.b, || self.enc.receive(self.tick, bytes)) {
+                Ok(verdict) => json!({
+                    "ack": verdict.as_str(),
+                    "base": self.enc.acked(),
+                    "last_seq": self.enc.last_seq(),
+                    "keyframes": self.enc.counters().keyframes,
+                    "events_expired": self.enc.counters().events_expired,
+                }),
+                Err(e) => json!({"error": e.kind.as_str()}),
+            },
+        )
+    }
+
+    fn take(&mut self) -> Vec<Sent> {
+        std::mem::take(&mut self.out)
+    }
+
+    fn state_hash(&mut self) -> Option<u32> {
+        None
+    }
+}
+
+fn is_packed<S: 'static>() -> bool {
+    std::any::TypeId::of::<S>() == std::any::TypeId::of::<InterpPacked>()
+}
+
+/// The client half: the decoder and the ack writer.
+struct Client<S: AckedSchema<Record = Record>> {
+    b: Rc<Binding>,
+    dec: AckedDecoder<S>,
+    writer: AckWriter<Json>,
+    out: Vec<Sent>,
+}
+
+impl<S: AckedSchema<Record = Record>> Client<S> {
+    fn new(b: Rc<Binding>, keep: usize) -> Self {
+        Client {
+            b,
+            dec: AckedDecoder::new(),
+            writer: AckWriter::new(keep),
+            out: Vec::new(),
+        }
+    }
+}
+
+impl<S: AckedSchema<Record = Record, Event = Json, Input = Json> + 'static> Session for Client<S> {
+    fn advance(&mut self, _tick: u64, _now_ms: u64, ops: &[Json]) -> Result<(), String> {
+        self.writer.confirm(self.dec.last_seq());
+        for op in ops {
+            let input = op
+                .get("input")
+                .ok_or_else(|| format!("a client op is `{{\"input\": ...}}`: {op}"))?;
+            self.writer.push(input.clone());
+        }
+        let ack = self
+            .writer
+            .content(self.dec.ack_tick(), self.dec.keyframe_wanted());
+        let mut bytes = Vec::new();
+        enter(&self.b, || S::encode_ack(&ack, &mut bytes)).map_err(|e| e.to_string())?;
+        self.out.push(Sent {
+            frame: self.b.ack_name(),
+            bytes,
+            reliable: false,
+        });
+        Ok(())
+    }
+
+    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Json, String> {
+        let name = self
+            .b
+            .profile(is_packed::<S>())
+            .map_or_else(String::new, |p| p.frame_name.clone());
+        if frame != name {
+            return Err(format!("the client takes `{name}` frames, not `{frame}`"));
+        }
+        let b = self.b.clone();
+        Ok(enter(&b, || match self.dec.deliver(bytes) {
+            Delivery::Shown(r) => {
+                let list = |v: Vec<String>| v.join(" ");
+                json!({"shown": {
+                    "tick": r.tick,
+                    "base_tick": r.base_tick,
+                    "keyframe": r.keyframe,
+                    "changed": list(r.changed.iter().map(u16::to_string).collect()),
+                    "measured": list(r.measured.iter().map(|(e, t)| format!("{e}@{t}")).collect()),
+                    "gone": list(r.gone.iter().map(u16::to_string).collect()),
+                    "tiers": list(r.tiers.iter().map(|(e, full)| format!("{e}:{}", if *full { "full" } else { "quantized" })).collect()),
+                    "events": r.events.iter().map(|(s, e)| json!({"serial": s, "event": e})).collect::<Vec<_>>(),
+                    "check": r.check,
+                }})
+            }
+            Delivery::Stale { tick } => json!({"dropped": "stale", "tick": tick}),
+            Delivery::UnknownBase { tick, base_tick } => {
+                json!({"dropped": "unknown_base", "tick": tick, "base_tick": base_tick})
+            }
+            Delivery::Undecodable(e) => json!({"error": e.kind.as_str()}),
+            Delivery::Inapplicable { tick, why } => {
+                json!({"dropped": "inapplicable", "tick": tick, "why": why})
+            }
+        }))
+    }
+
+    fn take(&mut self) -> Vec<Sent> {
+        std::mem::take(&mut self.out)
+    }
+
+    fn state_hash(&mut self) -> Option<u32> {
+        // CHECK-7: the check of the state shown.
+        let b = self.b.clone();
+        Some(enter(&b, || self.dec.state_hash()))
+    }
+}
+
+/// A record from its JSON form in the world ops (see the module doc).
+fn record_from_json(b: &Binding, j: &Json) -> Result<Record, String> {
+    let flags = b.plan.flags.as_ref().map_or("flags", |f| &f.name[..]);
+    let mut r = Record {
+        flags: b.flags_from_json(j.get(flags).unwrap_or(&Json::Null))?,
+        values: [0; binding::MAX_FIELDS],
+    };
+    for (gi, g) in b.plan.groups.iter().enumerate() {
+        let nested = b
+            .plan
+            .record
+            .fields
+            .iter()
+            .any(|f| f.holds == Holds::Group(gi));
+        let body = if nested { j.get(&g.name) } else { Some(j) };
+        let Some(body) = body else { continue };
+        for (fi, f) in g.fields.iter().enumerate() {
+            let v = body.get(&f.name).unwrap_or(&Json::Null);
+            let n = match &f.value {
+                Value::Float { bits: 32 } => {
+                    i64::from((v.as_f64().unwrap_or(0.0) as f32).to_bits())
+                }
+                Value::Float { .. } => v.as_f64().unwrap_or(0.0).to_bits() as i64,
+                Value::Bool => i64::from(v.as_bool().unwrap_or(false)),
+                _ => v
+                    .as_i64()
+                    .ok_or_else(|| format!("record field `{}` needs an integer: {j}", f.name))?,
+            };
+            r.values[index(b, gi, fi)] = n;
+        }
+    }
+    Ok(r)
+}
+
+/// The JSON form of a record in the world ops.
+fn record_json(b: &Binding, r: &Record) -> Json {
+    let mut out = Map::new();
+    if b.plan.flags.is_some() {
+        out.insert(
+            b.plan
+                .flags
+                .as_ref()
+                .map_or("flags", |f| &f.name[..])
+                .to_string(),
+            b.flags_json(r.flags),
+        );
+    }
+    for (gi, g) in b.plan.groups.iter().enumerate() {
+        let nested = b
+            .plan
+            .record
+            .fields
+            .iter()
+            .any(|f| f.holds == Holds::Group(gi));
+        if nested
+            && g.presence
+                .as_ref()
+                .is_some_and(|p| r.flags >> p.index & 1 == 0)
+        {
+            continue;
+        }
+        let mut fields = Map::new();
+        for (fi, f) in g.fields.iter().enumerate() {
+            let v = r.values[index(b, gi, fi)];
+            fields.insert(
+                f.name.clone(),
+                match &f.value {
+                    Value::Float { bits: 32 } => json!(f64::from(f32::from_bits(v as u32))),
+                    Value::Float { .. } => json!(f64::from_bits(v as u64)),
+                    Value::Bool => json!(v != 0),
+                    _ => json!(v),
+                },
+            );
+        }
+        if nested {
+            out.insert(g.name.clone(), Json::Object(fields));
+        } else {
+            out.extend(fields);
+        }
+    }
+    Json::Object(out)
+}
+
+fn index(b: &Binding, group: usize, field: usize) -> usize {
+    b.plan.groups[..group]
+        .iter()
+        .map(|g| g.fields.len())
+        .sum::<usize>()
+        + field
+}
+
+/// Entities of a recorded world.
+const ENTITIES: u16 = 6;
+/// Ticks of a recorded world.
+const TICKS: usize = 60;
+
+/// A seeded world over `b`'s state, `ticks` ticks of `ENTITIES` ids: entities spawned (each
+/// with one of the optional groups, or none), moved, changed, despawned and spawned again,
+/// events; and the player's input each tick (aimed two ticks ahead).
+fn world(b: &Binding, seed: u64) -> Result<(Script, Script), String> {
+    let mut rng = SplitMix64::new(seed);
+    let plan = &b.plan;
+    let optional: Vec<usize> = (0..plan.groups.len())
+        .filter(|g| plan.groups[*g].presence.is_some())
+        .collect();
+    let mut alive: BTreeMap<u16, Record> = BTreeMap::new();
+    let mut script = Vec::new();
+    let mut inputs = Vec::new();
+    for t in 1..=TICKS as u32 {
+        let mut ops = Vec::new();
+        for eid in 1..=ENTITIES {
+            let held = alive.get(&eid).copied();
+            match held {
+                None if t == 1 || rng.chance(0.08) => {
+                    let mut r = Record {
+                        flags: 0,
+                        values: [0; binding::MAX_FIELDS],
+                    };
+                    let pick = rng.below_or_at(optional.len() as u64) as usize;
+                    if let Some(&g) = optional.get(pick) {
+                        if let Some(p) = &plan.groups[g].presence {
+                            r.flags |= 1 << p.index;
+                        }
+                    }
+                    for gi in 0..plan.groups.len() {
+                        if plan.groups[gi]
+                            .presence
+                            .as_ref()
+                            .is_none_or(|p| r.flags >> p.index & 1 != 0)
+                        {
+                            fill_group(b, &mut r, gi, t, &mut rng, true);
+                        }
+                    }
+                    alive.insert(eid, r);
+                    ops.push(json!({"spawn": {"eid": eid, "record": record_json(b, &r)}}));
+                }
+                None => {}
+                Some(_) if t > 1 && rng.chance(0.03) => {
+                    alive.remove(&eid);
+                    ops.push(json!({"despawn": {"eid": eid}}));
+                }
+                Some(mut r) => {
+                    let before = r;
+                    for gi in 0..plan.groups.len() {
+                        let has = plan.groups[gi]
+                            .presence
+                            .as_ref()
+                            .is_none_or(|p| r.flags >> p.index & 1 != 0);
+                        if has && rng.chance(0.4) {
+                            fill_group(b, &mut r, gi, t, &mut rng, false);
+                        }
+                    }
+                    if r != before {
+                        alive.insert(eid, r);
+                        ops.push(json!({"set": {"eid": eid, "record": record_json(b, &r)}}));
+                    }
+                }
+            }
+        }
+        if rng.chance(0.3) {
+            if let Some(e) = drawn(
+                b,
+                &b.profile(false)
+                    .map_or_else(String::new, |p| p.frame_name.clone()),
+                "events",
+                &mut rng,
+            ) {
+                ops.push(json!({ "event": e }));
+            }
+        }
+        script.push(ops);
+        let input = drawn(b, &b.ack_name(), "inputs", &mut rng).map(|mut i| {
+            i["tick"] = json!(t + 2);
+            i
+        });
+        inputs.push(
+            input
+                .map(|i| vec![json!({ "input": i })])
+                .unwrap_or_default(),
+        );
+    }
+    Ok((script, inputs))
+}
+
+/// An element of list `list` of a frame `frame` drawn from the seed, in its JSON form: an
+/// event or an input, as the run-time codec makes one.
+fn drawn(b: &Binding, frame: &str, list: &str, rng: &mut SplitMix64) -> Option<Json> {
+    let plan = crate::interp::plan(b.lowering(), frame).ok()?;
+    for _ in 0..16 {
+        let v = make(
+            b.lowering(),
+            plan,
+            &Scenario::new(Fill::Random, Shape::Random),
+            SplitMix64::new(rng.next_u64()),
+        )
+        .ok()?;
+        let j = crate::interp::value::to_json(b.lowering(), plan, &v).ok()?;
+        let j = serde_json::to_value(&j).ok()?;
+        if let Some(first) = j.get(list).and_then(Json::as_array).and_then(|l| l.first()) {
+            return Some(first.clone());
+        }
+    }
+    None
+}
+
+/// New values for group `group` of `r` at tick `t`: a stepped field walks a little (now and
+/// then far, past the step's reach), another field takes a value in its range; a tick is the
+/// tick or a few before.
+fn fill_group(
+    b: &Binding,
+    r: &mut Record,
+    group: usize,
+    t: u32,
+    rng: &mut SplitMix64,
+    whole: bool,
+) {
+    let g = &b.plan.groups[group];
+    let stepped = g.stepped();
+    for (fi, f) in g.fields.iter().enumerate() {
+        let at = index(b, group, fi);
+        // The constraints every form puts on the field: a full float's exact range, a coarser
+        // quantization's multiple.
+        let mut limit = u64::MAX;
+        let mut by = 1u64;
+        for form in &g.forms {
+            for w in form.wire.iter().filter(|w| w.field == fi) {
+                match w.carry {
+                    Carry::Float { limit: l, .. } => limit = limit.min(l - 1),
+                    Carry::Scaled { by: s } => by = by.max(s),
+                    _ => {}
+                }
+            }
+        }
+        let v = match &f.value {
+            Value::Tick => {
+                let age = if rng.chance(0.2) {
+                    rng.below_or_at(3)
+                } else {
+                    0
+                };
+                i64::from(t) - age.min(u64::from(t)) as i64
+            }
+            Value::Bool => i64::from(rng.chance(0.5)),
+            Value::Float { bits } => {
+                let x = (rng.below_or_at(16000) as f64 - 8000.0) / 8.0;
+                if *bits == 32 {
+                    i64::from((x as f32).to_bits())
+                } else {
+                    x.to_bits() as i64
+                }
+            }
+            _ => {
+                let (lo, hi) = f.value.range().unwrap_or((0, 0));
+                let lo = lo.max(-(i128::from(limit.min(i64::MAX as u64))));
+                let hi = hi.min(i128::from(limit.min(i64::MAX as u64)));
+                let reach = i128::from(g.reach.unwrap_or(1 << 12).min(1 << 20));
+                let v = if stepped.contains(&fi) && !whole && !rng.chance(0.05) {
+                    i128::from(r.values[at]) + i128::from(rng.below_or_at(400)) - 200
+                } else if stepped.contains(&fi) {
+                    i128::from(rng.below_or_at((reach * 4) as u64)) - reach * 2
+                } else {
+                    lo + i128::from(rng.below_or_at((hi - lo).min(i128::from(u32::MAX)) as u64))
+                };
+                let v = v.clamp(lo, hi);
+                let by = i128::from(by);
+                (v / by * by) as i64
+            }
+        };
+        r.values[at] = v;
+    }
+}
+
+/// The recordings of the session of frame `frame` (its binding `b`): a perfect network, loss
+/// with duplication and reordering, and lost acks.
+fn recordings(frame: &str, b: &Binding) -> Result<Vec<(Recording, Script)>, String> {
+    let mut out = Vec::new();
+    let cases: [(&str, &str, u64, NetworkConfig); 3] = [
+        (
+            "no_loss",
+            "a perfect network: one keyframe, then every frame onto the newest acknowledged",
+            1,
+            NetworkConfig {
+                down: LinkConfig::lossy(0.0, 0.0, 30, 0),
+                up: LinkConfig::lossy(0.0, 0.0, 30, 0),
+                seed: 1,
+            },
+        ),
+        (
+            "loss_dup_reorder",
+            "20% loss, 10% duplicated and jitter that reorders, each way: every frame applies onto an acknowledged base, copies and older frames are dropped",
+            2,
+            NetworkConfig {
+                down: LinkConfig::lossy(0.2, 0.1, 30, 50),
+                up: LinkConfig::lossy(0.2, 0.1, 30, 50),
+                seed: 2,
+            },
+        ),
+        (
+            "lost_acks",
+            "60% of the client's acks lost: frames go onto older acknowledged bases, inputs are repeated",
+            3,
+            NetworkConfig {
+                down: LinkConfig::lossy(0.0, 0.0, 30, 0),
+                up: LinkConfig::lossy(0.6, 0.0, 30, 10),
+                seed: 3,
+            },
+        ),
+    ];
+    for (name, description, seed, network) in cases {
+        let (script, inputs) = world(b, seed)?;
+        out.push((
+            Recording {
+                name: format!("{frame}/{name}"),
+                description: description.into(),
+                seed: "GEN-3, ACK-17, ACK-19, ACK-21, ACK-22, ACK-29, ACK-33, CHECK-7".into(),
+                session: frame.to_string(),
+                params: json!({"keep_inputs": 4}),
+                tick_ms: 20,
+                network,
+                script,
+                drain_ms: 200,
+            },
+            inputs,
+        ));
+    }
+    Ok(out)
+}
+
+/// The stream vectors of every state of `spec` the run-time binding holds, recorded anew, and
+/// a note for each state it does not.
+pub fn stream_vectors(spec: &Spec) -> Result<(Vec<StreamVector>, Vec<String>), String> {
+    let (all, skipped) = sessions(spec);
+    let mut out = Vec::new();
+    for (frame, b, packed) in all {
+        for (rec, inputs) in recordings(&frame, &b)? {
+            let mut server: Box<dyn Session> = if packed {
+                Box::new(Server::<InterpPacked>::new(b.clone()))
+            } else {
+                Box::new(Server::<Interp>::new(b.clone()))
+            };
+            let mut client: Box<dyn Session> = if packed {
+                Box::new(Client::<InterpPacked>::new(b.clone(), 4))
+            } else {
+                Box::new(Client::<Interp>::new(b.clone(), 4))
+            };
+            let names = [frame.clone(), b.ack_name()];
+            out.push(
+                record_pair(&rec, &inputs, server.as_mut(), client.as_mut(), &names)
+                    .map_err(|e| format!("{}: {e}", rec.name))?,
+            );
+        }
+    }
+    Ok((out, skipped))
+}
+
+/// Replays both halves of `vector` on the run-time sessions of `spec`.
+pub fn verify(spec: &Spec, vector: &StreamVector) -> Result<(), String> {
+    for (side, half) in [
+        (crate::streams::Side::Server, "server"),
+        (crate::streams::Side::Client, "client"),
+    ] {
+        let name = format!("{}_{half}", vector.session);
+        let mut session = open(spec, &name, &vector.params)
+            .ok_or_else(|| format!("no state of the spec is sent in `{}`", vector.session))??;
+        super::stream::replay(vector, side, session.as_mut())
+            .map_err(|e| format!("{half}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Writes the stream vectors of `spec`'s states into `dir` (`dir/<frame>/<case>.json`),
+/// removing any other there. Returns how many, and a note for each state left out.
+pub fn write_streams(spec: &Spec, dir: &Path) -> Result<(usize, Vec<String>), String> {
+    let (vectors, skipped) = stream_vectors(spec)?;
+    let written = crate::streams::write_streams(dir, &vectors).map_err(|e| e.to_string())?;
+    Ok((written.len(), skipped))
+}
+
+/// Checks the stream vectors in `dir` against `spec`: every file byte for byte what
+/// [`stream_vectors`] records (none missing, none extra), and both halves of every vector
+/// replayed on the run-time sessions ([`verify`]).
+pub fn verify_streams(spec: &Spec, dir: &Path) -> Result<Verification, String> {
+    let (vectors, _) = stream_vectors(spec)?;
+    let mut failures = Vec::new();
+    let on_disk = crate::streams::read_streams(dir).map_err(|e| e.to_string())?;
+    for v in &vectors {
+        let path = crate::streams::path_of(dir, v);
+        let want = serde_json::to_string_pretty(v).map_err(|e| e.to_string())? + "\n";
+        match std::fs::read_to_string(&path) {
+            Ok(text) if text == want => {}
+            Ok(_) => failures.push(Failure {
+                name: path.display().to_string(),
+                why: format!(
+                    "not what the spec records: regenerate it with `ackwire vectors --spec ... --out {}`",
+                    dir.parent().unwrap_or(dir).display()
+                ),
+            }),
+            Err(e) => failures.push(Failure {
+                name: path.display().to_string(),
+                why: format!("cannot read it: {e}"),
+            }),
+        }
+    }
+    for v in &on_disk {
+        if !vectors.iter().any(|w| w.name == v.name) {
+            failures.push(Failure {
+                name: v.name.clone(),
+                why: "no session of the spec records a stream of this name".into(),
+            });
+            continue;
+        }
+        if let Err(why) = verify(spec, v) {
+            failures.push(Failure {
+                name: v.name.clone(),
+                why,
+            });
+        }
+    }
+    Ok(Verification {
+        total: on_disk.len().max(vectors.len()),
+        failures,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::streams::Side;
+
+    fn game() -> Spec {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/game/wire");
+        ackwire_spec::load(&[dir])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .0
+    }
+
+    /// GEN-3: the game's streams record the same from the same seeds, replay on both halves, and
+    /// say something: frames shown with passing checks, frames dropped, events shown.
+    #[test]
+    fn the_game_s_streams_record_the_same_twice_and_replay() {
+        let spec = game();
+        let (first, skipped) = stream_vectors(&spec).unwrap_or_else(|e| panic!("{e}"));
+        assert!(skipped.is_empty(), "{skipped:?}");
+        let (again, _) = stream_vectors(&spec).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(first, again);
+        assert_eq!(first.len(), 6);
+        for v in &first {
+            verify(&spec, v).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+            let reports: Vec<&Json> = v
+                .steps
+                .iter()
+                .filter(|s| s.side == Side::Client)
+                .filter_map(|s| s.expect.report.as_ref())
+                .collect();
+            let checks = reports
+                .iter()
+                .filter(|r| r.pointer("/shown/check") == Some(&json!(true)))
+                .count();
+            let events: usize = reports
+                .iter()
+                .filter_map(|r| r.pointer("/shown/events").and_then(Json::as_array))
+                .map(Vec::len)
+                .sum();
+            assert!(
+                checks >= 1 && events >= 5,
+                "{}: {checks} checks, {events} events",
+                v.name
+            );
+            assert!(reports
+                .iter()
+                .all(|r| r.pointer("/shown/check") != Some(&json!(false))));
+        }
+        let dropped = first
+            .iter()
+            .filter(|v| v.name.ends_with("loss_dup_reorder"))
+            .flat_map(|v| &v.steps)
+            .filter_map(|s| s.expect.report.as_ref())
+            .filter(|r| r.get("dropped").is_some())
+            .count();
+        assert!(
+            dropped > 5,
+            "{dropped} frames dropped under loss and reordering"
+        );
+    }
+
+    /// A replay that strays is caught: a client hash changed in a recorded vector fails it.
+    #[test]
+    fn a_changed_hash_fails_the_replay() {
+        let spec = game();
+        let (mut all, _) = stream_vectors(&spec).unwrap_or_else(|e| panic!("{e}"));
+        let v = &mut all[0];
+        let step = v
+            .steps
+            .iter_mut()
+            .find(|s| s.expect.client_hash.is_some())
+            .expect("a client step");
+        step.expect.client_hash = step.expect.client_hash.map(|h| h ^ 1);
+        let e = verify(&spec, v).unwrap_err();
+        assert!(e.contains("client state hash"), "{e}");
+    }
+
+    /// The reference protocol's state holds quaternions, which the run-time binding does not:
+    /// it is named in a note, and nothing is recorded for it.
+    #[test]
+    fn a_state_the_binding_cannot_hold_is_named_not_recorded() {
+        let spec = ackwire_spec::reference_spec().unwrap_or_else(|e| panic!("{e}"));
+        let (vectors, skipped) = stream_vectors(&spec).unwrap_or_else(|e| panic!("{e}"));
+        assert!(vectors.is_empty());
+        assert!(
+            skipped.iter().any(|s| s.contains("quaternion")),
+            "{skipped:?}"
+        );
+    }
+}
