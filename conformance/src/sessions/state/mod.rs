@@ -518,14 +518,24 @@ fn fill_group(
     for (fi, f) in g.fields.iter().enumerate() {
         let at = index(b, group, fi);
         // The constraints every form puts on the field: a full float's exact range, a coarser
-        // quantization's multiple.
+        // quantization's multiple, a ranged wire integer's range (WIRE-29).
         let mut limit = u64::MAX;
         let mut by = 1u64;
+        let mut wire = (i128::MIN, i128::MAX);
         for form in &g.forms {
             for w in form.wire.iter().filter(|w| w.field == fi) {
                 match w.carry {
                     Carry::Float { limit: l, .. } => limit = limit.min(l - 1),
-                    Carry::Scaled { by: s } => by = by.max(s),
+                    Carry::Scaled { by: s } => {
+                        by = by.max(s);
+                        if let Some((lo, hi)) = w.range {
+                            let s = i128::from(s);
+                            wire = (
+                                wire.0.max(lo.saturating_mul(s)),
+                                wire.1.min(hi.saturating_mul(s)),
+                            );
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -550,8 +560,10 @@ fn fill_group(
             }
             _ => {
                 let (lo, hi) = f.value.range().unwrap_or((0, 0));
-                let lo = lo.max(-(i128::from(limit.min(i64::MAX as u64))));
-                let hi = hi.min(i128::from(limit.min(i64::MAX as u64)));
+                let lo = lo
+                    .max(-(i128::from(limit.min(i64::MAX as u64))))
+                    .max(wire.0);
+                let hi = hi.min(i128::from(limit.min(i64::MAX as u64))).min(wire.1);
                 let reach = i128::from(g.reach.unwrap_or(1 << 12).min(1 << 20));
                 let v = if stepped.contains(&fi) && !whole && !rng.chance(0.05) {
                     i128::from(r.values[at]) + i128::from(rng.below_or_at(400)) - 200
