@@ -32,7 +32,9 @@
 mod client;
 pub mod harness;
 mod net_baseline;
+mod reference;
 mod scene;
+mod schema;
 mod writer;
 
 #[cfg(test)]
@@ -40,7 +42,9 @@ mod tests;
 
 pub use client::{ClientEntity, SnapshotClient, SnapshotSummary};
 pub use net_baseline::{Confirmed, NetBaseline, Pending};
-pub use scene::{ComponentValue, EntityId, Scene, SceneEntity, SceneError, COMPONENT_TYPES};
+pub use reference::{ComponentValue, ReferenceBaseline, COMPONENT_TYPES};
+pub use scene::{EntityId, Scene, SceneEntity, SceneError};
+pub use schema::{BaselineSchema, WireEntry};
 pub use writer::{read_snapshot, BaselineLimits, ReadError, ReadSnapshot, SnapshotWriter};
 
 /// Whether sequence `a` is newer than `b`: NB-6's u16 sequences compared with wrapping arithmetic

@@ -31,6 +31,8 @@ mod allocator;
 mod baseline;
 pub mod harness;
 mod mirror;
+mod reference;
+mod schema;
 mod slot;
 
 pub use crate::digest::SetDigest;
@@ -39,4 +41,6 @@ pub use agreement::Agreement;
 pub use allocator::{ReusePolicy, SlotAllocator};
 pub use baseline::{DeltaBaseline, DeltaPlan, RecoveryPolicy};
 pub use mirror::{Applied, DeltaMirror, Divergence, MirrorLimits};
+pub use reference::ReferenceDelta;
+pub use schema::{DeltaAckFrame, DeltaSchema, PlanFrame};
 pub use slot::SlotKey;
