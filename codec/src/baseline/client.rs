@@ -6,7 +6,7 @@
 //! sends back is what lets the server's [`NetBaseline`](super::NetBaseline) confirm what was held.
 
 use super::scene::EntityId;
-use super::schema::BaselineSchema;
+use super::schema::{BaselineSchema, Values};
 use super::writer::read_snapshot;
 use super::{sequence_newer, ReferenceBaseline};
 use std::collections::BTreeMap;
@@ -17,7 +17,7 @@ pub struct ClientEntity<S: BaselineSchema = ReferenceBaseline> {
     /// The occupant's generation.
     pub generation: u8,
     /// Its components by schema index.
-    pub components: S::Components<Option<S::Value>>,
+    pub components: Values<S>,
 }
 
 /// What one snapshot did.

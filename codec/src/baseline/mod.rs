@@ -44,7 +44,7 @@ pub use client::{ClientEntity, SnapshotClient, SnapshotSummary};
 pub use net_baseline::{Confirmed, NetBaseline, Pending};
 pub use reference::{ComponentValue, ReferenceBaseline, COMPONENT_TYPES};
 pub use scene::{EntityId, Scene, SceneEntity, SceneError};
-pub use schema::{BaselineSchema, WireEntry};
+pub use schema::{BaselineSchema, EncodedValues, Values, WireEntry};
 pub use writer::{read_snapshot, BaselineLimits, ReadError, ReadSnapshot, SnapshotWriter};
 
 /// Whether sequence `a` is newer than `b`: NB-6's u16 sequences compared with wrapping arithmetic

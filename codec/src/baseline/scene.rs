@@ -1,7 +1,7 @@
 //! The world a connection replicates: entities by slot and generation, each with at most one value
 //! of each of its schema's component types and that value's encoded bits.
 
-use super::schema::BaselineSchema;
+use super::schema::{BaselineSchema, EncodedValues};
 use super::ReferenceBaseline;
 use crate::EncodeError;
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ pub struct SceneEntity<S: BaselineSchema = ReferenceBaseline> {
     /// The client that owns it, if any.
     pub owner: Option<u32>,
     /// Its components by schema index, each with its encoded bits.
-    pub components: S::Components<Option<(S::Value, Vec<u8>)>>,
+    pub components: EncodedValues<S>,
 }
 
 /// Why the scene refused an operation.

@@ -13,6 +13,13 @@ use super::scene::EntityId;
 use crate::{EncodeError, Frame};
 use std::fmt::Debug;
 
+/// An entity's components of schema `S` by index, `None` where absent.
+pub type Values<S> = <S as BaselineSchema>::Components<Option<<S as BaselineSchema>::Value>>;
+
+/// An entity's components of schema `S` by index, each with its encoded bits.
+pub type EncodedValues<S> =
+    <S as BaselineSchema>::Components<Option<(<S as BaselineSchema>::Value, Vec<u8>)>>;
+
 /// One entry of a snapshot body, its slot as the wire's gap (NB-4).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WireEntry<S: BaselineSchema> {
@@ -21,7 +28,7 @@ pub struct WireEntry<S: BaselineSchema> {
     /// The occupant's generation.
     pub generation: u8,
     /// Its components by schema index, `None` where not carried.
-    pub components: S::Components<Option<S::Value>>,
+    pub components: Values<S>,
 }
 
 /// A protocol's NetBaseline components and frames: what [`Scene`](super::Scene),

@@ -12,7 +12,7 @@
 
 use super::net_baseline::{NetBaseline, Pending};
 use super::scene::{EntityId, Scene};
-use super::schema::{BaselineSchema, WireEntry};
+use super::schema::{BaselineSchema, Values, WireEntry};
 use super::ReferenceBaseline;
 use crate::LimitError;
 use std::collections::BTreeMap;
@@ -242,7 +242,7 @@ pub struct ReadSnapshot<S: BaselineSchema = ReferenceBaseline> {
     /// The lost entities.
     pub lost: Vec<EntityId>,
     /// The entries: entity and components by schema index.
-    pub entries: Vec<(EntityId, S::Components<Option<S::Value>>)>,
+    pub entries: Vec<(EntityId, Values<S>)>,
 }
 
 /// Why a decoded snapshot does not describe a world.
