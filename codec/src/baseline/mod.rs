@@ -6,11 +6,17 @@
 //!
 //! - [`NetBaseline`]: find, hold, confirm, expire, gather_lost (plaza's gatherLost), clear; by
 //!   entity (slot and generation), never by slot (NB-3).
-//! - [`SnapshotWriter`]: the server's half; writes [`Snapshot`](crate::protocol::Snapshot)s (kind
-//!   8) under a byte budget in NB-12's order and folds
-//!   [`SnapshotAck`](crate::protocol::SnapshotAck)s (kind 11).
+//! - [`SnapshotWriter`]: the server's half; writes snapshots under a byte budget in NB-12's order
+//!   and folds their acknowledgements.
 //! - [`read_snapshot`] resolves a body's slot gaps; [`SnapshotClient`] is the client's half.
-//! - [`Scene`]: the world, entities by [`EntityId`] with the reference schema's components.
+//! - [`Scene`]: the world, entities by [`EntityId`] with their schema's components.
+//!
+//! The machines are generic over a [`BaselineSchema`]: its components (the groups an entity's
+//! state is declared in), their encoded bits and bit costs, and its `snapshot` and `snapshot_ack`
+//! frames, as the TypeScript, C++ and C# ports are. The reference protocol's is
+//! [`ReferenceBaseline`] (`spec/protocol/baseline.wire`: Transform, Velocity, Health and Team as
+//! [`ComponentValue`], [`Snapshot`](crate::protocol::Snapshot) kind 8 and
+//! [`SnapshotAck`](crate::protocol::SnapshotAck) kind 11), which every machine defaults to.
 //!
 //! Nothing here reads a clock or opens a socket.
 //!

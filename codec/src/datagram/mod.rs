@@ -7,15 +7,23 @@
 //! DG-22).
 //!
 //! - [`DatagramBuilder`] builds one datagram (updates in ascending id order, a size limit with
-//!   the header counted at [`MAX_HEADER_LEN`]); [`split_tick`] splits a tick into parts;
-//!   [`encode_entry_into`] writes one update's body (everything after its id) and
+//!   the header counted at its longest); [`split_tick`] splits a tick into parts;
 //!   [`spawn_tag`] is the part of a spawn tick an update carries.
-//! - The reliable stream frames are [`Spawn`] (kind 1), [`Despawn`] (kind 2) and [`FullFrame`]
-//!   (kind 3), laid out in `spec/protocol/datagram.wire`; [`StreamFrame`] is any of them.
+//! - The reliable stream frames are a spawn, a despawn and a full frame; [`StreamFrame`] is any of
+//!   them.
 //! - [`Subscription`] is the server's half: it takes the world's operations tick by tick and the
-//!   client's [`DatagramAck`](crate::protocol::DatagramAck)s.
+//!   client's acks.
 //! - [`ReplicaTable`] is the client's half: spawn tags, the last datagram per entity, whole
 //!   ticks and the input ack.
+//!
+//! The machines are generic over a [`DatagramSchema`], whose frame traits ([`UpdateFrame`],
+//! [`DatagramFrame`], [`SpawnFrame`], ...) say what they read of each frame and how they make one,
+//! as the TypeScript, C++ and C# ports are; the component payloads they carry are bytes by type. The reference protocol's frames
+//! (`spec/protocol/datagram.wire`: [`Spawn`](crate::protocol::Spawn) kind 1,
+//! [`Despawn`](crate::protocol::Despawn) kind 2, [`FullFrame`](crate::protocol::FullFrame) kind 3,
+//! [`DatagramAck`](crate::protocol::DatagramAck) kind 4 and the version-2 datagram) are one schema,
+//! [`ReferenceDatagram`], which every machine defaults to; its `new` constructors and
+//! [`encode_entry_into`] (one reference update's body) live beside it.
 //!
 //! Nothing here reads a clock or opens a socket: ticks are arguments, frames are values.
 //!
