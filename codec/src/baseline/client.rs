@@ -5,19 +5,19 @@
 //! base to read a snapshot: each entry replaces the component it names, and the acknowledgement it
 //! sends back is what lets the server's [`NetBaseline`](super::NetBaseline) confirm what was held.
 
-use super::scene::{ComponentValue, EntityId, COMPONENT_TYPES};
-use super::sequence_newer;
+use super::scene::EntityId;
+use super::schema::{BaselineSchema, Values};
 use super::writer::read_snapshot;
-use crate::protocol::{Snapshot, SnapshotAck};
+use super::{sequence_newer, ReferenceBaseline};
 use std::collections::BTreeMap;
 
 /// One entity as the client holds it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ClientEntity {
+pub struct ClientEntity<S: BaselineSchema = ReferenceBaseline> {
     /// The occupant's generation.
     pub generation: u8,
     /// Its components by schema index.
-    pub components: [Option<ComponentValue>; COMPONENT_TYPES],
+    pub components: Values<S>,
 }
 
 /// What one snapshot did.
@@ -48,17 +48,19 @@ pub struct SnapshotSummary {
 /// everything unconfirmed when it was written, and what the older one said that the newer
 /// one did not (a budget cut) is said again once the older one expires unconfirmed.
 #[derive(Debug, Clone)]
-pub struct SnapshotClient {
-    entities: BTreeMap<u32, ClientEntity>,
+pub struct SnapshotClient<S: BaselineSchema = ReferenceBaseline> {
+    schema: S,
+    entities: BTreeMap<u32, ClientEntity<S>>,
     last: Option<u16>,
-    acks: Vec<SnapshotAck>,
+    acks: Vec<S::Ack>,
     max_entities: usize,
 }
 
-impl SnapshotClient {
-    /// An empty client holding at most `max_entities`.
-    pub fn new(max_entities: usize) -> Self {
+impl<S: BaselineSchema> SnapshotClient<S> {
+    /// An empty client of `schema` holding at most `max_entities`.
+    pub fn with_schema(schema: S, max_entities: usize) -> Self {
         SnapshotClient {
+            schema,
             entities: BTreeMap::new(),
             last: None,
             acks: Vec::new(),
@@ -67,7 +69,7 @@ impl SnapshotClient {
     }
 
     /// The entities, by slot.
-    pub fn entities(&self) -> &BTreeMap<u32, ClientEntity> {
+    pub fn entities(&self) -> &BTreeMap<u32, ClientEntity<S>> {
         &self.entities
     }
 
@@ -77,7 +79,7 @@ impl SnapshotClient {
     }
 
     /// The acknowledgements to send; a second call returns nothing new.
-    pub fn take_acks(&mut self) -> Vec<SnapshotAck> {
+    pub fn take_acks(&mut self) -> Vec<S::Ack> {
         std::mem::take(&mut self.acks)
     }
 
@@ -89,16 +91,14 @@ impl SnapshotClient {
     }
 
     /// Applies one snapshot (NB-16, NB-17).
-    pub fn receive(&mut self, snapshot: &Snapshot) -> SnapshotSummary {
+    pub fn receive(&mut self, snapshot: &S::Snapshot) -> SnapshotSummary {
         let mut s = SnapshotSummary::default();
-        if self
-            .last
-            .is_some_and(|l| !sequence_newer(snapshot.sequence, l))
-        {
+        let sequence = S::sequence(snapshot);
+        if self.last.is_some_and(|l| !sequence_newer(sequence, l)) {
             s.stale = true;
             return s;
         }
-        let Ok(read) = read_snapshot(snapshot) else {
+        let Ok(read) = read_snapshot(self.schema, snapshot) else {
             s.malformed = true;
             return s;
         };
@@ -118,7 +118,7 @@ impl SnapshotClient {
         for (EntityId { slot, generation }, components) in read.entries {
             match self.entities.get_mut(&slot) {
                 Some(e) if e.generation == generation => {
-                    for (held, new) in e.components.iter_mut().zip(components) {
+                    for (held, new) in e.components.as_mut().iter_mut().zip(components) {
                         if new.is_some() {
                             *held = new;
                         }
@@ -142,17 +142,15 @@ impl SnapshotClient {
                 }
             }
         }
-        self.last = Some(snapshot.sequence);
-        self.acks.push(SnapshotAck {
-            sequence: snapshot.sequence,
-        });
+        self.last = Some(sequence);
+        self.acks.push(S::ack(sequence));
         s.applied = true;
         s
     }
 
     /// The canonical bytes of the table, which the state hash is the FNV-1a of: per entity in
     /// ascending slot, `u32 slot` (little endian), `u8 generation`, `u8 mask` (bit i: component
-    /// i is held), then each held component's bits in schema order, each padded to a byte.
+    /// i is held, for the first 8 types of the schema), then each held component's bits in schema order, each padded to a byte.
     pub fn canonical_bytes(&self) -> Vec<u8> {
         let mut out = Vec::new();
         for (slot, e) in &self.entities {
@@ -160,14 +158,15 @@ impl SnapshotClient {
             out.push(e.generation);
             let mask = e
                 .components
+                .as_ref()
                 .iter()
                 .enumerate()
                 .filter(|(_, c)| c.is_some())
-                .fold(0u8, |m, (i, _)| m | 1 << i);
+                .fold(0u8, |m, (i, _)| m | 1u8.checked_shl(i as u32).unwrap_or(0));
             out.push(mask);
-            for c in e.components.iter().flatten() {
+            for c in e.components.as_ref().iter().flatten() {
                 // A decoded value always re-encodes (canonical decoding).
-                out.extend(c.bits().unwrap_or_default());
+                out.extend(S::bits(c).unwrap_or_default());
             }
         }
         out

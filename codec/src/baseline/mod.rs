@@ -6,11 +6,17 @@
 //!
 //! - [`NetBaseline`]: find, hold, confirm, expire, gather_lost (plaza's gatherLost), clear; by
 //!   entity (slot and generation), never by slot (NB-3).
-//! - [`SnapshotWriter`]: the server's half; writes [`Snapshot`](crate::protocol::Snapshot)s (kind
-//!   8) under a byte budget in NB-12's order and folds
-//!   [`SnapshotAck`](crate::protocol::SnapshotAck)s (kind 11).
+//! - [`SnapshotWriter`]: the server's half; writes snapshots under a byte budget in NB-12's order
+//!   and folds their acknowledgements.
 //! - [`read_snapshot`] resolves a body's slot gaps; [`SnapshotClient`] is the client's half.
-//! - [`Scene`]: the world, entities by [`EntityId`] with the reference schema's components.
+//! - [`Scene`]: the world, entities by [`EntityId`] with their schema's components.
+//!
+//! The machines are generic over a [`BaselineSchema`]: its components (the groups an entity's
+//! state is declared in), their encoded bits and bit costs, and its `snapshot` and `snapshot_ack`
+//! frames, as the TypeScript, C++ and C# ports are. The reference protocol's is
+//! [`ReferenceBaseline`] (`spec/protocol/baseline.wire`: Transform, Velocity, Health and Team as
+//! [`ComponentValue`], [`Snapshot`](crate::protocol::Snapshot) kind 8 and
+//! [`SnapshotAck`](crate::protocol::SnapshotAck) kind 11), which every machine defaults to.
 //!
 //! Nothing here reads a clock or opens a socket.
 //!
@@ -32,7 +38,9 @@
 mod client;
 pub mod harness;
 mod net_baseline;
+mod reference;
 mod scene;
+mod schema;
 mod writer;
 
 #[cfg(test)]
@@ -40,7 +48,9 @@ mod tests;
 
 pub use client::{ClientEntity, SnapshotClient, SnapshotSummary};
 pub use net_baseline::{Confirmed, NetBaseline, Pending};
-pub use scene::{ComponentValue, EntityId, Scene, SceneEntity, SceneError, COMPONENT_TYPES};
+pub use reference::{ComponentValue, ReferenceBaseline, COMPONENT_TYPES};
+pub use scene::{EntityId, Scene, SceneEntity, SceneError};
+pub use schema::{BaselineSchema, EncodedValues, Values, WireEntry};
 pub use writer::{read_snapshot, BaselineLimits, ReadError, ReadSnapshot, SnapshotWriter};
 
 /// Whether sequence `a` is newer than `b`: NB-6's u16 sequences compared with wrapping arithmetic

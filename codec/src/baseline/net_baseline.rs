@@ -7,9 +7,9 @@
 //! does not grow with how many entities died before it. How many may be owed is bounded by the
 //! writer ([`BaselineLimits`](super::BaselineLimits)).
 
-use super::scene::{EntityId, Scene, COMPONENT_TYPES};
-use super::sequence_newer;
-use crate::protocol::ACK_WINDOW;
+use super::scene::{EntityId, Scene};
+use super::schema::BaselineSchema;
+use super::{sequence_newer, ReferenceBaseline};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// One component of one entity, as this connection last confirmed it.
@@ -34,9 +34,17 @@ pub struct Pending {
     pub entries: Vec<(EntityId, usize, Vec<u8>)>,
 }
 
-#[derive(Debug, Clone, Default)]
-struct Record {
-    components: [Option<Confirmed>; COMPONENT_TYPES],
+#[derive(Debug, Clone)]
+struct Record<S: BaselineSchema> {
+    components: S::Components<Option<Confirmed>>,
+}
+
+impl<S: BaselineSchema> Default for Record<S> {
+    fn default() -> Self {
+        Record {
+            components: Default::default(),
+        }
+    }
 }
 
 /// What one connection is known to hold, so the next snapshot says less (`docs/spec/baseline.md`).
@@ -44,11 +52,11 @@ struct Record {
 /// NB-8: confirmed, not sent: what a snapshot said is held until acknowledged, or a lost snapshot's
 /// content would never be sent again; per connection, since clients lose different packets.
 /// Everything is keyed by [`EntityId`] (slot and generation), never by slot alone.
-#[derive(Debug, Clone, Default)]
-pub struct NetBaseline {
+#[derive(Debug, Clone)]
+pub struct NetBaseline<S: BaselineSchema = ReferenceBaseline> {
     /// Every entity this connection was told about (written in a snapshot) that was alive when
     /// [`gather_lost`](Self::gather_lost) last looked, with what is confirmed of it.
-    records: BTreeMap<EntityId, Record>,
+    records: BTreeMap<EntityId, Record<S>>,
     /// Entities told about that `gather_lost` found dead, until their loss is confirmed. Nothing
     /// of their components is kept: bits confirmed of a dead occupant say nothing the client
     /// should keep, and should the same slot and generation come back (a generation wrapped)
@@ -61,9 +69,21 @@ pub struct NetBaseline {
     examined: u64,
 }
 
-impl NetBaseline {
-    /// Nothing held.
-    pub fn new() -> Self {
+impl<S: BaselineSchema> Default for NetBaseline<S> {
+    fn default() -> Self {
+        NetBaseline {
+            records: BTreeMap::new(),
+            lost: BTreeSet::new(),
+            pending: VecDeque::new(),
+            newest: None,
+            examined: 0,
+        }
+    }
+}
+
+impl<S: BaselineSchema> NetBaseline<S> {
+    /// Nothing held, of `schema`.
+    pub fn with_schema(_schema: S) -> Self {
         Self::default()
     }
 
@@ -84,7 +104,12 @@ impl NetBaseline {
     /// NB-3: by entity, not slot: a slot can be reused while the old occupant's record is still
     /// held, and the new occupant would be taken as holding it.
     pub fn find(&self, entity: EntityId, r#type: usize) -> Option<&Confirmed> {
-        self.records.get(&entity)?.components.get(r#type)?.as_ref()
+        self.records
+            .get(&entity)?
+            .components
+            .as_ref()
+            .get(r#type)?
+            .as_ref()
     }
 
     /// Holds what a snapshot said until it is confirmed or given up on. The entities it
@@ -118,7 +143,7 @@ impl NetBaseline {
                 // It died since, or its loss was confirmed since: nothing of it is held any more.
                 continue;
             };
-            let Some(slot) = record.components.get_mut(r#type) else {
+            let Some(slot) = record.components.as_mut().get_mut(r#type) else {
                 continue;
             };
             // NB-9: a component is folded only when its snapshot is newer than what is confirmed,
@@ -140,8 +165,8 @@ impl NetBaseline {
     }
 
     /// Gives up on everything older than `sequence` (the snapshot about to be written) by
-    /// more than [`ACK_WINDOW`]: what it said is never confirmed, so the next snapshot says it
-    /// again.
+    /// more than the schema's [`ACK_WINDOW`](BaselineSchema::ACK_WINDOW): what it said is never
+    /// confirmed, so the next snapshot says it again.
     pub fn expire(&mut self, sequence: u16) {
         let extended = self.extend(sequence);
         self.newest = Some(self.newest.map_or(extended, |n| n.max(extended)));
@@ -152,7 +177,7 @@ impl NetBaseline {
         let Some(newest) = self.newest else { return };
         let (keep, expired): (VecDeque<_>, VecDeque<_>) = std::mem::take(&mut self.pending)
             .into_iter()
-            .partition(|(e, _)| *e <= newest && newest - *e <= u64::from(ACK_WINDOW));
+            .partition(|(e, _)| *e <= newest && newest - *e <= u64::from(S::ACK_WINDOW));
         self.pending = keep;
         for (extended, pending) in expired {
             // The client may have applied what the snapshot said (its acknowledgement lost or
@@ -162,7 +187,7 @@ impl NetBaseline {
                 if let Some(slot) = self
                     .records
                     .get_mut(&entity)
-                    .and_then(|r| r.components.get_mut(r#type))
+                    .and_then(|r| r.components.as_mut().get_mut(r#type))
                 {
                     if slot.as_ref().is_some_and(|c| c.extended < extended) {
                         *slot = None;
@@ -181,7 +206,7 @@ impl NetBaseline {
     /// It looks at the entities alive at the previous call (to find those that died since) and
     /// at the first `at_most` found dead, never at every entity ever owed: its cost does not
     /// grow with how many died before ([`examined`](Self::examined) counts what it looks at).
-    pub fn gather_lost(&mut self, scene: &Scene, at_most: usize, out: &mut Vec<EntityId>) {
+    pub fn gather_lost(&mut self, scene: &Scene<S>, at_most: usize, out: &mut Vec<EntityId>) {
         let mut examined = 0u64;
         let lost = &mut self.lost;
         self.records.retain(|entity, _| {

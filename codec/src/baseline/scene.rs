@@ -1,13 +1,10 @@
-//! The world a connection replicates: entities by slot and generation, with the reference
-//! schema's components (Transform, Velocity, Vitality, Team).
+//! The world a connection replicates: entities by slot and generation, each with at most one value
+//! of each of its schema's component types and that value's encoded bits.
 
-use crate::protocol::{ComponentMask, Team, Transform, Velocity, Vitality};
-use crate::rt::{Bit, BitWriter};
+use super::schema::{BaselineSchema, EncodedValues};
+use super::ReferenceBaseline;
 use crate::EncodeError;
 use std::collections::BTreeMap;
-
-/// Component types of the schema, in schema order (the mask's bit order).
-pub const COMPONENT_TYPES: usize = 4;
 
 /// An entity: a slot and the occupant's generation. Ordered by slot, then generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -18,75 +15,15 @@ pub struct EntityId {
     pub generation: u8,
 }
 
-/// One component's value.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ComponentValue {
-    /// Position and heading (type 0).
-    Transform(Transform),
-    /// Velocity (type 1).
-    Velocity(Velocity),
-    /// Hit points (type 2).
-    Health(Vitality),
-    /// Team (type 3).
-    Team(Team),
-}
-
-impl ComponentValue {
-    /// The component's index in the schema.
-    pub fn index(&self) -> usize {
-        match self {
-            ComponentValue::Transform(_) => 0,
-            ComponentValue::Velocity(_) => 1,
-            ComponentValue::Health(_) => 2,
-            ComponentValue::Team(_) => 3,
-        }
-    }
-
-    /// The bit of an entry's mask that says the component is carried (bit [`Self::index`]).
-    pub fn mask_bit(&self) -> Bit<ComponentMask> {
-        match self {
-            ComponentValue::Transform(_) => ComponentMask::TRANSFORM,
-            ComponentValue::Velocity(_) => ComponentMask::VELOCITY,
-            ComponentValue::Health(_) => ComponentMask::HEALTH,
-            ComponentValue::Team(_) => ComponentMask::TEAM,
-        }
-    }
-
-    /// Its encoded bits, padded to a byte: what "differ from what the connection confirmed"
-    /// compares.
-    pub fn bits(&self) -> Result<Vec<u8>, EncodeError> {
-        let mut w = BitWriter::new();
-        match self {
-            ComponentValue::Transform(v) => v.write_bits(&mut w)?,
-            ComponentValue::Velocity(v) => v.write_bits(&mut w)?,
-            ComponentValue::Health(v) => v.write_bits(&mut w)?,
-            ComponentValue::Team(v) => v.write_bits(&mut w)?,
-        }
-        let mut out = Vec::new();
-        w.finish(&mut out);
-        Ok(out)
-    }
-
-    /// Bits it takes in a snapshot body.
-    pub fn bit_len(&self) -> usize {
-        match self {
-            ComponentValue::Transform(v) => v.bit_len(),
-            ComponentValue::Velocity(v) => v.bit_len(),
-            ComponentValue::Health(v) => v.bit_len(),
-            ComponentValue::Team(v) => v.bit_len(),
-        }
-    }
-}
-
 /// One live entity of a [`Scene`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct SceneEntity {
+pub struct SceneEntity<S: BaselineSchema = ReferenceBaseline> {
     /// The occupant's generation.
     pub generation: u8,
     /// The client that owns it, if any.
     pub owner: Option<u32>,
     /// Its components by schema index, each with its encoded bits.
-    pub components: [Option<(ComponentValue, Vec<u8>)>; COMPONENT_TYPES],
+    pub components: EncodedValues<S>,
 }
 
 /// Why the scene refused an operation.
@@ -102,17 +39,28 @@ pub enum SceneError {
     /// The value does not encode (out of its field's range).
     #[error("the component does not encode: {0}")]
     Encode(#[from] EncodeError),
+    /// The schema gave the value a component type it does not have.
+    #[error("component type {0} is not in the schema")]
+    UnknownComponent(usize),
 }
 
 /// The world: at most one live occupant per slot.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Scene {
-    entities: BTreeMap<u32, SceneEntity>,
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scene<S: BaselineSchema = ReferenceBaseline> {
+    entities: BTreeMap<u32, SceneEntity<S>>,
 }
 
-impl Scene {
-    /// An empty world.
-    pub fn new() -> Self {
+impl<S: BaselineSchema> Default for Scene<S> {
+    fn default() -> Self {
+        Scene {
+            entities: BTreeMap::new(),
+        }
+    }
+}
+
+impl<S: BaselineSchema> Scene<S> {
+    /// An empty world of `schema`.
+    pub fn with_schema(_schema: S) -> Self {
         Self::default()
     }
 
@@ -133,19 +81,24 @@ impl Scene {
     }
 
     /// Removes the occupant of `slot`.
-    pub fn despawn(&mut self, slot: u32) -> Option<SceneEntity> {
+    pub fn despawn(&mut self, slot: u32) -> Option<SceneEntity<S>> {
         self.entities.remove(&slot)
     }
 
     /// Sets a component of the occupant of `slot`.
-    pub fn set(&mut self, slot: u32, value: ComponentValue) -> Result<(), SceneError> {
-        let bits = value.bits()?;
+    pub fn set(&mut self, slot: u32, value: S::Value) -> Result<(), SceneError> {
+        let bits = S::bits(&value)?;
         let e = self
             .entities
             .get_mut(&slot)
             .ok_or(SceneError::Empty(slot))?;
-        let i = value.index();
-        e.components[i] = Some((value, bits));
+        let i = S::index(&value);
+        let held = e
+            .components
+            .as_mut()
+            .get_mut(i)
+            .ok_or(SceneError::UnknownComponent(i))?;
+        *held = Some((value, bits));
         Ok(())
     }
 
@@ -157,12 +110,12 @@ impl Scene {
     }
 
     /// The occupant of `slot`.
-    pub fn get(&self, slot: u32) -> Option<&SceneEntity> {
+    pub fn get(&self, slot: u32) -> Option<&SceneEntity<S>> {
         self.entities.get(&slot)
     }
 
     /// The live entities, ascending by slot.
-    pub fn iter(&self) -> impl Iterator<Item = (EntityId, &SceneEntity)> {
+    pub fn iter(&self) -> impl Iterator<Item = (EntityId, &SceneEntity<S>)> {
         self.entities.iter().map(|(slot, e)| {
             (
                 EntityId {

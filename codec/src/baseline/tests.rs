@@ -22,7 +22,7 @@ fn spawn(scene: &mut Scene, e: EntityId, owner: Option<u32>, health: u8) {
 }
 
 fn slots(s: &Snapshot) -> Vec<EntityId> {
-    read_snapshot(s)
+    read_snapshot(ReferenceBaseline, s)
         .unwrap()
         .entries
         .iter()
@@ -31,7 +31,7 @@ fn slots(s: &Snapshot) -> Vec<EntityId> {
 }
 
 fn lost(s: &Snapshot) -> Vec<EntityId> {
-    read_snapshot(s).unwrap().lost
+    read_snapshot(ReferenceBaseline, s).unwrap().lost
 }
 
 #[test]

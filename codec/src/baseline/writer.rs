@@ -11,25 +11,17 @@
 //! [`SnapshotClient::replace_world`](super::SnapshotClient::replace_world)).
 
 use super::net_baseline::{NetBaseline, Pending};
-use super::scene::{ComponentValue, EntityId, Scene, COMPONENT_TYPES};
-use crate::protocol::{
-    ComponentMask, EntityRef, Entry, Snapshot, SnapshotAck, SnapshotBody, MAX_LOST_PER_SNAPSHOT,
-};
-use crate::{BitSet, LimitError};
+use super::scene::{EntityId, Scene};
+use super::schema::{BaselineSchema, Values, WireEntry};
+use super::ReferenceBaseline;
+use crate::LimitError;
 use std::collections::BTreeMap;
-
-/// Bytes of a snapshot before its body: kind and sequence.
-const HEADER_BYTES: usize = 3;
-/// Body bits around the lists: the 7-bit lost count and the 16-bit entry count.
-const COUNT_BITS: usize = 7 + 16;
-/// An entry's bits before its components, at their longest (a wide gap).
-const ENTRY_HEAD_BITS: usize = 1 + 24 + 8 + 4;
 
 /// Bounds on what a [`SnapshotWriter`] keeps for its connection, whatever the client does
 /// (or fails to do).
 ///
 /// Everything else the writer keeps is bounded already: at most `ACK_WINDOW + 1` snapshots are held
-/// unconfirmed (NB-10), each naming at most `MAX_LOST_PER_SNAPSHOT` lost entities and what fits its
+/// unconfirmed (NB-10), each naming at most `MAX_LOST_PER_SNAPSHOT` lost entities (the schema's) and what fits its
 /// byte budget, and one record per live entity of the server's own world. What a client that never
 /// confirms makes grow is the set of entities it is owed: told about, dead since, their loss
 /// unconfirmed.
@@ -56,8 +48,8 @@ impl Default for BaselineLimits {
 
 /// One connection's snapshot writer (NB-7 to NB-14, with NB-12's budget order).
 #[derive(Debug, Clone)]
-pub struct SnapshotWriter {
-    baseline: NetBaseline,
+pub struct SnapshotWriter<S: BaselineSchema = ReferenceBaseline> {
+    baseline: NetBaseline<S>,
     next_sequence: u16,
     budget: usize,
     client: Option<u32>,
@@ -67,12 +59,12 @@ pub struct SnapshotWriter {
     limits: BaselineLimits,
 }
 
-impl SnapshotWriter {
-    /// A writer for the connection of `client` (whose owned entities go first), writing
-    /// snapshots of at most `budget` bytes from sequence `first_sequence`.
-    pub fn new(client: Option<u32>, budget: usize, first_sequence: u16) -> Self {
+impl<S: BaselineSchema> SnapshotWriter<S> {
+    /// A writer of `schema` for the connection of `client` (whose owned entities go first),
+    /// writing snapshots of at most `budget` bytes from sequence `first_sequence`.
+    pub fn with_schema(schema: S, client: Option<u32>, budget: usize, first_sequence: u16) -> Self {
         SnapshotWriter {
-            baseline: NetBaseline::new(),
+            baseline: NetBaseline::with_schema(schema),
             next_sequence: first_sequence,
             budget,
             client,
@@ -95,7 +87,7 @@ impl SnapshotWriter {
     }
 
     /// What the connection is known to hold.
-    pub fn baseline(&self) -> &NetBaseline {
+    pub fn baseline(&self) -> &NetBaseline<S> {
         &self.baseline
     }
 
@@ -105,8 +97,8 @@ impl SnapshotWriter {
     }
 
     /// Folds the client's acknowledgement.
-    pub fn on_ack(&mut self, ack: &SnapshotAck) {
-        self.baseline.confirm(ack.sequence);
+    pub fn on_ack(&mut self, ack: &S::Ack) {
+        self.baseline.confirm(S::acked(ack));
     }
 
     /// The world was replaced under the live session: forget everything held (NB-13). The client
@@ -121,24 +113,21 @@ impl SnapshotWriter {
     /// A component goes, whole, when its encoded bits differ from what the connection confirmed
     /// (`docs/spec/baseline.md`). When the budget cuts the snapshot short, NB-12: owned entities
     /// first, then the longest unconfirmed, then by slot. Lost entities go before any entry, at
-    /// most [`MAX_LOST_PER_SNAPSHOT`].
+    /// most the schema's [`MAX_LOST_PER_SNAPSHOT`](BaselineSchema::MAX_LOST_PER_SNAPSHOT).
     ///
     /// A connection owed more lost entities than [`BaselineLimits::max_owed_lost`] is stalled:
     /// nothing is written, no sequence is used, and the error says so until acknowledgements
     /// still in the window bring it back under the limit. The game drops the connection, or
     /// replaces the world on both sides ([`replace_world`](Self::replace_world)).
-    pub fn write(&mut self, scene: &Scene) -> Result<Snapshot, LimitError> {
+    pub fn write(&mut self, scene: &Scene<S>) -> Result<S::Snapshot, LimitError> {
         let sequence = self.next_sequence;
-        let budget_bits = self.budget.saturating_sub(HEADER_BYTES) * 8;
-        let mut used = COUNT_BITS;
+        let budget_bits = self.budget.saturating_sub(S::HEADER_BYTES) * 8;
+        let mut used = S::COUNT_BITS;
 
-        let fit = budget_bits.saturating_sub(used) / 32;
+        let fit = budget_bits.saturating_sub(used) / S::LOST_BITS.max(1);
         let mut lost = Vec::new();
-        self.baseline.gather_lost(
-            scene,
-            fit.min(usize::from(MAX_LOST_PER_SNAPSHOT)),
-            &mut lost,
-        );
+        self.baseline
+            .gather_lost(scene, fit.min(S::MAX_LOST_PER_SNAPSHOT), &mut lost);
         let owed = self.baseline.owed_lost();
         // NB-11: a lost entity is named until the client confirms a snapshot that named it, so
         // destruction is reliable. What is owed is never dropped to make room, so past the limit
@@ -153,20 +142,21 @@ impl SnapshotWriter {
         self.next_sequence = self.next_sequence.wrapping_add(1);
         self.written += 1;
         self.baseline.expire(sequence);
-        used += lost.len() * 32;
+        used += lost.len() * S::LOST_BITS;
 
         // Candidates: every live entity with a component that differs from what is confirmed.
-        struct Candidate<'a> {
+        struct Candidate<'a, V> {
             entity: EntityId,
             owned: bool,
             since: u64,
-            components: Vec<&'a (ComponentValue, Vec<u8>)>,
+            components: Vec<&'a (V, Vec<u8>)>,
         }
         let mut candidates = Vec::new();
         let mut still: BTreeMap<EntityId, u64> = BTreeMap::new();
         for (entity, e) in scene.iter() {
-            let components: Vec<&(ComponentValue, Vec<u8>)> = e
+            let components: Vec<&(S::Value, Vec<u8>)> = e
                 .components
+                .as_ref()
                 .iter()
                 .enumerate()
                 .filter_map(|(t, c)| {
@@ -197,8 +187,11 @@ impl SnapshotWriter {
 
         let mut chosen = Vec::new();
         for c in candidates {
-            let bits =
-                ENTRY_HEAD_BITS + c.components.iter().map(|(v, _)| v.bit_len()).sum::<usize>();
+            let bits = S::ENTRY_HEAD_BITS
+                + c.components
+                    .iter()
+                    .map(|(v, _)| S::bit_len(v))
+                    .sum::<usize>();
             if used + bits > budget_bits || chosen.len() == usize::from(u16::MAX) {
                 continue;
             }
@@ -216,60 +209,40 @@ impl SnapshotWriter {
                 Some(p) => c.entity.slot - p - 1,
             };
             prev = Some(c.entity.slot);
-            let mut entry = Entry {
-                wide: gap >= 1 << 7,
-                gap: (gap < 1 << 7).then_some(gap as u8),
-                wide_gap: (gap >= 1 << 7).then_some(gap),
+            let mut entry = WireEntry::<S> {
+                gap,
                 generation: c.entity.generation,
-                mask: ComponentMask::empty(),
-                transform: None,
-                velocity: None,
-                health: None,
-                team: None,
+                components: Default::default(),
             };
             for (value, bits) in c.components {
-                entry.mask.set(value.mask_bit(), true);
-                match value {
-                    ComponentValue::Transform(v) => entry.transform = Some(*v),
-                    ComponentValue::Velocity(v) => entry.velocity = Some(*v),
-                    ComponentValue::Health(v) => entry.health = Some(*v),
-                    ComponentValue::Team(v) => entry.team = Some(*v),
+                let index = S::index(value);
+                // The scene holds a value only at its schema index, so the slot is there.
+                if let Some(slot) = entry.components.as_mut().get_mut(index) {
+                    *slot = Some(value.clone());
                 }
-                held.push((c.entity, value.index(), bits.clone()));
+                held.push((c.entity, index, bits.clone()));
             }
             entries.push(entry);
         }
-        let lost_refs = lost
-            .iter()
-            .map(|e| EntityRef {
-                slot: e.slot,
-                generation: e.generation,
-            })
-            .collect();
+        let snapshot = S::snapshot(sequence, &lost, entries);
         self.baseline.hold(Pending {
             sequence,
             lost,
             entries: held,
         });
-        Ok(Snapshot {
-            sequence,
-            body: SnapshotBody {
-                lost: lost_refs,
-                entries,
-            },
-        })
+        Ok(snapshot)
     }
 }
 
 /// A snapshot's body with slots resolved.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReadSnapshot {
+pub struct ReadSnapshot<S: BaselineSchema = ReferenceBaseline> {
     /// The snapshot's sequence.
     pub sequence: u16,
     /// The lost entities.
     pub lost: Vec<EntityId>,
     /// The entries: entity and components by schema index.
-    pub entries: Vec<(EntityId, [Option<ComponentValue>; COMPONENT_TYPES])>,
+    pub entries: Vec<(EntityId, Values<S>)>,
 }
 
 /// Why a decoded snapshot does not describe a world.
@@ -281,21 +254,16 @@ pub enum ReadError {
     SlotOverflow(usize),
 }
 
-/// Resolves a decoded snapshot's slot gaps into entities.
-pub fn read_snapshot(snapshot: &Snapshot) -> Result<ReadSnapshot, ReadError> {
-    let lost = snapshot
-        .body
-        .lost
-        .iter()
-        .map(|r| EntityId {
-            slot: r.slot,
-            generation: r.generation,
-        })
-        .collect();
-    let mut entries = Vec::with_capacity(snapshot.body.entries.len());
+/// Resolves a decoded snapshot of `schema`'s slot gaps into entities.
+pub fn read_snapshot<S: BaselineSchema>(
+    _schema: S,
+    snapshot: &S::Snapshot,
+) -> Result<ReadSnapshot<S>, ReadError> {
+    let (lost, wire) = S::read(snapshot);
+    let mut entries = Vec::with_capacity(wire.len());
     let mut prev: Option<u32> = None;
-    for (i, e) in snapshot.body.entries.iter().enumerate() {
-        let gap = e.wide_gap.or(e.gap.map(u32::from)).unwrap_or_default();
+    for (i, e) in wire.into_iter().enumerate() {
+        let gap = e.gap;
         let slot = match prev {
             None => Some(gap),
             Some(p) => p.checked_add(gap).and_then(|s| s.checked_add(1)),
@@ -308,16 +276,11 @@ pub fn read_snapshot(snapshot: &Snapshot) -> Result<ReadSnapshot, ReadError> {
                 slot,
                 generation: e.generation,
             },
-            [
-                e.transform.map(ComponentValue::Transform),
-                e.velocity.map(ComponentValue::Velocity),
-                e.health.map(ComponentValue::Health),
-                e.team.map(ComponentValue::Team),
-            ],
+            e.components,
         ));
     }
     Ok(ReadSnapshot {
-        sequence: snapshot.sequence,
+        sequence: S::sequence(snapshot),
         lost,
         entries,
     })

@@ -1,26 +1,9 @@
 //! Building datagrams: one at a time with [`DatagramBuilder`], or a whole tick split into parts
 //! under a size limit with [`split_tick`].
 
-use crate::protocol::{Datagram, Update, MAX_HEADER_LEN};
+use super::schema::{DatagramFrame, DatagramHeader, DatagramSchema, UpdateFrame};
+use super::ReferenceDatagram;
 use crate::EncodeError;
-
-/// The fields of a datagram's header that the caller chooses (the update count follows from
-/// the updates, the parts from the split).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct DatagramHeader {
-    /// The datagram's number, per subscription, from 1.
-    pub frame: u64,
-    /// The server tick the updates describe.
-    pub tick: u64,
-    /// The highest client_seq the shard has processed.
-    pub input_ack: u64,
-    /// The tick of the last stream frame sent by this tick.
-    pub stream_tick: u64,
-    /// Metres per quantization step.
-    pub precision: f32,
-    /// How many datagrams this tick is sent in.
-    pub parts: u32,
-}
 
 /// Why an update was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -56,34 +39,34 @@ pub enum BuildError {
     },
 }
 
-/// Builds one datagram (DG-3: updates in ascending id order).
+/// Builds one datagram of schema `S` (DG-3: updates in ascending id order).
 ///
-/// The size it tracks is exact for the updates and counts the header at [`MAX_HEADER_LEN`]
-/// bytes, its longest, so a datagram that fits here fits on the wire whatever the header's
-/// varints turn out to be.
+/// The size it tracks is exact for the updates and counts the header at
+/// [`DatagramSchema::MAX_HEADER_LEN`] bytes, its longest, so a datagram that fits here fits on the
+/// wire whatever the header's varints turn out to be.
 #[derive(Debug, Clone)]
-pub struct DatagramBuilder {
+pub struct DatagramBuilder<S: DatagramSchema = ReferenceDatagram> {
     header: DatagramHeader,
-    updates: Vec<Update>,
+    updates: Vec<S::Update>,
     prev: Option<u64>,
     len: usize,
     limit: usize,
 }
 
-impl DatagramBuilder {
-    /// An empty datagram with `header`, refusing updates that would take it over `limit`
-    /// bytes (header counted at [`MAX_HEADER_LEN`]).
-    pub fn new(header: DatagramHeader, limit: usize) -> Self {
+impl<S: DatagramSchema> DatagramBuilder<S> {
+    /// An empty datagram of `schema` with `header`, refusing updates that would take it over
+    /// `limit` bytes (header counted at [`DatagramSchema::MAX_HEADER_LEN`]).
+    pub fn with_schema(_schema: S, header: DatagramHeader, limit: usize) -> Self {
         DatagramBuilder {
             header,
             updates: Vec::new(),
             prev: None,
-            len: MAX_HEADER_LEN as usize,
+            len: S::MAX_HEADER_LEN,
             limit,
         }
     }
 
-    /// Bytes the datagram takes so far, its header counted at [`MAX_HEADER_LEN`].
+    /// Bytes the datagram takes so far, its header counted at its longest.
     pub fn len(&self) -> usize {
         self.len
     }
@@ -94,37 +77,37 @@ impl DatagramBuilder {
     }
 
     /// The bytes `update` would add (its id delta-coded from the last update's).
-    pub fn cost(&self, update: &Update) -> usize {
+    pub fn cost(&self, update: &S::Update) -> usize {
         update.encoded_len_after(&mut self.prev.clone())
     }
 
     /// Adds `update`, which must have an id above the last one's and fit under the limit.
-    pub fn push(&mut self, update: Update) -> Result<(), BuildError> {
+    pub fn push(&mut self, update: S::Update) -> Result<(), BuildError> {
         if let Some(previous) = self.prev {
             // DG-3: ids ascend, each after the first as its difference from the previous one.
-            if update.id <= previous {
+            if update.id() <= previous {
                 return Err(BuildError::NotAscending {
-                    id: update.id,
+                    id: update.id(),
                     previous,
                 });
             }
         }
         // Checks the mask against the fields before counting it.
-        update.write(&mut Vec::new())?;
+        update.check()?;
         let needed = self.cost(&update);
         let left = self.limit.saturating_sub(self.len);
         if needed > left {
             return Err(BuildError::TooLarge { needed, left });
         }
         self.len += needed;
-        self.prev = Some(update.id);
+        self.prev = Some(update.id());
         self.updates.push(update);
         Ok(())
     }
 
     /// Adds `update` even over the size limit (an update too large for any datagram goes
     /// alone); the id must still ascend.
-    pub fn push_unlimited(&mut self, update: Update) -> Result<(), BuildError> {
+    pub fn push_unlimited(&mut self, update: S::Update) -> Result<(), BuildError> {
         let limit = self.limit;
         self.limit = usize::MAX;
         let r = self.push(update);
@@ -138,65 +121,50 @@ impl DatagramBuilder {
     }
 
     /// The datagram.
-    pub fn finish(self) -> Datagram {
-        Datagram {
-            frame: self.header.frame,
-            tick: self.header.tick,
-            input_ack: self.header.input_ack,
-            stream_tick: self.header.stream_tick,
-            precision: self.header.precision,
-            parts: self.header.parts,
-            updates: self.updates,
-        }
+    pub fn finish(self) -> S::Datagram {
+        S::Datagram::new(self.header, self.updates)
     }
 }
 
-/// Splits one tick's updates (ids ascending) into datagrams of at most `limit` bytes each,
+/// Splits one tick's updates of `schema` (ids ascending) into datagrams of at most `limit` bytes each,
 /// numbered from `header.frame` on, each naming how many parts the tick has.
 ///
 /// DG-11: a tick without a full frame sends one datagram or more, each giving the tick's number of
 /// parts: no updates still give one datagram. An update that alone exceeds the limit goes in a
 /// datagram of its own.
-pub fn split_tick(
+pub fn split_tick<S: DatagramSchema>(
+    schema: S,
     header: DatagramHeader,
-    updates: Vec<Update>,
+    updates: Vec<S::Update>,
     limit: usize,
-) -> Result<Vec<Datagram>, BuildError> {
-    let mut parts: Vec<DatagramBuilder> = Vec::new();
-    let mut current = DatagramBuilder::new(header, limit);
+) -> Result<Vec<S::Datagram>, BuildError> {
+    let new = |header| DatagramBuilder::with_schema(schema, header, limit);
+    let mut parts: Vec<DatagramBuilder<S>> = Vec::new();
+    let mut current = new(header);
     let mut last_id: Option<u64> = None;
     for update in updates {
         if let Some(previous) = last_id {
-            if update.id <= previous {
+            if update.id() <= previous {
                 return Err(BuildError::NotAscending {
-                    id: update.id,
+                    id: update.id(),
                     previous,
                 });
             }
         }
-        last_id = Some(update.id);
+        last_id = Some(update.id());
         match current.push(update.clone()) {
             Ok(()) => {}
             Err(BuildError::TooLarge { .. }) => {
                 let next = numbered(header, parts.len() + 1)?;
                 if current.is_empty() {
                     current.push_unlimited(update)?;
-                    parts.push(std::mem::replace(
-                        &mut current,
-                        DatagramBuilder::new(next, limit),
-                    ));
+                    parts.push(std::mem::replace(&mut current, new(next)));
                 } else {
-                    parts.push(std::mem::replace(
-                        &mut current,
-                        DatagramBuilder::new(next, limit),
-                    ));
+                    parts.push(std::mem::replace(&mut current, new(next)));
                     if let Err(BuildError::TooLarge { .. }) = current.push(update.clone()) {
                         current.push_unlimited(update)?;
                         let next = numbered(header, parts.len() + 1)?;
-                        parts.push(std::mem::replace(
-                            &mut current,
-                            DatagramBuilder::new(next, limit),
-                        ));
+                        parts.push(std::mem::replace(&mut current, new(next)));
                     }
                 }
             }
@@ -235,7 +203,7 @@ fn numbered(first: DatagramHeader, part: usize) -> Result<DatagramHeader, BuildE
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::UpdateMask;
+    use crate::protocol::{Datagram, Update, UpdateMask, MAX_HEADER_LEN};
     use crate::{BitSet, Frame};
 
     fn header() -> DatagramHeader {
@@ -297,7 +265,7 @@ mod tests {
     fn a_tick_splits_into_parts_under_the_limit_and_each_names_the_count() {
         // DG-13, DG-11.
         let updates: Vec<Update> = (1..=200).map(|id| upd(id, id as i64 * 1000)).collect();
-        let parts = split_tick(header(), updates.clone(), 200).unwrap();
+        let parts = split_tick(ReferenceDatagram, header(), updates.clone(), 200).unwrap();
         assert!(parts.len() > 3);
         let mut all = Vec::new();
         for (i, d) in parts.iter().enumerate() {
@@ -312,7 +280,7 @@ mod tests {
     #[test]
     fn an_empty_tick_still_sends_one_datagram() {
         // DG-11.
-        let parts = split_tick(header(), Vec::new(), 200).unwrap();
+        let parts = split_tick(ReferenceDatagram, header(), Vec::new(), 200).unwrap();
         assert_eq!(parts.len(), 1);
         assert_eq!(parts[0].parts, 1);
         assert!(parts[0].updates.is_empty());
@@ -328,11 +296,11 @@ mod tests {
             ..header()
         };
         // The last number itself is a datagram's like any other.
-        let one = split_tick(last, vec![upd(1, 0)], 200).unwrap();
+        let one = split_tick(ReferenceDatagram, last, vec![upd(1, 0)], 200).unwrap();
         assert_eq!((one.len(), one[0].frame), (1, u64::MAX));
         let many: Vec<Update> = (1..=200).map(|id| upd(id, id as i64 * 1000)).collect();
         assert_eq!(
-            split_tick(last, many.clone(), 200),
+            split_tick(ReferenceDatagram, last, many.clone(), 200),
             Err(BuildError::OutOfNumbers {
                 first: u64::MAX,
                 part: 1
@@ -343,7 +311,7 @@ mod tests {
             ..header()
         };
         assert!(matches!(
-            split_tick(near, many, 200),
+            split_tick(ReferenceDatagram, near, many, 200),
             Err(BuildError::OutOfNumbers { part: 2, .. })
         ));
     }
@@ -357,7 +325,13 @@ mod tests {
             r#type: 1,
             data: Some(vec![0; 500]),
         }]);
-        let parts = split_tick(header(), vec![upd(1, 0), big, upd(3, 0)], 100).unwrap();
+        let parts = split_tick(
+            ReferenceDatagram,
+            header(),
+            vec![upd(1, 0), big, upd(3, 0)],
+            100,
+        )
+        .unwrap();
         assert_eq!(parts.len(), 3);
         assert_eq!(parts[1].updates[0].id, 2);
     }

@@ -7,15 +7,23 @@
 //! DG-22).
 //!
 //! - [`DatagramBuilder`] builds one datagram (updates in ascending id order, a size limit with
-//!   the header counted at [`MAX_HEADER_LEN`]); [`split_tick`] splits a tick into parts;
-//!   [`encode_entry_into`] writes one update's body (everything after its id) and
+//!   the header counted at its longest); [`split_tick`] splits a tick into parts;
 //!   [`spawn_tag`] is the part of a spawn tick an update carries.
-//! - The reliable stream frames are [`Spawn`] (kind 1), [`Despawn`] (kind 2) and [`FullFrame`]
-//!   (kind 3), laid out in `spec/protocol/datagram.wire`; [`StreamFrame`] is any of them.
+//! - The reliable stream frames are a spawn, a despawn and a full frame; [`StreamFrame`] is any of
+//!   them.
 //! - [`Subscription`] is the server's half: it takes the world's operations tick by tick and the
-//!   client's [`DatagramAck`](crate::protocol::DatagramAck)s.
+//!   client's acks.
 //! - [`ReplicaTable`] is the client's half: spawn tags, the last datagram per entity, whole
 //!   ticks and the input ack.
+//!
+//! The machines are generic over a [`DatagramSchema`], whose frame traits ([`UpdateFrame`],
+//! [`DatagramFrame`], [`SpawnFrame`], ...) say what they read of each frame and how they make one,
+//! as the TypeScript, C++ and C# ports are; the component payloads they carry are bytes by type. The reference protocol's frames
+//! (`spec/protocol/datagram.wire`: [`Spawn`](crate::protocol::Spawn) kind 1,
+//! [`Despawn`](crate::protocol::Despawn) kind 2, [`FullFrame`](crate::protocol::FullFrame) kind 3,
+//! [`DatagramAck`](crate::protocol::DatagramAck) kind 4 and the version-2 datagram) are one schema,
+//! [`ReferenceDatagram`], which every machine defaults to; its `new` constructors and
+//! [`encode_entry_into`] (one reference update's body) live beside it.
 //!
 //! Nothing here reads a clock or opens a socket: ticks are arguments, frames are values.
 //!
@@ -27,21 +35,27 @@
 
 mod builder;
 pub mod harness;
+mod reference;
 mod replica;
+mod schema;
 mod subscription;
 
 #[cfg(test)]
 mod tests;
 
 pub use crate::protocol::{MAX_HEADER_LEN, VERSION};
-pub use builder::{split_tick, BuildError, DatagramBuilder, DatagramHeader};
+pub use builder::{split_tick, BuildError, DatagramBuilder};
+pub use reference::{encode_entry_into, ReferenceDatagram};
 pub use replica::{DatagramSummary, Replica, ReplicaLimits, ReplicaTable};
+pub use schema::{
+    ComponentChange, DatagramAckFrame, DatagramFrame, DatagramHeader, DatagramSchema, DespawnFrame,
+    FullEntityFrame, FullFrameFrame, SpawnFrame, UpdateFrame,
+};
 pub use subscription::{
     AckSummary, Subscription, SubscriptionConfig, TickOutput, WorldError, WorldOp, WorldView,
 };
 
-use crate::protocol::{Component, Despawn, FullFrame, Spawn, Update, UpdateMask};
-use crate::{BitSet, DecodeError, EncodeError, Frame};
+use crate::{DecodeError, EncodeError, Frame};
 
 /// The part of a spawn tick an update carries (DG-8: its low 16 bits).
 ///
@@ -51,60 +65,6 @@ use crate::{BitSet, DecodeError, EncodeError, Frame};
 pub fn spawn_tag(spawn_tick: u64) -> u16 {
     // Truncation is the rule: the low 16 bits, whatever the higher ones.
     spawn_tick as u16
-}
-
-/// Encode one update body (everything after the id): the spawn tick's tag, mask, the axes given,
-/// and the component changes (`docs/spec/datagram.md`). Appends to `out`.
-///
-/// The mask follows from what is given: X, Y, Z for the axes present (absolute quantized
-/// values, see [`quantize`]), COMPONENTS when `components` is given, even empty (the wire
-/// allows a count of 0 under the bit; the server's own updates never send one). The id in
-/// front is the caller's to write, as an ascending list codes it (absolute for the first
-/// update, then the difference from the previous id). On an error `out` is left as it was.
-pub fn encode_entry_into(
-    out: &mut Vec<u8>,
-    spawn_tick: u64,
-    axes: [Option<i64>; 3],
-    components: Option<&[Component]>,
-) -> Result<(), EncodeError> {
-    let start = out.len();
-    // The update's layout lives in datagram.wire alone, so the generated encoder writes it:
-    // with an absolute id of 0, whose varint is the one byte 0, taken out again.
-    if let Err(e) = entry(0, spawn_tick, axes, components.map(<[Component]>::to_vec)).write(out) {
-        out.truncate(start);
-        return Err(e);
-    }
-    out.remove(start);
-    Ok(())
-}
-
-/// The update of entity `id` spawned at `spawn_tick` carrying `axes` and `components`, its
-/// spawn tag and mask following from them: the one place both the server's
-/// [`Subscription`] and [`encode_entry_into`] make an update.
-pub(crate) fn entry(
-    id: u64,
-    spawn_tick: u64,
-    axes: [Option<i64>; 3],
-    components: Option<Vec<Component>>,
-) -> Update {
-    let mut mask = UpdateMask::empty();
-    // DG-4: mask bit 1 x, 2 y, 4 z, 8 components.
-    for (bit, axis) in [UpdateMask::X, UpdateMask::Y, UpdateMask::Z]
-        .into_iter()
-        .zip(&axes)
-    {
-        mask.set(bit, axis.is_some());
-    }
-    mask.set(UpdateMask::COMPONENTS, components.is_some());
-    Update {
-        id,
-        spawn_tag: spawn_tag(spawn_tick),
-        mask,
-        x: axes[0],
-        y: axes[1],
-        z: axes[2],
-        components,
-    }
 }
 
 /// An axis value on the wire: round(coordinate / precision), halves away from zero.
@@ -124,33 +84,33 @@ pub fn quantize(coordinate: f64, precision: f32) -> i64 {
     }
 }
 
-/// One frame of the reliable stream.
+/// One frame of the reliable stream of schema `S`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum StreamFrame {
+pub enum StreamFrame<S: DatagramSchema = ReferenceDatagram> {
     /// An entity enters the subscription.
-    Spawn(Spawn),
+    Spawn(S::Spawn),
     /// An entity leaves.
-    Despawn(Despawn),
+    Despawn(S::Despawn),
     /// The whole subscription.
-    FullFrame(FullFrame),
+    FullFrame(S::FullFrame),
 }
 
-impl StreamFrame {
+impl<S: DatagramSchema> StreamFrame<S> {
     /// The stream frame's tick.
     pub fn tick(&self) -> u64 {
         match self {
-            StreamFrame::Spawn(f) => f.tick,
-            StreamFrame::Despawn(f) => f.tick,
-            StreamFrame::FullFrame(f) => f.tick,
+            StreamFrame::Spawn(f) => f.tick(),
+            StreamFrame::Despawn(f) => f.tick(),
+            StreamFrame::FullFrame(f) => f.tick(),
         }
     }
 
     /// The frame's name in the spec.
     pub fn name(&self) -> &'static str {
         match self {
-            StreamFrame::Spawn(_) => Spawn::NAME,
-            StreamFrame::Despawn(_) => Despawn::NAME,
-            StreamFrame::FullFrame(_) => FullFrame::NAME,
+            StreamFrame::Spawn(_) => S::Spawn::NAME,
+            StreamFrame::Despawn(_) => S::Despawn::NAME,
+            StreamFrame::FullFrame(_) => S::FullFrame::NAME,
         }
     }
 
@@ -164,11 +124,11 @@ impl StreamFrame {
     }
 
     /// Decodes the stream frame named `name`; `None` when `name` is not a stream frame.
-    pub fn decode(name: &str, bytes: &[u8]) -> Option<Result<StreamFrame, DecodeError>> {
+    pub fn decode(name: &str, bytes: &[u8]) -> Option<Result<Self, DecodeError>> {
         Some(match name {
-            n if n == Spawn::NAME => Spawn::decode(bytes).map(StreamFrame::Spawn),
-            n if n == Despawn::NAME => Despawn::decode(bytes).map(StreamFrame::Despawn),
-            n if n == FullFrame::NAME => FullFrame::decode(bytes).map(StreamFrame::FullFrame),
+            n if n == S::Spawn::NAME => S::Spawn::decode(bytes).map(StreamFrame::Spawn),
+            n if n == S::Despawn::NAME => S::Despawn::decode(bytes).map(StreamFrame::Despawn),
+            n if n == S::FullFrame::NAME => S::FullFrame::decode(bytes).map(StreamFrame::FullFrame),
             _ => return None,
         })
     }

@@ -4,10 +4,13 @@
 //! datagram per entity, whole ticks, the input ack); [`ReplicaLimits`] adds what it holds at
 //! most, whatever the server sends, and what it does past it (GEN-5, DG-23, `docs/limits.md`).
 
-use crate::protocol::{Component, Datagram, DatagramAck, Despawn, FullFrame, Spawn};
 use std::collections::BTreeMap;
 
-use super::{spawn_tag, StreamFrame};
+use super::schema::{
+    ComponentChange, DatagramAckFrame, DatagramFrame, DatagramSchema, DespawnFrame,
+    FullEntityFrame, FullFrameFrame, SpawnFrame, UpdateFrame,
+};
+use super::{spawn_tag, ReferenceDatagram, StreamFrame};
 
 /// One entity as the client holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,13 +76,13 @@ impl ReplicaLimits {
     /// its length (0 for a removal) and [`COMPONENT_OVERHEAD`](Self::COMPONENT_OVERHEAD).
     /// Saturating: the counts and lengths are the wire's.
     #[must_use]
-    pub fn held_cost(datagram: &Datagram) -> usize {
+    pub fn held_cost<D: DatagramFrame>(datagram: &D) -> usize {
         datagram
-            .updates
+            .updates()
             .iter()
             .fold(Self::HELD_DATAGRAM_OVERHEAD, |sum, u| {
-                let components = u.components.iter().flatten().fold(0, |c: usize, x| {
-                    let length = x.data.as_ref().map_or(0, Vec::len);
+                let components = u.components().into_iter().flatten().fold(0, |c: usize, x| {
+                    let length = x.data().map_or(0, <[u8]>::len);
                     c.saturating_add(length.saturating_add(Self::COMPONENT_OVERHEAD))
                 });
                 sum.saturating_add(Self::HELD_UPDATE_OVERHEAD)
@@ -131,13 +134,13 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-#[derive(Debug, Clone, Default)]
-struct HeldTick {
+#[derive(Debug, Clone)]
+struct HeldTick<D> {
     parts: u32,
     stream_tick: u64,
     /// Ascending by number, each number once. A vector rather than a map: a map's first node
     /// holds room for eleven datagrams, about a kilobyte, for a tick that holds one.
-    datagrams: Vec<Datagram>,
+    datagrams: Vec<D>,
     /// What `datagrams` cost, as [`ReplicaLimits::max_held_bytes`] counts them.
     bytes: usize,
 }
@@ -149,33 +152,36 @@ struct HeldTick {
 /// arrive. The acks to send come out of [`ReplicaTable::take_acks`]. A datagram is acked when
 /// its updates have been applied (or skipped), never while it is only held: what the server
 /// folds into "acknowledged" is then what the table holds.
-#[derive(Debug, Clone, Default)]
-pub struct ReplicaTable {
+#[derive(Debug, Clone)]
+pub struct ReplicaTable<S: DatagramSchema = ReferenceDatagram> {
     entities: BTreeMap<u64, Replica>,
     stream_tick: u64,
     input_ack: u64,
     whole_tick: Option<u64>,
-    held: BTreeMap<u64, HeldTick>,
+    held: BTreeMap<u64, HeldTick<S::Datagram>>,
     held_count: usize,
     /// What the held datagrams cost, as [`ReplicaLimits::max_held_bytes`] counts them.
     held_bytes: usize,
-    acks: Vec<DatagramAck>,
+    acks: Vec<S::Ack>,
     /// What the entities' components cost, as [`ReplicaLimits::max_component_bytes`] counts.
     component_bytes: usize,
     limits: ReplicaLimits,
 }
 
-impl ReplicaTable {
-    /// An empty table with default limits.
-    pub fn new() -> Self {
-        Self::with_limits(ReplicaLimits::default())
-    }
-
-    /// An empty table with `limits`.
-    pub fn with_limits(limits: ReplicaLimits) -> Self {
+impl<S: DatagramSchema> ReplicaTable<S> {
+    /// An empty table of `schema` with `limits`.
+    pub fn with_schema(_schema: S, limits: ReplicaLimits) -> Self {
         ReplicaTable {
+            entities: BTreeMap::new(),
+            stream_tick: 0,
+            input_ack: 0,
+            whole_tick: None,
+            held: BTreeMap::new(),
+            held_count: 0,
+            held_bytes: 0,
+            acks: Vec::new(),
+            component_bytes: 0,
             limits,
-            ..Default::default()
         }
     }
 
@@ -223,12 +229,12 @@ impl ReplicaTable {
     }
 
     /// The acks to send, in order; a second call returns nothing new.
-    pub fn take_acks(&mut self) -> Vec<DatagramAck> {
+    pub fn take_acks(&mut self) -> Vec<S::Ack> {
         std::mem::take(&mut self.acks)
     }
 
     /// Applies one stream frame, in stream order.
-    pub fn apply_stream(&mut self, frame: &StreamFrame) -> DatagramSummary {
+    pub fn apply_stream(&mut self, frame: &StreamFrame<S>) -> DatagramSummary {
         let mut s = DatagramSummary::default();
         let tick = frame.tick();
         if tick < self.stream_tick {
@@ -238,43 +244,35 @@ impl ReplicaTable {
         }
         self.stream_tick = tick;
         match frame {
-            StreamFrame::Spawn(Spawn {
-                tick,
-                id,
-                x,
-                y,
-                z,
-                components,
-                ..
-            }) => {
+            StreamFrame::Spawn(spawn) => {
                 let replica = Replica {
-                    spawn_tick: *tick,
-                    position: [*x, *y, *z],
-                    components: whole(components),
+                    spawn_tick: spawn.tick(),
+                    position: spawn.position(),
+                    components: whole(spawn.components()),
                     last_datagram: 0,
                 };
-                if !self.admit(*id, replica) {
+                if !self.admit(spawn.id(), replica) {
                     count(&mut s.refused, 1);
                 }
             }
-            StreamFrame::Despawn(Despawn { id, .. }) => {
-                if let Some(gone) = self.entities.remove(id) {
+            StreamFrame::Despawn(despawn) => {
+                if let Some(gone) = self.entities.remove(&despawn.id()) {
                     self.component_bytes -= cost(&gone.components);
                 }
             }
-            StreamFrame::FullFrame(FullFrame { tick, entities, .. }) => {
+            StreamFrame::FullFrame(full) => {
                 // DG-17: a full frame is the whole subscription, replacing everything held; each
                 // of its entities counts as spawned at the frame's tick.
                 self.entities.clear();
                 self.component_bytes = 0;
-                for e in entities {
+                for e in full.entities() {
                     let replica = Replica {
-                        spawn_tick: *tick,
-                        position: [e.x, e.y, e.z],
-                        components: whole(&e.components),
+                        spawn_tick: full.tick(),
+                        position: e.position(),
+                        components: whole(e.components()),
                         last_datagram: 0,
                     };
-                    if !self.admit(e.id, replica) {
+                    if !self.admit(e.id(), replica) {
                         count(&mut s.refused, 1);
                     }
                 }
@@ -303,25 +301,30 @@ impl ReplicaTable {
 
     /// Takes one datagram: applies it when its tick (or a later one) is whole, holds it
     /// otherwise, and applies whatever it makes whole.
-    pub fn receive(&mut self, datagram: Datagram) -> DatagramSummary {
+    pub fn receive(&mut self, datagram: S::Datagram) -> DatagramSummary {
         let mut s = DatagramSummary::default();
         // DG-21: a tick's datagrams apply, and their input ack is taken, when the tick or a
         // later one is whole. A later tick is whole already: apply now, once the stream frame
         // it names is in.
-        if self.whole_tick.is_some_and(|w| datagram.tick <= w)
-            && datagram.stream_tick <= self.stream_tick
+        if self.whole_tick.is_some_and(|w| datagram.tick() <= w)
+            && datagram.stream_tick() <= self.stream_tick
         {
             self.apply(&datagram, &mut s);
             return s;
         }
-        let held = self.held.entry(datagram.tick).or_insert_with(|| HeldTick {
-            parts: datagram.parts,
-            ..Default::default()
-        });
-        held.stream_tick = held.stream_tick.max(datagram.stream_tick);
+        let held = self
+            .held
+            .entry(datagram.tick())
+            .or_insert_with(|| HeldTick {
+                parts: datagram.parts(),
+                stream_tick: 0,
+                datagrams: Vec::new(),
+                bytes: 0,
+            });
+        held.stream_tick = held.stream_tick.max(datagram.stream_tick());
         if let Err(at) = held
             .datagrams
-            .binary_search_by_key(&datagram.frame, |d| d.frame)
+            .binary_search_by_key(&datagram.frame(), |d| d.frame())
         {
             let bytes = ReplicaLimits::held_cost(&datagram);
             held.datagrams.insert(at, datagram);
@@ -372,7 +375,8 @@ impl ReplicaTable {
             self.held_bytes = self.held_bytes.saturating_sub(h.bytes);
             for d in h.datagrams {
                 if tick == whole {
-                    newest_ack = Some(newest_ack.map_or(d.input_ack, |a: u64| a.max(d.input_ack)));
+                    newest_ack =
+                        Some(newest_ack.map_or(d.input_ack(), |a: u64| a.max(d.input_ack())));
                 }
                 self.apply(&d, s);
             }
@@ -386,7 +390,7 @@ impl ReplicaTable {
         }
     }
 
-    fn apply(&mut self, d: &Datagram, s: &mut DatagramSummary) {
+    fn apply(&mut self, d: &S::Datagram, s: &mut DatagramSummary) {
         count(&mut s.released, 1);
         // Several stream frames can share a tick, and the stream says nothing of how many: an
         // update for an entity spawned at the last stream tick that the table does not hold
@@ -396,27 +400,27 @@ impl ReplicaTable {
         let mut doubtful = false;
         // An update refused for room: the datagram is not acked, so its contents come again.
         let mut refused = false;
-        for u in &d.updates {
-            let Some(e) = self.entities.get_mut(&u.id) else {
-                doubtful |= u.spawn_tag == doubtful_tag;
+        for u in d.updates() {
+            let Some(e) = self.entities.get_mut(&u.id()) else {
+                doubtful |= u.spawn_tag() == doubtful_tag;
                 count(&mut s.skipped_unknown, 1);
                 continue;
             };
             // DG-18: an update applies only to the entity spawned at the tick its tag names, so
             // a late datagram for an id respawned since, or one built before a full frame,
             // changes nothing.
-            if u.spawn_tag != spawn_tag(e.spawn_tick) {
-                doubtful |= u.spawn_tag == doubtful_tag;
+            if u.spawn_tag() != spawn_tag(e.spawn_tick) {
+                doubtful |= u.spawn_tag() == doubtful_tag;
                 count(&mut s.skipped_spawn_tag, 1);
                 continue;
             }
             // DG-19: per entity, the number of the last datagram applied; an update from a
             // datagram that is not newer is skipped.
-            if d.frame <= e.last_datagram {
+            if d.frame() <= e.last_datagram {
                 count(&mut s.skipped_stale, 1);
                 continue;
             }
-            let changes = u.components.as_deref().unwrap_or_default();
+            let changes = u.components().unwrap_or_default();
             let Some(bytes) = cost_after(self.component_bytes, &e.components, changes)
                 .filter(|b| *b <= self.limits.max_component_bytes)
             else {
@@ -426,21 +430,21 @@ impl ReplicaTable {
                 continue;
             };
             self.component_bytes = bytes;
-            e.last_datagram = d.frame;
+            e.last_datagram = d.frame();
             // DG-20: the axes and components the update carries replace the entity's; a
             // component without bytes is removed.
-            for (axis, v) in [u.x, u.y, u.z].into_iter().enumerate() {
+            for (held, v) in e.position.iter_mut().zip(u.axes()) {
                 if let Some(v) = v {
-                    e.position[axis] = v;
+                    *held = v;
                 }
             }
-            for c in u.components.iter().flatten() {
-                match &c.data {
+            for c in changes {
+                match c.data() {
                     Some(bytes) => {
-                        e.components.insert(c.r#type, bytes.clone());
+                        e.components.insert(c.component_type(), bytes.to_vec());
                     }
                     None => {
-                        e.components.remove(&c.r#type);
+                        e.components.remove(&c.component_type());
                     }
                 }
             }
@@ -451,14 +455,12 @@ impl ReplicaTable {
         }
         // DG-10, DG-22: the ack names the datagram and the tick of the last stream frame
         // applied.
-        self.acks.push(DatagramAck {
-            frame: d.frame,
-            stream_tick: if doubtful {
-                self.stream_tick.saturating_sub(1)
-            } else {
-                self.stream_tick
-            },
-        });
+        let stream_tick = if doubtful {
+            self.stream_tick.saturating_sub(1)
+        } else {
+            self.stream_tick
+        };
+        self.acks.push(S::Ack::new(d.frame(), stream_tick));
     }
 
     /// The canonical bytes of the table, which the state hash is the FNV-1a of: `u64 stream_tick,
@@ -516,15 +518,15 @@ fn cost(components: &BTreeMap<u8, Vec<u8>>) -> usize {
 /// The table's component bytes, `held` of them now, once `changes` apply onto an entity's
 /// `components` (in order: of two changes of one type the later stands); `None` past
 /// `usize::MAX`.
-fn cost_after(
+fn cost_after<C: ComponentChange>(
     held: usize,
     components: &BTreeMap<u8, Vec<u8>>,
-    changes: &[Component],
+    changes: &[C],
 ) -> Option<usize> {
     // The types changed and the cost each ends at (0 once removed).
     let mut after: BTreeMap<u8, usize> = BTreeMap::new();
     for c in changes {
-        after.insert(c.r#type, c.data.as_deref().map_or(0, component_cost));
+        after.insert(c.component_type(), c.data().map_or(0, component_cost));
     }
     after.iter().try_fold(held, |sum, (t, new)| {
         let old = components.get(t).map_or(0, |c| component_cost(c));
@@ -533,9 +535,9 @@ fn cost_after(
 }
 
 /// A spawn's or full frame's components: a removal in them means absent.
-fn whole(components: &[Component]) -> BTreeMap<u8, Vec<u8>> {
+fn whole<C: ComponentChange>(components: &[C]) -> BTreeMap<u8, Vec<u8>> {
     components
         .iter()
-        .filter_map(|c| c.data.clone().map(|d| (c.r#type, d)))
+        .filter_map(|c| c.data().map(|d| (c.component_type(), d.to_vec())))
         .collect()
 }

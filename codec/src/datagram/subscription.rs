@@ -1,9 +1,11 @@
 //! The server's half: [`Subscription`], one client's subscription on an unreliable transport.
 
-use super::builder::{split_tick, BuildError, DatagramHeader};
-use super::{entry, quantize, StreamFrame};
-use crate::protocol::{Component, Datagram, DatagramAck, Despawn, FullEntity, FullFrame, Spawn};
-use crate::BitSet;
+use super::builder::{split_tick, BuildError};
+use super::schema::{
+    ComponentChange, DatagramAckFrame, DatagramFrame, DatagramHeader, DatagramSchema, DespawnFrame,
+    FullEntityFrame, FullFrameFrame, SpawnFrame, UpdateFrame,
+};
+use super::{quantize, spawn_tag, ReferenceDatagram, StreamFrame};
 use std::collections::BTreeMap;
 
 /// How a subscription encodes.
@@ -96,12 +98,21 @@ pub enum WorldError {
 }
 
 /// What a tick sends: stream frames (reliable, in order) and datagrams (unreliable).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TickOutput {
+#[derive(Debug, Clone, PartialEq)]
+pub struct TickOutput<S: DatagramSchema = ReferenceDatagram> {
     /// Stream frames, in order.
-    pub stream: Vec<StreamFrame>,
+    pub stream: Vec<StreamFrame<S>>,
     /// Datagrams: the tick's parts.
-    pub datagrams: Vec<Datagram>,
+    pub datagrams: Vec<S::Datagram>,
+}
+
+impl<S: DatagramSchema> Default for TickOutput<S> {
+    fn default() -> Self {
+        TickOutput {
+            stream: Vec::new(),
+            datagrams: Vec::new(),
+        }
+    }
 }
 
 /// What an ack did.
@@ -140,7 +151,8 @@ pub type WorldView = BTreeMap<u64, (u64, [i64; 3], BTreeMap<u8, Vec<u8>>)>;
 /// update carries every axis and component that changed since the entity's last acknowledged state
 /// (DG-14).
 #[derive(Debug, Clone)]
-pub struct Subscription {
+pub struct Subscription<S: DatagramSchema = ReferenceDatagram> {
+    schema: S,
     config: SubscriptionConfig,
     entities: BTreeMap<u64, Tracked>,
     next_frame: u64,
@@ -150,10 +162,11 @@ pub struct Subscription {
     sent: BTreeMap<u64, Vec<(u64, u64)>>,
 }
 
-impl Subscription {
-    /// A subscription to an empty world.
-    pub fn new(config: SubscriptionConfig) -> Self {
+impl<S: DatagramSchema> Subscription<S> {
+    /// A subscription of `schema` to an empty world.
+    pub fn with_schema(schema: S, config: SubscriptionConfig) -> Self {
         Subscription {
+            schema,
             config,
             entities: BTreeMap::new(),
             next_frame: 1,
@@ -206,7 +219,7 @@ impl Subscription {
         tick: u64,
         input_ack: u64,
         ops: &[WorldOp],
-    ) -> Result<TickOutput, WorldError> {
+    ) -> Result<TickOutput<S>, WorldError> {
         if let Some(last) = self.last_tick {
             if tick <= last {
                 return Err(WorldError::TickNotAfter { tick, last });
@@ -231,15 +244,13 @@ impl Subscription {
                         .iter()
                         .map(|(t, d)| (*t, (Some(d.clone()), 0)))
                         .collect();
-                    out.stream.push(StreamFrame::Spawn(Spawn {
+                    out.stream.push(StreamFrame::Spawn(S::Spawn::new(
                         tick,
-                        id: *id,
-                        precision: self.config.precision,
-                        x: position[0],
-                        y: position[1],
-                        z: position[2],
-                        components: wire_components(&components),
-                    }));
+                        *id,
+                        self.config.precision,
+                        position,
+                        wire_components(&components),
+                    )));
                     self.entities.insert(
                         *id,
                         Tracked {
@@ -263,10 +274,10 @@ impl Subscription {
                         // Two occupants of one id spawned in the same tick would share a spawn
                         // tag, and an update for the second could land on the first.
                         out.stream
-                            .retain(|f| !matches!(f, StreamFrame::Spawn(s) if s.id == *id));
+                            .retain(|f: &StreamFrame<S>| !matches!(f, StreamFrame::Spawn(s) if s.id() == *id));
                     } else {
                         out.stream
-                            .push(StreamFrame::Despawn(Despawn { tick, id: *id }));
+                            .push(StreamFrame::Despawn(S::Despawn::new(tick, *id)));
                     }
                 }
                 WorldOp::Move { id, position } => {
@@ -324,19 +335,17 @@ impl Subscription {
                 e.position_changed = [0; 3];
                 e.spawn_tick = tick;
                 e.acked_frame = self.next_frame - 1;
-                entities.push(FullEntity {
-                    id: *id,
-                    x: e.position[0],
-                    y: e.position[1],
-                    z: e.position[2],
-                    components: wire_components(&e.components),
-                });
+                entities.push(S::FullEntity::new(
+                    *id,
+                    e.position,
+                    wire_components(&e.components),
+                ));
             }
-            out.stream.push(StreamFrame::FullFrame(FullFrame {
+            out.stream.push(StreamFrame::FullFrame(S::FullFrame::new(
                 tick,
-                precision: self.config.precision,
+                self.config.precision,
                 entities,
-            }));
+            )));
             self.stream_tick = tick;
             return Ok(out);
         }
@@ -347,26 +356,23 @@ impl Subscription {
             let due = |changed: u64| changed > e.acked_frame;
             let axes: [Option<i64>; 3] =
                 std::array::from_fn(|axis| due(e.position_changed[axis]).then(|| e.position[axis]));
-            let comps: Vec<Component> = e
+            let comps: Vec<S::Component> = e
                 .components
                 .iter()
                 .filter(|(_, (_, changed))| due(*changed))
-                .map(|(t, (d, _))| Component {
-                    r#type: *t,
-                    data: d.clone(),
-                })
+                .map(|(t, (d, _))| S::Component::new(*t, d.clone()))
                 .collect();
-            // The tag and mask as encode_entry_into makes them.
-            let update = entry(
-                *id,
-                e.spawn_tick,
-                axes,
-                (!comps.is_empty()).then_some(comps),
-            );
-            if update.mask.bits() == 0 {
+            if axes.iter().all(Option::is_none) && comps.is_empty() {
+                // Nothing is due: no update (its mask would be empty).
                 continue;
             }
-            updates.push(update);
+            // The tag and mask as encode_entry_into makes them.
+            updates.push(S::Update::new(
+                *id,
+                spawn_tag(e.spawn_tick),
+                axes,
+                (!comps.is_empty()).then_some(comps),
+            ));
         }
         let header = DatagramHeader {
             frame: self.next_frame,
@@ -377,14 +383,14 @@ impl Subscription {
             parts: 1,
         };
         // DG-11: a tick without a full frame sends one datagram or more.
-        let datagrams = split_tick(header, updates, self.config.max_datagram)?;
+        let datagrams = split_tick(self.schema, header, updates, self.config.max_datagram)?;
         for d in &datagrams {
             let carried = d
-                .updates
+                .updates()
                 .iter()
-                .filter_map(|u| self.entities.get(&u.id).map(|e| (u.id, e.spawn_tick)))
+                .filter_map(|u| self.entities.get(&u.id()).map(|e| (u.id(), e.spawn_tick)))
                 .collect();
-            self.sent.insert(d.frame, carried);
+            self.sent.insert(d.frame(), carried);
         }
         self.next_frame += datagrams.len() as u64;
         let oldest = self.next_frame.saturating_sub(self.config.sent_window);
@@ -394,13 +400,14 @@ impl Subscription {
     }
 
     /// Folds the client's ack of one datagram.
-    pub fn on_ack(&mut self, ack: &DatagramAck) -> AckSummary {
+    pub fn on_ack(&mut self, ack: &S::Ack) -> AckSummary {
         let mut s = AckSummary::default();
+        let (frame, stream_tick) = (ack.frame(), ack.stream_tick());
         // An ack naming a stream frame never sent is not from our client.
-        if ack.stream_tick > self.stream_tick {
+        if stream_tick > self.stream_tick {
             return s;
         }
-        let Some(carried) = self.sent.get(&ack.frame) else {
+        let Some(carried) = self.sent.get(&frame) else {
             return s;
         };
         s.known = true;
@@ -412,13 +419,13 @@ impl Subscription {
             // DG-15: an acknowledgement covers an entity only when its stream tick is at or after
             // the entity's spawn. The update must also be for this occupant of the id, not one
             // despawned since.
-            if e.spawn_tick != *spawned || ack.stream_tick < e.spawn_tick {
+            if e.spawn_tick != *spawned || stream_tick < e.spawn_tick {
                 s.not_covered += 1;
                 continue;
             }
             s.covered += 1;
             // A late ack never moves the acknowledged state back.
-            e.acked_frame = e.acked_frame.max(ack.frame);
+            e.acked_frame = e.acked_frame.max(frame);
             let acked = e.acked_frame;
             e.components
                 .retain(|_, (d, changed)| d.is_some() || *changed > acked);
@@ -427,13 +434,8 @@ impl Subscription {
     }
 }
 
-fn wire_components(c: &BTreeMap<u8, (Option<Vec<u8>>, u64)>) -> Vec<Component> {
+fn wire_components<C: ComponentChange>(c: &BTreeMap<u8, (Option<Vec<u8>>, u64)>) -> Vec<C> {
     c.iter()
-        .filter_map(|(t, (d, _))| {
-            d.as_ref().map(|d| Component {
-                r#type: *t,
-                data: Some(d.clone()),
-            })
-        })
+        .filter_map(|(t, (d, _))| d.as_ref().map(|d| C::new(*t, Some(d.clone()))))
         .collect()
 }

@@ -14,8 +14,8 @@
 
 use super::ack::AckWindow;
 use super::agreement::Agreement;
+use super::schema::PlanFrame;
 use crate::digest::SetDigest;
-use crate::BitSet;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Which state the differences are computed against.
@@ -34,8 +34,9 @@ pub enum RecoveryPolicy {
 
 /// What to send this round (DELTA-12, `DeltaPlan`).
 ///
-/// On the wire it is the `delta_plan` frame ([`DeltaPlan::to_frame`]): FULL_BASELINE is
-/// `full_baseline`, BASELINE says `baseline_seq` follows.
+/// On the wire it is a schema's `delta_plan` frame ([`PlanFrame::new`]; the reference's:
+/// [`DeltaPlan::to_frame`]): FULL_BASELINE is `full_baseline`, BASELINE says `baseline_seq`
+/// follows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DeltaPlan {
     /// The subscriber must clear its mirror first, because what follows is the whole visible
@@ -52,32 +53,14 @@ pub struct DeltaPlan {
 }
 
 impl DeltaPlan {
-    /// The `delta_plan` frame that carries this plan as packet `sequence`.
+    /// The plan a `delta_plan` frame of any schema carries.
     #[must_use]
-    pub fn to_frame(&self, sequence: u64) -> crate::protocol::DeltaPlan {
-        use crate::protocol::PlanFlags;
-        let mut flags = PlanFlags::empty();
-        flags.set(PlanFlags::FULL_BASELINE, self.full_baseline);
-        flags.set(PlanFlags::BASELINE, self.baseline_seq.is_some());
-        crate::protocol::DeltaPlan {
-            flags,
-            sequence,
-            baseline_seq: self.baseline_seq,
-            entered: self.entered.clone(),
-            left: self.left.clone(),
-        }
-    }
-
-    /// The plan a `delta_plan` frame carries.
-    #[must_use]
-    pub fn from_frame(frame: &crate::protocol::DeltaPlan) -> Self {
+    pub fn from_frame<F: PlanFrame>(frame: &F) -> Self {
         Self {
-            full_baseline: frame
-                .flags
-                .contains(crate::protocol::PlanFlags::FULL_BASELINE),
-            baseline_seq: frame.baseline_seq,
-            entered: frame.entered.clone(),
-            left: frame.left.clone(),
+            full_baseline: frame.full_baseline(),
+            baseline_seq: frame.baseline_seq(),
+            entered: frame.entered().to_vec(),
+            left: frame.left().to_vec(),
         }
     }
 }

@@ -25,10 +25,13 @@
 
 use super::ack::AckWindow;
 use super::agreement::Agreement;
+use super::schema::{DeltaAckFrame, DeltaSchema, PlanFrame};
 use super::slot::SlotKey;
+use super::ReferenceDelta;
 use crate::digest::SetDigest;
-use crate::{BitSet, LimitError};
+use crate::LimitError;
 use std::collections::{BTreeMap, BTreeSet};
+use std::marker::PhantomData;
 
 /// How a mirror differs from the server's own key set ([`DeltaMirror::divergence_from`]).
 ///
@@ -89,8 +92,12 @@ impl Default for MirrorLimits {
 /// previous tenant is gone), and removing or fetching by a key whose generation is not the one
 /// held is refused and counted in [`stale_refs`](Self::stale_refs). At most
 /// [`MirrorLimits::max_keys`] occupants are held.
+///
+/// Generic over the entity `E` held beside each key and the schema `S` whose frames it reads and
+/// writes.
 #[derive(Clone, Debug)]
-pub struct DeltaMirror<E = ()> {
+pub struct DeltaMirror<E = (), S: DeltaSchema = ReferenceDelta> {
+    schema: PhantomData<S>,
     held: BTreeMap<u32, (u16, E)>,
     limits: MirrorLimits,
     digest: SetDigest,
@@ -102,17 +109,12 @@ pub struct DeltaMirror<E = ()> {
     stale_refs: u64,
 }
 
-impl<E> Default for DeltaMirror<E> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<E> DeltaMirror<E> {
-    /// An empty mirror, with generations checked.
+impl<E, S: DeltaSchema> DeltaMirror<E, S> {
+    /// An empty mirror of `schema`, with generations checked.
     #[must_use]
-    pub fn new() -> Self {
+    pub fn with_schema(_schema: S) -> Self {
         Self {
+            schema: PhantomData,
             held: BTreeMap::new(),
             limits: MirrorLimits::default(),
             digest: SetDigest::new(),
@@ -198,17 +200,17 @@ impl<E> DeltaMirror<E> {
 
     /// How many occupants applying `frame` (a full baseline when `full`) would leave held;
     /// when even every arrival taking a new slot stays within the limit, that upper bound.
-    fn would_hold(&self, frame: &crate::protocol::DeltaPlan, full: bool) -> usize {
+    fn would_hold(&self, frame: &S::Plan, full: bool) -> usize {
         let base = if full { 0 } else { self.held.len() };
-        if base.saturating_add(frame.entered.len()) <= self.limits.max_keys {
+        if base.saturating_add(frame.entered().len()) <= self.limits.max_keys {
             // Within the limit whatever the plan names: no need to count it out.
-            return base.saturating_add(frame.entered.len());
+            return base.saturating_add(frame.entered().len());
         }
         // Counted as apply would go: retractions of an occupant held free its slot, then each
         // arrival takes a slot not held (one per slot, however many generations name it).
         let mut freed = BTreeSet::new();
         if !full {
-            for key in &frame.left {
+            for key in frame.left() {
                 let key = self.normalise(SlotKey::decode(*key));
                 if self
                     .held
@@ -221,7 +223,7 @@ impl<E> DeltaMirror<E> {
         }
         let mut taken = BTreeSet::new();
         let mut would_hold = base - freed.len();
-        for key in &frame.entered {
+        for key in frame.entered() {
             let index = self.normalise(SlotKey::decode(*key)).index;
             let occupied = !full && self.held.contains_key(&index) && !freed.contains(&index);
             if !occupied && taken.insert(index) {
@@ -342,14 +344,10 @@ impl<E> DeltaMirror<E> {
     /// The `delta_ack` to send now: the window and the digest of what is held; `None` before
     /// any packet arrived.
     #[must_use]
-    pub fn ack(&self) -> Option<crate::protocol::DeltaAck> {
+    pub fn ack(&self) -> Option<S::Ack> {
         self.acks
             .encode()
-            .map(|(newest, mask)| crate::protocol::DeltaAck {
-                newest,
-                mask,
-                digest: self.digest(),
-            })
+            .map(|(newest, mask)| S::Ack::new(newest, mask, self.digest()))
     }
 
     /// The newest sequence applied.
@@ -385,7 +383,7 @@ impl<E> DeltaMirror<E> {
     }
 }
 
-impl<E: Default> DeltaMirror<E> {
+impl<E: Default, S: DeltaSchema> DeltaMirror<E, S> {
     /// Applies a received `delta_plan`: [`begin`](Self::begin), then its retractions, then its
     /// arrivals (each with `E::default()`). Any frame is safe to apply.
     ///
@@ -394,18 +392,17 @@ impl<E: Default> DeltaMirror<E> {
     /// recorded as arrived, so the mirror and its next acknowledgement are as if the network
     /// had lost it. A plan not newer than the newest applied is never refused (it is not
     /// applied anyway).
-    pub fn apply(&mut self, frame: &crate::protocol::DeltaPlan) -> Result<Applied, LimitError> {
-        let full = frame
-            .flags
-            .contains(crate::protocol::PlanFlags::FULL_BASELINE);
-        if !self.is_stale(frame.sequence) {
+    pub fn apply(&mut self, frame: &S::Plan) -> Result<Applied, LimitError> {
+        let full = frame.full_baseline();
+        let sequence = frame.sequence();
+        if !self.is_stale(sequence) {
             // Refused before begin() records it: DELTA-12 builds what to send from the acknowledged
             // state intersected with every state sent since, so a plan never acknowledged is said
             // again (DELTA-24) and refusing it loses nothing the stream cannot heal.
             let would_hold = self.would_hold(frame, full);
             if would_hold > self.limits.max_keys {
                 return Err(LimitError::MirrorKeys {
-                    sequence: Some(frame.sequence),
+                    sequence: Some(sequence),
                     would_hold,
                     max_keys: self.limits.max_keys,
                 });
@@ -415,19 +412,19 @@ impl<E: Default> DeltaMirror<E> {
             cleared: full,
             ..Applied::default()
         };
-        if !self.begin(frame.sequence, full) {
+        if !self.begin(sequence, full) {
             out.cleared = false;
             return Ok(out);
         }
         out.applied = true;
         let before = self.stale_refs;
-        for key in &frame.left {
+        for key in frame.left() {
             if self.remove(SlotKey::decode(*key)).is_some() {
                 out.left += 1;
             }
         }
         out.stale_refs = usize::try_from(self.stale_refs - before).unwrap_or(usize::MAX);
-        for key in &frame.entered {
+        for key in frame.entered() {
             // Counted against the limit above.
             let key = self.normalise(SlotKey::decode(*key));
             self.insert_within_limits(key, E::default());

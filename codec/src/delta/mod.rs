@@ -14,8 +14,11 @@
 //! | `Agreement` (DELTA-15) | [`Agreement`] | both: the outcome of comparing a mirror's digest with the server's |
 //! | `DeltaMirror`, `Divergence` (DELTA-20 to DELTA-25) | [`DeltaMirror`], [`Divergence`] | client |
 //!
-//! On the wire a plan is the `delta_plan` frame (kind 9) and an acknowledgement the
-//! `delta_ack` frame (kind 10), both in `spec/protocol/delta.wire`. The arithmetic of
+//! On the wire a plan is a schema's `delta_plan` frame and an acknowledgement its `delta_ack`
+//! frame: [`DeltaMirror`] is generic over a [`DeltaSchema`] that names them, as the TypeScript,
+//! C++ and C# ports are, while [`DeltaBaseline`] is set-theoretic and touches no frame. The
+//! reference protocol's (kinds 9 and 10 in `spec/protocol/delta.wire`) is [`ReferenceDelta`],
+//! which the mirror defaults to. The arithmetic of
 //! [`SlotKey`], [`SetDigest`] and [`AckWindow`] is pinned by DELTA-3 to DELTA-7, so a plaza peer
 //! and an ackwire peer agree bit for bit.
 //!
@@ -31,6 +34,8 @@ mod allocator;
 mod baseline;
 pub mod harness;
 mod mirror;
+mod reference;
+mod schema;
 mod slot;
 
 pub use crate::digest::SetDigest;
@@ -39,4 +44,6 @@ pub use agreement::Agreement;
 pub use allocator::{ReusePolicy, SlotAllocator};
 pub use baseline::{DeltaBaseline, DeltaPlan, RecoveryPolicy};
 pub use mirror::{Applied, DeltaMirror, Divergence, MirrorLimits};
+pub use reference::ReferenceDelta;
+pub use schema::{DeltaAckFrame, DeltaSchema, PlanFrame};
 pub use slot::SlotKey;
