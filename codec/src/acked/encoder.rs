@@ -35,7 +35,8 @@
 //!
 //! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
 
-use super::{delta, delta_at, server_check, AckedFrame, AckedSchema, FrameOf, ServerState};
+use super::chunked::ChunkMap;
+use super::{delta_one, state_check, AckedFrame, AckedSchema, Edit, Entry, FrameOf, ServerState};
 use crate::{DecodeError, EncodeError, ErrorKind};
 use std::collections::VecDeque;
 
@@ -63,12 +64,12 @@ pub trait InputSink {
 /// [`submit`](InputSink::submit) (ACK-25).
 pub const MAX_BUFFERED_INPUTS: usize = 256;
 
-/// One frame the server keeps: its tick, the state it produces, and the newest event serial it
-/// carried.
+/// One frame the server keeps: its tick, what its edits replaced in the live state (each id's
+/// entry before the frame, ascending), and the newest event serial it carried.
 #[derive(Debug, Clone)]
 struct Kept<R> {
     tick: u32,
-    state: ServerState<R>,
+    undo: Vec<Edit<R>>,
     events_through: Option<u32>,
 }
 
@@ -132,6 +133,12 @@ pub struct AckedEncoder<S: AckedSchema, Q> {
     /// ACK-20: with no acknowledged base (the first frame, or an acknowledgement older than the
     /// SENT_RING frames kept) the frame is a keyframe.
     sent: VecDeque<Kept<S::Record>>,
+    /// The last frame's state, S_N; a kept frame's is it with the edits of the frames after it
+    /// undone.
+    live: ChunkMap<Entry<S::Record>>,
+    /// The last state handed to [`encode`](Self::encode), equal to `live`, whose note a next
+    /// state may carry.
+    given: Option<ServerState<S::Record>>,
     acked: Option<u32>,
     floor: Option<u32>,
     pending: VecDeque<Pending<S::Event>>,
@@ -142,9 +149,6 @@ pub struct AckedEncoder<S: AckedSchema, Q> {
     inputs: Q,
     last_seq: u32,
     counters: EncoderCounters,
-    /// The ids changed since a frame's base, gathered from the states' notes (reused).
-    since_base: Vec<u16>,
-    merged: Vec<u16>,
 }
 
 impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
@@ -153,6 +157,8 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
     pub fn new(inputs: impl Into<Q>) -> Self {
         Self {
             sent: VecDeque::new(),
+            live: ChunkMap::default(),
+            given: None,
             acked: None,
             floor: None,
             pending: VecDeque::new(),
@@ -163,8 +169,6 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             inputs: inputs.into(),
             last_seq: 0,
             counters: EncoderCounters::default(),
-            since_base: Vec::new(),
-            merged: Vec::new(),
         }
     }
 
@@ -174,7 +178,13 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         self
     }
 
-    /// The frame of tick `tick`, producing `state` (S_N), with this tick's new `events`.
+    /// The frame of tick `tick`, producing `state` (S_N), with this tick's new `events`: the
+    /// whole-state path, for a caller that computes each S_N whole.
+    ///
+    /// What differs from the S_N before is found from the [`Presenter`](super::Presenter)'s note
+    /// when `state` carries one against the last state handed here, else by comparing the two
+    /// over every entity; then it goes as [`encode_edits`](Self::encode_edits) of those
+    /// entities, so the frames are the same bytes either way.
     ///
     /// ACK-19: frame N carries what turns the acknowledged S_B into S_N. A tick not newer than the
     /// last frame's is refused.
@@ -184,9 +194,42 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         state: ServerState<S::Record>,
         events: impl IntoIterator<Item = S::Event>,
     ) -> Result<Outgoing<S>, EncodeError> {
+        let noted = self.given.as_ref().and_then(|g| state.changed_since(g));
+        let edits: Vec<Edit<S::Record>> = match noted {
+            Some(ids) => ids
+                .iter()
+                .map(|eid| (*eid, state.get(eid).cloned()))
+                .collect(),
+            None => differences(&self.live, &state),
+        };
+        let out = self.encode_edits(tick, edits, events)?;
+        self.given = Some(state);
+        Ok(out)
+    }
+
+    /// The frame of tick `tick`, S_N being the last frame's with `edits` made (each id's entry,
+    /// or none when it left; ascending, each id once), with this tick's new `events`: the
+    /// change-driven path, whose work follows the edits and what changed since the client's
+    /// base, never the world (but for a keyframe, and the check every CHECK_EVERY frames, which
+    /// read the whole state).
+    ///
+    /// ACK-19: frame N carries what turns the acknowledged S_B into S_N. A tick not newer than the
+    /// last frame's, or edits out of order, are refused, and nothing changes.
+    pub fn encode_edits(
+        &mut self,
+        tick: u32,
+        edits: Vec<Edit<S::Record>>,
+        events: impl IntoIterator<Item = S::Event>,
+    ) -> Result<Outgoing<S>, EncodeError> {
         if self.sent.back().is_some_and(|k| tick <= k.tick) {
             return Err(EncodeError::new(ErrorKind::InvalidCondition).field("tick"));
         }
+        if let Some(i) = edits.windows(2).position(|w| w[0].0 >= w[1].0) {
+            return Err(EncodeError::new(ErrorKind::InvalidCondition)
+                .index(i + 1)
+                .field("edits"));
+        }
+        self.given = None;
         let frame_no = self.counters.frames;
         for event in events {
             self.pending.push_back(Pending {
@@ -211,24 +254,39 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
                 break;
             }
         }
+        // S_N is the live state with the edits made; what they replaced goes with the frame, so
+        // that any kept frame's state is the live one with the edits of the frames after it
+        // undone.
+        let undo: Vec<Edit<S::Record>> = edits
+            .into_iter()
+            .map(|(eid, entry)| {
+                let before = match entry {
+                    Some(e) => self.live.insert(eid, e),
+                    None => self.live.remove(eid),
+                };
+                (eid, before)
+            })
+            .collect();
         let base_at = self
             .acked
             .and_then(|a| self.sent.iter().position(|k| k.tick == a));
         let base = base_at.and_then(|j| self.sent.get(j));
-        // What changed since the base, when every state after it carries a note against the
-        // one before (the presenter's): a delta of those ids only, never the world.
-        let noted = base_at.is_some_and(|j| {
-            changed_since(
-                &self.sent,
-                j,
-                &state,
-                &mut self.since_base,
-                &mut self.merged,
-            )
-        });
-        let (removed, changes) = match base {
-            Some(k) if noted => delta_at::<S>(&k.state, &state, &self.since_base, tick)?,
-            _ => delta::<S>(base.map(|k| &k.state), &state, tick)?,
+        let delta = match base_at {
+            Some(j) => self.delta_since(j, &undo, tick),
+            None => self.keyframe_delta(tick),
+        };
+        let (removed, changes) = match delta {
+            Ok(d) => d,
+            Err(e) => {
+                // Nothing changes: the live state is put back as it was.
+                for (eid, before) in undo.into_iter().rev() {
+                    match before {
+                        Some(e) => self.live.insert(eid, e),
+                        None => self.live.remove(eid),
+                    };
+                }
+                return Err(e);
+            }
         };
         let carried: Vec<&Pending<S::Event>> =
             self.pending.iter().take(usize::from(u8::MAX)).collect();
@@ -245,7 +303,7 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             // the same frames as before.
             check: (frame_no + 1)
                 .is_multiple_of(u64::from(S::CHECK_EVERY))
-                .then(|| server_check::<S>(&state)),
+                .then(|| state_check::<S>(self.live.iter().map(|(eid, e)| (eid, &e.record)))),
             removed,
             changes,
             first_serial: carried.first().map_or(0, |p| p.serial),
@@ -260,7 +318,7 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         self.counters.reliable += u64::from(reliable);
         self.sent.push_back(Kept {
             tick,
-            state,
+            undo,
             events_through,
         });
         // ACK-1, ACK-20: the server keeps fewer frames (SENT_RING) than the client holds, so every
@@ -279,6 +337,54 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             bytes,
             reliable,
         })
+    }
+
+    /// The delta of a keyframe: every entity of the live state, whole.
+    fn keyframe_delta(&self, tick: u32) -> Result<(Vec<u16>, Vec<S::Change>), EncodeError> {
+        let mut out = (Vec::new(), Vec::with_capacity(self.live.len()));
+        for (i, (eid, entry)) in self.live.iter().enumerate() {
+            delta_one::<S>(eid, None, Some(entry), || i, tick, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// The delta from the state of kept frame `base` to the live state, `undo` being what this
+    /// frame's edits replaced: read only at the ids the frames after the base and this one
+    /// edited, each id's base entry being what the oldest of those edits replaced (ACK-19).
+    /// The entries at every other id are the same in both and were held to
+    /// [`AckedSchema::diff`]'s rules when the frame that first held them was encoded.
+    fn delta_since(
+        &self,
+        base: usize,
+        undo: &[Edit<S::Record>],
+        tick: u32,
+    ) -> Result<(Vec<u16>, Vec<S::Change>), EncodeError> {
+        // The base's entry at each id edited since, ascending: the oldest edit's wins.
+        let mut held: Vec<(u16, Option<&Entry<S::Record>>)> = Vec::new();
+        let mut merged = Vec::new();
+        let logs = self.sent.range(base + 1..).map(|k| &k.undo[..]);
+        for log in logs.chain([undo]) {
+            merged.clear();
+            merged.reserve(held.len() + log.len());
+            let mut newer = log.iter().map(|(e, v)| (*e, v.as_ref())).peekable();
+            for (eid, entry) in held.drain(..) {
+                while let Some(n) = newer.next_if(|(e, _)| *e < eid) {
+                    merged.push(n);
+                }
+                newer.next_if(|(e, _)| *e == eid);
+                merged.push((eid, entry));
+            }
+            merged.extend(newer);
+            std::mem::swap(&mut held, &mut merged);
+        }
+        // At most a change per id: grown once, not doubling through the frame.
+        let mut out = (Vec::new(), Vec::with_capacity(held.len()));
+        for (eid, old) in held {
+            let new = self.live.get(eid);
+            let place = || self.live.rank(eid).unwrap_or(0);
+            delta_one::<S>(eid, old, new, place, tick, &mut out)?;
+        }
+        Ok(out)
     }
 
     /// Takes a client's kind 7 content: the tick it acknowledges, whether it asks for a
@@ -383,19 +489,24 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         self.counters
     }
 
-    /// The states it keeps, oldest first.
-    pub(crate) fn kept_states(&self) -> impl Iterator<Item = &ServerState<S::Record>> {
-        self.sent.iter().map(|k| &k.state)
+    /// The last state handed to [`encode`](Self::encode), shared with its caller.
+    pub(crate) fn given_state(&self) -> Option<&ServerState<S::Record>> {
+        self.given.as_ref()
     }
 
-    /// The heap it holds besides its kept states' (see [`super::heap_bytes`]): its rings and
-    /// scratch at capacity.
+    /// The heap it holds besides the last state handed to it (see [`super::heap_bytes`]): its
+    /// live state, what each kept frame's edits replaced, its rings at capacity.
     pub(crate) fn own_heap_bytes(&self) -> usize {
         use std::mem::size_of;
         self.sent.capacity() * size_of::<Kept<S::Record>>()
+            + self
+                .sent
+                .iter()
+                .map(|k| k.undo.capacity() * size_of::<Edit<S::Record>>())
+                .sum::<usize>()
+            + self.live.heap_bytes()
             + self.pending.capacity() * size_of::<Pending<S::Event>>()
             + self.expired.capacity() * size_of::<u32>()
-            + (self.since_base.capacity() + self.merged.capacity()) * size_of::<u16>()
     }
 }
 
@@ -414,40 +525,25 @@ impl<S: AckedSchema, Q: InputSink<Input = S::Input>> AckedEncoder<S, Q> {
     }
 }
 
-/// Gathers into `ids` (ascending, each once) the ids at which `state` may differ from the
-/// state of `sent[base]`, from the notes of every state after it (each against the one before,
-/// `state` against the newest kept), using `merged` as room; false, with `ids` unusable, when
-/// a note is missing or was taken against another state.
-fn changed_since<R>(
-    sent: &VecDeque<Kept<R>>,
-    base: usize,
+/// The edits that turn `live` into `state`: every id whose entry differs, came or went,
+/// ascending (one walk over the two, both ascending).
+fn differences<R: Clone + PartialEq>(
+    live: &ChunkMap<Entry<R>>,
     state: &ServerState<R>,
-    ids: &mut Vec<u16>,
-    merged: &mut Vec<u16>,
-) -> bool {
-    ids.clear();
-    let after = sent.range(base..).map(|k| &k.state).chain([state]);
-    for (from, to) in sent.range(base..).map(|k| &k.state).zip(after.skip(1)) {
-        let Some(changed) = to.changed_since(from) else {
-            return false;
-        };
-        union_into(ids, changed, merged);
-        std::mem::swap(ids, merged);
+) -> Vec<Edit<R>> {
+    let mut edits = Vec::new();
+    let mut held = live.iter().peekable();
+    for (eid, entry) in state.iter() {
+        while let Some((gone, _)) = held.next_if(|(id, _)| id < eid) {
+            edits.push((gone, None));
+        }
+        match held.next_if(|(id, _)| id == eid) {
+            Some((_, old)) if old == entry => {}
+            _ => edits.push((*eid, Some(entry.clone()))),
+        }
     }
-    true
-}
-
-/// The union of `a` and `b` (each ascending, each id once) into `out`, ascending, each once.
-fn union_into(a: &[u16], b: &[u16], out: &mut Vec<u16>) {
-    out.clear();
-    let (mut i, mut j) = (0, 0);
-    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
-        out.push(x.min(y));
-        i += usize::from(x <= y);
-        j += usize::from(y <= x);
-    }
-    out.extend_from_slice(a.get(i..).unwrap_or_default());
-    out.extend_from_slice(b.get(j..).unwrap_or_default());
+    edits.extend(held.map(|(gone, _)| (gone, None)));
+    edits
 }
 
 /// What an ack did to the base.
@@ -480,7 +576,7 @@ impl AckVerdict {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Presenter, Reference, ViewConfig, World, WorldEntity};
+    use super::super::{server_check, Presenter, Reference, ViewConfig, World, WorldEntity};
     use super::*;
     use crate::protocol::{EntityState, Input};
 
@@ -720,8 +816,8 @@ mod tests {
             for (t, ops) in (1u32..).zip(&s.script) {
                 let events = super::super::harness::apply_ops(&mut world, &mut lives, ops);
                 let state = presenter.present(t, &world);
-                if let Some(last) = noted.sent.back() {
-                    noted_frames += usize::from(state.changed_since(&last.state).is_some());
+                if let Some(last) = noted.given.as_ref() {
+                    noted_frames += usize::from(state.changed_since(last).is_some());
                 }
                 let copy = unnoted(&state);
                 let a = noted.encode(t, state, events.clone()).unwrap();

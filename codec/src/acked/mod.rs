@@ -33,6 +33,7 @@
 //! Sans-IO: ticks are arguments, nothing reads a clock or opens a socket.
 
 mod ack;
+mod chunked;
 mod decoder;
 mod encoder;
 pub mod harness;
@@ -65,6 +66,12 @@ pub struct Entry<R> {
 
 /// S_N as the server computes it for one client: every entity's record, by id, with its life.
 pub type ServerState<R> = IdMap<Entry<R>>;
+
+/// What one entity became in a client's S_N against the S_N before: its entry, or `None` when
+/// it left. A tick's edits, ascending by id, are what the change-driven server half hands
+/// [`AckedEncoder::encode_edits`] (the [`Presenter`] makes them with
+/// [`Presenter::present_changes`]).
+pub type Edit<R> = (u16, Option<Entry<R>>);
 
 /// A state as a client holds and shows it: every entity's record, by id.
 pub type State<R> = IdMap<R>;
@@ -149,27 +156,6 @@ impl<V> IdMap<V> {
             .then_some(&since.changed[..])
     }
 
-    /// The entry of `eid` at or after place `from` (the ids below it already passed): its
-    /// place and value, or the place it would take.
-    ///
-    /// Searched by galloping from `from` (1, 2, 4, ... places on, then halving), so that a
-    /// walk of ascending ids reads the entries near the last one found, in order, rather than
-    /// a binary search's chain of reads across the whole state, each waiting on the one before
-    /// (in the bench's cold caches that made a delta of 110 ids slower than a walk of 901).
-    fn find_from(&self, from: usize, eid: u16) -> Result<(usize, &V), usize> {
-        let rest = self.entries.get(from..).unwrap_or_default();
-        let mut end = 1;
-        while rest.get(end - 1).is_some_and(|(e, _)| *e < eid) {
-            end *= 2;
-        }
-        let window = rest.get(end / 2..end.min(rest.len())).unwrap_or_default();
-        let at = from + end / 2 + window.partition_point(|(e, _)| *e < eid);
-        match self.entries.get(at) {
-            Some((e, v)) if *e == eid => Ok((at, v)),
-            _ => Err(at),
-        }
-    }
-
     fn index(&self, eid: u16) -> Result<usize, usize> {
         self.entries.binary_search_by_key(&eid, |(e, _)| *e)
     }
@@ -232,7 +218,7 @@ pub fn heap_bytes<S: AckedSchema<Record = crate::protocol::EntityState>, Q: Inpu
 ) -> usize {
     let mut seen: Vec<*const Vec<(u16, Entry<crate::protocol::EntityState>)>> = Vec::new();
     let mut total = presenter.own_heap_bytes() + encoder.own_heap_bytes();
-    for state in std::iter::once(presenter.last_state()).chain(encoder.kept_states()) {
+    for state in std::iter::once(presenter.last_state()).chain(encoder.given_state()) {
         if !seen.contains(&state.entries_at()) {
             seen.push(state.entries_at());
             total += state.heap_bytes();
@@ -665,69 +651,30 @@ pub fn delta<S: AckedSchema>(
     let mut held = base.into_iter().flatten().peekable();
     for (i, (eid, entry)) in next.iter().enumerate() {
         while let Some((gone, old)) = held.next_if(|(id, _)| *id < eid) {
-            delta_one::<S>(*gone, Some(old), None, tick, &mut out)?;
+            delta_one::<S>(*gone, Some(old), None, || i, tick, &mut out)?;
         }
         let old = held.next_if(|(id, _)| *id == eid).map(|(_, e)| e);
-        delta_one::<S>(*eid, old, Some((i, entry)), tick, &mut out)?;
+        delta_one::<S>(*eid, old, Some(entry), || i, tick, &mut out)?;
     }
     for (gone, old) in held {
-        delta_one::<S>(*gone, Some(old), None, tick, &mut out)?;
+        delta_one::<S>(*gone, Some(old), None, || 0, tick, &mut out)?;
     }
     Ok(out)
 }
 
-/// [`delta`] of `base` and `next` read only at the ids `ids` (ascending, each once), which
-/// hold every id whose entry differs between the two, came or went: the same frame, at the
-/// cost of those ids, not of the states. The entries at every other id are the same in both
-/// and were held to [`AckedSchema::diff`]'s rules when the state that first held them was
-/// encoded, so nothing there could be a change or a fault.
-pub(crate) fn delta_at<S: AckedSchema>(
-    base: &ServerState<S::Record>,
-    next: &ServerState<S::Record>,
-    ids: &[u16],
-    tick: u32,
-) -> Result<(Vec<u16>, Vec<S::Change>), EncodeError> {
-    // At most a change per id: grown once, not doubling through the frame.
-    let mut out = (Vec::new(), Vec::with_capacity(ids.len()));
-    // Both states ascend by id, as the ids do: each search starts where the last ended.
-    let (mut in_base, mut in_next) = (0, 0);
-    for &eid in ids {
-        let old = match base.find_from(in_base, eid) {
-            Ok((at, e)) => {
-                in_base = at + 1;
-                Some(e)
-            }
-            Err(at) => {
-                in_base = at;
-                None
-            }
-        };
-        let new = match next.find_from(in_next, eid) {
-            Ok((at, e)) => {
-                in_next = at + 1;
-                Some((at, e))
-            }
-            Err(at) => {
-                in_next = at;
-                None
-            }
-        };
-        delta_one::<S>(eid, old, new, tick, &mut out)?;
-    }
-    Ok(out)
-}
-
-/// One id of a delta: its entry in the base (`old`), its place and entry in the state the
-/// frame produces (`new`), into the removed ids and the changes of `out`.
-fn delta_one<S: AckedSchema>(
+/// One id of a delta: its entry in the base (`old`), its entry in the state the frame produces
+/// (`new`) and its place there (`place`, for an error's report), into the removed ids and the
+/// changes of `out`.
+pub(crate) fn delta_one<S: AckedSchema>(
     eid: u16,
     old: Option<&Entry<S::Record>>,
-    new: Option<(usize, &Entry<S::Record>)>,
+    new: Option<&Entry<S::Record>>,
+    place: impl Fn() -> usize,
     tick: u32,
     (removed, changes): &mut (Vec<u16>, Vec<S::Change>),
 ) -> Result<(), EncodeError> {
     moves::examine(1);
-    let Some((i, entry)) = new else {
+    let Some(entry) = new else {
         if old.is_some() {
             removed.push(eid);
         }
@@ -745,11 +692,11 @@ fn delta_one<S: AckedSchema>(
         Ok(Some(change)) => changes.push(change),
         Ok(None) if before.is_none() => {
             return Err(EncodeError::new(ErrorKind::InvalidCondition)
-                .index(i)
+                .index(place())
                 .field("changes"))
         }
         Ok(None) => {}
-        Err(e) => return Err(e.index(i).field("changes")),
+        Err(e) => return Err(e.index(place()).field("changes")),
     }
     Ok(())
 }
