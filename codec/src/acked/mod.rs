@@ -48,7 +48,9 @@ pub use encoder::{
     AckVerdict, AckedEncoder, EncoderCounters, InputSink, Outgoing, MAX_BUFFERED_INPUTS,
 };
 pub use ordered::{OrderedDecoder, OrderedEncoder};
-pub use presenter::{Presenter, ViewConfig, World, WorldEntity, POSE_REFRESH};
+pub use presenter::{
+    Groups, Presenter, ViewConfig, World, WorldChanges, WorldEntity, POSE_REFRESH,
+};
 
 use crate::{DecodeError, EncodeError, ErrorKind};
 use std::fmt::Debug;
@@ -335,6 +337,56 @@ pub(crate) mod moves {
     #[cfg(test)]
     pub(crate) fn take_examined() -> u64 {
         EXAMINED.with(|m| m.replace(0))
+    }
+
+    #[cfg(test)]
+    thread_local! {
+        static JUDGED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        static QUEUED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        static REBUILT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Counts an entity the Presenter applied its rules to, and `queued` entries its queues
+    /// pushed, popped or rebuilt for it: the measure of the test that a tick's presenting
+    /// follows the changes and the policy's events, never the world.
+    #[inline]
+    pub(crate) fn judge(queued: usize) {
+        #[cfg(test)]
+        {
+            JUDGED.with(|m| m.set(m.get() + 1));
+            QUEUED.with(|m| m.set(m.get() + queued as u64));
+        }
+        #[cfg(not(test))]
+        let _ = queued;
+    }
+
+    /// Counts `n` queue entries the Presenter walked besides those of [`judge`].
+    #[inline]
+    pub(crate) fn queue(n: usize) {
+        #[cfg(test)]
+        QUEUED.with(|m| m.set(m.get() + n as u64));
+        #[cfg(not(test))]
+        let _ = n;
+    }
+
+    /// Counts `n` queue entries the Presenter rebuilt a queue from.
+    #[inline]
+    pub(crate) fn rebuild(n: usize) {
+        #[cfg(test)]
+        REBUILT.with(|m| m.set(m.get() + n as u64));
+        #[cfg(not(test))]
+        let _ = n;
+    }
+
+    /// The entities judged, the queue entries walked and those rebuilt from on this thread
+    /// since the last call.
+    #[cfg(test)]
+    pub(crate) fn take_judged() -> (u64, u64, u64) {
+        (
+            JUDGED.with(|m| m.replace(0)),
+            QUEUED.with(|m| m.replace(0)),
+            REBUILT.with(|m| m.replace(0)),
+        )
     }
 }
 

@@ -9,7 +9,7 @@
 //! the server.
 
 use super::chunked::ChunkMap;
-use super::{Edit, Entry, ServerState, POSE_REACH};
+use super::{moves, Edit, Entry, ServerState, POSE_REACH};
 use crate::protocol::{EntityState, Orientation, StateFlags};
 use crate::rt::SmallestThree;
 use crate::tier::TierBoundary;
@@ -315,6 +315,7 @@ impl Queue {
                 break;
             }
             self.0.pop();
+            moves::queue(1);
             f(key, eid);
         }
     }
@@ -323,6 +324,7 @@ impl Queue {
     /// their count (`entities` bounds it).
     fn compact(&mut self, entities: usize, live: impl Iterator<Item = (u64, u16)>) {
         if self.0.len() > 2 * entities + 64 {
+            moves::rebuild(self.0.len());
             self.0 = live
                 .filter(|(k, _)| *k != NONE)
                 .map(std::cmp::Reverse)
@@ -546,9 +548,8 @@ impl Presenter {
                 self.config.tier.enter()
             }
         };
-        let near = own
-            || (radius(was_near) >= 0.0
-                && self.config.tier.admits(was_near, dist() as f32));
+        let near =
+            own || (radius(was_near) >= 0.0 && self.config.tier.admits(was_near, dist() as f32));
         let in_box = [x, y, z]
             .iter()
             .all(|v| i64::from(*v).abs() <= i64::from(POSE_REACH));
@@ -649,6 +650,7 @@ impl Presenter {
             let next = u64::from(tick) + 1;
             next + (every - (next + u64::from(eid)) % every) % every
         };
+        moves::judge(3);
         let (old_tier, old_refresh, old_due) =
             last.map_or((NONE, NONE, NONE), |k| (k.tier_at, k.refresh_at, k.due_at));
         // A live entry with the same key stays; any other is pushed (the old one, if any,
