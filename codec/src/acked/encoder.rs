@@ -25,13 +25,18 @@
 //! one handed in per call: the header's `input_buffer` must be the count of the same sink the
 //! frame's acks fed, and an encoder that holds its sink cannot be handed another by mistake.
 //!
-//! **A frame reads what changed since its base, not the world.** The
-//! [`Presenter`](super::Presenter) notes on each S_N the ids whose entry differs from the S_N
-//! before it; when every kept state after the base carries such a note against the one before
-//! it (and the new S_N against the newest kept), the delta reads only the union of those notes
-//! ([`delta_at`](super::delta_at)); a state from anywhere else, or a chain the note of which
-//! does not hold, is compared with the base over every entity. The frames are the same bytes
-//! either way (a test holds the two to each other over the stream's scenarios).
+//! **A frame reads what changed since its base, not the world.** The encoder keeps one live
+//! state, S_N of the last frame, in chunks it edits in place, and with each kept frame the
+//! entries that frame's edits replaced: a kept frame's state is the live one with the edits of
+//! the frames after it undone, so the delta onto a base reads only the ids edited since it,
+//! each base entry being what the oldest of those edits replaced. The edits come in two ways:
+//! [`encode_edits`](AckedEncoder::encode_edits) takes them (the change-driven path, from
+//! [`Presenter::present_changes`](super::Presenter::present_changes)), and
+//! [`encode`](AckedEncoder::encode) finds them in a whole S_N, from the
+//! [`Presenter`](super::Presenter)'s note of the ids that differ from the S_N before, or by
+//! comparing the S_N with the live state. The frames are the same bytes either way (the
+//! [`harness`](super::harness) runs both in every scenario). A keyframe reads the whole state,
+//! and so does the check every CHECK_EVERY frames (CHECK-2 hashes every record).
 //!
 //! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
 

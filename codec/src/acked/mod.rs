@@ -9,6 +9,7 @@
 //! | S_N, S_B and the delta between them (ACK-17, ACK-19, ACK-21, CHECK-2) | [`ServerState`], [`State`], [`delta`], [`apply_frame`], [`state_check`] | both |
 //! | the ordered deltas (ACK-37) | [`OrderedEncoder`], [`OrderedDecoder`] | both: the reference |
 //! | what an ordered client would hold after frame N (ACK-17, ACK-18) | [`Presenter`], [`ViewConfig`] | server |
+//! | what changed in the world, and so in S_N (the change-driven server half) | [`WorldChanges`], [`Groups`], [`Edit`] | server |
 //! | SENT_RING frames, base or keyframe, events, check, RELIABLE_ABOVE (ACK-19 to ACK-28) | [`AckedEncoder`], [`Outgoing`] | server |
 //! | the client's AckedDecoder (ACK-29 to ACK-36) | [`AckedDecoder`] | client |
 //! | the ack of its input frames, kind 7 (ACK-10 to ACK-13) | [`AckWriter`] | client |
@@ -84,8 +85,9 @@ pub type State<R> = IdMap<R>;
 /// cheap. Lookups are binary searches; an insertion out of order shifts the entries after it.
 ///
 /// The entries are shared: a clone is a reference count, and a change to a shared map copies
-/// it first (one copy of the vector, no allocation per entity). The presenter keeps the S_N it
-/// hands the encoder without copies. (The AckedDecoder keeps no whole state per frame: see
+/// it first (one copy of the vector, no allocation per entity). The presenter's whole-state
+/// path keeps the S_N it hands the encoder without copies. (Neither the change-driven server
+/// half nor the AckedDecoder keeps a whole state per frame: see [`AckedEncoder`] and
 /// [`LiveState`].)
 ///
 /// A map may also carry a note of the ids whose value differs from the map it was computed
@@ -209,9 +211,11 @@ impl<V> IdMap<V> {
     }
 }
 
-/// The heap one client's acked server half holds: its [`Presenter`]'s last S_N and what it knew
-/// of each entity, and its [`AckedEncoder`]'s kept states, events and scratch (not the input
-/// sink's, which is the sink's own), each state counted once however many of them share it.
+/// The heap one client's acked server half holds: its [`Presenter`]'s knowledge of each entity,
+/// its queues and its last whole S_N (if it presents whole states), and its [`AckedEncoder`]'s
+/// live state, what its kept frames' edits replaced, its events and the last whole S_N handed
+/// to it (not the input sink's, which is the sink's own), each whole S_N counted once however
+/// many share it.
 /// The memory per client a server pays, which `ackwire bench` reports and
 /// `codec/tests/acked_alloc.rs` holds to the allocator's count.
 pub fn heap_bytes<S: AckedSchema<Record = crate::protocol::EntityState>, Q: InputSink>(
