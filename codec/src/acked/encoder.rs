@@ -26,7 +26,7 @@
 //! frame's acks fed, and an encoder that holds its sink cannot be handed another by mistake.
 //!
 //! **A frame reads what changed since its base, not the world.** The encoder keeps one live
-//! state, S_N of the last frame, in chunks it edits in place, and with each kept frame the
+//! state, S_N of the last frame, in a table by id it edits in place, and with each kept frame the
 //! entries that frame's edits replaced: a kept frame's state is the live one with the edits of
 //! the frames after it undone, so the delta onto a base reads only the ids edited since it,
 //! each base entry being what the oldest of those edits replaced. The edits come in two ways:
@@ -40,7 +40,7 @@
 //!
 //! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
 
-use super::chunked::ChunkMap;
+use super::paged::PagedMap;
 use super::{delta_one, state_check, AckedFrame, AckedSchema, Edit, Entry, FrameOf, ServerState};
 use crate::{DecodeError, EncodeError, ErrorKind};
 use std::collections::VecDeque;
@@ -140,7 +140,7 @@ pub struct AckedEncoder<S: AckedSchema, Q> {
     sent: VecDeque<Kept<S::Record>>,
     /// The last frame's state, S_N; a kept frame's is it with the edits of the frames after it
     /// undone.
-    live: ChunkMap<Entry<S::Record>>,
+    live: PagedMap<Entry<S::Record>>,
     /// The last state handed to [`encode`](Self::encode), equal to `live`, whose note a next
     /// state may carry.
     given: Option<ServerState<S::Record>>,
@@ -162,7 +162,7 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
     pub fn new(inputs: impl Into<Q>) -> Self {
         Self {
             sent: VecDeque::new(),
-            live: ChunkMap::default(),
+            live: PagedMap::default(),
             given: None,
             acked: None,
             floor: None,
@@ -533,7 +533,7 @@ impl<S: AckedSchema, Q: InputSink<Input = S::Input>> AckedEncoder<S, Q> {
 /// The edits that turn `live` into `state`: every id whose entry differs, came or went,
 /// ascending (one walk over the two, both ascending).
 fn differences<R: Clone + PartialEq>(
-    live: &ChunkMap<Entry<R>>,
+    live: &PagedMap<Entry<R>>,
     state: &ServerState<R>,
 ) -> Vec<Edit<R>> {
     let mut edits = Vec::new();

@@ -34,11 +34,11 @@
 //! Sans-IO: ticks are arguments, nothing reads a clock or opens a socket.
 
 mod ack;
-mod chunked;
 mod decoder;
 mod encoder;
 pub mod harness;
 mod ordered;
+mod paged;
 mod presenter;
 pub mod wire;
 

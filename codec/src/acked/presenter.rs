@@ -8,7 +8,7 @@
 //! [`crate::tier`]) that `ackwire_server::relevance` re-exports, so the presenter needs nothing of
 //! the server.
 
-use super::chunked::ChunkMap;
+use super::paged::PagedMap;
 use super::{moves, Edit, Entry, ServerState, POSE_REACH};
 use crate::protocol::{EntityState, Orientation, StateFlags};
 use crate::rt::SmallestThree;
@@ -248,7 +248,7 @@ impl WorldChanges {
 pub struct Presenter {
     config: ViewConfig,
     /// What the presenter knows of each entity it presented, by id.
-    known: ChunkMap<Known>,
+    known: PagedMap<Known>,
     /// The whole-state path's last S_N (shared with the encoder, not copied); empty once the
     /// change-driven path is taken.
     prev: ServerState<EntityState>,
@@ -342,7 +342,7 @@ impl Presenter {
     pub fn new(config: ViewConfig) -> Self {
         Self {
             config,
-            known: ChunkMap::default(),
+            known: PagedMap::default(),
             prev: ServerState::new(),
             prev_current: true,
             viewer: None,
