@@ -259,15 +259,14 @@ pub struct Presenter {
     /// How far the client has moved since the first tick, summed tick by tick, in
     /// [`TRAVEL_UNIT`]s.
     travelled: f64,
-    /// Entities to judge again for their tier, by the distance travelled at which they may
-    /// cross.
-    tiers: Queue,
-    /// Entities whose pose is measured again, by the tick it is POSE_REFRESH ticks old.
-    refreshes: Queue,
-    /// Far entities whose pose was not sent, by the tick it is next due.
-    due: Queue,
-    /// The ids to present this tick (reused).
+    /// The policy's queues of entities to judge again: by the distance travelled at which the
+    /// client may cross their tier boundary ([`TIER`]), by the tick their pose is
+    /// POSE_REFRESH ticks old ([`REFRESH`]), by the tick a far pose not sent is next due
+    /// ([`DUE`]).
+    queues: [Queue; 3],
+    /// The ids to present this tick, and the queue entries to push again (reused).
     candidates: Vec<u16>,
+    again: Vec<(u64, u16)>,
     /// Whether an unchanged entity may keep its last record without being presented again
     /// (off only in the test that holds the shortcut to the full rules).
     pub(crate) reuse: bool,
@@ -280,6 +279,13 @@ const TRAVEL_UNIT: f64 = 1024.0;
 /// No key: the entity is in no queue.
 const NONE: u64 = u64::MAX;
 
+/// The queue of tier boundaries to judge again, of [`Presenter::queues`].
+const TIER: usize = 0;
+/// The queue of poses to measure again.
+const REFRESH: usize = 1;
+/// The queue of far poses not sent.
+const DUE: usize = 2;
+
 /// What the presenter knows of one entity.
 #[derive(Debug, Clone)]
 struct Known {
@@ -288,16 +294,20 @@ struct Known {
     near: bool,
     /// The world's entity it was computed from.
     seen: WorldEntity,
-    /// The keys of its live entries in the three queues ([`NONE`] for none).
-    tier_at: u64,
-    refresh_at: u64,
-    due_at: u64,
+    /// Per queue, when the policy must judge it again ([`NONE`]: never, whatever the client
+    /// does, until the world changes it).
+    due: [u64; 3],
+    /// Per queue, the key of its live entry ([`NONE`] for none), never after `due`: an entry
+    /// that comes up before its entity is due is pushed again at `due`, so that an entity
+    /// whose due time moves later (a pose measured again, as a moving entity's is every tick)
+    /// pushes nothing.
+    at: [u64; 3],
 }
 
 /// Entities by a key (a tick, or a distance travelled), smallest first. An entity has at most
-/// one live entry in a queue, the one whose key it holds; the others are dropped when they come
-/// up, and the queue is rebuilt from the live ones when they outnumber them (so it holds at
-/// most twice the entities, plus a few).
+/// one live entry in a queue, the one whose key it holds; the others (left when its due time
+/// moved earlier) are dropped when they come up, and the queue is rebuilt from the live ones
+/// when they outnumber them (so it holds at most twice the entities, plus a few).
 #[derive(Debug, Clone, Default)]
 struct Queue(std::collections::BinaryHeap<std::cmp::Reverse<(u64, u16)>>);
 
@@ -347,10 +357,9 @@ impl Presenter {
             prev_current: true,
             viewer: None,
             travelled: 0.0,
-            tiers: Queue::default(),
-            refreshes: Queue::default(),
-            due: Queue::default(),
+            queues: Default::default(),
             candidates: Vec::new(),
+            again: Vec::new(),
             reuse: true,
         }
     }
@@ -369,10 +378,9 @@ impl Presenter {
     /// The heap it holds besides its last whole S_N's (see [`super::heap_bytes`]).
     pub(crate) fn own_heap_bytes(&self) -> usize {
         self.known.heap_bytes()
-            + self.tiers.heap_bytes()
-            + self.refreshes.heap_bytes()
-            + self.due.heap_bytes()
+            + self.queues.iter().map(Queue::heap_bytes).sum::<usize>()
             + self.candidates.capacity() * std::mem::size_of::<u16>()
+            + self.again.capacity() * std::mem::size_of::<(u64, u16)>()
             + self.config.own.capacity() * std::mem::size_of::<u16>()
     }
 
@@ -482,25 +490,30 @@ impl Presenter {
         candidates.extend(&changes.spawned);
         candidates.extend(&changes.despawned);
         candidates.extend(changes.changed.iter().map(|(eid, _)| *eid));
-        // The policy's events: each queue's entries come up, and an entity whose live entry
-        // it is (it holds the key) is presented again.
-        let travelled = self.travelled as u64;
-        let now = u64::from(tick);
-        let known = &mut self.known;
-        let mut take = |at: fn(&mut Known) -> &mut u64, key: u64, eid: u16| {
-            if let Some(k) = known.get_mut(eid) {
-                if *at(k) == key {
-                    *at(k) = NONE;
+        // The policy's events: each queue's entries come up; an entity whose live entry it is
+        // (it holds the key) is presented again when it is due, or queued again at its due.
+        let mut limits = [u64::from(tick); 3];
+        limits[TIER] = self.travelled as u64;
+        let mut again = std::mem::take(&mut self.again);
+        for (q, limit) in limits.into_iter().enumerate() {
+            let known = &mut self.known;
+            self.queues[q].pop_through(limit, |key, eid| {
+                let Some(k) = known.get_mut(eid).filter(|k| k.at[q] == key) else {
+                    return;
+                };
+                if k.due[q] <= limit {
+                    k.at[q] = NONE;
                     candidates.push(eid);
+                } else {
+                    k.at[q] = k.due[q];
+                    again.push((k.due[q], eid));
                 }
+            });
+            for (key, eid) in again.drain(..) {
+                self.queues[q].push(key, eid);
             }
-        };
-        self.tiers
-            .pop_through(travelled, |key, eid| take(|k| &mut k.tier_at, key, eid));
-        self.refreshes
-            .pop_through(now, |key, eid| take(|k| &mut k.refresh_at, key, eid));
-        self.due
-            .pop_through(now, |key, eid| take(|k| &mut k.due_at, key, eid));
+        }
+        self.again = again;
         candidates.sort_unstable();
         candidates.dedup();
         let mut edits = Vec::new();
@@ -511,10 +524,9 @@ impl Presenter {
         }
         self.candidates = candidates;
         let n = self.known.len();
-        let live = |at: fn(&Known) -> u64| self.known.iter().map(move |(eid, k)| (at(k), eid));
-        self.tiers.compact(n, live(|k| k.tier_at));
-        self.refreshes.compact(n, live(|k| k.refresh_at));
-        self.due.compact(n, live(|k| k.due_at));
+        for (q, queue) in self.queues.iter_mut().enumerate() {
+            queue.compact(n, self.known.iter().map(|(eid, k)| (k.at[q], eid)));
+        }
         edits
     }
 
@@ -651,30 +663,30 @@ impl Presenter {
             next + (every - (next + u64::from(eid)) % every) % every
         };
         moves::judge(3);
-        let (old_tier, old_refresh, old_due) =
-            last.map_or((NONE, NONE, NONE), |k| (k.tier_at, k.refresh_at, k.due_at));
-        // A live entry with the same key stays; any other is pushed (the old one, if any,
-        // is dropped when it comes up).
-        if tier_due != old_tier {
-            self.tiers.push(tier_due, eid);
+        let mut due = [NONE; 3];
+        (due[TIER], due[REFRESH], due[DUE]) = (tier_due, refresh_due, far_due);
+        let mut at = last.map_or([NONE; 3], |k| k.at);
+        // A live entry no later than the due time stays (it comes up and is pushed again at
+        // the due time); one after it is replaced by an entry at the due time.
+        for (q, queue) in self.queues.iter_mut().enumerate() {
+            if due[q] < at[q] {
+                queue.push(due[q], eid);
+                at[q] = due[q];
+            }
         }
-        if refresh_due != old_refresh {
-            self.refreshes.push(refresh_due, eid);
+        let known = Known {
+            entry,
+            near,
+            seen: w.clone(),
+            due,
+            at,
+        };
+        match self.known.get_mut(eid) {
+            Some(k) => *k = known,
+            None => {
+                self.known.insert(eid, known);
+            }
         }
-        if far_due != old_due {
-            self.due.push(far_due, eid);
-        }
-        self.known.insert(
-            eid,
-            Known {
-                entry,
-                near,
-                seen: w.clone(),
-                tier_at: tier_due,
-                refresh_at: refresh_due,
-                due_at: far_due,
-            },
-        );
         edit
     }
 }
