@@ -948,6 +948,12 @@ mod tests {
                 512 + extra
             );
             totals.push(per_tick.iter().sum::<u64>() + rebuilds);
+            eprintln!(
+                "{} entities: at most {most} operations a tick, {} in {} ticks",
+                512 + extra,
+                totals.last().unwrap_or(&0),
+                per_tick.len()
+            );
         }
         // The presenter's queues are rebuilt from their live entries once their dropped ones
         // outnumber them (amortized over the entries pushed, at other ticks in the two worlds):

@@ -135,12 +135,12 @@ mod tests {
             x ^= x >> 17;
             x ^= x << 5;
             // Dense low ids and a few up to the largest.
-            let eid = if x % 7 == 0 {
+            let eid = if x.is_multiple_of(7) {
                 u16::MAX - (x >> 8) as u16 % 300
             } else {
                 (x % 700) as u16
             };
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 assert_eq!(paged.remove(eid), model.remove(&eid), "step {step}");
             } else {
                 assert_eq!(paged.insert(eid, step), model.insert(eid, step));
