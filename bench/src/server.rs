@@ -5,19 +5,24 @@
 //!
 //! Each tick has two phases over the clients, each spread over [`THREADS`] scoped threads:
 //! the clients' side (frames arrive and are decoded by the client's own [`AckedDecoder`], its
-//! ack is written), never timed; then the server's (the client's acks taken, its S_N
-//! presented and encoded), timed per client (the sum is the server's time on one core) and as
+//! ack is written), never timed; then the server's (the client's acks taken, what changed in
+//! its S_N presented from what changed in the world, and encoded), timed per client (the sum is the server's time on one core) and as
 //! a whole (the wall time on all threads). Each client's frames are the same bytes whatever the
 //! threads ([`run_clients`] returns their digest; `bench/tests/server.rs` holds one thread to
 //! two). Memory per client is [`ackwire_codec::acked::heap_bytes`] of its server half at the
 //! end of the run, which `server/tests/hostile_clients.rs` holds to the allocator's count.
+//!
+//! The server half is the change-driven one: the world's changes each tick (the bodies the
+//! scene moved, as an ECS's change tracking would report them) go to each client's
+//! [`Presenter::present_changes`], and its edits to [`AckedEncoder::encode_edits`], so that a
+//! client's tick costs what changed since its base rather than the world.
 
 use crate::run::{acked_view, mirror_acked, Failure, FullSnapshot};
 use crate::scenes::{Scene, SceneKind, JITTER_TICKS};
 use crate::Target;
 use ackwire_codec::acked::{heap_bytes, AckWriter, AckedDecoder, AckedSchema, Delivery, Reference};
 use ackwire_codec::protocol::Input;
-use ackwire_server::acked::{AckedEncoder, Presenter, World};
+use ackwire_server::acked::{AckedEncoder, Groups, Presenter, World, WorldChanges};
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_sim::channel::{Channel, Packet};
 use serde::{Deserialize, Serialize};
@@ -157,8 +162,15 @@ impl Client {
         Ok(())
     }
 
-    /// The server's side of tick `t`: the acks that arrived, then the frame.
-    fn server_phase(&mut self, t: u32, world: &World, measured: bool) -> Result<(), Failure> {
+    /// The server's side of tick `t`: the acks that arrived, then the frame of what `changes`
+    /// says changed in `world`.
+    fn server_phase(
+        &mut self,
+        t: u32,
+        world: &World,
+        changes: &WorldChanges,
+        measured: bool,
+    ) -> Result<(), Failure> {
         let started = Instant::now();
         for packet in self.up.arrivals(t) {
             self.encoder
@@ -166,11 +178,11 @@ impl Client {
                 .map_err(|e| format!("kind 7 decode: {e}"))?;
         }
         let presenting = Instant::now();
-        let state = self.presenter.present(t, world);
+        let edits = self.presenter.present_changes(t, world, changes);
         let presented = presenting.elapsed().as_nanos();
         let sent = self
             .encoder
-            .encode(t, state, std::iter::empty())
+            .encode_edits(t, edits, std::iter::empty())
             .map_err(|e| format!("acked encode: {e}"))?;
         if measured {
             self.server_ns += started.elapsed().as_nanos();
@@ -242,15 +254,30 @@ pub fn run_clients(
     let mut all: Vec<Client> = (0..clients).map(|i| Client::new(kind, i, seed)).collect();
     let everyone: Vec<usize> = (0..scene.bodies().len()).collect();
     let (mut wall_ns, mut bitcode_ns, mut bitcode_bytes) = (0u128, 0u128, 0u64);
+    let mut changes = WorldChanges::new();
     for t in 1..=ticks {
         let measured = t > warmup;
         scene.step();
         let changed = if t == 1 { &everyone } else { scene.changed() };
         mirror_acked(&mut world, scene.bodies(), changed);
+        // What the mirror wrote of each body it was handed: its pose, health and orientation
+        // (a body comes whole on the first tick).
+        changes.clear();
+        for &i in changed {
+            let eid = scene.bodies()[i].id;
+            if t == 1 {
+                changes.spawned.push(eid);
+            } else {
+                let groups = Groups::POSE | Groups::VITALS | Groups::ORIENT;
+                changes.changed.push((eid, groups));
+            }
+        }
         let snapshot = FullSnapshot::of(kind, t, scene.bodies());
         each(&mut all, threads, |c| c.client_phase(t, measured))?;
         let started = Instant::now();
-        each(&mut all, threads, |c| c.server_phase(t, &world, measured))?;
+        each(&mut all, threads, |c| {
+            c.server_phase(t, &world, &changes, measured)
+        })?;
         let wall = started.elapsed().as_nanos();
         let started = Instant::now();
         let full = std::hint::black_box(bitcode::encode(&snapshot));

@@ -25,17 +25,23 @@
 //! one handed in per call: the header's `input_buffer` must be the count of the same sink the
 //! frame's acks fed, and an encoder that holds its sink cannot be handed another by mistake.
 //!
-//! **A frame reads what changed since its base, not the world.** The
-//! [`Presenter`](super::Presenter) notes on each S_N the ids whose entry differs from the S_N
-//! before it; when every kept state after the base carries such a note against the one before
-//! it (and the new S_N against the newest kept), the delta reads only the union of those notes
-//! ([`delta_at`](super::delta_at)); a state from anywhere else, or a chain the note of which
-//! does not hold, is compared with the base over every entity. The frames are the same bytes
-//! either way (a test holds the two to each other over the stream's scenarios).
+//! **A frame reads what changed since its base, not the world.** The encoder keeps one live
+//! state, S_N of the last frame, in a table by id it edits in place, and with each kept frame the
+//! entries that frame's edits replaced: a kept frame's state is the live one with the edits of
+//! the frames after it undone, so the delta onto a base reads only the ids edited since it,
+//! each base entry being what the oldest of those edits replaced. The edits come in two ways:
+//! [`encode_edits`](AckedEncoder::encode_edits) takes them (the change-driven path, from
+//! [`Presenter::present_changes`](super::Presenter::present_changes)), and
+//! [`encode`](AckedEncoder::encode) finds them in a whole S_N, from the
+//! [`Presenter`](super::Presenter)'s note of the ids that differ from the S_N before, or by
+//! comparing the S_N with the live state. The frames are the same bytes either way (the
+//! [`harness`](super::harness) runs both in every scenario). A keyframe reads the whole state,
+//! and so does the check every CHECK_EVERY frames (CHECK-2 hashes every record).
 //!
 //! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
 
-use super::{delta, delta_at, server_check, AckedFrame, AckedSchema, FrameOf, ServerState};
+use super::paged::PagedMap;
+use super::{delta_one, state_check, AckedFrame, AckedSchema, Edit, Entry, FrameOf, ServerState};
 use crate::{DecodeError, EncodeError, ErrorKind};
 use std::collections::VecDeque;
 
@@ -63,12 +69,12 @@ pub trait InputSink {
 /// [`submit`](InputSink::submit) (ACK-25).
 pub const MAX_BUFFERED_INPUTS: usize = 256;
 
-/// One frame the server keeps: its tick, the state it produces, and the newest event serial it
-/// carried.
+/// One frame the server keeps: its tick, what its edits replaced in the live state (each id's
+/// entry before the frame, ascending), and the newest event serial it carried.
 #[derive(Debug, Clone)]
 struct Kept<R> {
     tick: u32,
-    state: ServerState<R>,
+    undo: Vec<Edit<R>>,
     events_through: Option<u32>,
 }
 
@@ -132,6 +138,12 @@ pub struct AckedEncoder<S: AckedSchema, Q> {
     /// ACK-20: with no acknowledged base (the first frame, or an acknowledgement older than the
     /// SENT_RING frames kept) the frame is a keyframe.
     sent: VecDeque<Kept<S::Record>>,
+    /// The last frame's state, S_N; a kept frame's is it with the edits of the frames after it
+    /// undone.
+    live: PagedMap<Entry<S::Record>>,
+    /// The last state handed to [`encode`](Self::encode), equal to `live`, whose note a next
+    /// state may carry.
+    given: Option<ServerState<S::Record>>,
     acked: Option<u32>,
     floor: Option<u32>,
     pending: VecDeque<Pending<S::Event>>,
@@ -142,9 +154,6 @@ pub struct AckedEncoder<S: AckedSchema, Q> {
     inputs: Q,
     last_seq: u32,
     counters: EncoderCounters,
-    /// The ids changed since a frame's base, gathered from the states' notes (reused).
-    since_base: Vec<u16>,
-    merged: Vec<u16>,
 }
 
 impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
@@ -153,6 +162,8 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
     pub fn new(inputs: impl Into<Q>) -> Self {
         Self {
             sent: VecDeque::new(),
+            live: PagedMap::default(),
+            given: None,
             acked: None,
             floor: None,
             pending: VecDeque::new(),
@@ -163,8 +174,6 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             inputs: inputs.into(),
             last_seq: 0,
             counters: EncoderCounters::default(),
-            since_base: Vec::new(),
-            merged: Vec::new(),
         }
     }
 
@@ -174,7 +183,13 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         self
     }
 
-    /// The frame of tick `tick`, producing `state` (S_N), with this tick's new `events`.
+    /// The frame of tick `tick`, producing `state` (S_N), with this tick's new `events`: the
+    /// whole-state path, for a caller that computes each S_N whole.
+    ///
+    /// What differs from the S_N before is found from the [`Presenter`](super::Presenter)'s note
+    /// when `state` carries one against the last state handed here, else by comparing the two
+    /// over every entity; then it goes as [`encode_edits`](Self::encode_edits) of those
+    /// entities, so the frames are the same bytes either way.
     ///
     /// ACK-19: frame N carries what turns the acknowledged S_B into S_N. A tick not newer than the
     /// last frame's is refused.
@@ -184,9 +199,42 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         state: ServerState<S::Record>,
         events: impl IntoIterator<Item = S::Event>,
     ) -> Result<Outgoing<S>, EncodeError> {
+        let noted = self.given.as_ref().and_then(|g| state.changed_since(g));
+        let edits: Vec<Edit<S::Record>> = match noted {
+            Some(ids) => ids
+                .iter()
+                .map(|eid| (*eid, state.get(eid).cloned()))
+                .collect(),
+            None => differences(&self.live, &state),
+        };
+        let out = self.encode_edits(tick, edits, events)?;
+        self.given = Some(state);
+        Ok(out)
+    }
+
+    /// The frame of tick `tick`, S_N being the last frame's with `edits` made (each id's entry,
+    /// or none when it left; ascending, each id once), with this tick's new `events`: the
+    /// change-driven path, whose work follows the edits and what changed since the client's
+    /// base, never the world (but for a keyframe, and the check every CHECK_EVERY frames, which
+    /// read the whole state).
+    ///
+    /// ACK-19: frame N carries what turns the acknowledged S_B into S_N. A tick not newer than the
+    /// last frame's, or edits out of order, are refused, and nothing changes.
+    pub fn encode_edits(
+        &mut self,
+        tick: u32,
+        edits: Vec<Edit<S::Record>>,
+        events: impl IntoIterator<Item = S::Event>,
+    ) -> Result<Outgoing<S>, EncodeError> {
         if self.sent.back().is_some_and(|k| tick <= k.tick) {
             return Err(EncodeError::new(ErrorKind::InvalidCondition).field("tick"));
         }
+        if let Some(i) = edits.windows(2).position(|w| w[0].0 >= w[1].0) {
+            return Err(EncodeError::new(ErrorKind::InvalidCondition)
+                .index(i + 1)
+                .field("edits"));
+        }
+        self.given = None;
         let frame_no = self.counters.frames;
         for event in events {
             self.pending.push_back(Pending {
@@ -211,24 +259,39 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
                 break;
             }
         }
+        // S_N is the live state with the edits made; what they replaced goes with the frame, so
+        // that any kept frame's state is the live one with the edits of the frames after it
+        // undone.
+        let undo: Vec<Edit<S::Record>> = edits
+            .into_iter()
+            .map(|(eid, entry)| {
+                let before = match entry {
+                    Some(e) => self.live.insert(eid, e),
+                    None => self.live.remove(eid),
+                };
+                (eid, before)
+            })
+            .collect();
         let base_at = self
             .acked
             .and_then(|a| self.sent.iter().position(|k| k.tick == a));
         let base = base_at.and_then(|j| self.sent.get(j));
-        // What changed since the base, when every state after it carries a note against the
-        // one before (the presenter's): a delta of those ids only, never the world.
-        let noted = base_at.is_some_and(|j| {
-            changed_since(
-                &self.sent,
-                j,
-                &state,
-                &mut self.since_base,
-                &mut self.merged,
-            )
-        });
-        let (removed, changes) = match base {
-            Some(k) if noted => delta_at::<S>(&k.state, &state, &self.since_base, tick)?,
-            _ => delta::<S>(base.map(|k| &k.state), &state, tick)?,
+        let delta = match base_at {
+            Some(j) => self.delta_since(j, &undo, tick),
+            None => self.keyframe_delta(tick),
+        };
+        let (removed, changes) = match delta {
+            Ok(d) => d,
+            Err(e) => {
+                // Nothing changes: the live state is put back as it was.
+                for (eid, before) in undo.into_iter().rev() {
+                    match before {
+                        Some(e) => self.live.insert(eid, e),
+                        None => self.live.remove(eid),
+                    };
+                }
+                return Err(e);
+            }
         };
         let carried: Vec<&Pending<S::Event>> =
             self.pending.iter().take(usize::from(u8::MAX)).collect();
@@ -245,7 +308,7 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             // the same frames as before.
             check: (frame_no + 1)
                 .is_multiple_of(u64::from(S::CHECK_EVERY))
-                .then(|| server_check::<S>(&state)),
+                .then(|| state_check::<S>(self.live.iter().map(|(eid, e)| (eid, &e.record)))),
             removed,
             changes,
             first_serial: carried.first().map_or(0, |p| p.serial),
@@ -260,7 +323,7 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         self.counters.reliable += u64::from(reliable);
         self.sent.push_back(Kept {
             tick,
-            state,
+            undo,
             events_through,
         });
         // ACK-1, ACK-20: the server keeps fewer frames (SENT_RING) than the client holds, so every
@@ -279,6 +342,54 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             bytes,
             reliable,
         })
+    }
+
+    /// The delta of a keyframe: every entity of the live state, whole.
+    fn keyframe_delta(&self, tick: u32) -> Result<(Vec<u16>, Vec<S::Change>), EncodeError> {
+        let mut out = (Vec::new(), Vec::with_capacity(self.live.len()));
+        for (i, (eid, entry)) in self.live.iter().enumerate() {
+            delta_one::<S>(eid, None, Some(entry), || i, tick, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// The delta from the state of kept frame `base` to the live state, `undo` being what this
+    /// frame's edits replaced: read only at the ids the frames after the base and this one
+    /// edited, each id's base entry being what the oldest of those edits replaced (ACK-19).
+    /// The entries at every other id are the same in both and were held to
+    /// [`AckedSchema::diff`]'s rules when the frame that first held them was encoded.
+    fn delta_since(
+        &self,
+        base: usize,
+        undo: &[Edit<S::Record>],
+        tick: u32,
+    ) -> Result<(Vec<u16>, Vec<S::Change>), EncodeError> {
+        // The base's entry at each id edited since, ascending: the oldest edit's wins.
+        let mut held: Vec<(u16, Option<&Entry<S::Record>>)> = Vec::new();
+        let mut merged = Vec::new();
+        let logs = self.sent.range(base + 1..).map(|k| &k.undo[..]);
+        for log in logs.chain([undo]) {
+            merged.clear();
+            merged.reserve(held.len() + log.len());
+            let mut newer = log.iter().map(|(e, v)| (*e, v.as_ref())).peekable();
+            for (eid, entry) in held.drain(..) {
+                while let Some(n) = newer.next_if(|(e, _)| *e < eid) {
+                    merged.push(n);
+                }
+                newer.next_if(|(e, _)| *e == eid);
+                merged.push((eid, entry));
+            }
+            merged.extend(newer);
+            std::mem::swap(&mut held, &mut merged);
+        }
+        // At most a change per id: grown once, not doubling through the frame.
+        let mut out = (Vec::new(), Vec::with_capacity(held.len()));
+        for (eid, old) in held {
+            let new = self.live.get(eid);
+            let place = || self.live.rank(eid).unwrap_or(0);
+            delta_one::<S>(eid, old, new, place, tick, &mut out)?;
+        }
+        Ok(out)
     }
 
     /// Takes a client's kind 7 content: the tick it acknowledges, whether it asks for a
@@ -383,19 +494,24 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         self.counters
     }
 
-    /// The states it keeps, oldest first.
-    pub(crate) fn kept_states(&self) -> impl Iterator<Item = &ServerState<S::Record>> {
-        self.sent.iter().map(|k| &k.state)
+    /// The last state handed to [`encode`](Self::encode), shared with its caller.
+    pub(crate) fn given_state(&self) -> Option<&ServerState<S::Record>> {
+        self.given.as_ref()
     }
 
-    /// The heap it holds besides its kept states' (see [`super::heap_bytes`]): its rings and
-    /// scratch at capacity.
+    /// The heap it holds besides the last state handed to it (see [`super::heap_bytes`]): its
+    /// live state, what each kept frame's edits replaced, its rings at capacity.
     pub(crate) fn own_heap_bytes(&self) -> usize {
         use std::mem::size_of;
         self.sent.capacity() * size_of::<Kept<S::Record>>()
+            + self
+                .sent
+                .iter()
+                .map(|k| k.undo.capacity() * size_of::<Edit<S::Record>>())
+                .sum::<usize>()
+            + self.live.heap_bytes()
             + self.pending.capacity() * size_of::<Pending<S::Event>>()
             + self.expired.capacity() * size_of::<u32>()
-            + (self.since_base.capacity() + self.merged.capacity()) * size_of::<u16>()
     }
 }
 
@@ -414,40 +530,25 @@ impl<S: AckedSchema, Q: InputSink<Input = S::Input>> AckedEncoder<S, Q> {
     }
 }
 
-/// Gathers into `ids` (ascending, each once) the ids at which `state` may differ from the
-/// state of `sent[base]`, from the notes of every state after it (each against the one before,
-/// `state` against the newest kept), using `merged` as room; false, with `ids` unusable, when
-/// a note is missing or was taken against another state.
-fn changed_since<R>(
-    sent: &VecDeque<Kept<R>>,
-    base: usize,
+/// The edits that turn `live` into `state`: every id whose entry differs, came or went,
+/// ascending (one walk over the two, both ascending).
+fn differences<R: Clone + PartialEq>(
+    live: &PagedMap<Entry<R>>,
     state: &ServerState<R>,
-    ids: &mut Vec<u16>,
-    merged: &mut Vec<u16>,
-) -> bool {
-    ids.clear();
-    let after = sent.range(base..).map(|k| &k.state).chain([state]);
-    for (from, to) in sent.range(base..).map(|k| &k.state).zip(after.skip(1)) {
-        let Some(changed) = to.changed_since(from) else {
-            return false;
-        };
-        union_into(ids, changed, merged);
-        std::mem::swap(ids, merged);
+) -> Vec<Edit<R>> {
+    let mut edits = Vec::new();
+    let mut held = live.iter().peekable();
+    for (eid, entry) in state.iter() {
+        while let Some((gone, _)) = held.next_if(|(id, _)| id < eid) {
+            edits.push((gone, None));
+        }
+        match held.next_if(|(id, _)| id == eid) {
+            Some((_, old)) if old == entry => {}
+            _ => edits.push((*eid, Some(entry.clone()))),
+        }
     }
-    true
-}
-
-/// The union of `a` and `b` (each ascending, each id once) into `out`, ascending, each once.
-fn union_into(a: &[u16], b: &[u16], out: &mut Vec<u16>) {
-    out.clear();
-    let (mut i, mut j) = (0, 0);
-    while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
-        out.push(x.min(y));
-        i += usize::from(x <= y);
-        j += usize::from(y <= x);
-    }
-    out.extend_from_slice(a.get(i..).unwrap_or_default());
-    out.extend_from_slice(b.get(j..).unwrap_or_default());
+    edits.extend(held.map(|(gone, _)| (gone, None)));
+    edits
 }
 
 /// What an ack did to the base.
@@ -480,7 +581,7 @@ impl AckVerdict {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Presenter, Reference, ViewConfig, World, WorldEntity};
+    use super::super::{server_check, Presenter, Reference, ViewConfig, World, WorldEntity};
     use super::*;
     use crate::protocol::{EntityState, Input};
 
@@ -720,8 +821,8 @@ mod tests {
             for (t, ops) in (1u32..).zip(&s.script) {
                 let events = super::super::harness::apply_ops(&mut world, &mut lives, ops);
                 let state = presenter.present(t, &world);
-                if let Some(last) = noted.sent.back() {
-                    noted_frames += usize::from(state.changed_since(&last.state).is_some());
+                if let Some(last) = noted.given.as_ref() {
+                    noted_frames += usize::from(state.changed_since(last).is_some());
                 }
                 let copy = unnoted(&state);
                 let a = noted.encode(t, state, events.clone()).unwrap();
@@ -781,5 +882,87 @@ mod tests {
             counts.push(per_frame);
         }
         assert_eq!(counts[0], counts[1], "the world's size changed the work");
+    }
+
+    /// Issue 38: on the change-driven path, a tick's work for a client follows what changed,
+    /// never the world. The same 16 movers (the client's own among them, so its tier boundary
+    /// moves) and an entity respawned every 10 ticks, among 512 entities and then among 512
+    /// plus 7,680 that never change, far off; each frame onto a base 6 ticks old: the entities
+    /// presented, the queue entries walked, the ids the encoder examined and the entries moved
+    /// in its states are counted (never timed). The counts of the two worlds are within a
+    /// constant of each other, and a few per change. (Outside the count: the check every
+    /// CHECK_EVERY frames, a hash over the state, and the keyframes.)
+    #[test]
+    fn a_ticks_work_on_the_change_driven_path_follows_the_changes_not_the_world() {
+        use super::super::{moves, Groups, WorldChanges};
+        let mut totals = Vec::new();
+        for extra in [0u16, 7680] {
+            let mut presenter = Presenter::new(ViewConfig {
+                own: vec![0],
+                ..ViewConfig::default()
+            });
+            let mut encoder = ReferenceEncoder::new(Held::default());
+            let mut world: World = (0..512u16)
+                .map(|eid| {
+                    let mut e = at_x(f32::from(eid % 32) * 2.0);
+                    e.y = f32::from(eid / 32) * 2.0;
+                    (eid, e)
+                })
+                .chain((512..512 + extra).map(|eid| (eid, at_x(2_000.0 + f32::from(eid)))))
+                .collect();
+            let mut changes = WorldChanges::new();
+            changes.spawned.extend(world.keys());
+            let (mut per_tick, mut rebuilds) = (Vec::new(), 0);
+            for t in 1..=200u32 {
+                if t > 1 {
+                    changes.clear();
+                    for eid in 0..16u16 {
+                        let e = world.get_mut(&(eid * 7)).unwrap();
+                        e.x += 0.3;
+                        changes.changed.push((eid * 7, Groups::POSE));
+                    }
+                    if t % 10 == 0 {
+                        world.get_mut(&100).unwrap().life += 1;
+                        changes.spawned.push(100);
+                    }
+                }
+                if t > 6 {
+                    encoder.on_ack(u64::from(t), t - 6, false, 0, std::iter::empty());
+                }
+                moves::take();
+                moves::take_examined();
+                moves::take_judged();
+                let edits = presenter.present_changes(t, &world, &changes);
+                encoder.encode_edits(t, edits, std::iter::empty()).unwrap();
+                let (judged, queued, rebuilt) = moves::take_judged();
+                let ops = judged + queued + moves::take_examined() + moves::take();
+                if t > 7 {
+                    per_tick.push(ops);
+                    rebuilds += rebuilt;
+                }
+            }
+            let most = per_tick.iter().copied().max().unwrap_or(0);
+            assert!(
+                most <= 40 * 17,
+                "{} entities: {most} operations in a tick for 17 changes",
+                512 + extra
+            );
+            totals.push(per_tick.iter().sum::<u64>() + rebuilds);
+            eprintln!(
+                "{} entities: at most {most} operations a tick, {} in {} ticks",
+                512 + extra,
+                totals.last().unwrap_or(&0),
+                per_tick.len()
+            );
+        }
+        // The presenter's queues are rebuilt from their live entries once their dropped ones
+        // outnumber them (amortized over the entries pushed, at other ticks in the two worlds):
+        // counted in the totals, not in each tick's.
+        assert!(
+            totals[1] <= totals[0] + totals[0] / 4,
+            "a world 16 times larger: {} operations against {}",
+            totals[1],
+            totals[0]
+        );
     }
 }

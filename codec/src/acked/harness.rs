@@ -7,6 +7,11 @@
 //! an ordered, lossless client shows at that tick, and once the network heals the client converges
 //! to the server's world.
 //!
+//! Beside the server half fed whole worlds ([`Presenter::present`], [`AckedEncoder::encode`]) runs
+//! its change-driven twin, told only what the script's ops changed ([`WorldChanges`],
+//! [`Presenter::present_changes`], [`AckedEncoder::encode_edits`]) and fed the same acks: every
+//! frame of the two must be the same bytes, or the run is broken.
+//!
 //! The client's inputs go to an [`InputSink`] the caller hands in, with the hook that executes them
 //! each tick: the stream's invariant holds whatever is done with them, and the one scheduler the
 //! fuzz target and the suite run (the input schedule of SRV-12 to SRV-16) is `ackwire-server`'s,
@@ -14,9 +19,9 @@
 //! over that schedule, and its `fuzz_one` the fuzz target's body.
 
 use super::{
-    client_view, AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, InputSink,
-    OrderedDecoder, OrderedEncoder, Presenter, Reference, State, ViewConfig, World, WorldEntity,
-    MAX_BUFFERED_INPUTS,
+    client_view, AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, Groups, InputSink,
+    OrderedDecoder, OrderedEncoder, Presenter, Reference, State, ViewConfig, World, WorldChanges,
+    WorldEntity, MAX_BUFFERED_INPUTS,
 };
 use crate::protocol::{Blast, Buttons, Change, EntityState, Event, Hit, Input, Shot};
 use crate::BitSet;
@@ -212,6 +217,11 @@ where
     let end = s.script.len() as u32 + s.drain;
     let heal = s.heal_at.min(s.script.len() as u32 + 1);
     let mut last_state = State::new();
+    // The change-driven twin: its input sink only reports the count of the first's, so that
+    // the header's `input_buffer` is the same.
+    let mut twin = Presenter::new(s.view.clone());
+    let mut twin_enc = AckedEncoder::<S, Mirror>::new(Mirror::default());
+    let mut changes = WorldChanges::new();
     for t in 1..=end {
         let healed = t >= heal;
         // 1. Frames arriving at the client.
@@ -262,6 +272,9 @@ where
         for bytes in up.arrivals(t) {
             enc.receive(u64::from(t), &bytes)
                 .map_err(|e| format!("tick {t}: the server refused an ack: {e}"))?;
+            twin_enc
+                .receive(u64::from(t), &bytes)
+                .map_err(|e| format!("tick {t}: the change-driven twin refused an ack: {e}"))?;
         }
         // 3. The client acknowledges and sends an input aimed two ticks ahead.
         writer.push(Input {
@@ -289,6 +302,22 @@ where
         }
         generated.extend(events.iter().cloned());
         execute(enc.inputs_mut(), u64::from(t));
+        twin_enc.inputs_mut().0 = enc.inputs().pending();
+        // What an ECS's change tracking would report of the ops.
+        changes.clear();
+        for op in ops {
+            match op {
+                Op::Spawn { eid, .. } => changes.spawned.push(*eid),
+                Op::Move { eid, .. } => changes.changed.push((*eid, Groups::POSE | Groups::ORIENT)),
+                Op::Set { eid, .. } => changes.changed.push((*eid, Groups::VITALS | Groups::SEAT)),
+                Op::Despawn { eid } => changes.despawned.push(*eid),
+                Op::Event(_) => {}
+            }
+        }
+        let edits = twin.present_changes(t, &world, &changes);
+        let twin_sent = twin_enc
+            .encode_edits(t, edits, events.clone())
+            .map_err(|e| format!("tick {t}: the change-driven twin's encode: {e}"))?;
         let state = presenter.present(t, &world);
         let oframe = oenc
             .encode(t, state.clone(), events.clone())
@@ -311,6 +340,12 @@ where
         let sent = enc
             .encode(t, state, events)
             .map_err(|e| format!("tick {t}: acked encode: {e}"))?;
+        if sent.bytes != twin_sent.bytes {
+            return Err(format!(
+                "tick {t}: the change-driven server half sent other bytes:\n whole {:?}\n changes {:?}",
+                sent.frame, twin_sent.frame
+            ));
+        }
         out.bytes_down += sent.bytes.len() as u64;
         out.max_kept = out.max_kept.max(enc.kept());
         down.send(t, Fate::nth(&s.down, t as usize, healed), sent.bytes);
@@ -338,6 +373,21 @@ where
         return Err(format!("memory past the rings: {out:?}"));
     }
     Ok(out)
+}
+
+/// The change-driven twin's input sink: it holds nothing and reports the count it is set to
+/// (the first server half's), so that both halves' headers say the same.
+#[derive(Debug, Default)]
+struct Mirror(usize);
+
+impl InputSink for Mirror {
+    type Input = Input;
+
+    fn submit(&mut self, _seq: u32, _tick: u32, _input: Input, _current: u64) {}
+
+    fn pending(&self) -> usize {
+        self.0
+    }
 }
 
 /// The shape of a generated scenario.

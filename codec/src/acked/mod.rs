@@ -9,6 +9,7 @@
 //! | S_N, S_B and the delta between them (ACK-17, ACK-19, ACK-21, CHECK-2) | [`ServerState`], [`State`], [`delta`], [`apply_frame`], [`state_check`] | both |
 //! | the ordered deltas (ACK-37) | [`OrderedEncoder`], [`OrderedDecoder`] | both: the reference |
 //! | what an ordered client would hold after frame N (ACK-17, ACK-18) | [`Presenter`], [`ViewConfig`] | server |
+//! | what changed in the world, and so in S_N (the change-driven server half) | [`WorldChanges`], [`Groups`], [`Edit`] | server |
 //! | SENT_RING frames, base or keyframe, events, check, RELIABLE_ABOVE (ACK-19 to ACK-28) | [`AckedEncoder`], [`Outgoing`] | server |
 //! | the client's AckedDecoder (ACK-29 to ACK-36) | [`AckedDecoder`] | client |
 //! | the ack of its input frames, kind 7 (ACK-10 to ACK-13) | [`AckWriter`] | client |
@@ -37,6 +38,7 @@ mod decoder;
 mod encoder;
 pub mod harness;
 mod ordered;
+mod paged;
 mod presenter;
 pub mod wire;
 
@@ -47,7 +49,9 @@ pub use encoder::{
     AckVerdict, AckedEncoder, EncoderCounters, InputSink, Outgoing, MAX_BUFFERED_INPUTS,
 };
 pub use ordered::{OrderedDecoder, OrderedEncoder};
-pub use presenter::{Presenter, ViewConfig, World, WorldEntity, POSE_REFRESH};
+pub use presenter::{
+    Groups, Presenter, ViewConfig, World, WorldChanges, WorldEntity, POSE_REFRESH,
+};
 
 use crate::{DecodeError, EncodeError, ErrorKind};
 use std::fmt::Debug;
@@ -66,6 +70,12 @@ pub struct Entry<R> {
 /// S_N as the server computes it for one client: every entity's record, by id, with its life.
 pub type ServerState<R> = IdMap<Entry<R>>;
 
+/// What one entity became in a client's S_N against the S_N before: its entry, or `None` when
+/// it left. A tick's edits, ascending by id, are what the change-driven server half hands
+/// [`AckedEncoder::encode_edits`] (the [`Presenter`] makes them with
+/// [`Presenter::present_changes`]).
+pub type Edit<R> = (u16, Option<Entry<R>>);
+
 /// A state as a client holds and shows it: every entity's record, by id.
 pub type State<R> = IdMap<R>;
 
@@ -75,8 +85,9 @@ pub type State<R> = IdMap<R>;
 /// cheap. Lookups are binary searches; an insertion out of order shifts the entries after it.
 ///
 /// The entries are shared: a clone is a reference count, and a change to a shared map copies
-/// it first (one copy of the vector, no allocation per entity). The presenter keeps the S_N it
-/// hands the encoder without copies. (The AckedDecoder keeps no whole state per frame: see
+/// it first (one copy of the vector, no allocation per entity). The presenter's whole-state
+/// path keeps the S_N it hands the encoder without copies. (Neither the change-driven server
+/// half nor the AckedDecoder keeps a whole state per frame: see [`AckedEncoder`] and
 /// [`LiveState`].)
 ///
 /// A map may also carry a note of the ids whose value differs from the map it was computed
@@ -149,27 +160,6 @@ impl<V> IdMap<V> {
             .then_some(&since.changed[..])
     }
 
-    /// The entry of `eid` at or after place `from` (the ids below it already passed): its
-    /// place and value, or the place it would take.
-    ///
-    /// Searched by galloping from `from` (1, 2, 4, ... places on, then halving), so that a
-    /// walk of ascending ids reads the entries near the last one found, in order, rather than
-    /// a binary search's chain of reads across the whole state, each waiting on the one before
-    /// (in the bench's cold caches that made a delta of 110 ids slower than a walk of 901).
-    fn find_from(&self, from: usize, eid: u16) -> Result<(usize, &V), usize> {
-        let rest = self.entries.get(from..).unwrap_or_default();
-        let mut end = 1;
-        while rest.get(end - 1).is_some_and(|(e, _)| *e < eid) {
-            end *= 2;
-        }
-        let window = rest.get(end / 2..end.min(rest.len())).unwrap_or_default();
-        let at = from + end / 2 + window.partition_point(|(e, _)| *e < eid);
-        match self.entries.get(at) {
-            Some((e, v)) if *e == eid => Ok((at, v)),
-            _ => Err(at),
-        }
-    }
-
     fn index(&self, eid: u16) -> Result<usize, usize> {
         self.entries.binary_search_by_key(&eid, |(e, _)| *e)
     }
@@ -221,9 +211,11 @@ impl<V> IdMap<V> {
     }
 }
 
-/// The heap one client's acked server half holds: its [`Presenter`]'s last S_N and what it knew
-/// of each entity, and its [`AckedEncoder`]'s kept states, events and scratch (not the input
-/// sink's, which is the sink's own), each state counted once however many of them share it.
+/// The heap one client's acked server half holds: its [`Presenter`]'s knowledge of each entity,
+/// its queues and its last whole S_N (if it presents whole states), and its [`AckedEncoder`]'s
+/// live state, what its kept frames' edits replaced, its events and the last whole S_N handed
+/// to it (not the input sink's, which is the sink's own), each whole S_N counted once however
+/// many share it.
 /// The memory per client a server pays, which `ackwire bench` reports and
 /// `codec/tests/acked_alloc.rs` holds to the allocator's count.
 pub fn heap_bytes<S: AckedSchema<Record = crate::protocol::EntityState>, Q: InputSink>(
@@ -232,7 +224,7 @@ pub fn heap_bytes<S: AckedSchema<Record = crate::protocol::EntityState>, Q: Inpu
 ) -> usize {
     let mut seen: Vec<*const Vec<(u16, Entry<crate::protocol::EntityState>)>> = Vec::new();
     let mut total = presenter.own_heap_bytes() + encoder.own_heap_bytes();
-    for state in std::iter::once(presenter.last_state()).chain(encoder.kept_states()) {
+    for state in std::iter::once(presenter.last_state()).chain(encoder.given_state()) {
         if !seen.contains(&state.entries_at()) {
             seen.push(state.entries_at());
             total += state.heap_bytes();
@@ -349,6 +341,56 @@ pub(crate) mod moves {
     #[cfg(test)]
     pub(crate) fn take_examined() -> u64 {
         EXAMINED.with(|m| m.replace(0))
+    }
+
+    #[cfg(test)]
+    thread_local! {
+        static JUDGED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        static QUEUED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        static REBUILT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Counts an entity the Presenter applied its rules to, and `queued` entries its queues
+    /// pushed, popped or rebuilt for it: the measure of the test that a tick's presenting
+    /// follows the changes and the policy's events, never the world.
+    #[inline]
+    pub(crate) fn judge(queued: usize) {
+        #[cfg(test)]
+        {
+            JUDGED.with(|m| m.set(m.get() + 1));
+            QUEUED.with(|m| m.set(m.get() + queued as u64));
+        }
+        #[cfg(not(test))]
+        let _ = queued;
+    }
+
+    /// Counts `n` queue entries the Presenter walked besides those of [`judge`].
+    #[inline]
+    pub(crate) fn queue(n: usize) {
+        #[cfg(test)]
+        QUEUED.with(|m| m.set(m.get() + n as u64));
+        #[cfg(not(test))]
+        let _ = n;
+    }
+
+    /// Counts `n` queue entries the Presenter rebuilt a queue from.
+    #[inline]
+    pub(crate) fn rebuild(n: usize) {
+        #[cfg(test)]
+        REBUILT.with(|m| m.set(m.get() + n as u64));
+        #[cfg(not(test))]
+        let _ = n;
+    }
+
+    /// The entities judged, the queue entries walked and those rebuilt from on this thread
+    /// since the last call.
+    #[cfg(test)]
+    pub(crate) fn take_judged() -> (u64, u64, u64) {
+        (
+            JUDGED.with(|m| m.replace(0)),
+            QUEUED.with(|m| m.replace(0)),
+            REBUILT.with(|m| m.replace(0)),
+        )
     }
 }
 
@@ -665,69 +707,30 @@ pub fn delta<S: AckedSchema>(
     let mut held = base.into_iter().flatten().peekable();
     for (i, (eid, entry)) in next.iter().enumerate() {
         while let Some((gone, old)) = held.next_if(|(id, _)| *id < eid) {
-            delta_one::<S>(*gone, Some(old), None, tick, &mut out)?;
+            delta_one::<S>(*gone, Some(old), None, || i, tick, &mut out)?;
         }
         let old = held.next_if(|(id, _)| *id == eid).map(|(_, e)| e);
-        delta_one::<S>(*eid, old, Some((i, entry)), tick, &mut out)?;
+        delta_one::<S>(*eid, old, Some(entry), || i, tick, &mut out)?;
     }
     for (gone, old) in held {
-        delta_one::<S>(*gone, Some(old), None, tick, &mut out)?;
+        delta_one::<S>(*gone, Some(old), None, || 0, tick, &mut out)?;
     }
     Ok(out)
 }
 
-/// [`delta`] of `base` and `next` read only at the ids `ids` (ascending, each once), which
-/// hold every id whose entry differs between the two, came or went: the same frame, at the
-/// cost of those ids, not of the states. The entries at every other id are the same in both
-/// and were held to [`AckedSchema::diff`]'s rules when the state that first held them was
-/// encoded, so nothing there could be a change or a fault.
-pub(crate) fn delta_at<S: AckedSchema>(
-    base: &ServerState<S::Record>,
-    next: &ServerState<S::Record>,
-    ids: &[u16],
-    tick: u32,
-) -> Result<(Vec<u16>, Vec<S::Change>), EncodeError> {
-    // At most a change per id: grown once, not doubling through the frame.
-    let mut out = (Vec::new(), Vec::with_capacity(ids.len()));
-    // Both states ascend by id, as the ids do: each search starts where the last ended.
-    let (mut in_base, mut in_next) = (0, 0);
-    for &eid in ids {
-        let old = match base.find_from(in_base, eid) {
-            Ok((at, e)) => {
-                in_base = at + 1;
-                Some(e)
-            }
-            Err(at) => {
-                in_base = at;
-                None
-            }
-        };
-        let new = match next.find_from(in_next, eid) {
-            Ok((at, e)) => {
-                in_next = at + 1;
-                Some((at, e))
-            }
-            Err(at) => {
-                in_next = at;
-                None
-            }
-        };
-        delta_one::<S>(eid, old, new, tick, &mut out)?;
-    }
-    Ok(out)
-}
-
-/// One id of a delta: its entry in the base (`old`), its place and entry in the state the
-/// frame produces (`new`), into the removed ids and the changes of `out`.
-fn delta_one<S: AckedSchema>(
+/// One id of a delta: its entry in the base (`old`), its entry in the state the frame produces
+/// (`new`) and its place there (`place`, for an error's report), into the removed ids and the
+/// changes of `out`.
+pub(crate) fn delta_one<S: AckedSchema>(
     eid: u16,
     old: Option<&Entry<S::Record>>,
-    new: Option<(usize, &Entry<S::Record>)>,
+    new: Option<&Entry<S::Record>>,
+    place: impl Fn() -> usize,
     tick: u32,
     (removed, changes): &mut (Vec<u16>, Vec<S::Change>),
 ) -> Result<(), EncodeError> {
     moves::examine(1);
-    let Some((i, entry)) = new else {
+    let Some(entry) = new else {
         if old.is_some() {
             removed.push(eid);
         }
@@ -745,11 +748,11 @@ fn delta_one<S: AckedSchema>(
         Ok(Some(change)) => changes.push(change),
         Ok(None) if before.is_none() => {
             return Err(EncodeError::new(ErrorKind::InvalidCondition)
-                .index(i)
+                .index(place())
                 .field("changes"))
         }
         Ok(None) => {}
-        Err(e) => return Err(e.index(i).field("changes")),
+        Err(e) => return Err(e.index(place()).field("changes")),
     }
     Ok(())
 }

@@ -29,8 +29,8 @@ use ackwire_codec::acked::{AckedSchema, InputSink, Reference};
 use ackwire_codec::protocol::Input;
 
 pub use ackwire_codec::acked::{
-    AckVerdict, EncoderCounters, Outgoing, Presenter, ViewConfig, World, WorldEntity,
-    MAX_BUFFERED_INPUTS, POSE_REFRESH,
+    AckVerdict, Edit, EncoderCounters, Groups, Outgoing, Presenter, ViewConfig, World,
+    WorldChanges, WorldEntity, MAX_BUFFERED_INPUTS, POSE_REFRESH,
 };
 
 pub mod harness;
