@@ -61,6 +61,7 @@ if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
 fi
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
     -out:"$here/build/alloc.exe" "$here/alloc.cs" "$here/gen/Protocol.cs" "$here"/gen/Runtime/*.cs \
+    "$here"/gen/Runtime/Sessions/*.cs \
     >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
