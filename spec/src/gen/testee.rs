@@ -72,6 +72,7 @@ pub(crate) const RUST_RUNTIME_FILES: &[(&str, &str)] = &[
     ("bucket.rs", include_str!("../../runtime/rust/bucket.rs")),
     ("error.rs", include_str!("../../runtime/rust/error.rs")),
     ("quat.rs", include_str!("../../runtime/rust/quat.rs")),
+    ("range.rs", include_str!("../../runtime/rust/range.rs")),
     ("testee.rs", include_str!("../../runtime/rust/testee.rs")),
 ];
 
@@ -322,4 +323,30 @@ pub(crate) fn rust_runtime_crate() -> Vec<(String, String)> {
         files.push((format!("ackwire-rt/src/{name}"), (*text).to_string()));
     }
     files
+}
+
+#[cfg(test)]
+mod runtime_copy_tests {
+    use super::RUST_RUNTIME_FILES;
+
+    /// A module added to `ackwire-rt` without its file in the copy breaks every generated Rust
+    /// crate (testees, fuzz crates) at its first build, far from the change that caused it.
+    #[test]
+    fn the_copy_of_ackwire_rt_holds_every_source_file_of_it() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("runtime/rust");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".rs"))
+            .collect();
+        on_disk.sort();
+        let mut copied: Vec<String> = RUST_RUNTIME_FILES
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect();
+        copied.sort();
+        assert_eq!(copied, on_disk, "RUST_RUNTIME_FILES against rt/src");
+    }
 }
