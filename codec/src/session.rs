@@ -19,7 +19,7 @@
 
 use crate::acked::{
     AckVerdict, AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, EncoderCounters,
-    InputSink, Presenter, Reference, World,
+    InputSink, Presenter, Reference, World, WorldChanges,
 };
 use crate::baseline::{Scene, SnapshotClient, SnapshotSummary, SnapshotWriter};
 use crate::datagram::{
@@ -199,6 +199,11 @@ pub struct AckedServer<Q, S: AckedSchema = Reference> {
 pub struct AckedTick<'a> {
     /// The world.
     pub world: &'a World,
+    /// What changed in the world since the last tick, as the game's change tracking knows it:
+    /// the change-driven path, whose work follows what changed, never the world. `None` for a
+    /// game without change tracking: the presenter compares the whole world with what it last
+    /// saw. Both give the same frames.
+    pub changes: Option<&'a WorldChanges>,
     /// The tick's new events.
     pub events: Vec<Event>,
 }
@@ -265,8 +270,16 @@ where
 
     fn handle_tick(&mut self, now: Now, input: AckedTick<'_>) -> Result<(), SessionError> {
         let tick = tick32(now)?;
-        let state = self.presenter.present(tick, input.world);
-        let sent = self.encoder.encode(tick, state, input.events)?;
+        let sent = match input.changes {
+            Some(changes) => {
+                let edits = self.presenter.present_changes(tick, input.world, changes);
+                self.encoder.encode_edits(tick, edits, input.events)?
+            }
+            None => {
+                let state = self.presenter.present(tick, input.world);
+                self.encoder.encode(tick, state, input.events)?
+            }
+        };
         self.out.0.push_back(Transmit {
             frame: S::FRAME_NAME,
             bytes: sent.bytes,

@@ -46,7 +46,7 @@ use ackwire_codec::session::{self, AckedTick, Now, SessionError, SessionHalf};
 use ackwire_codec::BitSet;
 use ackwire_server::acked::harness::{apply_ops, from_seed, Op, Shape};
 use ackwire_server::acked::{
-    AckedEncoder, ExecuteDue, Presenter, ScheduledInputs, ViewConfig, World,
+    AckedEncoder, ExecuteDue, Groups, Presenter, ScheduledInputs, ViewConfig, World, WorldChanges,
 };
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;
@@ -211,6 +211,30 @@ fn turn(world: &mut World, ops: &[Value]) -> Result<(), String> {
     Ok(())
 }
 
+/// What a tick's ops change, by entity: a spawn (again, under a new life, too), a move (the
+/// pose), a set (vitals and seat), an orientation, a despawn. An entity named more than once
+/// is looked up as the world holds it after every op, as [`WorldChanges`] allows.
+fn changes_of(ops: &[Op], ops_json: &[Value]) -> WorldChanges {
+    let mut changes = WorldChanges::new();
+    for op in ops {
+        match op {
+            Op::Spawn { eid, .. } => changes.spawned.push(*eid),
+            Op::Move { eid, .. } => changes.changed.push((*eid, Groups::POSE)),
+            Op::Set { eid, .. } => changes.changed.push((*eid, Groups::VITALS | Groups::SEAT)),
+            Op::Despawn { eid } => changes.despawned.push(*eid),
+            Op::Event(_) => {}
+        }
+    }
+    let turned = ops_json
+        .iter()
+        .filter_map(|v| v.get("orient")?.get("eid")?.as_u64())
+        .filter_map(|eid| u16::try_from(eid).ok());
+    changes
+        .changed
+        .extend(turned.map(|eid| (eid, Groups::ORIENT)));
+    changes
+}
+
 fn op_to_json(op: &Op) -> Value {
     match op {
         Op::Spawn { eid, pos, yaw, hp } => {
@@ -259,9 +283,16 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'stati
         // SRV-12: inputs execute on the tick they name; the reference world does not act on them,
         // it only consumes them so the buffer reports what is still ahead.
         while self.half.machine_mut().execute_due(tick).is_some() {}
-        let world = &self.world;
+        // The change-driven path, told what the tick's ops changed, as a game's change
+        // tracking would: the stream vectors hold its frames to the whole-world diff's bytes.
+        let changes = changes_of(&ops, ops_json);
+        let input = AckedTick {
+            world: &self.world,
+            changes: Some(&changes),
+            events,
+        };
         self.half
-            .handle_tick(Now::new(tick, now_ms), AckedTick { world, events })
+            .handle_tick(Now::new(tick, now_ms), input)
             .map_err(|e| format!("encoding tick {tick}: {e}"))
     }
 

@@ -1,6 +1,8 @@
 //! The cube scene through the acked server half: the bench's [`Scene`] (901 bodies, about a
 //! hundred cubes moving at a time), mirrored into the [`World`] the presenter reads, one acked
-//! frame a tick from [`session::AckedServer`], and the hash of S_N for the judge.
+//! frame a tick from [`session::AckedServer`] told which cubes the scene moved (the
+//! change-driven path: a tick's work follows the hundred, not the 901), and the hash of S_N for
+//! the judge.
 //!
 //! S_N is hashed from a second [`Presenter`] of the same view over the same world: the
 //! presenter is deterministic, so it presents the very state the half's own presenter hands its
@@ -16,7 +18,8 @@ use ackwire_codec::session::{
 };
 use ackwire_codec::Frame;
 use ackwire_server::acked::{
-    ExecuteDue, Presenter, ReferenceEncoder, ScheduledInputs, ViewConfig, World, WorldEntity,
+    ExecuteDue, Groups, Presenter, ReferenceEncoder, ScheduledInputs, ViewConfig, World,
+    WorldChanges, WorldEntity,
 };
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;
@@ -41,6 +44,9 @@ pub struct TickOut {
 pub struct CubeStream {
     scene: Scene,
     world: World,
+    /// What the scene changed since the last frame, as a game's change tracking reports it:
+    /// the half presents and encodes only these (the change-driven path).
+    changes: WorldChanges,
     half: session::AckedServer<ScheduledInputs<Input>>,
     shadow: Presenter,
     tick: u32,
@@ -62,6 +68,7 @@ impl CubeStream {
         let scene = Scene::new(SceneKind::Cube, seed);
         let mut s = CubeStream {
             world: World::new(),
+            changes: WorldChanges::new(),
             half: session::AckedServer::new(
                 Presenter::new(view()),
                 ReferenceEncoder::new(InputWindow::new(4, 64)),
@@ -80,6 +87,13 @@ impl CubeStream {
             let Some(b) = self.scene.bodies().get(i) else {
                 continue;
             };
+            if self.world.contains_key(&b.id) {
+                self.changes
+                    .changed
+                    .push((b.id, Groups::POSE | Groups::VITALS));
+            } else {
+                self.changes.spawned.push(b.id);
+            }
             let e = self.world.entry(b.id).or_insert(WorldEntity {
                 life: 1,
                 x: 0.0,
@@ -119,11 +133,13 @@ impl CubeStream {
         {}
         let input = AckedTick {
             world: &self.world,
+            changes: Some(&self.changes),
             events: Vec::new(),
         };
         self.half
             .handle_tick(Now::new(u64::from(tick), now_ms), input)
             .map_err(|e| format!("encoding tick {tick}: {e}"))?;
+        self.changes.clear();
         let frames: Vec<Transmit> = std::iter::from_fn(|| self.half.poll_transmit()).collect();
         for f in &frames {
             let decoded = Acked::decode(&f.bytes).map_err(|e| format!("tick {tick}: {e}"))?;
