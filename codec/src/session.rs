@@ -297,11 +297,13 @@ where
 /// tick takes the player's input and sends one `ack`; a frame is an `acked` frame, reported as
 /// its [`Delivery`] (an undecodable frame is a delivery too).
 ///
-/// `S` is the frame kind it reads, as for [`AckedServer`].
+/// `S` is the frame kind it reads, as for [`AckedServer`], or any other state's binding (a
+/// `state` of a layout compiled by `ackwire-spec`'s build script): the client half keeps no
+/// policy of its own, so it serves every schema, its events and inputs the schema's.
 #[derive(Debug)]
 pub struct AckedClient<S: AckedSchema = Reference> {
     decoder: AckedDecoder<S>,
-    writer: AckWriter<Input>,
+    writer: AckWriter<S::Input>,
     out: Outbox,
 }
 
@@ -326,23 +328,23 @@ impl<S: AckedSchema> AckedClient<S> {
     }
 }
 
-impl<S: AckedSchema<Event = Event, Input = Input> + 'static> SessionHalf for AckedClient<S> {
-    type Tick<'a> = Input;
-    type Report<'a> = Delivery<'a, Event>;
+impl<S: AckedSchema + 'static> SessionHalf for AckedClient<S> {
+    type Tick<'a> = S::Input;
+    type Report<'a> = Delivery<'a, S::Event>;
 
     fn handle_frame(
         &mut self,
         _now: Now,
         frame: &str,
         bytes: &[u8],
-    ) -> Result<Delivery<'_, Event>, SessionError> {
+    ) -> Result<Delivery<'_, S::Event>, SessionError> {
         expect(frame, S::FRAME_NAME)?;
         // The writer stops repeating what the frame's `last_seq` covers before it next writes
         // (in `handle_tick`): the report borrows the decoder until then.
         Ok(self.decoder.deliver(bytes))
     }
 
-    fn handle_tick(&mut self, _now: Now, input: Input) -> Result<(), SessionError> {
+    fn handle_tick(&mut self, _now: Now, input: S::Input) -> Result<(), SessionError> {
         self.writer.confirm(self.decoder.last_seq());
         self.writer.push(input);
         let ack = self

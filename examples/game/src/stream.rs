@@ -16,9 +16,9 @@
 use crate::arena::{Arena as World, Commands};
 use crate::{ArenaEvent, Command, Entity};
 use ackwire_codec::acked::{
-    server_check, state_check, AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery,
-    LiveState, ServerState,
+    server_check, state_check, AckedEncoder, AckedSchema, Delivery, LiveState, ServerState,
 };
+use ackwire_codec::session::{AckedClient, Now, SessionHalf};
 use ackwire_sim::{Fate, FateQueue, SplitMix64};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -74,8 +74,8 @@ pub struct Run {
 struct Client<S: AckedSchema<Record = Entity, Event = ArenaEvent, Input = Command>> {
     player: u16,
     enc: AckedEncoder<S, Commands>,
-    dec: AckedDecoder<S>,
-    writer: AckWriter<Command>,
+    /// The client's half (its AckedDecoder and kind 7 writer) over the game's own schema.
+    half: AckedClient<S>,
     down: FateQueue,
     up: FateQueue,
     fates: Vec<Fate>,
@@ -112,7 +112,7 @@ fn shown_check<S: AckedSchema>(live: &LiveState<S>) -> u32 {
 /// the error, with its tick.
 pub fn run<S>(setup: Setup) -> Result<Run, String>
 where
-    S: AckedSchema<Record = Entity, Event = ArenaEvent, Input = Command>,
+    S: AckedSchema<Record = Entity, Event = ArenaEvent, Input = Command> + 'static,
 {
     let Setup {
         seed,
@@ -128,8 +128,7 @@ where
         .map(|player| Client {
             player,
             enc: AckedEncoder::new(Commands::default()),
-            dec: AckedDecoder::new(),
-            writer: AckWriter::new(16),
+            half: AckedClient::new(16),
             down: FateQueue::new(),
             up: FateQueue::new(),
             fates: schedule(seed.wrapping_add(u64::from(player)), loss, 97),
@@ -150,7 +149,12 @@ where
                 if record {
                     let _ = writeln!(out.record, "frame {}", hex(&bytes));
                 }
-                match c.dec.deliver(&bytes) {
+                let now = Now::new(u64::from(t), 0);
+                match c
+                    .half
+                    .handle_frame(now, S::FRAME_NAME, &bytes)
+                    .map_err(|e| e.to_string())?
+                {
                     Delivery::Shown(report) => {
                         let report = report.clone();
                         if report.check == Some(false) {
@@ -160,7 +164,7 @@ where
                             ));
                         }
                         out.checks += u32::from(report.check.is_some());
-                        let (tick, live) = c.dec.shown().ok_or("shown nothing")?;
+                        let (tick, live) = c.half.machine().shown().ok_or("shown nothing")?;
                         let got = shown_check(live);
                         let want = history
                             .get(&tick)
@@ -201,11 +205,10 @@ where
                     .map_err(|e| format!("tick {t}: an ack refused: {e}"))?;
             }
             // The client acknowledges, with its player's command for two ticks ahead.
-            c.writer.confirm(c.dec.last_seq());
-            c.writer.push(world.bot(t + 2));
-            let ack = c.writer.content(c.dec.ack_tick(), c.dec.keyframe_wanted());
-            let mut bytes = Vec::new();
-            S::encode_ack(&ack, &mut bytes).map_err(|e| e.to_string())?;
+            c.half
+                .handle_tick(Now::new(u64::from(t), 0), world.bot(t + 2))
+                .map_err(|e| e.to_string())?;
+            let bytes = c.half.poll_transmit().ok_or("no ack sent")?.bytes;
             if record {
                 let _ = writeln!(out.record, "ack {}", hex(&bytes));
             }
@@ -242,7 +245,11 @@ where
     }
     let last = history.get(&ticks).map(server_check::<S>);
     for c in &cs {
-        let shown = c.dec.shown().map(|(tick, live)| (tick, shown_check(live)));
+        let shown = c
+            .half
+            .machine()
+            .shown()
+            .map(|(tick, live)| (tick, shown_check(live)));
         if shown.map(|s| s.1) != last || shown.map(|s| s.0) != Some(ticks) {
             return Err(format!(
                 "after healing, player {}'s client shows {shown:?}, not tick {ticks}",
