@@ -21,17 +21,21 @@ use crate::acked::{
     AckVerdict, AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, EncoderCounters,
     InputSink, Presenter, Reference, World, WorldChanges,
 };
-use crate::baseline::{Scene, SnapshotClient, SnapshotSummary, SnapshotWriter};
+use crate::baseline::{
+    BaselineSchema, ReferenceBaseline, Scene, SnapshotClient, SnapshotSummary, SnapshotWriter,
+};
 use crate::datagram::{
-    AckSummary, DatagramSummary, ReplicaTable, StreamFrame, Subscription, WorldError, WorldOp,
+    AckSummary, DatagramSchema, DatagramSummary, ReferenceDatagram, ReplicaTable, StreamFrame,
+    Subscription, WorldError, WorldOp,
 };
-use crate::delta::{Applied, DeltaBaseline, DeltaMirror};
-use crate::protocol::{
-    Datagram, DatagramAck, DeltaAck, DeltaPlan, EntityState, Event, Input, Snapshot, SnapshotAck,
+use crate::delta::{
+    Applied, DeltaAckFrame, DeltaBaseline, DeltaMirror, DeltaSchema, PlanFrame, ReferenceDelta,
 };
+use crate::protocol::{EntityState, Event, Input};
 use crate::rt::Frame;
 use crate::{DecodeError, EncodeError, LimitError};
 use std::collections::{BTreeSet, VecDeque};
+use std::marker::PhantomData;
 
 /// When an input happens: the server tick and milliseconds on the session's clock. Both are
 /// the caller's; a half reads the one its machine is defined in (see the module docs).
@@ -168,8 +172,8 @@ fn expect(frame: &str, name: &str) -> Result<(), SessionError> {
 }
 
 macro_rules! machine {
-    ($ty:ident $(<$q:ident>)?, $field:ident: $machine:ty) => {
-        impl$(<$q>)? $ty$(<$q>)? {
+    ($ty:ident $(<$q:ident $(: $bound:path)?>)?, $field:ident: $machine:ty) => {
+        impl$(<$q $(: $bound)?>)? $ty$(<$q>)? {
             /// The machine, for its lower-level methods.
             pub fn machine(&self) -> &$machine {
                 &self.$field
@@ -367,10 +371,11 @@ impl<S: AckedSchema + 'static> SessionHalf for AckedClient<S> {
 
 /// The server's half of datagram v2 (`docs/spec/datagram.md`): a [`Subscription`]. A tick takes the
 /// shard's input ack and the world's ops; stream frames go reliable, datagrams unreliable. A frame
-/// is a `datagram_ack`.
+/// is a `datagram_ack`. `S` is the protocol's datagram v2 frames: the reference's
+/// ([`ReferenceDatagram`]) or any other [`DatagramSchema`].
 #[derive(Debug)]
-pub struct DatagramServer {
-    sub: Subscription,
+pub struct DatagramServer<S: DatagramSchema = ReferenceDatagram> {
+    sub: Subscription<S>,
     out: Outbox,
 }
 
@@ -383,18 +388,18 @@ pub struct DatagramTick<'a> {
     pub ops: &'a [WorldOp],
 }
 
-impl DatagramServer {
+impl<S: DatagramSchema> DatagramServer<S> {
     /// The half over `sub`.
-    pub fn new(sub: Subscription) -> Self {
+    pub fn new(sub: Subscription<S>) -> Self {
         Self {
             sub,
             out: Outbox::default(),
         }
     }
 }
-machine!(DatagramServer, sub: Subscription);
+machine!(DatagramServer<S: DatagramSchema>, sub: Subscription<S>);
 
-impl SessionHalf for DatagramServer {
+impl<S: DatagramSchema> SessionHalf for DatagramServer<S> {
     type Tick<'a> = DatagramTick<'a>;
     type Report<'a> = AckSummary;
 
@@ -404,8 +409,8 @@ impl SessionHalf for DatagramServer {
         frame: &str,
         bytes: &[u8],
     ) -> Result<AckSummary, SessionError> {
-        expect(frame, DatagramAck::NAME)?;
-        Ok(self.sub.on_ack(&DatagramAck::decode(bytes)?))
+        expect(frame, S::Ack::NAME)?;
+        Ok(self.sub.on_ack(&S::Ack::decode(bytes)?))
     }
 
     fn handle_tick(&mut self, now: Now, input: DatagramTick<'_>) -> Result<(), SessionError> {
@@ -418,7 +423,7 @@ impl SessionHalf for DatagramServer {
             });
         }
         for d in out.datagrams {
-            self.out.push(Datagram::NAME, &d, false)?;
+            self.out.push(S::Datagram::NAME, &d, false)?;
         }
         Ok(())
     }
@@ -429,25 +434,26 @@ impl SessionHalf for DatagramServer {
 }
 
 /// The client's half of datagram v2: a [`ReplicaTable`]. A frame is a `datagram` or a stream
-/// frame (`spawn`, `despawn`, `full_frame`); its `datagram_ack`s are polled.
+/// frame (`spawn`, `despawn`, `full_frame`); its `datagram_ack`s are polled. `S` as for
+/// [`DatagramServer`].
 #[derive(Debug)]
-pub struct DatagramClient {
-    table: ReplicaTable,
+pub struct DatagramClient<S: DatagramSchema = ReferenceDatagram> {
+    table: ReplicaTable<S>,
     out: Outbox,
 }
 
-impl DatagramClient {
+impl<S: DatagramSchema> DatagramClient<S> {
     /// The half over `table`.
-    pub fn new(table: ReplicaTable) -> Self {
+    pub fn new(table: ReplicaTable<S>) -> Self {
         Self {
             table,
             out: Outbox::default(),
         }
     }
 }
-machine!(DatagramClient, table: ReplicaTable);
+machine!(DatagramClient<S: DatagramSchema>, table: ReplicaTable<S>);
 
-impl SessionHalf for DatagramClient {
+impl<S: DatagramSchema> SessionHalf for DatagramClient<S> {
     type Tick<'a> = ();
     type Report<'a> = DatagramSummary;
 
@@ -457,16 +463,16 @@ impl SessionHalf for DatagramClient {
         frame: &str,
         bytes: &[u8],
     ) -> Result<DatagramSummary, SessionError> {
-        let summary = if frame == Datagram::NAME {
-            self.table.receive(Datagram::decode(bytes)?)
+        let summary = if frame == S::Datagram::NAME {
+            self.table.receive(S::Datagram::decode(bytes)?)
         } else {
-            match StreamFrame::decode(frame, bytes) {
+            match StreamFrame::<S>::decode(frame, bytes) {
                 Some(f) => self.table.apply_stream(&f?),
                 None => return Err(SessionError::UnexpectedFrame(frame.to_owned())),
             }
         };
         for a in self.table.take_acks() {
-            self.out.push(DatagramAck::NAME, &a, false)?;
+            self.out.push(S::Ack::NAME, &a, false)?;
         }
         Ok(summary)
     }
@@ -481,10 +487,12 @@ impl SessionHalf for DatagramClient {
 }
 
 /// The server's half of NetBaseline snapshots (`docs/spec/baseline.md`): a [`SnapshotWriter`], one
-/// unreliable `snapshot` a tick of the [`Scene`] it is given. A frame is a `snapshot_ack`.
+/// unreliable `snapshot` a tick of the [`Scene`] it is given. A frame is a `snapshot_ack`. `S`
+/// is the protocol's NetBaseline frames: the reference's ([`ReferenceBaseline`]) or any other
+/// [`BaselineSchema`].
 #[derive(Debug)]
-pub struct BaselineServer {
-    writer: SnapshotWriter,
+pub struct BaselineServer<S: BaselineSchema = ReferenceBaseline> {
+    writer: SnapshotWriter<S>,
     out: Outbox,
 }
 
@@ -497,19 +505,19 @@ pub struct BaselineAckReport {
     pub told: usize,
 }
 
-impl BaselineServer {
+impl<S: BaselineSchema> BaselineServer<S> {
     /// The half over `writer`.
-    pub fn new(writer: SnapshotWriter) -> Self {
+    pub fn new(writer: SnapshotWriter<S>) -> Self {
         Self {
             writer,
             out: Outbox::default(),
         }
     }
 }
-machine!(BaselineServer, writer: SnapshotWriter);
+machine!(BaselineServer<S: BaselineSchema>, writer: SnapshotWriter<S>);
 
-impl SessionHalf for BaselineServer {
-    type Tick<'a> = &'a Scene;
+impl<S: BaselineSchema> SessionHalf for BaselineServer<S> {
+    type Tick<'a> = &'a Scene<S>;
     type Report<'a> = BaselineAckReport;
 
     fn handle_frame(
@@ -518,17 +526,17 @@ impl SessionHalf for BaselineServer {
         frame: &str,
         bytes: &[u8],
     ) -> Result<BaselineAckReport, SessionError> {
-        expect(frame, SnapshotAck::NAME)?;
-        self.writer.on_ack(&SnapshotAck::decode(bytes)?);
+        expect(frame, S::Ack::NAME)?;
+        self.writer.on_ack(&S::Ack::decode(bytes)?);
         Ok(BaselineAckReport {
             pending: self.writer.baseline().pending(),
             told: self.writer.baseline().told(),
         })
     }
 
-    fn handle_tick(&mut self, _now: Now, scene: &Scene) -> Result<(), SessionError> {
+    fn handle_tick(&mut self, _now: Now, scene: &Scene<S>) -> Result<(), SessionError> {
         let s = self.writer.write(scene)?;
-        self.out.push(Snapshot::NAME, &s, false)
+        self.out.push(S::Snapshot::NAME, &s, false)
     }
 
     fn poll_transmit(&mut self) -> Option<Transmit> {
@@ -537,25 +545,25 @@ impl SessionHalf for BaselineServer {
 }
 
 /// The client's half of NetBaseline snapshots: a [`SnapshotClient`]. A frame is a
-/// `snapshot`; its `snapshot_ack`s are polled.
+/// `snapshot`; its `snapshot_ack`s are polled. `S` as for [`BaselineServer`].
 #[derive(Debug)]
-pub struct BaselineClient {
-    client: SnapshotClient,
+pub struct BaselineClient<S: BaselineSchema = ReferenceBaseline> {
+    client: SnapshotClient<S>,
     out: Outbox,
 }
 
-impl BaselineClient {
+impl<S: BaselineSchema> BaselineClient<S> {
     /// The half over `client`.
-    pub fn new(client: SnapshotClient) -> Self {
+    pub fn new(client: SnapshotClient<S>) -> Self {
         Self {
             client,
             out: Outbox::default(),
         }
     }
 }
-machine!(BaselineClient, client: SnapshotClient);
+machine!(BaselineClient<S: BaselineSchema>, client: SnapshotClient<S>);
 
-impl SessionHalf for BaselineClient {
+impl<S: BaselineSchema> SessionHalf for BaselineClient<S> {
     type Tick<'a> = ();
     type Report<'a> = SnapshotSummary;
 
@@ -565,10 +573,10 @@ impl SessionHalf for BaselineClient {
         frame: &str,
         bytes: &[u8],
     ) -> Result<SnapshotSummary, SessionError> {
-        expect(frame, Snapshot::NAME)?;
-        let summary = self.client.receive(&Snapshot::decode(bytes)?);
+        expect(frame, S::Snapshot::NAME)?;
+        let summary = self.client.receive(&S::Snapshot::decode(bytes)?);
         for a in self.client.take_acks() {
-            self.out.push(SnapshotAck::NAME, &a, false)?;
+            self.out.push(S::Ack::NAME, &a, false)?;
         }
         Ok(summary)
     }
@@ -584,12 +592,15 @@ impl SessionHalf for BaselineClient {
 
 /// The server's half of delta streaming (`docs/spec/delta.md`): one subscriber's [`DeltaBaseline`].
 /// A tick takes the keys visible now and, when `should_send(now.ms)`, sends one unreliable
-/// `delta_plan` numbered from 1 upwards. A frame is a `delta_ack`, observed at `now.ms`.
+/// `delta_plan` numbered from 1 upwards. A frame is a `delta_ack`, observed at `now.ms`. `S` is
+/// the protocol's delta frames: the reference's ([`ReferenceDelta`]) or any other
+/// [`DeltaSchema`]; the baseline itself is the same for every protocol.
 #[derive(Debug)]
-pub struct DeltaServer {
+pub struct DeltaServer<S: DeltaSchema = ReferenceDelta> {
     baseline: DeltaBaseline,
     seq: u64,
     out: Outbox,
+    schema: PhantomData<S>,
 }
 
 /// What a `delta_ack` left the delta server at.
@@ -606,18 +617,26 @@ pub struct DeltaAckReport {
 }
 
 impl DeltaServer {
-    /// The half over `baseline`; the first plan is numbered 1.
+    /// The reference protocol's half over `baseline`; the first plan is numbered 1.
     pub fn new(baseline: DeltaBaseline) -> Self {
+        Self::with_schema(ReferenceDelta, baseline)
+    }
+}
+
+impl<S: DeltaSchema> DeltaServer<S> {
+    /// The half of `schema`'s frames over `baseline`; the first plan is numbered 1.
+    pub fn with_schema(_schema: S, baseline: DeltaBaseline) -> Self {
         Self {
             baseline,
             seq: 0,
             out: Outbox::default(),
+            schema: PhantomData,
         }
     }
 }
-machine!(DeltaServer, baseline: DeltaBaseline);
+machine!(DeltaServer<S: DeltaSchema>, baseline: DeltaBaseline);
 
-impl SessionHalf for DeltaServer {
+impl<S: DeltaSchema> SessionHalf for DeltaServer<S> {
     type Tick<'a> = &'a BTreeSet<u64>;
     type Report<'a> = DeltaAckReport;
 
@@ -627,10 +646,10 @@ impl SessionHalf for DeltaServer {
         frame: &str,
         bytes: &[u8],
     ) -> Result<DeltaAckReport, SessionError> {
-        expect(frame, DeltaAck::NAME)?;
-        let ack = DeltaAck::decode(bytes)?;
+        expect(frame, S::Ack::NAME)?;
+        let ack = S::Ack::decode(bytes)?;
         self.baseline
-            .observe_ack_at(ack.newest, ack.mask, ack.digest, now.ms);
+            .observe_ack_at(ack.newest(), ack.mask(), ack.digest(), now.ms);
         Ok(DeltaAckReport {
             acked_seq: self.baseline.acked_seq(),
             unacked: self.baseline.unacked(),
@@ -644,7 +663,7 @@ impl SessionHalf for DeltaServer {
             self.seq += 1;
             let plan = self.baseline.plan(visible, self.seq);
             self.out
-                .push(DeltaPlan::NAME, &plan.to_frame(self.seq), false)?;
+                .push(S::Plan::NAME, &S::Plan::new(&plan, self.seq), false)?;
         }
         Ok(())
     }
@@ -657,24 +676,32 @@ impl SessionHalf for DeltaServer {
 /// The client's half of delta streaming: a [`DeltaMirror`]. A frame is a `delta_plan`,
 /// applied (a plan past the mirror's limits is refused whole, unacknowledged:
 /// [`SessionError::Limit`]); its `delta_ack` is polled.
-#[derive(Debug, Default)]
-pub struct DeltaClient {
-    mirror: DeltaMirror,
+///
+/// `S` as for [`DeltaServer`].
+#[derive(Debug)]
+pub struct DeltaClient<S: DeltaSchema = ReferenceDelta> {
+    mirror: DeltaMirror<(), S>,
     out: Outbox,
 }
 
-impl DeltaClient {
+impl<S: DeltaSchema> Default for DeltaClient<S> {
+    fn default() -> Self {
+        Self::new(DeltaMirror::with_schema(S::default()))
+    }
+}
+
+impl<S: DeltaSchema> DeltaClient<S> {
     /// The half over `mirror`.
-    pub fn new(mirror: DeltaMirror) -> Self {
+    pub fn new(mirror: DeltaMirror<(), S>) -> Self {
         Self {
             mirror,
             out: Outbox::default(),
         }
     }
 }
-machine!(DeltaClient, mirror: DeltaMirror);
+machine!(DeltaClient<S: DeltaSchema>, mirror: DeltaMirror<(), S>);
 
-impl SessionHalf for DeltaClient {
+impl<S: DeltaSchema> SessionHalf for DeltaClient<S> {
     type Tick<'a> = ();
     type Report<'a> = Applied;
 
@@ -684,10 +711,10 @@ impl SessionHalf for DeltaClient {
         frame: &str,
         bytes: &[u8],
     ) -> Result<Applied, SessionError> {
-        expect(frame, DeltaPlan::NAME)?;
-        let applied = self.mirror.apply(&DeltaPlan::decode(bytes)?)?;
+        expect(frame, S::Plan::NAME)?;
+        let applied = self.mirror.apply(&S::Plan::decode(bytes)?)?;
         if let Some(ack) = self.mirror.ack() {
-            self.out.push(DeltaAck::NAME, &ack, false)?;
+            self.out.push(S::Ack::NAME, &ack, false)?;
         }
         Ok(applied)
     }

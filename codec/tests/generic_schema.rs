@@ -14,6 +14,10 @@ use ackwire_codec::datagram::{
 use ackwire_codec::delta::{
     DeltaAckFrame, DeltaBaseline, DeltaMirror, DeltaPlan, DeltaSchema, PlanFrame,
 };
+use ackwire_codec::session::{
+    DatagramClient, DatagramServer, DatagramTick, DeltaClient, DeltaServer, Now, SessionError,
+    SessionHalf,
+};
 use ackwire_codec::{BitSet, EncodeError, Frame};
 use std::collections::BTreeSet;
 
@@ -704,4 +708,79 @@ fn a_delta_mirror_follows_a_baseline_over_the_tiny_frames() {
     }
     let held: BTreeSet<u64> = mirror.keys().map(|k| k.encode()).collect();
     assert_eq!(held, set);
+}
+
+// ---- The session halves.
+
+/// Hands every frame `from` has to send to `to`, by name, as a socket would; returns the names.
+fn pass<A: SessionHalf, B: SessionHalf>(from: &mut A, to: &mut B, now: Now) -> Vec<&'static str> {
+    let mut names = Vec::new();
+    while let Some(t) = from.poll_transmit() {
+        names.push(t.frame);
+        to.handle_frame(now, t.frame, &t.bytes)
+            .unwrap_or_else(|e| panic!("{}: {e}", t.frame));
+    }
+    names
+}
+
+#[test]
+fn the_datagram_and_delta_session_halves_speak_the_tiny_frames() {
+    // Datagram v2: the world's script, every frame by name and bytes between the halves.
+    let mut server = DatagramServer::new(Subscription::with_schema(
+        Tiny,
+        SubscriptionConfig::default(),
+    ));
+    let mut client = DatagramClient::new(ReplicaTable::with_schema(Tiny, ReplicaLimits::default()));
+    let mut names = BTreeSet::new();
+    for tick in 1..=25 {
+        let now = Now::new(tick, tick * 16);
+        let ops = script(tick);
+        server
+            .handle_tick(
+                now,
+                DatagramTick {
+                    input_ack: tick,
+                    ops: &ops,
+                },
+            )
+            .unwrap();
+        names.extend(pass(&mut server, &mut client, now));
+        names.extend(pass(&mut client, &mut server, now));
+    }
+    let want = [
+        TinyDatagram::NAME,
+        TinyDatagramAck::NAME,
+        TinyDespawn::NAME,
+        TinyFull::NAME,
+        TinySpawn::NAME,
+    ];
+    assert_eq!(names, want.into_iter().collect());
+    assert_eq!(
+        client.machine().entities().len(),
+        server.machine().world().len()
+    );
+    // A frame of another protocol is not taken.
+    assert!(matches!(
+        client.handle_frame(Now::new(26, 0), "datagram", &[]),
+        Err(SessionError::UnexpectedFrame(_))
+    ));
+
+    // Delta streaming: a plan every tick the baseline allows, its acks back.
+    let mut server = DeltaServer::with_schema(TinyDelta, DeltaBaseline::new(64));
+    let mut client = DeltaClient::<TinyDelta>::default();
+    let mut visible = BTreeSet::new();
+    let mut names = BTreeSet::new();
+    for tick in 1..=20u64 {
+        visible.insert((tick * 5) << 16);
+        let now = Now::new(tick, tick * 50);
+        server.handle_tick(now, &visible).unwrap();
+        names.extend(pass(&mut server, &mut client, now));
+        names.extend(pass(&mut client, &mut server, now));
+    }
+    assert_eq!(
+        names,
+        [TinyPlan::NAME, TinyDeltaAck::NAME].into_iter().collect()
+    );
+    let held: BTreeSet<u64> = client.machine().keys().map(|k| k.encode()).collect();
+    assert_eq!(held, visible);
 }
