@@ -3,7 +3,15 @@
 //! run time from the state's [`StatePlan`] and the spec's lowering, so that a command that reads
 //! a layout (`ackwire vectors --spec`, `conform --spec`) runs the codec's acked machines over a
 //! state it never compiled. Its bytes are the generated binding's: the game's tests hold the two
-//! to the same stream (examples/game/tests/acked_stream.rs).
+//! to the same stream (examples/game/tests/acked_stream.rs), and the reference protocol's
+//! committed acked streams, recorded by its generated bindings, replay on the binding
+//! interpreted from its layout byte for byte (`reference_replay.rs`).
+//!
+//! It holds every value a group declares: integers (quantized or ranged), floats, bools, ticks,
+//! bit sets and smallest-three quaternions (a [`Record`] word each: a float's bits, a bit set's
+//! bits, a quaternion's packed word as the generated slot keeps it). What it cannot hold is a
+//! state whose session constants differ from the machines' defaults (they are the schema type's
+//! associated constants), named in a note by [`unsupported`].
 //!
 //! The machines' schema trait has no receiver, so the schemas [`Interp`] (the byte-aligned
 //! frame) and [`InterpPacked`] (the packed one) read the binding the thread [`enter`]ed. A change,

@@ -11,7 +11,7 @@
 //! World operations (the server's `advance` ops), one JSON object each, a record given in the
 //! generated record's JSON form (`{"flags": [BIT, ...], FIELD: INTEGER, ..., GROUP: {FIELD:
 //! INTEGER, ...}}`: a quantized field's integer, a float's value, a tick, as the record holds
-//! them):
+//! them; a bit set as its named bits, a quaternion as `{"largest": N, "rest": [A, B, C]}`):
 //! `{"spawn": {"eid", "record"}}` (a new life when the id was used before), `{"set": {"eid",
 //! "record"}}`, `{"despawn": {"eid"}}`, `{"event": EVENT}` (the events union's JSON form). The
 //! client's `advance` ops are the player's input for the tick, `{"input": INPUT}` (the inputs

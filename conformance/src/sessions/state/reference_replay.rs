@@ -50,7 +50,7 @@ impl<S: AckedSchema<Record = Record, Event = Json, Input = Json, Change = Json> 
             .present(tick32, &self.world)
             .iter()
             .map(|(eid, e)| {
-                let j = serde_json::to_value(&e.record).map_err(|e| e.to_string())?;
+                let j = serde_json::to_value(e.record).map_err(|e| e.to_string())?;
                 let record = record_from_json(&b, &j)?;
                 Ok((
                     *eid,
