@@ -62,15 +62,17 @@ pub const NAMES: &[&str] = &[
     "acked_packed_client",
 ];
 
-struct Params {
-    view: ViewConfig,
-    window: InputWindow,
-    lead: u32,
-    keep: usize,
-    corrupt_at: Option<u64>,
+/// The pair's parameters, read once (the interpreted binding's replay of these vectors reads
+/// them too).
+pub(super) struct Params {
+    pub(super) view: ViewConfig,
+    pub(super) window: InputWindow,
+    pub(super) lead: u32,
+    pub(super) keep: usize,
+    pub(super) corrupt_at: Option<u64>,
 }
 
-fn params(v: &Value) -> Result<Params, String> {
+pub(super) fn params(v: &Value) -> Result<Params, String> {
     if !(v.is_object() || v.is_null()) {
         return Err("acked params must be an object".into());
     }
@@ -141,7 +143,7 @@ pub fn open(name: &str, params_json: &Value) -> Option<Result<Box<dyn Session>, 
     }))
 }
 
-fn op_from_json(v: &Value) -> Result<Op, String> {
+pub(super) fn op_from_json(v: &Value) -> Result<Op, String> {
     let obj = v.as_object().filter(|o| o.len() == 1).ok_or_else(|| {
         format!("a world op is an object with one key (spawn, move, set, despawn, event): {v}")
     })?;
@@ -192,7 +194,7 @@ fn op_from_json(v: &Value) -> Result<Op, String> {
 /// orientation, a quaternion of any norm), applied after the tick's other ops; an entity
 /// keeps its orientation for its life (issue 19). An op for an id the world does not hold is
 /// an error.
-fn turn(world: &mut World, ops: &[Value]) -> Result<(), String> {
+pub(super) fn turn(world: &mut World, ops: &[Value]) -> Result<(), String> {
     for v in ops {
         let Some(body) = v.get("orient") else {
             continue;
@@ -345,15 +347,7 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'stati
             self.half.machine_mut().tamper(|_, r| r.hp ^= 0x55);
         }
         let tick32 = u32::try_from(tick).map_err(|_| SessionError::TickRange.to_string())?;
-        let mut buttons = Buttons::empty();
-        buttons.set(Buttons::FIRE, tick.is_multiple_of(10));
-        let input = Input {
-            tick: tick32.saturating_add(self.lead),
-            buttons,
-            move_x: 1.0,
-            move_y: 0.0,
-            yaw: f64::from(tick32 % 256) * (360.0 / 256.0),
-        };
+        let input = player_input(tick32, self.lead);
         self.half
             .handle_tick(Now::new(tick, now_ms), input)
             .map_err(|e| e.to_string())
@@ -404,6 +398,20 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'stati
     fn state_hash(&mut self) -> Option<u32> {
         // CHECK-7: the check of the state shown.
         Some(self.half.machine().state_hash())
+    }
+}
+
+/// The scripted player's input at tick `tick`: aimed `lead` ticks ahead, firing every tenth
+/// tick, walking east, turning a step a tick.
+pub(super) fn player_input(tick: u32, lead: u32) -> Input {
+    let mut buttons = Buttons::empty();
+    buttons.set(Buttons::FIRE, tick.is_multiple_of(10));
+    Input {
+        tick: tick.saturating_add(lead),
+        buttons,
+        move_x: 1.0,
+        move_y: 0.0,
+        yaw: f64::from(tick % 256) * (360.0 / 256.0),
     }
 }
 

@@ -3,7 +3,15 @@
 //! run time from the state's [`StatePlan`] and the spec's lowering, so that a command that reads
 //! a layout (`ackwire vectors --spec`, `conform --spec`) runs the codec's acked machines over a
 //! state it never compiled. Its bytes are the generated binding's: the game's tests hold the two
-//! to the same stream (examples/game/tests/acked_stream.rs).
+//! to the same stream (examples/game/tests/acked_stream.rs), and the reference protocol's
+//! committed acked streams, recorded by its generated bindings, replay on the binding
+//! interpreted from its layout byte for byte (`reference_replay.rs`).
+//!
+//! It holds every value a group declares: integers (quantized or ranged), floats, bools, ticks,
+//! bit sets and smallest-three quaternions (a [`Record`] word each: a float's bits, a bit set's
+//! bits, a quaternion's packed word as the generated slot keeps it). What it cannot hold is a
+//! state whose session constants differ from the machines' defaults (they are the schema type's
+//! associated constants), named in a note by [`unsupported`].
 //!
 //! The machines' schema trait has no receiver, so the schemas [`Interp`] (the byte-aligned
 //! frame) and [`InterpPacked`] (the packed one) read the binding the thread [`enter`]ed. A change,
@@ -23,12 +31,14 @@ use crate::interp;
 use ackwire_codec::acked::{
     wire, AckContent, AckedFrame, AckedSchema, DecoderSlot, FrameOf, Inapplicable,
 };
+use ackwire_codec::rt::SmallestThree;
 use ackwire_codec::{DecodeError, EncodeError, ErrorKind};
 use ackwire_spec::lower::Lowering;
 use ackwire_spec::model::{BitKind, Item, Spec, Type};
 use ackwire_spec::state::{Carry, FormPlan, FormRole, Holds, ProfilePlan, StatePlan, Value};
 use serde_json::{json, Map, Value as Json};
 use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// The most group fields a state bound at run time may have (a record keeps one word each).
@@ -63,6 +73,54 @@ pub struct Binding {
     first: Vec<usize>,
     /// The flags' named bits: name and index.
     flag_bits: Vec<(String, u8)>,
+    /// The named bits of each bit set a group field holds, by the set's name.
+    bit_sets: BTreeMap<String, Vec<NamedBit>>,
+}
+
+/// A named bit of a bit set: its name, its index, and the index of the bit it requires.
+#[derive(Debug, Clone)]
+pub struct NamedBit {
+    /// Its name.
+    pub name: String,
+    /// Its index, 0 the least significant.
+    pub index: u8,
+    /// The bit it may only be set beside (`requires OTHER`).
+    pub requires: Option<u8>,
+}
+
+/// The named bits of bit set `name` of `spec`.
+fn named_bits(spec: &Spec, name: &str) -> Vec<NamedBit> {
+    let Some(bits) = spec
+        .files
+        .iter()
+        .flat_map(|f| &f.items)
+        .find_map(|i| match i {
+            Item::Bits(b) if b.name == name => Some(&b.bits),
+            _ => None,
+        })
+    else {
+        return Vec::new();
+    };
+    let index_of = |other: &str| {
+        bits.iter().find_map(|b| match &b.kind {
+            BitKind::Named { name, index, .. } if name == other => Some(*index),
+            _ => None,
+        })
+    };
+    bits.iter()
+        .filter_map(|b| match &b.kind {
+            BitKind::Named {
+                name,
+                index,
+                requires,
+            } => Some(NamedBit {
+                name: name.clone(),
+                index: *index,
+                requires: requires.as_deref().and_then(index_of),
+            }),
+            BitKind::Reserved { .. } => None,
+        })
+        .collect()
 }
 
 thread_local! {
@@ -77,16 +135,6 @@ pub fn unsupported(plan: &StatePlan) -> Option<String> {
             "state {} has {fields} group fields, more than the {MAX_FIELDS} a run-time binding holds",
             plan.name
         ));
-    }
-    for g in &plan.groups {
-        for f in &g.fields {
-            if matches!(f.value, Value::Quat { .. } | Value::Bits { .. }) {
-                return Some(format!(
-                    "state {}: group `{}` field `{}` is a quaternion or a bit set, which the run-time binding does not hold",
-                    plan.name, g.name, f.name
-                ));
-            }
-        }
     }
     // The machines read the session constants from the schema's type: a run-time binding has
     // the defaults (acked.wire's values) and no other.
@@ -129,18 +177,20 @@ impl Binding {
             first.push(n);
             n += g.fields.len();
         }
-        let flags = plan.flags.as_ref().map(|f| f.bits.clone());
-        let flag_bits = spec
-            .files
+        let flag_bits = plan
+            .flags
+            .as_ref()
+            .map(|f| named_bits(spec, &f.bits))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|b| (b.name, b.index))
+            .collect();
+        let bit_sets = plan
+            .groups
             .iter()
-            .flat_map(|f| &f.items)
-            .filter_map(|i| match i {
-                Item::Bits(b) if Some(&b.name) == flags.as_ref() => Some(&b.bits),
-                _ => None,
-            })
-            .flatten()
-            .filter_map(|b| match &b.kind {
-                BitKind::Named { name, index, .. } => Some((name.clone(), *index)),
+            .flat_map(|g| &g.fields)
+            .filter_map(|f| match &f.value {
+                Value::Bits { name, .. } => Some((name.clone(), named_bits(spec, name))),
                 _ => None,
             })
             .collect();
@@ -149,6 +199,7 @@ impl Binding {
             low: Lowering::new(spec),
             first,
             flag_bits,
+            bit_sets,
         }))
     }
 
@@ -185,6 +236,94 @@ impl Binding {
             out |= 1 << i;
         }
         Ok(out)
+    }
+
+    /// The named bits of bit set `name`, when a group field holds it.
+    pub fn bit_set(&self, name: &str) -> &[NamedBit] {
+        self.bit_sets.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// The JSON form of a group field's value `v` as a [`Record`] holds it: a float's value,
+    /// a bool, a bit set's named bits, a quaternion's `{"largest", "rest"}` (the run-time
+    /// codec's forms), an integer as it is.
+    pub fn value_json(&self, value: &Value, v: i64) -> Json {
+        match value {
+            Value::Float { bits: 32 } => json!(f64::from(f32::from_bits(v as u32))),
+            Value::Float { .. } => json!(f64::from_bits(v as u64)),
+            Value::Bool => json!(v != 0),
+            Value::Bits { name, .. } => Json::Array(
+                self.bit_set(name)
+                    .iter()
+                    .filter(|b| (v as u64) >> b.index & 1 != 0)
+                    .map(|b| json!(b.name))
+                    .collect(),
+            ),
+            Value::Quat { bits } => {
+                let q = SmallestThree::from_word(v as u64, *bits);
+                json!({"largest": q.largest, "rest": q.rest})
+            }
+            Value::Int { .. } | Value::Tick => json!(v),
+        }
+    }
+
+    /// A group field's value as a [`Record`] holds it, from its JSON form ([`Self::value_json`]);
+    /// why not, for a value of another shape, a bit the set does not name or a quaternion off
+    /// its rules.
+    pub fn value_from_json(&self, value: &Value, j: &Json) -> Result<i64, String> {
+        let float = || {
+            j.as_f64()
+                .ok_or_else(|| format!("expected a number, found {j}"))
+        };
+        Ok(match value {
+            Value::Float { bits: 32 } => i64::from((float()? as f32).to_bits()),
+            Value::Float { .. } => float()?.to_bits() as i64,
+            Value::Bool => i64::from(
+                j.as_bool()
+                    .ok_or_else(|| format!("expected a bool, found {j}"))?,
+            ),
+            Value::Bits { name, .. } => {
+                let mut raw = 0u64;
+                for n in j
+                    .as_array()
+                    .ok_or_else(|| format!("expected a list of bit names, found {j}"))?
+                {
+                    let bit = self
+                        .bit_set(name)
+                        .iter()
+                        .find(|b| Some(&b.name[..]) == n.as_str())
+                        .ok_or_else(|| format!("{name} names no bit {n}"))?;
+                    raw |= 1 << bit.index;
+                }
+                raw as i64
+            }
+            Value::Quat { bits } => {
+                let int = |v: Option<&Json>, lo: i64, hi: i64| {
+                    v.and_then(Json::as_i64)
+                        .filter(|n| (lo..=hi).contains(n))
+                        .ok_or_else(|| {
+                            format!("expected {{\"largest\", \"rest\": [3]}}, found {j}")
+                        })
+                };
+                let rest = j.get("rest").and_then(Json::as_array);
+                if rest.is_none_or(|r| r.len() != 3) {
+                    return Err(format!(
+                        "expected {{\"largest\", \"rest\": [3]}}, found {j}"
+                    ));
+                }
+                let c =
+                    |i: usize| int(rest.and_then(|r| r.get(i)), -32768, 32767).map(|n| n as i16);
+                let q = SmallestThree {
+                    largest: int(j.get("largest"), 0, 3)? as u8,
+                    rest: [c(0)?, c(1)?, c(2)?],
+                };
+                q.check(*bits)
+                    .map_err(|e| format!("a quaternion off its rules ({}): {j}", e.as_str()))?;
+                q.to_word(*bits) as i64
+            }
+            Value::Int { .. } | Value::Tick => j
+                .as_i64()
+                .ok_or_else(|| format!("expected an integer, found {j}"))?,
+        })
     }
 
     /// The ack frame's snake_case name.
@@ -388,12 +527,7 @@ impl Binding {
                     }
                     json!(d as i64)
                 }
-                Carry::Itself => match &self.plan.groups[group].fields[w.field].value {
-                    Value::Float { bits: 32 } => json!(f64::from(f32::from_bits(v as u32))),
-                    Value::Float { .. } => json!(f64::from_bits(v as u64)),
-                    Value::Bool => json!(v != 0),
-                    _ => json!(v),
-                },
+                Carry::Itself => self.value_json(&self.plan.groups[group].fields[w.field].value, v),
             };
             out.insert(w.name.clone(), value);
         }
@@ -443,12 +577,17 @@ impl Binding {
                 let v = match w.carry {
                     Carry::Scaled { by } => wire_int(&w.ty, got).checked_mul(by as i64),
                     Carry::Float {
-                        num, den, limit, ..
-                    } => wire::whole_units(
-                        got.as_f64().unwrap_or(f64::NAN),
-                        den as f64 / num as f64,
-                        limit as f64,
-                    ),
+                        bits,
+                        num,
+                        den,
+                        limit,
+                    } => {
+                        // An f32's JSON form is its shortest decimal: the f32 it names, not
+                        // that decimal as an f64, is the value on the wire.
+                        let v = got.as_f64().unwrap_or(f64::NAN);
+                        let v = if bits == 32 { f64::from(v as f32) } else { v };
+                        wire::whole_units(v, den as f64 / num as f64, limit as f64)
+                    }
                     Carry::Step => {
                         let o = if from {
                             r.values[self.at(i, w.field)]
@@ -457,14 +596,8 @@ impl Binding {
                         };
                         o.checked_add(wire_int(&w.ty, got))
                     }
-                    Carry::Itself => Some(match &g.fields[w.field].value {
-                        Value::Float { bits: 32 } => {
-                            i64::from((got.as_f64().unwrap_or(0.0) as f32).to_bits())
-                        }
-                        Value::Float { .. } => got.as_f64().unwrap_or(0.0).to_bits() as i64,
-                        Value::Bool => i64::from(got.as_bool().unwrap_or(false)),
-                        _ => got.as_i64().unwrap_or(0),
-                    }),
+                    // The run-time codec read the frame: a value of the wrong shape is not there.
+                    Carry::Itself => self.value_from_json(&g.fields[w.field].value, got).ok(),
                 };
                 let v = v
                     .filter(|v| range.is_none_or(|(lo, hi)| (lo..=hi).contains(&i128::from(*v))))
@@ -527,6 +660,11 @@ impl Binding {
                     let Some(v) = body.get_mut(&w.name) else {
                         continue;
                     };
+                    // A value carried as itself in the same type in both profiles (a quaternion,
+                    // a bit set, a float) is left as it is.
+                    if w.ty == w.packed {
+                        continue;
+                    }
                     let (from, to) = if pack {
                         (&w.ty, &w.packed)
                     } else {
@@ -678,7 +816,7 @@ fn value_bytes(v: &Value) -> usize {
         Value::Bool => 1,
         Value::Bits { width, .. } => usize::from(*width).div_ceil(8),
         Value::Tick => 4,
-        Value::Quat { .. } => 0,
+        Value::Quat { bits } => (2 + 3 * usize::from(*bits)).div_ceil(8),
     }
 }
 
