@@ -37,7 +37,8 @@ acknowledged base; on the arena each client plays a player of its own. A second 
 not measured, then {seconds} seconds are ({quick_seconds} in `--quick`, which runs up to \
 {quick_max} clients). Each tick the clients' side (frames decoded by each client's own \
 AckedDecoder, acks written) runs untimed, then the server's side for every client (its acks \
-taken, its S_N presented, its frame encoded), spread over {threads} scoped threads:
+taken, what changed in its S_N presented from what changed in the world, its frame encoded: \
+the change-driven server half), spread over {threads} scoped threads:
 
 - **one core**: the server's time per tick for all clients, each client's work timed and \
 added up: what one core spends;
@@ -50,7 +51,8 @@ ratio to bitcode's full-world encode per entity (the target is at most 1×);
 - **KB/tick**: what the acked server sends all clients per tick (a reliable frame's resends \
 counted), beside the full snapshot sent to each;
 - **memory/client**: the heap a client's server half holds at the end of the run \
-(`ackwire_codec::acked::heap_bytes`: the presenter's last S_N and the encoder's kept states, \
+(`ackwire_codec::acked::heap_bytes`: the presenter's knowledge of each entity and its queues, \
+the encoder's live state and what its kept frames' edits replaced, \
 which `server/tests/hostile_clients.rs` holds to the allocator's count), the mean over the \
 clients;
 - **clients a core serves**: the tick's length over one client's share of one core.";
@@ -303,8 +305,8 @@ fn server_section(report: &Report) -> String {
                             "met".to_owned()
                         } else {
                             format!(
-                                "{} short; {}% of the time presents each client's S_N from \
-                                 the whole world, the rest takes its acks and encodes S_N \
+                                "{} short; {}% of the time presents what changed in each \
+                                 client's S_N, the rest takes its acks and encodes its frame \
                                  onto its base",
                                 times(1000.0 / most.clients_per_core()),
                                 percent(most.present_ms / most.server_ms)
@@ -682,7 +684,7 @@ mod tests {
         assert!(
             section.contains(
                 "one core serves 833 clients within a tick of 16.7 ms (the goal is 1,000: 1.2× \
-                 short; 40% of the time presents"
+                 short; 40% of the time presents what changed"
             ),
             "{section}"
         );
