@@ -3,7 +3,8 @@
 // `ACKWIRE_WRITE_CASES=1 cargo test -p ackwire-rt --lib range`): every `ok` case encodes to its
 // bytes and decodes back to its values, every `err` case is refused with its kind at its
 // offset. Then what the cases leave to the API: probabilities that never reach either end,
-// values wider than their field, the stream's offset in errors.
+// values wider than their field, seeded round trips and hostile streams (refused, or the one
+// stream the encoder writes for what was read), the stream's offset in errors.
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -182,6 +183,60 @@ describe("the range coder", () => {
     const d = new RangeDecoder(bytes, 0);
     assert.equal(d.bits(new BitTree(Prob.HALF), 53), 2 ** 53 - 1);
     assert.equal(d.finish(), bytes.length);
+  });
+
+  it("round-trips seeded random cases, and takes hostile bytes as refused or canonical", () => {
+    // xorshift32: any fixed sequence will do.
+    let s = 0x9e3779b9;
+    const below = (n: number) => {
+      s ^= s << 13;
+      s ^= s >>> 17;
+      s ^= s << 5;
+      return (s >>> 0) % n;
+    };
+    const kinds = ["a", "s", "t"] as const;
+    let accepted = 0;
+    for (let n = 0; n < 400; n++) {
+      const starts = [1 + below(4095), 1 + below(4095), 1 + below(4095)];
+      const ops: Op[] = Array.from({ length: below(40) }, () => {
+        const kind = kinds[below(3)]!;
+        const width = kind === "t" ? below(65) : 1;
+        const random = (BigInt(below(2 ** 32)) << 32n) | BigInt(below(2 ** 32));
+        const value = kind === "t" ? random & ((1n << BigInt(width)) - 1n) : BigInt(below(2));
+        return { kind, context: below(3), width, value };
+      });
+      const bytes = encode(starts, ops);
+      assert.deepEqual(decode(starts, ops, bytes), ops);
+      // The stream cut short, lengthened, changed in a byte, or random bytes: read as this
+      // case's fields, it is refused at an offset within it, or it is the one stream the
+      // encoder writes for what was read.
+      const changed = Uint8Array.from(bytes);
+      if (changed.length > 0) {
+        const at = below(changed.length);
+        changed[at] = changed[at]! ^ (1 << below(8));
+      }
+      const hostile = [
+        bytes.subarray(0, Math.max(bytes.length - 1 - below(3), 0)),
+        Uint8Array.from([...bytes, below(256)]),
+        changed,
+        Uint8Array.from({ length: below(24) }, () => below(256)),
+      ];
+      for (const h of hostile) {
+        let back: Op[] | undefined;
+        try {
+          back = decode(starts, ops, h);
+        } catch (e) {
+          assert.ok(e instanceof DecodeError, String(e));
+          assert.ok(e.offset <= h.length, `${e.offset} past ${h.length}`);
+        }
+        if (back !== undefined) {
+          accepted += 1;
+          assert.equal(toHex(encode(starts, back)), toHex(h));
+        }
+      }
+    }
+    // Some hostile streams are canonical ones (those the last byte's change leaves canonical).
+    assert.ok(accepted > 0);
   });
 
   it("names the stream's offset within its frame in its errors", () => {
