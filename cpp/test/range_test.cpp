@@ -3,14 +3,18 @@
 // `ACKWIRE_WRITE_CASES=1 cargo test -p ackwire-rt --lib range`): every `ok` case encodes to its
 // bytes and decodes back to its values, every `err` case is refused with its kind at its offset,
 // and decoding allocates nothing. Then what the cases leave to the API: probabilities that never
-// reach either end, values wider than their field, the stream's offset in errors. The same cases
-// as the TypeScript runtime's test/range.test.ts. Run by ../test.sh.
+// reach either end, values wider than their field, seeded round trips and hostile streams
+// (refused, or the one stream the encoder writes for what was read; ASan watches every read),
+// the stream's offset in errors. The same cases as the TypeScript runtime's test/range.test.ts.
+// Run by ../test.sh.
 
 #include "ackwire_range.hpp"
 
 #include "check_faults.hpp"
 #include "count_new.hpp"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <optional>
@@ -245,6 +249,67 @@ TEST(a_value_wider_than_its_field_is_refused) {
     const std::vector<Prob> trained(ackwire::range::TREE_SLOTS, Prob::MAX);
     const auto tree = BitTree::from_slots(trained.data(), trained.size());
     CHECK(tree.has_value() && tree->slots()[5] == Prob::MAX);
+}
+
+TEST(random_cases_round_trip_and_hostile_streams_are_refused_or_canonical) {
+    // xorshift32: any fixed sequence will do.
+    uint32_t s = 0x9E3779B9u;
+    const auto below = [&s](uint64_t n) {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        return s % n;
+    };
+    size_t accepted = 0;
+    for (int n = 0; n < 400; ++n) {
+        std::vector<uint16_t> starts;
+        for (int c = 0; c < 3; ++c) {
+            starts.push_back(static_cast<uint16_t>(1 + below(4095)));
+        }
+        std::vector<Op> ops(below(40));
+        for (Op& op : ops) {
+            op.kind = "ast"[below(3)];
+            op.context = below(3);
+            op.width = op.kind == 't' ? static_cast<unsigned>(below(65)) : 1;
+            const uint64_t random = (below(uint64_t{1} << 32) << 32) | below(uint64_t{1} << 32);
+            op.value = op.kind != 't' ? below(2)
+                : op.width == 64      ? random
+                                      : random & ((uint64_t{1} << op.width) - 1);
+        }
+        const Bytes bytes = encode(starts, ops);
+        std::optional<ackwire::rt::DecodeError> error;
+        size_t allocations = 0;
+        const auto back = decode(starts, ops, bytes, &error, &allocations);
+        CHECK(back.has_value() && *back == ops);
+        // The stream cut short, lengthened, changed in a byte, or random bytes: read as this
+        // case's fields, it is refused at an offset within it, or it is the one stream the
+        // encoder writes for what was read.
+        Bytes changed = bytes;
+        if (!changed.empty()) {
+            changed[below(changed.size())] ^= static_cast<uint8_t>(1u << below(8));
+        }
+        Bytes longer = bytes;
+        longer.push_back(static_cast<uint8_t>(below(256)));
+        Bytes random(below(24));
+        for (uint8_t& b : random) {
+            b = static_cast<uint8_t>(below(256));
+        }
+        const size_t cut = std::min(bytes.size(), static_cast<size_t>(1 + below(3)));
+        for (const Bytes& h :
+            {Bytes(bytes.begin(), bytes.end() - static_cast<std::ptrdiff_t>(cut)), longer, changed,
+                random}) {
+            std::optional<ackwire::rt::DecodeError> refused;
+            const auto read = decode(starts, ops, h, &refused, &allocations);
+            CHECK_EQ(allocations, size_t{0});
+            if (read) {
+                ++accepted;
+                CHECK_EQ(encode(starts, *read), h);
+            } else {
+                CHECK(refused.has_value() && refused->offset <= h.size());
+            }
+        }
+    }
+    CHECK(accepted > 0);
 }
 
 TEST(errors_carry_the_stream_offset) {
