@@ -2,10 +2,11 @@
 // vectors/coder/range_coder_cases.txt (written from rt/src/range.rs by
 // `ACKWIRE_WRITE_CASES=1 cargo test -p ackwire-rt --lib range`; test.sh names the folder in
 // $ACKWIRE_VECTORS_DIR): every `ok` case encodes to its bytes and decodes back to its values,
-// every `err` case is refused with its kind at its offset. Then what the cases leave to the API:
-// probabilities that never reach either end, values wider than their field, the stream's offset
-// in errors. The same cases as the TypeScript and C++ runtimes' tests. Found by
-// RuntimeTests.Main through the `Tests` list.
+// allocating nothing, and every `err` case is refused with its kind at its offset. Then what the
+// cases leave to the API: probabilities that never reach either end, values wider than their
+// field, seeded round trips and hostile streams (refused, or the one stream the encoder writes
+// for what was read), the stream's offset in errors. The same cases as the TypeScript and C++
+// runtimes' tests. Found by RuntimeTests.Main through the `Tests` list.
 
 using System;
 using System.Collections.Generic;
@@ -22,6 +23,7 @@ static class RangeTests
         new KeyValuePair<string, Action>("range_coder_cases", Cases),
         new KeyValuePair<string, Action>("range_prob_never_reaches_either_end", ProbStaysInside),
         new KeyValuePair<string, Action>("range_value_wider_than_its_field", OverWidth),
+        new KeyValuePair<string, Action>("range_random_and_hostile_streams", RandomAndHostile),
         new KeyValuePair<string, Action>("range_errors_carry_the_stream_offset", Offsets),
     };
 
@@ -80,6 +82,8 @@ static class RangeTests
     {
         public readonly Prob[] Probs;
         readonly BitTree[] trees;
+        // The probability each tree was made at.
+        readonly Prob[] treeStarts;
 
         public Model(int[] starts)
         {
@@ -89,6 +93,20 @@ static class RangeTests
                 Probs[i] = Prob.Of(starts[i]).Value;
             }
             trees = new BitTree[starts.Length];
+            treeStarts = new Prob[starts.Length];
+        }
+
+        /// <summary>The model <paramref name="used"/> started as, with its trees made up front
+        /// (so that decoding with it allocates nothing of the test's).</summary>
+        public Model(int[] starts, Model used) : this(starts)
+        {
+            for (int c = 0; c < trees.Length; c++)
+            {
+                if (used.trees[c] != null)
+                {
+                    trees[c] = new BitTree(used.treeStarts[c]);
+                }
+            }
         }
 
         public BitTree Tree(int c)
@@ -96,6 +114,7 @@ static class RangeTests
             if (trees[c] == null)
             {
                 trees[c] = new BitTree(Probs[c]);
+                treeStarts[c] = Probs[c];
             }
             return trees[c];
         }
@@ -121,8 +140,15 @@ static class RangeTests
     /// stream then finished.</summary>
     static Op[] Decode(int[] starts, Op[] shape, byte[] bytes)
     {
-        Model m = new Model(starts);
         Op[] back = (Op[])shape.Clone();
+        Equal(bytes.Length, DecodeInto(new Model(starts), shape, bytes, back), "the stream's length");
+        return back;
+    }
+
+    /// <summary><see cref="Decode"/> into <paramref name="back"/>, under <paramref name="m"/>:
+    /// it allocates nothing but what the decoder does. Returns what Finish returns.</summary>
+    static int DecodeInto(Model m, Op[] shape, byte[] bytes, Op[] back)
+    {
         RangeDecoder d = new RangeDecoder(bytes, 0, bytes.Length);
         for (int i = 0; i < shape.Length; i++)
         {
@@ -134,8 +160,7 @@ static class RangeTests
                 default: back[i].Value = d.Bits(m.Tree(op.Context), op.Width); break;
             }
         }
-        Equal(bytes.Length, d.Finish(), "the stream's length");
-        return back;
+        return d.Finish();
     }
 
     static void Cases()
@@ -157,11 +182,18 @@ static class RangeTests
             if (f[0] == "ok")
             {
                 Equal(Hex(bytes), Hex(Encode(starts, ops)), name + ": the stream");
-                Op[] back = Decode(starts, ops, bytes);
+                Model used = new Model(starts);
+                Op[] back = (Op[])ops.Clone();
+                Equal(bytes.Length, DecodeInto(used, ops, bytes, back), name + ": the stream's length");
                 for (int i = 0; i < ops.Length; i++)
                 {
                     Equal(ops[i].ToString(), back[i].ToString(), name + ": op " + i);
                 }
+                // Again, its trees made up front: the decoder allocates nothing.
+                Model warm = new Model(starts, used);
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                DecodeInto(warm, ops, bytes, back);
+                Equal(0L, GC.GetAllocatedBytesForCurrentThread() - before, name + ": bytes allocated decoding");
             }
             else
             {
@@ -235,6 +267,68 @@ static class RangeTests
             trained[i] = Prob.Max;
         }
         Equal(Prob.Max, BitTree.FromSlots(trained).Slots()[5], "a trained slot");
+    }
+
+    static void RandomAndHostile()
+    {
+        Rng rng = new Rng(0x9E3779B97F4A7C15UL);
+        int accepted = 0;
+        for (int n = 0; n < 400; n++)
+        {
+            int[] starts = { 1 + rng.Below(4095), 1 + rng.Below(4095), 1 + rng.Below(4095) };
+            Op[] ops = new Op[rng.Below(40)];
+            for (int i = 0; i < ops.Length; i++)
+            {
+                char kind = "ast"[rng.Below(3)];
+                byte width = kind == 't' ? (byte)rng.Below(65) : (byte)1;
+                ulong random = rng.Next();
+                ulong value = kind != 't' ? (ulong)rng.Below(2)
+                    : width == 64 ? random : random & ((1UL << width) - 1);
+                ops[i] = new Op { Kind = kind, Context = rng.Below(3), Width = width, Value = value };
+            }
+            byte[] bytes = Encode(starts, ops);
+            Op[] back = Decode(starts, ops, bytes);
+            for (int i = 0; i < ops.Length; i++)
+            {
+                Equal(ops[i].ToString(), back[i].ToString(), "case " + n + ", op " + i);
+            }
+            // The stream cut short, lengthened, changed in a byte, or random bytes: read as this
+            // case's fields, it is refused at an offset within it, or it is the one stream the
+            // encoder writes for what was read.
+            byte[] cut = new byte[Math.Max(bytes.Length - 1 - rng.Below(3), 0)];
+            Array.Copy(bytes, cut, cut.Length);
+            byte[] longer = new byte[bytes.Length + 1];
+            Array.Copy(bytes, longer, bytes.Length);
+            longer[bytes.Length] = (byte)rng.Below(256);
+            byte[] changed = (byte[])bytes.Clone();
+            if (changed.Length > 0)
+            {
+                changed[rng.Below(changed.Length)] ^= (byte)(1 << rng.Below(8));
+            }
+            byte[] junk = new byte[rng.Below(24)];
+            for (int i = 0; i < junk.Length; i++)
+            {
+                junk[i] = (byte)rng.Below(256);
+            }
+            foreach (byte[] h in new[] { cut, longer, changed, junk })
+            {
+                Op[] read = null;
+                try
+                {
+                    read = Decode(starts, ops, h);
+                }
+                catch (DecodeError e)
+                {
+                    True(e.Offset <= h.Length, "case " + n + ": refused at " + e.Offset + ", past " + h.Length);
+                }
+                if (read != null)
+                {
+                    accepted++;
+                    Equal(Hex(h), Hex(Encode(starts, read)), "case " + n + ": an accepted stream");
+                }
+            }
+        }
+        True(accepted > 0, "some hostile streams are canonical ones");
     }
 
     static void Offsets()
