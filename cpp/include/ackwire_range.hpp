@@ -197,7 +197,8 @@ public:
             --end;
         }
         if (end > 1) {
-            out.insert(out.end(), out_.begin() + 1, out_.begin() + static_cast<std::ptrdiff_t>(end));
+            const auto first = out_.begin() + 1;
+            out.insert(out.end(), first, first + static_cast<std::ptrdiff_t>(end - 1));
         }
     }
 

@@ -62,7 +62,8 @@ Op parse_op(const std::string& text) {
     const std::string head = text.substr(0, eq);
     Op op{head[0], 0, 1, 0};
     const size_t colon = head.find(':');
-    op.context = std::stoul(head.substr(1, colon == std::string::npos ? std::string::npos : colon - 1));
+    const size_t digits = colon == std::string::npos ? std::string::npos : colon - 1;
+    op.context = std::stoul(head.substr(1, digits));
     if (colon != std::string::npos) {
         op.width = static_cast<unsigned>(std::stoul(head.substr(colon + 1)));
     }
@@ -133,8 +134,8 @@ Bytes encode(const std::vector<uint16_t>& starts, const std::vector<Op>& ops) {
 /// The values of `shape` read from `bytes`, the stream then finished; none on an error, which
 /// is then `*error`. `*allocations` counts those made while decoding.
 std::optional<std::vector<Op>> decode(const std::vector<uint16_t>& starts,
-    const std::vector<Op>& shape, const Bytes& bytes, std::optional<ackwire::rt::DecodeError>* error,
-    size_t* allocations) {
+    const std::vector<Op>& shape, const Bytes& bytes,
+    std::optional<ackwire::rt::DecodeError>* error, size_t* allocations) {
     Model m(starts);
     std::vector<Op> out = shape;
     const size_t before = g_allocations;
