@@ -3,7 +3,8 @@
 # include/ackwire_runtime.hpp (and the session shape), test/acked_test.cpp over
 # include/ackwire_acked.hpp (ACK-17 to ACK-36's machines), test/rest_test.cpp over the datagram, baseline
 # and delta machines and their digests, test/packed19_test.cpp over the bucket codes, quaternions
-# and ascending lists of packed bodies, and the bindings `ackwire gen --lang cpp` writes for a
+# and ascending lists of packed bodies, test/range_test.cpp over include/ackwire_range.hpp (the
+# range coder, against vectors/coder/range_coder_cases.txt), and the bindings `ackwire gen --lang cpp` writes for a
 # `state`: test/reference_test.cpp over the reference protocol's (build/gen/reference.hpp, from
 # spec/protocol, with its presenter reference/presenter.hpp) and test/arena_test.cpp over a second
 # state's (build/gen-arena/arena.hpp, from spec/tests/state/players.wire). Those two are generated
@@ -43,13 +44,15 @@ if ! (cd "$root" && "${ackwire[@]}" gen --lang cpp --out "$here/build/gen" spec/
     cat "$log" >&2
     exit 1
 fi
-# ACKWIRE_RUNTIME_DIR: where packed19_test finds vectors/quat/smallest_three_cases.txt.
+# ACKWIRE_RUNTIME_DIR: where packed19_test finds vectors/quat/smallest_three_cases.txt;
+# ACKWIRE_VECTORS_DIR: where range_test finds coder/range_coder_cases.txt.
 flags=(-std=c++17 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion -Wsign-conversion
-    "-DACKWIRE_RUNTIME_DIR=\"$root/vectors/quat\"")
+    "-DACKWIRE_RUNTIME_DIR=\"$root/vectors/quat\"" "-DACKWIRE_VECTORS_DIR=\"$root/vectors\"")
 tests=("runtime_test:the C++ runtime's tests"
     "acked_test:the acked machines' tests"
     "rest_test:the datagram, baseline and delta machines' tests"
     "packed19_test:bucket codes, smallest-three quaternions and ascending bit lists"
+    "range_test:the range coder, against the Rust coder's cases"
     "reference_test:the reference state's binding, kind 6 and kind 12, and its presenter"
     "arena_test:a second state's binding (spec/tests/state/players.wire)")
 

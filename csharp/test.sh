@@ -16,14 +16,15 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
 bash "$here/mono.sh"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/doc.xml" -out:"$out/tests.exe" \
     "$here"/src/*.cs "$here"/src/Sessions/*.cs "$here"/test/*.cs
-mono "$out/tests.exe"
+# test/RangeTests.cs reads vectors/coder/range_coder_cases.txt from there.
+ACKWIRE_VECTORS_DIR="$root/vectors" mono "$out/tests.exe"
 
-root="$(cd "$here/.." && pwd)"
 # `ackwire gen --lang cs ARGS...`, quietly; on failure its output is shown.
 generate() {
     if [ -n "${ACKWIRE:-}" ]; then

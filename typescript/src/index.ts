@@ -1,9 +1,9 @@
 /**
  * The runtime of the TypeScript codecs ackwire generates: checked reads and writes, LEB128
  * varints, zigzag, bit streams for packed bodies (with their bucket codes and smallest-three
- * quaternions), the error taxonomy every ackwire codec shares, and the JSON form of
- * conformance/PROTOCOL.md. None of it depends on a layout; the generated
- * module of a layout imports what it calls from here.
+ * quaternions), the adaptive binary range coder of coded bodies (range.ts), the error taxonomy
+ * every ackwire codec shares, and the JSON form of conformance/PROTOCOL.md. None of it depends
+ * on a layout; the generated module of a layout imports what it calls from here.
  *
  * ES2020 (`bigint`, `DataView`), no dependencies, nothing of node or of the DOM: the same files
  * run in node and in a browser.
@@ -60,5 +60,16 @@ export {
   writeList,
 } from "./lists.js";
 export { fromXyzw, quatRange, type SmallestThree, smallestThreeFault, toXyzw } from "./quat.js";
+export {
+  ADAPT_SHIFT,
+  BitTree,
+  MAX_IMPLICIT_ZEROS,
+  Prob,
+  PROB_BITS,
+  RangeDecoder,
+  RangeEncoder,
+  TREE_BITS,
+  TREE_SLOTS,
+} from "./range.js";
 export { BitReader, Reader } from "./reader.js";
 export { BitWriter, Encoder, Writer } from "./writer.js";

@@ -62,8 +62,9 @@ pub const RUNTIME_HEADER: &str = "ackwire_runtime.hpp";
 pub const PROTOCOL_HEADER: &str = "protocol.hpp";
 
 /// The runtime's session headers (`cpp/include`): the sans-IO shape every session
-/// half shares and the machines, generic over a schema, as (file name, text). They include the
-/// runtime and never a generated header, so they are the same for every layout.
+/// half shares and the machines, generic over a schema, and the range coder of coded bodies, as
+/// (file name, text). They include the runtime and never a generated header, so they are the
+/// same for every layout.
 pub const SESSION_HEADERS: &[(&str, &str)] = &[
     (
         "ackwire_session.hpp",
@@ -99,6 +100,11 @@ pub const SESSION_HEADERS: &[(&str, &str)] = &[
     (
         "ackwire_state.hpp",
         include_str!("../../runtime/cpp/ackwire_state.hpp"),
+    ),
+    // Issue 39: the adaptive binary range coder of the coded profile.
+    (
+        "ackwire_range.hpp",
+        include_str!("../../runtime/cpp/ackwire_range.hpp"),
     ),
 ];
 

@@ -61,6 +61,8 @@ pub const PROTOCOL_FILE: &str = "Protocol.cs";
 pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("Errors.cs", include_str!("../../runtime/cs/Errors.cs")),
     ("Json.cs", include_str!("../../runtime/cs/Json.cs")),
+    // Issue 39: the adaptive binary range coder of the coded profile.
+    ("Range.cs", include_str!("../../runtime/cs/Range.cs")),
     ("Reader.cs", include_str!("../../runtime/cs/Reader.cs")),
     // Issue 19: the value of a `quat(B)` field and its canonical rules.
     (

@@ -1919,6 +1919,8 @@ pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("lengths.ts", include_str!("../../runtime/ts/lengths.ts")),
     ("lists.ts", include_str!("../../runtime/ts/lists.ts")),
     ("quat.ts", include_str!("../../runtime/ts/quat.ts")),
+    // Issue 39: the adaptive binary range coder of the coded profile.
+    ("range.ts", include_str!("../../runtime/ts/range.ts")),
     ("reader.ts", include_str!("../../runtime/ts/reader.ts")),
     ("writer.ts", include_str!("../../runtime/ts/writer.ts")),
     // The session machines (`sessions/`): generic over a schema, they import the runtime and
