@@ -171,6 +171,71 @@ inline std::string joined(const std::vector<std::string>& parts) {
     return out;
 }
 
+/// A client half's delivery as the testee protocol reports it (conformance/PROTOCOL.md): the
+/// state shown with its report, or why the frame was dropped, or the decode error's kind; each
+/// event in its JSON form by `event_json`. The reference testee's acked client and every state's
+/// client report alike.
+template <typename E, typename EventJson>
+Value delivery_json(const acked::Delivery<E>& d, const EventJson& event_json) {
+    using Kind = typename acked::Delivery<E>::Kind;
+    Value out = Value::object();
+    switch (d.kind) {
+        case Kind::shown: {
+            const auto& rep = *d.report;
+            std::vector<std::string> changed, measured, gone, tiers;
+            for (const uint16_t e : rep.changed) {
+                changed.push_back(std::to_string(e));
+            }
+            for (const auto& m : rep.measured) {
+                measured.push_back(std::to_string(m.first) + "@" + std::to_string(m.second));
+            }
+            for (const uint16_t e : rep.gone) {
+                gone.push_back(std::to_string(e));
+            }
+            for (const auto& t : rep.tiers) {
+                tiers.push_back(std::to_string(t.first) + (t.second ? ":full" : ":quantized"));
+            }
+            Value events = Value::array();
+            for (const auto& e : rep.events) {
+                Value ev = Value::object();
+                ev.set("serial", Value::from_u64(e.first));
+                ev.set("event", event_json(e.second));
+                events.push(std::move(ev));
+            }
+            Value shown = Value::object();
+            shown.set("tick", Value::from_u64(rep.tick));
+            shown.set("base_tick", Value::from_u64(rep.base_tick));
+            shown.set("keyframe", Value::from_bool(rep.keyframe));
+            shown.set("changed", Value::from_string(joined(changed)));
+            shown.set("measured", Value::from_string(joined(measured)));
+            shown.set("gone", Value::from_string(joined(gone)));
+            shown.set("tiers", Value::from_string(joined(tiers)));
+            shown.set("events", std::move(events));
+            shown.set("check", rep.check ? Value::from_bool(*rep.check) : Value());
+            out.set("shown", std::move(shown));
+            break;
+        }
+        case Kind::stale:
+            out.set("dropped", Value::from_string("stale"));
+            out.set("tick", Value::from_u64(d.tick));
+            break;
+        case Kind::unknown_base:
+            out.set("dropped", Value::from_string("unknown_base"));
+            out.set("tick", Value::from_u64(d.tick));
+            out.set("base_tick", Value::from_u64(d.base_tick));
+            break;
+        case Kind::undecodable:
+            out.set("error", Value::from_string(std::string(rt::kind_name(d.error->kind))));
+            break;
+        case Kind::inapplicable:
+            out.set("dropped", Value::from_string("inapplicable"));
+            out.set("tick", Value::from_u64(d.tick));
+            out.set("why", Value::from_string(d.why));
+            break;
+    }
+    return out;
+}
+
 template <typename S>
 class Client : public Half {
 public:
@@ -206,64 +271,8 @@ public:
         if (!r) {
             return r.error().message;
         }
-        const auto& d = r.value();
-        using Kind = typename acked::Delivery<typename S::Event>::Kind;
-        Value out = Value::object();
-        switch (d.kind) {
-            case Kind::shown: {
-                const auto& rep = *d.report;
-                std::vector<std::string> changed, measured, gone, tiers;
-                for (const uint16_t e : rep.changed) {
-                    changed.push_back(std::to_string(e));
-                }
-                for (const auto& m : rep.measured) {
-                    measured.push_back(std::to_string(m.first) + "@" + std::to_string(m.second));
-                }
-                for (const uint16_t e : rep.gone) {
-                    gone.push_back(std::to_string(e));
-                }
-                for (const auto& t : rep.tiers) {
-                    tiers.push_back(std::to_string(t.first) + (t.second ? ":full" : ":quantized"));
-                }
-                Value events = Value::array();
-                for (const auto& e : rep.events) {
-                    Value ev = Value::object();
-                    ev.set("serial", Value::from_u64(e.first));
-                    ev.set("event", to_json(e.second));
-                    events.push(std::move(ev));
-                }
-                Value shown = Value::object();
-                shown.set("tick", Value::from_u64(rep.tick));
-                shown.set("base_tick", Value::from_u64(rep.base_tick));
-                shown.set("keyframe", Value::from_bool(rep.keyframe));
-                shown.set("changed", Value::from_string(joined(changed)));
-                shown.set("measured", Value::from_string(joined(measured)));
-                shown.set("gone", Value::from_string(joined(gone)));
-                shown.set("tiers", Value::from_string(joined(tiers)));
-                shown.set("events", std::move(events));
-                shown.set("check", rep.check ? Value::from_bool(*rep.check) : Value());
-                out.set("shown", std::move(shown));
-                break;
-            }
-            case Kind::stale:
-                out.set("dropped", Value::from_string("stale"));
-                out.set("tick", Value::from_u64(d.tick));
-                break;
-            case Kind::unknown_base:
-                out.set("dropped", Value::from_string("unknown_base"));
-                out.set("tick", Value::from_u64(d.tick));
-                out.set("base_tick", Value::from_u64(d.base_tick));
-                break;
-            case Kind::undecodable:
-                out.set("error", Value::from_string(std::string(rt::kind_name(d.error->kind))));
-                break;
-            case Kind::inapplicable:
-                out.set("dropped", Value::from_string("inapplicable"));
-                out.set("tick", Value::from_u64(d.tick));
-                out.set("why", Value::from_string(d.why));
-                break;
-        }
-        return out;
+        return delivery_json(
+            r.value(), [](const typename S::Event& e) { return to_json(e); });
     }
 
     std::vector<session::Transmit> take() override {
@@ -281,6 +290,8 @@ private:
 };
 
 }  // namespace state_detail
+
+using state_detail::delivery_json;
 
 /// The session halves of a testee's states: `add<Schema>()` for each frame a state is sent in.
 class StateSessions : public Sessions {

@@ -31,6 +31,101 @@ namespace Ackwire.Runtime
         public Action<E, JsonWriter> EventToJson;
     }
 
+    /// <summary>A client half's delivery as the testee protocol reports it (conformance/PROTOCOL.md):
+    /// the state shown with its report, or why the frame was dropped, or the decode error's kind.
+    /// The reference testee's acked client and every state's client write it alike.</summary>
+    public static class DeliveryJson
+    {
+        /// <summary>Writes <paramref name="d"/> as one object, each event through
+        /// <paramref name="eventToJson"/>.</summary>
+        public static void Write<E>(JsonWriter j, Delivery<E> d, Action<E, JsonWriter> eventToJson)
+        {
+            j.BeginObject();
+            switch (d.Kind)
+            {
+                case DeliveryKind.Shown:
+                    {
+                        FrameReport<E> r = d.Report;
+                        j.Name("shown");
+                        j.BeginObject();
+                        j.Name("tick");
+                        j.Uint(r.Tick);
+                        j.Name("base_tick");
+                        j.Uint(r.BaseTick);
+                        j.Name("keyframe");
+                        j.Bool(r.Keyframe);
+                        j.Name("changed");
+                        j.String(string.Join(" ", r.Changed));
+                        List<string> parts = new List<string>();
+                        for (int i = 0; i < r.MeasuredEids.Count; i++)
+                        {
+                            parts.Add(r.MeasuredEids[i] + "@" + r.MeasuredTicks[i]);
+                        }
+                        j.Name("measured");
+                        j.String(string.Join(" ", parts));
+                        j.Name("gone");
+                        j.String(string.Join(" ", r.Gone));
+                        parts.Clear();
+                        for (int i = 0; i < r.TierEids.Count; i++)
+                        {
+                            parts.Add(r.TierEids[i] + ":" + (r.TierFull[i] ? "full" : "quantized"));
+                        }
+                        j.Name("tiers");
+                        j.String(string.Join(" ", parts));
+                        j.Name("events");
+                        j.BeginArray();
+                        for (int i = 0; i < r.Events.Count; i++)
+                        {
+                            j.BeginObject();
+                            j.Name("serial");
+                            j.Uint(r.EventSerials[i]);
+                            j.Name("event");
+                            eventToJson(r.Events[i], j);
+                            j.EndObject();
+                        }
+                        j.EndArray();
+                        j.Name("check");
+                        if (r.Check.HasValue)
+                        {
+                            j.Bool(r.Check.Value);
+                        }
+                        else
+                        {
+                            j.Null();
+                        }
+                        j.EndObject();
+                        break;
+                    }
+                case DeliveryKind.Stale:
+                    j.Name("dropped");
+                    j.String("stale");
+                    j.Name("tick");
+                    j.Uint(d.Tick);
+                    break;
+                case DeliveryKind.UnknownBase:
+                    j.Name("dropped");
+                    j.String("unknown_base");
+                    j.Name("tick");
+                    j.Uint(d.Tick);
+                    j.Name("base_tick");
+                    j.Uint(d.BaseTick);
+                    break;
+                case DeliveryKind.Undecodable:
+                    j.Name("error");
+                    j.String(Errors.KindName(d.Error.Kind));
+                    break;
+                case DeliveryKind.Inapplicable:
+                    j.Name("dropped");
+                    j.String("inapplicable");
+                    j.Name("tick");
+                    j.Uint(d.Tick);
+                    j.Name("why");
+                    j.String(d.Why);
+                    break;
+            }
+            j.EndObject();
+        }
+    }
     /// <summary>The session halves of a testee's states.</summary>
     public sealed class StateSessions : ITesteeSessions
     {
@@ -270,90 +365,7 @@ namespace Ackwire.Runtime
                     throw new ArgumentException("the client takes `" + f.Schema.FrameName + "` frames, not `" + frame + "`");
                 }
                 Delivery<E> d = half.HandleFrame(new Now(0, 0), frame, bytes);
-                j.BeginObject();
-                switch (d.Kind)
-                {
-                    case DeliveryKind.Shown:
-                        {
-                            FrameReport<E> r = d.Report;
-                            j.Name("shown");
-                            j.BeginObject();
-                            j.Name("tick");
-                            j.Uint(r.Tick);
-                            j.Name("base_tick");
-                            j.Uint(r.BaseTick);
-                            j.Name("keyframe");
-                            j.Bool(r.Keyframe);
-                            j.Name("changed");
-                            j.String(string.Join(" ", r.Changed));
-                            List<string> parts = new List<string>();
-                            for (int i = 0; i < r.MeasuredEids.Count; i++)
-                            {
-                                parts.Add(r.MeasuredEids[i] + "@" + r.MeasuredTicks[i]);
-                            }
-                            j.Name("measured");
-                            j.String(string.Join(" ", parts));
-                            j.Name("gone");
-                            j.String(string.Join(" ", r.Gone));
-                            parts.Clear();
-                            for (int i = 0; i < r.TierEids.Count; i++)
-                            {
-                                parts.Add(r.TierEids[i] + ":" + (r.TierFull[i] ? "full" : "quantized"));
-                            }
-                            j.Name("tiers");
-                            j.String(string.Join(" ", parts));
-                            j.Name("events");
-                            j.BeginArray();
-                            for (int i = 0; i < r.Events.Count; i++)
-                            {
-                                j.BeginObject();
-                                j.Name("serial");
-                                j.Uint(r.EventSerials[i]);
-                                j.Name("event");
-                                f.EventToJson(r.Events[i], j);
-                                j.EndObject();
-                            }
-                            j.EndArray();
-                            j.Name("check");
-                            if (r.Check.HasValue)
-                            {
-                                j.Bool(r.Check.Value);
-                            }
-                            else
-                            {
-                                j.Null();
-                            }
-                            j.EndObject();
-                            break;
-                        }
-                    case DeliveryKind.Stale:
-                        j.Name("dropped");
-                        j.String("stale");
-                        j.Name("tick");
-                        j.Uint(d.Tick);
-                        break;
-                    case DeliveryKind.UnknownBase:
-                        j.Name("dropped");
-                        j.String("unknown_base");
-                        j.Name("tick");
-                        j.Uint(d.Tick);
-                        j.Name("base_tick");
-                        j.Uint(d.BaseTick);
-                        break;
-                    case DeliveryKind.Undecodable:
-                        j.Name("error");
-                        j.String(Errors.KindName(d.Error.Kind));
-                        break;
-                    case DeliveryKind.Inapplicable:
-                        j.Name("dropped");
-                        j.String("inapplicable");
-                        j.Name("tick");
-                        j.Uint(d.Tick);
-                        j.Name("why");
-                        j.String(d.Why);
-                        break;
-                }
-                j.EndObject();
+                DeliveryJson.Write(j, d, f.EventToJson);
             }
 
             public List<Transmit> Take()

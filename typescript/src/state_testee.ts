@@ -9,7 +9,12 @@
 
 import { DecodeError } from "./errors.js";
 import { type JsonType, type JsonValue, fromHex, fromJson, toHex, toJson } from "./json.js";
-import { type AckedSchema, AckedEncoder, type ServerEntry } from "./sessions/acked.js";
+import {
+  type AckedSchema,
+  AckedEncoder,
+  type Delivery,
+  type ServerEntry,
+} from "./sessions/acked.js";
 import { AckedClientHalf } from "./sessions/acked_half.js";
 import type { Transmit } from "./sessions/half.js";
 import { ScheduledInputs } from "./sessions/input_schedule.js";
@@ -172,37 +177,7 @@ class Client<R, C, E, I> implements Half {
       throw new Error(`the client takes \`${this.f.schema.FRAME_NAME}\` frames, not \`${frame}\``);
     }
     const d = this.half.handleFrame({ tick: 0, ms: 0 }, frame, bytes);
-    switch (d.kind) {
-      case "shown": {
-        const r = d.report;
-        return {
-          shown: {
-            tick: r.tick,
-            base_tick: r.baseTick,
-            keyframe: r.keyframe,
-            changed: r.changed.join(" "),
-            measured: r.measuredEids.map((e, i) => `${e}@${r.measuredTicks[i]}`).join(" "),
-            gone: r.gone.join(" "),
-            tiers: r.tierEids
-              .map((e, i) => `${e}:${r.tierFull[i] ? "full" : "quantized"}`)
-              .join(" "),
-            events: r.events.map((e, i) => ({
-              serial: r.eventSerials[i]!,
-              event: toJson(this.f.event, e),
-            })),
-            check: r.check ?? null,
-          },
-        };
-      }
-      case "stale":
-        return { dropped: "stale", tick: d.tick };
-      case "unknown_base":
-        return { dropped: "unknown_base", tick: d.tick, base_tick: d.baseTick };
-      case "undecodable":
-        return { error: d.error.kind };
-      case "inapplicable":
-        return { dropped: "inapplicable", tick: d.tick, why: d.why };
-    }
+    return deliveryJson(d, (e) => toJson(this.f.event, e));
   }
 
   take(): Transmit[] {
@@ -211,6 +186,43 @@ class Client<R, C, E, I> implements Half {
 
   stateHash(): number | undefined {
     return this.half.stateHash() >>> 0;
+  }
+}
+
+/**
+ * A client half's delivery as the testee protocol reports it (conformance/PROTOCOL.md): the state
+ * shown with its report, or why the frame was dropped, or the decode error's kind; each event
+ * in its JSON form by `event`. The reference testee's acked client and every state's write it alike.
+ */
+export function deliveryJson<E>(d: Delivery<E>, event: (e: E) => JsonValue): JsonValue {
+  switch (d.kind) {
+    case "shown": {
+      const r = d.report;
+      return {
+        shown: {
+          tick: r.tick,
+          base_tick: r.baseTick,
+          keyframe: r.keyframe,
+          changed: r.changed.join(" "),
+          measured: r.measuredEids.map((e, i) => `${e}@${r.measuredTicks[i]}`).join(" "),
+          gone: r.gone.join(" "),
+          tiers: r.tierEids.map((e, i) => `${e}:${r.tierFull[i] ? "full" : "quantized"}`).join(" "),
+          events: r.events.map((e, i) => ({
+            serial: r.eventSerials[i]!,
+            event: event(e),
+          })),
+          check: r.check ?? null,
+        },
+      };
+    }
+    case "stale":
+      return { dropped: "stale", tick: d.tick };
+    case "unknown_base":
+      return { dropped: "unknown_base", tick: d.tick, base_tick: d.baseTick };
+    case "undecodable":
+      return { error: d.error.kind };
+    case "inapplicable":
+      return { dropped: "inapplicable", tick: d.tick, why: d.why };
   }
 }
 

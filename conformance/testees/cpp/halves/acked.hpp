@@ -23,6 +23,7 @@
 #pragma once
 
 #include "ackwire_acked_half.hpp"
+#include "ackwire_state_testee.hpp"
 #include "reference.hpp"
 #include "reference/presenter.hpp"
 
@@ -406,66 +407,8 @@ public:
             }
             return r.error().message;
         }
-        const acked::Delivery<protocol::Event>& d = r.value();
-        using Kind = acked::Delivery<protocol::Event>::Kind;
-        Value out = Value::object();
-        switch (d.kind) {
-            case Kind::shown: {
-                const acked::FrameReport<protocol::Event>& rep = *d.report;
-                std::vector<std::string> changed, measured, gone, tiers;
-                for (const uint16_t e : rep.changed) {
-                    changed.push_back(std::to_string(e));
-                }
-                for (const auto& m : rep.measured) {
-                    measured.push_back(std::to_string(m.first) + "@" + std::to_string(m.second));
-                }
-                for (const uint16_t e : rep.gone) {
-                    gone.push_back(std::to_string(e));
-                }
-                for (const auto& t : rep.tiers) {
-                    tiers.push_back(
-                        std::to_string(t.first) + (t.second ? ":full" : ":quantized"));
-                }
-                Value events = Value::array();
-                for (const auto& e : rep.events) {
-                    Value ev = Value::object();
-                    ev.set("serial", Value::from_u64(e.first));
-                    ev.set("event", protocol::to_json(e.second));
-                    events.push(std::move(ev));
-                }
-                Value shown = Value::object();
-                shown.set("tick", Value::from_u64(rep.tick));
-                shown.set("base_tick", Value::from_u64(rep.base_tick));
-                shown.set("keyframe", Value::from_bool(rep.keyframe));
-                shown.set("changed", Value::from_string(joined(changed)));
-                shown.set("measured", Value::from_string(joined(measured)));
-                shown.set("gone", Value::from_string(joined(gone)));
-                shown.set("tiers", Value::from_string(joined(tiers)));
-                shown.set("events", std::move(events));
-                shown.set("check", rep.check ? Value::from_bool(*rep.check) : Value());
-                out.set("shown", std::move(shown));
-                break;
-            }
-            case Kind::stale:
-                out.set("dropped", Value::from_string("stale"));
-                out.set("tick", Value::from_u64(d.tick));
-                break;
-            case Kind::unknown_base:
-                out.set("dropped", Value::from_string("unknown_base"));
-                out.set("tick", Value::from_u64(d.tick));
-                out.set("base_tick", Value::from_u64(d.base_tick));
-                break;
-            case Kind::undecodable:
-                out.set("error",
-                    Value::from_string(std::string(ackwire::rt::kind_name(d.error->kind))));
-                break;
-            case Kind::inapplicable:
-                out.set("dropped", Value::from_string("inapplicable"));
-                out.set("tick", Value::from_u64(d.tick));
-                out.set("why", Value::from_string(d.why));
-                break;
-        }
-        return out;
+        return ackwire::testee::delivery_json(r.value(),
+            [](const protocol::Event& e) { return protocol::to_json(e); });
     }
 
     std::vector<ackwire::session::Transmit> take() override {

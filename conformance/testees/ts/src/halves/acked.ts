@@ -40,6 +40,7 @@ import { ScheduledInputs } from "../gen/runtime/sessions/input_schedule.js";
 import { TierBoundary } from "../gen/runtime/sessions/tier.js";
 import type { Opener, TesteeSession } from "../sessions.js";
 import { drain } from "./common.js";
+import { deliveryJson } from "../gen/runtime/state_testee.js";
 
 type Obj = { readonly [key: string]: unknown };
 
@@ -362,37 +363,7 @@ class AckedClient<C> implements TesteeSession {
     }
     // The client does not count ticks; its decoder reads none.
     const d = this.half.handleFrame({ tick: 0, ms: nowMs }, frame, bytes);
-    switch (d.kind) {
-      case "shown": {
-        const r = d.report;
-        return {
-          shown: {
-            tick: r.tick,
-            base_tick: r.baseTick,
-            keyframe: r.keyframe,
-            changed: r.changed.join(" "),
-            measured: r.measuredEids.map((e, i) => `${e}@${r.measuredTicks[i]}`).join(" "),
-            gone: r.gone.join(" "),
-            tiers: r.tierEids
-              .map((e, i) => `${e}:${r.tierFull[i] ? "full" : "quantized"}`)
-              .join(" "),
-            events: r.events.map((e, i) => ({
-              serial: r.eventSerials[i]!,
-              event: toJson({ union: () => EventJson }, e),
-            })),
-            check: r.check ?? null,
-          },
-        };
-      }
-      case "stale":
-        return { dropped: "stale", tick: d.tick };
-      case "unknown_base":
-        return { dropped: "unknown_base", tick: d.tick, base_tick: d.baseTick };
-      case "undecodable":
-        return { error: d.error.kind };
-      case "inapplicable":
-        return { dropped: "inapplicable", tick: d.tick, why: d.why };
-    }
+    return deliveryJson(d, (e) => toJson({ union: () => EventJson }, e));
   }
 
   take(): Transmit[] {
