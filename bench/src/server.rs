@@ -163,7 +163,9 @@ impl Client {
     }
 
     /// The server's side of tick `t`: the acks that arrived, then the frame of what `changes`
-    /// says changed in `world`.
+    /// says changed in `world`. Never inlined, so that `examples/server_callgrind.rs` can count
+    /// its instructions alone.
+    #[inline(never)]
     fn server_phase(
         &mut self,
         t: u32,

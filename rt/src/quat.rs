@@ -136,7 +136,7 @@ impl SmallestThree {
         let factor = SQRT_2 * r as f64;
         let mut rest = [0i64; 3];
         for (i, slot) in rest.iter_mut().enumerate() {
-            let v = (c[Self::index_of(largest as u8, i)] * factor).round();
+            let v = crate::round(c[Self::index_of(largest as u8, i)] * factor);
             // A finite value within [-R, R] after the clamp: the cast is exact.
             *slot = (v.clamp(-(r as f64), r as f64)) as i64;
         }

@@ -154,6 +154,9 @@ pub struct AckedEncoder<S: AckedSchema, Q> {
     inputs: Q,
     last_seq: u32,
     counters: EncoderCounters,
+    /// The last frame's length, which the next frame's buffer starts at: a frame grown from
+    /// nothing is copied at every doubling.
+    last_len: usize,
 }
 
 impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
@@ -174,6 +177,7 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             inputs: inputs.into(),
             last_seq: 0,
             counters: EncoderCounters::default(),
+            last_len: 0,
         }
     }
 
@@ -315,8 +319,9 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             events: carried.iter().map(|p| p.event.clone()).collect(),
         };
         let events_through = carried.last().map(|p| p.serial);
-        let mut bytes = Vec::new();
+        let mut bytes = Vec::with_capacity(self.last_len + self.last_len / 8 + 64);
         S::encode_frame(&frame, &mut bytes)?;
+        self.last_len = bytes.len();
         let reliable = bytes.len() > S::RELIABLE_ABOVE;
         self.counters.frames += 1;
         self.counters.keyframes += u64::from(frame.keyframe);

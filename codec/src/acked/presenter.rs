@@ -76,22 +76,54 @@ impl Default for ViewConfig {
     }
 }
 
+/// The widest position in steps (acked.wire, EntityState: 25 bits, signed).
+const STEPS_MAX: f64 = 16_777_215.0;
+
+/// `x` rounded half away from zero, as [`f64::round`], for `|x|` below 2^31: by truncation and
+/// the fraction left, both exact there. `f64::round` is a call into libm on the baseline
+/// x86-64 target, and the presenter rounds four values of each entity it judges.
+fn round_small(x: f64) -> i32 {
+    let t = x as i32;
+    let frac = x - f64::from(t);
+    if frac >= 0.5 {
+        t + 1
+    } else if frac <= -0.5 {
+        t - 1
+    } else {
+        t
+    }
+}
+
 fn steps(v: f32) -> i32 {
     if !v.is_finite() {
         return 0;
     }
-    // An f32 holds every step of 1/512 m below 2^24 exactly (acked.wire, EntityState).
-    (f64::from(v) * 512.0)
-        .round()
-        .clamp(-16_777_215.0, 16_777_215.0) as i32
+    // An f32 holds every step of 1/512 m below 2^24 exactly (acked.wire, EntityState). The
+    // product is exact; beyond the widest step it rounds to a step beyond it, clamped.
+    let x = f64::from(v) * 512.0;
+    if x >= STEPS_MAX {
+        STEPS_MAX as i32
+    } else if x <= -STEPS_MAX {
+        -(STEPS_MAX as i32)
+    } else {
+        round_small(x)
+    }
 }
 
 fn yaw_steps(deg: f32) -> u16 {
     if !deg.is_finite() {
         return 0;
     }
-    let turns = f64::from(deg).rem_euclid(360.0) / 360.0;
-    ((turns * 65536.0).round() as u32 & 0xffff) as u16
+    let deg = f64::from(deg);
+    // `rem_euclid` gives back a heading already within a turn, without its call.
+    let within = if (0.0..360.0).contains(&deg) {
+        deg
+    } else {
+        deg.rem_euclid(360.0)
+    };
+    let turns = within / 360.0;
+    // At most 65,536: the rounding by truncation holds.
+    (round_small(turns * 65536.0) as u32 & 0xffff) as u16
 }
 
 /// Groups of a [`WorldEntity`] the game changed, as its change tracking reports them.
@@ -247,8 +279,16 @@ impl WorldChanges {
 #[derive(Debug, Clone)]
 pub struct Presenter {
     config: ViewConfig,
-    /// What the presenter knows of each entity it presented, by id.
+    /// What the presenter knows of each entity it presented, by id: what every tick that
+    /// judges the entity reads and writes.
     known: PagedMap<Known>,
+    /// The world's entity each entry was computed from, which only the whole-world path reads
+    /// (to find what changed): kept apart from `known`, and only while that path is taken, so
+    /// that the change-driven path neither copies nor carries a second entity per entity.
+    seen: PagedMap<WorldEntity>,
+    /// Whether `seen` holds the world of the last tick presented (false after the
+    /// change-driven path: the whole-world path then presents every entity again).
+    seen_current: bool,
     /// The whole-state path's last S_N (shared with the encoder, not copied); empty once the
     /// change-driven path is taken.
     prev: ServerState<EntityState>,
@@ -292,8 +332,6 @@ struct Known {
     /// The entry of the last S_N.
     entry: Entry<EntityState>,
     near: bool,
-    /// The world's entity it was computed from.
-    seen: WorldEntity,
     /// Per queue, when the policy must judge it again ([`NONE`]: never, whatever the client
     /// does, until the world changes it).
     due: [u64; 3],
@@ -353,6 +391,8 @@ impl Presenter {
         Self {
             config,
             known: PagedMap::default(),
+            seen: PagedMap::default(),
+            seen_current: true,
             prev: ServerState::new(),
             prev_current: true,
             viewer: None,
@@ -378,6 +418,7 @@ impl Presenter {
     /// The heap it holds besides its last whole S_N's (see [`super::heap_bytes`]).
     pub(crate) fn own_heap_bytes(&self) -> usize {
         self.known.heap_bytes()
+            + self.seen.heap_bytes()
             + self.queues.iter().map(Queue::heap_bytes).sum::<usize>()
             + self.candidates.capacity() * std::mem::size_of::<u16>()
             + self.again.capacity() * std::mem::size_of::<(u64, u16)>()
@@ -392,22 +433,50 @@ impl Presenter {
     /// [`present_changes`](Self::present_changes) told of the same changes.
     pub fn present(&mut self, tick: u32, world: &World) -> ServerState<EntityState> {
         let mut changes = WorldChanges::new();
-        let mut held = self.known.iter().peekable();
-        for (eid, w) in world {
-            while let Some((gone, _)) = held.next_if(|(id, _)| id < eid) {
-                changes.despawned.push(gone);
-            }
-            match held.next_if(|(id, _)| id == eid) {
-                Some((_, k)) if k.seen.life != w.life => changes.spawned.push(*eid),
-                Some((_, k)) => {
-                    if k.seen != *w {
-                        changes.changed.push((*eid, Groups::between(&k.seen, w)));
-                    }
+        if self.seen_current {
+            let mut held = self.seen.iter().peekable();
+            for (eid, w) in world {
+                while let Some((gone, _)) = held.next_if(|(id, _)| id < eid) {
+                    changes.despawned.push(gone);
                 }
-                None => changes.spawned.push(*eid),
+                match held.next_if(|(id, _)| id == eid) {
+                    Some((_, seen)) if seen.life != w.life => changes.spawned.push(*eid),
+                    Some((_, seen)) => {
+                        if seen != w {
+                            changes.changed.push((*eid, Groups::between(seen, w)));
+                        }
+                    }
+                    None => changes.spawned.push(*eid),
+                }
             }
+            changes.despawned.extend(held.map(|(gone, _)| gone));
+            for &eid in &changes.despawned {
+                self.seen.remove(eid);
+            }
+            let named = changes
+                .spawned
+                .iter()
+                .chain(changes.changed.iter().map(|(e, _)| e));
+            for &eid in named {
+                if let Some(w) = world.get(&eid) {
+                    self.seen.insert(eid, w.clone());
+                }
+            }
+        } else {
+            // What the world was when last presented is not kept: every entity is judged
+            // again, which the full rules make the same records as judging what changed.
+            changes
+                .changed
+                .extend(world.keys().map(|eid| (*eid, Groups::ALL)));
+            changes
+                .despawned
+                .extend(self.known.iter().map(|(eid, _)| eid));
+            self.seen = PagedMap::default();
+            for (eid, w) in world {
+                self.seen.insert(*eid, w.clone());
+            }
+            self.seen_current = true;
         }
-        changes.despawned.extend(held.map(|(gone, _)| gone));
         let edits = self.edits(tick, world, &changes);
         if !self.prev_current {
             self.prev = self
@@ -457,6 +526,10 @@ impl Presenter {
         if self.prev_current {
             self.prev = ServerState::new();
             self.prev_current = false;
+        }
+        if self.seen_current {
+            self.seen = PagedMap::default();
+            self.seen_current = false;
         }
         self.edits(tick, world, changes)
     }
@@ -516,7 +589,7 @@ impl Presenter {
         self.again = again;
         candidates.sort_unstable();
         candidates.dedup();
-        let mut edits = Vec::new();
+        let mut edits = Vec::with_capacity(candidates.len());
         for &eid in &candidates {
             if let Some(edit) = self.judge(tick, viewer, eid, world.get(&eid)) {
                 edits.push(edit);
@@ -677,7 +750,6 @@ impl Presenter {
         let known = Known {
             entry,
             near,
-            seen: w.clone(),
             due,
             at,
         };
@@ -745,6 +817,59 @@ mod tests {
             }
         }
         assert!(reused > 10_000, "the shortcut was hardly taken: {reused}");
+    }
+
+    #[test]
+    fn steps_round_as_f64_round_does() {
+        let by_round = |v: f32| {
+            if !v.is_finite() {
+                return 0;
+            }
+            (f64::from(v) * 512.0).round().clamp(-STEPS_MAX, STEPS_MAX) as i32
+        };
+        let yaw_by_round = |deg: f32| {
+            if !deg.is_finite() {
+                return 0;
+            }
+            let turns = f64::from(deg).rem_euclid(360.0) / 360.0;
+            ((turns * 65536.0).round() as u32 & 0xffff) as u16
+        };
+        let mut values = vec![
+            0.0,
+            -0.0,
+            f32::MIN_POSITIVE,
+            0.5 / 512.0,
+            -0.5 / 512.0,
+            1.5 / 512.0,
+            -1.5 / 512.0,
+            0.499_999_97 / 512.0,
+            32_767.998,
+            32_768.0,
+            -32_768.0,
+            1e9,
+            -1e9,
+            f32::MAX,
+            f32::MIN,
+            f32::NAN,
+            f32::INFINITY,
+            359.999_97,
+            360.0,
+            -360.0,
+            -0.000_1,
+            0.002_746_582, // half a yaw step
+        ];
+        let mut x = 0x2545_f491_u32;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            values.push(f32::from_bits(x));
+            values.push((x % 2_000_000) as f32 / 64.0 - 15_000.0);
+        }
+        for v in values {
+            assert_eq!(steps(v), by_round(v), "{v:e}");
+            assert_eq!(yaw_steps(v), yaw_by_round(v), "{v:e}");
+        }
     }
 
     #[test]
