@@ -737,7 +737,12 @@ fn gen(
         }
     };
     let generated: Vec<(String, String)> = match (testee_lang, lang) {
-        (Some(t), _) => testee::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0, t),
+        // A Rust testee of a state builds over this ackwire's checkout when it is still there.
+        (Some(t), _) => testee::generate_with(
+            &ackwire_spec::load(paths).map_err(spec_error)?.0,
+            t,
+            testee::checkout().as_deref(),
+        ),
         (None, Lang::Rust) => {
             let mut builder = ackwire_spec::Builder::new();
             for p in paths {

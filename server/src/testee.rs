@@ -37,8 +37,11 @@ const WINDOW: (u64, u64) = (4, 64);
 /// A schema whose halves the testee serves: the generated binding of a state, whose record,
 /// events and inputs travel in the protocol's JSON as their serde forms.
 pub trait ServedSchema:
-    AckedSchema<Record: DeserializeOwned, Event: Serialize + DeserializeOwned, Input: DeserializeOwned>
-    + 'static
+    AckedSchema<
+        Record: DeserializeOwned,
+        Event: Serialize + DeserializeOwned,
+        Input: DeserializeOwned,
+    > + 'static
 {
 }
 
