@@ -363,3 +363,160 @@ impl Sessions for StateSessions {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ackwire_codec::acked::Reference;
+
+    fn sessions() -> StateSessions {
+        let mut s = StateSessions::new();
+        s.add::<Reference>();
+        s
+    }
+
+    fn ask(s: &mut StateSessions, op: &str, request: Value) -> Value {
+        s.answer(op, &request)
+    }
+
+    /// A frame the server half sends reaches the client half, which shows it, hashes what it
+    /// shows and acks it; the server takes the ack.
+    #[test]
+    fn a_frame_goes_from_the_server_half_to_the_client_half_and_back() {
+        let mut s = sessions();
+        let names = s.names();
+        assert_eq!(
+            names,
+            [
+                format!("{}_server", Reference::FRAME_NAME),
+                format!("{}_client", Reference::FRAME_NAME)
+            ]
+        );
+        let server = ask(&mut s, "open", json!({"session": names[0]}));
+        let client = ask(
+            &mut s,
+            "open",
+            json!({"session": names[1], "params": {"keep_inputs": 4}}),
+        );
+        let (server, client) = (&server["ok"]["handle"], &client["ok"]["handle"]);
+        assert_eq!((server, client), (&json!(1), &json!(2)));
+        let before = ask(&mut s, "state_hash", json!({"handle": client}));
+        assert!(before["ok"]["hash"].is_u64(), "{before}");
+        let r = ask(
+            &mut s,
+            "advance",
+            json!({"handle": server, "tick": 1, "ops": []}),
+        );
+        assert_eq!(r, json!({"ok": {}}));
+        let sent = ask(&mut s, "take", json!({"handle": server}));
+        let frames = sent["ok"]["frames"].as_array().expect("frames");
+        assert_eq!(frames.len(), 1, "{sent}");
+        assert_eq!(frames[0]["frame"], Reference::FRAME_NAME);
+        let again = ask(&mut s, "take", json!({"handle": server}));
+        assert_eq!(again, json!({"ok": {"frames": []}}));
+        let shown = ask(
+            &mut s,
+            "deliver",
+            json!({"handle": client, "frame": frames[0]["frame"], "hex": frames[0]["hex"]}),
+        );
+        let report = &shown["ok"]["report"]["shown"];
+        assert_eq!(report["tick"], 1, "{shown}");
+        assert_eq!(report["keyframe"], true, "{shown}");
+        assert_eq!(report["changed"], "", "{shown}");
+        let r = ask(
+            &mut s,
+            "advance",
+            json!({"handle": client, "tick": 1, "ops": []}),
+        );
+        assert_eq!(r, json!({"ok": {}}));
+        let ack = ask(&mut s, "take", json!({"handle": client}));
+        let ack = &ack["ok"]["frames"][0];
+        assert_eq!(ack["frame"], Reference::ACK_NAME);
+        let taken = ask(
+            &mut s,
+            "deliver",
+            json!({"handle": server, "frame": ack["frame"], "hex": ack["hex"]}),
+        );
+        assert_eq!(taken["ok"]["report"]["base"], 1, "{taken}");
+        let none = ask(&mut s, "state_hash", json!({"handle": server}));
+        assert!(none["unimplemented"].is_string(), "{none}");
+        assert_eq!(
+            ask(&mut s, "close", json!({"handle": server})),
+            json!({"ok": {}})
+        );
+    }
+
+    /// What the halves cannot act on is answered with why, never a panic.
+    #[test]
+    fn bad_requests_are_answered_with_why() {
+        let mut s = sessions();
+        let unknown = ask(&mut s, "open", json!({"session": "acked_middle"}));
+        assert!(unknown["unimplemented"].is_string(), "{unknown}");
+        let client = format!("{}_client", Reference::FRAME_NAME);
+        ask(
+            &mut s,
+            "open",
+            json!({"session": format!("{}_server", Reference::FRAME_NAME)}),
+        );
+        ask(&mut s, "open", json!({"session": client}));
+        let kind = |v: &Value| v["error"]["kind"].clone();
+        for (op, request, why) in [
+            ("advance", json!({"tick": 1}), "handle"),
+            ("take", json!({"handle": 9}), "no session 9"),
+            (
+                "advance",
+                json!({"handle": 1, "tick": 1, "ops": [{"spawn": {"eid": 1, "record": 5}}]}),
+                "record",
+            ),
+            (
+                "advance",
+                json!({"handle": 1, "tick": 1, "ops": [{"spawn": {"eid": 70000}}]}),
+                "eid",
+            ),
+            (
+                "advance",
+                json!({"handle": 1, "tick": 1, "ops": [{"set": {"eid": 3, "record": {}}}]}),
+                "record",
+            ),
+            (
+                "advance",
+                json!({"handle": 1, "tick": 1, "ops": [{"grow": {}}]}),
+                "unknown world op",
+            ),
+            (
+                "advance",
+                json!({"handle": 1, "tick": 1u64 << 40, "ops": []}),
+                "past u32",
+            ),
+            (
+                "deliver",
+                json!({"handle": 1, "frame": "nonsense", "hex": ""}),
+                "takes",
+            ),
+            (
+                "deliver",
+                json!({"handle": 2, "frame": Reference::FRAME_NAME, "hex": "0"}),
+                "odd",
+            ),
+            (
+                "advance",
+                json!({"handle": 2, "tick": 1, "ops": [{"jump": true}]}),
+                "input",
+            ),
+        ] {
+            let r = ask(&mut s, op, request);
+            assert_eq!(kind(&r), "bad_request", "{r}");
+            let message = r["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains(why), "{op}: {message}");
+        }
+        let undecodable = ask(
+            &mut s,
+            "deliver",
+            json!({"handle": 2, "frame": Reference::FRAME_NAME, "hex": "ff"}),
+        );
+        assert!(
+            undecodable["ok"]["report"]["error"].is_string(),
+            "{undecodable}"
+        );
+    }
+}
