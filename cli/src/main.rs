@@ -201,6 +201,12 @@ enum Command {
         /// cs): `ackwire conform --spec FILES --testee OUT/testee`.
         #[arg(long)]
         testee: bool,
+        /// With --lang rust --testee of a spec with a `state`: build the testee over the ackwire
+        /// crates of this checkout (DIR/rt, DIR/codec, DIR/server, by a `[patch.crates-io]`)
+        /// [default: the checkout this ackwire was built from, when it is still there; else the
+        /// published crates of its version].
+        #[arg(long, value_name = "DIR")]
+        ackwire_crates: Option<PathBuf>,
         /// With --lang fuzz: the most heap bytes a decode may hold per byte of its input, the
         /// multiple the layout's codec promises [default: ackwire-codec's
         /// DECODE_ALLOC_PER_BYTE, the reference protocol's]. A layout whose decoded values are
@@ -430,12 +436,13 @@ fn run(command: Command) -> Result<ExitCode, String> {
             out,
             runtime,
             testee,
+            ackwire_crates,
             alloc_per_byte,
             files,
         } => gen(
             lang,
             runtime,
-            testee,
+            (testee, ackwire_crates),
             alloc_per_byte,
             &out,
             &layout_paths(files),
@@ -692,13 +699,34 @@ fn explain_frame(spec: &[PathBuf], frame: &str, bytes: &[u8]) -> Result<ExitCode
 fn gen(
     lang: Lang,
     runtime: Option<Runtime>,
-    testee: bool,
+    (testee, crates): (bool, Option<PathBuf>),
     alloc_per_byte: Option<u64>,
     out: &Path,
     paths: &[PathBuf],
 ) -> Result<ExitCode, String> {
     use ackwire_spec::gen::testee::{self, Lang as TesteeLang};
     use ackwire_spec::gen::RuntimeSource;
+    let crates = match (crates, testee, lang) {
+        (None, ..) => testee::checkout(),
+        (Some(dir), true, Lang::Rust) => {
+            if let Some((_, missing)) = testee::RUST_CRATES
+                .iter()
+                .find(|(_, d)| !dir.join(d).join("Cargo.toml").is_file())
+            {
+                return Err(error(format!(
+                    "--ackwire-crates {}: no crate at {}",
+                    dir.display(),
+                    dir.join(missing).join("Cargo.toml").display()
+                )));
+            }
+            Some(std::path::absolute(&dir).map_err(error)?)
+        }
+        (Some(_), ..) => {
+            return Err(error(
+                "--ackwire-crates names what a Rust testee builds over: it goes with --lang rust --testee",
+            ))
+        }
+    };
     if let Lang::Fuzz = lang {
         if runtime.is_some() || testee {
             return Err(error(
@@ -737,7 +765,11 @@ fn gen(
         }
     };
     let generated: Vec<(String, String)> = match (testee_lang, lang) {
-        (Some(t), _) => testee::generate(&ackwire_spec::load(paths).map_err(spec_error)?.0, t),
+        (Some(t), _) => testee::generate_with(
+            &ackwire_spec::load(paths).map_err(spec_error)?.0,
+            t,
+            crates.as_deref(),
+        ),
         (None, Lang::Rust) => {
             let mut builder = ackwire_spec::Builder::new();
             for p in paths {

@@ -624,3 +624,69 @@ fn conform_with_a_spec_refuses_the_bundled_testee_and_vectors_of_another_spec() 
         stderr(&o)
     );
 }
+
+/// `gen --testee` of a spec with a state in Rust builds over the ackwire crates `--ackwire-crates`
+/// names, and refuses a folder that does not hold them, or the option without a Rust testee.
+#[test]
+fn gen_rust_testee_builds_over_the_ackwire_crates_named() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the repository")
+        .to_path_buf();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("ackwire-cli-{}", std::process::id()))
+        .join("game-testee");
+    let out_arg = out.to_str().expect("a UTF-8 path");
+    let root_arg = root.to_str().expect("a UTF-8 path");
+    let o = ackwire(&[
+        "gen",
+        "--lang",
+        "rust",
+        "--testee",
+        "--ackwire-crates",
+        root_arg,
+        "--out",
+        out_arg,
+        "examples/game/wire",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let manifest = std::fs::read_to_string(out.join("Cargo.toml")).expect("the manifest");
+    for dir in ["rt", "codec", "server"] {
+        let path = root.join(dir).display().to_string();
+        assert!(
+            manifest.contains(&format!("path = \"{path}\"")),
+            "{manifest}"
+        );
+    }
+    let empty = out.join("src");
+    let o = ackwire(&[
+        "gen",
+        "--lang",
+        "rust",
+        "--testee",
+        "--ackwire-crates",
+        empty.to_str().expect("UTF-8"),
+        "--out",
+        out_arg,
+        "examples/game/wire",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no crate at"), "{}", stderr(&o));
+    let o = ackwire(&[
+        "gen",
+        "--lang",
+        "ts",
+        "--testee",
+        "--ackwire-crates",
+        root_arg,
+        "--out",
+        out_arg,
+        "examples/game/wire",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--lang rust --testee"),
+        "{}",
+        stderr(&o)
+    );
+}

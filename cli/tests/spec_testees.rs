@@ -1,8 +1,9 @@
 //! The testees `ackwire gen --testee` writes for any spec, built and run as a team would run them
 //! against its own spec, through `ackwire conform` and `ackwire fuzz-diff` (the library calls
 //! behind them):
-//! - the kitchen sink's and the game's derived vectors (committed beside their layouts) pass in
-//!   all four languages, Rust, TypeScript, C++ and C#, every case, none unimplemented;
+//! - the kitchen sink's and the game's vectors (committed beside their layouts: the derived frame
+//!   cases, and the game's stream vectors of its acked sessions) pass in all four languages,
+//!   Rust, TypeScript, C++ and C#, every case, none unimplemented;
 //! - the game's four testees agree with the run-time codec of its layout on its derived vectors
 //!   and mutations of them (`fuzz-diff --spec`);
 //! - a testee with one check removed per error kind (the generated TypeScript testee of the
@@ -15,7 +16,7 @@
 //! whose text changed are written). Needs node and npm, g++ and Mono; the TypeScript compiler is
 //! the one typescript/ pins (its node_modules, when installed, is linked rather than installed
 //! again), and the Rust testees build offline with the workspace's Cargo.lock into one target
-//! folder.
+//! folder (the game's, having a state, over this checkout's ackwire crates).
 
 use ackwire_conformance::runner::{self, Case, Check, Outcome, RunOptions, Verdict};
 use ackwire_conformance::{conform, diff};
@@ -76,7 +77,7 @@ fn prepare(dir: &Path, layouts: &[&str], lang: Lang) -> Result<PathBuf, String> 
     let root = repository_root();
     let paths: Vec<PathBuf> = layouts.iter().map(|l| root.join(l)).collect();
     let (spec, _) = ackwire_spec::load(&paths).map_err(|e| e.to_string())?;
-    for (name, text) in testee::generate(&spec, lang) {
+    for (name, text) in testee::generate_with(&spec, lang, testee::checkout().as_deref()) {
         write_if_changed(&dir.join(name), &text);
     }
     let script = dir.join(testee::SCRIPT);
@@ -309,25 +310,9 @@ impl conform::Progress for Quiet {
     fn finish(&mut self, _: bool) {}
 }
 
-/// A folder holding only the derived vectors of `vectors` (a copy of its `derived/`): every
-/// generated testee serves the frames; the stream vectors beside them (the game's acked
-/// sessions) need acked halves, which the TypeScript, C++ and C# testees serve (the Rust one
-/// does not yet and takes this folder; the streams are also replayed by `ackwire vectors --spec --dir` and
-/// examples/game/tests/stream_vectors.rs).
-fn derived_only(name: &str, vectors: &Path) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("spec-testees/derived-only")
-        .join(name);
-    let derived = dir.join("derived");
-    std::fs::create_dir_all(&derived).unwrap_or_else(|e| panic!("{}: {e}", derived.display()));
-    for entry in std::fs::read_dir(vectors.join("derived")).unwrap_or_else(|e| panic!("{e}")) {
-        let path = entry.unwrap_or_else(|e| panic!("{e}")).path();
-        let to = derived.join(path.file_name().unwrap_or_default());
-        std::fs::copy(&path, &to).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    }
-    dir
-}
-
+/// Every case of the sink's and the game's vector folders (the derived frame cases, and the game's
+/// stream vectors of its acked sessions, which every testee serves from the game's `state`)
+/// passes in every language.
 #[test]
 fn the_sink_and_the_game_pass_their_derived_vectors_in_every_language() {
     let root = repository_root();
@@ -335,13 +320,9 @@ fn the_sink_and_the_game_pass_their_derived_vectors_in_every_language() {
         ("sink", "spec/tests/sink", "spec/tests/sink/vectors"),
         ("game", "examples/game/wire", "examples/game/vectors"),
     ] {
-        let derived = derived_only(name, &root.join(vectors));
+        let streams = root.join(vectors).join("streams").is_dir();
         for lang in LANGS {
-            let folder = if matches!(lang, Lang::Rust) {
-                derived.clone()
-            } else {
-                root.join(vectors)
-            };
+            let folder = root.join(vectors);
             let script = prepared(name, &[layout], lang);
             let options = conform::Options {
                 testee: vec![script.display().to_string()],
@@ -369,6 +350,16 @@ fn the_sink_and_the_game_pass_their_derived_vectors_in_every_language() {
                 not_passed[..not_passed.len().min(20)].join("\n")
             );
             assert!(report.outcomes.len() > 50, "{name}: too few cases");
+            let stream_cases = report
+                .outcomes
+                .iter()
+                .filter(|o| o.name.starts_with("streams/"))
+                .count();
+            assert_eq!(
+                stream_cases > 0,
+                streams,
+                "{name}, {lang:?}: {stream_cases} stream cases"
+            );
             eprintln!("{name} {lang:?}: {} cases passed", report.outcomes.len());
         }
     }

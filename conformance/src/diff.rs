@@ -542,7 +542,7 @@ pub fn generated_testees(spec: &Spec, dir: &Path) -> Result<Vec<(String, Vec<Str
         ("cs", Lang::Cs),
     ] {
         let folder = dir.join(label);
-        for (name, text) in testee::generate(spec, lang) {
+        for (name, text) in testee::generate_with(spec, lang, testee::checkout().as_deref()) {
             let path = folder.join(&name);
             if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
                 continue;

@@ -4,7 +4,9 @@
 //! codec's frames ([`Frames`]) and calls [`serve`]; the logic is here, once, for every spec.
 //!
 //! One JSON request a line in, one reply a line out, flushed after each: `hello` lists the
-//! spec's frames (and no session half), `decode` answers the frame's JSON form or the error's
+//! spec's frames and the session halves of its [`Sessions`] (none with [`serve`]; a spec with a
+//! `state` serves its acked halves through [`serve_with`], `ackwire_server::testee`), `decode`
+//! answers the frame's JSON form or the error's
 //! kind, byte offset (and bit) and field path, `encode` the bytes or the refusal's kind and
 //! path, `bye` answers and stops. The codec is also held to its own promises on every request,
 //! as WIRE-21 states them: bytes it decodes encode back to exactly those bytes, and
@@ -27,16 +29,52 @@ pub trait Frames {
     fn visit<V: FrameVisitor>(name: &str, visitor: V) -> Option<V::Output>;
 }
 
+/// The session operations of the protocol (`conformance/PROTOCOL.md`, "Session operations"),
+/// which a testee hands to its [`Sessions`].
+pub const SESSION_OPS: [&str; 6] = ["open", "advance", "deliver", "take", "state_hash", "close"];
+
+/// The session halves a testee implements beside its frames, opened by name.
+pub trait Sessions {
+    /// The halves `hello` lists.
+    fn names(&self) -> Vec<String>;
+    /// The reply's members (`ok`, `error` or `unimplemented`) to the session op `op` (one of
+    /// [`SESSION_OPS`]) of `request`.
+    fn answer(&mut self, op: &str, request: &Value) -> Value;
+}
+
+/// A testee with no session half: every session op is unimplemented.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoSessions;
+
+impl Sessions for NoSessions {
+    fn names(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn answer(&mut self, op: &str, _: &Value) -> Value {
+        json!({"unimplemented": format!("`{op}` is not implemented")})
+    }
+}
+
 /// Serves requests from `input` until it closes or a `bye`, with the codec `S`, writing each
 /// reply to `output` as one line; `name` is what `hello` calls this testee. Returns the
 /// process's exit code: 0, or 1 when the input cannot be read or the output written.
-pub fn serve<S: Frames>(name: &str, input: impl BufRead, mut output: impl Write) -> u8 {
+pub fn serve<S: Frames>(name: &str, input: impl BufRead, output: impl Write) -> u8 {
+    serve_with::<S>(name, &mut NoSessions, input, output)
+}
+
+/// [`serve`], with the session halves of `sessions` beside the frames.
+pub fn serve_with<S: Frames>(
+    name: &str,
+    sessions: &mut dyn Sessions,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> u8 {
     for line in input.lines() {
         let Ok(line) = line else { return 1 };
         if line.trim().is_empty() {
             continue;
         }
-        let (reply, bye) = answer::<S>(name, &line);
+        let (reply, bye) = answer_with::<S>(name, sessions, &line);
         if writeln!(output, "{reply}")
             .and_then(|()| output.flush())
             .is_err()
@@ -52,6 +90,15 @@ pub fn serve<S: Frames>(name: &str, input: impl BufRead, mut output: impl Write)
 
 /// The reply line to one request line, and whether the testee stops after it.
 pub fn answer<S: Frames>(name: &str, line: &str) -> (Value, bool) {
+    answer_with::<S>(name, &mut NoSessions, line)
+}
+
+/// [`answer`], with the session halves of `sessions` beside the frames.
+pub fn answer_with<S: Frames>(
+    name: &str,
+    sessions: &mut dyn Sessions,
+    line: &str,
+) -> (Value, bool) {
     let request: Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => return (with_id(Value::Null, bad_request(e.to_string())), false),
@@ -65,7 +112,7 @@ pub fn answer<S: Frames>(name: &str, line: &str) -> (Value, bool) {
             "version": env!("CARGO_PKG_VERSION"),
             "protocol": PROTOCOL_VERSION,
             "frames": S::NAMES,
-            "sessions": [],
+            "sessions": sessions.names(),
         }}),
         "bye" => return (with_id(id, json!({"ok": {}})), true),
         "decode" | "encode" if !S::NAMES.contains(&frame) => {
@@ -79,6 +126,7 @@ pub fn answer<S: Frames>(name: &str, line: &str) -> (Value, bool) {
             let value = request.get("value").cloned().unwrap_or(Value::Null);
             S::visit(frame, Encode(value)).unwrap_or(Value::Null)
         }
+        op if SESSION_OPS.contains(&op) => sessions.answer(op, &request),
         other => json!({"unimplemented": format!("`{other}` is not implemented")}),
     };
     (with_id(id, body), false)
@@ -92,12 +140,13 @@ fn with_id(id: Value, body: Value) -> Value {
     reply
 }
 
-fn bad_request(message: String) -> Value {
+/// The reply's members for a request the testee cannot act on, with why.
+pub fn bad_request(message: String) -> Value {
     json!({"error": {"kind": "bad_request", "message": message}})
 }
 
-/// Bytes from hex, upper or lower case, spaces allowed.
-fn parse_hex(hex: &str) -> Result<Vec<u8>, String> {
+/// Bytes from hex, upper or lower case, spaces allowed, as the protocol writes them; why not.
+pub fn parse_hex(hex: &str) -> Result<Vec<u8>, String> {
     let digits: Vec<u8> = hex.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     if !digits.len().is_multiple_of(2) {
         return Err("`hex` has an odd number of digits".into());
@@ -113,7 +162,8 @@ fn parse_hex(hex: &str) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-fn to_hex(bytes: &[u8]) -> String {
+/// Bytes as lower-case hex without spaces, as the protocol writes them.
+pub fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -281,6 +331,35 @@ mod tests {
         let (reply, _) = answer::<Spec>("test", "{not json");
         assert_eq!(reply["id"], Value::Null);
         assert_eq!(reply["error"]["kind"], "bad_request");
+    }
+
+    /// Session halves that answer every op with its name and count the ops.
+    struct Echo(u64);
+
+    impl Sessions for Echo {
+        fn names(&self) -> Vec<String> {
+            vec!["echo_server".into()]
+        }
+        fn answer(&mut self, op: &str, _: &Value) -> Value {
+            self.0 += 1;
+            json!({"ok": {"op": op, "count": self.0}})
+        }
+    }
+
+    #[test]
+    fn session_ops_go_to_the_sessions_and_hello_lists_them() {
+        let mut echo = Echo(0);
+        let (reply, _) = answer_with::<Spec>("test", &mut echo, r#"{"id":0,"op":"hello"}"#);
+        assert_eq!(reply["ok"]["sessions"], json!(["echo_server"]));
+        for (i, op) in SESSION_OPS.iter().enumerate() {
+            let line = json!({"id": i, "op": op, "handle": 1}).to_string();
+            let (reply, bye) = answer_with::<Spec>("test", &mut echo, &line);
+            assert!(!bye);
+            assert_eq!(reply, json!({"id": i, "ok": {"op": op, "count": i + 1}}));
+        }
+        let (reply, _) = answer_with::<Spec>("test", &mut echo, r#"{"id":9,"op":"rewind"}"#);
+        assert!(reply["unimplemented"].is_string(), "{reply}");
+        assert_eq!(echo.0, SESSION_OPS.len() as u64);
     }
 
     #[test]

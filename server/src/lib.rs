@@ -23,6 +23,9 @@
 //! | SRV-19, rates | [`meter`] |
 //! | SRV-20, one-shot ops | [`oneshot`] |
 //!
+//! With the feature `testee`, `testee` serves the acked halves of any generated state binding by
+//! the testee protocol (`conformance/PROTOCOL.md`): what a generated Rust testee calls.
+//!
 //! **Re-exported rather than defined here.** [`Interpolatable`], [`ToF32`] and [`SetDigest`] come
 //! from `ackwire-codec`, the lower crate, and so does [`relevance::TierBoundary`], which the acked
 //! stream's S_N depends on. SRV-1: both sides of a delta stream compute with one implementation of
@@ -42,6 +45,8 @@ pub mod meter;
 pub mod oneshot;
 pub mod relevance;
 pub mod seats;
+#[cfg(feature = "testee")]
+pub mod testee;
 
 pub use ackwire_codec::digest::SetDigest;
 pub use ackwire_codec::interp::{Interpolatable, ToF32};

@@ -4,7 +4,8 @@
 //! none forgotten and none edited. `cli/tests/spec_testees.rs` builds and runs them.
 
 use ackwire_spec::gen::testee::{
-    generate, Lang, CPP_RUNTIME_HEADER, CS_RUNTIME_FILE, SCRIPT, TS_RUNTIME_FILE,
+    generate, generate_with, Lang, CPP_RUNTIME_HEADER, CS_RUNTIME_FILE, RUST_CRATES, SCRIPT,
+    TS_RUNTIME_FILE,
 };
 use std::path::{Path, PathBuf};
 
@@ -16,9 +17,18 @@ fn repository() -> PathBuf {
 }
 
 fn game(lang: Lang) -> Vec<(String, String)> {
-    let (spec, _) = ackwire_spec::load(&[repository().join("examples/game/wire")])
-        .unwrap_or_else(|e| panic!("{e}"));
-    generate(&spec, lang)
+    generate(&spec_of("examples/game/wire"), lang)
+}
+
+/// The kitchen sink: frames of every shape, and no `state`.
+fn sink(lang: Lang) -> Vec<(String, String)> {
+    generate(&spec_of("spec/tests/sink"), lang)
+}
+
+fn spec_of(layouts: &str) -> ackwire_spec::model::Spec {
+    ackwire_spec::load(&[repository().join(layouts)])
+        .unwrap_or_else(|e| panic!("{e}"))
+        .0
 }
 
 fn file<'a>(files: &'a [(String, String)], name: &str) -> &'a str {
@@ -29,12 +39,15 @@ fn file<'a>(files: &'a [(String, String)], name: &str) -> &'a str {
         .unwrap_or_else(|| panic!("{name} is not written"))
 }
 
-/// The files of `lang`'s testee written for the spec, one after another under their names.
+/// The files of `lang`'s testee written for the game, one after another under their names.
 fn written_for_the_spec(lang: Lang, names: &[&str]) -> String {
-    let files = game(lang);
+    written_for(&game(lang), names)
+}
+
+fn written_for(files: &[(String, String)], names: &[&str]) -> String {
     names
         .iter()
-        .map(|name| format!("==> {name}\n{}", file(&files, name)))
+        .map(|name| format!("==> {name}\n{}", file(files, name)))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -73,15 +86,68 @@ fn cs_testee_of_the_game() {
     );
 }
 
+/// The game has a state: its testee serves the acked halves too, over the ackwire crates.
 #[test]
 fn rust_testee_of_the_game() {
     insta::assert_snapshot!(
         "testee_rust",
-        written_for_the_spec(
-            Lang::Rust,
-            &["Cargo.toml", "src/main.rs", "ackwire-rt/Cargo.toml", SCRIPT]
+        written_for_the_spec(Lang::Rust, &["Cargo.toml", "src/main.rs", SCRIPT])
+    );
+}
+
+/// The sink has no state: its testee is its codec over a copy of ackwire-rt.
+#[test]
+fn rust_testee_of_a_spec_without_a_state() {
+    insta::assert_snapshot!(
+        "testee_rust_sink",
+        written_for(
+            &sink(Lang::Rust),
+            &["Cargo.toml", "src/main.rs", "ackwire-rt/Cargo.toml"]
         )
     );
+}
+
+/// A Rust testee of a state depends on the ackwire crates of this version, carries no copy of
+/// ackwire-rt (the binding's types must be the machines'), and, given a checkout, builds over its
+/// crates: a `[patch.crates-io]` of each, by its path, quoted as TOML quotes it.
+#[test]
+fn the_rust_testee_of_a_state_builds_over_the_ackwire_crates() {
+    let spec = spec_of("examples/game/wire");
+    let published = generate(&spec, Lang::Rust);
+    assert!(published.iter().all(|(n, _)| !n.starts_with("ackwire-rt/")));
+    let manifest = file(&published, "Cargo.toml");
+    assert!(!manifest.contains("[patch"), "{manifest}");
+    for (name, dir) in RUST_CRATES {
+        assert!(
+            manifest.contains(&format!("{name} = ")),
+            "{name} in {manifest}"
+        );
+        let original = std::fs::read_to_string(repository().join(dir).join("Cargo.toml"))
+            .expect("a crate's manifest reads");
+        assert!(original.contains("version.workspace = true"), "{dir}");
+    }
+    assert!(manifest.contains(&format!("\"={}\"", env!("CARGO_PKG_VERSION"))));
+    let odd = std::path::Path::new("/odd \"place\"\\x");
+    let patched = generate_with(&spec, Lang::Rust, Some(odd));
+    let manifest = file(&patched, "Cargo.toml");
+    let patch = &manifest[manifest.find("[patch.crates-io]").expect("a patch")..];
+    for (name, dir) in RUST_CRATES {
+        assert!(
+            patch.contains(&format!(
+                "{name} = {{ path = \"/odd \\\"place\\\"\\\\x/{dir}\" }}"
+            )),
+            "{name}: {patch}"
+        );
+    }
+    // Only the manifest differs; the script leaves to cargo when to build over a checkout.
+    for ((n, a), (_, b)) in published.iter().zip(&patched) {
+        assert!(n == "Cargo.toml" || a == b, "{n}");
+    }
+    assert!(file(&patched, SCRIPT).contains("patch.crates-io"));
+    let main = file(&published, "src/main.rs");
+    for schema in ["Arena", "PackedArena"] {
+        assert!(main.contains(&format!("sessions.add::<protocol::{schema}>();")));
+    }
 }
 
 /// Every language's testee holds its codec, as the codec's own generator writes it.
@@ -123,12 +189,12 @@ fn the_runtimes_testee_is_written_as_it_is() {
     assert_eq!(file(&cs, &format!("Runtime/{CS_RUNTIME_FILE}")), source);
 }
 
-/// The Rust testee carries every source file of `ackwire-rt` (rt/src) as it is, and a manifest
-/// with the same version and dependencies as rt/Cargo.toml.
+/// The Rust testee of a spec without a state carries every source file of `ackwire-rt` (rt/src)
+/// as it is, and a manifest with the same version and dependencies as rt/Cargo.toml.
 #[test]
 fn the_rust_testee_carries_a_copy_of_ackwire_rt() {
     let rt = repository().join("rt");
-    let files = game(Lang::Rust);
+    let files = sink(Lang::Rust);
     let mut on_disk: Vec<String> = std::fs::read_dir(rt.join("src"))
         .expect("rt/src reads")
         .map(|e| {

@@ -890,3 +890,45 @@ mod tests {
         }
     }
 }
+
+/// The halves over a compiled state binding ([`ackwire_server::testee`]), as replays drive them
+/// (examples/game/tests/stream_vectors.rs replays the game's vectors through its generated code).
+mod compiled {
+    use super::{Sent, Session};
+    use ackwire_server::testee::{Half, ServedSchema, StateClient, StateServer};
+    use serde_json::Value as Json;
+
+    fn sent(half: &mut impl Half) -> Vec<Sent> {
+        half.take().into_iter().map(Sent::from).collect()
+    }
+
+    impl<S: ServedSchema> Session for StateServer<S> {
+        fn advance(&mut self, tick: u64, _now_ms: u64, ops: &[Json]) -> Result<(), String> {
+            Half::advance(self, tick, ops)
+        }
+        fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Json, String> {
+            Half::deliver(self, frame, bytes)
+        }
+        fn take(&mut self) -> Vec<Sent> {
+            sent(self)
+        }
+        fn state_hash(&mut self) -> Option<u32> {
+            Half::state_hash(self)
+        }
+    }
+
+    impl<S: ServedSchema> Session for StateClient<S> {
+        fn advance(&mut self, tick: u64, _now_ms: u64, ops: &[Json]) -> Result<(), String> {
+            Half::advance(self, tick, ops)
+        }
+        fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Json, String> {
+            Half::deliver(self, frame, bytes)
+        }
+        fn take(&mut self) -> Vec<Sent> {
+            sent(self)
+        }
+        fn state_hash(&mut self) -> Option<u32> {
+            Half::state_hash(self)
+        }
+    }
+}

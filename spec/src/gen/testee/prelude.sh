@@ -24,12 +24,14 @@ build_if_stale() {
         echo "testee: building (a first run, or the sources changed)" >&2
         rm -f "$stamp"
         compile >&2 &
-        local pid=$! seconds=0
+        # Polled every fifth of a second: a build that has nothing to do (cargo's, over a
+        # checkout) costs a start no more.
+        local pid=$! polls=0
         while kill -0 "$pid" 2>/dev/null; do
-            sleep 1
-            seconds=$((seconds + 1))
-            if [ $((seconds % 2)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
-                echo "testee: still building ($seconds s)" >&2
+            sleep 0.2
+            polls=$((polls + 1))
+            if [ $((polls % 10)) -eq 0 ] && kill -0 "$pid" 2>/dev/null; then
+                echo "testee: still building ($((polls / 5)) s)" >&2
             fi
         done
         wait "$pid"

@@ -1,10 +1,16 @@
 #
 # The testee of the Rust codec beside it (src/protocol.rs): conformance/PROTOCOL.md over standard
 # input and output, for `ackwire conform --testee PATH/testee`. Its first run builds the crate
-# with cargo (over the copy of ackwire-rt in ackwire-rt/, and serde from the registry) and keeps
-# the binary as build/testee; $CARGO_TARGET_DIR and cargo's configuration are honoured.
+# with cargo (over the copy of ackwire-rt in ackwire-rt/, or, for a spec with a state, over the
+# ackwire crates Cargo.toml names, and serde from the registry) and keeps the binary as
+# build/testee; $CARGO_TARGET_DIR and cargo's configuration are honoured.
 
 @PRELUDE@
+
+if grep -q '^\[patch.crates-io\]' "$here/Cargo.toml"; then
+    # Over a checkout's crates: cargo knows when one of them changed, this folder's files do not.
+    stale() { true; }
+fi
 
 compile() {
     mkdir -p "$here/build"
