@@ -78,7 +78,8 @@ world every tick, serialized with postcard and with bitcode. Each protocol is a 
 server encoding for one client and that client, joined by two channels:
 
 - `acked`: the acked stream (`docs/spec/acked.md`), kind 6 frames onto the newest acknowledged \
-base, kind 7 acks back; a frame over RELIABLE_ABOVE goes on the reliable channel, as ACK-27 advises;
+base, kind 7 acks back; a frame over RELIABLE_ABOVE goes on the reliable channel, as ACK-27 advises. \
+Its server is the change-driven half, told which bodies the scene moved each tick;
 - `acked-frag`: the same stream with those frames sent as unreliable fragments instead, which \
 ACK-27 allows too (it is a SHOULD: such a frame is still a frame like any other): what the advice \
 costs;

@@ -70,7 +70,9 @@ use ackwire_codec::protocol::{
 };
 use ackwire_codec::protocol::{EntityState, Event};
 use ackwire_codec::rt::{Frame, SmallestThree};
-use ackwire_server::acked::{AckedEncoder, Presenter, ViewConfig, World, WorldEntity};
+use ackwire_server::acked::{
+    AckedEncoder, Groups, Presenter, ViewConfig, World, WorldChanges, WorldEntity,
+};
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;
 use ackwire_server::{render_error_at, HistoricalStateBuffer, RenderError};
@@ -219,6 +221,8 @@ fn fail(what: &str, e: impl std::fmt::Display) -> Failure {
 /// bit-packed).
 struct AckedBench<S: AckedSchema = Reference> {
     world: World,
+    /// What the mirror changed since the last frame: the presenter looks at these only.
+    changes: WorldChanges,
     presenter: Presenter,
     encoder: AckedEncoder<S, Input>,
     decoder: AckedDecoder<S>,
@@ -231,6 +235,7 @@ impl<S: AckedSchema> AckedBench<S> {
     fn new(kind: SceneKind, large_reliable: bool) -> AckedBench<S> {
         AckedBench {
             world: World::new(),
+            changes: WorldChanges::new(),
             presenter: Presenter::new(acked_view(kind, kind.own())),
             encoder: AckedEncoder::new(InputWindow::new(4, 64)),
             decoder: AckedDecoder::new(),
@@ -255,11 +260,23 @@ pub(crate) fn acked_view(kind: SceneKind, own: Option<u16>) -> ViewConfig {
     }
 }
 
-/// Mirrors the truth's bodies at `changed` into the acked server's world (the game's own work,
-/// never timed).
-pub(crate) fn mirror_acked(world: &mut World, bodies: &[Body], changed: &[usize]) {
+/// Mirrors the truth's bodies at `changed` into the acked server's world and notes in `changes`
+/// what it wrote of each, as a game's change tracking would: a body new to the world spawned,
+/// any other its pose, health and orientation (the game's own work, never timed).
+pub(crate) fn mirror_acked(
+    world: &mut World,
+    changes: &mut WorldChanges,
+    bodies: &[Body],
+    changed: &[usize],
+) {
     for &i in changed {
         let b = &bodies[i];
+        if world.contains_key(&b.id) {
+            let groups = Groups::POSE | Groups::VITALS | Groups::ORIENT;
+            changes.changed.push((b.id, groups));
+        } else {
+            changes.spawned.push(b.id);
+        }
         let e = world.entry(b.id).or_insert(WorldEntity {
             life: 1,
             x: 0.0,
@@ -284,15 +301,20 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input>> Replica
     for AckedBench<S>
 {
     fn mirror(&mut self, bodies: &[Body], changed: &[usize]) -> Result<(), Failure> {
-        mirror_acked(&mut self.world, bodies, changed);
+        mirror_acked(&mut self.world, &mut self.changes, bodies, changed);
         Ok(())
     }
 
     fn encode(&mut self, tick: u32, out: &mut Vec<Packet>) -> Result<(), Failure> {
-        let state = self.presenter.present(tick, &self.world);
+        // The change-driven path, the server's: what changed since the last frame, presented
+        // and encoded onto the client's base.
+        let edits = self
+            .presenter
+            .present_changes(tick, &self.world, &self.changes);
+        self.changes.clear();
         let sent = self
             .encoder
-            .encode(tick, state, std::iter::empty())
+            .encode_edits(tick, edits, std::iter::empty())
             .map_err(|e| fail("acked encode", e))?;
         out.push(Packet {
             bytes: sent.bytes,

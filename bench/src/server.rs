@@ -22,7 +22,7 @@ use crate::scenes::{Scene, SceneKind, JITTER_TICKS};
 use crate::Target;
 use ackwire_codec::acked::{heap_bytes, AckWriter, AckedDecoder, AckedSchema, Delivery, Reference};
 use ackwire_codec::protocol::Input;
-use ackwire_server::acked::{AckedEncoder, Groups, Presenter, World, WorldChanges};
+use ackwire_server::acked::{AckedEncoder, Presenter, World, WorldChanges};
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_sim::channel::{Channel, Packet};
 use serde::{Deserialize, Serialize};
@@ -261,19 +261,8 @@ pub fn run_clients(
         let measured = t > warmup;
         scene.step();
         let changed = if t == 1 { &everyone } else { scene.changed() };
-        mirror_acked(&mut world, scene.bodies(), changed);
-        // What the mirror wrote of each body it was handed: its pose, health and orientation
-        // (a body comes whole on the first tick).
         changes.clear();
-        for &i in changed {
-            let eid = scene.bodies()[i].id;
-            if t == 1 {
-                changes.spawned.push(eid);
-            } else {
-                let groups = Groups::POSE | Groups::VITALS | Groups::ORIENT;
-                changes.changed.push((eid, groups));
-            }
-        }
+        mirror_acked(&mut world, &mut changes, scene.bodies(), changed);
         let snapshot = FullSnapshot::of(kind, t, scene.bodies());
         each(&mut all, threads, |c| c.client_phase(t, measured))?;
         let started = Instant::now();
