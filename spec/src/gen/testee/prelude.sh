@@ -18,7 +18,11 @@ build_if_stale() {
     stale || return 0
     if command -v flock >/dev/null 2>&1; then
         exec 9>"$here/.testee-lock"
-        flock 9
+        # Another start of this testee is building: waited for with a line every two seconds,
+        # so that its runner goes on waiting for `hello` too.
+        until flock -w 2 9; do
+            echo "testee: waiting for another start's build" >&2
+        done
     fi
     if stale; then
         echo "testee: building (a first run, or the sources changed)" >&2

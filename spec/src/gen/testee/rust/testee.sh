@@ -18,7 +18,12 @@ compile() {
         >"$here/build/cargo.json"
     local exe
     exe="$(sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' "$here/build/cargo.json" | tail -n 1)"
-    cp "$exe" "$here/build/testee"
+    # Another runner may be executing build/testee (a running binary cannot be written over):
+    # the new one takes its name by a rename, which leaves the running one whole.
+    if ! cmp -s "$exe" "$here/build/testee"; then
+        cp "$exe" "$here/build/testee.new"
+        mv -f "$here/build/testee.new" "$here/build/testee"
+    fi
 }
 
 build_if_stale
