@@ -223,35 +223,7 @@ impl<S: ServedSchema> Half for StateClient<S> {
                 S::FRAME_NAME
             ));
         }
-        Ok(match self.dec.deliver(bytes) {
-            Delivery::Shown(r) => {
-                let list = |v: Vec<String>| v.join(" ");
-                let mut events = Vec::with_capacity(r.events.len());
-                for (serial, e) in &r.events {
-                    let event = serde_json::to_value(e).map_err(|e| e.to_string())?;
-                    events.push(json!({"serial": serial, "event": event}));
-                }
-                json!({"shown": {
-                    "tick": r.tick,
-                    "base_tick": r.base_tick,
-                    "keyframe": r.keyframe,
-                    "changed": list(r.changed.iter().map(u16::to_string).collect()),
-                    "measured": list(r.measured.iter().map(|(e, t)| format!("{e}@{t}")).collect()),
-                    "gone": list(r.gone.iter().map(u16::to_string).collect()),
-                    "tiers": list(r.tiers.iter().map(|(e, full)| format!("{e}:{}", if *full { "full" } else { "quantized" })).collect()),
-                    "events": events,
-                    "check": r.check,
-                }})
-            }
-            Delivery::Stale { tick } => json!({"dropped": "stale", "tick": tick}),
-            Delivery::UnknownBase { tick, base_tick } => {
-                json!({"dropped": "unknown_base", "tick": tick, "base_tick": base_tick})
-            }
-            Delivery::Undecodable(e) => json!({"error": e.kind.as_str()}),
-            Delivery::Inapplicable { tick, why } => {
-                json!({"dropped": "inapplicable", "tick": tick, "why": why})
-            }
-        })
+        delivery_json(self.dec.deliver(bytes))
     }
 
     fn take(&mut self) -> Vec<Transmit> {
@@ -266,6 +238,44 @@ impl<S: ServedSchema> Half for StateClient<S> {
 
 /// Opens a half with the `open` request's params.
 type Opener = fn(&Value) -> Box<dyn Half>;
+
+/// A client half's delivery as the testee protocol reports it (conformance/PROTOCOL.md): the
+/// state shown with its report (its events in their serde form), or why the frame was dropped,
+/// or the decode error's kind. Every Rust client half the suite drives reports through it.
+pub fn delivery_json<E: Serialize>(delivery: Delivery<'_, E>) -> Result<Value, String> {
+    Ok(match delivery {
+        Delivery::Shown(r) => {
+            let list = |v: Vec<String>| v.join(" ");
+            let mut events = Vec::with_capacity(r.events.len());
+            for (serial, e) in &r.events {
+                let event = serde_json::to_value(e).map_err(|e| e.to_string())?;
+                events.push(json!({"serial": serial, "event": event}));
+            }
+            let tier = |(e, full): &(u16, bool)| {
+                format!("{e}:{}", if *full { "full" } else { "quantized" })
+            };
+            json!({"shown": {
+                "tick": r.tick,
+                "base_tick": r.base_tick,
+                "keyframe": r.keyframe,
+                "changed": list(r.changed.iter().map(u16::to_string).collect()),
+                "measured": list(r.measured.iter().map(|(e, t)| format!("{e}@{t}")).collect()),
+                "gone": list(r.gone.iter().map(u16::to_string).collect()),
+                "tiers": list(r.tiers.iter().map(tier).collect()),
+                "events": events,
+                "check": r.check,
+            }})
+        }
+        Delivery::Stale { tick } => json!({"dropped": "stale", "tick": tick}),
+        Delivery::UnknownBase { tick, base_tick } => {
+            json!({"dropped": "unknown_base", "tick": tick, "base_tick": base_tick})
+        }
+        Delivery::Undecodable(e) => json!({"error": e.kind.as_str()}),
+        Delivery::Inapplicable { tick, why } => {
+            json!({"dropped": "inapplicable", "tick": tick, "why": why})
+        }
+    })
+}
 
 fn open_server<S: ServedSchema>(_: &Value) -> Box<dyn Half> {
     Box::new(StateServer::<S>::new())

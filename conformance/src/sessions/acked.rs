@@ -40,7 +40,7 @@ use super::stream::{record, Recording};
 use super::{drain, Sent, Session};
 use crate::netsim::{Burst, LinkConfig, NetworkConfig};
 use crate::streams::StreamVector;
-use ackwire_codec::acked::{AckedSchema, Delivery, PackedReference, Reference};
+use ackwire_codec::acked::{AckedSchema, PackedReference, Reference};
 use ackwire_codec::protocol::{Buttons, EntityState, Event, Hit, Input, Shot};
 use ackwire_codec::session::{self, AckedTick, Now, SessionError, SessionHalf};
 use ackwire_codec::BitSet;
@@ -50,6 +50,7 @@ use ackwire_server::acked::{
 };
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;
+use ackwire_server::testee::delivery_json;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -365,30 +366,7 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'stati
             }
             Err(e) => return Err(e.to_string()),
         };
-        Ok(match delivery {
-            Delivery::Shown(r) => {
-                let list = |v: Vec<String>| v.join(" ");
-                json!({"shown": {
-                    "tick": r.tick,
-                    "base_tick": r.base_tick,
-                    "keyframe": r.keyframe,
-                    "changed": list(r.changed.iter().map(u16::to_string).collect()),
-                    "measured": list(r.measured.iter().map(|(e, t)| format!("{e}@{t}")).collect()),
-                    "gone": list(r.gone.iter().map(u16::to_string).collect()),
-                    "tiers": list(r.tiers.iter().map(|(e, full)| format!("{e}:{}", if *full { "full" } else { "quantized" })).collect()),
-                    "events": r.events.iter().map(|(s, e)| json!({"serial": s, "event": e})).collect::<Vec<_>>(),
-                    "check": r.check,
-                }})
-            }
-            Delivery::Stale { tick } => json!({"dropped": "stale", "tick": tick}),
-            Delivery::UnknownBase { tick, base_tick } => {
-                json!({"dropped": "unknown_base", "tick": tick, "base_tick": base_tick})
-            }
-            Delivery::Undecodable(e) => json!({"error": e.kind.as_str()}),
-            Delivery::Inapplicable { tick, why } => {
-                json!({"dropped": "inapplicable", "tick": tick, "why": why})
-            }
-        })
+        delivery_json(delivery)
     }
 
     fn take(&mut self) -> Vec<Sent> {

@@ -30,11 +30,12 @@ use crate::streams::StreamVector;
 use crate::vectors::derive::gen::{make, Fill, Scenario, Shape};
 use crate::vectors::{Failure, Verification};
 use ackwire_codec::acked::{
-    AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, Entry, ServerState,
+    AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Entry, ServerState,
 };
 use ackwire_codec::rt::SmallestThree;
 use ackwire_server::acked::ScheduledInputs;
 use ackwire_server::input_schedule::InputWindow;
+use ackwire_server::testee::delivery_json;
 use ackwire_spec::model::Spec;
 use ackwire_spec::state::{Carry, Holds, Value};
 use binding::{enter, Binding, Interp, InterpPacked, Record};
@@ -281,30 +282,7 @@ impl<S: AckedSchema<Record = Record, Event = Json, Input = Json> + 'static> Sess
             return Err(format!("the client takes `{name}` frames, not `{frame}`"));
         }
         let b = self.b.clone();
-        Ok(enter(&b, || match self.dec.deliver(bytes) {
-            Delivery::Shown(r) => {
-                let list = |v: Vec<String>| v.join(" ");
-                json!({"shown": {
-                    "tick": r.tick,
-                    "base_tick": r.base_tick,
-                    "keyframe": r.keyframe,
-                    "changed": list(r.changed.iter().map(u16::to_string).collect()),
-                    "measured": list(r.measured.iter().map(|(e, t)| format!("{e}@{t}")).collect()),
-                    "gone": list(r.gone.iter().map(u16::to_string).collect()),
-                    "tiers": list(r.tiers.iter().map(|(e, full)| format!("{e}:{}", if *full { "full" } else { "quantized" })).collect()),
-                    "events": r.events.iter().map(|(s, e)| json!({"serial": s, "event": e})).collect::<Vec<_>>(),
-                    "check": r.check,
-                }})
-            }
-            Delivery::Stale { tick } => json!({"dropped": "stale", "tick": tick}),
-            Delivery::UnknownBase { tick, base_tick } => {
-                json!({"dropped": "unknown_base", "tick": tick, "base_tick": base_tick})
-            }
-            Delivery::Undecodable(e) => json!({"error": e.kind.as_str()}),
-            Delivery::Inapplicable { tick, why } => {
-                json!({"dropped": "inapplicable", "tick": tick, "why": why})
-            }
-        }))
+        enter(&b, || delivery_json(self.dec.deliver(bytes)))
     }
 
     fn take(&mut self) -> Vec<Sent> {
