@@ -1651,7 +1651,9 @@ impl Printer<'_> {
             g.tick.as_ref().is_none_or(|t| t.wire.endian.is_none())
                 && g.forms.iter().all(|f| {
                     f.bytes.is_some() && f.wire.iter().all(|w| match &w.ty {
-                    Type::Int(t) => t.bits <= 32 && t.endian.is_none(),
+                    Type::Int(t) | Type::Ranged { int: t, .. } => {
+                        t.bits <= 32 && t.endian.is_none()
+                    }
                     Type::Quant { wire, .. } => {
                         matches!(wire.as_ref(), Type::Int(t) if t.bits <= 32 && t.endian.is_none())
                     }
@@ -1912,6 +1914,25 @@ impl Printer<'_> {
                 Type::Int(t) => {
                     let v = get_int(&at, t);
                     self.out.line(format!("{target} = {v};"));
+                }
+                // WIRE-29: a value outside the range is left to the generated reader, which
+                // tells where it is.
+                Type::Ranged { int, min, max, .. } => {
+                    let v = get_int(&at, int);
+                    self.out.line(format!("{target} = {v};"));
+                    let (lo, hi) = bounds(int);
+                    let mut outside = Vec::new();
+                    if i128::from(*min) > lo {
+                        outside.push(format!("{target} < {min}"));
+                    }
+                    if i128::from(*max) < hi {
+                        outside.push(format!("{target} > {max}"));
+                    }
+                    if !outside.is_empty() {
+                        self.if_chain(&outside, "||");
+                        self.out.line("return false;");
+                        self.out.close("}");
+                    }
                 }
                 Type::Quant { wire, num, den } => {
                     if let Type::Int(t) = wire.as_ref() {
