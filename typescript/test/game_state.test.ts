@@ -1,8 +1,8 @@
 // The game's generated binding (gen-game/arena.ts, which `ackwire gen --lang ts` writes for
 // `state Arena` of examples/game/wire; test.sh generates it), whose players' health is a ranged
 // field (`u8 in 0..=100`, WIRE-29): kind 6's reader at once takes the recorded stream's frames
-// (examples/game/vectors/streams/arena.txt), and leaves a health past 100 to the generated
-// reader, which refuses it where it is.
+// (examples/game/vectors/streams/arena.txt), their events included, and leaves a health past 100
+// to the generated reader, which refuses it where it is.
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -24,7 +24,7 @@ function recordedFrames(): Uint8Array[] {
     .filter((b) => b[0] === 6);
 }
 
-/** Whether `frame` has no event: the reader at once takes only those. */
+/** Whether `frame` has no event. */
 function quiet(frame: Uint8Array): boolean {
   return decodeArenaUpdate(frame).events.length === 0;
 }
@@ -80,22 +80,28 @@ function firstHealth(bytes: Uint8Array): number {
 describe("the game's binding, whose health is ranged", () => {
   const frames = recordedFrames();
 
-  it("reads the recorded frames with a player's health at once, as the generated reader does", () => {
+  it("reads the recorded frames at once, events included, as the generated reader does", () => {
     assert.ok(frames.length > 100, `${frames.length} frames`);
     const [out, list] = pooled(frames.find(quiet)!);
     let atOnce = 0;
     let players = 0;
+    let events = 0;
     for (const bytes of frames) {
       Arena.decodeFrameInto(bytes, out);
       atOnce += out.changes === list ? 1 : 0;
       players += out.changes.filter((c) => c.player !== undefined).length;
+      events += out.events.length;
+      const generated = decodeArenaUpdate(bytes);
       assert.deepEqual(
-        JSON.parse(JSON.stringify(out.changes)),
-        JSON.parse(JSON.stringify(decodeArenaUpdate(bytes).changes)),
+        JSON.parse(JSON.stringify([out.changes, out.events, out.firstSerial])),
+        JSON.parse(
+          JSON.stringify([generated.changes, generated.events, generated.first_serial ?? 0]),
+        ),
       );
     }
-    assert.equal(atOnce, frames.filter(quiet).length, "every frame without events is read at once");
+    assert.equal(atOnce, frames.length, "every recorded frame is read at once");
     assert.ok(players > 100, `${players} players' health read`);
+    assert.ok(events > 100, `${events} events read`);
     // And through the machine: every recorded frame decodes.
     const d = new AckedDecoder(Arena);
     for (const bytes of frames) {
@@ -126,5 +132,44 @@ describe("the game's binding, whose health is ranged", () => {
         expected,
       );
     }
+  });
+  it("agrees with the generated reader on mutants of every recorded frame", () => {
+    let seed = 1;
+    const next = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const as = (read: () => unknown): string => {
+      try {
+        return JSON.stringify(read());
+      } catch (e) {
+        assert.ok(e instanceof DecodeError, String(e));
+        return `error ${e.kind} at ${e.offset} in ${e.path}`;
+      }
+    };
+    let read = 0;
+    for (const bytes of frames) {
+      for (let m = 1; m <= 12; m++) {
+        const mutant = m % 4 === 0 ? bytes.slice(0, next(bytes.length)) : bytes.slice();
+        if (m % 4 !== 0) {
+          mutant[next(mutant.length)] = next(256);
+        }
+        const out: ArenaFrame = emptyFrame();
+        const got = as(() => {
+          Arena.decodeFrameInto(mutant, out);
+          return [out.changes, out.events, out.firstSerial];
+        });
+        const want = as(() => {
+          const f = decodeArenaUpdate(mutant);
+          if ((f.flags & 1) !== 0 && f.base_tick !== 0) {
+            throw new DecodeError("invalid_condition", 5, undefined, "base_tick");
+          }
+          return [f.changes, f.events, f.first_serial ?? 0];
+        });
+        assert.equal(got, want);
+        read += got.startsWith("error") ? 0 : 1;
+      }
+    }
+    assert.ok(read > 500, `${read} mutants read`);
   });
 });

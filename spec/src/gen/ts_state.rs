@@ -1700,7 +1700,7 @@ impl Printer<'_> {
         self.out.blank();
         self.out.line(doc(&sentence(
             &format!(
-                "Reads {} {} frame without events at once into `out` (its lists and their records are reused by the next frame read into the same `out`), with the generated reader's checks (the kind, reserved bits, the mask's `requires`, counts against the bytes left, finite floats, canonical quaternions, no trailing byte); returns false, having read nothing that counts, for anything else: a frame with events, or one the generated reader refuses (it then says why and where). Throws the generated path's error for a keyframe naming a base.",
+                "Reads {} {} frame at once into `out` (its lists and their records are reused by the next frame read into the same `out`; its events, if any, are read by the generated reader of one), with the generated reader's checks (the kind, reserved bits, the mask's `requires`, counts against the bytes left, finite floats, canonical quaternions, ranges, no trailing byte); returns false, having read nothing that counts, for a frame the generated reader refuses (it then says why and where). Throws the generated path's error for a keyframe naming a base.",
                 article(&p.frame),
                 p.frame
             ),
@@ -1882,7 +1882,9 @@ impl Printer<'_> {
         }
         self.out.close("}");
         self.out.line("changes.length = count;");
-        self.out.line("return head.end(p, out, changes);");
+        let read_event = self.protocol.value(&format!("read{}", plan.events));
+        self.out
+            .line(format!("return head.end(p, out, changes, {read_event});"));
         self.out.close("}");
     }
 
