@@ -6,8 +6,10 @@
 # and ascending lists of packed bodies, test/range_test.cpp over include/ackwire_range.hpp (the
 # range coder, against vectors/coder/range_coder_cases.txt), and the bindings `ackwire gen --lang cpp` writes for a
 # `state`: test/reference_test.cpp over the reference protocol's (build/gen/reference.hpp, from
-# spec/protocol, with its presenter reference/presenter.hpp) and test/arena_test.cpp over a second
-# state's (build/gen-arena/arena.hpp, from spec/tests/state/players.wire). Those two are generated
+# spec/protocol, with its presenter reference/presenter.hpp), test/arena_test.cpp over a second
+# state's (build/gen-arena/arena.hpp, from spec/tests/state/players.wire) and test/game_test.cpp
+# over the game's (build/gen-game/arena.hpp, from examples/game/wire: a ranged field, over the
+# recorded stream examples/game/vectors/streams/arena.txt). Those three are generated
 # first (`cargo run -p ackwire`, or $ACKWIRE when that names a built binary) and built against
 # their folder's copies of the runtime's headers (byte for byte those of include/). Each with
 # g++ -std=c++17 and every warning the C++ testee is built with turned into an error, twice, both
@@ -39,22 +41,26 @@ else
     ackwire=(cargo run -q -p ackwire --)
 fi
 if ! (cd "$root" && "${ackwire[@]}" gen --lang cpp --out "$here/build/gen" spec/protocol \
-    && "${ackwire[@]}" gen --lang cpp --out "$here/build/gen-arena" spec/tests/state/players.wire) \
+    && "${ackwire[@]}" gen --lang cpp --out "$here/build/gen-arena" spec/tests/state/players.wire \
+    && "${ackwire[@]}" gen --lang cpp --out "$here/build/gen-game" examples/game/wire) \
     >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
 fi
 # ACKWIRE_RUNTIME_DIR: where packed19_test finds vectors/quat/smallest_three_cases.txt;
-# ACKWIRE_VECTORS_DIR: where range_test finds coder/range_coder_cases.txt.
+# ACKWIRE_VECTORS_DIR: where range_test finds coder/range_coder_cases.txt;
+# ACKWIRE_GAME_DIR: where game_test finds vectors/streams/arena.txt.
 flags=(-std=c++17 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion -Wsign-conversion
-    "-DACKWIRE_RUNTIME_DIR=\"$root/vectors/quat\"" "-DACKWIRE_VECTORS_DIR=\"$root/vectors\"")
+    "-DACKWIRE_RUNTIME_DIR=\"$root/vectors/quat\"" "-DACKWIRE_VECTORS_DIR=\"$root/vectors\""
+    "-DACKWIRE_GAME_DIR=\"$root/examples/game\"")
 tests=("runtime_test:the C++ runtime's tests"
     "acked_test:the acked machines' tests"
     "rest_test:the datagram, baseline and delta machines' tests"
     "packed19_test:bucket codes, smallest-three quaternions and ascending bit lists"
     "range_test:the range coder, against the Rust coder's cases"
     "reference_test:the reference state's binding, kind 6 and kind 12, and its presenter"
-    "arena_test:a second state's binding (spec/tests/state/players.wire)")
+    "arena_test:a second state's binding (spec/tests/state/players.wire)"
+    "game_test:the game's binding (examples/game/wire), its ranged health")
 
 status=0
 for t in "${tests[@]}"; do
@@ -65,6 +71,7 @@ for t in "${tests[@]}"; do
     case "$name" in
         reference_test) includes=(-I "$here/build/gen" -I "$here") ;;
         arena_test) includes=(-I "$here/build/gen-arena") ;;
+        game_test) includes=(-I "$here/build/gen-game") ;;
         *) includes=(-I "$here/include") ;;
     esac
     "$cxx" "${flags[@]}" "${includes[@]}" -O2 -o "$here/build/$name" "$source" &

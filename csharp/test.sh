@@ -11,8 +11,9 @@
 # of its own: they need the generated codec of spec/protocol, which `ackwire gen --lang cs` writes
 # into the temporary folder (ackwire is $ACKWIRE when that names a built binary, else `cargo
 # run`, as conformance/testees/cs/build.sh runs it); its Protocol.cs and Reference.cs are compiled
-# over src/. Last, the binding of a second state (spec/tests/state/arena.wire) with
-# test/arena/*.cs, the same way.
+# over src/. Then the binding of a second state (spec/tests/state/arena.wire) with
+# test/arena/*.cs, the same way; last, the game's (examples/game/wire, whose health is ranged) with
+# test/game/*.cs, over the game's recorded stream.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -49,3 +50,10 @@ generate --out "$out/arena" spec/tests/state/arena.wire
 mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/arena.xml" -out:"$out/arena_tests.exe" \
     "$here"/src/*.cs "$here"/src/Sessions/*.cs "$out"/arena/*.cs "$here"/test/Harness.cs "$here"/test/arena/*.cs
 mono "$out/arena_tests.exe"
+
+# The game's binding (examples/game/wire: a ranged field in kind 6's reader at once) with
+# test/game/*.cs, over the recorded stream examples/game/vectors/streams/arena.txt.
+generate --out "$out/game" examples/game/wire
+mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/game.xml" -out:"$out/game_tests.exe" \
+    "$here"/src/*.cs "$here"/src/Sessions/*.cs "$out"/game/*.cs "$here"/test/Harness.cs "$here"/test/game/*.cs
+ACKWIRE_GAME_STREAM="$root/examples/game/vectors/streams/arena.txt" mono "$out/game_tests.exe"

@@ -2202,7 +2202,7 @@ impl<'a, 's> Printer<'a, 's> {
                                 match &s.wire {
                                     Wire::Int { big_endian, .. }
                                     | Wire::Float { big_endian, .. } => !big_endian,
-                                    Wire::Quant { wire, .. } => {
+                                    Wire::Quant { wire, .. } | Wire::Ranged { int: wire, .. } => {
                                         matches!(
                                             wire.as_ref(),
                                             Wire::Int {
@@ -2548,6 +2548,31 @@ impl<'a, 's> Printer<'a, 's> {
                         };
                         let from = if *signed { ty } else { Self::le_type(n) };
                         self.out.line(format!("c.{sm} = {};", cast(&sty, from, &v)));
+                        at += n;
+                    }
+                    // WIRE-29: a value outside the range is left to the whole reader, which
+                    // says where it is.
+                    Wire::Ranged { int, min, max, .. } => {
+                        let Wire::Int { signed, bits, .. } = int.as_ref() else {
+                            continue;
+                        };
+                        let n = u32::from(*bits) / 8;
+                        let raw = Self::le(n, &here);
+                        let ty = int_type(*signed, *bits);
+                        let v = if *signed {
+                            format!("unchecked(({ty}){})", raw)
+                        } else {
+                            raw
+                        };
+                        let from = if *signed { ty } else { Self::le_type(n) };
+                        self.out.line(format!("c.{sm} = {};", cast(&sty, from, &v)));
+                        let (lo, hi) = int_range(*signed, *bits);
+                        if i128::from(*min) > lo {
+                            checks.push(format!("c.{sm} < {min}"));
+                        }
+                        if i128::from(*max) < hi {
+                            checks.push(format!("c.{sm} > {max}"));
+                        }
                         at += n;
                     }
                     Wire::Float { bits: 32, .. } => {

@@ -1651,7 +1651,9 @@ impl Printer<'_> {
             g.tick.as_ref().is_none_or(|t| t.wire.endian.is_none())
                 && g.forms.iter().all(|f| {
                     f.bytes.is_some() && f.wire.iter().all(|w| match &w.ty {
-                    Type::Int(t) => t.bits <= 32 && t.endian.is_none(),
+                    Type::Int(t) | Type::Ranged { int: t, .. } => {
+                        t.bits <= 32 && t.endian.is_none()
+                    }
                     Type::Quant { wire, .. } => {
                         matches!(wire.as_ref(), Type::Int(t) if t.bits <= 32 && t.endian.is_none())
                     }
@@ -1698,7 +1700,7 @@ impl Printer<'_> {
         self.out.blank();
         self.out.line(doc(&sentence(
             &format!(
-                "Reads {} {} frame without events at once into `out` (its lists and their records are reused by the next frame read into the same `out`), with the generated reader's checks (the kind, reserved bits, the mask's `requires`, counts against the bytes left, finite floats, canonical quaternions, no trailing byte); returns false, having read nothing that counts, for anything else: a frame with events, or one the generated reader refuses (it then says why and where). Throws the generated path's error for a keyframe naming a base.",
+                "Reads {} {} frame at once into `out` (its lists and their records are reused by the next frame read into the same `out`; its events, if any, are read by the generated reader of one), with the generated reader's checks (the kind, reserved bits, the mask's `requires`, counts against the bytes left, finite floats, canonical quaternions, ranges, no trailing byte); returns false, having read nothing that counts, for a frame the generated reader refuses (it then says why and where). Throws the generated path's error for a keyframe naming a base.",
                 article(&p.frame),
                 p.frame
             ),
@@ -1880,7 +1882,9 @@ impl Printer<'_> {
         }
         self.out.close("}");
         self.out.line("changes.length = count;");
-        self.out.line("return head.end(p, out, changes);");
+        let read_event = self.protocol.value(&format!("read{}", plan.events));
+        self.out
+            .line(format!("return head.end(p, out, changes, {read_event});"));
         self.out.close("}");
     }
 
@@ -1912,6 +1916,25 @@ impl Printer<'_> {
                 Type::Int(t) => {
                     let v = get_int(&at, t);
                     self.out.line(format!("{target} = {v};"));
+                }
+                // WIRE-29: a value outside the range is left to the generated reader, which
+                // tells where it is.
+                Type::Ranged { int, min, max, .. } => {
+                    let v = get_int(&at, int);
+                    self.out.line(format!("{target} = {v};"));
+                    let (lo, hi) = bounds(int);
+                    let mut outside = Vec::new();
+                    if i128::from(*min) > lo {
+                        outside.push(format!("{target} < {min}"));
+                    }
+                    if i128::from(*max) < hi {
+                        outside.push(format!("{target} > {max}"));
+                    }
+                    if !outside.is_empty() {
+                        self.if_chain(&outside, "||");
+                        self.out.line("return false;");
+                        self.out.close("}");
+                    }
                 }
                 Type::Quant { wire, num, den } => {
                     if let Type::Int(t) = wire.as_ref() {

@@ -12,6 +12,7 @@
 
 import { DecodeError, EncodeError } from "../errors.js";
 import { roundHalfAwayFromZero } from "../ints.js";
+import { Reader } from "../reader.js";
 import { type SmallestThree, smallestThreeFault } from "../quat.js";
 import { type AckContent, type AckedFrame, Inapplicable } from "./acked.js";
 
@@ -408,7 +409,8 @@ const NO_EVENTS: never[] = [];
 
 /**
  * A reader at once of the byte-aligned acked frame's parts that are ACK-2's (the header, the
- * removed ids, and an end without events), for a binding's reader of the changes between them:
+ * removed ids, and the end: the events, through the generated reader of one), for a binding's
+ * reader of the changes between them:
  * it refuses nothing, it only says whether the frame is one it reads (anything else goes to the
  * generated reader, which says what is wrong and where). The removed ids are read into one
  * list it keeps, reused by the next frame, as the binding reuses its changes.
@@ -464,13 +466,46 @@ export class FrameAtOnce {
 
   /**
    * The frame's end at `p`, after its changes: true, with the frame kept into `out` (its
-   * changes `changes`), when no event and nothing else follows; false otherwise. A keyframe
-   * naming a base throws as {@link keepHeader} does.
+   * changes `changes`), when its events follow whole (each read by `readEvent`, the generated
+   * codec's reader of one) and nothing after them; false otherwise, for the generated reader to
+   * say what is wrong and where (an element it reads may not be less than the bytes its list's
+   * count is checked against, so a list this refuses is one it refuses). A keyframe naming a
+   * base throws as {@link keepHeader} does.
    */
-  end<C, E>(p: number, out: AckedFrame<C, E>, changes: C[]): boolean {
+  end<C, E>(p: number, out: AckedFrame<C, E>, changes: C[], readEvent: (r: Reader) => E): boolean {
     const dv = this.view;
-    if (p !== dv.byteLength - 1 || dv.getUint8(p) !== 0) {
+    const n = dv.byteLength;
+    if (p >= n) {
       return false;
+    }
+    const count = dv.getUint8(p);
+    let firstSerial = 0;
+    let events: E[] = NO_EVENTS;
+    if (count === 0) {
+      if (p !== n - 1) {
+        return false;
+      }
+    } else {
+      // event_count, first_serial, then the events to the frame's end.
+      if (n - p < 5) {
+        return false;
+      }
+      firstSerial = dv.getUint32(p + 1, true);
+      const r = new Reader(new Uint8Array(dv.buffer, dv.byteOffset + p + 5, n - p - 5));
+      events = [];
+      try {
+        for (let i = 0; i < count; i++) {
+          events.push(readEvent(r));
+        }
+      } catch (e) {
+        if (e instanceof DecodeError) {
+          return false;
+        }
+        throw e;
+      }
+      if (r.remaining !== 0) {
+        return false;
+      }
     }
     const flags = dv.getUint8(14);
     const baseTick = dv.getUint32(5, true);
@@ -486,8 +521,8 @@ export class FrameAtOnce {
     out.check = this.check;
     out.removed = this.removed;
     out.changes = changes;
-    out.firstSerial = 0;
-    out.events = NO_EVENTS;
+    out.firstSerial = firstSerial;
+    out.events = events;
     return true;
   }
 }

@@ -678,7 +678,11 @@ impl<'g> State<'g, '_> {
             };
             let integer = matches!(
                 wire,
-                Wire::Int { .. } | Wire::Varint { .. } | Wire::Zigzag { .. } | Wire::Bucket(_)
+                Wire::Int { .. }
+                    | Wire::Varint { .. }
+                    | Wire::Zigzag { .. }
+                    | Wire::Bucket(_)
+                    | Wire::Ranged { .. }
             );
             if note.is_none() && integer && Gen::cpp_type(wire) == st {
                 body.extend(self.g.decode(wire, packed, &target, &path, 0));
@@ -1949,6 +1953,35 @@ impl<'g> State<'g, '_> {
                     *big_endian,
                     &mut lines,
                 ),
+                // WIRE-29: a value outside the range goes to the generated writer, which
+                // refuses it where it is.
+                Wire::Ranged { int, min, max, .. } => {
+                    let Wire::Int {
+                        signed,
+                        bits,
+                        big_endian,
+                    } = int.as_ref()
+                    else {
+                        return None;
+                    };
+                    let (lo, hi) = int_range(int)?;
+                    if i128::from(*min) > lo {
+                        tests.push(format!("{value} < {}", literal(i128::from(*min))));
+                    }
+                    if i128::from(*max) < hi {
+                        tests.push(format!("{value} > {}", literal(i128::from(*max))));
+                    }
+                    put(
+                        u64::from(*bits / 8),
+                        if *signed {
+                            format!("static_cast<uint64_t>({value})")
+                        } else {
+                            value.clone()
+                        },
+                        *big_endian,
+                        &mut lines,
+                    )
+                }
                 Wire::Float { bits, big_endian } => {
                     tests.push(format!("!std::isfinite({value})"));
                     put(
@@ -2001,6 +2034,7 @@ impl<'g> State<'g, '_> {
                     padded: false,
                 } if !r.packed => {
                     let mut inner = Vec::new();
+                    let outer_tests = tests.len();
                     let mut nested = RecordPuts {
                         lets: std::mem::take(lets),
                         tests: std::mem::take(tests),
@@ -2011,6 +2045,12 @@ impl<'g> State<'g, '_> {
                     (*lets, *tests, *at, *most) =
                         (nested.lets, nested.tests, nested.at, nested.most);
                     inner_fits?;
+                    // An optional group's tests read its fields only when it is there.
+                    if conditional {
+                        for t in &mut tests[outer_tests..] {
+                            *t = format!("({field} && {t})");
+                        }
+                    }
                     lines.extend(inner);
                 }
                 _ => return None,
@@ -2057,9 +2097,11 @@ impl<'g> State<'g, '_> {
                 "/// state every CHECK_EVERY frames). A record no frame could have applied (a reserved",
             );
             self.line(
-                "/// flag, a presence bit without its group, a quaternion the rules refuse) goes to the",
+                "/// flag, a presence bit without its group, a quaternion the rules refuse, an integer past",
             );
-            self.line("/// generated writer, which writes it up to the field at fault.");
+            self.line(
+                "/// its range) goes to the generated writer, which writes it up to the field at fault.",
+            );
         } else {
             self.line(
                 "/// the generated writer writes it. A record no frame could have applied (a reserved",

@@ -1,0 +1,160 @@
+// Tests of the binding `ackwire gen --lang cs` writes for the game's state (examples/game/wire:
+// Arena.cs, whose players' health is a ranged field, `u8 in 0..=100`, WIRE-29), which test.sh
+// generates for this program alone, over the recorded stream's kind 6 frames
+// (examples/game/vectors/streams/arena.txt, in $ACKWIRE_GAME_STREAM):
+// - kind 6's reader at once takes every recorded frame it can take whole (no removed id: the
+//   whole reader allocates the removed ids' array, the reader at once keeps a shared empty one),
+//   health included: a warm read of one allocates nothing; every frame reads back to its bytes;
+// - a health past 100 is left to the whole reader, which refuses it with the generated codec's
+//   error (kind, offset, path); 0 and 100 are still read at once.
+
+using System;
+using System.Collections.Generic;
+using System.IO;
+using Ackwire.Protocol;
+using Ackwire.Runtime;
+using Ackwire.Runtime.Sessions;
+using static Harness;
+
+static class GameTests
+{
+    static readonly Arena Bytes = Arena.Schema;
+
+    /// The recorded stream's kind 6 frames, in order.
+    static List<byte[]> RecordedFrames()
+    {
+        string file = Environment.GetEnvironmentVariable("ACKWIRE_GAME_STREAM");
+        True(!string.IsNullOrEmpty(file), "ACKWIRE_GAME_STREAM names the game's arena.txt (test.sh sets it)");
+        List<byte[]> frames = new List<byte[]>();
+        foreach (string line in File.ReadAllLines(file))
+        {
+            if (line.StartsWith("frame ", StringComparison.Ordinal))
+            {
+                byte[] b = Json.FromHex(line.Substring("frame ".Length).Trim());
+                if (b[0] == 6)
+                {
+                    frames.Add(b);
+                }
+            }
+        }
+        return frames;
+    }
+
+    /// Whether the reader at once can take <paramref name="b"/> with no allocation: no removed id
+    /// and no event (the byte after the changes, the frame's last).
+    static bool Quiet(byte[] b)
+    {
+        return b[15] == 0 && b[16] == 0 && ArenaUpdate.Decode(b).Events.Length == 0;
+    }
+
+    /// What a warm read of <paramref name="bytes"/> allocates (into a frame that read it before,
+    /// as the decoder's does), after a warm-up that compiled the code.
+    static long WarmAllocation(byte[] bytes, AckedFrame<StagedEntityChange, ArenaEvent> into)
+    {
+        for (int i = 0; i < 3; i++)
+        {
+            Bytes.DecodeFrameInto(bytes, into);
+        }
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        Bytes.DecodeFrameInto(bytes, into);
+        return GC.GetAllocatedBytesForCurrentThread() - before;
+    }
+
+    /// The error <paramref name="read"/> throws, as text.
+    static string ErrorOf(Action read)
+    {
+        try
+        {
+            read();
+        }
+        catch (DecodeError e)
+        {
+            return e.Kind + " at " + e.Offset + " bit " + e.Bit + " in " + e.Path;
+        }
+        throw new Failure("no error");
+    }
+
+    /// The byte offset of the first player's health in a frame without a check or removals.
+    static int FirstHealth(byte[] b)
+    {
+        True((b[14] & 2) == 0 && b[15] == 0 && b[16] == 0, "no check, no removal");
+        int count = b[17] | b[18] << 8;
+        int p = 19;
+        for (int i = 0; i < count; i++)
+        {
+            EntityMask mask = (EntityMask)(b[p + 2] | b[p + 3] << 8);
+            p += 4;
+            p += (mask & EntityMask.POSITION_AGE) != 0 ? 1 : 0;
+            if ((mask & EntityMask.POSITION) != 0)
+            {
+                p += (mask & EntityMask.POSITION_FULL) != 0 ? 8 : 4;
+            }
+            p += (mask & EntityMask.VELOCITY) != 0 ? 4 : 0;
+            if ((mask & EntityMask.PLAYER) != 0)
+            {
+                return p + 1;
+            }
+            p += (mask & EntityMask.PROJECTILE) != 0 ? 2 : 0;
+            p += (mask & EntityMask.PICKUP) != 0 ? 1 : 0;
+        }
+        throw new Failure("no player in the frame");
+    }
+
+    /// Every recorded frame reads back to its bytes; those the reader at once takes without an
+    /// allocation (players' health among them) allocate nothing when read warm.
+    static void RecordedFramesAtOnce()
+    {
+        List<byte[]> frames = RecordedFrames();
+        True(frames.Count > 100, frames.Count + " frames");
+        int quiet = 0, players = 0;
+        foreach (byte[] bytes in frames)
+        {
+            AckedFrame<StagedEntityChange, ArenaEvent> into = new AckedFrame<StagedEntityChange, ArenaEvent>();
+            Bytes.DecodeFrameInto(bytes, into);
+            Equal(Json.ToHex(bytes), Json.ToHex(Bytes.EncodeFrame(into)), "the frame read back");
+            if (!Quiet(bytes))
+            {
+                continue;
+            }
+            quiet++;
+            foreach (StagedEntityChange c in into.Changes)
+            {
+                players += (c.Mask & EntityMask.PLAYER) != 0 ? 1 : 0;
+            }
+            Equal(0L, WarmAllocation(bytes, into), "a warm read of a frame the reader at once takes");
+        }
+        True(quiet > 50 && players > 100, quiet + " frames read at once, " + players + " players' health in them");
+    }
+
+    /// A health past 100 gets the generated codec's error; 0 and 100 are read at once.
+    static void HealthPastTheRange()
+    {
+        byte[] bytes = RecordedFrames().Find(b => Quiet(b) && Array.Exists(ArenaUpdate.Decode(b).Changes, c => c.Player != null));
+        True(bytes != null, "a frame with a player, no removal and no event");
+        int at = FirstHealth(bytes);
+        foreach (int health in new[] { 0, 100, 101, 255 })
+        {
+            byte[] mutant = (byte[])bytes.Clone();
+            mutant[at] = (byte)health;
+            AckedFrame<StagedEntityChange, ArenaEvent> into = new AckedFrame<StagedEntityChange, ArenaEvent>();
+            if (health <= 100)
+            {
+                Equal(0L, WarmAllocation(mutant, into), "health " + health + " read at once");
+                continue;
+            }
+            string want = ErrorOf(() => ArenaUpdate.Decode(mutant));
+            True(want.StartsWith("OverWidth at " + at + " ", StringComparison.Ordinal) && want.EndsWith("health", StringComparison.Ordinal), want);
+            Equal(want, ErrorOf(() => Bytes.DecodeFrameInto(mutant, into)), "health " + health);
+        }
+    }
+
+    static int Main()
+    {
+        List<KeyValuePair<string, Action>> tests = new List<KeyValuePair<string, Action>>
+        {
+            new KeyValuePair<string, Action>("game_recorded_frames_at_once", RecordedFramesAtOnce),
+            new KeyValuePair<string, Action>("game_health_past_the_range", HealthPastTheRange),
+        };
+        return Run(tests);
+    }
+}
