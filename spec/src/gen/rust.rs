@@ -112,7 +112,7 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     for file in &spec.files {
         g.file_header(file);
         for item in &file.items {
-            if matches!(item, Item::State(_)) {
+            if matches!(item, Item::State(_) | Item::Schema(_)) {
                 continue;
             }
             g.code.blank();
@@ -121,7 +121,7 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
                 Item::Bits(b) => g.bits(&low.bits_plan(b)),
                 Item::Record(r) => g.record(r),
                 Item::Union(u) => g.union(&low.union_plan(u)),
-                Item::State(_) => {}
+                Item::State(_) | Item::Schema(_) => {}
             }
         }
     }
