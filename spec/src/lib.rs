@@ -270,6 +270,14 @@ impl Builder {
         self
     }
 
+    /// Also emit each machine `schema`'s binding (spec/LANGUAGE.md, "Machine schemas"): its
+    /// marker type and `impl DatagramSchema`, `BaselineSchema` or `DeltaSchema` with the frame
+    /// traits, against the machines of the crate at `path` (`::ackwire_codec`).
+    pub fn codec(mut self, path: impl Into<String>) -> Self {
+        self.options.codec = Some(path.into());
+        self
+    }
+
     /// Generates the code as a string.
     pub fn generate(&self) -> Result<String, SpecError> {
         let mut sources = read_sources(&self.paths)?;

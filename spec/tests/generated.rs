@@ -45,3 +45,22 @@ fn rust_binding_of_the_reference_state() {
         .expect("the state's binding");
     insta::assert_snapshot!("rust_reference_state", &code[start..]);
 }
+
+#[test]
+fn rust_binding_of_the_reference_machine_schemas() {
+    // The datagram v2, NetBaseline and delta schemas generated from the `schema` declarations:
+    // what codec/src/{datagram,baseline,delta}/reference.rs held by hand, shown on its own.
+    let code = ackwire_spec::Builder::new()
+        .path(ackwire_spec::reference_protocol_dir())
+        .codec("::ackwire_codec")
+        .generate()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let start = code.find("// ---- schema ").expect("the schemas' binding");
+    for name in ["ReferenceBaseline", "ReferenceDatagram", "ReferenceDelta"] {
+        assert!(
+            code.contains(&format!("// ---- schema {name}:")),
+            "{name} has no binding"
+        );
+    }
+    insta::assert_snapshot!("rust_reference_machine_schemas", &code[start..]);
+}

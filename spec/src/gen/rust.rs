@@ -19,6 +19,7 @@
 //!
 //! The code is meant to read like hand-written code and is snapshotted in review.
 
+mod machines;
 mod state;
 
 use super::{file_banner, snake_case, storage, Code};
@@ -41,6 +42,9 @@ pub struct Options {
     /// Also emit each `state`'s binding of the acked session machines, which live at this path
     /// (`::ackwire_codec::acked`; `crate::acked` inside `ackwire-codec`).
     pub machines: Option<String>,
+    /// Also emit each machine `schema`'s binding of the datagram v2, NetBaseline or delta
+    /// machines of the crate at this path (`::ackwire_codec`; `crate` inside `ackwire-codec`).
+    pub codec: Option<String>,
 }
 
 impl Default for Options {
@@ -50,6 +54,7 @@ impl Default for Options {
             source: "layout files".to_string(),
             arbitrary: false,
             machines: None,
+            codec: None,
         }
     }
 }
@@ -129,6 +134,9 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     g.dispatch(&frames);
     if let Some(machines) = &options.machines {
         g.states(&crate::state::plans(spec), machines);
+    }
+    if let Some(codec) = &options.codec {
+        g.machine_schemas(&crate::machines::plans(spec), codec);
     }
     g.code.finish()
 }
