@@ -136,6 +136,7 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
         g.states(&crate::state::plans(spec), machines);
     }
     if let Some(codec) = &options.codec {
+        g.state_components(&crate::state::plans(spec), codec);
         g.machine_schemas(&crate::machines::plans(spec), codec);
     }
     g.code.finish()

@@ -9,6 +9,7 @@
 
 use super::{ident, uint_type, Gen};
 use crate::machines::{BaselinePlan, DatagramPlan, DeltaPlan, Framed, Gap, MachinePlan};
+use crate::state::{FormRole, StatePlan};
 
 impl Gen<'_, '_> {
     /// Every schema's binding, against the machines of the crate at `codec` (`crate` inside
@@ -24,6 +25,21 @@ impl Gen<'_, '_> {
                 MachinePlan::Baseline(p) => m.baseline(p),
                 MachinePlan::Delta(p) => m.delta(p),
             }
+        }
+    }
+}
+
+impl Gen<'_, '_> {
+    /// Each state's groups as typed datagram v2 components (DG-6): the
+    /// component's type is the group's index, its data the group's full (or only) form as the
+    /// byte-aligned frame writes it.
+    pub(super) fn state_components(&mut self, plans: &[StatePlan], codec: &str) {
+        for plan in plans.iter().filter(|p| p.byte_profile().is_some()) {
+            Machines {
+                g: self,
+                c: codec.to_string(),
+            }
+            .components(plan);
         }
     }
 }
@@ -76,6 +92,133 @@ impl Machines<'_, '_, '_> {
     fn getter(&mut self, name: &str, ty: &str, body: &str) {
         self.open(format!("fn {name}(&self) -> {ty} {{"));
         self.line(body);
+        self.close("}");
+    }
+
+    // ---- a state's groups as components ----
+
+    fn components(&mut self, p: &StatePlan) {
+        let name = format!("{}Component", p.name);
+        let rt = self.g.rt.clone();
+        let change = format!("{}::datagram::ComponentChange", self.c);
+        let frame = p
+            .byte_profile()
+            .map_or("", |f| f.frame.as_str())
+            .to_string();
+        // The full form of a group of two, its only form otherwise: what a whole entity sends.
+        let groups: Vec<(String, String, bool, &[String], u8)> = p
+            .groups
+            .iter()
+            .filter_map(|g| {
+                let form = g.form(FormRole::Only).or_else(|| g.form(FormRole::Full))?;
+                Some((
+                    variant(&g.name),
+                    form.record.clone(),
+                    form.packed,
+                    g.docs.as_slice(),
+                    g.bit,
+                ))
+            })
+            .collect();
+        self.blank();
+        self.line(format!(
+            "// ---- state {}: its groups as datagram v2 components",
+            p.name
+        ));
+        self.blank();
+        self.line(format!(
+            "/// One group of an entity of state `{}` as a component (DG-6): its type is the group's index (its"
+        , p.name));
+        self.line(format!(
+            "/// change-mask bit), its data the group's full form as `{frame}` writes it."
+        ));
+        self.line("#[derive(Debug, Clone, PartialEq)]");
+        self.open(format!("pub enum {name} {{"));
+        for (v, record, _, docs, bit) in &groups {
+            let fallback = format!("Type {bit}.");
+            self.doc(docs, &fallback);
+            self.line(format!("{v}({record}),"));
+        }
+        self.close("}");
+
+        self.blank();
+        self.open(format!("impl {name} {{"));
+        self.line("/// The component's type: its group's index.");
+        self.open("pub fn component_type(&self) -> u8 {");
+        self.open("match self {");
+        for (v, _, _, _, bit) in &groups {
+            self.line(format!("Self::{v}(_) => {bit},"));
+        }
+        self.close("}");
+        self.close("}");
+
+        self.blank();
+        self.line("/// The component change that carries this value.");
+        self.open(format!(
+            "pub fn to_component<C: {change}>(&self) -> Result<C, {rt}::EncodeError> {{"
+        ));
+        self.line("let mut data = Vec::new();");
+        self.open("match self {");
+        for (v, _, packed, _, _) in &groups {
+            if *packed {
+                self.open(format!("Self::{v}(v) => {{"));
+                self.line(format!("let mut w = {rt}::BitWriter::new();"));
+                self.line("v.write_bits(&mut w)?;");
+                self.line("w.finish(&mut data);");
+                self.close("}");
+            } else {
+                self.line(format!("Self::{v}(v) => v.write(&mut data)?,"));
+            }
+        }
+        self.close("}");
+        self.line("Ok(C::new(self.component_type(), Some(data)))");
+        self.close("}");
+
+        self.blank();
+        self.line("/// The value a component carries, or `None` for a removal and for a type the state does");
+        self.line("/// not declare (DG-6: a reader skips a type it does not know). Bytes that do not decode");
+        self.line("/// to exactly one value are an error at their offset in the component, under the group's");
+        self.line("/// name.");
+        self.open(format!(
+            "pub fn from_component<C: {change}>(component: &C) -> Result<Option<Self>, DecodeError> {{"
+        ));
+        self.open("let Some(data) = component.data() else {");
+        self.line("return Ok(None);");
+        self.close("};");
+        self.open("let value = match component.component_type() {");
+        for ((v, record, packed, _, bit), g) in groups.iter().zip(&p.groups) {
+            let field = &g.name;
+            if *packed {
+                self.open(format!("{bit} => {{"));
+                self.line(format!("let mut b = {rt}::BitReader::new(data, 0);"));
+                self.line(format!(
+                    "let value = {record}::read_bits(&mut b).map_err(|e| e.field(\"{field}\"))?;"
+                ));
+                self.line(format!(
+                    "let used = b.finish().map_err(|e| e.field(\"{field}\"))?;"
+                ));
+                self.open("if used != data.len() {");
+                self.line(format!(
+                    "return Err(DecodeError::new({rt}::ErrorKind::TrailingBytes, used).field(\"{field}\"));"
+                ));
+                self.close("}");
+                self.line(format!("Self::{v}(value)"));
+                self.close("}");
+            } else {
+                self.open(format!("{bit} => {{"));
+                self.line("let mut r = Reader::new(data);");
+                self.line(format!(
+                    "let value = {record}::read(&mut r).map_err(|e| e.field(\"{field}\"))?;"
+                ));
+                self.line(format!("r.finish().map_err(|e| e.field(\"{field}\"))?;"));
+                self.line(format!("Self::{v}(value)"));
+                self.close("}");
+            }
+        }
+        self.line("_ => return Ok(None),");
+        self.close("};");
+        self.line("Ok(Some(value))");
+        self.close("}");
         self.close("}");
     }
 
