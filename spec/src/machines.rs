@@ -766,12 +766,15 @@ impl<'s> Resolver<'_, 's> {
             }
             let lost = self.element(&f["lost"].ty)?;
             let entry = self.element(&f["entries"].ty)?;
-            self.shape(
-                "snapshot",
-                t.span,
-                lost,
-                &[("slot", Uint(24), Always), ("generation", Uint(8), Always)],
-            )?;
+            // Checked beside the entry, so that both are reported.
+            let lost_ok = self
+                .shape(
+                    "snapshot",
+                    t.span,
+                    lost,
+                    &[("slot", Uint(24), Always), ("generation", Uint(8), Always)],
+                )
+                .is_some();
             let lost_bits = 32;
             // The entry: its gap, generation and mask, then a `select` arm per component.
             let plain: Vec<_> = entry
@@ -844,12 +847,15 @@ impl<'s> Resolver<'_, 's> {
                     doc: f.docs.doc.clone(),
                 });
             }
-            if components.is_empty() {
+            if selected.is_empty() {
                 self.error(
                     t.span,
                     format!("`{}` cannot play role `snapshot`: its entries carry no component", entry.name),
                     "expected a `select mask { BIT => field: Record, ... }` in the entry",
                 );
+            }
+            if !lost_ok {
+                return None;
             }
             let gap_bits = match gap {
                 Gap::Plain { bits } => u64::from(bits),
