@@ -10,6 +10,7 @@ fn main() {
         .sources(ackwire_spec::reference_sources())
         .arbitrary(true)
         .acked_machines("crate::acked")
+        .codec("crate")
         .compile("protocol.rs")
     {
         // The diagnostics are rustc-style already; cargo shows them under the build failure.
@@ -19,7 +20,11 @@ fn main() {
     // Only the tests read it, and a package built without its tests has no file to compile.
     let tiny = "tests/schemas/tiny.wire";
     if std::path::Path::new(tiny).exists() {
-        if let Err(e) = ackwire_spec::Builder::new().path(tiny).compile("tiny.rs") {
+        if let Err(e) = ackwire_spec::Builder::new()
+            .path(tiny)
+            .codec("::ackwire_codec")
+            .compile("tiny.rs")
+        {
             eprintln!("{e}");
             std::process::exit(1);
         }

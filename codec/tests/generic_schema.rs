@@ -1,24 +1,20 @@
 //! The datagram v2, NetBaseline and delta machines are generic over a schema: driven here over a
 //! tiny protocol declared in `tests/schemas/tiny.wire` (other kinds, other layouts, its own two
-//! components), compiled by the codec's build script, with bytes on the wire between the halves.
+//! components), compiled by the codec's build script with its schemas' bindings, with bytes on
+//! the wire between the halves.
 //! The reference protocol is one schema among others, not what the machines are written against.
 
-use ackwire_codec::baseline::{
-    BaselineSchema, EntityId, Scene, SnapshotClient, SnapshotWriter, WireEntry,
-};
+use ackwire_codec::baseline::{BaselineSchema, EntityId, Scene, SnapshotClient, SnapshotWriter};
 use ackwire_codec::datagram::{
-    split_tick, BuildError, ComponentChange, DatagramAckFrame, DatagramBuilder, DatagramFrame,
-    DatagramHeader, DatagramSchema, DespawnFrame, FullEntityFrame, FullFrameFrame, ReplicaLimits,
-    ReplicaTable, SpawnFrame, StreamFrame, Subscription, SubscriptionConfig, UpdateFrame, WorldOp,
+    split_tick, BuildError, DatagramBuilder, DatagramHeader, DatagramSchema, ReplicaLimits,
+    ReplicaTable, StreamFrame, Subscription, SubscriptionConfig, UpdateFrame, WorldOp,
 };
-use ackwire_codec::delta::{
-    DeltaAckFrame, DeltaBaseline, DeltaMirror, DeltaPlan, DeltaSchema, PlanFrame,
-};
+use ackwire_codec::delta::{DeltaBaseline, DeltaMirror, DeltaPlan, PlanFrame};
 use ackwire_codec::session::{
     DatagramClient, DatagramServer, DatagramTick, DeltaClient, DeltaServer, Now, SessionError,
     SessionHalf,
 };
-use ackwire_codec::{BitSet, EncodeError, Frame};
+use ackwire_codec::Frame;
 use std::collections::BTreeSet;
 
 #[allow(missing_docs, dead_code, clippy::all)]
@@ -28,376 +24,45 @@ mod tiny {
 
 use tiny::*;
 
-// ---- The tiny protocol as a datagram schema.
+// The schemas `Tiny` (datagram v2), `TinyBaseline` (its components `TinyBaselineValue`) and
+// `TinyDelta` are generated from the `schema` declarations of tiny.wire, as the reference
+// protocol's are from spec/protocol.
 
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct Tiny;
-
-impl DatagramSchema for Tiny {
-    type Component = TinyComponent;
-    type Update = TinyUpdate;
-    type Datagram = TinyDatagram;
-    type Spawn = TinySpawn;
-    type Despawn = TinyDespawn;
-    type FullEntity = TinyEntity;
-    type FullFrame = TinyFull;
-    type Ack = TinyDatagramAck;
-    const MAX_HEADER_LEN: usize = TINY_MAX_HEADER_LEN as usize;
-}
-
-impl ComponentChange for TinyComponent {
-    fn new(component_type: u8, data: Option<Vec<u8>>) -> Self {
-        TinyComponent {
-            r#type: component_type,
-            data,
-        }
-    }
-    fn component_type(&self) -> u8 {
-        self.r#type
-    }
-    fn data(&self) -> Option<&[u8]> {
-        self.data.as_deref()
-    }
-}
-
-impl UpdateFrame for TinyUpdate {
-    type Component = TinyComponent;
-    fn new(
-        id: u64,
-        spawn_tag: u16,
-        axes: [Option<i64>; 3],
-        components: Option<Vec<TinyComponent>>,
-    ) -> Self {
-        let mut mask = TinyMask::empty();
-        mask.set(TinyMask::X, axes[0].is_some());
-        mask.set(TinyMask::Y, axes[1].is_some());
-        mask.set(TinyMask::Z, axes[2].is_some());
-        mask.set(TinyMask::COMPONENTS, components.is_some());
-        TinyUpdate {
-            id,
-            spawn_tag,
-            mask,
-            components,
-            x: axes[0],
-            y: axes[1],
-            z: axes[2],
-        }
-    }
-    fn id(&self) -> u64 {
-        self.id
-    }
-    fn spawn_tag(&self) -> u16 {
-        self.spawn_tag
-    }
-    fn axes(&self) -> [Option<i64>; 3] {
-        [self.x, self.y, self.z]
-    }
-    fn components(&self) -> Option<&[TinyComponent]> {
-        self.components.as_deref()
-    }
-    fn encoded_len_after(&self, prev: &mut Option<u64>) -> usize {
-        TinyUpdate::encoded_len_after(self, prev)
-    }
-    fn check(&self) -> Result<(), EncodeError> {
-        self.write(&mut Vec::new())
-    }
-}
-
-impl DatagramFrame for TinyDatagram {
-    type Update = TinyUpdate;
-    fn new(header: DatagramHeader, updates: Vec<TinyUpdate>) -> Self {
-        // The tiny protocol sends no precision: both sides agree on it out of band.
-        TinyDatagram {
-            frame: header.frame,
-            tick: header.tick,
-            input_ack: header.input_ack,
-            stream_tick: header.stream_tick,
-            parts: header.parts,
-            updates,
-        }
-    }
-    fn frame(&self) -> u64 {
-        self.frame
-    }
-    fn tick(&self) -> u64 {
-        self.tick
-    }
-    fn input_ack(&self) -> u64 {
-        self.input_ack
-    }
-    fn stream_tick(&self) -> u64 {
-        self.stream_tick
-    }
-    fn parts(&self) -> u32 {
-        self.parts
-    }
-    fn updates(&self) -> &[TinyUpdate] {
-        &self.updates
-    }
-}
-
-impl SpawnFrame for TinySpawn {
-    type Component = TinyComponent;
-    fn new(
-        tick: u64,
-        id: u64,
-        _: f32,
-        [x, y, z]: [i64; 3],
-        components: Vec<TinyComponent>,
-    ) -> Self {
-        TinySpawn {
-            tick,
-            id,
-            x,
-            y,
-            z,
-            components,
-        }
-    }
-    fn tick(&self) -> u64 {
-        self.tick
-    }
-    fn id(&self) -> u64 {
-        self.id
-    }
-    fn position(&self) -> [i64; 3] {
-        [self.x, self.y, self.z]
-    }
-    fn components(&self) -> &[TinyComponent] {
-        &self.components
-    }
-}
-
-impl DespawnFrame for TinyDespawn {
-    fn new(tick: u64, id: u64) -> Self {
-        TinyDespawn { tick, id }
-    }
-    fn tick(&self) -> u64 {
-        self.tick
-    }
-    fn id(&self) -> u64 {
-        self.id
-    }
-}
-
-impl FullEntityFrame for TinyEntity {
-    type Component = TinyComponent;
-    fn new(id: u64, [x, y, z]: [i64; 3], components: Vec<TinyComponent>) -> Self {
-        TinyEntity {
-            id,
-            x,
-            y,
-            z,
-            components,
-        }
-    }
-    fn id(&self) -> u64 {
-        self.id
-    }
-    fn position(&self) -> [i64; 3] {
-        [self.x, self.y, self.z]
-    }
-    fn components(&self) -> &[TinyComponent] {
-        &self.components
-    }
-}
-
-impl FullFrameFrame for TinyFull {
-    type Entity = TinyEntity;
-    fn new(tick: u64, _: f32, entities: Vec<TinyEntity>) -> Self {
-        TinyFull { tick, entities }
-    }
-    fn tick(&self) -> u64 {
-        self.tick
-    }
-    fn entities(&self) -> &[TinyEntity] {
-        &self.entities
-    }
-}
-
-impl DatagramAckFrame for TinyDatagramAck {
-    fn new(frame: u64, stream_tick: u64) -> Self {
-        TinyDatagramAck { frame, stream_tick }
-    }
-    fn frame(&self) -> u64 {
-        self.frame
-    }
-    fn stream_tick(&self) -> u64 {
-        self.stream_tick
-    }
-}
-
-// ---- The tiny protocol as a NetBaseline schema.
-
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct TinyBaseline;
-
-/// One tiny component's value.
-#[derive(Debug, Clone, PartialEq)]
-enum TinyValue {
-    Health(Health),
-    Spot(Spot),
-}
-
-impl BaselineSchema for TinyBaseline {
-    type Value = TinyValue;
-    type Components<T: Clone + std::fmt::Debug + PartialEq + Default> = [T; 2];
-    type Snapshot = TinySnapshot;
-    type Ack = TinySnapshotAck;
-    const ACK_WINDOW: u16 = 8;
-    const MAX_LOST_PER_SNAPSHOT: usize = 31;
-    const HEADER_BYTES: usize = 3;
-    const COUNT_BITS: usize = 5 + 12;
-    const ENTRY_HEAD_BITS: usize = 24 + 8 + 2;
-    const LOST_BITS: usize = 32;
-
-    fn index(value: &TinyValue) -> usize {
-        match value {
-            TinyValue::Health(_) => 0,
-            TinyValue::Spot(_) => 1,
-        }
-    }
-    fn bits(value: &TinyValue) -> Result<Vec<u8>, EncodeError> {
-        let mut w = ackwire_codec::rt::BitWriter::new();
-        match value {
-            TinyValue::Health(v) => v.write_bits(&mut w)?,
-            TinyValue::Spot(v) => v.write_bits(&mut w)?,
-        }
-        let mut out = Vec::new();
-        w.finish(&mut out);
-        Ok(out)
-    }
-    fn bit_len(value: &TinyValue) -> usize {
-        match value {
-            TinyValue::Health(v) => v.bit_len(),
-            TinyValue::Spot(v) => v.bit_len(),
-        }
-    }
-    fn snapshot(sequence: u16, lost: &[EntityId], entries: Vec<WireEntry<Self>>) -> TinySnapshot {
-        let lost = lost
-            .iter()
-            .map(|e| TinyRef {
-                slot: e.slot,
-                generation: e.generation,
-            })
-            .collect();
-        let entries = entries
-            .into_iter()
-            .map(|e| {
-                let [health, spot] = e.components;
-                let mut mask = TinyComponents::empty();
-                mask.set(TinyComponents::HEALTH, health.is_some());
-                mask.set(TinyComponents::SPOT, spot.is_some());
-                TinyEntry {
-                    gap: e.gap,
-                    generation: e.generation,
-                    mask,
-                    health: match health {
-                        Some(TinyValue::Health(v)) => Some(v),
-                        _ => None,
-                    },
-                    spot: match spot {
-                        Some(TinyValue::Spot(v)) => Some(v),
-                        _ => None,
-                    },
-                }
-            })
-            .collect();
-        TinySnapshot {
-            sequence,
-            body: TinyBody { lost, entries },
-        }
-    }
-    fn sequence(snapshot: &TinySnapshot) -> u16 {
-        snapshot.sequence
-    }
-    fn read(snapshot: &TinySnapshot) -> (Vec<EntityId>, Vec<WireEntry<Self>>) {
-        let lost = snapshot
-            .body
-            .lost
-            .iter()
-            .map(|r| EntityId {
-                slot: r.slot,
-                generation: r.generation,
-            })
-            .collect();
-        let entries = snapshot
-            .body
-            .entries
-            .iter()
-            .map(|e| WireEntry {
-                gap: e.gap,
-                generation: e.generation,
-                components: [e.health.map(TinyValue::Health), e.spot.map(TinyValue::Spot)],
-            })
-            .collect();
-        (lost, entries)
-    }
-    fn ack(sequence: u16) -> TinySnapshotAck {
-        TinySnapshotAck { sequence }
-    }
-    fn acked(ack: &TinySnapshotAck) -> u16 {
-        ack.sequence
-    }
-}
-
-// ---- The tiny protocol as a delta schema.
-
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-struct TinyDelta;
-
-impl DeltaSchema for TinyDelta {
-    type Plan = TinyPlan;
-    type Ack = TinyDeltaAck;
-}
-
-impl PlanFrame for TinyPlan {
-    fn new(plan: &DeltaPlan, sequence: u64) -> Self {
-        let mut flags = TinyPlanFlags::empty();
-        flags.set(TinyPlanFlags::FULL_BASELINE, plan.full_baseline);
-        flags.set(TinyPlanFlags::BASELINE, plan.baseline_seq.is_some());
-        TinyPlan {
-            sequence,
-            flags,
-            baseline_seq: plan.baseline_seq,
-            entered: plan.entered.clone(),
-            left: plan.left.clone(),
-        }
-    }
-    fn sequence(&self) -> u64 {
-        self.sequence
-    }
-    fn full_baseline(&self) -> bool {
-        self.flags.contains(TinyPlanFlags::FULL_BASELINE)
-    }
-    fn baseline_seq(&self) -> Option<u64> {
-        self.baseline_seq
-    }
-    fn entered(&self) -> &[u64] {
-        &self.entered
-    }
-    fn left(&self) -> &[u64] {
-        &self.left
-    }
-}
-
-impl DeltaAckFrame for TinyDeltaAck {
-    fn new(newest: u64, mask: u64, digest: u64) -> Self {
-        TinyDeltaAck {
-            digest,
-            newest,
-            mask,
-        }
-    }
-    fn newest(&self) -> u64 {
-        self.newest
-    }
-    fn mask(&self) -> u64 {
-        self.mask
-    }
-    fn digest(&self) -> u64 {
-        self.digest
-    }
+/// What the generated bindings count the tiny frames at is what their layout gives: the
+/// datagram header at `max_offset(TinyDatagram.updates)`, a snapshot's kind and sequence, its
+/// 5- and 12-bit counts, an entry's 24-bit gap, generation and 2-bit mask, and the constants
+/// the schema names.
+#[test]
+fn the_generated_tiny_schemas_count_what_the_layout_gives() {
+    assert_eq!(Tiny::MAX_HEADER_LEN, TINY_MAX_HEADER_LEN as usize);
+    assert_eq!(
+        (
+            TinyBaseline::HEADER_BYTES,
+            TinyBaseline::COUNT_BITS,
+            TinyBaseline::ENTRY_HEAD_BITS,
+            TinyBaseline::LOST_BITS
+        ),
+        (3, 5 + 12, 24 + 8 + 2, 24 + 8)
+    );
+    assert_eq!(
+        (
+            TinyBaseline::ACK_WINDOW,
+            TinyBaseline::MAX_LOST_PER_SNAPSHOT
+        ),
+        (8, 31)
+    );
+    let health = TinyBaselineValue::Health(Health { hp: 1023 });
+    let spot = TinyBaselineValue::Spot(Spot { col: 63, row: 1 });
+    assert_eq!(
+        (TinyBaseline::index(&health), TinyBaseline::index(&spot)),
+        (0, 1)
+    );
+    assert_eq!(
+        (TinyBaseline::bit_len(&health), TinyBaseline::bit_len(&spot)),
+        (10, 12)
+    );
+    // Bits least significant first: hp 1023 is ten ones, padded to two bytes.
+    assert_eq!(TinyBaseline::bits(&health).unwrap(), [0xff, 0x03]);
 }
 
 /// A frame through its bytes, as the other side reads it.
@@ -589,7 +254,7 @@ fn netbaseline_round_trips_the_tiny_components() {
         scene
             .set(
                 slot,
-                TinyValue::Health(Health {
+                TinyBaselineValue::Health(Health {
                     hp: 100 + slot as u16,
                 }),
             )
@@ -598,7 +263,7 @@ fn netbaseline_round_trips_the_tiny_components() {
             scene
                 .set(
                     slot,
-                    TinyValue::Spot(Spot {
+                    TinyBaselineValue::Spot(Spot {
                         col: slot as u8,
                         row: 63,
                     }),
@@ -608,7 +273,7 @@ fn netbaseline_round_trips_the_tiny_components() {
     }
     // A value out of the declared range does not encode, whatever the schema.
     assert!(scene
-        .set(0, TinyValue::Health(Health { hp: 1024 }))
+        .set(0, TinyBaselineValue::Health(Health { hp: 1024 }))
         .is_err());
 
     let round = |scene: &Scene<TinyBaseline>,
@@ -652,7 +317,9 @@ fn netbaseline_round_trips_the_tiny_components() {
 
     // A change goes alone; a slot reused by a new generation replaces the old occupant whole,
     // and the dead one is named lost (NB-3, NB-11).
-    scene.set(3, TinyValue::Health(Health { hp: 7 })).unwrap();
+    scene
+        .set(3, TinyBaselineValue::Health(Health { hp: 7 }))
+        .unwrap();
     scene.despawn(5);
     scene
         .spawn(
@@ -664,7 +331,7 @@ fn netbaseline_round_trips_the_tiny_components() {
         )
         .unwrap();
     scene
-        .set(5, TinyValue::Spot(Spot { col: 1, row: 2 }))
+        .set(5, TinyBaselineValue::Spot(Spot { col: 1, row: 2 }))
         .unwrap();
     scene.despawn(8);
     let s = round(&scene, &mut writer, &mut client);
@@ -673,7 +340,7 @@ fn netbaseline_round_trips_the_tiny_components() {
     assert!(same(&scene, &client));
     assert_eq!(
         client.entities()[&5].components,
-        [None, Some(TinyValue::Spot(Spot { col: 1, row: 2 }))]
+        [None, Some(TinyBaselineValue::Spot(Spot { col: 1, row: 2 }))]
     );
 }
 

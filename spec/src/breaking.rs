@@ -25,7 +25,9 @@
 //! - a count's type, or which field counts an array; whether and how an array ascends; a
 //!   record made packed or byte-aligned;
 //! - a frame added or removed, and a protocol constant's value (`const`: SENT_RING, HELD_RING
-//!   and the like are rules both peers follow).
+//!   and the like are rules both peers follow);
+//! - a machine schema removed, the machines it binds, or the item that plays one of its roles
+//!   (`role`: another frame, by its leading constant, or a constant of another value).
 //!
 //! What keeps the bytes identical is not breaking: a doc comment, a renamed field, record,
 //! bit set, union, bit or frame, declarations reordered or moved between files, bits or
@@ -65,11 +67,13 @@
 
 use crate::diag::Diagnostic;
 use crate::gen::snake_case;
-use crate::index::Index;
+use crate::index::{Decl, Index};
 use crate::lower::{
     Ascending, BitsPlan, CountFrom, Lowering, RecordPlan, Role, Step, Test, UnionPlan, Wire,
 };
-use crate::model::{BitKind, Bits, Const, Docs, Item, Record, Span, Spec, Union};
+use crate::model::{
+    BitKind, Bits, Const, Docs, Item, Machine, MachineSchema, Record, Span, Spec, Union,
+};
 use crate::Source;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
@@ -157,6 +161,9 @@ pub enum Kind {
     /// presence, a group's tick, a group's place. The frames may keep their bytes; the records
     /// applied from them, and the check, do not.
     State,
+    /// Which item plays a machine schema's role, or which machines a schema binds: the bound
+    /// machines read other frames (or other constants) than peers built from OLD.
+    Role,
 }
 
 impl Kind {
@@ -189,6 +196,7 @@ impl Kind {
             Kind::JsonForm => "json-form",
             Kind::Doc => "doc",
             Kind::State => "state",
+            Kind::Role => "role",
         }
     }
 }
@@ -741,11 +749,141 @@ impl<'a, 's> Cmp<'a, 's> {
 
     fn run(&mut self) {
         self.states();
+        self.schemas();
         self.frames();
         self.unreached_records();
         self.unreached_bits_and_unions();
         self.constants();
         self.file_docs();
+    }
+
+    // ---- machine schemas ----
+
+    /// Each machine schema of OLD paired with NEW's of the same name (or the only one of each
+    /// for its machines): which item plays each role. A frame renamed under a role keeps its
+    /// place (its rename is reported with the frames); another frame, another constant's value
+    /// or a role's machines changed breaks.
+    fn schemas(&mut self) {
+        let sides = self.sides;
+        let list = move |side: usize| -> Vec<(&'s str, &'s MachineSchema)> {
+            sides[side]
+                .spec()
+                .files
+                .iter()
+                .flat_map(|f| f.items.iter().map(move |i| (f.name.as_str(), i)))
+                .filter_map(|(f, i)| match i {
+                    Item::Schema(m) => Some((f, m)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (old, new) = (list(OLD), list(NEW));
+        let mark = |file: &str, span: Span, label: String| Mark {
+            file: file.to_string(),
+            span,
+            label,
+        };
+        let only = |l: &[(&'s str, &'s MachineSchema)], m: Machine| {
+            let mut of = l.iter().filter(|(_, x)| x.machine == m);
+            match (of.next(), of.next()) {
+                (Some(x), None) => Some(*x),
+                _ => None,
+            }
+        };
+        let mut paired = HashSet::new();
+        for &(of, o) in &old {
+            let n = new
+                .iter()
+                .find(|(_, n)| n.name == o.name)
+                .copied()
+                .or_else(|| only(&old, o.machine).and(only(&new, o.machine)));
+            let Some((nf, n)) = n else {
+                self.push(
+                    Kind::Removed,
+                    Severity::Breaking,
+                    format!(
+                        "schema `{}` is removed: nothing binds the {} machines to these frames",
+                        o.name,
+                        o.machine.word()
+                    ),
+                    Some(mark(of, o.name_span, format!("schema `{}`", o.name))),
+                    None,
+                );
+                continue;
+            };
+            paired.insert(n.name.as_str());
+            if o.machine != n.machine {
+                self.push(
+                    Kind::Role,
+                    Severity::Breaking,
+                    format!(
+                        "schema `{}` binds the {} machines, where it bound the {} machines",
+                        n.name,
+                        n.machine.word(),
+                        o.machine.word()
+                    ),
+                    Some(mark(of, o.machine_span, o.machine.word().into())),
+                    Some(mark(nf, n.machine_span, n.machine.word().into())),
+                );
+                continue;
+            }
+            if o.name != n.name {
+                self.push(
+                    Kind::Rename,
+                    Severity::Note,
+                    format!("schema `{}` is named `{}`", o.name, n.name),
+                    Some(mark(of, o.name_span, o.name.clone())),
+                    Some(mark(nf, n.name_span, n.name.clone())),
+                );
+            }
+            for role in o.machine.roles() {
+                let (Some(a), Some(b)) = (o.role(role), n.role(role)) else {
+                    continue;
+                };
+                if self.role_identity(OLD, &a.name) != self.role_identity(NEW, &b.name) {
+                    self.push(
+                        Kind::Role,
+                        Severity::Breaking,
+                        format!(
+                            "role `{role}` of schema `{}` is played by `{}`, where it was `{}`",
+                            n.name, b.name, a.name
+                        ),
+                        Some(mark(of, a.span, a.name.clone())),
+                        Some(mark(nf, b.span, b.name.clone())),
+                    );
+                }
+            }
+        }
+        for &(nf, n) in &new {
+            if !paired.contains(n.name.as_str()) {
+                self.push(
+                    Kind::Added,
+                    Severity::Note,
+                    format!(
+                        "schema `{}` is added: it binds the {} machines",
+                        n.name,
+                        n.machine.word()
+                    ),
+                    None,
+                    Some(mark(nf, n.name_span, format!("schema `{}`", n.name))),
+                );
+            }
+        }
+    }
+
+    /// What a role's item is, as the bound machines meet it: a frame by its leading constant, a
+    /// protocol constant by its value, anything else by its name.
+    fn role_identity(&self, side: usize, name: &str) -> String {
+        let low = self.sides[side];
+        if let Some((_, k)) = low.frames().into_iter().find(|(f, _)| f.name == name) {
+            return format!("frame {k}");
+        }
+        if let Some(Decl::Const(c)) = low.index.get(name) {
+            if let Some(v) = low.index.const_value(c) {
+                return format!("constant {v}");
+            }
+        }
+        name.to_string()
     }
 
     // ---- replicated states ----

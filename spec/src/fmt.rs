@@ -16,8 +16,8 @@
 
 use crate::model::{
     Ascending, BitKind, Bits, Cond, Const, ConstValue, Count, Docs, Endian, Field, FieldBit, File,
-    Form, FormKind, Group, IntType, Item, Profile, Record, RecordKind, State, StateMember, Type,
-    Union,
+    Form, FormKind, Group, IntType, Item, MachineSchema, Profile, Record, RecordKind, State,
+    StateMember, Type, Union,
 };
 use std::fmt::Write as _;
 
@@ -47,6 +47,7 @@ pub fn format_file(file: &File) -> String {
             Item::Record(r) => record(&mut s, r),
             Item::Union(u) => union(&mut s, u),
             Item::State(st) => state(&mut s, st),
+            Item::Schema(m) => machine_schema(&mut s, m),
         }
         sections.push(s);
     }
@@ -205,6 +206,17 @@ fn union(out: &mut String, u: &Union) {
 
 /// A state: its one-line members, then a blank line before and after each block (a frame,
 /// a group), and inside a group its fields, then each form after a blank line.
+fn machine_schema(out: &mut String, m: &MachineSchema) {
+    docs(out, "", &m.docs);
+    let _ = writeln!(out, "schema {} for {} {{", m.name, m.machine.word());
+    for r in &m.roles {
+        docs(out, INDENT, &r.docs);
+        let _ = writeln!(out, "{INDENT}{}: {},", r.role.name, r.target.name);
+    }
+    trailing(out, INDENT, &m.trailing_comments);
+    out.push_str("}\n");
+}
+
 fn state(out: &mut String, st: &State) {
     docs(out, "", &st.docs);
     let _ = writeln!(out, "state {} {{", st.name);

@@ -42,7 +42,7 @@ impl<'a> Index<'a> {
                     Item::Record(r) => Decl::Record(r),
                     Item::Union(u) => Decl::Union(u),
                     // A state names no type: what it derives is in the spec as items.
-                    Item::State(_) => continue,
+                    Item::State(_) | Item::Schema(_) => continue,
                 };
                 decls.entry(item.name()).or_insert((decl, file));
             }

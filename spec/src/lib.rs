@@ -12,6 +12,8 @@
 //!   walks: each field's role, wire form, presence and checks in the canonical order;
 //! - [`state`] resolves a replicated state into the plan every binding generator prints, and
 //!   derives its frames' items;
+//! - [`machines`] resolves a machine schema (which frames play the datagram v2, NetBaseline or
+//!   delta machines' roles) into the plan their binding is printed from;
 //! - [`gen`] holds the printers (Rust, TypeScript, C++, a Wireshark dissector in Lua) and
 //!   `gen::doc`, the documentation site;
 //! - [`breaking`] compares two versions of a spec at the level of bits (`ackwire breaking`).
@@ -29,6 +31,7 @@ pub mod diag;
 pub mod fmt;
 pub mod index;
 pub mod lower;
+pub mod machines;
 pub mod model;
 pub mod parse;
 pub mod state;
@@ -89,6 +92,7 @@ pub fn compile(sources: &[Source]) -> Result<Spec, SpecError> {
             spec = state::expand(spec);
         }
         diagnostics.extend(validate::validate(&spec));
+        diagnostics.extend(machines::check(&spec));
         if diagnostics.is_empty() {
             return Ok(spec);
         }
@@ -263,6 +267,14 @@ impl Builder {
     /// at `path` (`::ackwire_codec::acked` in a crate depending on `ackwire-codec`).
     pub fn acked_machines(mut self, path: impl Into<String>) -> Self {
         self.options.machines = Some(path.into());
+        self
+    }
+
+    /// Also emit each machine `schema`'s binding (spec/LANGUAGE.md, "Machine schemas"): its
+    /// marker type and `impl DatagramSchema`, `BaselineSchema` or `DeltaSchema` with the frame
+    /// traits, against the machines of the crate at `path` (`::ackwire_codec`).
+    pub fn codec(mut self, path: impl Into<String>) -> Self {
+        self.options.codec = Some(path.into());
         self
     }
 

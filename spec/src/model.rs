@@ -89,6 +89,9 @@ pub enum Item {
     /// profiles it is sent by. A spec compiled by [`crate::compile`] also holds the items a
     /// state derives ([`Record::derived_from`], [`Bits::derived_from`]).
     State(State),
+    /// `schema Name for machine { role: Frame, ... }`: which frames of the spec play the seed's
+    /// roles for the datagram v2, NetBaseline or delta machines ([`MachineSchema`]).
+    Schema(MachineSchema),
 }
 
 impl Item {
@@ -100,6 +103,7 @@ impl Item {
             Item::Record(r) => &r.name,
             Item::Union(u) => &u.name,
             Item::State(s) => &s.name,
+            Item::Schema(s) => &s.name,
         }
     }
 
@@ -111,6 +115,7 @@ impl Item {
             Item::Record(r) => r.name_span,
             Item::Union(u) => u.name_span,
             Item::State(s) => s.name_span,
+            Item::Schema(s) => s.name_span,
         }
     }
 
@@ -1144,4 +1149,89 @@ mod tests {
         assert_eq!(bucket_code_bits(&[8]), (8, 8));
         assert_eq!(bucket_code_bits(&[0, 1, 2, 3]), (1, 6));
     }
+}
+
+/// `schema Name for machine { role: Item, ... }`: the frames (and constants) of a spec that play
+/// the seed's roles for one family of session machines, so that a generator can bind them. The
+/// roles each machine takes are [`Machine::roles`]; `spec/LANGUAGE.md`, "Machine schemas", says
+/// what shape each role's item must have.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MachineSchema {
+    /// Documentation and comments (the generated schema type's).
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// `PascalCase` name: the generated schema type.
+    pub name: String,
+    /// Where the name was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub name_span: Span,
+    /// The machines bound.
+    pub machine: Machine,
+    /// Where the machine was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub machine_span: Span,
+    /// The roles, in source order.
+    pub roles: Vec<RoleDecl>,
+    /// Plain `//` comments after the last role.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trailing_comments: Vec<String>,
+}
+
+impl MachineSchema {
+    /// The item given for `role`, when given (the first, when given twice).
+    pub fn role(&self, role: &str) -> Option<&NameRef> {
+        self.roles
+            .iter()
+            .find(|r| r.role.name == role)
+            .map(|r| &r.target)
+    }
+}
+
+/// The session machines a [`MachineSchema`] binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Machine {
+    /// Datagram v2 (seed 003): `DatagramBuilder`, `Subscription`, `ReplicaTable`.
+    Datagram,
+    /// NetBaseline (seed 002): `NetBaseline`, `SnapshotWriter`, `SnapshotClient`.
+    Baseline,
+    /// Delta streaming (seed 001): `DeltaMirror`.
+    Delta,
+}
+
+impl Machine {
+    /// Every machine, in the order the language lists them.
+    pub const ALL: [Machine; 3] = [Machine::Datagram, Machine::Baseline, Machine::Delta];
+
+    /// The word that names it after `for`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Machine::Datagram => "datagram",
+            Machine::Baseline => "baseline",
+            Machine::Delta => "delta",
+        }
+    }
+
+    /// The roles it takes, each required, in the order the language lists them.
+    pub fn roles(self) -> &'static [&'static str] {
+        match self {
+            Machine::Datagram => &["datagram", "spawn", "despawn", "full", "ack"],
+            Machine::Baseline => &["snapshot", "ack", "ack_window", "max_lost"],
+            Machine::Delta => &["plan", "ack"],
+        }
+    }
+}
+
+/// `role: Item` in a [`MachineSchema`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RoleDecl {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// The role's name ([`Machine::roles`]).
+    pub role: NameRef,
+    /// The frame or constant that plays it.
+    pub target: NameRef,
 }

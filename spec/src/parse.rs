@@ -21,8 +21,9 @@ use crate::diag::{line_col, Diagnostic};
 use crate::model::{
     AckDecl, Age, Array, Ascending, Bit, BitKind, Bits, Cond, Const, ConstValue, Count, Docs,
     Endian, Field, FieldBit, File, Form, FormField, FormKind, Group, GroupField, IntType, Item,
-    NameRef, Profile, ProfileMask, ProfileName, ProfileType, Record, RecordKind, Selector, Span,
-    State, StateFlagsField, StateMember, StateRecord, Type, Union, Variant,
+    Machine, MachineSchema, NameRef, Profile, ProfileMask, ProfileName, ProfileType, Record,
+    RecordKind, RoleDecl, Selector, Span, State, StateFlagsField, StateMember, StateRecord, Type,
+    Union, Variant,
 };
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till, take_while};
@@ -279,7 +280,7 @@ pub(crate) fn is_keyword(word: &str) -> bool {
 fn is_item_keyword(word: &str) -> bool {
     matches!(
         word,
-        "const" | "bits" | "record" | "packed" | "frame" | "union" | "endian" | "state"
+        "const" | "bits" | "record" | "packed" | "frame" | "union" | "endian" | "state" | "schema"
     )
 }
 
@@ -738,10 +739,15 @@ impl<'s> Parser<'s> {
                     seen_item = true;
                     self.state(pending.docs).map(|s| Some(Item::State(s)))
                 }
+                Tok::Ident("schema") => {
+                    seen_item = true;
+                    self.machine_schema(pending.docs)
+                        .map(|s| Some(Item::Schema(s)))
+                }
                 _ => Err(self.unexpected(
                     t,
                     "expected an item",
-                    "expected `const`, `bits`, `record`, `packed`, `frame`, `union` or `state`",
+                    "expected `const`, `bits`, `record`, `packed`, `frame`, `union`, `state` or `schema`",
                 )),
             };
             match result {
@@ -1243,6 +1249,61 @@ impl<'s> Parser<'s> {
             name,
             name_span,
             members,
+            trailing_comments,
+        })
+    }
+
+    /// `schema Name for machine { role: Item, ... }` (LANGUAGE.md, "Machine schemas").
+    fn machine_schema(&mut self, docs: Docs) -> PResult<MachineSchema> {
+        self.bump();
+        let (name, name_span) = self.name("a schema")?;
+        if !self.at_word("for") {
+            let t = self.peek_required();
+            return Err(self.unexpected(
+                t,
+                &format!("expected `for` and the machines schema `{name}` binds"),
+                "expected `for`",
+            ));
+        }
+        self.bump();
+        let t = self.peek_required();
+        let machine = match t.tok {
+            Tok::Ident(w) => Machine::ALL.into_iter().find(|m| m.word() == w),
+            _ => None,
+        };
+        let Some(machine) = machine else {
+            return Err(self.unexpected(
+                t,
+                "expected the machines a schema binds",
+                "expected `datagram`, `baseline` or `delta`",
+            ));
+        };
+        self.bump();
+        let open = self.expect("{", || format!("expected `{{` to open schema `{name}`"))?;
+        let (roles, trailing_comments) =
+            self.block(open, &format!("schema `{name}`"), "a role", |p, pending| {
+                let (role, span) = p.ident("a role")?;
+                p.expect(":", || {
+                    format!("expected `:` and an item after role `{role}`")
+                })?;
+                let target = p.name_ref("the item that plays the role")?;
+                Ok(Self::one(
+                    format!("role `{role}`"),
+                    RoleDecl {
+                        docs: pending.docs,
+                        role: NameRef::new(role, span),
+                        target,
+                    },
+                    false,
+                ))
+            })?;
+        Ok(MachineSchema {
+            docs,
+            name,
+            name_span,
+            machine,
+            machine_span: t.span,
+            roles,
             trailing_comments,
         })
     }

@@ -94,7 +94,7 @@ impl<'a> Validator<'a> {
                 Item::Record(r) => self.record(r),
                 Item::Union(u) => self.union(u),
                 // Checked by `crate::state::check`; its derived items are checked here.
-                Item::State(_) => {}
+                Item::State(_) | Item::Schema(_) => {}
             }
         }
     }

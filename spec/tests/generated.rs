@@ -45,3 +45,40 @@ fn rust_binding_of_the_reference_state() {
         .expect("the state's binding");
     insta::assert_snapshot!("rust_reference_state", &code[start..]);
 }
+
+#[test]
+fn rust_binding_of_the_reference_machine_schemas() {
+    // The reference state's groups as typed datagram components, then the datagram v2,
+    // NetBaseline and delta schemas generated from the `schema` declarations: what
+    // codec/src/{datagram,baseline,delta}/reference.rs held by hand, shown on its own.
+    let code = ackwire_spec::Builder::new()
+        .path(ackwire_spec::reference_protocol_dir())
+        .codec("::ackwire_codec")
+        .generate()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let start = code
+        .find("// ---- state Reference: its groups")
+        .expect("the state's components");
+    for name in ["ReferenceBaseline", "ReferenceDatagram", "ReferenceDelta"] {
+        assert!(
+            code.contains(&format!("// ---- schema {name}:")),
+            "{name} has no binding"
+        );
+    }
+    insta::assert_snapshot!("rust_reference_machine_schemas", &code[start..]);
+}
+
+#[test]
+fn rust_components_of_the_arena_state() {
+    // A state with optional, nested and packed (quaternion) groups: each group's full or only
+    // form as a component.
+    let code = ackwire_spec::Builder::new()
+        .path(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/state/arena.wire"))
+        .codec("::ackwire_codec")
+        .generate()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let start = code
+        .find("// ---- state Arena: its groups")
+        .expect("the state's components");
+    insta::assert_snapshot!("rust_arena_components", &code[start..]);
+}

@@ -165,7 +165,7 @@ impl Run {
             }
             for (t, c) in e.components.iter().enumerate() {
                 let Some(c) = c else { continue };
-                let bits = c.bits().map_err(|e| e.to_string())?;
+                let bits = ReferenceBaseline::bits(c).map_err(|e| e.to_string())?;
                 if !self.history.contains(&(id, t, bits)) {
                     return Err(format!(
                         "the client holds component {t} of {id:?} with bits that entity never had"
@@ -225,7 +225,7 @@ impl Run {
                     e.generation,
                     e.components
                         .iter()
-                        .map(|c| c.as_ref().and_then(|c| c.bits().ok()))
+                        .map(|c| c.as_ref().and_then(|c| ReferenceBaseline::bits(c).ok()))
                         .collect(),
                 )
             })

@@ -16,7 +16,9 @@
 //! frames, as the TypeScript, C++ and C# ports are. The reference protocol's is
 //! [`ReferenceBaseline`] (`spec/protocol/baseline.wire`: Transform, Velocity, Health and Team as
 //! [`ComponentValue`], [`Snapshot`](crate::protocol::Snapshot) kind 8 and
-//! [`SnapshotAck`](crate::protocol::SnapshotAck) kind 11), which every machine defaults to.
+//! [`SnapshotAck`](crate::protocol::SnapshotAck) kind 11), which every machine defaults to,
+//! generated from the layout's `schema ReferenceBaseline for baseline { ... }`: the components
+//! are the `select` arms of the snapshot's entry, their type the mask bit's index.
 //!
 //! Nothing here reads a clock or opens a socket.
 //!

@@ -80,7 +80,7 @@ fn a_late_acknowledgement_never_writes_stale_bytes_over_fresh() {
     });
     assert_eq!(
         w.baseline().find(id(1, 1), 2).unwrap().bits,
-        hp(60).bits().unwrap()
+        ReferenceBaseline::bits(&hp(60)).unwrap()
     );
     assert!(
         w.write(&scene).unwrap().body.entries.is_empty(),
@@ -101,7 +101,7 @@ fn the_late_acknowledgement_rule_holds_across_the_wrap() {
     w.on_ack(&SnapshotAck { sequence: u16::MAX });
     assert_eq!(
         w.baseline().find(id(1, 1), 2).unwrap().bits,
-        hp(60).bits().unwrap()
+        ReferenceBaseline::bits(&hp(60)).unwrap()
     );
 }
 

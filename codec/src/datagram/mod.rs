@@ -18,11 +18,14 @@
 //!
 //! The machines are generic over a [`DatagramSchema`], whose frame traits ([`UpdateFrame`],
 //! [`DatagramFrame`], [`SpawnFrame`], ...) say what they read of each frame and how they make one,
-//! as the TypeScript, C++ and C# ports are; the component payloads they carry are bytes by type. The reference protocol's frames
+//! as the TypeScript, C++ and C# ports are; the component payloads they carry are bytes by type
+//! (a state's groups give them types: `ReferenceComponent` for the reference state). A layout's
+//! `schema Name for datagram { ... }` generates a schema and its frame traits (spec/LANGUAGE.md,
+//! "Machine schemas"). The reference protocol's frames
 //! (`spec/protocol/datagram.wire`: [`Spawn`](crate::protocol::Spawn) kind 1,
 //! [`Despawn`](crate::protocol::Despawn) kind 2, [`FullFrame`](crate::protocol::FullFrame) kind 3,
 //! [`DatagramAck`](crate::protocol::DatagramAck) kind 4 and the version-2 datagram) are one schema,
-//! [`ReferenceDatagram`], which every machine defaults to; its `new` constructors and
+//! [`ReferenceDatagram`], generated so, which every machine defaults to; its `new` constructors and
 //! [`encode_entry_into`] (one reference update's body) live beside it.
 //!
 //! Nothing here reads a clock or opens a socket: ticks are arguments, frames are values.

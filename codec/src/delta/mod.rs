@@ -18,7 +18,7 @@
 //! frame: [`DeltaMirror`] is generic over a [`DeltaSchema`] that names them, as the TypeScript,
 //! C++ and C# ports are, while [`DeltaBaseline`] is set-theoretic and touches no frame. The
 //! reference protocol's (kinds 9 and 10 in `spec/protocol/delta.wire`) is [`ReferenceDelta`],
-//! which the mirror defaults to. The arithmetic of
+//! generated from that file's `schema ReferenceDelta for delta`, which the mirror defaults to. The arithmetic of
 //! [`SlotKey`], [`SetDigest`] and [`AckWindow`] is pinned by DELTA-3 to DELTA-7, so a plaza peer
 //! and an ackwire peer agree bit for bit.
 //!

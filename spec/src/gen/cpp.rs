@@ -166,7 +166,7 @@ fn protocol(spec: &Spec, runtime: RuntimeSource) -> String {
                 Item::Bits(b) => g.bits_fns(&low.bits_plan(b)),
                 Item::Record(r) => g.record_fns(r),
                 Item::Union(u) => g.union_fns(&low.union_plan(u)),
-                Item::State(_) => {}
+                Item::State(_) | Item::Schema(_) => {}
             }
         }
     }
@@ -1071,7 +1071,7 @@ impl<'a> Gen<'a> {
         let mut private = Vec::new();
         let mut public = Vec::new();
         match item {
-            Item::Const(_) | Item::State(_) => {}
+            Item::Const(_) | Item::State(_) | Item::Schema(_) => {}
             Item::Bits(b) => {
                 let n = &b.name;
                 if self.low.bits_used(n, false) {

@@ -173,7 +173,7 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
         }
         for item in &file.items {
             match item {
-                Item::Const(_) | Item::State(_) => {}
+                Item::Const(_) | Item::State(_) | Item::Schema(_) => {}
                 Item::Bits(b) => {
                     g.out.blank();
                     g.bits(b);

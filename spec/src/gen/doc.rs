@@ -32,7 +32,8 @@
 use super::{base_name, constants_of};
 use crate::lower::{Ascending, Check, CountFrom, Lowering, Presence, Role, Step, Test, Wire};
 use crate::model::{
-    BitKind, Bits, ConstValue, Docs, Endian, File, Item, Record, RecordKind, Spec, Union,
+    BitKind, Bits, ConstValue, Docs, Endian, File, Item, MachineSchema, Record, RecordKind,
+    RoleDecl, Spec, Union,
 };
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -329,6 +330,7 @@ impl<'s> Site<'_, 's> {
                 Item::Record(r) => self.record_section(&mut h, r),
                 Item::Union(u) => self.union_section(&mut h, u),
                 Item::State(s) => self.state_section(&mut h, s),
+                Item::Schema(m) => self.schema_section(&mut h, m),
             }
         }
         page(&base_name(&file.name), &self.nav(page_name.as_deref()), &h)
@@ -354,6 +356,14 @@ impl<'s> Site<'_, 's> {
                     "Leading constant (kind or version): <code>{k}</code>; bytes left after the last field are refused (<code>TrailingBytes</code>)."
                 ));
             }
+        }
+        for (schema, role) in self.roles_of(&r.name) {
+            facts.push(format!(
+                "Plays the role <code>{}</code> of the {} machines' schema {}.",
+                escape(&role.role.name),
+                schema.machine.word(),
+                self.link(&schema.name)
+            ));
         }
         if r.packed {
             facts.push(
@@ -490,6 +500,55 @@ impl<'s> Site<'_, 's> {
 
     /// A state: its docs and a table of its groups (each group's mask bit, fields and forms);
     /// the items it derives have sections of their own.
+    /// The machine schemas' roles that `name` plays.
+    fn roles_of(&self, name: &str) -> Vec<(&'s MachineSchema, &'s RoleDecl)> {
+        let mut out = Vec::new();
+        for item in self.spec().files.iter().flat_map(|f| &f.items) {
+            if let Item::Schema(m) = item {
+                out.extend(
+                    m.roles
+                        .iter()
+                        .filter(|r| r.target.name == name)
+                        .map(|r| (m, r)),
+                );
+            }
+        }
+        out
+    }
+
+    fn schema_section(&self, h: &mut String, m: &'s MachineSchema) {
+        section_head(h, "schema", &m.name, &m.docs.doc);
+        let _ = writeln!(
+            h,
+            "<p class=\"meta\">Binds the {} session machines to the items below, each playing the seed's role it is given.</p>",
+            m.machine.word()
+        );
+        // The diagram of the frame in the first role: what the machines send most.
+        let first = m
+            .roles
+            .first()
+            .and_then(|r| self.low.plan(&r.target.name, None));
+        if let Some(plan) = first {
+            h.push_str("<figure>\n");
+            let parts = record_parts(plan.steps.iter(), plan.packed);
+            h.push_str(&fields_svg(&plan.record.name, &parts, plan.packed, false));
+            h.push_str("</figure>\n");
+        }
+        h.push_str(
+            "<table class=\"fields\">\n<tr><th>Role</th><th>Item</th><th>Meaning</th></tr>\n",
+        );
+        for r in &m.roles {
+            let _ = writeln!(
+                h,
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+                escape(&r.role.name),
+                self.link(&r.target.name),
+                docs_html(&r.docs.doc)
+            );
+        }
+        h.push_str("</table>\n</section>\n");
+    }
+
     fn state_section(&self, h: &mut String, s: &'s crate::model::State) {
         section_head(h, "state", &s.name, &s.docs.doc);
         let plans = crate::state::plans(self.spec());
@@ -610,6 +669,21 @@ impl<'s> Site<'_, 's> {
         for item in self.spec().files.iter().flat_map(|f| &f.items) {
             let svg = match item {
                 Item::Const(_) => continue,
+                Item::Schema(m) => {
+                    let first = m
+                        .roles
+                        .first()
+                        .and_then(|r| self.low.plan(&r.target.name, None));
+                    let Some(plan) = first else {
+                        continue;
+                    };
+                    fields_svg(
+                        &m.name,
+                        &record_parts(plan.steps.iter(), plan.packed),
+                        plan.packed,
+                        true,
+                    )
+                }
                 // A state's diagram is its groups' bits in its first frame's change mask.
                 Item::State(st) => {
                     let plans = crate::state::plans(self.spec());
@@ -685,6 +759,7 @@ fn item_kind(item: &Item) -> (&'static str, &Docs) {
         ),
         Item::Union(u) => ("union", &u.docs),
         Item::State(s) => ("state", &s.docs),
+        Item::Schema(m) => ("schema", &m.docs),
     }
 }
 

@@ -19,6 +19,7 @@
 //!
 //! The code is meant to read like hand-written code and is snapshotted in review.
 
+mod machines;
 mod state;
 
 use super::{file_banner, snake_case, storage, Code};
@@ -41,6 +42,9 @@ pub struct Options {
     /// Also emit each `state`'s binding of the acked session machines, which live at this path
     /// (`::ackwire_codec::acked`; `crate::acked` inside `ackwire-codec`).
     pub machines: Option<String>,
+    /// Also emit each machine `schema`'s binding of the datagram v2, NetBaseline or delta
+    /// machines of the crate at this path (`::ackwire_codec`; `crate` inside `ackwire-codec`).
+    pub codec: Option<String>,
 }
 
 impl Default for Options {
@@ -50,6 +54,7 @@ impl Default for Options {
             source: "layout files".to_string(),
             arbitrary: false,
             machines: None,
+            codec: None,
         }
     }
 }
@@ -112,7 +117,7 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     for file in &spec.files {
         g.file_header(file);
         for item in &file.items {
-            if matches!(item, Item::State(_)) {
+            if matches!(item, Item::State(_) | Item::Schema(_)) {
                 continue;
             }
             g.code.blank();
@@ -121,7 +126,7 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
                 Item::Bits(b) => g.bits(&low.bits_plan(b)),
                 Item::Record(r) => g.record(r),
                 Item::Union(u) => g.union(&low.union_plan(u)),
-                Item::State(_) => {}
+                Item::State(_) | Item::Schema(_) => {}
             }
         }
     }
@@ -129,6 +134,10 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
     g.dispatch(&frames);
     if let Some(machines) = &options.machines {
         g.states(&crate::state::plans(spec), machines);
+    }
+    if let Some(codec) = &options.codec {
+        g.state_components(&crate::state::plans(spec), codec);
+        g.machine_schemas(&crate::machines::plans(spec), codec);
     }
     g.code.finish()
 }

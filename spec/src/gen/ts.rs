@@ -71,7 +71,7 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
     for file in &spec.files {
         g.file_header(file);
         for item in &file.items {
-            if matches!(item, Item::State(_)) {
+            if matches!(item, Item::State(_) | Item::Schema(_)) {
                 continue;
             }
             g.out.blank();
@@ -80,7 +80,7 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
                 Item::Bits(b) => g.bits(b),
                 Item::Record(r) => g.record(r),
                 Item::Union(u) => g.union(u),
-                Item::State(_) => {}
+                Item::State(_) | Item::Schema(_) => {}
             }
         }
     }

@@ -491,7 +491,7 @@ impl Gen<'_> {
                     ));
                     self.out.close("}");
                 }
-                Item::Const(_) | Item::State(_) => {}
+                Item::Const(_) | Item::State(_) | Item::Schema(_) => {}
             }
         }
         let o = &mut self.out;
