@@ -10,12 +10,12 @@
 //! It holds every value a group declares: integers (quantized or ranged), floats, bools, ticks,
 //! bit sets and smallest-three quaternions (a [`Record`] word each: a float's bits, a bit set's
 //! bits, a quaternion's packed word as the generated slot keeps it). What it cannot hold is a
-//! state whose session constants differ from the machines' defaults (they are the schema type's
-//! associated constants), named in a note by [`unsupported`].
+//! state whose session constants differ from the machines' defaults (acked.wire's), named in a
+//! note by [`unsupported`].
 //!
-//! The machines' schema trait has no receiver, so the schemas [`Interp`] (the byte-aligned
-//! frame) and [`InterpPacked`] (the packed one) read the binding the thread [`enter`]ed. A change,
-//! an event and an input are their JSON forms, read and written by the run-time codec
+//! The schemas [`Interp`] (the byte-aligned frame) and [`InterpPacked`] (the packed one) hold
+//! the binding they run. A change, an event and an input are their JSON forms, read and
+//! written by the run-time codec
 //! ([`crate::interp`]); a record is its fields' integers in a fixed array ([`Record`]), so that
 //! the decoder's slot copies it as the generated slot does.
 //!
@@ -37,7 +37,6 @@ use ackwire_spec::lower::Lowering;
 use ackwire_spec::model::{BitKind, Item, Spec, Type};
 use ackwire_spec::state::{Carry, FormPlan, FormRole, Holds, ProfilePlan, StatePlan, Value};
 use serde_json::{json, Map, Value as Json};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -75,6 +74,8 @@ pub struct Binding {
     flag_bits: Vec<(String, u8)>,
     /// The named bits of each bit set a group field holds, by the set's name.
     bit_sets: BTreeMap<String, Vec<NamedBit>>,
+    /// The frames' names (byte-aligned, packed) and the ack's, as the machines name them.
+    names: (&'static str, &'static str, &'static str),
 }
 
 /// A named bit of a bit set: its name, its index, and the index of the bit it requires.
@@ -123,10 +124,6 @@ fn named_bits(spec: &Spec, name: &str) -> Vec<NamedBit> {
         .collect()
 }
 
-thread_local! {
-    static CURRENT: RefCell<Option<Rc<Binding>>> = const { RefCell::new(None) };
-}
-
 /// Why a state cannot be bound at run time.
 pub fn unsupported(plan: &StatePlan) -> Option<String> {
     let fields: usize = plan.groups.iter().map(|g| g.fields.len()).sum();
@@ -136,15 +133,16 @@ pub fn unsupported(plan: &StatePlan) -> Option<String> {
             plan.name
         ));
     }
-    // The machines read the session constants from the schema's type: a run-time binding has
-    // the defaults (acked.wire's values) and no other.
+    // The schemas run the machines' default session constants (acked.wire's values) and no
+    // other.
     for (name, value) in &plan.constants {
+        use ackwire_codec::protocol as p;
         let default = match name.as_str() {
-            "SENT_RING" => <Interp as AckedSchema>::SENT_RING as i128,
-            "HELD_RING" => <Interp as AckedSchema>::HELD_RING as i128,
-            "EVENT_TTL" => i128::from(<Interp as AckedSchema>::EVENT_TTL),
-            "CHECK_EVERY" => i128::from(<Interp as AckedSchema>::CHECK_EVERY),
-            "RELIABLE_ABOVE" => <Interp as AckedSchema>::RELIABLE_ABOVE as i128,
+            "SENT_RING" => i128::from(p::SENT_RING),
+            "HELD_RING" => i128::from(p::HELD_RING),
+            "EVENT_TTL" => i128::from(p::EVENT_TTL),
+            "CHECK_EVERY" => i128::from(p::CHECK_EVERY),
+            "RELIABLE_ABOVE" => i128::from(p::RELIABLE_ABOVE),
             _ => *value,
         };
         if *value != default {
@@ -170,6 +168,22 @@ impl Binding {
         if let Some(why) = unsupported(&plan) {
             return Err(why);
         }
+        // Kept for the rest of the process, as the spec is: the machines name frames by
+        // static names.
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let frame = |packed: bool| {
+            plan.profiles
+                .iter()
+                .find(|p| p.packed == packed)
+                .map_or("", |p| leak(p.frame_name.clone()))
+        };
+        let names = (
+            frame(false),
+            frame(true),
+            leak(ackwire_spec::gen::snake_case(
+                plan.ack.as_ref().map_or("", |a| &a.frame[..]),
+            )),
+        );
         let spec: &'static Spec = Box::leak(Box::new(spec.clone()));
         let mut first = Vec::new();
         let mut n = 0;
@@ -200,6 +214,7 @@ impl Binding {
             first,
             flag_bits,
             bit_sets,
+            names,
         }))
     }
 
@@ -869,80 +884,87 @@ fn encode_error(e: crate::frame_json::FrameError) -> EncodeError {
     }
 }
 
-/// Runs `f` with `binding` as the thread's binding, the one [`Interp`] and [`InterpPacked`]
-/// read; the one before is restored after.
-pub fn enter<R>(binding: &Rc<Binding>, f: impl FnOnce() -> R) -> R {
-    let before = CURRENT.with(|c| c.replace(Some(binding.clone())));
-    let out = f();
-    CURRENT.with(|c| *c.borrow_mut() = before);
-    out
+/// The byte-aligned frame of a binding.
+#[derive(Debug, Clone)]
+pub struct Interp(pub Rc<Binding>);
+
+/// The packed frame of a binding.
+#[derive(Debug, Clone)]
+pub struct InterpPacked(pub Rc<Binding>);
+
+/// A schema of a binding, whichever frame it runs.
+pub trait Interpreted:
+    AckedSchema<Record = Record, Change = Json, Event = Json, Input = Json, Staged = Json>
+    + Clone
+    + 'static
+{
+    /// The binding it runs.
+    fn binding(&self) -> &Rc<Binding>;
 }
-
-fn with<R>(f: impl FnOnce(&Binding) -> R) -> R {
-    CURRENT.with(|c| {
-        let b = c
-            .borrow()
-            .clone()
-            .expect("a run-time acked schema is used inside `binding::enter`");
-        f(&b)
-    })
-}
-
-/// The byte-aligned frame of the thread's binding ([`enter`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Interp;
-
-/// The packed frame of the thread's binding ([`enter`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct InterpPacked;
 
 /// A record, or none, as the decoder's tables hold it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Slot(Option<Record>);
 
-impl DecoderSlot<Record, Json> for Slot {
-    const EMPTY: Slot = Slot(None);
-
-    fn of(record: Option<&Record>) -> Self {
-        Slot(record.copied())
-    }
-
-    fn record(&self) -> Option<Record> {
-        self.0
-    }
-
-    fn holds(&self) -> bool {
-        self.0.is_some()
-    }
-
-    fn apply(&mut self, staged: &Json, tick: u32) -> Result<(), Inapplicable> {
-        self.0 = Some(with(|b| b.apply(self.0.as_ref(), staged, tick))?);
-        Ok(())
-    }
-
-    fn measured(&self) -> Option<u32> {
-        self.0.and_then(|r| with(|b| b.measured(&r)))
-    }
-
-    fn pose_full(&self) -> Option<bool> {
-        self.0.and_then(|r| with(|b| b.pose_full(&r)))
-    }
-
-    fn hash(&self, h: ackwire_codec::rt::Fnv1a32, eid: u16) -> ackwire_codec::rt::Fnv1a32 {
-        let h = h.update(&eid.to_le_bytes());
-        match &self.0 {
-            None => h,
-            Some(r) => {
-                let mut out = Vec::new();
-                with(|b| b.write_record(r, &mut out));
-                h.update(&out)
+macro_rules! schema {
+    ($ty:ident, $packed:expr) => {
+        impl Interpreted for $ty {
+            fn binding(&self) -> &Rc<Binding> {
+                &self.0
             }
         }
-    }
-}
 
-macro_rules! schema {
-    ($ty:ty, $packed:expr) => {
+        impl DecoderSlot<$ty> for Slot {
+            const EMPTY: Slot = Slot(None);
+
+            fn of(record: Option<&Record>) -> Self {
+                Slot(record.copied())
+            }
+
+            fn record(&self) -> Option<Record> {
+                self.0
+            }
+
+            fn holds(&self) -> bool {
+                self.0.is_some()
+            }
+
+            fn apply(
+                &mut self,
+                schema: &$ty,
+                staged: &Json,
+                tick: u32,
+            ) -> Result<(), Inapplicable> {
+                self.0 = Some(schema.0.apply(self.0.as_ref(), staged, tick)?);
+                Ok(())
+            }
+
+            fn measured(&self, schema: &$ty) -> Option<u32> {
+                self.0.and_then(|r| schema.0.measured(&r))
+            }
+
+            fn pose_full(&self, schema: &$ty) -> Option<bool> {
+                self.0.and_then(|r| schema.0.pose_full(&r))
+            }
+
+            fn hash(
+                &self,
+                schema: &$ty,
+                h: ackwire_codec::rt::Fnv1a32,
+                eid: u16,
+            ) -> ackwire_codec::rt::Fnv1a32 {
+                let h = h.update(&eid.to_le_bytes());
+                match &self.0 {
+                    None => h,
+                    Some(r) => {
+                        let mut out = Vec::new();
+                        schema.0.write_record(r, &mut out);
+                        h.update(&out)
+                    }
+                }
+            }
+        }
+
         impl AckedSchema for $ty {
             type Record = Record;
             type Change = Json;
@@ -951,73 +973,96 @@ macro_rules! schema {
             type Staged = Json;
             type Slot = Slot;
 
+            fn frame_name(&self) -> &'static str {
+                if $packed {
+                    self.0.names.1
+                } else {
+                    self.0.names.0
+                }
+            }
+
+            fn ack_name(&self) -> &'static str {
+                self.0.names.2
+            }
+
             fn diff(
+                &self,
                 eid: u16,
                 base: Option<&Record>,
                 next: &Record,
                 tick: u32,
             ) -> Result<Option<Json>, EncodeError> {
-                with(|b| b.diff(eid, base, next, tick))
+                self.0.diff(eid, base, next, tick)
             }
 
-            fn change_eid(change: &Json) -> u16 {
+            fn change_eid(&self, change: &Json) -> u16 {
                 change.get("eid").and_then(Json::as_u64).unwrap_or(0) as u16
             }
 
             fn apply(
+                &self,
                 base: Option<&Record>,
                 change: &Json,
                 tick: u32,
             ) -> Result<Record, Inapplicable> {
-                with(|b| b.apply(base, change, tick))
+                self.0.apply(base, change, tick)
             }
 
-            fn write_record(record: &Record, out: &mut Vec<u8>) {
-                with(|b| b.write_record(record, out))
+            fn write_record(&self, record: &Record, out: &mut Vec<u8>) {
+                self.0.write_record(record, out)
             }
 
-            fn measured(record: &Record) -> Option<u32> {
-                with(|b| b.measured(record))
+            fn measured(&self, record: &Record) -> Option<u32> {
+                self.0.measured(record)
             }
 
-            fn pose_full(record: &Record) -> Option<bool> {
-                with(|b| b.pose_full(record))
+            fn pose_full(&self, record: &Record) -> Option<bool> {
+                self.0.pose_full(record)
             }
 
-            fn encode_frame(frame: &FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-                with(|b| b.encode_frame(frame, $packed, out))
+            fn encode_frame(
+                &self,
+                frame: &FrameOf<Self>,
+                out: &mut Vec<u8>,
+            ) -> Result<(), EncodeError> {
+                self.0.encode_frame(frame, $packed, out)
             }
 
-            fn decode_frame(bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError> {
-                with(|b| b.decode_frame(bytes, $packed))
+            fn decode_frame(&self, bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError> {
+                self.0.decode_frame(bytes, $packed)
             }
 
-            fn encode_ack(ack: &AckContent<Json>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-                with(|b| b.encode_ack(ack, out))
+            fn encode_ack(
+                &self,
+                ack: &AckContent<Json>,
+                out: &mut Vec<u8>,
+            ) -> Result<(), EncodeError> {
+                self.0.encode_ack(ack, out)
             }
 
-            fn decode_ack(bytes: &[u8]) -> Result<AckContent<Json>, DecodeError> {
-                with(|b| b.decode_ack(bytes))
+            fn decode_ack(&self, bytes: &[u8]) -> Result<AckContent<Json>, DecodeError> {
+                self.0.decode_ack(bytes)
             }
 
-            fn input_tick(input: &Json) -> u32 {
+            fn input_tick(&self, input: &Json) -> u32 {
                 input.get("tick").and_then(Json::as_u64).unwrap_or(0) as u32
             }
 
-            fn stage(change: &Json) -> Json {
+            fn stage(&self, change: &Json) -> Json {
                 change.clone()
             }
 
-            fn staged_eid(staged: &Json) -> u16 {
-                Self::change_eid(staged)
+            fn staged_eid(&self, staged: &Json) -> u16 {
+                self.change_eid(staged)
             }
 
             fn apply_staged(
+                &self,
                 base: Option<&Record>,
                 staged: &Json,
                 tick: u32,
             ) -> Result<Record, Inapplicable> {
-                Self::apply(base, staged, tick)
+                self.apply(base, staged, tick)
             }
         }
     };
