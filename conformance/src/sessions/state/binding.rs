@@ -9,9 +9,10 @@
 //!
 //! It holds every value a group declares: integers (quantized or ranged), floats, bools, ticks,
 //! bit sets and smallest-three quaternions (a [`Record`] word each: a float's bits, a bit set's
-//! bits, a quaternion's packed word as the generated slot keeps it). What it cannot hold is a
-//! state whose session constants differ from the machines' defaults (acked.wire's), named in a
-//! note by [`unsupported`].
+//! bits, a quaternion's packed word as the generated slot keeps it), and the session constants
+//! the layout declares (SENT_RING, HELD_RING, EVENT_TTL, CHECK_EVERY, RELIABLE_ABOVE), which
+//! the machines read from the schema value. What it cannot hold is named in a note by
+//! [`unsupported`].
 //!
 //! The schemas [`Interp`] (the byte-aligned frame) and [`InterpPacked`] (the packed one) hold
 //! the binding they run. A change, an event and an input are their JSON forms, read and
@@ -74,8 +75,49 @@ pub struct Binding {
     flag_bits: Vec<(String, u8)>,
     /// The named bits of each bit set a group field holds, by the set's name.
     bit_sets: BTreeMap<String, Vec<NamedBit>>,
+    /// The session constants the machines run with.
+    constants: Constants,
     /// The frames' names (byte-aligned, packed) and the ack's, as the machines name them.
     names: (&'static str, &'static str, &'static str),
+}
+
+/// The session constants of a binding: the layout's where it declares them, else the
+/// reference protocol's (acked.wire), as the machines' trait defaults them.
+#[derive(Debug, Clone, Copy)]
+struct Constants {
+    sent_ring: usize,
+    held_ring: usize,
+    event_ttl: u64,
+    check_every: u32,
+    reliable_above: usize,
+}
+
+impl Constants {
+    /// The constants `plan` declares over the defaults, or why one does not fit its type.
+    fn of(plan: &StatePlan) -> Result<Constants, String> {
+        use ackwire_codec::protocol as p;
+        let get = |name: &str, default: u64| -> Result<u64, String> {
+            let Some((_, v)) = plan.constants.iter().find(|(n, _)| n == name) else {
+                return Ok(default);
+            };
+            u64::try_from(*v).map_err(|_| format!("state {}: {name} = {v} is negative", plan.name))
+        };
+        let fit = |name: &str, v: u64| -> Result<usize, String> {
+            usize::try_from(v)
+                .map_err(|_| format!("state {}: {name} = {v} is too large", plan.name))
+        };
+        Ok(Constants {
+            sent_ring: fit("SENT_RING", get("SENT_RING", u64::from(p::SENT_RING))?)?,
+            held_ring: fit("HELD_RING", get("HELD_RING", u64::from(p::HELD_RING))?)?,
+            event_ttl: get("EVENT_TTL", u64::from(p::EVENT_TTL))?,
+            check_every: u32::try_from(get("CHECK_EVERY", u64::from(p::CHECK_EVERY))?)
+                .map_err(|_| format!("state {}: CHECK_EVERY is past u32", plan.name))?,
+            reliable_above: fit(
+                "RELIABLE_ABOVE",
+                get("RELIABLE_ABOVE", u64::from(p::RELIABLE_ABOVE))?,
+            )?,
+        })
+    }
 }
 
 /// A named bit of a bit set: its name, its index, and the index of the bit it requires.
@@ -133,25 +175,6 @@ pub fn unsupported(plan: &StatePlan) -> Option<String> {
             plan.name
         ));
     }
-    // The schemas run the machines' default session constants (acked.wire's values) and no
-    // other.
-    for (name, value) in &plan.constants {
-        use ackwire_codec::protocol as p;
-        let default = match name.as_str() {
-            "SENT_RING" => i128::from(p::SENT_RING),
-            "HELD_RING" => i128::from(p::HELD_RING),
-            "EVENT_TTL" => i128::from(p::EVENT_TTL),
-            "CHECK_EVERY" => i128::from(p::CHECK_EVERY),
-            "RELIABLE_ABOVE" => i128::from(p::RELIABLE_ABOVE),
-            _ => *value,
-        };
-        if *value != default {
-            return Some(format!(
-                "state {}: {name} = {value}, where a run-time binding runs the machines' {default}",
-                plan.name
-            ));
-        }
-    }
     if plan.byte_profile().is_none() || plan.ack.is_none() || plan.inputs.is_none() {
         return Some(format!(
             "state {} has no byte-aligned frame, ack or inputs to run a session over",
@@ -168,6 +191,7 @@ impl Binding {
         if let Some(why) = unsupported(&plan) {
             return Err(why);
         }
+        let constants = Constants::of(&plan)?;
         // Kept for the rest of the process, as the spec is: the machines name frames by
         // static names.
         let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
@@ -214,6 +238,7 @@ impl Binding {
             first,
             flag_bits,
             bit_sets,
+            constants,
             names,
         }))
     }
@@ -972,6 +997,26 @@ macro_rules! schema {
             type Input = Json;
             type Staged = Json;
             type Slot = Slot;
+
+            fn sent_ring(&self) -> usize {
+                self.0.constants.sent_ring
+            }
+
+            fn held_ring(&self) -> usize {
+                self.0.constants.held_ring
+            }
+
+            fn event_ttl(&self) -> u64 {
+                self.0.constants.event_ttl
+            }
+
+            fn check_every(&self) -> u32 {
+                self.0.constants.check_every
+            }
+
+            fn reliable_above(&self) -> usize {
+                self.0.constants.reliable_above
+            }
 
             fn frame_name(&self) -> &'static str {
                 if $packed {

@@ -729,6 +729,7 @@ pub fn verify_streams(spec: &Spec, dir: &Path) -> Result<Verification, String> {
 mod tests {
     use super::*;
     use crate::streams::Side;
+    use ackwire_codec::acked::AckVerdict;
 
     fn game() -> Spec {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/game/wire");
@@ -802,6 +803,67 @@ mod tests {
         assert!(e.contains("client state hash"), "{e}");
     }
 
+    /// The binding of the one state of layout `path`.
+    fn bound(path: &str) -> Rc<Binding> {
+        let (all, skipped) = sessions(&layout(path));
+        assert!(skipped.is_empty(), "{path}: {skipped:?}");
+        all.into_iter().next().expect("a state").1
+    }
+
+    /// ACK-1, ACK-20 and ACK-29 on the constants the layout declares: players.wire's server
+    /// keeps SENT_RING = 20 frames, so an ack of the frame 25 back names a tick it no longer
+    /// keeps, and its client holds HELD_RING = 40 states; arena.wire declares none and runs on
+    /// acked.wire's 32 and 64, where the same ack moves the base.
+    #[test]
+    fn a_layout_s_session_constants_size_the_rings() {
+        for (path, sent, held) in [
+            ("spec/tests/state/players.wire", 20, 40),
+            ("spec/tests/state/arena.wire", 32, 64),
+        ] {
+            let b = bound(path);
+            for packed in [false, true] {
+                let (kept, shown) = if packed {
+                    rings(InterpPacked(b.clone()))
+                } else {
+                    rings(Interp(b.clone()))
+                };
+                assert_eq!((kept, shown), (sent, held), "{path} packed: {packed}");
+            }
+            let mut enc: AckedEncoder<_, ScheduledInputs<Json>> =
+                AckedEncoder::with_schema(Interp(b), InputWindow::new(4, 64));
+            for tick in 1..=30 {
+                enc.encode(tick, ServerState::new(), Vec::new())
+                    .unwrap_or_else(|e| panic!("{path}: {e}"));
+            }
+            // Frame 5 is 25 back: kept by a ring of 32, gone from a ring of 20.
+            let verdict = enc.on_ack(30, 5, false, 1, Vec::new());
+            let want = if sent < 25 {
+                AckVerdict::Unknown
+            } else {
+                AckVerdict::Taken
+            };
+            assert_eq!(verdict, want, "{path}");
+        }
+    }
+
+    /// How many frames an encoder of `schema` keeps, and how many states its client holds,
+    /// after 100 frames (keyframes, none acknowledged) are sent and delivered.
+    fn rings<S: Interpreted>(schema: S) -> (usize, usize) {
+        let mut enc: AckedEncoder<S, ScheduledInputs<Json>> =
+            AckedEncoder::with_schema(schema.clone(), InputWindow::new(4, 64));
+        let mut dec = AckedDecoder::with_schema(schema);
+        for tick in 1..=100 {
+            let sent = enc
+                .encode(tick, ServerState::new(), Vec::new())
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(matches!(
+                dec.deliver(&sent.bytes),
+                ackwire_codec::acked::Delivery::Shown(_)
+            ));
+        }
+        (enc.kept(), dec.held())
+    }
+
     fn layout(path: &str) -> Spec {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
         ackwire_spec::load(&[dir])
@@ -809,29 +871,24 @@ mod tests {
             .0
     }
 
-    /// Every state of the repository's layouts that runs on the machines' session constants
-    /// records its streams, quaternions and bit sets in groups included, and replays them; a
-    /// state of other constants is named in a note.
+    /// Every state of the repository's layouts records its streams, quaternions and bit sets in
+    /// groups included, and replays them, whatever session constants it declares (players.wire
+    /// keeps 20 frames on the server and 40 on the client).
     #[test]
     fn every_state_of_the_repository_s_layouts_records_and_replays() {
         let layouts = [
-            ("spec/protocol", 2),
-            ("spec/tests/state/arena.wire", 2),
-            ("spec/tests/state/players.wire", 0),
-            ("examples/game/tests/shapes/shapes.wire", 2),
+            "spec/protocol",
+            "spec/tests/state/arena.wire",
+            "spec/tests/state/players.wire",
+            "examples/game/tests/shapes/shapes.wire",
         ];
-        for (path, profiles) in layouts {
+        for path in layouts {
             let spec = layout(path);
             let (vectors, skipped) =
                 stream_vectors(&spec).unwrap_or_else(|e| panic!("{path}: {e}"));
-            assert_eq!(vectors.len(), 3 * profiles, "{path}: {skipped:?}");
-            // The machines read their constants from the schema's type, which a run-time
-            // binding cannot set: players.wire keeps fewer frames.
-            assert_eq!(
-                skipped.iter().any(|s| s.contains("SENT_RING = 20")),
-                profiles == 0,
-                "{path}: {skipped:?}"
-            );
+            // Both profiles of every state, three recordings each.
+            assert!(skipped.is_empty(), "{path}: {skipped:?}");
+            assert_eq!(vectors.len(), 3 * 2, "{path}");
             for v in &vectors {
                 verify(&spec, v).unwrap_or_else(|e| panic!("{path} {}: {e}", v.name));
                 let checks = v
