@@ -19,7 +19,8 @@
 use crate::acked::ScheduledInputs;
 use crate::input_schedule::InputWindow;
 use ackwire_codec::acked::{
-    AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, Entry, ServerState,
+    AckVerdict, AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, Entry, InputSink,
+    ServerState,
 };
 use ackwire_codec::session::Transmit;
 use ackwire_rt::testee::{bad_request, parse_hex, to_hex, Sessions};
@@ -164,13 +165,7 @@ impl<S: ServedSchema> Half for StateServer<S> {
             return Err(format!("the server takes `{takes}` frames, not `{frame}`"));
         }
         Ok(match self.enc.receive(self.tick, bytes) {
-            Ok(verdict) => json!({
-                "ack": verdict.as_str(),
-                "base": self.enc.acked(),
-                "last_seq": self.enc.last_seq(),
-                "keyframes": self.enc.counters().keyframes,
-                "events_expired": self.enc.counters().events_expired,
-            }),
+            Ok(verdict) => ack_json(verdict, &self.enc),
             Err(e) => json!({"error": e.kind.as_str()}),
         })
     }
@@ -292,6 +287,23 @@ pub fn delivery_json<E: Serialize>(delivery: Delivery<'_, E>) -> Result<Value, S
         Delivery::Inapplicable { tick, why } => {
             json!({"dropped": "inapplicable", "tick": tick, "why": why})
         }
+    })
+}
+
+/// A server half's report of an `ack` it took, as the testee protocol reports it
+/// (conformance/PROTOCOL.md): the encoder's `verdict` on it, then the base, the newest input
+/// sequence and the counters of `enc` after it. Every Rust server half the suite drives reports
+/// through it.
+pub fn ack_json<S: AckedSchema, Q: InputSink>(
+    verdict: AckVerdict,
+    enc: &AckedEncoder<S, Q>,
+) -> Value {
+    json!({
+        "ack": verdict.as_str(),
+        "base": enc.acked(),
+        "last_seq": enc.last_seq(),
+        "keyframes": enc.counters().keyframes,
+        "events_expired": enc.counters().events_expired,
     })
 }
 

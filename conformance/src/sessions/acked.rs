@@ -50,7 +50,7 @@ use ackwire_server::acked::{
 };
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;
-use ackwire_server::testee::delivery_json;
+use ackwire_server::testee::{ack_json, delivery_json};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -305,13 +305,7 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'stati
                 .half
                 .handle_frame(Now::new(self.tick, now_ms), frame, bytes)
             {
-                Ok(r) => json!({
-                    "ack": r.verdict.as_str(),
-                    "base": r.base,
-                    "last_seq": r.last_seq,
-                    "keyframes": r.counters.keyframes,
-                    "events_expired": r.counters.events_expired,
-                }),
+                Ok(r) => ack_json(r.verdict, self.half.machine()),
                 Err(SessionError::Decode(e)) => json!({"error": e.kind.as_str()}),
                 Err(SessionError::UnexpectedFrame(_)) => {
                     return Err(format!(

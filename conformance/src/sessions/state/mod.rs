@@ -33,7 +33,7 @@ use ackwire_codec::acked::{AckWriter, AckedDecoder, AckedEncoder, Entry, ServerS
 use ackwire_codec::rt::SmallestThree;
 use ackwire_server::acked::ScheduledInputs;
 use ackwire_server::input_schedule::InputWindow;
-use ackwire_server::testee::delivery_json;
+use ackwire_server::testee::{ack_json, delivery_json};
 use ackwire_spec::model::Spec;
 use ackwire_spec::state::{Carry, Holds, Value};
 use binding::{Binding, Interp, InterpPacked, Interpreted, Record};
@@ -200,13 +200,7 @@ impl<S: Interpreted> Session for Server<S> {
             ));
         }
         Ok(match self.enc.receive(self.tick, bytes) {
-            Ok(verdict) => json!({
-                "ack": verdict.as_str(),
-                "base": self.enc.acked(),
-                "last_seq": self.enc.last_seq(),
-                "keyframes": self.enc.counters().keyframes,
-                "events_expired": self.enc.counters().events_expired,
-            }),
+            Ok(verdict) => ack_json(verdict, &self.enc),
             Err(e) => json!({"error": e.kind.as_str()}),
         })
     }
