@@ -398,7 +398,9 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             merged.clear();
             merged.reserve(held.len() + log.len());
             let mut newer = log.iter().map(|(e, v)| (*e, v.as_ref())).peekable();
-            for (eid, entry) in held.drain(..) {
+            // Read in place, not drained: the entries are copies, and `merged`, which takes the
+            // old list at the swap, is cleared before it is written again.
+            for &(eid, entry) in &held {
                 while let Some(n) = newer.next_if(|(e, _)| *e < eid) {
                     merged.push(n);
                 }
