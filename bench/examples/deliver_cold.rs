@@ -40,7 +40,7 @@ fn main() {
 }
 
 /// The measurement, of the acked frames of `protocol` delivered with schema `S`.
-fn run<S: AckedSchema>(protocol: &'static str, passes: usize, mb: usize, stride: usize) {
+fn run<S: AckedSchema + Default>(protocol: &'static str, passes: usize, mb: usize, stride: usize) {
     let kind = SceneKind::Cube;
     let (_, [acked, bitcode]) =
         deliver_scene([protocol, "bitcode"]).unwrap_or_else(|e| panic!("the cube scene runs: {e}"));

@@ -19,7 +19,7 @@ use ackwire_codec::acked::{
 };
 
 /// A fresh decoder takes every frame; returns how many it showed.
-fn deliver_all<S: AckedSchema>(frames: &[Vec<u8>]) -> usize {
+fn deliver_all<S: AckedSchema + Default>(frames: &[Vec<u8>]) -> usize {
     let mut decoder = AckedDecoder::<S>::new();
     frames
         .iter()
@@ -28,11 +28,14 @@ fn deliver_all<S: AckedSchema>(frames: &[Vec<u8>]) -> usize {
 }
 
 /// Every frame decoded into one reused frame, as the decoder does; returns the changes read.
-fn decode_all<S: AckedSchema>(frames: &[Vec<u8>]) -> usize {
+fn decode_all<S: AckedSchema + Default>(frames: &[Vec<u8>]) -> usize {
+    let schema = S::default();
     let mut out = AckedFrame::empty();
     let mut changes = 0;
     for f in frames {
-        S::decode_staged(f, &mut out).unwrap_or_else(|e| panic!("a frame decodes: {e}"));
+        schema
+            .decode_staged(f, &mut out)
+            .unwrap_or_else(|e| panic!("a frame decodes: {e}"));
         changes += out.changes.len();
     }
     changes

@@ -231,7 +231,7 @@ struct AckedBench<S: AckedSchema = Reference> {
     large_reliable: bool,
 }
 
-impl<S: AckedSchema> AckedBench<S> {
+impl<S: AckedSchema + Default> AckedBench<S> {
     fn new(kind: SceneKind, large_reliable: bool) -> AckedBench<S> {
         AckedBench {
             world: World::new(),
@@ -339,7 +339,10 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input>> Replica
             .writer
             .content(self.decoder.ack_tick(), self.decoder.keyframe_wanted());
         let mut bytes = Vec::new();
-        S::encode_ack(&ack, &mut bytes).map_err(|e| fail("kind 7 encode", e))?;
+        self.decoder
+            .schema()
+            .encode_ack(&ack, &mut bytes)
+            .map_err(|e| fail("kind 7 encode", e))?;
         out.push(Packet::unreliable(bytes));
         Ok(())
     }

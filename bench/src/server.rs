@@ -157,7 +157,9 @@ impl Client {
             .writer
             .content(self.decoder.ack_tick(), self.decoder.keyframe_wanted());
         let mut bytes = Vec::new();
-        Reference::encode_ack(&ack, &mut bytes).map_err(|e| format!("kind 7 encode: {e}"))?;
+        Reference
+            .encode_ack(&ack, &mut bytes)
+            .map_err(|e| format!("kind 7 encode: {e}"))?;
         self.up.send(t, Packet::unreliable(bytes));
         Ok(())
     }

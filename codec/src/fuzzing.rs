@@ -38,8 +38,10 @@ pub fn decode_acked(data: &[u8]) {
     use crate::acked::{AckedFrame, AckedSchema, Reference};
     decode_reencode::<crate::protocol::Acked>(data);
     let mut staged = AckedFrame::empty();
-    let got = Reference::decode_staged(data, &mut staged).map(|()| staged);
-    let want = Reference::decode_frame(data).map(|f| crate::acked::staged::<Reference>(&f));
+    let got = Reference.decode_staged(data, &mut staged).map(|()| staged);
+    let want = Reference
+        .decode_frame(data)
+        .map(|f| crate::acked::staged(&Reference, &f));
     assert_eq!(got, want, "acked: decode_staged differs from decode_frame");
 }
 
@@ -55,18 +57,21 @@ pub fn decode_acked_packed(data: &[u8]) {
     use crate::acked::{AckedFrame, AckedSchema, PackedReference, Reference};
     decode_reencode::<crate::protocol::AckedPacked>(data);
     let mut staged = AckedFrame::empty();
-    let got = PackedReference::decode_staged(data, &mut staged).map(|()| staged);
-    let want =
-        PackedReference::decode_frame(data).map(|f| crate::acked::staged::<PackedReference>(&f));
+    let got = PackedReference
+        .decode_staged(data, &mut staged)
+        .map(|()| staged);
+    let want = PackedReference
+        .decode_frame(data)
+        .map(|f| crate::acked::staged(&PackedReference, &f));
     assert_eq!(
         got, want,
         "acked_packed: decode_staged differs from decode_frame"
     );
-    let Ok(frame) = PackedReference::decode_frame(data) else {
+    let Ok(frame) = PackedReference.decode_frame(data) else {
         return;
     };
     let mut again = Vec::new();
-    if let Err(e) = PackedReference::encode_frame(&frame, &mut again) {
+    if let Err(e) = PackedReference.encode_frame(&frame, &mut again) {
         panic!("acked_packed: a frame the schema decoded does not encode: {e}\n{frame:?}");
     }
     assert_eq!(
@@ -74,10 +79,10 @@ pub fn decode_acked_packed(data: &[u8]) {
         "acked_packed: the schema re-encodes differently"
     );
     let mut wide = Vec::new();
-    if let Err(e) = Reference::encode_frame(&frame, &mut wide) {
+    if let Err(e) = Reference.encode_frame(&frame, &mut wide) {
         panic!("acked_packed: a kind 12 frame has no kind 6 form: {e}\n{frame:?}");
     }
-    match Reference::decode_frame(&wide) {
+    match Reference.decode_frame(&wide) {
         Ok(back) => assert_eq!(back, frame, "acked_packed: kind 6 and back differs"),
         Err(e) => panic!("acked_packed: its kind 6 form does not decode: {e}\n{frame:?}"),
     }

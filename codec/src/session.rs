@@ -262,7 +262,7 @@ where
         frame: &str,
         bytes: &[u8],
     ) -> Result<AckedAckReport, SessionError> {
-        expect(frame, S::ACK_NAME)?;
+        expect(frame, self.encoder.schema().ack_name())?;
         let verdict = self.encoder.receive(now.tick, bytes)?;
         Ok(AckedAckReport {
             verdict,
@@ -285,7 +285,7 @@ where
             }
         };
         self.out.0.push_back(Transmit {
-            frame: S::FRAME_NAME,
+            frame: self.encoder.schema().frame_name(),
             bytes: sent.bytes,
             reliable: sent.reliable,
         });
@@ -311,11 +311,19 @@ pub struct AckedClient<S: AckedSchema = Reference> {
     out: Outbox,
 }
 
-impl<S: AckedSchema> AckedClient<S> {
-    /// A fresh decoder; the writer repeats `keep` inputs until they are covered.
+impl<S: AckedSchema + Default> AckedClient<S> {
+    /// A fresh decoder of the schema's default value; the writer repeats `keep` inputs until
+    /// they are covered.
     pub fn new(keep: usize) -> Self {
+        Self::with_schema(S::default(), keep)
+    }
+}
+
+impl<S: AckedSchema> AckedClient<S> {
+    /// A fresh decoder of `schema`; the writer repeats `keep` inputs until they are covered.
+    pub fn with_schema(schema: S, keep: usize) -> Self {
         Self {
-            decoder: AckedDecoder::new(),
+            decoder: AckedDecoder::with_schema(schema),
             writer: AckWriter::new(keep),
             out: Outbox::default(),
         }
@@ -342,7 +350,7 @@ impl<S: AckedSchema + 'static> SessionHalf for AckedClient<S> {
         frame: &str,
         bytes: &[u8],
     ) -> Result<Delivery<'_, S::Event>, SessionError> {
-        expect(frame, S::FRAME_NAME)?;
+        expect(frame, self.decoder.schema().frame_name())?;
         // The writer stops repeating what the frame's `last_seq` covers before it next writes
         // (in `handle_tick`): the report borrows the decoder until then.
         Ok(self.decoder.deliver(bytes))
@@ -355,9 +363,10 @@ impl<S: AckedSchema + 'static> SessionHalf for AckedClient<S> {
             .writer
             .content(self.decoder.ack_tick(), self.decoder.keyframe_wanted());
         let mut bytes = Vec::new();
-        S::encode_ack(&ack, &mut bytes)?;
+        let schema = self.decoder.schema();
+        schema.encode_ack(&ack, &mut bytes)?;
         self.out.0.push_back(Transmit {
-            frame: S::ACK_NAME,
+            frame: schema.ack_name(),
             bytes,
             reliable: false,
         });

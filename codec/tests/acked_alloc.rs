@@ -71,8 +71,9 @@ fn world(t: u32) -> ServerState<EntityState> {
 /// and the bytes.
 fn warm_allocations<S>() -> (u64, u64)
 where
-    S: AckedSchema<Record = EntityState, Change = Change, Event = Event>,
+    S: AckedSchema<Record = EntityState, Change = Change, Event = Event> + Default,
 {
+    let schema = S::default();
     assert!(ackwire_testkit::is_counting());
     let ticks = 500u32;
     let states: Vec<ServerState<EntityState>> = (0..=ticks).map(world).collect();
@@ -82,7 +83,7 @@ where
             let b = t.saturating_sub(ROUND_TRIP).max(1);
             let base = (!keyframe).then(|| &states[b as usize]);
             let next = &states[t as usize];
-            let (removed, changes) = delta::<S>(base, next, t).unwrap();
+            let (removed, changes) = delta(&schema, base, next, t).unwrap();
             let events: Vec<Event> = (0..(t % 3) as u8)
                 .map(|w| {
                     Event::Shot(Shot {
@@ -98,14 +99,14 @@ where
                 last_seq: t,
                 input_buffer: 2,
                 keyframe,
-                check: (t % S::CHECK_EVERY == 0).then(|| server_check::<S>(next)),
+                check: (t % schema.check_every() == 0).then(|| server_check(&schema, next)),
                 removed,
                 changes,
                 first_serial: t,
                 events,
             };
             let mut out = Vec::new();
-            S::encode_frame(&frame, &mut out).unwrap();
+            schema.encode_frame(&frame, &mut out).unwrap();
             out
         })
         .collect();

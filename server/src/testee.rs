@@ -19,7 +19,8 @@
 use crate::acked::ScheduledInputs;
 use crate::input_schedule::InputWindow;
 use ackwire_codec::acked::{
-    AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, Entry, ServerState,
+    AckVerdict, AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Delivery, Entry, InputSink,
+    ServerState,
 };
 use ackwire_codec::session::Transmit;
 use ackwire_rt::testee::{bad_request, parse_hex, to_hex, Sessions};
@@ -87,19 +88,29 @@ pub struct StateServer<S: AckedSchema> {
     tick: u64,
 }
 
-impl<S: AckedSchema> Default for StateServer<S> {
+impl<S: AckedSchema + Default> Default for StateServer<S> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<S: AckedSchema> StateServer<S> {
-    /// An empty world and a fresh encoder.
+impl<S: AckedSchema + Default> StateServer<S> {
+    /// An empty world and a fresh encoder of the schema's default value.
     pub fn new() -> Self {
+        Self::with_schema(S::default())
+    }
+}
+
+impl<S: AckedSchema> StateServer<S> {
+    /// An empty world and a fresh encoder of `schema`.
+    pub fn with_schema(schema: S) -> Self {
         StateServer {
             world: BTreeMap::new(),
             lives: BTreeMap::new(),
-            enc: AckedEncoder::new(ScheduledInputs::new(InputWindow::new(WINDOW.0, WINDOW.1))),
+            enc: AckedEncoder::with_schema(
+                schema,
+                ScheduledInputs::new(InputWindow::new(WINDOW.0, WINDOW.1)),
+            ),
             out: Vec::new(),
             tick: 0,
         }
@@ -141,7 +152,7 @@ impl<S: ServedSchema> Half for StateServer<S> {
             .encode(tick32, state, events)
             .map_err(|e| format!("encoding tick {tick}: {e}"))?;
         self.out.push(Transmit {
-            frame: S::FRAME_NAME,
+            frame: self.enc.schema().frame_name(),
             bytes: sent.bytes,
             reliable: sent.reliable,
         });
@@ -149,20 +160,12 @@ impl<S: ServedSchema> Half for StateServer<S> {
     }
 
     fn deliver(&mut self, frame: &str, bytes: &[u8]) -> Result<Value, String> {
-        if frame != S::ACK_NAME {
-            return Err(format!(
-                "the server takes `{}` frames, not `{frame}`",
-                S::ACK_NAME
-            ));
+        let takes = self.enc.schema().ack_name();
+        if frame != takes {
+            return Err(format!("the server takes `{takes}` frames, not `{frame}`"));
         }
         Ok(match self.enc.receive(self.tick, bytes) {
-            Ok(verdict) => json!({
-                "ack": verdict.as_str(),
-                "base": self.enc.acked(),
-                "last_seq": self.enc.last_seq(),
-                "keyframes": self.enc.counters().keyframes,
-                "events_expired": self.enc.counters().events_expired,
-            }),
+            Ok(verdict) => ack_json(verdict, &self.enc),
             Err(e) => json!({"error": e.kind.as_str()}),
         })
     }
@@ -183,11 +186,20 @@ pub struct StateClient<S: AckedSchema> {
     out: Vec<Transmit>,
 }
 
-impl<S: AckedSchema> StateClient<S> {
-    /// A fresh decoder; the writer repeats `keep` inputs until `last_seq` covers them.
+impl<S: AckedSchema + Default> StateClient<S> {
+    /// A fresh decoder of the schema's default value; the writer repeats `keep` inputs until
+    /// `last_seq` covers them.
     pub fn new(keep: usize) -> Self {
+        Self::with_schema(S::default(), keep)
+    }
+}
+
+impl<S: AckedSchema> StateClient<S> {
+    /// A fresh decoder of `schema`; the writer repeats `keep` inputs until `last_seq` covers
+    /// them.
+    pub fn with_schema(schema: S, keep: usize) -> Self {
         StateClient {
-            dec: AckedDecoder::new(),
+            dec: AckedDecoder::with_schema(schema),
             writer: AckWriter::new(keep),
             out: Vec::new(),
         }
@@ -207,9 +219,12 @@ impl<S: ServedSchema> Half for StateClient<S> {
             .writer
             .content(self.dec.ack_tick(), self.dec.keyframe_wanted());
         let mut bytes = Vec::new();
-        S::encode_ack(&ack, &mut bytes).map_err(|e| e.to_string())?;
+        let schema = self.dec.schema();
+        schema
+            .encode_ack(&ack, &mut bytes)
+            .map_err(|e| e.to_string())?;
         self.out.push(Transmit {
-            frame: S::ACK_NAME,
+            frame: schema.ack_name(),
             bytes,
             reliable: false,
         });
@@ -217,11 +232,9 @@ impl<S: ServedSchema> Half for StateClient<S> {
     }
 
     fn deliver(&mut self, frame: &str, bytes: &[u8]) -> Result<Value, String> {
-        if frame != S::FRAME_NAME {
-            return Err(format!(
-                "the client takes `{}` frames, not `{frame}`",
-                S::FRAME_NAME
-            ));
+        let takes = self.dec.schema().frame_name();
+        if frame != takes {
+            return Err(format!("the client takes `{takes}` frames, not `{frame}`"));
         }
         delivery_json(self.dec.deliver(bytes))
     }
@@ -277,11 +290,28 @@ pub fn delivery_json<E: Serialize>(delivery: Delivery<'_, E>) -> Result<Value, S
     })
 }
 
-fn open_server<S: ServedSchema>(_: &Value) -> Box<dyn Half> {
+/// A server half's report of an `ack` it took, as the testee protocol reports it
+/// (conformance/PROTOCOL.md): the encoder's `verdict` on it, then the base, the newest input
+/// sequence and the counters of `enc` after it. Every Rust server half the suite drives reports
+/// through it.
+pub fn ack_json<S: AckedSchema, Q: InputSink>(
+    verdict: AckVerdict,
+    enc: &AckedEncoder<S, Q>,
+) -> Value {
+    json!({
+        "ack": verdict.as_str(),
+        "base": enc.acked(),
+        "last_seq": enc.last_seq(),
+        "keyframes": enc.counters().keyframes,
+        "events_expired": enc.counters().events_expired,
+    })
+}
+
+fn open_server<S: ServedSchema + Default>(_: &Value) -> Box<dyn Half> {
     Box::new(StateServer::<S>::new())
 }
 
-fn open_client<S: ServedSchema>(params: &Value) -> Box<dyn Half> {
+fn open_client<S: ServedSchema + Default>(params: &Value) -> Box<dyn Half> {
     let keep = params
         .get("keep_inputs")
         .and_then(Value::as_u64)
@@ -305,12 +335,14 @@ impl StateSessions {
         Self::default()
     }
 
-    /// Serves the pair of the frame `S` is sent in: `<frame>_server` and `<frame>_client`.
-    pub fn add<S: ServedSchema>(&mut self) -> &mut Self {
+    /// Serves the pair of the frame `S` is sent in: `<frame>_server` and `<frame>_client`,
+    /// each half over the schema's default value (a generated binding's only one).
+    pub fn add<S: ServedSchema + Default>(&mut self) -> &mut Self {
+        let frame = S::default().frame_name();
         self.openers
-            .push((format!("{}_server", S::FRAME_NAME), open_server::<S>));
+            .push((format!("{frame}_server"), open_server::<S>));
         self.openers
-            .push((format!("{}_client", S::FRAME_NAME), open_client::<S>));
+            .push((format!("{frame}_client"), open_client::<S>));
         self
     }
 }
@@ -398,8 +430,8 @@ mod tests {
         assert_eq!(
             names,
             [
-                format!("{}_server", Reference::FRAME_NAME),
-                format!("{}_client", Reference::FRAME_NAME)
+                format!("{}_server", Reference.frame_name()),
+                format!("{}_client", Reference.frame_name())
             ]
         );
         let server = ask(&mut s, "open", json!({"session": names[0]}));
@@ -421,7 +453,7 @@ mod tests {
         let sent = ask(&mut s, "take", json!({"handle": server}));
         let frames = sent["ok"]["frames"].as_array().expect("frames");
         assert_eq!(frames.len(), 1, "{sent}");
-        assert_eq!(frames[0]["frame"], Reference::FRAME_NAME);
+        assert_eq!(frames[0]["frame"], Reference.frame_name());
         let again = ask(&mut s, "take", json!({"handle": server}));
         assert_eq!(again, json!({"ok": {"frames": []}}));
         let shown = ask(
@@ -441,7 +473,7 @@ mod tests {
         assert_eq!(r, json!({"ok": {}}));
         let ack = ask(&mut s, "take", json!({"handle": client}));
         let ack = &ack["ok"]["frames"][0];
-        assert_eq!(ack["frame"], Reference::ACK_NAME);
+        assert_eq!(ack["frame"], Reference.ack_name());
         let taken = ask(
             &mut s,
             "deliver",
@@ -462,11 +494,11 @@ mod tests {
         let mut s = sessions();
         let unknown = ask(&mut s, "open", json!({"session": "acked_middle"}));
         assert!(unknown["unimplemented"].is_string(), "{unknown}");
-        let client = format!("{}_client", Reference::FRAME_NAME);
+        let client = format!("{}_client", Reference.frame_name());
         ask(
             &mut s,
             "open",
-            json!({"session": format!("{}_server", Reference::FRAME_NAME)}),
+            json!({"session": format!("{}_server", Reference.frame_name())}),
         );
         ask(&mut s, "open", json!({"session": client}));
         let kind = |v: &Value| v["error"]["kind"].clone();
@@ -505,7 +537,7 @@ mod tests {
             ),
             (
                 "deliver",
-                json!({"handle": 2, "frame": Reference::FRAME_NAME, "hex": "0"}),
+                json!({"handle": 2, "frame": Reference.frame_name(), "hex": "0"}),
                 "odd",
             ),
             (
@@ -522,7 +554,7 @@ mod tests {
         let undecodable = ask(
             &mut s,
             "deliver",
-            json!({"handle": 2, "frame": Reference::FRAME_NAME, "hex": "ff"}),
+            json!({"handle": 2, "frame": Reference.frame_name(), "hex": "ff"}),
         );
         assert!(
             undecodable["ok"]["report"]["error"].is_string(),

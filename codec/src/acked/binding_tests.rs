@@ -185,15 +185,15 @@ proptest! {
     #[test]
     fn kind_6_and_kind_12_carry_the_same_frames(f in frames()) {
         let mut six = Vec::new();
-        Reference::encode_frame(&f, &mut six).unwrap();
+        Reference.encode_frame(&f, &mut six).unwrap();
         // The frame as kind 6 decodes it (the canonical values of its floats).
-        let f = Reference::decode_frame(&six).unwrap();
+        let f = Reference.decode_frame(&six).unwrap();
         let mut twelve = Vec::new();
-        PackedReference::encode_frame(&f, &mut twelve).unwrap();
-        let back = PackedReference::decode_frame(&twelve).unwrap();
+        PackedReference.encode_frame(&f, &mut twelve).unwrap();
+        let back = PackedReference.decode_frame(&twelve).unwrap();
         prop_assert_eq!(&back, &f);
         let mut six_again = Vec::new();
-        Reference::encode_frame(&back, &mut six_again).unwrap();
+        Reference.encode_frame(&back, &mut six_again).unwrap();
         prop_assert_eq!(six_again, six);
         // The generated kind 12 codec agrees with the schema's conversion.
         prop_assert_eq!(PackedReference::pack_frame(&f).unwrap().to_bytes().unwrap(), twelve.clone());
@@ -206,17 +206,17 @@ proptest! {
     #[test]
     fn every_kind_12_frame_has_its_kind_6_frame(f in frames(), flip in any::<(usize, u8)>()) {
         let mut twelve = Vec::new();
-        PackedReference::encode_frame(&f, &mut twelve).unwrap();
+        PackedReference.encode_frame(&f, &mut twelve).unwrap();
         // A byte changed: most such inputs are refused; those accepted must round-trip.
         let i = flip.0 % twelve.len();
         twelve[i] ^= flip.1;
-        if let Ok(g) = PackedReference::decode_frame(&twelve) {
+        if let Ok(g) = PackedReference.decode_frame(&twelve) {
             let mut six = Vec::new();
-            Reference::encode_frame(&g, &mut six).unwrap();
-            let h = Reference::decode_frame(&six).unwrap();
+            Reference.encode_frame(&g, &mut six).unwrap();
+            let h = Reference.decode_frame(&six).unwrap();
             prop_assert_eq!(&h, &g);
             let mut again = Vec::new();
-            PackedReference::encode_frame(&h, &mut again).unwrap();
+            PackedReference.encode_frame(&h, &mut again).unwrap();
             prop_assert_eq!(again, twelve);
         }
     }
@@ -233,19 +233,19 @@ proptest! {
         cut in any::<bool>(),
     ) {
         let (mut twelve, mut other) = (Vec::new(), Vec::new());
-        PackedReference::encode_frame(&f, &mut twelve).unwrap();
-        PackedReference::encode_frame(&g, &mut other).unwrap();
+        PackedReference.encode_frame(&f, &mut twelve).unwrap();
+        PackedReference.encode_frame(&g, &mut other).unwrap();
         let mut out =
-            crate::acked::staged::<PackedReference>(&PackedReference::decode_frame(&other).unwrap());
+            crate::acked::staged(&PackedReference, &PackedReference.decode_frame(&other).unwrap());
         let i = flip.0 % twelve.len();
         if cut {
             twelve.truncate(i);
         } else {
             twelve[i] ^= flip.1;
         }
-        let want = PackedReference::decode_frame(&twelve);
-        let want = want.map(|f| crate::acked::staged::<PackedReference>(&f));
-        let got = PackedReference::decode_staged(&twelve, &mut out).map(|()| out.clone());
+        let want = PackedReference.decode_frame(&twelve);
+        let want = want.map(|f| crate::acked::staged(&PackedReference, &f));
+        let got = PackedReference.decode_staged(&twelve, &mut out).map(|()| out.clone());
         prop_assert_eq!(got, want);
     }
 
@@ -260,17 +260,17 @@ proptest! {
         cut in any::<bool>(),
     ) {
         let (mut six, mut other) = (Vec::new(), Vec::new());
-        Reference::encode_frame(&f, &mut six).unwrap();
-        Reference::encode_frame(&g, &mut other).unwrap();
-        let mut out = crate::acked::staged::<Reference>(&Reference::decode_frame(&other).unwrap());
+        Reference.encode_frame(&f, &mut six).unwrap();
+        Reference.encode_frame(&g, &mut other).unwrap();
+        let mut out = crate::acked::staged(&Reference, &Reference.decode_frame(&other).unwrap());
         let i = flip.0 % six.len();
         if cut {
             six.truncate(i);
         } else {
             six[i] ^= flip.1;
         }
-        let want = Reference::decode_frame(&six).map(|f| crate::acked::staged::<Reference>(&f));
-        let got = Reference::decode_staged(&six, &mut out).map(|()| out.clone());
+        let want = Reference.decode_frame(&six).map(|f| crate::acked::staged(&Reference, &f));
+        let got = Reference.decode_staged(&six, &mut out).map(|()| out.clone());
         prop_assert_eq!(got, want);
     }
 }
@@ -285,7 +285,9 @@ fn changes_out_of_order_are_refused() {
             changes: ids.iter().map(|&e| c(e)).collect(),
             ..f.clone()
         };
-        let e = PackedReference::encode_frame(&f, &mut Vec::new()).unwrap_err();
+        let e = PackedReference
+            .encode_frame(&f, &mut Vec::new())
+            .unwrap_err();
         assert_eq!(e.kind, ErrorKind::NotAscending, "{ids:?}: {e}");
     }
 }
@@ -347,7 +349,7 @@ fn codes_past_kind_6_are_over_width() {
         (aged, "body.changes[0].age"),
     ] {
         let bytes = body(c).to_bytes().unwrap();
-        let e = PackedReference::decode_frame(&bytes).unwrap_err();
+        let e = PackedReference.decode_frame(&bytes).unwrap_err();
         assert_eq!(
             (e.kind, e.offset),
             (ErrorKind::OverWidth, 19),
@@ -386,8 +388,8 @@ fn a_typical_cube_change_costs_fewer_bytes() {
         ..f
     };
     let (mut six, mut twelve) = (Vec::new(), Vec::new());
-    Reference::encode_frame(&f, &mut six).unwrap();
-    PackedReference::encode_frame(&f, &mut twelve).unwrap();
+    Reference.encode_frame(&f, &mut six).unwrap();
+    PackedReference.encode_frame(&f, &mut twelve).unwrap();
     // Kind 6: 19 header + 4 eid and mask + 7 step + 4 orientation + 1 event count.
     assert_eq!(six.len(), 35);
     // Kind 12: 17 header + (16 count + 5 eid + 6 mask + 9 + 9 + 1 + 1 steps and yaw + 29
@@ -516,7 +518,7 @@ fn staged_change() -> impl Strategy<Value = crate::acked::StagedChange> {
                         q: SmallestThree { largest, rest },
                     }),
                 };
-                Reference::stage(&change)
+                Reference.stage(&change)
             },
         )
 }
@@ -532,37 +534,40 @@ proptest! {
         c in staged_change(),
         tick in prop_oneof![0u32..300, any::<u32>()],
     ) {
-        let want = Reference::apply_staged(base.as_ref(), &c, tick).map(|r| Slot::of(Some(&r)));
-        let mut s = Slot::of(base.as_ref());
-        prop_assert_eq!(s.apply(&c, tick).map(|()| s), want);
+        let want = Reference.apply_staged(base.as_ref(), &c, tick).map(|r| <Slot as DecoderSlot<Reference>>::of(Some(&r)));
+        let mut s = <Slot as DecoderSlot<Reference>>::of(base.as_ref());
+        prop_assert_eq!(s.apply(&Reference, &c, tick).map(|()| s), want);
     }
 
     /// A slot gives back the record it was made of, and hashes as the check hashes the
     /// record: its id, then `write_record`'s bytes.
     #[test]
     fn a_slot_is_its_record(r in applied_record(), eid in any::<u16>()) {
-        let s = Slot::of(Some(&r));
-        prop_assert_eq!(s.record(), Some(r));
+        let s = <Slot as DecoderSlot<Reference>>::of(Some(&r));
+        prop_assert_eq!(DecoderSlot::<Reference>::record(&s), Some(r));
         let mut bytes = eid.to_le_bytes().to_vec();
-        Reference::write_record(&r, &mut bytes);
+        Reference.write_record(&r, &mut bytes);
         prop_assert_eq!(
-            s.hash(Fnv1a32::new(), eid).finish(),
+            s.hash(&Reference, Fnv1a32::new(), eid).finish(),
             Fnv1a32::new().update(&bytes).finish()
         );
-        prop_assert_eq!(s.measured(), Some(r.measured));
-        prop_assert_eq!(s.pose_full(), Some(r.flags.contains(StateFlags::POSE_FULL)));
+        prop_assert_eq!(s.measured(&Reference), Some(r.measured));
+        prop_assert_eq!(s.pose_full(&Reference), Some(r.flags.contains(StateFlags::POSE_FULL)));
     }
 }
 
 #[test]
 fn an_empty_slot_holds_nothing() {
-    let e = Slot::EMPTY;
-    assert!(!e.holds());
-    assert_eq!(e.record(), None);
+    let e = <Slot as DecoderSlot<Reference>>::EMPTY;
+    assert!(!DecoderSlot::<Reference>::holds(&e));
+    assert_eq!(DecoderSlot::<Reference>::record(&e), None);
     let h = Fnv1a32::new().update(&7u16.to_le_bytes()).finish();
-    assert_eq!(e.hash(Fnv1a32::new(), 7).finish(), h);
-    assert_eq!((e.measured(), e.pose_full()), (None, None));
-    assert_eq!(Slot::of(None), e);
+    assert_eq!(e.hash(&Reference, Fnv1a32::new(), 7).finish(), h);
+    assert_eq!(
+        (e.measured(&Reference), e.pose_full(&Reference)),
+        (None, None)
+    );
+    assert_eq!(<Slot as DecoderSlot<Reference>>::of(None), e);
     assert_eq!(std::mem::size_of::<Slot>(), 32);
     assert_eq!(std::mem::align_of::<Slot>(), 32);
 }
@@ -573,9 +578,9 @@ fn a_corrupt_record_still_differs() {
     let r = record((1, 2, 3, 4), 0, 9, (100, 5, 0, 0), None);
     let mut bad = r;
     bad.flags = StateFlags::from_bits(0xfe);
-    let s = Slot::of(Some(&bad));
-    assert_ne!(s, Slot::of(Some(&r)));
-    assert_eq!(s.record(), Some(bad));
+    let s = <Slot as DecoderSlot<Reference>>::of(Some(&bad));
+    assert_ne!(s, <Slot as DecoderSlot<Reference>>::of(Some(&r)));
+    assert_eq!(DecoderSlot::<Reference>::record(&s), Some(bad));
 }
 
 /// The staged change is the wire's integers in 28 bytes, where a generated change takes 88:
@@ -597,7 +602,7 @@ proptest! {
     #[test]
     fn write_record_is_the_generated_writer(r in applied_record()) {
         let mut fast = Vec::new();
-        Reference::write_record(&r, &mut fast);
+        Reference.write_record(&r, &mut fast);
         let mut generated = Vec::new();
         r.write(&mut generated).unwrap();
         prop_assert_eq!(fast, generated);

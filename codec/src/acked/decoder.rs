@@ -479,6 +479,7 @@ struct Scratch {
 /// over any fault of a change, and of the changes' faults the first in frame order is told.
 #[allow(clippy::too_many_arguments)]
 fn apply<S: AckedSchema>(
+    schema: &S,
     live: &mut LiveState<S>,
     held: &VecDeque<Undo<S::Slot>>,
     after_base: usize,
@@ -521,7 +522,7 @@ fn apply<S: AckedSchema>(
     let mut ascending = frame.changes.len();
     let mut last = None;
     for (i, change) in frame.changes.iter().enumerate() {
-        let eid = S::staged_eid(change);
+        let eid = schema.staged_eid(change);
         if last.is_some_and(|l| l >= eid) {
             ascending = i;
             break;
@@ -531,6 +532,7 @@ fn apply<S: AckedSchema>(
     }
     let changes = &frame.changes[..ascending];
     let mut walk = Walk::<S> {
+        schema,
         live,
         tick: frame.tick,
         removed,
@@ -622,7 +624,7 @@ fn walk_touched<S: AckedSchema, const GENERAL: bool>(
         let word_of = |eid: u16| usize::from(eid / 64);
         let mut w = cursors.iter().map(|c| c.word).min().unwrap_or(usize::MAX);
         if let Some(c) = changes.get(next_change) {
-            w = w.min(word_of(S::staged_eid(c)));
+            w = w.min(word_of(walk.schema.staged_eid(c)));
         }
         if GENERAL {
             if let Some(eid) = walk.removed.get(next_removal) {
@@ -652,7 +654,7 @@ fn walk_touched<S: AckedSchema, const GENERAL: bool>(
         }
         let first_change = next_change;
         while let Some(c) = changes.get(next_change) {
-            let eid = S::staged_eid(c);
+            let eid = walk.schema.staged_eid(c);
             if word_of(eid) != w {
                 break;
             }
@@ -683,7 +685,10 @@ fn walk_touched<S: AckedSchema, const GENERAL: bool>(
                     None => walk.live.slot(eid),
                 },
             };
-            let change = named.as_slice().first().filter(|c| S::staged_eid(c) == eid);
+            let change = named
+                .as_slice()
+                .first()
+                .filter(|c| walk.schema.staged_eid(c) == eid);
             if change.is_some() {
                 named.next();
             }
@@ -696,6 +701,7 @@ fn walk_touched<S: AckedSchema, const GENERAL: bool>(
 /// state and the held frames' undo edits, which make the base) and writes (the live state, the
 /// frame's undo edits, the report), and the first faults it found.
 struct Walk<'a, S: AckedSchema> {
+    schema: &'a S,
     live: &'a mut LiveState<S>,
     tick: u32,
     /// The frame's removals, ascending, and the first not yet walked past.
@@ -765,7 +771,7 @@ impl<S: AckedSchema> Walk<'_, S> {
                 let mut next = if is_removed { S::Slot::EMPTY } else { base };
                 // ACK-33: a pose sent with its age is recorded at the tick it was true (the slot's
                 // `apply`: tick minus age).
-                if let Err(why) = next.apply(change, self.tick) {
+                if let Err(why) = next.apply(self.schema, change, self.tick) {
                     self.fault = Some(why);
                     return;
                 }
@@ -788,12 +794,12 @@ impl<S: AckedSchema> Walk<'_, S> {
         let report = &mut self.lists;
         if holds {
             report.changed.push(eid);
-            if let Some(m) = next.measured() {
-                if slot.measured() != Some(m) {
+            if let Some(m) = next.measured(self.schema) {
+                if slot.measured(self.schema) != Some(m) {
                     report.measured.push((eid, m));
                 }
             }
-            if let Some(full) = next.pose_full() {
+            if let Some(full) = next.pose_full(self.schema) {
                 report.tiers.push((eid, full));
             }
         } else {
@@ -812,11 +818,11 @@ const REMOVED_NOT_HELD: Inapplicable = Inapplicable("a removed id the base does 
 
 /// FNV-1a of every record of `state` in ascending id (CHECK-2), hashed from the slots without
 /// writing the records out.
-fn live_check<S: AckedSchema>(state: &LiveState<S>) -> u32 {
+fn live_check<S: AckedSchema>(schema: &S, state: &LiveState<S>) -> u32 {
     state
         .held_slots()
         .fold(crate::rt::Fnv1a32::new(), |h, (eid, slot)| {
-            slot.hash(h, eid)
+            slot.hash(schema, h, eid)
         })
         .finish()
 }
@@ -831,6 +837,8 @@ fn live_check<S: AckedSchema>(state: &LiveState<S>) -> u32 {
 /// documentation for how the states are kept.
 #[derive(Debug, Clone)]
 pub struct AckedDecoder<S: AckedSchema> {
+    /// The schema: how frames decode and changes apply, and the session constants.
+    schema: S,
     /// The state of the last frame shown, edited in place by every frame applied.
     live: LiveState<S>,
     /// The tick of the last frame shown.
@@ -855,16 +863,24 @@ pub struct AckedDecoder<S: AckedSchema> {
     counters: DecoderCounters,
 }
 
-impl<S: AckedSchema> Default for AckedDecoder<S> {
+impl<S: AckedSchema + Default> Default for AckedDecoder<S> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<S: AckedSchema> AckedDecoder<S> {
-    /// A decoder that holds nothing and has shown nothing.
+impl<S: AckedSchema + Default> AckedDecoder<S> {
+    /// A decoder of the schema's default value that holds nothing and has shown nothing.
     pub fn new() -> Self {
+        Self::with_schema(S::default())
+    }
+}
+
+impl<S: AckedSchema> AckedDecoder<S> {
+    /// A decoder of `schema` that holds nothing and has shown nothing.
+    pub fn with_schema(schema: S) -> Self {
         Self {
+            schema,
             live: LiveState::default(),
             shown: None,
             held: VecDeque::new(),
@@ -881,9 +897,14 @@ impl<S: AckedSchema> AckedDecoder<S> {
         }
     }
 
+    /// The schema it decodes.
+    pub fn schema(&self) -> &S {
+        &self.schema
+    }
+
     /// Takes one frame's bytes.
     pub fn deliver(&mut self, bytes: &[u8]) -> Delivery<'_, S::Event> {
-        if let Err(e) = S::decode_staged(bytes, &mut self.frame) {
+        if let Err(e) = self.schema.decode_staged(bytes, &mut self.frame) {
             self.counters.undecodable += 1;
             return Delivery::Undecodable(e);
         }
@@ -918,7 +939,8 @@ impl<S: AckedSchema> AckedDecoder<S> {
         report.tick = frame.tick;
         report.base_tick = frame.base_tick;
         report.keyframe = frame.keyframe;
-        let applied = apply::<S>(
+        let applied = apply(
+            &self.schema,
             &mut self.live,
             &self.held,
             after_base,
@@ -950,7 +972,9 @@ impl<S: AckedSchema> AckedDecoder<S> {
         let frame = &self.frame;
         // ACK-36: a frame that carries a check is held to the check (CHECK-2) of the state it
         // produces.
-        let check = frame.check.map(|c| live_check::<S>(&self.live) == c);
+        let check = frame
+            .check
+            .map(|c| live_check(&self.schema, &self.live) == c);
         match check {
             Some(true) => self.counters.checks_passed += 1,
             Some(false) => self.counters.checks_failed += 1,
@@ -975,7 +999,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
             if self.keyframe_wanted {
                 self.spare.push(undo);
             } else {
-                if self.held.len() >= S::HELD_RING {
+                if self.held.len() >= self.schema.held_ring() {
                     // The oldest held frame's edits lead to a frame no longer held.
                     if let Some(old) = self.held.pop_front() {
                         self.spare.push(old);
@@ -1012,7 +1036,7 @@ impl<S: AckedSchema> AckedDecoder<S> {
 
     /// The check of the state shown (of an empty state before the first frame).
     pub fn state_hash(&self) -> u32 {
-        live_check::<S>(&self.live)
+        live_check(&self.schema, &self.live)
     }
 
     /// The newest input sequence the server said it processed (`last_seq` of the last frame

@@ -135,6 +135,8 @@ pub struct EncoderCounters {
 /// MAX_BUFFERED_INPUTS inputs (the sink's own memory is the sink's).
 #[derive(Debug, Clone)]
 pub struct AckedEncoder<S: AckedSchema, Q> {
+    /// The schema: how records diff and frames encode, and the session constants.
+    schema: S,
     /// ACK-20: with no acknowledged base (the first frame, or an acknowledgement older than the
     /// SENT_RING frames kept) the frame is a keyframe.
     sent: VecDeque<Kept<S::Record>>,
@@ -159,11 +161,20 @@ pub struct AckedEncoder<S: AckedSchema, Q> {
     last_len: usize,
 }
 
-impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
-    /// An encoder for a fresh client whose inputs go to `inputs` (anything that converts into
-    /// the sink: `ackwire_server`'s scheduled inputs convert from an input window).
+impl<S: AckedSchema + Default, Q: InputSink> AckedEncoder<S, Q> {
+    /// An encoder of the schema's default value for a fresh client whose inputs go to `inputs`
+    /// (anything that converts into the sink: `ackwire_server`'s scheduled inputs convert from
+    /// an input window).
     pub fn new(inputs: impl Into<Q>) -> Self {
+        Self::with_schema(S::default(), inputs)
+    }
+}
+
+impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
+    /// An encoder of `schema` for a fresh client whose inputs go to `inputs`.
+    pub fn with_schema(schema: S, inputs: impl Into<Q>) -> Self {
         Self {
+            schema,
             sent: VecDeque::new(),
             live: PagedMap::default(),
             given: None,
@@ -179,6 +190,11 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             counters: EncoderCounters::default(),
             last_len: 0,
         }
+    }
+
+    /// The schema it encodes.
+    pub fn schema(&self) -> &S {
+        &self.schema
     }
 
     /// Also lists the serials of expired events (for tests; unbounded over a long session).
@@ -253,7 +269,7 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         while let Some(p) = self.pending.front() {
             if self.acked_serial.is_some_and(|a| p.serial <= a) {
                 self.pending.pop_front();
-            } else if p.born + S::EVENT_TTL <= frame_no {
+            } else if p.born + self.schema.event_ttl() <= frame_no {
                 self.counters.events_expired += 1;
                 if self.keep_expired {
                     self.expired.push(p.serial);
@@ -311,8 +327,13 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             // frame carries the first check, and a stream encoded every tick from tick 1 checks on
             // the same frames as before.
             check: (frame_no + 1)
-                .is_multiple_of(u64::from(S::CHECK_EVERY))
-                .then(|| state_check::<S>(self.live.iter().map(|(eid, e)| (eid, &e.record)))),
+                .is_multiple_of(u64::from(self.schema.check_every()))
+                .then(|| {
+                    state_check(
+                        &self.schema,
+                        self.live.iter().map(|(eid, e)| (eid, &e.record)),
+                    )
+                }),
             removed,
             changes,
             first_serial: carried.first().map_or(0, |p| p.serial),
@@ -320,9 +341,9 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         };
         let events_through = carried.last().map(|p| p.serial);
         let mut bytes = Vec::with_capacity(self.last_len + self.last_len / 8 + 64);
-        S::encode_frame(&frame, &mut bytes)?;
+        self.schema.encode_frame(&frame, &mut bytes)?;
         self.last_len = bytes.len();
-        let reliable = bytes.len() > S::RELIABLE_ABOVE;
+        let reliable = bytes.len() > self.schema.reliable_above();
         self.counters.frames += 1;
         self.counters.keyframes += u64::from(frame.keyframe);
         self.counters.reliable += u64::from(reliable);
@@ -333,7 +354,7 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         });
         // ACK-1, ACK-20: the server keeps fewer frames (SENT_RING) than the client holds, so every
         // base it names is one the client still holds.
-        while self.sent.len() > S::SENT_RING {
+        while self.sent.len() > self.schema.sent_ring() {
             self.sent.pop_front();
         }
         if self
@@ -353,7 +374,7 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
     fn keyframe_delta(&self, tick: u32) -> Result<(Vec<u16>, Vec<S::Change>), EncodeError> {
         let mut out = (Vec::new(), Vec::with_capacity(self.live.len()));
         for (i, (eid, entry)) in self.live.iter().enumerate() {
-            delta_one::<S>(eid, None, Some(entry), || i, tick, &mut out)?;
+            delta_one(&self.schema, eid, None, Some(entry), || i, tick, &mut out)?;
         }
         Ok(out)
     }
@@ -377,7 +398,9 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             merged.clear();
             merged.reserve(held.len() + log.len());
             let mut newer = log.iter().map(|(e, v)| (*e, v.as_ref())).peekable();
-            for (eid, entry) in held.drain(..) {
+            // Read in place, not drained: the entries are copies, and `merged`, which takes the
+            // old list at the swap, is cleared before it is written again.
+            for &(eid, entry) in &held {
                 while let Some(n) = newer.next_if(|(e, _)| *e < eid) {
                     merged.push(n);
                 }
@@ -392,7 +415,7 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         for (eid, old) in held {
             let new = self.live.get(eid);
             let place = || self.live.rank(eid).unwrap_or(0);
-            delta_one::<S>(eid, old, new, place, tick, &mut out)?;
+            delta_one(&self.schema, eid, old, new, place, tick, &mut out)?;
         }
         Ok(out)
     }
@@ -413,7 +436,15 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         first_seq: u32,
         inputs: impl IntoIterator<Item = (u32, Q::Input)>,
     ) -> AckVerdict {
-        let verdict = if keyframe_request {
+        let verdict = self.take_ack(ack_tick, keyframe_request);
+        self.take_inputs(current, first_seq, inputs, |_, aimed| aimed);
+        verdict
+    }
+
+    /// The base an ack of `ack_tick` (or a keyframe request) leaves: [`on_ack`](Self::on_ack)
+    /// but for the inputs.
+    fn take_ack(&mut self, ack_tick: u32, keyframe_request: bool) -> AckVerdict {
+        if keyframe_request {
             // ACK-26 (AckFlags::KEYFRAME_REQUEST): forget every acknowledgement, ignore those of
             // frames sent before the request, send keyframes until one is acked.
             self.counters.keyframe_requests += 1;
@@ -437,11 +468,24 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         } else {
             self.counters.acks_unknown += 1;
             AckVerdict::Unknown
-        };
-        for (i, (tick, input)) in inputs.into_iter().enumerate() {
+        }
+    }
+
+    /// Takes each input of an ack whose first has `first_seq`, once by sequence number: `aim`
+    /// gives an item's input and the tick it is aimed at (the schema at hand, for a caller
+    /// that holds the encoder mutably).
+    fn take_inputs<T>(
+        &mut self,
+        current: u64,
+        first_seq: u32,
+        inputs: impl IntoIterator<Item = T>,
+        aim: impl Fn(&S, T) -> (u32, Q::Input),
+    ) {
+        for (i, item) in inputs.into_iter().enumerate() {
             let Some(seq) = u32::try_from(u64::from(first_seq) + i as u64).ok() else {
                 break;
             };
+            let (tick, input) = aim(&self.schema, item);
             if seq <= self.last_seq {
                 self.counters.inputs_repeated += 1;
                 continue;
@@ -454,7 +498,6 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             self.inputs.submit(seq, tick, input, current);
             self.counters.inputs_taken += 1;
         }
-        verdict
     }
 
     /// Where the client's inputs go, for its counters.
@@ -524,14 +567,12 @@ impl<S: AckedSchema, Q: InputSink<Input = S::Input>> AckedEncoder<S, Q> {
     /// Takes a kind 7 frame's bytes (see [`on_ack`](Self::on_ack)), each input aimed at the
     /// tick it names.
     pub fn receive(&mut self, current: u64, bytes: &[u8]) -> Result<AckVerdict, DecodeError> {
-        let ack = S::decode_ack(bytes)?;
-        Ok(self.on_ack(
-            current,
-            ack.ack_tick,
-            ack.keyframe_request,
-            ack.first_seq,
-            ack.inputs.into_iter().map(|i| (S::input_tick(&i), i)),
-        ))
+        let ack = self.schema.decode_ack(bytes)?;
+        let verdict = self.take_ack(ack.ack_tick, ack.keyframe_request);
+        self.take_inputs(current, ack.first_seq, ack.inputs, |schema, input| {
+            (schema.input_tick(&input), input)
+        });
+        Ok(verdict)
     }
 }
 
@@ -640,13 +681,13 @@ mod tests {
             if !out.frame.keyframe {
                 // Only a tick the server sent, still in its ring, and acknowledged.
                 assert!(sent.contains(&out.frame.base_tick));
-                assert!(out.frame.base_tick + Reference::SENT_RING as u32 >= t);
+                assert!(out.frame.base_tick + Reference.sent_ring() as u32 >= t);
             }
             sent.push(t);
             for ack in [t + 1, t + 1000, u32::MAX, 0, t.saturating_sub(40), t / 2, t] {
                 e.on_ack(u64::from(t), ack, t % 17 == 0, 0, []);
             }
-            assert!(e.kept() <= Reference::SENT_RING);
+            assert!(e.kept() <= Reference.sent_ring());
         }
         let c = e.counters();
         assert!(c.acks_unknown > 0 && c.acks_old > 0 && c.keyframe_requests > 0);
@@ -683,7 +724,7 @@ mod tests {
             let ev = if t == 1 { vec![shot.clone()] } else { vec![] };
             carried += e.encode(t, one(t), ev).unwrap().frame.events.len();
         }
-        assert_eq!(carried as u64, Reference::EVENT_TTL);
+        assert_eq!(carried as u64, Reference.event_ttl());
         assert_eq!(e.counters().events_expired, 1);
         assert_eq!(e.pending_events(), 0);
     }
@@ -693,7 +734,7 @@ mod tests {
     #[test]
     fn a_check_follows_every_check_every_frames_whatever_the_ticks() {
         // ACK-24.
-        let every = Reference::CHECK_EVERY as usize;
+        let every = Reference.check_every() as usize;
         // Odd ticks only (no odd tick is a multiple of 30, so a rule on ticks never checks),
         // even ticks (30 Hz sends on a 60 Hz simulation: a rule on ticks checks every 15
         // frames), every tick, and every third from tick 7.
@@ -705,10 +746,10 @@ mod tests {
                 let state = one(tick);
                 let out = e.encode(tick, state.clone(), []).unwrap();
                 // What the bytes say, not only the frame value handed back.
-                let sent = Reference::decode_frame(&out.bytes).unwrap();
+                let sent = Reference.decode_frame(&out.bytes).unwrap();
                 assert_eq!(sent.check, out.frame.check);
                 if let Some(check) = sent.check {
-                    assert_eq!(check, server_check::<Reference>(&state));
+                    assert_eq!(check, server_check(&Reference, &state));
                     checked.push(n);
                 }
             }
@@ -729,7 +770,7 @@ mod tests {
     #[test]
     fn a_frame_over_reliable_above_bytes_goes_reliably_and_one_at_it_does_not() {
         // ACK-27.
-        let limit = Reference::RELIABLE_ABOVE;
+        let limit = Reference.reliable_above();
         // Six and seven bytes: together with the changes, frames of every length.
         let hit = crate::protocol::Event::Hit(crate::protocol::Hit {
             attacker: 2,
@@ -777,7 +818,7 @@ mod tests {
                 assert_eq!(out.reliable, len > limit, "{len} bytes");
                 assert_eq!(e.counters().reliable, u64::from(out.reliable));
                 // Still a frame like any other: it decodes to what was encoded.
-                assert_eq!(Reference::decode_frame(&out.bytes).unwrap(), out.frame);
+                assert_eq!(Reference.decode_frame(&out.bytes).unwrap(), out.frame);
                 at |= len == limit;
                 over |= len == limit + 1;
             }

@@ -197,9 +197,10 @@ pub fn run_schema_with<S, Q>(
     turn: bool,
 ) -> Result<Outcome, Broken>
 where
-    S: AckedSchema<Record = EntityState, Change = Change, Event = Event, Input = Input>,
+    S: AckedSchema<Record = EntityState, Change = Change, Event = Event, Input = Input> + Default,
     Q: InputSink<Input = Input>,
 {
+    let schema = S::default();
     let mut world = World::new();
     let mut lives = BTreeMap::new();
     let mut presenter = Presenter::new(s.view.clone());
@@ -286,7 +287,9 @@ where
         });
         let ack = writer.content(dec.ack_tick(), dec.keyframe_wanted());
         let mut bytes = Vec::new();
-        S::encode_ack(&ack, &mut bytes).map_err(|e| e.to_string())?;
+        schema
+            .encode_ack(&ack, &mut bytes)
+            .map_err(|e| e.to_string())?;
         up.send(t, Fate::nth(&s.up, t as usize, healed), bytes);
         // 4. The server's tick.
         let ops = s.script.get(t as usize - 1).map_or(&[][..], |v| &v[..]);
@@ -323,9 +326,11 @@ where
             .encode(t, state.clone(), events.clone())
             .map_err(|e| format!("tick {t}: ordered encode: {e}"))?;
         let mut obytes = Vec::new();
-        Reference::encode_frame(&oframe, &mut obytes).map_err(|e| e.to_string())?;
+        Reference
+            .encode_frame(&oframe, &mut obytes)
+            .map_err(|e| e.to_string())?;
         out.bytes_ordered += obytes.len() as u64;
-        let oframe = Reference::decode_frame(&obytes).map_err(|e| e.to_string())?;
+        let oframe = Reference.decode_frame(&obytes).map_err(|e| e.to_string())?;
         let ostate = odec
             .apply(&oframe)
             .map_err(|e| format!("tick {t}: ordered apply: {}", e.0))?;
@@ -369,7 +374,7 @@ where
             return Err(format!("event {serial} was never shown and did not expire"));
         }
     }
-    if out.max_held > S::HELD_RING || out.max_kept > S::SENT_RING {
+    if out.max_held > schema.held_ring() || out.max_kept > schema.sent_ring() {
         return Err(format!("memory past the rings: {out:?}"));
     }
     Ok(out)

@@ -520,26 +520,44 @@ pub trait AckedSchema: Sized {
     /// canonical fields in u64 words (the reference's [`EntityStateSlot`], 32 aligned bytes,
     /// where the generated record is 36 bytes of odd-sized fields, copied and compared field by
     /// field). Two slots are equal exactly when their records are.
-    type Slot: DecoderSlot<Self::Record, Self::Staged>;
+    type Slot: DecoderSlot<Self>;
 
-    /// Frames the server keeps per client.
-    const SENT_RING: usize = crate::protocol::SENT_RING as usize;
-    /// Frame states the client keeps by tick; larger than [`Self::SENT_RING`].
-    const HELD_RING: usize = crate::protocol::HELD_RING as usize;
-    /// Frames an unacknowledged event is sent in at most.
-    const EVENT_TTL: u64 = crate::protocol::EVENT_TTL as u64;
-    /// A check follows the header of every frame whose tick is a multiple of this.
-    const CHECK_EVERY: u32 = crate::protocol::CHECK_EVERY;
-    /// A frame larger than this many bytes goes on the reliable channel.
-    const RELIABLE_ABOVE: usize = crate::protocol::RELIABLE_ABOVE as usize;
+    /// Frames the server keeps per client (SENT_RING).
+    fn sent_ring(&self) -> usize {
+        crate::protocol::SENT_RING as usize
+    }
+    /// Frame states the client keeps by tick (HELD_RING); larger than [`Self::sent_ring`].
+    fn held_ring(&self) -> usize {
+        crate::protocol::HELD_RING as usize
+    }
+    /// Frames an unacknowledged event is sent in at most (EVENT_TTL).
+    fn event_ttl(&self) -> u64 {
+        crate::protocol::EVENT_TTL as u64
+    }
+    /// A check follows the header of every frame whose tick is a multiple of this
+    /// (CHECK_EVERY).
+    fn check_every(&self) -> u32 {
+        crate::protocol::CHECK_EVERY
+    }
+    /// A frame larger than this many bytes goes on the reliable channel (RELIABLE_ABOVE).
+    fn reliable_above(&self) -> usize {
+        crate::protocol::RELIABLE_ABOVE as usize
+    }
     /// The name of the frame the schema's frames are, in the spec (`acked` for kind 6): what a
     /// session half sends them as and takes them as.
-    const FRAME_NAME: &'static str = "acked";
+    fn frame_name(&self) -> &'static str {
+        "acked"
+    }
+    /// The name of the client's ack frame in the spec (`ack` for kind 7).
+    fn ack_name(&self) -> &'static str {
+        "ack"
+    }
 
     /// The change that turns `base` into `next` in a frame of tick `tick` (`base` is `None`
     /// when the entity comes whole), or `None` when nothing differs. A whole entity always
     /// gives a change.
     fn diff(
+        &self,
         eid: u16,
         base: Option<&Self::Record>,
         next: &Self::Record,
@@ -547,51 +565,54 @@ pub trait AckedSchema: Sized {
     ) -> Result<Option<Self::Change>, EncodeError>;
 
     /// The entity a change is about.
-    fn change_eid(change: &Self::Change) -> u16;
+    fn change_eid(&self, change: &Self::Change) -> u16;
 
     /// `base` (or nothing, when the entity comes whole) with `change` applied, in a frame of
     /// tick `tick`.
     fn apply(
+        &self,
         base: Option<&Self::Record>,
         change: &Self::Change,
         tick: u32,
     ) -> Result<Self::Record, Inapplicable>;
 
     /// Appends the record's canonical bytes (what the check hashes after the u16 eid).
-    fn write_record(record: &Self::Record, out: &mut Vec<u8>);
+    fn write_record(&self, record: &Self::Record, out: &mut Vec<u8>);
 
     /// The tick the record's pose was measured at, if it has one.
-    fn measured(record: &Self::Record) -> Option<u32>;
+    fn measured(&self, record: &Self::Record) -> Option<u32>;
 
     /// Whether the record's pose came full (the tier the client sees), if it has one.
-    fn pose_full(record: &Self::Record) -> Option<bool>;
+    fn pose_full(&self, record: &Self::Record) -> Option<bool>;
 
     /// Writes a frame's bytes.
-    fn encode_frame(frame: &FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), EncodeError>;
+    fn encode_frame(&self, frame: &FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), EncodeError>;
 
     /// Reads a frame from its bytes (canonically: trailing bytes are an error).
-    fn decode_frame(bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError>;
-
-    /// The name of the client's ack frame in the spec (`ack` for kind 7).
-    const ACK_NAME: &'static str = "ack";
+    fn decode_frame(&self, bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError>;
 
     /// Writes a kind 7 frame's bytes.
-    fn encode_ack(ack: &AckContent<Self::Input>, out: &mut Vec<u8>) -> Result<(), EncodeError>;
+    fn encode_ack(
+        &self,
+        ack: &AckContent<Self::Input>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError>;
 
     /// Reads a kind 7 frame from its bytes (canonically).
-    fn decode_ack(bytes: &[u8]) -> Result<AckContent<Self::Input>, DecodeError>;
+    fn decode_ack(&self, bytes: &[u8]) -> Result<AckContent<Self::Input>, DecodeError>;
 
     /// The server tick an input is aimed at.
-    fn input_tick(input: &Self::Input) -> u32;
+    fn input_tick(&self, input: &Self::Input) -> u32;
 
     /// The staged form of `change`: what [`Self::decode_staged`] gives for its bytes.
-    fn stage(change: &Self::Change) -> Self::Staged;
+    fn stage(&self, change: &Self::Change) -> Self::Staged;
 
     /// The entity a staged change is about.
-    fn staged_eid(staged: &Self::Staged) -> u16;
+    fn staged_eid(&self, staged: &Self::Staged) -> u16;
 
     /// [`Self::apply`] of the change `staged` stages: the same record or the same fault.
     fn apply_staged(
+        &self,
         base: Option<&Self::Record>,
         staged: &Self::Staged,
         tick: u32,
@@ -602,23 +623,24 @@ pub trait AckedSchema: Sized {
     /// anything. The [`AckedDecoder`] reads every frame so; a schema that reads into the
     /// buffers, as both reference schemas do, makes a warm delivery allocate nothing (this
     /// default allocates the decoded frame).
-    fn decode_staged(bytes: &[u8], out: &mut StagedFrame<Self>) -> Result<(), DecodeError> {
-        *out = staged::<Self>(&Self::decode_frame(bytes)?);
+    fn decode_staged(&self, bytes: &[u8], out: &mut StagedFrame<Self>) -> Result<(), DecodeError> {
+        *out = staged(self, &self.decode_frame(bytes)?);
         Ok(())
     }
 }
 
-/// A record of type `R` (or none) as the [`AckedDecoder`]'s tables hold it ([`AckedSchema::Slot`]),
-/// and the rule of ACK-21 and ACK-33 for a staged change `C` onto it.
-pub trait DecoderSlot<R, C>: Copy + PartialEq + Debug {
+/// A record of schema `S` (or none) as the [`AckedDecoder`]'s tables hold it
+/// ([`AckedSchema::Slot`]), and the rule of ACK-21 and ACK-33 for a staged change onto it. What
+/// reads the record's fields takes the schema: a schema bound at run time holds its layout.
+pub trait DecoderSlot<S: AckedSchema>: Copy + PartialEq + Debug {
     /// No entity.
     const EMPTY: Self;
 
     /// The slot of `record` (of none).
-    fn of(record: Option<&R>) -> Self;
+    fn of(record: Option<&S::Record>) -> Self;
 
     /// The record the slot holds.
-    fn record(&self) -> Option<R>;
+    fn record(&self) -> Option<S::Record>;
 
     /// Whether the slot holds a record.
     fn holds(&self) -> bool;
@@ -627,18 +649,18 @@ pub trait DecoderSlot<R, C>: Copy + PartialEq + Debug {
     /// empty one when the entity comes whole) in a frame of tick `tick`, leaving the slot of
     /// the record `apply_staged` gives, or the same fault (and the slot holding anything). The
     /// [`AckedDecoder`] applies every change so.
-    fn apply(&mut self, staged: &C, tick: u32) -> Result<(), Inapplicable>;
+    fn apply(&mut self, schema: &S, staged: &S::Staged, tick: u32) -> Result<(), Inapplicable>;
 
     /// [`AckedSchema::measured`] of the slot's record (`None` for none).
-    fn measured(&self) -> Option<u32>;
+    fn measured(&self, schema: &S) -> Option<u32>;
 
     /// [`AckedSchema::pose_full`] of the slot's record (`None` for none).
-    fn pose_full(&self) -> Option<bool>;
+    fn pose_full(&self, schema: &S) -> Option<bool>;
 
     /// The check `h` carried over entity `eid` and the slot's record as the check hashes a
     /// state's records: the id's two bytes, then [`AckedSchema::write_record`]'s (nothing for
     /// none).
-    fn hash(&self, h: crate::rt::Fnv1a32, eid: u16) -> crate::rt::Fnv1a32;
+    fn hash(&self, schema: &S, h: crate::rt::Fnv1a32, eid: u16) -> crate::rt::Fnv1a32;
 }
 
 /// An acked frame of schema `S` as the [`AckedDecoder`] reads it: its changes staged
@@ -647,7 +669,7 @@ pub type StagedFrame<S> = AckedFrame<<S as AckedSchema>::Staged, <S as AckedSche
 
 /// `frame` with its changes staged: what [`AckedSchema::decode_staged`] gives for the frame's
 /// bytes (and, by default, how it gives it).
-pub(crate) fn staged<S: AckedSchema>(frame: &FrameOf<S>) -> StagedFrame<S> {
+pub(crate) fn staged<S: AckedSchema>(schema: &S, frame: &FrameOf<S>) -> StagedFrame<S> {
     AckedFrame {
         tick: frame.tick,
         base_tick: frame.base_tick,
@@ -656,7 +678,7 @@ pub(crate) fn staged<S: AckedSchema>(frame: &FrameOf<S>) -> StagedFrame<S> {
         keyframe: frame.keyframe,
         check: frame.check,
         removed: frame.removed.clone(),
-        changes: frame.changes.iter().map(S::stage).collect(),
+        changes: frame.changes.iter().map(|c| schema.stage(c)).collect(),
         first_serial: frame.first_serial,
         events: frame.events.clone(),
     }
@@ -665,6 +687,7 @@ pub(crate) fn staged<S: AckedSchema>(frame: &FrameOf<S>) -> StagedFrame<S> {
 /// The check of a state (CHECK-2): FNV-1a over every record of the state the frame produces, in
 /// ascending eid, each as its `u16 eid` then the record's canonical bytes.
 pub fn state_check<'a, S: AckedSchema + 'a>(
+    schema: &S,
     records: impl IntoIterator<Item = (u16, &'a S::Record)>,
 ) -> u32 {
     let mut h = crate::rt::Fnv1a32::new();
@@ -672,15 +695,15 @@ pub fn state_check<'a, S: AckedSchema + 'a>(
     for (eid, record) in records {
         buf.clear();
         buf.extend_from_slice(&eid.to_le_bytes());
-        S::write_record(record, &mut buf);
+        schema.write_record(record, &mut buf);
         h = h.update(&buf);
     }
     h.finish()
 }
 
 /// The check of a server-side state (the same value as [`state_check`] of what a client holds).
-pub fn server_check<S: AckedSchema>(state: &ServerState<S::Record>) -> u32 {
-    state_check::<S>(state.iter().map(|(eid, e)| (*eid, &e.record)))
+pub fn server_check<S: AckedSchema>(schema: &S, state: &ServerState<S::Record>) -> u32 {
+    state_check(schema, state.iter().map(|(eid, e)| (*eid, &e.record)))
 }
 
 /// The records of a server-side state, as a client holds them.
@@ -698,6 +721,7 @@ pub fn client_view<R: Clone>(state: &ServerState<R>) -> State<R> {
 /// living a new life removed (the latter whole again), the groups that differ, a position as steps
 /// from the base's.
 pub fn delta<S: AckedSchema>(
+    schema: &S,
     base: Option<&ServerState<S::Record>>,
     next: &ServerState<S::Record>,
     tick: u32,
@@ -707,13 +731,13 @@ pub fn delta<S: AckedSchema>(
     let mut held = base.into_iter().flatten().peekable();
     for (i, (eid, entry)) in next.iter().enumerate() {
         while let Some((gone, old)) = held.next_if(|(id, _)| *id < eid) {
-            delta_one::<S>(*gone, Some(old), None, || i, tick, &mut out)?;
+            delta_one(schema, *gone, Some(old), None, || i, tick, &mut out)?;
         }
         let old = held.next_if(|(id, _)| *id == eid).map(|(_, e)| e);
-        delta_one::<S>(*eid, old, Some(entry), || i, tick, &mut out)?;
+        delta_one(schema, *eid, old, Some(entry), || i, tick, &mut out)?;
     }
     for (gone, old) in held {
-        delta_one::<S>(*gone, Some(old), None, || 0, tick, &mut out)?;
+        delta_one(schema, *gone, Some(old), None, || 0, tick, &mut out)?;
     }
     Ok(out)
 }
@@ -722,6 +746,7 @@ pub fn delta<S: AckedSchema>(
 /// (`new`) and its place there (`place`, for an error's report), into the removed ids and the
 /// changes of `out`.
 pub(crate) fn delta_one<S: AckedSchema>(
+    schema: &S,
     eid: u16,
     old: Option<&Entry<S::Record>>,
     new: Option<&Entry<S::Record>>,
@@ -744,7 +769,7 @@ pub(crate) fn delta_one<S: AckedSchema>(
         }
         None => None,
     };
-    match S::diff(eid, before, &entry.record, tick) {
+    match schema.diff(eid, before, &entry.record, tick) {
         Ok(Some(change)) => changes.push(change),
         Ok(None) if before.is_none() => {
             return Err(EncodeError::new(ErrorKind::InvalidCondition)
@@ -768,6 +793,7 @@ pub(crate) fn delta_one<S: AckedSchema>(
 /// removed id the base does not hold (or removed twice) wins over any fault of a change, and
 /// of the changes' faults the first in frame order is told.
 pub fn apply_frame<S: AckedSchema>(
+    schema: &S,
     base: Option<&State<S::Record>>,
     frame: &FrameOf<S>,
 ) -> Result<State<S::Record>, Inapplicable> {
@@ -802,7 +828,7 @@ pub fn apply_frame<S: AckedSchema>(
     let mut fault = None;
     let mut last: Option<u16> = None;
     for change in &frame.changes {
-        let eid = S::change_eid(change);
+        let eid = schema.change_eid(change);
         if last.is_some_and(|l| l >= eid) {
             fault = Some(Inapplicable("changes not in ascending id order"));
             break;
@@ -816,7 +842,7 @@ pub fn apply_frame<S: AckedSchema>(
         }
         // ACK-5: an entity living a new life under its id is removed, then comes whole.
         let onto = if was_removed { None } else { before };
-        match S::apply(onto, change, frame.tick) {
+        match schema.apply(onto, change, frame.tick) {
             Ok(record) => walk.push(eid, record),
             Err(e) => {
                 fault = Some(e);

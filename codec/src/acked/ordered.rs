@@ -15,20 +15,29 @@ use crate::EncodeError;
 /// per client counting from 1.
 #[derive(Debug, Clone)]
 pub struct OrderedEncoder<S: AckedSchema> {
+    schema: S,
     prev: Option<(u32, ServerState<S::Record>)>,
     next_serial: u32,
 }
 
-impl<S: AckedSchema> Default for OrderedEncoder<S> {
+impl<S: AckedSchema + Default> Default for OrderedEncoder<S> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<S: AckedSchema> OrderedEncoder<S> {
-    /// An encoder that has sent nothing.
+impl<S: AckedSchema + Default> OrderedEncoder<S> {
+    /// An encoder of the schema's default value that has sent nothing.
     pub fn new() -> Self {
+        Self::with_schema(S::default())
+    }
+}
+
+impl<S: AckedSchema> OrderedEncoder<S> {
+    /// An encoder of `schema` that has sent nothing.
+    pub fn with_schema(schema: S) -> Self {
         Self {
+            schema,
             prev: None,
             next_serial: 1,
         }
@@ -43,7 +52,7 @@ impl<S: AckedSchema> OrderedEncoder<S> {
         events: Vec<S::Event>,
     ) -> Result<FrameOf<S>, EncodeError> {
         let base = self.prev.as_ref().map(|(_, s)| s);
-        let (removed, changes) = delta::<S>(base, &next, tick)?;
+        let (removed, changes) = delta(&self.schema, base, &next, tick)?;
         let first_serial = self.next_serial;
         self.next_serial = self.next_serial.wrapping_add(events.len() as u32);
         let frame = AckedFrame {
@@ -53,8 +62,8 @@ impl<S: AckedSchema> OrderedEncoder<S> {
             input_buffer: 0,
             keyframe: self.prev.is_none(),
             check: tick
-                .is_multiple_of(S::CHECK_EVERY)
-                .then(|| server_check::<S>(&next)),
+                .is_multiple_of(self.schema.check_every())
+                .then(|| server_check(&self.schema, &next)),
             removed,
             changes,
             first_serial,
@@ -68,19 +77,30 @@ impl<S: AckedSchema> OrderedEncoder<S> {
 /// Applies ordered frames, each onto the one before it.
 #[derive(Debug, Clone)]
 pub struct OrderedDecoder<S: AckedSchema> {
+    schema: S,
     state: Option<(u32, State<S::Record>)>,
 }
 
-impl<S: AckedSchema> Default for OrderedDecoder<S> {
+impl<S: AckedSchema + Default> Default for OrderedDecoder<S> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<S: AckedSchema> OrderedDecoder<S> {
-    /// A decoder that holds nothing.
+impl<S: AckedSchema + Default> OrderedDecoder<S> {
+    /// A decoder of the schema's default value that holds nothing.
     pub fn new() -> Self {
-        Self { state: None }
+        Self::with_schema(S::default())
+    }
+}
+
+impl<S: AckedSchema> OrderedDecoder<S> {
+    /// A decoder of `schema` that holds nothing.
+    pub fn with_schema(schema: S) -> Self {
+        Self {
+            schema,
+            state: None,
+        }
     }
 
     /// Applies `frame`, which must name the frame before it as its base (or be a keyframe), and
@@ -91,9 +111,9 @@ impl<S: AckedSchema> OrderedDecoder<S> {
             (Some((t, s)), false) if *t == frame.base_tick => Some(s),
             _ => return Err(Inapplicable("an ordered frame not onto the one before it")),
         };
-        let next = apply_frame::<S>(base, frame)?;
+        let next = apply_frame(&self.schema, base, frame)?;
         if let Some(c) = frame.check {
-            if super::state_check::<S>(next.iter().map(|(e, r)| (*e, r))) != c {
+            if super::state_check(&self.schema, next.iter().map(|(e, r)| (*e, r))) != c {
                 return Err(Inapplicable("the check does not match"));
             }
         }

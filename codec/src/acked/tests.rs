@@ -47,21 +47,21 @@ fn frame(
     events: Vec<Event>,
     first_serial: u32,
 ) -> Vec<u8> {
-    let (removed, changes) = delta::<Reference>(base.map(|b| b.1), next, tick).unwrap();
+    let (removed, changes) = delta(&Reference, base.map(|b| b.1), next, tick).unwrap();
     let f = AckedFrame {
         tick,
         base_tick: base.map_or(0, |b| b.0),
         last_seq: 0,
         input_buffer: 0,
         keyframe: base.is_none(),
-        check: Some(server_check::<Reference>(next)),
+        check: Some(server_check(&Reference, next)),
         removed,
         changes,
         first_serial,
         events,
     };
     let mut out = Vec::new();
-    Reference::encode_frame(&f, &mut out).unwrap();
+    Reference.encode_frame(&f, &mut out).unwrap();
     out
 }
 
@@ -87,34 +87,33 @@ fn a_delta_applies_onto_its_base_to_the_next_state() {
         (3, 2, rec(5, false, 3, 9)),
         (4, 1, rec(-7, true, 5, 1)),
     ]);
-    let (removed, changes) = delta::<Reference>(Some(&b), &n, 5).unwrap();
+    let (removed, changes) = delta(&Reference, Some(&b), &n, 5).unwrap();
     assert_eq!(removed, vec![1, 3]);
     assert_eq!(changes.len(), 3);
     assert_eq!(changes[0].age, Some(1), "measured at 4, frame 5");
     let held = client_view(&b);
     let bytes = frame(5, Some((4, &b)), &n, vec![], 0);
-    let f = Reference::decode_frame(&bytes).unwrap();
+    let f = Reference.decode_frame(&bytes).unwrap();
     assert_eq!(
-        apply_frame::<Reference>(Some(&held), &f).unwrap(),
+        apply_frame(&Reference, Some(&held), &f).unwrap(),
         client_view(&n)
     );
     // As a keyframe too.
-    let f = Reference::decode_frame(&frame(5, None, &n, vec![], 0)).unwrap();
-    assert_eq!(apply_frame::<Reference>(None, &f).unwrap(), client_view(&n));
+    let f = Reference
+        .decode_frame(&frame(5, None, &n, vec![], 0))
+        .unwrap();
+    assert_eq!(apply_frame(&Reference, None, &f).unwrap(), client_view(&n));
 }
 
 #[test]
 fn an_unchanged_entity_sends_nothing_and_a_far_pose_out_of_reach_is_refused() {
     // ACK-21, CHECK-5.
     let b = state(&[(1, 1, rec(10, false, 1, 1))]);
-    assert!(delta::<Reference>(Some(&b), &b, 2).unwrap().1.is_empty());
+    assert!(delta(&Reference, Some(&b), &b, 2).unwrap().1.is_empty());
     let n = state(&[(1, 1, rec(40_000, false, 2, 1))]);
-    assert!(delta::<Reference>(Some(&b), &n, 2).is_err());
+    assert!(delta(&Reference, Some(&b), &n, 2).is_err());
     let old = state(&[(1, 1, rec(10, true, 1, 1))]);
-    assert!(
-        delta::<Reference>(None, &old, 300).is_err(),
-        "age over a u8"
-    );
+    assert!(delta(&Reference, None, &old, 300).is_err(), "age over a u8");
 }
 
 #[test]
@@ -190,7 +189,7 @@ fn the_held_ring_is_bounded() {
         assert!(matches!(d.deliver(&bytes), Delivery::Shown(_)));
         prev = Some(s);
     }
-    assert_eq!(d.held(), Reference::HELD_RING);
+    assert_eq!(d.held(), Reference.held_ring());
 }
 
 #[test]
@@ -232,10 +231,10 @@ fn the_ack_writer_repeats_inputs_until_the_server_took_them() {
     assert_eq!((f.first_seq, f.inputs.len()), (0, 0));
     // The kind 7 frame of the reference schema: no first_seq without inputs.
     let mut bytes = Vec::new();
-    Reference::encode_ack(&f, &mut bytes).unwrap();
+    Reference.encode_ack(&f, &mut bytes).unwrap();
     let back = <crate::protocol::Ack as crate::rt::Frame>::decode(&bytes).unwrap();
     assert_eq!((back.ack_tick, back.first_seq), (9, None));
-    assert_eq!(Reference::decode_ack(&bytes).unwrap(), f);
+    assert_eq!(Reference.decode_ack(&bytes).unwrap(), f);
 }
 
 #[test]
@@ -342,7 +341,7 @@ fn interleaved_removals_and_new_entities_move_each_entry_at_most_once() {
     let mut d = AckedDecoder::<Reference>::new();
     d.deliver(&frame(1, None, &base, vec![], 0));
     let bytes = frame(2, Some((1, &base)), &next, vec![], 0);
-    let f = Reference::decode_frame(&bytes).unwrap();
+    let f = Reference.decode_frame(&bytes).unwrap();
     assert_eq!((f.removed.len(), f.changes.len()), (4096, 4096));
     moves::take();
     let Delivery::Shown(r) = d.deliver(&bytes) else {
@@ -378,7 +377,7 @@ fn the_largest_removal_list_onto_the_largest_base_moves_nothing() {
     d.deliver(&frame(1, None, &base, vec![], 0));
     let bytes = frame(2, Some((1, &base)), &ServerState::new(), vec![], 0);
     assert_eq!(
-        Reference::decode_frame(&bytes).unwrap().removed.len(),
+        Reference.decode_frame(&bytes).unwrap().removed.len(),
         usize::from(u16::MAX)
     );
     moves::take();
@@ -397,7 +396,8 @@ fn the_merge_walk_keeps_the_faults_of_one_at_a_time() {
         .map(|e| (e, rec(i32::from(e), true, 1, 1)))
         .collect();
     let whole = |eid| {
-        Reference::diff(eid, None, &rec(9, true, 2, 2), 2)
+        Reference
+            .diff(eid, None, &rec(9, true, 2, 2), 2)
             .unwrap()
             .unwrap()
     };
@@ -405,7 +405,7 @@ fn the_merge_walk_keeps_the_faults_of_one_at_a_time() {
         let from = rec(9, true, 2, 2);
         let mut to = from;
         to.hp = 50;
-        Reference::diff(eid, Some(&from), &to, 2).unwrap().unwrap()
+        Reference.diff(eid, Some(&from), &to, 2).unwrap().unwrap()
     };
     let f = |keyframe: bool, removed: Vec<u16>, changes: Vec<Change>| AckedFrame {
         tick: 2,
@@ -457,8 +457,8 @@ fn the_merge_walk_keeps_the_faults_of_one_at_a_time() {
         (f(true, vec![], vec![whole(8)]), Ok(vec![8])),
     ];
     for (i, (frame, want)) in cases.into_iter().enumerate() {
-        let got = apply_frame::<Reference>(Some(&base), &frame);
-        let reference = crate::fuzzing::apply_one_by_one::<Reference>(Some(&base), &frame);
+        let got = apply_frame(&Reference, Some(&base), &frame);
+        let reference = crate::fuzzing::apply_one_by_one(&Reference, Some(&base), &frame);
         assert_eq!(
             got.as_ref()
                 .map(|s| s.keys().copied().collect::<Vec<_>>())
@@ -493,7 +493,7 @@ fn unchecked(
     base: Option<(u32, &ServerState<EntityState>)>,
     next: &ServerState<EntityState>,
 ) -> Vec<u8> {
-    let (removed, changes) = delta::<Reference>(base.map(|b| b.1), next, tick).unwrap();
+    let (removed, changes) = delta(&Reference, base.map(|b| b.1), next, tick).unwrap();
     let f = AckedFrame {
         tick,
         base_tick: base.map_or(0, |b| b.0),
@@ -507,7 +507,7 @@ fn unchecked(
         events: vec![],
     };
     let mut out = Vec::new();
-    Reference::encode_frame(&f, &mut out).unwrap();
+    Reference.encode_frame(&f, &mut out).unwrap();
     out
 }
 
@@ -533,7 +533,7 @@ fn a_frame_costs_its_changes_and_the_entities_they_touch_never_the_world() {
             let next = moved_world(n, moving, t);
             let b = t.saturating_sub(6).max(1);
             let bytes = unchecked(t, Some((b, &states[b as usize - 1])), &next);
-            let f = Reference::decode_frame(&bytes).unwrap();
+            let f = Reference.decode_frame(&bytes).unwrap();
             moves::take();
             moves::take_touched();
             let Delivery::Shown(r) = d.deliver(&bytes) else {
@@ -605,7 +605,7 @@ fn every_held_frame_is_a_base_whatever_bases_the_frames_between_named() {
         assert_eq!((&r.changed, &r.gone), (&changed, &gone), "frame {t}");
         states.push(next);
     }
-    assert_eq!(d.held(), Reference::HELD_RING);
+    assert_eq!(d.held(), Reference.held_ring());
 }
 
 /// The decoder reads frames with [`AckedSchema::decode_staged`], reusing the lists of the frame
@@ -620,7 +620,7 @@ fn decoding_into_reused_buffers_agrees_with_the_generated_decoder() {
         frame(2, Some((1, &s1)), &s2, vec![shot(1), shot(2)], 1),
         frame(3, Some((2, &s2)), &s1, vec![], 0),
     ];
-    let mut out = super::staged::<Reference>(&Reference::decode_frame(&frames[1]).unwrap());
+    let mut out = super::staged(&Reference, &Reference.decode_frame(&frames[1]).unwrap());
     let mut inputs: Vec<Vec<u8>> = Vec::new();
     for f in &frames {
         for len in 0..=f.len() {
@@ -647,15 +647,19 @@ fn decoding_into_reused_buffers_agrees_with_the_generated_decoder() {
     }
     let mut accepted = 0;
     for bytes in &inputs {
-        let want = Reference::decode_frame(bytes).map(|f| super::staged::<Reference>(&f));
-        let got = Reference::decode_staged(bytes, &mut out).map(|()| out.clone());
+        let want = Reference
+            .decode_frame(bytes)
+            .map(|f| super::staged(&Reference, &f));
+        let got = Reference
+            .decode_staged(bytes, &mut out)
+            .map(|()| out.clone());
         assert_eq!(got, want, "{bytes:02x?}");
         accepted += usize::from(want.is_ok());
     }
     let non_finite = inputs
         .iter()
         .filter(|b| {
-            matches!(Reference::decode_frame(b), Err(e) if e.kind == crate::ErrorKind::NonFinite)
+            matches!(Reference.decode_frame(b), Err(e) if e.kind == crate::ErrorKind::NonFinite)
         })
         .count();
     assert!(non_finite > 10, "{non_finite} non-finite floats");
@@ -710,7 +714,7 @@ fn the_record_bytes_are_the_generated_writers() {
         }
         let (mut want, mut got) = (vec![7u8], vec![7u8]);
         r.write(&mut want).unwrap();
-        Reference::write_record(&r, &mut got);
+        Reference.write_record(&r, &mut got);
         assert_eq!(got, want, "{r:?}");
     }
 }
@@ -729,46 +733,46 @@ fn the_orientation_travels_whole_and_stays_for_the_life() {
     let mut a = rec(100, false, 5, 50);
     a.orient = q([0.0, 0.0, 0.6, 0.8]);
     a.flags.set(StateFlags::ORIENTED, true);
-    let whole = Reference::diff(4, None, &a, 5).unwrap().unwrap();
+    let whole = Reference.diff(4, None, &a, 5).unwrap().unwrap();
     assert!(whole.mask.contains(ChangeMask::ORIENT));
     assert_eq!(whole.orient, a.orient);
-    let applied = Reference::apply(None, &whole, 5).unwrap();
+    let applied = Reference.apply(None, &whole, 5).unwrap();
     assert_eq!(applied, a);
     // A turn alone: only the orientation group.
     let mut b = a;
     b.orient = q([0.6, 0.0, 0.0, 0.8]);
-    let turn = Reference::diff(4, Some(&a), &b, 6).unwrap().unwrap();
+    let turn = Reference.diff(4, Some(&a), &b, 6).unwrap().unwrap();
     assert_eq!(turn.mask, ChangeMask::empty().with(ChangeMask::ORIENT));
-    assert_eq!(Reference::apply(Some(&a), &turn, 6).unwrap(), b);
+    assert_eq!(Reference.apply(Some(&a), &turn, 6).unwrap(), b);
     // A move alone leaves the orientation (and the ORIENTED bit) as the base's.
     let mut c = b;
     c.x += 9;
     c.measured = 7;
-    let step = Reference::diff(4, Some(&b), &c, 7).unwrap().unwrap();
+    let step = Reference.diff(4, Some(&b), &c, 7).unwrap().unwrap();
     assert!(!step.mask.contains(ChangeMask::ORIENT));
-    let moved = Reference::apply(Some(&b), &step, 7).unwrap();
+    let moved = Reference.apply(Some(&b), &step, 7).unwrap();
     assert_eq!(moved, c);
     assert!(moved.flags.contains(StateFlags::ORIENTED));
     // The same orientation again sends nothing.
-    assert_eq!(Reference::diff(4, Some(&c), &c, 8).unwrap(), None);
+    assert_eq!(Reference.diff(4, Some(&c), &c, 8).unwrap(), None);
     // Dropping it is refused; so is an ORIENTED bit without an orientation.
     let mut dropped = c;
     dropped.orient = None;
     dropped.flags.set(StateFlags::ORIENTED, false);
-    let e = Reference::diff(4, Some(&c), &dropped, 8).unwrap_err();
+    let e = Reference.diff(4, Some(&c), &dropped, 8).unwrap_err();
     assert_eq!(
         (e.kind, e.path.to_string()),
         (ErrorKind::InvalidCondition, String::from("orient"))
     );
     let mut liar = c;
     liar.orient = None;
-    assert!(Reference::diff(4, None, &liar, 8).is_err());
+    assert!(Reference.diff(4, None, &liar, 8).is_err());
     // A record without an orientation has exactly the 24 bytes it had before issue 19.
     let mut bytes = Vec::new();
-    Reference::write_record(&rec(100, false, 5, 50), &mut bytes);
+    Reference.write_record(&rec(100, false, 5, 50), &mut bytes);
     assert_eq!(bytes.len(), 24);
     bytes.clear();
-    Reference::write_record(&c, &mut bytes);
+    Reference.write_record(&c, &mut bytes);
     assert_eq!(bytes.len(), 28);
 }
 
@@ -779,21 +783,24 @@ fn the_orientation_travels_whole_and_stays_for_the_life() {
 fn a_position_arrives_as_the_same_whole_steps_full_or_stepped() {
     let edge = (1 << 24) - 1;
     for x in [0, 1, -1, 300, 16_383, -16_383, edge, -edge] {
-        let c = Reference::diff(1, None, &rec(x, true, 7, 1), 7)
+        let c = Reference
+            .diff(1, None, &rec(x, true, 7, 1), 7)
             .unwrap()
             .unwrap();
-        let got = Reference::apply(None, &c, 7).unwrap();
+        let got = Reference.apply(None, &c, 7).unwrap();
         assert_eq!((got.x, got.y, got.z, got.measured), (x, -x, 3, 7), "x {x}");
     }
     let base = rec(250, false, 5, 1);
-    let step = Reference::diff(1, Some(&base), &rec(300, false, 6, 1), 7)
+    let step = Reference
+        .diff(1, Some(&base), &rec(300, false, 6, 1), 7)
         .unwrap()
         .unwrap();
-    let stepped = Reference::apply(Some(&base), &step, 7).unwrap();
-    let full = Reference::diff(1, None, &rec(300, true, 6, 1), 7)
+    let stepped = Reference.apply(Some(&base), &step, 7).unwrap();
+    let full = Reference
+        .diff(1, None, &rec(300, true, 6, 1), 7)
         .unwrap()
         .unwrap();
-    let full = Reference::apply(None, &full, 7).unwrap();
+    let full = Reference.apply(None, &full, 7).unwrap();
     assert_eq!(
         (stepped.x, stepped.y, stepped.z, stepped.measured),
         (full.x, full.y, full.z, full.measured)

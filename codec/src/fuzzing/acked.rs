@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 /// ascending order is a fault) onto what remains, a removed id's change coming whole. The reference
 /// [`apply_frame`](crate::acked::apply_frame) must agree with, fault for fault.
 pub fn apply_one_by_one<S: AckedSchema>(
+    schema: &S,
     base: Option<&State<S::Record>>,
     frame: &FrameOf<S>,
 ) -> Result<BTreeMap<u16, S::Record>, Inapplicable> {
@@ -46,12 +47,12 @@ pub fn apply_one_by_one<S: AckedSchema>(
     }
     let mut last: Option<u16> = None;
     for change in &frame.changes {
-        let eid = S::change_eid(change);
+        let eid = schema.change_eid(change);
         if last.is_some_and(|l| l >= eid) {
             return Err(Inapplicable("changes not in ascending id order"));
         }
         last = Some(eid);
-        let record = S::apply(state.get(&eid), change, frame.tick)?;
+        let record = schema.apply(state.get(&eid), change, frame.tick)?;
         state.insert(eid, record);
     }
     Ok(state)
@@ -265,7 +266,7 @@ pub fn acked_hostile(data: &[u8]) -> HostileReport {
             } else {
                 base.as_ref().and_then(|b| b.get(&eid).copied())
             };
-            let Ok(Some(mut change)) = Reference::diff(eid, against.as_ref(), &next, t) else {
+            let Ok(Some(mut change)) = Reference.diff(eid, against.as_ref(), &next, t) else {
                 continue;
             };
             if i == faulty && fault == 1 && change.mask.contains(ChangeMask::POSE) {
@@ -299,14 +300,14 @@ pub fn acked_hostile(data: &[u8]) -> HostileReport {
             first_serial,
             events,
         };
-        let expected = apply_one_by_one::<Reference>(base.as_ref(), &frame);
+        let expected = apply_one_by_one(&Reference, base.as_ref(), &frame);
         frame.check = match (src.byte() % 4, &expected) {
             (0, _) => Some(src.u32()),
-            (1, Ok(s)) => Some(state_check::<Reference>(s.iter().map(|(e, r)| (*e, r)))),
+            (1, Ok(s)) => Some(state_check(&Reference, s.iter().map(|(e, r)| (*e, r)))),
             _ => None,
         };
         let mut bytes = Vec::new();
-        if Reference::encode_frame(&frame, &mut bytes).is_err() {
+        if Reference.encode_frame(&frame, &mut bytes).is_err() {
             continue;
         }
         let before = dec.shown().map(|(t, s)| (t, s.to_state()));
@@ -334,7 +335,7 @@ pub fn acked_hostile(data: &[u8]) -> HostileReport {
                 seen.most_removed = seen.most_removed.max(frame.removed.len());
                 seen.most_entities = seen.most_entities.max(got.len());
                 shown.insert(t, got.to_state());
-                while shown.len() > Reference::HELD_RING + 1 {
+                while shown.len() > Reference.held_ring() + 1 {
                     shown.pop_first();
                 }
                 last_tick = t;
@@ -363,7 +364,7 @@ pub fn acked_hostile(data: &[u8]) -> HostileReport {
             Delivery::Undecodable(e) => panic!("an encoded frame does not decode: {e}"),
         }
         assert!(
-            dec.held() <= Reference::HELD_RING,
+            dec.held() <= Reference.held_ring(),
             "{} states held",
             dec.held()
         );

@@ -50,7 +50,7 @@ use ackwire_server::acked::{
 };
 use ackwire_server::input_schedule::InputWindow;
 use ackwire_server::relevance::TierBoundary;
-use ackwire_server::testee::delivery_json;
+use ackwire_server::testee::{ack_json, delivery_json};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -121,7 +121,7 @@ pub fn open(name: &str, params_json: &Value) -> Option<Result<Box<dyn Session>, 
         Ok(p) => p,
         Err(e) => return Some(Err(e)),
     };
-    fn server<S: AckedSchema>(p: Params) -> AckedServer<S> {
+    fn server<S: AckedSchema + Default>(p: Params) -> AckedServer<S> {
         AckedServer {
             world: World::new(),
             lives: BTreeMap::new(),
@@ -129,7 +129,7 @@ pub fn open(name: &str, params_json: &Value) -> Option<Result<Box<dyn Session>, 
             tick: 0,
         }
     }
-    fn client<S: AckedSchema>(p: Params) -> AckedClient<S> {
+    fn client<S: AckedSchema + Default>(p: Params) -> AckedClient<S> {
         AckedClient {
             half: session::AckedClient::new(p.keep),
             lead: p.lead,
@@ -305,13 +305,7 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'stati
                 .half
                 .handle_frame(Now::new(self.tick, now_ms), frame, bytes)
             {
-                Ok(r) => json!({
-                    "ack": r.verdict.as_str(),
-                    "base": r.base,
-                    "last_seq": r.last_seq,
-                    "keyframes": r.counters.keyframes,
-                    "events_expired": r.counters.events_expired,
-                }),
+                Ok(r) => ack_json(r.verdict, self.half.machine()),
                 Err(SessionError::Decode(e)) => json!({"error": e.kind.as_str()}),
                 Err(SessionError::UnexpectedFrame(_)) => {
                     return Err(format!(
@@ -361,7 +355,7 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input> + 'stati
             Err(SessionError::UnexpectedFrame(_)) => {
                 return Err(format!(
                     "the acked client takes `{}` frames, not `{frame}`",
-                    S::FRAME_NAME
+                    self.half.machine().schema().frame_name()
                 ))
             }
             Err(e) => return Err(e.to_string()),
@@ -824,7 +818,9 @@ mod tests {
                     let len = crate::frame_json::parse_hex(&f.hex).unwrap().len();
                     assert_eq!(
                         f.reliable,
-                        len > <ackwire_codec::acked::Reference as ackwire_codec::acked::AckedSchema>::RELIABLE_ABOVE,
+                        len > ackwire_codec::acked::AckedSchema::reliable_above(
+                            &ackwire_codec::acked::Reference
+                        ),
                         "{}: a frame of {len} bytes",
                         v.name
                     );

@@ -64,7 +64,7 @@ struct AgainstBase<S: AckedSchema> {
     measured: BTreeMap<u32, BTreeMap<u16, u32>>,
 }
 
-impl<S: AckedSchema> AgainstBase<S> {
+impl<S: AckedSchema + Default> AgainstBase<S> {
     fn new(inner: Box<dyn Session>) -> Self {
         AgainstBase {
             inner,
@@ -90,7 +90,7 @@ impl<S: AckedSchema> Session for AgainstBase<S> {
         };
         let now: BTreeMap<u16, u32> = state
             .iter()
-            .filter_map(|(eid, record)| S::measured(&record).map(|t| (eid, t)))
+            .filter_map(|(eid, record)| self.decoder.schema().measured(&record).map(|t| (eid, t)))
             .collect();
         let empty = BTreeMap::new();
         let base = match self.measured.get(&base_tick) {
@@ -107,7 +107,7 @@ impl<S: AckedSchema> Session for AgainstBase<S> {
         }
         self.measured.insert(tick, now);
         // A base is one of the frames the decoder holds; older ones are never named again.
-        while self.measured.len() > 2 * S::HELD_RING {
+        while self.measured.len() > 2 * self.decoder.schema().held_ring() {
             self.measured.pop_first();
         }
         Ok(report)

@@ -103,17 +103,18 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// The check of what a client shows.
-fn shown_check<S: AckedSchema>(live: &LiveState<S>) -> u32 {
+fn shown_check<S: AckedSchema>(schema: &S, live: &LiveState<S>) -> u32 {
     let held = live.to_state();
-    state_check::<S>(held.iter().map(|(e, r)| (*e, r)))
+    state_check(schema, held.iter().map(|(e, r)| (*e, r)))
 }
 
 /// Runs the arena as `setup` says, in the frames of schema `S`; the first broken promise is
 /// the error, with its tick.
 pub fn run<S>(setup: Setup) -> Result<Run, String>
 where
-    S: AckedSchema<Record = Entity, Event = ArenaEvent, Input = Command> + 'static,
+    S: AckedSchema<Record = Entity, Event = ArenaEvent, Input = Command> + Default + 'static,
 {
+    let schema = S::default();
     let Setup {
         seed,
         clients,
@@ -152,7 +153,7 @@ where
                 let now = Now::new(u64::from(t), 0);
                 match c
                     .half
-                    .handle_frame(now, S::FRAME_NAME, &bytes)
+                    .handle_frame(now, schema.frame_name(), &bytes)
                     .map_err(|e| e.to_string())?
                 {
                     Delivery::Shown(report) => {
@@ -165,10 +166,10 @@ where
                         }
                         out.checks += u32::from(report.check.is_some());
                         let (tick, live) = c.half.machine().shown().ok_or("shown nothing")?;
-                        let got = shown_check(live);
+                        let got = shown_check(&schema, live);
                         let want = history
                             .get(&tick)
-                            .map(server_check::<S>)
+                            .map(|s| server_check(&schema, s))
                             .ok_or_else(|| format!("tick {t}: no S_N of tick {tick}"))?;
                         if got != want {
                             return Err(format!(
@@ -243,13 +244,13 @@ where
                 .send(t, Fate::nth(&c.fates, t as usize, healed), sent.bytes);
         }
     }
-    let last = history.get(&ticks).map(server_check::<S>);
+    let last = history.get(&ticks).map(|s| server_check(&schema, s));
     for c in &cs {
         let shown = c
             .half
             .machine()
             .shown()
-            .map(|(tick, live)| (tick, shown_check(live)));
+            .map(|(tick, live)| (tick, shown_check(&schema, live)));
         if shown.map(|s| s.1) != last || shown.map(|s| s.0) != Some(ticks) {
             return Err(format!(
                 "after healing, player {}'s client shows {shown:?}, not tick {ticks}",

@@ -10,7 +10,7 @@ mod shapes {
 
 use ackwire_codec::acked::DecoderSlot;
 use ackwire_codec::rt::{BitSet, Fnv1a32};
-use shapes::{Shield, Unit, UnitFlags, UnitSlot};
+use shapes::{Shield, Unit, UnitFlags, UnitSlot, Units};
 
 fn unit(power: f64, level: u8) -> Unit {
     Unit {
@@ -25,13 +25,18 @@ fn unit(power: f64, level: u8) -> Unit {
 fn a_quantized_field_of_an_optional_group_survives_the_slot() {
     // 12.5 is 100 steps of 1/8: the record the slot gives back is the one it was given.
     let u = unit(12.5, 5);
-    let slot = UnitSlot::of(Some(&u));
-    assert_eq!(slot.record(), Some(u));
+    let slot = <UnitSlot as DecoderSlot<Units>>::of(Some(&u));
+    assert_eq!(DecoderSlot::<Units>::record(&slot), Some(u));
     // The check hashes the integer: a value that quantizes to the same step hashes the same,
     // another step differently.
-    let h = |u: &Unit| UnitSlot::of(Some(u)).hash(Fnv1a32::new(), 7).finish();
+    let h = |u: &Unit| {
+        <UnitSlot as DecoderSlot<Units>>::of(Some(u))
+            .hash(&Units, Fnv1a32::new(), 7)
+            .finish()
+    };
     assert_eq!(h(&u), h(&unit(12.52, 5)));
     assert_ne!(h(&u), h(&unit(12.625, 5)));
     assert_ne!(h(&u), h(&unit(12.5, 4)));
-    assert_eq!(UnitSlot::of(None).record(), None);
+    let none = <UnitSlot as DecoderSlot<Units>>::of(None);
+    assert_eq!(DecoderSlot::<Units>::record(&none), None);
 }

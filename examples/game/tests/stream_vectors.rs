@@ -12,7 +12,7 @@ use ackwire_server::testee::{ServedSchema, StateClient, StateServer, DEFAULT_KEE
 use serde_json::json;
 use std::path::Path;
 
-fn replay_with<S: ServedSchema>(v: &StreamVector) {
+fn replay_with<S: ServedSchema + Default>(v: &StreamVector) {
     let keep = v.params["keep_inputs"]
         .as_u64()
         .map_or(DEFAULT_KEEP_INPUTS, |k| k as usize);

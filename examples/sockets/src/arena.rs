@@ -55,7 +55,7 @@ impl ArenaStream {
         }
         let events = self.world.step(tick, &commands);
         let state = self.world.state(tick);
-        let hash = server_check::<Arena>(&state);
+        let hash = server_check(&Arena, &state);
         let out = self
             .enc
             .encode(tick, state, events)
@@ -68,7 +68,7 @@ impl ArenaStream {
             }
         }
         let frames = vec![Transmit {
-            frame: Arena::FRAME_NAME,
+            frame: Arena.frame_name(),
             bytes: out.bytes,
             reliable: out.reliable,
         }];
@@ -109,7 +109,7 @@ mod tests {
             writer.push(bot.bot(t + 2));
             let ack = writer.content(decoder.ack_tick(), decoder.keyframe_wanted());
             let mut bytes = Vec::new();
-            Arena::encode_ack(&ack, &mut bytes).unwrap();
+            Arena.encode_ack(&ack, &mut bytes).unwrap();
             server.ack(&bytes).unwrap();
         }
         assert!(server.ack(&[7, 0xff]).is_err(), "a hostile ack is an error");

@@ -123,7 +123,7 @@ impl CubeStream {
         self.mirror(&changed);
         self.tick += 1;
         let tick = self.tick;
-        let hash = server_check::<Reference>(&self.shadow.present(tick, &self.world));
+        let hash = server_check(&Reference, &self.shadow.present(tick, &self.world));
         // SRV-12: inputs execute on the tick they name; the cubes do not act on them.
         while self
             .half
@@ -202,7 +202,7 @@ mod tests {
             writer.confirm(decoder.last_seq());
             let ack = writer.content(decoder.ack_tick(), decoder.keyframe_wanted());
             let mut bytes = Vec::new();
-            Reference::encode_ack(&ack, &mut bytes).unwrap();
+            Reference.encode_ack(&ack, &mut bytes).unwrap();
             server.ack(t * 16 + 1, &bytes).unwrap();
         }
         assert_eq!(shown, 120);

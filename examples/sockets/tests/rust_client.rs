@@ -72,7 +72,7 @@ fn run(skew: u32) -> (bool, String) {
         });
         let ack = writer.content(decoder.ack_tick(), decoder.keyframe_wanted());
         let mut bytes = Vec::new();
-        Reference::encode_ack(&ack, &mut bytes).unwrap();
+        Reference.encode_ack(&ack, &mut bytes).unwrap();
         socket.send(&bytes).unwrap();
     }
     let mut rest = String::new();

@@ -9,13 +9,14 @@
 //!
 //! It holds every value a group declares: integers (quantized or ranged), floats, bools, ticks,
 //! bit sets and smallest-three quaternions (a [`Record`] word each: a float's bits, a bit set's
-//! bits, a quaternion's packed word as the generated slot keeps it). What it cannot hold is a
-//! state whose session constants differ from the machines' defaults (they are the schema type's
-//! associated constants), named in a note by [`unsupported`].
+//! bits, a quaternion's packed word as the generated slot keeps it), and the session constants
+//! the layout declares (SENT_RING, HELD_RING, EVENT_TTL, CHECK_EVERY, RELIABLE_ABOVE), which
+//! the machines read from the schema value. What it cannot hold is named in a note by
+//! [`unsupported`].
 //!
-//! The machines' schema trait has no receiver, so the schemas [`Interp`] (the byte-aligned
-//! frame) and [`InterpPacked`] (the packed one) read the binding the thread [`enter`]ed. A change,
-//! an event and an input are their JSON forms, read and written by the run-time codec
+//! The schemas [`Interp`] (the byte-aligned frame) and [`InterpPacked`] (the packed one) hold
+//! the binding they run. A change, an event and an input are their JSON forms, read and
+//! written by the run-time codec
 //! ([`crate::interp`]); a record is its fields' integers in a fixed array ([`Record`]), so that
 //! the decoder's slot copies it as the generated slot does.
 //!
@@ -37,7 +38,6 @@ use ackwire_spec::lower::Lowering;
 use ackwire_spec::model::{BitKind, Item, Spec, Type};
 use ackwire_spec::state::{Carry, FormPlan, FormRole, Holds, ProfilePlan, StatePlan, Value};
 use serde_json::{json, Map, Value as Json};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -75,6 +75,49 @@ pub struct Binding {
     flag_bits: Vec<(String, u8)>,
     /// The named bits of each bit set a group field holds, by the set's name.
     bit_sets: BTreeMap<String, Vec<NamedBit>>,
+    /// The session constants the machines run with.
+    constants: Constants,
+    /// The frames' names (byte-aligned, packed) and the ack's, as the machines name them.
+    names: (&'static str, &'static str, &'static str),
+}
+
+/// The session constants of a binding: the layout's where it declares them, else the
+/// reference protocol's (acked.wire), as the machines' trait defaults them.
+#[derive(Debug, Clone, Copy)]
+struct Constants {
+    sent_ring: usize,
+    held_ring: usize,
+    event_ttl: u64,
+    check_every: u32,
+    reliable_above: usize,
+}
+
+impl Constants {
+    /// The constants `plan` declares over the defaults, or why one does not fit its type.
+    fn of(plan: &StatePlan) -> Result<Constants, String> {
+        use ackwire_codec::protocol as p;
+        let get = |name: &str, default: u64| -> Result<u64, String> {
+            let Some((_, v)) = plan.constants.iter().find(|(n, _)| n == name) else {
+                return Ok(default);
+            };
+            u64::try_from(*v).map_err(|_| format!("state {}: {name} = {v} is negative", plan.name))
+        };
+        let fit = |name: &str, v: u64| -> Result<usize, String> {
+            usize::try_from(v)
+                .map_err(|_| format!("state {}: {name} = {v} is too large", plan.name))
+        };
+        Ok(Constants {
+            sent_ring: fit("SENT_RING", get("SENT_RING", u64::from(p::SENT_RING))?)?,
+            held_ring: fit("HELD_RING", get("HELD_RING", u64::from(p::HELD_RING))?)?,
+            event_ttl: get("EVENT_TTL", u64::from(p::EVENT_TTL))?,
+            check_every: u32::try_from(get("CHECK_EVERY", u64::from(p::CHECK_EVERY))?)
+                .map_err(|_| format!("state {}: CHECK_EVERY is past u32", plan.name))?,
+            reliable_above: fit(
+                "RELIABLE_ABOVE",
+                get("RELIABLE_ABOVE", u64::from(p::RELIABLE_ABOVE))?,
+            )?,
+        })
+    }
 }
 
 /// A named bit of a bit set: its name, its index, and the index of the bit it requires.
@@ -123,10 +166,6 @@ fn named_bits(spec: &Spec, name: &str) -> Vec<NamedBit> {
         .collect()
 }
 
-thread_local! {
-    static CURRENT: RefCell<Option<Rc<Binding>>> = const { RefCell::new(None) };
-}
-
 /// Why a state cannot be bound at run time.
 pub fn unsupported(plan: &StatePlan) -> Option<String> {
     let fields: usize = plan.groups.iter().map(|g| g.fields.len()).sum();
@@ -135,24 +174,6 @@ pub fn unsupported(plan: &StatePlan) -> Option<String> {
             "state {} has {fields} group fields, more than the {MAX_FIELDS} a run-time binding holds",
             plan.name
         ));
-    }
-    // The machines read the session constants from the schema's type: a run-time binding has
-    // the defaults (acked.wire's values) and no other.
-    for (name, value) in &plan.constants {
-        let default = match name.as_str() {
-            "SENT_RING" => <Interp as AckedSchema>::SENT_RING as i128,
-            "HELD_RING" => <Interp as AckedSchema>::HELD_RING as i128,
-            "EVENT_TTL" => i128::from(<Interp as AckedSchema>::EVENT_TTL),
-            "CHECK_EVERY" => i128::from(<Interp as AckedSchema>::CHECK_EVERY),
-            "RELIABLE_ABOVE" => <Interp as AckedSchema>::RELIABLE_ABOVE as i128,
-            _ => *value,
-        };
-        if *value != default {
-            return Some(format!(
-                "state {}: {name} = {value}, where a run-time binding runs the machines' {default}",
-                plan.name
-            ));
-        }
     }
     if plan.byte_profile().is_none() || plan.ack.is_none() || plan.inputs.is_none() {
         return Some(format!(
@@ -170,6 +191,23 @@ impl Binding {
         if let Some(why) = unsupported(&plan) {
             return Err(why);
         }
+        let constants = Constants::of(&plan)?;
+        // Kept for the rest of the process, as the spec is: the machines name frames by
+        // static names.
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let frame = |packed: bool| {
+            plan.profiles
+                .iter()
+                .find(|p| p.packed == packed)
+                .map_or("", |p| leak(p.frame_name.clone()))
+        };
+        let names = (
+            frame(false),
+            frame(true),
+            leak(ackwire_spec::gen::snake_case(
+                plan.ack.as_ref().map_or("", |a| &a.frame[..]),
+            )),
+        );
         let spec: &'static Spec = Box::leak(Box::new(spec.clone()));
         let mut first = Vec::new();
         let mut n = 0;
@@ -200,6 +238,8 @@ impl Binding {
             first,
             flag_bits,
             bit_sets,
+            constants,
+            names,
         }))
     }
 
@@ -869,80 +909,87 @@ fn encode_error(e: crate::frame_json::FrameError) -> EncodeError {
     }
 }
 
-/// Runs `f` with `binding` as the thread's binding, the one [`Interp`] and [`InterpPacked`]
-/// read; the one before is restored after.
-pub fn enter<R>(binding: &Rc<Binding>, f: impl FnOnce() -> R) -> R {
-    let before = CURRENT.with(|c| c.replace(Some(binding.clone())));
-    let out = f();
-    CURRENT.with(|c| *c.borrow_mut() = before);
-    out
+/// The byte-aligned frame of a binding.
+#[derive(Debug, Clone)]
+pub struct Interp(pub Rc<Binding>);
+
+/// The packed frame of a binding.
+#[derive(Debug, Clone)]
+pub struct InterpPacked(pub Rc<Binding>);
+
+/// A schema of a binding, whichever frame it runs.
+pub trait Interpreted:
+    AckedSchema<Record = Record, Change = Json, Event = Json, Input = Json, Staged = Json>
+    + Clone
+    + 'static
+{
+    /// The binding it runs.
+    fn binding(&self) -> &Rc<Binding>;
 }
-
-fn with<R>(f: impl FnOnce(&Binding) -> R) -> R {
-    CURRENT.with(|c| {
-        let b = c
-            .borrow()
-            .clone()
-            .expect("a run-time acked schema is used inside `binding::enter`");
-        f(&b)
-    })
-}
-
-/// The byte-aligned frame of the thread's binding ([`enter`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Interp;
-
-/// The packed frame of the thread's binding ([`enter`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct InterpPacked;
 
 /// A record, or none, as the decoder's tables hold it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Slot(Option<Record>);
 
-impl DecoderSlot<Record, Json> for Slot {
-    const EMPTY: Slot = Slot(None);
-
-    fn of(record: Option<&Record>) -> Self {
-        Slot(record.copied())
-    }
-
-    fn record(&self) -> Option<Record> {
-        self.0
-    }
-
-    fn holds(&self) -> bool {
-        self.0.is_some()
-    }
-
-    fn apply(&mut self, staged: &Json, tick: u32) -> Result<(), Inapplicable> {
-        self.0 = Some(with(|b| b.apply(self.0.as_ref(), staged, tick))?);
-        Ok(())
-    }
-
-    fn measured(&self) -> Option<u32> {
-        self.0.and_then(|r| with(|b| b.measured(&r)))
-    }
-
-    fn pose_full(&self) -> Option<bool> {
-        self.0.and_then(|r| with(|b| b.pose_full(&r)))
-    }
-
-    fn hash(&self, h: ackwire_codec::rt::Fnv1a32, eid: u16) -> ackwire_codec::rt::Fnv1a32 {
-        let h = h.update(&eid.to_le_bytes());
-        match &self.0 {
-            None => h,
-            Some(r) => {
-                let mut out = Vec::new();
-                with(|b| b.write_record(r, &mut out));
-                h.update(&out)
+macro_rules! schema {
+    ($ty:ident, $packed:expr) => {
+        impl Interpreted for $ty {
+            fn binding(&self) -> &Rc<Binding> {
+                &self.0
             }
         }
-    }
-}
 
-macro_rules! schema {
-    ($ty:ty, $packed:expr) => {
+        impl DecoderSlot<$ty> for Slot {
+            const EMPTY: Slot = Slot(None);
+
+            fn of(record: Option<&Record>) -> Self {
+                Slot(record.copied())
+            }
+
+            fn record(&self) -> Option<Record> {
+                self.0
+            }
+
+            fn holds(&self) -> bool {
+                self.0.is_some()
+            }
+
+            fn apply(
+                &mut self,
+                schema: &$ty,
+                staged: &Json,
+                tick: u32,
+            ) -> Result<(), Inapplicable> {
+                self.0 = Some(schema.0.apply(self.0.as_ref(), staged, tick)?);
+                Ok(())
+            }
+
+            fn measured(&self, schema: &$ty) -> Option<u32> {
+                self.0.and_then(|r| schema.0.measured(&r))
+            }
+
+            fn pose_full(&self, schema: &$ty) -> Option<bool> {
+                self.0.and_then(|r| schema.0.pose_full(&r))
+            }
+
+            fn hash(
+                &self,
+                schema: &$ty,
+                h: ackwire_codec::rt::Fnv1a32,
+                eid: u16,
+            ) -> ackwire_codec::rt::Fnv1a32 {
+                let h = h.update(&eid.to_le_bytes());
+                match &self.0 {
+                    None => h,
+                    Some(r) => {
+                        let mut out = Vec::new();
+                        schema.0.write_record(r, &mut out);
+                        h.update(&out)
+                    }
+                }
+            }
+        }
+
         impl AckedSchema for $ty {
             type Record = Record;
             type Change = Json;
@@ -951,73 +998,116 @@ macro_rules! schema {
             type Staged = Json;
             type Slot = Slot;
 
+            fn sent_ring(&self) -> usize {
+                self.0.constants.sent_ring
+            }
+
+            fn held_ring(&self) -> usize {
+                self.0.constants.held_ring
+            }
+
+            fn event_ttl(&self) -> u64 {
+                self.0.constants.event_ttl
+            }
+
+            fn check_every(&self) -> u32 {
+                self.0.constants.check_every
+            }
+
+            fn reliable_above(&self) -> usize {
+                self.0.constants.reliable_above
+            }
+
+            fn frame_name(&self) -> &'static str {
+                if $packed {
+                    self.0.names.1
+                } else {
+                    self.0.names.0
+                }
+            }
+
+            fn ack_name(&self) -> &'static str {
+                self.0.names.2
+            }
+
             fn diff(
+                &self,
                 eid: u16,
                 base: Option<&Record>,
                 next: &Record,
                 tick: u32,
             ) -> Result<Option<Json>, EncodeError> {
-                with(|b| b.diff(eid, base, next, tick))
+                self.0.diff(eid, base, next, tick)
             }
 
-            fn change_eid(change: &Json) -> u16 {
+            fn change_eid(&self, change: &Json) -> u16 {
                 change.get("eid").and_then(Json::as_u64).unwrap_or(0) as u16
             }
 
             fn apply(
+                &self,
                 base: Option<&Record>,
                 change: &Json,
                 tick: u32,
             ) -> Result<Record, Inapplicable> {
-                with(|b| b.apply(base, change, tick))
+                self.0.apply(base, change, tick)
             }
 
-            fn write_record(record: &Record, out: &mut Vec<u8>) {
-                with(|b| b.write_record(record, out))
+            fn write_record(&self, record: &Record, out: &mut Vec<u8>) {
+                self.0.write_record(record, out)
             }
 
-            fn measured(record: &Record) -> Option<u32> {
-                with(|b| b.measured(record))
+            fn measured(&self, record: &Record) -> Option<u32> {
+                self.0.measured(record)
             }
 
-            fn pose_full(record: &Record) -> Option<bool> {
-                with(|b| b.pose_full(record))
+            fn pose_full(&self, record: &Record) -> Option<bool> {
+                self.0.pose_full(record)
             }
 
-            fn encode_frame(frame: &FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-                with(|b| b.encode_frame(frame, $packed, out))
+            fn encode_frame(
+                &self,
+                frame: &FrameOf<Self>,
+                out: &mut Vec<u8>,
+            ) -> Result<(), EncodeError> {
+                self.0.encode_frame(frame, $packed, out)
             }
 
-            fn decode_frame(bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError> {
-                with(|b| b.decode_frame(bytes, $packed))
+            fn decode_frame(&self, bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError> {
+                self.0.decode_frame(bytes, $packed)
             }
 
-            fn encode_ack(ack: &AckContent<Json>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-                with(|b| b.encode_ack(ack, out))
+            fn encode_ack(
+                &self,
+                ack: &AckContent<Json>,
+                out: &mut Vec<u8>,
+            ) -> Result<(), EncodeError> {
+                self.0.encode_ack(ack, out)
             }
 
-            fn decode_ack(bytes: &[u8]) -> Result<AckContent<Json>, DecodeError> {
-                with(|b| b.decode_ack(bytes))
+            fn decode_ack(&self, bytes: &[u8]) -> Result<AckContent<Json>, DecodeError> {
+                self.0.decode_ack(bytes)
             }
 
-            fn input_tick(input: &Json) -> u32 {
+            fn input_tick(&self, input: &Json) -> u32 {
                 input.get("tick").and_then(Json::as_u64).unwrap_or(0) as u32
             }
 
-            fn stage(change: &Json) -> Json {
+            fn stage(&self, change: &Json) -> Json {
                 change.clone()
             }
 
-            fn staged_eid(staged: &Json) -> u16 {
-                Self::change_eid(staged)
+            fn staged_eid(&self, staged: &Json) -> u16 {
+                self.change_eid(staged)
             }
 
             fn apply_staged(
+                &self,
                 base: Option<&Record>,
                 staged: &Json,
                 tick: u32,
             ) -> Result<Record, Inapplicable> {
-                Self::apply(base, staged, tick)
+                self.apply(base, staged, tick)
             }
         }
     };

@@ -29,16 +29,14 @@ use crate::netsim::{LinkConfig, NetworkConfig, SplitMix64};
 use crate::streams::StreamVector;
 use crate::vectors::derive::gen::{make, Fill, Scenario, Shape};
 use crate::vectors::{Failure, Verification};
-use ackwire_codec::acked::{
-    AckWriter, AckedDecoder, AckedEncoder, AckedSchema, Entry, ServerState,
-};
+use ackwire_codec::acked::{AckWriter, AckedDecoder, AckedEncoder, Entry, ServerState};
 use ackwire_codec::rt::SmallestThree;
 use ackwire_server::acked::ScheduledInputs;
 use ackwire_server::input_schedule::InputWindow;
-use ackwire_server::testee::delivery_json;
+use ackwire_server::testee::{ack_json, delivery_json};
 use ackwire_spec::model::Spec;
 use ackwire_spec::state::{Carry, Holds, Value};
-use binding::{enter, Binding, Interp, InterpPacked, Record};
+use binding::{Binding, Interp, InterpPacked, Interpreted, Record};
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -88,17 +86,18 @@ pub fn open(spec: &Spec, name: &str, params: &Json) -> Option<Result<Box<dyn Ses
             continue;
         }
         return Some(Ok(match (server, packed) {
-            (true, false) => Box::new(Server::<Interp>::new(b)),
-            (true, true) => Box::new(Server::<InterpPacked>::new(b)),
-            (false, false) => Box::new(Client::<Interp>::new(b, keep)),
-            (false, true) => Box::new(Client::<InterpPacked>::new(b, keep)),
+            (true, false) => Box::new(Server::new(Interp(b))),
+            (true, true) => Box::new(Server::new(InterpPacked(b))),
+            (false, false) => Box::new(Client::new(Interp(b), keep)),
+            (false, true) => Box::new(Client::new(InterpPacked(b), keep)),
         }));
     }
     None
 }
 
 /// The server half: the world (every entity's life and record), and the encoder.
-struct Server<S: AckedSchema<Record = Record, Input = Json>> {
+struct Server<S: Interpreted> {
+    /// The binding the encoder's schema runs.
     b: Rc<Binding>,
     world: BTreeMap<u16, Entry<Record>>,
     lives: BTreeMap<u16, u32>,
@@ -107,26 +106,24 @@ struct Server<S: AckedSchema<Record = Record, Input = Json>> {
     tick: u64,
 }
 
-impl<S: AckedSchema<Record = Record, Input = Json>> Server<S> {
-    fn new(b: Rc<Binding>) -> Self {
-        Self::with_window(b, InputWindow::new(4, 64))
+impl<S: Interpreted> Server<S> {
+    fn new(schema: S) -> Self {
+        Self::with_window(schema, InputWindow::new(4, 64))
     }
 
-    fn with_window(b: Rc<Binding>, window: InputWindow) -> Self {
+    fn with_window(schema: S, window: InputWindow) -> Self {
         Server {
-            b,
+            b: schema.binding().clone(),
             world: BTreeMap::new(),
             lives: BTreeMap::new(),
-            enc: AckedEncoder::new(window),
+            enc: AckedEncoder::with_schema(schema, window),
             out: Vec::new(),
             tick: 0,
         }
     }
 }
 
-impl<S: AckedSchema<Record = Record, Event = Json, Input = Json, Change = Json> + 'static>
-    Server<S>
-{
+impl<S: Interpreted> Server<S> {
     /// Sends tick `tick`'s frame of `state` and `events`, after the inputs due are consumed.
     fn send(
         &mut self,
@@ -138,13 +135,12 @@ impl<S: AckedSchema<Record = Record, Event = Json, Input = Json, Change = Json> 
         self.tick = tick;
         // SRV-12: inputs execute on the tick they name; this world only consumes them.
         while self.enc.inputs_mut().execute_due(tick).is_some() {}
-        let sent = enter(&self.b, || self.enc.encode(tick32, state, events))
+        let sent = self
+            .enc
+            .encode(tick32, state, events)
             .map_err(|e| format!("encoding tick {tick}: {e}"))?;
         self.out.push(Sent {
-            frame: self
-                .b
-                .profile(is_packed::<S>())
-                .map_or_else(String::new, |p| p.frame_name.clone()),
+            frame: self.enc.schema().frame_name().to_string(),
             bytes: sent.bytes,
             reliable: sent.reliable,
         });
@@ -152,9 +148,7 @@ impl<S: AckedSchema<Record = Record, Event = Json, Input = Json, Change = Json> 
     }
 }
 
-impl<S: AckedSchema<Record = Record, Event = Json, Input = Json, Change = Json> + 'static> Session
-    for Server<S>
-{
+impl<S: Interpreted> Session for Server<S> {
     fn advance(&mut self, tick: u64, _now_ms: u64, ops: &[Json]) -> Result<(), String> {
         let mut events = Vec::new();
         for op in ops {
@@ -205,18 +199,10 @@ impl<S: AckedSchema<Record = Record, Event = Json, Input = Json, Change = Json> 
                 self.b.ack_name()
             ));
         }
-        Ok(
-            match enter(&self.b, || self.enc.receive(self.tick, bytes)) {
-                Ok(verdict) => json!({
-                    "ack": verdict.as_str(),
-                    "base": self.enc.acked(),
-                    "last_seq": self.enc.last_seq(),
-                    "keyframes": self.enc.counters().keyframes,
-                    "events_expired": self.enc.counters().events_expired,
-                }),
-                Err(e) => json!({"error": e.kind.as_str()}),
-            },
-        )
+        Ok(match self.enc.receive(self.tick, bytes) {
+            Ok(verdict) => ack_json(verdict, &self.enc),
+            Err(e) => json!({"error": e.kind.as_str()}),
+        })
     }
 
     fn take(&mut self) -> Vec<Sent> {
@@ -228,30 +214,24 @@ impl<S: AckedSchema<Record = Record, Event = Json, Input = Json, Change = Json> 
     }
 }
 
-fn is_packed<S: 'static>() -> bool {
-    std::any::TypeId::of::<S>() == std::any::TypeId::of::<InterpPacked>()
-}
-
 /// The client half: the decoder and the ack writer.
-struct Client<S: AckedSchema<Record = Record>> {
-    b: Rc<Binding>,
+struct Client<S: Interpreted> {
     dec: AckedDecoder<S>,
     writer: AckWriter<Json>,
     out: Vec<Sent>,
 }
 
-impl<S: AckedSchema<Record = Record>> Client<S> {
-    fn new(b: Rc<Binding>, keep: usize) -> Self {
+impl<S: Interpreted> Client<S> {
+    fn new(schema: S, keep: usize) -> Self {
         Client {
-            b,
-            dec: AckedDecoder::new(),
+            dec: AckedDecoder::with_schema(schema),
             writer: AckWriter::new(keep),
             out: Vec::new(),
         }
     }
 }
 
-impl<S: AckedSchema<Record = Record, Event = Json, Input = Json> + 'static> Session for Client<S> {
+impl<S: Interpreted> Session for Client<S> {
     fn advance(&mut self, _tick: u64, _now_ms: u64, ops: &[Json]) -> Result<(), String> {
         self.writer.confirm(self.dec.last_seq());
         for op in ops {
@@ -264,9 +244,12 @@ impl<S: AckedSchema<Record = Record, Event = Json, Input = Json> + 'static> Sess
             .writer
             .content(self.dec.ack_tick(), self.dec.keyframe_wanted());
         let mut bytes = Vec::new();
-        enter(&self.b, || S::encode_ack(&ack, &mut bytes)).map_err(|e| e.to_string())?;
+        let schema = self.dec.schema();
+        schema
+            .encode_ack(&ack, &mut bytes)
+            .map_err(|e| e.to_string())?;
         self.out.push(Sent {
-            frame: self.b.ack_name(),
+            frame: schema.ack_name().to_string(),
             bytes,
             reliable: false,
         });
@@ -274,15 +257,11 @@ impl<S: AckedSchema<Record = Record, Event = Json, Input = Json> + 'static> Sess
     }
 
     fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Json, String> {
-        let name = self
-            .b
-            .profile(is_packed::<S>())
-            .map_or_else(String::new, |p| p.frame_name.clone());
+        let name = self.dec.schema().frame_name();
         if frame != name {
             return Err(format!("the client takes `{name}` frames, not `{frame}`"));
         }
-        let b = self.b.clone();
-        enter(&b, || delivery_json(self.dec.deliver(bytes)))
+        delivery_json(self.dec.deliver(bytes))
     }
 
     fn take(&mut self) -> Vec<Sent> {
@@ -291,8 +270,7 @@ impl<S: AckedSchema<Record = Record, Event = Json, Input = Json> + 'static> Sess
 
     fn state_hash(&mut self) -> Option<u32> {
         // CHECK-7: the check of the state shown.
-        let b = self.b.clone();
-        Some(enter(&b, || self.dec.state_hash()))
+        Some(self.dec.state_hash())
     }
 }
 
@@ -653,14 +631,14 @@ pub fn stream_vectors(spec: &Spec) -> Result<(Vec<StreamVector>, Vec<String>), S
     for (frame, b, packed) in all {
         for (rec, inputs) in recordings(&frame, &b)? {
             let mut server: Box<dyn Session> = if packed {
-                Box::new(Server::<InterpPacked>::new(b.clone()))
+                Box::new(Server::new(InterpPacked(b.clone())))
             } else {
-                Box::new(Server::<Interp>::new(b.clone()))
+                Box::new(Server::new(Interp(b.clone())))
             };
             let mut client: Box<dyn Session> = if packed {
-                Box::new(Client::<InterpPacked>::new(b.clone(), 4))
+                Box::new(Client::new(InterpPacked(b.clone()), 4))
             } else {
-                Box::new(Client::<Interp>::new(b.clone(), 4))
+                Box::new(Client::new(Interp(b.clone()), 4))
             };
             let names = [frame.clone(), b.ack_name()];
             out.push(
@@ -745,6 +723,7 @@ pub fn verify_streams(spec: &Spec, dir: &Path) -> Result<Verification, String> {
 mod tests {
     use super::*;
     use crate::streams::Side;
+    use ackwire_codec::acked::AckVerdict;
 
     fn game() -> Spec {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/game/wire");
@@ -818,6 +797,67 @@ mod tests {
         assert!(e.contains("client state hash"), "{e}");
     }
 
+    /// The binding of the one state of layout `path`.
+    fn bound(path: &str) -> Rc<Binding> {
+        let (all, skipped) = sessions(&layout(path));
+        assert!(skipped.is_empty(), "{path}: {skipped:?}");
+        all.into_iter().next().expect("a state").1
+    }
+
+    /// ACK-1, ACK-20 and ACK-29 on the constants the layout declares: players.wire's server
+    /// keeps SENT_RING = 20 frames, so an ack of the frame 25 back names a tick it no longer
+    /// keeps, and its client holds HELD_RING = 40 states; arena.wire declares none and runs on
+    /// acked.wire's 32 and 64, where the same ack moves the base.
+    #[test]
+    fn a_layout_s_session_constants_size_the_rings() {
+        for (path, sent, held) in [
+            ("spec/tests/state/players.wire", 20, 40),
+            ("spec/tests/state/arena.wire", 32, 64),
+        ] {
+            let b = bound(path);
+            for packed in [false, true] {
+                let (kept, shown) = if packed {
+                    rings(InterpPacked(b.clone()))
+                } else {
+                    rings(Interp(b.clone()))
+                };
+                assert_eq!((kept, shown), (sent, held), "{path} packed: {packed}");
+            }
+            let mut enc: AckedEncoder<_, ScheduledInputs<Json>> =
+                AckedEncoder::with_schema(Interp(b), InputWindow::new(4, 64));
+            for tick in 1..=30 {
+                enc.encode(tick, ServerState::new(), Vec::new())
+                    .unwrap_or_else(|e| panic!("{path}: {e}"));
+            }
+            // Frame 5 is 25 back: kept by a ring of 32, gone from a ring of 20.
+            let verdict = enc.on_ack(30, 5, false, 1, Vec::new());
+            let want = if sent < 25 {
+                AckVerdict::Unknown
+            } else {
+                AckVerdict::Taken
+            };
+            assert_eq!(verdict, want, "{path}");
+        }
+    }
+
+    /// How many frames an encoder of `schema` keeps, and how many states its client holds,
+    /// after 100 frames (keyframes, none acknowledged) are sent and delivered.
+    fn rings<S: Interpreted>(schema: S) -> (usize, usize) {
+        let mut enc: AckedEncoder<S, ScheduledInputs<Json>> =
+            AckedEncoder::with_schema(schema.clone(), InputWindow::new(4, 64));
+        let mut dec = AckedDecoder::with_schema(schema);
+        for tick in 1..=100 {
+            let sent = enc
+                .encode(tick, ServerState::new(), Vec::new())
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(matches!(
+                dec.deliver(&sent.bytes),
+                ackwire_codec::acked::Delivery::Shown(_)
+            ));
+        }
+        (enc.kept(), dec.held())
+    }
+
     fn layout(path: &str) -> Spec {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
         ackwire_spec::load(&[dir])
@@ -825,29 +865,24 @@ mod tests {
             .0
     }
 
-    /// Every state of the repository's layouts that runs on the machines' session constants
-    /// records its streams, quaternions and bit sets in groups included, and replays them; a
-    /// state of other constants is named in a note.
+    /// Every state of the repository's layouts records its streams, quaternions and bit sets in
+    /// groups included, and replays them, whatever session constants it declares (players.wire
+    /// keeps 20 frames on the server and 40 on the client).
     #[test]
     fn every_state_of_the_repository_s_layouts_records_and_replays() {
         let layouts = [
-            ("spec/protocol", 2),
-            ("spec/tests/state/arena.wire", 2),
-            ("spec/tests/state/players.wire", 0),
-            ("examples/game/tests/shapes/shapes.wire", 2),
+            "spec/protocol",
+            "spec/tests/state/arena.wire",
+            "spec/tests/state/players.wire",
+            "examples/game/tests/shapes/shapes.wire",
         ];
-        for (path, profiles) in layouts {
+        for path in layouts {
             let spec = layout(path);
             let (vectors, skipped) =
                 stream_vectors(&spec).unwrap_or_else(|e| panic!("{path}: {e}"));
-            assert_eq!(vectors.len(), 3 * profiles, "{path}: {skipped:?}");
-            // The machines read their constants from the schema's type, which a run-time
-            // binding cannot set: players.wire keeps fewer frames.
-            assert_eq!(
-                skipped.iter().any(|s| s.contains("SENT_RING = 20")),
-                profiles == 0,
-                "{path}: {skipped:?}"
-            );
+            // Both profiles of every state, three recordings each.
+            assert!(skipped.is_empty(), "{path}: {skipped:?}");
+            assert_eq!(vectors.len(), 3 * 2, "{path}");
             for v in &vectors {
                 verify(&spec, v).unwrap_or_else(|e| panic!("{path} {}: {e}", v.name));
                 let checks = v
@@ -873,14 +908,12 @@ mod tests {
 /// (examples/game/tests/stream_vectors.rs replays the game's vectors through its generated code).
 mod compiled {
     use super::{Sent, Session};
-    use ackwire_server::testee::{Half, ServedSchema, StateClient, StateServer};
+    use ackwire_server::testee::Half;
     use serde_json::Value as Json;
 
-    fn sent(half: &mut impl Half) -> Vec<Sent> {
-        half.take().into_iter().map(Sent::from).collect()
-    }
-
-    impl<S: ServedSchema> Session for StateServer<S> {
+    /// Every half of the testee (`StateServer`, `StateClient`) is a session; a half reads
+    /// ticks, not the time, so the milliseconds go unused.
+    impl<H: Half> Session for H {
         fn advance(&mut self, tick: u64, _now_ms: u64, ops: &[Json]) -> Result<(), String> {
             Half::advance(self, tick, ops)
         }
@@ -888,22 +921,7 @@ mod compiled {
             Half::deliver(self, frame, bytes)
         }
         fn take(&mut self) -> Vec<Sent> {
-            sent(self)
-        }
-        fn state_hash(&mut self) -> Option<u32> {
-            Half::state_hash(self)
-        }
-    }
-
-    impl<S: ServedSchema> Session for StateClient<S> {
-        fn advance(&mut self, tick: u64, _now_ms: u64, ops: &[Json]) -> Result<(), String> {
-            Half::advance(self, tick, ops)
-        }
-        fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Json, String> {
-            Half::deliver(self, frame, bytes)
-        }
-        fn take(&mut self) -> Vec<Sent> {
-            sent(self)
+            Half::take(self).into_iter().map(Sent::from).collect()
         }
         fn state_hash(&mut self) -> Option<u32> {
             Half::state_hash(self)

@@ -9,13 +9,13 @@
 //! the binding changes: each S_N is handed to the interpreted server half record by record (its
 //! lives kept), each input to the interpreted client half as its JSON form.
 
-use super::binding::{enter, Binding, Interp, InterpPacked, Record};
+use super::binding::{Binding, Interp, InterpPacked, Interpreted, Record};
 use super::{index, record_from_json, sessions, Client, Server};
 use crate::sessions::acked::{op_from_json, params, player_input, turn, Params};
 use crate::sessions::stream::replay;
 use crate::sessions::{Sent, Session};
 use crate::streams::{read_streams, Side, StreamVector};
-use ackwire_codec::acked::{AckedSchema, Entry, ServerState};
+use ackwire_codec::acked::{Entry, ServerState};
 use ackwire_server::acked::harness::apply_ops;
 use ackwire_server::acked::{Presenter, World};
 use serde_json::{json, Value as Json};
@@ -25,16 +25,14 @@ use std::rc::Rc;
 
 /// The reference pair's server half over the interpreted binding: the reference world and
 /// presenter, the interpreted encoder.
-struct ReferenceServer<S: AckedSchema<Record = Record, Input = Json>> {
+struct ReferenceServer<S: Interpreted> {
     world: World,
     lives: BTreeMap<u16, u32>,
     presenter: Presenter,
     half: Server<S>,
 }
 
-impl<S: AckedSchema<Record = Record, Event = Json, Input = Json, Change = Json> + 'static> Session
-    for ReferenceServer<S>
-{
+impl<S: Interpreted> Session for ReferenceServer<S> {
     fn advance(&mut self, tick: u64, _now_ms: u64, ops: &[Json]) -> Result<(), String> {
         let parsed = ops
             .iter()
@@ -83,7 +81,7 @@ impl<S: AckedSchema<Record = Record, Event = Json, Input = Json, Change = Json> 
 
 /// The reference pair's client half over the interpreted binding: the reference player, the
 /// interpreted decoder and ack writer.
-struct ReferenceClient<S: AckedSchema<Record = Record>> {
+struct ReferenceClient<S: Interpreted> {
     half: Client<S>,
     lead: u32,
     corrupt_at: Option<u64>,
@@ -91,13 +89,11 @@ struct ReferenceClient<S: AckedSchema<Record = Record>> {
     hp: usize,
 }
 
-impl<S: AckedSchema<Record = Record, Event = Json, Input = Json> + 'static> Session
-    for ReferenceClient<S>
-{
+impl<S: Interpreted> Session for ReferenceClient<S> {
     fn advance(&mut self, tick: u64, now_ms: u64, _ops: &[Json]) -> Result<(), String> {
         if self.corrupt_at == Some(tick) {
-            let (hp, b) = (self.hp, self.half.b.clone());
-            enter(&b, || self.half.dec.tamper(|_, r| r.values[hp] ^= 0x55));
+            let hp = self.hp;
+            self.half.dec.tamper(|_, r| r.values[hp] ^= 0x55);
         }
         let tick32 = u32::try_from(tick).map_err(|_| format!("tick {tick} past u32"))?;
         let input =
@@ -119,24 +115,18 @@ impl<S: AckedSchema<Record = Record, Event = Json, Input = Json> + 'static> Sess
     }
 }
 
-fn server<S>(b: Rc<Binding>, p: Params) -> Box<dyn Session>
-where
-    S: AckedSchema<Record = Record, Event = Json, Input = Json, Change = Json> + 'static,
-{
+fn server<S: Interpreted>(schema: S, p: Params) -> Box<dyn Session> {
     Box::new(ReferenceServer::<S> {
         world: World::new(),
         lives: BTreeMap::new(),
         presenter: Presenter::new(p.view),
-        half: Server::with_window(b, p.window),
+        half: Server::with_window(schema, p.window),
     })
 }
 
-fn client<S>(b: Rc<Binding>, p: Params, hp: usize) -> Box<dyn Session>
-where
-    S: AckedSchema<Record = Record, Event = Json, Input = Json> + 'static,
-{
+fn client<S: Interpreted>(schema: S, p: Params, hp: usize) -> Box<dyn Session> {
     Box::new(ReferenceClient::<S> {
-        half: Client::new(b, p.keep),
+        half: Client::new(schema, p.keep),
         lead: p.lead,
         corrupt_at: p.corrupt_at,
         hp,
@@ -158,10 +148,10 @@ fn replay_both(b: &Rc<Binding>, packed: bool, v: &StreamVector) -> Result<(), St
     for side in [Side::Server, Side::Client] {
         let p = params(&v.params)?;
         let mut half = match (side, packed) {
-            (Side::Server, false) => server::<Interp>(b.clone(), p),
-            (Side::Server, true) => server::<InterpPacked>(b.clone(), p),
-            (Side::Client, false) => client::<Interp>(b.clone(), p, hp),
-            (Side::Client, true) => client::<InterpPacked>(b.clone(), p, hp),
+            (Side::Server, false) => server(Interp(b.clone()), p),
+            (Side::Server, true) => server(InterpPacked(b.clone()), p),
+            (Side::Client, false) => client(Interp(b.clone()), p, hp),
+            (Side::Client, true) => client(InterpPacked(b.clone()), p, hp),
         };
         replay(v, side, half.as_mut()).map_err(|e| format!("{side:?}: {e}"))?;
     }

@@ -25,7 +25,8 @@ use crate::state::{
     Carry, FormPlan, FormRole, GroupPlan, Holds, ProfilePlan, StatePlan, Value, WirePlan,
 };
 
-/// The session constants the machines' trait names (as `usize`, `u64`, `u32`).
+/// The session constants the machines' trait reads, each by a method of its name in lower case
+/// (as `usize`, `u64`, `u32`).
 const CONST_TYPES: [(&str, &str); 5] = [
     ("SENT_RING", "usize"),
     ("HELD_RING", "usize"),
@@ -335,9 +336,9 @@ impl State<'_, '_, '_, '_> {
         self.open(format!("impl std::fmt::Debug for {name} {{"));
         self.open("fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {");
         self.line(format!(
-            "f.debug_tuple(\"{name}\").field(&{}::DecoderSlot::<{record}, {}>::record(self)).finish()",
+            "f.debug_tuple(\"{name}\").field(&{}::DecoderSlot::<{}>::record(self)).finish()",
             self.m,
-            self.staged()
+            self.byte().schema
         ));
         self.close("}");
         self.close("}");
@@ -376,6 +377,12 @@ impl State<'_, '_, '_, '_> {
         self.line("let (w, shift) = (at / 8, (at % 8) as u32 * 8);");
         self.line("let mask = (u64::MAX >> (64 - 8 * bytes)) << shift;");
         self.line("self.0[w] = (self.0[w] & !mask) | ((value << shift) & mask);");
+        self.close("}");
+        self.blank();
+        self.line("/// Whether the slot holds an entity.");
+        self.line("#[inline(always)]");
+        self.open("fn held(&self) -> bool {");
+        self.line("self.get(Self::AT_HOLDS, 1) != 0");
         self.close("}");
         self.blank();
         self.line("/// The slot's bytes, in order.");
@@ -530,7 +537,7 @@ impl State<'_, '_, '_, '_> {
         let m = self.m.clone();
         self.blank();
         self.open(format!(
-            "impl {m}::DecoderSlot<{record}, {staged}> for {name} {{"
+            "impl<S: {m}::AckedSchema<Record = {record}, Staged = {staged}>> {m}::DecoderSlot<S> for {name} {{"
         ));
         self.line(format!(
             "const EMPTY: {name} = {name}([0; {}]);",
@@ -539,16 +546,16 @@ impl State<'_, '_, '_, '_> {
         self.blank();
         self.line("#[inline(always)]");
         self.open("fn holds(&self) -> bool {");
-        self.line("self.get(Self::AT_HOLDS, 1) != 0");
+        self.line("self.held()");
         self.close("}");
         self.blank();
         self.line("#[inline(always)]");
-        self.open("fn measured(&self) -> Option<u32> {");
+        self.open("fn measured(&self, _schema: &S) -> Option<u32> {");
         match p.measured.and_then(|g| self.record_index_of_tick(g)) {
             Some(i) => {
                 let f = p.record.fields[i].name.to_uppercase();
                 self.line(format!(
-                    "self.holds().then(|| self.get(Self::AT_{f}, 4) as u32)"
+                    "self.held().then(|| self.get(Self::AT_{f}, 4) as u32)"
                 ));
             }
             None => self.line("None"),
@@ -556,7 +563,7 @@ impl State<'_, '_, '_, '_> {
         self.close("}");
         self.blank();
         self.line("#[inline(always)]");
-        self.open("fn pose_full(&self) -> Option<bool> {");
+        self.open("fn pose_full(&self, _schema: &S) -> Option<bool> {");
         match (p.tiered, &p.flags) {
             (Some(g), Some(flags)) => {
                 let bit = p.groups[g].tier.as_ref().map_or(0, |b| b.index);
@@ -569,7 +576,7 @@ impl State<'_, '_, '_, '_> {
                 let bytes = p.slot.fields[i].bytes;
                 let _ = flags;
                 self.line(format!(
-                    "self.holds().then(|| {} != 0)",
+                    "self.held().then(|| {} != 0)",
                     bit_at(
                         &format!(
                             "self.get(Self::AT_{}, {bytes})",
@@ -589,10 +596,10 @@ impl State<'_, '_, '_, '_> {
         self.line("/// the record's canonical bytes are the slot's, less the gaps between words.");
         self.line("#[inline(always)]");
         self.open(format!(
-            "fn hash(&self, h: {rt}::Fnv1a32, eid: u16) -> {rt}::Fnv1a32 {{"
+            "fn hash(&self, _schema: &S, h: {rt}::Fnv1a32, eid: u16) -> {rt}::Fnv1a32 {{"
         ));
         self.line("let h = h.update(&eid.to_le_bytes());");
-        self.open("if !self.holds() {");
+        self.open("if !self.held() {");
         self.line("return h;");
         self.close("}");
         self.line("let b = self.bytes();");
@@ -634,7 +641,7 @@ impl State<'_, '_, '_, '_> {
         // of
         self.open(format!("fn of(record: Option<&{record}>) -> {name} {{"));
         self.open("let Some(r) = record else {");
-        self.line(format!("return {name}::EMPTY;"));
+        self.line(format!("return {name}([0; {}]);", p.slot.words));
         self.close("};");
         self.line(format!("let mut s = {name}::WHOLE;"));
         let mut opt = 0usize;
@@ -750,10 +757,10 @@ impl State<'_, '_, '_, '_> {
         self.line("/// as a slot, or the same fault.");
         self.line("#[inline(always)]");
         self.open(format!(
-            "fn apply(&mut self, c: &{staged}, tick: u32) -> Result<(), {}::Inapplicable> {{",
+            "fn apply(&mut self, _schema: &S, c: &{staged}, tick: u32) -> Result<(), {}::Inapplicable> {{",
             self.m
         ));
-        self.line("let held = self.holds();");
+        self.line("let held = self.held();");
         self.open("if !held {");
         self.open(format!("if !c.has({}) {{", self.required_mask()));
         self.line(format!(
@@ -1080,25 +1087,28 @@ impl State<'_, '_, '_, '_> {
         self.blank();
         self.open(format!("impl {m}::AckedSchema for {name} {{"));
         self.schema_types();
-        self.line(format!(
-            "const FRAME_NAME: &'static str = {:?};",
-            byte.frame_name
-        ));
+        self.blank();
+        self.open("fn frame_name(&self) -> &'static str {");
+        self.line(format!("{:?}", byte.frame_name));
+        self.close("}");
         self.blank();
         self.diff();
         self.blank();
         self.line("#[inline]");
-        self.open(format!("fn change_eid(change: &{}) -> u16 {{", byte.change));
+        self.open(format!(
+            "fn change_eid(&self, change: &{}) -> u16 {{",
+            byte.change
+        ));
         self.line("change.eid");
         self.close("}");
         self.blank();
         self.line("/// Through the staged form, so that the decoder's rule and this are one.");
         self.line("#[inline]");
         self.open(format!(
-            "fn apply(base: Option<&{record}>, change: &{}, tick: u32) -> Result<{record}, {m}::Inapplicable> {{",
+            "fn apply(&self, base: Option<&{record}>, change: &{}, tick: u32) -> Result<{record}, {m}::Inapplicable> {{",
             byte.change
         ));
-        self.line("Self::apply_staged(base, &Self::stage(change), tick)");
+        self.line("Self::apply_staged(self, base, &Self::stage(self, change), tick)");
         self.close("}");
         self.blank();
         self.write_record();
@@ -1114,7 +1124,7 @@ impl State<'_, '_, '_, '_> {
         self.stage();
         self.blank();
         self.line("#[inline]");
-        self.open(format!("fn staged_eid(staged: &{staged}) -> u16 {{"));
+        self.open(format!("fn staged_eid(&self, staged: &{staged}) -> u16 {{"));
         self.line("staged.eid");
         self.close("}");
         self.blank();
@@ -1128,16 +1138,16 @@ impl State<'_, '_, '_, '_> {
         );
         self.line("/// the error where it is: the same frame or the same error as `decode_frame`.");
         self.open(format!(
-            "fn decode_staged(bytes: &[u8], out: &mut {m}::StagedFrame<Self>) -> Result<(), {rt}::DecodeError> {{",
+            "fn decode_staged(&self, bytes: &[u8], out: &mut {m}::StagedFrame<Self>) -> Result<(), {rt}::DecodeError> {{",
             rt = self.rt()
         ));
-        self.line("Self::read_frame(bytes, out)");
+        self.line("self.read_frame(bytes, out)");
         self.close("}");
         self.close("}");
         self.byte_reader();
     }
 
-    /// The associated types and the constants the spec declares.
+    /// The associated types, and the methods of the session constants the spec declares.
     fn schema_types(&mut self) {
         let p = self.p;
         let byte = self.byte().clone();
@@ -1161,17 +1171,17 @@ impl State<'_, '_, '_, '_> {
                     Some(crate::index::Decl::Const(c)) => int_name(c.ty.signed, c.ty.bits),
                     _ => "",
                 };
-                self.line(format!(
-                    "const {name}: {ty} = {};",
-                    cast(name, declared, ty)
-                ));
+                self.blank();
+                self.open(format!("fn {}(&self) -> {ty} {{", name.to_lowercase()));
+                self.line(cast(name, declared, ty));
+                self.close("}");
             }
         }
         if let Some(a) = &p.ack {
-            self.line(format!(
-                "const ACK_NAME: &'static str = {:?};",
-                crate::gen::snake_case(&a.frame)
-            ));
+            self.blank();
+            self.open("fn ack_name(&self) -> &'static str {");
+            self.line(format!("{:?}", crate::gen::snake_case(&a.frame)));
+            self.close("}");
         }
     }
 
@@ -1193,7 +1203,7 @@ impl State<'_, '_, '_, '_> {
         );
         self.line("/// frame that was lost travels with its age (POSE_AGE, ACK-33).");
         self.open(format!(
-            "fn diff(eid: u16, base: Option<&{record}>, next: &{record}, tick: u32) -> Result<Option<{change}>, {rt}::EncodeError> {{"
+            "fn diff(&self, eid: u16, base: Option<&{record}>, next: &{record}, tick: u32) -> Result<Option<{change}>, {rt}::EncodeError> {{"
         ));
         let mut names = Vec::new();
         for (gi, g) in p.groups.iter().enumerate() {
@@ -1486,7 +1496,7 @@ impl State<'_, '_, '_, '_> {
         self.line("/// it where it is.");
         self.line("#[inline]");
         self.open(format!(
-            "fn write_record(record: &{record}, out: &mut Vec<u8>) {{"
+            "fn write_record(&self, record: &{record}, out: &mut Vec<u8>) {{"
         ));
         // The sound-record test.
         let mut sound: Vec<String> = Vec::new();
@@ -1579,7 +1589,9 @@ impl State<'_, '_, '_, '_> {
         let p = self.p;
         let record = self.record();
         self.line("#[inline]");
-        self.open(format!("fn measured(record: &{record}) -> Option<u32> {{"));
+        self.open(format!(
+            "fn measured(&self, record: &{record}) -> Option<u32> {{"
+        ));
         match p.measured {
             Some(g) => {
                 let t = p.groups[g].tick.as_ref().map_or(0, |t| t.field);
@@ -1596,14 +1608,14 @@ impl State<'_, '_, '_, '_> {
         match p.tiered.and_then(|g| p.groups[g].tier.as_ref()) {
             Some(t) => {
                 self.open(format!(
-                    "fn pose_full(record: &{record}) -> Option<bool> {{"
+                    "fn pose_full(&self, record: &{record}) -> Option<bool> {{"
                 ));
                 self.line(format!("Some({})", self.flags_test("record", &t.name)));
             }
             // No tier: the record is not read (a state whose full form has no flags bit).
             None => {
                 self.open(format!(
-                    "fn pose_full(_record: &{record}) -> Option<bool> {{"
+                    "fn pose_full(&self, _record: &{record}) -> Option<bool> {{"
                 ));
                 self.line("None");
             }
@@ -1617,7 +1629,7 @@ impl State<'_, '_, '_, '_> {
         let m = self.m.clone();
         let rt = self.rt();
         self.open(format!(
-            "fn encode_frame(frame: &{m}::FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
+            "fn encode_frame(&self, frame: &{m}::FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
         ));
         self.line(format!("let mut flags = {}::empty();", p.acked_flags));
         self.line(format!(
@@ -1652,7 +1664,7 @@ impl State<'_, '_, '_, '_> {
         let m = self.m.clone();
         let rt = self.rt();
         self.open(format!(
-            "fn decode_frame(bytes: &[u8]) -> Result<{m}::FrameOf<Self>, {rt}::DecodeError> {{"
+            "fn decode_frame(&self, bytes: &[u8]) -> Result<{m}::FrameOf<Self>, {rt}::DecodeError> {{"
         ));
         self.line(format!("let mut r = {rt}::Reader::new(bytes);"));
         self.line(format!("let f = {}::read(&mut r)?;", byte.frame));
@@ -1686,7 +1698,7 @@ impl State<'_, '_, '_, '_> {
         };
         let (frame, flags) = (a.frame.clone(), a.flags.clone());
         self.open(format!(
-            "fn encode_ack(ack: &{m}::AckContent<{input}>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
+            "fn encode_ack(&self, ack: &{m}::AckContent<{input}>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
         ));
         self.line(format!("let mut flags = {flags}::empty();"));
         self.line(format!(
@@ -1705,7 +1717,7 @@ impl State<'_, '_, '_, '_> {
         self.close("}");
         self.blank();
         self.open(format!(
-            "fn decode_ack(bytes: &[u8]) -> Result<{m}::AckContent<{input}>, {rt}::DecodeError> {{"
+            "fn decode_ack(&self, bytes: &[u8]) -> Result<{m}::AckContent<{input}>, {rt}::DecodeError> {{"
         ));
         self.line(format!("let mut r = {rt}::Reader::new(bytes);"));
         self.line(format!("let a = {frame}::read(&mut r)?;"));
@@ -1721,7 +1733,7 @@ impl State<'_, '_, '_, '_> {
         self.close("}");
         self.blank();
         self.line("#[inline]");
-        self.open(format!("fn input_tick(input: &{input}) -> u32 {{"));
+        self.open(format!("fn input_tick(&self, input: &{input}) -> u32 {{"));
         self.line("input.tick");
         self.close("}");
     }
@@ -1741,7 +1753,10 @@ impl State<'_, '_, '_, '_> {
         self.line(
             "/// writer puts it on the wire (a quantized value rounded, then cast to its type).",
         );
-        self.open(format!("fn stage(change: &{}) -> {staged} {{", byte.change));
+        self.open(format!(
+            "fn stage(&self, change: &{}) -> {staged} {{",
+            byte.change
+        ));
         self.line(format!(
             "let mut s = {staged} {{ eid: change.eid, mask: change.mask.bits(), ..{staged}::NONE }};"
         ));
@@ -1858,7 +1873,7 @@ impl State<'_, '_, '_, '_> {
         self.line("/// optional group, once had, stays (ACK-22).");
         self.line("#[inline(always)]");
         self.open(format!(
-            "fn apply_staged(base: Option<&{record}>, c: &{staged}, tick: u32) -> Result<{record}, {m}::Inapplicable> {{"
+            "fn apply_staged(&self, base: Option<&{record}>, c: &{staged}, tick: u32) -> Result<{record}, {m}::Inapplicable> {{"
         ));
         self.open("let mut r = match base {");
         self.line("Some(b) => *b,");
@@ -2342,7 +2357,7 @@ impl State<'_, '_, '_, '_> {
             "/// paths), its lists read into `out`'s buffers and each change staged as it is read.",
         );
         self.open(format!(
-            "fn read_frame(bytes: &[u8], out: &mut {m}::StagedFrame<Self>) -> Result<(), {rt}::DecodeError> {{"
+            "fn read_frame(&self, bytes: &[u8], out: &mut {m}::StagedFrame<Self>) -> Result<(), {rt}::DecodeError> {{"
         ));
         self.line(format!("let mut r = {rt}::Reader::new(bytes);"));
         self.line("let at = r.pos();");
@@ -2382,7 +2397,7 @@ impl State<'_, '_, '_, '_> {
             self.line("let body_at = r.pos();");
             self.line("let mut range = None;");
             self.line(
-                "r.packed(|b| Self::read_changes(b, body_at, &mut out.changes, &mut range)).map_err(|e| e.field(\"body\"))?;",
+                "r.packed(|b| self.read_changes(b, body_at, &mut out.changes, &mut range)).map_err(|e| e.field(\"body\"))?;",
             );
         } else {
             let least = self
@@ -2415,7 +2430,7 @@ impl State<'_, '_, '_, '_> {
             self.close("}");
             self.line("r.take(r.remaining() - rest.len())?;");
             self.line(format!(
-                "*c = <Self as {m}::AckedSchema>::stage(&{}::read(&mut r).map_err(|e| e.index(i).field(\"changes\"))?);",
+                "*c = <Self as {m}::AckedSchema>::stage(self, &{}::read(&mut r).map_err(|e| e.index(i).field(\"changes\"))?);",
                 prof.change
             ));
             self.line("rest = r.rest();");
@@ -2481,96 +2496,99 @@ impl State<'_, '_, '_, '_> {
         self.blank();
         self.open(format!("impl {m}::AckedSchema for {name} {{"));
         self.schema_types();
-        self.line(format!(
-            "const FRAME_NAME: &'static str = {:?};",
-            packed.frame_name
-        ));
+        self.blank();
+        self.open("fn frame_name(&self) -> &'static str {");
+        self.line(format!("{:?}", packed.frame_name));
+        self.close("}");
         self.blank();
         let delegate = |s: &mut Self, sig: &str, call: &str| {
             s.line("#[inline]");
             s.open(format!("{sig} {{"));
-            s.line(format!("<{bname} as {m}::AckedSchema>::{call}"));
+            let (f, args) = call.split_once('(').expect("a call");
+            s.line(format!(
+                "<{bname} as {m}::AckedSchema>::{f}(&{bname}, {args}"
+            ));
             s.close("}");
             s.blank();
         };
         delegate(
             self,
             &format!(
-                "fn diff(eid: u16, base: Option<&{record}>, next: &{record}, tick: u32) -> Result<Option<{}>, {rt}::EncodeError>",
+                "fn diff(&self, eid: u16, base: Option<&{record}>, next: &{record}, tick: u32) -> Result<Option<{}>, {rt}::EncodeError>",
                 byte.change
             ),
             "diff(eid, base, next, tick)",
         );
         delegate(
             self,
-            &format!("fn change_eid(change: &{}) -> u16", byte.change),
+            &format!("fn change_eid(&self, change: &{}) -> u16", byte.change),
             "change_eid(change)",
         );
         delegate(
             self,
             &format!(
-                "fn apply(base: Option<&{record}>, change: &{}, tick: u32) -> Result<{record}, {m}::Inapplicable>",
+                "fn apply(&self, base: Option<&{record}>, change: &{}, tick: u32) -> Result<{record}, {m}::Inapplicable>",
                 byte.change
             ),
             "apply(base, change, tick)",
         );
         delegate(
             self,
-            &format!("fn write_record(record: &{record}, out: &mut Vec<u8>)"),
+            &format!("fn write_record(&self, record: &{record}, out: &mut Vec<u8>)"),
             "write_record(record, out)",
         );
         delegate(
             self,
-            &format!("fn measured(record: &{record}) -> Option<u32>"),
+            &format!("fn measured(&self, record: &{record}) -> Option<u32>"),
             "measured(record)",
         );
         delegate(
             self,
-            &format!("fn pose_full(record: &{record}) -> Option<bool>"),
+            &format!("fn pose_full(&self, record: &{record}) -> Option<bool>"),
             "pose_full(record)",
         );
         if let Some(input) = &p.inputs {
             delegate(
                 self,
-                &format!("fn encode_ack(ack: &{m}::AckContent<{input}>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError>"),
+                &format!("fn encode_ack(&self, ack: &{m}::AckContent<{input}>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError>"),
                 "encode_ack(ack, out)",
             );
             delegate(
                 self,
-                &format!("fn decode_ack(bytes: &[u8]) -> Result<{m}::AckContent<{input}>, {rt}::DecodeError>"),
+                &format!("fn decode_ack(&self, bytes: &[u8]) -> Result<{m}::AckContent<{input}>, {rt}::DecodeError>"),
                 "decode_ack(bytes)",
             );
             delegate(
                 self,
-                &format!("fn input_tick(input: &{input}) -> u32"),
+                &format!("fn input_tick(&self, input: &{input}) -> u32"),
                 "input_tick(input)",
             );
         }
         delegate(
             self,
-            &format!("fn stage(change: &{}) -> {staged}", byte.change),
+            &format!("fn stage(&self, change: &{}) -> {staged}", byte.change),
             "stage(change)",
         );
         delegate(
             self,
-            &format!("fn staged_eid(staged: &{staged}) -> u16"),
+            &format!("fn staged_eid(&self, staged: &{staged}) -> u16"),
             "staged_eid(staged)",
         );
         delegate(
             self,
             &format!(
-                "fn apply_staged(base: Option<&{record}>, staged: &{staged}, tick: u32) -> Result<{record}, {m}::Inapplicable>"
+                "fn apply_staged(&self, base: Option<&{record}>, staged: &{staged}, tick: u32) -> Result<{record}, {m}::Inapplicable>"
             ),
             "apply_staged(base, staged, tick)",
         );
         self.open(format!(
-            "fn encode_frame(frame: &{m}::FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
+            "fn encode_frame(&self, frame: &{m}::FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
         ));
         self.line("Self::write_frame(frame, out)");
         self.close("}");
         self.blank();
         self.open(format!(
-            "fn decode_frame(bytes: &[u8]) -> Result<{m}::FrameOf<Self>, {rt}::DecodeError> {{"
+            "fn decode_frame(&self, bytes: &[u8]) -> Result<{m}::FrameOf<Self>, {rt}::DecodeError> {{"
         ));
         self.line(format!("let mut r = {rt}::Reader::new(bytes);"));
         self.line(format!("let f = {}::read(&mut r)?;", packed.frame));
@@ -2583,9 +2601,9 @@ impl State<'_, '_, '_, '_> {
         );
         self.line("/// `decode_frame`, holding one change at a time beside the staged list.");
         self.open(format!(
-            "fn decode_staged(bytes: &[u8], out: &mut {m}::StagedFrame<Self>) -> Result<(), {rt}::DecodeError> {{"
+            "fn decode_staged(&self, bytes: &[u8], out: &mut {m}::StagedFrame<Self>) -> Result<(), {rt}::DecodeError> {{"
         ));
-        self.line("Self::read_frame(bytes, out)");
+        self.line("self.read_frame(bytes, out)");
         self.close("}");
         self.close("}");
         self.packed_helpers();
@@ -3104,7 +3122,7 @@ impl State<'_, '_, '_, '_> {
         self.line("/// is. A value past the byte-aligned frame's range goes to `range` (the first), told once");
         self.line("/// the frame reads whole.");
         self.open(format!(
-            "fn read_changes(b: &mut {rt}::BitReader<'_>, body_at: usize, out: &mut Vec<{staged}>, range: &mut Option<{rt}::DecodeError>) -> Result<(), {rt}::DecodeError> {{"
+            "fn read_changes(&self, b: &mut {rt}::BitReader<'_>, body_at: usize, out: &mut Vec<{staged}>, range: &mut Option<{rt}::DecodeError>) -> Result<(), {rt}::DecodeError> {{"
         ));
         self.line("let count = b.uint(16).map_err(|e| e.field(\"changed_count\"))?;");
         self.line(format!(
@@ -3128,7 +3146,7 @@ impl State<'_, '_, '_, '_> {
         ));
         self.open("match Self::unpack_change(&v, body_at) {");
         self.line(format!(
-            "Ok(wide) => *c = <Self as {}::AckedSchema>::stage(&wide),",
+            "Ok(wide) => *c = <Self as {}::AckedSchema>::stage(self, &wide),",
             self.m
         ));
         self.open("Err(e) => {");
