@@ -613,6 +613,14 @@ fn report_verification(verification: &vectors::Verification) -> Result<ExitCode,
 
 /// `ackwire vectors --out DIR [--spec FILE] [--seed N]`.
 fn derive_vectors(spec: &[PathBuf], out: &Path, seed: u64) -> Result<ExitCode, String> {
+    // The golden set keeps its stream vectors as the reference's own halves recorded them; the
+    // run-time binding's recordings of the same layout would replace them with other streams.
+    if out.join("frames").is_dir() {
+        return Err(error(format!(
+            "{} holds golden frame vectors (frames/): write that folder with `ackwire vectors --write`, or give --out another folder",
+            out.display()
+        )));
+    }
     let arg = SpecArg::load(spec).map_err(spec_error)?;
     let low = Lowering::new(&arg.spec);
     let derived = vectors::derive::derive(&low, seed);

@@ -304,6 +304,19 @@ fn bad_spec_input_is_reported_at_file_line_and_column() {
     let o = ackwire(&["vectors", "--spec", good]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("--out DIR"), "{}", stderr(&o));
+    // A folder of golden frame vectors is written by `--write`, never over by `--out`.
+    let golden = dir.join("golden");
+    std::fs::create_dir_all(golden.join("frames")).expect("made");
+    let o = ackwire(&[
+        "vectors",
+        "--spec",
+        good,
+        "--out",
+        golden.to_str().unwrap_or(""),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("vectors --write"), "{}", stderr(&o));
+    assert!(!golden.join("derived").exists(), "nothing written");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
