@@ -14,6 +14,7 @@ pub mod fuzz;
 pub mod rust;
 pub mod testee;
 pub mod ts;
+pub mod ts_machines;
 pub mod ts_state;
 pub mod wireshark;
 
