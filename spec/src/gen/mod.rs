@@ -8,6 +8,7 @@
 
 pub mod cpp;
 pub mod cs;
+pub mod cs_machines;
 pub mod cs_state;
 pub mod doc;
 pub mod fuzz;
