@@ -6,7 +6,8 @@
 # and ascending lists of packed bodies, test/range_test.cpp over include/ackwire_range.hpp (the
 # range coder, against vectors/coder/range_coder_cases.txt), and the bindings `ackwire gen --lang cpp` writes for a
 # `state`: test/reference_test.cpp over the reference protocol's (build/gen/reference.hpp, from
-# spec/protocol, with its presenter reference/presenter.hpp), test/arena_test.cpp over a second
+# spec/protocol, with its presenter reference/presenter.hpp, and its machine schemas,
+# build/gen/reference_{datagram,baseline,delta}.hpp), test/arena_test.cpp over a second
 # state's (build/gen-arena/arena.hpp, from spec/tests/state/players.wire) and test/game_test.cpp
 # over the game's (build/gen-game/arena.hpp, from examples/game/wire: a ranged field, over the
 # recorded stream examples/game/vectors/streams/arena.txt). Those three are generated
@@ -58,7 +59,7 @@ tests=("runtime_test:the C++ runtime's tests"
     "rest_test:the datagram, baseline and delta machines' tests"
     "packed19_test:bucket codes, smallest-three quaternions and ascending bit lists"
     "range_test:the range coder, against the Rust coder's cases"
-    "reference_test:the reference state's binding, kind 6 and kind 12, and its presenter"
+    "reference_test:the reference state's binding, kind 6 and kind 12, its presenter and machine schemas"
     "arena_test:a second state's binding (spec/tests/state/players.wire)"
     "game_test:the game's binding (examples/game/wire), its ranged health")
 

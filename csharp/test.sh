@@ -5,8 +5,9 @@
 # (present and well formed) under -warnaserror+.
 #
 # Then the reference protocol's binding (Reference.cs, which `ackwire gen --lang cs` writes for
-# its `state Reference`: the acked schemas of kind 6 and kind 12) and its hand-written parts
-# (reference/*.cs: the acked presenter's policy, the other protocols' schemas) with
+# its `state Reference`: the acked schemas of kind 6 and kind 12; ReferenceDatagram.cs,
+# ReferenceBaseline.cs and ReferenceDelta.cs, for its machine schemas) and its hand-written part
+# (reference/*.cs: the acked presenter's policy) with
 # test/reference/*.cs (and test/Harness.cs, the checks and runner both programs share), a program
 # of its own: they need the generated codec of spec/protocol, which `ackwire gen --lang cs` writes
 # into the temporary folder (ackwire is $ACKWIRE when that names a built binary, else `cargo

@@ -18,8 +18,9 @@
 #    what csharp/unity-meta.sh writes, and both manifests name the assembly Ackwire.Runtime;
 #    Mono's mcs builds those items into Ackwire.Runtime.dll (C# 7.2, warnings as errors, XML
 #    docs checked, as the project asks: Debian has no msbuild), and the consumer's generated
-#    Protocol.cs and Reference.cs (the binding of the reference's state; with the reference
-#    presenter's policy and the other sessions' schemas, csharp/reference), compiled against
+#    Protocol.cs, Reference.cs and the machine schemas' Reference{Datagram,Baseline,Delta}.cs
+#    (the bindings of the reference's state and schemas; with the reference presenter's policy,
+#    csharp/reference), compiled against
 #    the DLL, runs under mono.
 # 4. cargo: the packaged ackwire-rt and ackwire-spec (`cargo package --no-verify`: their .crate
 #    files in target/package, unpacked) patched in for crates.io in a crate of its own, whose
@@ -165,8 +166,9 @@ mkdir -p "$cs"
 (cd csharp && quiet mcs -target:library -langversion:7.2 -warnaserror+ -warn:4 -nologo \
   -doc:"$cs/Ackwire.Runtime.xml" -out:"$cs/Ackwire.Runtime.dll" "${listed[@]}")
 quiet "$ackwire" gen --lang cs --runtime package --out "$cs/gen" spec/protocol
-# With the generated binding of the reference's state (Reference.cs) and the presenter's policy
-# and other schemas (csharp/reference), which csharp/README.md has a Unity project copy beside
+# With the generated bindings of the reference's state (Reference.cs) and machine schemas
+# (Reference{Datagram,Baseline,Delta}.cs) and the presenter's policy (csharp/reference), which
+# csharp/README.md has a Unity project copy beside
 # its Protocol.cs: they must compile against the assembly too, not only inside it.
 quiet mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -r:"$cs/Ackwire.Runtime.dll" \
   -out:"$cs/frames.exe" "$consumers/cs/Frames.cs" "$cs"/gen/*.cs csharp/reference/*.cs

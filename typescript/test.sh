@@ -5,7 +5,8 @@
 # runner. Run from anywhere.
 #
 # The reference protocol's bindings (gen/reference.ts, which `ackwire gen --lang ts` writes for
-# `state Reference`, and the hand-written reference/: its presenter, the other seeds' schemas)
+# `state Reference`, gen/reference_{datagram,baseline,delta}.ts for its machine schemas, and the
+# hand-written reference/: its presenter)
 # import the generated codec of spec/protocol, so their tests (test/reference_*.ts) run over one:
 # `ackwire gen --lang ts` writes it into gen/ (with $ACKWIRE when that names a built binary, else
 # with `cargo run`), and reference/ is copied beside it, as conformance/testees/ts/build.sh does.

@@ -512,12 +512,40 @@ fn gen_fuzz_takes_the_layouts_allocation_multiple_and_only_there() {
 fn gen_with_the_runtime_package_writes_no_runtime_file() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("ackwire-cli-gen-{}", std::process::id()));
-    // The codec and each declared state's binding (the reference declares one, `Reference`);
-    // no runtime file, since the package brings the runtime.
+    // The codec, each declared state's binding (the reference declares one, `Reference`) and
+    // each machine schema's (`ReferenceBaseline`, `ReferenceDatagram`, `ReferenceDelta`); no
+    // runtime file, since the package brings the runtime.
     for (lang, only) in [
-        ("ts", &["protocol.ts", "reference.ts"][..]),
-        ("cpp", &["protocol.hpp", "reference.hpp"][..]),
-        ("cs", &["Protocol.cs", "Reference.cs"][..]),
+        (
+            "ts",
+            &[
+                "protocol.ts",
+                "reference.ts",
+                "reference_baseline.ts",
+                "reference_datagram.ts",
+                "reference_delta.ts",
+            ][..],
+        ),
+        (
+            "cpp",
+            &[
+                "protocol.hpp",
+                "reference.hpp",
+                "reference_baseline.hpp",
+                "reference_datagram.hpp",
+                "reference_delta.hpp",
+            ][..],
+        ),
+        (
+            "cs",
+            &[
+                "Protocol.cs",
+                "Reference.cs",
+                "ReferenceBaseline.cs",
+                "ReferenceDatagram.cs",
+                "ReferenceDelta.cs",
+            ][..],
+        ),
     ] {
         let out = dir.join(lang);
         let _ = std::fs::remove_dir_all(&out);

@@ -7,7 +7,8 @@
 // presence, never values, so each entry reads from its packet alone. gatherLost: "Reported until
 // confirmed, which makes destruction reliable."
 //
-// Generic over a schema `S` (the reference protocol's is reference/baseline.hpp):
+// Generic over a schema `S` (the reference protocol's is protocol::ReferenceBaseline, which
+// `ackwire gen` writes into reference_baseline.hpp from its `schema` declaration):
 //   COMPONENT_TYPES, ACK_WINDOW, MAX_LOST_PER_SNAPSHOT;
 //   types Value (one component's value), Snapshot (sequence; body.lost of EntityRef {slot,
 //   generation}; body.entries of Entry), EntityRef, Entry, SnapshotAck (sequence);

@@ -14,7 +14,8 @@
 //   datagram applied per entity, whole ticks, the input ack, and its datagram_acks.
 //
 // Everything is generic over a schema `S` (the reference protocol's is
-// reference/datagram.hpp), which names the frame types, their names, the mask's bits, and the
+// protocol::ReferenceDatagram, which `ackwire gen` writes into reference_datagram.hpp from its
+// `schema` declaration), which names the frame types, their names, the mask's bits, and the
 // codec functions:
 //   types Datagram, Update, Component, Spawn, Despawn, FullFrame, FullEntity, DatagramAck;
 //   MAX_HEADER_LEN, MASK_X, MASK_Y, MASK_Z, MASK_COMPONENTS;

@@ -6,7 +6,8 @@
 // One DeltaBaseline per subscriber (DELTA-9), set-theoretic: keys are u64 numbers whose meaning is
 // the application's, and entering and leaving are the only events.
 //
-// Generic over a schema `S` (the reference protocol's is reference/delta.hpp) naming the two
+// Generic over a schema `S` (the reference protocol's is protocol::ReferenceDelta, which
+// `ackwire gen` writes into reference_delta.hpp from its `schema` declaration) naming the two
 // frames and their codec: types DeltaPlan (flags, sequence, baseline_seq, entered, left) and
 // DeltaAck (newest, mask, digest); PLAN_FULL_BASELINE and PLAN_BASELINE (the flags' bits);
 // DELTA_PLAN and DELTA_ACK (frame names); decode_delta_plan, decode_delta_ack, to_bytes.

@@ -5,8 +5,8 @@
 // owns both.
 //
 // The session machines of the runtime (ackwire_*.hpp beside this header) are generic over a
-// schema and include only the runtime; the reference protocol's schemas are in
-// cpp/reference/, written against its generated protocol.hpp.
+// schema and include only the runtime; the reference protocol's schemas are generated beside
+// its protocol.hpp (reference.hpp, reference_{datagram,baseline,delta}.hpp).
 
 #pragma once
 

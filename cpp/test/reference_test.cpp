@@ -15,6 +15,9 @@
 
 #include "ackwire_acked_half.hpp"
 #include "reference.hpp"
+#include "reference_baseline.hpp"
+#include "reference_datagram.hpp"
+#include "reference_delta.hpp"
 #include "reference/presenter.hpp"
 
 #include "check.hpp"
@@ -893,6 +896,108 @@ TEST(the_halves_carry_the_reference_stream_and_its_acks) {
     if (CHECK(!bad.ok())) {
         CHECK(bad.error().kind == session::SessionError::Kind::decode);
     }
+}
+
+// The machine schemas `ackwire gen` writes for `schema ReferenceBaseline`, `ReferenceDatagram`
+// and `ReferenceDelta`: a snapshot's gap is narrow below 128 and wide from 128 (NB-4), with the
+// mask of the components present, and comes back with them; an update's length is the bytes it
+// adds to a datagram (DG-7); the names are the codec's frames.
+
+TEST(the_baseline_schema_writes_a_gap_narrow_below_128_and_wide_from_it) {
+    using S = protocol::ReferenceBaseline;
+    protocol::Vitality vitality;
+    vitality.hp = 9;
+    protocol::Transform transform;
+    transform.z = 3.0;
+    protocol::Team team;
+    team.team = 2;
+    const S::Value health(std::in_place_index<2>, vitality);
+    const S::Value moved(std::in_place_index<0>, transform);
+    const S::Value side(std::in_place_index<3>, team);
+    const S::Entry narrow = S::make_entry(127, 1, {nullptr, nullptr, &health, nullptr});
+    const S::Entry wide = S::make_entry(128, 2, {&moved, nullptr, nullptr, &side});
+    CHECK(!narrow.wide);
+    CHECK(narrow.gap == std::optional<uint8_t>(127));
+    CHECK(narrow.mask.contains(protocol::ComponentMask::HEALTH));
+    CHECK(!narrow.mask.contains(protocol::ComponentMask::TRANSFORM));
+    CHECK(wide.wide);
+    CHECK(wide.wide_gap == std::optional<uint32_t>(128));
+    CHECK(wide.mask.contains(protocol::ComponentMask::TRANSFORM));
+    CHECK(wide.mask.contains(protocol::ComponentMask::TEAM));
+
+    S::Snapshot snapshot;
+    snapshot.sequence = 513;
+    snapshot.body.entries = {narrow, wide};
+    const auto bytes = S::to_bytes(snapshot);
+    if (!CHECK(bytes.ok())) {
+        return;
+    }
+    const auto back = S::decode_snapshot(bytes.value().data(), bytes.value().size());
+    if (!CHECK(back.ok()) || !CHECK_EQ(back.value().body.entries.size(), size_t{2})) {
+        return;
+    }
+    const S::Entry& first = back.value().body.entries[0];
+    const S::Entry& second = back.value().body.entries[1];
+    CHECK_EQ(S::entry_gap(first), uint32_t{127});
+    CHECK_EQ(S::entry_gap(second), uint32_t{128});
+    const auto values = S::entry_values(second);
+    CHECK(values[0].has_value() && values[0]->index() == 0);
+    CHECK(!values[1].has_value() && !values[2].has_value());
+    CHECK(values[3].has_value() && std::get<3>(*values[3]).team == 2);
+    CHECK(S::entry_values(first)[2] == std::optional<S::Value>(health));
+    // 24 + 24 + 20 + 9 bits.
+    CHECK_EQ(S::bit_len(moved), size_t{77});
+    const auto bits = S::bits(moved);
+    CHECK(bits.ok() && bits.value().size() == 10);
+}
+
+TEST(the_datagram_schema_counts_an_update_as_the_bytes_it_adds) {
+    using S = protocol::ReferenceDatagram;
+    S::Update first;
+    first.id = 7;
+    first.mask.set(S::MASK_X);
+    first.x = -5;
+    S::Update second;
+    second.id = 300;
+    second.mask.set(S::MASK_Y);
+    second.y = 1000;
+    S::Datagram one;
+    one.precision = 0.5f;
+    one.parts = 1;
+    one.updates = {first};
+    S::Datagram two = one;
+    two.updates.push_back(second);
+    const auto a = S::to_bytes(one);
+    const auto b = S::to_bytes(two);
+    if (!CHECK(a.ok() && b.ok())) {
+        return;
+    }
+    std::optional<uint64_t> prev = first.id;
+    CHECK_EQ(b.value().size() - a.value().size(), S::encoded_len_after(second, prev));
+    CHECK(prev == std::optional<uint64_t>(300));
+    CHECK(!S::check_update(second).has_value());
+    S::Update lying = second;
+    lying.y.reset();
+    CHECK(S::check_update(lying).has_value());
+    CHECK(S::decode_datagram(b.value().data(), b.value().size()).value() == two);
+    CHECK_EQ(std::string(S::FULL_FRAME), std::string("full_frame"));
+}
+
+TEST(the_delta_schema_passes_a_plan_through_the_codec) {
+    using S = protocol::ReferenceDelta;
+    S::DeltaPlan plan;
+    plan.flags.set(S::PLAN_FULL_BASELINE);
+    plan.flags.set(S::PLAN_BASELINE);
+    plan.sequence = 9;
+    plan.baseline_seq = 4;
+    plan.entered = {1, 5};
+    plan.left = {2};
+    const auto bytes = S::to_bytes(plan);
+    if (!CHECK(bytes.ok())) {
+        return;
+    }
+    CHECK(S::decode_delta_plan(bytes.value().data(), bytes.value().size()).value() == plan);
+    CHECK_EQ(std::string(S::DELTA_ACK), std::string("delta_ack"));
 }
 
 }  // namespace

@@ -46,7 +46,27 @@ fn cpp_codec_including_the_installed_runtime() {
         .unwrap_or_else(|e| panic!("{e}"));
     let files = generate_with(&spec, RuntimeSource::Package);
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, [PROTOCOL_HEADER, "reference.hpp"]);
+    assert_eq!(
+        names,
+        [
+            PROTOCOL_HEADER,
+            "reference.hpp",
+            "reference_baseline.hpp",
+            "reference_datagram.hpp",
+            "reference_delta.hpp"
+        ]
+    );
+    // The machine schemas include their runtime header from the package too, and are otherwise
+    // the ones written beside copied headers.
+    for (name, schema) in &files[2..] {
+        let machine = &name["reference_".len()..name.len() - ".hpp".len()];
+        let from = format!("#include <ackwire_{machine}.hpp>");
+        assert!(schema.contains(&from), "{name}");
+        assert_eq!(
+            schema.replacen(&from, &format!("#include \"ackwire_{machine}.hpp\""), 1),
+            file(&generated(), name)
+        );
+    }
     let protocol = &files[0].1;
     let copied = generated();
     // The state's binding includes the runtime's headers from the package too, and is otherwise
@@ -90,6 +110,28 @@ fn cpp_codec_of_issue_19s_constructs() {
         assert!(protocol.contains(expected), "missing {expected:?}");
     }
     insta::assert_snapshot!("cpp_lang19_moves", protocol);
+}
+
+/// The datagram v2, NetBaseline and delta schemas of the reference protocol (`schema
+/// ReferenceDatagram`, `ReferenceBaseline` and `ReferenceDelta`): the structs
+/// `protocol::ReferenceDatagram`, `ReferenceBaseline` and `ReferenceDelta` the machine templates
+/// take, one header each, shown one after the other. `cpp/test.sh` runs them
+/// (test/reference_test.cpp) and the C++ testee holds them to every datagram, baseline and delta
+/// stream vector.
+#[test]
+fn cpp_binding_of_the_reference_machine_schemas() {
+    let files = generated();
+    let mut shown = String::new();
+    for (name, schema) in [
+        ("reference_datagram.hpp", "struct ReferenceDatagram {"),
+        ("reference_baseline.hpp", "struct ReferenceBaseline {"),
+        ("reference_delta.hpp", "struct ReferenceDelta {"),
+    ] {
+        let code = file(&files, name);
+        assert!(code.contains(schema), "{schema} is not in {name}");
+        shown.push_str(&format!("// ==== {name}\n{code}\n"));
+    }
+    insta::assert_snapshot!("cpp_reference_machine_schemas", shown);
 }
 
 /// The binding of the reference protocol's `state Reference` (spec/protocol/acked.wire): the

@@ -33,19 +33,62 @@ fn cs_codec_using_the_installed_runtime() {
         .unwrap_or_else(|e| panic!("{e}"));
     let files = generate_with(&spec, RuntimeSource::Package);
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, [PROTOCOL_FILE, "Reference.cs"]);
+    assert_eq!(
+        names,
+        [
+            PROTOCOL_FILE,
+            "Reference.cs",
+            "ReferenceBaseline.cs",
+            "ReferenceDatagram.cs",
+            "ReferenceDelta.cs"
+        ]
+    );
     let protocol = &files[0].1;
     let copied = &generated()[0].1;
-    assert_eq!(
-        files[1],
-        generated()[1],
-        "the binding does not depend on the runtime's source"
-    );
+    for (file, copied) in files.iter().zip(generated()).skip(1) {
+        assert_eq!(
+            *file, copied,
+            "the bindings do not depend on the runtime's source"
+        );
+    }
     let body = |code: &str| code[code.find("\nusing System;").expect("the usings")..].to_string();
     assert_eq!(body(protocol), body(copied));
     let head = &protocol[..protocol.find("\nnamespace ").expect("the namespace")];
     assert!(head.contains("the assembly Ackwire.Runtime"), "{head}");
     insta::assert_snapshot!("cs_protocol_head_with_the_installed_runtime", head);
+}
+
+/// The datagram v2, NetBaseline and delta schemas of the reference protocol (`schema
+/// ReferenceDatagram`, `ReferenceBaseline` and `ReferenceDelta`), which `ackwire gen --lang cs`
+/// writes beside the codec, one file each, shown one after the other. csharp/test.sh runs them
+/// (csharp/test/reference/MachineSchemaTests.cs) and the C# testee holds them to every datagram,
+/// baseline and delta stream vector.
+#[test]
+fn cs_binding_of_the_reference_machine_schemas() {
+    let files = generated();
+    let mut shown = String::new();
+    for (name, class) in [
+        (
+            "ReferenceDatagram.cs",
+            "public sealed class ReferenceDatagram : IDatagramSchema",
+        ),
+        (
+            "ReferenceBaseline.cs",
+            "public sealed class ReferenceBaseline : IBaselineSchema<object>",
+        ),
+        (
+            "ReferenceDelta.cs",
+            "public sealed class ReferenceDelta : IDeltaSchema",
+        ),
+    ] {
+        let (_, code) = files
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("{name} is not written"));
+        assert!(code.contains(class), "{class} is not in {name}");
+        shown.push_str(&format!("// ==== {name}\n{code}\n"));
+    }
+    insta::assert_snapshot!("cs_reference_machine_schemas", shown);
 }
 
 /// The binding of the reference protocol's `state Reference` (acked.wire), which

@@ -80,13 +80,27 @@ fn ts_codec_importing_the_runtime_package() {
     let files =
         ackwire_spec::gen::ts::generate_with(&spec, ackwire_spec::gen::RuntimeSource::Package);
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["protocol.ts", "reference.ts"]);
+    assert_eq!(
+        names,
+        [
+            "protocol.ts",
+            "reference.ts",
+            "reference_baseline.ts",
+            "reference_datagram.ts",
+            "reference_delta.ts"
+        ]
+    );
     let code = &files[0].1;
     assert!(!code.contains("./runtime/"));
     // The state's binding imports the runtime's session machines from the package too.
     let binding = &files[1].1;
     assert!(!binding.contains("./runtime/"));
     assert!(binding.contains("} from \"@ackwire/runtime/sessions/state\";"));
+    // And so do the machine schemas.
+    for ((_, schema), machine) in files[2..].iter().zip(["baseline", "datagram", "delta"]) {
+        assert!(!schema.contains("./runtime/"));
+        assert!(schema.contains(&format!("}} from \"@ackwire/runtime/sessions/{machine}\";")));
+    }
     assert!(code.contains("\n} from \"@ackwire/runtime\";\nexport * from \"@ackwire/runtime\";\n"));
     // The name it imports is the package's own.
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../typescript/package.json");
@@ -146,6 +160,37 @@ fn ts_binding_of_the_reference_state() {
         assert!(code.contains(expected), "missing {expected:?}");
     }
     insta::assert_snapshot!("ts_reference_state", code);
+}
+
+/// The datagram v2, NetBaseline and delta schemas of the reference protocol (`schema
+/// ReferenceDatagram`, `ReferenceBaseline` and `ReferenceDelta`), which `ackwire gen --lang ts`
+/// writes beside protocol.ts: the schema objects the runtime's machines take, shown one after
+/// the other. `bash typescript/test.sh` runs them (test/reference_machines.test.ts) and the
+/// TypeScript testee holds them to every datagram, baseline and delta stream vector.
+#[test]
+fn ts_binding_of_the_reference_machine_schemas() {
+    let spec = ackwire_spec::reference_spec().unwrap_or_else(|e| panic!("{e}"));
+    let files = ackwire_spec::gen::ts::generate(&spec);
+    let mut shown = String::new();
+    for name in [
+        "reference_datagram.ts",
+        "reference_baseline.ts",
+        "reference_delta.ts",
+    ] {
+        let (_, code) = files
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("{name} is not written"));
+        shown.push_str(&format!("// ==== {name}\n{code}\n"));
+    }
+    for expected in [
+        "export const ReferenceDatagram: DatagramSchema = {",
+        "export const ReferenceBaseline: BaselineSchema<ReferenceBaselineValue> = {",
+        "export const ReferenceDelta: DeltaSchema = {",
+    ] {
+        assert!(shown.contains(expected), "missing {expected:?}");
+    }
+    insta::assert_snapshot!("ts_reference_machine_schemas", shown);
 }
 
 /// A second state (spec/tests/state/arena.wire: a group of two forms without a tier, a step

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the C++ testee: generates the codec of the reference protocol and its testee into gen/
-# with `ackwire gen --lang cpp --testee` (its session headers included; the generated testee.cpp,
-# the frames alone, and its script are not used here: testee.cpp adds the session halves), copies the reference protocol's session
-# schemas (cpp/reference/) into gen/reference/, then compiles testee.cpp twice, both builds at once:
+# with `ackwire gen --lang cpp --testee` (its session headers included, and the schemas of its
+# machines, reference_{datagram,baseline,delta}.hpp; the generated testee.cpp, the frames alone,
+# and its script are not used here: testee.cpp adds the session halves), copies the reference
+# protocol's hand-written presenter (cpp/reference/) into gen/reference/, then compiles
+# testee.cpp twice, both builds at once:
 #   build/testee       AddressSanitizer and UBSan, any finding aborts (what conformance runs);
 #   build/testee-fast  -O2, no sanitizer.
 # Prints nothing on success.
@@ -35,7 +37,7 @@ if ! (cd "$root" && "${generate[@]}") >"$log" 2>&1; then
     exit 1
 fi
 
-# The reference protocol's schemas for the runtime's session machines, beside the codec they bind.
+# The reference protocol's presenter for the acked machines, beside the codec it binds.
 if [ -d "$root/cpp/reference" ]; then
     # Anew each time: `cp -r` onto a folder left by an earlier build would copy into it
     # (gen/reference/reference/) and leave the stale headers where the testee includes them.

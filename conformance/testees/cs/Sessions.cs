@@ -1,7 +1,8 @@
 // The testee protocol's session operations (conformance/PROTOCOL.md, "Session operations") over
 // the C# session machines: `open` makes a half by name, the other ops drive it by handle. The
 // machines are the runtime's (gen/Runtime/Sessions/), bound to the reference protocol by its
-// schemas (gen/reference/, copied from csharp/reference/ by build.sh); each adapter of
+// generated schemas (gen/Reference.cs, gen/Reference{Datagram,Baseline,Delta}.cs) and its
+// presenter (gen/reference/, copied from csharp/reference/ by build.sh); each adapter of
 // halves/ only translates the protocol's JSON (params, world ops, reports) into a half's calls,
 // as conformance/src/sessions/ does for the Rust codec.
 

@@ -23,7 +23,8 @@ frames="$here/build/cube-frames.hex"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
-    -out:"$here/build/bench.exe" "$here/bench.cs" "$here/gen/Protocol.cs" "$here/gen/Reference.cs" "$here"/gen/Runtime/*.cs \
+    -out:"$here/build/bench.exe" "$here/bench.cs" "$here/gen/Protocol.cs" "$here/gen/Reference.cs" "$here/gen/ReferenceDatagram.cs" "$here/gen/ReferenceBaseline.cs" "$here/gen/ReferenceDelta.cs" \
+    "$here"/gen/Runtime/*.cs \
     "$here"/gen/Runtime/Sessions/*.cs "$here"/gen/reference/*.cs "$here/Sessions.cs" "$here"/halves/*.cs \
     >"$log" 2>&1; then
     cat "$log" >&2

@@ -5,9 +5,10 @@
 # the frames alone, and its script are not used here: testee.cs adds the session halves), then
 # compiles it with testee.cs into build/testee.exe with Mono's C# compiler, C# 7.2, warnings as
 # errors, and alloc.cs (what decoding allocates, measured) into build/alloc.exe. The testee also
-# holds the session machines (gen/Runtime/Sessions/*.cs), the reference protocol's hand-written
-# parts for them (csharp/reference/*.cs, copied into gen/reference/: the acked presenter's
-# policy, and the datagram, baseline and delta schemas), the session dispatch (Sessions.cs) and
+# holds the session machines (gen/Runtime/Sessions/*.cs), the reference protocol's datagram,
+# baseline and delta schemas (gen/ReferenceDatagram.cs, ReferenceBaseline.cs, ReferenceDelta.cs,
+# generated from its `schema` declarations), its hand-written acked presenter's policy
+# (csharp/reference/*.cs, copied into gen/reference/), the session dispatch (Sessions.cs) and
 # the adapters of the halves (halves/*.cs); hostile_replay.cs, a hostile peer replaying the
 # stream vectors with mutated frames into those halves, is build/hostile_replay.exe.
 # Installs Mono (mono-mcs, mono-runtime) from Debian's packages when it is missing.
@@ -47,14 +48,14 @@ sessions=("$here"/gen/Runtime/Sessions/*.cs "$here"/gen/reference/*.cs "$here/Se
 shopt -u nullglob
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
     -doc:"$here/build/testee.xml" -out:"$here/build/testee.exe" "$here/testee.cs" "$here/gen/Protocol.cs" "$here/gen/Reference.cs" "$here/gen/Testee.cs" \
-    "$here"/gen/Runtime/*.cs "${sessions[@]}" >"$log" 2>&1; then
+    "$here/gen/ReferenceDatagram.cs" "$here/gen/ReferenceBaseline.cs" "$here/gen/ReferenceDelta.cs" "$here"/gen/Runtime/*.cs "${sessions[@]}" >"$log" 2>&1; then
     cat "$log" >&2
     exit 1
 fi
 # cs-acked: the hostile peer against the session halves (hostile_replay.cs), beside the testee.
 if ! mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo \
     -out:"$here/build/hostile_replay.exe" "$here/hostile_replay.cs" "$here/gen/Protocol.cs" "$here/gen/Reference.cs" \
-    "$here"/gen/Runtime/*.cs \
+    "$here/gen/ReferenceDatagram.cs" "$here/gen/ReferenceBaseline.cs" "$here/gen/ReferenceDelta.cs" "$here"/gen/Runtime/*.cs \
     "${sessions[@]}" >"$log" 2>&1; then
     cat "$log" >&2
     exit 1

@@ -7,7 +7,7 @@
 
 using System;
 using System.Collections.Generic;
-using Ackwire.Reference;
+using Ackwire.Protocol;
 using Ackwire.Runtime.Sessions;
 
 static class Hostile

@@ -13,6 +13,7 @@ if [ ! -f "$here/gen/Protocol.cs" ]; then
 fi
 mkdir -p "$here/build"
 mcs -langversion:7.2 -warnaserror+ -warn:4 -optimize+ -nologo -out:"$here/build/hostile.exe" \
-    "$here/hostile.cs" "$here/gen/Protocol.cs" "$here/gen/Reference.cs" "$here"/gen/Runtime/*.cs "$here"/gen/Runtime/Sessions/*.cs \
+    "$here/hostile.cs" "$here/gen/Protocol.cs" "$here/gen/Reference.cs" "$here/gen/ReferenceDatagram.cs" "$here/gen/ReferenceBaseline.cs" "$here/gen/ReferenceDelta.cs" \
+    "$here"/gen/Runtime/*.cs "$here"/gen/Runtime/Sessions/*.cs \
     "$here"/gen/reference/*.cs
 mono "$here/build/hostile.exe" "${1:-3000}"

@@ -940,6 +940,9 @@ static class ReferenceTests
             new KeyValuePair<string, Action>("packed_halves_end_to_end", PackedHalvesEndToEnd),
             new KeyValuePair<string, Action>("decode_allocation", DecodeAllocation),
             new KeyValuePair<string, Action>("readers_agree_with_the_codec", ReadersAgreeWithTheCodec),
+            new KeyValuePair<string, Action>("baseline_schema_gaps_and_mask", MachineSchemaTests.BaselineGapsAndMask),
+            new KeyValuePair<string, Action>("datagram_schema_update_len", MachineSchemaTests.DatagramUpdateLen),
+            new KeyValuePair<string, Action>("delta_schema_plan_and_ack", MachineSchemaTests.DeltaPlanAndAck),
         };
         return Run(tests);
     }

@@ -39,6 +39,7 @@
 //! Limitation: a union is a `std::variant` alias, so two unions with the same variant records
 //! would be one C++ type.
 
+mod machines;
 mod state;
 
 /// The header of a state's binding (`arena.hpp`), as a testee includes it.
@@ -119,7 +120,9 @@ pub fn generate(spec: &Spec) -> Vec<(String, String)> {
 /// include path of the installed CMake package (`cpp/CMakeLists.txt`, target `ackwire::runtime`).
 pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String)> {
     let protocol = (PROTOCOL_HEADER.to_string(), protocol(spec, runtime));
-    let bindings = state_bindings(spec, runtime);
+    let mut bindings = state_bindings(spec, runtime);
+    // And the header of every machine schema.
+    bindings.extend(machines::generate(spec, runtime));
     if runtime == RuntimeSource::Package {
         let mut files = vec![protocol];
         files.extend(bindings);
@@ -2678,8 +2681,16 @@ mod tests {
         let spec = crate::reference_spec().expect("the reference protocol compiles");
         let files = generate(&spec);
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-        // The runtime, the codec, the binding of the protocol's `state Reference`, the sessions.
-        let mut expected = vec![RUNTIME_HEADER, PROTOCOL_HEADER, "reference.hpp"];
+        // The runtime, the codec, the binding of the protocol's `state Reference` and of its
+        // machine schemas, the sessions.
+        let mut expected = vec![
+            RUNTIME_HEADER,
+            PROTOCOL_HEADER,
+            "reference.hpp",
+            "reference_baseline.hpp",
+            "reference_datagram.hpp",
+            "reference_delta.hpp",
+        ];
         expected.extend(SESSION_HEADERS.iter().map(|(n, _)| *n));
         assert_eq!(names, expected);
         assert!(files[1]

@@ -197,6 +197,8 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
     let mut files = vec![(PROTOCOL_FILE.to_string(), g.out.finish())];
     // Each state's binding of the session machines, beside the codec whose types it uses.
     files.extend(super::cs_state::generate(spec, &low));
+    // And the binding of every machine schema.
+    files.extend(super::cs_machines::generate(spec));
     if runtime == RuntimeSource::Package {
         return files;
     }

@@ -8,12 +8,14 @@
 
 pub mod cpp;
 pub mod cs;
+pub mod cs_machines;
 pub mod cs_state;
 pub mod doc;
 pub mod fuzz;
 pub mod rust;
 pub mod testee;
 pub mod ts;
+pub mod ts_machines;
 pub mod ts_state;
 pub mod wireshark;
 

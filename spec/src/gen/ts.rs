@@ -129,6 +129,8 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
     let mut files = vec![("protocol.ts".to_string(), text)];
     // Beside it, the acked binding of every state the spec declares.
     files.extend(super::ts_state::generate(spec, runtime));
+    // And the binding of every machine schema.
+    files.extend(super::ts_machines::generate(spec, runtime));
     if runtime == RuntimeSource::Copy {
         for (name, text) in RUNTIME_FILES {
             files.push((format!("{RUNTIME_DIR}/{name}"), runtime_copy(name, text)));

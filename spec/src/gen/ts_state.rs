@@ -58,7 +58,7 @@ pub fn file_name(plan: &StatePlan) -> String {
 const INDENT: &str = "  ";
 
 /// Where the runtime's session modules are imported from.
-fn sessions_module(runtime: RuntimeSource, name: &str) -> String {
+pub(super) fn sessions_module(runtime: RuntimeSource, name: &str) -> String {
     match runtime {
         RuntimeSource::Copy => format!("./runtime/sessions/{name}.js"),
         RuntimeSource::Package => format!("{}/sessions/{name}", super::ts::RUNTIME_PACKAGE),
@@ -132,17 +132,17 @@ fn module(spec: &Spec, plan: &StatePlan, runtime: RuntimeSource) -> String {
 
 /// The names a module imports from one specifier, values and types apart.
 #[derive(Default)]
-struct Imports {
+pub(super) struct Imports {
     names: BTreeSet<(String, bool)>,
 }
 
 impl Imports {
-    fn value(&mut self, name: &str) -> String {
+    pub(super) fn value(&mut self, name: &str) -> String {
         self.names.insert((name.to_string(), false));
         name.to_string()
     }
 
-    fn ty(&mut self, name: &str) -> String {
+    pub(super) fn ty(&mut self, name: &str) -> String {
         if !self.names.contains(&(name.to_string(), false)) {
             self.names.insert((name.to_string(), true));
         }
@@ -153,7 +153,7 @@ impl Imports {
         self.names.is_empty()
     }
 
-    fn statement(&self, from: &str) -> String {
+    pub(super) fn statement(&self, from: &str) -> String {
         // A name imported as a value serves as a type too.
         let values: BTreeSet<&str> = self
             .names

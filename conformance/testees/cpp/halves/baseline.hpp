@@ -1,8 +1,8 @@
 // The `baseline` session pair (`docs/spec/baseline.md`) over the runtime's machines
-// (ackwire_baseline.hpp) bound to the reference protocol (reference/baseline.hpp), as
-// conformance/src/sessions/baseline.rs: `baseline_server` is a SnapshotWriter over a scripted
-// Scene, one snapshot a tick; `baseline_client` a SnapshotClient that acknowledges each snapshot it
-// applies.
+// (ackwire_baseline.hpp) bound to the reference protocol (reference_baseline.hpp, generated from
+// the `schema ReferenceBaseline` of spec/protocol), as conformance/src/sessions/baseline.rs:
+// `baseline_server` is a SnapshotWriter over a scripted Scene, one snapshot a tick;
+// `baseline_client` a SnapshotClient that acknowledges each snapshot it applies.
 //
 // Parameters (every key optional): `budget` (bytes, 1200), `client` (1), `first_sequence` (0),
 // `max_entities` (65,536). World ops: spawn {slot, generation, owner?}, despawn {slot},
@@ -13,7 +13,7 @@
 
 #include "../sessions.hpp"
 #include "rest_json.hpp"
-#include "reference/baseline.hpp"
+#include "reference_baseline.hpp"
 
 #include <map>
 #include <memory>
@@ -23,7 +23,7 @@
 namespace testee {
 namespace baseline_halves {
 
-using Schema = ackwire::reference::BaselineSchema;
+using Schema = ackwire::protocol::ReferenceBaseline;
 namespace bl = ackwire::baseline;
 namespace pr = ackwire::protocol;
 using rest::Value;

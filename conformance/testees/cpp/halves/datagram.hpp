@@ -1,7 +1,7 @@
 // The `datagram` session pair (`docs/spec/datagram.md`) over the runtime's machines
-// (ackwire_datagram.hpp) bound to the reference protocol (reference/datagram.hpp), as
-// conformance/src/sessions/datagram.rs: `datagram_server` is a Subscription fed by a scripted
-// world, `datagram_client` a ReplicaTable.
+// (ackwire_datagram.hpp) bound to the reference protocol (reference_datagram.hpp, generated from
+// the `schema ReferenceDatagram` of spec/protocol), as conformance/src/sessions/datagram.rs:
+// `datagram_server` is a Subscription fed by a scripted world, `datagram_client` a ReplicaTable.
 //
 // Parameters (every key optional, the same object opens both halves): `precision` (metres per
 // step, default 0.01), `max_datagram` (bytes, default 1200), `max_held` (default 256),
@@ -13,7 +13,7 @@
 
 #include "../sessions.hpp"
 #include "rest_json.hpp"
-#include "reference/datagram.hpp"
+#include "reference_datagram.hpp"
 
 #include <map>
 #include <memory>
@@ -23,7 +23,7 @@
 namespace testee {
 namespace datagram_halves {
 
-using Schema = ackwire::reference::DatagramSchema;
+using Schema = ackwire::protocol::ReferenceDatagram;
 namespace dg = ackwire::datagram;
 using rest::Value;
 

@@ -1,7 +1,7 @@
 // The `delta` session pair (`docs/spec/delta.md`) over the runtime's machines (ackwire_delta.hpp)
-// bound to the reference protocol (reference/delta.hpp), as conformance/src/sessions/delta.rs:
-// `delta_server` is a world of slot keys and one subscriber's DeltaBaseline, `delta_client` a
-// DeltaMirror.
+// bound to the reference protocol (reference_delta.hpp, generated from the `schema ReferenceDelta`
+// of spec/protocol), as conformance/src/sessions/delta.rs: `delta_server` is a world of slot keys
+// and one subscriber's DeltaBaseline, `delta_client` a DeltaMirror.
 //
 // Parameters (every member optional): `history` (32, at most 65,536), `policy`
 // ("ack_recovery" or "naive"), `stalled_after_ms` with `keepalive_every_ms` (flow control, both
@@ -14,7 +14,7 @@
 
 #include "../sessions.hpp"
 #include "rest_json.hpp"
-#include "reference/delta.hpp"
+#include "reference_delta.hpp"
 
 #include <map>
 #include <memory>
@@ -26,7 +26,7 @@
 namespace testee {
 namespace delta_halves {
 
-using Schema = ackwire::reference::DeltaSchema;
+using Schema = ackwire::protocol::ReferenceDelta;
 namespace dl = ackwire::delta;
 using rest::Value;
 

@@ -8,7 +8,6 @@
 using System;
 using System.Collections.Generic;
 using Ackwire.Protocol;
-using Ackwire.Reference;
 using Ackwire.Runtime;
 using Ackwire.Runtime.Sessions;
 

@@ -7,7 +7,7 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
-using Ackwire.Reference;
+using Ackwire.Protocol;
 using Ackwire.Runtime;
 using Ackwire.Runtime.Sessions;
 

@@ -6,7 +6,7 @@
 
 using System;
 using System.Collections.Generic;
-using Ackwire.Reference;
+using Ackwire.Protocol;
 using Ackwire.Runtime;
 using Ackwire.Runtime.Sessions;
 

@@ -1,8 +1,9 @@
 // The testee protocol's session operations (conformance/PROTOCOL.md, "Session operations") over
 // the TypeScript session machines: `open` makes a half by name, the other ops drive it by handle.
 // The machines are the runtime's (src/gen/runtime/sessions/), bound to the reference protocol by
-// the acked binding `ackwire gen` writes (src/gen/reference.ts) and the hand-written schemas and
-// presenter of src/gen/reference/ (copied from typescript/reference/ by build.sh); each
+// the bindings `ackwire gen` writes (the acked one in src/gen/reference.ts, the other machines'
+// schemas in src/gen/reference_{datagram,baseline,delta}.ts) and the hand-written presenter of
+// src/gen/reference/ (copied from typescript/reference/ by build.sh); each
 // module under src/halves/ only translates the protocol's JSON (params, world ops, reports) into
 // a half's calls, as conformance/src/sessions/ does for the Rust codec.
 

@@ -5,7 +5,7 @@
 // `transform`, `velocity`, `health`, `team`) and reports are that module's; the client's state hash
 // is FNV-1a 32 over SnapshotClient.canonicalBytes().
 
-import { REFERENCE_BASELINE, type ReferenceComponent } from "../gen/reference/baseline.js";
+import { ReferenceBaseline, type ReferenceBaselineValue } from "../gen/reference_baseline.js";
 import {
   BaselineClient,
   BaselineServer,
@@ -71,7 +71,7 @@ function slot(v: Obj): number {
   return x;
 }
 
-function apply(scene: Scene<ReferenceComponent>, v: unknown): void {
+function apply(scene: Scene<ReferenceBaselineValue>, v: unknown): void {
   const entries = Object.entries(obj(v));
   if (entries.length !== 1) {
     throw new Error(`a world op is an object with one member: ${JSON.stringify(v)}`);
@@ -107,10 +107,10 @@ function apply(scene: Scene<ReferenceComponent>, v: unknown): void {
 }
 
 function server(p: Params): TesteeSession {
-  const scene = new Scene(REFERENCE_BASELINE);
+  const scene = new Scene(ReferenceBaseline);
   const half = new BaselineServer(
-    REFERENCE_BASELINE,
-    new SnapshotWriter(REFERENCE_BASELINE, p.client, p.budget, p.first),
+    ReferenceBaseline,
+    new SnapshotWriter(ReferenceBaseline, p.client, p.budget, p.first),
   );
   return {
     advance(tick, nowMs, ops) {
@@ -132,8 +132,8 @@ function server(p: Params): TesteeSession {
 
 function client(p: Params): TesteeSession {
   const half = new BaselineClient(
-    REFERENCE_BASELINE,
-    new SnapshotClient(REFERENCE_BASELINE, p.maxEntities),
+    ReferenceBaseline,
+    new SnapshotClient(ReferenceBaseline, p.maxEntities),
   );
   return {
     advance(_tick, _nowMs, ops) {

@@ -5,7 +5,7 @@
 // client's state hash is FNV-1a 32 over ReplicaTable.canonicalBytes().
 
 import { type JsonValue, fromHex } from "../gen/protocol.js";
-import { REFERENCE_DATAGRAM } from "../gen/reference/datagram.js";
+import { ReferenceDatagram } from "../gen/reference_datagram.js";
 import {
   DEFAULT_REPLICA_LIMITS,
   DEFAULT_SUBSCRIPTION,
@@ -116,8 +116,8 @@ function server(params: Obj): TesteeSession {
     maxDatagram = uint(params, "max_datagram");
   }
   const half = new DatagramServer(
-    REFERENCE_DATAGRAM,
-    new Subscription(REFERENCE_DATAGRAM, { ...DEFAULT_SUBSCRIPTION, precision, maxDatagram }),
+    ReferenceDatagram,
+    new Subscription(ReferenceDatagram, { ...DEFAULT_SUBSCRIPTION, precision, maxDatagram }),
   );
   let inputAck = 0n;
   return {
@@ -154,7 +154,7 @@ function client(params: Obj): TesteeSession {
     maxHeldBytes = uint(params, "max_held_bytes");
   }
   const half = new DatagramClient(
-    REFERENCE_DATAGRAM,
+    ReferenceDatagram,
     new ReplicaTable({ ...DEFAULT_REPLICA_LIMITS, maxHeld, maxHeldBytes }),
   );
   return {

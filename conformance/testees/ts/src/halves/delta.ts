@@ -5,7 +5,7 @@
 // over the mirror's keys ascending, each a u64 little endian.
 
 import type { JsonValue } from "../gen/protocol.js";
-import { REFERENCE_DELTA } from "../gen/reference/delta.js";
+import { ReferenceDelta } from "../gen/reference_delta.js";
 import { decodeSlotKey } from "../gen/runtime/sessions/digest.js";
 import {
   DeltaBaseline,
@@ -92,7 +92,7 @@ function decodeKind(e: SessionError): string {
 
 function server(p: Params): TesteeSession {
   const world = new Map<number, number>();
-  const half = new DeltaServer(REFERENCE_DELTA, new DeltaBaseline(p.history, p.policy, p.flow));
+  const half = new DeltaServer(ReferenceDelta, new DeltaBaseline(p.history, p.policy, p.flow));
   return {
     advance(tick, nowMs, ops) {
       for (const op of ops) {
@@ -163,7 +163,7 @@ function mirrorHash(keys: number[]): number {
 }
 
 function client(p: Params): TesteeSession {
-  const half = new DeltaClient(REFERENCE_DELTA, new DeltaMirror());
+  const half = new DeltaClient(ReferenceDelta, new DeltaMirror());
   let unread = false;
   return {
     advance(_tick, _nowMs, ops) {
@@ -182,7 +182,7 @@ function client(p: Params): TesteeSession {
       // A plan that does not decode leaves the mirror, and whether it is to be dropped, as
       // they are: check before the half reads it.
       try {
-        REFERENCE_DELTA.decodePlan(bytes);
+        ReferenceDelta.decodePlan(bytes);
       } catch (e) {
         const kind = (e as { kind?: unknown }).kind;
         return { dropped: typeof kind === "string" ? kind : String(e) };
