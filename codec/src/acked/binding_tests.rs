@@ -200,6 +200,30 @@ proptest! {
         prop_assert_eq!(PackedReference::unpack_frame(AckedPacked::decode(&twelve).unwrap()).unwrap(), f);
     }
 
+    /// Kind 6's writer, reading the frame's lists in place, writes exactly the bytes of the
+    /// generated `Acked` record holding the same frame.
+    #[test]
+    fn kind_6_is_the_generated_frame_written(f in frames()) {
+        let mut six = Vec::new();
+        Reference.encode_frame(&f, &mut six).unwrap();
+        let mut flags = AckedFlags::empty();
+        flags.set(AckedFlags::KEYFRAME, f.keyframe);
+        flags.set(AckedFlags::CHECK, f.check.is_some());
+        let record = Acked {
+            tick: f.tick,
+            base_tick: f.base_tick,
+            last_seq: f.last_seq,
+            input_buffer: f.input_buffer,
+            flags,
+            check: f.check,
+            removed: f.removed.clone(),
+            changes: f.changes.clone(),
+            first_serial: (!f.events.is_empty()).then_some(f.first_serial),
+            events: f.events.clone(),
+        };
+        prop_assert_eq!(six, record.to_bytes().unwrap());
+    }
+
     /// Kind 12 to kind 6 and back is the identity on every kind 12 frame the schema
     /// accepts: arbitrary bytes that decode as kind 12 re-encode, through kind 6, to
     /// themselves.
@@ -273,6 +297,28 @@ proptest! {
         let got = Reference.decode_staged(&six, &mut out).map(|()| out.clone());
         prop_assert_eq!(got, want);
     }
+}
+
+/// A frame with more events than the one-byte count holds is refused by both kinds as
+/// `over_width` at `event_count`, before a byte is written.
+#[test]
+fn more_events_than_the_count_holds_are_refused() {
+    let f = frame(
+        (5, 4, 1, 0, false, Some(3)),
+        vec![2],
+        vec![],
+        7,
+        vec![(1, 2); 256],
+    );
+    let mut out = Vec::new();
+    for e in [
+        Reference.encode_frame(&f, &mut out).unwrap_err(),
+        PackedReference.encode_frame(&f, &mut out).unwrap_err(),
+    ] {
+        assert_eq!(e.kind, ErrorKind::OverWidth, "{e}");
+        assert_eq!(e.to_string(), super::wire::over("event_count").to_string());
+    }
+    assert!(out.is_empty(), "{out:?}");
 }
 
 /// A kind 6 frame whose changes do not ascend has no kind 12 form: the writer refuses it.

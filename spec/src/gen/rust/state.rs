@@ -1623,14 +1623,40 @@ impl State<'_, '_, '_, '_> {
         self.close("}");
     }
 
+    /// The byte-aligned frame written field by field from the borrowed frame: the bytes and
+    /// the outcome of building the generated frame record and writing it, without copying the
+    /// frame's lists into that record.
     fn encode_frame_byte(&mut self) {
-        let p = self.p;
         let byte = self.byte().clone();
         let m = self.m.clone();
         let rt = self.rt();
+        self.line(
+            "/// The generated frame's writer step for step (the same bytes, the same errors),",
+        );
+        self.line("/// reading the frame's lists in place.");
         self.open(format!(
             "fn encode_frame(&self, frame: &{m}::FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
         ));
+        self.write_frame_head(byte.kind);
+        self.line(
+            "out.uint(2, false, frame.changes.len() as u64).map_err(|e| e.field(\"changed_count\"))?;",
+        );
+        self.write_check_removed();
+        self.open("for (i, c) in frame.changes.iter().enumerate() {");
+        self.line("c.write(out).map_err(|e| e.index(i).field(\"changes\"))?;");
+        self.close("}");
+        self.write_frame_tail();
+        self.close("}");
+    }
+
+    /// What every acked frame's writer starts with, up to the removed count (ACK-2's header):
+    /// a frame with more events than the count holds is refused before a byte is written.
+    fn write_frame_head(&mut self, kind: u8) {
+        let p = self.p;
+        let m = self.m.clone();
+        self.open("if frame.events.len() > usize::from(u8::MAX) {");
+        self.line(format!("return Err({m}::wire::over(\"event_count\"));"));
+        self.close("}");
         self.line(format!("let mut flags = {}::empty();", p.acked_flags));
         self.line(format!(
             "flags.set({}::KEYFRAME, frame.keyframe);",
@@ -1640,22 +1666,52 @@ impl State<'_, '_, '_, '_> {
             "flags.set({}::CHECK, frame.check.is_some());",
             p.acked_flags
         ));
-        self.open("if frame.events.len() > usize::from(u8::MAX) {");
-        self.line(format!("return Err({m}::wire::over(\"event_count\"));"));
-        self.close("}");
-        self.open(format!("{} {{", byte.frame));
-        for f in ["tick", "base_tick", "last_seq", "input_buffer"] {
-            self.line(format!("{f}: frame.{f},"));
+        self.line(format!(
+            "out.uint(1, false, {kind}).map_err(|e| e.field(\"kind\"))?;"
+        ));
+        for (f, n) in [
+            ("tick", 4),
+            ("base_tick", 4),
+            ("last_seq", 4),
+            ("input_buffer", 1),
+        ] {
+            self.line(format!(
+                "out.uint({n}, false, u64::from(frame.{f})).map_err(|e| e.field(\"{f}\"))?;"
+            ));
         }
-        self.line("flags,");
-        self.line("check: frame.check,");
-        self.line("removed: frame.removed.clone(),");
-        self.line("changes: frame.changes.clone(),");
-        self.line("first_serial: (!frame.events.is_empty()).then_some(frame.first_serial),");
-        self.line("events: frame.events.clone(),");
+        self.line("flags.write(out).map_err(|e| e.field(\"flags\"))?;");
+        self.line(
+            "out.uint(2, false, frame.removed.len() as u64).map_err(|e| e.field(\"removed_count\"))?;",
+        );
+    }
+
+    /// The check (with the flags' CHECK bit) and the removed ids, after the counts.
+    fn write_check_removed(&mut self) {
+        self.open("if let Some(v) = frame.check {");
+        self.line("out.uint(4, false, u64::from(v)).map_err(|e| e.field(\"check\"))?;");
         self.close("}");
-        self.line(".write(out)");
+        self.open("for (i, id) in frame.removed.iter().enumerate() {");
+        self.line(
+            "out.uint(2, false, u64::from(*id)).map_err(|e| e.index(i).field(\"removed\"))?;",
+        );
         self.close("}");
+    }
+
+    /// What follows the changes in every acked frame: the event count, the first serial (with
+    /// any event) and the events.
+    fn write_frame_tail(&mut self) {
+        self.line(
+            "out.uint(1, false, frame.events.len() as u64).map_err(|e| e.field(\"event_count\"))?;",
+        );
+        self.open("if !frame.events.is_empty() {");
+        self.line(
+            "out.uint(4, false, u64::from(frame.first_serial)).map_err(|e| e.field(\"first_serial\"))?;",
+        );
+        self.close("}");
+        self.open("for (i, e) in frame.events.iter().enumerate() {");
+        self.line("e.write(out).map_err(|e| e.index(i).field(\"events\"))?;");
+        self.close("}");
+        self.line("Ok(())");
     }
 
     fn decode_frame_byte(&mut self) {
@@ -2842,7 +2898,6 @@ impl State<'_, '_, '_, '_> {
     /// its order, without a list of packed changes: each change is re-coded into one held packed
     /// change (`pack_change_into`) and written before the next.
     fn write_frame(&mut self, packed: &ProfilePlan) {
-        let p = self.p;
         let m = self.m.clone();
         let rt = self.rt();
         self.line(
@@ -2853,44 +2908,8 @@ impl State<'_, '_, '_, '_> {
         self.open(format!(
             "fn write_frame(frame: &{m}::FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
         ));
-        self.open("if frame.events.len() > usize::from(u8::MAX) {");
-        self.line(format!("return Err({m}::wire::over(\"event_count\"));"));
-        self.close("}");
-        self.line(format!("let mut flags = {}::empty();", p.acked_flags));
-        self.line(format!(
-            "flags.set({}::KEYFRAME, frame.keyframe);",
-            p.acked_flags
-        ));
-        self.line(format!(
-            "flags.set({}::CHECK, frame.check.is_some());",
-            p.acked_flags
-        ));
-        self.line(format!(
-            "out.uint(1, false, {}).map_err(|e| e.field(\"kind\"))?;",
-            packed.kind
-        ));
-        for (f, n) in [
-            ("tick", 4),
-            ("base_tick", 4),
-            ("last_seq", 4),
-            ("input_buffer", 1),
-        ] {
-            self.line(format!(
-                "out.uint({n}, false, u64::from(frame.{f})).map_err(|e| e.field(\"{f}\"))?;"
-            ));
-        }
-        self.line("flags.write(out).map_err(|e| e.field(\"flags\"))?;");
-        self.line(
-            "out.uint(2, false, frame.removed.len() as u64).map_err(|e| e.field(\"removed_count\"))?;",
-        );
-        self.open("if let Some(v) = frame.check {");
-        self.line("out.uint(4, false, u64::from(v)).map_err(|e| e.field(\"check\"))?;");
-        self.close("}");
-        self.open("for (i, id) in frame.removed.iter().enumerate() {");
-        self.line(
-            "out.uint(2, false, u64::from(*id)).map_err(|e| e.index(i).field(\"removed\"))?;",
-        );
-        self.close("}");
+        self.write_frame_head(packed.kind);
+        self.write_check_removed();
         self.open(format!("{rt}::write_packed(out, |w| {{"));
         self.line(
             "w.uint(16, frame.changes.len() as u64).map_err(|e| e.field(\"changed_count\"))?;",
@@ -2912,18 +2931,7 @@ impl State<'_, '_, '_, '_> {
         self.line("Ok(())");
         self.close("})");
         self.line(".map_err(|e| e.field(\"body\"))?;");
-        self.line(
-            "out.uint(1, false, frame.events.len() as u64).map_err(|e| e.field(\"event_count\"))?;",
-        );
-        self.open("if !frame.events.is_empty() {");
-        self.line(
-            "out.uint(4, false, u64::from(frame.first_serial)).map_err(|e| e.field(\"first_serial\"))?;",
-        );
-        self.close("}");
-        self.open("for (i, e) in frame.events.iter().enumerate() {");
-        self.line("e.write(out).map_err(|e| e.index(i).field(\"events\"))?;");
-        self.close("}");
-        self.line("Ok(())");
+        self.write_frame_tail();
         self.close("}");
     }
 
