@@ -83,6 +83,9 @@ pub struct DatagramPlan {
     pub ack: String,
     /// Bytes before the first update at most: `max_offset(datagram.updates)` (DG-7).
     pub max_header_len: u64,
+    /// The width of the update's id (`varint(N)`, 64 when unbounded): what the datagram's
+    /// ascending list of ids counts in.
+    pub id_bits: u8,
 }
 
 /// How a snapshot entry carries its slot gap (NB-4).
@@ -690,6 +693,10 @@ impl<'s> Resolver<'_, 's> {
             entity,
             ack: ack?,
             max_header_len,
+            id_bits: match uf["id"].ty {
+                Type::Varint { bits } => bits,
+                _ => 64,
+            },
         })
     }
 

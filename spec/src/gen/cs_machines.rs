@@ -130,23 +130,6 @@ impl File<'_> {
         );
     }
 
-    /// The width of the update's id, which the datagram's ascending list counts from.
-    fn id_bits(&self, record: &str) -> u8 {
-        self.spec
-            .files
-            .iter()
-            .flat_map(|f| &f.items)
-            .find_map(|i| match i {
-                Item::Record(r) if r.name == record => r.fields.iter().find(|f| f.name == "id"),
-                _ => None,
-            })
-            .and_then(|f| match f.ty {
-                Type::Varint { bits } => Some(bits),
-                _ => None,
-            })
-            .unwrap_or(64)
-    }
-
     // ---- datagram v2 ----
 
     fn datagram(&mut self, p: &DatagramPlan) {
@@ -241,7 +224,7 @@ impl File<'_> {
             .line("/// difference from the previous one in the ascending list.</summary>");
         self.out
             .block("public int UpdateLen(UpdateFrame update, bool hasPrev, ulong prev)");
-        let bits = self.id_bits(update);
+        let bits = p.id_bits;
         self.out
             .line(format!("Ascending list = new Ascending({bits});"));
         self.out.block("if (hasPrev)");

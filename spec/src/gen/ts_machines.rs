@@ -13,7 +13,7 @@
 use super::ts_state::{sessions_module, Imports};
 use super::{base_name, snake_case, Code, RuntimeSource};
 use crate::machines::{plans, BaselinePlan, DatagramPlan, DeltaPlan, Gap, MachinePlan};
-use crate::model::{Item, Spec, Type};
+use crate::model::{Item, Spec};
 
 /// One level of TypeScript's indentation, as prettier writes it.
 const INDENT: &str = "  ";
@@ -46,7 +46,6 @@ fn source(spec: &Spec, name: &str) -> String {
 
 fn module(spec: &Spec, plan: &MachinePlan, runtime: RuntimeSource) -> String {
     let mut m = Module {
-        spec,
         out: Code::with_unit(INDENT),
         protocol: Imports::default(),
         session: Imports::default(),
@@ -90,8 +89,7 @@ fn module(spec: &Spec, plan: &MachinePlan, runtime: RuntimeSource) -> String {
     text
 }
 
-struct Module<'s> {
-    spec: &'s Spec,
+struct Module {
     out: Code,
     /// What the module imports from the generated codec.
     protocol: Imports,
@@ -99,7 +97,7 @@ struct Module<'s> {
     session: Imports,
 }
 
-impl Module<'_> {
+impl Module {
     fn doc(&mut self, lines: &[String], fallback: &str) {
         if lines.is_empty() {
             self.out.line(format!("/** {fallback} */"));
@@ -126,23 +124,6 @@ impl Module<'_> {
             self.protocol.value(&format!("decode{frame}")),
             self.protocol.value(&format!("encode{frame}")),
         )
-    }
-
-    /// The width of the update's id, which the datagram's ascending list counts from.
-    fn id_bits(&self, record: &str) -> u8 {
-        self.spec
-            .files
-            .iter()
-            .flat_map(|f| &f.items)
-            .find_map(|i| match i {
-                Item::Record(r) if r.name == record => r.fields.iter().find(|f| f.name == "id"),
-                _ => None,
-            })
-            .and_then(|f| match f.ty {
-                Type::Varint { bits } => Some(bits),
-                _ => None,
-            })
-            .unwrap_or(64)
     }
 
     // ---- datagram v2 ----
@@ -193,7 +174,7 @@ impl Module<'_> {
         self.out.line(
             "// The id is written as its difference from the previous one in the ascending list.",
         );
-        let bits = self.id_bits(update);
+        let bits = p.id_bits;
         let class = self.protocol.value(if bits > 53 {
             "BigAscending"
         } else {
