@@ -5,6 +5,9 @@
 # crashes (panic, timeout, out of memory), after running them all.
 #
 #   FUZZ_SECONDS       seconds per target (default 10)
+#   FUZZ_DECODE_SECONDS  seconds per single-frame decoder target, decode_* (default: half of
+#                      FUZZ_SECONDS, at least 1): such a target runs millions of inputs in that
+#                      time where a stream target, which replays whole sessions, runs thousands
 #   FUZZ_JOBS          targets run at once (default: the number of cores)
 #   FUZZ_ARTIFACT_DIR  if set, crashing inputs are copied there (for CI to upload)
 #
@@ -18,6 +21,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 seconds="${FUZZ_SECONDS:-10}"
+decode_seconds="${FUZZ_DECODE_SECONDS:-$(((seconds + 1) / 2))}"
 jobs="${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}"
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
@@ -36,7 +40,7 @@ trap cleanup EXIT
 start=$SECONDS
 echo "fuzz: building targets (release, --sanitizer none, debug assertions)"
 cargo fuzz build --sanitizer none -a
-echo "fuzz: built in $((SECONDS - start)) s; ${seconds} s per target, ${jobs} at once"
+echo "fuzz: built in $((SECONDS - start)) s; ${seconds} s per target (${decode_seconds} s per decode_* target), ${jobs} at once"
 
 mapfile -t targets < <(cargo fuzz list)
 if [ "${#targets[@]}" -eq 0 ]; then
@@ -50,7 +54,8 @@ fi
 fuzz_one() {
     local target="$1"
     local corpus="$work/corpus/$target" artifacts="$work/artifacts/$target" log="$work/$target.log"
-    local out="$work/$target.summary"
+    local out="$work/$target.summary" time="$seconds"
+    case "$target" in decode_*) time="$decode_seconds" ;; esac
     mkdir -p "$corpus" "$artifacts"
     local seeds=0
     if [ -d "fuzz/corpus/$target" ]; then
@@ -60,7 +65,7 @@ fuzz_one() {
 
     local status=0
     cargo fuzz run --sanitizer none -a "$target" "$corpus" -- \
-        -max_total_time="$seconds" -rss_limit_mb=2048 -artifact_prefix="$artifacts/" \
+        -max_total_time="$time" -rss_limit_mb=2048 -artifact_prefix="$artifacts/" \
         >"$log" 2>&1 || status=$?
 
     local runs cov found
@@ -108,7 +113,7 @@ for target in "${targets[@]}"; do
     [ "$(cat "$work/$target.status" 2>/dev/null || echo 1)" -eq 0 ] || failed+=("$target")
 done
 
-echo "fuzz: ${#targets[@]} targets, ${seconds} s each, ${jobs} at once, $((SECONDS - start)) s in all"
+echo "fuzz: ${#targets[@]} targets, ${seconds} s each (decode_*: ${decode_seconds} s), ${jobs} at once, $((SECONDS - start)) s in all"
 if [ "${#failed[@]}" -ne 0 ]; then
     echo "fuzz: FAILED: ${failed[*]}; logs and crashing inputs in $work" >&2
     echo "fuzz: reproduce with: cargo fuzz run --sanitizer none -a <target> <input>; add the input to fuzz/corpus/<target>/" >&2
