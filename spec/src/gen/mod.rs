@@ -77,6 +77,29 @@ pub(crate) fn base_name(name: &str) -> String {
         .map_or(name.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
+/// The base name of the layout file that declares machine schema `name`, which a generated
+/// binding names as its source (empty when no file declares it).
+pub(crate) fn declaring_file(spec: &Spec, name: &str) -> String {
+    spec.files
+        .iter()
+        .find(|f| {
+            f.items
+                .iter()
+                .any(|i| matches!(i, Item::Schema(m) if m.name == name))
+        })
+        .map_or_else(String::new, |f| base_name(&f.name))
+}
+
+/// The label of component type `i` of `n` in a `switch` over them (TypeScript, C#): the last
+/// is the `default`, so the switch is exhaustive without an unreachable arm.
+pub(crate) fn switch_case(i: usize, n: usize) -> String {
+    if i + 1 == n {
+        "default:".to_string()
+    } else {
+        format!("case {i}:")
+    }
+}
+
 /// A layout file's banner in `//` comments, as the Rust, C++, C# and TypeScript codecs open
 /// each file's part: a blank line, `// ---- NAME ----` (its base name), then its doc comment, an
 /// empty line of it as `//`; `separated` sets the doc apart from the name by a `//` line (C#
