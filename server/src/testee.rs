@@ -6,8 +6,9 @@
 //! the game's stream vectors through ([`StateServer`], [`StateClient`]).
 //!
 //! The ports are `typescript/src/state_testee.ts`, `cpp/include/ackwire_state_testee.hpp` and
-//! `csharp/src/StateTestee.cs`, and the interpreted original is `ackwire_conformance`'s
-//! `sessions::state`, which records the vectors; all four answer alike. One session pair per frame
+//! `csharp/src/StateTestee.cs`; `ackwire_conformance`'s `sessions::state` records the vectors
+//! with these same halves over its run-time binding (a [`ServedSchema`] of its own). All answer
+//! alike. One session pair per frame
 //! a state is sent in, named after the frame: `<frame>_server` is an [`AckedEncoder`] over the
 //! input schedule ([`ScheduledInputs`]) fed by a world every client sees whole, `<frame>_client`
 //! the [`AckedDecoder`] with its [`AckWriter`] (parameter `keep_inputs`, default 16). World ops:
@@ -35,24 +36,40 @@ pub const DEFAULT_KEEP_INPUTS: usize = 16;
 /// The input window of the server half's schedule: 4 ticks late, 64 early (the ports' too).
 const WINDOW: (u64, u64) = (4, 64);
 
-/// A schema whose halves the testee serves: the generated binding of a state, whose record,
-/// events and inputs travel in the protocol's JSON as their serde forms.
-pub trait ServedSchema:
-    AckedSchema<
-        Record: DeserializeOwned,
-        Event: Serialize + DeserializeOwned,
-        Input: DeserializeOwned,
-    > + 'static
-{
+/// A schema whose halves the testee serves: how its record, events and inputs are read from the
+/// protocol's JSON. A generated binding reads their serde forms (any schema whose types have
+/// them is one, below); a binding interpreted at run time (`ackwire_conformance`'s) reads them
+/// through its layout, so both are served by the same halves.
+pub trait ServedSchema: AckedSchema<Event: Serialize> + 'static {
+    /// A record from its JSON form in a world op.
+    fn record_from_json(&self, v: &Value) -> Result<Self::Record, String>;
+    /// An event from its JSON form in a world op.
+    fn event_from_json(&self, v: &Value) -> Result<Self::Event, String>;
+    /// A player's input from its JSON form in a client op.
+    fn input_from_json(&self, v: &Value) -> Result<Self::Input, String>;
 }
 
-impl<S> ServedSchema for S where
+impl<S> ServedSchema for S
+where
     S: AckedSchema<
             Record: DeserializeOwned,
             Event: Serialize + DeserializeOwned,
             Input: DeserializeOwned,
-        > + 'static
+        > + 'static,
 {
+    fn record_from_json(&self, v: &Value) -> Result<S::Record, String> {
+        serde_form("record", v)
+    }
+    fn event_from_json(&self, v: &Value) -> Result<S::Event, String> {
+        serde_form("event", v)
+    }
+    fn input_from_json(&self, v: &Value) -> Result<S::Input, String> {
+        serde_form("input", v)
+    }
+}
+
+fn serde_form<T: DeserializeOwned>(what: &str, v: &Value) -> Result<T, String> {
+    serde_json::from_value(v.clone()).map_err(|e| format!("not a valid {what}, {v}: {e}"))
 }
 
 /// One half of a session, driven by the protocol's ops. Time and ticks are arguments.
@@ -67,9 +84,9 @@ pub trait Half {
     fn state_hash(&mut self) -> Option<u32>;
 }
 
-fn parse<T: DeserializeOwned>(what: &str, v: Option<&Value>) -> Result<T, String> {
-    let v = v.ok_or_else(|| format!("the op has no `{what}`"))?;
-    serde_json::from_value(v.clone()).map_err(|e| format!("not a valid {what}, {v}: {e}"))
+/// Member `what` of an op, which it must have.
+fn member<'v>(what: &str, v: Option<&'v Value>) -> Result<&'v Value, String> {
+    v.ok_or_else(|| format!("the op has no `{what}`"))
 }
 
 fn eid(kind: &str, body: &Value) -> Result<u16, String> {
@@ -104,49 +121,38 @@ impl<S: AckedSchema + Default> StateServer<S> {
 impl<S: AckedSchema> StateServer<S> {
     /// An empty world and a fresh encoder of `schema`.
     pub fn with_schema(schema: S) -> Self {
+        Self::with_window(schema, InputWindow::new(WINDOW.0, WINDOW.1))
+    }
+
+    /// An empty world and a fresh encoder of `schema`, whose input schedule takes `window`.
+    pub fn with_window(schema: S, window: InputWindow) -> Self {
         StateServer {
             world: BTreeMap::new(),
             lives: BTreeMap::new(),
-            enc: AckedEncoder::with_schema(
-                schema,
-                ScheduledInputs::new(InputWindow::new(WINDOW.0, WINDOW.1)),
-            ),
+            enc: AckedEncoder::with_schema(schema, ScheduledInputs::new(window)),
             out: Vec::new(),
             tick: 0,
         }
     }
-}
 
-impl<S: ServedSchema> Half for StateServer<S> {
-    fn advance(&mut self, tick: u64, ops: &[Value]) -> Result<(), String> {
+    /// The schema the encoder runs.
+    pub fn schema(&self) -> &S {
+        self.enc.schema()
+    }
+
+    /// Sends tick `tick`'s frame of `state` and `events` (what a world of the caller's own
+    /// chose to show), after the inputs due are consumed; [`Half::advance`] sends the ops'
+    /// world through it.
+    pub fn send(
+        &mut self,
+        tick: u64,
+        state: ServerState<S::Record>,
+        events: Vec<S::Event>,
+    ) -> Result<(), String> {
         let tick32 = u32::try_from(tick).map_err(|_| format!("tick {tick} is past u32"))?;
         self.tick = tick;
-        let mut events = Vec::new();
-        for op in ops {
-            if let Some(b) = op.get("spawn") {
-                let (eid, record) = (eid("spawn", b)?, parse("record", b.get("record"))?);
-                let life = self.lives.entry(eid).or_insert(0);
-                *life = life.saturating_add(1);
-                let life = *life;
-                self.world.insert(eid, Entry { life, record });
-            } else if let Some(b) = op.get("set") {
-                let (eid, record) = (eid("set", b)?, parse("record", b.get("record"))?);
-                self.world
-                    .get_mut(&eid)
-                    .ok_or_else(|| format!("`set` of entity {eid}, which the world does not hold"))?
-                    .record = record;
-            } else if let Some(b) = op.get("despawn") {
-                self.world.remove(&eid("despawn", b)?);
-            } else if op.get("event").is_some() {
-                events.push(parse("event", op.get("event"))?);
-            } else {
-                return Err(format!("unknown world op: {op}"));
-            }
-        }
         // SRV-12: inputs execute on the tick they name; this world only consumes them.
         while self.enc.inputs_mut().execute_due(tick).is_some() {}
-        let state: ServerState<S::Record> =
-            self.world.iter().map(|(e, r)| (*e, r.clone())).collect();
         let sent = self
             .enc
             .encode(tick32, state, events)
@@ -157,6 +163,39 @@ impl<S: ServedSchema> Half for StateServer<S> {
             reliable: sent.reliable,
         });
         Ok(())
+    }
+}
+
+impl<S: ServedSchema> Half for StateServer<S> {
+    fn advance(&mut self, tick: u64, ops: &[Value]) -> Result<(), String> {
+        let mut events = Vec::new();
+        let schema = self.enc.schema();
+        for op in ops {
+            if let Some(b) = op.get("spawn") {
+                let eid = eid("spawn", b)?;
+                let record = schema.record_from_json(member("record", b.get("record"))?)?;
+                let life = self.lives.entry(eid).or_insert(0);
+                *life = life.saturating_add(1);
+                let life = *life;
+                self.world.insert(eid, Entry { life, record });
+            } else if let Some(b) = op.get("set") {
+                let eid = eid("set", b)?;
+                let record = schema.record_from_json(member("record", b.get("record"))?)?;
+                self.world
+                    .get_mut(&eid)
+                    .ok_or_else(|| format!("`set` of entity {eid}, which the world does not hold"))?
+                    .record = record;
+            } else if let Some(b) = op.get("despawn") {
+                self.world.remove(&eid("despawn", b)?);
+            } else if let Some(e) = op.get("event") {
+                events.push(schema.event_from_json(e)?);
+            } else {
+                return Err(format!("unknown world op: {op}"));
+            }
+        }
+        let state: ServerState<S::Record> =
+            self.world.iter().map(|(e, r)| (*e, r.clone())).collect();
+        self.send(tick, state, events)
     }
 
     fn deliver(&mut self, frame: &str, bytes: &[u8]) -> Result<Value, String> {
@@ -204,16 +243,21 @@ impl<S: AckedSchema> StateClient<S> {
             out: Vec::new(),
         }
     }
+
+    /// The decoder, for a test that corrupts the state it holds.
+    pub fn decoder_mut(&mut self) -> &mut AckedDecoder<S> {
+        &mut self.dec
+    }
 }
 
 impl<S: ServedSchema> Half for StateClient<S> {
     fn advance(&mut self, _tick: u64, ops: &[Value]) -> Result<(), String> {
         self.writer.confirm(self.dec.last_seq());
         for op in ops {
-            if op.get("input").is_none() {
-                return Err(format!("a client op is `{{\"input\": ...}}`: {op}"));
-            }
-            self.writer.push(parse("input", op.get("input"))?);
+            let input = op
+                .get("input")
+                .ok_or_else(|| format!("a client op is `{{\"input\": ...}}`: {op}"))?;
+            self.writer.push(self.dec.schema().input_from_json(input)?);
         }
         let ack = self
             .writer

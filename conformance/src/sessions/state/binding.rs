@@ -920,6 +920,7 @@ pub struct InterpPacked(pub Rc<Binding>);
 /// A schema of a binding, whichever frame it runs.
 pub trait Interpreted:
     AckedSchema<Record = Record, Change = Json, Event = Json, Input = Json, Staged = Json>
+    + ackwire_server::testee::ServedSchema
     + Clone
     + 'static
 {

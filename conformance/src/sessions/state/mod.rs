@@ -29,14 +29,11 @@ use crate::netsim::{LinkConfig, NetworkConfig, SplitMix64};
 use crate::streams::StreamVector;
 use crate::vectors::derive::gen::{make, Fill, Scenario, Shape};
 use crate::vectors::{Failure, Verification};
-use ackwire_codec::acked::{AckWriter, AckedDecoder, AckedEncoder, Entry, ServerState};
 use ackwire_codec::rt::SmallestThree;
-use ackwire_server::acked::ScheduledInputs;
-use ackwire_server::input_schedule::InputWindow;
-use ackwire_server::testee::{ack_json, delivery_json};
+use ackwire_server::testee::{ServedSchema, StateClient, StateServer};
 use ackwire_spec::model::Spec;
 use ackwire_spec::state::{Carry, Holds, Value};
-use binding::{Binding, Interp, InterpPacked, Interpreted, Record};
+use binding::{Binding, Interp, InterpPacked, Record};
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -85,192 +82,40 @@ pub fn open(spec: &Spec, name: &str, params: &Json) -> Option<Result<Box<dyn Ses
         if !server && name != format!("{frame}_client") {
             continue;
         }
-        return Some(Ok(match (server, packed) {
-            (true, false) => Box::new(Server::new(Interp(b))),
-            (true, true) => Box::new(Server::new(InterpPacked(b))),
-            (false, false) => Box::new(Client::new(Interp(b), keep)),
-            (false, true) => Box::new(Client::new(InterpPacked(b), keep)),
-        }));
+        return Some(Ok(half(&b, packed, server, keep)));
     }
     None
 }
 
-/// The server half: the world (every entity's life and record), and the encoder.
-struct Server<S: Interpreted> {
-    /// The binding the encoder's schema runs.
-    b: Rc<Binding>,
-    world: BTreeMap<u16, Entry<Record>>,
-    lives: BTreeMap<u16, u32>,
-    enc: AckedEncoder<S, ScheduledInputs<Json>>,
-    out: Vec<Sent>,
-    tick: u64,
-}
-
-impl<S: Interpreted> Server<S> {
-    fn new(schema: S) -> Self {
-        Self::with_window(schema, InputWindow::new(4, 64))
-    }
-
-    fn with_window(schema: S, window: InputWindow) -> Self {
-        Server {
-            b: schema.binding().clone(),
-            world: BTreeMap::new(),
-            lives: BTreeMap::new(),
-            enc: AckedEncoder::with_schema(schema, window),
-            out: Vec::new(),
-            tick: 0,
-        }
-    }
-}
-
-impl<S: Interpreted> Server<S> {
-    /// Sends tick `tick`'s frame of `state` and `events`, after the inputs due are consumed.
-    fn send(
-        &mut self,
-        tick: u64,
-        state: ServerState<Record>,
-        events: Vec<Json>,
-    ) -> Result<(), String> {
-        let tick32 = u32::try_from(tick).map_err(|_| format!("tick {tick} past u32"))?;
-        self.tick = tick;
-        // SRV-12: inputs execute on the tick they name; this world only consumes them.
-        while self.enc.inputs_mut().execute_due(tick).is_some() {}
-        let sent = self
-            .enc
-            .encode(tick32, state, events)
-            .map_err(|e| format!("encoding tick {tick}: {e}"))?;
-        self.out.push(Sent {
-            frame: self.enc.schema().frame_name().to_string(),
-            bytes: sent.bytes,
-            reliable: sent.reliable,
-        });
-        Ok(())
-    }
-}
-
-impl<S: Interpreted> Session for Server<S> {
-    fn advance(&mut self, tick: u64, _now_ms: u64, ops: &[Json]) -> Result<(), String> {
-        let mut events = Vec::new();
-        for op in ops {
-            let eid = || {
-                op.as_object()
-                    .and_then(|o| o.values().next())
-                    .and_then(|b| b.get("eid"))
-                    .and_then(Json::as_u64)
-                    .and_then(|e| u16::try_from(e).ok())
-                    .ok_or_else(|| format!("a world op needs a u16 `eid`: {op}"))
-            };
-            if let Some(body) = op.get("spawn") {
-                let eid = eid()?;
-                let life = self.lives.entry(eid).or_insert(0);
-                *life += 1;
-                let record = record_from_json(&self.b, body.get("record").unwrap_or(&Json::Null))?;
-                self.world.insert(
-                    eid,
-                    Entry {
-                        life: *life,
-                        record,
-                    },
-                );
-            } else if let Some(body) = op.get("set") {
-                let eid = eid()?;
-                let record = record_from_json(&self.b, body.get("record").unwrap_or(&Json::Null))?;
-                self.world
-                    .get_mut(&eid)
-                    .ok_or_else(|| format!("`set` of entity {eid}, which the world does not hold"))?
-                    .record = record;
-            } else if op.get("despawn").is_some() {
-                let eid = eid()?;
-                self.world.remove(&eid);
-            } else if let Some(e) = op.get("event") {
-                events.push(e.clone());
-            } else {
-                return Err(format!("unknown world op: {op}"));
+// The halves are `ackwire_server::testee`'s, which the compiled bindings' testees serve too: the
+// interpreted binding reads a world op's record through its layout, and takes events and inputs
+// as the JSON they are.
+macro_rules! served {
+    ($ty:ident) => {
+        impl ServedSchema for $ty {
+            fn record_from_json(&self, v: &Json) -> Result<Record, String> {
+                record_from_json(&self.0, v)
+            }
+            fn event_from_json(&self, v: &Json) -> Result<Json, String> {
+                Ok(v.clone())
+            }
+            fn input_from_json(&self, v: &Json) -> Result<Json, String> {
+                Ok(v.clone())
             }
         }
-        let state: ServerState<Record> = self.world.iter().map(|(e, r)| (*e, r.clone())).collect();
-        self.send(tick, state, events)
-    }
-
-    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Json, String> {
-        if frame != self.b.ack_name() {
-            return Err(format!(
-                "the server takes `{}` frames, not `{frame}`",
-                self.b.ack_name()
-            ));
-        }
-        Ok(match self.enc.receive(self.tick, bytes) {
-            Ok(verdict) => ack_json(verdict, &self.enc),
-            Err(e) => json!({"error": e.kind.as_str()}),
-        })
-    }
-
-    fn take(&mut self) -> Vec<Sent> {
-        std::mem::take(&mut self.out)
-    }
-
-    fn state_hash(&mut self) -> Option<u32> {
-        None
-    }
+    };
 }
+served!(Interp);
+served!(InterpPacked);
 
-/// The client half: the decoder and the ack writer.
-struct Client<S: Interpreted> {
-    dec: AckedDecoder<S>,
-    writer: AckWriter<Json>,
-    out: Vec<Sent>,
-}
-
-impl<S: Interpreted> Client<S> {
-    fn new(schema: S, keep: usize) -> Self {
-        Client {
-            dec: AckedDecoder::with_schema(schema),
-            writer: AckWriter::new(keep),
-            out: Vec::new(),
-        }
-    }
-}
-
-impl<S: Interpreted> Session for Client<S> {
-    fn advance(&mut self, _tick: u64, _now_ms: u64, ops: &[Json]) -> Result<(), String> {
-        self.writer.confirm(self.dec.last_seq());
-        for op in ops {
-            let input = op
-                .get("input")
-                .ok_or_else(|| format!("a client op is `{{\"input\": ...}}`: {op}"))?;
-            self.writer.push(input.clone());
-        }
-        let ack = self
-            .writer
-            .content(self.dec.ack_tick(), self.dec.keyframe_wanted());
-        let mut bytes = Vec::new();
-        let schema = self.dec.schema();
-        schema
-            .encode_ack(&ack, &mut bytes)
-            .map_err(|e| e.to_string())?;
-        self.out.push(Sent {
-            frame: schema.ack_name().to_string(),
-            bytes,
-            reliable: false,
-        });
-        Ok(())
-    }
-
-    fn deliver(&mut self, _now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Json, String> {
-        let name = self.dec.schema().frame_name();
-        if frame != name {
-            return Err(format!("the client takes `{name}` frames, not `{frame}`"));
-        }
-        delivery_json(self.dec.deliver(bytes))
-    }
-
-    fn take(&mut self) -> Vec<Sent> {
-        std::mem::take(&mut self.out)
-    }
-
-    fn state_hash(&mut self) -> Option<u32> {
-        // CHECK-7: the check of the state shown.
-        Some(self.dec.state_hash())
+/// Half `server` or client of a session over `b`'s frame (`packed`: its packed one); the client
+/// repeats `keep` inputs.
+fn half(b: &Rc<Binding>, packed: bool, server: bool, keep: usize) -> Box<dyn Session> {
+    match (server, packed) {
+        (true, false) => Box::new(StateServer::with_schema(Interp(b.clone()))),
+        (true, true) => Box::new(StateServer::with_schema(InterpPacked(b.clone()))),
+        (false, false) => Box::new(StateClient::with_schema(Interp(b.clone()), keep)),
+        (false, true) => Box::new(StateClient::with_schema(InterpPacked(b.clone()), keep)),
     }
 }
 
@@ -630,16 +475,8 @@ pub fn stream_vectors(spec: &Spec) -> Result<(Vec<StreamVector>, Vec<String>), S
     let mut out = Vec::new();
     for (frame, b, packed) in all {
         for (rec, inputs) in recordings(&frame, &b)? {
-            let mut server: Box<dyn Session> = if packed {
-                Box::new(Server::new(InterpPacked(b.clone())))
-            } else {
-                Box::new(Server::new(Interp(b.clone())))
-            };
-            let mut client: Box<dyn Session> = if packed {
-                Box::new(Client::new(InterpPacked(b.clone()), 4))
-            } else {
-                Box::new(Client::new(Interp(b.clone()), 4))
-            };
+            let mut server = half(&b, packed, true, 4);
+            let mut client = half(&b, packed, false, 4);
             let names = [frame.clone(), b.ack_name()];
             out.push(
                 record_pair(&rec, &inputs, server.as_mut(), client.as_mut(), &names)
@@ -723,7 +560,10 @@ pub fn verify_streams(spec: &Spec, dir: &Path) -> Result<Verification, String> {
 mod tests {
     use super::*;
     use crate::streams::Side;
-    use ackwire_codec::acked::AckVerdict;
+    use ackwire_codec::acked::{AckVerdict, AckedDecoder, AckedEncoder, ServerState};
+    use ackwire_server::acked::ScheduledInputs;
+    use ackwire_server::input_schedule::InputWindow;
+    use binding::Interpreted;
 
     fn game() -> Spec {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/game/wire");

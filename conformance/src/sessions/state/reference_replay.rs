@@ -10,7 +10,7 @@
 //! lives kept), each input to the interpreted client half as its JSON form.
 
 use super::binding::{Binding, Interp, InterpPacked, Interpreted, Record};
-use super::{index, record_from_json, sessions, Client, Server};
+use super::{index, record_from_json, sessions};
 use crate::sessions::acked::{op_from_json, params, player_input, turn, Params};
 use crate::sessions::stream::replay;
 use crate::sessions::{Sent, Session};
@@ -18,6 +18,7 @@ use crate::streams::{read_streams, Side, StreamVector};
 use ackwire_codec::acked::{Entry, ServerState};
 use ackwire_server::acked::harness::apply_ops;
 use ackwire_server::acked::{Presenter, World};
+use ackwire_server::testee::{StateClient, StateServer};
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,7 +30,7 @@ struct ReferenceServer<S: Interpreted> {
     world: World,
     lives: BTreeMap<u16, u32>,
     presenter: Presenter,
-    half: Server<S>,
+    half: StateServer<S>,
 }
 
 impl<S: Interpreted> Session for ReferenceServer<S> {
@@ -42,7 +43,7 @@ impl<S: Interpreted> Session for ReferenceServer<S> {
         let events = apply_ops(&mut self.world, &mut self.lives, &parsed);
         turn(&mut self.world, ops)?;
         let tick32 = u32::try_from(tick).map_err(|_| format!("tick {tick} past u32"))?;
-        let b = self.half.b.clone();
+        let b = self.half.schema().binding().clone();
         let state: ServerState<Record> = self
             .presenter
             .present(tick32, &self.world)
@@ -82,7 +83,7 @@ impl<S: Interpreted> Session for ReferenceServer<S> {
 /// The reference pair's client half over the interpreted binding: the reference player, the
 /// interpreted decoder and ack writer.
 struct ReferenceClient<S: Interpreted> {
-    half: Client<S>,
+    half: StateClient<S>,
     lead: u32,
     corrupt_at: Option<u64>,
     /// Where the record keeps `hp`, which a corruption flips.
@@ -93,7 +94,7 @@ impl<S: Interpreted> Session for ReferenceClient<S> {
     fn advance(&mut self, tick: u64, now_ms: u64, _ops: &[Json]) -> Result<(), String> {
         if self.corrupt_at == Some(tick) {
             let hp = self.hp;
-            self.half.dec.tamper(|_, r| r.values[hp] ^= 0x55);
+            self.half.decoder_mut().tamper(|_, r| r.values[hp] ^= 0x55);
         }
         let tick32 = u32::try_from(tick).map_err(|_| format!("tick {tick} past u32"))?;
         let input =
@@ -120,13 +121,13 @@ fn server<S: Interpreted>(schema: S, p: Params) -> Box<dyn Session> {
         world: World::new(),
         lives: BTreeMap::new(),
         presenter: Presenter::new(p.view),
-        half: Server::with_window(schema, p.window),
+        half: StateServer::with_window(schema, p.window),
     })
 }
 
 fn client<S: Interpreted>(schema: S, p: Params, hp: usize) -> Box<dyn Session> {
     Box::new(ReferenceClient::<S> {
-        half: Client::new(schema, p.keep),
+        half: StateClient::with_schema(schema, p.keep),
         lead: p.lead,
         corrupt_at: p.corrupt_at,
         hp,
