@@ -154,6 +154,8 @@ static class GameTests
         {
             new KeyValuePair<string, Action>("game_recorded_frames_at_once", RecordedFramesAtOnce),
             new KeyValuePair<string, Action>("game_health_past_the_range", HealthPastTheRange),
+            new KeyValuePair<string, Action>("game_components_round_trip", GameComponentTests.EveryGroupRoundTrips),
+            new KeyValuePair<string, Action>("game_component_health_out_of_range", GameComponentTests.HealthOutOfRangeRefused),
         };
         return Run(tests);
     }

@@ -943,6 +943,8 @@ static class ReferenceTests
             new KeyValuePair<string, Action>("baseline_schema_gaps_and_mask", MachineSchemaTests.BaselineGapsAndMask),
             new KeyValuePair<string, Action>("datagram_schema_update_len", MachineSchemaTests.DatagramUpdateLen),
             new KeyValuePair<string, Action>("delta_schema_plan_and_ack", MachineSchemaTests.DeltaPlanAndAck),
+            new KeyValuePair<string, Action>("components_replica_equals_the_servers_entities", ComponentTests.ReplicaEqualsTheServersEntities),
+            new KeyValuePair<string, Action>("components_payloads_refused_where_they_fail", ComponentTests.PayloadsRefusedWhereTheyFail),
         };
         return Run(tests);
     }

@@ -24,13 +24,19 @@
 //!    accepts what `Protocol.cs`'s reader accepts and refuses the rest with the same kind,
 //!    offset and path, allocating only the changes' array and the events.
 //!
+//! 5. for a state with a byte-aligned frame, its groups as typed datagram v2 components
+//!    (`ReferenceComponent`, DG-6), as the Rust machines' `ReferenceComponent`: the component's
+//!    type is the group's index, its data the group's full (or only) form as that frame writes
+//!    it; a removal and a type the state does not declare read as null. (The TypeScript and C++
+//!    bindings have no typed components yet.)
+//!
 //! What every state shares (the acked frame's header (ACK-2), the arithmetic of a step, a coarser integer or a
 //! float's whole units, each with the error its rule gives) is the runtime's
 //! (`Runtime/Sessions/State.cs`, `StateRules`); what is game policy (which entities a client
 //! sees, tiers, refresh) is the game's presenter, never generated.
 
 use super::cs::{
-    cs_type, int_range, int_type, literal, local, member, pascal, scale, summary, Reads,
+    cs_type, int_range, int_type, literal, local, member, pascal, scale, summary, xml, Reads,
 };
 use super::{base_name, Code};
 use crate::lower::{Ascending, CountFrom, Lowering, RecordPlan, Role, Step, Wire};
@@ -508,6 +514,10 @@ impl<'a, 's> Printer<'a, 's> {
         ] {
             self.out.line(line);
         }
+        if plan.byte_profile().is_some() {
+            self.out
+                .line("// Last, its groups as typed datagram v2 components (DG-6).");
+        }
         self.out.blank();
         self.out.line("using System;");
         self.out.line("using Ackwire.Runtime;");
@@ -518,6 +528,9 @@ impl<'a, 's> Printer<'a, 's> {
         self.schema_base();
         for profile in &plan.profiles {
             self.profile_schema(profile);
+        }
+        if let Some(frame) = plan.byte_profile() {
+            self.components(&frame.frame);
         }
         self.out.close("}");
     }
@@ -3130,5 +3143,187 @@ impl<'a, 's> Printer<'a, 's> {
         if padded {
             self.out.line("r.EndPacked(ref pb);");
         }
+    }
+
+    // ---- the groups as datagram v2 components ----
+
+    /// `{State}Component`: each group of the state as a datagram v2 component (DG-6), laid out as
+    /// the Rust machines' `{State}Component` (spec/src/gen/rust/machines.rs) in C#'s shape of a
+    /// union (the codec's `Event`): a kind enum, a class holding the one group its kind names,
+    /// made only by `Of`. `frame` is the byte-aligned frame, whose writer the data follows.
+    fn components(&mut self, frame: &str) {
+        let plan = self.plan;
+        let name = format!("{}Component", plan.name);
+        let kind = format!("{name}Kind");
+        // The full form of a group of two, its only form otherwise: what a whole entity sends.
+        let groups: Vec<(String, &FormPlan, &GroupPlan)> = plan
+            .groups
+            .iter()
+            .filter_map(|g| {
+                let form = g.form(FormRole::Only).or_else(|| g.form(FormRole::Full))?;
+                Some((component_member(&g.name, &name), form, g))
+            })
+            .collect();
+        let group_doc = |g: &GroupPlan| {
+            let text = g.docs.join(" ");
+            if text.trim().is_empty() {
+                format!("Type {}.", g.bit)
+            } else {
+                xml(text.trim())
+            }
+        };
+        self.out.blank();
+        self.out.line(format!(
+            "// ---- state {}: its groups as datagram v2 components",
+            plan.name
+        ));
+        self.out.blank();
+        self.doc(&format!(
+            "The groups of state <c>{}</c> as components, each its component type: the group's index (its change-mask bit).",
+            plan.name
+        ));
+        self.out.block(format!("public enum {kind} : byte"));
+        for (i, (m, _, g)) in groups.iter().enumerate() {
+            if i > 0 {
+                self.out.blank();
+            }
+            let text = group_doc(g);
+            self.doc(&text);
+            self.out.line(format!("{m} = {},", g.bit));
+        }
+        self.out.close("}");
+
+        self.out.blank();
+        self.doc(&format!(
+            "One group of an entity of state <c>{}</c> as a component (DG-6): its type is the group's index (its change-mask bit), its data the group's full form as <see cref=\"{frame}\"/> writes it.",
+            plan.name
+        ));
+        self.out.block(format!("public sealed class {name}"));
+        self.out.line("/// <summary>Which group this is.</summary>");
+        self.out
+            .line(format!("public {kind} Kind {{ get; private set; }}"));
+        self.out.blank();
+        self.out
+            .line("// Made only by Of, so that a value always holds the group its Kind names.");
+        self.out.line(format!("{name}()"));
+        self.out.open("{");
+        self.out.close("}");
+        for (m, form, _) in &groups {
+            self.out.blank();
+            self.doc(&format!(
+                "The <see cref=\"{}\"/> when <see cref=\"Kind\"/> is <c>{m}</c>, else null.",
+                form.record
+            ));
+            self.out.line(format!(
+                "public {} {m} {{ get; private set; }}",
+                form.record
+            ));
+        }
+        for (m, form, g) in &groups {
+            self.out.blank();
+            self.doc(&format!(
+                "The group <c>{}</c> as a component: <paramref name=\"value\"/>.",
+                g.name
+            ));
+            self.out
+                .block(format!("public static {name} Of({} value)", form.record));
+            self.out.block("if (value == null)");
+            self.out.line("throw new ArgumentNullException(\"value\");");
+            self.out.close("}");
+            self.out.line(format!(
+                "return new {name} {{ Kind = {kind}.{m}, {m} = value }};"
+            ));
+            self.out.close("}");
+        }
+
+        self.out.blank();
+        self.out
+            .line("/// <summary>The component's type: its group's index.</summary>");
+        self.out
+            .line("public byte ComponentType { get { return (byte)Kind; } }");
+
+        // Room for the largest full form of a fixed size; a larger one grows the writer.
+        let room = groups
+            .iter()
+            .filter_map(|(_, form, _)| form.bytes)
+            .max()
+            .unwrap_or(16);
+        self.out.blank();
+        self.out
+            .line("/// <summary>The component change that carries this value.</summary>");
+        self.out.block("public ComponentChange ToComponent()");
+        self.out.line(format!("Writer w = new Writer({room});"));
+        self.out.block("switch (Kind)");
+        for (m, form, _) in &groups {
+            self.out.line(format!("case {kind}.{m}:"));
+            self.out.indent += 1;
+            if form.packed {
+                self.out.line(format!("{m}.WritePadded(w);"));
+            } else {
+                self.out.line(format!("{m}.Write(w);"));
+            }
+            self.out.line("break;");
+            self.out.indent -= 1;
+        }
+        self.out.close("}");
+        self.out
+            .line("return new ComponentChange { Type = ComponentType, Data = w.ToArray() };");
+        self.out.close("}");
+
+        self.out.blank();
+        self.doc("The value <paramref name=\"component\"/> carries, or null for a removal and for a type the state does not declare (DG-6: a reader MAY skip a type it does not know). Bytes that do not decode to exactly one value are a <see cref=\"DecodeError\"/> at their offset in the component, under the group's name.");
+        self.out.block(format!(
+            "public static {name} FromComponent(ComponentChange component)"
+        ));
+        self.out.block("if (component == null)");
+        self.out
+            .line("throw new ArgumentNullException(\"component\");");
+        self.out.close("}");
+        self.out.block("if (component.Data == null)");
+        self.out.line("return null;");
+        self.out.close("}");
+        self.out.line("Reader r = new Reader(component.Data);");
+        self.out.block("switch (component.Type)");
+        for (_, form, g) in &groups {
+            let read = if form.packed { "ReadPadded" } else { "Read" };
+            self.out.line(format!("case {}:", g.bit));
+            self.out.indent += 1;
+            self.out.block("try");
+            self.out
+                .line(format!("{0} value = {0}.{read}(ref r);", form.record));
+            self.out.line("r.Finish();");
+            self.out.line("return Of(value);");
+            self.out.close("}");
+            self.out.block("catch (DecodeError e)");
+            self.out
+                .line(format!("throw e.Within({});", quote(&g.name)));
+            self.out.close("}");
+            self.out.indent -= 1;
+        }
+        self.out.line("default:");
+        self.out.indent += 1;
+        self.out.line("return null;");
+        self.out.indent -= 1;
+        self.out.close("}");
+        self.out.close("}");
+        self.out.close("}");
+    }
+}
+
+/// A group's member in `{State}Component`: its name in PascalCase, with `_` after it when that is
+/// the class's, one of its members' or a runtime type's.
+fn component_member(group: &str, class: &str) -> String {
+    let m = member(group, class);
+    if [
+        "ComponentType",
+        "ToComponent",
+        "FromComponent",
+        "ComponentChange",
+    ]
+    .contains(&m.as_str())
+    {
+        format!("{m}_")
+    } else {
+        m
     }
 }
