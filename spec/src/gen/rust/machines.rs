@@ -106,7 +106,7 @@ impl Machines<'_, '_, '_> {
             .map_or("", |f| f.frame.as_str())
             .to_string();
         // The full form of a group of two, its only form otherwise: what a whole entity sends.
-        let groups: Vec<(String, String, bool, &[String], u8)> = p
+        let groups: Vec<(String, String, bool, &[String], u8, &str)> = p
             .groups
             .iter()
             .filter_map(|g| {
@@ -117,6 +117,7 @@ impl Machines<'_, '_, '_> {
                     form.packed,
                     g.docs.as_slice(),
                     g.bit,
+                    g.name.as_str(),
                 ))
             })
             .collect();
@@ -134,7 +135,7 @@ impl Machines<'_, '_, '_> {
         ));
         self.line("#[derive(Debug, Clone, PartialEq)]");
         self.open(format!("pub enum {name} {{"));
-        for (v, record, _, docs, bit) in &groups {
+        for (v, record, _, docs, bit, _) in &groups {
             let fallback = format!("Type {bit}.");
             self.doc(docs, &fallback);
             self.line(format!("{v}({record}),"));
@@ -146,7 +147,7 @@ impl Machines<'_, '_, '_> {
         self.line("/// The component's type: its group's index.");
         self.open("pub fn component_type(&self) -> u8 {");
         self.open("match self {");
-        for (v, _, _, _, bit) in &groups {
+        for (v, _, _, _, bit, _) in &groups {
             self.line(format!("Self::{v}(_) => {bit},"));
         }
         self.close("}");
@@ -159,7 +160,7 @@ impl Machines<'_, '_, '_> {
         ));
         self.line("let mut data = Vec::new();");
         self.open("match self {");
-        for (v, _, packed, _, _) in &groups {
+        for (v, _, packed, _, _, _) in &groups {
             if *packed {
                 self.open(format!("Self::{v}(v) => {{"));
                 self.line(format!("let mut w = {rt}::BitWriter::new();"));
@@ -186,8 +187,9 @@ impl Machines<'_, '_, '_> {
         self.line("return Ok(None);");
         self.close("};");
         self.open("let value = match component.component_type() {");
-        for ((v, record, packed, _, bit), g) in groups.iter().zip(&p.groups) {
-            let field = &g.name;
+        // Each group carries its own name: a group without a full form is left out above, so
+        // zipping with `p.groups` could pair a variant with the wrong group's name.
+        for (v, record, packed, _, bit, field) in &groups {
             if *packed {
                 self.open(format!("{bit} => {{"));
                 self.line(format!("let mut b = {rt}::BitReader::new(data, 0);"));
