@@ -106,19 +106,12 @@ impl Machines<'_, '_, '_> {
             .map_or("", |f| f.frame.as_str())
             .to_string();
         // The full form of a group of two, its only form otherwise: what a whole entity sends.
-        let groups: Vec<(String, String, bool, &[String], u8, &str)> = p
+        let groups: Vec<_> = p
             .groups
             .iter()
             .filter_map(|g| {
                 let form = g.form(FormRole::Only).or_else(|| g.form(FormRole::Full))?;
-                Some((
-                    variant(&g.name),
-                    form.record.clone(),
-                    form.packed,
-                    g.docs.as_slice(),
-                    g.bit,
-                    g.name.as_str(),
-                ))
+                Some((variant(&g.name), g, form))
             })
             .collect();
         self.blank();
@@ -135,10 +128,10 @@ impl Machines<'_, '_, '_> {
         ));
         self.line("#[derive(Debug, Clone, PartialEq)]");
         self.open(format!("pub enum {name} {{"));
-        for (v, record, _, docs, bit, _) in &groups {
-            let fallback = format!("Type {bit}.");
-            self.doc(docs, &fallback);
-            self.line(format!("{v}({record}),"));
+        for (v, g, form) in &groups {
+            let fallback = format!("Type {}.", g.bit);
+            self.doc(&g.docs, &fallback);
+            self.line(format!("{v}({}),", form.record));
         }
         self.close("}");
 
@@ -147,8 +140,8 @@ impl Machines<'_, '_, '_> {
         self.line("/// The component's type: its group's index.");
         self.open("pub fn component_type(&self) -> u8 {");
         self.open("match self {");
-        for (v, _, _, _, bit, _) in &groups {
-            self.line(format!("Self::{v}(_) => {bit},"));
+        for (v, g, _) in &groups {
+            self.line(format!("Self::{v}(_) => {},", g.bit));
         }
         self.close("}");
         self.close("}");
@@ -160,8 +153,8 @@ impl Machines<'_, '_, '_> {
         ));
         self.line("let mut data = Vec::new();");
         self.open("match self {");
-        for (v, _, packed, _, _, _) in &groups {
-            if *packed {
+        for (v, _, form) in &groups {
+            if form.packed {
                 self.open(format!("Self::{v}(v) => {{"));
                 self.line(format!("let mut w = {rt}::BitWriter::new();"));
                 self.line("v.write_bits(&mut w)?;");
@@ -187,10 +180,11 @@ impl Machines<'_, '_, '_> {
         self.line("return Ok(None);");
         self.close("};");
         self.open("let value = match component.component_type() {");
-        // Each group carries its own name: a group without a full form is left out above, so
-        // zipping with `p.groups` could pair a variant with the wrong group's name.
-        for (v, record, packed, _, bit, field) in &groups {
-            if *packed {
+        // Each variant reads under its own group's name and bit (a group without a full form is
+        // left out above, so `p.groups` is not in step with `groups`).
+        for (v, g, form) in &groups {
+            let (field, bit, record, packed) = (&g.name, g.bit, &form.record, form.packed);
+            if packed {
                 self.open(format!("{bit} => {{"));
                 self.line(format!("let mut b = {rt}::BitReader::new(data, 0);"));
                 self.line(format!(
