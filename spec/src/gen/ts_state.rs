@@ -3,7 +3,7 @@
 //! the runtime's acked machines (`runtime/sessions/acked.ts` and `acked_half.ts`, generic over an
 //! `AckedSchema`) to the state, printed from its [`StatePlan`] and re-deriving nothing.
 //!
-//! The module, in the order it is printed (the C++ and C# bindings follow the same layout):
+//! The module, in the order it is printed (the C++ and C# bindings follow the same layout, 1 to 4):
 //!
 //! 1. a header line, the state's docs and the imports (the generated codec `./protocol.js`, the
 //!    runtime's `sessions/` modules);
@@ -18,7 +18,13 @@
 //!    leaves anything it does not take whole to the generated reader), for the packed one the
 //!    check of each code against its byte-aligned field (`checkPackedChange`), and the schema
 //!    (`Reference`, `PackedReference`) that hands all of it, the ack adapters and the session
-//!    constants to the machines.
+//!    constants to the machines;
+//! 5. when the state has a byte-aligned frame, its groups as typed datagram v2 components (DG-6),
+//!    as the Rust codec's `ReferenceComponent`: a union `ReferenceComponent` with a member per
+//!    group (its full form, or its only one), and an object of the same name with
+//!    `componentType`, `toComponent` (the runtime's `ComponentChange` carrying a value) and
+//!    `fromComponent` (the value back: `undefined` for a removal or an unknown type, a located
+//!    `DecodeError` for bytes that are not exactly one value).
 //!
 //! What every state shares (the acked frame's header (ACK-2), the arithmetic of a step, a coarser integer or a
 //! float's whole units, each with the error its rule gives) is the runtime's
@@ -89,6 +95,7 @@ fn module(spec: &Spec, plan: &StatePlan, runtime: RuntimeSource) -> String {
         acked: Imports::default(),
         state: Imports::default(),
         fnv: Imports::default(),
+        datagram: Imports::default(),
     };
     p.body();
     let body = p.out.finish();
@@ -113,13 +120,19 @@ fn module(spec: &Spec, plan: &StatePlan, runtime: RuntimeSource) -> String {
         "// What the runtime's acked machines (runtime/sessions/acked.ts, acked_half.ts) need to know",
         "// of the state: its records' equality and canonical bytes (what the check hashes), and for",
         "// each frame it travels in the change between two records, a change applied onto a record,",
-        "// and the frame and ack adapters (spec/LANGUAGE.md, \"Replicated state\").",
+        "// and the frame and ack adapters (spec/LANGUAGE.md, \"Replicated state\"); and its groups as",
+        "// typed datagram v2 components (DG-6).",
     ] {
         head.line(line);
     }
     head.blank();
     head.line(p.protocol.statement("./protocol.js"));
-    for (imports, name) in [(&p.acked, "acked"), (&p.fnv, "fnv"), (&p.state, "state")] {
+    for (imports, name) in [
+        (&p.acked, "acked"),
+        (&p.datagram, "datagram"),
+        (&p.fnv, "fnv"),
+        (&p.state, "state"),
+    ] {
         if !imports.is_empty() {
             head.line(imports.statement(&sessions_module(runtime, name)));
         }
@@ -432,6 +445,8 @@ struct Printer<'a> {
     acked: Imports,
     state: Imports,
     fnv: Imports,
+    /// The runtime's datagram v2 machines (`ComponentChange`), for the components.
+    datagram: Imports,
 }
 
 impl Printer<'_> {
@@ -479,6 +494,9 @@ impl Printer<'_> {
                 self.read_at_once(profile);
             }
             self.schema(profile);
+        }
+        if plan.byte_profile().is_some() {
+            self.components();
         }
     }
 
@@ -2237,6 +2255,145 @@ impl Printer<'_> {
             self.out.close("},");
             self.out.line("inputTick: () => 0,");
         }
+        self.out.close("};");
+    }
+
+    // ---- the groups as components ----
+
+    /// The state's groups as typed datagram v2 components (DG-6), as the Rust codec's
+    /// `ReferenceComponent`: a union with a member per group (the group's full form when it has
+    /// two, its only form otherwise), and an object of the same name holding the component's
+    /// type, the change that carries a value, and the value a change carries.
+    fn components(&mut self) {
+        let plan = self.plan;
+        let name = format!("{}Component", plan.name);
+        let frame = plan.byte_profile().map_or("", |f| f.frame.as_str());
+        // The full form of a group of two, its only form otherwise: what a whole entity sends.
+        let groups: Vec<(&GroupPlan, &FormPlan)> = plan
+            .groups
+            .iter()
+            .filter_map(|g| {
+                Some((
+                    g,
+                    g.form(FormRole::Only).or_else(|| g.form(FormRole::Full))?,
+                ))
+            })
+            .collect();
+        let change = self.datagram.ty("ComponentChange");
+        self.out.blank();
+        self.out.line(format!(
+            "// ---- state {}: its groups as datagram v2 components ----",
+            plan.name
+        ));
+        self.out.blank();
+        self.out.line(doc(&sentence(
+            &format!(
+                "One group of an entity of state `{}` as a component (DG-6): its type is the group's index (its change-mask bit), its data the group's full form as `{frame}` writes it.",
+                plan.name
+            ),
+            0,
+        )));
+        self.out.line(format!("export type {name} ="));
+        for (i, (g, form)) in groups.iter().enumerate() {
+            let record = self.protocol.ty(&form.record);
+            let fallback = [format!("Type {}.", g.bit)];
+            let docs = if g.docs.is_empty() {
+                &fallback[..]
+            } else {
+                &g.docs[..]
+            };
+            self.out.indent_line(doc(docs));
+            let end = if i + 1 == groups.len() { ";" } else { "" };
+            self.out.indent_line(format!(
+                "| {{ readonly kind: {}; readonly value: {record} }}{end}",
+                quote(&g.name)
+            ));
+        }
+
+        self.out.blank();
+        self.out.line(format!(
+            "/** What {} {{@link {name}}} is as a datagram v2 component change, and back. */",
+            article(&name)
+        ));
+        self.out.open(format!("export const {name} = {{"));
+        self.out
+            .line("/** The component's type: its group's index. */");
+        self.out
+            .open(format!("componentType(c: {name}): number {{"));
+        self.out.open("switch (c.kind) {");
+        for (g, _) in &groups {
+            self.out.line(format!("case {}:", quote(&g.name)));
+            self.out.indent_line(format!("return {};", g.bit));
+        }
+        self.out.close("}");
+        self.out.close("},");
+
+        self.out.blank();
+        self.out.line(doc(&sentence(
+            "The component change that carries this value; a value its group's record refuses throws the codec's EncodeError.",
+            1,
+        )));
+        self.out
+            .open(format!("toComponent(c: {name}): {change} {{"));
+        let writer = self.protocol.value("Writer");
+        self.out.line(format!("const w = new {writer}();"));
+        self.out.open("switch (c.kind) {");
+        for (g, form) in &groups {
+            let write = self.protocol.value(&format!("write{}", form.record));
+            self.out.line(format!("case {}:", quote(&g.name)));
+            if form.packed {
+                self.out.indent_line(format!("w.packed({write}, c.value);"));
+            } else {
+                self.out.indent_line(format!("{write}(w, c.value);"));
+            }
+            self.out.indent_line("break;");
+        }
+        self.out.close("}");
+        self.out.line(format!(
+            "return {{ type: {name}.componentType(c), data: w.finish() }};"
+        ));
+        self.out.close("},");
+
+        self.out.blank();
+        self.out.line(doc(&sentence(
+            "The value a component carries, or `undefined` for a removal and for a type the state does not declare (DG-6: a reader skips a type it does not know). Bytes that do not decode to exactly one value throw a DecodeError at their offset in the component, under the group's name.",
+            1,
+        )));
+        self.out.open(format!(
+            "fromComponent(component: {change}): {name} | undefined {{"
+        ));
+        self.out.open("if (component.data === null) {");
+        self.out.line("return undefined;");
+        self.out.close("}");
+        let reader = self.protocol.value("Reader");
+        let within = self.protocol.value("within");
+        self.out
+            .line(format!("const r = new {reader}(component.data);"));
+        self.out.open("switch (component.type) {");
+        for (g, form) in &groups {
+            let read = self.protocol.value(&format!("read{}", form.record));
+            self.out.line(format!("case {}:", g.bit));
+            // A case's statements hang one level under its label.
+            self.out.indent += 1;
+            self.out.open("try {");
+            if form.packed {
+                self.out.line(format!("const value = r.packed({read});"));
+            } else {
+                self.out.line(format!("const value = {read}(r);"));
+            }
+            self.out.line("r.finish();");
+            self.out
+                .line(format!("return {{ kind: {}, value }};", quote(&g.name)));
+            self.out.reopen("} catch (e) {");
+            self.out
+                .line(format!("throw {within}(e, {});", quote(&g.name)));
+            self.out.close("}");
+            self.out.indent -= 1;
+        }
+        self.out.line("default:");
+        self.out.indent_line("return undefined;");
+        self.out.close("}");
+        self.out.close("},");
         self.out.close("};");
     }
 }
