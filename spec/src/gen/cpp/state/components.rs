@@ -17,6 +17,18 @@ struct Group<'p> {
     packed: bool,
 }
 
+/// The members of `XComponent` a group's constructor must not be named as.
+const MEMBERS: [&str; 4] = ["value", "component_type", "to_component", "from_component"];
+
+/// The constructor of group `name`: its name, unless that is a keyword or a member's.
+fn constructor(name: &str) -> String {
+    if MEMBERS.contains(&name) {
+        format!("{name}_")
+    } else {
+        ident(name)
+    }
+}
+
 impl State<'_, '_> {
     /// `XComponent`: a `std::variant` of the groups' full-form records (in declaration order, so
     /// the alternative's index is the group's mask bit) with a constructor per group,
@@ -65,7 +77,7 @@ impl State<'_, '_> {
              Made by the group's function (`{name}::{}(...)`); `value` holds the group's record, \
              the groups in declaration order.",
             p.name,
-            ident(groups.first().map_or("", |g| g.name)),
+            constructor(groups.first().map_or("", |g| g.name)),
         ));
         self.open(format!("struct {name} {{"));
         self.line("/// The groups' records, in declaration order.");
@@ -90,7 +102,7 @@ impl State<'_, '_> {
             self.doc(g.docs);
             self.open(format!(
                 "static {name} {}(protocol::{} v) {{",
-                ident(g.name),
+                constructor(g.name),
                 g.record
             ));
             self.line(format!(
@@ -183,7 +195,7 @@ impl State<'_, '_> {
             self.close("}");
             self.line(format!(
                 "return std::optional<{name}>({}(std::move(v)));",
-                ident(field)
+                constructor(field)
             ));
             self.close("}");
         }
@@ -207,5 +219,19 @@ impl State<'_, '_> {
         self.line("return !(a == b);");
         self.close("}");
         self.close("};");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::constructor;
+
+    #[test]
+    fn a_group_named_as_a_member_gets_a_constructor_of_its_own() {
+        assert_eq!(constructor("pose"), "pose");
+        assert_eq!(constructor("value"), "value_");
+        assert_eq!(constructor("to_component"), "to_component_");
+        // A keyword, as every other C++ name the backend prints.
+        assert_eq!(constructor("delete"), "delete_");
     }
 }
