@@ -59,9 +59,9 @@ tests=("runtime_test:the C++ runtime's tests"
     "rest_test:the datagram, baseline and delta machines' tests"
     "packed19_test:bucket codes, smallest-three quaternions and ascending bit lists"
     "range_test:the range coder, against the Rust coder's cases"
-    "reference_test:the reference state's binding, kind 6 and kind 12, its presenter and machine schemas"
+    "reference_test:the reference state's binding, kind 6 and kind 12, its presenter, machine schemas and components"
     "arena_test:a second state's binding (spec/tests/state/players.wire)"
-    "game_test:the game's binding (examples/game/wire), its ranged health")
+    "game_test:the game's binding (examples/game/wire), its ranged health and components")
 
 status=0
 for t in "${tests[@]}"; do

@@ -5,7 +5,9 @@
 //   (the check's canonical bytes, CHECK-3): the generated writer's bytes, in one allocation into
 //   an empty buffer where the generated writer grows it at each field;
 // - a health past 100 goes to the generated writer, which writes the record up to the health, the
-//   field at fault; 0 and 100 are still written at once.
+//   field at fault; 0 and 100 are still written at once;
+// - the state's groups as datagram v2 components (`arena::ArenaComponent`): each back from its
+//   bytes, a health past 100 refused by their writer and their reader where it is.
 
 #include "ackwire_acked.hpp"
 #include "arena.hpp"
@@ -15,6 +17,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -115,6 +118,79 @@ TEST(a_health_past_the_range_goes_to_the_generated_writer) {
             CHECK_EQ(bytes.size(), size_t{18});
         }
     }
+}
+
+// The arena's groups as datagram v2 components (arena::ArenaComponent): each group's full form
+// comes back from its bytes as itself, with its group's index as its type; a health past 100 is
+// refused by the writer under its field, and in bytes by the reader at its byte, under the group.
+
+/// A component as a datagram schema holds one: a type and its bytes (none for a removal).
+struct Component {
+    uint8_t type = 0;
+    std::optional<Bytes> data;
+};
+
+TEST(the_arenas_components_come_back_from_their_bytes) {
+    using arena::ArenaComponent;
+    protocol::PositionFull position;
+    position.x = 12.5f;
+    position.y = -3.25f;
+    protocol::Velocity velocity;
+    // Whole steps of 1/64 m a second, which the quantization keeps exactly.
+    velocity.vx = 1.5;
+    velocity.vy = -0.015625;
+    protocol::Player player;
+    player.aim = 200;
+    player.health = 100;
+    player.weapon = 1;
+    protocol::Projectile projectile;
+    projectile.owner = 513;
+    protocol::Pickup pickup;
+    pickup.item = 1;
+    const ArenaComponent all[] = {ArenaComponent::position(position),
+        ArenaComponent::velocity(velocity), ArenaComponent::player(player),
+        ArenaComponent::projectile(projectile), ArenaComponent::pickup(pickup)};
+    uint8_t type = 0;
+    for (const ArenaComponent& c : all) {
+        auto change = c.to_component<Component>();
+        if (!CHECK(change.ok() && change.value().data.has_value())) {
+            continue;
+        }
+        CHECK_EQ(change.value().type, type);
+        auto back = ArenaComponent::from_component(change.value());
+        CHECK(back.ok() && back.value() == std::optional<ArenaComponent>(c));
+        ++type;
+    }
+    const auto bytes = ArenaComponent::player(player).to_component<Component>();
+    if (CHECK(bytes.ok())) {
+        CHECK_EQ(*bytes.value().data, (Bytes{200, 100, 1}));
+    }
+    // DG-6: a type past the arena's groups, and a removal, carry no value.
+    auto unknown = ArenaComponent::from_component(Component{5, Bytes{1}});
+    CHECK(unknown.ok() && !unknown.value().has_value());
+    auto removal = ArenaComponent::from_component(Component{2, std::nullopt});
+    CHECK(removal.ok() && !removal.value().has_value());
+}
+
+TEST(a_health_past_100_is_refused_in_a_component_where_it_is) {
+    using arena::ArenaComponent;
+    protocol::Player player;
+    player.aim = 7;
+    player.health = 101;
+    auto written = ArenaComponent::player(player).to_component<Component>();
+    if (CHECK(!written.ok())) {
+        CHECK(written.error().kind == rt::ErrorKind::over_width);
+        CHECK_EQ(written.error().path.str(), std::string("health"));
+    }
+    auto read = ArenaComponent::from_component(Component{2, Bytes{7, 101, 0}});
+    if (CHECK(!read.ok())) {
+        CHECK(read.error().kind == rt::ErrorKind::over_width);
+        CHECK_EQ(read.error().offset, size_t{1});
+        CHECK_EQ(read.error().path_string(), std::string("player.health"));
+    }
+    auto edge = ArenaComponent::from_component(Component{2, Bytes{7, 100, 0}});
+    player.health = 100;
+    CHECK(edge.ok() && edge.value() == std::optional<ArenaComponent>(ArenaComponent::player(player)));
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 // and on mutants of them), kind 6 frames through kind 12 and back, the refusals of kind 12 (not
 // ascending on encode, a code past kind 6 over_width at the packed body's first byte), what a
 // cold decode allocates (docs/limits.md's DECODE_ALLOC_PER_BYTE) and warm deliveries that
-// allocate nothing (this binary counts operator new).
+// allocate nothing (this binary counts operator new); the state's groups as datagram v2
+// components (`ReferenceComponent`) through a Subscription and a ReplicaTable, and refused where
+// their bytes do not decode to exactly one value.
 //
 // The Rust binding of the same declaration holds the same rules; the conformance suite's stream
 // vectors (streams/acked, streams/acked_packed) hold the two to the same bytes.
@@ -28,6 +30,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
+#include <map>
 #include <new>
 #include <optional>
 #include <string>
@@ -998,6 +1002,221 @@ TEST(the_delta_schema_passes_a_plan_through_the_codec) {
     }
     CHECK(S::decode_delta_plan(bytes.value().data(), bytes.value().size()).value() == plan);
     CHECK_EQ(std::string(S::DELTA_ACK), std::string("delta_ack"));
+}
+
+// The reference state's groups as datagram v2 components (DG-6), generated from `state Reference`
+// (`reference::ReferenceComponent`), as codec/tests/typed_components.rs holds the Rust ones: a
+// server's entities travel through a Subscription and a ReplicaTable, every frame through its
+// bytes and a third of the datagrams lost until tick 30; the client's replica, decoded back into
+// typed components, then equals the server's entities. A payload that does not decode to exactly
+// one value is refused where it fails; a removal and a type the state does not declare are
+// skipped.
+
+using Typed = reference::ReferenceComponent;
+using Dg = protocol::ReferenceDatagram;
+
+/// The typed components of entity `id` at `tick`: a pose every entity has, health that changes,
+/// a vehicle for even ids and an orientation for ids divisible by three.
+std::vector<Typed> typed_entity(uint64_t id, uint64_t tick) {
+    protocol::PoseFull pose;
+    pose.x = static_cast<float>(tick) * 0.5f;
+    pose.y = static_cast<float>(id);
+    pose.z = -2.0f;
+    // Whole steps of 360/65536 degrees, which the quantization keeps exactly.
+    pose.yaw = static_cast<double>(id * 1000 + tick) * (360.0 / 65536.0);
+    protocol::Health health;
+    health.hp = static_cast<uint8_t>(tick >= 100 ? 0 : 100 - tick);
+    health.armor = static_cast<uint8_t>(id);
+    std::vector<Typed> out = {Typed::pose(pose), Typed::health(health)};
+    if (id % 2 == 0) {
+        protocol::Vehicle v;
+        v.vehicle = static_cast<uint16_t>(id + 1);
+        v.seat = static_cast<uint8_t>(tick % 4);
+        out.push_back(Typed::vehicle(v));
+    }
+    if (id % 3 == 0) {
+        protocol::Orientation o;
+        o.q.largest = static_cast<uint8_t>(tick % 4);
+        o.q.rest = {-5, static_cast<int16_t>(id), 7};
+        out.push_back(Typed::orient(o));
+    }
+    return out;
+}
+
+/// The components as the subscription takes them: (type, bytes).
+std::vector<std::pair<uint8_t, Bytes>> encoded(const std::vector<Typed>& components) {
+    std::vector<std::pair<uint8_t, Bytes>> out;
+    for (const Typed& c : components) {
+        auto change = c.to_component<protocol::Component>();
+        if (CHECK(change.ok() && change.value().data.has_value())) {
+            out.emplace_back(change.value().type, *change.value().data);
+        }
+    }
+    return out;
+}
+
+/// A replica's components decoded back, by type.
+std::vector<Typed> decoded(const std::map<uint8_t, Bytes>& components) {
+    std::vector<Typed> out;
+    for (const auto& [type, data] : components) {
+        protocol::Component c;
+        c.type = type;
+        c.data = data;
+        auto back = Typed::from_component(c);
+        if (CHECK(back.ok()) && back.value()) {
+            out.push_back(*back.value());
+        }
+    }
+    return out;
+}
+
+/// A frame through its bytes, as the other side reads it.
+template <typename F, typename D>
+F through_bytes(const F& frame, D decode) {
+    const auto bytes = Dg::to_bytes(frame);
+    CHECK(bytes.ok());
+    auto back = decode(bytes.value().data(), bytes.value().size());
+    CHECK(back.ok());
+    return std::move(back).value();
+}
+
+TEST(a_replica_of_typed_components_equals_the_servers_entities) {
+    datagram::Subscription<Dg> server{datagram::SubscriptionConfig{}};
+    datagram::ReplicaTable<Dg> client;
+    const uint64_t ids[] = {0, 1, 2, 3, 4, 5};
+    uint32_t sent = 0;
+    uint32_t lost = 0;
+    for (uint64_t tick = 1; tick <= 40; ++tick) {
+        std::vector<datagram::WorldOp> ops;
+        for (const uint64_t id : ids) {
+            auto components = encoded(typed_entity(id, tick));
+            datagram::WorldOp op;
+            op.id = id;
+            if (tick == 1) {
+                op.kind = datagram::WorldOp::Kind::spawn;
+                op.position[0] = static_cast<double>(id);
+                op.components = std::move(components);
+                ops.push_back(std::move(op));
+                continue;
+            }
+            op.kind = datagram::WorldOp::Kind::move;
+            op.position[0] = static_cast<double>(id);
+            op.position[1] = static_cast<double>(tick) * 0.25;
+            ops.push_back(op);
+            for (auto& [type, data] : components) {
+                datagram::WorldOp set;
+                set.kind = datagram::WorldOp::Kind::set_component;
+                set.id = id;
+                set.type = type;
+                set.data = std::move(data);
+                ops.push_back(std::move(set));
+            }
+        }
+        auto out = server.tick(tick, tick, ops);
+        if (!CHECK(out.ok())) {
+            return;
+        }
+        for (const auto& [name, bytes] : out.value().stream) {
+            const std::string frame = name;
+            if (frame == Dg::SPAWN) {
+                auto f = Dg::decode_spawn(bytes.data(), bytes.size());
+                CHECK(f.ok() && client.apply_spawn(f.value()).refused == 0);
+            } else if (frame == Dg::DESPAWN) {
+                auto f = Dg::decode_despawn(bytes.data(), bytes.size());
+                CHECK(f.ok() && client.apply_despawn(f.value()).refused == 0);
+            } else {
+                auto f = Dg::decode_full_frame(bytes.data(), bytes.size());
+                CHECK(frame == Dg::FULL_FRAME && f.ok() &&
+                    client.apply_full_frame(f.value()).refused == 0);
+            }
+        }
+        for (const Dg::Datagram& d : out.value().datagrams) {
+            ++sent;
+            if (tick < 30 && sent % 3 == 0) {
+                ++lost;
+                continue;
+            }
+            client.receive(through_bytes(d, Dg::decode_datagram));
+        }
+        for (const Dg::DatagramAck& ack : client.take_acks()) {
+            server.on_ack(through_bytes(ack, Dg::decode_datagram_ack));
+        }
+    }
+    CHECK(lost > 5);
+    // The state check: every entity the client holds decodes to the server's, group by group.
+    CHECK_EQ(client.entities().size(), std::size(ids));
+    for (const uint64_t id : ids) {
+        auto replica = client.entities().find(id);
+        if (!CHECK(replica != client.entities().end())) {
+            continue;
+        }
+        const std::vector<Typed> back = decoded(replica->second.components);
+        CHECK_EQ(back.size(), typed_entity(id, 40).size());
+        CHECK(back == typed_entity(id, 40));
+    }
+}
+
+TEST(a_component_payload_that_does_not_decode_exactly_is_refused_where_it_fails) {
+    protocol::Health hp;
+    hp.hp = 9;
+    hp.armor = 1;
+    auto health = Typed::health(hp).to_component<protocol::Component>();
+    if (!CHECK(health.ok() && health.value().data.has_value())) {
+        return;
+    }
+    CHECK_EQ(health.value().type, uint8_t{1});
+    CHECK_EQ(*health.value().data, (Bytes{9, 1}));
+    auto component = [](uint8_t type, std::optional<Bytes> data) {
+        protocol::Component c;
+        c.type = type;
+        c.data = std::move(data);
+        return c;
+    };
+    Bytes longer = *health.value().data;
+    longer.push_back(0);
+    auto e = Typed::from_component(component(1, longer));
+    if (CHECK(!e.ok())) {
+        CHECK(e.error().kind == rt::ErrorKind::trailing_bytes);
+        CHECK_EQ(e.error().offset, size_t{2});
+        CHECK_EQ(e.error().path_string(), std::string("health"));
+    }
+    // A pose (packed: its yaw's bits and the padding) cut short ends where its bytes do.
+    e = Typed::from_component(component(0, Bytes{1, 2}));
+    if (CHECK(!e.ok())) {
+        CHECK(e.error().kind == rt::ErrorKind::truncated);
+        CHECK_EQ(e.error().offset, size_t{2});
+        CHECK_EQ(e.error().path_string().substr(0, 5), std::string("pose."));
+    }
+    // A vehicle one byte short.
+    e = Typed::from_component(component(2, Bytes{7, 0}));
+    if (CHECK(!e.ok())) {
+        CHECK(e.error().kind == rt::ErrorKind::truncated);
+        CHECK_EQ(e.error().path_string(), std::string("vehicle.seat"));
+    }
+    // DG-6: a type the state does not declare is skipped, as is a removal.
+    auto unknown = Typed::from_component(component(9, Bytes{1, 2, 3}));
+    CHECK(unknown.ok() && !unknown.value().has_value());
+    auto removal = Typed::from_component(component(1, std::nullopt));
+    CHECK(removal.ok() && !removal.value().has_value());
+    auto back = Typed::from_component(health.value());
+    CHECK(back.ok() && back.value() == std::optional<Typed>(Typed::health(hp)));
+    // The other groups' full forms, each back to itself with its own type.
+    for (const Typed& t : typed_entity(6, 7)) {
+        auto c = t.to_component<protocol::Component>();
+        if (!CHECK(c.ok())) {
+            continue;
+        }
+        CHECK_EQ(c.value().type, t.component_type());
+        auto again = Typed::from_component(c.value());
+        CHECK(again.ok() && again.value() == std::optional<Typed>(t));
+    }
+    // A quaternion the writer refuses (a component past its range) is refused under its field.
+    protocol::Orientation bent;
+    bent.q.rest = {300, 0, 0};
+    auto refused = Typed::orient(bent).to_component<protocol::Component>();
+    if (CHECK(!refused.ok())) {
+        CHECK(refused.error().kind == rt::ErrorKind::over_width);
+    }
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 //! - in `detail`, the readers of each profile's changes and frame into staged changes, and the
 //!   staged change as each profile's generated change (`wire_change`, `packed_change`);
 //! - the acked schema of each profile (`Reference`, `PackedReference`): diff, apply, the check's
-//!   bytes, what the report says of a record, the frame and ack adapters.
+//!   bytes, what the report says of a record, the frame and ack adapters;
+//! - the state's groups as typed datagram v2 components (`ReferenceComponent`, [`components`]).
 //!
 //! The readers are printed over the lowering, as `protocol.hpp`'s are, each field read by the
 //! same runtime call with the same path: a frame fails with the error kind, offset and path the
@@ -17,6 +18,8 @@
 //! goes through the generated codec, so a frame's bytes and its writer's refusals are
 //! `protocol.hpp`'s. What every state shares (the header's keyframe rule, a packed code past its
 //! byte-aligned range, the checked arithmetic of a step) is `ackwire_state.hpp`'s.
+
+mod components;
 
 use super::{
     bail, check, field_path, ident, indent, int_type, literal, local, scale, uint_type, Gen,
@@ -388,6 +391,7 @@ impl<'g> State<'g, '_> {
         if self.p.packed_profile().is_some() {
             self.packed_schema();
         }
+        self.components();
         self.blank();
         self.line(format!(
             "}}  // namespace ackwire::{}",
@@ -445,7 +449,9 @@ impl<'g> State<'g, '_> {
         }
         self.line("#include \"protocol.hpp\"");
         self.blank();
-        for h in ["cstddef", "cstdint", "optional", "vector"] {
+        for h in [
+            "cstddef", "cstdint", "optional", "utility", "variant", "vector",
+        ] {
             self.line(format!("#include <{h}>"));
         }
         self.blank();
