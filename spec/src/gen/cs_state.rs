@@ -27,8 +27,7 @@
 //! 5. for a state with a byte-aligned frame, its groups as typed datagram v2 components
 //!    (`ReferenceComponent`, DG-6), as the Rust machines' `ReferenceComponent`: the component's
 //!    type is the group's index, its data the group's full (or only) form as that frame writes
-//!    it; a removal and a type the state does not declare read as null. (The TypeScript and C++
-//!    bindings have no typed components yet.)
+//!    it; a removal and a type the state does not declare read as null.
 //!
 //! What every state shares (the acked frame's header (ACK-2), the arithmetic of a step, a coarser integer or a
 //! float's whole units, each with the error its rule gives) is the runtime's

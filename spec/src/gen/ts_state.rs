@@ -3,7 +3,7 @@
 //! the runtime's acked machines (`runtime/sessions/acked.ts` and `acked_half.ts`, generic over an
 //! `AckedSchema`) to the state, printed from its [`StatePlan`] and re-deriving nothing.
 //!
-//! The module, in the order it is printed (the C++ and C# bindings follow the same layout, 1 to 4):
+//! The module, in the order it is printed (the C++ and C# bindings follow the same layout):
 //!
 //! 1. a header line, the state's docs and the imports (the generated codec `./protocol.js`, the
 //!    runtime's `sessions/` modules);
