@@ -4,6 +4,8 @@ fn main() {
     ackwire_spec::Builder::new()
         .path("wire/game.wire")
         .acked_machines("::ackwire_codec::acked")
+        // Its groups as typed datagram v2 components too (`ArenaComponent`).
+        .codec("::ackwire_codec")
         .compile("game.rs")
         .unwrap_or_else(|e| panic!("{e}"));
     // Shapes the game's layout does not have, compiled for tests/state_shapes.rs.
