@@ -5,8 +5,11 @@
 //! ([`ackwire_example_game::arena::Arena`]) makes the players, projectiles and pickups; every
 //! frame crosses as bytes through a per-tick network that loses, duplicates and reorders until
 //! it heals; the client's replica, decoded back into `ArenaComponent`s, then equals the server's
-//! world.
+//! world. The same groups, in their packed forms, are the components of a NetBaseline schema
+//! (tests/baseline/arena_baseline.wire, compiled with wire/game.wire by the build script): the
+//! client's table equals the server's scene once the network heals.
 
+use ackwire_codec::baseline::{EntityId, Scene, SnapshotClient, SnapshotWriter};
 use ackwire_codec::datagram::{
     ComponentChange, DatagramSchema, ReferenceDatagram, ReplicaTable, StreamFrame, Subscription,
     SubscriptionConfig, WorldOp,
@@ -19,6 +22,18 @@ use ackwire_example_game::{ArenaComponent, Entity, Pickup, Player, PositionFull,
 use ackwire_rt::ErrorKind;
 use ackwire_sim::{Fate, FateQueue, SplitMix64};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// The binding of tests/baseline/arena_baseline.wire: the schema `ArenaBaseline`, its snapshot
+/// frames, and its components `ArenaBaselineValue`, the packed forms of the arena's groups.
+#[allow(missing_docs, dead_code, clippy::all)]
+mod baseline {
+    include!(concat!(env!("OUT_DIR"), "/arena_baseline.rs"));
+}
+
+use baseline::{
+    ArenaBaseline, ArenaBaselineValue, ArenaSnapshot, ArenaSnapshotAck, PackedPickup, PackedPlayer,
+    PackedPositionFull, PackedProjectile, PackedVelocity,
+};
 
 type Datagram = <ReferenceDatagram as DatagramSchema>::Datagram;
 type DatagramAck = <ReferenceDatagram as DatagramSchema>::Ack;
@@ -43,9 +58,9 @@ fn components(e: &Entity) -> Vec<ArenaComponent> {
             vy: f64::from(e.vy) / 64.0,
         }),
     ];
-    out.extend(e.player.clone().map(ArenaComponent::Player));
-    out.extend(e.projectile.clone().map(ArenaComponent::Projectile));
-    out.extend(e.pickup.clone().map(ArenaComponent::Pickup));
+    out.extend(e.player.map(ArenaComponent::Player));
+    out.extend(e.projectile.map(ArenaComponent::Projectile));
+    out.extend(e.pickup.map(ArenaComponent::Pickup));
     out
 }
 
@@ -179,7 +194,7 @@ fn the_arenas_groups_ride_the_datagram_machine_and_the_replica_equals_the_world(
             }
             before = state
                 .iter()
-                .map(|(&id, entry)| (id, (entry.life, entry.record.clone())))
+                .map(|(&id, entry)| (id, (entry.life, entry.record)))
                 .collect();
 
             let out = server
@@ -275,17 +290,15 @@ fn a_peer_crafted_arena_component_is_refused_where_it_fails_or_skipped() {
         health: 100,
         weapon: 1,
     };
-    let good: Component = ArenaComponent::Player(player.clone())
-        .to_component()
-        .unwrap();
+    let good: Component = ArenaComponent::Player(player).to_component().unwrap();
     assert_eq!(
         ArenaComponent::from_component(&good).unwrap(),
-        Some(ArenaComponent::Player(player.clone()))
+        Some(ArenaComponent::Player(player))
     );
     // WIRE-29: health 101 does not encode, and bytes that say it are refused at the byte.
     assert!(ArenaComponent::Player(Player {
         health: 101,
-        ..player.clone()
+        ..player
     })
     .to_component::<Component>()
     .is_err());
@@ -332,4 +345,168 @@ fn a_peer_crafted_arena_component_is_refused_where_it_fails_or_skipped() {
     .map(ArenaComponent::component_type)
     .collect();
     assert_eq!(types, [0, 1, 2, 3, 4]);
+}
+
+/// An entity of the game's state as NetBaseline components: its groups' packed forms, in the
+/// schema's order.
+fn baseline_values(e: &Entity) -> Vec<ArenaBaselineValue> {
+    let mut out = vec![
+        ArenaBaselineValue::Position(PackedPositionFull {
+            x: e.x as f32 / 256.0,
+            y: e.y as f32 / 256.0,
+        }),
+        ArenaBaselineValue::Velocity(PackedVelocity {
+            vx: i32::from(e.vx),
+            vy: i32::from(e.vy),
+        }),
+    ];
+    out.extend(e.player.as_ref().map(|p| {
+        ArenaBaselineValue::Player(PackedPlayer {
+            aim: p.aim,
+            health: p.health,
+            weapon: u16::from(p.weapon),
+        })
+    }));
+    out.extend(
+        e.projectile
+            .as_ref()
+            .map(|p| ArenaBaselineValue::Projectile(PackedProjectile { owner: p.owner })),
+    );
+    out.extend(e.pickup.as_ref().map(|p| {
+        ArenaBaselineValue::Pickup(PackedPickup {
+            item: u16::from(p.item),
+        })
+    }));
+    out
+}
+
+/// Whether the client holds the scene: the same entities, generations and components.
+fn holds(client: &SnapshotClient<ArenaBaseline>, scene: &Scene<ArenaBaseline>) -> bool {
+    client.entities().len() == scene.len()
+        && scene.iter().all(|(id, e)| {
+            client.entities().get(&id.slot).is_some_and(|c| {
+                c.generation == id.generation
+                    && c.components
+                        .iter()
+                        .zip(e.components.iter())
+                        .all(|(c, e)| c.as_ref() == e.as_ref().map(|(v, _)| v))
+            })
+        })
+}
+
+#[test]
+fn the_arenas_groups_ride_netbaseline_and_the_client_equals_the_scene() {
+    /// A snapshot's bytes at most: less than the world, so it goes over several snapshots.
+    const BUDGET: usize = 400;
+    let mut arena = Arena::new(PLAYERS, 13);
+    let mut scene = Scene::with_schema(ArenaBaseline);
+    // The sequence wraps during the run (NB-6).
+    let mut writer = SnapshotWriter::with_schema(ArenaBaseline, None, BUDGET, 65_500);
+    let mut client = SnapshotClient::with_schema(ArenaBaseline, 4096);
+    let (mut down, mut up) = (FateQueue::new(), FateQueue::new());
+    let (down_fates, up_fates) = (schedule(3, 103), schedule(4, 83));
+    let (mut sent_down, mut sent_up) = (0usize, 0usize);
+    let mut seen = Seen::default();
+    let (mut stale, mut split) = (0u32, false);
+    // Each live id's life: the entity's generation.
+    let mut lives: BTreeMap<u16, u32> = BTreeMap::new();
+    let mut last = Vec::new();
+
+    // The world runs TICKS ticks; the server goes on writing snapshots of the last one while the
+    // client catches up.
+    for tick in 1..=TICKS + 20 {
+        let healed = tick >= HEAL;
+        if tick <= TICKS {
+            let commands = (1..=PLAYERS).map(|p| (p, arena.bot(tick))).collect();
+            arena.step(tick, &commands);
+            let state = arena.state(tick);
+            for (&id, &life) in &lives {
+                if state.get(&id).is_none_or(|now| now.life != life) {
+                    let gone = scene.despawn(u32::from(id)).expect("a live entity");
+                    if gone.components.as_ref()[3].is_some() {
+                        seen.despawned.insert(id);
+                    }
+                }
+            }
+            for (&id, entry) in &state {
+                let slot = u32::from(id);
+                if lives.get(&id) != Some(&entry.life) {
+                    let generation = u8::try_from(entry.life).expect("under 256 lives");
+                    scene.spawn(EntityId { slot, generation }, None).unwrap();
+                }
+                let e = &entry.record;
+                if let Some(p) = &e.player {
+                    seen.healths.insert(p.health);
+                }
+                if e.projectile.is_some() {
+                    seen.projectiles.insert(id);
+                }
+                for value in baseline_values(e) {
+                    scene.set(slot, value).unwrap();
+                }
+            }
+            lives = state.iter().map(|(&id, entry)| (id, entry.life)).collect();
+            last = state
+                .iter()
+                .map(|(&id, entry)| (id, entry.life, entry.record))
+                .collect();
+        }
+        let bytes = writer.write(&scene).unwrap().to_bytes().unwrap();
+        assert!(bytes.len() <= BUDGET, "{} bytes", bytes.len());
+        split |= bytes.len() > BUDGET * 3 / 4;
+        let fate = Fate::nth(&down_fates, sent_down, healed);
+        sent_down += 1;
+        seen.lost += u32::from(fate.lost);
+        seen.duplicated += u32::from(fate.dup.is_some() && !fate.lost);
+        down.send(tick, fate, bytes);
+
+        for bytes in down.arrivals(tick) {
+            let summary = client.receive(&ArenaSnapshot::decode(&bytes).unwrap());
+            assert!(!summary.malformed);
+            stale += u32::from(summary.stale);
+        }
+        for ack in client.take_acks() {
+            let fate = Fate::nth(&up_fates, sent_up, healed);
+            sent_up += 1;
+            up.send(tick, fate, ack.to_bytes().unwrap());
+        }
+        for bytes in up.arrivals(tick) {
+            writer.on_ack(&ArenaSnapshotAck::decode(&bytes).unwrap());
+        }
+        seen.behind += u32::from(!holds(&client, &scene));
+    }
+
+    // Projectiles came and went, health moved, snapshots were lost, duplicated and overtaken
+    // (a stale one is dropped, NB-16), the world needed more than one snapshot's budget, and
+    // the client was behind before it caught up.
+    assert!(
+        seen.despawned.len() >= 3,
+        "projectiles despawned: {:?}",
+        seen.despawned
+    );
+    assert!(seen.healths.len() >= 2, "healths: {:?}", seen.healths);
+    assert!(seen.lost > 10 && seen.duplicated > 3 && stale > 3);
+    assert!(split);
+    assert!(seen.behind > 10, "behind at {} ticks", seen.behind);
+
+    // The client's table is the game's last state, group by group.
+    let held: BTreeSet<u32> = client.entities().keys().copied().collect();
+    let live: BTreeSet<u32> = last.iter().map(|(id, _, _)| u32::from(*id)).collect();
+    assert_eq!(held, live);
+    for (id, life, entity) in &last {
+        let c = &client.entities()[&u32::from(*id)];
+        assert_eq!(u32::from(c.generation), *life, "entity {id}");
+        let values: Vec<ArenaBaselineValue> = c.components.iter().flatten().cloned().collect();
+        assert_eq!(values, baseline_values(entity), "entity {id}");
+    }
+    for id in &seen.despawned {
+        let alive = last
+            .iter()
+            .any(|(i, _, e)| i == id && e.projectile.is_some());
+        assert_eq!(
+            client.entities().contains_key(&u32::from(*id)),
+            alive,
+            "projectile {id}"
+        );
+    }
 }
