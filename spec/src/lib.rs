@@ -272,7 +272,9 @@ impl Builder {
 
     /// Also emit each machine `schema`'s binding (spec/LANGUAGE.md, "Machine schemas"): its
     /// marker type and `impl DatagramSchema`, `BaselineSchema` or `DeltaSchema` with the frame
-    /// traits, against the machines of the crate at `path` (`::ackwire_codec`).
+    /// traits, against the machines of the crate at `path` (`::ackwire_codec`); and each
+    /// `state`'s groups as typed datagram v2 components (`{State}Component`, DG-6), whose
+    /// `to_component` and `from_component` take any of that crate's `ComponentChange` types.
     pub fn codec(mut self, path: impl Into<String>) -> Self {
         self.options.codec = Some(path.into());
         self
