@@ -2445,4 +2445,41 @@ union Choice: u8 {
             assert!(derive_of(&code, derived).contains("PartialEq"), "{derived}");
         }
     }
+
+    #[test]
+    fn a_packed_record_at_the_decoded_multiple_boxes_its_largest_optional_record() {
+        // 10 bits at least, and held inline 60 bytes: 6 a bit, the multiple itself, as the
+        // game's PackedEntityChange was. Each `Pair` is 8 bytes (a pointer's size), but 12 in
+        // its `Option`: boxing one brings the record to 56.
+        let text = r#"
+packed record Pair {
+    x: f32,
+    y: f32,
+}
+
+packed record Change {
+    id: u3,
+    aged: bool,
+    has_a: bool,
+    has_b: bool,
+    has_c: bool,
+    has_d: bool,
+    spare: bool,
+    spare2: bool,
+    age: u16 if aged,
+    a: Pair if has_a,
+    b: Pair if has_b,
+    c: Pair if has_c,
+    d: Pair if has_d,
+}
+"#;
+        let spec = crate::compile(&[Source {
+            name: "boxed.wire".to_string(),
+            text: text.to_string(),
+        }])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let code = generate(&spec, &Options::default());
+        assert_eq!(code.matches("Option<Box<Pair>>").count(), 1, "{code}");
+        assert_eq!(code.matches("Option<Pair>").count(), 3, "{code}");
+    }
 }
