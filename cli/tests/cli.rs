@@ -462,19 +462,30 @@ fn gen_fuzz_takes_the_layouts_allocation_multiple_and_only_there() {
         .join(format!("ackwire-cli-fuzz-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     let dir = out.to_str().unwrap();
+    // The game's layout keeps the codec's multiple: its generated decoders fit it
+    // (examples/game/tests/decode_alloc.rs).
+    let o = ackwire(&["gen", "--lang", "fuzz", "--out", dir, "examples/game/wire"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lib = std::fs::read_to_string(out.join("src/lib.rs")).unwrap();
+    assert!(
+        lib.contains("pub const DECODE_ALLOC_PER_BYTE: u64 = 48;"),
+        "{lib}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+    // A layout that states its own multiple.
     let o = ackwire(&[
         "gen",
         "--lang",
         "fuzz",
         "--alloc-per-byte",
-        "56",
+        "96",
         "--out",
         dir,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let lib = std::fs::read_to_string(out.join("src/lib.rs")).unwrap();
     assert!(
-        lib.contains("pub const DECODE_ALLOC_PER_BYTE: u64 = 56;"),
+        lib.contains("pub const DECODE_ALLOC_PER_BYTE: u64 = 96;"),
         "{lib}"
     );
     let o = ackwire(&[
@@ -482,7 +493,7 @@ fn gen_fuzz_takes_the_layouts_allocation_multiple_and_only_there() {
         "--lang",
         "ts",
         "--alloc-per-byte",
-        "56",
+        "96",
         "--out",
         dir,
     ]);

@@ -156,12 +156,19 @@ struct Gen<'a, 's> {
 /// small multiple of its input).
 const DECODED_BYTES_PER_BIT: u64 = 6;
 
+/// A pointer's size: what an optional record held in a `Box` takes in its struct.
+const POINTER_BYTES: u64 = 8;
+
 /// The optional record fields of packed records that the Rust type holds in a `Box`: a list of
 /// a packed record costs its decoded size per element for as little as its least size in bits,
 /// and an optional record held inline is paid for whether the bits carry it or not. So while a
-/// packed record's decoded size passes [`DECODED_BYTES_PER_BIT`] times its least bits, its
-/// largest optional record field goes into a box (a pointer; paid for when present, with the
-/// bits that carry it). Kind 12's `PackedChange` (9 bits at least) boxes its two pose forms.
+/// packed record's decoded size is not below [`DECODED_BYTES_PER_BIT`] times its least bits,
+/// its largest optional record field held inline in more than a pointer goes into a box (a
+/// pointer; paid for when present, with the bits that carry it), the one whose bits pay the
+/// most for it first. Below, not at: a list of changes decoded at the multiple itself holds
+/// the limit with nothing left for the rest of its frame (the game's 60-byte `PackedEntityChange`
+/// for 10 bits held 48.0 bytes a byte). Kind 12's `PackedChange` (9 bits at least) boxes its two
+/// pose forms; the game's its full position.
 fn boxed_fields(low: &Lowering<'_>) -> std::collections::BTreeSet<(String, String)> {
     let mut boxed = std::collections::BTreeSet::new();
     for plan in low.plans().filter(|p| p.packed && p.key.is_none()) {
@@ -179,19 +186,24 @@ fn boxed_fields(low: &Lowering<'_>) -> std::collections::BTreeSet<(String, Strin
             )
             .max(1);
         loop {
-            let size = struct_size(low, plan, &boxed, 0);
-            if size <= DECODED_BYTES_PER_BIT * least {
+            let (size, _) = struct_size(low, plan, &boxed, 0);
+            if size < DECODED_BYTES_PER_BIT * least {
                 break;
             }
-            // The largest optional record field not boxed yet.
+            // The optional record field held inline in the most bytes (its value and its tag),
+            // of those not boxed yet; of equals, the one with the most bits when present.
+            let inline = |s: &crate::lower::Step<'_>| {
+                let (size, align) = rust_size(low, &s.wire, &boxed, 0);
+                size + align
+            };
             let candidate = plan
                 .values()
                 .filter(|s| s.presence.is_some())
                 .filter(|s| matches!(s.wire, Wire::Record { .. }))
                 .filter(|s| !boxed.contains(&(name.clone(), s.field.name.clone())))
-                .max_by_key(|s| rust_size(low, &s.wire, &boxed, 0).0);
+                .max_by_key(|s| (inline(s), s.min));
             match candidate {
-                Some(s) if rust_size(low, &s.wire, &boxed, 0).0 > 8 => {
+                Some(s) if inline(s) > POINTER_BYTES => {
                     boxed.insert((name.clone(), s.field.name.clone()));
                 }
                 _ => break,
@@ -225,24 +237,25 @@ fn rust_size(
         Wire::Bytes | Wire::OptBytes | Wire::Array(_) => (24, 8),
         Wire::Record { record, .. } if depth < 32 => low
             .plan(&record.name, None)
-            .map_or((8, 8), |p| (struct_size(low, p, boxed, depth + 1), 8)),
+            .map_or((8, 8), |p| struct_size(low, p, boxed, depth + 1)),
         Wire::Record { .. } | Wire::Union(_) | Wire::Unknown(_) => (64, 8),
     }
 }
 
-/// A generated struct's size: its value fields laid out by the largest alignment first.
+/// A generated struct's size and alignment: its value fields laid out by the largest alignment
+/// first, as rustc lays out a struct without `repr(C)`.
 fn struct_size(
     low: &Lowering<'_>,
     plan: &RecordPlan<'_>,
     boxed: &std::collections::BTreeSet<(String, String)>,
     depth: usize,
-) -> u64 {
+) -> (u64, u64) {
     let mut fields: Vec<(u64, u64)> = plan
         .values()
         .map(|s| {
             let (size, align) = rust_size(low, &s.wire, boxed, depth);
             if boxed.contains(&(plan.record.name.clone(), s.field.name.clone())) {
-                (8, 8)
+                (POINTER_BYTES, POINTER_BYTES)
             } else if s.presence.is_some() {
                 (size + align, align)
             } else {
@@ -253,7 +266,7 @@ fn struct_size(
     fields.sort_by_key(|f| std::cmp::Reverse(f.1));
     let align = fields.iter().map(|f| f.1).max().unwrap_or(1);
     let size: u64 = fields.iter().map(|f| f.0).sum();
-    size.div_ceil(align) * align
+    (size.div_ceil(align) * align, align)
 }
 /// A value to write or measure: an expression of `&T`, or of `T` itself.
 #[derive(Clone)]
@@ -2431,5 +2444,42 @@ union Choice: u8 {
         for derived in ["Inner", "Owning", "Listing", "Nesting", "Choosing"] {
             assert!(derive_of(&code, derived).contains("PartialEq"), "{derived}");
         }
+    }
+
+    #[test]
+    fn a_packed_record_at_the_decoded_multiple_boxes_its_largest_optional_record() {
+        // 10 bits at least, and held inline 60 bytes: 6 a bit, the multiple itself, as the
+        // game's PackedEntityChange was. Each `Pair` is 8 bytes (a pointer's size), but 12 in
+        // its `Option`: boxing one brings the record to 56.
+        let text = r#"
+packed record Pair {
+    x: f32,
+    y: f32,
+}
+
+packed record Change {
+    id: u3,
+    aged: bool,
+    has_a: bool,
+    has_b: bool,
+    has_c: bool,
+    has_d: bool,
+    spare: bool,
+    spare2: bool,
+    age: u16 if aged,
+    a: Pair if has_a,
+    b: Pair if has_b,
+    c: Pair if has_c,
+    d: Pair if has_d,
+}
+"#;
+        let spec = crate::compile(&[Source {
+            name: "boxed.wire".to_string(),
+            text: text.to_string(),
+        }])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let code = generate(&spec, &Options::default());
+        assert_eq!(code.matches("Option<Box<Pair>>").count(), 1, "{code}");
+        assert_eq!(code.matches("Option<Pair>").count(), 3, "{code}");
     }
 }
