@@ -97,6 +97,7 @@ step "a team's own spec end to end: the sink's and the game's testees in four la
 # Last: it reuses the testees cli/tests/spec_testees.rs built under target/tmp/spec-testees and
 # the fuzz step's fuzz/target. Measured on 2 cores under a load average of 10 from that state
 # (`time bash scripts/own-spec.sh`, target/tmp/own-spec removed, so the arena's four testees and
-# both fuzz crates build): 118 s, of which 54 s fuzzing (the game's five targets 10 s each, the
-# arena's two 2 s each); the sink and the game's eight testees take 7 s.
+# both fuzz crates build): 118 s, of which 54 s fuzzing (the game's five targets then ran 10 s
+# each, now half of FUZZ_SECONDS as single-frame targets; the arena's two 2 s each); the sink and
+# the game's eight testees take 7 s.
 FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash scripts/own-spec.sh
