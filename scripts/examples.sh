@@ -16,6 +16,8 @@
 # 4. the same client under node, held to the stream the game's Rust server recorded
 #    (examples/game/ts/test.sh, examples/game/vectors/streams);
 # 5. the game's C# client under Mono, held to the same stream (examples/game/cs/test.sh).
+# 6. the tutorial's TypeScript and C# clients (docs/replicated-state.md), held to the stream its
+#    Rust server recorded (examples/tutorial/ts/test.sh, examples/tutorial/cs/test.sh).
 #
 # Each run passes when the server's verdict is PASS (every hash the client reported for a tick
 # equals the hash of S_N, the presenter's state for that client, at that tick, and enough
@@ -267,3 +269,12 @@ echo "examples.sh: game (TypeScript client of examples/game, generated from its 
 # same layout, held to the same recorded stream under Mono.
 game="$(ACKWIRE="$ackwire" bash examples/game/cs/test.sh)" || fail "the game's C# client differs from the recorded stream"
 echo "examples.sh: game (C# client of examples/game, generated from its layout): $game"
+
+# 6. The tutorial's clients (examples/tutorial, the code of docs/replicated-state.md): the
+# bindings `ackwire gen` writes from wire/ships.wire, fed the stream its Rust server recorded
+# (stream.txt, held to the run by `cargo test -p ackwire-example-tutorial`). A few seconds: the
+# ackwire binary and the TypeScript testee's node_modules are the ones built above.
+for lang in ts cs; do
+  tutorial="$(ACKWIRE="$ackwire" bash "examples/tutorial/$lang/test.sh")" || fail "the tutorial's $lang client differs from the recorded stream"
+  echo "examples.sh: tutorial ($lang client of examples/tutorial): ${tutorial##*$'\n'}"
+done

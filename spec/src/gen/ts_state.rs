@@ -1035,7 +1035,7 @@ impl Printer<'_> {
                 "eid: number".to_string(),
                 format!("base: {record} | undefined"),
                 format!("next: {record}"),
-                "tick: number".to_string(),
+                tick_param(plan).to_string(),
             ],
             &format!("{change} | undefined"),
         );
@@ -1402,7 +1402,7 @@ impl Printer<'_> {
             &[
                 format!("base: {record} | undefined"),
                 format!("change: {change}"),
-                "tick: number".to_string(),
+                tick_param(plan).to_string(),
             ],
             &record,
         );
@@ -2503,5 +2503,15 @@ fn article(name: &str) -> &'static str {
         "an"
     } else {
         "a"
+    }
+}
+
+/// The frame's tick among a diff's or an apply's parameters: only a group's tick reads it, so a
+/// state without one names it unused (as `noUnusedParameters` asks).
+fn tick_param(plan: &StatePlan) -> &'static str {
+    if plan.measured.is_some() {
+        "tick: number"
+    } else {
+        "_tick: number"
     }
 }

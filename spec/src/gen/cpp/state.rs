@@ -1507,7 +1507,13 @@ impl<'g> State<'g, '_> {
             "/// `over_width` at its field; a record whose flags and optional groups disagree,",
         );
         self.line("/// or that drops an optional group its base had, `invalid_condition`.");
-        self.g.open_fn("static rt::EncodeStatus diff(uint16_t eid, const Record* base, const Record& next, uint32_t tick, std::optional<Change>& out)");
+        // Only a group's tick reads the frame's: a state without one leaves it unnamed.
+        let tick = if p.measured.is_some() {
+            "tick"
+        } else {
+            "/*tick*/"
+        };
+        self.g.open_fn(&format!("static rt::EncodeStatus diff(uint16_t eid, const Record* base, const Record& next, uint32_t {tick}, std::optional<Change>& out)"));
         self.line("out.reset();");
         for (gi, g) in p.groups.iter().enumerate() {
             if let Some(bit) = &g.presence {
@@ -1798,7 +1804,12 @@ impl<'g> State<'g, '_> {
             "/// the mask selects, then its tick (the frame's tick less the age, ACK-33) and its tier.",
         );
         self.line("/// Nullptr, or why the change cannot apply (the frame is then refused whole).");
-        self.g.open_fn("static const char* apply(const Record* base, const Change& change, uint32_t tick, Record& out)");
+        let tick = if p.measured.is_some() {
+            "tick"
+        } else {
+            "/*tick*/"
+        };
+        self.g.open_fn(&format!("static const char* apply(const Record* base, const Change& change, uint32_t {tick}, Record& out)"));
         self.line("const Change& c = change;");
         self.line("Record r = base != nullptr ? *base : Record{};");
         let required = p.groups.iter().any(|g| g.presence.is_none());

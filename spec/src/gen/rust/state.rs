@@ -603,7 +603,10 @@ impl State<'_, '_, '_, '_> {
         self.line("return h;");
         self.close("}");
         self.line("let b = self.bytes();");
-        self.line("let held = self.get(Self::AT_HOLDS, 1);");
+        // Only an optional group's bytes hash under its presence bit.
+        if p.record.fields.iter().any(|f| f.present.is_some()) {
+            self.line("let held = self.get(Self::AT_HOLDS, 1);");
+        }
         // Runs of slot bytes, merged while contiguous and under the same presence.
         let mut runs: Vec<(u32, u32, Option<usize>)> = Vec::new();
         let mut opt = 0usize;
@@ -757,7 +760,8 @@ impl State<'_, '_, '_, '_> {
         self.line("/// as a slot, or the same fault.");
         self.line("#[inline(always)]");
         self.open(format!(
-            "fn apply(&mut self, _schema: &S, c: &{staged}, tick: u32) -> Result<(), {}::Inapplicable> {{",
+            "fn apply(&mut self, _schema: &S, c: &{staged}, {}: u32) -> Result<(), {}::Inapplicable> {{",
+            self.tick_param(),
             self.m
         ));
         self.line("let held = self.held();");
@@ -1202,8 +1206,9 @@ impl State<'_, '_, '_, '_> {
             "/// (POSE_FULL), since the base can be any recent frame, and a pose measured in a",
         );
         self.line("/// frame that was lost travels with its age (POSE_AGE, ACK-33).");
+        let tick = self.tick_param();
         self.open(format!(
-            "fn diff(&self, eid: u16, base: Option<&{record}>, next: &{record}, tick: u32) -> Result<Option<{change}>, {rt}::EncodeError> {{"
+            "fn diff(&self, eid: u16, base: Option<&{record}>, next: &{record}, {tick}: u32) -> Result<Option<{change}>, {rt}::EncodeError> {{"
         ));
         let mut names = Vec::new();
         for (gi, g) in p.groups.iter().enumerate() {
@@ -1585,12 +1590,28 @@ impl State<'_, '_, '_, '_> {
         self.close("}");
     }
 
+    /// The name of the frame's tick among a diff's or an apply's parameters: only a group's
+    /// tick reads it, so a state without one leaves it unused.
+    fn tick_param(&self) -> &'static str {
+        if self.p.measured.is_some() {
+            "tick"
+        } else {
+            "_tick"
+        }
+    }
+
     fn measured_fns(&mut self) {
         let p = self.p;
         let record = self.record();
         self.line("#[inline]");
+        // A state without a tick never reads the record.
+        let param = if p.measured.is_some() {
+            "record"
+        } else {
+            "_record"
+        };
         self.open(format!(
-            "fn measured(&self, record: &{record}) -> Option<u32> {{"
+            "fn measured(&self, {param}: &{record}) -> Option<u32> {{"
         ));
         match p.measured {
             Some(g) => {
@@ -1928,8 +1949,9 @@ impl State<'_, '_, '_, '_> {
         );
         self.line("/// optional group, once had, stays (ACK-22).");
         self.line("#[inline(always)]");
+        let tick = self.tick_param();
         self.open(format!(
-            "fn apply_staged(&self, base: Option<&{record}>, c: &{staged}, tick: u32) -> Result<{record}, {m}::Inapplicable> {{"
+            "fn apply_staged(&self, base: Option<&{record}>, c: &{staged}, {tick}: u32) -> Result<{record}, {m}::Inapplicable> {{"
         ));
         self.open("let mut r = match base {");
         self.line("Some(b) => *b,");
