@@ -1196,16 +1196,26 @@ impl State<'_, '_, '_, '_> {
         let change = byte.change.clone();
         let m = self.m.clone();
         let rt = self.rt();
+        // The doc names only what this state has: a group of two forms, a measured tick.
+        let two_forms = p.groups.iter().find(|g| g.forms.len() > 1);
+        let measured = p.groups.iter().find(|g| g.tick.is_some());
         self.line(
             "/// ACK-21: each group whose fields differ from the base's, every group of an entity",
         );
-        self.line(
-            "/// that comes whole; whether the pose is full or stepped travels with each change",
-        );
-        self.line(
-            "/// (POSE_FULL), since the base can be any recent frame, and a pose measured in a",
-        );
-        self.line("/// frame that was lost travels with its age (POSE_AGE, ACK-33).");
+        self.line("/// that comes whole.");
+        if let Some(g) = two_forms {
+            self.line(format!(
+                "/// Whether `{}` travels whole or as a step travels with each change (POSE_FULL), since",
+                g.name
+            ));
+            self.line("/// the base can be any recent frame.");
+        }
+        if let Some(g) = measured {
+            self.line(format!(
+                "/// A `{}` measured in a frame that was lost travels with its age (POSE_AGE, ACK-33).",
+                g.name
+            ));
+        }
         let tick = self.tick_param();
         self.open(format!(
             "fn diff(&self, eid: u16, base: Option<&{record}>, next: &{record}, {tick}: u32) -> Result<Option<{change}>, {rt}::EncodeError> {{"
