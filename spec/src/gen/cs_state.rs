@@ -3159,7 +3159,7 @@ impl<'a, 's> Printer<'a, 's> {
             .groups
             .iter()
             .filter_map(|g| {
-                let form = g.form(FormRole::Only).or_else(|| g.form(FormRole::Full))?;
+                let form = g.whole_form()?;
                 Some((component_member(&g.name, &name), form, g))
             })
             .collect();

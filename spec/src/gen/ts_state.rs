@@ -2272,12 +2272,7 @@ impl Printer<'_> {
         let groups: Vec<(&GroupPlan, &FormPlan)> = plan
             .groups
             .iter()
-            .filter_map(|g| {
-                Some((
-                    g,
-                    g.form(FormRole::Only).or_else(|| g.form(FormRole::Full))?,
-                ))
-            })
+            .filter_map(|g| Some((g, g.whole_form()?)))
             .collect();
         let change = self.datagram.ty("ComponentChange");
         self.out.blank();

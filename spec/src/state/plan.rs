@@ -177,6 +177,13 @@ impl GroupPlan {
         self.forms.iter().find(|f| f.role == role)
     }
 
+    /// The form a whole entity sends the group in: its full form when it has two, its only
+    /// one otherwise. A datagram or NetBaseline component carries it (DG-6).
+    pub fn whole_form(&self) -> Option<&FormPlan> {
+        self.form(FormRole::Only)
+            .or_else(|| self.form(FormRole::Full))
+    }
+
     /// The fields the step form steps, in field order.
     pub fn stepped(&self) -> Vec<usize> {
         self.form(FormRole::Step)

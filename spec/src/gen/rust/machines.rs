@@ -9,7 +9,7 @@
 
 use super::{ident, uint_type, Gen};
 use crate::machines::{BaselinePlan, DatagramPlan, DeltaPlan, Framed, Gap, MachinePlan};
-use crate::state::{FormRole, StatePlan};
+use crate::state::StatePlan;
 
 impl Gen<'_, '_> {
     /// Every schema's binding, against the machines of the crate at `codec` (`crate` inside
@@ -110,7 +110,7 @@ impl Machines<'_, '_, '_> {
             .groups
             .iter()
             .filter_map(|g| {
-                let form = g.form(FormRole::Only).or_else(|| g.form(FormRole::Full))?;
+                let form = g.whole_form()?;
                 Some((variant(&g.name), g, form))
             })
             .collect();

@@ -5,7 +5,6 @@
 //! of `protocol.hpp`, so a refusal is theirs, located under the group's name.
 
 use super::{ident, State};
-use crate::state::FormRole;
 
 /// One group as a component: its name, documentation, type (its mask bit), and the record of
 /// its full (or only) form and whether that record is packed.
@@ -42,7 +41,7 @@ impl State<'_, '_> {
             .groups
             .iter()
             .filter_map(|g| {
-                let form = g.form(FormRole::Only).or_else(|| g.form(FormRole::Full))?;
+                let form = g.whole_form()?;
                 Some(Group {
                     name: &g.name,
                     docs: &g.docs,
