@@ -104,7 +104,7 @@ cp examples/sockets/page/index.html "$out/www/index.html"
 # The native client, with the C++ testee's flags, under ASan and UBSan.
 codec cpp "${ACKWIRE_CPP_GEN:-}" "$out/cpp"
 "$cxx" -std=c++17 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion -Wsign-conversion \
-  -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -I "$out/cpp" \
+  -O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all -I "$out/cpp" \
   -o "$out/cube_client" examples/sockets/native/cube_client.cpp || fail "building cube_client failed"
 
 pids=()

@@ -4,7 +4,7 @@
 # machines, reference_{datagram,baseline,delta}.hpp; the generated testee.cpp, the frames alone,
 # and its script are not used here: testee.cpp adds the session halves), copies the reference
 # protocol's hand-written presenter (cpp/reference/) into gen/reference/, then compiles
-# testee.cpp twice, both builds at once:
+# testee.cpp twice, both builds at once, unless the last build had the same inputs:
 #   build/testee       AddressSanitizer and UBSan, any finding aborts (what conformance runs);
 #   build/testee-fast  -O2, no sanitizer.
 # Prints nothing on success.
@@ -49,7 +49,24 @@ mkdir -p "$here/build"
 flags=(-std=c++17 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion -Wsign-conversion
     -I "$here/gen")
 
-"$cxx" "${flags[@]}" -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+# The same inputs build the same testee: scripts/conform.sh builds it after the cargo tests
+# (cli/tests/cpp_testee.rs) built it from the same checkout, and the sanitized compile is most of
+# a minute. The stamp is a hash of the compiler, the flags and every file the compile reads.
+stamp="$here/build/inputs.sha256"
+inputs="$(
+    {
+        printf '%s\n' "$cxx" "$("$cxx" --version | head -n 1)" "${flags[@]}"
+        find "$here/gen" "$here/halves" "$here/testee.cpp" "$here/sessions.hpp" -type f -print0 |
+            sort -z | xargs -0 sha256sum
+    } | sha256sum | cut -d ' ' -f 1
+)"
+if [ -x "$here/build/testee" ] && [ -x "$here/build/testee-fast" ] &&
+    [ "$(cat "$stamp" 2>/dev/null)" = "$inputs" ]; then
+    exit 0
+fi
+rm -f "$stamp"
+
+"$cxx" "${flags[@]}" -O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all \
     -o "$here/build/testee" "$here/testee.cpp" &
 sanitized=$!
 "$cxx" "${flags[@]}" -O2 -o "$here/build/testee-fast" "$here/testee.cpp" &
@@ -58,4 +75,7 @@ fast=$!
 status=0
 wait "$sanitized" || status=$?
 wait "$fast" || status=$?
+if [ "$status" -eq 0 ]; then
+    echo "$inputs" >"$stamp"
+fi
 exit "$status"
