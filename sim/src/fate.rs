@@ -1,6 +1,7 @@
 //! A per-tick network whose schedule is a list of frame fates: the acked harness's, where a
 //! scenario generator (seeded or fed by fuzz bytes) draws each frame's fate up front.
 
+use crate::SplitMix64;
 use std::collections::BTreeMap;
 
 /// What the network does to one frame.
@@ -21,6 +22,21 @@ impl Fate {
         delay: 1,
         dup: None,
     };
+
+    /// A schedule of `n` fates drawn from `seed`: `loss` of the frames lost, a tenth sent
+    /// again 1 to 8 ticks later, each arriving 1 to 6 ticks after it is sent (so frames
+    /// overtake each other). The draws are fixed, frame by frame (lost, delay, duplicate): a
+    /// recorded stream replays from its seed.
+    pub fn schedule(seed: u64, loss: f64, n: usize) -> Vec<Fate> {
+        let mut rng = SplitMix64::new(seed);
+        (0..n)
+            .map(|_| Fate {
+                lost: rng.chance(loss),
+                delay: 1 + rng.below_or_at(5) as u32,
+                dup: rng.chance(0.1).then(|| 1 + rng.below_or_at(7) as u32),
+            })
+            .collect()
+    }
 
     /// The fate of frame `i` under the schedule `list`, cycled; perfect once `healed` or when
     /// `list` is empty.

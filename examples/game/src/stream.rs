@@ -82,19 +82,6 @@ struct Client<S: AckedSchema<Record = Entity, Event = ArenaEvent, Input = Comman
     seen: BTreeSet<u32>,
 }
 
-/// A schedule of frame fates: `loss` of the frames lost, a tenth duplicated, delays of 1 to 6
-/// ticks (so frames overtake each other).
-fn schedule(seed: u64, loss: f64, n: usize) -> Vec<Fate> {
-    let mut rng = SplitMix64::new(seed);
-    (0..n)
-        .map(|_| Fate {
-            lost: rng.chance(loss),
-            delay: 1 + rng.below_or_at(5) as u32,
-            dup: rng.chance(0.1).then(|| 1 + rng.below_or_at(7) as u32),
-        })
-        .collect()
-}
-
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().fold(String::new(), |mut s, b| {
         let _ = write!(s, "{b:02x}");
@@ -132,7 +119,7 @@ where
             half: AckedClient::new(16),
             down: FateQueue::new(),
             up: FateQueue::new(),
-            fates: schedule(seed.wrapping_add(u64::from(player)), loss, 97),
+            fates: Fate::schedule(seed.wrapping_add(u64::from(player)), loss, 97),
             seen: BTreeSet::new(),
         })
         .collect();

@@ -21,7 +21,7 @@ use ackwire_example_game::{
     ArenaComponent, Entity, Pickup, Player, PositionFull, Projectile, Velocity,
 };
 use ackwire_rt::ErrorKind;
-use ackwire_sim::{Fate, FateQueue, SplitMix64};
+use ackwire_sim::{Fate, FateQueue};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The binding of tests/baseline/arena_baseline.wire: the schema `ArenaBaseline`, its snapshot
@@ -93,19 +93,6 @@ fn position(e: &Entity) -> [f64; 3] {
     [f64::from(e.x) / 256.0, f64::from(e.y) / 256.0, 0.0]
 }
 
-/// A schedule of frame fates: a quarter lost, a tenth duplicated, delays of 1 to 6 ticks (so
-/// datagrams overtake each other).
-fn schedule(seed: u64, n: usize) -> Vec<Fate> {
-    let mut rng = SplitMix64::new(seed);
-    (0..n)
-        .map(|_| Fate {
-            lost: rng.chance(0.25),
-            delay: 1 + rng.below_or_at(5) as u32,
-            dup: rng.chance(0.1).then(|| 1 + rng.below_or_at(7) as u32),
-        })
-        .collect()
-}
-
 /// What a run of the arena through a machine saw.
 #[derive(Default)]
 struct Seen {
@@ -126,7 +113,7 @@ fn the_arenas_groups_ride_the_datagram_machine_and_the_replica_equals_the_world(
     let mut server = Subscription::new(SubscriptionConfig::default());
     let mut client = ReplicaTable::new();
     let (mut down, mut up) = (FateQueue::new(), FateQueue::new());
-    let (down_fates, up_fates) = (schedule(1, 101), schedule(2, 89));
+    let (down_fates, up_fates) = (Fate::schedule(1, 0.25, 101), Fate::schedule(2, 0.25, 89));
     let (mut sent_down, mut sent_up) = (0usize, 0usize);
     let mut seen = Seen::default();
     // The previous tick's entities (life, record): what the subscription was told; at the end,
@@ -399,7 +386,7 @@ fn the_arenas_groups_ride_netbaseline_and_the_client_equals_the_scene() {
     let mut writer = SnapshotWriter::with_schema(ArenaBaseline, None, BUDGET, 65_500);
     let mut client = SnapshotClient::with_schema(ArenaBaseline, 4096);
     let (mut down, mut up) = (FateQueue::new(), FateQueue::new());
-    let (down_fates, up_fates) = (schedule(3, 103), schedule(4, 83));
+    let (down_fates, up_fates) = (Fate::schedule(3, 0.25, 103), Fate::schedule(4, 0.25, 83));
     let (mut sent_down, mut sent_up) = (0usize, 0usize);
     let mut seen = Seen::default();
     let (mut stale, mut split) = (0u32, false);

@@ -8,7 +8,7 @@ use ackwire_codec::acked::Delivery;
 use ackwire_codec::session::{AckedClient, Now, SessionHalf};
 use ackwire_example_tutorial::sea::Server;
 use ackwire_example_tutorial::{Fleet, Helm, SeaEvent};
-use ackwire_sim::{Fate, FateQueue, SplitMix64};
+use ackwire_sim::{Fate, FateQueue};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
@@ -17,18 +17,6 @@ use std::path::Path;
 const TICKS: u32 = 180;
 /// The tick the link heals at: every frame then arrives the next tick, once.
 const HEAL: u32 = 150;
-
-/// A fifth of the frames lost, a tenth duplicated, delays of 1 to 6 ticks.
-fn schedule(seed: u64) -> Vec<Fate> {
-    let mut rng = SplitMix64::new(seed);
-    (0..97)
-        .map(|_| Fate {
-            lost: rng.chance(0.2),
-            delay: 1 + rng.below_or_at(5) as u32,
-            dup: rng.chance(0.1).then(|| 1 + rng.below_or_at(7) as u32),
-        })
-        .collect()
-}
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().fold(String::new(), |mut s, b| {
@@ -49,7 +37,7 @@ fn the_client_shows_the_server_s_ships_through_a_lossy_link() {
     let mut server = Server::new();
     let mut client = AckedClient::<Fleet>::new(8);
     let (mut down, mut up) = (FateQueue::new(), FateQueue::new());
-    let (down_fates, up_fates) = (schedule(1), schedule(2));
+    let (down_fates, up_fates) = (Fate::schedule(1, 0.2, 97), Fate::schedule(2, 0.2, 97));
     // The server's check of every tick, which the client's state of that tick must hash to.
     let mut checks = BTreeMap::new();
     let mut record = String::new();
