@@ -32,6 +32,8 @@ import type { Writer } from "./writer.js";
 export const CODED_FLOOR_BITS = 10;
 
 const TWO_32 = 2 ** 32;
+const I64_MIN = -(1n << 63n);
+const I64_MAX = (1n << 63n) - 1n;
 
 /** The least `coded_len` of a body of `changedCount` changes: `ceil(changedCount × 10 / 8)`. */
 export function floorLen(changedCount: number): number {
@@ -156,73 +158,90 @@ function walk(
  * tables (CODE-17). A value wider than its model, or a model past the tables, is refused as
  * `over_width` before anything is coded.
  */
-export abstract class CodedSink {
-  /** The slots this sink's tables hold. */
-  protected abstract get slots(): number;
-
-  /** Codes the checked value whose halves are `lo` and `hi` under the model at `at`. */
-  protected abstract put(at: number, w: number, lo: number, hi: number): void;
-
+export interface CodedSink {
   /**
    * `v` (< 2^w, `w` at most 53) under the model whose slots start at `at` (CODE-7); a model of
-   * 54 to 64 bits is {@link bigValue}'s.
+   * 54 to 64 bits is `bigValue`'s.
    */
-  value(at: number, w: number, v: number): void {
-    if (w > 53 && w <= 64) {
-      throw new RangeError(`a value of ${w} bits is coded from a bigint (bigValue)`);
-    }
-    if (!(w <= 64 && isUint(v, w) && modelFits(at, w, this.slots))) {
-      throw new EncodeError("over_width");
-    }
-    const lo = v % TWO_32;
-    this.put(at, w, lo, (v - lo) / TWO_32);
-  }
-
-  /** {@link value} of a model of up to 64 bits, from a bigint. */
-  bigValue(at: number, w: number, v: bigint): void {
-    if (!(modelFits(at, w, this.slots) && v >= 0n && v >> BigInt(w) === 0n)) {
-      throw new EncodeError("over_width");
-    }
-    this.put(at, w, Number(v & 0xffff_ffffn), Number(v >> 32n));
-  }
-
+  value(at: number, w: number, v: number): void;
+  /** `value` of a model of up to 64 bits, from a bigint. */
+  bigValue(at: number, w: number, v: bigint): void;
   /** `v` as its zigzag code (`w` bits, at most 53). */
-  signed(at: number, w: number, v: number): void {
-    if (!Number.isSafeInteger(v)) {
-      throw new EncodeError("over_width");
-    }
-    this.value(at, w, zigzag(v));
-  }
+  signed(at: number, w: number, v: number): void;
+  /** `signed` of a 64-bit value, from a bigint. */
+  bigSigned(at: number, w: number, v: bigint): void;
+}
 
-  /** {@link signed} of a 64-bit value, from a bigint. */
-  bigSigned(at: number, w: number, v: bigint): void {
-    if (v < -(1n << 63n) || v >= 1n << 63n) {
-      throw new EncodeError("over_width");
-    }
-    this.bigValue(at, w, bigZigzag(v));
+/** The halves of the value the last check passed. */
+const checked = { lo: 0, hi: 0 };
+
+/** Checks {@link CodedSink.value}'s arguments against tables of `slots` slots. */
+function checkValue(slots: number, at: number, w: number, v: number): void {
+  if (w > 53 && w <= 64) {
+    throw new RangeError(`a value of ${w} bits is coded from a bigint (bigValue)`);
   }
+  if (!(w <= 64 && isUint(v, w) && modelFits(at, w, slots))) {
+    throw new EncodeError("over_width");
+  }
+  checked.lo = v % TWO_32;
+  checked.hi = (v - checked.lo) / TWO_32;
+}
+
+/** Checks {@link CodedSink.bigValue}'s arguments against tables of `slots` slots. */
+function checkBigValue(slots: number, at: number, w: number, v: bigint): void {
+  if (!(modelFits(at, w, slots) && v >= 0n && v >> BigInt(w) === 0n)) {
+    throw new EncodeError("over_width");
+  }
+  checked.lo = Number(v & 0xffff_ffffn);
+  checked.hi = Number(v >> 32n);
+}
+
+/** The zigzag code of {@link CodedSink.signed}'s value. */
+function signedCode(v: number): number {
+  if (!Number.isSafeInteger(v)) {
+    throw new EncodeError("over_width");
+  }
+  return zigzag(v);
+}
+
+/** The zigzag code of {@link CodedSink.bigSigned}'s value. */
+function bigSignedCode(v: bigint): bigint {
+  if (v < I64_MIN || v > I64_MAX) {
+    throw new EncodeError("over_width");
+  }
+  return bigZigzag(v);
 }
 
 /** Codes a frame's values under its tables (a copy for this frame: they adapt) and ends the body. */
-export class CodedEncoder extends CodedSink {
+export class CodedEncoder implements CodedSink {
   private readonly probs: Prob[];
   private readonly enc = new RangeEncoder();
+  private readonly code = (slot: number, b: boolean): boolean => {
+    this.enc.bit(this.probs[slot]!, b);
+    return b;
+  };
 
   /** An encoder over `probs`: the frame's tables, each `Prob` copied by the caller. */
   constructor(probs: Prob[]) {
-    super();
     this.probs = probs;
   }
 
-  protected get slots(): number {
-    return this.probs.length;
+  value(at: number, w: number, v: number): void {
+    checkValue(this.probs.length, at, w, v);
+    walk(at, w, checked.lo, checked.hi, this.code);
   }
 
-  protected put(at: number, w: number, lo: number, hi: number): void {
-    walk(at, w, lo, hi, (slot, b) => {
-      this.enc.bit(this.probs[slot]!, b);
-      return b;
-    });
+  bigValue(at: number, w: number, v: bigint): void {
+    checkBigValue(this.probs.length, at, w, v);
+    walk(at, w, checked.lo, checked.hi, this.code);
+  }
+
+  signed(at: number, w: number, v: number): void {
+    this.value(at, w, signedCode(v));
+  }
+
+  bigSigned(at: number, w: number, v: bigint): void {
+    this.bigValue(at, w, bigSignedCode(v));
   }
 
   /**
@@ -326,24 +345,34 @@ export class CodedDecoder {
  * The 0s and 1s coded under each slot, walking the bits {@link CodedEncoder} would code with none
  * of its adaptation: what `ackwire train` sums over recorded frames (CODE-17).
  */
-export class SlotCounts extends CodedSink {
+export class SlotCounts implements CodedSink {
   private readonly c: [number, number][];
+  private readonly count = (slot: number, b: boolean): boolean => {
+    this.c[slot]![b ? 1 : 0] += 1;
+    return b;
+  };
 
   /** No bits yet, over `slots` slots. */
   constructor(slots: number) {
-    super();
     this.c = Array.from({ length: slots }, () => [0, 0]);
   }
 
-  protected get slots(): number {
-    return this.c.length;
+  value(at: number, w: number, v: number): void {
+    checkValue(this.c.length, at, w, v);
+    walk(at, w, checked.lo, checked.hi, this.count);
   }
 
-  protected put(at: number, w: number, lo: number, hi: number): void {
-    walk(at, w, lo, hi, (slot, b) => {
-      this.c[slot]![b ? 1 : 0] += 1;
-      return b;
-    });
+  bigValue(at: number, w: number, v: bigint): void {
+    checkBigValue(this.c.length, at, w, v);
+    walk(at, w, checked.lo, checked.hi, this.count);
+  }
+
+  signed(at: number, w: number, v: number): void {
+    this.value(at, w, signedCode(v));
+  }
+
+  bigSigned(at: number, w: number, v: bigint): void {
+    this.bigValue(at, w, bigSignedCode(v));
   }
 
   /** `other`'s counts added to these, slot by slot (growing to the longer of the two). */
@@ -372,9 +401,6 @@ export class SlotCounts extends CodedSink {
     });
   }
 }
-
-const I64_MIN = -(1n << 63n);
-const I64_MAX = (1n << 63n) - 1n;
 
 /**
  * `v × num / den` rounded to the nearest integer, halves away from zero (CODE-13), saturating at

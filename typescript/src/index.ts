@@ -30,7 +30,7 @@ export {
   type CodedBasisTicks,
   CodedDecoder,
   CodedEncoder,
-  CodedSink,
+  type CodedSink,
   extrapolate,
   floorLen,
   modelSlots,
