@@ -335,6 +335,47 @@ impl CodedSink for SlotCounts {
     }
 }
 
+/// What each value costs in the stream: the information of its bits under the models as
+/// [`CodedEncoder`] adapts them, `-log2` of each bit's probability, summed. The stream a frame
+/// writes is this total rounded up plus at most the coder's flush (a few bytes); the bench
+/// splits a coded frame's bits by field with it, reading [`CodedCost::total`] around each value.
+#[derive(Debug, Clone)]
+pub struct CodedCost {
+    probs: Vec<Prob>,
+    total: f64,
+}
+
+impl CodedCost {
+    /// A meter over a copy of the frame's tables.
+    pub fn new(probs: &[Prob]) -> Self {
+        CodedCost {
+            probs: probs.to_vec(),
+            total: 0.0,
+        }
+    }
+
+    /// The bits coded so far.
+    pub fn total(&self) -> f64 {
+        self.total
+    }
+}
+
+impl CodedSink for CodedCost {
+    fn value(&mut self, at: usize, w: u8, v: u64) -> Result<(), EncodeError> {
+        check_value(at, w, v, self.probs.len())?;
+        let (probs, total) = (&mut self.probs, &mut self.total);
+        walk(at, w, v, |slot, b| {
+            let p = &mut probs[slot];
+            let zero = f64::from(p.get()) / 4096.0;
+            *total -= if b { 1.0 - zero } else { zero }.log2();
+            p.adapt(b);
+            Ok::<_, EncodeError>(b)
+        })?
+        .map(drop)
+        .ok_or_else(|| EncodeError::new(ErrorKind::OverWidth))
+    }
+}
+
 /// `v × num / den` rounded to the nearest integer, halves away from zero (CODE-13), saturating
 /// at i64's ends; a `den` of 0 is taken as 1.
 pub fn extrapolate(v: i64, num: u32, den: u32) -> i64 {

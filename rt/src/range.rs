@@ -62,7 +62,7 @@ impl Prob {
     /// Moved a sixteenth of the way towards `bit`. It never leaves 1 to 4095: a step is
     /// rounded down, so it stops short of either end.
     #[inline]
-    fn adapt(&mut self, bit: bool) {
+    pub(crate) fn adapt(&mut self, bit: bool) {
         if bit {
             self.0 -= self.0 >> ADAPT_SHIFT;
         } else {

@@ -1306,3 +1306,29 @@ proptest::proptest! {
         }
     }
 }
+
+/// The cost meter prices the bits the encoder writes: over seeded frames its total rounded up
+/// is within the coder's flush (the five bytes `finish` shifts out, less the first) of the
+/// stream's own length, never short of it by more than a byte's rounding.
+#[test]
+fn the_cost_is_what_the_stream_spends() {
+    let mut rng = SplitMix(7);
+    for n in [1usize, 5, 40, 300] {
+        let (table, vals) = random_case(&mut rng, n);
+        let mut probs = table.probs();
+        let mut enc = CodedEncoder::new(&mut probs);
+        let mut cost = CodedCost::new(&table.probs());
+        for v in &vals {
+            v.put(&mut enc).unwrap();
+            v.put(&mut cost).unwrap();
+        }
+        let mut out = Vec::new();
+        enc.finish(0, &mut out).unwrap();
+        let stream_bits = (out.len() - 2) as f64 * 8.0;
+        assert!(
+            cost.total() <= stream_bits + 8.0 && stream_bits <= cost.total() + 40.0,
+            "{n} values: {} bits priced, {stream_bits} written",
+            cost.total()
+        );
+    }
+}
