@@ -1,5 +1,6 @@
 // The coded values of kind 13's body (docs/spec/coded.md): what a generated coded frame writes
-// its changes' values into and reads them back from, over the range coder (Range.cs). The port
+// its changes' values into and reads them back from, over the range coder (Range.cs), and the
+// training counts of its tables. The port
 // of rt/src/coded.rs, name for name and error for error; vectors/coder/coded_cases.txt holds
 // every runtime to the same bodies.
 //
@@ -209,7 +210,8 @@ namespace Ackwire.Runtime
         Exception OverWidth();
     }
 
-    /// <summary>What a generated coded frame writes its values into.</summary>
+    /// <summary>What a generated coded frame writes its values into: the encoder, or the counts
+    /// that train its tables (CODE-17).</summary>
     public abstract class CodedSink
     {
         /// <summary><paramref name="v"/> (below <c>2^w</c>) under the model whose slots start at
@@ -278,6 +280,118 @@ namespace Ackwire.Runtime
             w.U16((ushort)codedLen, false);
             w.Put(stream);
             w.Put(new byte[codedLen - stream.Length]);
+        }
+    }
+
+    /// <summary>The 0s and 1s coded under each slot, walking the bits <see cref="CodedEncoder"/>
+    /// would code with none of its adaptation: what <c>ackwire train</c> sums over recorded frames
+    /// (CODE-17).</summary>
+    public sealed class SlotCounts : CodedSink, ICodedBits
+    {
+        // Slot s's 0s at 2s, its 1s at 2s + 1.
+        ulong[] counts;
+
+        /// <summary>No bits yet, over <paramref name="slots"/> slots.</summary>
+        public SlotCounts(int slots)
+        {
+            if (slots < 0)
+            {
+                throw new ArgumentOutOfRangeException("slots", "a count of slots is not negative");
+            }
+            counts = new ulong[2 * (long)slots];
+        }
+
+        /// <summary>The slots counted.</summary>
+        public int Slots { get { return counts.Length / 2; } }
+
+        /// <summary>The times <paramref name="bit"/> was coded under slot
+        /// <paramref name="slot"/>.</summary>
+        public ulong Count(int slot, bool bit)
+        {
+            return counts[2 * slot + (bit ? 1 : 0)];
+        }
+
+        /// <summary><paramref name="other"/>'s counts added to these, slot by slot (growing to
+        /// the longer of the two), saturating.</summary>
+        public void Add(SlotCounts other)
+        {
+            if (counts.Length < other.counts.Length)
+            {
+                Array.Resize(ref counts, other.counts.Length);
+            }
+            for (int i = 0; i < other.counts.Length; i++)
+            {
+                ulong sum = unchecked(counts[i] + other.counts[i]);
+                counts[i] = sum < counts[i] ? ulong.MaxValue : sum;
+            }
+        }
+
+        /// <summary>Trained starting probabilities: <c>p = (c0+1)*4096/(c0+c1+2)</c>, rounded
+        /// down, clamped to 32..=4064 so that a slot never seen one way can still code it at a
+        /// bounded cost.</summary>
+        public Prob[] Probs()
+        {
+            Prob[] probs = new Prob[Slots];
+            for (int s = 0; s < probs.Length; s++)
+            {
+                int p = Trained(counts[2 * s], counts[2 * s + 1]);
+                probs[s] = Prob.Of(Math.Min(Math.Max(p, 32), 4064)) ?? Prob.Half;
+            }
+            return probs;
+        }
+
+        // (c0+1)*4096/(c0+c1+2) rounded down, exactly: a = c0 + 1 and d = c0 + c1 + 2 take up to
+        // 66 bits, held as (hi, lo); a < d, so the quotient is the first 12 bits of the fraction
+        // a / d, found by long division.
+        internal static int Trained(ulong c0, ulong c1)
+        {
+            ulong lo = unchecked(c0 + 1);
+            ulong hi = lo == 0 ? 1UL : 0UL;
+            ulong dlo = unchecked(c0 + c1);
+            ulong dhi = dlo < c0 ? 1UL : 0UL;
+            ulong dlo2 = unchecked(dlo + 2);
+            dhi += dlo2 < dlo ? 1UL : 0UL;
+            dlo = dlo2;
+            int q = 0;
+            for (int i = 0; i < RangeCoder.ProbBits; i++)
+            {
+                hi = hi << 1 | lo >> 63;
+                lo <<= 1;
+                q <<= 1;
+                if (hi > dhi || (hi == dhi && lo >= dlo))
+                {
+                    ulong borrow = lo < dlo ? 1UL : 0UL;
+                    lo = unchecked(lo - dlo);
+                    hi = hi - dhi - borrow;
+                    q |= 1;
+                }
+            }
+            return q;
+        }
+
+        bool ICodedBits.Bit(int slot, bool wanted)
+        {
+            int i = 2 * slot + (wanted ? 1 : 0);
+            if (counts[i] != ulong.MaxValue)
+            {
+                counts[i]++;
+            }
+            return wanted;
+        }
+
+        Exception ICodedBits.OverWidth()
+        {
+            return new EncodeError(ErrorKind.OverWidth);
+        }
+
+        /// <summary>Counts the bits of <paramref name="v"/> (below <c>2^w</c>) under the model
+        /// whose slots start at <paramref name="at"/>, as <see cref="CodedEncoder.Value"/> codes
+        /// them, with its refusals.</summary>
+        public override void Value(int at, byte w, ulong v)
+        {
+            Coded.CheckValue(at, w, v, Slots);
+            SlotCounts self = this;
+            Coded.Walk(ref self, at, w, v);
         }
     }
 

@@ -31,9 +31,12 @@ static class CodedTests
         new KeyValuePair<string, Action>("coded_head_refusals", HeadRefusals),
         new KeyValuePair<string, Action>("coded_length_over_the_width", LengthOverWidth),
         new KeyValuePair<string, Action>("coded_hostile_bodies", Hostile),
+        new KeyValuePair<string, Action>("coded_slot_counts", Counts),
     };
 
-    /// <summary>One value of a body: model slots from <c>At</c>, <c>W</c> bits.</summary>
+    /// <summary>One value of a body, as the cases write it: <c>uAT:W=V</c> the unsigned V under
+    /// the model of W bits whose slots start at AT, <c>iAT:W=V</c> the signed V (its bits in
+    /// <c>Value</c>), coded as its zigzag code.</summary>
     struct Op
     {
         public bool Signed;
@@ -43,8 +46,67 @@ static class CodedTests
 
         public override string ToString()
         {
-            return (Signed ? "s" : "u") + At.ToString(CultureInfo.InvariantCulture) + ":" + W + "=" + Value;
+            string v = Signed ? unchecked((long)Value).ToString(CultureInfo.InvariantCulture)
+                : Value.ToString(CultureInfo.InvariantCulture);
+            return (Signed ? "i" : "u") + At.ToString(CultureInfo.InvariantCulture) + ":" + W + "=" + v;
         }
+
+        /// <summary>The value into <paramref name="sink"/>.</summary>
+        public void Put(CodedSink sink)
+        {
+            if (Signed)
+            {
+                sink.Signed(At, W, unchecked((long)Value));
+            }
+            else
+            {
+                sink.Value(At, W, Value);
+            }
+        }
+
+        public static Op Parse(string text)
+        {
+            int eq = text.IndexOf('=');
+            string head = eq < 0 ? text : text.Substring(0, eq);
+            string[] aw = head.Substring(1).Split(':');
+            bool signed = head[0] == 'i';
+            True(signed || head[0] == 'u', "a value of kind u or i: " + text);
+            ulong v = 0;
+            if (eq >= 0)
+            {
+                string digits = text.Substring(eq + 1);
+                v = signed ? unchecked((ulong)long.Parse(digits, CultureInfo.InvariantCulture))
+                    : ulong.Parse(digits, CultureInfo.InvariantCulture);
+            }
+            return new Op
+            {
+                Signed = signed,
+                At = int.Parse(aw[0], CultureInfo.InvariantCulture),
+                W = byte.Parse(aw[1], CultureInfo.InvariantCulture),
+                Value = v,
+            };
+        }
+    }
+
+    static Op[] ParseList(string text)
+    {
+        return text == "-" ? new Op[0] : Array.ConvertAll(text.Split(','), Op.Parse);
+    }
+
+    /// <summary>A case's tables: <c>SLOTS:P</c> every slot at P, then <c>,S=P</c> for each slot
+    /// listed at another.</summary>
+    static Prob[] ParseTable(string text)
+    {
+        string[] parts = text.Split(',');
+        string[] head = parts[0].Split(':');
+        int flat = int.Parse(head[1], CultureInfo.InvariantCulture);
+        Prob[] t = Table(int.Parse(head[0], CultureInfo.InvariantCulture), i => flat);
+        for (int i = 1; i < parts.Length; i++)
+        {
+            string[] sp = parts[i].Split('=');
+            t[int.Parse(sp[0], CultureInfo.InvariantCulture)] = Prob.Of(int.Parse(sp[1], CultureInfo.InvariantCulture)).Value;
+        }
+        return t;
     }
 
     static Prob[] Table(int slots, Func<int, int> p)
@@ -83,14 +145,7 @@ static class CodedTests
         CodedEncoder e = new CodedEncoder((Prob[])tables.Clone());
         foreach (Op op in ops)
         {
-            if (op.Signed)
-            {
-                e.Signed(op.At, op.W, Coded.Unzigzag(op.Value));
-            }
-            else
-            {
-                e.Value(op.At, op.W, op.Value);
-            }
+            op.Put(e);
         }
         Writer w = new Writer(16);
         e.Finish(changedCount, w);
@@ -108,7 +163,7 @@ static class CodedTests
         for (int i = 0; i < shape.Length; i++)
         {
             back[i].Value = shape[i].Signed
-                ? Coded.Zigzag(d.Signed(shape[i].At, shape[i].W))
+                ? unchecked((ulong)d.Signed(shape[i].At, shape[i].W))
                 : d.Value(shape[i].At, shape[i].W);
         }
         d.Finish();
@@ -139,18 +194,99 @@ static class CodedTests
     {
         string dir = Environment.GetEnvironmentVariable("ACKWIRE_VECTORS_DIR");
         True(!string.IsNullOrEmpty(dir), "ACKWIRE_VECTORS_DIR names the repository's vectors/ (test.sh sets it)");
-        string path = Path.Combine(dir, "coder", "coded_cases.txt");
-        True(File.Exists(path), path + " is there");
-        int cases = 0;
-        foreach (string line in File.ReadAllLines(path))
+        int[] seen = new int[4];
+        foreach (string line in File.ReadAllLines(Path.Combine(dir, "coder", "coded_cases.txt")))
         {
             if (line.Length == 0 || line[0] == '#')
             {
                 continue;
             }
-            cases++;
+            string[] f = line.Split(' ');
+            string name = f[1];
+            switch (f[0])
+            {
+                case "ok":
+                {
+                    int count = int.Parse(f[2], CultureInfo.InvariantCulture);
+                    Prob[] tables = ParseTable(f[3]);
+                    Op[] ops = ParseList(f[4]);
+                    byte[] bytes = Unhex(f[5]);
+                    Equal(f[5] == "-" ? "" : f[5], Hex(Encode(tables, ops, count)), name + ": the body");
+                    Op[] back = (Op[])ops.Clone();
+                    Reader r = DecodeWhole((Prob[])tables.Clone(), ops, bytes, count, back);
+                    r.Finish();
+                    for (int i = 0; i < ops.Length; i++)
+                    {
+                        Equal(ops[i].ToString(), back[i].ToString(), name + ": value " + i);
+                    }
+                    // Again from the tables: decoding allocates nothing.
+                    Prob[] again = (Prob[])tables.Clone();
+                    long before = GC.GetAllocatedBytesForCurrentThread();
+                    DecodeWhole(again, ops, bytes, count, back);
+                    Equal(0L, GC.GetAllocatedBytesForCurrentThread() - before, name + ": bytes allocated decoding");
+                    seen[0]++;
+                    break;
+                }
+                case "err":
+                {
+                    int count = int.Parse(f[2], CultureInfo.InvariantCulture);
+                    Prob[] tables = ParseTable(f[3]);
+                    Op[] shape = ParseList(f[4]);
+                    byte[] bytes = Unhex(f[5]);
+                    DecodeError e = Refused(() =>
+                    {
+                        Reader r = DecodeWhole((Prob[])tables.Clone(), shape, bytes, count, (Op[])shape.Clone());
+                        r.Finish();
+                    }, name);
+                    Equal(f[6], Errors.KindName(e.Kind), name + ": the kind");
+                    Equal(long.Parse(f[7], CultureInfo.InvariantCulture), e.Offset, name + ": the offset");
+                    Equal(-1L, e.Bit, name + ": no bit offset");
+                    seen[1]++;
+                    break;
+                }
+                case "train":
+                {
+                    SlotCounts counts = new SlotCounts(int.Parse(f[2], CultureInfo.InvariantCulture));
+                    foreach (Op op in ParseList(f[3]))
+                    {
+                        op.Put(counts);
+                    }
+                    string[] probs = Array.ConvertAll(counts.Probs(), p => p.Get().ToString(CultureInfo.InvariantCulture));
+                    Equal(f[4], probs.Length == 0 ? "-" : string.Join(",", probs), name + ": the trained tables");
+                    seen[2]++;
+                    break;
+                }
+                case "extrapolate":
+                {
+                    long r = Coded.Extrapolate(long.Parse(f[2], CultureInfo.InvariantCulture),
+                        uint.Parse(f[3], CultureInfo.InvariantCulture), uint.Parse(f[4], CultureInfo.InvariantCulture));
+                    Equal(f[5], r.ToString(CultureInfo.InvariantCulture), name);
+                    seen[3]++;
+                    break;
+                }
+                default:
+                    throw new Failure("a line of kind " + f[0]);
+            }
         }
-        True(cases >= 20, cases + " cases");
+        True(seen[0] >= 25 && seen[1] >= 15 && seen[2] >= 3 && seen[3] >= 10,
+            "cases: " + string.Join(", ", Array.ConvertAll(seen, n => n.ToString(CultureInfo.InvariantCulture))));
+    }
+
+    /// <summary>The values of <paramref name="shape"/> read into <paramref name="back"/> from
+    /// <paramref name="bytes"/>, the whole input, under <paramref name="probs"/>, the body then
+    /// finished: the reader, where the body ends.</summary>
+    static Reader DecodeWhole(Prob[] probs, Op[] shape, byte[] bytes, int changedCount, Op[] back)
+    {
+        Reader r = new Reader(bytes);
+        CodedDecoder d = new CodedDecoder(ref r, changedCount, probs);
+        for (int i = 0; i < shape.Length; i++)
+        {
+            back[i].Value = shape[i].Signed
+                ? unchecked((ulong)d.Signed(shape[i].At, shape[i].W))
+                : d.Value(shape[i].At, shape[i].W);
+        }
+        d.Finish();
+        return r;
     }
 
     /// <summary>The spec's layout of a model of <paramref name="w"/> bits, slot by slot (CODE-8):
@@ -194,11 +330,12 @@ static class CodedTests
         Equal(2388, Coded.ModelSlots(64), "W = 64");
     }
 
-    /// <summary>Codes <paramref name="v"/> as the spec says, bit by bit, with the spec's layout
-    /// looked up by name: the same stream as CodedEncoder's.</summary>
-    static void SpecValue(RangeEncoder e, Prob[] probs, int at, int w, ulong v)
+    /// <summary>The (slot, bit) pairs coding <paramref name="v"/> as the spec says, bit by bit,
+    /// with the spec's layout looked up by name: what CodedEncoder codes.</summary>
+    static List<int[]> SpecBits(int at, int w, ulong v)
     {
         List<string> layout = Layout(w);
+        List<int[]> bits = new List<int[]>();
         int k = 0;
         while ((w >> k) != 0)
         {
@@ -212,24 +349,25 @@ static class CodedTests
         int m = 1;
         for (int i = k - 1; i >= 0; i--)
         {
-            bool b = (l >> i & 1) == 1;
-            e.Bit(ref probs[at + layout.IndexOf("len" + m)], b);
-            m = 2 * m + (b ? 1 : 0);
+            int b = l >> i & 1;
+            bits.Add(new[] { at + layout.IndexOf("len" + m), b });
+            m = 2 * m + b;
         }
         if (l < 2)
         {
-            return;
+            return bits;
         }
         int t = Math.Min(l - 1, 3);
         m = 1;
         // The L - 1 bits below the highest one bit, most significant first.
         for (int i = 0; i < l - 1; i++)
         {
-            bool b = (v >> (l - 2 - i) & 1) == 1;
+            int b = (int)(v >> (l - 2 - i) & 1);
             string slot = i < t ? "L" + l + ".tree" + m : "L" + l + ".pos" + (i - t);
-            e.Bit(ref probs[at + layout.IndexOf(slot)], b);
-            m = 2 * m + (b ? 1 : 0);
+            bits.Add(new[] { at + layout.IndexOf(slot), b });
+            m = 2 * m + b;
         }
+        return bits;
     }
 
     static void SpecLayout()
@@ -253,7 +391,10 @@ static class CodedTests
             Prob[] specProbs = (Prob[])tables.Clone();
             foreach (Op op in ops)
             {
-                SpecValue(spec, specProbs, op.At, op.W, op.Value);
+                foreach (int[] sb in SpecBits(op.At, op.W, op.Value))
+                {
+                    spec.Bit(ref specProbs[sb[0]], sb[1] == 1);
+                }
             }
             byte[] stream = spec.Finish();
             byte[] body = Encode(tables, ops, 0);
@@ -423,7 +564,8 @@ static class CodedTests
             // Mostly small values, as predicted ones are, sometimes any of the width.
             int l = rng.Below(3) == 0 ? rng.Below(w + 1) : Math.Min(w, rng.Below(4));
             ulong v = l == 0 ? 0 : (1UL << (l - 1)) | (rng.Next() & ((1UL << (l - 1)) - 1));
-            ops[i] = new Op { Signed = rng.Below(2) == 0, At = starts[m], W = w, Value = v };
+            bool signed = rng.Below(2) == 0;
+            ops[i] = new Op { Signed = signed, At = starts[m], W = w, Value = signed ? unchecked((ulong)Coded.Unzigzag(v)) : v };
         }
         return ops;
     }
@@ -460,7 +602,7 @@ static class CodedTests
             CodedEncoder e = new CodedEncoder(encProbs);
             foreach (Op op in ops)
             {
-                e.Value(op.At, op.W, op.Value);
+                op.Put(e);
             }
             for (int i = 0; i < tables.Length; i++)
             {
@@ -634,5 +776,70 @@ static class CodedTests
             Equal(Hex(body), Hex(Encode(tables, read, changed)), "case " + n + ": an accepted body");
         }
         True(accepted > 0 && refused > 0, accepted + " accepted, " + refused + " refused");
+    }
+
+    static void Counts()
+    {
+        // The formula over a range of counts, against its own terms, and at the ends of u64.
+        for (ulong c0 = 0; c0 < 40; c0++)
+        {
+            for (ulong c1 = 0; c1 < 40; c1++)
+            {
+                Equal((int)((c0 + 1) * 4096 / (c0 + c1 + 2)), SlotCounts.Trained(c0, c1), c0 + " and " + c1);
+            }
+        }
+        Equal(2048, SlotCounts.Trained(ulong.MaxValue, ulong.MaxValue), "both at the most");
+        Equal(4095, SlotCounts.Trained(ulong.MaxValue, 0), "zeros at the most, before the clamp");
+        Equal(0, SlotCounts.Trained(0, ulong.MaxValue), "ones at the most, before the clamp");
+        Equal(2730, SlotCounts.Trained(3, 1), "3 zeros, a one");
+        Equal(2048, SlotCounts.Trained(1UL << 63, 1UL << 63), "even at 2^63");
+        // Counting walks what the encoder codes: the slots the spec names, once a bit.
+        Rng rng = new Rng(11);
+        for (int n = 0; n < 100; n++)
+        {
+            Prob[] tables;
+            Op[] ops = RandomOps(rng, rng.Below(20), out tables);
+            SlotCounts counts = new SlotCounts(tables.Length);
+            SlotCounts each = new SlotCounts(0);
+            ulong[] want = new ulong[2 * tables.Length];
+            foreach (Op op in ops)
+            {
+                op.Put(counts);
+                SlotCounts one = new SlotCounts(tables.Length);
+                op.Put(one);
+                each.Add(one);
+                ulong v = op.Signed ? Coded.Zigzag(unchecked((long)op.Value)) : op.Value;
+                foreach (int[] sb in SpecBits(op.At, op.W, v))
+                {
+                    want[2 * sb[0] + sb[1]]++;
+                }
+            }
+            // Summed one value at a time, from no slots.
+            each.Add(new SlotCounts(tables.Length));
+            Equal(tables.Length, each.Slots, "case " + n + ": Add grows to the longer");
+            for (int s = 0; s < tables.Length; s++)
+            {
+                Equal(want[2 * s], counts.Count(s, false), "case " + n + ": slot " + s + "'s 0s");
+                Equal(want[2 * s + 1], counts.Count(s, true), "case " + n + ": slot " + s + "'s 1s");
+                Equal(counts.Count(s, false), each.Count(s, false), "case " + n + ": summed 0s");
+                Equal(counts.Count(s, true), each.Count(s, true), "case " + n + ": summed 1s");
+            }
+            Prob[] trained = counts.Probs();
+            for (int s = 0; s < tables.Length; s++)
+            {
+                int p = SlotCounts.Trained(want[2 * s], want[2 * s + 1]);
+                Equal(Math.Min(Math.Max(p, 32), 4064), (int)trained[s].Get(), "case " + n + ": slot " + s + " trained");
+            }
+        }
+        // A counted value is refused as the encoder refuses it, counting nothing.
+        SlotCounts few = new SlotCounts(3);
+        EncodeRefusal(() => few.Value(0, 3, 1), "a model past the counts");
+        EncodeRefusal(() => few.Value(0, 1, 2), "2 in 1 bit");
+        few.Value(2, 1, 1);
+        Equal(1UL, few.Count(2, true), "one 1 under slot 2");
+        Equal(0UL, few.Count(0, true) + few.Count(0, false) + few.Count(1, true) + few.Count(1, false), "nothing else");
+        Equal(0, new SlotCounts(0).Probs().Length, "no slots, no tables");
+        few.Add(few);
+        Equal(2UL, few.Count(2, true), "added to itself");
     }
 }
