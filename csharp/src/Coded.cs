@@ -40,7 +40,7 @@ namespace Ackwire.Runtime
         {
             if (changedCount < 0)
             {
-                throw new ArgumentOutOfRangeException("changedCount", "a count of changes is not negative");
+                throw new ArgumentOutOfRangeException("changedCount", "a count is not negative");
             }
             return (int)Math.Min(((long)changedCount * CodedFloorBits + 7) / 8, int.MaxValue);
         }
@@ -127,7 +127,8 @@ namespace Ackwire.Runtime
             return v < 0 ? unchecked((long)(0UL - m)) : (long)m;
         }
 
-        /// <summary>Maps a signed value onto an unsigned one: <c>(n &lt;&lt; 1) ^ (n &gt;&gt; 63)</c>.</summary>
+        /// <summary>Maps a signed value onto an unsigned one:
+        /// <c>(n &lt;&lt; 1) ^ (n &gt;&gt; 63)</c>.</summary>
         public static ulong Zigzag(long n)
         {
             return unchecked((ulong)(n << 1) ^ (ulong)(n >> 63));
