@@ -4,7 +4,9 @@
 # include/ackwire_acked.hpp (ACK-17 to ACK-36's machines), test/rest_test.cpp over the datagram, baseline
 # and delta machines and their digests, test/packed19_test.cpp over the bucket codes, quaternions
 # and ascending lists of packed bodies, test/range_test.cpp over include/ackwire_range.hpp (the
-# range coder, against vectors/coder/range_coder_cases.txt), and the bindings `ackwire gen --lang cpp` writes for a
+# range coder, against vectors/coder/range_coder_cases.txt), test/coded_test.cpp over
+# include/ackwire_coded.hpp (kind 13's coded values, against vectors/coder/coded_cases.txt), and
+# the bindings `ackwire gen --lang cpp` writes for a
 # `state`: test/reference_test.cpp over the reference protocol's (build/gen/reference.hpp, from
 # spec/protocol, with its presenter reference/presenter.hpp, and its machine schemas,
 # build/gen/reference_{datagram,baseline,delta}.hpp), test/arena_test.cpp over a second
@@ -49,7 +51,8 @@ if ! (cd "$root" && "${ackwire[@]}" gen --lang cpp --out "$here/build/gen" spec/
     exit 1
 fi
 # ACKWIRE_RUNTIME_DIR: where packed19_test finds vectors/quat/smallest_three_cases.txt;
-# ACKWIRE_VECTORS_DIR: where range_test finds coder/range_coder_cases.txt;
+# ACKWIRE_VECTORS_DIR: where range_test and coded_test find coder/range_coder_cases.txt and
+# coder/coded_cases.txt;
 # ACKWIRE_GAME_DIR: where game_test finds vectors/streams/arena.txt.
 flags=(-std=c++17 -Wall -Wextra -Werror -Wpedantic -Wshadow -Wconversion -Wsign-conversion
     "-DACKWIRE_RUNTIME_DIR=\"$root/vectors/quat\"" "-DACKWIRE_VECTORS_DIR=\"$root/vectors\""
@@ -59,6 +62,7 @@ tests=("runtime_test:the C++ runtime's tests"
     "rest_test:the datagram, baseline and delta machines' tests"
     "packed19_test:bucket codes, smallest-three quaternions and ascending bit lists"
     "range_test:the range coder, against the Rust coder's cases"
+    "coded_test:kind 13's coded values, against the Rust runtime's cases"
     "reference_test:the reference state's binding, kind 6 and kind 12, its presenter, machine schemas and components"
     "arena_test:a second state's binding (spec/tests/state/players.wire)"
     "game_test:the game's binding (examples/game/wire), its ranged health and components")

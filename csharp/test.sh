@@ -24,7 +24,8 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/doc.xml" -out:"$out/tests.exe" \
     "$here"/src/*.cs "$here"/src/Sessions/*.cs "$here"/test/*.cs
-# test/RangeTests.cs reads vectors/coder/range_coder_cases.txt from there.
+# test/RangeTests.cs and test/CodedTests.cs read vectors/coder/range_coder_cases.txt and
+# vectors/coder/coded_cases.txt from there.
 ACKWIRE_VECTORS_DIR="$root/vectors" mono "$out/tests.exe"
 
 # `ackwire gen --lang cs ARGS...`, quietly; on failure its output is shown.

@@ -300,6 +300,29 @@ public:
         return true;
     }
 
+    /// The byte of the frame the decoder has reached, for the position of a fault found in what
+    /// it decoded.
+    size_t offset() const { return base_ + std::min(at_, len_); }
+
+    /// Ends a stream that was zero-padded to a floor (the coded profile's CODE-5), once every
+    /// bit is read: every byte not reached must be 0 (else trailing bytes, at the first that is
+    /// not), and the code must be the interval's bottom (else not canonical). With finish()'s
+    /// rules for a stream above its floor, a padded stream that passes is the one the encoder
+    /// writes and pads. `len` is then the stream's length.
+    bool finish_padded(size_t& len) {
+        for (size_t i = at_; i < len_; ++i) {
+            if (data_[i] != 0) {
+                return fail(rt::ErrorKind::trailing_bytes, base_ + i);
+            }
+        }
+        if (code_ != 0) {
+            const size_t reached = std::min(at_, len_);
+            return fail(rt::ErrorKind::non_canonical, base_ + (reached > 0 ? reached - 1 : 0));
+        }
+        len = len_;
+        return true;
+    }
+
     /// Ends the stream once every bit the layout holds is read: every byte must have been
     /// reached (else trailing bytes), the code must be the interval's bottom, which is what the
     /// encoder flushes, and a last zero byte is only the encoder's when it dropped as many zeros

@@ -426,6 +426,34 @@ namespace Ackwire.Runtime
             return v;
         }
 
+        /// <summary>The byte of the frame the decoder has reached, for the position of a fault
+        /// found in what it decoded.</summary>
+        internal long Offset()
+        {
+            return (long)start + Math.Min(at, length);
+        }
+
+        /// <summary>Ends a stream that was zero-padded to a floor (the coded profile's CODE-5),
+        /// once every bit is read: every byte not reached must be 0 (else trailing bytes, at the
+        /// first that is not), and the code must be the interval's bottom (else not canonical).
+        /// With <see cref="Finish"/>'s rules for a stream above its floor, a padded stream that
+        /// passes is the one the encoder writes and pads. Returns the stream's length.</summary>
+        internal int FinishPadded()
+        {
+            for (int i = at; i < length; i++)
+            {
+                if (bytes[start + i] != 0)
+                {
+                    throw Fail(ErrorKind.TrailingBytes, (long)start + i);
+                }
+            }
+            if (code != 0)
+            {
+                throw Fail(ErrorKind.NonCanonical, (long)start + Math.Max(Math.Min(at, length) - 1, 0));
+            }
+            return length;
+        }
+
         /// <summary>Ends the stream once every bit the layout holds is read: every byte must have
         /// been reached (else trailing bytes), the code must be the interval's bottom, which is
         /// what the encoder flushes, and a last zero byte is only the encoder's when it dropped as

@@ -221,6 +221,17 @@ namespace Ackwire.Runtime
             return Take(Count(n - 1, 1));
         }
 
+        /// <summary>Consumes <paramref name="n"/> bytes where they lie (the frame's,
+        /// <see cref="Frame"/>): returns the offset of the first. The input ending first is
+        /// <c>truncated</c> at its end.</summary>
+        internal int Skip(int n)
+        {
+            return Need(n);
+        }
+
+        /// <summary>The frame's bytes, which <see cref="Skip"/> leaves where they are.</summary>
+        internal byte[] Frame { get { return buf; } }
+
         byte[] Take(int n)
         {
             int at = Need(n);

@@ -127,7 +127,8 @@ namespace Ackwire.Runtime
             Put(v);
         }
 
-        void Put(byte[] v)
+        /// <summary>Appends <paramref name="v"/> as it is.</summary>
+        internal void Put(byte[] v)
         {
             Room(v.Length);
             Buffer.BlockCopy(v, 0, buf, len, v.Length);

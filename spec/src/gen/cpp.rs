@@ -107,6 +107,11 @@ pub const SESSION_HEADERS: &[(&str, &str)] = &[
         "ackwire_range.hpp",
         include_str!("../../runtime/cpp/ackwire_range.hpp"),
     ),
+    // Issue 39: the coded values of kind 13's body, over the range coder.
+    (
+        "ackwire_coded.hpp",
+        include_str!("../../runtime/cpp/ackwire_coded.hpp"),
+    ),
 ];
 
 /// The generated files, as (path relative to the output folder, contents): the runtime header,

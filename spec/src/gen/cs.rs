@@ -59,6 +59,8 @@ pub const PROTOCOL_FILE: &str = "Protocol.cs";
 
 /// The runtime's files, as (name, text): written beside the codec as they are.
 pub const RUNTIME_FILES: &[(&str, &str)] = &[
+    // Issue 39: the coded values of kind 13's body, over the range coder.
+    ("Coded.cs", include_str!("../../runtime/cs/Coded.cs")),
     ("Errors.cs", include_str!("../../runtime/cs/Errors.cs")),
     ("Json.cs", include_str!("../../runtime/cs/Json.cs")),
     // Issue 39: the adaptive binary range coder of the coded profile.
