@@ -12,9 +12,17 @@
  * and `PackedReference`, in `reference.ts` beside `protocol.ts`); the session halves over a
  * schema are `acked_half.ts`'s. Nothing here imports a generated module.
  *
+ * A coded schema (kind 13, `docs/spec/coded.md`: {@link AckedSchema.coded}) writes each frame
+ * against the records of states both sides hold, and the machines enforce its session rules as
+ * the Rust codec's do: the encoder names as the older snapshot the newest frame before the base
+ * that the client acknowledged, within 255 ticks (CODE-2), and the decoder drops a frame whose
+ * base or older snapshot it does not hold, before reading its changes (CODE-3); both look each
+ * entity's record up by id ({@link CodedBasis}), never walking the world.
+ *
  * Sans-IO: ticks are arguments; nothing reads a clock or opens a socket.
  */
 
+import type { CodedBasis, CodedBasisTicks } from "../coded.js";
 import { DecodeError, EncodeError } from "../errors.js";
 import { fnv1a32 } from "./fnv.js";
 
@@ -141,6 +149,51 @@ export interface AckedSchema<R, C, E, I> {
   decodeAck(bytes: Uint8Array): AckContent<I>;
   /** The server tick an input is aimed at. */
   inputTick(input: I): number;
+
+  /**
+   * Whether the schema's frames are coded (kind 13, `docs/spec/coded.md`): predicted from states
+   * both sides hold, so that the machines write and read them against a {@link CodedBasis}
+   * ({@link encodeFrameOn}, {@link decodeFrameOnInto}) and name an older snapshot (CODE-2,
+   * CODE-3). Absent or false (kinds 6 and 12): the members below are never called.
+   */
+  coded?(): boolean;
+  /**
+   * What a coded frame's basis is looked up by, read from its prefix before anything else: its
+   * tick, its base's, whether it is a keyframe and how far before the base its older snapshot is
+   * (0 for none); throws a DecodeError. The {@link AckedDecoder} drops a frame whose base or older
+   * snapshot it does not hold before reading its changes (CODE-3). Absent: the decoded frame's
+   * header, with `older` 0 (a coded schema that names no older snapshot).
+   */
+  readBasis?(bytes: Uint8Array): CodedBasisTicks;
+  /**
+   * A frame's bytes written against `basis`, the entity records of its base and of its older
+   * snapshot, `older` ticks before the base (0: none; always 0 for a keyframe, CODE-2); throws an
+   * EncodeError. The {@link AckedEncoder} writes a coded schema's frames so; absent,
+   * {@link encodeFrame}.
+   */
+  encodeFrameOn?(frame: AckedFrame<C, E>, older: number, basis: CodedBasis<R>): Uint8Array;
+  /**
+   * Reads a frame into `out` against `basis` (what {@link encodeFrameOn} was handed on the
+   * server); throws a DecodeError. The {@link AckedDecoder} reads a coded schema's frames so;
+   * absent, {@link decodeFrameInto}.
+   */
+  decodeFrameOnInto?(bytes: Uint8Array, basis: CodedBasis<R>, out: AckedFrame<C, E>): void;
+}
+
+/**
+ * What a coded frame's basis is looked up by ({@link AckedSchema.readBasis}); when the schema
+ * has no `readBasis`, the header of the frame read into `scratch`, with `older` 0.
+ */
+function readBasisOf<R, C, E>(
+  schema: AckedSchema<R, C, E, unknown>,
+  bytes: Uint8Array,
+  scratch: AckedFrame<C, E>,
+): CodedBasisTicks {
+  if (schema.readBasis !== undefined) {
+    return schema.readBasis(bytes);
+  }
+  schema.decodeFrameInto(bytes, scratch);
+  return { tick: scratch.tick, baseTick: scratch.baseTick, keyframe: scratch.keyframe, older: 0 };
 }
 
 const EID_BYTES = new Uint8Array(2);
@@ -249,8 +302,17 @@ export interface DecoderCounters {
   applied: number;
   /** Frames not newer than the last applied, dropped. */
   stale: number;
-  /** Frames whose base the decoder does not hold, dropped. */
+  /**
+   * Frames whose base the decoder does not hold, dropped; and, of a coded schema, frames whose
+   * older snapshot it does not hold (CODE-3: dropped as a frame without its base is, an
+   * `unknown_base` delivery), also counted in {@link unknownOlder}.
+   */
   unknownBase: number;
+  /**
+   * Of {@link unknownBase}, the coded frames whose base the decoder holds but whose older
+   * snapshot (CODE-2) it does not.
+   */
+  unknownOlder: number;
   /** Frames that did not decode. */
   undecodable: number;
   /** Frames that decoded but could not apply onto their base. */
@@ -318,7 +380,7 @@ export type Delivery<E> =
   | { readonly kind: "shown"; readonly report: FrameReport<E> }
   /** Not newer than the last frame applied: dropped, counted. */
   | { readonly kind: "stale"; readonly tick: number }
-  /** Its base is not held: dropped, counted. */
+  /** Its base is not held, or (a coded frame, CODE-3) its older snapshot: dropped, counted. */
   | { readonly kind: "unknown_base"; readonly tick: number; readonly baseTick: number }
   /** The bytes are not a frame. */
   | { readonly kind: "undecodable"; readonly error: DecodeError }
@@ -474,6 +536,72 @@ class Staged<R> {
 
 const REMOVED_NOT_HELD = "a removed id the base does not hold";
 
+/** The place of `eid` in `eids` (ascending), or -1: a binary search. */
+function indexOfId(eids: readonly number[], eid: number): number {
+  let lo = 0;
+  let hi = eids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const e = eids[mid]!;
+    if (e === eid) {
+      return mid;
+    }
+    if (e < eid) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return -1;
+}
+
+/**
+ * The records a coded frame is predicted from (CODE-13, CODE-14) as the decoder holds them:
+ * those of its base and of its older snapshot, each a held frame B given by the place in `held`
+ * after it (`undefined`: no such frame, no records). B's record of an entity is the live state's
+ * with the undo edits of the frames after B laid over it, the oldest that edited the entity
+ * winning: a lookup costs a binary search in each frame after B (at most HELD_RING), never a walk
+ * of the world. One per decoder, pointed at each coded frame's base and older snapshot in turn.
+ */
+class HeldBasis<R> implements CodedBasis<R> {
+  private readonly live: LiveState<R>;
+  private readonly held: readonly Held<R>[];
+  /** The place in `held` after the frame's base. */
+  baseAfter: number | undefined = undefined;
+  /** The place in `held` after the frame's older snapshot. */
+  olderAfter: number | undefined = undefined;
+
+  constructor(live: LiveState<R>, held: readonly Held<R>[]) {
+    this.live = live;
+    this.held = held;
+  }
+
+  /** The entity's record in the frame's base. */
+  base(eid: number): R | undefined {
+    return this.at(this.baseAfter, eid);
+  }
+
+  /** The entity's record in the frame's older snapshot. */
+  older(eid: number): R | undefined {
+    return this.at(this.olderAfter, eid);
+  }
+
+  private at(after: number | undefined, eid: number): R | undefined {
+    if (after === undefined) {
+      return undefined;
+    }
+    const held = this.held;
+    for (let k = after; k < held.length; k++) {
+      const h = held[k]!;
+      const j = indexOfId(h.eids, eid);
+      if (j >= 0) {
+        return h.recs[j];
+      }
+    }
+    return this.live.get(eid);
+  }
+}
+
 /**
  * The client's half of the acked stream (ACK-29 to ACK-36): holds the states of its last HELD_RING
  * frames by tick, applies each frame onto the base it names, shows each event once.
@@ -488,6 +616,11 @@ const REMOVED_NOT_HELD = "a removed id the base does not hold";
  * winning. A frame touches only the entities it names and those edited since its base, never
  * the world (the check, every CHECK_EVERY frames, and a keyframe aside); the undo arrays and
  * the report are reused, so a warm delivery allocates little beyond the decoded frame.
+ *
+ * A coded schema's frame (CODE-3) is read in two steps: what its basis is looked up by first
+ * ({@link AckedSchema.readBasis}); the frame dropped as one without its base when its base or its
+ * older snapshot is not held; else read against their records, each entity's found through the
+ * undo edits of the frames after the held frame, a binary search in each (`HeldBasis`).
  */
 export class AckedDecoder<R, C, E, I> {
   private readonly schema: AckedSchema<R, C, E, I>;
@@ -508,6 +641,9 @@ export class AckedDecoder<R, C, E, I> {
   private readonly ids: number[] = [];
   private readonly report = new FrameReport<E>();
   private readonly shownDelivery: Delivery<E>;
+  /** The schema's frames are coded (CODE-2, CODE-3). */
+  private readonly coded: boolean;
+  private readonly basis: HeldBasis<R>;
   private newestSerial: number | undefined = undefined;
   private wanted = false;
   private seq = 0;
@@ -517,7 +653,9 @@ export class AckedDecoder<R, C, E, I> {
     applied: 0,
     stale: 0,
     unknownBase: 0,
+    unknownOlder: 0,
     undecodable: 0,
+
     inapplicable: 0,
     checksPassed: 0,
     checksFailed: 0,
@@ -528,39 +666,46 @@ export class AckedDecoder<R, C, E, I> {
   constructor(schema: AckedSchema<R, C, E, I>) {
     this.schema = schema;
     this.shownDelivery = { kind: "shown", report: this.report };
+    this.coded = schema.coded?.() === true;
+    this.basis = new HeldBasis(this.live, this.held);
   }
 
   /** Takes one frame's bytes. Throws nothing for any bytes a peer can send. */
   deliver(bytes: Uint8Array): Delivery<E> {
     const frame = this.frame;
-    try {
-      this.schema.decodeFrameInto(bytes, frame);
-    } catch (e) {
-      if (e instanceof DecodeError) {
-        this.counters.undecodable += 1;
-        return { kind: "undecodable", error: e };
-      }
-      throw e;
-    }
-    // ACK-31: a frame not newer than the last one applied is stale, and dropped.
-    if (this.shownTick !== undefined && frame.tick <= this.shownTick) {
-      this.counters.stale += 1;
-      return { kind: "stale", tick: frame.tick };
-    }
-    // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped silently; a
-    // later frame, on a newer acknowledgement, follows. While a keyframe is wanted the decoder
-    // holds nothing, so only a keyframe applies.
     let afterBase = this.held.length;
-    if (!frame.keyframe) {
-      let i = this.held.length - 1;
-      while (i >= 0 && this.held[i]!.tick !== frame.baseTick) {
-        i -= 1;
+    if (this.coded) {
+      const read = this.readCoded(bytes);
+      if (typeof read !== "number") {
+        return read;
       }
-      if (i < 0) {
-        this.counters.unknownBase += 1;
-        return { kind: "unknown_base", tick: frame.tick, baseTick: frame.baseTick };
+      afterBase = read;
+    } else {
+      try {
+        this.schema.decodeFrameInto(bytes, frame);
+      } catch (e) {
+        if (e instanceof DecodeError) {
+          this.counters.undecodable += 1;
+          return { kind: "undecodable", error: e };
+        }
+        throw e;
       }
-      afterBase = i + 1;
+      // ACK-31: a frame not newer than the last one applied is stale, and dropped.
+      if (this.shownTick !== undefined && frame.tick <= this.shownTick) {
+        this.counters.stale += 1;
+        return { kind: "stale", tick: frame.tick };
+      }
+      // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped silently;
+      // a later frame, on a newer acknowledgement, follows. While a keyframe is wanted the decoder
+      // holds nothing, so only a keyframe applies.
+      if (!frame.keyframe) {
+        const after = this.after(frame.baseTick);
+        if (after === undefined) {
+          this.counters.unknownBase += 1;
+          return { kind: "unknown_base", tick: frame.tick, baseTick: frame.baseTick };
+        }
+        afterBase = after;
+      }
     }
     const why = this.stage(afterBase);
     if (why !== undefined) {
@@ -612,7 +757,96 @@ export class AckedDecoder<R, C, E, I> {
   }
 
   /**
+   * The place in `held` after the held frame of tick `tick`, if it is held. Searched from the
+   * newest: a base is a recent frame.
+   */
+  private after(tick: number): number | undefined {
+    for (let i = this.held.length - 1; i >= 0; i--) {
+      if (this.held[i]!.tick === tick) {
+        return i + 1;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * A coded frame (CODE-2, CODE-3) up to its application: what its basis is looked up by read
+   * first, then, unless it is stale (ACK-31) or its base or its older snapshot is not held
+   * (dropped as ACK-30 drops a frame without its base, before its changes are read), the frame
+   * read into `frame` against the records of both as the decoder holds them (`HeldBasis`). The
+   * place in `held` after its base, or the delivery that says why it goes no further.
+   */
+  private readCoded(bytes: Uint8Array): number | Delivery<E> {
+    const schema = this.schema;
+    const frame = this.frame;
+    let ticks: CodedBasisTicks;
+    try {
+      ticks = readBasisOf(schema, bytes, frame);
+    } catch (e) {
+      if (e instanceof DecodeError) {
+        this.counters.undecodable += 1;
+        return { kind: "undecodable", error: e };
+      }
+      throw e;
+    }
+    if (this.shownTick !== undefined && ticks.tick <= this.shownTick) {
+      this.counters.stale += 1;
+      return { kind: "stale", tick: ticks.tick };
+    }
+    // CODE-2: a keyframe names no older snapshot (the schema refuses one that does).
+    let base: number | undefined = undefined;
+    let older: number | undefined = undefined;
+    if (!ticks.keyframe) {
+      base = this.after(ticks.baseTick);
+      if (base === undefined) {
+        this.counters.unknownBase += 1;
+        return { kind: "unknown_base", tick: ticks.tick, baseTick: ticks.baseTick };
+      }
+      if (ticks.older !== 0) {
+        // Before tick 0 the server sent nothing, so nothing there is held.
+        const olderTick = ticks.baseTick - ticks.older;
+        older = olderTick < 0 ? undefined : this.after(olderTick);
+        if (older === undefined) {
+          this.counters.unknownBase += 1;
+          this.counters.unknownOlder += 1;
+          return { kind: "unknown_base", tick: ticks.tick, baseTick: ticks.baseTick };
+        }
+      }
+    }
+    const basis = this.basis;
+    basis.baseAfter = base;
+    basis.olderAfter = older;
+    try {
+      if (schema.decodeFrameOnInto !== undefined) {
+        schema.decodeFrameOnInto(bytes, basis, frame);
+      } else {
+        schema.decodeFrameInto(bytes, frame);
+      }
+      // The frame must be the one its prefix said, or it would apply onto another base than
+      // the one it was read against.
+      if (
+        frame.tick !== ticks.tick ||
+        frame.baseTick !== ticks.baseTick ||
+        frame.keyframe !== ticks.keyframe
+      ) {
+        throw new DecodeError("invalid_condition", 0, undefined, "base_tick");
+      }
+    } catch (e) {
+      if (e instanceof DecodeError) {
+        this.counters.undecodable += 1;
+        return { kind: "undecodable", error: e };
+      }
+      throw e;
+    } finally {
+      basis.baseAfter = undefined;
+      basis.olderAfter = undefined;
+    }
+    return base ?? this.held.length;
+  }
+
+  /**
    * The rules of ACK-5, ACK-21 and ACK-32 for a frame's removals and changes onto its base (the
+
    * live state with the undo edits of the held frames from `afterBase` on laid over it, the first
    * of an entity winning; nothing for a keyframe), staged. Returns why the frame does not apply, if
    * it does not. The faults are those of applying the removals one by one, then the changes one by
@@ -935,6 +1169,8 @@ export interface EncoderCounters {
   keyframeRequests: number;
   /** Events dropped after EVENT_TTL frames without an acknowledgement. */
   eventsExpired: number;
+  /** Coded frames that named an older snapshot (CODE-2). */
+  olderNamed: number;
   /** Inputs submitted to the input sink. */
   inputsTaken: number;
   /** Inputs already taken, carried again. */
@@ -946,10 +1182,64 @@ export interface EncoderCounters {
 /** What an ack did to the base. */
 export type AckVerdict = "taken" | "old" | "unknown" | "nothing" | "keyframe_requested";
 
+/**
+ * One frame the server keeps: its tick, the state it produced, the newest event serial it
+ * carried, and whether the client acknowledged it (since its last keyframe request): a frame it
+ * applied, which a coded frame may name as its older snapshot (CODE-2).
+ */
 interface Kept<R> {
   tick: number;
   state: ServerState<R>;
   eventsThrough: number | undefined;
+  acked: boolean;
+}
+
+/** The record of `eid` in `state` (ascending by id), whatever the life: a binary search. */
+function recordOf<R>(state: ServerState<R> | undefined, eid: number): R | undefined {
+  if (state === undefined) {
+    return undefined;
+  }
+  let lo = 0;
+  let hi = state.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const e = state[mid]!;
+    if (e.eid === eid) {
+      return e.record;
+    }
+    if (e.eid < eid) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The records a coded frame is predicted from (CODE-13, CODE-14) as the encoder keeps them: those
+ * of its base and of its older snapshot, each a kept frame's state (`undefined`: no such frame, no
+ * records), looked up by id, a binary search each, never a walk of the world. The record whatever
+ * the life it belongs to: the client holds records, not lives.
+ */
+class KeptBasis<R> implements CodedBasis<R> {
+  private readonly baseState: ServerState<R> | undefined;
+  private readonly olderState: ServerState<R> | undefined;
+
+  constructor(base: Kept<R> | undefined, older: Kept<R> | undefined) {
+    this.baseState = base?.state;
+    this.olderState = older?.state;
+  }
+
+  /** The entity's record in the frame's base. */
+  base(eid: number): R | undefined {
+    return recordOf(this.baseState, eid);
+  }
+
+  /** The entity's record in the frame's older snapshot. */
+  older(eid: number): R | undefined {
+    return recordOf(this.olderState, eid);
+  }
 }
 
 interface Pending<E> {
@@ -969,7 +1259,10 @@ interface Pending<E> {
  * base it keeps (ACK-19), a keyframe without one (ACK-20), events until acknowledged or
  * EVENT_TTL frames (ACK-23), the check every CHECK_EVERY frames (ACK-24), the inputs taken once
  * by sequence (ACK-25), a keyframe request (ACK-26), the reliable channel over RELIABLE_ABOVE
- * bytes (ACK-27).
+ * bytes (ACK-27); and a coded schema's older snapshot (CODE-2): a frame onto a base names the
+ * newest kept frame before the base that the client acknowledged (since its last keyframe
+ * request), within 255 ticks, and is written against both frames' records
+ * ({@link AckedSchema.encodeFrameOn}).
  */
 export class AckedEncoder<R, C, E, I> {
   private readonly schema: AckedSchema<R, C, E, I>;
@@ -979,6 +1272,8 @@ export class AckedEncoder<R, C, E, I> {
   private pendingEvents: Pending<E>[] = [];
   private nextSerial = 1;
   private ackedSerial: number | undefined = undefined;
+  /** The schema's frames are coded (CODE-2). */
+  private readonly coded: boolean;
   /** Where the client's inputs go. */
   readonly inputs: InputSink<I>;
   private seq = 0;
@@ -992,6 +1287,7 @@ export class AckedEncoder<R, C, E, I> {
     acksOld: 0,
     keyframeRequests: 0,
     eventsExpired: 0,
+    olderNamed: 0,
     inputsTaken: 0,
     inputsRepeated: 0,
     inputsOverflow: 0,
@@ -1001,6 +1297,7 @@ export class AckedEncoder<R, C, E, I> {
   constructor(schema: AckedSchema<R, C, E, I>, inputs: InputSink<I>) {
     this.schema = schema;
     this.inputs = inputs;
+    this.coded = schema.coded?.() === true;
   }
 
   /**
@@ -1036,7 +1333,19 @@ export class AckedEncoder<R, C, E, I> {
     if (drop > 0) {
       this.pendingEvents.splice(0, drop);
     }
-    const base = this.base === undefined ? undefined : this.sent.find((k) => k.tick === this.base);
+    const baseAt = this.base === undefined ? -1 : this.sent.findIndex((k) => k.tick === this.base);
+    const base = baseAt < 0 ? undefined : this.sent[baseAt];
+    // CODE-2: a coded frame onto a base names the newest frame before it that the client
+    // acknowledged, within 255 ticks; a keyframe names none.
+    let older: Kept<R> | undefined = undefined;
+    if (this.coded && base !== undefined) {
+      for (let i = baseAt - 1; i >= 0 && base.tick - this.sent[i]!.tick <= 255; i--) {
+        if (this.sent[i]!.acked) {
+          older = this.sent[i];
+          break;
+        }
+      }
+    }
     const { removed, changes } = delta(schema, base?.state, state, tick);
     const carried = this.pendingEvents.slice(0, 255);
     const frame: AckedFrame<C, E> = {
@@ -1053,12 +1362,29 @@ export class AckedEncoder<R, C, E, I> {
       firstSerial: carried[0]?.serial ?? 0,
       events: carried.map((p) => p.event),
     };
-    const bytes = schema.encodeFrame(frame);
+    let bytes: Uint8Array;
+    if (this.coded) {
+      // Ticks ascend (ACK-28), and the older one is within 255 of the base's.
+      const distance = older === undefined ? 0 : frame.baseTick - older.tick;
+      const basis = new KeptBasis(base, older);
+      bytes =
+        schema.encodeFrameOn !== undefined
+          ? schema.encodeFrameOn(frame, distance, basis)
+          : schema.encodeFrame(frame);
+      this.counters.olderNamed += distance !== 0 ? 1 : 0;
+    } else {
+      bytes = schema.encodeFrame(frame);
+    }
     const reliable = bytes.length > schema.RELIABLE_ABOVE;
     this.counters.frames += 1;
     this.counters.keyframes += frame.keyframe ? 1 : 0;
     this.counters.reliable += reliable ? 1 : 0;
-    this.sent.push({ tick, state, eventsThrough: carried[carried.length - 1]?.serial });
+    this.sent.push({
+      tick,
+      state,
+      eventsThrough: carried[carried.length - 1]?.serial,
+      acked: false,
+    });
     // ACK-1, ACK-20: the server keeps fewer frames (SENT_RING) than the client holds, so every base
     // it names is one the client still holds.
     while (this.sent.length > schema.SENT_RING) {
@@ -1085,20 +1411,31 @@ export class AckedEncoder<R, C, E, I> {
       // frames sent before the request, send keyframes until one is acked.
       this.counters.keyframeRequests += 1;
       this.base = undefined;
+      // The client holds none of them any more.
+      for (const k of this.sent) {
+        k.acked = false;
+      }
       this.floor = this.sent[this.sent.length - 1]?.tick ?? this.floor;
       verdict = "keyframe_requested";
     } else if (t === 0) {
       verdict = "nothing";
-    } else if (
-      (this.floor !== undefined && t <= this.floor) ||
-      (this.base !== undefined && t <= this.base)
-    ) {
+    } else if (this.floor !== undefined && t <= this.floor) {
+      this.counters.acksOld += 1;
+      verdict = "old";
+    } else if (this.base !== undefined && t <= this.base) {
+      // Too old to move the base, but a frame the client applied (CODE-2).
+      const k = this.sent.find((k) => k.tick === t);
+      if (k !== undefined) {
+        k.acked = true;
+      }
       this.counters.acksOld += 1;
       verdict = "old";
     } else {
       const k = this.sent.find((k) => k.tick === t);
       if (k !== undefined) {
+        k.acked = true;
         this.base = t;
+
         if (k.eventsThrough !== undefined) {
           this.ackedSerial =
             this.ackedSerial === undefined
