@@ -27,6 +27,7 @@ import {
   AckedDecoder,
   AckedEncoder,
   type InputSink,
+  LiveState,
   type ServerState,
   emptyFrame,
   serverCheck,
@@ -509,6 +510,63 @@ describe("a coded schema's session rules (CODE-2, CODE-3)", () => {
     assert.deepEqual(older(enc, 261), [false, 260, 0]);
     enc.onAck(261, ack(261));
     assert.deepEqual(older(enc, 262), [false, 261, 1]);
+  });
+
+  it("looks a coded frame's basis up at a cost of its changes, never the world", () => {
+    // The same 16 movers among 64 and among 8,192 entities, acknowledged 4 ticks late so that
+    // every frame names a base and an older snapshot: the client reads its live state (each
+    // entity read, or visited by a walk) as many times for each frame in both worlds, a frame
+    // that carries a check (which hashes the world) aside.
+    const moving = 16;
+    const counts: number[][] = [];
+    const get = LiveState.prototype.get;
+    const forEach = LiveState.prototype.forEach;
+    let reads = 0;
+    LiveState.prototype.get = function (this: LiveState<unknown>, eid: number) {
+      reads += 1;
+      return get.call(this, eid);
+    };
+    LiveState.prototype.forEach = function (
+      this: LiveState<unknown>,
+      f: (eid: number, r: unknown) => void,
+    ) {
+      forEach.call(this, (eid, r) => {
+        reads += 1;
+        f(eid, r);
+      });
+    };
+    try {
+      for (const n of [64, 8192]) {
+        const p = probe();
+        const enc = new AckedEncoder(p, sink);
+        const dec = new AckedDecoder(p);
+        const perFrame: number[] = [];
+        for (let t = 1; t <= 60; t++) {
+          const state: ServerState<EntityState> = Array.from({ length: n }, (_, eid) => {
+            const at = eid < moving ? t : 1;
+            return { eid, life: 1, record: record(eid * 8 + at, at) };
+          });
+          if (t > 4) {
+            enc.onAck(t, ack(t - 4));
+          }
+          const out = enc.encode(t, state, []);
+          reads = 0;
+          assert.equal(dec.deliver(out.bytes).kind, "shown", `frame ${t}`);
+          if (t > 10 && out.frame.check === undefined) {
+            assert.ok(out.bytes[0]! > 0, `frame ${t} names no older snapshot`);
+            assert.equal(out.frame.changes.length, moving);
+            perFrame.push(reads);
+          }
+        }
+        assert.ok(p.checked.inBoth > 0);
+        counts.push(perFrame);
+      }
+    } finally {
+      LiveState.prototype.get = get;
+      LiveState.prototype.forEach = forEach;
+    }
+    assert.ok(counts[0]!.length > 40);
+    assert.deepEqual(counts[1], counts[0], "the world's size changed the work");
   });
 
   it("refuses a coded frame that is not the one its prefix said", () => {

@@ -655,7 +655,6 @@ export class AckedDecoder<R, C, E, I> {
     unknownBase: 0,
     unknownOlder: 0,
     undecodable: 0,
-
     inapplicable: 0,
     checksPassed: 0,
     checksFailed: 0,
@@ -846,7 +845,6 @@ export class AckedDecoder<R, C, E, I> {
 
   /**
    * The rules of ACK-5, ACK-21 and ACK-32 for a frame's removals and changes onto its base (the
-
    * live state with the undo edits of the held frames from `afterBase` on laid over it, the first
    * of an entity winning; nothing for a keyframe), staged. Returns why the frame does not apply, if
    * it does not. The faults are those of applying the removals one by one, then the changes one by
@@ -1435,7 +1433,6 @@ export class AckedEncoder<R, C, E, I> {
       if (k !== undefined) {
         k.acked = true;
         this.base = t;
-
         if (k.eventsThrough !== undefined) {
           this.ackedSerial =
             this.ackedSerial === undefined
