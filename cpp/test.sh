@@ -9,7 +9,9 @@
 # the bindings `ackwire gen --lang cpp` writes for a
 # `state`: test/reference_test.cpp over the reference protocol's (build/gen/reference.hpp, from
 # spec/protocol, with its presenter reference/presenter.hpp, and its machine schemas,
-# build/gen/reference_{datagram,baseline,delta}.hpp), test/arena_test.cpp over a second
+# build/gen/reference_{datagram,baseline,delta}.hpp), test/coded_machine_test.cpp over the same
+# binding (the acked machines' coded session rules, CODE-2 and CODE-3, through a probe schema
+# wrapping its kind 12 schema), test/arena_test.cpp over a second
 # state's (build/gen-arena/arena.hpp, from spec/tests/state/players.wire) and test/game_test.cpp
 # over the game's (build/gen-game/arena.hpp, from examples/game/wire: a ranged field, over the
 # recorded stream examples/game/vectors/streams/arena.txt). Those three are generated
@@ -64,6 +66,7 @@ tests=("runtime_test:the C++ runtime's tests"
     "range_test:the range coder, against the Rust coder's cases"
     "coded_test:kind 13's coded values, against the Rust runtime's cases"
     "reference_test:the reference state's binding, kind 6 and kind 12, its presenter, machine schemas and components"
+    "coded_machine_test:the acked machines' coded session rules (CODE-2, CODE-3), over the reference binding"
     "arena_test:a second state's binding (spec/tests/state/players.wire)"
     "game_test:the game's binding (examples/game/wire), its ranged health and components")
 
@@ -88,7 +91,7 @@ for t in "${tests[@]}"; do
     # The bindings, protocol.hpp and the runtime's headers they sit beside through their
     # generated folder; reference/presenter.hpp through this one.
     case "$name" in
-        reference_test) includes=(-I "$here/build/gen" -I "$here") ;;
+        reference_test | coded_machine_test) includes=(-I "$here/build/gen" -I "$here") ;;
         arena_test) includes=(-I "$here/build/gen-arena") ;;
         game_test) includes=(-I "$here/build/gen-game") ;;
         *) includes=(-I "$here/include") ;;

@@ -35,10 +35,26 @@
 //   static std::optional<rt::DecodeError> decode_ack(const uint8_t*, size_t,
 //       AckContent<Input>& out);
 //   static uint32_t input_tick(const Input&);           the server tick an input is aimed at
+// and, when its frames are coded (kind 13, docs/spec/coded.md; Rust's `AckedSchema::coded` and
+// the hooks beside it), `static constexpr bool CODED = true` and:
+//   static std::optional<rt::DecodeError> read_basis(const uint8_t*, size_t,
+//       coded::CodedBasisTicks& out);                   tick, base tick, keyframe, older
+//   static rt::EncodeStatus encode_frame_on(const Frame<S>&, uint8_t older,
+//       const coded::CodedBasis<Record>&, std::vector<uint8_t>& out);
+//   static std::optional<rt::DecodeError> decode_frame_on_into(const uint8_t*, size_t,
+//       const coded::CodedBasis<Record>&, Frame<S>& out);
+// which the machines call in place of encode_frame and decode_frame_into. A schema without
+// CODED (kinds 6 and 12) needs none of them and is run exactly as before.
 // `ackwire gen --lang cpp` writes one for every profile of every `state` a spec declares (the
 // reference protocol's `reference::Reference`, kind 6, and `reference::PackedReference`, kind
 // 12, in `reference.hpp` beside `protocol.hpp`); the session halves over a schema are
 // ackwire_acked_half.hpp's.
+//
+// A coded schema adds the coded profile's session rules: the encoder names an older snapshot, the
+// newest acknowledged kept frame before the base within 255 ticks (CODE-2), and both halves write
+// and read each frame against the records of its base and older snapshot (coded::CodedBasis);
+// the decoder drops a frame whose base or older snapshot it does not hold before reading its
+// changes (CODE-3).
 //
 // Sans-IO: ticks are arguments; nothing reads a clock, opens a socket or starts a thread.
 // Nothing here throws on a peer's bytes, and every container a peer can grow is bounded:
@@ -47,6 +63,7 @@
 
 #pragma once
 
+#include "ackwire_coded.hpp"
 #include "ackwire_session.hpp"
 
 #include <algorithm>
@@ -57,11 +74,27 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace ackwire {
 namespace acked {
+
+namespace detail {
+
+template <typename S, typename = void>
+struct coded_schema : std::false_type {};
+
+template <typename S>
+struct coded_schema<S, std::void_t<decltype(S::CODED)>> : std::bool_constant<S::CODED> {};
+
+}  // namespace detail
+
+/// Whether schema `S`'s frames are coded (kind 13): it declares `static constexpr bool CODED =
+/// true`, and the machines call its coded hooks (see above). False for kinds 6 and 12.
+template <typename S>
+inline constexpr bool is_coded = detail::coded_schema<S>::value;
 
 /// An acked frame (kind 6) in schema-independent terms: the header is ACK-2's, the changes and the
 /// events are the schema's.
@@ -421,6 +454,8 @@ struct EncoderCounters {
     uint64_t keyframe_requests = 0;
     /// Events dropped after EVENT_TTL frames without an acknowledgement.
     uint64_t events_expired = 0;
+    /// Coded frames that named an older snapshot (CODE-2).
+    uint64_t older_named = 0;
     /// Inputs submitted to the input sink.
     uint64_t inputs_taken = 0;
     /// Inputs already taken, carried again.
@@ -451,7 +486,11 @@ struct Outgoing {
 /// - ACK-23: each event, numbered per client, goes again until a frame that carried it is
 ///   acknowledged, or for EVENT_TTL frames at most;
 /// - ACK-24: the check every CHECK_EVERY frames (counted in frames, from 1);
-/// - ACK-27: a frame over RELIABLE_ABOVE bytes goes on the reliable channel.
+/// - ACK-27: a frame over RELIABLE_ABOVE bytes goes on the reliable channel;
+/// - CODE-2: a coded frame (is_coded<S>) onto a base names as its older snapshot the newest kept
+///   frame before the base that the client acknowledged (since its last keyframe request),
+///   within 255 ticks, and is written against both frames' records (S::encode_frame_on), each
+///   found by a binary search of the kept state by id.
 /// Memory stays bounded whatever the acks say: SENT_RING frames, the events of EVENT_TTL
 /// frames, MAX_BUFFERED_INPUTS inputs.
 template <typename S, typename Q>
@@ -490,15 +529,11 @@ public:
                 break;
             }
         }
-        const Kept* base = nullptr;
+        std::optional<size_t> base_at;
         if (acked_) {
-            for (const Kept& k : sent_) {
-                if (k.tick == *acked_) {
-                    base = &k;
-                    break;
-                }
-            }
+            base_at = index_of(*acked_);
         }
+        const Kept* base = base_at ? &sent_[*base_at] : nullptr;
         Outgoing<S> out;
         Frame<S>& frame = out.frame;
         if (auto e = delta<S>(
@@ -523,14 +558,38 @@ public:
             frame.events.push_back(pending_[i].event);
             events_through = pending_[i].serial;
         }
-        if (auto e = S::encode_frame(frame, out.bytes)) {
-            return std::move(*e);
+        if constexpr (is_coded<S>) {
+            // CODE-2: a coded frame onto a base names the newest frame before it that the client
+            // acknowledged, within 255 ticks; a keyframe names none. Ticks ascend, so the
+            // distance is 1 to 255.
+            const Kept* older = nullptr;
+            for (size_t i = base_at.value_or(0); base != nullptr && i-- > 0;) {
+                if (base->tick - sent_[i].tick > 255) {
+                    break;
+                }
+                if (sent_[i].acked) {
+                    older = &sent_[i];
+                    break;
+                }
+            }
+            const uint8_t distance =
+                older != nullptr ? static_cast<uint8_t>(base->tick - older->tick) : uint8_t{0};
+            const KeptBasis basis(base != nullptr ? &base->state : nullptr,
+                older != nullptr ? &older->state : nullptr);
+            if (auto e = S::encode_frame_on(frame, distance, basis, out.bytes)) {
+                return std::move(*e);
+            }
+            counters_.older_named += distance != 0 ? 1 : 0;
+        } else {
+            if (auto e = S::encode_frame(frame, out.bytes)) {
+                return std::move(*e);
+            }
         }
         out.reliable = out.bytes.size() > S::RELIABLE_ABOVE;
         counters_.frames += 1;
         counters_.keyframes += frame.keyframe ? 1 : 0;
         counters_.reliable += out.reliable ? 1 : 0;
-        sent_.push_back(Kept{tick, std::move(state), events_through});
+        sent_.push_back(Kept{tick, std::move(state), events_through, false});
         // ACK-1, ACK-20: the server keeps fewer frames (SENT_RING) than the client holds, so every
         // base it names is one the client still holds.
         while (sent_.size() > S::SENT_RING) {
@@ -556,16 +615,29 @@ public:
             // frames sent before the request, send keyframes until one is acked.
             counters_.keyframe_requests += 1;
             acked_.reset();
+            // The client holds none of them any more.
+            for (Kept& k : sent_) {
+                k.acked = false;
+            }
             if (!sent_.empty()) {
                 floor_ = sent_.back().tick;
             }
             verdict = AckVerdict::keyframe_requested;
         } else if (ack_tick == 0) {
             verdict = AckVerdict::nothing;
-        } else if ((floor_ && ack_tick <= *floor_) || (acked_ && ack_tick <= *acked_)) {
+        } else if (floor_ && ack_tick <= *floor_) {
             counters_.acks_old += 1;
             verdict = AckVerdict::old;
-        } else if (const Kept* k = find(ack_tick)) {
+        } else if (acked_ && ack_tick <= *acked_) {
+            // Too old to move the base, but a frame the client applied (CODE-2).
+            if (const std::optional<size_t> i = index_of(ack_tick)) {
+                sent_[*i].acked = true;
+            }
+            counters_.acks_old += 1;
+            verdict = AckVerdict::old;
+        } else if (const std::optional<size_t> i = index_of(ack_tick)) {
+            Kept* k = &sent_[*i];
+            k->acked = true;
             acked_ = ack_tick;
             if (k->events_through) {
                 const uint32_t through = *k->events_through;
@@ -623,10 +695,45 @@ public:
     const EncoderCounters& counters() const { return counters_; }
 
 private:
+    /// One frame kept: its tick, its state, the newest event serial it carried, and whether the
+    /// client acknowledged it (since its last keyframe request): a frame it applied, which a
+    /// coded frame may name as its older snapshot (CODE-2).
     struct Kept {
         uint32_t tick;
         ServerState<Record> state;
         std::optional<uint32_t> events_through;
+        bool acked;
+    };
+
+    /// The records a coded frame is predicted from (CODE-13, CODE-14) as the encoder keeps them:
+    /// those of its base and of its older snapshot (null: no such frame, no records), each found
+    /// by a binary search of the kept state by id. The record whatever the life it belongs to:
+    /// the client holds records, not lives.
+    class KeptBasis final : public coded::CodedBasis<Record> {
+    public:
+        KeptBasis(const ServerState<Record>* b, const ServerState<Record>* o)
+            : base_(b), older_(o) {}
+
+        std::optional<Record> base(uint16_t eid) const override { return at(base_, eid); }
+        std::optional<Record> older(uint16_t eid) const override { return at(older_, eid); }
+
+    private:
+        static std::optional<Record> at(const ServerState<Record>* state, uint16_t eid) {
+            if (state == nullptr) {
+                return std::nullopt;
+            }
+            const auto it = std::lower_bound(state->begin(), state->end(), eid,
+                [](const std::pair<uint16_t, Entry<Record>>& e, uint16_t id) {
+                    return e.first < id;
+                });
+            if (it == state->end() || it->first != eid) {
+                return std::nullopt;
+            }
+            return it->second.record;
+        }
+
+        const ServerState<Record>* base_;
+        const ServerState<Record>* older_;
     };
     struct Pending {
         uint32_t serial;
@@ -634,15 +741,15 @@ private:
         Event event;
     };
 
-    const Kept* find(uint32_t tick) const {
-        for (const Kept& k : sent_) {
-            if (k.tick == tick) {
-                return &k;
+    std::optional<size_t> index_of(uint32_t tick) const {
+        for (size_t i = 0; i < sent_.size(); ++i) {
+            if (sent_[i].tick == tick) {
+                return i;
             }
         }
-        return nullptr;
+        return std::nullopt;
     }
-    bool keeps(uint32_t tick) const { return find(tick) != nullptr; }
+    bool keeps(uint32_t tick) const { return index_of(tick).has_value(); }
 
     std::deque<Kept> sent_;
     std::optional<uint32_t> acked_;
@@ -663,8 +770,13 @@ struct DecoderCounters {
     uint64_t applied = 0;
     /// Frames not newer than the last applied, dropped.
     uint64_t stale = 0;
-    /// Frames whose base the decoder does not hold, dropped.
+    /// Frames whose base the decoder does not hold, dropped; and, of a coded schema, frames whose
+    /// older snapshot it does not hold (CODE-3: dropped as a frame without its base is), also
+    /// counted in `unknown_older`.
     uint64_t unknown_base = 0;
+    /// Of `unknown_base`, the coded frames whose base the decoder holds but whose older snapshot
+    /// (CODE-2) it does not.
+    uint64_t unknown_older = 0;
     /// Frames that did not decode.
     uint64_t undecodable = 0;
     /// Frames that decoded but could not apply onto their base.
@@ -717,7 +829,7 @@ struct Delivery {
         shown,
         /// Not newer than the last frame applied: dropped, counted.
         stale,
-        /// Its base is not held: dropped, counted.
+        /// Its base is not held, or (a coded frame, CODE-3) its older snapshot: dropped, counted.
         unknown_base,
         /// The bytes are not a frame (`error` says why).
         undecodable,
@@ -829,6 +941,12 @@ private:
 /// a frame costs its changes and the entities they touch, never the world (the check, every
 /// CHECK_EVERY frames, and a keyframe, which names the whole world, aside).
 ///
+/// A coded schema's frames (is_coded<S>, CODE-3): what the basis is looked up by is read first,
+/// the frame dropped as one without its base when its base or its older snapshot is not held, and
+/// read against their records, each entity's found through the undo edits of the frames after
+/// the held frame, a binary search in each (HeldBasis): a change's lookup costs the frames held
+/// at most, never the world.
+///
 /// Feed it every kind 6 frame with `deliver`; after each, answer with a kind 7 frame
 /// acknowledging `ack_tick()`. It never grows past HELD_RING states, whatever it is fed.
 template <typename S>
@@ -844,37 +962,37 @@ public:
     /// Takes one frame's bytes.
     Delivery<Event> deliver(const uint8_t* bytes, size_t len) {
         Delivery<Event> d;
-        if (auto e = S::decode_frame_into(bytes, len, frame_)) {
-            counters_.undecodable += 1;
-            d.kind = Delivery<Event>::Kind::undecodable;
-            d.error = std::move(*e);
-            return d;
-        }
-        d.tick = frame_.tick;
-        // ACK-31: a frame not newer than the last one applied is stale, and dropped.
-        if (shown_ && frame_.tick <= *shown_) {
-            counters_.stale += 1;
-            d.kind = Delivery<Event>::Kind::stale;
-            return d;
-        }
-        // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped
-        // silently; a later frame, on a newer acknowledgement, follows. While a keyframe is wanted
-        // the decoder holds nothing, so only a keyframe applies.
         size_t after_base = count_;
-        if (!frame_.keyframe) {
-            bool found = false;
-            for (size_t i = 0; i < count_; ++i) {
-                if (held(i).tick == frame_.base_tick) {
-                    after_base = i + 1;
-                    found = true;
-                    break;
-                }
-            }
-            if (!found) {
-                counters_.unknown_base += 1;
-                d.kind = Delivery<Event>::Kind::unknown_base;
-                d.base_tick = frame_.base_tick;
+        if constexpr (is_coded<S>) {
+            if (!read_coded(bytes, len, after_base, d)) {
                 return d;
+            }
+        } else {
+            if (auto e = S::decode_frame_into(bytes, len, frame_)) {
+                counters_.undecodable += 1;
+                d.kind = Delivery<Event>::Kind::undecodable;
+                d.error = std::move(*e);
+                return d;
+            }
+            d.tick = frame_.tick;
+            // ACK-31: a frame not newer than the last one applied is stale, and dropped.
+            if (shown_ && frame_.tick <= *shown_) {
+                counters_.stale += 1;
+                d.kind = Delivery<Event>::Kind::stale;
+                return d;
+            }
+            // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped
+            // silently; a later frame, on a newer acknowledgement, follows. While a keyframe is
+            // wanted the decoder holds nothing, so only a keyframe applies.
+            if (!frame_.keyframe) {
+                const std::optional<size_t> found = after(frame_.base_tick);
+                if (!found) {
+                    counters_.unknown_base += 1;
+                    d.kind = Delivery<Event>::Kind::unknown_base;
+                    d.base_tick = frame_.base_tick;
+                    return d;
+                }
+                after_base = *found;
             }
         }
         if (const char* why = stage(after_base)) {
@@ -990,6 +1108,117 @@ private:
 
     Held& held(size_t i) { return ring_[(head_ + i) % S::HELD_RING]; }
     const Held& held(size_t i) const { return ring_[(head_ + i) % S::HELD_RING]; }
+
+    /// The place among the held frames after the one of tick `tick`, if it is held.
+    std::optional<size_t> after(uint32_t tick) const {
+        for (size_t i = 0; i < count_; ++i) {
+            if (held(i).tick == tick) {
+                return i + 1;
+            }
+        }
+        return std::nullopt;
+    }
+
+    /// The records a coded frame is predicted from (CODE-13, CODE-14) as the decoder holds them:
+    /// those of its base and of its older snapshot, each a held frame B given by the place after
+    /// it (none: no such frame, no records). B's record of an entity is the live state's with
+    /// the undo edits of the frames after B laid over it, the oldest that edited the entity
+    /// winning: a binary search in each frame after B (at most HELD_RING), never a walk of the
+    /// world.
+    class HeldBasis final : public coded::CodedBasis<Record> {
+    public:
+        HeldBasis(const AckedDecoder& dec, std::optional<size_t> b, std::optional<size_t> o)
+            : dec_(dec), base_(b), older_(o) {}
+
+        std::optional<Record> base(uint16_t eid) const override { return at(base_, eid); }
+        std::optional<Record> older(uint16_t eid) const override { return at(older_, eid); }
+
+    private:
+        std::optional<Record> at(std::optional<size_t> from, uint16_t eid) const {
+            if (!from) {
+                return std::nullopt;
+            }
+            for (size_t h = *from; h < dec_.count_; ++h) {
+                const auto& undo = dec_.held(h).undo;
+                const auto it = std::lower_bound(undo.begin(), undo.end(), eid,
+                    [](const std::pair<uint16_t, std::optional<Record>>& e, uint16_t id) {
+                        return e.first < id;
+                    });
+                if (it != undo.end() && it->first == eid) {
+                    return it->second;
+                }
+            }
+            return opt(dec_.live_.get(eid));
+        }
+
+        const AckedDecoder& dec_;
+        std::optional<size_t> base_;
+        std::optional<size_t> older_;
+    };
+
+    /// A coded frame (CODE-2, CODE-3) up to its application: what its basis is looked up by read
+    /// first, then, unless it is stale (ACK-31) or its base or its older snapshot is not held
+    /// (dropped as ACK-30 drops a frame without its base, before its changes are read), the frame
+    /// decoded into `frame_` against the records of both as the decoder holds them (HeldBasis).
+    /// False, with why in `d`, when it goes no further; else the place after its base in
+    /// `after_base`.
+    bool read_coded(const uint8_t* bytes, size_t len, size_t& after_base, Delivery<Event>& d) {
+        coded::CodedBasisTicks ticks;
+        if (auto e = S::read_basis(bytes, len, ticks)) {
+            counters_.undecodable += 1;
+            d.kind = Delivery<Event>::Kind::undecodable;
+            d.error = std::move(*e);
+            return false;
+        }
+        d.tick = ticks.tick;
+        if (shown_ && ticks.tick <= *shown_) {
+            counters_.stale += 1;
+            d.kind = Delivery<Event>::Kind::stale;
+            return false;
+        }
+        std::optional<size_t> base;
+        std::optional<size_t> older;
+        // CODE-2: a keyframe names no older snapshot (the schema refuses one that does).
+        if (!ticks.keyframe) {
+            base = after(ticks.base_tick);
+            if (!base) {
+                counters_.unknown_base += 1;
+                d.kind = Delivery<Event>::Kind::unknown_base;
+                d.base_tick = ticks.base_tick;
+                return false;
+            }
+            if (ticks.older != 0) {
+                // Before tick 0 the server sent nothing, so nothing there is held.
+                if (ticks.base_tick >= ticks.older) {
+                    older = after(ticks.base_tick - ticks.older);
+                }
+                if (!older) {
+                    counters_.unknown_base += 1;
+                    counters_.unknown_older += 1;
+                    d.kind = Delivery<Event>::Kind::unknown_base;
+                    d.base_tick = ticks.base_tick;
+                    return false;
+                }
+            }
+        }
+        const HeldBasis basis(*this, base, older);
+        std::optional<rt::DecodeError> e = S::decode_frame_on_into(bytes, len, basis, frame_);
+        // The frame must be the one its prefix said, or it would apply onto another base than
+        // the one it was read against.
+        if (!e && (frame_.tick != ticks.tick || frame_.base_tick != ticks.base_tick
+                      || frame_.keyframe != ticks.keyframe)) {
+            e = rt::DecodeError(rt::ErrorKind::invalid_condition, 0);
+            e->path.push_field("base_tick");
+        }
+        if (e) {
+            counters_.undecodable += 1;
+            d.kind = Delivery<Event>::Kind::undecodable;
+            d.error = std::move(*e);
+            return false;
+        }
+        after_base = base.value_or(count_);
+        return true;
+    }
 
     /// The staged value of `eid`, first read with `from()` when the frame has not touched it.
     /// Which ids are touched is a two-level bit set over the 65,536 ids (16 words over 1,024),

@@ -18,6 +18,9 @@
 // Within a model, the bits below the first t are coded most significant first, each under the
 // next slot of its length's block: the first of them under the block's first position slot.
 //
+// The basis a generated coded frame is predicted from (CodedBasis, NoBasis, CodedBasisTicks:
+// CODE-2, CODE-3, CODE-13, CODE-14) is the session machines' to give (ackwire_acked.hpp).
+//
 // Errors as everywhere in the runtime (ackwire_runtime.hpp): every step returns true when it
 // succeeded, and a failed one records its error (error()) and returns false. Nothing throws,
 // nothing is indexed without a check, and the decoder allocates nothing.
@@ -464,6 +467,46 @@ private:
     /// `coded_len` is the floor: the stream may be zero-padded.
     bool at_floor_ = false;
     bool started_ = false;
+};
+
+/// What a coded frame's changes are predicted from (CODE-13, CODE-14): the entity's record in
+/// the frame's base and in its older snapshot. Implemented by the session machines
+/// (ackwire_acked.hpp).
+template <typename R>
+class CodedBasis {
+public:
+    virtual ~CodedBasis() = default;
+
+    /// The entity's record in the frame's base, if the base holds it.
+    virtual std::optional<R> base(uint16_t eid) const = 0;
+    /// The entity's record in the older snapshot, if there is one and it holds the entity.
+    virtual std::optional<R> older(uint16_t eid) const = 0;
+
+protected:
+    CodedBasis() = default;
+    CodedBasis(const CodedBasis&) = default;
+    CodedBasis& operator=(const CodedBasis&) = default;
+};
+
+/// A basis with nothing in it (a keyframe; tests).
+template <typename R>
+class NoBasis final : public CodedBasis<R> {
+public:
+    std::optional<R> base(uint16_t) const override { return std::nullopt; }
+    std::optional<R> older(uint16_t) const override { return std::nullopt; }
+};
+
+/// What a coded frame's basis is looked up by, read from its prefix before its body (CODE-2,
+/// CODE-3): its tick and its base's, whether it is a keyframe, and its `older` distance.
+struct CodedBasisTicks {
+    /// The frame's tick.
+    uint32_t tick = 0;
+    /// The tick of the frame's base.
+    uint32_t base_tick = 0;
+    /// The frame is a keyframe: it has no base.
+    bool keyframe = false;
+    /// Ticks from the base back to the older snapshot; 0 for none.
+    uint8_t older = 0;
 };
 
 }  // namespace coded

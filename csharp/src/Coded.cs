@@ -18,6 +18,9 @@
 // Within a model, the bits below the first t are coded most significant first, each under the
 // next slot of its length's block: the first of them under the block's first position slot.
 //
+// The basis a generated coded frame is predicted from (ICodedBasis, NoBasis, CodedBasisTicks:
+// CODE-2, CODE-3, CODE-13, CODE-14) is the session machines' to give (Sessions/Acked.cs).
+//
 // Untrusted input: the decoder (a struct, passed by ref like Reader) allocates nothing, and
 // every fault is a DecodeError with its kind and byte offset.
 
@@ -474,5 +477,52 @@ namespace Ackwire.Runtime
                 dec.Finish();
             }
         }
+    }
+
+    /// <summary>What a coded frame's changes are predicted from (CODE-13, CODE-14): the entity's
+    /// record in the frame's base and in its older snapshot (Rust's <c>CodedBasis</c>).
+    /// Implemented by the session machines; null is a record not held.</summary>
+    public interface ICodedBasis<R> where R : class
+    {
+        /// <summary>The entity's record in the frame's base, if the base holds it.</summary>
+        R Base(int eid);
+
+        /// <summary>The entity's record in the older snapshot, if there is one and it holds the
+        /// entity.</summary>
+        R Older(int eid);
+    }
+
+    /// <summary>A basis with nothing in it (a keyframe; tests).</summary>
+    public sealed class NoBasis<R> : ICodedBasis<R> where R : class
+    {
+        /// <summary>The one there needs to be.</summary>
+        public static readonly NoBasis<R> Instance = new NoBasis<R>();
+
+        /// <summary>Nothing.</summary>
+        public R Base(int eid)
+        {
+            return null;
+        }
+
+        /// <summary>Nothing.</summary>
+        public R Older(int eid)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>What a coded frame's basis is looked up by, read from its prefix before its body
+    /// (CODE-2, CODE-3): its tick and its base's, whether it is a keyframe, and its
+    /// <c>older</c> distance.</summary>
+    public struct CodedBasisTicks
+    {
+        /// <summary>The frame's tick.</summary>
+        public uint Tick;
+        /// <summary>The tick of the frame's base.</summary>
+        public uint BaseTick;
+        /// <summary>The frame is a keyframe: it has no base.</summary>
+        public bool Keyframe;
+        /// <summary>Ticks from the base back to the older snapshot; 0 for none.</summary>
+        public byte Older;
     }
 }

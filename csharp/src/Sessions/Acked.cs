@@ -9,6 +9,12 @@
 // record's canonical bytes and how frames are written and read; the reference protocol's is
 // reference/Acked.cs, beside the generated codec. Nothing here uses a generated type.
 //
+// A coded schema (ICodedSchema, kind 13, docs/spec/coded.md) adds the coded profile's session
+// rules: the encoder names an older snapshot, the newest acknowledged kept frame before the base
+// within 255 ticks (CODE-2), and both halves write and read each frame against the records of
+// its base and older snapshot (ICodedBasis); the decoder drops a frame whose base or older
+// snapshot it does not hold before reading its changes (CODE-3).
+//
 // Hostile peers: the decoder never throws on a peer's bytes and never holds more than HELD_RING
 // states or 65,536 entities (a u16's ids); the encoder keeps SENT_RING frames, the events of
 // EVENT_TTL frames and MaxBufferedInputs inputs, whatever the acks say.
@@ -143,6 +149,40 @@ namespace Ackwire.Runtime.Sessions
         uint InputTick(I input);
     }
 
+    /// <summary>
+    /// A schema whose frames are coded (kind 13, <c>docs/spec/coded.md</c>): predicted from states
+    /// both sides hold, so that the machines name an older snapshot and encode and decode each
+    /// frame against an <see cref="ICodedBasis{R}"/> (CODE-2, CODE-3). The Rust
+    /// <c>AckedSchema</c>'s <c>coded</c>, <c>read_basis</c>, <c>encode_frame_on</c> and
+    /// <c>decode_frame_on</c>: a schema is coded when it implements this interface (C# 7.2 has
+    /// no default interface methods, so kinds 6 and 12, which do not, are left exactly as they
+    /// are). The machines never call its EncodeFrame and DecodeFrameInto.
+    /// </summary>
+    public interface ICodedSchema<R, C, E, I> : IAckedSchema<R, C, E, I>
+        where R : class
+    {
+        /// <summary>
+        /// What a coded frame's basis is looked up by, read from its prefix before anything else:
+        /// its tick, its base's, whether it is a keyframe and how far before the base its older
+        /// snapshot is (0 for none). The AckedDecoder drops a frame whose base or older snapshot
+        /// it does not hold before reading its changes (CODE-3). Throws a DecodeError.
+        /// </summary>
+        CodedBasisTicks ReadBasis(byte[] bytes);
+
+        /// <summary>
+        /// A frame's bytes written against <paramref name="basis"/>, the entity records of its
+        /// base and of its older snapshot, <paramref name="older"/> ticks before the base (0:
+        /// none; always 0 for a keyframe, CODE-2). Throws an EncodeError.
+        /// </summary>
+        byte[] EncodeFrameOn(AckedFrame<C, E> frame, byte older, ICodedBasis<R> basis);
+
+        /// <summary>
+        /// Reads a frame into <paramref name="into"/> against <paramref name="basis"/> (what
+        /// EncodeFrameOn was handed on the server); throws a DecodeError.
+        /// </summary>
+        void DecodeFrameOnInto(byte[] bytes, ICodedBasis<R> basis, AckedFrame<C, E> into);
+    }
+
     /// <summary>One entity of a server-side state: its id, the life it belongs to, and its record.</summary>
     public struct ServerEntry<R>
     {
@@ -264,8 +304,13 @@ namespace Ackwire.Runtime.Sessions
         public ulong Applied;
         /// <summary>Frames not newer than the last applied, dropped.</summary>
         public ulong Stale;
-        /// <summary>Frames whose base the decoder does not hold, dropped.</summary>
+        /// <summary>Frames whose base the decoder does not hold, dropped; and, of a coded schema,
+        /// frames whose older snapshot it does not hold (CODE-3: dropped as a frame without its
+        /// base is), also counted in UnknownOlder.</summary>
         public ulong UnknownBase;
+        /// <summary>Of UnknownBase, the coded frames whose base the decoder holds but whose older
+        /// snapshot (CODE-2) it does not.</summary>
+        public ulong UnknownOlder;
         /// <summary>Frames that did not decode.</summary>
         public ulong Undecodable;
         /// <summary>Frames that decoded but could not apply onto their base.</summary>
@@ -336,7 +381,7 @@ namespace Ackwire.Runtime.Sessions
         Shown,
         /// <summary>Not newer than the last frame applied: dropped, counted.</summary>
         Stale,
-        /// <summary>Its base is not held: dropped, counted.</summary>
+        /// <summary>Its base is not held, or (a coded frame, CODE-3) its older snapshot: dropped, counted.</summary>
         UnknownBase,
         /// <summary>The bytes are not a frame.</summary>
         Undecodable,
@@ -459,6 +504,12 @@ namespace Ackwire.Runtime.Sessions
     /// base, never the world (the check, every CHECK_EVERY frames, and a keyframe aside); the
     /// undo lists, the staging table and the report are reused, so a warm delivery allocates
     /// little beyond the decoded frame and the records it makes.
+    ///
+    /// A coded schema's frames (an <see cref="ICodedSchema{R, C, E, I}"/>, CODE-3): what the
+    /// basis is looked up by is read first, the frame dropped as one without its base when its
+    /// base or its older snapshot is not held, and read against their records, each entity's
+    /// found through the undo edits of the frames after the held frame, a binary search in each
+    /// (HeldBasis): a change's lookup costs the frames held at most, never the world.
     /// </summary>
     public sealed class AckedDecoder<R, C, E, I>
         where R : class
@@ -555,7 +606,59 @@ namespace Ackwire.Runtime.Sessions
             return DeBruijn[unchecked(((v & (uint)-(int)v) * 0x077CB531u) >> 27)];
         }
 
+        /// <summary>
+        /// The records a coded frame is predicted from (CODE-13, CODE-14) as the decoder holds
+        /// them: those of its base and of its older snapshot, each a held frame B given by the
+        /// place in <c>held</c> after it (-1: no such frame, no records). B's record of an entity
+        /// is the live state's with the undo edits of the frames after B laid over it, the oldest
+        /// that edited the entity winning: a binary search in each frame after B (at most
+        /// HELD_RING), never a walk of the world.
+        /// </summary>
+        sealed class HeldBasis : ICodedBasis<R>
+        {
+            readonly AckedDecoder<R, C, E, I> dec;
+            public int BaseAfter = -1;
+            public int OlderAfter = -1;
+
+            public HeldBasis(AckedDecoder<R, C, E, I> dec)
+            {
+                this.dec = dec;
+            }
+
+            public R Base(int eid)
+            {
+                return At(BaseAfter, eid);
+            }
+
+            public R Older(int eid)
+            {
+                return At(OlderAfter, eid);
+            }
+
+            R At(int after, int eid)
+            {
+                if (after < 0)
+                {
+                    return null;
+                }
+                List<Held> held = dec.held;
+                for (int k = after; k < held.Count; k++)
+                {
+                    Held h = held[k];
+                    int j = h.Eids.BinarySearch(eid);
+                    if (j >= 0)
+                    {
+                        return h.Recs[j];
+                    }
+                }
+                return dec.live.Get(eid);
+            }
+        }
+
         readonly IAckedSchema<R, C, E, I> schema;
+        // The schema, when its frames are coded (kind 13); null for kinds 6 and 12.
+        readonly ICodedSchema<R, C, E, I> coded;
+        readonly HeldBasis basis;
         // The state of the last frame shown, edited in place by every frame applied.
         readonly LiveState<R> live = new LiveState<R>();
         uint? shownTick;
@@ -581,43 +684,51 @@ namespace Ackwire.Runtime.Sessions
         public AckedDecoder(IAckedSchema<R, C, E, I> schema)
         {
             this.schema = schema;
+            coded = schema as ICodedSchema<R, C, E, I>;
+            basis = new HeldBasis(this);
         }
 
         /// <summary>Takes one frame's bytes. Throws nothing for any bytes a peer can send.</summary>
         public Delivery<E> Deliver(byte[] bytes)
         {
-            try
-            {
-                schema.DecodeFrameInto(bytes, frame);
-            }
-            catch (DecodeError e)
-            {
-                Counters.Undecodable++;
-                return new Delivery<E> { Kind = DeliveryKind.Undecodable, Error = e };
-            }
-            // ACK-31: a frame not newer than the last one applied is stale, and dropped.
-            if (shownTick.HasValue && frame.Tick <= shownTick.Value)
-            {
-                Counters.Stale++;
-                return new Delivery<E> { Kind = DeliveryKind.Stale, Tick = frame.Tick };
-            }
-            // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped
-            // silently; a later frame, on a newer acknowledgement, follows. While a keyframe is
-            // wanted the decoder holds nothing, so only a keyframe applies.
             int afterBase = held.Count;
-            if (!frame.Keyframe)
+            if (coded != null)
             {
-                int i = held.Count - 1;
-                while (i >= 0 && held[i].Tick != frame.BaseTick)
+                Delivery<E> dropped;
+                if (!ReadCoded(bytes, out afterBase, out dropped))
                 {
-                    i--;
+                    return dropped;
                 }
-                if (i < 0)
+            }
+            else
+            {
+                try
                 {
-                    Counters.UnknownBase++;
-                    return new Delivery<E> { Kind = DeliveryKind.UnknownBase, Tick = frame.Tick, BaseTick = frame.BaseTick };
+                    schema.DecodeFrameInto(bytes, frame);
                 }
-                afterBase = i + 1;
+                catch (DecodeError e)
+                {
+                    Counters.Undecodable++;
+                    return new Delivery<E> { Kind = DeliveryKind.Undecodable, Error = e };
+                }
+                // ACK-31: a frame not newer than the last one applied is stale, and dropped.
+                if (shownTick.HasValue && frame.Tick <= shownTick.Value)
+                {
+                    Counters.Stale++;
+                    return new Delivery<E> { Kind = DeliveryKind.Stale, Tick = frame.Tick };
+                }
+                // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped
+                // silently; a later frame, on a newer acknowledgement, follows. While a keyframe is
+                // wanted the decoder holds nothing, so only a keyframe applies.
+                if (!frame.Keyframe)
+                {
+                    afterBase = After(frame.BaseTick);
+                    if (afterBase < 0)
+                    {
+                        Counters.UnknownBase++;
+                        return new Delivery<E> { Kind = DeliveryKind.UnknownBase, Tick = frame.Tick, BaseTick = frame.BaseTick };
+                    }
+                }
             }
             string why = Stage(afterBase);
             if (why != null)
@@ -682,6 +793,95 @@ namespace Ackwire.Runtime.Sessions
                 }
             }
             return new Delivery<E> { Kind = DeliveryKind.Shown, Report = report, Tick = frame.Tick, BaseTick = frame.BaseTick };
+        }
+
+        /// <summary>The place in <c>held</c> after the held frame of tick <paramref name="tick"/>,
+        /// or -1 when it is not held. Searched from the newest: a base is a recent frame.</summary>
+        int After(uint tick)
+        {
+            for (int i = held.Count - 1; i >= 0; i--)
+            {
+                if (held[i].Tick == tick)
+                {
+                    return i + 1;
+                }
+            }
+            return -1;
+        }
+
+        /// <summary>
+        /// A coded frame (CODE-2, CODE-3) up to its application: what its basis is looked up by
+        /// read first, then, unless it is stale (ACK-31) or its base or its older snapshot is not
+        /// held (dropped as ACK-30 drops a frame without its base, before its changes are read),
+        /// the frame decoded into <c>frame</c> against the records of both as the decoder holds
+        /// them (HeldBasis). False, with why in <paramref name="dropped"/>, when it goes no
+        /// further; else the place in <c>held</c> after its base in <paramref name="afterBase"/>.
+        /// </summary>
+        bool ReadCoded(byte[] bytes, out int afterBase, out Delivery<E> dropped)
+        {
+            afterBase = held.Count;
+            dropped = default(Delivery<E>);
+            CodedBasisTicks ticks;
+            try
+            {
+                ticks = coded.ReadBasis(bytes);
+            }
+            catch (DecodeError e)
+            {
+                Counters.Undecodable++;
+                dropped = new Delivery<E> { Kind = DeliveryKind.Undecodable, Error = e };
+                return false;
+            }
+            if (shownTick.HasValue && ticks.Tick <= shownTick.Value)
+            {
+                Counters.Stale++;
+                dropped = new Delivery<E> { Kind = DeliveryKind.Stale, Tick = ticks.Tick };
+                return false;
+            }
+            Delivery<E> unknown = new Delivery<E> { Kind = DeliveryKind.UnknownBase, Tick = ticks.Tick, BaseTick = ticks.BaseTick };
+            basis.BaseAfter = -1;
+            basis.OlderAfter = -1;
+            // CODE-2: a keyframe names no older snapshot (the schema refuses one that does).
+            if (!ticks.Keyframe)
+            {
+                basis.BaseAfter = After(ticks.BaseTick);
+                if (basis.BaseAfter < 0)
+                {
+                    Counters.UnknownBase++;
+                    dropped = unknown;
+                    return false;
+                }
+                if (ticks.Older != 0)
+                {
+                    // Before tick 0 the server sent nothing, so nothing there is held.
+                    basis.OlderAfter = ticks.BaseTick >= ticks.Older ? After(ticks.BaseTick - ticks.Older) : -1;
+                    if (basis.OlderAfter < 0)
+                    {
+                        Counters.UnknownBase++;
+                        Counters.UnknownOlder++;
+                        dropped = unknown;
+                        return false;
+                    }
+                }
+                afterBase = basis.BaseAfter;
+            }
+            try
+            {
+                coded.DecodeFrameOnInto(bytes, basis, frame);
+                // The frame must be the one its prefix said, or it would apply onto another base
+                // than the one it was read against.
+                if (frame.Tick != ticks.Tick || frame.BaseTick != ticks.BaseTick || frame.Keyframe != ticks.Keyframe)
+                {
+                    throw new DecodeError(ErrorKind.InvalidCondition, 0, -1).Within("base_tick");
+                }
+            }
+            catch (DecodeError e)
+            {
+                Counters.Undecodable++;
+                dropped = new Delivery<E> { Kind = DeliveryKind.Undecodable, Error = e };
+                return false;
+            }
+            return true;
         }
 
         /// <summary>
@@ -1051,6 +1251,8 @@ namespace Ackwire.Runtime.Sessions
         public ulong KeyframeRequests;
         /// <summary>Events dropped after EVENT_TTL frames without an acknowledgement.</summary>
         public ulong EventsExpired;
+        /// <summary>Coded frames that named an older snapshot (CODE-2).</summary>
+        public ulong OlderNamed;
         /// <summary>Inputs submitted to the input sink.</summary>
         public ulong InputsTaken;
         /// <summary>Inputs already taken, carried again.</summary>
@@ -1091,7 +1293,11 @@ namespace Ackwire.Runtime.Sessions
     /// base it keeps (ACK-19), a keyframe without one (ACK-20), events until acknowledged or
     /// EVENT_TTL frames (ACK-23), the check every CHECK_EVERY frames (ACK-24), the inputs taken
     /// once by sequence (ACK-25), a keyframe request (ACK-26), the reliable channel over
-    /// RELIABLE_ABOVE bytes (ACK-27).
+    /// RELIABLE_ABOVE bytes (ACK-27); and of a coded schema (an
+    /// <see cref="ICodedSchema{R, C, E, I}"/>), CODE-2: a frame onto a base names as its older
+    /// snapshot the newest kept frame before the base that the client acknowledged (since its
+    /// last keyframe request), within 255 ticks, and is written against both frames' records,
+    /// each looked up by id in their kept states.
     /// </summary>
     public sealed class AckedEncoder<R, C, E, I>
         where R : class
@@ -1102,11 +1308,71 @@ namespace Ackwire.Runtime.Sessions
         /// </summary>
         public const int MaxBufferedInputs = 256;
 
+        /// <summary>One frame kept: its tick, its state, the newest event serial it carried, and
+        /// whether the client acknowledged it (since its last keyframe request): a frame it
+        /// applied, which a coded frame may name as its older snapshot (CODE-2).</summary>
         sealed class Kept
         {
             public uint Tick;
             public ServerEntry<R>[] State;
             public uint? EventsThrough;
+            public bool Acked;
+        }
+
+        /// <summary>
+        /// The records a coded frame is predicted from (CODE-13, CODE-14) as the encoder keeps
+        /// them: those of its base and of its older snapshot (null: no such frame, no records),
+        /// each found by a binary search of the kept state by id. The record whatever the life
+        /// it belongs to: the client holds records, not lives.
+        /// </summary>
+        sealed class KeptBasis : ICodedBasis<R>
+        {
+            readonly ServerEntry<R>[] baseState;
+            readonly ServerEntry<R>[] olderState;
+
+            public KeptBasis(ServerEntry<R>[] baseState, ServerEntry<R>[] olderState)
+            {
+                this.baseState = baseState;
+                this.olderState = olderState;
+            }
+
+            public R Base(int eid)
+            {
+                return At(baseState, eid);
+            }
+
+            public R Older(int eid)
+            {
+                return At(olderState, eid);
+            }
+
+            static R At(ServerEntry<R>[] state, int eid)
+            {
+                if (state == null)
+                {
+                    return null;
+                }
+                int lo = 0;
+                int hi = state.Length;
+                while (lo < hi)
+                {
+                    int mid = lo + (hi - lo) / 2;
+                    int at = state[mid].Eid;
+                    if (at == eid)
+                    {
+                        return state[mid].Record;
+                    }
+                    if (at < eid)
+                    {
+                        lo = mid + 1;
+                    }
+                    else
+                    {
+                        hi = mid;
+                    }
+                }
+                return null;
+            }
         }
 
         struct PendingEvent
@@ -1117,6 +1383,8 @@ namespace Ackwire.Runtime.Sessions
         }
 
         readonly IAckedSchema<R, C, E, I> schema;
+        // The schema, when its frames are coded (kind 13); null for kinds 6 and 12.
+        readonly ICodedSchema<R, C, E, I> coded;
         readonly List<Kept> sent = new List<Kept>();
         uint? baseTick;
         uint? floor;
@@ -1137,19 +1405,26 @@ namespace Ackwire.Runtime.Sessions
         public AckedEncoder(IAckedSchema<R, C, E, I> schema, IInputSink<I> inputs)
         {
             this.schema = schema;
+            coded = schema as ICodedSchema<R, C, E, I>;
             Inputs = inputs;
         }
 
         Kept Find(uint tick)
         {
-            foreach (Kept k in sent)
+            int i = IndexOf(tick);
+            return i >= 0 ? sent[i] : null;
+        }
+
+        int IndexOf(uint tick)
+        {
+            for (int i = 0; i < sent.Count; i++)
             {
-                if (k.Tick == tick)
+                if (sent[i].Tick == tick)
                 {
-                    return k;
+                    return i;
                 }
             }
-            return null;
+            return -1;
         }
 
         /// <summary>
@@ -1193,7 +1468,8 @@ namespace Ackwire.Runtime.Sessions
             {
                 pendingEvents.RemoveRange(0, drop);
             }
-            Kept b = baseTick.HasValue ? Find(baseTick.Value) : null;
+            int baseAt = baseTick.HasValue ? IndexOf(baseTick.Value) : -1;
+            Kept b = baseAt >= 0 ? sent[baseAt] : null;
             AckedDelta.Delta(schema, b == null ? null : b.State, state, tick, removed, changes);
             int carried = Math.Min(255, pendingEvents.Count);
             E[] evs = new E[carried];
@@ -1216,7 +1492,30 @@ namespace Ackwire.Runtime.Sessions
                 FirstSerial = carried > 0 ? pendingEvents[0].Serial : 0,
                 Events = evs,
             };
-            byte[] bytes = schema.EncodeFrame(frame);
+            byte[] bytes;
+            if (coded != null)
+            {
+                // CODE-2: a coded frame onto a base names the newest frame before it that the
+                // client acknowledged, within 255 ticks; a keyframe names none. Ticks ascend, so
+                // the distance is 1 to 255.
+                Kept o = null;
+                for (int i = baseAt - 1; i >= 0 && b.Tick - sent[i].Tick <= byte.MaxValue; i--)
+                {
+                    if (sent[i].Acked)
+                    {
+                        o = sent[i];
+                        break;
+                    }
+                }
+                byte older = o == null ? (byte)0 : (byte)(b.Tick - o.Tick);
+                KeptBasis basis = new KeptBasis(b == null ? null : b.State, o == null ? null : o.State);
+                bytes = coded.EncodeFrameOn(frame, older, basis);
+                Counters.OlderNamed += older != 0 ? 1UL : 0UL;
+            }
+            else
+            {
+                bytes = schema.EncodeFrame(frame);
+            }
             bool reliable = bytes.Length > schema.ReliableAbove;
             Counters.Frames++;
             Counters.Keyframes += frame.Keyframe ? 1UL : 0UL;
@@ -1257,6 +1556,11 @@ namespace Ackwire.Runtime.Sessions
                 // of frames sent before the request, send keyframes until one is acked.
                 Counters.KeyframeRequests++;
                 baseTick = null;
+                // The client holds none of them any more.
+                foreach (Kept k in sent)
+                {
+                    k.Acked = false;
+                }
                 if (sent.Count > 0)
                 {
                     floor = sent[sent.Count - 1].Tick;
@@ -1267,8 +1571,19 @@ namespace Ackwire.Runtime.Sessions
             {
                 verdict = AckVerdict.Nothing;
             }
-            else if ((floor.HasValue && t <= floor.Value) || (baseTick.HasValue && t <= baseTick.Value))
+            else if (floor.HasValue && t <= floor.Value)
             {
+                Counters.AcksOld++;
+                verdict = AckVerdict.Old;
+            }
+            else if (baseTick.HasValue && t <= baseTick.Value)
+            {
+                // Too old to move the base, but a frame the client applied (CODE-2).
+                Kept k = Find(t);
+                if (k != null)
+                {
+                    k.Acked = true;
+                }
                 Counters.AcksOld++;
                 verdict = AckVerdict.Old;
             }
@@ -1277,6 +1592,7 @@ namespace Ackwire.Runtime.Sessions
                 Kept k = Find(t);
                 if (k != null)
                 {
+                    k.Acked = true;
                     baseTick = t;
                     if (k.EventsThrough.HasValue)
                     {

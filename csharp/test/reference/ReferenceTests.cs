@@ -15,7 +15,9 @@
 // - both readers against the generated ones, frame or error, on random frames and their mutants,
 //   and what a kind 12 read allocates (DECODE_ALLOC_PER_BYTE, docs/limits.md);
 // - the session halves over the packed schema, end to end: the client's state hash is the
-//   server's S_N check on every tick, and it shows the orientation the world gave.
+//   server's S_N check on every tick, and it shows the orientation the world gave;
+// - the coded profile's session rules (CODE-2, CODE-3) in the machines, over a probe schema
+//   wrapping the packed one (CodedMachineTests.cs).
 
 using System;
 using System.Collections.Generic;
@@ -939,6 +941,11 @@ static class ReferenceTests
             new KeyValuePair<string, Action>("presenter_orientation", PresenterOrientation),
             new KeyValuePair<string, Action>("packed_halves_end_to_end", PackedHalvesEndToEnd),
             new KeyValuePair<string, Action>("decode_allocation", DecodeAllocation),
+            new KeyValuePair<string, Action>("coded_every_frame_applied_had_the_servers_basis", CodedMachineTests.EveryFrameAppliedHadTheServersBasis),
+            new KeyValuePair<string, Action>("coded_frames_whose_older_snapshot_is_gone_are_dropped", CodedMachineTests.FramesWhoseOlderSnapshotIsGoneAreDropped),
+            new KeyValuePair<string, Action>("coded_a_frame_whose_older_is_not_held_is_dropped", CodedMachineTests.AFrameWhoseOlderIsNotHeldIsDropped),
+            new KeyValuePair<string, Action>("coded_the_older_snapshot_is_the_newest_acknowledged_within_255_ticks", CodedMachineTests.TheOlderSnapshotIsTheNewestAcknowledgedWithin255Ticks),
+            new KeyValuePair<string, Action>("kind_12_names_no_older_snapshot", CodedMachineTests.Kind12NamesNoOlderSnapshot),
             new KeyValuePair<string, Action>("readers_agree_with_the_codec", ReadersAgreeWithTheCodec),
             new KeyValuePair<string, Action>("baseline_schema_gaps_and_mask", MachineSchemaTests.BaselineGapsAndMask),
             new KeyValuePair<string, Action>("datagram_schema_update_len", MachineSchemaTests.DatagramUpdateLen),
