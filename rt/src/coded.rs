@@ -257,6 +257,13 @@ impl<'a, 'p> CodedDecoder<'a, 'p> {
         Err(DecodeError::new(ErrorKind::OverWidth, self.dec.offset()))
     }
 
+    /// The frame offset of the byte the stream has read up to: where a value's fault (out of
+    /// its field's range, an id not ascending) is reported, as near the value as a range
+    /// coder can place it.
+    pub fn offset(&self) -> usize {
+        self.dec.offset()
+    }
+
     /// A signed value: [`CodedDecoder::value`] unzigzagged.
     pub fn signed(&mut self, at: usize, w: u8) -> Result<i64, DecodeError> {
         Ok(unzigzag(self.value(at, w)?))

@@ -1332,3 +1332,31 @@ fn the_cost_is_what_the_stream_spends() {
         );
     }
 }
+
+/// The decoder's offset is a frame offset inside the stream: at its start before the first
+/// value, moving on as values are read, never past the stream's end.
+#[test]
+fn the_offset_follows_the_stream() {
+    let table = Table::flat(model_slots(16), 2048);
+    let vals: Vec<Val> = (0..200u64)
+        .map(|v| Val::parse(&format!("u0:16={}", v * 311 % 65536)))
+        .collect();
+    let body = encode(&table, 0, &vals).unwrap();
+    let mut frame = vec![0xaa; 5];
+    frame.extend_from_slice(&body);
+    let mut r = Reader::new(&frame);
+    r.take(5).unwrap();
+    let mut probs = table.probs();
+    let mut dec = CodedDecoder::new(&mut r, 0, &mut probs).unwrap();
+    let first = dec.offset();
+    assert!((7..=11).contains(&first), "{first}");
+    let mut last = first;
+    for _ in 0..vals.len() {
+        dec.value(0, 16).unwrap();
+        assert!(dec.offset() >= last);
+        last = dec.offset();
+    }
+    assert!(last > first + 100, "{first} to {last}");
+    assert!(last <= frame.len());
+    dec.finish().unwrap();
+}
