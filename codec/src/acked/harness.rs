@@ -154,6 +154,9 @@ pub struct Outcome {
     pub shown: u64,
     /// Frames the client dropped as stale or onto an unknown base.
     pub dropped: u64,
+    /// Of those, coded frames dropped because the client did not hold their older snapshot
+    /// (CODE-3).
+    pub dropped_older: u64,
     /// Keyframes sent.
     pub keyframes: u64,
     /// Events the world produced.
@@ -362,6 +365,7 @@ where
     if end > 0 && !dec.shown().is_some_and(|(_, st)| *st == last_state) {
         return Err("after draining, the client does not show the server's world".into());
     }
+    out.dropped_older = dec.counters().unknown_older;
     let c = enc.counters();
     out.ticks = end;
     out.keyframes = c.keyframes;

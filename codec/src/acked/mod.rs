@@ -34,6 +34,7 @@
 //! Sans-IO: ticks are arguments, nothing reads a clock or opens a socket.
 
 mod ack;
+mod coded_shim;
 mod decoder;
 mod encoder;
 pub mod harness;
@@ -54,6 +55,7 @@ pub use presenter::{
 };
 
 use crate::{DecodeError, EncodeError, ErrorKind};
+pub use coded_shim::{CodedBasis, CodedBasisTicks};
 use std::fmt::Debug;
 
 /// One entity of a server-side state: the record, and the life it belongs to. An id whose life
@@ -627,6 +629,67 @@ pub trait AckedSchema: Sized {
         *out = staged(self, &self.decode_frame(bytes)?);
         Ok(())
     }
+
+    /// Whether the schema's frames are coded (kind 13, `docs/spec/coded.md`): predicted from
+    /// states both sides hold, so that the machines encode and decode them against a
+    /// [`CodedBasis`] ([`Self::encode_frame_on`], [`Self::decode_staged_on`]) and name an older
+    /// snapshot (CODE-2, CODE-3). False (kinds 6 and 12): the hooks below are never called.
+    fn coded(&self) -> bool {
+        false
+    }
+
+    /// What a coded frame's basis is looked up by, read from its prefix before anything else:
+    /// its tick, its base's, whether it is a keyframe and how far before the base its older
+    /// snapshot is (0 for none). The [`AckedDecoder`] drops a frame whose base or older
+    /// snapshot it does not hold before reading its changes (CODE-3). By default, for a schema
+    /// that names no older snapshot, the decoded frame's header with `older` 0.
+    fn read_basis(&self, bytes: &[u8]) -> Result<CodedBasisTicks, DecodeError> {
+        let f = self.decode_frame(bytes)?;
+        Ok(CodedBasisTicks {
+            tick: f.tick,
+            base_tick: f.base_tick,
+            keyframe: f.keyframe,
+            older: 0,
+        })
+    }
+
+    /// Writes a frame's bytes against `basis`, the entity records of its base and of its older
+    /// snapshot, `older` ticks before the base (0: none; always 0 for a keyframe, CODE-2). The
+    /// [`AckedEncoder`] writes a coded schema's frames so; by default [`Self::encode_frame`].
+    fn encode_frame_on(
+        &self,
+        frame: &FrameOf<Self>,
+        older: u8,
+        basis: &dyn CodedBasis<Self::Record>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        let _ = (older, basis);
+        self.encode_frame(frame, out)
+    }
+
+    /// Reads a frame from its bytes against `basis` (what [`Self::encode_frame_on`] was handed
+    /// on the server); by default [`Self::decode_frame`].
+    fn decode_frame_on(
+        &self,
+        bytes: &[u8],
+        basis: &dyn CodedBasis<Self::Record>,
+    ) -> Result<FrameOf<Self>, DecodeError> {
+        let _ = basis;
+        self.decode_frame(bytes)
+    }
+
+    /// [`Self::decode_frame_on`] with every change staged, into `out`: what
+    /// [`Self::decode_staged`] is to [`Self::decode_frame`]. The [`AckedDecoder`] reads a
+    /// coded schema's frames so.
+    fn decode_staged_on(
+        &self,
+        bytes: &[u8],
+        basis: &dyn CodedBasis<Self::Record>,
+        out: &mut StagedFrame<Self>,
+    ) -> Result<(), DecodeError> {
+        *out = staged(self, &self.decode_frame_on(bytes, basis)?);
+        Ok(())
+    }
 }
 
 /// A record of schema `S` (or none) as the [`AckedDecoder`]'s tables hold it
@@ -905,5 +968,7 @@ impl<R: Clone> Walk<'_, R> {
 
 #[cfg(test)]
 mod binding_tests;
+#[cfg(test)]
+mod coded_tests;
 #[cfg(test)]
 mod tests;
