@@ -16,8 +16,11 @@
 //! The rules it enforces are cited where they are enforced: HELD_RING states by tick (ACK-29),
 //! stale frames and frames onto a base it does not hold dropped without a word (ACK-30, ACK-31),
 //! the report against the last frame shown (ACK-34), each event shown once (ACK-35), the check
-//! (ACK-36). The designs measured against this one, and why it was kept, are in the repository's
-//! `docs/perf/acked-decoder.md`.
+//! (ACK-36), and a coded frame's (CODE-3): what its basis is looked up by is read first, the frame
+//! dropped as one without its base when its base or its older snapshot is not held, and read
+//! against their records, each entity's found through the undo edits of the frames after the
+//! held frame, a binary search in each (`HeldBasis`). The designs measured against this one, and
+//! why it was kept, are in the repository's `docs/perf/acked-decoder.md`.
 
 use super::{AckedSchema, CodedBasis, DecoderSlot, Inapplicable, StagedFrame, State};
 use crate::DecodeError;
@@ -845,10 +848,12 @@ struct HeldBasis<'a, S: AckedSchema> {
 impl<S: AckedSchema> HeldBasis<'_, S> {
     fn at(&self, after: Option<usize>, eid: u16) -> Option<S::Record> {
         let after = after?;
-        let edited = self
-            .held
-            .range(after..)
-            .find_map(|h| h.find(eid).and_then(|i| h.records.get(i).copied()));
+        let mut probed = 1;
+        let edited = self.held.range(after..).find_map(|h| {
+            probed += 1;
+            h.find(eid).and_then(|i| h.records.get(i).copied())
+        });
+        super::moves::probe(probed);
         edited.unwrap_or_else(|| self.live.slot(eid)).record()
     }
 }

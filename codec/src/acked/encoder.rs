@@ -10,7 +10,11 @@
 //! - ACK-23: events, numbered per client, go again until a frame that carried them is acknowledged,
 //!   or for EVENT_TTL frames at most;
 //! - ACK-24: the check every CHECK_EVERY frames;
-//! - ACK-27: a frame over RELIABLE_ABOVE bytes goes reliably: [`Outgoing::reliable`].
+//! - ACK-27: a frame over RELIABLE_ABOVE bytes goes reliably: [`Outgoing::reliable`];
+//! - CODE-2: a coded frame ([`AckedSchema::coded`]) onto a base names as its older snapshot the
+//!   newest kept frame before the base that the client acknowledged (since its last keyframe
+//!   request), within 255 ticks, and is written against both frames' records
+//!   ([`AckedSchema::encode_frame_on`]), each looked up by id in the kept edits.
 //!
 //! **Inputs go through a trait, [`InputSink`], not a scheduler.** The acknowledgements ride on the
 //! client's input frames (ACK-10: kind 7), and the header reports `u32 lastSeq | u8 inputBuffer`.
@@ -109,13 +113,16 @@ impl<R: Clone> KeptBasis<'_, R> {
     fn at(&self, kept: Option<usize>, eid: u16) -> Option<R> {
         let after = kept? + 1;
         let logs = self.sent.range(after..).map(|k| &k.undo[..]);
+        let mut probed = 1;
         let entry = logs
             .chain([self.current])
             .find_map(|log| {
+                probed += 1;
                 let i = log.binary_search_by_key(&eid, |(e, _)| *e).ok()?;
                 Some(log[i].1.as_ref())
             })
             .unwrap_or_else(|| self.live.get(eid));
+        super::moves::probe(probed);
         entry.map(|e| e.record.clone())
     }
 }

@@ -14,6 +14,7 @@
 //! | the client's AckedDecoder (ACK-29 to ACK-36) | [`AckedDecoder`] | client |
 //! | the ack of its input frames, kind 7 (ACK-10 to ACK-13) | [`AckWriter`] | client |
 //! | the same frames bit-packed, kind 12 (ACK-14 to ACK-16) | [`PackedReference`] | both |
+//! | a coded frame's older snapshot and the records it is predicted from (CODE-2, CODE-3) | [`AckedSchema::coded`], [`CodedBasis`], [`AckedEncoder`], [`AckedDecoder`] | both |
 //! | the schemas' binding, generated from `state Reference` | [`Reference`], [`PackedReference`], [`StagedChange`], [`EntityStateSlot`] | both |
 //!
 //! What the server half needs of the server primitives is reached without depending on
@@ -343,6 +344,29 @@ pub(crate) mod moves {
     #[cfg(test)]
     pub(crate) fn take_examined() -> u64 {
         EXAMINED.with(|m| m.replace(0))
+    }
+
+    #[cfg(test)]
+    thread_local! {
+        static PROBED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Counts `n` frames' edits (or live states) searched for an entity's record at a coded
+    /// frame's base or older snapshot, on either side: the measure of the test that a coded
+    /// frame's basis costs its changes times the frames after its older snapshot, never the
+    /// world.
+    #[inline]
+    pub(crate) fn probe(n: usize) {
+        #[cfg(test)]
+        PROBED.with(|m| m.set(m.get() + n as u64));
+        #[cfg(not(test))]
+        let _ = n;
+    }
+
+    /// The searches counted on this thread since the last call.
+    #[cfg(test)]
+    pub(crate) fn take_probed() -> u64 {
+        PROBED.with(|m| m.replace(0))
     }
 
     #[cfg(test)]
