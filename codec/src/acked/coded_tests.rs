@@ -131,7 +131,7 @@ impl<const HELD: usize> AckedSchema for Probe<HELD> {
         PackedReference.pose_full(record)
     }
     fn encode_frame(&self, frame: &FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        self.encode_frame_on(frame, 0, &super::coded_shim::NoBasis, out)
+        self.encode_frame_on(frame, 0, &NoBasis, out)
     }
     fn decode_frame(&self, bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError> {
         Ok(Self::read(bytes, None)?.1)

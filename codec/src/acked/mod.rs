@@ -35,7 +35,6 @@
 //! Sans-IO: ticks are arguments, nothing reads a clock or opens a socket.
 
 mod ack;
-mod coded_shim;
 mod decoder;
 mod encoder;
 pub mod harness;
@@ -55,8 +54,8 @@ pub use presenter::{
     Groups, Presenter, ViewConfig, World, WorldChanges, WorldEntity, POSE_REFRESH,
 };
 
+pub use crate::rt::coded::{CodedBasis, CodedBasisTicks, NoBasis};
 use crate::{DecodeError, EncodeError, ErrorKind};
-pub use coded_shim::{CodedBasis, CodedBasisTicks};
 use std::fmt::Debug;
 
 /// One entity of a server-side state: the record, and the life it belongs to. An id whose life
