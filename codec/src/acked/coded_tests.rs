@@ -236,6 +236,7 @@ fn every_frame_applied_had_the_servers_basis_under_loss_dup_and_reordering() {
         let out = run_schema_with::<Probe, Sink>(&s, Sink::default(), |_, _| {}, seed % 2 == 1)
             .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert!(out.shown > 0 && out.dropped > 0, "seed {seed}: {out:?}");
+        assert!(out.older_named > 0, "seed {seed}: {out:?}");
         older_dropped += out.dropped_older;
     }
     let checked = take_checked();
