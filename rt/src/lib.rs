@@ -7,7 +7,8 @@
 //! ([`DecodeError`], [`EncodeError`], [`ErrorKind`], [`FieldPath`]), the [`BitSet`] trait that
 //! every generated bit set implements (its checks, reads and writes, written once in
 //! [`bits`](mod@bits)) and the JSON form of bit sets, FNV-1a, the serde helpers of the JSON form
-//! of frames, and the adaptive binary range coder of coded bodies ([`range`]).
+//! of frames, the adaptive binary range coder of coded bodies ([`range`]), and the coded values
+//! of kind 13's bodies over it ([`coded`]: models, padding to the floor, training counts).
 //! [`bitvec`](mod@bitvec) is re-exported for code that held bit sets through it.
 //!
 //! A crate that compiles its own layout from `build.rs` with `ackwire_spec::Builder` depends
@@ -35,6 +36,7 @@
 
 pub mod bits;
 pub mod bucket;
+pub mod coded;
 pub mod error;
 pub mod quat;
 pub mod range;

@@ -139,6 +139,9 @@ pub struct RangeEncoder {
     /// Carries into written bytes, and the longest wait, for the edge-case vectors.
     #[cfg(test)]
     seen: (u32, u64),
+    /// Bits coded, so that the coded values' tests can count what the encoder coded.
+    #[cfg(test)]
+    pub(crate) coded_bits: u64,
 }
 
 impl Default for RangeEncoder {
@@ -158,6 +161,8 @@ impl RangeEncoder {
             out: Vec::new(),
             #[cfg(test)]
             seen: (0, 0),
+            #[cfg(test)]
+            coded_bits: 0,
         }
     }
 
@@ -184,6 +189,10 @@ impl RangeEncoder {
 
     #[inline]
     fn put(&mut self, prob: Prob, bit: bool) {
+        #[cfg(test)]
+        {
+            self.coded_bits += 1;
+        }
         let bound = prob.bound(self.range);
         if bit {
             self.low += u64::from(bound);
@@ -354,6 +363,41 @@ impl<'a> RangeDecoder<'a> {
             }
         }
         Ok(v)
+    }
+
+    /// The byte of the frame the decoder has reached, for the position of a fault found in
+    /// what it decoded.
+    pub(crate) fn offset(&self) -> usize {
+        self.base + self.at.min(self.bytes.len())
+    }
+
+    /// Zeros read past the end so far.
+    #[cfg(test)]
+    pub(crate) fn implicit_zeros(&self) -> usize {
+        self.at.saturating_sub(self.bytes.len())
+    }
+
+    /// Ends a stream that was zero-padded to a floor (the coded profile's CODE-5), once every
+    /// bit is read: every byte not reached must be 0 (else trailing bytes, at the first that
+    /// is not), and the code must be the interval's bottom (else not canonical). With
+    /// [`RangeDecoder::finish`]'s rules for a stream above its floor, a padded stream that
+    /// passes is the one the encoder writes and pads. Returns the stream's length.
+    pub(crate) fn finish_padded(self) -> Result<usize, DecodeError> {
+        let len = self.bytes.len();
+        let rest = self.bytes.get(self.at..).unwrap_or_default();
+        if let Some(i) = rest.iter().position(|&b| b != 0) {
+            return Err(DecodeError::new(
+                ErrorKind::TrailingBytes,
+                self.base + self.at + i,
+            ));
+        }
+        if self.code != 0 {
+            return Err(DecodeError::new(
+                ErrorKind::NonCanonical,
+                self.base + self.at.min(len).saturating_sub(1),
+            ));
+        }
+        Ok(len)
     }
 
     /// Ends the stream once every bit the layout holds is read: every byte must have been
