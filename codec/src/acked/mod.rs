@@ -14,6 +14,7 @@
 //! | the client's AckedDecoder (ACK-29 to ACK-36) | [`AckedDecoder`] | client |
 //! | the ack of its input frames, kind 7 (ACK-10 to ACK-13) | [`AckWriter`] | client |
 //! | the same frames bit-packed, kind 12 (ACK-14 to ACK-16) | [`PackedReference`] | both |
+//! | the same frames range-coded, kind 13 (`docs/spec/coded.md`) | [`CodedReference`] | both |
 //! | a coded frame's older snapshot and the records it is predicted from (CODE-2, CODE-3) | [`AckedSchema::coded`], [`CodedBasis`], [`AckedEncoder`], [`AckedDecoder`] | both |
 //! | the schemas' binding, generated from `state Reference` | [`Reference`], [`PackedReference`], [`StagedChange`], [`EntityStateSlot`] | both |
 //!
@@ -43,7 +44,9 @@ mod paged;
 mod presenter;
 pub mod wire;
 
-pub use crate::protocol::{EntityStateSlot, PackedReference, Reference, StagedChange, POSE_REACH};
+pub use crate::protocol::{
+    CodedReference, EntityStateSlot, PackedReference, Reference, StagedChange, POSE_REACH,
+};
 pub use ack::AckWriter;
 pub use decoder::{AckedDecoder, DecoderCounters, Delivery, FrameReport, LiveState};
 pub use encoder::{
