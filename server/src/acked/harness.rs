@@ -117,9 +117,10 @@ mod tests {
 
     /// Kind 13 over the same machines (issue 39): the same scenarios, the client's inputs
     /// scheduled as a server schedules them, every state it shows the ordered client's and
-    /// every check passed, frames coded against base and older snapshots.
+    /// every check passed, frames coded against base and older snapshots; and the same
+    /// scenario costs fewer bytes down in kind 13 (about a tenth, on untrained tables).
     #[test]
-    fn kind_13_shows_what_kind_12_shows() {
+    fn kind_13_shows_what_kind_12_shows_in_fewer_bytes() {
         let (mut shown, mut older) = (0, 0);
         for seed in 0..24u64 {
             let shape = Shape {
@@ -134,9 +135,11 @@ mod tests {
             let coded = run_coded(&s).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
             let packed = run_packed(&s).unwrap_or_else(|e| panic!("seed {seed}, kind 12: {e}"));
             assert!(coded.shown > 0, "seed {seed}: {coded:?}");
-            eprintln!(
+            assert!(
+                coded.bytes_down < packed.bytes_down,
                 "seed {seed}: kind 13 {} bytes, kind 12 {}",
-                coded.bytes_down, packed.bytes_down
+                coded.bytes_down,
+                packed.bytes_down
             );
             shown += coded.shown;
             older += coded.older_named;
