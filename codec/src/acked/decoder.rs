@@ -16,10 +16,13 @@
 //! The rules it enforces are cited where they are enforced: HELD_RING states by tick (ACK-29),
 //! stale frames and frames onto a base it does not hold dropped without a word (ACK-30, ACK-31),
 //! the report against the last frame shown (ACK-34), each event shown once (ACK-35), the check
-//! (ACK-36). The designs measured against this one, and why it was kept, are in the repository's
-//! `docs/perf/acked-decoder.md`.
+//! (ACK-36), and a coded frame's (CODE-3): what its basis is looked up by is read first, the frame
+//! dropped as one without its base when its base or its older snapshot is not held, and read
+//! against their records, each entity's found through the undo edits of the frames after the
+//! held frame, a binary search in each (`HeldBasis`). The designs measured against this one, and
+//! why it was kept, are in the repository's `docs/perf/acked-decoder.md`.
 
-use super::{AckedSchema, DecoderSlot, Inapplicable, StagedFrame, State};
+use super::{AckedSchema, CodedBasis, DecoderSlot, Inapplicable, StagedFrame, State};
 use crate::DecodeError;
 use std::collections::VecDeque;
 use std::fmt::Debug;
@@ -31,8 +34,13 @@ pub struct DecoderCounters {
     pub applied: u64,
     /// Frames not newer than the last applied, dropped.
     pub stale: u64,
-    /// Frames whose base the decoder does not hold, dropped.
+    /// Frames whose base the decoder does not hold, dropped; and, of a coded schema, frames
+    /// whose older snapshot it does not hold (CODE-3: dropped as a frame without its base is,
+    /// [`Delivery::UnknownBase`]), also counted in [`Self::unknown_older`].
     pub unknown_base: u64,
+    /// Of [`Self::unknown_base`], the coded frames whose base the decoder holds but whose older
+    /// snapshot (CODE-2) it does not.
+    pub unknown_older: u64,
     /// Frames that did not decode.
     pub undecodable: u64,
     /// Frames that decoded but could not apply onto their base.
@@ -113,7 +121,7 @@ pub enum Delivery<'a, E> {
         /// The frame's tick.
         tick: u32,
     },
-    /// Its base is not held: dropped, counted.
+    /// Its base is not held, or (a coded frame, CODE-3) its older snapshot: dropped, counted.
     UnknownBase {
         /// The frame's tick.
         tick: u32,
@@ -375,6 +383,14 @@ impl<T: Copy> Undo<T> {
         // Copied slot to list, where a value pushed was first written to the stack, then read
         // back whole.
         self.records.extend_from_slice(std::slice::from_ref(slot));
+    }
+
+    /// The place among the records of the edit of `eid`, if the frame edited it: a binary
+    /// search of the words, then the bits below it counted.
+    fn find(&self, eid: u16) -> Option<usize> {
+        let (word, bit) = (eid / 64, 1u64 << (eid % 64));
+        let e = self.words[self.words.binary_search_by_key(&word, |e| e.word).ok()?];
+        (e.bits & bit != 0).then(|| (e.before + (e.bits & (bit - 1)).count_ones()) as usize)
     }
 
     /// Takes every edit, leaving none.
@@ -816,6 +832,42 @@ impl<S: AckedSchema> Walk<'_, S> {
 
 const REMOVED_NOT_HELD: Inapplicable = Inapplicable("a removed id the base does not hold");
 
+/// The records a coded frame is predicted from (CODE-13, CODE-14) as the decoder holds them:
+/// those of its base and of its older snapshot, each a held frame B given by the place in
+/// `held` after it (`None`: no such frame, no records). B's record of an entity is the live
+/// state's with the undo edits of the frames after B laid over it, the oldest that edited the
+/// entity winning: a lookup costs a binary search in each frame after B (at most HELD_RING),
+/// never a walk of the world.
+struct HeldBasis<'a, S: AckedSchema> {
+    live: &'a LiveState<S>,
+    held: &'a VecDeque<Undo<S::Slot>>,
+    base: Option<usize>,
+    older: Option<usize>,
+}
+
+impl<S: AckedSchema> HeldBasis<'_, S> {
+    fn at(&self, after: Option<usize>, eid: u16) -> Option<S::Record> {
+        let after = after?;
+        let mut probed = 1;
+        let edited = self.held.range(after..).find_map(|h| {
+            probed += 1;
+            h.find(eid).and_then(|i| h.records.get(i).copied())
+        });
+        super::moves::probe(probed);
+        edited.unwrap_or_else(|| self.live.slot(eid)).record()
+    }
+}
+
+impl<S: AckedSchema> CodedBasis<S::Record> for HeldBasis<'_, S> {
+    fn base(&self, eid: u16) -> Option<S::Record> {
+        self.at(self.base, eid)
+    }
+
+    fn older(&self, eid: u16) -> Option<S::Record> {
+        self.at(self.older, eid)
+    }
+}
+
 /// FNV-1a of every record of `state` in ascending id (CHECK-2), hashed from the slots without
 /// writing the records out.
 fn live_check<S: AckedSchema>(schema: &S, state: &LiveState<S>) -> u32 {
@@ -904,34 +956,41 @@ impl<S: AckedSchema> AckedDecoder<S> {
 
     /// Takes one frame's bytes.
     pub fn deliver(&mut self, bytes: &[u8]) -> Delivery<'_, S::Event> {
-        if let Err(e) = self.schema.decode_staged(bytes, &mut self.frame) {
-            self.counters.undecodable += 1;
-            return Delivery::Undecodable(e);
-        }
-        let frame = &self.frame;
-        // ACK-31: a frame not newer than the last one applied is stale, and dropped.
-        if self.shown.is_some_and(|t| frame.tick <= t) {
-            self.counters.stale += 1;
-            return Delivery::Stale { tick: frame.tick };
-        }
-        // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped
-        // silently; a later frame, on a newer acknowledgement, follows. While a keyframe is wanted
-        // the decoder holds nothing, so only a keyframe applies.
-        let after_base = if frame.keyframe {
-            self.held.len()
+        let after_base = if self.schema.coded() {
+            match self.read_coded(bytes) {
+                Ok(after_base) => after_base,
+                Err(dropped) => return dropped,
+            }
         } else {
-            // Searched from the newest: a base is a recent frame.
-            match self.ticks.iter().rposition(|&t| t == frame.base_tick) {
-                Some(i) => i + 1,
-                None => {
-                    self.counters.unknown_base += 1;
-                    return Delivery::UnknownBase {
-                        tick: frame.tick,
-                        base_tick: frame.base_tick,
-                    };
+            if let Err(e) = self.schema.decode_staged(bytes, &mut self.frame) {
+                self.counters.undecodable += 1;
+                return Delivery::Undecodable(e);
+            }
+            let frame = &self.frame;
+            // ACK-31: a frame not newer than the last one applied is stale, and dropped.
+            if self.shown.is_some_and(|t| frame.tick <= t) {
+                self.counters.stale += 1;
+                return Delivery::Stale { tick: frame.tick };
+            }
+            // ACK-30: a frame onto a base the client no longer holds (or never had) is dropped
+            // silently; a later frame, on a newer acknowledgement, follows. While a keyframe is
+            // wanted the decoder holds nothing, so only a keyframe applies.
+            if frame.keyframe {
+                self.held.len()
+            } else {
+                match self.after(frame.base_tick) {
+                    Some(after_base) => after_base,
+                    None => {
+                        self.counters.unknown_base += 1;
+                        return Delivery::UnknownBase {
+                            tick: frame.tick,
+                            base_tick: frame.base_tick,
+                        };
+                    }
                 }
             }
         };
+        let frame = &self.frame;
         let mut undo = self.spare.pop().unwrap_or_default();
         undo.clear();
         let report = &mut self.report;
@@ -1011,6 +1070,84 @@ impl<S: AckedSchema> AckedDecoder<S> {
             }
         }
         Delivery::Shown(&self.report)
+    }
+
+    /// The place in `held` after the held frame of tick `tick`, if it is held. Searched from the
+    /// newest: a base is a recent frame.
+    #[inline]
+    fn after(&self, tick: u32) -> Option<usize> {
+        self.ticks.iter().rposition(|&t| t == tick).map(|i| i + 1)
+    }
+
+    /// A coded frame (CODE-2, CODE-3) up to its application: what its basis is looked up by read
+    /// first, then, unless it is stale (ACK-31) or its base or its older snapshot is not held
+    /// (dropped as ACK-30 drops a frame without its base, before its changes are read), the
+    /// frame decoded into `self.frame` against the records of both as the decoder holds them
+    /// ([`HeldBasis`]). The place in `held` after its base, or why it goes no further.
+    fn read_coded<'r>(&mut self, bytes: &[u8]) -> Result<usize, Delivery<'r, S::Event>> {
+        let ticks = match self.schema.read_basis(bytes) {
+            Ok(ticks) => ticks,
+            Err(e) => {
+                self.counters.undecodable += 1;
+                return Err(Delivery::Undecodable(e));
+            }
+        };
+        if self.shown.is_some_and(|t| ticks.tick <= t) {
+            self.counters.stale += 1;
+            return Err(Delivery::Stale { tick: ticks.tick });
+        }
+        let unknown = Delivery::UnknownBase {
+            tick: ticks.tick,
+            base_tick: ticks.base_tick,
+        };
+        let (base, older) = if ticks.keyframe {
+            // CODE-2: a keyframe names no older snapshot (the schema refuses one that does).
+            (None, None)
+        } else {
+            let Some(base) = self.after(ticks.base_tick) else {
+                self.counters.unknown_base += 1;
+                return Err(unknown);
+            };
+            let older = match ticks.older {
+                0 => None,
+                d => {
+                    // Before tick 0 the server sent nothing, so nothing there is held.
+                    let older = ticks
+                        .base_tick
+                        .checked_sub(u32::from(d))
+                        .and_then(|t| self.after(t));
+                    if older.is_none() {
+                        self.counters.unknown_base += 1;
+                        self.counters.unknown_older += 1;
+                        return Err(unknown);
+                    }
+                    older
+                }
+            };
+            (Some(base), older)
+        };
+        let basis = HeldBasis {
+            live: &self.live,
+            held: &self.held,
+            base,
+            older,
+        };
+        let read = self.schema.decode_staged_on(bytes, &basis, &mut self.frame);
+        let f = &self.frame;
+        let read = read.and_then(|()| {
+            // The frame must be the one its prefix said, or it would apply onto another base
+            // than the one it was read against.
+            let same =
+                (f.tick, f.base_tick, f.keyframe) == (ticks.tick, ticks.base_tick, ticks.keyframe);
+            same.then_some(()).ok_or_else(|| {
+                DecodeError::new(crate::ErrorKind::InvalidCondition, 0).field("base_tick")
+            })
+        });
+        if let Err(e) = read {
+            self.counters.undecodable += 1;
+            return Err(Delivery::Undecodable(e));
+        }
+        Ok(base.unwrap_or(self.held.len()))
     }
 
     /// The tick of the newest frame applied, which the next kind 7 frame acknowledges; 0

@@ -10,7 +10,11 @@
 //! - ACK-23: events, numbered per client, go again until a frame that carried them is acknowledged,
 //!   or for EVENT_TTL frames at most;
 //! - ACK-24: the check every CHECK_EVERY frames;
-//! - ACK-27: a frame over RELIABLE_ABOVE bytes goes reliably: [`Outgoing::reliable`].
+//! - ACK-27: a frame over RELIABLE_ABOVE bytes goes reliably: [`Outgoing::reliable`];
+//! - CODE-2: a coded frame ([`AckedSchema::coded`]) onto a base names as its older snapshot the
+//!   newest kept frame before the base that the client acknowledged (since its last keyframe
+//!   request), within 255 ticks, and is written against both frames' records
+//!   ([`AckedSchema::encode_frame_on`]), each looked up by id in the kept edits.
 //!
 //! **Inputs go through a trait, [`InputSink`], not a scheduler.** The acknowledgements ride on the
 //! client's input frames (ACK-10: kind 7), and the header reports `u32 lastSeq | u8 inputBuffer`.
@@ -41,7 +45,9 @@
 //! Sans-IO: ticks are arguments, nothing reads a clock, opens a socket or starts a thread.
 
 use super::paged::PagedMap;
-use super::{delta_one, state_check, AckedFrame, AckedSchema, Edit, Entry, FrameOf, ServerState};
+use super::{
+    delta_one, state_check, AckedFrame, AckedSchema, CodedBasis, Edit, Entry, FrameOf, ServerState,
+};
 use crate::{DecodeError, EncodeError, ErrorKind};
 use std::collections::VecDeque;
 
@@ -70,12 +76,15 @@ pub trait InputSink {
 pub const MAX_BUFFERED_INPUTS: usize = 256;
 
 /// One frame the server keeps: its tick, what its edits replaced in the live state (each id's
-/// entry before the frame, ascending), and the newest event serial it carried.
+/// entry before the frame, ascending), the newest event serial it carried, and whether the
+/// client acknowledged it (since its last keyframe request): a frame it applied, which a coded
+/// frame may name as its older snapshot (CODE-2).
 #[derive(Debug, Clone)]
 struct Kept<R> {
     tick: u32,
     undo: Vec<Edit<R>>,
     events_through: Option<u32>,
+    acked: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -83,6 +92,49 @@ struct Pending<E> {
     serial: u32,
     born: u64,
     event: E,
+}
+
+/// The records a coded frame is predicted from (CODE-13, CODE-14) as the encoder keeps them:
+/// those of its base and of its older snapshot, each a kept frame (its place in `sent`; `None`:
+/// no such frame, no records). A kept frame's record of an entity is the live state's with the
+/// edits of the frames after it undone, the oldest that edited the entity winning, the frame
+/// being encoded (whose edits are `current`) the newest: a lookup costs a binary search in each
+/// frame after it (at most SENT_RING), never a walk of the world. The record whatever the life
+/// it belongs to: the client holds records, not lives.
+struct KeptBasis<'a, R> {
+    live: &'a PagedMap<Entry<R>>,
+    sent: &'a VecDeque<Kept<R>>,
+    current: &'a [Edit<R>],
+    base: Option<usize>,
+    older: Option<usize>,
+}
+
+impl<R: Clone> KeptBasis<'_, R> {
+    fn at(&self, kept: Option<usize>, eid: u16) -> Option<R> {
+        let after = kept? + 1;
+        let logs = self.sent.range(after..).map(|k| &k.undo[..]);
+        let mut probed = 1;
+        let entry = logs
+            .chain([self.current])
+            .find_map(|log| {
+                probed += 1;
+                let i = log.binary_search_by_key(&eid, |(e, _)| *e).ok()?;
+                Some(log[i].1.as_ref())
+            })
+            .unwrap_or_else(|| self.live.get(eid));
+        super::moves::probe(probed);
+        entry.map(|e| e.record.clone())
+    }
+}
+
+impl<R: Clone> CodedBasis<R> for KeptBasis<'_, R> {
+    fn base(&self, eid: u16) -> Option<R> {
+        self.at(self.base, eid)
+    }
+
+    fn older(&self, eid: u16) -> Option<R> {
+        self.at(self.older, eid)
+    }
 }
 
 /// A frame to send.
@@ -117,6 +169,8 @@ pub struct EncoderCounters {
     pub keyframe_requests: u64,
     /// Events dropped after EVENT_TTL frames without an acknowledgement.
     pub events_expired: u64,
+    /// Coded frames that named an older snapshot (CODE-2).
+    pub older_named: u64,
     /// Inputs submitted to the input sink.
     pub inputs_taken: u64,
     /// Inputs already taken, carried again.
@@ -296,6 +350,15 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             .acked
             .and_then(|a| self.sent.iter().position(|k| k.tick == a));
         let base = base_at.and_then(|j| self.sent.get(j));
+        // CODE-2: a coded frame onto a base names the newest frame before it that the client
+        // acknowledged, within 255 ticks; a keyframe names none.
+        let older_at = base_at.filter(|_| self.schema.coded()).and_then(|j| {
+            let base_tick = self.sent[j].tick;
+            (0..j)
+                .rev()
+                .take_while(|&i| base_tick - self.sent[i].tick <= u32::from(u8::MAX))
+                .find(|&i| self.sent[i].acked)
+        });
         let delta = match base_at {
             Some(j) => self.delta_since(j, &undo, tick),
             None => self.keyframe_delta(tick),
@@ -341,7 +404,24 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
         };
         let events_through = carried.last().map(|p| p.serial);
         let mut bytes = Vec::with_capacity(self.last_len + self.last_len / 8 + 64);
-        self.schema.encode_frame(&frame, &mut bytes)?;
+        if self.schema.coded() {
+            let basis = KeptBasis {
+                live: &self.live,
+                sent: &self.sent,
+                current: &undo,
+                base: base_at,
+                older: older_at,
+            };
+            // Ticks ascend (ACK-28), and the older one is within 255 of the base's.
+            let older = older_at.map_or(0, |i| {
+                u8::try_from(frame.base_tick - self.sent[i].tick).unwrap_or(0)
+            });
+            self.schema
+                .encode_frame_on(&frame, older, &basis, &mut bytes)?;
+            self.counters.older_named += u64::from(older != 0);
+        } else {
+            self.schema.encode_frame(&frame, &mut bytes)?;
+        }
         self.last_len = bytes.len();
         let reliable = bytes.len() > self.schema.reliable_above();
         self.counters.frames += 1;
@@ -351,6 +431,7 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             tick,
             undo,
             events_through,
+            acked: false,
         });
         // ACK-1, ACK-20: the server keeps fewer frames (SENT_RING) than the client holds, so every
         // base it names is one the client still holds.
@@ -449,16 +530,26 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
             // frames sent before the request, send keyframes until one is acked.
             self.counters.keyframe_requests += 1;
             self.acked = None;
+            // The client holds none of them any more.
+            for k in &mut self.sent {
+                k.acked = false;
+            }
             self.floor = self.sent.back().map(|k| k.tick).or(self.floor);
             AckVerdict::KeyframeRequested
         } else if ack_tick == 0 {
             AckVerdict::Nothing
-        } else if self.floor.is_some_and(|f| ack_tick <= f)
-            || self.acked.is_some_and(|a| ack_tick <= a)
-        {
+        } else if self.floor.is_some_and(|f| ack_tick <= f) {
             self.counters.acks_old += 1;
             AckVerdict::Old
-        } else if let Some(k) = self.sent.iter().find(|k| k.tick == ack_tick) {
+        } else if self.acked.is_some_and(|a| ack_tick <= a) {
+            // Too old to move the base, but a frame the client applied (CODE-2).
+            if let Some(k) = self.sent.iter_mut().find(|k| k.tick == ack_tick) {
+                k.acked = true;
+            }
+            self.counters.acks_old += 1;
+            AckVerdict::Old
+        } else if let Some(k) = self.sent.iter_mut().find(|k| k.tick == ack_tick) {
+            k.acked = true;
             self.acked = Some(ack_tick);
             if let Some(e) = k.events_through {
                 self.acked_serial = Some(self.acked_serial.map_or(e, |a| a.max(e)));

@@ -154,8 +154,13 @@ pub struct Outcome {
     pub shown: u64,
     /// Frames the client dropped as stale or onto an unknown base.
     pub dropped: u64,
+    /// Of those, coded frames dropped because the client did not hold their older snapshot
+    /// (CODE-3).
+    pub dropped_older: u64,
     /// Keyframes sent.
     pub keyframes: u64,
+    /// Coded frames sent that named an older snapshot (CODE-2).
+    pub older_named: u64,
     /// Events the world produced.
     pub events: u64,
     /// Events the client showed.
@@ -185,9 +190,9 @@ pub fn run_with<Q: InputSink<Input = Input>>(
     run_schema_with::<Reference, Q>(s, inputs, execute, false)
 }
 
-/// [`run_with`] with the acked stream in the frames of schema `S` (kind 6's [`Reference`] or
-/// kind 12's [`PackedReference`](super::PackedReference), the same records, changes and
-/// events; the ordered reference stays kind 6), and, when `turn` is set, every entity the
+/// [`run_with`] with the acked stream in the frames of schema `S` (kind 6's [`Reference`],
+/// kind 12's [`PackedReference`](super::PackedReference) or kind 13's `CodedReference`, the
+/// same records, changes and events; the ordered reference stays kind 6), and, when `turn` is set, every entity the
 /// world's ops moved on a tick also turned: an orientation that follows from its position
 /// (issue 19's ORIENT group), so that the same scenarios drive the orientation too.
 pub fn run_schema_with<S, Q>(
@@ -362,9 +367,11 @@ where
     if end > 0 && !dec.shown().is_some_and(|(_, st)| *st == last_state) {
         return Err("after draining, the client does not show the server's world".into());
     }
+    out.dropped_older = dec.counters().unknown_older;
     let c = enc.counters();
     out.ticks = end;
     out.keyframes = c.keyframes;
+    out.older_named = c.older_named;
     out.events = generated.len() as u64;
     out.events_shown = seen.len() as u64;
     out.events_expired = c.events_expired;

@@ -14,6 +14,8 @@
 //! | the client's AckedDecoder (ACK-29 to ACK-36) | [`AckedDecoder`] | client |
 //! | the ack of its input frames, kind 7 (ACK-10 to ACK-13) | [`AckWriter`] | client |
 //! | the same frames bit-packed, kind 12 (ACK-14 to ACK-16) | [`PackedReference`] | both |
+//! | the same frames range-coded, kind 13 (`docs/spec/coded.md`) | [`CodedReference`] | both |
+//! | a coded frame's older snapshot and the records it is predicted from (CODE-2, CODE-3) | [`AckedSchema::coded`], [`CodedBasis`], [`AckedEncoder`], [`AckedDecoder`] | both |
 //! | the schemas' binding, generated from `state Reference` | [`Reference`], [`PackedReference`], [`StagedChange`], [`EntityStateSlot`] | both |
 //!
 //! What the server half needs of the server primitives is reached without depending on
@@ -42,7 +44,9 @@ mod paged;
 mod presenter;
 pub mod wire;
 
-pub use crate::protocol::{EntityStateSlot, PackedReference, Reference, StagedChange, POSE_REACH};
+pub use crate::protocol::{
+    CodedReference, EntityStateSlot, PackedReference, Reference, StagedChange, POSE_REACH,
+};
 pub use ack::AckWriter;
 pub use decoder::{AckedDecoder, DecoderCounters, Delivery, FrameReport, LiveState};
 pub use encoder::{
@@ -53,6 +57,7 @@ pub use presenter::{
     Groups, Presenter, ViewConfig, World, WorldChanges, WorldEntity, POSE_REFRESH,
 };
 
+pub use crate::rt::coded::{CodedBasis, CodedBasisTicks, NoBasis};
 use crate::{DecodeError, EncodeError, ErrorKind};
 use std::fmt::Debug;
 
@@ -345,6 +350,29 @@ pub(crate) mod moves {
 
     #[cfg(test)]
     thread_local! {
+        static PROBED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Counts `n` frames' edits (or live states) searched for an entity's record at a coded
+    /// frame's base or older snapshot, on either side: the measure of the test that a coded
+    /// frame's basis costs its changes times the frames after its older snapshot, never the
+    /// world.
+    #[inline]
+    pub(crate) fn probe(n: usize) {
+        #[cfg(test)]
+        PROBED.with(|m| m.set(m.get() + n as u64));
+        #[cfg(not(test))]
+        let _ = n;
+    }
+
+    /// The searches counted on this thread since the last call.
+    #[cfg(test)]
+    pub(crate) fn take_probed() -> u64 {
+        PROBED.with(|m| m.replace(0))
+    }
+
+    #[cfg(test)]
+    thread_local! {
         static JUDGED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
         static QUEUED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
         static REBUILT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
@@ -627,6 +655,67 @@ pub trait AckedSchema: Sized {
         *out = staged(self, &self.decode_frame(bytes)?);
         Ok(())
     }
+
+    /// Whether the schema's frames are coded (kind 13, `docs/spec/coded.md`): predicted from
+    /// states both sides hold, so that the machines encode and decode them against a
+    /// [`CodedBasis`] ([`Self::encode_frame_on`], [`Self::decode_staged_on`]) and name an older
+    /// snapshot (CODE-2, CODE-3). False (kinds 6 and 12): the hooks below are never called.
+    fn coded(&self) -> bool {
+        false
+    }
+
+    /// What a coded frame's basis is looked up by, read from its prefix before anything else:
+    /// its tick, its base's, whether it is a keyframe and how far before the base its older
+    /// snapshot is (0 for none). The [`AckedDecoder`] drops a frame whose base or older
+    /// snapshot it does not hold before reading its changes (CODE-3). By default, for a schema
+    /// that names no older snapshot, the decoded frame's header with `older` 0.
+    fn read_basis(&self, bytes: &[u8]) -> Result<CodedBasisTicks, DecodeError> {
+        let f = self.decode_frame(bytes)?;
+        Ok(CodedBasisTicks {
+            tick: f.tick,
+            base_tick: f.base_tick,
+            keyframe: f.keyframe,
+            older: 0,
+        })
+    }
+
+    /// Writes a frame's bytes against `basis`, the entity records of its base and of its older
+    /// snapshot, `older` ticks before the base (0: none; always 0 for a keyframe, CODE-2). The
+    /// [`AckedEncoder`] writes a coded schema's frames so; by default [`Self::encode_frame`].
+    fn encode_frame_on(
+        &self,
+        frame: &FrameOf<Self>,
+        older: u8,
+        basis: &dyn CodedBasis<Self::Record>,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
+        let _ = (older, basis);
+        self.encode_frame(frame, out)
+    }
+
+    /// Reads a frame from its bytes against `basis` (what [`Self::encode_frame_on`] was handed
+    /// on the server); by default [`Self::decode_frame`].
+    fn decode_frame_on(
+        &self,
+        bytes: &[u8],
+        basis: &dyn CodedBasis<Self::Record>,
+    ) -> Result<FrameOf<Self>, DecodeError> {
+        let _ = basis;
+        self.decode_frame(bytes)
+    }
+
+    /// [`Self::decode_frame_on`] with every change staged, into `out`: what
+    /// [`Self::decode_staged`] is to [`Self::decode_frame`]. The [`AckedDecoder`] reads a
+    /// coded schema's frames so.
+    fn decode_staged_on(
+        &self,
+        bytes: &[u8],
+        basis: &dyn CodedBasis<Self::Record>,
+        out: &mut StagedFrame<Self>,
+    ) -> Result<(), DecodeError> {
+        *out = staged(self, &self.decode_frame_on(bytes, basis)?);
+        Ok(())
+    }
 }
 
 /// A record of schema `S` (or none) as the [`AckedDecoder`]'s tables hold it
@@ -905,5 +994,7 @@ impl<R: Clone> Walk<'_, R> {
 
 #[cfg(test)]
 mod binding_tests;
+#[cfg(test)]
+mod coded_tests;
 #[cfg(test)]
 mod tests;

@@ -198,6 +198,7 @@ impl State<'_, '_, '_, '_> {
         self.schema();
         if p.packed_profile().is_some() {
             self.packed_schema();
+            self.coded_schema();
         }
     }
 
@@ -2565,8 +2566,6 @@ impl State<'_, '_, '_, '_> {
         let bname = byte.schema.clone();
         let m = self.m.clone();
         let rt = self.rt();
-        let record = self.record();
-        let staged = self.staged();
         self.blank();
         self.doc(&[
             format!(
@@ -2582,11 +2581,51 @@ impl State<'_, '_, '_, '_> {
         self.line("#[derive(Debug, Clone, Copy, Default)]");
         self.line(format!("pub struct {name};"));
         self.blank();
+        self.delegating_impl(&name, &packed.frame_name);
+        self.open(format!(
+            "fn encode_frame(&self, frame: &{m}::FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
+        ));
+        self.line("Self::write_frame(frame, out)");
+        self.close("}");
+        self.blank();
+        self.open(format!(
+            "fn decode_frame(&self, bytes: &[u8]) -> Result<{m}::FrameOf<Self>, {rt}::DecodeError> {{"
+        ));
+        self.line(format!("let mut r = {rt}::Reader::new(bytes);"));
+        self.line(format!("let f = {}::read(&mut r)?;", packed.frame));
+        self.line("r.finish()?;");
+        self.line("Self::unpack_frame(f)");
+        self.close("}");
+        self.blank();
+        self.line(
+            "/// Each change staged as its codes are read: the same frame or the same error as",
+        );
+        self.line("/// `decode_frame`, holding one change at a time beside the staged list.");
+        self.open(format!(
+            "fn decode_staged(&self, bytes: &[u8], out: &mut {m}::StagedFrame<Self>) -> Result<(), {rt}::DecodeError> {{"
+        ));
+        self.line("self.read_frame(bytes, out)");
+        self.close("}");
+        self.close("}");
+        self.packed_helpers();
+    }
+
+    /// The head of a schema of the byte-aligned one's records and changes in other frames
+    /// (`impl AckedSchema for {name}` opened, its types and frame name, everything but the
+    /// frames delegated to the byte-aligned schema), left open for the frames' methods.
+    fn delegating_impl(&mut self, name: &str, frame_name: &str) {
+        let p = self.p;
+        let byte = self.byte().clone();
+        let bname = byte.schema.clone();
+        let m = self.m.clone();
+        let rt = self.rt();
+        let record = self.record();
+        let staged = self.staged();
         self.open(format!("impl {m}::AckedSchema for {name} {{"));
         self.schema_types();
         self.blank();
         self.open("fn frame_name(&self) -> &'static str {");
-        self.line(format!("{:?}", packed.frame_name));
+        self.line(format!("{frame_name:?}"));
         self.close("}");
         self.blank();
         let delegate = |s: &mut Self, sig: &str, call: &str| {
@@ -2669,32 +2708,114 @@ impl State<'_, '_, '_, '_> {
             ),
             "apply_staged(base, staged, tick)",
         );
+    }
+
+    // ---- the coded schema ----
+
+    /// `Coded{State}`: the packed schema's records, changes, staging and application in the
+    /// coded frame (`docs/spec/coded.md`), which is written and read against a basis, the
+    /// records of the frame's base and older snapshot, that the acked machines hand it
+    /// (CODE-2, CODE-3). A change goes through the packed change both ways: packed as kind 12
+    /// packs it, then coded; decoded, then unpacked as kind 12 unpacks it.
+    fn coded_schema(&mut self) {
+        let p = self.p;
+        let Some(coded) = p.coded.clone() else { return };
+        let packed = p
+            .packed_profile()
+            .cloned()
+            .expect("a coded frame has a packed one");
+        let name = format!("Coded{}", p.name);
+        let pname = packed.schema.clone();
+        let m = self.m.clone();
+        let rt = self.rt();
+        let record = self.record();
+        // The packed frame's fields, the coded one's but `older`, in pack_frame's order.
+        const FIELDS: [&str; 10] = [
+            "tick",
+            "base_tick",
+            "last_seq",
+            "input_buffer",
+            "flags",
+            "check",
+            "removed",
+            "body",
+            "first_serial",
+            "events",
+        ];
+        self.blank();
+        self.doc(&[
+            format!(
+                "`{pname}` in frames of kind {} (`{}`, docs/spec/coded.md): the same records,",
+                coded.kind, coded.frame
+            ),
+            "changes, staging and application, each change's values range-coded against the records"
+                .into(),
+            "of the frame's base and older snapshot (CODE-13, CODE-14), a `CodedBasis` the acked"
+                .into(),
+            "machines hand `encode_frame_on` and `decode_frame_on`. `encode_frame` and `decode_frame`"
+                .into(),
+            "write and read against no basis (`NoBasis`): a keyframe's bytes are the same either way."
+                .into(),
+        ]);
+        self.line("#[derive(Debug, Clone, Copy, Default)]");
+        self.line(format!("pub struct {name};"));
+        self.blank();
+        self.delegating_impl(&name, &coded.frame_name);
         self.open(format!(
             "fn encode_frame(&self, frame: &{m}::FrameOf<Self>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
         ));
-        self.line("Self::write_frame(frame, out)");
+        self.line(format!(
+            "<Self as {m}::AckedSchema>::encode_frame_on(self, frame, 0, &{rt}::coded::NoBasis, out)"
+        ));
         self.close("}");
         self.blank();
         self.open(format!(
             "fn decode_frame(&self, bytes: &[u8]) -> Result<{m}::FrameOf<Self>, {rt}::DecodeError> {{"
         ));
-        self.line(format!("let mut r = {rt}::Reader::new(bytes);"));
-        self.line(format!("let f = {}::read(&mut r)?;", packed.frame));
-        self.line("r.finish()?;");
-        self.line("Self::unpack_frame(f)");
+        self.line(format!(
+            "<Self as {m}::AckedSchema>::decode_frame_on(self, bytes, &{rt}::coded::NoBasis)"
+        ));
         self.close("}");
         self.blank();
-        self.line(
-            "/// Each change staged as its codes are read: the same frame or the same error as",
-        );
-        self.line("/// `decode_frame`, holding one change at a time beside the staged list.");
+        self.open("fn coded(&self) -> bool {");
+        self.line("true");
+        self.close("}");
+        self.blank();
         self.open(format!(
-            "fn decode_staged(&self, bytes: &[u8], out: &mut {m}::StagedFrame<Self>) -> Result<(), {rt}::DecodeError> {{"
+            "fn read_basis(&self, bytes: &[u8]) -> Result<{rt}::coded::CodedBasisTicks, {rt}::DecodeError> {{"
         ));
-        self.line("self.read_frame(bytes, out)");
+        self.line(format!("{}::read_basis(bytes)", coded.frame));
+        self.close("}");
+        self.blank();
+        self.open(format!(
+            "fn encode_frame_on(&self, frame: &{m}::FrameOf<Self>, older: u8, basis: &dyn {rt}::coded::CodedBasis<{record}>, out: &mut Vec<u8>) -> Result<(), {rt}::EncodeError> {{"
+        ));
+        self.line(format!("let f = {pname}::pack_frame(frame)?;"));
+        self.open(format!("{} {{", coded.frame));
+        for f in &FIELDS[..7] {
+            self.line(format!("{f}: f.{f},"));
+        }
+        self.line("older,");
+        for f in &FIELDS[7..] {
+            self.line(format!("{f}: f.{f},"));
+        }
+        self.close("}");
+        self.line(".write(out, basis)");
+        self.close("}");
+        self.blank();
+        self.open(format!(
+            "fn decode_frame_on(&self, bytes: &[u8], basis: &dyn {rt}::coded::CodedBasis<{record}>) -> Result<{m}::FrameOf<Self>, {rt}::DecodeError> {{"
+        ));
+        self.line(format!("let mut r = {rt}::Reader::new(bytes);"));
+        self.line(format!("let f = {}::read(&mut r, basis)?;", coded.frame));
+        self.line("r.finish()?;");
+        self.open(format!("{pname}::unpack_frame({} {{", packed.frame));
+        for f in FIELDS {
+            self.line(format!("{f}: f.{f},"));
+        }
+        self.close("})");
         self.close("}");
         self.close("}");
-        self.packed_helpers();
     }
 
     fn packed_helpers(&mut self) {
