@@ -499,3 +499,50 @@ fn damaged_coded_frames_are_refused_or_dropped_never_a_panic() {
     }
     assert!(enc.counters().older_named > 10);
 }
+
+/// `AckedEncoder::basis_of` gives, after a frame was sent, the records it was predicted from:
+/// the frame's bytes read against it are the frame sent, older snapshot and all, while a
+/// basis the ticks do not name (a base no longer kept) is none.
+#[test]
+fn the_basis_of_a_sent_frame_reads_it_back() {
+    let s = from_seed(
+        Shape {
+            ticks: 60,
+            entities: 12,
+            ..Shape::default()
+        },
+        3,
+    );
+    let (mut world, mut lives) = (World::new(), std::collections::BTreeMap::new());
+    let mut presenter = Presenter::new(s.view.clone());
+    let mut enc = AckedEncoder::<CodedReference, Sink>::new(Sink::default());
+    let schema = CodedReference;
+    let mut named = 0;
+    for (t, ops) in (1u32..).zip(&s.script) {
+        let events = super::harness::apply_ops(&mut world, &mut lives, ops);
+        let state = presenter.present(t, &world);
+        let out = enc.encode(t, state, events).unwrap();
+        let ticks = schema.read_basis(&out.bytes).unwrap();
+        named += u32::from(ticks.older != 0);
+        {
+            let basis = enc
+                .basis_of(&ticks)
+                .expect("the base of a frame just sent is kept");
+            assert_eq!(
+                schema.decode_frame_on(&out.bytes, &basis).unwrap(),
+                out.frame,
+                "tick {t}"
+            );
+        }
+        let gone = CodedBasisTicks {
+            base_tick: t + 1,
+            keyframe: false,
+            ..ticks
+        };
+        assert!(enc.basis_of(&gone).is_none());
+        if t > 3 {
+            enc.on_ack(u64::from(t), t - 2, false, 0, []);
+        }
+    }
+    assert!(named > 40, "{named}");
+}

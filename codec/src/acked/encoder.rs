@@ -46,7 +46,8 @@
 
 use super::paged::PagedMap;
 use super::{
-    delta_one, state_check, AckedFrame, AckedSchema, CodedBasis, Edit, Entry, FrameOf, ServerState,
+    delta_one, state_check, AckedFrame, AckedSchema, CodedBasis, CodedBasisTicks, Edit, Entry,
+    FrameOf, ServerState,
 };
 use crate::{DecodeError, EncodeError, ErrorKind};
 use std::collections::VecDeque;
@@ -626,6 +627,30 @@ impl<S: AckedSchema, Q: InputSink> AckedEncoder<S, Q> {
     /// The newest input sequence taken.
     pub fn last_seq(&self) -> u32 {
         self.last_seq
+    }
+
+    /// The records a coded frame this encoder sent was predicted from, by the ticks its prefix
+    /// names ([`AckedSchema::read_basis`]): its base's and its older snapshot's, while both
+    /// are still kept (`None` otherwise; a keyframe's basis holds nothing). What a tool that
+    /// prices or trains a coded frame after it was sent reads it against, as the client does
+    /// (the bench's bits by field, its training of the tables).
+    pub fn basis_of(&self, ticks: &CodedBasisTicks) -> Option<impl CodedBasis<S::Record> + '_> {
+        let kept = |tick: u32| self.sent.iter().position(|k| k.tick == tick);
+        let base = match ticks.keyframe {
+            true => None,
+            false => Some(kept(ticks.base_tick)?),
+        };
+        let older = match ticks.older {
+            0 => None,
+            d => Some(kept(ticks.base_tick.checked_sub(u32::from(d))?)?),
+        };
+        Some(KeptBasis {
+            live: &self.live,
+            sent: &self.sent,
+            current: &[],
+            base,
+            older,
+        })
     }
 
     /// What the encoder has done.
