@@ -520,10 +520,13 @@ impl Gen<'_, '_> {
             .line("self.code_changes(counts, basis).map_err(|e| e.field(\"body\"))");
         self.code.close("}");
         self.code.blank();
+        self.code.line(
+            "/// Codes every change's values into `sink`, in order: the encoder, the training",
+        );
         self.code
-            .line("/// Codes every change's values into `sink`, in order.");
+            .line("/// counts, or a meter that prices each value (the bench's bits by field).");
         self.code.open(format!(
-            "fn code_changes<S: {rt}::coded::CodedSink>(&self, sink: &mut S, basis: {basis}) -> Result<(), EncodeError> {{"
+            "pub fn code_changes<S: {rt}::coded::CodedSink>(&self, sink: &mut S, basis: {basis}) -> Result<(), EncodeError> {{"
         ));
         self.code.line("let ticks = self.basis_ticks();");
         self.code.line("let mut prev = None;");
