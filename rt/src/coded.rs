@@ -137,6 +137,19 @@ pub trait CodedSink {
     }
 }
 
+/// A sink lent out: what a generated writer hands to the writers of its parts.
+impl<S: CodedSink + ?Sized> CodedSink for &mut S {
+    #[inline]
+    fn value(&mut self, at: usize, w: u8, v: u64) -> Result<(), EncodeError> {
+        (**self).value(at, w, v)
+    }
+
+    #[inline]
+    fn signed(&mut self, at: usize, w: u8, v: i64) -> Result<(), EncodeError> {
+        (**self).signed(at, w, v)
+    }
+}
+
 /// Checks a value and its model before anything is coded: a width over 64, a value over its
 /// width, or slots past the tables are over width.
 #[inline]

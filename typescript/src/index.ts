@@ -1,9 +1,10 @@
 /**
  * The runtime of the TypeScript codecs ackwire generates: checked reads and writes, LEB128
  * varints, zigzag, bit streams for packed bodies (with their bucket codes and smallest-three
- * quaternions), the adaptive binary range coder of coded bodies (range.ts), the error taxonomy
- * every ackwire codec shares, and the JSON form of conformance/PROTOCOL.md. None of it depends
- * on a layout; the generated module of a layout imports what it calls from here.
+ * quaternions), the adaptive binary range coder of coded bodies (range.ts) and the coded values
+ * of kind 13's bodies over it (coded.ts), the error taxonomy every ackwire codec shares, and the
+ * JSON form of conformance/PROTOCOL.md. None of it depends on a layout; the generated module of
+ * a layout imports what it calls from here.
  *
  * ES2020 (`bigint`, `DataView`), no dependencies, nothing of node or of the DOM: the same files
  * run in node and in a browser.
@@ -22,13 +23,29 @@ export {
   type Segment,
   within,
 } from "./errors.js";
+export {
+  bigExtrapolate,
+  CODED_FLOOR_BITS,
+  type CodedBasis,
+  type CodedBasisTicks,
+  CodedDecoder,
+  CodedEncoder,
+  type CodedSink,
+  extrapolate,
+  floorLen,
+  modelSlots,
+  NoBasis,
+  SlotCounts,
+} from "./coded.js";
 export { type FrameCodec } from "./frame.js";
 export {
   bigBucketLen,
+  bigUnzigzag,
   bigZigzag,
   bucketLen,
   quantize,
   roundHalfAwayFromZero,
+  unzigzag,
   zigzag,
 } from "./ints.js";
 export {

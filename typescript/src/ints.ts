@@ -38,6 +38,16 @@ export function bigZigzag(n: bigint): bigint {
   return BigInt.asUintN(64, (n << 1n) ^ (n >> 63n));
 }
 
+/** The inverse of {@link zigzag}. */
+export function unzigzag(n: number): number {
+  return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
+}
+
+/** The inverse of {@link bigZigzag}: a code below 2^64 to its signed 64-bit value. */
+export function bigUnzigzag(n: bigint): bigint {
+  return (n >> 1n) ^ -(n & 1n);
+}
+
 /**
  * `x` rounded to the nearest integer, halves away from zero, as Rust's `f64::round` (not
  * `Math.round`, which rounds halves up). `x - trunc(x)` is exact, so the comparison is too.

@@ -401,6 +401,38 @@ export class RangeDecoder {
   }
 
   /**
+   * @internal The byte of the frame the decoder has reached, for the position of a fault found
+   * in what it decoded.
+   */
+  offset(): number {
+    return this.base + Math.min(this.at, this.bytes.length);
+  }
+
+  /**
+   * @internal Ends a stream that was zero-padded to a floor (the coded profile's CODE-5), once
+   * every bit is read: every byte not reached must be 0 (else trailing bytes, at the first that
+   * is not), and the code must be the interval's bottom (else not canonical). With
+   * {@link finish}'s rules for a stream above its floor, a padded stream that passes is the one
+   * the encoder writes and pads. Returns the stream's length.
+   */
+  finishPadded(): number {
+    const len = this.bytes.length;
+    for (let i = this.at; i < len; i++) {
+      if (this.bytes[i] !== 0) {
+        throw new DecodeError("trailing_bytes", this.base + i, undefined);
+      }
+    }
+    if (this.code !== 0) {
+      throw new DecodeError(
+        "non_canonical",
+        this.base + Math.max(Math.min(this.at, len) - 1, 0),
+        undefined,
+      );
+    }
+    return len;
+  }
+
+  /**
    * Ends the stream once every bit the layout holds is read: every byte must have been reached
    * (else trailing bytes), the code must be the interval's bottom, which is what the encoder
    * flushes, and a last zero byte is only the encoder's when it dropped as many zeros as it may

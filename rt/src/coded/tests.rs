@@ -370,6 +370,13 @@ fn values_wider_than_their_model_or_past_the_tables_are_refused() {
         );
     }
     assert_eq!(e.signed(0, 3, -5).unwrap_err().kind, ErrorKind::OverWidth);
+    // Through a sink lent out, as a generated writer passes it on.
+    fn lent(mut sink: impl CodedSink, v: u64) -> Result<(), EncodeError> {
+        sink.value(0, 3, v)
+    }
+    let dyn_sink: &mut dyn CodedSink = &mut e;
+    assert_eq!(lent(dyn_sink, 8).unwrap_err().kind, ErrorKind::OverWidth);
+    lent(&mut e, 7).unwrap();
     e.signed(0, 3, -4).unwrap();
     e.value(0, 8, 255).unwrap();
     e.value(64, 0, 0).unwrap();

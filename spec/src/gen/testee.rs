@@ -79,6 +79,7 @@ pub(crate) const RUST_RUNTIME_FILES: &[(&str, &str)] = &[
     ("lib.rs", include_str!("../../runtime/rust/lib.rs")),
     ("bits.rs", include_str!("../../runtime/rust/bits.rs")),
     ("bucket.rs", include_str!("../../runtime/rust/bucket.rs")),
+    ("coded.rs", include_str!("../../runtime/rust/coded.rs")),
     ("error.rs", include_str!("../../runtime/rust/error.rs")),
     ("quat.rs", include_str!("../../runtime/rust/quat.rs")),
     ("range.rs", include_str!("../../runtime/rust/range.rs")),

@@ -1913,6 +1913,8 @@ pub const RUNTIME_PACKAGE: &str = "@ackwire/runtime";
 /// files, as (file name, text). `index.ts` says what it exports.
 pub const RUNTIME_FILES: &[(&str, &str)] = &[
     ("bits.ts", include_str!("../../runtime/ts/bits.ts")),
+    // Issue 39: the coded values of kind 13's body, over the range coder.
+    ("coded.ts", include_str!("../../runtime/ts/coded.ts")),
     ("errors.ts", include_str!("../../runtime/ts/errors.ts")),
     ("frame.ts", include_str!("../../runtime/ts/frame.ts")),
     ("index.ts", include_str!("../../runtime/ts/index.ts")),
