@@ -1205,8 +1205,9 @@ private:
         std::optional<rt::DecodeError> e = S::decode_frame_on_into(bytes, len, basis, frame_);
         // The frame must be the one its prefix said, or it would apply onto another base than
         // the one it was read against.
-        if (!e && (frame_.tick != ticks.tick || frame_.base_tick != ticks.base_tick
-                      || frame_.keyframe != ticks.keyframe)) {
+        const bool as_said = frame_.tick == ticks.tick && frame_.base_tick == ticks.base_tick
+            && frame_.keyframe == ticks.keyframe;
+        if (!e && !as_said) {
             e = rt::DecodeError(rt::ErrorKind::invalid_condition, 0);
             e->path.push_field("base_tick");
         }

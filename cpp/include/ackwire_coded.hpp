@@ -42,7 +42,7 @@ namespace coded {
 
 /// The least bits a change takes in the stream (CODE-4): a body's `coded_len` is at least
 /// `ceil(changed_count × 10 / 8)`, which bounds the changes a decoder allocates for by its input.
-inline constexpr size_t CODED_FLOOR_BITS = 10;
+inline constexpr size_t CODED_FLOOR_BITS = 12;
 
 /// The least `coded_len` of a body of `changed_count` changes: `ceil(changed_count × 10 / 8)`
 /// (CODE-4), saturating.

@@ -477,10 +477,10 @@ TEST(bits_go_where_the_spec_says) {
     }
 }
 
-TEST(floor_len_is_ten_bits_a_change) {
-    CHECK_EQ(ackwire::coded::CODED_FLOOR_BITS, size_t{10});
-    const size_t cases[][2] = {{0, 0}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 7}, {8, 10},
-        {52428, 65535}, {52429, 65537}, {65535, 81919}};
+TEST(floor_len_is_twelve_bits_a_change) {
+    CHECK_EQ(ackwire::coded::CODED_FLOOR_BITS, size_t{12});
+    const size_t cases[][2] = {{0, 0}, {1, 2}, {2, 3}, {3, 5}, {4, 6}, {5, 8}, {8, 12},
+        {43690, 65535}, {43691, 65537}, {65535, 98303}};
     for (const auto& c : cases) {
         CHECK_EQ(floor_len(c[0]), c[1]);
     }
@@ -592,12 +592,12 @@ TEST(a_value_over_its_width_or_past_the_tables_is_refused) {
     Table one = even(1);
     CodedEncoder big(one.data(), one.size());
     Bytes out{0xAA};
-    CHECK(!big.finish(52429, out));
+    CHECK(!big.finish(43691, out));
     CHECK_EQ(big.error().kind, ErrorKind::count_too_large);
     CHECK_EQ(out, Bytes{0xAA});
     CodedEncoder edge(one.data(), one.size());
     Bytes most;
-    CHECK(edge.finish(52428, most));
+    CHECK(edge.finish(43690, most));
     CHECK_EQ(most.size(), size_t{65537});
     CHECK_EQ(size_t{most[0]} | size_t{most[1]} << 8, size_t{0xFFFF});
     // No tables at all: only W = 0 fits.
@@ -646,7 +646,7 @@ TEST(a_body_at_its_floor_is_zero_padded) {
     const size_t stream = bare.size() - 2;
     CHECK(stream > 0);
     // A count whose floor is past the stream: zeros pad it, and the decoder takes them.
-    const size_t changed = (stream + 6) * 8 / 10;
+    const size_t changed = (stream + 6) * 8 / 12;
     const size_t least = floor_len(changed);
     CHECK(least > stream + 4);
     const Bytes padded = encode(tables, ops, changed);
@@ -670,8 +670,8 @@ TEST(a_body_at_its_floor_is_zero_padded) {
     CHECK_FAULT(refused(tables, ops, padded, changed + 1), ErrorKind::count_too_large, 0,
         std::nullopt);
     // Every byte of the floor a zero: the body of what was read.
-    Bytes zeros(12, 0);
-    zeros[0] = 10;
+    Bytes zeros(14, 0);
+    zeros[0] = 12;
     const std::vector<Op> many(8, Op{false, 0, 8, 0});
     const auto read = decode(tables, many, zeros, 8, &error);
     CHECK(read.has_value());

@@ -34,7 +34,7 @@ namespace Ackwire.Runtime
         /// <summary>The least bits a change takes in the stream (CODE-4): a body's
         /// <c>coded_len</c> is at least <c>ceil(changed_count × 10 / 8)</c>, which bounds the
         /// changes a decoder allocates for by its input.</summary>
-        public const int CodedFloorBits = 10;
+        public const int CodedFloorBits = 12;
 
         /// <summary>The least <c>coded_len</c> of a body of <paramref name="changedCount"/>
         /// changes: <c>ceil(changed_count × 10 / 8)</c> (CODE-4), saturating at

@@ -405,10 +405,10 @@ static class CodedTests
 
     static void FloorLen()
     {
-        Equal(10, Coded.CodedFloorBits, "bits a change");
-        int[][] cases = { new[] { 0, 0 }, new[] { 1, 2 }, new[] { 2, 3 }, new[] { 3, 4 }, new[] { 4, 5 },
-            new[] { 5, 7 }, new[] { 8, 10 }, new[] { 52428, 65535 }, new[] { 52429, 65537 },
-            new[] { 65535, 81919 }, new[] { int.MaxValue, int.MaxValue } };
+        Equal(12, Coded.CodedFloorBits, "bits a change");
+        int[][] cases = { new[] { 0, 0 }, new[] { 1, 2 }, new[] { 2, 3 }, new[] { 3, 5 }, new[] { 4, 6 },
+            new[] { 5, 8 }, new[] { 8, 12 }, new[] { 43690, 65535 }, new[] { 43691, 65537 },
+            new[] { 65535, 98303 }, new[] { int.MaxValue, int.MaxValue } };
         foreach (int[] c in cases)
         {
             Equal(c[1], Coded.FloorLen(c[0]), "floor of " + c[0]);
@@ -527,7 +527,7 @@ static class CodedTests
         full.U8(0xAA);
         try
         {
-            big.Finish(52429, full);
+            big.Finish(43691, full);
             throw new Failure("a floor of 65537 bytes");
         }
         catch (EncodeError err)
@@ -536,7 +536,7 @@ static class CodedTests
         }
         Equal("aa", Hex(full.ToArray()), "nothing written");
         Writer edge = new Writer(4);
-        new CodedEncoder(Table(1, i => 2048)).Finish(52428, edge);
+        new CodedEncoder(Table(1, i => 2048)).Finish(43690, edge);
         Equal(65537, edge.Length, "a floor of 65535 bytes");
         Equal(0xFFFF, edge.ToArray()[0] | edge.ToArray()[1] << 8, "coded_len at the most");
     }
@@ -619,7 +619,7 @@ static class CodedTests
         int streamLen = bare.Length - 2;
         True(streamLen > 0, "a stream of some bytes");
         // A count whose floor is past the stream: zeros pad it, and the decoder takes them.
-        int changed = (streamLen + 6) * 8 / 10;
+        int changed = (streamLen + 6) * 8 / 12;
         int floor = Coded.FloorLen(changed);
         True(floor > streamLen + 4, "the floor is past the implicit zeros");
         byte[] padded = Encode(tables, ops, changed);
@@ -646,8 +646,8 @@ static class CodedTests
         Equal(0L, e.Offset, "at coded_len");
         // Every byte of the floor a zero, read as values that need more: refused or read, never
         // past the floor's end plus its four implicit zeros.
-        byte[] zeros = new byte[2 + 10];
-        zeros[0] = 10;
+        byte[] zeros = new byte[2 + 12];
+        zeros[0] = 12;
         Op[] many = new Op[8];
         for (int i = 0; i < many.Length; i++)
         {

@@ -27,7 +27,7 @@ pub use crate::{unzigzag, zigzag};
 /// The least bits a change takes in the stream (CODE-4): a body's `coded_len` is at least
 /// `ceil(changed_count × 10 / 8)`, which bounds the changes a decoder allocates for by its
 /// input.
-pub const CODED_FLOOR_BITS: usize = 10;
+pub const CODED_FLOOR_BITS: usize = 12;
 
 /// The least `coded_len` of a body of `changed_count` changes: `ceil(changed_count × 10 / 8)`
 /// (CODE-4).

@@ -29,7 +29,7 @@ import type { Writer } from "./writer.js";
  * The least bits a change takes in the stream (CODE-4): a body's `coded_len` is at least
  * `ceil(changed_count × 10 / 8)`, which bounds the changes a decoder allocates for by its input.
  */
-export const CODED_FLOOR_BITS = 10;
+export const CODED_FLOOR_BITS = 12;
 
 const TWO_32 = 2 ** 32;
 const I64_MIN = -(1n << 63n);

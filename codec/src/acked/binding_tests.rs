@@ -875,9 +875,9 @@ fn predictions_make_moving_entities_cheap() {
         oriented.len(),
         unpredicted.len()
     );
-    // Exact predictions leave little but the ids and masks: the body is at its floor of 10
+    // Exact predictions leave little but the ids and masks: the body is at its floor of 12
     // bits a change (CODE-4), under half the unpredicted frame.
-    let floor = 17 + 1 + 2 + 2 + (60 * 10usize).div_ceil(8) + 1;
+    let floor = 17 + 1 + 2 + 2 + (60 * 12usize).div_ceil(8) + 1;
     assert!(predicted.len() <= floor + 2, "{} {floor}", predicted.len());
     assert!(
         predicted.len() * 2 < unpredicted.len(),

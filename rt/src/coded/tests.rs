@@ -307,22 +307,22 @@ fn counts_train_probabilities_by_the_formula() {
 }
 
 #[test]
-fn the_floor_is_ten_bits_a_change() {
+fn the_floor_is_twelve_bits_a_change() {
     assert_eq!(
-        [0, 1, 2, 3, 4, 5, 8, 52428, 65535].map(floor_len),
-        [0, 2, 3, 4, 5, 7, 10, 65535, 81919]
+        [0, 1, 2, 3, 4, 5, 8, 43690, 43691, 65535].map(floor_len),
+        [0, 2, 3, 5, 6, 8, 12, 65535, 65537, 98303]
     );
-    assert_eq!(CODED_FLOOR_BITS, 10);
+    assert_eq!(CODED_FLOOR_BITS, 12);
     assert_eq!(floor_len(usize::MAX), usize::MAX.div_ceil(8));
     // A floor past a u16 cannot be written.
     let mut out = vec![9];
     let mut probs = [];
-    let e = CodedEncoder::new(&mut probs).finish(52429, &mut out);
+    let e = CodedEncoder::new(&mut probs).finish(43691, &mut out);
     assert_eq!(e.unwrap_err().kind, ErrorKind::CountTooLarge);
     assert_eq!(out, [9], "nothing is left of a body refused");
     let mut probs = [];
     CodedEncoder::new(&mut probs)
-        .finish(52428, &mut out)
+        .finish(43690, &mut out)
         .unwrap();
     assert_eq!(out.len(), 1 + 2 + 65535);
 }
@@ -419,13 +419,13 @@ fn a_length_over_the_width_is_over_width_at_the_stream() {
 
 #[test]
 fn a_body_under_its_floor_is_refused_before_it_is_read() {
-    // 8 changes need 10 bytes; 9 are there, then none at all: the length is refused first.
+    // 8 changes need 12 bytes; 11 are there, then none at all: the length is refused first.
     let table = Table::flat(1, 2048);
-    for bytes in [[&[9u8, 0][..], &[0; 9]].concat(), vec![0, 0], vec![9, 0]] {
+    for bytes in [[&[11u8, 0][..], &[0; 11]].concat(), vec![0, 0], vec![11, 0]] {
         let e = decode(&table, 8, &[], &bytes).unwrap_err();
         assert_eq!((e.kind, e.offset), (ErrorKind::CountTooLarge, 0));
     }
-    let e = decode(&table, 8, &[], &[10, 0]).unwrap_err();
+    let e = decode(&table, 8, &[], &[12, 0]).unwrap_err();
     assert_eq!((e.kind, e.offset), (ErrorKind::Truncated, 2));
     let e = decode(&table, 0, &[], &[0]).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Truncated);
@@ -443,8 +443,8 @@ fn a_padded_body_round_trips_and_its_padding_is_zeros() {
     let table = Table::flat(model_slots(8), 2048);
     let vals = [Val::U(0, 8, 200), Val::U(0, 8, 3)];
     let bytes = encode(&table, 20, &vals).unwrap();
-    assert_eq!(bytes.len(), 2 + 25);
-    assert_eq!(&bytes[..2], &[25, 0]);
+    assert_eq!(bytes.len(), 2 + 30);
+    assert_eq!(&bytes[..2], &[30, 0]);
     assert_eq!(decode(&table, 20, &vals, &bytes).unwrap(), vals);
     let stream = encode(&table, 0, &vals).unwrap();
     assert_eq!(&bytes[2..stream.len()], &stream[2..]);
@@ -1079,7 +1079,7 @@ const HEADER: &str = "\
 #                                    informative); decoding reads the whole of HEX as the input
 #   train NAME SLOTS VALUES PROBS    counting VALUES over SLOTS slots gives the trained PROBS
 #   extrapolate NAME V NUM DEN R     extrapolate(V, NUM, DEN) = R
-# COUNT: changed_count, which sets the floor ceil(COUNT * 10 / 8).
+# COUNT: changed_count, which sets the floor ceil(COUNT * 12 / 8).
 # TABLE: `SLOTS:P` every slot at P, then `,S=P` for each slot S listed at another P.
 # VALUES: comma separated, `-` for none: `uAT:W=V` the unsigned V under the model of W bits
 # whose slots start at AT; `iAT:W=V` the signed V, coded as its zigzag code. In err cases the

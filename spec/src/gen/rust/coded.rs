@@ -435,7 +435,7 @@ impl Gen<'_, '_> {
             "let mut stream = {rt}::coded::CodedDecoder::new(r, {count}, &mut probs).map_err(|e| e.field(\"coded_len\"))?;"
         ));
         self.code.line(
-            "// CODE-4: the stream holds at least 10 bits a change, so this is bounded by the input.",
+            "// CODE-4: the stream holds at least 12 bits a change, so this is bounded by the input.",
         );
         self.code
             .line(format!("let mut {list} = Vec::with_capacity({count});"));
