@@ -426,3 +426,150 @@ fn the_acked_decoders_read_within_the_limit() {
     assert!(checked > 20, "{checked}");
     assert!(over.is_empty(), "{}", over.join("\n"));
 }
+
+/// A kind 13 frame of `n` changes written by the generated coder against no basis, each a
+/// full pose of zeros (the largest record a change boxes) when `full`, else an empty change:
+/// values that adapt to near nothing, so that the body sits at its floor of 10 bits a change
+/// (CODE-4), the most changes, and boxes, a decoder can be made to hold for its input.
+fn coded_changes(n: u16, full: bool) -> Vec<u8> {
+    use ackwire_codec::protocol::{
+        AckedCoded, AckedFlags, PackedChange, PackedChanges, PackedMask, PackedPoseFull,
+    };
+    use ackwire_codec::rt::BitSet;
+    let changes = (0..n)
+        .map(|eid| PackedChange {
+            eid: u32::from(eid),
+            mask: if full {
+                PackedMask::empty()
+                    .with(PackedMask::POSE)
+                    .with(PackedMask::POSE_FULL)
+            } else {
+                PackedMask::empty()
+            },
+            age: None,
+            pose_full: full.then(|| {
+                Box::new(PackedPoseFull {
+                    x: 0.0,
+                    y: 0.0,
+                    z: 0.0,
+                    yaw: 0.0,
+                })
+            }),
+            pose_step: None,
+            health: None,
+            vehicle: None,
+            orient: None,
+        })
+        .collect();
+    let f = AckedCoded {
+        tick: 0,
+        base_tick: 0,
+        last_seq: 0,
+        input_buffer: 0,
+        flags: AckedFlags::empty(),
+        check: None,
+        removed: vec![],
+        older: 0,
+        body: PackedChanges { changes },
+        first_serial: None,
+        events: vec![],
+    };
+    let mut bytes = Vec::new();
+    f.write(&mut bytes, &ackwire_codec::rt::coded::NoBasis)
+        .unwrap();
+    bytes
+}
+
+/// CODE-4: a kind 13 decoder allocates for at most 8 changes in 10 bytes of stream, whatever
+/// the changes hold: crafted frames at the floor, cut short, with a forged count, and random
+/// streams all stay within that bound, a change with its largest boxed record per 10 bits.
+///
+/// That bound is above [`DECODE_ALLOC_PER_BYTE`] for the decoded value (`AckedCoded::read`,
+/// `PackedChanges`): a 48-byte `PackedChange` holding a 24-byte boxed full pose, at 8 changes
+/// in 10 bytes, is 57.6 bytes a byte. CODE-4's "48 bytes per input byte" counts the change
+/// alone; the session decoders, which stage changes (28 bytes), are within the crate's limit.
+#[test]
+fn the_coded_decoder_reads_within_the_limit() {
+    use ackwire_codec::protocol::{AckedCoded, PackedChange, PackedPoseFull};
+    use ackwire_codec::rt::coded::NoBasis;
+    let change = std::mem::size_of::<PackedChange>() + std::mem::size_of::<PackedPoseFull>();
+    // CODE-4's floor: 8 changes in 10 bytes.
+    let per_byte = change as f64 * 8.0 / 10.0;
+    let peak = |bytes: &[u8]| {
+        ackwire_testkit::measure(|| {
+            AckedCoded::read(&mut ackwire_codec::rt::Reader::new(bytes), &NoBasis).is_ok()
+        })
+        .peak_bytes
+    };
+    let mut checked = 0;
+    let mut over = Vec::new();
+    let mut worst = (0.0f64, String::new());
+    let mut check = |what: String, bytes: &[u8]| {
+        let peak = peak(bytes);
+        let limit = (per_byte * bytes.len() as f64) as u64 + DECODE_ALLOC_SLACK as u64;
+        checked += 1;
+        let multiple =
+            peak.saturating_sub(DECODE_ALLOC_SLACK as u64) as f64 / bytes.len().max(1) as f64;
+        if multiple > worst.0 {
+            worst = (multiple, what.clone());
+        }
+        if peak > limit {
+            over.push(format!(
+                "{what}: {peak} bytes for {} ({:.1} times)",
+                bytes.len(),
+                peak as f64 / bytes.len().max(1) as f64
+            ));
+        }
+    };
+    // The body: `older` at 17, `changed_count` at 18, `coded_len` at 20.
+    for n in [1u16, 100, 10_000, 52_428] {
+        for full in [false, true] {
+            let bytes = coded_changes(n, full);
+            let floor = (usize::from(n) * 10).div_ceil(8);
+            let coded_len = usize::from(u16::from_le_bytes([bytes[20], bytes[21]]));
+            assert!(
+                coded_len <= floor + 4,
+                "{n} {full}: {coded_len} against {floor}"
+            );
+            check(format!("kind 13, {n} changes (full {full})"), &bytes);
+            check(
+                format!("kind 13, {n} changes (full {full}), cut by a byte"),
+                &bytes[..bytes.len() - 1],
+            );
+            // A count forged up to what the stream's length just allows.
+            let mut forged = bytes.clone();
+            let most = (coded_len * 8 / 10) as u16;
+            forged[18..20].copy_from_slice(&most.to_le_bytes());
+            check(
+                format!("kind 13, {n} changes, count forged to {most}"),
+                &forged,
+            );
+        }
+    }
+    // Streams of noise at the floor of a large count.
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for n in [8u16, 800, 40_000] {
+        let mut bytes = vec![13];
+        bytes.extend([0; 16]);
+        bytes.push(0);
+        bytes.extend(n.to_le_bytes());
+        let floor = (usize::from(n) * 10).div_ceil(8);
+        bytes.extend((floor as u16).to_le_bytes());
+        for _ in 0..floor {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            bytes.push(seed as u8);
+        }
+        bytes.push(0);
+        check(format!("kind 13, {n} changes of noise"), &bytes);
+    }
+    eprintln!(
+        "worst: {:.1} times the input ({}), bound {per_byte:.1}",
+        worst.0, worst.1
+    );
+    assert!(checked >= 27, "{checked}");
+    // The bound is met by the crafted frames, not by a wide margin: they are the worst case.
+    assert!(worst.0 > per_byte * 0.9, "{} {per_byte}", worst.0);
+    assert!(over.is_empty(), "{}", over.join("\n"));
+}

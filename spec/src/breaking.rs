@@ -962,6 +962,7 @@ impl<'a, 's> Cmp<'a, 's> {
                 Some(mark(n, nm.name_span, format!("{} groups", n.groups.len()))),
             );
         }
+        self.coded_pair(o, n, om, nm);
         for (og, ng) in o.groups.iter().zip(&n.groups) {
             let (os, ns) = (group_span(om, &og.name), group_span(nm, &ng.name));
             let (a, b) = (state_meaning(og), state_meaning(ng));
@@ -993,6 +994,101 @@ impl<'a, 's> Cmp<'a, 's> {
                     Some(mark(n, ns, format!("{} parts", b.len()))),
                 );
             }
+        }
+    }
+
+    /// A state's coded frame (`docs/spec/coded.md`): it is no item, so its kind, its models
+    /// (CODE-15) and its tables (CODE-17: a table that changes is a wire change) are compared
+    /// here.
+    fn coded_pair(
+        &mut self,
+        o: &crate::state::StatePlan,
+        n: &crate::state::StatePlan,
+        om: &crate::model::State,
+        nm: &crate::model::State,
+    ) {
+        let mark = |p: &crate::state::StatePlan, span: Span, label: String| Mark {
+            file: p.file.clone(),
+            span,
+            label,
+        };
+        let (ocm, ncm) = (om.coded().next(), nm.coded().next());
+        match (&o.coded, &n.coded, ocm, ncm) {
+            (Some(oc), None, Some(m), _) => self.push(
+                Kind::Removed,
+                Severity::Breaking,
+                format!("coded frame `{}` is removed", oc.frame),
+                Some(mark(o, m.name.span, format!("kind {}", oc.kind))),
+                None,
+            ),
+            (None, Some(nc), _, Some(m)) => self.push(
+                Kind::Added,
+                Severity::Note,
+                format!("coded frame `{}` is added", nc.frame),
+                None,
+                Some(mark(n, m.name.span, format!("kind {}", nc.kind))),
+            ),
+            (Some(oc), Some(nc), Some(a), Some(b)) => {
+                if oc.kind != nc.kind {
+                    self.push(
+                        Kind::FrameKind,
+                        Severity::Breaking,
+                        format!(
+                            "coded frame `{}` is kind {}, was {}",
+                            nc.frame, nc.kind, oc.kind
+                        ),
+                        Some(mark(o, a.kind_span, oc.kind.to_string())),
+                        Some(mark(n, b.kind_span, nc.kind.to_string())),
+                    );
+                }
+                // A model's name is not on the wire (a renamed field keeps the bytes); its
+                // place and width are.
+                let models = |c: &crate::state::CodedPlan| {
+                    c.models
+                        .iter()
+                        .map(|m| format!("{} (W {})", m.name, m.w))
+                        .collect::<Vec<_>>()
+                };
+                let widths =
+                    |c: &crate::state::CodedPlan| c.models.iter().map(|m| m.w).collect::<Vec<_>>();
+                let (x, y) = (models(oc), models(nc));
+                if widths(oc) != widths(nc) {
+                    let at = oc
+                        .models
+                        .iter()
+                        .zip(&nc.models)
+                        .position(|(p, q)| p.w != q.w);
+                    let (was, is) = match at {
+                        Some(i) => (x[i].clone(), y[i].clone()),
+                        None => (format!("{} models", x.len()), format!("{} models", y.len())),
+                    };
+                    self.push(
+                        Kind::State,
+                        Severity::Breaking,
+                        format!(
+                            "coded frame `{}` codes its values under other models: {is}, where it was {was}",
+                            nc.frame
+                        ),
+                        Some(mark(o, a.name.span, was)),
+                        Some(mark(n, b.name.span, is)),
+                    );
+                } else if oc.probs != nc.probs {
+                    let span = |m: &crate::model::CodedProfile| {
+                        m.tables.as_ref().map_or(m.name.span, |t| t.span)
+                    };
+                    self.push(
+                        Kind::State,
+                        Severity::Breaking,
+                        format!(
+                            "coded frame `{}` starts its models from other tables",
+                            nc.frame
+                        ),
+                        Some(mark(o, span(a), "these tables".into())),
+                        Some(mark(n, span(b), "other tables".into())),
+                    );
+                }
+            }
+            _ => {}
         }
     }
 

@@ -15,9 +15,9 @@
 //! condition and a nested one is flattened, as the parser would read them.
 
 use crate::model::{
-    Ascending, BitKind, Bits, Cond, Const, ConstValue, Count, Docs, Endian, Field, FieldBit, File,
-    Form, FormKind, Group, IntType, Item, MachineSchema, Profile, Record, RecordKind, State,
-    StateMember, Type, Union,
+    Ascending, BitKind, Bits, CodedForm, CodedProfile, CodedUse, Cond, Const, ConstValue, Count,
+    Docs, Endian, Field, FieldBit, File, Form, FormKind, Group, IntType, Item, MachineSchema,
+    Profile, Record, RecordKind, State, StateMember, Type, Union,
 };
 use std::fmt::Write as _;
 
@@ -222,7 +222,10 @@ fn state(out: &mut String, st: &State) {
     let _ = writeln!(out, "state {} {{", st.name);
     let mut after_block = false;
     for (i, m) in st.members.iter().enumerate() {
-        let block = matches!(m, StateMember::Frame(_) | StateMember::Group(_));
+        let block = matches!(
+            m,
+            StateMember::Frame(_) | StateMember::Coded(_) | StateMember::Group(_)
+        );
         if i > 0 && (block || after_block) {
             out.push('\n');
         }
@@ -255,6 +258,7 @@ fn state(out: &mut String, st: &State) {
                 let _ = writeln!(out, "{INDENT}ack {} = {},", a.name.name, a.kind);
             }
             StateMember::Frame(p) => profile(out, p),
+            StateMember::Coded(c) => coded_profile(out, c),
             StateMember::Group(g) => group(out, g),
         }
     }
@@ -298,6 +302,27 @@ fn profile(out: &mut String, p: &Profile) {
     let _ = writeln!(out, "{INDENT}}}");
 }
 
+fn coded_profile(out: &mut String, c: &CodedProfile) {
+    let inner = format!("{INDENT}{INDENT}");
+    docs(out, INDENT, &c.docs);
+    let _ = writeln!(out, "{INDENT}coded frame {} = {} {{", c.name.name, c.kind);
+    if let Some(t) = &c.tables {
+        docs(out, &inner, &t.docs);
+        let _ = writeln!(out, "{inner}tables \"{}\",", t.path);
+    }
+    trailing(out, &inner, &c.trailing_comments);
+    let _ = writeln!(out, "{INDENT}}}");
+}
+
+/// ` coded velocity` or ` coded base`, when the field has it.
+fn coded_suffix(c: &Option<CodedUse>) -> &'static str {
+    match c.map(|c| c.form) {
+        None => "",
+        Some(CodedForm::Velocity) => " coded velocity",
+        Some(CodedForm::Base) => " coded base",
+    }
+}
+
 fn field_bit(b: &FieldBit) -> String {
     format!("{}.{}", b.field, b.bit)
 }
@@ -324,20 +349,22 @@ fn group(out: &mut String, g: &Group) {
             Some(a) => {
                 let _ = writeln!(
                     out,
-                    "{inner}{}: tick({}: {}{}),",
+                    "{inner}{}: tick({}: {}{}){},",
                     f.name,
                     a.name,
                     type_text(&a.ty),
-                    packed_suffix(&a.packed)
+                    packed_suffix(&a.packed),
+                    coded_suffix(&f.coded)
                 );
             }
             None => {
                 let _ = writeln!(
                     out,
-                    "{inner}{}: {}{},",
+                    "{inner}{}: {}{}{},",
                     f.name,
                     type_text(&f.ty),
-                    packed_suffix(&f.packed)
+                    packed_suffix(&f.packed),
+                    coded_suffix(&f.coded)
                 );
             }
         }
@@ -376,10 +403,11 @@ fn form(out: &mut String, f: &Form) {
             .map_or(String::new(), |s| format!(" step {}", s.name));
         let _ = writeln!(
             out,
-            "{inner}{}: {}{step}{},",
+            "{inner}{}: {}{step}{}{},",
             x.name,
             type_text(&x.ty),
-            packed_suffix(&x.packed)
+            packed_suffix(&x.packed),
+            coded_suffix(&x.coded)
         );
     }
     trailing(out, &inner, &f.trailing_comments);

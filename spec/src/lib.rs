@@ -73,11 +73,13 @@ pub struct Source {
 }
 
 /// Parses and validates `sources` as one spec. Every parse error of every file and, when all
-/// files parse, every validation error is reported.
+/// files parse, every validation error is reported. A source named `*.tables` is a coded
+/// frame's tables file (CODE-16), found there by its path before the disk is tried.
 pub fn compile(sources: &[Source]) -> Result<Spec, SpecError> {
     let mut files = Vec::new();
     let mut diagnostics = Vec::new();
-    for source in sources {
+    // A coded frame's tables file among the sources is read by the frame, not parsed.
+    for source in sources.iter().filter(|s| !s.name.ends_with(".tables")) {
         match parse::parse_file(&source.name, &source.text) {
             Ok(file) => files.push(file),
             Err(mut errors) => diagnostics.append(&mut errors),
@@ -94,7 +96,17 @@ pub fn compile(sources: &[Source]) -> Result<Spec, SpecError> {
         diagnostics.extend(validate::validate(&spec));
         diagnostics.extend(machines::check(&spec));
         if diagnostics.is_empty() {
-            return Ok(spec);
+            // A coded frame's tables (CODE-16), read against its models.
+            let (problems, tables) = state::tables::load(&mut spec, sources);
+            if problems.is_empty() {
+                return Ok(spec);
+            }
+            let all: Vec<Source> = sources.iter().cloned().chain(tables).collect();
+            let rendered = render(&problems, &all);
+            return Err(SpecError::Invalid {
+                diagnostics: problems,
+                rendered,
+            });
         }
     }
     let rendered = render(&diagnostics, sources);

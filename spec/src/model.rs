@@ -712,6 +712,14 @@ impl State {
         })
     }
 
+    /// The `coded frame` members, in declaration order (a valid state has at most one).
+    pub fn coded(&self) -> impl Iterator<Item = &CodedProfile> {
+        self.members.iter().filter_map(|m| match m {
+            StateMember::Coded(c) => Some(c.as_ref()),
+            _ => None,
+        })
+    }
+
     /// The `ack` member.
     pub fn ack(&self) -> Option<&AckDecl> {
         self.members.iter().find_map(|m| match m {
@@ -747,6 +755,9 @@ pub enum StateMember {
     },
     /// `frame Name = kind { ... }` or `packed frame Name = kind { ... }`: a profile.
     Frame(Box<Profile>),
+    /// `coded frame Name = kind { ... }`: the state's packed frame with its changes
+    /// range-coded against predictions (the coded profile, `docs/spec/coded.md`).
+    Coded(Box<CodedProfile>),
     /// `ack Name = kind`: the client's ack and input frame.
     Ack(AckDecl),
     /// `group name { ... }`: fields that travel together under one change-mask bit.
@@ -820,6 +831,73 @@ pub struct Profile {
     /// Plain `//` comments after the last member.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trailing_comments: Vec<String>,
+}
+
+/// `coded frame Name = kind { tables "file.tables", }`: the state's packed frame, each value
+/// of its changes range-coded under a model of its own field, against predictions from the
+/// frame's base and older snapshot (`docs/spec/coded.md`, CODE-1..CODE-17). Its header,
+/// removals, check and events are the packed frame's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CodedProfile {
+    /// Documentation and comments (the frame's).
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// The frame's name.
+    pub name: NameRef,
+    /// The frame's kind byte.
+    pub kind: u8,
+    /// Where the kind was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub kind_span: Span,
+    /// `tables "file.tables"`: the models' starting probabilities (CODE-16), a path relative
+    /// to the layout file; none: every slot starts at 2048.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables: Option<TablesPath>,
+    /// Plain `//` comments after the last member.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trailing_comments: Vec<String>,
+}
+
+/// `tables "file.tables"` in a coded frame.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TablesPath {
+    /// Documentation and comments.
+    #[serde(flatten)]
+    pub docs: Docs,
+    /// The path as written, relative to the layout file.
+    pub path: String,
+    /// Where the path was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub span: Span,
+    /// The starting probabilities read from the file, every model's slots in model order:
+    /// filled when the spec is compiled ([`crate::compile`]), never serialized.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub probs: Vec<u16>,
+}
+
+/// How a coded frame predicts a field (`coded velocity`, `coded base`): CODE-13, CODE-14.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CodedForm {
+    /// `coded velocity` on a step field: coded as its difference from the step the entity's
+    /// motion between the older snapshot and the base predicts.
+    Velocity,
+    /// `coded base` on a `quat(B)` field: coded as its difference from the base's.
+    Base,
+}
+
+/// `coded velocity` or `coded base` after a field's type, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CodedUse {
+    /// Which prediction.
+    pub form: CodedForm,
+    /// Where `coded ...` was written.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub span: Span,
 }
 
 /// A documented name inside a frame's block (`change Change`).
@@ -934,6 +1012,9 @@ pub struct GroupField {
     /// type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packed: Option<Type>,
+    /// `coded base`: how a coded frame predicts the field (a `quat(B)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coded: Option<CodedUse>,
 }
 
 /// `tick(name: T packed P)`: the age of a measured tick on the wire.
@@ -1017,6 +1098,10 @@ pub struct FormField {
     /// `packed T`: how a packed frame codes the wire integer, when not as its type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packed: Option<Type>,
+    /// `coded velocity` (a step field) or `coded base` (a `quat(B)`): how a coded frame
+    /// predicts the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coded: Option<CodedUse>,
 }
 
 /// Integer literals span i64 and u64 (a `u64` constant may exceed `i64::MAX`); JSON carries them

@@ -19,11 +19,11 @@
 
 use crate::diag::{line_col, Diagnostic};
 use crate::model::{
-    AckDecl, Age, Array, Ascending, Bit, BitKind, Bits, Cond, Const, ConstValue, Count, Docs,
-    Endian, Field, FieldBit, File, Form, FormField, FormKind, Group, GroupField, IntType, Item,
-    Machine, MachineSchema, NameRef, Profile, ProfileMask, ProfileName, ProfileType, Record,
-    RecordKind, RoleDecl, Selector, Span, State, StateFlagsField, StateMember, StateRecord, Type,
-    Union, Variant,
+    AckDecl, Age, Array, Ascending, Bit, BitKind, Bits, CodedForm, CodedProfile, CodedUse, Cond,
+    Const, ConstValue, Count, Docs, Endian, Field, FieldBit, File, Form, FormField, FormKind,
+    Group, GroupField, IntType, Item, Machine, MachineSchema, NameRef, Profile, ProfileMask,
+    ProfileName, ProfileType, Record, RecordKind, RoleDecl, Selector, Span, State, StateFlagsField,
+    StateMember, StateRecord, TablesPath, Type, Union, Variant,
 };
 use nom::branch::alt;
 use nom::bytes::complete::{tag, take_till, take_while};
@@ -81,6 +81,8 @@ enum Tok<'s> {
     InnerDoc(&'s str),
     /// `//`: the text after the marker and one space.
     Comment(&'s str),
+    /// `"text"` on one line: the text between the quotes (a coded frame's tables path).
+    Str(&'s str),
     Unknown(char),
     Eof,
 }
@@ -135,6 +137,15 @@ fn comment(i: &str) -> LexResult<'_, Tok<'_>> {
     .parse(i)
 }
 
+/// `"text"`, closed on its line; an unclosed quote lexes as an unknown character.
+fn string_literal(i: &str) -> LexResult<'_, Tok<'_>> {
+    map(
+        (tag("\""), take_till(|c| c == '"' || c == '\n'), tag("\"")),
+        |(_, body, _): (&str, &str, &str)| Tok::Str(body),
+    )
+    .parse(i)
+}
+
 fn strip_space(s: &str) -> &str {
     s.strip_prefix(' ').unwrap_or(s)
 }
@@ -176,6 +187,7 @@ fn token(i: &str) -> LexResult<'_, Tok<'_>> {
         Some(b'/') if i.starts_with("//") => comment(i),
         Some(b) if b.is_ascii_alphabetic() || *b == b'_' => map(ident, Tok::Ident).parse(i),
         Some(b) if b.is_ascii_digit() => map(int_literal, Tok::Int).parse(i),
+        Some(b'"') => alt((string_literal, map(anychar, Tok::Unknown))).parse(i),
         _ => alt((map(punct, Tok::Punct), map(anychar, Tok::Unknown))).parse(i),
     }
 }
@@ -1367,7 +1379,7 @@ impl<'s> Parser<'s> {
                 return Err(self.unexpected(
                     t,
                     "expected a member of the state",
-                    "expected `record`, `frame`, `packed frame`, `ack`, `group`, `events:`, `inputs:` or a flags field",
+                    "expected `record`, `frame`, `packed frame`, `coded frame`, `ack`, `group`, `events:`, `inputs:` or a flags field",
                 ))
             }
         };
@@ -1441,6 +1453,52 @@ impl<'s> Parser<'s> {
                 }
                 Ok(Self::one(what, StateMember::Frame(Box::new(profile)), true))
             }
+            "coded" => {
+                self.bump();
+                if !self.at_word("frame") {
+                    let t = self.peek_required();
+                    return Err(self.unexpected(
+                        t,
+                        "expected `frame` after `coded` in a state",
+                        "expected `frame`",
+                    ));
+                }
+                self.bump();
+                let name = self.name_ref("a frame")?;
+                let (kind, kind_span) = self.kind_byte(&format!("frame `{}`", name.name))?;
+                let open = self.expect("{", || {
+                    format!("expected `{{` to open frame `{}`", name.name)
+                })?;
+                let what = format!("frame `{}`", name.name);
+                let (members, trailing_comments) =
+                    self.block(open, &what, "a frame member", |p, pending| {
+                        p.coded_member(pending)
+                    })?;
+                let mut tables: Option<TablesPath> = None;
+                for t in members {
+                    if tables.is_some() {
+                        self.error(
+                            t.span,
+                            format!("frame `{}` names two tables files", name.name),
+                            "a coded frame has one `tables` member",
+                        );
+                    } else {
+                        tables = Some(t);
+                    }
+                }
+                Ok(Self::one(
+                    what,
+                    StateMember::Coded(Box::new(CodedProfile {
+                        docs,
+                        name,
+                        kind,
+                        kind_span,
+                        tables,
+                        trailing_comments,
+                    })),
+                    true,
+                ))
+            }
             "ack" => {
                 self.bump();
                 let name = self.name_ref("a frame")?;
@@ -1473,10 +1531,76 @@ impl<'s> Parser<'s> {
                 Err(self.unexpected(
                     next,
                     &format!("expected `:` and a declared type after `{keyword}`"),
-                    "a state member is `record`, `frame`, `packed frame`, `ack`, `group` or `name: Type`",
+                    "a state member is `record`, `frame`, `packed frame`, `coded frame`, `ack`, `group` or `name: Type`",
                 ))
             }
         }
+    }
+
+    /// A member of a coded frame's block: `tables "file.tables"`.
+    fn coded_member(&mut self, pending: Pending) -> PResult<Entry<TablesPath>> {
+        let t = self.peek_required();
+        if !self.at_word("tables") {
+            let e = self.unexpected(
+                t,
+                "expected a member of the coded frame",
+                "expected `tables \"file.tables\"`",
+            );
+            // A misspelt `tables` and its path are one fault: recovery resumes after both.
+            if matches!(t.tok, Tok::Ident(_)) {
+                self.bump();
+                if matches!(self.peek().tok, Tok::Str(_)) {
+                    self.bump();
+                }
+            }
+            return Err(e);
+        }
+        self.bump();
+        let p = self.peek_required();
+        let Tok::Str(path) = p.tok else {
+            return Err(self.unexpected(
+                p,
+                "expected the tables file's path in quotes after `tables`",
+                "expected `\"file.tables\"`, a path relative to the layout file",
+            ));
+        };
+        self.bump();
+        Ok(Self::one(
+            "`tables`".into(),
+            TablesPath {
+                docs: pending.docs,
+                path: path.to_string(),
+                span: p.span,
+                probs: Vec::new(),
+            },
+            false,
+        ))
+    }
+
+    /// `coded velocity` or `coded base`, when next.
+    fn coded_use(&mut self) -> PResult<Option<CodedUse>> {
+        if !self.at_word("coded") {
+            return Ok(None);
+        }
+        let start = self.peek_required().span.start;
+        self.bump();
+        let t = self.peek_required();
+        let form = match t.tok {
+            Tok::Ident("velocity") => CodedForm::Velocity,
+            Tok::Ident("base") => CodedForm::Base,
+            _ => {
+                return Err(self.unexpected(
+                    t,
+                    "expected `velocity` or `base` after `coded`",
+                    "`coded velocity` (a step field) or `coded base` (a `quat`)",
+                ))
+            }
+        };
+        self.bump();
+        Ok(Some(CodedUse {
+            form,
+            span: Span::new(start, self.pos),
+        }))
     }
 
     fn profile_member(&mut self, pending: Pending) -> PResult<Entry<ProfileEntry>> {
@@ -1636,6 +1760,7 @@ impl<'s> Parser<'s> {
             let ty = self.ty(0)?;
             let packed = self.packed_code()?;
             self.expect(")", || "expected `)` to close `tick(`".into())?;
+            let coded = self.coded_use()?;
             return Ok(GroupField {
                 docs,
                 name,
@@ -1648,10 +1773,12 @@ impl<'s> Parser<'s> {
                     packed,
                 }),
                 packed: None,
+                coded,
             });
         }
         let ty = self.ty(0)?;
         let packed = self.packed_code()?;
+        let coded = self.coded_use()?;
         Ok(GroupField {
             docs,
             name,
@@ -1659,6 +1786,7 @@ impl<'s> Parser<'s> {
             ty,
             age: None,
             packed,
+            coded,
         })
     }
 
@@ -1694,6 +1822,7 @@ impl<'s> Parser<'s> {
                     None
                 };
                 let packed = p.packed_code()?;
+                let coded = p.coded_use()?;
                 Ok(Self::one(
                     format!("field `{fname}`"),
                     FormField {
@@ -1703,6 +1832,7 @@ impl<'s> Parser<'s> {
                         ty,
                         step,
                         packed,
+                        coded,
                     },
                     false,
                 ))
@@ -2168,6 +2298,7 @@ fn describe(tok: Tok<'_>) -> String {
         Tok::Doc(_) => "a doc comment".into(),
         Tok::InnerDoc(_) => "a `//!` doc comment".into(),
         Tok::Comment(_) => "a comment".into(),
+        Tok::Str(t) => format!("`\"{}\"`", truncate(t)),
         Tok::Unknown(c) => format!("`{}`", c.escape_debug()),
         Tok::Eof => "end of file".into(),
     }

@@ -3,10 +3,11 @@
 
 use ackwire_spec::fmt::format_file;
 use ackwire_spec::model::{
-    AckDecl, Age, Array, Ascending, Bit, BitKind, Bits, Cond, Const, ConstValue, Count, Docs,
-    Endian, Field, FieldBit, File, Form, FormField, FormKind, Group, GroupField, IntType, Item,
-    NameRef, Profile, ProfileMask, ProfileName, ProfileType, Record, RecordKind, Selector, Span,
-    State, StateFlagsField, StateMember, StateRecord, Type, Union, Variant,
+    AckDecl, Age, Array, Ascending, Bit, BitKind, Bits, CodedForm, CodedProfile, CodedUse, Cond,
+    Const, ConstValue, Count, Docs, Endian, Field, FieldBit, File, Form, FormField, FormKind,
+    Group, GroupField, IntType, Item, NameRef, Profile, ProfileMask, ProfileName, ProfileType,
+    Record, RecordKind, Selector, Span, State, StateFlagsField, StateMember, StateRecord,
+    TablesPath, Type, Union, Variant,
 };
 use ackwire_spec::parse::parse_file;
 use proptest::collection::vec;
@@ -376,8 +377,9 @@ fn group_field() -> impl Strategy<Value = GroupField> {
         ty(),
         option::of((snake(), ty(), option::of(ty()))),
         option::of(ty()),
+        coded(),
     )
-        .prop_map(|(docs, name, ty, age, packed)| match age {
+        .prop_map(|(docs, name, ty, age, packed, coded)| match age {
             Some((age, aty, apacked)) => GroupField {
                 docs,
                 name,
@@ -390,6 +392,7 @@ fn group_field() -> impl Strategy<Value = GroupField> {
                     packed: apacked,
                 }),
                 packed: None,
+                coded,
             },
             None => GroupField {
                 docs,
@@ -398,8 +401,24 @@ fn group_field() -> impl Strategy<Value = GroupField> {
                 ty,
                 age: None,
                 packed,
+                coded,
             },
         })
+}
+
+/// `coded velocity`, `coded base` or nothing (the formatter prints what the parser reads,
+/// valid where it stands or not).
+fn coded() -> impl Strategy<Value = Option<CodedUse>> {
+    option::of(prop_oneof![
+        Just(CodedForm::Velocity),
+        Just(CodedForm::Base)
+    ])
+    .prop_map(|f| {
+        f.map(|form| CodedUse {
+            form,
+            span: Span::default(),
+        })
+    })
 }
 
 fn form() -> impl Strategy<Value = Form> {
@@ -409,14 +428,16 @@ fn form() -> impl Strategy<Value = Form> {
         ty(),
         option::of(snake()),
         option::of(ty()),
+        coded(),
     )
-        .prop_map(|(docs, name, ty, step, packed)| FormField {
+        .prop_map(|(docs, name, ty, step, packed, coded)| FormField {
             docs,
             name,
             name_span: Span::default(),
             ty,
             step: step.map(|s| NameRef::new(s, Span::default())),
             packed,
+            coded,
         });
     (
         docs(),
@@ -500,6 +521,28 @@ fn state_member() -> impl Strategy<Value = StateMember> {
             }
         )),
         profile().prop_map(|p| StateMember::Frame(Box::new(p))),
+        (
+            docs(),
+            name_ref(),
+            any::<u8>(),
+            option::of((docs(), snake())),
+            vec(text(), 0..2)
+        )
+            .prop_map(|(docs, name, kind, tables, trailing_comments)| {
+                StateMember::Coded(Box::new(CodedProfile {
+                    docs,
+                    name,
+                    kind,
+                    kind_span: Span::default(),
+                    tables: tables.map(|(docs, file)| TablesPath {
+                        docs,
+                        path: format!("{file}.tables"),
+                        span: Span::default(),
+                        probs: Vec::new(),
+                    }),
+                    trailing_comments,
+                }))
+            }),
         group().prop_map(StateMember::Group),
     ]
 }

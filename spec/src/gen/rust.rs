@@ -19,6 +19,7 @@
 //!
 //! The code is meant to read like hand-written code and is snapshotted in review.
 
+mod coded;
 mod machines;
 mod state;
 
@@ -129,6 +130,9 @@ pub fn generate(spec: &Spec, options: &Options) -> String {
                 Item::State(_) | Item::Schema(_) => {}
             }
         }
+    }
+    for plan in crate::state::plans(spec) {
+        g.coded_frame(&plan);
     }
     g.code.blank();
     g.dispatch(&frames);
@@ -2019,6 +2023,16 @@ impl<'s> Gen<'_, 's> {
                 .open("pub fn write(&self, out: &mut Vec<u8>) -> Result<(), EncodeError> {");
         }
         for s in &plan.steps {
+            self.write_step(plan, s);
+        }
+        self.code.line("Ok(())");
+        self.code.close("}");
+    }
+
+    /// The statements writing step `s` of `plan`.
+    fn write_step(&mut self, plan: &RecordPlan<'_>, s: &Step<'_>) {
+        let packed = plan.packed;
+        {
             let f = s.field;
             let path = vec![format!("field(\"{}\")", f.name)];
             match s.role {
@@ -2093,8 +2107,6 @@ impl<'s> Gen<'_, 's> {
                 }
             }
         }
-        self.code.line("Ok(())");
-        self.code.close("}");
     }
 
     fn len_fn(&mut self, plan: &RecordPlan<'_>) {

@@ -24,6 +24,7 @@
 
 mod expand;
 mod plan;
+pub mod tables;
 
 pub use expand::expand;
 pub use plan::*;
@@ -70,6 +71,57 @@ mod tests {
     fn reference() -> StatePlan {
         let spec = crate::compile(&crate::reference_sources()).unwrap_or_else(|e| panic!("{e}"));
         plans(&spec).remove(0)
+    }
+
+    /// The reference's coded frame has one model per value the packed change holds, in the
+    /// change's order, with CODE-10..CODE-14's widths.
+    #[test]
+    fn the_reference_coded_frame_names_its_models_in_coding_order() {
+        let c = reference().coded.expect("acked.wire declares AckedCoded");
+        assert_eq!((c.frame.as_str(), c.kind), ("AckedCoded", 13));
+        assert_eq!(c.packed_frame, "AckedPacked");
+        let models: Vec<(&str, u8)> = c.models.iter().map(|m| (m.name.as_str(), m.w)).collect();
+        assert_eq!(
+            models,
+            [
+                ("eid", 17),
+                ("mask", 6),
+                ("age", 9),
+                ("pose_full.x", 32),
+                ("pose_full.y", 32),
+                ("pose_full.z", 32),
+                ("pose_full.yaw", 16),
+                // i16 steps: max - min = 65535, its zigzag code 17 bits.
+                ("pose_step.dx", 17),
+                ("pose_step.dy", 17),
+                ("pose_step.dz", 17),
+                ("pose_step.yaw", 9),
+                ("health.hp", 8),
+                ("health.armor", 8),
+                ("vehicle.vehicle", 16),
+                ("vehicle.seat", 8),
+                ("orient.q.same", 1),
+                ("orient.q.d0", 10),
+                ("orient.q.d1", 10),
+                ("orient.q.d2", 10),
+                ("orient.q.largest", 2),
+                ("orient.q.c0", 9),
+                ("orient.q.c1", 9),
+                ("orient.q.c2", 9),
+            ]
+        );
+        // Each model's slots follow the one before's.
+        for pair in c.models.windows(2) {
+            assert_eq!(pair[1].at, pair[0].at + model_slots(pair[0].w));
+        }
+        assert_eq!(model_slots(1), 1);
+        assert_eq!(model_slots(2), 4);
+        // W = 8: the tree of 4 bits' 15, then L = 2..8: 1, 3, 7, 7+1, 7+2, 7+3, 7+4.
+        assert_eq!(model_slots(8), 15 + 1 + 3 + 7 + 8 + 9 + 10 + 11);
+        assert!(
+            c.probs.is_empty(),
+            "no tables yet: every slot starts at 2048"
+        );
     }
 
     /// The reference state's plan names today's items and lays the masks, the staged change and

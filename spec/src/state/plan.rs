@@ -4,8 +4,8 @@
 use crate::diag::Diagnostic;
 use crate::index::{Decl, Index};
 use crate::model::{
-    bucket_bases, BitKind, Bits, FieldBit, Form, FormKind, Group, IntType, NameRef, Profile, Span,
-    State, StateMember, Type,
+    bucket_bases, BitKind, Bits, CodedForm, CodedProfile, CodedUse, FieldBit, Form, FormKind,
+    Group, IntType, NameRef, Profile, Span, State, StateMember, Type,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -54,6 +54,81 @@ pub struct StatePlan {
     /// `CHECK_EVERY`, `RELIABLE_ABOVE`), by name: the machines' defaults (acked.wire's values)
     /// hold for those it does not.
     pub constants: Vec<(String, i128)>,
+    /// The coded frame (`coded frame Name = kind`), when the state declares one.
+    pub coded: Option<CodedPlan>,
+}
+
+/// A state's coded frame (`docs/spec/coded.md`): the packed frame's header and changes, the
+/// changes range-coded value by value, each under a model of its own (CODE-15).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CodedPlan {
+    /// The frame's name.
+    pub frame: String,
+    /// The frame's name in snake_case: what a session half sends it as.
+    pub frame_name: String,
+    /// Its kind byte.
+    pub kind: u8,
+    /// Its documentation.
+    pub docs: Vec<String>,
+    /// The packed frame whose header it keeps and whose body type its changes decode to.
+    pub packed_frame: String,
+    /// The tables file as the declaration names it (relative to the layout file).
+    pub tables: Option<String>,
+    /// The starting probability of every slot, in model order, read from the tables file
+    /// (CODE-16); empty: every slot starts at 2048.
+    pub probs: Vec<u16>,
+    /// The models, in the order their values are first coded (CODE-15).
+    pub models: Vec<CodedModel>,
+}
+
+/// One model of a coded frame: the field path it is named by and the widest value it codes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodedModel {
+    /// The field's path in the change (`eid`, `pose_step.dx`, `orient.q.same`).
+    pub name: String,
+    /// `W`, the bits of the largest value coded (CODE-10..CODE-14).
+    pub w: u8,
+    /// Its first slot among the frame's slots (the slots of the models before it).
+    pub at: usize,
+}
+
+impl CodedPlan {
+    /// Every model's slots together (CODE-8).
+    pub fn slots(&self) -> usize {
+        self.models.last().map_or(0, |m| m.at + model_slots(m.w))
+    }
+
+    /// The model named `name`.
+    pub fn model(&self, name: &str) -> Option<&CodedModel> {
+        self.models.iter().find(|m| m.name == name)
+    }
+}
+
+/// The slots of a model of `w` bits (CODE-8): the bit length's tree of `k` bits (`k` the bit
+/// length of `w`), then for each length `L` from 2 to `w` a tree over the first `min(L - 1, 3)`
+/// bits below the highest one and a slot for each further bit.
+pub fn model_slots(w: u8) -> usize {
+    let k = bit_length(u128::from(w));
+    let mut slots = (1usize << k) - 1;
+    for l in 2..=usize::from(w) {
+        let t = (l - 1).min(3);
+        slots += (1 << t) - 1 + (l - 1 - t);
+    }
+    slots
+}
+
+/// The bit length of `v`: 0 for 0, else the position of its highest one bit plus one.
+pub fn bit_length(v: u128) -> u32 {
+    128 - v.leading_zeros()
+}
+
+/// The zigzag code of `v` (0, -1, 1, -2 ... as 0, 1, 2, 3 ...).
+pub fn zigzag(v: i128) -> u128 {
+    if v >= 0 {
+        (v as u128) << 1
+    } else {
+        ((-(v + 1)) as u128) << 1 | 1
+    }
 }
 
 /// The most optional groups a state may have: a decoder's slot keeps which an entity holds in
@@ -329,6 +404,9 @@ pub struct WirePlan {
     /// Its first byte in its byte-aligned record (its first bit, in a packed record), when
     /// every field before it has a fixed size.
     pub offset: Option<u32>,
+    /// How a coded frame predicts it (`coded velocity`, `coded base`); none: coded as its
+    /// packed value.
+    pub coded: Option<CodedForm>,
 }
 
 /// How a wire field carries its group field.
@@ -563,6 +641,9 @@ struct Resolver<'a, 's> {
     index: &'a Index<'s>,
     file: &'a str,
     out: Vec<Diagnostic>,
+    /// Where `coded velocity` and `coded base` were written, to refuse them in a state
+    /// without a coded frame.
+    coded_uses: Vec<Span>,
 }
 
 impl Resolver<'_, '_> {
@@ -598,6 +679,7 @@ impl StatePlan {
             index,
             file,
             out: Vec::new(),
+            coded_uses: Vec::new(),
         };
         let plan = r.plan();
         match plan {
@@ -622,7 +704,7 @@ impl<'s> Resolver<'_, 's> {
         // The one-of members.
         let (mut record, mut flags, mut events, mut inputs, mut ack) =
             (None, None, None, None, None);
-        let (mut byte, mut packed) = (None, None);
+        let (mut byte, mut packed, mut coded) = (None, None, None);
         for m in &st.members {
             match m {
                 StateMember::Record(x) => {
@@ -641,6 +723,9 @@ impl<'s> Resolver<'_, 's> {
                 }
                 StateMember::Frame(p) => {
                     self.once(&mut byte, p, p.name.span, "byte-aligned frames")
+                }
+                StateMember::Coded(c) => {
+                    self.once(&mut coded, c.as_ref(), c.name.span, "coded frames")
                 }
                 StateMember::Group(_) => {}
             }
@@ -823,6 +908,13 @@ impl<'s> Resolver<'_, 's> {
             .find(|p| !p.packed)
             .or(profiles.first())
             .map(|p| p.change.clone())?;
+        let coded = self.coded(
+            coded,
+            [byte.map(|p| &**p), packed.map(|p| &**p)],
+            ack.as_ref(),
+            &groups,
+            &profiles,
+        );
         let staged = staged(&groups, &profiles, &change);
         let slot = slot(&record.name.name, &fields);
         let measured = groups.iter().position(|g| g.tick.is_some());
@@ -859,7 +951,170 @@ impl<'s> Resolver<'_, 's> {
             measured,
             tiered,
             constants,
+            coded,
         })
+    }
+
+    /// A field's `coded ...`: `coded velocity` on a step field (`step`), `coded base` on a
+    /// `quat(B)`; refused elsewhere.
+    fn coded_use(
+        &mut self,
+        c: Option<CodedUse>,
+        step: bool,
+        ty: &Type,
+        name: &str,
+    ) -> Option<CodedForm> {
+        let c = c?;
+        self.coded_uses.push(c.span);
+        match c.form {
+            CodedForm::Velocity if !step => {
+                self.error(
+                    c.span,
+                    format!("`coded velocity` on `{name}`, which is not a step field"),
+                    "a velocity predicts a step: write it on `d: iN step F` in a step form",
+                );
+                None
+            }
+            CodedForm::Base if !matches!(ty, Type::Quat { .. }) => {
+                self.error(
+                    c.span,
+                    format!("`coded base` on `{name}`, which is not a quaternion"),
+                    "`coded base` codes a `quat(B)` as its difference from the base's",
+                );
+                None
+            }
+            form => Some(form),
+        }
+    }
+
+    /// The coded frame: one, in a state with a packed frame, of a kind of its own; its
+    /// models (CODE-10..CODE-15). Every `coded ...` of a field needs it.
+    fn coded(
+        &mut self,
+        coded: Option<&CodedProfile>,
+        frames: [Option<&Profile>; 2],
+        ack: Option<&AckPlan>,
+        groups: &[GroupPlan],
+        profiles: &[ProfilePlan],
+    ) -> Option<CodedPlan> {
+        let Some(c) = coded else {
+            if let Some(&span) = self.coded_uses.first() {
+                self.error(
+                    span,
+                    format!("state `{}` has no coded frame", self.state.name),
+                    "a field's `coded ...` says how a coded frame predicts it: declare `coded frame Name = kind { }` or remove it",
+                );
+            }
+            return None;
+        };
+        let Some(packed) = profiles.iter().find(|p| p.packed) else {
+            self.error(
+                c.name.span,
+                format!("coded frame `{}` in a state without a packed frame", c.name.name),
+                "a coded frame re-codes the packed frame's changes: declare `packed frame Name = kind { ... }`",
+            );
+            return None;
+        };
+        let kinds = frames
+            .iter()
+            .flatten()
+            .map(|p| (p.kind, p.name.name.as_str()))
+            .chain(ack.map(|a| (a.kind, a.frame.as_str())));
+        for (kind, other) in kinds {
+            if kind == c.kind {
+                self.error(
+                    c.kind_span,
+                    format!(
+                        "coded frame `{}` has kind {kind}, as `{other}` has",
+                        c.name.name
+                    ),
+                    "each frame of a state has a kind of its own",
+                );
+            }
+        }
+        if self.index.get(&c.name.name).is_some() {
+            self.error(
+                c.name.span,
+                format!("`{}` is declared elsewhere in the spec", c.name.name),
+                "the coded frame's name is a generated type: choose another",
+            );
+        }
+        let mut models = Vec::new();
+        let mut model = |name: String, w: u8| {
+            let at = models
+                .last()
+                .map_or(0, |m: &CodedModel| m.at + model_slots(m.w));
+            models.push(CodedModel { name, w, at });
+        };
+        let width = |v: u128| u8::try_from(bit_length(v)).unwrap_or(u8::MAX);
+        model(
+            "eid".into(),
+            code_range(&packed.eid).map_or(0, |(_, hi)| width(hi.max(0) as u128)),
+        );
+        model("mask".into(), packed.mask_width);
+        for g in groups {
+            if let Some(t) = &g.tick {
+                model(t.age.clone(), self.code_width(&t.packed));
+            }
+        }
+        for g in groups {
+            for f in &g.forms {
+                for w in &f.wire {
+                    let path = format!("{}.{}", f.field, w.name);
+                    match (&w.packed, w.coded) {
+                        (_, Some(CodedForm::Velocity)) => {
+                            let (lo, hi) = w.range.unwrap_or((0, 0));
+                            model(path, width(zigzag(hi - lo)));
+                        }
+                        (Type::Quat { bits, .. }, coded) => {
+                            if coded == Some(CodedForm::Base) {
+                                model(format!("{path}.same"), 1);
+                                let d = width(zigzag((1i128 << bits) - 1));
+                                for i in 0..3 {
+                                    model(format!("{path}.d{i}"), d);
+                                }
+                            }
+                            model(format!("{path}.largest"), 2);
+                            for i in 0..3 {
+                                model(format!("{path}.c{i}"), *bits);
+                            }
+                        }
+                        (ty, _) => model(path, self.code_width(ty)),
+                    }
+                }
+            }
+        }
+        let probs = c.tables.as_ref().map_or(Vec::new(), |t| t.probs.clone());
+        Some(CodedPlan {
+            frame: c.name.name.clone(),
+            frame_name: snake(&c.name.name),
+            kind: c.kind,
+            docs: c.docs.doc.clone(),
+            packed_frame: packed.frame.clone(),
+            tables: c.tables.as_ref().map(|t| t.path.clone()),
+            probs,
+            models,
+        })
+    }
+
+    /// `W` of a value coded as its packed code `ty` (CODE-12): the bit length of the code's
+    /// largest value, a signed code's largest zigzag code, a float's bits, a bool's 1, a bit
+    /// set's width.
+    fn code_width(&self, ty: &Type) -> u8 {
+        let width = |v: u128| u8::try_from(bit_length(v)).unwrap_or(u8::MAX);
+        match ty {
+            Type::Int(t) => t.bits,
+            Type::Float { bits, .. } => *bits,
+            Type::Bool => 1,
+            Type::Quant { wire, .. } => self.code_width(wire),
+            Type::Bucket { .. } | Type::Ranged { .. } => match code_range(ty) {
+                Some((lo, hi)) if lo < 0 => width(zigzag(lo).max(zigzag(hi))),
+                Some((lo, hi)) => width((hi - lo) as u128),
+                None => 64,
+            },
+            Type::Named { name, .. } => self.index.bits(name).map_or(64, |b| b.width),
+            _ => 64,
+        }
     }
 
     /// The inputs' record: declared, with `tick: u32`.
@@ -1006,6 +1261,16 @@ impl<'s> Resolver<'_, 's> {
                     field_names.insert(f.name.clone(), f.name_span);
                 }
             }
+            if let Some(c) = f.coded {
+                if f.age.is_some() || !g.forms.is_empty() {
+                    self.coded_uses.push(c.span);
+                    self.error(
+                        c.span,
+                        format!("`coded ...` on `{}`, which travels in the change otherwise", f.name),
+                        "write `coded velocity` on a step form's field, `coded base` on a `quat` of a group of one form",
+                    );
+                }
+            }
             let value = if let Some(age) = &f.age {
                 if tick.is_some() {
                     self.error(
@@ -1117,6 +1382,7 @@ impl<'s> Resolver<'_, 's> {
                         Value::Int { .. } => Carry::Scaled { by: 1 },
                         _ => Carry::Itself,
                     };
+                    let coded = self.coded_use(f.coded, false, &f.ty, &f.name);
                     wire.push(WirePlan {
                         name: f.name.clone(),
                         docs: f.docs.doc.clone(),
@@ -1126,6 +1392,7 @@ impl<'s> Resolver<'_, 's> {
                         packed,
                         range,
                         offset: None,
+                        coded,
                     });
                 }
                 forms.push(FormPlan {
@@ -1387,6 +1654,7 @@ impl<'s> Resolver<'_, 's> {
                 ),
                 None => {}
             }
+            let coded = self.coded_use(w.coded, carry == Carry::Step, &w.ty, &w.name);
             wire.push(WirePlan {
                 name: w.name.clone(),
                 docs: w.docs.doc.clone(),
@@ -1396,6 +1664,7 @@ impl<'s> Resolver<'_, 's> {
                 packed,
                 range,
                 offset: None,
+                coded,
             });
         }
         for (fi, f) in fields.iter().enumerate() {
