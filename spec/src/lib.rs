@@ -294,9 +294,18 @@ impl Builder {
 
     /// Generates the code as a string.
     pub fn generate(&self) -> Result<String, SpecError> {
+        self.generate_from().map(|(code, _)| code)
+    }
+
+    /// The code, and the tables files it was generated from that were read from the disk.
+    fn generate_from(&self) -> Result<(String, Vec<String>), SpecError> {
         let mut sources = read_sources(&self.paths)?;
         sources.extend(self.sources.iter().cloned());
         let spec = compile(&sources)?;
+        let tables = state::tables::paths(&spec)
+            .into_iter()
+            .filter(|path| !sources.iter().any(|s| &s.name == path))
+            .collect();
         let mut options = self.options.clone();
         options.source = sources
             .iter()
@@ -307,7 +316,7 @@ impl Builder {
             })
             .collect::<Vec<_>>()
             .join(", ");
-        Ok(format_rust(gen::rust::generate(&spec, &options)))
+        Ok((format_rust(gen::rust::generate(&spec, &options)), tables))
     }
 
     /// Generates the code into `$OUT_DIR/file_name`, and tells cargo to run the build script
@@ -325,7 +334,11 @@ impl Builder {
         for path in &self.paths {
             println!("cargo:rerun-if-changed={}", path.display());
         }
-        let code = self.generate()?;
+        let (code, tables) = self.generate_from()?;
+        // A coded frame's tables file read from the disk is an input too.
+        for path in tables {
+            println!("cargo:rerun-if-changed={path}");
+        }
         let out = out_dir.join(file_name);
         std::fs::write(&out, code).map_err(|source| SpecError::Io {
             path: out.clone(),

@@ -64,6 +64,27 @@ pub fn load(spec: &mut Spec, sources: &[Source]) -> (Vec<Diagnostic>, Vec<Source
     (out, read)
 }
 
+/// The tables files the coded frames of `spec` name, each as [`load`] looks for it: beside
+/// its layout file.
+pub fn paths(spec: &Spec) -> Vec<String> {
+    let mut out = Vec::new();
+    for file in &spec.files {
+        let dir = Path::new(&file.name)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        for item in &file.items {
+            let Item::State(st) = item else { continue };
+            for c in st.coded() {
+                if let Some(t) = &c.tables {
+                    out.push(dir.join(&t.path).display().to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The probabilities of `text` (file `name`), every model's slots in model order, or every
 /// fault found.
 pub fn parse(name: &str, text: &str, models: &[CodedModel]) -> Result<Vec<u16>, Vec<Diagnostic>> {

@@ -1,14 +1,12 @@
 //! The coded frame of a state (kind 13's profile, `docs/spec/coded.md`): the packed frame's
 //! header, removals, check and events as they are, and its changes range-coded through
 //! `ackwire_rt::coded`, each value under a model of its own (CODE-6..CODE-15), predicted from
-//! the base and older snapshot a [`CodedBasis`] gives.
+//! the base and older snapshot an `ackwire_rt::coded::CodedBasis` gives.
 //!
 //! The frame decodes to the packed frame's body type, so a coded change applies as a packed
 //! one does (ACK-16). What the printer derives, it derives from the packed frame's lowering
 //! (its header steps, the change's steps and the groups' packed records) and the state's
 //! [`CodedPlan`] (the models, their widths and slots): nothing is the reference's.
-//!
-//! [`CodedBasis`]: https://docs.rs/ackwire-rt
 
 use super::{ident, local, scale_arg, uint_type, wrap, Gen};
 use crate::lower::{RecordPlan, Role, Step, Wire};
@@ -675,6 +673,7 @@ impl Gen<'_, '_> {
             ));
             return;
         }
+        // CODE-11: the mask, its bits as one value of its width, checked as kind 12 checks it.
         if let Wire::Bits(_) = s.wire {
             if s.presence.is_none() && fname == "mask" {
                 let e = self.coded_read_value(f, fname, &s.wire, &Predict::None);
