@@ -6,6 +6,14 @@ use crate::rt::{Frame, FrameVisitor};
 mod acked;
 pub use acked::{acked_hostile, apply_one_by_one, HostileReport};
 
+mod coded;
+#[cfg(feature = "arbitrary")]
+pub use coded::roundtrip_acked_coded;
+pub use coded::{
+    acked_coded_input, acked_coded_samples, check_acked_coded, decode_acked_coded,
+    split_acked_coded_input, FuzzBasis, CODED_ALLOC_PER_BYTE, IN_BASE, IN_OLDER, MAX_BASIS_RECORDS,
+};
+
 /// Decodes `data` as frame `F`; when it decodes, re-encoding must give back exactly `data` and
 /// `encoded_len` must predict it (WIRE-21: every input a decoder accepts re-encodes to the same
 /// bytes). Panics otherwise, which is what a fuzzer reports.

@@ -2,8 +2,8 @@
 //! `decode_<frame>` fuzz targets run (`ackwire_codec::fuzzing::decode_reencode`), so every seed
 //! and every past finding is a regression test of `cargo test`, without cargo-fuzz.
 //!
-//! The corpora of the other targets (the lossy streams, the structured round trip) are
-//! replayed through the bodies those targets run, too.
+//! The corpora of the other targets (the lossy streams, the structured round trips, kind 13's
+//! decode against a basis) are replayed through the bodies those targets run, too.
 //!
 //! The tests refuse to pass vacuously: every frame must have its fuzz target and a non-empty
 //! corpus directory, every target and directory must name a frame or be one of the other
@@ -36,6 +36,11 @@ fn decode_targets(all: BTreeSet<String>) -> BTreeSet<String> {
         .collect()
 }
 
+/// Frames that decode only against a basis (kind 13: CODE-13, CODE-14), so not among
+/// `FRAME_NAMES`' `Frame`s: each has its `decode_<frame>` target all the same, whose input
+/// carries the basis before the frame.
+const BASIS_FRAMES: [&str; 1] = ["acked_coded"];
+
 #[test]
 fn frames_targets_and_corpus_directories_match_one_to_one() {
     let frames: BTreeSet<String> = FRAME_NAMES.iter().map(|n| n.to_string()).collect();
@@ -45,18 +50,26 @@ fn frames_targets_and_corpus_directories_match_one_to_one() {
         "FRAME_NAMES repeats a name"
     );
 
+    // A frame decoded against a basis has its own target and is in no frame list.
+    let with_basis: BTreeSet<String> = BASIS_FRAMES.iter().map(|n| n.to_string()).collect();
+    assert!(
+        frames.is_disjoint(&with_basis),
+        "BASIS_FRAMES vs FRAME_NAMES"
+    );
+    let frames: BTreeSet<String> = frames.union(&with_basis).cloned().collect();
+
     let targets = names(&fuzz_dir().join("fuzz_targets"), ".rs");
     assert_eq!(
         decode_targets(targets.clone()),
         frames,
-        "fuzz_targets/decode_<frame>.rs vs FRAME_NAMES"
+        "fuzz_targets/decode_<frame>.rs vs FRAME_NAMES and BASIS_FRAMES"
     );
 
     let corpora = names(&fuzz_dir().join("corpus"), "");
     assert_eq!(
         decode_targets(corpora.clone()),
         frames,
-        "fuzz/corpus/decode_<frame>/ vs FRAME_NAMES"
+        "fuzz/corpus/decode_<frame>/ vs FRAME_NAMES and BASIS_FRAMES"
     );
     for dir in &corpora {
         assert!(
@@ -69,11 +82,12 @@ fn frames_targets_and_corpus_directories_match_one_to_one() {
 /// The fuzz targets other than `decode_<frame>`. `cargo test` replays each one's corpus through
 /// the body the target runs: the codec's here, `acked_stream` in `server/tests/fuzz_corpus.rs`
 /// (its harness is the server's).
-const OTHER_TARGETS: [&str; 5] = [
+const OTHER_TARGETS: [&str; 6] = [
     "acked_stream",
     "baseline_stream",
     "datagram_stream",
     "delta_stream",
+    "roundtrip_acked_coded",
     "roundtrip_arbitrary",
 ];
 
@@ -143,6 +157,34 @@ fn acked_corpora_keep_the_schemas_checks() {
     replay(
         "decode_acked_packed",
         ackwire_codec::fuzzing::decode_acked_packed,
+    );
+}
+
+/// Kind 13: each input is a basis then a frame; whatever decodes against it keeps CODE-4's
+/// bound, names its basis and re-encodes to the same bytes. The corpus must hold frames that
+/// decode, not only refusals.
+#[test]
+fn acked_coded_corpus_decodes_canonically() {
+    use ackwire_codec::fuzzing::{check_acked_coded, split_acked_coded_input};
+    let decoded = std::cell::Cell::new(0);
+    let files = replay("decode_acked_coded", |data| {
+        if let Some((basis, frame)) = split_acked_coded_input(data) {
+            decoded.set(decoded.get() + usize::from(check_acked_coded(frame, &basis)));
+        }
+    });
+    assert!(
+        decoded.get() >= 3,
+        "{} of {files} files decode",
+        decoded.get()
+    );
+}
+
+#[cfg(feature = "arbitrary")]
+#[test]
+fn roundtrip_acked_coded_corpus_round_trips() {
+    replay(
+        "roundtrip_acked_coded",
+        ackwire_codec::fuzzing::roundtrip_acked_coded,
     );
 }
 
