@@ -211,13 +211,12 @@ pub fn roundtrip_acked_coded(data: &[u8]) {
     let mut bytes = Vec::new();
     if let Err(e) = value.write(&mut bytes, &basis) {
         // CODE-4: the one frame kind 12 carries and kind 13 does not.
-        if value.body.changes.len() > 52_428 && e.kind == ErrorKind::CountTooLarge {
+        if value.body.changes.len() > 43_690 && e.kind == ErrorKind::CountTooLarge {
             return;
         }
-        // Known (found by this target): the generator takes a step axis's range as i16, the
-        // byte-aligned range, where kind 12's zbucket(0, 7, 8, 9, 16) carries -33216..=33215,
-        // so a packed step past i16 is refused (cleanly) as over_width. ACK-15 says kind 13
-        // carries what kind 12 does; until the generator decides, that refusal alone passes.
+        // A step past i16: kind 12's zbucket(0, 7, 8, 9, 16) has codes to -33216..=33215, but
+        // ACK-15 refuses those as having no kind 6 value (the schema's decoder does), so no
+        // session ever holds one; kind 13 refuses to write it (CODE-13, the step's range).
         if e.kind == ErrorKind::OverWidth && has_step_past_i16(&value) {
             return;
         }
@@ -482,13 +481,13 @@ mod tests {
         assert!(decoded > 0);
     }
 
-    /// The finding of `roundtrip_acked_coded` (input: its corpus file
-    /// `4916d6bdb7f78e6803698cab32d1586ea457dfc8`, a step `dz` of -33212): kind 12 carries a
-    /// step axis over zbucket(0, 7, 8, 9, 16)'s -33216..=33215, kind 13's generated writer
-    /// only i16. Pinned so that the day the generator carries kind 12's range (ACK-15) this
-    /// test fails and the allowance in `roundtrip_acked_coded` goes with it.
+    /// A finding of `roundtrip_acked_coded` (input: its corpus file
+    /// `4916d6bdb7f78e6803698cab32d1586ea457dfc8`, a step `dz` of -33212): the packed record
+    /// has codes for a step axis over zbucket(0, 7, 8, 9, 16)'s -33216..=33215, which ACK-15
+    /// refuses as having no kind 6 value; kind 13 writes a step in i16's range only (CODE-13),
+    /// refusing the rest cleanly at the field.
     #[test]
-    fn a_step_past_i16_is_kind_12_but_not_yet_kind_13() {
+    fn a_step_past_i16_is_refused_by_kind_13_as_acks_15_refuses_it() {
         use crate::protocol::{AckedPacked, PackedChanges, PackedMask, PackedPoseStep};
         use crate::rt::{ErrorKind, Frame};
         for (dz, coded) in [
@@ -564,12 +563,10 @@ mod tests {
 
     /// A finding of `decode_acked_coded` (crash-d50118a8…, minimized to the base record of
     /// entity 1): against a base holding the entity's orientation, a `same` of 0 followed by
-    /// the base's own largest index decodes, to the value the encoder writes as `same = 1`
+    /// the base's own largest index decoded, to the value the encoder writes as `same = 1`
     /// and its differences, so two streams read as one frame (CODE-5, CODE-14: the encoder
-    /// never writes this one). The generated `read_quat` must refuse it as non_canonical;
-    /// until it does this test fails, and is ignored so that the branch's tests pass.
+    /// never writes this one). The generated `read_quat` refuses it as non_canonical.
     #[test]
-    #[ignore = "generated read_quat accepts same = 0 with the base's largest index (reported)"]
     fn same_0_with_the_bases_largest_index_is_refused() {
         use crate::protocol::{Orientation, StateFlags};
         use crate::rt::{ErrorKind, SmallestThree};

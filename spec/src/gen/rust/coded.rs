@@ -1352,6 +1352,14 @@ impl Gen<'_, '_> {
         self.code.line(
             "let largest = stream.value(whole[0], 2).map_err(|e| e.field(\"largest\"))? as u8;",
         );
+        self.code
+            .line("// CODE-14: the base's largest component travels as `same`, never again whole.");
+        self.code
+            .open("if base.is_some_and(|b| b.largest == largest) {");
+        self.code.line(format!(
+            "return Err(DecodeError::new({rt}::ErrorKind::NonCanonical, stream.offset()).field(\"largest\"));"
+        ));
+        self.code.close("}");
         self.code.line("let mut rest = [0i16; 3];");
         self.code
             .open("for (i, c) in rest.iter_mut().enumerate() {");
