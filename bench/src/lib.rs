@@ -10,6 +10,8 @@
 //!   NetBaseline) and through full snapshots serialized with postcard and bitcode, measuring
 //!   bits, render error and CPU time;
 //! - [`coding`]: the coder study (issue 39): entropy coders measured on kind 12's bodies;
+//! - [`coded`]: the coded profile (kind 13) in the bench: a sent frame's bits by field, and
+//!   the training of its tables from the scenes;
 //! - [`fiedler`]: Glenn Fiedler's snapshot compression, the reference lane our bits are held
 //!   to;
 //! - [`fields`]: where each protocol's bits go, per changed entity, by field class (id, mask,
@@ -27,6 +29,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod coded;
 pub mod coding;
 pub mod command;
 pub mod fiedler;

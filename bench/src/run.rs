@@ -57,7 +57,7 @@ use super::fields::{Class, Meaning, Tally};
 use super::scenes::{angle_between_deg, Body, Scene, SceneKind, JITTER_TICKS};
 use super::{Report, Row, SceneInfo, Target, FIEDLER_BITS_PER_CHANGED};
 use ackwire_codec::acked::{
-    AckWriter, AckedDecoder, AckedSchema, Delivery, PackedReference, Reference,
+    AckWriter, AckedDecoder, AckedSchema, CodedReference, Delivery, PackedReference, Reference,
 };
 use ackwire_codec::baseline::{ComponentValue, EntityId, SnapshotClient, SnapshotWriter};
 use ackwire_codec::datagram::{
@@ -69,6 +69,7 @@ use ackwire_codec::protocol::{
     Velocity, Vitality,
 };
 use ackwire_codec::protocol::{EntityState, Event};
+use ackwire_codec::rt::coded::SlotCounts;
 use ackwire_codec::rt::{Frame, SmallestThree};
 use ackwire_server::acked::{
     AckedEncoder, Groups, Presenter, ViewConfig, World, WorldChanges, WorldEntity,
@@ -85,10 +86,11 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 /// The protocols, in report order.
-pub const PROTOCOLS: [&str; 8] = [
+pub const PROTOCOLS: [&str; 9] = [
     "acked",
     "acked-frag",
     "acked-packed",
+    "acked-coded",
     "fiedler",
     "datagram",
     "baseline",
@@ -205,20 +207,32 @@ trait Replicator {
         low: &Lowering<'_>,
         tally: &mut Tally,
     ) -> Result<(), Failure> {
-        let kind = packet.bytes.first().copied().unwrap_or_default();
-        let frame = super::fields::frame_of_kind(low, kind)
-            .ok_or_else(|| format!("no frame of the spec has kind {kind}"))?;
-        tally.frame(low, &frame, &packet.bytes, &Meaning::default())
+        account_by_kind(packet, low, tally)
     }
+    /// Adds what `packet`, a coded frame this server sent, codes to `counts` (the training of
+    /// the coded profile's tables, [`crate::coded::train`]); nothing for any other protocol.
+    fn count_coded(&self, _packet: &Packet, _counts: &mut SlotCounts) -> Result<(), Failure> {
+        Ok(())
+    }
+}
+
+/// The bits of an acked family's frame by field: the frame of the spec whose `kind` is the
+/// packet's first byte, walked as `ackwire explain` walks it.
+fn account_by_kind(packet: &Packet, low: &Lowering<'_>, tally: &mut Tally) -> Result<(), Failure> {
+    let kind = packet.bytes.first().copied().unwrap_or_default();
+    let frame = super::fields::frame_of_kind(low, kind)
+        .ok_or_else(|| format!("no frame of the spec has kind {kind}"))?;
+    tally.frame(low, &frame, &packet.bytes, &Meaning::default())
 }
 
 fn fail(what: &str, e: impl std::fmt::Display) -> Failure {
     format!("{what}: {e}")
 }
 
-/// The acked stream (`docs/spec/acked.md`), of kind 6 frames ([`Reference`]: `acked`, `acked-frag`)
-/// or of kind 12 ([`PackedReference`]: `acked-packed`, issue 19: the same machines, the changes
-/// bit-packed).
+/// The acked stream (`docs/spec/acked.md`), of kind 6 frames ([`Reference`]: `acked`, `acked-frag`),
+/// of kind 12 ([`PackedReference`]: `acked-packed`, issue 19: the same machines, the changes
+/// bit-packed) or of kind 13 ([`CodedReference`]: `acked-coded`, issue 39: the changes
+/// range-coded against the base and an older snapshot).
 struct AckedBench<S: AckedSchema = Reference> {
     world: World,
     /// What the mirror changed since the last frame: the presenter looks at these only.
@@ -229,6 +243,23 @@ struct AckedBench<S: AckedSchema = Reference> {
     writer: AckWriter<Input>,
     /// Whether a frame over RELIABLE_ABOVE goes on the reliable channel.
     large_reliable: bool,
+}
+
+impl<S: AckedSchema> AckedBench<S> {
+    /// The basis ticks of `packet` when the schema is coded (kind 13), else none.
+    fn coded_basis(
+        &self,
+        packet: &Packet,
+    ) -> Result<Option<ackwire_codec::acked::CodedBasisTicks>, Failure> {
+        let schema = self.encoder.schema();
+        if !schema.coded() {
+            return Ok(None);
+        }
+        schema
+            .read_basis(&packet.bytes)
+            .map(Some)
+            .map_err(|e| fail("a sent coded frame's basis", e))
+    }
 }
 
 impl<S: AckedSchema + Default> AckedBench<S> {
@@ -363,6 +394,37 @@ impl<S: AckedSchema<Record = EntityState, Event = Event, Input = Input>> Replica
                 .map(|(eid, r)| (eid, Pose([m(r.x), m(r.y), m(r.z)]))),
         );
         Some(tick)
+    }
+
+    /// A coded frame (kind 13) by its values' prices ([`crate::coded`]), against the basis the
+    /// encoder wrote it on; any other by the explain walk.
+    fn account(
+        &self,
+        packet: &Packet,
+        low: &Lowering<'_>,
+        tally: &mut Tally,
+    ) -> Result<(), Failure> {
+        match self.coded_basis(packet)? {
+            Some(ticks) => {
+                let basis = self
+                    .encoder
+                    .basis_of(&ticks)
+                    .ok_or("the base of a coded frame just sent is not kept")?;
+                super::coded::split(&packet.bytes, &basis, tally)
+            }
+            None => account_by_kind(packet, low, tally),
+        }
+    }
+
+    fn count_coded(&self, packet: &Packet, counts: &mut SlotCounts) -> Result<(), Failure> {
+        let Some(ticks) = self.coded_basis(packet)? else {
+            return Ok(());
+        };
+        let basis = self
+            .encoder
+            .basis_of(&ticks)
+            .ok_or("the base of a coded frame just sent is not kept")?;
+        super::coded::count(&packet.bytes, &basis, counts)
     }
 
     /// The orientations the shown state holds (ORIENT, issue 19), as `to_xyzw` gives them.
@@ -1234,6 +1296,8 @@ fn replicator(protocol: &str, kind: SceneKind) -> Box<dyn Replicator> {
         "acked-frag" => Box::new(AckedBench::<Reference>::new(kind, false)),
         // Kind 12 (issue 19): frames over RELIABLE_ABOVE reliable, as `acked` sends them.
         "acked-packed" => Box::new(AckedBench::<PackedReference>::new(kind, true)),
+        // Kind 13 (issue 39), reliable above RELIABLE_ABOVE as the others.
+        "acked-coded" => Box::new(AckedBench::<CodedReference>::new(kind, true)),
         "datagram" => Box::new(DatagramBench::new(kind)),
         "baseline" => Box::new(BaselineBench::new(kind)),
         "fiedler" => Box::new(FiedlerBench::new(kind)),
@@ -1317,7 +1381,31 @@ pub fn run_scene(
         protocols,
         true,
         &mut |_, _, _| {},
+        None,
     )
+}
+
+/// Runs the reference's coded lane (`acked-coded`) through `kind` as [`run_scene`] does,
+/// adding every value its frames code to `counts`: the training of the coded profile's tables
+/// ([`crate::coded::train`]).
+pub(crate) fn train_scene(
+    kind: SceneKind,
+    loss_pct: f64,
+    length: Length,
+    seed: u64,
+    counts: &mut SlotCounts,
+) -> Result<(), Failure> {
+    drive(
+        kind,
+        loss_pct,
+        length,
+        seed,
+        &["acked-coded"],
+        false,
+        &mut |_, _, _| {},
+        Some(counts),
+    )
+    .map(drop)
 }
 
 /// A frame a server sent in a run.
@@ -1357,6 +1445,7 @@ pub fn capture(
                 });
             }
         },
+        None,
     )?;
     Ok(sent)
 }
@@ -1398,6 +1487,7 @@ fn drive(
     protocols: &[&'static str],
     split: bool,
     on_sent: &mut dyn FnMut(&'static str, u32, &Packet),
+    mut counts: Option<&mut SlotCounts>,
 ) -> Result<(SceneInfo, Vec<Row>), Failure> {
     let loss = loss_pct / 100.0;
     let one_way = kind.one_way_ticks();
@@ -1532,6 +1622,9 @@ fn drive(
             }
             for p in packets.drain(..) {
                 on_sent(lane.name, t, &p);
+                if let Some(counts) = counts.as_deref_mut() {
+                    lane.machine.count_coded(&p, counts)?;
+                }
                 if measured && split {
                     lane.machine.account(&p, &low, &mut lane.tally)?;
                 }
@@ -1660,6 +1753,7 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, usize)) -> Result<Report
                 &PROTOCOLS,
                 split,
                 &mut |_, _, _| {},
+                None,
             )?;
             info.get_or_insert(i);
             report.rows.extend(rows);
