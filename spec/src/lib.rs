@@ -307,8 +307,11 @@ impl Builder {
             .filter(|path| !sources.iter().any(|s| &s.name == path))
             .collect();
         let mut options = self.options.clone();
+        // The layout files, as a header names them; a tables file among the sources is
+        // named by its layout.
         options.source = sources
             .iter()
+            .filter(|s| !s.name.ends_with(".tables"))
             .map(|s| {
                 Path::new(&s.name)
                     .file_name()
@@ -360,6 +363,10 @@ pub fn reference_sources() -> Vec<Source> {
         (
             "spec/protocol/acked_packed.wire",
             include_str!("../protocol/acked_packed.wire"),
+        ),
+        (
+            "spec/protocol/acked_coded.tables",
+            include_str!("../protocol/acked_coded.tables"),
         ),
         (
             "spec/protocol/baseline.wire",

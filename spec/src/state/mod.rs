@@ -118,10 +118,10 @@ mod tests {
         assert_eq!(model_slots(2), 4);
         // W = 8: the tree of 4 bits' 15, then L = 2..8: 1, 3, 7, 7+1, 7+2, 7+3, 7+4.
         assert_eq!(model_slots(8), 15 + 1 + 3 + 7 + 8 + 9 + 10 + 11);
-        assert!(
-            c.probs.is_empty(),
-            "no tables yet: every slot starts at 2048"
-        );
+        // The trained tables, every slot of every model.
+        let slots: usize = c.models.iter().map(|m| model_slots(m.w)).sum();
+        assert_eq!(c.probs.len(), slots);
+        assert!(c.probs.iter().any(|&p| p != 2048));
     }
 
     /// The reference state's plan names today's items and lays the masks, the staged change and
