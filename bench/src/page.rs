@@ -85,6 +85,11 @@ ACK-27 allows too (it is a SHOULD: such a frame is still a frame like any other)
 costs;
 - `acked-packed`: the same machines in kind 12 frames, each change bit-packed \
 (`spec/protocol/acked_packed.wire`);
+- `acked-coded`: the same machines in kind 13 frames (`docs/spec/coded.md`): the packed \
+changes range-coded, each value under its field's model starting from trained tables, a position \
+step as its difference from the velocity the base and an older acknowledged snapshot predict, \
+an orientation as its difference from the base's. Its bits by field are each value's price under \
+its model as the encoder adapted it; what else the frame holds is its header;
 - `fiedler`: Glenn Fiedler's published snapshot compression, onto the newest snapshot the \
 client acknowledged: the reference line, a bench peer rather than a protocol of ours (see \
 \"Beside Fiedler's scheme\");
@@ -450,8 +455,8 @@ Its bits by field come from its own decoder reading each frame, and add up to th
 Issue 39 holds our best profile to the ratios the published entries reached against his scheme \
 on his data: Giesen's adaptive arithmetic coding {giesen}×, Maxwell's range coding with physics \
 prediction {maxwell}×. Below, per scene at its headline loss, where the bits go per changed \
-entity (`index`: which entity; `flags`: which parts follow), kind 6 (`acked`) and kind 12 \
-(`acked-packed`) beside the lane.";
+entity (`index`: which entity; `flags`: which parts follow), kind 6 (`acked`), kind 12 \
+(`acked-packed`) and kind 13 (`acked-coded`) beside the lane.";
 
 /// Fiedler's own breakdown per changed cube on his data, in his article: index 5.5 bits,
 /// position 26.1, orientation 23.3, about 2 bits of flags.
@@ -499,7 +504,7 @@ fn beside_fiedler(scenes: &[SceneRows<'_>], rows: &[Row]) -> String {
         headers.extend(classes.iter().map(|(_, name)| (*name).to_owned()));
         headers.extend(["total", "over fiedler", "render error mean (mm)"].map(str::to_owned));
         markdown_header(&mut out, &headers, name_then_numbers);
-        for protocol in ["acked", "acked-packed", "fiedler"] {
+        for protocol in ["acked", "acked-packed", "acked-coded", "fiedler"] {
             let Some(r) = scene.row(protocol, loss) else {
                 continue;
             };
