@@ -895,6 +895,11 @@ impl Gen<'_, '_> {
                     name = b.name
                 )
             }
+            // WIRE-29: the value less `min`, as kind 12 packs it; past `max` is over_width.
+            Wire::Ranged { min, max, .. } => format!(
+                "stream.value({m}, {width}).and_then(|v| i64::try_from(v).ok().and_then(|v| v.checked_add({min})).filter(|v| *v <= {max}).ok_or(DecodeError::new({rt}::ErrorKind::OverWidth, at))).map(|v| v as {rust})",
+                rust = self.rust_type(w)
+            ),
             // The plan refuses every other form in a group.
             _ => format!("stream.value({m}, {width}).map(|_| Default::default())"),
         }
@@ -1134,6 +1139,10 @@ impl Gen<'_, '_> {
             }
             Wire::Bits(_) => format!(
                 "{rt}::BitSet::check(&{v}).map_err(EncodeError::new).and_then(|()| sink.value({m}, {width}, u64::from({rt}::BitSet::bits(&{v}))))"
+            ),
+            // WIRE-29: refused outside its range; the value less `min`, as kind 12 packs it.
+            Wire::Ranged { min, max, .. } => format!(
+                "{rt}::in_range(i128::from({v}), {min}, {max}).and_then(|()| sink.value({m}, {width}, (i128::from({v}) - i128::from({min}_i64)) as u64))"
             ),
             // The plan refuses every other form in a group.
             _ => format!("sink.value({m}, {width}, 0)"),
