@@ -900,8 +900,9 @@ impl Gen<'_, '_> {
                 "stream.value({m}, {width}).and_then(|v| i64::try_from(v).ok().and_then(|v| v.checked_add({min})).filter(|v| *v <= {max}).ok_or(DecodeError::new({rt}::ErrorKind::OverWidth, at))).map(|v| v as {rust})",
                 rust = self.rust_type(w)
             ),
-            // The plan refuses every other form in a group.
-            _ => format!("stream.value({m}, {width}).map(|_| Default::default())"),
+            // The plan refuses every other form in a group; were one to come, the code must not
+            // compile rather than read it as anything.
+            _ => format!("compile_error!(\"a coded frame cannot read `{path}`\")"),
         }
     }
 
@@ -1144,8 +1145,9 @@ impl Gen<'_, '_> {
             Wire::Ranged { min, max, .. } => format!(
                 "{rt}::in_range(i128::from({v}), {min}, {max}).and_then(|()| sink.value({m}, {width}, (i128::from({v}) - i128::from({min}_i64)) as u64))"
             ),
-            // The plan refuses every other form in a group.
-            _ => format!("sink.value({m}, {width}, 0)"),
+            // The plan refuses every other form in a group; were one to come, the code must not
+            // compile rather than write it as anything.
+            _ => format!("compile_error!(\"a coded frame cannot write `{path}`\")"),
         }
     }
 
