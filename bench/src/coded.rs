@@ -4,10 +4,11 @@
 //! A coded frame's stream cannot be cut at field boundaries as a packed one is: a range coder
 //! spends fractions of a bit. Each value is priced instead by what it costs under its model as
 //! the encoder adapted it (`ackwire_rt::coded::CodedCost`, `-log2` of each bit's probability),
-//! against the basis the encoder used ([`AckedEncoder::basis_of`]). The values' prices, scaled
-//! down to the stream when the coder's rounding left them over it, go to their fields' classes;
-//! what is left of the frame (its header, the stream's length, the coder's flush and any
-//! padding) is the header's, so the classes add up to the frame's bits exactly.
+//! against the basis the encoder used
+//! ([`AckedEncoder::basis_of`](ackwire_codec::acked::AckedEncoder::basis_of)). The values'
+//! prices, scaled down to the stream when the coder's rounding left them over it, go to their
+//! fields' classes; what is left of the frame (its header, the stream's length, the coder's
+//! flush and any padding) is the header's, so the classes add up to the frame's bits exactly.
 //!
 //! Training (CODE-17) walks the same values into slot counts (`SlotCounts`), and
 //! [`tables_text`] writes the tables file the layout names.

@@ -1379,9 +1379,11 @@ pub fn run_scene(
         length,
         seed,
         protocols,
-        true,
+        Taps {
+            split: true,
+            counts: None,
+        },
         &mut |_, _, _| {},
-        None,
     )
 }
 
@@ -1401,9 +1403,11 @@ pub(crate) fn train_scene(
         length,
         seed,
         &["acked-coded"],
-        false,
+        Taps {
+            split: false,
+            counts: Some(counts),
+        },
         &mut |_, _, _| {},
-        Some(counts),
     )
     .map(drop)
 }
@@ -1435,7 +1439,10 @@ pub fn capture(
         length,
         seed,
         protocols,
-        false,
+        Taps {
+            split: false,
+            counts: None,
+        },
         &mut |protocol, tick, packet| {
             if tick > length.warmup {
                 sent.push(Sent {
@@ -1445,7 +1452,6 @@ pub fn capture(
                 });
             }
         },
-        None,
     )?;
     Ok(sent)
 }
@@ -1479,16 +1485,24 @@ pub fn deliver_scene<const N: usize>(
     Ok((length.ticks, frames))
 }
 
+/// What a run takes from each frame sent besides its bytes.
+struct Taps<'a> {
+    /// Its bits by field, in the measured ticks ([`crate::fields`]).
+    split: bool,
+    /// What a coded frame codes, slot by slot (the training of its tables).
+    counts: Option<&'a mut SlotCounts>,
+}
+
 fn drive(
     kind: SceneKind,
     loss_pct: f64,
     length: Length,
     seed: u64,
     protocols: &[&'static str],
-    split: bool,
+    taps: Taps<'_>,
     on_sent: &mut dyn FnMut(&'static str, u32, &Packet),
-    mut counts: Option<&mut SlotCounts>,
 ) -> Result<(SceneInfo, Vec<Row>), Failure> {
+    let Taps { split, mut counts } = taps;
     let loss = loss_pct / 100.0;
     let one_way = kind.one_way_ticks();
     let delay = draw_delay(kind);
@@ -1751,9 +1765,11 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, usize)) -> Result<Report
                 length,
                 plan.seed,
                 &PROTOCOLS,
-                split,
+                Taps {
+                    split,
+                    counts: None,
+                },
                 &mut |_, _, _| {},
-                None,
             )?;
             info.get_or_insert(i);
             report.rows.extend(rows);
