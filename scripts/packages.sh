@@ -189,7 +189,8 @@ done
 find "$rust/crates" -type f -exec touch {} +
 cp -r "$consumers/rust" "$rust/consumer"
 mkdir -p "$rust/consumer/wire"
-cp spec/protocol/*.wire "$rust/consumer/wire/"
+# The layout files and the coded frame's tables beside them (CODE-16).
+cp spec/protocol/*.wire spec/protocol/*.tables "$rust/consumer/wire/"
 # The crates are not on crates.io yet: the patch stands in for the registry.
 cat >>"$rust/consumer/Cargo.toml" <<EOF
 
