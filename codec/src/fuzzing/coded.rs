@@ -565,42 +565,77 @@ mod tests {
     /// entity 1): against a base holding the entity's orientation, a `same` of 0 followed by
     /// the base's own largest index decoded, to the value the encoder writes as `same = 1`
     /// and its differences, so two streams read as one frame (CODE-5, CODE-14: the encoder
-    /// never writes this one). The generated `read_quat` refuses it as non_canonical.
+    /// never writes this one). The generated `read_quat` refuses it as non_canonical. The
+    /// stream is coded here under the frame's own tables, so that it says the same whatever
+    /// they were trained to.
     #[test]
     fn same_0_with_the_bases_largest_index_is_refused() {
-        use crate::protocol::{Orientation, StateFlags};
-        use crate::rt::{ErrorKind, SmallestThree};
-        let frame: [u8; 33] = [
-            0x0d, 0x64, 0x00, 0x41, 0x50, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00,
-            0x00, 0x00, 0x00, 0x7e, 0x01, 0x00, 0x0a, 0x00, 0x0c, 0x25, 0x69, 0x19, 0x2b, 0xc1,
-            0x24, 0x94, 0x25, 0xa0, 0x00,
-        ];
+        use crate::protocol::{Orientation, PackedMask, StateFlags};
+        use crate::rt::coded::{model_slots, CodedEncoder, CodedSink};
+        use crate::rt::{BitSet, ErrorKind, SmallestThree};
+        fn model(name: &str) -> (usize, u8) {
+            let mut start = 0;
+            for &(n, w) in AckedCoded::MODELS {
+                if n == name {
+                    return (start, w);
+                }
+                start += model_slots(w);
+            }
+            panic!("no model {name}")
+        }
+        let mut probs = AckedCoded::TABLES;
+        let mut stream = CodedEncoder::new(&mut probs);
+        let orient = PackedMask::empty().with(PackedMask::ORIENT);
+        for (name, v) in [
+            ("eid", 1),
+            ("mask", u64::from(orient.bits())),
+            ("orient.q.same", 0),
+            ("orient.q.largest", 2),
+            ("orient.q.c0", 37),
+            ("orient.q.c1", 74),
+            ("orient.q.c2", 111),
+        ] {
+            let (at, w) = model(name);
+            stream.value(at, w, v).unwrap();
+        }
+        // kind, tick 100 onto 99, last_seq, input_buffer, flags, no removals, no older
+        // snapshot, one change, its stream, no events.
+        let mut frame = vec![13];
+        frame.extend(100u32.to_le_bytes());
+        frame.extend(99u32.to_le_bytes());
+        frame.extend([0; 4]);
+        frame.extend([0, 0, 0, 0, 0]);
+        frame.extend(1u16.to_le_bytes());
+        stream.finish(1, &mut frame).unwrap();
+        frame.push(0);
         let mut flags = StateFlags::empty();
         flags.set(StateFlags::ORIENTED, true);
         let mut basis = FuzzBasis::default();
-        basis.base.insert(
-            1,
-            EntityState {
-                x: 288,
-                y: -96,
-                z: 672,
-                yaw: 0,
-                flags,
-                measured: 96,
-                hp: 100,
-                armor: 0,
-                vehicle: 0,
-                seat: 253,
-                orient: Some(Orientation {
-                    q: SmallestThree {
-                        largest: 2,
-                        rest: [37, 74, 111],
-                    },
-                }),
-            },
-        );
+        let record = EntityState {
+            x: 288,
+            y: -96,
+            z: 672,
+            yaw: 0,
+            flags,
+            measured: 96,
+            hp: 100,
+            armor: 0,
+            vehicle: 0,
+            seat: 253,
+            orient: Some(Orientation {
+                q: SmallestThree {
+                    largest: 2,
+                    rest: [37, 74, 111],
+                },
+            }),
+        };
+        basis.base.insert(1, record);
         match AckedCoded::read(&mut Reader::new(&frame), &basis) {
-            Err(e) => assert_eq!(e.kind, ErrorKind::NonCanonical, "{e}"),
+            Err(e) => assert_eq!(
+                (e.kind, e.to_string().contains("orient")),
+                (ErrorKind::NonCanonical, true),
+                "{e}"
+            ),
             Ok(v) => {
                 let mut again = Vec::new();
                 v.write(&mut again, &basis).unwrap();
