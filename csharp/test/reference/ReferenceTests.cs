@@ -946,6 +946,8 @@ static class ReferenceTests
             new KeyValuePair<string, Action>("coded_a_frame_whose_older_is_not_held_is_dropped", CodedMachineTests.AFrameWhoseOlderIsNotHeldIsDropped),
             new KeyValuePair<string, Action>("coded_the_older_snapshot_is_the_newest_acknowledged_within_255_ticks", CodedMachineTests.TheOlderSnapshotIsTheNewestAcknowledgedWithin255Ticks),
             new KeyValuePair<string, Action>("kind_12_names_no_older_snapshot", CodedMachineTests.Kind12NamesNoOlderSnapshot),
+            new KeyValuePair<string, Action>("coded_reference_shows_the_servers_states", CodedMachineTests.GeneratedCodedReferenceShowsTheServersStates),
+            new KeyValuePair<string, Action>("coded_reference_frames_are_smaller_than_kind_12s", CodedMachineTests.GeneratedCodedFramesAreSmallerThanKind12s),
             new KeyValuePair<string, Action>("readers_agree_with_the_codec", ReadersAgreeWithTheCodec),
             new KeyValuePair<string, Action>("baseline_schema_gaps_and_mask", MachineSchemaTests.BaselineGapsAndMask),
             new KeyValuePair<string, Action>("datagram_schema_update_len", MachineSchemaTests.DatagramUpdateLen),

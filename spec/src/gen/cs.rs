@@ -41,6 +41,8 @@
 //! reader and writer names its field in a `catch` that puts it in front of the error's path,
 //! and each list its index.
 
+mod coded;
+
 use super::{
     base_name, constants_of, file_banner, snake_case, source_names, storage, Code, RuntimeSource,
 };
@@ -190,6 +192,10 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
                 }
             }
         }
+    }
+    // Each state's coded frame (kind 13), after the records its changes are.
+    for plan in crate::state::plans(spec) {
+        g.coded_frame(&plan);
     }
     g.out.blank();
     g.dispatch();
