@@ -1991,9 +1991,9 @@ impl<'a, 's> Printer<'a, 's> {
         self.statement_object(&format!("return new {}", coded.frame), &members, ";");
         self.out.close("}");
         self.out.blank();
-        self.out.line(format!(
-            "/// <summary>The frame's bytes against no basis (<see cref=\"NoBasis{{R}}\"/>); throws an EncodeError.</summary>"
-        ));
+        self.out.line(
+            "/// <summary>The frame's bytes against no basis (<see cref=\"NoBasis{R}\"/>); throws an EncodeError.</summary>",
+        );
         self.out.block(format!(
             "public override byte[] EncodeFrame({frame_ty} frame)"
         ));
@@ -2002,9 +2002,9 @@ impl<'a, 's> Printer<'a, 's> {
         ));
         self.out.close("}");
         self.out.blank();
-        self.out.line(format!(
-            "/// <summary>Reads a frame against no basis (<see cref=\"NoBasis{{R}}\"/>); throws a DecodeError.</summary>"
-        ));
+        self.out.line(
+            "/// <summary>Reads a frame against no basis (<see cref=\"NoBasis{R}\"/>); throws a DecodeError.</summary>",
+        );
         self.out.block(format!(
             "public override void DecodeFrameInto(byte[] bytes, {frame_ty} into)"
         ));
