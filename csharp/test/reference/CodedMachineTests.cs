@@ -5,7 +5,8 @@
 // server's refuses the frame. Run under loss, duplication and reordering, every frame the client
 // applies was decoded against the server's basis; older snapshots are named; a frame whose older
 // snapshot the client does not hold is dropped and counted; kind 12 through the same driver
-// names none and drops none for it.
+// names none and drops none for it. Last, the generated CodedReference (kind 13) through the
+// same lossy driver, and against kind 12's frames of the same world.
 
 using System;
 using System.Collections.Generic;

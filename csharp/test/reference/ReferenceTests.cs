@@ -948,6 +948,7 @@ static class ReferenceTests
             new KeyValuePair<string, Action>("kind_12_names_no_older_snapshot", CodedMachineTests.Kind12NamesNoOlderSnapshot),
             new KeyValuePair<string, Action>("coded_reference_shows_the_servers_states", CodedMachineTests.GeneratedCodedReferenceShowsTheServersStates),
             new KeyValuePair<string, Action>("coded_reference_frames_are_smaller_than_kind_12s", CodedMachineTests.GeneratedCodedFramesAreSmallerThanKind12s),
+            new KeyValuePair<string, Action>("coded_frame_vectors", CodedVectorTests.EveryCaseDecodesAndEncodes),
             new KeyValuePair<string, Action>("readers_agree_with_the_codec", ReadersAgreeWithTheCodec),
             new KeyValuePair<string, Action>("baseline_schema_gaps_and_mask", MachineSchemaTests.BaselineGapsAndMask),
             new KeyValuePair<string, Action>("datagram_schema_update_len", MachineSchemaTests.DatagramUpdateLen),
