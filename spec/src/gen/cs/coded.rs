@@ -1156,7 +1156,7 @@ impl Gen<'_, '_> {
             }
             // The plan refuses every other form in a group; were one to come, the file must not
             // compile rather than read it as anything.
-            _ => format!("#error a coded frame cannot read `{path}`\n"),
+            _ => format!("\n#error a coded frame cannot read `{path}`\n"),
         }
     }
 
@@ -1405,7 +1405,7 @@ impl Gen<'_, '_> {
                     "Wire.InRange((long){v}, {lo}, {hi});\nsink.Value({m}, {width}, unchecked((ulong)((long){v} - {lo})))"
                 )
             }
-            _ => format!("#error a coded frame cannot write `{path}`\n"),
+            _ => format!("\n#error a coded frame cannot write `{path}`\n"),
         }
     }
 
