@@ -1,8 +1,9 @@
-// The arena's C# client held to the recorded stream of the Rust server's run
-// (examples/game/vectors/streams/arena.txt, written by `cargo run -p ackwire-example-game
-// --example record_stream`), as examples/game/ts/replay.ts holds the TypeScript one: the runtime's
-// AckedClientHalf over `Arena`, the binding `ackwire gen --lang cs` writes for `state Arena` of
-// the game's own layout. Every frame the Rust client received goes to it in arrival order; it
+// The arena's C# client held to a recorded stream of the Rust server's run
+// (examples/game/vectors/streams/arena.txt of kind 6, or with `coded` first arena_coded.txt of
+// kind 13, written by `cargo run -p ackwire-example-game --example record_stream [coded]`), as
+// examples/game/ts/replay.ts holds the TypeScript one: the runtime's AckedClientHalf over `Arena`
+// or `CodedArena`, the schemas `ackwire gen --lang cs` writes for `state Arena` of the game's own
+// layout. Every frame the Rust client received goes to it in arrival order; it
 // must show the same tick with the same check (the hash of the server's S_N) or drop the frame as
 // the Rust client did, and send the same kind 7 bytes at the end of every tick, carrying the same
 // command. Exits 1 at the first difference, naming its line.
@@ -32,9 +33,15 @@ static class Replay
 
     static int Main(string[] args)
     {
-        string path = args.Length > 0 ? args[0] : "vectors/streams/arena.txt";
+        // `coded` first: the stream is kind 13's (CodedArena), else kind 6's (Arena).
+        bool coded = args.Length > 0 && args[0] == "coded";
+        int at = coded ? 1 : 0;
+        string path = args.Length > at ? args[at] : "vectors/streams/arena.txt";
+        IAckedSchema<Entity, StagedEntityChange, ArenaEvent, Command> schema = coded
+            ? (IAckedSchema<Entity, StagedEntityChange, ArenaEvent, Command>)CodedArena.Schema
+            : Arena.Schema;
         string[] lines = File.ReadAllLines(path).Where(l => l.Length > 0).ToArray();
-        var client = new AckedClientHalf<Entity, StagedEntityChange, ArenaEvent, Command>(Arena.Schema, 16);
+        var client = new AckedClientHalf<Entity, StagedEntityChange, ArenaEvent, Command>(schema, 16);
         int frames = 0, shown = 0, dropped = 0, acks = 0;
         for (int n = 0; n < lines.Length; n++)
         {
@@ -43,7 +50,7 @@ static class Replay
             if (words[0] == "frame")
             {
                 frames++;
-                Delivery<ArenaEvent> d = client.HandleFrame(new Now(0, (ulong)n), Arena.Schema.FrameName, BytesOf(words[1]));
+                Delivery<ArenaEvent> d = client.HandleFrame(new Now(0, (ulong)n), schema.FrameName, BytesOf(words[1]));
                 n++;
                 string[] next = n < lines.Length ? lines[n].Split(' ') : new[] { "" };
                 where = path + ":" + (n + 1) + ": ";
