@@ -195,7 +195,11 @@ fn decode_and_encode_read_a_coded_frame_on_its_basis() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("takes no basis"), "{}", stderr(&o));
     let o = ackwire(&["decode", "acked_coded", hex, "--basis", "{"]);
-    assert!(stderr(&o).contains("--basis is not valid JSON"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--basis is not valid JSON"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
