@@ -44,7 +44,7 @@ generate --out "$out/gen" spec/protocol
 mcs -langversion:7.2 -warnaserror+ -warn:4 -nologo -doc:"$out/reference.xml" -out:"$out/reference_tests.exe" \
     "$here"/src/*.cs "$here"/src/Sessions/*.cs "$out"/gen/*.cs "$here"/reference/*.cs "$here"/test/Harness.cs \
     "$here"/test/reference/*.cs
-mono "$out/reference_tests.exe"
+ACKWIRE_VECTORS_DIR="$root/vectors" mono "$out/reference_tests.exe"
 
 # Then the binding of a second state (spec/tests/state/arena.wire: the forms, carries and values
 # the reference's cubes leave out) with test/arena/*.cs, a program of its own over its own codec.

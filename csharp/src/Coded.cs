@@ -456,6 +456,14 @@ namespace Ackwire.Runtime
             return Coded.Walk(ref this, at, w, 0);
         }
 
+        /// <summary>The frame offset of the byte the stream has read up to: where a value's
+        /// fault (out of its field's range, an id not ascending) is reported, as near the value
+        /// as a range coder can place it.</summary>
+        public long Offset()
+        {
+            return dec.Offset();
+        }
+
         /// <summary>A signed value: <see cref="Value"/> unzigzagged.</summary>
         public long Signed(int at, byte w)
         {

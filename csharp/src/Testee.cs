@@ -37,6 +37,30 @@ namespace Ackwire.Runtime
         object FromJson(string name, JsonValue json);
     }
 
+    /// <summary>
+    /// Frames read and written against a basis, the records of the states they are predicted
+    /// from (kind 13's coded frame, <c>docs/spec/coded.md</c>): their <c>decode</c> and
+    /// <c>encode</c> requests carry it as a <c>basis</c> member (conformance/PROTOCOL.md, "A coded
+    /// frame's basis"), handed here as it came (null when absent: nothing held).
+    /// </summary>
+    public interface ITesteeBasisFrames
+    {
+        /// <summary>The names of the frames that take a basis.</summary>
+        string[] Names { get; }
+
+        /// <summary>Decodes the frame named <paramref name="name"/> against <paramref name="basis"/>; a bad frame throws a <see cref="DecodeError"/>, a bad basis a <see cref="JsonError"/>.</summary>
+        object Decode(string name, byte[] bytes, JsonValue basis);
+
+        /// <summary>Encodes a value of the frame named <paramref name="name"/> against <paramref name="basis"/>; a value no decoder accepts throws an <see cref="EncodeError"/>, a bad basis a <see cref="JsonError"/>.</summary>
+        byte[] Encode(string name, object value, JsonValue basis);
+
+        /// <summary>Writes a value of the frame named <paramref name="name"/> in the JSON form.</summary>
+        void ToJson(string name, object value, JsonWriter j);
+
+        /// <summary>A value of the frame named <paramref name="name"/> from its JSON form; bad JSON throws a <see cref="JsonError"/>.</summary>
+        object FromJson(string name, JsonValue json);
+    }
+
     /// <summary>The session halves a testee implements beside its frames.</summary>
     public interface ITesteeSessions
     {
@@ -56,13 +80,103 @@ namespace Ackwire.Runtime
         readonly string name;
         readonly ITesteeFrames frames;
         readonly ITesteeSessions sessions;
+        readonly ITesteeBasisFrames onBasis;
 
         /// <summary>A testee called <paramref name="name"/> in <c>hello</c>, serving <paramref name="frames"/> and, unless null, <paramref name="sessions"/>.</summary>
         public Testee(string name, ITesteeFrames frames, ITesteeSessions sessions)
+            : this(name, frames, sessions, null)
+        {
+        }
+
+        /// <summary>
+        /// A testee serving, besides, <paramref name="onBasis"/>'s frames (unless null), whose
+        /// requests carry a <c>basis</c>.
+        /// </summary>
+        public Testee(string name, ITesteeFrames frames, ITesteeSessions sessions, ITesteeBasisFrames onBasis)
         {
             this.name = name;
             this.frames = frames;
             this.sessions = sessions;
+            this.onBasis = onBasis;
+        }
+
+        bool TakesBasis(string frame)
+        {
+            return onBasis != null && frame != null && Array.IndexOf(onBasis.Names, frame) >= 0;
+        }
+
+        /// <summary>
+        /// A decode request of a frame that takes a basis: its reply, the codec held to its own
+        /// promise (what it decoded encodes, against the same basis, to the same bytes).
+        /// </summary>
+        void DecodeOnBasis(JsonWriter j, string frame, JsonValue request)
+        {
+            byte[] bytes = Json.FromHex(Text(request, "hex"));
+            if (bytes == null)
+            {
+                BadRequest(j, "`hex` is not a hex string");
+                return;
+            }
+            JsonValue basis = request.Get("basis");
+            object value;
+            try
+            {
+                value = onBasis.Decode(frame, bytes, basis);
+            }
+            catch (DecodeError e)
+            {
+                Error(j, e.Kind, e.Offset, e.Bit, e.Path);
+                return;
+            }
+            catch (JsonError e)
+            {
+                BadRequest(j, "`basis`: " + e.Message);
+                return;
+            }
+            try
+            {
+                byte[] written = onBasis.Encode(frame, value, basis);
+                if (Json.ToHex(written) != Json.ToHex(bytes))
+                {
+                    Broken(frame, "decoded " + Json.ToHex(bytes) + " but encodes it as " + Json.ToHex(written));
+                }
+            }
+            catch (EncodeError e)
+            {
+                Broken(frame, "refuses to encode what it decoded: " + e.Message);
+            }
+            j.Name("ok");
+            j.BeginObject();
+            j.Name("value");
+            onBasis.ToJson(frame, value, j);
+            j.EndObject();
+        }
+
+        /// <summary>An encode request of a frame that takes a basis.</summary>
+        void EncodeOnBasis(JsonWriter j, string frame, JsonValue request)
+        {
+            byte[] written;
+            try
+            {
+                JsonValue json = request.Get("value") ?? new JsonValue { Kind = JsonKind.Null };
+                object value = onBasis.FromJson(frame, json);
+                written = onBasis.Encode(frame, value, request.Get("basis"));
+            }
+            catch (JsonError e)
+            {
+                BadRequest(j, e.Message);
+                return;
+            }
+            catch (EncodeError e)
+            {
+                Error(j, e.Kind, -1, -1, e.Path);
+                return;
+            }
+            j.Name("ok");
+            j.BeginObject();
+            j.Name("hex");
+            j.String(Json.ToHex(written));
+            j.EndObject();
         }
 
         /// <summary>Whether <paramref name="op"/> is one of the protocol's session operations.</summary>
@@ -260,6 +374,13 @@ namespace Ackwire.Runtime
             {
                 j.String(f);
             }
+            if (onBasis != null)
+            {
+                foreach (string f in onBasis.Names)
+                {
+                    j.String(f);
+                }
+            }
             j.EndArray();
             j.Name("sessions");
             j.BeginArray();
@@ -346,6 +467,16 @@ namespace Ackwire.Runtime
                 j.Name("ok");
                 j.BeginObject();
                 j.EndObject();
+                return;
+            }
+            if (op == "decode" && TakesBasis(frame))
+            {
+                DecodeOnBasis(j, frame, request);
+                return;
+            }
+            if (op == "encode" && TakesBasis(frame))
+            {
+                EncodeOnBasis(j, frame, request);
                 return;
             }
             if ((op == "decode" || op == "encode") && Array.IndexOf(frames.Names, frame) < 0)

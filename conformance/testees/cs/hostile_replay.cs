@@ -97,7 +97,7 @@ static class HostileReplay
     static readonly string[] FrameNames =
     {
         "datagram", "spawn", "despawn", "full_frame", "datagram_ack", "snapshot", "snapshot_ack",
-        "delta_plan", "delta_ack", "acked", "ack", "acked_packed",
+        "delta_plan", "delta_ack", "acked", "ack", "acked_packed", "acked_coded",
     };
 
     static int Main(string[] args)
@@ -122,6 +122,12 @@ static class HostileReplay
         foreach (string session in sessions)
         {
             string dir = Path.Combine("vectors", Path.Combine("streams", session));
+            if (!Directory.Exists(dir))
+            {
+                // A session whose streams are not recorded yet has nothing to replay.
+                Console.Error.WriteLine("hostile_replay: no stream vectors for " + session + " in " + dir);
+                continue;
+            }
             string[] files = Directory.GetFiles(dir, "*.json");
             Array.Sort(files, StringComparer.Ordinal);
             foreach (string file in files)

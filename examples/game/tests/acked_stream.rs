@@ -1,9 +1,10 @@
 //! The arena's acked stream through loss, duplication and reordering, in the three profiles of
 //! the game's generated binding (`stream::run` holds every promise at every step), and the recorded
-//! stream the TypeScript client is held to (`vectors/streams/arena.txt`) still what a run makes.
+//! streams the TypeScript and C# clients are held to (`vectors/streams/arena.txt`, kind 6, and
+//! `arena_coded.txt`, kind 13) still what a run makes.
 
 use ackwire_example_game::stream::{run, Setup};
-use ackwire_example_game::{Arena, CodedArena, PackedArena};
+use ackwire_example_game::{Arena, ArenaEvent, CodedArena, Command, Entity, PackedArena};
 use std::path::Path;
 
 /// Two clients, 600 ticks (ten seconds), a fifth of the frames lost until tick 480.
@@ -66,17 +67,34 @@ fn the_coded_profile_carries_the_same_stream_in_fewer_bytes_than_the_packed() {
     }
 }
 
-#[test]
-fn the_recorded_stream_is_what_a_run_makes() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors/streams/arena.txt");
+/// A recorded stream the clients of other languages are held to is still what a run makes.
+fn recorded_stream_is_what_a_run_makes<S>(file: &str, args: &str)
+where
+    S: ackwire_codec::acked::AckedSchema<Record = Entity, Event = ArenaEvent, Input = Command>
+        + Default
+        + 'static,
+{
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("vectors/streams")
+        .join(file);
     let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let got = run::<Arena>(ackwire_example_game::stream::RECORDED)
+    let got = run::<S>(ackwire_example_game::stream::RECORDED)
         .unwrap_or_else(|e| panic!("{e}"))
         .record;
     assert!(
         got == want,
-        "{} is not what the run makes: `cargo run -p ackwire-example-game --example record_stream` writes it",
+        "{} is not what the run makes: `cargo run -p ackwire-example-game --example record_stream{args}` writes it",
         path.display()
     );
     assert!(want.lines().filter(|l| l.starts_with("dropped")).count() > 5);
+}
+
+#[test]
+fn the_recorded_stream_is_what_a_run_makes() {
+    recorded_stream_is_what_a_run_makes::<Arena>("arena.txt", "");
+}
+
+#[test]
+fn the_recorded_coded_stream_is_what_a_run_makes() {
+    recorded_stream_is_what_a_run_makes::<CodedArena>("arena_coded.txt", " coded");
 }

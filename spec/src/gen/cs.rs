@@ -18,6 +18,10 @@
 //!   `ref Reader`, or a `ref BitReader` for a packed record), `Write`, `EncodedLen` (`BitLen` when
 //!   packed), `ToJson` and `FromJson`; a frame also has `Decode` and `Encode`;
 //! - a union: a sealed class with its `Kind` and one property per variant;
+//! - a state's coded frame (kind 13, `docs/spec/coded.md`, [`coded`]): a sealed class of the
+//!   packed frame's fields with `Older`, its models and tables, `ReadBasis`, and `Read`, `Write`,
+//!   `Decode`, `Encode` against an `ICodedBasis`, its changes range-coded (not in `Frames`: it
+//!   needs a basis);
 //! - `Frames`: every frame by its name in snake_case;
 //! - `BucketWidths`: the widths of each `bucket(...)`/`zbucket(...)` code used, one static
 //!   array each, which the runtime's bucket reads and writes take (nothing allocated per call).
@@ -40,6 +44,8 @@
 //! beyond the decoded values. A field path is built only when a fault happens: each record's
 //! reader and writer names its field in a `catch` that puts it in front of the error's path,
 //! and each list its index.
+
+mod coded;
 
 use super::{
     base_name, constants_of, file_banner, snake_case, source_names, storage, Code, RuntimeSource,
@@ -190,6 +196,10 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
                 }
             }
         }
+    }
+    // Each state's coded frame (kind 13), after the records its changes are.
+    for plan in crate::state::plans(spec) {
+        g.coded_frame(&plan);
     }
     g.out.blank();
     g.dispatch();

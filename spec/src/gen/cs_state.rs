@@ -528,6 +528,7 @@ impl<'a, 's> Printer<'a, 's> {
         for profile in &plan.profiles {
             self.profile_schema(profile);
         }
+        self.coded_schema();
         if let Some(frame) = plan.byte_profile() {
             self.components(&frame.frame);
         }
@@ -1915,6 +1916,156 @@ impl<'a, 's> Printer<'a, 's> {
             self.read_at_once(p);
         }
         self.read_whole(p);
+        self.out.close("}");
+    }
+
+    /// The coded frame's schema (kind 13, `docs/spec/coded.md`), when the state declares one:
+    /// the packed frame's changes and staging, each value range-coded against the records of
+    /// the frame's base and older snapshot, as the Rust `Coded{State}`.
+    fn coded_schema(&mut self) {
+        let plan = self.plan;
+        let (Some(coded), Some(packed)) = (&plan.coded, plan.profiles.iter().find(|p| p.packed))
+        else {
+            return;
+        };
+        let rec = self.rec().to_string();
+        let staged = self.staged().to_string();
+        let events = plan.events.clone();
+        let inputs = self.inputs();
+        let frame_ty = self.frame_ty();
+        let name = format!("Coded{}", plan.name);
+        self.out.blank();
+        self.doc(&format!(
+            "State {}'s frames of kind {} (<c>{}</c>, docs/spec/coded.md): <see cref=\"{}\"/>'s changes and staging, each value range-coded against the records of the frame's base and older snapshot (CODE-13, CODE-14), the <see cref=\"ICodedBasis{{R}}\"/> the acked machines hand EncodeFrameOn and DecodeFrameOnInto. EncodeFrame and DecodeFrameInto write and read against no basis: a keyframe's bytes are the same either way.",
+            plan.name, coded.kind, coded.frame_name, packed.schema
+        ));
+        self.out.block(format!(
+            "public sealed class {name} : {}, ICodedSchema<{rec}, {staged}, {events}, {inputs}>",
+            self.base()
+        ));
+        self.out
+            .line("/// <summary>The one instance (a schema holds no state).</summary>");
+        self.out.line(format!(
+            "public static readonly {name} Schema = new {name}();"
+        ));
+        self.out.blank();
+        self.out.line(format!(
+            "/// <summary>Its frames' name in a session: <c>{}</c>.</summary>",
+            coded.frame_name
+        ));
+        self.out.line(format!(
+            "public override string FrameName {{ get {{ return {}; }} }}",
+            quote(&coded.frame_name)
+        ));
+        self.out.blank();
+        self.doc(&format!(
+            "<paramref name=\"f\"/> as the generated <see cref=\"{}\"/>: <see cref=\"{}\"/>'s frame (each change through its ToChange), its older snapshot <paramref name=\"older\"/> ticks before the base.",
+            coded.frame, packed.schema
+        ));
+        self.out.block(format!(
+            "public static {} ToFrame({frame_ty} f, byte older)",
+            coded.frame
+        ));
+        self.out.line(format!(
+            "{} p = {}.ToFrame(f);",
+            packed.frame, packed.schema
+        ));
+        let members: Vec<String> = [
+            "Tick",
+            "BaseTick",
+            "LastSeq",
+            "InputBuffer",
+            "Flags",
+            "Check",
+            "Removed",
+        ]
+        .iter()
+        .map(|m| format!("{m} = p.{m}"))
+        .chain(["Older = older".to_string(), "Body = p.Body".to_string()])
+        .chain(
+            ["FirstSerial", "Events"]
+                .iter()
+                .map(|m| format!("{m} = p.{m}")),
+        )
+        .collect();
+        self.statement_object(&format!("return new {}", coded.frame), &members, ";");
+        self.out.close("}");
+        self.out.blank();
+        self.out.line(
+            "/// <summary>The frame's bytes against no basis (<see cref=\"NoBasis{R}\"/>); throws an EncodeError.</summary>",
+        );
+        self.out.block(format!(
+            "public override byte[] EncodeFrame({frame_ty} frame)"
+        ));
+        self.out.line(format!(
+            "return EncodeFrameOn(frame, 0, NoBasis<{rec}>.Instance);"
+        ));
+        self.out.close("}");
+        self.out.blank();
+        self.out.line(
+            "/// <summary>Reads a frame against no basis (<see cref=\"NoBasis{R}\"/>); throws a DecodeError.</summary>",
+        );
+        self.out.block(format!(
+            "public override void DecodeFrameInto(byte[] bytes, {frame_ty} into)"
+        ));
+        self.out.line(format!(
+            "DecodeFrameOnInto(bytes, NoBasis<{rec}>.Instance, into);"
+        ));
+        self.out.close("}");
+        self.out.blank();
+        self.out.line(format!(
+            "/// <summary>What the frame's basis is looked up by, as <see cref=\"{}.ReadBasis\"/> reads it.</summary>",
+            coded.frame
+        ));
+        self.out
+            .block("public CodedBasisTicks ReadBasis(byte[] bytes)");
+        self.out
+            .line(format!("return {}.ReadBasis(bytes);", coded.frame));
+        self.out.close("}");
+        self.out.blank();
+        self.doc("The frame's bytes, its changes predicted from <paramref name=\"basis\"/>, its older snapshot <paramref name=\"older\"/> ticks before the base; throws an EncodeError.");
+        self.out.block(format!(
+            "public byte[] EncodeFrameOn({frame_ty} frame, byte older, ICodedBasis<{rec}> basis)"
+        ));
+        self.out.line("return ToFrame(frame, older).Encode(basis);");
+        self.out.close("}");
+        self.out.blank();
+        self.doc(&format!(
+            "Reads a frame against <paramref name=\"basis\"/> into <paramref name=\"into\"/>; throws a DecodeError. Its changes are kind 12's, so they are staged as <see cref=\"{}\"/> stages them: the frame less its coding goes through kind 12's reader, which refuses a value past the byte-aligned field at the packed body's first byte and a keyframe naming a base as Rust's unpacking does.",
+            packed.schema
+        ));
+        self.out.block(format!(
+            "public void DecodeFrameOnInto(byte[] bytes, ICodedBasis<{rec}> basis, {frame_ty} into)"
+        ));
+        self.out.line(format!(
+            "{} f = {}.Decode(bytes, basis);",
+            coded.frame, coded.frame
+        ));
+        let members: Vec<String> = [
+            "Tick",
+            "BaseTick",
+            "LastSeq",
+            "InputBuffer",
+            "Flags",
+            "Check",
+            "Removed",
+            "Body",
+            "FirstSerial",
+            "Events",
+        ]
+        .iter()
+        .map(|m| format!("{m} = f.{m}"))
+        .collect();
+        self.statement_object(
+            &format!("{} p = new {}", packed.frame, packed.frame),
+            &members,
+            ";",
+        );
+        self.out.line(format!(
+            "{}.Schema.DecodeFrameInto(p.Encode(), into);",
+            packed.schema
+        ));
+        self.out.close("}");
         self.out.close("}");
     }
 
