@@ -124,6 +124,10 @@ enum Command {
         /// run time (default: the reference protocol, through its compiled codec).
         #[arg(long = "spec", value_name = "FILE")]
         spec: Vec<PathBuf>,
+        /// The coded frame's basis (acked_coded), as JSON: `{"base": [{"eid", "state"}],
+        /// "older": [...]}` (vectors/README.md); default: nothing held.
+        #[arg(long = "basis", value_name = "JSON")]
+        basis: Option<String>,
     },
     /// Encode a frame from its JSON form and print the bytes in hex.
     Encode {
@@ -135,6 +139,9 @@ enum Command {
         /// run time (default: the reference protocol, through its compiled codec).
         #[arg(long = "spec", value_name = "FILE")]
         spec: Vec<PathBuf>,
+        /// The coded frame's basis (acked_coded), as for `decode`.
+        #[arg(long = "basis", value_name = "JSON")]
+        basis: Option<String>,
     },
     /// Print one row per field of a frame's bytes: offset, bytes, field path, value.
     Explain {
@@ -400,11 +407,17 @@ fn run(command: Command) -> Result<ExitCode, String> {
                 .0,
         ),
         Command::Fmt { check, files } => fmt(check, &layout_paths(files)),
-        Command::Decode { frame, hex, spec } => {
+        Command::Decode {
+            frame,
+            hex,
+            spec,
+            basis,
+        } => {
             let bytes = hex_arg(&hex)?;
+            let basis = basis_arg(basis.as_deref(), &spec)?;
             if spec.is_empty() {
-                let value =
-                    frame_json::decode_json(&frame, &bytes).map_err(|e| error(e.describe()))?;
+                let value = frame_json::decode_json_on(&frame, &bytes, basis.as_ref())
+                    .map_err(|e| error(e.describe()))?;
                 return print_json(&value);
             }
             let arg = SpecArg::load(&spec).map_err(spec_error)?;
@@ -412,7 +425,13 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let value = interp::decode(&low, &frame, &bytes).map_err(|e| error(e.describe()))?;
             print_json(&value)
         }
-        Command::Encode { frame, json, spec } => {
+        Command::Encode {
+            frame,
+            json,
+            spec,
+            basis,
+        } => {
+            let basis = basis_arg(basis.as_deref(), &spec)?;
             let text = match json.as_str() {
                 "-" => std::io::read_to_string(std::io::stdin())
                     .map_err(|e| error(format!("reading standard input: {e}")))?,
@@ -421,7 +440,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             let value: serde_json::Value = serde_json::from_str(&text)
                 .map_err(|e| error(format!("the JSON is not valid: {e}")))?;
             let bytes = if spec.is_empty() {
-                frame_json::encode_json(&frame, &value).map_err(error)?
+                frame_json::encode_json_on(&frame, &value, basis.as_ref()).map_err(error)?
             } else {
                 let arg = SpecArg::load(&spec).map_err(spec_error)?;
                 let low = Lowering::new(&arg.spec);
@@ -662,6 +681,22 @@ fn layout_paths(files: Vec<PathBuf>) -> Vec<PathBuf> {
 
 fn spec_error(e: SpecError) -> String {
     e.to_string()
+}
+
+/// `--basis`: a coded frame's basis as JSON (the reference protocol's coded frame only: the
+/// run-time codec of another spec reads no coded frame).
+fn basis_arg(basis: Option<&str>, spec: &[PathBuf]) -> Result<Option<serde_json::Value>, String> {
+    let Some(text) = basis else {
+        return Ok(None);
+    };
+    if !spec.is_empty() {
+        return Err(error(
+            "--basis is for the reference protocol's coded frame (acked_coded), not with --spec",
+        ));
+    }
+    serde_json::from_str(text)
+        .map(Some)
+        .map_err(|e| error(format!("--basis is not valid JSON: {e}")))
 }
 
 fn hex_arg(parts: &[String]) -> Result<Vec<u8>, String> {

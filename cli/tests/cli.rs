@@ -164,6 +164,44 @@ fn decode_names_offset_field_and_kind_of_bad_bytes() {
     assert!(stderr(&o).contains("unknown frame `nope`"));
 }
 
+/// The coded frame (kind 13) decodes and encodes against the basis `--basis` gives: a delta's
+/// step is its residual from the prediction, so the same bytes read on no basis are another
+/// frame; a frame that takes no basis refuses one.
+#[test]
+fn decode_and_encode_read_a_coded_frame_on_its_basis() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join("vectors/frames/acked_coded.json")).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let case = file["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "acked_coded/velocity_off_prediction")
+        .expect("the case");
+    let (hex, basis) = (case["hex"].as_str().unwrap(), case["basis"].to_string());
+    let o = ackwire(&["decode", "acked_coded", hex, "--basis", &basis]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v, case["value"]);
+    let bare = ackwire(&["decode", "acked_coded", hex]);
+    assert!(bare.status.success(), "{}", stderr(&bare));
+    let w: serde_json::Value = serde_json::from_slice(&bare.stdout).unwrap();
+    assert_ne!(w["body"], v["body"], "no basis predicts nothing");
+    let value = case["value"].to_string();
+    let o = ackwire(&["encode", "acked_coded", &value, "--basis", &basis]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), hex);
+    let o = ackwire(&["decode", "ack", "00", "--basis", "{}"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("takes no basis"), "{}", stderr(&o));
+    let o = ackwire(&["decode", "acked_coded", hex, "--basis", "{"]);
+    assert!(
+        stderr(&o).contains("--basis is not valid JSON"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn encode_refuses_invalid_values_and_json() {
     let o = ackwire(&["encode", "delta_ack", "{\"newest\": 1}"]);

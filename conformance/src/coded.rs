@@ -9,9 +9,10 @@
 //! the generated `visit_frame` (its `read` and `write` take the basis), so it is named here.
 
 use crate::frame_json::FrameError;
-use ackwire_codec::protocol::{AckedCoded, EntityState};
+use ackwire_codec::protocol::{AckedCoded, AckedFlags, EntityState};
 use ackwire_codec::rt::coded::CodedBasis;
 use ackwire_codec::rt::Reader;
+use ackwire_codec::BitSet;
 use ackwire_codec::DecodeError;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -136,6 +137,37 @@ pub fn encode_json(value: &Value, basis: Option<&Value>) -> Result<Vec<u8>, Fram
     encode(&read_value(value)?, &basis_of(basis)?)
 }
 
+/// The frame's JSON form with its changes left out (`body.changes` empty): what is read of a
+/// coded frame without the basis its changes are predicted from (its ticks, `older`, check,
+/// removals and events). For tools that look at a frame from outside its session, as a
+/// report's events are checked against the frames' bytes.
+pub fn decode_json_without_changes(bytes: &[u8]) -> Result<Value, FrameError> {
+    // The prefix through `older` is read (and checked) as the frame reads it.
+    AckedCoded::read_basis(bytes).map_err(FrameError::Decode)?;
+    let flags = AckedFlags::from_bits(bytes[14]);
+    let removed = usize::from(u16::from_le_bytes([bytes[15], bytes[16]]));
+    let older_at =
+        17 + if flags.contains(AckedFlags::CHECK) {
+            4
+        } else {
+            0
+        } + 2 * removed;
+    let truncated = || {
+        FrameError::Decode(
+            DecodeError::new(ackwire_codec::ErrorKind::Truncated, bytes.len()).field("body"),
+        )
+    };
+    let len_at = older_at + 3;
+    let coded_len = bytes
+        .get(len_at..len_at + 2)
+        .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])))
+        .ok_or_else(truncated)?;
+    let end = len_at + 2 + coded_len;
+    let rest = bytes.get(end..).ok_or_else(truncated)?;
+    let bare = [&bytes[..=older_at], &[0, 0, 0, 0], rest].concat();
+    decode_json(&bare, None)
+}
+
 /// Whether two JSON forms are the same coded frame once read into its type.
 pub fn same_value(a: &Value, b: &Value) -> Result<bool, FrameError> {
     Ok(read_value(a)? == read_value(b)?)
@@ -150,6 +182,24 @@ mod tests {
     #[test]
     fn the_name_is_the_coded_schemas_frame_name() {
         assert_eq!(CodedReference.frame_name(), FRAME);
+    }
+
+    #[test]
+    fn a_frame_without_its_changes_keeps_its_header_and_events() {
+        let file = crate::vectors::frame_cases::coded_file();
+        let typical = file
+            .cases
+            .iter()
+            .find(|c| c.name == "acked_coded/keyframe_typical")
+            .unwrap();
+        let bytes = crate::vectors::parse_hex(&typical.hex).unwrap();
+        let bare = decode_json_without_changes(&bytes).unwrap();
+        let mut whole = typical.value.as_ref().unwrap().to_value();
+        assert!(!whole["body"]["changes"].as_array().unwrap().is_empty());
+        whole["body"]["changes"] = json!([]);
+        assert_eq!(bare, whole);
+        assert!(decode_json_without_changes(&bytes[..bytes.len() - 3]).is_err());
+        assert!(decode_json_without_changes(&bytes[..20]).is_err());
     }
 
     #[test]

@@ -677,8 +677,10 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
         seed: 16,
     };
     recs.push(r);
+    let coded_too = coded_from_acked(&recs);
     recs.extend(packed_recordings());
     recs.extend(coded_recordings());
+    recs.extend(coded_too);
     recs.iter().map(record).collect()
 }
 
@@ -796,6 +798,52 @@ fn coded_recordings() -> Vec<Recording> {
         .collect()
 }
 
+/// Kind 6 scenes the `acked_coded` pair records again over kind 13 (most with turning entities),
+/// where its rules meet the session's: a client that throws its held frames away and asks for a
+/// keyframe (the frames in flight name a base or an older snapshot it no longer holds: dropped
+/// whole, CODE-3), frames out of order, acks lost (older bases, older snapshots further back),
+/// and a burst past SENT_RING.
+fn coded_from_acked(acked: &[Recording]) -> Vec<Recording> {
+    let again = [
+        (
+            "corrupted_client",
+            "kind 13: the client's held states are corrupted at tick 40; the check catches it, and the frames in flight onto bases it dropped are dropped whole before their streams are read (CODE-3) until the keyframe",
+        ),
+        (
+            "reordering",
+            "kind 13, jitter four ticks wide: frames arrive out of order, each read against the base and older snapshot it names",
+        ),
+        (
+            "lost_acks",
+            "kind 13 with 60% of kind 7 frames lost: frames go onto older acknowledged bases, and name older snapshots further back",
+        ),
+        (
+            "burst_past_sent_ring",
+            "kind 13, a loss burst longer than SENT_RING frames: the base leaves the server's ring and a keyframe (no older snapshot) recovers",
+        ),
+    ];
+    again
+        .iter()
+        .map(|(what, description)| {
+            let mut r = acked
+                .iter()
+                .find(|r| r.name == format!("acked/{what}"))
+                .unwrap_or_else(|| panic!("no acked/{what} to record over kind 13"))
+                .clone();
+            r.name = format!("acked_coded/{what}");
+            r.session = "acked_coded".into();
+            r.seed = format!("{}, CODE-2, CODE-3", r.seed);
+            r.description = (*description).into();
+            // The burst's 120 ticks with turning entities would pass the files' size bound;
+            // its point is the ring, not the orientations.
+            if *what != "burst_past_sent_ring" {
+                r.script = with_orientations(r.script);
+            }
+            r
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -839,6 +887,33 @@ mod tests {
             .count();
         assert_eq!(failed, 1);
         assert!(keyframes(by("corrupted_client")) >= 3);
+        // Kind 13 (CODE-2, CODE-3): frames name older snapshots at several distances, and the
+        // corrupted client drops the frames onto bases it threw away before reading them.
+        let coded = |n: &str| {
+            all.iter()
+                .find(|v| v.name == format!("acked_coded/{n}"))
+                .unwrap()
+        };
+        let olders = |v: &StreamVector| {
+            let mut seen = std::collections::BTreeSet::new();
+            for s in v.steps.iter().filter(|s| s.side == Side::Server) {
+                for f in s.expect.sent.iter().filter(|f| f.frame == "acked_coded") {
+                    let bytes = crate::frame_json::parse_hex(&f.hex).unwrap();
+                    let ticks = ackwire_codec::protocol::AckedCoded::read_basis(&bytes).unwrap();
+                    seen.insert(ticks.older);
+                }
+            }
+            seen
+        };
+        assert!(
+            olders(coded("loss_25")).len() >= 4,
+            "{:?}",
+            olders(coded("loss_25"))
+        );
+        assert!(olders(coded("no_loss")).contains(&0));
+        assert!(dropped(coded("corrupted_client"), "unknown_base") > 0);
+        assert!(dropped(coded("reordering"), "stale") > 0);
+        assert!(keyframes(coded("burst_past_sent_ring")) >= 3);
         let expired = reports(by("events_outlive_ttl"), Side::Server)
             .last()
             .and_then(|r| r.get("events_expired").and_then(Value::as_u64));

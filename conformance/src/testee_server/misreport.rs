@@ -7,16 +7,21 @@
 //! [`Fault::MeasuredAgainstBase`]: super::Fault::MeasuredAgainstBase
 
 use crate::sessions::{Sent, Session};
-use ackwire_codec::acked::{AckedDecoder, AckedSchema, Delivery, PackedReference, Reference};
+use ackwire_codec::acked::{
+    AckedDecoder, AckedSchema, CodedReference, Delivery, PackedReference, Reference,
+};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-/// The halves whose reports can be broken: the acked clients, over kind 6 and kind 12.
+/// The halves whose reports can be broken: the acked clients, over kinds 6, 12 and 13.
 pub(super) fn wrap(name: &str, events_twice: bool, inner: Box<dyn Session>) -> Box<dyn Session> {
     match (name, events_twice) {
-        ("acked_client" | "acked_packed_client", true) => Box::new(EventsTwice(inner)),
+        ("acked_client" | "acked_packed_client" | "acked_coded_client", true) => {
+            Box::new(EventsTwice(inner))
+        }
         ("acked_client", false) => Box::new(AgainstBase::<Reference>::new(inner)),
         ("acked_packed_client", false) => Box::new(AgainstBase::<PackedReference>::new(inner)),
+        ("acked_coded_client", false) => Box::new(AgainstBase::<CodedReference>::new(inner)),
         _ => inner,
     }
 }
@@ -33,7 +38,13 @@ impl Session for EventsTwice {
     fn deliver(&mut self, now_ms: u64, frame: &str, bytes: &[u8]) -> Result<Value, String> {
         let mut report = self.0.deliver(now_ms, frame, bytes)?;
         if let Some(shown) = report.get_mut("shown") {
-            let value = crate::frame_json::decode_json(frame, bytes).map_err(|e| e.to_string())?;
+            // A coded frame's changes need its basis; its events do not.
+            let value = if frame == crate::coded::FRAME {
+                crate::coded::decode_json_without_changes(bytes)
+            } else {
+                crate::frame_json::decode_json(frame, bytes)
+            }
+            .map_err(|e| e.to_string())?;
             let first = value["first_serial"].as_u64().unwrap_or(0);
             let events = value["events"].as_array().cloned().unwrap_or_default();
             shown["events"] = events

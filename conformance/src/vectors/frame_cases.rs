@@ -47,6 +47,12 @@ pub(super) fn all() -> Vec<FrameFile> {
 
 mod coded;
 
+/// The coded frame's file alone (kind 13), for tests that need its cases.
+#[cfg(test)]
+pub(crate) fn coded_file() -> FrameFile {
+    coded::acked_coded()
+}
+
 // Each case's `seed` member names the rules of `docs/spec/` the case checks.
 
 /// The rules of the acked frame's layout (kind 6).
