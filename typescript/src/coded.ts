@@ -24,6 +24,7 @@ import { DecodeError, EncodeError, within } from "./errors.js";
 import { bigUnzigzag, bigZigzag, isUint, quantize, unzigzag, zigzag } from "./ints.js";
 import { type SmallestThree, smallestThreeFault } from "./quat.js";
 import { Prob, RangeDecoder, RangeEncoder } from "./range.js";
+import type { RecordJson } from "./json.js";
 import type { Reader } from "./reader.js";
 import type { Writer } from "./writer.js";
 
@@ -760,4 +761,20 @@ export function codeCodedQuat(
       throw within(e, "c");
     }
   }
+}
+
+/**
+ * A generated module's coded frame by name (its `CODED_FRAMES`), for what serves frames by name
+ * (the testee): the JSON forms of the frame and of the state's record, and the frame read and
+ * written against a basis of such records.
+ */
+export interface CodedFrameCodec {
+  /** The frame's fields in the JSON form. */
+  readonly frame: RecordJson;
+  /** The state's record's fields in the JSON form (a basis's records). */
+  readonly record: RecordJson;
+  /** Decodes a whole frame against `basis`; throws a DecodeError. */
+  readonly decode: (bytes: Uint8Array, basis: CodedBasis<unknown>) => unknown;
+  /** Encodes a frame against `basis`; throws an EncodeError. */
+  readonly encode: (value: unknown, basis: CodedBasis<unknown>) => Uint8Array;
 }

@@ -30,6 +30,7 @@ export {
   type CodedBasis,
   type CodedBasisTicks,
   codedBits,
+  type CodedFrameCodec,
   codedBitsValue,
   codedBounded,
   CodedDecoder,

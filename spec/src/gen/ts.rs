@@ -87,9 +87,11 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
             }
         }
     }
-    for plan in crate::state::plans(spec) {
-        g.coded_frame(&plan);
+    let states = crate::state::plans(spec);
+    for plan in &states {
+        g.coded_frame(plan);
     }
+    g.coded_frames_by_name(&states);
     g.out.blank();
     g.dispatch();
 

@@ -126,6 +126,53 @@ impl Gen<'_, '_> {
         }
     }
 
+    /// `CODED_FRAMES`: every coded frame by its name in a session, read and written against a
+    /// basis, with the JSON forms of the frame and of its state's record (what a testee serves
+    /// beside `FRAME_NAMES`). Nothing for a spec without one.
+    pub(super) fn coded_frames_by_name(&mut self, states: &[StatePlan]) {
+        let coded: Vec<(&CodedPlan, &str)> = states
+            .iter()
+            .filter_map(|s| s.coded.as_ref().map(|c| (c, s.record.name.as_str())))
+            .collect();
+        if coded.is_empty() {
+            return;
+        }
+        self.out.blank();
+        self.out.line(tsdoc(&[
+            "The coded frames by name, each read and written against the records of the states its"
+                .to_string(),
+            "prefix names (`docs/spec/coded.md`): what serves frames by name, beside `FRAME_NAMES`."
+                .to_string(),
+        ]));
+        self.out
+            .open("export const CODED_FRAMES: { readonly [name: string]: CodedFrameCodec } = {");
+        for (c, record) in coded {
+            let name = &c.frame;
+            self.out.open(format!("{}: {{", c.frame_name));
+            self.out.line(format!("frame: {name}Json,"));
+            self.out.line(format!("record: {record}Json,"));
+            for (member, body) in [
+                (
+                    "decode: (bytes, basis) =>",
+                    format!("decode{name}(bytes, basis as CodedBasis<{record}>),"),
+                ),
+                (
+                    "encode: (value, basis) =>",
+                    format!("encode{name}(value as {name}, basis as CodedBasis<{record}>),"),
+                ),
+            ] {
+                if self.out.column() + member.len() + 1 + body.len() <= WIDTH {
+                    self.out.line(format!("{member} {body}"));
+                } else {
+                    self.out.line(member);
+                    self.out.indent_line(body);
+                }
+            }
+            self.out.close("},");
+        }
+        self.out.close("};");
+    }
+
     /// A line printed as it is, its indentation its own (a captured line).
     fn coded_raw(&mut self, line: &str) {
         let indent = std::mem::take(&mut self.out.indent);
