@@ -19,9 +19,12 @@
 // made only for a 64-bit field's value; `value` and `signed` take numbers (up to 53 bits),
 // `bigValue` and `bigSigned` bigints (up to 64), as range.ts's `bits` and `bigBits` do.
 
-import { DecodeError, EncodeError } from "./errors.js";
-import { bigUnzigzag, bigZigzag, isUint, unzigzag, zigzag } from "./ints.js";
+import { type BitSet, bitSetFault } from "./bits.js";
+import { DecodeError, EncodeError, within } from "./errors.js";
+import { bigUnzigzag, bigZigzag, isUint, quantize, unzigzag, zigzag } from "./ints.js";
+import { type SmallestThree, smallestThreeFault } from "./quat.js";
 import { Prob, RangeDecoder, RangeEncoder } from "./range.js";
+import type { RecordJson } from "./json.js";
 import type { Reader } from "./reader.js";
 import type { Writer } from "./writer.js";
 
@@ -302,6 +305,11 @@ export class CodedDecoder {
     throw new DecodeError("over_width", this.dec.offset(), undefined);
   }
 
+  /** The byte the decoder has reached: where a value it cannot take is reported. */
+  offset(): number {
+    return this.dec.offset();
+  }
+
   /** A value of at most `w` bits (53) under the model whose slots start at `at`. */
   value(at: number, w: number): number {
     if (w > 53 && w <= 64) {
@@ -460,4 +468,313 @@ export interface CodedBasisTicks {
   keyframe: boolean;
   /** Ticks from the base back to the older snapshot; 0 for none. */
   older: number;
+}
+
+// ---- What a generated coded frame's changes call (CODE-10..CODE-14) ----
+//
+// The rules a generated frame's reader and coder share, as the Rust printer's helpers: each
+// refuses what kind 12 would refuse of the same packed change, with the same error kind; a
+// reader's fault is reported at `at`, the stream's first byte, unless the rule says otherwise.
+
+/** A frame's tables as the cells its coder adapts: one `Prob` each, its own (CODE-9). */
+export function codedProbs(tables: readonly number[]): Prob[] {
+  return tables.map((p) => Prob.of(p) ?? Prob.HALF);
+}
+
+/**
+ * The ids of a frame's changes (CODE-10): the first as it is, each after it as its gap from the
+ * previous one, at least 1; none past `max`.
+ */
+export class CodedIds {
+  private prev: number | undefined = undefined;
+  private readonly max: number;
+
+  /** No id yet; none may be past `max`. */
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  /** The id whose gap was decoded: `not_ascending` for a gap of 0, past `max` `over_width`. */
+  next(gap: number, at: number): number {
+    let v = gap;
+    if (this.prev !== undefined) {
+      if (gap === 0) {
+        throw new DecodeError("not_ascending", at, undefined);
+      }
+      v = this.prev + gap;
+    }
+    if (v > this.max) {
+      throw new DecodeError("over_width", at, undefined);
+    }
+    this.prev = v;
+    return v;
+  }
+
+  /** The gap `id` is coded as: past `max` `over_width`, not above the previous `not_ascending`. */
+  gap(id: number): number {
+    if (!Number.isSafeInteger(id) || id < 0 || id > this.max) {
+      throw new EncodeError("over_width");
+    }
+    const gap = this.prev === undefined ? id : id - this.prev;
+    if (this.prev !== undefined && gap <= 0) {
+      throw new EncodeError("not_ascending");
+    }
+    this.prev = id;
+    return gap;
+  }
+}
+
+/** A value present exactly when its condition holds, as kind 12 writes it (`invalid_condition`). */
+export function codedPresence(present: boolean, cond: boolean): void {
+  if (present !== cond) {
+    throw new EncodeError("invalid_condition");
+  }
+}
+
+/** A decoded code its packed code can hold: within `min..=max`, else `over_width` at `at`. */
+export function codedWithin(v: number, min: number, max: number, at: number): number {
+  if (v < min || v > max) {
+    throw new DecodeError("over_width", at, undefined);
+  }
+  return v;
+}
+
+/** A value its packed code can hold, as kind 12 refuses it: within `min..=max` (`over_width`). */
+export function codedBounded(v: number, min: number, max: number): number {
+  if (!Number.isSafeInteger(v) || v < min || v > max) {
+    throw new EncodeError("over_width");
+  }
+  return v;
+}
+
+/** A decoded bit set (CODE-11), refused as its byte-aligned reader refuses it, at `at`. */
+export function codedBits(set: BitSet<number>, v: number, at: number): number {
+  const fault = bitSetFault(set, v);
+  if (fault !== undefined) {
+    throw new DecodeError(fault, at, undefined);
+  }
+  return v;
+}
+
+/** A bit set's value to code (CODE-11), refused as its writer refuses it. */
+export function codedBitsValue(set: BitSet<number>, v: number): number {
+  const fault = isUint(v, set.width) ? bitSetFault(set, v) : "over_width";
+  if (fault !== undefined) {
+    throw new EncodeError(fault);
+  }
+  return v;
+}
+
+/** A quantized value as its unsigned wire integer at most `max` (`over_width`). */
+export function codedQuantizeUint(value: number, scale: number, max: number): number {
+  const q = quantize(value, scale);
+  if (!(q >= 0 && q <= max)) {
+    throw new EncodeError("over_width");
+  }
+  return q;
+}
+
+/** A quantized value as its signed wire integer within `min..=max` (`over_width`). */
+export function codedQuantizeInt(value: number, scale: number, min: number, max: number): number {
+  const q = quantize(value, scale);
+  if (!(q >= min && q <= max)) {
+    throw new EncodeError("over_width");
+  }
+  return q;
+}
+
+const F32 = new DataView(new ArrayBuffer(8));
+
+/** The single whose 32 bits are `bits` (CODE-12: an `f32` is coded as its bits). */
+export function f32FromBits(bits: number): number {
+  F32.setUint32(0, bits);
+  return F32.getFloat32(0);
+}
+
+/** The 32 bits of `v` as a single. */
+export function f32Bits(v: number): number {
+  F32.setFloat32(0, v);
+  return F32.getUint32(0);
+}
+
+/** The double whose 64 bits are `bits`. */
+export function f64FromBits(bits: bigint): number {
+  F32.setBigUint64(0, bits);
+  return F32.getFloat64(0);
+}
+
+/** The 64 bits of `v` as a double. */
+export function f64Bits(v: number): bigint {
+  F32.setFloat64(0, v);
+  return F32.getBigUint64(0);
+}
+
+/**
+ * CODE-13: the step the entity's motion from the older snapshot to the base predicts `gap` ticks
+ * on, `extrapolate(base - older, gap, older)` clamped to `min..=max`; 0 without both records.
+ */
+export function codedVelocity(
+  base: number | undefined,
+  older: number | undefined,
+  ticks: CodedBasisTicks,
+  min: number,
+  max: number,
+): number {
+  if (base === undefined || older === undefined || ticks.older === 0) {
+    return 0;
+  }
+  const gap = Math.min((ticks.tick - ticks.baseTick) >>> 0, 65535);
+  const p = extrapolate(base - older, gap, ticks.older);
+  return p < min ? min : p > max ? max : p;
+}
+
+/** A predicted value from its difference `d` from the prediction `p`: within `min..=max`. */
+export function codedPredicted(d: number, p: number, min: number, max: number, at: number): number {
+  const v = p + d;
+  if (!(v >= min && v <= max)) {
+    throw new DecodeError("over_width", at, undefined);
+  }
+  return v;
+}
+
+/** What a predicted value codes: its difference from the prediction `p`, within `min..=max`. */
+export function codedResidual(v: number, p: number, min: number, max: number): number {
+  if (!Number.isSafeInteger(v) || v < min || v > max) {
+    throw new EncodeError("over_width");
+  }
+  return v - p;
+}
+
+/**
+ * A `quat(bits)` (CODE-14). When `base` holds one: whether the largest component is the base's
+ * (model `onBase[0]`), and if so the three components as differences from the base's
+ * (`onBase[1..]`, `bits + 1` bits). Otherwise the largest's index and the three as kind 12 codes
+ * them (`whole`). The canonical rules then hold as kind 12's, a fault reported at `at`.
+ */
+export function readCodedQuat(
+  stream: CodedDecoder,
+  base: SmallestThree | undefined,
+  onBase: readonly number[],
+  whole: readonly number[],
+  bits: number,
+  at: number,
+): SmallestThree {
+  const half = 2 ** (bits - 1);
+  let same = false;
+  if (base !== undefined) {
+    try {
+      same = stream.value(onBase[0]!, 1) === 1;
+    } catch (e) {
+      throw within(e, "same");
+    }
+  }
+  let q: SmallestThree;
+  if (base !== undefined && same) {
+    const rest: [number, number, number] = [0, 0, 0];
+    for (let i = 0; i < 3; i++) {
+      let d: number;
+      try {
+        d = stream.signed(onBase[i + 1]!, bits + 1);
+      } catch (e) {
+        throw within(e, "d");
+      }
+      const v = base.rest[i]! + d;
+      if (v < -half || v >= half) {
+        throw new DecodeError("over_width", at, undefined);
+      }
+      rest[i] = v;
+    }
+    q = { largest: base.largest, rest };
+  } else {
+    let largest: number;
+    try {
+      largest = stream.value(whole[0]!, 2);
+    } catch (e) {
+      throw within(e, "largest");
+    }
+    // CODE-14: the base's largest component travels as `same`, never again whole.
+    if (base !== undefined && base.largest === largest) {
+      throw new DecodeError("non_canonical", stream.offset(), undefined, "largest");
+    }
+    const rest: [number, number, number] = [0, 0, 0];
+    for (let i = 0; i < 3; i++) {
+      let raw: number;
+      try {
+        raw = stream.value(whole[i + 1]!, bits);
+      } catch (e) {
+        throw within(e, "c");
+      }
+      // Two's complement in `bits` bits, as kind 12 lays it.
+      rest[i] = raw >= half ? raw - 2 * half : raw;
+    }
+    q = { largest, rest };
+  }
+  const fault = smallestThreeFault(q, bits);
+  if (fault !== undefined) {
+    throw new DecodeError(fault, at, undefined);
+  }
+  return q;
+}
+
+/** Codes a `quat(bits)` as {@link readCodedQuat} reads it, refusing what kind 12 refuses. */
+export function codeCodedQuat(
+  sink: CodedSink,
+  q: SmallestThree,
+  base: SmallestThree | undefined,
+  onBase: readonly number[],
+  whole: readonly number[],
+  bits: number,
+): void {
+  const fault = smallestThreeFault(q, bits);
+  if (fault !== undefined) {
+    throw new EncodeError(fault);
+  }
+  if (base !== undefined) {
+    const same = base.largest === q.largest;
+    try {
+      sink.value(onBase[0]!, 1, same ? 1 : 0);
+    } catch (e) {
+      throw within(e, "same");
+    }
+    if (same) {
+      for (let i = 0; i < 3; i++) {
+        try {
+          sink.signed(onBase[i + 1]!, bits + 1, q.rest[i]! - base.rest[i]!);
+        } catch (e) {
+          throw within(e, "d");
+        }
+      }
+      return;
+    }
+  }
+  try {
+    sink.value(whole[0]!, 2, q.largest);
+  } catch (e) {
+    throw within(e, "largest");
+  }
+  const mask = 2 ** bits;
+  for (let i = 0; i < 3; i++) {
+    try {
+      const c = q.rest[i]!;
+      sink.value(whole[i + 1]!, bits, c < 0 ? c + mask : c);
+    } catch (e) {
+      throw within(e, "c");
+    }
+  }
+}
+
+/**
+ * A generated module's coded frame by name (its `CODED_FRAMES`), for what serves frames by name
+ * (the testee): the JSON forms of the frame and of the state's record, and the frame read and
+ * written against a basis of such records.
+ */
+export interface CodedFrameCodec {
+  /** The frame's fields in the JSON form. */
+  readonly frame: RecordJson;
+  /** The state's record's fields in the JSON form (a basis's records). */
+  readonly record: RecordJson;
+  /** Decodes a whole frame against `basis`; throws a DecodeError. */
+  readonly decode: (bytes: Uint8Array, basis: CodedBasis<unknown>) => unknown;
+  /** Encodes a frame against `basis`; throws an EncodeError. */
+  readonly encode: (value: unknown, basis: CodedBasis<unknown>) => Uint8Array;
 }

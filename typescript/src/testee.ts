@@ -8,8 +8,9 @@
 // decodes encode back to exactly those bytes, and `encodedLen` is what `encode` writes. A broken
 // promise is thrown as an Error, which the reply reports as an `internal_error`.
 
+import type { CodedBasis, CodedFrameCodec } from "./coded.js";
 import { DecodeError, EncodeError, JsonError } from "./errors.js";
-import { fromHex, type JsonValue, toHex } from "./json.js";
+import { fromHex, fromJson, type JsonValue, toHex, toJson } from "./json.js";
 
 /** The protocol version spoken. */
 export const TESTEE_PROTOCOL = 1;
@@ -28,6 +29,12 @@ export interface TesteeCodec {
   readonly toJson: (name: string, value: unknown) => JsonValue;
   /** A value of the frame `name` from its JSON form; bad JSON throws a {@link JsonError}. */
   readonly fromJson: (name: string, json: unknown) => unknown;
+  /**
+   * The coded frames (kind 13) by name, the generated module's `CODED_FRAMES`: served beside
+   * `names`, each `decode` and `encode` request read against its `basis` member (PROTOCOL.md,
+   * "A coded frame's basis"; absent, nothing held).
+   */
+  readonly coded?: { readonly [name: string]: CodedFrameCodec };
 }
 
 /** A reply without its `id`: exactly one of `ok`, `error` and `unimplemented`. */
@@ -106,7 +113,7 @@ export class Testee {
               name: this.name,
               version: "0.1.0",
               protocol: TESTEE_PROTOCOL,
-              frames: [...this.codec.names],
+              frames: [...this.codec.names, ...Object.keys(this.codec.coded ?? {})],
               sessions: [...(this.sessions?.names ?? [])],
             },
           },
@@ -115,7 +122,11 @@ export class Testee {
       case "bye":
         return [{ ok: {} }, true];
       case "decode":
-      case "encode":
+      case "encode": {
+        const coded = this.coded(frame);
+        if (coded !== undefined) {
+          return [this.codedRequest(op, frame, coded, request), false];
+        }
         if (!this.codec.names.includes(frame)) {
           return [{ unimplemented: `frame \`${frame}\` is not implemented` }, false];
         }
@@ -125,6 +136,7 @@ export class Testee {
             : this.encode(frame, request["value"]),
           false,
         ];
+      }
       default:
         if (typeof op === "string" && SESSION_OPS.has(op) && this.sessions !== undefined) {
           return [this.sessions.answer(op, request), false];
@@ -186,6 +198,78 @@ export class Testee {
     }
   }
 
+  /** The coded frame `name`, if the codec has one. */
+  private coded(name: string): CodedFrameCodec | undefined {
+    const coded = this.codec.coded;
+    return coded !== undefined && Object.prototype.hasOwnProperty.call(coded, name)
+      ? coded[name]
+      : undefined;
+  }
+
+  /**
+   * A `decode` or `encode` request of a coded frame, read or written against the records its
+   * `basis` member holds (nothing held when absent). A decoded frame is held to encode back to
+   * its bytes against the same basis (WIRE-21).
+   */
+  private codedRequest(
+    op: string,
+    frame: string,
+    coded: CodedFrameCodec,
+    request: { readonly [key: string]: unknown },
+  ): TesteeBody {
+    const type = { record: () => coded.frame };
+    let basis: CodedBasis<unknown>;
+    try {
+      basis = basisFromJson(coded, request["basis"]);
+    } catch (e) {
+      if (e instanceof JsonError) {
+        return badRequest(`basis: ${e.message}`);
+      }
+      throw e;
+    }
+    if (op === "decode") {
+      let bytes: Uint8Array;
+      try {
+        bytes = fromHex(typeof request["hex"] === "string" ? request["hex"] : "");
+      } catch (e) {
+        return badRequest((e as Error).message);
+      }
+      let value: unknown;
+      try {
+        value = coded.decode(bytes, basis);
+      } catch (e) {
+        if (e instanceof DecodeError) {
+          return { error: { kind: e.kind, offset: e.offset, path: e.path } };
+        }
+        throw e;
+      }
+      const again = coded.encode(value, basis);
+      if (toHex(again) !== toHex(bytes)) {
+        throw new Error(
+          `the ${frame} codec decodes ${toHex(bytes)} but encodes it as ${toHex(again)}`,
+        );
+      }
+      return { ok: { value: toJson(type, value) } };
+    }
+    let value: unknown;
+    try {
+      value = fromJson(type, request["value"]);
+    } catch (e) {
+      if (e instanceof JsonError) {
+        return badRequest(e.message);
+      }
+      throw e;
+    }
+    try {
+      return { ok: { hex: toHex(coded.encode(value, basis)) } };
+    } catch (e) {
+      if (e instanceof EncodeError) {
+        return { error: { kind: e.kind, path: e.path } };
+      }
+      throw e;
+    }
+  }
+
   /** The bytes of `value`, once `encodedLen` has been seen to predict them. */
   private holdToPromises(frame: string, value: unknown): Uint8Array {
     const bytes = this.codec.encode(frame, value);
@@ -197,6 +281,47 @@ export class Testee {
     }
     return bytes;
   }
+}
+
+/**
+ * A coded frame's basis from its JSON form (`{"base": [{"eid", "state"}], "older": [...]}`, each
+ * list optional; absent, nothing held): the records by id, read as the frame's state's record.
+ */
+function basisFromJson(coded: CodedFrameCodec, json: unknown): CodedBasis<unknown> {
+  const held = (key: string): Map<number, unknown> => {
+    const out = new Map<number, unknown>();
+    if (json === undefined || json === null) {
+      return out;
+    }
+    if (typeof json !== "object" || Array.isArray(json)) {
+      throw new JsonError("a basis is an object of `base` and `older`", "");
+    }
+    const list = (json as { readonly [key: string]: unknown })[key];
+    if (list === undefined) {
+      return out;
+    }
+    if (!Array.isArray(list)) {
+      throw new JsonError("a list of records", key);
+    }
+    list.forEach((item: unknown, i: number) => {
+      const at = `${key}[${i}]`;
+      const o = (typeof item === "object" && item !== null ? item : {}) as {
+        readonly [key: string]: unknown;
+      };
+      const eid = o["eid"];
+      if (typeof eid !== "number" || !Number.isInteger(eid) || eid < 0 || eid > 65535) {
+        throw new JsonError("a u16 `eid`", at);
+      }
+      if (out.has(eid)) {
+        throw new JsonError(`entity ${eid} twice`, at);
+      }
+      out.set(eid, fromJson({ record: () => coded.record }, o["state"], [key, i, "state"]));
+    });
+    return out;
+  };
+  const base = held("base");
+  const older = held("older");
+  return { base: (eid) => base.get(eid), older: (eid) => older.get(eid) };
 }
 
 function badRequest(message: string): TesteeBody {

@@ -12,15 +12,34 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
   DecodeError,
+  EncodeError,
   type EntityState,
   type Event,
   type Input,
   type PackedChange,
   StateFlags,
 } from "../gen/protocol.js";
-import { PackedReference } from "../gen/reference.js";
+import {
+  ACKED_CODED_MODELS,
+  ACKED_CODED_SLOTS,
+  ACKED_CODED_TABLES,
+  type AckedCoded,
+  AckedFlags,
+  PackedMask,
+  countAckedCoded,
+  decodeAckedCoded,
+  encodeAckedCoded,
+  readAckedCodedBasis,
+} from "../gen/protocol.js";
+import { CodedReference, PackedReference } from "../gen/reference.js";
 import { Presenter, type WorldEntity, defaultView } from "../gen/reference/presenter.js";
-import { type CodedBasis, type CodedBasisTicks, NoBasis } from "../gen/runtime/coded.js";
+import {
+  type CodedBasis,
+  type CodedBasisTicks,
+  NoBasis,
+  SlotCounts,
+  modelSlots,
+} from "../gen/runtime/coded.js";
 import {
   type AckedFrame,
   type AckedSchema,
@@ -635,5 +654,221 @@ describe("a coded schema's session rules (CODE-2, CODE-3)", () => {
       }
       assert.deepEqual(db.counters, da.counters);
     }
+  });
+});
+
+/** A basis of the records in `base` and `older`, by id (what the machines hand the schema). */
+function basisOf(
+  base: ReadonlyMap<number, EntityState>,
+  older: ReadonlyMap<number, EntityState>,
+): CodedBasis<EntityState> {
+  return { base: (eid) => base.get(eid), older: (eid) => older.get(eid) };
+}
+
+/** Entity `eid` at tick `tick`, moving at a steady pace of its own, turned. */
+function mover(eid: number, tick: number): EntityState {
+  const q = { largest: 3, rest: [0, 0, (eid * 7) % 200] as [number, number, number] };
+  return {
+    x: 512 * eid + tick * (3 + eid),
+    y: -300 * eid + tick * (eid % 5),
+    z: 0,
+    yaw: 256 * ((eid + tick) % 200),
+    flags: StateFlags.ORIENTED,
+    measured: tick,
+    hp: 100,
+    armor: 0,
+    vehicle: 0,
+    seat: 0,
+    orient: { q },
+  };
+}
+
+/** The state of `n` steady movers at `tick`. */
+function movers(n: number, tick: number): ServerState<EntityState> {
+  return Array.from({ length: n }, (_, i) => ({ eid: i + 1, life: 1, record: mover(i + 1, tick) }));
+}
+
+describe("the generated CodedReference (kind 13)", () => {
+  it("shows only the server's states through the acked halves over a lossy network", () => {
+    // The session rules of CODE-2 and CODE-3 with the generated coder: every frame shown is the
+    // server's state of its tick (run() holds each to its check), none refused, and the stream
+    // names older snapshots, so that predictions from both records are made and read back.
+    let named = 0;
+    for (let seed = 0; seed < 9; seed++) {
+      const shape: Shape = {
+        ...SHAPE,
+        loss: [0.1, 0.25, 0.45][seed % 3]!,
+        jitter: [1, 3, 8][seed % 3]!,
+        turn: seed % 2 === 0,
+      };
+      const out = run(CodedReference, shape, 40 + seed);
+      assert.ok(out.shown > 0 && out.dropped > 0, `seed ${seed}: ${JSON.stringify(out)}`);
+      named += out.olderNamed;
+    }
+    assert.ok(named > 500, `older snapshots named ${named} times`);
+  });
+
+  it("writes smaller frames than kind 12 on the same world, and the client holds the same state", () => {
+    // The same states and the same acknowledgements (three ticks late) through PackedReference
+    // and CodedReference: the same changes, fewer bytes; both clients show the same states.
+    const packed = new AckedEncoder(PackedReference, sink);
+    const coded = new AckedEncoder(CodedReference, sink);
+    const dp = new AckedDecoder(PackedReference);
+    const dc = new AckedDecoder(CodedReference);
+    let [bp, bc] = [0, 0];
+    for (let t = 1; t <= 120; t++) {
+      const state = movers(24, t);
+      const x = packed.encode(t, state, []);
+      const y = coded.encode(t, state, []);
+      assert.equal(y.bytes[0], 13);
+      assert.deepEqual(y.frame.changes, x.frame.changes, `tick ${t}`);
+      [bp, bc] = [bp + x.bytes.length, bc + y.bytes.length];
+      assert.equal(dp.deliver(x.bytes).kind, "shown", `tick ${t}`);
+      assert.equal(dc.deliver(y.bytes).kind, "shown", `tick ${t}`);
+      assert.equal(dc.stateHash(), dp.stateHash(), `tick ${t}`);
+      if (t > 3) {
+        packed.onAck(t, ack(t - 3));
+        coded.onAck(t, ack(t - 3));
+      }
+    }
+    assert.ok(coded.counters.olderNamed > 100, JSON.stringify(coded.counters));
+    assert.ok(bc < bp, `kind 13 ${bc} bytes, kind 12 ${bp}`);
+  });
+
+  it("round-trips a frame against its basis, and refuses it against another", () => {
+    // A frame onto a base, naming an older snapshot: its steps are predicted from both, its
+    // orientation from the base's; read back against the same basis it is the same frame.
+    const base = new Map(movers(6, 10).map((e) => [e.eid, e.record]));
+    const older = new Map(movers(6, 8).map((e) => [e.eid, e.record]));
+    const basis = basisOf(base, older);
+    const changes = movers(6, 12).flatMap((e) => {
+      const c = PackedReference.diff(e.eid, base.get(e.eid), e.record, 12);
+      return c === undefined ? [] : [c];
+    });
+    assert.equal(changes.length, 6);
+    const frame: AckedCoded = {
+      tick: 12,
+      base_tick: 10,
+      last_seq: 0,
+      input_buffer: 0,
+      flags: 0,
+      check: undefined,
+      removed: [],
+      older: 2,
+      body: { changes },
+      first_serial: undefined,
+      events: [],
+    };
+    const bytes = encodeAckedCoded(frame, basis);
+    assert.deepEqual(decodeAckedCoded(bytes, basis), frame);
+    assert.deepEqual(readAckedCodedBasis(bytes), {
+      tick: 12,
+      baseTick: 10,
+      keyframe: false,
+      older: 2,
+    });
+    // Steady movers are predicted exactly: each step codes as 0, in far fewer bytes than
+    // against no basis.
+    const blind = encodeAckedCoded(frame, new NoBasis());
+    assert.ok(bytes.length < blind.length, `${bytes.length} against ${blind.length}`);
+    // Against no basis, the same bytes read other values (or fail), never the frame.
+    let other: unknown;
+    try {
+      other = decodeAckedCoded(bytes, new NoBasis());
+    } catch (e) {
+      other = e;
+    }
+    assert.notDeepEqual(other, frame);
+  });
+
+  it("refuses what the coded profile refuses, with its kind, offset and field", () => {
+    // CODE-2: a keyframe naming an older snapshot; on the writer's side, the same frame.
+    const key: AckedCoded = {
+      tick: 1,
+      base_tick: 0,
+      last_seq: 0,
+      input_buffer: 0,
+      flags: AckedFlags.KEYFRAME,
+      check: undefined,
+      removed: [],
+      older: 0,
+      body: { changes: [] },
+      first_serial: undefined,
+      events: [],
+    };
+    const bytes = encodeAckedCoded(key);
+    assert.deepEqual(decodeAckedCoded(bytes), key);
+    const bad = bytes.slice();
+    bad[17] = 1;
+    assert.throws(
+      () => decodeAckedCoded(bad),
+      (e: unknown) =>
+        e instanceof DecodeError &&
+        e.kind === "invalid_condition" &&
+        e.offset === 17 &&
+        e.path === "older",
+    );
+    assert.throws(
+      () => encodeAckedCoded({ ...key, older: 1 }),
+      (e: unknown) =>
+        e instanceof EncodeError && e.kind === "invalid_condition" && e.path === "older",
+    );
+    // CODE-4: a coded_len under the floor of 12 bits a change, at coded_len.
+    const short = encodeAckedCoded({ ...key, body: { changes: [] } });
+    const view = new DataView(short.buffer);
+    view.setUint16(18, 1, true);
+    assert.throws(
+      () => decodeAckedCoded(short),
+      (e: unknown) =>
+        e instanceof DecodeError &&
+        e.kind === "count_too_large" &&
+        e.offset === 20 &&
+        e.path === "body.coded_len",
+    );
+    // Ids that do not ascend, on the writer's side: at the change's id.
+    const c = {
+      eid: 3,
+      mask: PackedMask.HEALTH,
+      age: undefined,
+      pose_full: undefined,
+      pose_step: undefined,
+      health: { hp: 1, armor: 2 },
+      vehicle: undefined,
+      orient: undefined,
+    };
+    assert.throws(
+      () => encodeAckedCoded({ ...key, flags: 0, base_tick: 0, body: { changes: [c, c] } }),
+      (e: unknown) =>
+        e instanceof EncodeError && e.kind === "not_ascending" && e.path === "body.changes[1].eid",
+    );
+  });
+
+  it("counts the bits it codes over the tables' slots", () => {
+    // CODE-8, CODE-17: the models' slots follow each other, and a frame's counts walk them.
+    let at = 0;
+    for (const [, w] of ACKED_CODED_MODELS) {
+      at += modelSlots(w);
+    }
+    assert.equal(at, ACKED_CODED_SLOTS);
+    assert.equal(ACKED_CODED_TABLES.length, ACKED_CODED_SLOTS);
+    const counts = new SlotCounts(ACKED_CODED_SLOTS);
+    const frame: AckedCoded = {
+      tick: 1,
+      base_tick: 0,
+      last_seq: 0,
+      input_buffer: 0,
+      flags: AckedFlags.KEYFRAME,
+      check: undefined,
+      removed: [],
+      older: 0,
+      body: {
+        changes: movers(3, 1).map((e) => PackedReference.diff(e.eid, undefined, e.record, 1)!),
+      },
+      first_serial: undefined,
+      events: [],
+    };
+    countAckedCoded(frame, counts, new NoBasis());
+    const bits = counts.counts().reduce((n, [a, b]) => n + a + b, 0);
+    assert.ok(bits > 3 * 20, `${bits} bits counted`);
   });
 });

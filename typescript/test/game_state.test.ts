@@ -2,14 +2,38 @@
 // `state Arena` of examples/game/wire; test.sh generates it), whose players' health is a ranged
 // field (`u8 in 0..=100`, WIRE-29): kind 6's reader at once takes the recorded stream's frames
 // (examples/game/vectors/streams/arena.txt), their events included, and leaves a health past 100
-// to the generated reader, which refuses it where it is.
+// to the generated reader, which refuses it where it is. Its coded frame (`ArenaCoded`, kind 13,
+// no tables: every slot starts at 2048) carries the same states as kind 12 in fewer bytes.
 
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
-import { DecodeError, EntityMask, decodeArenaUpdate, fromHex } from "../gen-game/protocol.js";
-import { Arena, type ArenaFrame } from "../gen-game/arena.js";
-import { AckedDecoder, emptyFrame } from "../gen-game/runtime/sessions/acked.js";
+import {
+  ARENA_CODED_MODELS,
+  ARENA_CODED_TABLES,
+  CodedEncoder,
+  type Command,
+  DecodeError,
+  EncodeError,
+  type Entity,
+  EntityKind,
+  EntityMask,
+  PackedEntityMask,
+  Writer,
+  codedProbs,
+  decodeArenaCoded,
+  decodeArenaUpdate,
+  fromHex,
+  modelSlots,
+} from "../gen-game/protocol.js";
+import { Arena, type ArenaFrame, CodedArena, PackedArena } from "../gen-game/arena.js";
+import {
+  AckedDecoder,
+  AckedEncoder,
+  type InputSink,
+  type ServerState,
+  emptyFrame,
+} from "../gen-game/runtime/sessions/acked.js";
 
 /** The kind 6 frames the recorded client received, in order. */
 function recordedFrames(): Uint8Array[] {
@@ -171,5 +195,99 @@ describe("the game's binding, whose health is ranged", () => {
       }
     }
     assert.ok(read > 500, `${read} mutants read`);
+  });
+});
+
+/** Player `eid` at tick `tick`, running at a steady pace of its own. */
+function runner(eid: number, tick: number): Entity {
+  return {
+    flags: EntityKind.PLAYER,
+    x: 256 * eid + tick * (eid + 2),
+    y: -128 * eid + tick * (eid % 3),
+    measured: tick,
+    vx: eid + 2,
+    vy: eid % 3,
+    player: { aim: (eid * 9) % 256, health: 40 + eid, weapon: eid % 2 },
+    projectile: undefined,
+    pickup: undefined,
+  };
+}
+
+/** The state of `n` runners at `tick`. */
+function runners(n: number, tick: number): ServerState<Entity> {
+  return Array.from({ length: n }, (_, i) => ({
+    eid: i + 1,
+    life: 1,
+    record: runner(i + 1, tick),
+  }));
+}
+
+describe("the game's coded frame (kind 13, no tables)", () => {
+  const sink: InputSink<Command> = { submit: () => undefined, pending: () => 0 };
+  const ack = (ackTick: number) => ({ ackTick, keyframeRequest: false, firstSeq: 0, inputs: [] });
+
+  it("carries the states kind 12 carries, in fewer bytes, predicting each step from the motion", () => {
+    const packed = new AckedEncoder(PackedArena, sink);
+    const coded = new AckedEncoder(CodedArena, sink);
+    const dp = new AckedDecoder(PackedArena);
+    const dc = new AckedDecoder(CodedArena);
+    let [bp, bc] = [0, 0];
+    for (let t = 1; t <= 90; t++) {
+      const state = runners(20, t);
+      const x = packed.encode(t, state, []);
+      const y = coded.encode(t, state, []);
+      assert.equal(y.bytes[0], 13);
+      [bp, bc] = [bp + x.bytes.length, bc + y.bytes.length];
+      assert.equal(dp.deliver(x.bytes).kind, "shown", `tick ${t}`);
+      assert.equal(dc.deliver(y.bytes).kind, "shown", `tick ${t}`);
+      assert.equal(dc.stateHash(), dp.stateHash(), `tick ${t}`);
+      if (t > 2) {
+        packed.onAck(t, ack(t - 2));
+        coded.onAck(t, ack(t - 2));
+      }
+    }
+    assert.ok(coded.counters.olderNamed > 60, JSON.stringify(coded.counters));
+    assert.ok(bc < bp, `kind 13 ${bc} bytes, kind 12 ${bp}`);
+  });
+
+  it("refuses a health past 100 as kind 12 does, writing and reading", () => {
+    // WIRE-29 in the coded frame: the encoder refuses the value; a stream that says 101 is
+    // refused by the reader at the stream's first byte.
+    const enc = new AckedEncoder(CodedArena, sink);
+    const hurt = runners(1, 1);
+    hurt[0]!.record.player!.health = 101;
+    assert.throws(
+      () => enc.encode(1, hurt, []),
+      (e: unknown) => e instanceof EncodeError && e.kind === "over_width" && /health$/.test(e.path),
+    );
+    // Its model's 7 bits hold up to 127: a stream that codes 101 (written here value by value
+    // under the frame's models) is refused at the stream's first byte, at the field.
+    const models = new Map<string, [number, number]>();
+    let slot = 0;
+    for (const [name, w] of ARENA_CODED_MODELS) {
+      models.set(name, [slot, w]);
+      slot += modelSlots(w);
+    }
+    const code = (stream: CodedEncoder, name: string, v: number) => {
+      const [at, w] = models.get(name)!;
+      stream.value(at, w, v);
+    };
+    const stream = new CodedEncoder(codedProbs(ARENA_CODED_TABLES));
+    code(stream, "eid", 1);
+    code(stream, "mask", PackedEntityMask.PLAYER);
+    code(stream, "player.aim", 3);
+    code(stream, "player.health", 101);
+    code(stream, "player.weapon", 0);
+    const empty = new AckedEncoder(CodedArena, sink).encode(1, [], []).bytes;
+    assert.equal(empty.length, 23);
+    const w = new Writer();
+    w.append(empty.subarray(0, 18));
+    w.u16(1);
+    stream.finish(1, w);
+    w.u8(0);
+    assert.deepEqual(
+      errorOf(() => decodeArenaCoded(w.finish())),
+      ["over_width", 22, undefined, "body.changes[0].player.health"],
+    );
   });
 });

@@ -43,6 +43,9 @@
 //! error is raised with the path the Rust codec builds as it travels up through `map_err`.
 
 use super::{file_banner, snake_case, source_names, storage, Code, RuntimeSource};
+
+#[path = "ts_coded.rs"]
+mod coded;
 use crate::lower::{
     ArrayPlan, Ascending, BucketPlan, CountFrom, Lowering, NamedBit, Operand, RecordPlan, Role,
     Step, Test, Wire,
@@ -84,6 +87,11 @@ pub fn generate_with(spec: &Spec, runtime: RuntimeSource) -> Vec<(String, String
             }
         }
     }
+    let states = crate::state::plans(spec);
+    for plan in &states {
+        g.coded_frame(plan);
+    }
+    g.coded_frames_by_name(&states);
     g.out.blank();
     g.dispatch();
 
@@ -1288,7 +1296,7 @@ impl<'a, 's> Gen<'a, 's> {
         let name = &plan.record.name;
         let a = article(name);
         let packed = plan.packed;
-        let s = if packed { "b" } else { "r" };
+
         // A record of no fields reads nothing: its reader is `_r`, which strict compilers
         // (`noUnusedParameters`) accept unused.
         let unused = if plan.steps.is_empty() { "_" } else { "" };
@@ -1328,34 +1336,42 @@ impl<'a, 's> Gen<'a, 's> {
         self.open_fields(plan);
         for (i, step) in plan.steps.iter().enumerate() {
             self.name_field(plan, i);
-            let l = local(&step.field.name);
-            let read = self.decode(&step.wire, packed, s);
-            match step.role {
-                Role::Constant(c) => self.stmt(&format!(
-                    "{s}.constant({}, ({s}) => {read});",
-                    literal(c, is_big(&step.wire))
-                )),
-                // The difference is read where it starts, with no function made to read it.
-                Role::Key => self.stmt(&format!(
-                    "const {l} = prev.next({s}, {s}.{}, {});",
-                    if packed { "bitOffset" } else { "offset" },
-                    self.decode(&step.wire, packed, s)
-                )),
-                Role::Count { .. } | Role::Value => match Self::presence(plan, step, false) {
-                    Some(cond) => {
-                        let ty = Self::ts_type(&step.wire);
-                        self.out.line(format!("let {l}: {ty} | undefined;"));
-                        self.out.open(format!("if ({cond}) {{"));
-                        self.stmt(&format!("{l} = {read};"));
-                        self.out.close("}");
-                    }
-                    None => self.stmt(&format!("const {l} = {read};")),
-                },
-            }
+            self.read_step(plan, step, None);
         }
         self.return_literal(plan);
         self.close_fields(plan);
         self.out.close("}");
+    }
+
+    /// The statements reading one step of `plan` into its local; a constant's value is
+    /// `constant` when given (a coded frame's kind in place of its packed frame's).
+    fn read_step(&mut self, plan: &RecordPlan<'_>, step: &Step<'_>, constant: Option<i128>) {
+        let packed = plan.packed;
+        let s = if packed { "b" } else { "r" };
+        let l = local(&step.field.name);
+        let read = self.decode(&step.wire, packed, s);
+        match step.role {
+            Role::Constant(c) => self.stmt(&format!(
+                "{s}.constant({}, ({s}) => {read});",
+                literal(constant.unwrap_or(c), is_big(&step.wire))
+            )),
+            // The difference is read where it starts, with no function made to read it.
+            Role::Key => self.stmt(&format!(
+                "const {l} = prev.next({s}, {s}.{}, {});",
+                if packed { "bitOffset" } else { "offset" },
+                self.decode(&step.wire, packed, s)
+            )),
+            Role::Count { .. } | Role::Value => match Self::presence(plan, step, false) {
+                Some(cond) => {
+                    let ty = Self::ts_type(&step.wire);
+                    self.out.line(format!("let {l}: {ty} | undefined;"));
+                    self.out.open(format!("if ({cond}) {{"));
+                    self.stmt(&format!("{l} = {read};"));
+                    self.out.close("}");
+                }
+                None => self.stmt(&format!("const {l} = {read};")),
+            },
+        }
     }
 
     /// `return { dx, dy, dz, yaw };`: the record of the locals its fields were read into.
@@ -1462,11 +1478,25 @@ impl<'a, 's> Gen<'a, 's> {
         self.open_fields(plan);
         for (i, step) in plan.steps.iter().enumerate() {
             self.name_field(plan, i);
+            self.write_step(plan, step, None);
+        }
+        self.close_fields(plan);
+        self.out.close("}");
+    }
+
+    /// The statements writing one step of `plan` from `v`; a constant's value is `constant`
+    /// when given (a coded frame's kind in place of its packed frame's).
+    fn write_step(&mut self, plan: &RecordPlan<'_>, step: &Step<'_>, constant: Option<i128>) {
+        let packed = plan.packed;
+        {
             let field = format!("v.{}", step.field.name);
             let lines = match step.role {
-                Role::Constant(c) => {
-                    self.encode(&step.wire, packed, "w", &literal(c, is_big(&step.wire)))
-                }
+                Role::Constant(c) => self.encode(
+                    &step.wire,
+                    packed,
+                    "w",
+                    &literal(constant.unwrap_or(c), is_big(&step.wire)),
+                ),
                 Role::Count { array } => {
                     self.encode_count(&step.wire, packed, "w", &format!("v.{array}.length"))
                 }
@@ -1481,15 +1511,13 @@ impl<'a, 's> Gen<'a, 's> {
                         let lines = self.encode(&step.wire, packed, "w", &field);
                         self.stmt(&lines.join("\n"));
                         self.out.close("}");
-                        continue;
+                        return;
                     }
                     None => self.encode(&step.wire, packed, "w", &field),
                 },
             };
             self.stmt(&lines.join("\n"));
         }
-        self.close_fields(plan);
-        self.out.close("}");
     }
 
     fn len_fn(&mut self, plan: &RecordPlan<'_>) {

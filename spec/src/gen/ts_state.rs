@@ -35,8 +35,8 @@ use super::{base_name, Code, RuntimeSource};
 use crate::lower::BucketPlan;
 use crate::model::{Endian, IntType, Item, Spec, Type};
 use crate::state::{
-    plans, Carry, FormPlan, FormRole, GroupPlan, Holds, ProfilePlan, StatePlan, Value, WirePlan,
-    SESSION_CONSTANTS,
+    plans, Carry, CodedPlan, FormPlan, FormRole, GroupPlan, Holds, ProfilePlan, StatePlan, Value,
+    WirePlan, SESSION_CONSTANTS,
 };
 use std::collections::BTreeSet;
 
@@ -494,6 +494,11 @@ impl Printer<'_> {
                 self.read_at_once(profile);
             }
             self.schema(profile);
+        }
+        if let Some(coded) = &plan.coded {
+            if let Some(packed) = plan.profiles.iter().find(|p| p.packed) {
+                self.coded_schema(coded, packed);
+            }
         }
         if plan.byte_profile().is_some() {
             self.components();
@@ -2255,6 +2260,130 @@ impl Printer<'_> {
             self.out.close("},");
             self.out.line("inputTick: () => 0,");
         }
+        self.out.close("};");
+    }
+
+    /// The acked schema of the coded frame (`docs/spec/coded.md`), `Coded` and the state's
+    /// name: the packed schema's records, changes and application, its frames written and read
+    /// against the basis the acked machines hand it (CODE-2, CODE-3, CODE-13, CODE-14).
+    fn coded_schema(&mut self, coded: &CodedPlan, p: &ProfilePlan) {
+        let plan = self.plan;
+        let record = self.record();
+        let change = self.protocol.ty(&p.change);
+        let events = self.events();
+        let inputs = self.inputs();
+        let schema_ty = self.acked.ty("AckedSchema");
+        let basis = self.protocol.ty("CodedBasis");
+        let no_basis = self.protocol.value("NoBasis");
+        let header = self.state.value("frameHeader");
+        let keep = self.state.value("keepHeader");
+        let at = self.state.value("packedBodyAt");
+        let within = self.protocol.value("within");
+        let frame = &coded.frame;
+        let encode = self.protocol.value(&format!("encode{frame}"));
+        let decode = self.protocol.value(&format!("decode{frame}"));
+        let read_basis = self.protocol.value(&format!("read{frame}Basis"));
+        let schema = format!("Coded{}", plan.name);
+        let frame_ty = format!("{}Frame", p.schema);
+        self.out.blank();
+        self.out.line(format!(
+            "// ---- `{schema}`: frames `{frame}`, kind {} ----",
+            coded.kind
+        ));
+        self.out.blank();
+        self.out.line(format!(
+            "/** The frames {schema} reads and writes against: none, as a keyframe's. */"
+        ));
+        let none = format!("{}_NO_BASIS", screaming(&plan.name));
+        self.out.line(format!("const {none} = new {no_basis}();"));
+        self.out.blank();
+        self.out.line(doc(&sentence(
+            &format!(
+                "A frame's bytes as `{frame}`, its changes coded against `basis`, the records of its base and of its older snapshot `older` ticks before the base (0: none; CODE-2)."
+            ),
+            0,
+        )));
+        self.signature(
+            &format!("function encode{schema}Frame"),
+            &[
+                format!("f: {frame_ty}"),
+                "older: number".to_string(),
+                format!("basis: {basis}<{record}>"),
+            ],
+            "Uint8Array",
+        );
+        self.out.line(format!(
+            "return {encode}({{ ...{header}(f), older, body: {{ changes: f.changes }} }}, basis);"
+        ));
+        self.out.close("}");
+        self.out.blank();
+        self.out.line(doc(&sentence(
+            &format!(
+                "Reads {} `{frame}` into `out` against `basis` (what the server coded it against), then each change's codes held to {}'s fields, as {} holds them.",
+                article(frame),
+                plan.byte_profile().map_or("the byte-aligned frame", |b| b.frame.as_str()),
+                p.schema
+            ),
+            0,
+        )));
+        self.signature(
+            &format!("function decode{schema}Frame"),
+            &[
+                "bytes: Uint8Array".to_string(),
+                format!("basis: {basis}<{record}>"),
+                format!("out: {frame_ty}"),
+            ],
+            "void",
+        );
+        self.out.line(format!("const f = {decode}(bytes, basis);"));
+        self.out.line(format!("{keep}(f, out);"));
+        self.out.line(format!("const at = {at}(f);"));
+        self.out.line("const changes = f.body.changes;");
+        self.out.open("for (let i = 0; i < changes.length; i++) {");
+        self.out.open("try {");
+        self.out
+            .line(format!("check{}(changes[i]!, at);", p.change));
+        self.out.reopen("} catch (e) {");
+        self.out.line(format!(
+            "throw {within}({within}({within}(e, i), \"changes\"), \"body\");"
+        ));
+        self.out.close("}");
+        self.out.close("}");
+        self.out.line("out.changes = changes;");
+        self.out.close("}");
+        self.out.blank();
+        let mut lines = vec![format!(
+            "`{}` in frames of kind {} (`{frame}`, docs/spec/coded.md): the same records, changes and application, each change's values range-coded against the records of the frame's base and older snapshot (CODE-13, CODE-14), a `CodedBasis` the acked machines hand `encodeFrameOn` and `decodeFrameOnInto`. `encodeFrame` and `decodeFrameInto` write and read against no basis: a keyframe's bytes are the same either way.",
+            p.schema, coded.kind
+        )];
+        lines = lines.iter().flat_map(|l| sentence(l, 0)).collect();
+        lines.push(String::new());
+        lines.extend(sentence(
+            &format!(
+                "This schema's frames are `{frame}` (kind {}, range-coded), named `{}` in a session.",
+                coded.kind, coded.frame_name
+            ),
+            0,
+        ));
+        self.out.line(doc(&lines));
+        self.out.open(format!(
+            "export const {schema}: {schema_ty}<{record}, {change}, {events}, {inputs}> = {{"
+        ));
+        self.out.line(format!("...{},", p.schema));
+        self.out
+            .line(format!("FRAME_NAME: {},", quote(&coded.frame_name)));
+        self.out.line(format!(
+            "encodeFrame: (f) => encode{schema}Frame(f, 0, {none}),"
+        ));
+        self.out.line(format!(
+            "decodeFrameInto: (bytes, out) => decode{schema}Frame(bytes, {none}, out),"
+        ));
+        self.out.line("coded: () => true,");
+        self.out.line(format!("readBasis: {read_basis},"));
+        self.out
+            .line(format!("encodeFrameOn: encode{schema}Frame,"));
+        self.out
+            .line(format!("decodeFrameOnInto: decode{schema}Frame,"));
         self.out.close("};");
     }
 

@@ -1,6 +1,6 @@
-// A hostile peer against the TypeScript datagram, baseline, delta and acked halves (kind 6's and
-// kind 12's): every frame the stream vectors deliver
-// (vectors/streams/{datagram,baseline,delta,acked,acked_packed}/), replayed into fresh
+// A hostile peer against the TypeScript datagram, baseline, delta and acked halves (kind 6's,
+// kind 12's and kind 13's): every frame the stream vectors deliver
+// (vectors/streams/{datagram,baseline,delta,acked,acked_packed,acked_coded}/), replayed into fresh
 // halves with mutations between the real ones (bits flipped, bytes cut, inserted or replaced,
 // whole frames of random bytes, frames sent to the wrong half). A half may refuse a frame only
 // with a SessionError; any other exception escaping a half is a bug, printed, and exit 1.
@@ -93,9 +93,11 @@ const frameNames = [
   "ack",
   // port19-ts: kind 12
   "acked_packed",
+  // issue 39: kind 13
+  "acked_coded",
 ];
 
-for (const session of ["datagram", "baseline", "delta", "acked", "acked_packed"]) {
+for (const session of ["datagram", "baseline", "delta", "acked", "acked_packed", "acked_coded"]) {
   const dir = join("vectors", "streams", session);
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith(".json"))

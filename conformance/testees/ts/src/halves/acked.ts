@@ -19,7 +19,8 @@
 // the presenter normalises it), applied after the tick's other ops; an entity keeps it for its
 // life. `acked_packed_server` and `acked_packed_client` are the same halves over the bit-packed
 // schema (PackedReference, src/gen/reference.ts): kind 12 frames named `acked_packed`, the same
-// acks.
+// acks; `acked_coded_server` and `acked_coded_client` over the coded one (CodedReference): kind 13
+// frames named `acked_coded`.
 
 import {
   Buttons,
@@ -31,7 +32,7 @@ import {
   fromJson,
   toJson,
 } from "../gen/protocol.js";
-import { PackedReference, Reference } from "../gen/reference.js";
+import { CodedReference, PackedReference, Reference } from "../gen/reference.js";
 import { Presenter, type World, type WorldEntity } from "../gen/reference/presenter.js";
 import type { AckedSchema } from "../gen/runtime/sessions/acked.js";
 import { AckedClientHalf, AckedServerHalf } from "../gen/runtime/sessions/acked_half.js";
@@ -382,4 +383,8 @@ export const ACKED_HALVES: readonly (readonly [string, Opener])[] = [
   // Issue 19: the same halves over kind 12.
   ["acked_packed_server", (p) => new AckedServer(params(p), PackedReference)],
   ["acked_packed_client", (p) => new AckedClient(params(p), PackedReference)],
+  // Issue 39: the same halves over kind 13, each frame read against the base and older snapshot
+  // the client holds.
+  ["acked_coded_server", (p) => new AckedServer(params(p), CodedReference)],
+  ["acked_coded_client", (p) => new AckedClient(params(p), CodedReference)],
 ];

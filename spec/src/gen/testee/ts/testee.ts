@@ -16,6 +16,7 @@ import {
   frameFromJson,
   frameToJson,
 } from "./protocol.js";
+import * as protocol from "./protocol.js";
 import { Testee, type TesteeCodec, type TesteeSessions } from "./runtime/testee.js";
 
 /** The frames of protocol.ts by name (the testee answers only names among `names`). */
@@ -26,6 +27,8 @@ const CODEC: TesteeCodec = {
   encodedLen: (name, value) => frameEncodedLen(name as FrameName, value as Frames[FrameName]),
   toJson: (name, value) => frameToJson(name as FrameName, value as Frames[FrameName]),
   fromJson: (name, json) => frameFromJson(name as FrameName, json),
+  // The coded frames (kind 13), read against a basis: protocol.ts has them when its spec does.
+  coded: (protocol as { readonly CODED_FRAMES?: TesteeCodec["coded"] }).CODED_FRAMES,
 };
 
 /** Serves the testee protocol on standard input and output until the input ends, or `bye`. */
