@@ -286,8 +286,9 @@ export class Testee {
 /**
  * A coded frame's basis from its JSON form (`{"base": [{"eid", "state"}], "older": [...]}`, each
  * list optional; absent, nothing held): the records by id, read as the frame's state's record.
+ * Bad JSON throws a {@link JsonError}.
  */
-function basisFromJson(coded: CodedFrameCodec, json: unknown): CodedBasis<unknown> {
+export function basisFromJson(coded: CodedFrameCodec, json: unknown): CodedBasis<unknown> {
   const held = (key: string): Map<number, unknown> => {
     const out = new Map<number, unknown>();
     if (json === undefined || json === null) {

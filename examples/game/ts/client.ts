@@ -1,10 +1,11 @@
-// The arena's TypeScript client: the runtime's AckedClientHalf over `Arena`, the binding that
-// `ackwire gen --lang ts` writes for `state Arena` of the game's own layout (wire/game.wire),
-// and what the game draws from it: nothing here knows the wire, the deltas or the bases.
+// The arena's TypeScript client: the runtime's AckedClientHalf over one of the schemas that
+// `ackwire gen --lang ts` writes for `state Arena` of the game's own layout (wire/game.wire):
+// `Arena` (kind 6) or `CodedArena` (kind 13, the profile the layout chose by declaring `coded
+// frame ArenaCoded`), and what the game draws from it: nothing here knows the wire, the deltas,
+// the bases or the coding.
 
-import type { ArenaEvent, Command, Entity, EntityChange } from "./gen/protocol.js";
-import { Arena } from "./gen/arena.js";
-import type { Delivery } from "./gen/runtime/sessions/acked.js";
+import type { ArenaEvent, Command, Entity } from "./gen/protocol.js";
+import type { AckedSchema, Delivery } from "./gen/runtime/sessions/acked.js";
 import { AckedClientHalf } from "./gen/runtime/sessions/acked_half.js";
 
 /** What the game draws of one entity, in metres. */
@@ -17,13 +18,20 @@ export interface Sprite {
   health?: number;
 }
 
-/** One player's client of the arena. */
-export class ArenaClient {
-  private readonly half = new AckedClientHalf<Entity, EntityChange, ArenaEvent, Command>(Arena, 16);
+/** One player's client of the arena, over the frames of schema `C`'s changes. */
+export class ArenaClient<C> {
+  private readonly half: AckedClientHalf<Entity, C, ArenaEvent, Command>;
+  private readonly frameName: string;
+
+  /** A client of `schema`'s frames (`Arena`'s, kind 6, or `CodedArena`'s, kind 13). */
+  constructor(schema: AckedSchema<Entity, C, ArenaEvent, Command>) {
+    this.half = new AckedClientHalf(schema, 16);
+    this.frameName = schema.FRAME_NAME;
+  }
 
   /** A frame of the server's arrives (at `ms` on the client's clock). */
   receive(ms: number, bytes: Uint8Array): Delivery<ArenaEvent> {
-    return this.half.handleFrame({ tick: 0, ms }, Arena.FRAME_NAME, bytes);
+    return this.half.handleFrame({ tick: 0, ms }, this.frameName, bytes);
   }
 
   /** A client tick: the player's command goes out with the ack; returns the frames to send. */

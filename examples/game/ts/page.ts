@@ -10,6 +10,7 @@
 // verdict the server sent; scripts/examples.sh reads the server's log and the closing stats.
 
 import { Buttons, type Command } from "./gen/protocol.js";
+import { Arena } from "./gen/arena.js";
 import { ArenaClient, type Sprite } from "./client.js";
 
 /** Half the arena's side, metres (examples/game/src/arena.rs). */
@@ -61,7 +62,8 @@ function draw(ctx: CanvasRenderingContext2D, canvas: HTMLCanvasElement, sprites:
 /** Runs the page against the server it was loaded from. */
 export function start(doc: Document): void {
   text(doc, "agent", navigator.userAgent);
-  const client = new ArenaClient();
+  // The game's server sends kind 6 frames (`Arena`).
+  const client = new ArenaClient(Arena);
   const canvas = doc.getElementById("view") as HTMLCanvasElement | null;
   const ctx = canvas?.getContext("2d") ?? null;
   const t0 = performance.now();

@@ -1,5 +1,6 @@
-// Holds the arena's TypeScript client to a recorded stream (vectors/streams/arena.txt, written by
-// the Rust server's run: `cargo run -p ackwire-example-game --example record_stream`): every
+// Holds the arena's TypeScript client to a recorded stream (vectors/streams/arena.txt of kind 6,
+// or with `coded` first arena_coded.txt of kind 13, written by the Rust server's run: `cargo run
+// -p ackwire-example-game --example record_stream [coded]`): every
 // frame the Rust client received, in the order it arrived through loss, duplication and
 // reordering, goes to the TypeScript client, which must show the same tick with the same check
 // (the hash of the server's S_N) or drop the frame as the Rust client did; at the end of every
@@ -7,7 +8,7 @@
 // difference, naming its line.
 
 import { readFileSync } from "node:fs";
-import { Arena } from "./gen/arena.js";
+import { Arena, CodedArena } from "./gen/arena.js";
 import { ArenaClient } from "./client.js";
 
 function bytesOf(hex: string): Uint8Array {
@@ -22,11 +23,11 @@ function hexOf(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function main(path: string): void {
+function main(path: string, coded: boolean): void {
   const lines = readFileSync(path, "utf8")
     .split("\n")
     .filter((l) => l.length > 0);
-  const client = new ArenaClient();
+  const client = coded ? new ArenaClient(CodedArena) : new ArenaClient(Arena);
   let [frames, shown, dropped, acks] = [0, 0, 0, 0];
   const fail = (n: number, why: string): never => {
     throw new Error(`${path}:${n + 1}: ${why}`);
@@ -82,4 +83,5 @@ function main(path: string): void {
   );
 }
 
-main(process.argv[2] ?? "vectors/streams/arena.txt");
+const coded = process.argv[2] === "coded";
+main(process.argv[coded ? 3 : 2] ?? "vectors/streams/arena.txt", coded);

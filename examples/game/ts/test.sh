@@ -3,7 +3,8 @@
 # the game's codec and binding from its own layout (`ackwire gen --lang ts examples/game/wire`:
 # protocol.ts, arena.ts for `state Arena`, the runtime), compiles them with client.ts and
 # replay.ts by the TypeScript testee's pinned tsc into target/examples/game-ts/, and runs
-# replay.js on vectors/streams/arena.txt. Prints the replay's summary; exits 1 on a difference.
+# replay.js on vectors/streams/arena.txt (kind 6, the `Arena` schema) and arena_coded.txt (kind 13,
+# `CodedArena`). Prints each replay's summary; exits 1 on a difference.
 #
 # Run from anywhere. $ACKWIRE names a built ackwire binary (default: `cargo run`).
 set -euo pipefail
@@ -47,3 +48,4 @@ if [ ! -x "$testee/node_modules/.bin/tsc" ]; then
 fi
 "$testee/node_modules/.bin/tsc" -p "$out"
 node "$out/dist/replay.js" "$root/examples/game/vectors/streams/arena.txt"
+node "$out/dist/replay.js" coded "$root/examples/game/vectors/streams/arena_coded.txt"

@@ -8,9 +8,11 @@
 // vector's `value` exactly (numbers by Object.is, so -0 is not 0); the decoded value encodes to
 // the same bytes; and the vector's `value`, read from JSON, encodes to the same bytes. A
 // negative vector makes one: decoding fails with a DecodeError of the vector's kind, byte
-// offset, field path and (inside a packed body) bit.
+// offset, field path and (inside a packed body) bit. A coded frame (kind 13) is read and written
+// against the records its case's `basis` holds, as the testee protocol's requests carry them.
 
 import {
+  CODED_FRAMES,
   DecodeError,
   decodeFrame,
   encodeFrame,
@@ -21,12 +23,15 @@ import {
   isFrameName,
   toHex,
 } from "../src/gen/protocol.js";
+import { fromJson, toJson } from "../src/gen/runtime/json.js";
+import { basisFromJson } from "../src/gen/runtime/testee.js";
 import { type StreamVector, checkStreams } from "./streams.js";
 
 /** One case of a frame vector file (vectors/README.md). */
 interface VectorCase {
   readonly name: string;
   readonly hex: string;
+  readonly basis?: unknown;
   readonly value?: unknown;
   readonly error?: {
     readonly kind: string;
@@ -87,11 +92,59 @@ function describe(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }
 
+/** How the checks read and write the frames of one vector. */
+interface FrameCodec {
+  readonly decode: (bytes: Uint8Array) => unknown;
+  readonly encode: (value: unknown) => Uint8Array;
+  readonly encodedLen: (value: unknown) => number;
+  readonly toJson: (value: unknown) => unknown;
+  readonly fromJson: (json: unknown) => unknown;
+}
+
+/**
+ * The codec of `frame` for case `c`: the by-name functions, or a coded frame's read and written
+ * against the case's basis; what is wrong when the generated codec has no such frame.
+ */
+function codecOf(frame: string, c: VectorCase): FrameCodec | string {
+  if (Object.prototype.hasOwnProperty.call(CODED_FRAMES, frame)) {
+    const coded = CODED_FRAMES[frame];
+    const basis = basisFromJson(coded, c.basis);
+    const type = { record: () => coded.frame };
+    return {
+      decode: (bytes) => coded.decode(bytes, basis),
+      encode: (value) => coded.encode(value, basis),
+      // A coded frame's length is known only once it is coded.
+      encodedLen: (value) => coded.encode(value, basis).length,
+      toJson: (value) => toJson(type, value),
+      fromJson: (json) => fromJson(type, json),
+    };
+  }
+  if (!isFrameName(frame)) {
+    return `\`${frame}\` is not a frame of the generated codec`;
+  }
+  return {
+    decode: (bytes) => decodeFrame(frame, bytes),
+    encode: (value) => encodeFrame(frame, value as never),
+    encodedLen: (value) => frameEncodedLen(frame, value as never),
+    toJson: (value) => frameToJson(frame, value as never),
+    fromJson: (json) => frameFromJson(frame, json),
+  };
+}
+
 /** The checks of one vector: each returns what was wrong, or nothing. */
 function checksOf(frame: string, c: VectorCase): [string, () => string | undefined][] {
-  if (!isFrameName(frame)) {
-    return [["frame", () => `\`${frame}\` is not a frame of the generated codec`]];
+  let codec: FrameCodec | string;
+  try {
+    codec = codecOf(frame, c);
+  } catch (e) {
+    codec = `the case's basis: ${describe(e)}`;
   }
+  if (typeof codec === "string") {
+    const wrong = codec;
+    return [["frame", () => wrong]];
+  }
+  const { decode, encode, encodedLen } = codec;
+  const [asJson, ofJson] = [codec.toJson, codec.fromJson];
   const hex = c.hex.replace(/\s+/g, "").toLowerCase();
   const want = c.error;
   if (want !== undefined) {
@@ -101,7 +154,7 @@ function checksOf(frame: string, c: VectorCase): [string, () => string | undefin
         () => {
           let value: unknown;
           try {
-            value = decodeFrame(frame, fromHex(hex));
+            value = decode(fromHex(hex));
           } catch (e) {
             if (!(e instanceof DecodeError)) {
               return `threw ${describe(e)}, not a DecodeError`;
@@ -112,7 +165,7 @@ function checksOf(frame: string, c: VectorCase): [string, () => string | undefin
             }
             return same(got, want) ? undefined : `expected error ${show(want)}, got ${show(got)}`;
           }
-          return `expected error ${show(want)}, decoded ${show(frameToJson(frame, value as never))}`;
+          return `expected error ${show(want)}, decoded ${show(asJson(value))}`;
         },
       ],
     ];
@@ -124,7 +177,7 @@ function checksOf(frame: string, c: VectorCase): [string, () => string | undefin
       "decode",
       () => {
         try {
-          decoded = decodeFrame(frame, bytes());
+          decoded = decode(bytes());
           return undefined;
         } catch (e) {
           return `decoding failed: ${describe(e)}`;
@@ -137,7 +190,7 @@ function checksOf(frame: string, c: VectorCase): [string, () => string | undefin
         if (decoded === undefined) {
           return "nothing decoded";
         }
-        const json = frameToJson(frame, decoded as never);
+        const json = asJson(decoded);
         return same(json, c.value) ? undefined : `expected ${show(c.value)}, got ${show(json)}`;
       },
     ],
@@ -147,8 +200,8 @@ function checksOf(frame: string, c: VectorCase): [string, () => string | undefin
         if (decoded === undefined) {
           return "nothing decoded";
         }
-        const out = toHex(encodeFrame(frame, decoded as never));
-        const len = frameEncodedLen(frame, decoded as never);
+        const out = toHex(encode(decoded));
+        const len = encodedLen(decoded);
         if (out !== hex) {
           return `expected bytes ${hex}, got ${out}`;
         }
@@ -158,7 +211,7 @@ function checksOf(frame: string, c: VectorCase): [string, () => string | undefin
     [
       "encode",
       () => {
-        const out = toHex(encodeFrame(frame, frameFromJson(frame, c.value)));
+        const out = toHex(encode(ofJson(c.value)));
         return out === hex ? undefined : `expected bytes ${hex}, got ${out}`;
       },
     ],
