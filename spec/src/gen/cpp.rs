@@ -733,7 +733,13 @@ impl<'a> Gen<'a> {
             "vector",
         ];
         if coded {
-            headers.extend(["algorithm", "cstring", "initializer_list", "limits", "utility"]);
+            headers.extend([
+                "algorithm",
+                "cstring",
+                "initializer_list",
+                "limits",
+                "utility",
+            ]);
             headers.sort_unstable();
         }
         for h in headers {

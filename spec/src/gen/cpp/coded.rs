@@ -68,6 +68,58 @@ fn ulit(v: i128) -> String {
     }
 }
 
+/// `lines` with each `if (COND) return ...;` that would pass 100 columns at `column` braced,
+/// its return on a line of its own.
+fn wrap_ifs(lines: Vec<String>, column: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in lines {
+        let t = l.trim_start();
+        let pad = &l[..l.len() - t.len()];
+        match t
+            .strip_prefix("if (")
+            .and_then(|rest| rest.split_once(") return "))
+        {
+            Some((cond, ret)) if column + l.len() > 100 => {
+                out.push(format!("{pad}if ({cond}) {{"));
+                out.push(format!("{pad}    return {ret}"));
+                out.push(format!("{pad}}}"));
+            }
+            _ => out.push(l),
+        }
+    }
+    out
+}
+
+/// A member function's declaration, `sig` (ending with its parameters' `)`, or `) const`),
+/// its parameters filled over lines when it does not fit.
+fn declaration(sig: &str) -> Vec<String> {
+    let (head, tail) = sig.split_once('(').unwrap_or((sig, ")"));
+    let (params, after) = tail.rsplit_once(')').unwrap_or((tail, ""));
+    let args: Vec<String> = params.split(", ").map(str::to_string).collect();
+    super::fill(&format!("{head}("), &args, &format!("){after};"))
+}
+
+/// The declaration of `name`, the four slots of a quaternion's models, over two lines.
+fn slots4(name: &str, [a, b, c, d]: [String; 4]) -> Vec<String> {
+    vec![
+        format!("    const std::array<size_t, 4> {name}{{{a}, {b},"),
+        format!("            {c}, {d}}};"),
+    ]
+}
+
+/// The declaration of `b`, the base's quaternion (`expr`), broken after its condition when
+/// it is long.
+fn base_lines(expr: &str) -> Vec<String> {
+    let one = format!("    const std::optional<SmallestThree> b = {expr};");
+    match expr.split_once(" ? ") {
+        Some((cond, rest)) if one.len() > 80 => vec![
+            format!("    const std::optional<SmallestThree> b = {cond}"),
+            format!("            ? {rest};"),
+        ],
+        _ => vec![one],
+    }
+}
+
 /// `lines` one level deeper.
 fn deeper(lines: Vec<String>) -> Vec<String> {
     lines
@@ -480,16 +532,20 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
             .line("/// What the frame's basis is looked up by: its ticks, whether it is a");
         self.code
             .line("/// keyframe and its `older` distance (CODE-2, CODE-3).");
-        self.code.open("coded::CodedBasisTicks basis_ticks() const {");
+        self.code
+            .open("coded::CodedBasisTicks basis_ticks() const {");
         self.code.line(format!(
-            "return coded::CodedBasisTicks{{tick, base_tick, flags.contains({flags}::KEYFRAME), older}};"
+            "const bool keyframe = flags.contains({flags}::KEYFRAME);"
         ));
+        self.code
+            .line("return coded::CodedBasisTicks{tick, base_tick, keyframe, older};");
         self.code.close("}");
         self.code.blank();
         self.code.line(
             "/// Every slot's starting probability as the coder's: a copy of it is each frame's",
         );
-        self.code.line("/// tables, which adapt within the frame (CODE-9).");
+        self.code
+            .line("/// tables, which adapt within the frame (CODE-9).");
         self.code
             .line("static const std::array<range::Prob, SLOTS>& starting();");
         self.code.blank();
@@ -499,9 +555,11 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.line(
             "/// (CODE-2, CODE-3): its tick and its base's, whether it is a keyframe, and `older`.",
         );
-        self.code.line(
-            "static rt::Result<coded::CodedBasisTicks> read_basis(const uint8_t* data, size_t len);",
-        );
+        for l in declaration(&format!(
+            "static rt::Result<coded::CodedBasisTicks> read_basis(const uint8_t* data, size_t len)"
+        )) {
+            self.code.line(l);
+        }
         self.code.blank();
         self.code.line(
             "/// Decodes a whole frame, its changes predicted from `basis`: the base and older",
@@ -510,9 +568,11 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
             "/// snapshot its prefix names (read_basis), which the caller holds (CODE-3); bytes",
         );
         self.code.line("/// after it are an error.");
-        self.code.line(format!(
-            "static rt::Result<{name}> decode(const uint8_t* data, size_t len, {basis});"
-        ));
+        for l in declaration(&format!(
+            "static rt::Result<{name}> decode(const uint8_t* data, size_t len, {basis})"
+        )) {
+            self.code.line(l);
+        }
         self.code.blank();
         self.code.line(
             "/// Appends the frame's bytes to `out`, its changes predicted from `basis`: the base",
@@ -521,18 +581,22 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
             "/// and older snapshot its prefix names, which the client holds (CODE-3). On error",
         );
         self.code.line("/// `out` may hold part of the frame.");
-        self.code.line(format!(
-            "rt::EncodeStatus encode(std::vector<uint8_t>& out, {basis}) const;"
-        ));
+        for l in declaration(&format!(
+            "rt::EncodeStatus encode(std::vector<uint8_t>& out, {basis}) const"
+        )) {
+            self.code.line(l);
+        }
         self.code.blank();
         self.code.line(
             "/// Counts, slot by slot, the bits encode() codes for the changes, without adapting:",
         );
         self.code
             .line("/// what training sums over recorded frames (CODE-17).");
-        self.code.line(format!(
-            "rt::EncodeStatus count(coded::SlotCounts& counts, {basis}) const;"
-        ));
+        for l in declaration(&format!(
+            "rt::EncodeStatus count(coded::SlotCounts& counts, {basis}) const"
+        )) {
+            self.code.line(l);
+        }
         self.code.close("};");
         self.code.blank();
         self.code.line("namespace detail {");
@@ -583,9 +647,24 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
                 let end = (m.at + crate::state::model_slots(m.w)).min(c.probs.len());
                 let ps = c.probs.get(m.at..end).unwrap_or_default();
                 self.code.line(format!("// {}", m.name));
-                for row in ps.chunks(16) {
-                    let nums: Vec<String> = row.iter().map(u16::to_string).collect();
-                    self.code.line(format!("{},", nums.join(", ")));
+                // Rows of up to 16, as many as fit the line.
+                let room = 100usize.saturating_sub(self.code.column());
+                let mut row = String::new();
+                let mut n = 0;
+                for v in ps {
+                    let cell = format!("{v},");
+                    if n == 16 || (n > 0 && row.len() + 1 + cell.len() > room) {
+                        self.code.line(std::mem::take(&mut row));
+                        n = 0;
+                    }
+                    if n > 0 {
+                        row.push(' ');
+                    }
+                    row.push_str(&cell);
+                    n += 1;
+                }
+                if n > 0 {
+                    self.code.line(row);
                 }
             }
             self.code.close("}};");
@@ -618,8 +697,8 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
             self.code
                 .line("/// TABLES as the coder's probabilities, built once.");
         }
-        self.code.open(format!(
-            "inline const std::array<range::Prob, {n}::SLOTS>& {n}::starting() {{"
+        self.open_fn(&format!(
+            "inline const std::array<range::Prob, {n}::SLOTS>& {n}::starting()"
         ));
         if c.probs.is_empty() {
             self.code
@@ -638,9 +717,10 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.line("return probs;");
         self.code.close("}");
         self.code.blank();
-        self.code.line("/// What the frame's basis is looked up by (CODE-2, CODE-3).");
-        self.code.open(format!(
-            "inline rt::Result<coded::CodedBasisTicks> {n}::read_basis(const uint8_t* data, size_t len) {{"
+        self.code
+            .line("/// What the frame's basis is looked up by (CODE-2, CODE-3).");
+        self.open_fn(&format!(
+            "inline rt::Result<coded::CodedBasisTicks> {n}::read_basis(const uint8_t* data, size_t len)"
         ));
         self.code.line("rt::Reader r(data, len);");
         self.code.line(format!("{n} head;"));
@@ -651,22 +731,22 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.blank();
         self.code
             .line("/// Decodes a whole frame against `basis`; bytes after it are an error.");
-        self.code.open(format!(
-            "inline rt::Result<{n}> {n}::decode(const uint8_t* data, size_t len, {basis}) {{"
+        self.open_fn(&format!(
+            "inline rt::Result<{n}> {n}::decode(const uint8_t* data, size_t len, {basis})"
         ));
         self.code.line("rt::Reader r(data, len);");
         self.code.line(format!("{n} frame;"));
-        self.code.line(
-            "if (!detail::read(r, basis, frame) || !r.finish()) return r.take_error();",
-        );
+        self.code
+            .line("if (!detail::read(r, basis, frame) || !r.finish()) return r.take_error();");
         self.code.line("return frame;");
         self.code.close("}");
         self.code.blank();
         self.code
             .line("/// Appends the frame's bytes, coded against `basis`, to `out`.");
-        self.code.open(format!(
-            "inline rt::EncodeStatus {n}::encode(std::vector<uint8_t>& out, {basis}) const {{"
+        self.code.line(format!(
+            "inline rt::EncodeStatus {n}::encode(std::vector<uint8_t>& out,"
         ));
+        self.code.open(format!("        {basis}) const {{"));
         self.code.line("rt::Writer w(out);");
         self.code
             .line("if (!detail::write(w, *this, basis)) return w.take_error();");
@@ -675,9 +755,10 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.blank();
         self.code
             .line("/// Counts the bits of the changes, slot by slot, into `counts`.");
-        self.code.open(format!(
-            "inline rt::EncodeStatus {n}::count(coded::SlotCounts& counts, {basis}) const {{"
+        self.code.line(format!(
+            "inline rt::EncodeStatus {n}::count(coded::SlotCounts& counts,"
         ));
+        self.code.open(format!("        {basis}) const {{"));
         self.code
             .open("if (!detail::code_changes(counts, *this, basis)) {");
         self.code.line("rt::EncodeError e = counts.error();");
@@ -715,8 +796,8 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.line(
             "/// The body: the changes' count, then their values' stream (CODE-1, CODE-4, CODE-5).",
         );
-        self.code.open(format!(
-            "inline bool read_coded_changes(rt::Reader& r, const coded::CodedBasisTicks& ticks, {basis}, {body_name}& out) {{"
+        self.open_fn(&format!(
+            "inline bool read_coded_changes(rt::Reader& r, const coded::CodedBasisTicks& ticks, {basis}, {body_name}& out)"
         ));
         self.code.line(format!("uint16_t {count} = 0;"));
         self.code.line(format!(
@@ -741,12 +822,10 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.line("std::optional<uint64_t> prev;");
         self.code
             .open(format!("for (size_t i = 0; i < {count}; ++i) {{"));
-        self.code.line(format!(
-            "{change_name}& c = out.{list}.emplace_back();"
-        ));
-        self.code.open(
-            "if (!read_coded_change(r, stream, prev, at, ticks, basis, c)) {",
-        );
+        self.code
+            .line(format!("{change_name}& c = out.{list}.emplace_back();"));
+        self.code
+            .open("if (!read_coded_change(r, stream, prev, at, ticks, basis, c)) {");
         self.code.line(format!("return r.index(i).in(\"{list}\");"));
         self.code.close("}");
         self.code.close("}");
@@ -775,18 +854,18 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.line(format!(
             "/// Reads `{n}`, its changes predicted from `basis`: the base and older snapshot its"
         ));
-        self.code.line("/// prefix names, which the caller holds (CODE-3).");
-        self.code.open(format!(
-            "inline bool read(rt::Reader& r, {basis}, {n}& out) {{"
+        self.code
+            .line("/// prefix names, which the caller holds (CODE-3).");
+        self.open_fn(&format!(
+            "inline bool read(rt::Reader& r, {basis}, {n}& out)"
         ));
         for s in &frame.steps {
             match s.field.name.as_str() {
                 "older" => {
                     self.code.open("{");
                     self.code.line("const size_t at = r.pos();");
-                    self.code.line(
-                        "if (!r.read_uint(1, false, out.older)) return r.in(\"older\");",
-                    );
+                    self.code
+                        .line("if (!r.read_uint(1, false, out.older)) return r.in(\"older\");");
                     self.code
                         .line("// CODE-2: a keyframe has no older snapshot.");
                     self.code.open(format!(
@@ -839,14 +918,15 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.line(
             "/// mask selects under its model, predicted from the entity's records in `basis`.",
         );
-        self.code.open(format!(
-            "inline bool read_coded_change(rt::Reader& r, coded::CodedDecoder& stream, std::optional<uint64_t>& prev, size_t at, {}const coded::CodedBasisTicks& ticks, {}{basis}, {name}& out) {{",
+        self.open_fn(&format!(
+            "inline bool read_coded_change(rt::Reader& r, coded::CodedDecoder& stream, std::optional<uint64_t>& prev, size_t at, {}const coded::CodedBasisTicks& ticks, {}{basis}, {name}& out)",
             unused(records),
             unused(records)
         ));
-        self.lines(head);
+        let column = self.code.column();
+        self.lines(wrap_ifs(head, column));
         self.coded_records(f, "out");
-        self.lines(rest);
+        self.lines(wrap_ifs(rest, column));
         self.code.line("return true;");
         self.code.close("}");
     }
@@ -947,7 +1027,9 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
                 "{".into(),
                 "    uint64_t gap = 0;".into(),
                 "    uint64_t id = 0;".into(),
-                format!("    if (!stream.value({m}, {w}, gap)) return coded_fault(r, stream, {p});"),
+                format!(
+                    "    if (!stream.value({m}, {w}, gap)) return coded_fault(r, stream, {p});"
+                ),
                 format!("    if (auto fault = coded_ascend(prev, gap, {max}, id)) {{"),
                 format!("        return coded_refuse(r, *fault, at, {p});"),
                 "    }".into(),
@@ -1056,7 +1138,9 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
                     "{".into(),
                     "    int64_t d = 0;".into(),
                     format!("    if (!stream.signed_value({m}, {width}, d)) {fault}"),
-                    format!("    const int64_t p = coded_velocity(coded_of(base, &{record}::{fid}),"),
+                    format!(
+                        "    const int64_t p = coded_velocity(coded_of(base, &{record}::{fid}),"
+                    ),
                     format!("            coded_of(older, &{record}::{fid}), ticks, {lo}, {hi});"),
                     "    int64_t v = 0;".into(),
                     format!("    if (!coded_predicted(d, p, {lo}, {hi}, v)) {over}"),
@@ -1066,30 +1150,38 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
             }
             Predict::Quat { bits, base } => {
                 let on_base = match base {
-                    Some(_) => format!(
-                        "{{{}, {}, {}, {}}}",
-                        f.slot(&format!("{path}.same")),
-                        f.slot(&format!("{path}.d0")),
-                        f.slot(&format!("{path}.d1")),
-                        f.slot(&format!("{path}.d2"))
+                    Some(_) => slots4(
+                        "on_base",
+                        [
+                            f.slot(&format!("{path}.same")),
+                            f.slot(&format!("{path}.d0")),
+                            f.slot(&format!("{path}.d1")),
+                            f.slot(&format!("{path}.d2")),
+                        ],
                     ),
-                    None => "{0, 0, 0, 0}".into(),
+                    None => vec!["    const std::array<size_t, 4> on_base{0, 0, 0, 0};".into()],
                 };
-                let whole = format!(
-                    "{{{}, {}, {}, {}}}",
-                    f.slot(&format!("{path}.largest")),
-                    f.slot(&format!("{path}.c0")),
-                    f.slot(&format!("{path}.c1")),
-                    f.slot(&format!("{path}.c2"))
+                let whole = slots4(
+                    "whole",
+                    [
+                        f.slot(&format!("{path}.largest")),
+                        f.slot(&format!("{path}.c0")),
+                        f.slot(&format!("{path}.c1")),
+                        f.slot(&format!("{path}.c2")),
+                    ],
                 );
                 let b = base.clone().unwrap_or_else(|| "std::nullopt".into());
-                return vec![
-                    format!("if (!coded_read_quat(r, stream, {b},"),
-                    format!("        {on_base},"),
-                    format!("        {whole}, {bits}, at, {target})) {{"),
-                    format!("    return coded_in(r, {p});"),
-                    "}".into(),
-                ];
+                let mut l = vec!["{".to_string()];
+                l.extend(base_lines(&b));
+                l.extend(on_base);
+                l.extend(whole);
+                l.push(format!(
+                    "    if (!coded_read_quat(r, stream, b, on_base, whole, {bits}, at, {target})) {{"
+                ));
+                l.push(format!("        return coded_in(r, {p});"));
+                l.push("    }".into());
+                l.push("}".into());
+                return l;
             }
             Predict::None => {}
         }
@@ -1156,9 +1248,7 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
                 let set = format!("{target} = static_cast<double>(v) * {s};");
                 match (is_signed, bounded) {
                     (false, false) => unsigned(vec![set]),
-                    (false, true) => {
-                        unsigned(vec![format!("if (v > {}) {over}", ulit(*max)), set])
-                    }
+                    (false, true) => unsigned(vec![format!("if (v > {}) {over}", ulit(*max)), set]),
                     (true, false) => signed(vec![set]),
                     (true, true) => signed(vec![
                         format!("if (v < {} || v > {}) {over}", literal(*min), literal(*max)),
@@ -1239,14 +1329,15 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.line(
             "/// its mask, then each value the mask selects, predicted from its records in `basis`.",
         );
-        self.code.open(format!(
-            "inline bool code_change(coded::CodedSink& sink, const {change_name}& v, std::optional<uint64_t>& prev, {}const coded::CodedBasisTicks& ticks, {}{basis}) {{",
+        self.open_fn(&format!(
+            "inline bool code_change(coded::CodedSink& sink, const {change_name}& v, std::optional<uint64_t>& prev, {}const coded::CodedBasisTicks& ticks, {}{basis})",
             unused(records),
             unused(records)
         ));
-        self.lines(head);
+        let column = self.code.column();
+        self.lines(wrap_ifs(head, column));
         self.coded_records(f, "v");
-        self.lines(rest);
+        self.lines(wrap_ifs(rest, column));
         self.code.line("return true;");
         self.code.close("}");
         self.code.blank();
@@ -1254,8 +1345,8 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
             "/// Codes every change of `{n}` into `sink`, in order: the encoder, or the training"
         ));
         self.code.line("/// counts.");
-        self.code.open(format!(
-            "inline bool code_changes(coded::CodedSink& sink, const {n}& v, {basis}) {{"
+        self.open_fn(&format!(
+            "inline bool code_changes(coded::CodedSink& sink, const {n}& v, {basis})"
         ));
         self.code
             .line("const coded::CodedBasisTicks ticks = v.basis_ticks();");
@@ -1266,7 +1357,8 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.open(format!(
             "if (!code_change(sink, v.body.{list}[i], prev, ticks, basis)) {{"
         ));
-        self.code.line(format!("return sink.index(i).in(\"{list}\");"));
+        self.code
+            .line(format!("return sink.index(i).in(\"{list}\");"));
         self.code.close("}");
         self.code.close("}");
         self.code.line("return true;");
@@ -1275,9 +1367,10 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.line(format!(
             "/// Writes `{n}`, its changes predicted from `basis`: the base and older snapshot its"
         ));
-        self.code.line("/// prefix names, which the client holds (CODE-3).");
-        self.code.open(format!(
-            "inline bool write(rt::Writer& w, const {n}& v, {basis}) {{"
+        self.code
+            .line("/// prefix names, which the client holds (CODE-3).");
+        self.open_fn(&format!(
+            "inline bool write(rt::Writer& w, const {n}& v, {basis})"
         ));
         for s in &frame.steps {
             match s.field.name.as_str() {
@@ -1287,8 +1380,7 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
                     self.code.open(format!(
                         "if (!w.presence(v.older != 0, v.older != 0 && !v.flags.contains({flags}::KEYFRAME))"
                     ));
-                    self.code
-                        .line("|| !w.write_uint(1, false, v.older)) {");
+                    self.code.line("|| !w.write_uint(1, false, v.older)) {");
                     self.code.line("return w.in(\"older\");");
                     self.code.close("}");
                 }
@@ -1357,9 +1449,15 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         let mut lines = Vec::new();
         let cond = Self::presence(s, true);
         if let Some(c) = &cond {
-            lines.push(format!(
-                "if (!sink.presence(v.{id}.has_value(), {c})) return sink.in(\"{fname}\");"
-            ));
+            let one = format!("if (!sink.presence(v.{id}.has_value(), {c})) {{");
+            if one.len() > 84 {
+                lines.push(format!("if (!sink.presence(v.{id}.has_value(),"));
+                lines.push(format!("        {c})) {{"));
+            } else {
+                lines.push(one);
+            }
+            lines.push(format!("    return sink.in(\"{fname}\");"));
+            lines.push("}".into());
         }
         let place = if cond.is_some() {
             format!("(*v.{id})")
@@ -1429,7 +1527,9 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
                 let (lo, hi) = (literal(*min), literal(*max));
                 return vec![
                     "{".into(),
-                    format!("    const int64_t p = coded_velocity(coded_of(base, &{record}::{fid}),"),
+                    format!(
+                        "    const int64_t p = coded_velocity(coded_of(base, &{record}::{fid}),"
+                    ),
                     format!("            coded_of(older, &{record}::{fid}), ticks, {lo}, {hi});"),
                     "    int64_t d = 0;".into(),
                     format!("    if (!coded_residual(sink, {v}, p, {lo}, {hi}, d)"),
@@ -1441,30 +1541,38 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
             }
             Predict::Quat { bits, base } => {
                 let on_base = match base {
-                    Some(_) => format!(
-                        "{{{}, {}, {}, {}}}",
-                        f.slot(&format!("{path}.same")),
-                        f.slot(&format!("{path}.d0")),
-                        f.slot(&format!("{path}.d1")),
-                        f.slot(&format!("{path}.d2"))
+                    Some(_) => slots4(
+                        "on_base",
+                        [
+                            f.slot(&format!("{path}.same")),
+                            f.slot(&format!("{path}.d0")),
+                            f.slot(&format!("{path}.d1")),
+                            f.slot(&format!("{path}.d2")),
+                        ],
                     ),
-                    None => "{0, 0, 0, 0}".into(),
+                    None => vec!["    const std::array<size_t, 4> on_base{0, 0, 0, 0};".into()],
                 };
-                let whole = format!(
-                    "{{{}, {}, {}, {}}}",
-                    f.slot(&format!("{path}.largest")),
-                    f.slot(&format!("{path}.c0")),
-                    f.slot(&format!("{path}.c1")),
-                    f.slot(&format!("{path}.c2"))
+                let whole = slots4(
+                    "whole",
+                    [
+                        f.slot(&format!("{path}.largest")),
+                        f.slot(&format!("{path}.c0")),
+                        f.slot(&format!("{path}.c1")),
+                        f.slot(&format!("{path}.c2")),
+                    ],
                 );
                 let b = base.clone().unwrap_or_else(|| "std::nullopt".into());
-                return vec![
-                    format!("if (!coded_code_quat(sink, {v}, {b},"),
-                    format!("        {on_base},"),
-                    format!("        {whole}, {bits})) {{"),
-                    format!("    {bail}"),
-                    "}".into(),
-                ];
+                let mut l = vec!["{".to_string()];
+                l.extend(base_lines(&b));
+                l.extend(on_base);
+                l.extend(whole);
+                l.push(format!(
+                    "    if (!coded_code_quat(sink, {v}, b, on_base, whole, {bits})) {{"
+                ));
+                l.push(format!("        {bail}"));
+                l.push("    }".into());
+                l.push("}".into());
+                return l;
             }
             Predict::None => {}
         }

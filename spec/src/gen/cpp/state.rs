@@ -1366,7 +1366,9 @@ impl<'g> State<'g, '_> {
         self.line("return decode_frame_on_into(data, len, coded::NoBasis<Record>{}, out);");
         self.close("}");
         self.blank();
-        self.line("/// What a frame's basis is looked up by, read from its prefix (CODE-2, CODE-3).");
+        self.line(
+            "/// What a frame's basis is looked up by, read from its prefix (CODE-2, CODE-3).",
+        );
         self.g.open_fn(
             "static std::optional<rt::DecodeError> read_basis(const uint8_t* data, size_t len, coded::CodedBasisTicks& out)",
         );
@@ -1387,9 +1389,19 @@ impl<'g> State<'g, '_> {
         self.g.open_fn(&format!(
             "static rt::EncodeStatus encode_frame_on(const {ft}& frame, uint8_t older, const coded::CodedBasis<Record>& basis, std::vector<uint8_t>& out)"
         ));
-        self.line(format!("protocol::{pf} f = {}::wire_frame(frame);", packed.schema));
+        self.line(format!(
+            "protocol::{pf} f = {}::wire_frame(frame);",
+            packed.schema
+        ));
         self.line(format!("protocol::{cf} c;"));
-        for field in ["tick", "base_tick", "last_seq", "input_buffer", "flags", "check"] {
+        for field in [
+            "tick",
+            "base_tick",
+            "last_seq",
+            "input_buffer",
+            "flags",
+            "check",
+        ] {
             self.line(format!("c.{field} = f.{field};"));
         }
         self.line("c.removed = std::move(f.removed);");
@@ -1407,10 +1419,10 @@ impl<'g> State<'g, '_> {
             "/// coded changes are the packed frame's: they are staged, and a code no byte-aligned",
         );
         self.line(format!(
-            "/// field holds refused, by {}'s reader over the packed frame of the same values, so",
+            "/// field holds refused, by {}'s reader over the packed frame of the same",
             packed.schema
         ));
-        self.line("/// that both profiles stage and refuse alike.");
+        self.line("/// values, so that both profiles stage and refuse alike.");
         self.g.open_fn(&format!(
             "static std::optional<rt::DecodeError> decode_frame_on_into(const uint8_t* data, size_t len, const coded::CodedBasis<Record>& basis, {ft}& out)"
         ));
@@ -1421,7 +1433,14 @@ impl<'g> State<'g, '_> {
         self.line("return c.error();");
         self.close("}");
         self.line(format!("protocol::{pf} f;"));
-        for field in ["tick", "base_tick", "last_seq", "input_buffer", "flags", "check"] {
+        for field in [
+            "tick",
+            "base_tick",
+            "last_seq",
+            "input_buffer",
+            "flags",
+            "check",
+        ] {
             self.line(format!("f.{field} = c.value().{field};"));
         }
         self.line("f.removed = std::move(c.value().removed);");
@@ -1435,8 +1454,9 @@ impl<'g> State<'g, '_> {
         );
         self.line("// refused at its body rather than staged as anything.");
         self.line(
-            "return rt::DecodeError(e->kind, size_t{18} + (f.check ? 4u : 0u) + 2 * f.removed.size());",
+            "const size_t body_at = size_t{18} + (f.check ? 4u : 0u) + 2 * f.removed.size();",
         );
+        self.line("return rt::DecodeError(e->kind, body_at);");
         self.close("}");
         self.line(format!(
             "return {}::decode_frame_into(bytes.data(), bytes.size(), out);",
