@@ -44,7 +44,32 @@ pub enum FrameError {
 fn unknown(name: &str) -> FrameError {
     FrameError::UnknownFrame {
         name: name.to_string(),
-        known: FRAME_NAMES.iter().map(|n| n.to_string()).collect(),
+        known: frame_names().iter().map(|n| n.to_string()).collect(),
+    }
+}
+
+/// Every frame of the reference protocol by name: the generated `FRAME_NAMES`, then the coded
+/// frame ([`crate::coded::FRAME`]), which `visit_frame` does not hold because it is read and
+/// written against a basis.
+pub fn frame_names() -> Vec<&'static str> {
+    FRAME_NAMES
+        .iter()
+        .copied()
+        .chain([crate::coded::FRAME])
+        .collect()
+}
+
+/// A basis given for a frame that takes none.
+fn no_basis_taken(name: &str, basis: Option<&serde_json::Value>) -> Result<(), FrameError> {
+    match basis {
+        Some(b) if !b.is_null() => Err(FrameError::Json {
+            frame: name.to_string(),
+            message: format!(
+                "`{name}` takes no basis (only `{}` does)",
+                crate::coded::FRAME
+            ),
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -100,16 +125,47 @@ pub fn same_value(
     a: &serde_json::Value,
     b: &serde_json::Value,
 ) -> Result<bool, FrameError> {
+    if name == crate::coded::FRAME {
+        return crate::coded::same_value(a, b);
+    }
     visit_frame(name, SameValue(a, b)).unwrap_or_else(|| Err(unknown(name)))
 }
 
-/// Decodes `bytes` as the frame named `name` into its JSON form.
+/// Decodes `bytes` as the frame named `name` into its JSON form (a coded frame against no
+/// basis).
 pub fn decode_json(name: &str, bytes: &[u8]) -> Result<serde_json::Value, FrameError> {
+    decode_json_on(name, bytes, None)
+}
+
+/// Encodes the JSON form of the frame named `name` (a coded frame against no basis).
+pub fn encode_json(name: &str, value: &serde_json::Value) -> Result<Vec<u8>, FrameError> {
+    encode_json_on(name, value, None)
+}
+
+/// [`decode_json`] against `basis`, the JSON form of a coded frame's basis
+/// ([`crate::coded::Basis::from_json`]); a frame that takes none refuses one.
+pub fn decode_json_on(
+    name: &str,
+    bytes: &[u8],
+    basis: Option<&serde_json::Value>,
+) -> Result<serde_json::Value, FrameError> {
+    if name == crate::coded::FRAME {
+        return crate::coded::decode_json(bytes, basis);
+    }
+    no_basis_taken(name, basis)?;
     visit_frame(name, DecodeJson(bytes)).unwrap_or_else(|| Err(unknown(name)))
 }
 
-/// Encodes the JSON form of the frame named `name`.
-pub fn encode_json(name: &str, value: &serde_json::Value) -> Result<Vec<u8>, FrameError> {
+/// [`encode_json`] against `basis`, as [`decode_json_on`].
+pub fn encode_json_on(
+    name: &str,
+    value: &serde_json::Value,
+    basis: Option<&serde_json::Value>,
+) -> Result<Vec<u8>, FrameError> {
+    if name == crate::coded::FRAME {
+        return crate::coded::encode_json(value, basis);
+    }
+    no_basis_taken(name, basis)?;
     visit_frame(name, EncodeJson(value)).unwrap_or_else(|| Err(unknown(name)))
 }
 

@@ -10,7 +10,8 @@
 //!
 //! - [`vectors`] (with the cases kept in code, [`vectors::frame_cases`]) and [`streams`]: the
 //!   frame and stream vector files, written, read and verified;
-//! - [`frame_json`]: frames chosen by name, to and from their JSON form;
+//! - [`frame_json`]: frames chosen by name, to and from their JSON form, and [`coded`]: the
+//!   coded frame (kind 13), read and written against the basis its JSON names;
 //! - [`netsim`] (`ackwire-sim`'s network, re-exported) and [`sessions`]: the simulated network, and every seed protocol's session
 //!   halves as the stream vectors record and replay them;
 //! - [`testee_client`]: the testee protocol's client, a testee as a child process
@@ -34,6 +35,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod coded;
 pub mod conform;
 pub mod coverage;
 pub mod diff;

@@ -43,6 +43,8 @@ pub enum Check {
         hex: String,
         /// Its JSON form.
         value: Value,
+        /// The basis a coded frame is decoded against, sent as the request's `basis`.
+        basis: Option<Value>,
     },
     /// Decode `hex`; expect an error of this kind.
     DecodeError {
@@ -50,6 +52,8 @@ pub enum Check {
         hex: String,
         /// The error kind.
         kind: String,
+        /// The basis, as for [`Check::DecodeValue`].
+        basis: Option<Value>,
     },
     /// Encode `value`; expect these bytes.
     Encode {
@@ -57,6 +61,8 @@ pub enum Check {
         value: Value,
         /// The bytes.
         hex: String,
+        /// The basis a coded frame is encoded against, sent as the request's `basis`.
+        basis: Option<Value>,
     },
     /// Replay one half of a stream vector.
     Stream {
@@ -99,6 +105,7 @@ pub fn frame_cases(files: &[FrameFile]) -> Result<Vec<Case>, String> {
                 .unwrap_or(&case.name);
             let base = format!("frames/{}/{short}", file.frame);
             let hex = normalize_hex(&case.hex);
+            let basis = case.basis.as_ref().map(|b| b.to_value());
             match case.expectation()? {
                 Expectation::Value(v) => {
                     cases.push(Case {
@@ -108,6 +115,7 @@ pub fn frame_cases(files: &[FrameFile]) -> Result<Vec<Case>, String> {
                         check: Check::DecodeValue {
                             hex: hex.clone(),
                             value: v.to_value(),
+                            basis: basis.clone(),
                         },
                     });
                     cases.push(Case {
@@ -117,6 +125,7 @@ pub fn frame_cases(files: &[FrameFile]) -> Result<Vec<Case>, String> {
                         check: Check::Encode {
                             value: v.to_value(),
                             hex,
+                            basis,
                         },
                     });
                 }
@@ -127,6 +136,7 @@ pub fn frame_cases(files: &[FrameFile]) -> Result<Vec<Case>, String> {
                     check: Check::DecodeError {
                         hex,
                         kind: e.kind.clone(),
+                        basis,
                     },
                 }),
             }
@@ -346,24 +356,32 @@ fn judge_case(
     timeout: Duration,
     judge: &Judge<'_>,
 ) -> (Verdict, String) {
-    let (request, want) = match &case.check {
-        Check::DecodeValue { hex, value } => (
+    let (mut request, want, basis) = match &case.check {
+        Check::DecodeValue { hex, value, basis } => (
             json!({"op": "decode", "frame": case.frame, "hex": hex}),
             Want::Value(value),
+            basis,
         ),
-        Check::DecodeError { hex, kind } => (
+        Check::DecodeError { hex, kind, basis } => (
             json!({"op": "decode", "frame": case.frame, "hex": hex}),
             Want::Error(kind),
+            basis,
         ),
-        Check::Encode { value, hex } => (
+        Check::Encode { value, hex, basis } => (
             json!({"op": "encode", "frame": case.frame, "value": value}),
             Want::Bytes(hex),
+            basis,
         ),
         Check::Stream { vector, side } => {
             let session = case.session.as_deref().unwrap_or_default();
             return judge_stream(testee, session, vector, *side, timeout);
         }
     };
+    // A coded frame's basis goes with the request; a case without one sends no member, so a
+    // request stays what it was for every other frame.
+    if let Some(b) = basis {
+        request["basis"] = b.clone();
+    }
     let reply = match testee.request(request, timeout) {
         Ok(r) => r,
         Err(Fault::Timeout) => {

@@ -7,7 +7,6 @@
 
 use crate::frame_json::{self, FrameError};
 use crate::sessions::Session;
-use ackwire_codec::protocol::FRAME_NAMES;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -151,7 +150,10 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
     }
     let frames: Vec<String> = match fault {
         Some(Fault::OnlyFrames(only)) => only.clone(),
-        _ => FRAME_NAMES.iter().map(|s| s.to_string()).collect(),
+        _ => frame_json::frame_names()
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
     };
     let body = match op {
         // TESTEE-3: the capabilities: the frames and the session halves implemented.
@@ -171,7 +173,7 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
         }
         "decode" => match frame_json::parse_hex(hex) {
             Err(e) => json!({"error": {"kind": "bad_request", "message": e}}),
-            Ok(bytes) => match frame_json::decode_json(frame, &bytes) {
+            Ok(bytes) => match frame_json::decode_json_on(frame, &bytes, request.get("basis")) {
                 Ok(mut value) => {
                     if fault == Some(&Fault::WrongValue) && !nudge(&mut value) {
                         // Nothing numeric to alter: a member no frame has is just as wrong.
@@ -184,7 +186,7 @@ fn answer(line: &str, fault: Option<&Fault>, sessions: &mut Sessions) -> Step {
         },
         "encode" => {
             let value = request.get("value").cloned().unwrap_or(Value::Null);
-            match frame_json::encode_json(frame, &value) {
+            match frame_json::encode_json_on(frame, &value, request.get("basis")) {
                 Ok(bytes) => {
                     json!({"ok": {"hex": frame_json::hex_spaced(&bytes).replace(' ', "")}})
                 }
@@ -372,6 +374,7 @@ fn nudge(value: &mut Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ackwire_codec::protocol::FRAME_NAMES;
 
     fn talk(requests: &[Value], fault: Option<&Fault>) -> Vec<Value> {
         let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
@@ -390,8 +393,9 @@ mod tests {
         assert_eq!(r[0]["id"], 0);
         assert_eq!(
             r[0]["ok"]["frames"].as_array().unwrap().len(),
-            FRAME_NAMES.len()
+            FRAME_NAMES.len() + 1
         );
+        assert_eq!(r[0]["ok"]["frames"][FRAME_NAMES.len()], "acked_coded");
     }
 
     #[test]

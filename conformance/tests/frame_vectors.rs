@@ -6,7 +6,6 @@
 //! `ackwire vectors --write`, or `ACKWIRE_BLESS=1 cargo test -p ackwire-conformance --test
 //! frame_vectors`. Without that variable the tests never write to the folder.
 
-use ackwire_codec::protocol::FRAME_NAMES;
 use ackwire_codec::ErrorKind;
 use ackwire_conformance::vectors::{self, Expectation, FrameFile};
 use std::collections::{BTreeMap, BTreeSet};
@@ -74,7 +73,9 @@ fn every_frame_has_positive_and_negative_cases() {
             }
         }
     }
-    for frame in FRAME_NAMES {
+    // The generated frames and the coded one (kind 13, read against a basis).
+    let names = ackwire_conformance::frame_json::frame_names();
+    for frame in &names {
         let (positive, negative) = counts.get(frame).copied().unwrap_or_default();
         assert!(
             positive > 0,
@@ -85,11 +86,49 @@ fn every_frame_has_positive_and_negative_cases() {
             "frame {frame}: no negative vector in {frame}.json"
         );
     }
-    let unknown: Vec<&&str> = counts.keys().filter(|f| !FRAME_NAMES.contains(f)).collect();
+    let unknown: Vec<&&str> = counts.keys().filter(|f| !names.contains(f)).collect();
     assert!(
         unknown.is_empty(),
         "vector files of frames the spec lacks: {unknown:?}"
     );
+}
+
+/// Kind 13's vectors pin every fault its body can meet (CODE-2, CODE-4, CODE-5, CODE-7, CODE-10,
+/// CODE-13, CODE-14), and its deltas are read against a basis: a case whose basis is dropped
+/// decodes to another value or not at all, so the basis is part of what a case says.
+#[test]
+fn the_coded_frame_pins_its_faults_and_needs_its_basis() {
+    let files = checked_in();
+    let coded = files
+        .iter()
+        .find(|f| f.frame == "acked_coded")
+        .expect("vectors/frames/acked_coded.json");
+    let kinds: BTreeSet<&str> = coded
+        .cases
+        .iter()
+        .filter_map(|c| c.error.as_ref().map(|e| e.kind.as_str()))
+        .collect();
+    for kind in [
+        "truncated",
+        "count_too_large",
+        "trailing_bytes",
+        "non_canonical",
+        "over_width",
+        "not_ascending",
+        "invalid_condition",
+        "bad_constant",
+    ] {
+        assert!(kinds.contains(kind), "no acked_coded case refused as {kind}");
+    }
+    let mut differ = 0;
+    for case in coded.cases.iter().filter(|c| c.basis.is_some()) {
+        let mut bare = case.clone();
+        bare.basis = None;
+        if vectors::verify_frame_case("acked_coded", &bare).is_err() {
+            differ += 1;
+        }
+    }
+    assert!(differ > 0, "no acked_coded case depends on its basis");
 }
 
 #[test]

@@ -29,6 +29,9 @@
 //!
 //! `acked_packed_server` and `acked_packed_client` are the same halves over the bit-packed
 //! schema ([`PackedReference`]): kind 12 frames named `acked_packed`, the same acks.
+//! `acked_coded_server` and `acked_coded_client` are the same halves over the range-coded
+//! schema ([`CodedReference`], `docs/spec/coded.md`): kind 13 frames named `acked_coded`, each
+//! predicted from the base and the older snapshot the server names, the same acks.
 //!
 //! Each server tick sends one `acked` frame (reliable when over RELIABLE_ABOVE bytes); each
 //! client tick sends one `ack` frame acknowledging the newest frame applied, with the inputs
@@ -40,7 +43,7 @@ use super::stream::{record, Recording};
 use super::{drain, Sent, Session};
 use crate::netsim::{Burst, LinkConfig, NetworkConfig};
 use crate::streams::StreamVector;
-use ackwire_codec::acked::{AckedSchema, PackedReference, Reference};
+use ackwire_codec::acked::{AckedSchema, CodedReference, PackedReference, Reference};
 use ackwire_codec::protocol::{Buttons, EntityState, Event, Hit, Input, Shot};
 use ackwire_codec::session::{self, AckedTick, Now, SessionError, SessionHalf};
 use ackwire_codec::BitSet;
@@ -54,13 +57,16 @@ use ackwire_server::testee::{ack_json, delivery_json};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-/// The session halves this module opens: `acked` (kind 6) and `acked_packed` (kind 12, issue
-/// 19: the same machines over [`PackedReference`], its frames `acked_packed`).
+/// The session halves this module opens: `acked` (kind 6), `acked_packed` (kind 12, issue
+/// 19: the same machines over [`PackedReference`], its frames `acked_packed`) and
+/// `acked_coded` (kind 13, issue 39: over [`CodedReference`], its frames `acked_coded`).
 pub const NAMES: &[&str] = &[
     "acked_server",
     "acked_client",
     "acked_packed_server",
     "acked_packed_client",
+    "acked_coded_server",
+    "acked_coded_client",
 ];
 
 /// The pair's parameters, read once (the interpreted binding's replay of these vectors reads
@@ -140,7 +146,9 @@ pub fn open(name: &str, params_json: &Value) -> Option<Result<Box<dyn Session>, 
         "acked_server" => Box::new(server::<Reference>(p)),
         "acked_client" => Box::new(client::<Reference>(p)),
         "acked_packed_server" => Box::new(server::<PackedReference>(p)),
-        _ => Box::new(client::<PackedReference>(p)),
+        "acked_packed_client" => Box::new(client::<PackedReference>(p)),
+        "acked_coded_server" => Box::new(server::<CodedReference>(p)),
+        _ => Box::new(client::<CodedReference>(p)),
     }))
 }
 
@@ -670,6 +678,7 @@ pub fn stream_vectors() -> Result<Vec<StreamVector>, String> {
     };
     recs.push(r);
     recs.extend(packed_recordings());
+    recs.extend(coded_recordings());
     recs.iter().map(record).collect()
 }
 
@@ -760,6 +769,31 @@ fn packed_recordings() -> Vec<Recording> {
     r.script = with_orientations(script);
     recs.push(r);
     recs
+}
+
+/// The `acked_coded` pair's recordings (kind 12's scenes over kind 13, issue 39): the same
+/// worlds, networks and seeds as [`packed_recordings`], so each coded vector is the packed one's
+/// session with its frames range-coded; under loss the server names an older snapshot the
+/// client may have missed, and the client drops a frame whose base or older snapshot it does
+/// not hold (CODE-3).
+fn coded_recordings() -> Vec<Recording> {
+    packed_recordings()
+        .into_iter()
+        .map(|mut r| {
+            let what = r.name.trim_start_matches("acked_packed/").to_string();
+            r.name = format!("acked_coded/{what}");
+            r.session = "acked_coded".into();
+            r.seed = "GEN-3, ACK-16, CHECK-7, CODE-2, CODE-3, CODE-13, CODE-14".into();
+            r.description = match what.as_str() {
+                "no_loss" => "kind 13 on a perfect network: one keyframe, then every frame onto the newest acknowledged, steps predicted from the base and the older snapshot, orientations coded against the base's",
+                "loss_05" => "kind 13 at 5% loss each way with jitter: every frame applies onto an acknowledged base and older snapshot the client holds, or is dropped whole (CODE-3)",
+                "loss_25" => "kind 13 at 25% loss each way with jitter: frames whose base the client never applied are dropped before their stream is read",
+                _ => "kind 13: an entity despawned and respawned under the same id during 30% loss: removed and whole again, predicted from nothing its new life did not hold",
+            }
+            .into();
+            r
+        })
+        .collect()
 }
 
 #[cfg(test)]

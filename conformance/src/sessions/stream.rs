@@ -14,7 +14,6 @@
 use super::{Sent, Session};
 use crate::netsim::{Link, LinkConfig, Network, NetworkConfig};
 use crate::streams::{report_difference, Action, Expect, SentFrame, Side, Step, StreamVector};
-use ackwire_codec::protocol::FRAME_NAMES;
 use serde_json::Value;
 
 /// What a recording is about, and how it runs.
@@ -150,7 +149,13 @@ fn step<N: AsRef<str>>(
 pub fn record(rec: &Recording) -> Result<StreamVector, String> {
     let mut server = super::open(&format!("{}_server", rec.session), &rec.params)?;
     let mut client = super::open(&format!("{}_client", rec.session), &rec.params)?;
-    record_pair(rec, &[], server.as_mut(), client.as_mut(), FRAME_NAMES)
+    record_pair(
+        rec,
+        &[],
+        server.as_mut(),
+        client.as_mut(),
+        &crate::frame_json::frame_names(),
+    )
 }
 
 /// Runs the recording over halves `server` and `client`, whose frames are named in `names`,
@@ -327,6 +332,7 @@ pub fn verify(vector: &StreamVector) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::netsim::LinkConfig;
+    use ackwire_codec::protocol::FRAME_NAMES;
     use ackwire_codec::protocol::{DeltaAck, SnapshotAck};
     use ackwire_codec::Frame;
 

@@ -79,6 +79,11 @@ pub struct FrameCase {
     /// The rules of `docs/spec/` the case checks (`"DG-10"`, `"WIRE-21, WIRE-3 / LANGUAGE.md,
     /// Canonical decoding"`).
     pub seed: String,
+    /// What a coded frame (kind 13) is read and written against: the records of its base and
+    /// older snapshot, `{"base": [{"eid", "state"}], "older": [...]}` ([`crate::coded`]); absent
+    /// for every other frame, and for a coded frame that needs none (nothing held).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis: Option<OrderedJson>,
     /// The frame's bytes, lower-case hex; single spaces between bytes when written.
     pub hex: String,
     /// A positive case: the decoded frame as JSON.
@@ -404,8 +409,78 @@ pub fn verify_stream_vectors(vectors: &[crate::streams::StreamVector]) -> Vec<Fa
 /// decode with the expected kind, offset and path (and bit, when the case names one).
 ///
 /// The error text says what differs.
+///
+/// The coded frame ([`crate::coded::FRAME`]) is checked against its case's `basis`
+/// ([`verify_coded_case`]); any other frame's case must have none.
 pub fn verify_frame_case(frame: &str, case: &FrameCase) -> Result<(), String> {
+    if frame == crate::coded::FRAME {
+        return verify_coded_case(case);
+    }
+    if case.basis.is_some() {
+        return Err(format!(
+            "has a `basis`, which only `{}` takes",
+            crate::coded::FRAME
+        ));
+    }
     visit_frame(frame, CaseCheck::new(case)?).ok_or_else(|| format!("unknown frame `{frame}`"))?
+}
+
+/// Checks one case of the coded frame (kind 13) against the Rust codec, decoding and encoding
+/// against its `basis` (none: nothing held): a positive case decodes to its `value` (nothing
+/// after the frame), the decoded frame re-encodes against the basis to the identical bytes, and
+/// the `value` read back from JSON encodes to them too; a negative case fails to decode with
+/// the expected kind, offset and path (and bit, when it names one).
+pub fn verify_coded_case(case: &FrameCase) -> Result<(), String> {
+    use crate::coded;
+    let bytes = case.bytes().map_err(|e| format!("bad hex: {e}"))?;
+    let basis = coded::Basis::from_json(case.basis.as_ref().map(|b| b.to_value()).as_ref())?;
+    match case.expectation()? {
+        Expectation::Value(expected) => {
+            let frame = coded::decode(&bytes, &basis)
+                .map_err(|e| format!("expected a value, the decoder said: {e}"))?;
+            let decoded = OrderedJson::of(&frame)
+                .map_err(|e| format!("cannot render the decoded frame: {e}"))?;
+            if decoded.to_value() != expected.to_value() {
+                return Err(format!(
+                    "decoded to {}, expected {}",
+                    compact(&decoded),
+                    compact(expected)
+                ));
+            }
+            let again = coded::encode(&frame, &basis)
+                .map_err(|e| format!("the decoded frame does not encode: {e}"))?;
+            if again != bytes {
+                return Err(format!(
+                    "the decoded frame re-encodes to {}, not to the case's bytes",
+                    hex_spaced(&again)
+                ));
+            }
+            let encoded = coded::encode_json(
+                &expected.to_value(),
+                case.basis.as_ref().map(|b| b.to_value()).as_ref(),
+            )
+            .map_err(|e| format!("the case's value does not encode: {e}"))?;
+            if encoded != bytes {
+                return Err(format!(
+                    "the case's value encodes to {}, not to the case's bytes",
+                    hex_spaced(&encoded)
+                ));
+            }
+            Ok(())
+        }
+        Expectation::Error(expected) => match coded::decode(&bytes, &basis) {
+            Ok(frame) => {
+                let json = OrderedJson::of(&frame)
+                    .map(|j| compact(&j))
+                    .unwrap_or_default();
+                Err(format!(
+                    "expected {}, it decoded to {json}",
+                    describe(expected)
+                ))
+            }
+            Err(error) => judge_error(&error, expected),
+        },
+    }
 }
 
 /// One case as a [`FrameVisitor`]: visited with a generated codec's frame type, it checks the
@@ -882,6 +957,7 @@ mod tests {
     #[test]
     fn a_case_has_exactly_one_expectation() {
         let mut case = FrameCase {
+            basis: None,
             name: "x/y".into(),
             description: String::new(),
             seed: String::new(),
@@ -904,6 +980,7 @@ mod tests {
     #[test]
     fn verification_reports_what_differs() {
         let mut case = FrameCase {
+            basis: None,
             name: "snapshot_ack/x".into(),
             description: String::new(),
             seed: String::new(),

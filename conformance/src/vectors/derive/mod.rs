@@ -154,6 +154,7 @@ impl<'a> Builder<'a> {
         }
         self.dropped.retain(|d| d.name != name);
         self.cases.push(FrameCase {
+            basis: None,
             name,
             description,
             seed: rule.to_string(),
@@ -189,6 +190,7 @@ impl<'a> Builder<'a> {
             Err(e) => return self.drop_case(&name, &e.to_string()),
         };
         self.cases.push(FrameCase {
+            basis: None,
             name,
             description,
             seed: rule.to_string(),
