@@ -118,7 +118,10 @@ fn the_coded_frame_pins_its_faults_and_needs_its_basis() {
         "invalid_condition",
         "bad_constant",
     ] {
-        assert!(kinds.contains(kind), "no acked_coded case refused as {kind}");
+        assert!(
+            kinds.contains(kind),
+            "no acked_coded case refused as {kind}"
+        );
     }
     let mut differ = 0;
     for case in coded.cases.iter().filter(|c| c.basis.is_some()) {

@@ -555,9 +555,9 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
         self.code.line(
             "/// (CODE-2, CODE-3): its tick and its base's, whether it is a keyframe, and `older`.",
         );
-        for l in declaration(&format!(
-            "static rt::Result<coded::CodedBasisTicks> read_basis(const uint8_t* data, size_t len)"
-        )) {
+        for l in declaration(
+            "static rt::Result<coded::CodedBasisTicks> read_basis(const uint8_t* data, size_t len)",
+        ) {
             self.code.line(l);
         }
         self.code.blank();
@@ -640,9 +640,8 @@ inline bool coded_code_quat(coded::CodedSink& sink, const SmallestThree& q,
             ));
             self.code
                 .line("/// checked 1 to 4095 when the tables were read.");
-            self.code.open(format!(
-                "static constexpr std::array<uint16_t, SLOTS> TABLES{{{{"
-            ));
+            self.code
+                .open("static constexpr std::array<uint16_t, SLOTS> TABLES{{");
             for m in &c.models {
                 let end = (m.at + crate::state::model_slots(m.w)).min(c.probs.len());
                 let ps = c.probs.get(m.at..end).unwrap_or_default();
