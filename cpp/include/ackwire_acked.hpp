@@ -46,9 +46,9 @@
 // which the machines call in place of encode_frame and decode_frame_into. A schema without
 // CODED (kinds 6 and 12) needs none of them and is run exactly as before.
 // `ackwire gen --lang cpp` writes one for every profile of every `state` a spec declares (the
-// reference protocol's `reference::Reference`, kind 6, and `reference::PackedReference`, kind
-// 12, in `reference.hpp` beside `protocol.hpp`); the session halves over a schema are
-// ackwire_acked_half.hpp's.
+// reference protocol's `reference::Reference`, kind 6, `reference::PackedReference`, kind 12,
+// and `reference::CodedReference`, kind 13 and CODED, in `reference.hpp` beside
+// `protocol.hpp`); the session halves over a schema are ackwire_acked_half.hpp's.
 //
 // A coded schema adds the coded profile's session rules: the encoder names an older snapshot, the
 // newest acknowledged kept frame before the base within 255 ticks (CODE-2), and both halves write

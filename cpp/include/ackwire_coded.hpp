@@ -425,6 +425,11 @@ public:
         return from_dec();
     }
 
+    /// The frame offset of the byte the stream has read up to: where a value's fault (out of its
+    /// field's range, an id not ascending) is reported, as near the value as a range coder can
+    /// place it (Rust's CodedDecoder::offset). 0 before start() has succeeded.
+    size_t offset() const { return dec_ ? dec_->offset() : 0; }
+
     /// A signed value: value() unzigzagged; Rust's `signed`, a keyword here.
     bool signed_value(size_t at, unsigned w, int64_t& out) {
         uint64_t z = 0;

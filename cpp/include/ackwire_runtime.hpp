@@ -1145,6 +1145,13 @@ public:
         return false;
     }
 
+    /// Records `error`, found by another writer (a coded body's sink), with its path. Returns
+    /// false.
+    bool fail(const EncodeError& error) {
+        *slot_ = error;
+        return false;
+    }
+
     /// Adds field `name` outside the error's path. Returns false, so that an encoder bails out
     /// with `return w.in("tick");`.
     bool in(const char* name) {

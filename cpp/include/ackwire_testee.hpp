@@ -41,6 +41,12 @@ public:
     virtual std::vector<std::string> names() const = 0;
     /// The body of the reply to the session op `op` (one member: ok, error or unimplemented).
     virtual Value answer(const std::string& op, const Value& request) = 0;
+    /// Frames served here rather than by the codec's by-name functions, listed in `hello`: a
+    /// coded frame, whose `decode` and `encode` requests carry the `basis` it is read and
+    /// written against (conformance/PROTOCOL.md). None by default.
+    virtual std::vector<std::string> frames() const { return {}; }
+    /// The body of the reply to `decode` or `encode` (`op`) of one of frames().
+    virtual Value frame_op(const std::string& op, const std::string& frame, const Value& request);
 };
 
 /// Whether `op` is one of the protocol's session operations.
@@ -59,6 +65,10 @@ inline Value member(const char* name, Value v) {
 /// The body of an `unimplemented` reply.
 inline Value unimplemented(std::string why) {
     return member("unimplemented", Value::from_string(std::move(why)));
+}
+
+inline Value Sessions::frame_op(const std::string& op, const std::string& frame, const Value&) {
+    return unimplemented("`" + op + "` of frame `" + frame + "` is not implemented");
 }
 
 /// The body of a `bad_request` error.
@@ -185,6 +195,9 @@ private:
         }
         Value halves = Value::array();
         if (sessions_ != nullptr) {
+            for (const std::string& f : sessions_->frames()) {
+                frames.push(Value::from_string(f));
+            }
             for (const std::string& s : sessions_->names()) {
                 halves.push(Value::from_string(s));
             }
@@ -200,6 +213,18 @@ private:
 
     static bool known_frame(std::string_view name) {
         for (const std::string_view f : Frames::names) {
+            if (f == name) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    bool served_by_sessions(const std::string& name) const {
+        if (sessions_ == nullptr) {
+            return false;
+        }
+        for (const std::string& f : sessions_->frames()) {
             if (f == name) {
                 return true;
             }
@@ -284,6 +309,9 @@ private:
         if (op == "bye") {
             bye = true;
             return member("ok", Value::object());
+        }
+        if ((op == "decode" || op == "encode") && served_by_sessions(frame)) {
+            return sessions_->frame_op(op, frame, request);
         }
         if ((op == "decode" || op == "encode") && !known_frame(frame)) {
             return unimplemented("frame `" + frame + "` is not implemented");

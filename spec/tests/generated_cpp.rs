@@ -79,12 +79,19 @@ fn cpp_codec_including_the_installed_runtime() {
             .replacen("<ackwire_state.hpp>", "\"ackwire_state.hpp\"", 1),
         file(&copied, "reference.hpp")
     );
+    // The coded frame's runtime (kind 13) likewise.
     assert_eq!(
-        protocol.replacen(
-            "#include <ackwire_runtime.hpp>",
-            "#include \"ackwire_runtime.hpp\"",
-            1
-        ),
+        protocol
+            .replacen(
+                "#include <ackwire_runtime.hpp>",
+                "#include \"ackwire_runtime.hpp\"",
+                1
+            )
+            .replacen(
+                "#include <ackwire_coded.hpp>",
+                "#include \"ackwire_coded.hpp\"",
+                1
+            ),
         file(&copied, PROTOCOL_HEADER)
     );
     let head = &protocol[..protocol.find("\n// ---- ").expect("a layout file's banner")];

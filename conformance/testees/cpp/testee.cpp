@@ -4,12 +4,16 @@
 // Its frames are served by the testee `ackwire gen --lang cpp --testee` writes for any spec
 // (gen/testee.hpp over gen/ackwire_testee.hpp: `hello`, `decode`, `encode` through the frames'
 // JSON form, `bye`, and the codec held to its own promises on every request); what is the
-// reference protocol's own, the session halves of sessions.hpp, is given to it here.
+// reference protocol's own, the session halves of sessions.hpp and the coded frame
+// `acked_coded` (kind 13, read and written against the `basis` its requests carry), is given to
+// it here.
 
 #include "sessions.hpp"
 #include "testee.hpp"
 
 #include <cstdint>
+#include <cstdlib>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,6 +23,8 @@
 namespace {
 
 using ackwire::json::Value;
+using ackwire::protocol::AckedCoded;
+using ackwire::protocol::EntityState;
 using ackwire::testee::bad_request;
 using ackwire::testee::member;
 using ackwire::testee::string_member;
@@ -112,6 +118,93 @@ Value session_op(const std::string& op, const Value& request) {
     return unimplemented("unknown op `" + op + "`");
 }
 
+// The records a coded frame is read and written against, as a request's `basis` member gives
+// them (conformance/PROTOCOL.md): `{"base": [{"eid", "state"}], "older": [...]}`.
+class RequestBasis final : public ackwire::coded::CodedBasis<EntityState> {
+public:
+    std::map<uint16_t, EntityState> base_records;
+    std::map<uint16_t, EntityState> older_records;
+
+    std::optional<EntityState> base(uint16_t eid) const override { return find(base_records, eid); }
+    std::optional<EntityState> older(uint16_t eid) const override {
+        return find(older_records, eid);
+    }
+
+    // Reads `j` (null: nothing held) into this basis; why not, when it cannot.
+    std::optional<std::string> read(const Value* j) {
+        if (j == nullptr) {
+            return std::nullopt;
+        }
+        for (const char* side : {"base", "older"}) {
+            const Value* list = j->find(side);
+            if (list == nullptr) {
+                continue;
+            }
+            auto& records = std::string(side) == "base" ? base_records : older_records;
+            for (const Value& entry : list->items()) {
+                const Value* eid = entry.find("eid");
+                const Value* state = entry.find("state");
+                ackwire::json::Error error;
+                uint16_t id = 0;
+                EntityState record;
+                if (eid == nullptr || state == nullptr) {
+                    return std::string("basis.") + side + ": an entry needs `eid` and `state`";
+                }
+                if (!ackwire::json::get_uint(*eid, id, error)
+                    || !ackwire::protocol::from_json(*state, record, error)) {
+                    return std::string("basis.") + side + ": " + error.text();
+                }
+                records[id] = record;
+            }
+        }
+        return std::nullopt;
+    }
+
+private:
+    static std::optional<EntityState> find(
+        const std::map<uint16_t, EntityState>& records, uint16_t eid) {
+        auto it = records.find(eid);
+        return it == records.end() ? std::nullopt : std::optional<EntityState>(it->second);
+    }
+};
+
+// `decode` or `encode` of a coded frame against the request's basis. A decoded frame must encode
+// back to its bytes against the same basis, as the codec promises every frame.
+Value coded_frame_op(const std::string& op, const Value& request) {
+    RequestBasis basis;
+    if (auto why = basis.read(request.find("basis"))) {
+        return bad_request(*why);
+    }
+    if (op == "decode") {
+        std::vector<uint8_t> bytes;
+        std::string why;
+        if (!ackwire::rt::from_hex(string_member(request, "hex"), bytes, why)) {
+            return bad_request(why);
+        }
+        auto frame = AckedCoded::decode(bytes.data(), bytes.size(), basis);
+        if (!frame) {
+            return ackwire::testee::decode_error(frame.error());
+        }
+        std::vector<uint8_t> again;
+        if (frame.value().encode(again, basis) || again != bytes) {
+            std::cerr << "testee: the acked_coded codec does not encode back what it decoded\n";
+            std::abort();
+        }
+        return member("ok", member("value", ackwire::protocol::to_json(frame.value())));
+    }
+    const Value* given = request.find("value");
+    AckedCoded frame;
+    ackwire::json::Error error;
+    if (given == nullptr || !ackwire::protocol::from_json(*given, frame, error)) {
+        return bad_request("value: " + error.text());
+    }
+    std::vector<uint8_t> out;
+    if (auto e = frame.encode(out, basis)) {
+        return ackwire::testee::encode_error(*e);
+    }
+    return member("ok", member("hex", text(ackwire::rt::to_hex(out))));
+}
+
 // The halves of sessions.hpp, as the generated testee takes them.
 class ReferenceSessions : public ackwire::testee::Sessions {
 public:
@@ -125,6 +218,14 @@ public:
 
     Value answer(const std::string& op, const Value& request) override {
         return session_op(op, request);
+    }
+
+    std::vector<std::string> frames() const override {
+        return {ackwire::reference::CodedReference::FRAME_NAME};
+    }
+
+    Value frame_op(const std::string& op, const std::string&, const Value& request) override {
+        return coded_frame_op(op, request);
     }
 };
 

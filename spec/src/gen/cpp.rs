@@ -39,6 +39,7 @@
 //! Limitation: a union is a `std::variant` alias, so two unions with the same variant records
 //! would be one C++ type.
 
+mod coded;
 mod machines;
 mod state;
 
@@ -179,6 +180,9 @@ fn protocol(spec: &Spec, runtime: RuntimeSource) -> String {
         }
     }
     g.frames();
+    for l in coded::coded_frames(spec).lines() {
+        g.code.line_as_written(l);
+    }
     g.code.blank();
     g.code.line("}  // namespace ackwire::protocol");
     g.code.finish()
@@ -710,8 +714,16 @@ impl<'a> Gen<'a> {
             RuntimeSource::Copy => format!("#include \"{RUNTIME_HEADER}\""),
             RuntimeSource::Package => format!("#include <{RUNTIME_HEADER}>"),
         });
+        // A coded frame (kind 13) codes its changes through the coded profile's runtime.
+        let coded = coded::has_coded(spec);
+        if coded {
+            self.code.line(match runtime {
+                RuntimeSource::Copy => "#include \"ackwire_coded.hpp\"".to_string(),
+                RuntimeSource::Package => "#include <ackwire_coded.hpp>".to_string(),
+            });
+        }
         self.code.blank();
-        for h in [
+        let mut headers = vec![
             "array",
             "cstddef",
             "cstdint",
@@ -719,7 +731,18 @@ impl<'a> Gen<'a> {
             "string_view",
             "variant",
             "vector",
-        ] {
+        ];
+        if coded {
+            headers.extend([
+                "algorithm",
+                "cstring",
+                "initializer_list",
+                "limits",
+                "utility",
+            ]);
+            headers.sort_unstable();
+        }
+        for h in headers {
             self.code.line(format!("#include <{h}>"));
         }
         self.code.blank();
@@ -1806,56 +1829,63 @@ impl<'a> Gen<'a> {
             self.open_fn(&sig_write(n, false, empty, no_values));
         }
         for step in &plan.steps {
-            let f = step.field;
-            let path = field_path(&f.name);
-            let src = format!("v.{}", ident(&f.name));
-            let encode = |src: &str| self.encode(&step.wire, packed, src, &path, 0);
-            let lines = match step.role {
-                Role::Constant(c) => encode(&literal(c)),
-                Role::Count { array } => encode(&format!("v.{}.size()", ident(array))),
-                Role::Key if packed => {
-                    let (max, write) = write_raw_bits(&step.wire, "delta");
-                    let mut lines = vec!["{".to_string(), "    uint64_t delta = 0;".into()];
-                    lines.extend(indent(check(
-                        &[format!("w.ascending_to(prev, {src}, {max}, delta)"), write],
-                        &bail("w", &path),
-                    )));
-                    lines.push("}".into());
-                    lines
-                }
-                Role::Key => {
-                    let (bits, write) = write_raw(&step.wire, "delta");
-                    let mut lines = vec!["{".to_string(), "    uint64_t delta = 0;".into()];
-                    lines.extend(indent(check(
-                        &[format!("w.ascending(prev, {src}, {bits}, delta)"), write],
-                        &bail("w", &path),
-                    )));
-                    lines.push("}".into());
-                    lines
-                }
-                Role::Value => match Self::presence(step, true) {
-                    Some(cond) => {
-                        let mut lines = check(
-                            &[format!("w.presence({src}.has_value(), {cond})")],
-                            &bail("w", &path),
-                        );
-                        lines.push(format!("if ({src}) {{"));
-                        if encode("@").len() == 1 && !matches!(step.wire, Wire::Array(_)) {
-                            lines.extend(indent(encode(&format!("*{src}"))));
-                        } else {
-                            lines.push(format!("    const auto& value = *{src};"));
-                            lines.extend(indent(encode("value")));
-                        }
-                        lines.push("}".into());
-                        lines
-                    }
-                    None => encode(&src),
-                },
-            };
+            let lines = self.write_step(step, packed);
             self.lines(lines);
         }
         self.code.line("return true;");
         self.code.close("}");
+    }
+
+    /// Lines writing step `step` of a record from `v`, as the record's writer writes it: a
+    /// constant, a count of its list, a key after the previous one (`prev`), a value under its
+    /// presence condition.
+    fn write_step(&self, step: &Step<'_>, packed: bool) -> Vec<String> {
+        let f = step.field;
+        let path = field_path(&f.name);
+        let src = format!("v.{}", ident(&f.name));
+        let encode = |src: &str| self.encode(&step.wire, packed, src, &path, 0);
+        match step.role {
+            Role::Constant(c) => encode(&literal(c)),
+            Role::Count { array } => encode(&format!("v.{}.size()", ident(array))),
+            Role::Key if packed => {
+                let (max, write) = write_raw_bits(&step.wire, "delta");
+                let mut lines = vec!["{".to_string(), "    uint64_t delta = 0;".into()];
+                lines.extend(indent(check(
+                    &[format!("w.ascending_to(prev, {src}, {max}, delta)"), write],
+                    &bail("w", &path),
+                )));
+                lines.push("}".into());
+                lines
+            }
+            Role::Key => {
+                let (bits, write) = write_raw(&step.wire, "delta");
+                let mut lines = vec!["{".to_string(), "    uint64_t delta = 0;".into()];
+                lines.extend(indent(check(
+                    &[format!("w.ascending(prev, {src}, {bits}, delta)"), write],
+                    &bail("w", &path),
+                )));
+                lines.push("}".into());
+                lines
+            }
+            Role::Value => match Self::presence(step, true) {
+                Some(cond) => {
+                    let mut lines = check(
+                        &[format!("w.presence({src}.has_value(), {cond})")],
+                        &bail("w", &path),
+                    );
+                    lines.push(format!("if ({src}) {{"));
+                    if encode("@").len() == 1 && !matches!(step.wire, Wire::Array(_)) {
+                        lines.extend(indent(encode(&format!("*{src}"))));
+                    } else {
+                        lines.push(format!("    const auto& value = *{src};"));
+                        lines.extend(indent(encode("value")));
+                    }
+                    lines.push("}".into());
+                    lines
+                }
+                None => encode(&src),
+            },
+        }
     }
 
     // ---- lengths ----

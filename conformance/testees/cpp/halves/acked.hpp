@@ -16,6 +16,9 @@
 // - each server tick sends one `acked` frame, each client tick one `ack`.
 // `acked_packed_server` and `acked_packed_client` are the same halves over the bit-packed schema
 // (gen/reference.hpp's PackedReference): kind 12 frames named `acked_packed`, the same acks.
+// `acked_coded_server` and `acked_coded_client` (issue 39) are the same halves over the coded
+// schema (CodedReference): kind 13 frames named `acked_coded`, each coded against the records of
+// its base and older snapshot (docs/spec/coded.md), the same acks.
 
 //
 // Included by sessions.hpp after Session and Opener, before openers().
@@ -432,6 +435,8 @@ inline constexpr char ACKED_SERVER[] = "acked_server";
 inline constexpr char ACKED_CLIENT[] = "acked_client";
 inline constexpr char ACKED_PACKED_SERVER[] = "acked_packed_server";
 inline constexpr char ACKED_PACKED_CLIENT[] = "acked_packed_client";
+inline constexpr char ACKED_CODED_SERVER[] = "acked_coded_server";
+inline constexpr char ACKED_CODED_CLIENT[] = "acked_coded_client";
 
 // The Opener of `Half`, made from the acked params.
 template <typename Half>
@@ -447,8 +452,9 @@ Opener acked_opener() {
 
 }  // namespace acked_halves
 
-/// Registers `acked_server`, `acked_client` (kind 6) and `acked_packed_server`,
-/// `acked_packed_client` (kind 12, issue 19: the same halves over PackedReference).
+/// Registers `acked_server`, `acked_client` (kind 6), `acked_packed_server`,
+/// `acked_packed_client` (kind 12, issue 19: the same halves over PackedReference) and
+/// `acked_coded_server`, `acked_coded_client` (kind 13, issue 39: over CodedReference).
 inline void add_acked_halves(std::map<std::string, Opener>& all) {
     using namespace acked_halves;
     all[ACKED_SERVER] = acked_opener<AckedServer<ref::Reference, ACKED_SERVER>>();
@@ -457,6 +463,8 @@ inline void add_acked_halves(std::map<std::string, Opener>& all) {
         acked_opener<AckedServer<ref::PackedReference, ACKED_PACKED_SERVER>>();
     all[ACKED_PACKED_CLIENT] =
         acked_opener<AckedClient<ref::PackedReference, ACKED_PACKED_CLIENT>>();
+    all[ACKED_CODED_SERVER] = acked_opener<AckedServer<ref::CodedReference, ACKED_CODED_SERVER>>();
+    all[ACKED_CODED_CLIENT] = acked_opener<AckedClient<ref::CodedReference, ACKED_CODED_CLIENT>>();
 }
 
 }  // namespace testee

@@ -390,6 +390,7 @@ impl<'g> State<'g, '_> {
         self.schema();
         if self.p.packed_profile().is_some() {
             self.packed_schema();
+            self.coded_schema();
         }
         self.components();
         self.blank();
@@ -423,6 +424,16 @@ impl<'g> State<'g, '_> {
                 packed.schema,
                 packed.frame_name,
                 packed.kind
+            ));
+        }
+        if let (Some(c), Some(_)) = (&p.coded, p.packed_profile()) {
+            profiles = profiles.replacen(" and `", ", `", 1);
+            profiles.push_str(&format!(
+                " and `{}::Coded{}` (frames `{}`, kind {})",
+                snake_case(&p.name),
+                p.name,
+                c.frame_name,
+                c.kind
             ));
         }
         let text = format!(
@@ -1306,6 +1317,152 @@ impl<'g> State<'g, '_> {
             packed.frame_name
         ));
         self.frame_fns(true);
+        self.close("};");
+    }
+
+    /// The acked schema of the state's coded frame (kind 13, docs/spec/coded.md), when it
+    /// declares one: the packed schema's records, changes and staging, each frame's changes
+    /// range-coded against its basis by the generated `protocol::` coded frame.
+    fn coded_schema(&mut self) {
+        let p = self.p;
+        let (Some(coded), Some(packed)) = (p.coded.clone(), p.packed_profile().cloned()) else {
+            return;
+        };
+        let ft = self.frame_type();
+        let schema = format!("Coded{}", p.name);
+        let (cf, pf) = (&coded.frame, &packed.frame);
+        self.blank();
+        self.doc_text(&format!(
+            "The acked schema of frames `{}` (kind {}, `protocol::{cf}`, docs/spec/coded.md): \
+             {}'s records, changes, diff, apply and check, inherited, each frame's changes \
+             range-coded against the records of its base and older snapshot (CODE-13, CODE-14), \
+             the coded::CodedBasis the acked machines hand encode_frame_on and \
+             decode_frame_on_into. encode_frame and decode_frame_into write and read against no \
+             basis (coded::NoBasis): a keyframe's bytes are the same either way. A coded frame \
+             decodes to the packed frame's changes, staged as {} stages them, with its range \
+             rule (ACK-15).",
+            coded.frame_name, coded.kind, packed.schema, packed.schema
+        ));
+        self.open(format!("struct {schema} : {} {{", packed.schema));
+        self.line("/// The name of the schema's frames in a session.");
+        self.line(format!(
+            "static constexpr const char* FRAME_NAME = \"{}\";",
+            coded.frame_name
+        ));
+        self.line("/// The machines call the coded hooks below (ackwire_acked.hpp).");
+        self.line("static constexpr bool CODED = true;");
+        self.blank();
+        self.line("/// Writes a frame's bytes against no basis.");
+        self.g.open_fn(&format!(
+            "static rt::EncodeStatus encode_frame(const {ft}& frame, std::vector<uint8_t>& out)"
+        ));
+        self.line("return encode_frame_on(frame, 0, coded::NoBasis<Record>{}, out);");
+        self.close("}");
+        self.blank();
+        self.line("/// Reads a frame from its bytes against no basis into `out`.");
+        self.g.open_fn(&format!(
+            "static std::optional<rt::DecodeError> decode_frame_into(const uint8_t* data, size_t len, {ft}& out)"
+        ));
+        self.line("return decode_frame_on_into(data, len, coded::NoBasis<Record>{}, out);");
+        self.close("}");
+        self.blank();
+        self.line(
+            "/// What a frame's basis is looked up by, read from its prefix (CODE-2, CODE-3).",
+        );
+        self.g.open_fn(
+            "static std::optional<rt::DecodeError> read_basis(const uint8_t* data, size_t len, coded::CodedBasisTicks& out)",
+        );
+        self.line(format!(
+            "auto ticks = protocol::{cf}::read_basis(data, len);"
+        ));
+        self.open("if (!ticks) {");
+        self.line("return ticks.error();");
+        self.close("}");
+        self.line("out = ticks.value();");
+        self.line("return std::nullopt;");
+        self.close("}");
+        self.blank();
+        self.line(
+            "/// Writes a frame's bytes, naming the older snapshot `older` ticks before its base, its",
+        );
+        self.line("/// changes coded against `basis` (CODE-2, CODE-13, CODE-14).");
+        self.g.open_fn(&format!(
+            "static rt::EncodeStatus encode_frame_on(const {ft}& frame, uint8_t older, const coded::CodedBasis<Record>& basis, std::vector<uint8_t>& out)"
+        ));
+        self.line(format!(
+            "protocol::{pf} f = {}::wire_frame(frame);",
+            packed.schema
+        ));
+        self.line(format!("protocol::{cf} c;"));
+        for field in [
+            "tick",
+            "base_tick",
+            "last_seq",
+            "input_buffer",
+            "flags",
+            "check",
+        ] {
+            self.line(format!("c.{field} = f.{field};"));
+        }
+        self.line("c.removed = std::move(f.removed);");
+        self.line("c.older = older;");
+        self.line("c.body = std::move(f.body);");
+        self.line("c.first_serial = f.first_serial;");
+        self.line("c.events = std::move(f.events);");
+        self.line("return c.encode(out, basis);");
+        self.close("}");
+        self.blank();
+        self.line(
+            "/// Reads a frame from its bytes into `out`, its changes predicted from `basis`. The",
+        );
+        self.line(
+            "/// coded changes are the packed frame's: they are staged, and a code no byte-aligned",
+        );
+        self.line(format!(
+            "/// field holds refused, by {}'s reader over the packed frame of the same",
+            packed.schema
+        ));
+        self.line("/// values, so that both profiles stage and refuse alike.");
+        self.g.open_fn(&format!(
+            "static std::optional<rt::DecodeError> decode_frame_on_into(const uint8_t* data, size_t len, const coded::CodedBasis<Record>& basis, {ft}& out)"
+        ));
+        self.line(format!(
+            "auto c = protocol::{cf}::decode(data, len, basis);"
+        ));
+        self.open("if (!c) {");
+        self.line("return c.error();");
+        self.close("}");
+        self.line(format!("protocol::{pf} f;"));
+        for field in [
+            "tick",
+            "base_tick",
+            "last_seq",
+            "input_buffer",
+            "flags",
+            "check",
+        ] {
+            self.line(format!("f.{field} = c.value().{field};"));
+        }
+        self.line("f.removed = std::move(c.value().removed);");
+        self.line("f.body = std::move(c.value().body);");
+        self.line("f.first_serial = c.value().first_serial;");
+        self.line("f.events = std::move(c.value().events);");
+        self.line("std::vector<uint8_t> bytes;");
+        self.open("if (auto e = protocol::encode(f, bytes)) {");
+        self.line(
+            "// A decoded frame holds only what kind 12 can write; were it not to, the frame is",
+        );
+        self.line("// refused at its body rather than staged as anything.");
+        self.line(
+            "const size_t body_at = size_t{18} + (f.check ? 4u : 0u) + 2 * f.removed.size();",
+        );
+        self.line("return rt::DecodeError(e->kind, body_at);");
+        self.close("}");
+        self.line(format!(
+            "return {}::decode_frame_into(bytes.data(), bytes.size(), out);",
+            packed.schema
+        ));
+        self.close("}");
         self.close("};");
     }
 
