@@ -164,12 +164,13 @@ fn failing(cases: &[Case], command: Vec<String>) -> BTreeSet<String> {
 
 /// Removes every check of `kind` a decoder makes from the compiled TypeScript testee in `dist`:
 /// the reader's `throw this.fail(KIND, ...)`, the lists' and the codec's `throw r.fail(KIND, ...)`
-/// and `throw b.fail(KIND, ...)`, and the bit sets' and quaternions' `return KIND;` (the fault
-/// their checks hand to the reader) become statements that do nothing, so that decoding goes
+/// and `throw b.fail(KIND, ...)`, the bit sets' and quaternions' `return KIND;` (the fault
+/// their checks hand to the reader), and the range coder's and coded values' `throw new
+/// errors_js_1.DecodeError(KIND, ...)` (kind 13, as tsc compiles it to CommonJS) become statements that do nothing, so that decoding goes
 /// on as if the check were not there. The encoder's checks (`w.fail`) stay. Returns how many
 /// checks were removed.
 fn remove_checks(dist: &Path, kind: &str) -> usize {
-    let edits: [(&str, [(String, String); 2]); 5] = [
+    let edits: [(&str, [(String, String); 2]); 8] = [
         (
             "runtime/reader.js",
             [
@@ -218,6 +219,41 @@ fn remove_checks(dist: &Path, kind: &str) -> usize {
             [
                 (format!("return \"{kind}\";"), format!("void \"{kind}\";")),
                 (String::new(), String::new()),
+            ],
+        ),
+        // A coded frame's (kind 13) header and stream: the generated frame's, the range
+        // coder's and the coded values' own checks.
+        (
+            "protocol.js",
+            [
+                (
+                    format!("throw new index_js_1.DecodeError(\"{kind}\""),
+                    format!("void new index_js_1.DecodeError(\"{kind}\""),
+                ),
+                (String::new(), String::new()),
+            ],
+        ),
+        (
+            "runtime/range.js",
+            [
+                (
+                    format!("throw new errors_js_1.DecodeError(\"{kind}\""),
+                    format!("void new errors_js_1.DecodeError(\"{kind}\""),
+                ),
+                (String::new(), String::new()),
+            ],
+        ),
+        (
+            "runtime/coded.js",
+            [
+                (
+                    format!("throw new errors_js_1.DecodeError(\"{kind}\""),
+                    format!("void new errors_js_1.DecodeError(\"{kind}\""),
+                ),
+                (
+                    format!("throw r.fail(\"{kind}\""),
+                    format!("void r.fail(\"{kind}\""),
+                ),
             ],
         ),
     ];
