@@ -414,6 +414,14 @@ pub trait CodedBasis<R> {
     fn base(&self, eid: u16) -> Option<R>;
     /// The entity's record in the older snapshot, if there is one and it holds the entity.
     fn older(&self, eid: u16) -> Option<R>;
+
+    /// [`Self::base`] and, when `older` (the frame names an older snapshot), [`Self::older`]:
+    /// what a generated frame asks for each change. A basis that finds both in one search
+    /// gives them so.
+    #[inline]
+    fn records(&self, eid: u16, older: bool) -> (Option<R>, Option<R>) {
+        (self.base(eid), if older { self.older(eid) } else { None })
+    }
 }
 
 /// A basis with nothing in it (a keyframe; tests).
