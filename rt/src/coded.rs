@@ -199,6 +199,7 @@ impl<'p> CodedEncoder<'p> {
 }
 
 impl CodedSink for CodedEncoder<'_> {
+    #[inline]
     fn value(&mut self, at: usize, w: u8, v: u64) -> Result<(), EncodeError> {
         check_value(at, w, v, self.probs.len())?;
         let (enc, probs) = (&mut self.enc, &mut *self.probs);
@@ -246,7 +247,9 @@ impl<'a, 'p> CodedDecoder<'a, 'p> {
     }
 
     /// A value of at most `w` bits under the model whose slots start at `at`: a bit length over
-    /// `w` is `over_width` (as are a width over 64 and slots past the tables).
+    /// `w` is `over_width` (as are a width over 64 and slots past the tables). Inlined, so that
+    /// a generated reader's constant model and width unroll its walk.
+    #[inline]
     pub fn value(&mut self, at: usize, w: u8) -> Result<u64, DecodeError> {
         if model_fits(at, w, self.probs.len()) {
             let (dec, probs) = (&mut self.dec, &mut *self.probs);
@@ -265,6 +268,7 @@ impl<'a, 'p> CodedDecoder<'a, 'p> {
     }
 
     /// A signed value: [`CodedDecoder::value`] unzigzagged.
+    #[inline]
     pub fn signed(&mut self, at: usize, w: u8) -> Result<i64, DecodeError> {
         Ok(unzigzag(self.value(at, w)?))
     }
@@ -386,6 +390,15 @@ impl CodedSink for CodedCost {
 /// `v × num / den` rounded to the nearest integer, halves away from zero (CODE-13), saturating
 /// at i64's ends; a `den` of 0 is taken as 1.
 pub fn extrapolate(v: i64, num: u32, den: u32) -> i64 {
+    // The common case in u64, with no 128-bit division: |v| < 2^31 keeps |v × num| under
+    // 2^63, and twice it plus `den` under 2^64. The same rounding as below.
+    if v.unsigned_abs() < 1 << 31 {
+        let den = u64::from(den.max(1));
+        let q = (v.unsigned_abs() * u64::from(num) * 2 + den) / (2 * den);
+        // q ≤ |v × num| < 2^63: it fits, with either sign.
+        let q = q as i64;
+        return if v < 0 { -q } else { q };
+    }
     let den = i128::from(den.max(1));
     // |v × num| < 2^95: exact in i128, and so is twice it.
     let p = i128::from(v) * i128::from(num);
@@ -401,6 +414,14 @@ pub trait CodedBasis<R> {
     fn base(&self, eid: u16) -> Option<R>;
     /// The entity's record in the older snapshot, if there is one and it holds the entity.
     fn older(&self, eid: u16) -> Option<R>;
+
+    /// [`Self::base`] and, when `older` (the frame names an older snapshot), [`Self::older`]:
+    /// what a generated frame asks for each change. A basis that finds both in one search
+    /// gives them so.
+    #[inline]
+    fn records(&self, eid: u16, older: bool) -> (Option<R>, Option<R>) {
+        (self.base(eid), if older { self.older(eid) } else { None })
+    }
 }
 
 /// A basis with nothing in it (a keyframe; tests).

@@ -17,7 +17,8 @@
 //! byte reads, and the caller's layout bounds the bits, so no input makes it spin. A stream
 //! is canonical (what the encoder writes, and only that): [`RangeDecoder::finish`] refuses
 //! bytes the decode did not reach and a last zero byte the encoder would have dropped, and
-//! a code outside its range (which no encoder writes) is refused at the bit that finds it.
+//! a code outside its range (which no encoder writes) is refused where its first four bytes
+//! are read: no bit after can leave it (see [`RangeDecoder`]'s `get`).
 
 use crate::error::{DecodeError, EncodeError, ErrorKind};
 
@@ -61,17 +62,21 @@ impl Prob {
 
     /// Moved a sixteenth of the way towards `bit`. It never leaves 1 to 4095: a step is
     /// rounded down, so it stops short of either end.
-    #[inline]
+    ///
+    /// Without a branch: the bits a coder meets are as good as random, and a mispredicted
+    /// branch per bit costs more than computing both steps.
+    #[inline(always)]
     pub(crate) fn adapt(&mut self, bit: bool) {
-        if bit {
-            self.0 -= self.0 >> ADAPT_SHIFT;
-        } else {
-            self.0 += ((PROB_ONE - u32::from(self.0)) >> ADAPT_SHIFT) as u16;
-        }
+        let p = u32::from(self.0);
+        // All ones when the bit is 1.
+        let one = 0u32.wrapping_sub(u32::from(bit));
+        let up = (PROB_ONE - p) >> ADAPT_SHIFT;
+        let down = p >> ADAPT_SHIFT;
+        self.0 = (p + (up & !one) - (down & one)) as u16;
     }
 
     /// Where the range splits: the 0s below, the 1s from here.
-    #[inline]
+    #[inline(always)]
     fn bound(self, range: u32) -> u32 {
         (range >> PROB_BITS) * u32::from(self.0)
     }
@@ -187,19 +192,17 @@ impl RangeEncoder {
         self.low = (self.low & 0x00FF_FFFF) << 8;
     }
 
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, prob: Prob, bit: bool) {
         #[cfg(test)]
         {
             self.coded_bits += 1;
         }
         let bound = prob.bound(self.range);
-        if bit {
-            self.low += u64::from(bound);
-            self.range -= bound;
-        } else {
-            self.range = bound;
-        }
+        // Both sides chosen without a branch (see `Prob::adapt`).
+        let one = 0u32.wrapping_sub(u32::from(bit));
+        self.low += u64::from(bound & one);
+        self.range = (bound & !one) | (self.range.wrapping_sub(bound) & one);
         while self.range < TOP {
             self.range <<= 8;
             self.shift_low();
@@ -207,7 +210,7 @@ impl RangeEncoder {
     }
 
     /// `bit` under `prob`, which then moves towards it.
-    #[inline]
+    #[inline(always)]
     pub fn bit(&mut self, prob: &mut Prob, bit: bool) {
         self.put(*prob, bit);
         prob.adapt(bit);
@@ -286,7 +289,7 @@ impl<'a> RangeDecoder<'a> {
 
     /// The next byte; past the end, a zero the encoder dropped, at most
     /// [`MAX_IMPLICIT_ZEROS`] of them.
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Result<u8, DecodeError> {
         let b = match self.bytes.get(self.at) {
             Some(&b) => b,
@@ -315,27 +318,28 @@ impl<'a> RangeDecoder<'a> {
         }
     }
 
-    #[inline]
+    /// A bit under `prob`. The code stays inside the range once [`RangeDecoder::new`] found
+    /// it there: a 0 keeps `code < bound`, the new range; a 1 takes `bound` off both; a byte
+    /// shifted in keeps `code × 256 + byte < range × 256`. So no later bit can find it
+    /// outside, and none checks.
+    #[inline(always)]
     fn get(&mut self, prob: Prob) -> Result<bool, DecodeError> {
         let bound = prob.bound(self.range);
-        let bit = if self.code < bound {
-            self.range = bound;
-            false
-        } else {
-            self.code -= bound;
-            self.range -= bound;
-            true
-        };
+        let bit = self.code >= bound;
+        // Both sides chosen without a branch (see `Prob::adapt`).
+        let one = 0u32.wrapping_sub(u32::from(bit));
+        self.code -= bound & one;
+        self.range = (bound & !one) | (self.range.wrapping_sub(bound) & one);
         while self.range < TOP {
             self.range <<= 8;
             self.code = (self.code << 8) | u32::from(self.next()?);
         }
-        self.check()?;
+        debug_assert!(self.check().is_ok(), "the code left its range");
         Ok(bit)
     }
 
     /// A bit under `prob`, which then moves towards it.
-    #[inline]
+    #[inline(always)]
     pub fn bit(&mut self, prob: &mut Prob) -> Result<bool, DecodeError> {
         let bit = self.get(*prob)?;
         prob.adapt(bit);

@@ -71,8 +71,13 @@ fn tables_among_the_sources_start_every_slot() {
         .enumerate()
         .all(|(i, &p)| usize::from(p) == i % 4095 + 1));
     let code = ackwire_spec::gen::rust::generate(&spec, &Default::default());
-    assert!(code.contains("pub const TABLES: [::ackwire_rt::range::Prob; Self::SLOTS] = ["));
-    assert!(code.contains("Self::prob(1), Self::prob(2), Self::prob(3)"));
+    assert!(code.contains("const PROBS: [u16; Self::SLOTS] = ["));
+    assert!(code
+        .contains("pub const TABLES: [::ackwire_rt::range::Prob; Self::SLOTS] = Self::tables();"));
+    // The first model's slots in rows of 16, under its name.
+    let rows =
+        "// eid\n        1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,\n        17, 18,";
+    assert!(code.contains(rows), "{code}");
 }
 
 #[test]

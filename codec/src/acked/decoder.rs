@@ -866,6 +866,38 @@ impl<S: AckedSchema> CodedBasis<S::Record> for HeldBasis<'_, S> {
     fn older(&self, eid: u16) -> Option<S::Record> {
         self.at(self.older, eid)
     }
+
+    /// Both records in one walk of the held frames after the older of the two: a frame's
+    /// undo edit of the entity answers each frame before it not answered yet, the live state
+    /// what none answers. The same records as `base` and `older`, for one search of each.
+    fn records(&self, eid: u16, older: bool) -> (Option<S::Record>, Option<S::Record>) {
+        let wanted = [self.base, self.older.filter(|_| older)];
+        let Some(start) = wanted.iter().flatten().copied().min() else {
+            return (None, None);
+        };
+        let mut found: [Option<S::Slot>; 2] = [None; 2];
+        let mut probed = 1;
+        for (j, h) in (start..).zip(self.held.range(start..)) {
+            let open = |w: &Option<usize>, f: &Option<_>| w.is_some() && f.is_none();
+            if !wanted.iter().zip(&found).any(|(w, f)| open(w, f)) {
+                break;
+            }
+            probed += 1;
+            if let Some(slot) = h.find(eid).and_then(|i| h.records.get(i).copied()) {
+                for (w, f) in wanted.iter().zip(&mut found) {
+                    if f.is_none() && w.is_some_and(|w| j >= w) {
+                        *f = Some(slot);
+                    }
+                }
+            }
+        }
+        super::moves::probe(probed);
+        let [b, o] = [0, 1].map(|n| {
+            wanted[n]?;
+            found[n].unwrap_or_else(|| self.live.slot(eid)).record()
+        });
+        (b, o)
+    }
 }
 
 /// FNV-1a of every record of `state` in ascending id (CHECK-2), hashed from the slots without

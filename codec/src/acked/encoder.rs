@@ -136,6 +136,42 @@ impl<R: Clone> CodedBasis<R> for KeptBasis<'_, R> {
     fn older(&self, eid: u16) -> Option<R> {
         self.at(self.older, eid)
     }
+
+    /// Both records in one walk of the logs after the older of the two frames: a log that
+    /// edited the entity answers each frame before it not answered yet, the live state what
+    /// none answers. The same records as `base` and `older`, for one search of each log.
+    fn records(&self, eid: u16, older: bool) -> (Option<R>, Option<R>) {
+        let wanted = [self.base, self.older.filter(|_| older)].map(|k| k.map(|k| k + 1));
+        let Some(start) = wanted.iter().flatten().copied().min() else {
+            return (None, None);
+        };
+        // Per frame wanted, the entry found for it (`Some(None)`: a log that removed it).
+        let mut found: [Option<Option<&Entry<R>>>; 2] = [None; 2];
+        let logs = self.sent.range(start..).map(|k| &k.undo[..]);
+        let mut probed = 1;
+        for (j, log) in (start..).zip(logs.chain([self.current])) {
+            let open = |w: &Option<usize>, f: &Option<_>| w.is_some() && f.is_none();
+            if !wanted.iter().zip(&found).any(|(w, f)| open(w, f)) {
+                break;
+            }
+            probed += 1;
+            if let Ok(i) = log.binary_search_by_key(&eid, |(e, _)| *e) {
+                for (w, f) in wanted.iter().zip(&mut found) {
+                    if f.is_none() && w.is_some_and(|w| j >= w) {
+                        *f = Some(log[i].1.as_ref());
+                    }
+                }
+            }
+        }
+        super::moves::probe(probed);
+        let [b, o] = [0, 1].map(|n| {
+            wanted[n]?;
+            found[n]
+                .unwrap_or_else(|| self.live.get(eid))
+                .map(|e| e.record.clone())
+        });
+        (b, o)
+    }
 }
 
 /// A frame to send.

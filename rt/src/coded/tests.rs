@@ -1307,6 +1307,19 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    /// Values under 2^31 take `extrapolate`'s 64-bit path: the same quotient as 128-bit
+    /// arithmetic gives, ties away from zero, at either side of the boundary.
+    #[test]
+    fn extrapolation_of_small_values_matches_the_wide_one(v in -(1i64 << 31) - 2..(1i64 << 31) + 2, num in proptest::num::u32::ANY, den in proptest::num::u32::ANY) {
+        let p = i128::from(v) * i128::from(num);
+        let d = i128::from(den.max(1));
+        let q = (p.abs() * 2 + d) / (2 * d);
+        let want = if p < 0 { -q } else { q };
+        proptest::prop_assert_eq!(i128::from(extrapolate(v, num, den)), want);
+    }
+}
+
 /// The cost meter prices the bits the encoder writes: over seeded frames its total rounded up
 /// is within the coder's flush (the five bytes `finish` shifts out, less the first) of the
 /// stream's own length, never short of it by more than a byte's rounding.

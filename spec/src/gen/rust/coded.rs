@@ -251,24 +251,51 @@ impl Gen<'_, '_> {
         } else {
             let file = c.tables.as_deref().unwrap_or("the tables file");
             self.code.line(format!(
-                "/// Every slot's starting probability (CODE-16), from `{file}`."
+                "/// Every slot's starting probability in 4096ths (CODE-16), from `{file}`: each"
             ));
-            self.code.open(format!(
-                "pub const TABLES: [{rt}::range::Prob; Self::SLOTS] = ["
-            ));
+            self.code
+                .line("/// model's slots in rows of up to 16 under its name.");
+            // rustfmt would pour the numbers into lines of its own width, across the models.
+            self.code.line("#[rustfmt::skip]");
+            self.code.open("const PROBS: [u16; Self::SLOTS] = [");
             for m in &c.models {
                 let end = (m.at + crate::state::model_slots(m.w)).min(c.probs.len());
-                let ps: Vec<String> = c
-                    .probs
-                    .get(m.at..end)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|p| format!("Self::prob({p})"))
-                    .collect();
+                let ps = c.probs.get(m.at..end).unwrap_or_default();
+                if ps.is_empty() {
+                    continue;
+                }
                 self.code.line(format!("// {}", m.name));
-                self.code.line(format!("{},", ps.join(", ")));
+                for row in ps.chunks(16) {
+                    let row: Vec<String> = row.iter().map(u16::to_string).collect();
+                    self.code.line(format!("{},", row.join(", ")));
+                }
             }
             self.code.close("];");
+            self.code.blank();
+            self.code.line(format!(
+                "/// Every slot's starting probability (CODE-16), from `{file}`."
+            ));
+            self.code.line(format!(
+                "pub const TABLES: [{rt}::range::Prob; Self::SLOTS] = Self::tables();"
+            ));
+            self.code.blank();
+            self.code.line(
+                "/// [`Self::PROBS`] as probabilities, at compile time: the frame copies `TABLES`",
+            );
+            self.code.line("/// as they are.");
+            self.code.open(format!(
+                "const fn tables() -> [{rt}::range::Prob; Self::SLOTS] {{"
+            ));
+            self.code.line(format!(
+                "let mut out = [{rt}::range::Prob::HALF; Self::SLOTS];"
+            ));
+            self.code.line("let mut i = 0;");
+            self.code.open("while i < Self::SLOTS {");
+            self.code.line("out[i] = Self::prob(Self::PROBS[i]);");
+            self.code.line("i += 1;");
+            self.code.close("}");
+            self.code.line("out");
+            self.code.close("}");
             self.code.blank();
             self.code
                 .line("/// A table's probability, checked 1 to 4095 when the tables were read.");
@@ -1168,9 +1195,7 @@ impl Gen<'_, '_> {
             ));
             self.code.open("match u16::try_from(eid) {");
             self.code.open("Ok(eid) if !ticks.keyframe => {");
-            self.code
-                .line("let older = if ticks.older == 0 { None } else { basis.older(eid) };");
-            self.code.line("(basis.base(eid), older)");
+            self.code.line("basis.records(eid, ticks.older != 0)");
             self.code.close("}");
             self.code.line("_ => (None, None),");
             self.code.close("}");
