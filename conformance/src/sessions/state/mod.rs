@@ -4,8 +4,9 @@
 //! and what `ackwire conform --spec` replays.
 //!
 //! One session pair per frame the state is sent in, named after the frame (`arena_update`,
-//! `arena_packed`, and `arena_coded` for a state that declares a coded frame): `<frame>_server` is an acked encoder fed by a world that every client sees
-//! whole, `<frame>_client` the acked decoder with its ack writer, both the halves the compiled
+//! `arena_packed`, and `arena_coded` for a state that declares a coded frame): `<frame>_server`
+//! is an acked encoder fed by a world that every client sees whole, `<frame>_client` the acked
+//! decoder with its ack writer, both the halves the compiled
 //! bindings' testees serve ([`StateServer`], [`StateClient`]). Parameters: `keep_inputs`
 //! (default 16, inputs the client repeats until `last_seq` covers them).
 //!
