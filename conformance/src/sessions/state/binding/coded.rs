@@ -19,7 +19,6 @@ use ackwire_codec::rt::{Reader, SmallestThree};
 use ackwire_codec::{DecodeError, EncodeError, ErrorKind};
 use ackwire_spec::lower::{RecordPlan, Role, Step, Test, Wire};
 use ackwire_spec::model::CodedForm;
-use ackwire_spec::state::Holds;
 use serde_json::{json, Map, Value as Json};
 
 /// How one value of a change is predicted (the generator's `Predict`).
@@ -94,14 +93,10 @@ impl Binding {
                         };
                     }
                     (coded, Wire::Quat { bits }) => {
-                        let held = self
-                            .plan
-                            .record
-                            .fields
-                            .iter()
-                            .any(|r| r.holds == Holds::Group(gi));
-                        let base = (coded == Some(CodedForm::Base) && held)
-                            .then(|| (gi, self.at(gi, wp.field)));
+                        // The base's quaternion, while the base holds its group (an optional
+                        // group's presence bit; a group always held has none).
+                        let base =
+                            (coded == Some(CodedForm::Base)).then(|| (gi, self.at(gi, wp.field)));
                         return Predict::Quat { bits: *bits, base };
                     }
                     _ => {}
