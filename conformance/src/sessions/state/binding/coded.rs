@@ -759,3 +759,69 @@ fn key_max(w: &Wire<'_>) -> u64 {
 fn field(name: &str) -> &'static str {
     super::leak(name.to_string()).0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::InterpCoded;
+    use crate::sessions::state::{sessions, stream_vectors, Profile};
+    use crate::streams::Side;
+    use ackwire_codec::acked::AckedSchema;
+    use std::path::Path;
+
+    /// Hostile bytes get an error, never a panic: each of the game's first coded frames cut
+    /// short at every length, and with each byte flipped, read against no basis; the frames
+    /// themselves read.
+    #[test]
+    fn a_cut_or_changed_coded_frame_is_an_error_not_a_panic() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/game/wire");
+        let spec = ackwire_spec::load(&[dir])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .0;
+        let (all, _) = sessions(&spec);
+        let b = all
+            .iter()
+            .find(|(_, _, p)| *p == Profile::Coded)
+            .map(|(_, b, _)| b.clone())
+            .expect("the game's coded frame");
+        let schema = InterpCoded(b);
+        let (vectors, _) = stream_vectors(&spec).unwrap_or_else(|e| panic!("{e}"));
+        let v = vectors
+            .iter()
+            .find(|v| v.name == "arena_coded/no_loss")
+            .expect("arena_coded/no_loss");
+        let frames: Vec<Vec<u8>> = v
+            .steps
+            .iter()
+            .filter(|s| s.side == Side::Server)
+            .flat_map(|s| &s.expect.sent)
+            .take(8)
+            .map(|f| {
+                let hex: String = f.hex.split_whitespace().collect();
+                (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
+                    .collect()
+            })
+            .collect();
+        assert_eq!(frames.len(), 8);
+        // The first frame is a keyframe, which reads on no basis; a later one may need its
+        // base's records, and then reads to other values or is refused, both without a panic.
+        let first = schema
+            .decode_frame(&frames[0])
+            .expect("a keyframe reads on no basis");
+        assert!(first.keyframe && !first.changes.is_empty());
+        let mut refused = 0;
+        for f in &frames {
+            for len in 0..f.len() {
+                refused += usize::from(schema.decode_frame(&f[..len]).is_err());
+            }
+            for i in 0..f.len() {
+                let mut g = f.clone();
+                g[i] ^= 0x5a;
+                let _ = schema.decode_frame(&g);
+            }
+        }
+        let cuts: usize = frames.iter().map(Vec::len).sum();
+        assert_eq!(refused, cuts, "every frame cut short is refused");
+    }
+}
