@@ -24,6 +24,10 @@
 //! when this ackwire was built from one that is still there, which `ackwire gen` and the bundled
 //! tests pass) adds a `[patch.crates-io]` to its crates, so the testee builds offline from the
 //! checkout, wherever it is written; its script then leaves to cargo when to build.
+//!
+//! A state's halves are served for each frame it is sent in, its coded frame (kind 13) too in
+//! Rust, TypeScript and C#, whose generators print its schema; the C++ testee does not serve the
+//! coded frame's halves yet, which `ackwire conform` then reports unimplemented, not failed.
 
 use super::{cpp, cs, rust, source_names, ts};
 use crate::model::Spec;
@@ -211,6 +215,21 @@ fn served_states(spec: &Spec) -> Vec<crate::state::StatePlan> {
         .collect()
 }
 
+/// The frames a state is sent in, by the schema each is bound by: its byte-aligned and packed
+/// frames, then its coded frame (kind 13, `Coded` + the state's name, as each generator names
+/// the schema) when it declares one.
+fn served_frames(p: &crate::state::StatePlan) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = p
+        .profiles
+        .iter()
+        .map(|f| (f.frame_name.clone(), f.schema.clone()))
+        .collect();
+    if let Some(c) = &p.coded {
+        out.push((c.frame_name.clone(), format!("Coded{}", p.name)));
+    }
+    out
+}
+
 /// The C++ testee's `testee.cpp`: serves the codec, and with a state, the acked session halves of
 /// each frame it is sent in (`ackwire_state_testee.hpp`), bound by the generated schemas.
 fn cpp_main(spec: &Spec) -> String {
@@ -255,11 +274,11 @@ fn cs_main(spec: &Spec) -> String {
          static class Program\n{\n    static int Main()\n    {\n        StateSessions sessions = new StateSessions();\n",
     );
     for p in &plans {
-        for f in &p.profiles {
+        for (frame, schema) in served_frames(p) {
             out.push_str(&format!(
                 "        sessions.Add(StateSessions.Frame(\"{}\", {}.Schema, {}.FromJson, {}.FromJson, {}.FromJson, (e, j) => e.ToJson(j)));\n",
-                f.frame_name,
-                f.schema,
+                frame,
+                schema,
                 p.record.name,
                 p.events,
                 p.inputs.as_deref().unwrap_or_default()
@@ -294,7 +313,7 @@ fn ts_main(spec: &Spec) -> String {
         json.join(", ")
     ));
     for p in &plans {
-        let schemas: Vec<&str> = p.profiles.iter().map(|f| &f.schema[..]).collect();
+        let schemas: Vec<String> = served_frames(p).into_iter().map(|(_, s)| s).collect();
         out.push_str(&format!(
             "import {{ {} }} from \"./{}.js\";\n",
             schemas.join(", "),
@@ -304,11 +323,11 @@ fn ts_main(spec: &Spec) -> String {
     out.push_str("import { stateSessions } from \"./runtime/state_testee.js\";\n");
     out.push_str("import { serve } from \"./testee.js\";\n\nserve(\n  stateSessions([\n");
     for p in &plans {
-        for f in &p.profiles {
+        for (frame, schema) in served_frames(p) {
             out.push_str(&format!(
                 "    {{\n      frame: \"{}\",\n      schema: {},\n      record: {{ record: () => {}Json }},\n      event: {{ union: () => {}Json }},\n      input: {{ record: () => {}Json }},\n    }},\n",
-                f.frame_name,
-                f.schema,
+                frame,
+                schema,
                 p.record.name,
                 p.events,
                 p.inputs.as_deref().unwrap_or_default()
@@ -347,8 +366,8 @@ fn rust_files(spec: &Spec, sources: &str, crates: Option<&Path>) -> Vec<(String,
         }
         let mut sessions = String::new();
         for p in &plans {
-            for f in &p.profiles {
-                sessions.push_str(&format!("    sessions.add::<protocol::{}>();\n", f.schema));
+            for (_, schema) in served_frames(p) {
+                sessions.push_str(&format!("    sessions.add::<protocol::{schema}>();\n"));
             }
         }
         let main = include_str!("testee/rust/state_main.rs").replace("@SESSIONS@\n", &sessions);

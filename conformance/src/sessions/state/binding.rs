@@ -14,8 +14,9 @@
 //! the machines read from the schema value. What it cannot hold is named in a note by
 //! [`unsupported`].
 //!
-//! The schemas [`Interp`] (the byte-aligned frame) and [`InterpPacked`] (the packed one) hold
-//! the binding they run. A change, an event and an input are their JSON forms, read and
+//! The schemas [`Interp`] (the byte-aligned frame), [`InterpPacked`] (the packed one) and
+//! [`InterpCoded`] (the coded one, kind 13's profile, when the state declares it: `coded.rs`)
+//! hold the binding they run. A change, an event and an input are their JSON forms, read and
 //! written by the run-time codec
 //! ([`crate::interp`]); a record is its fields' integers in a fixed array ([`Record`]), so that
 //! the decoder's slot copies it as the generated slot does.
@@ -28,10 +29,13 @@
 //! its reach, else full), ACK-22 (an optional group, once had, stays), ACK-33 (a tick travels as
 //! its age), CHECK-2 and CHECK-3 (the check's bytes).
 
+mod coded;
+
 use crate::interp;
 use ackwire_codec::acked::{
     wire, AckContent, AckedFrame, AckedSchema, DecoderSlot, FrameOf, Inapplicable,
 };
+use ackwire_codec::rt::coded::{CodedBasis, CodedBasisTicks, NoBasis};
 use ackwire_codec::rt::SmallestThree;
 use ackwire_codec::{DecodeError, EncodeError, ErrorKind};
 use ackwire_spec::lower::Lowering;
@@ -77,8 +81,32 @@ pub struct Binding {
     bit_sets: BTreeMap<String, Vec<NamedBit>>,
     /// The session constants the machines run with.
     constants: Constants,
-    /// The frames' names (byte-aligned, packed) and the ack's, as the machines name them.
-    names: (&'static str, &'static str, &'static str),
+    /// The frames' names (byte-aligned, packed, coded) and the ack's, as the machines name
+    /// them.
+    names: (&'static str, &'static str, &'static str, &'static str),
+    /// The spec, kept for the bit sets a coded frame reads by name.
+    spec: &'static Spec,
+    /// The frames' flags, where a coded frame's header is read.
+    acked_flags: AckedFlagBits,
+}
+
+/// The acked frames' flags: the field's width and where KEYFRAME and CHECK are.
+#[derive(Debug, Clone, Copy)]
+struct AckedFlagBits {
+    width: u8,
+    keyframe: Option<u8>,
+    check: Option<u8>,
+}
+
+/// Which of a state's frames a schema sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// The byte-aligned frame (kind 6's family).
+    Byte,
+    /// The packed frame (kind 12's).
+    Packed,
+    /// The coded frame (kind 13's, `docs/spec/coded.md`).
+    Coded,
 }
 
 /// The session constants of a binding: the layout's where it declares them, else the
@@ -204,11 +232,29 @@ impl Binding {
         let names = (
             frame(false),
             frame(true),
+            plan.coded
+                .as_ref()
+                .map_or("", |c| leak(c.frame_name.clone())),
             leak(ackwire_spec::gen::snake_case(
                 plan.ack.as_ref().map_or("", |a| &a.frame[..]),
             )),
         );
         let spec: &'static Spec = Box::leak(Box::new(spec.clone()));
+        let flag_set = named_bits(spec, &plan.acked_flags);
+        let flag = |n: &str| flag_set.iter().find(|b| b.name == n).map(|b| b.index);
+        let acked_flags = AckedFlagBits {
+            width: spec
+                .files
+                .iter()
+                .flat_map(|f| &f.items)
+                .find_map(|i| match i {
+                    Item::Bits(b) if b.name == plan.acked_flags => Some(b.width),
+                    _ => None,
+                })
+                .unwrap_or(8),
+            keyframe: flag("KEYFRAME"),
+            check: flag("CHECK"),
+        };
         let mut first = Vec::new();
         let mut n = 0;
         for g in &plan.groups {
@@ -240,6 +286,8 @@ impl Binding {
             bit_sets,
             constants,
             names,
+            spec,
+            acked_flags,
         }))
     }
 
@@ -917,6 +965,10 @@ pub struct Interp(pub Rc<Binding>);
 #[derive(Debug, Clone)]
 pub struct InterpPacked(pub Rc<Binding>);
 
+/// The coded frame of a binding (kind 13's profile).
+#[derive(Debug, Clone)]
+pub struct InterpCoded(pub Rc<Binding>);
+
 /// A schema of a binding, whichever frame it runs.
 pub trait Interpreted:
     AckedSchema<Record = Record, Change = Json, Event = Json, Input = Json, Staged = Json>
@@ -933,7 +985,7 @@ pub trait Interpreted:
 pub struct Slot(Option<Record>);
 
 macro_rules! schema {
-    ($ty:ident, $packed:expr) => {
+    ($ty:ident, $profile:expr) => {
         impl Interpreted for $ty {
             fn binding(&self) -> &Rc<Binding> {
                 &self.0
@@ -1020,15 +1072,15 @@ macro_rules! schema {
             }
 
             fn frame_name(&self) -> &'static str {
-                if $packed {
-                    self.0.names.1
-                } else {
-                    self.0.names.0
+                match $profile {
+                    Profile::Byte => self.0.names.0,
+                    Profile::Packed => self.0.names.1,
+                    Profile::Coded => self.0.names.2,
                 }
             }
 
             fn ack_name(&self) -> &'static str {
-                self.0.names.2
+                self.0.names.3
             }
 
             fn diff(
@@ -1071,11 +1123,54 @@ macro_rules! schema {
                 frame: &FrameOf<Self>,
                 out: &mut Vec<u8>,
             ) -> Result<(), EncodeError> {
-                self.0.encode_frame(frame, $packed, out)
+                self.encode_frame_on(frame, 0, &NoBasis, out)
             }
 
             fn decode_frame(&self, bytes: &[u8]) -> Result<FrameOf<Self>, DecodeError> {
-                self.0.decode_frame(bytes, $packed)
+                self.decode_frame_on(bytes, &NoBasis)
+            }
+
+            fn coded(&self) -> bool {
+                $profile == Profile::Coded
+            }
+
+            fn read_basis(&self, bytes: &[u8]) -> Result<CodedBasisTicks, DecodeError> {
+                match $profile {
+                    Profile::Coded => self.0.coded_basis(bytes),
+                    _ => {
+                        let f = self.decode_frame(bytes)?;
+                        Ok(CodedBasisTicks {
+                            tick: f.tick,
+                            base_tick: f.base_tick,
+                            keyframe: f.keyframe,
+                            older: 0,
+                        })
+                    }
+                }
+            }
+
+            fn encode_frame_on(
+                &self,
+                frame: &FrameOf<Self>,
+                older: u8,
+                basis: &dyn CodedBasis<Record>,
+                out: &mut Vec<u8>,
+            ) -> Result<(), EncodeError> {
+                match $profile {
+                    Profile::Coded => self.0.encode_coded(frame, older, basis, out),
+                    p => self.0.encode_frame(frame, p == Profile::Packed, out),
+                }
+            }
+
+            fn decode_frame_on(
+                &self,
+                bytes: &[u8],
+                basis: &dyn CodedBasis<Record>,
+            ) -> Result<FrameOf<Self>, DecodeError> {
+                match $profile {
+                    Profile::Coded => self.0.decode_coded(bytes, basis),
+                    p => self.0.decode_frame(bytes, p == Profile::Packed),
+                }
             }
 
             fn encode_ack(
@@ -1114,5 +1209,6 @@ macro_rules! schema {
     };
 }
 
-schema!(Interp, false);
-schema!(InterpPacked, true);
+schema!(Interp, Profile::Byte);
+schema!(InterpPacked, Profile::Packed);
+schema!(InterpCoded, Profile::Coded);

@@ -4,8 +4,9 @@
 //! and what `ackwire conform --spec` replays.
 //!
 //! One session pair per frame the state is sent in, named after the frame (`arena_update`,
-//! `arena_packed`): `<frame>_server` is an acked encoder fed by a world that every client sees
-//! whole, `<frame>_client` the acked decoder with its ack writer, both the halves the compiled
+//! `arena_packed`, and `arena_coded` for a state that declares a coded frame): `<frame>_server`
+//! is an acked encoder fed by a world that every client sees whole, `<frame>_client` the acked
+//! decoder with its ack writer, both the halves the compiled
 //! bindings' testees serve ([`StateServer`], [`StateClient`]). Parameters: `keep_inputs`
 //! (default 16, inputs the client repeats until `last_seq` covers them).
 //!
@@ -34,35 +35,46 @@ use ackwire_codec::rt::SmallestThree;
 use ackwire_server::testee::{ServedSchema, StateClient, StateServer};
 use ackwire_spec::model::Spec;
 use ackwire_spec::state::{Carry, Holds, Value};
-use binding::{Binding, Interp, InterpPacked, Record};
+use binding::{Binding, Interp, InterpCoded, InterpPacked, Profile, Record};
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::rc::Rc;
 
-/// A session of a state: its frame's snake_case name, the state's binding, whether the frame
-/// is packed.
-pub type StateSession = (String, Rc<Binding>, bool);
+/// A session of a state: its frame's snake_case name, the state's binding, which of its frames
+/// it is.
+pub type StateSession = (String, Rc<Binding>, Profile);
 
 /// Ops for each tick, from tick 1.
 type Script = Vec<Vec<Json>>;
 
 /// The sessions of `spec`'s states: for each frame a state is sent in, its snake_case name,
-/// the binding and whether the frame is packed. A state the run-time binding cannot hold is
+/// the binding and which of its frames it is (its coded frame after the packed one). A state
+/// the run-time binding cannot hold is
 /// left out, with why.
 pub fn sessions(spec: &Spec) -> (Vec<StateSession>, Vec<String>) {
     let mut out = Vec::new();
     let mut skipped = Vec::new();
     for plan in ackwire_spec::state::plans(spec) {
-        let profiles: Vec<(String, bool)> = plan
+        let mut profiles: Vec<(String, Profile)> = plan
             .profiles
             .iter()
-            .map(|p| (p.frame_name.clone(), p.packed))
+            .map(|p| {
+                let profile = if p.packed {
+                    Profile::Packed
+                } else {
+                    Profile::Byte
+                };
+                (p.frame_name.clone(), profile)
+            })
             .collect();
+        if let Some(c) = &plan.coded {
+            profiles.push((c.frame_name.clone(), Profile::Coded));
+        }
         match Binding::new(spec, plan) {
             Ok(b) => {
-                for (name, packed) in profiles {
-                    out.push((name, b.clone(), packed));
+                for (name, profile) in profiles {
+                    out.push((name, b.clone(), profile));
                 }
             }
             Err(why) => skipped.push(why),
@@ -78,12 +90,12 @@ pub fn open(spec: &Spec, name: &str, params: &Json) -> Option<Result<Box<dyn Ses
         .get("keep_inputs")
         .and_then(Json::as_u64)
         .map_or(16, |k| k as usize);
-    for (frame, b, packed) in all {
+    for (frame, b, profile) in all {
         let server = name == format!("{frame}_server");
         if !server && name != format!("{frame}_client") {
             continue;
         }
-        return Some(Ok(half(&b, packed, server, keep)));
+        return Some(Ok(half(&b, profile, server, keep)));
     }
     None
 }
@@ -108,15 +120,19 @@ macro_rules! served {
 }
 served!(Interp);
 served!(InterpPacked);
+served!(InterpCoded);
 
-/// Half `server` or client of a session over `b`'s frame (`packed`: its packed one); the client
-/// repeats `keep` inputs.
-fn half(b: &Rc<Binding>, packed: bool, server: bool, keep: usize) -> Box<dyn Session> {
-    match (server, packed) {
-        (true, false) => Box::new(StateServer::with_schema(Interp(b.clone()))),
-        (true, true) => Box::new(StateServer::with_schema(InterpPacked(b.clone()))),
-        (false, false) => Box::new(StateClient::with_schema(Interp(b.clone()), keep)),
-        (false, true) => Box::new(StateClient::with_schema(InterpPacked(b.clone()), keep)),
+/// Half `server` or client of a session over `b`'s frame `profile`; the client repeats `keep`
+/// inputs.
+fn half(b: &Rc<Binding>, profile: Profile, server: bool, keep: usize) -> Box<dyn Session> {
+    let b = b.clone();
+    match (server, profile) {
+        (true, Profile::Byte) => Box::new(StateServer::with_schema(Interp(b))),
+        (true, Profile::Packed) => Box::new(StateServer::with_schema(InterpPacked(b))),
+        (true, Profile::Coded) => Box::new(StateServer::with_schema(InterpCoded(b))),
+        (false, Profile::Byte) => Box::new(StateClient::with_schema(Interp(b), keep)),
+        (false, Profile::Packed) => Box::new(StateClient::with_schema(InterpPacked(b), keep)),
+        (false, Profile::Coded) => Box::new(StateClient::with_schema(InterpCoded(b), keep)),
     }
 }
 
@@ -474,10 +490,10 @@ fn recordings(frame: &str, b: &Binding) -> Result<Vec<(Recording, Script)>, Stri
 pub fn stream_vectors(spec: &Spec) -> Result<(Vec<StreamVector>, Vec<String>), String> {
     let (all, skipped) = sessions(spec);
     let mut out = Vec::new();
-    for (frame, b, packed) in all {
+    for (frame, b, profile) in all {
         for (rec, inputs) in recordings(&frame, &b)? {
-            let mut server = half(&b, packed, true, 4);
-            let mut client = half(&b, packed, false, 4);
+            let mut server = half(&b, profile, true, 4);
+            let mut client = half(&b, profile, false, 4);
             let names = [frame.clone(), b.ack_name()];
             out.push(
                 record_pair(&rec, &inputs, server.as_mut(), client.as_mut(), &names)
@@ -582,7 +598,12 @@ mod tests {
         assert!(skipped.is_empty(), "{skipped:?}");
         let (again, _) = stream_vectors(&spec).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(first, again);
-        assert_eq!(first.len(), 6);
+        // Three recordings of each frame: arena_update, arena_packed and arena_coded.
+        assert_eq!(first.len(), 9);
+        assert_eq!(
+            first.iter().filter(|v| v.session == "arena_coded").count(),
+            3
+        );
         for v in &first {
             verify(&spec, v).unwrap_or_else(|e| panic!("{}: {e}", v.name));
             let reports: Vec<&Json> = v
@@ -620,6 +641,52 @@ mod tests {
             dropped > 5,
             "{dropped} frames dropped under loss and reordering"
         );
+    }
+
+    /// The game's coded session is its packed one in other bytes (ACK-15, ACK-16): the same
+    /// scenes send as many frames, and the client shows the same states (the same checks pass
+    /// at the same steps). Not fewer bytes (about 9% more): the seeded world's values are drawn
+    /// at random, not the motion the game's tables were trained on.
+    #[test]
+    fn the_game_s_coded_session_is_the_packed_one_in_other_bytes() {
+        let (vectors, _) = stream_vectors(&game()).unwrap_or_else(|e| panic!("{e}"));
+        let sent = |name: &str| -> (usize, usize, Vec<Option<Json>>) {
+            let v = vectors
+                .iter()
+                .find(|v| v.name == name)
+                .unwrap_or_else(|| panic!("no {name}"));
+            let frames: Vec<&str> = v
+                .steps
+                .iter()
+                .filter(|s| s.side == Side::Server)
+                .flat_map(|s| &s.expect.sent)
+                .map(|f| f.hex.as_str())
+                .collect();
+            let checks = v
+                .steps
+                .iter()
+                .filter(|s| s.side == Side::Client)
+                .map(|s| {
+                    s.expect
+                        .report
+                        .as_ref()
+                        .and_then(|r| r.pointer("/shown/check").cloned())
+                })
+                .collect();
+            (
+                frames.len(),
+                frames.iter().map(|h| h.len() / 2).sum(),
+                checks,
+            )
+        };
+        for scene in ["no_loss", "loss_dup_reorder", "lost_acks"] {
+            let (n_packed, packed, packed_checks) = sent(&format!("arena_packed/{scene}"));
+            let (n_coded, coded, coded_checks) = sent(&format!("arena_coded/{scene}"));
+            eprintln!("{scene}: {n_coded} frames, {coded} bytes coded, {packed} packed");
+            assert_eq!(n_coded, n_packed, "{scene}");
+            assert_eq!(coded_checks, packed_checks, "{scene}");
+            assert!(coded_checks.contains(&Some(json!(true))), "{scene}");
+        }
     }
 
     /// A replay that strays is caught: a client hash changed in a recorded vector fails it.
@@ -721,9 +788,10 @@ mod tests {
             let spec = layout(path);
             let (vectors, skipped) =
                 stream_vectors(&spec).unwrap_or_else(|e| panic!("{path}: {e}"));
-            // Both profiles of every state, three recordings each.
+            // Every frame of every state (the reference's coded one too), three recordings each.
             assert!(skipped.is_empty(), "{path}: {skipped:?}");
-            assert_eq!(vectors.len(), 3 * 2, "{path}");
+            let frames = if path == "spec/protocol" { 3 } else { 2 };
+            assert_eq!(vectors.len(), 3 * frames, "{path}");
             for v in &vectors {
                 verify(&spec, v).unwrap_or_else(|e| panic!("{path} {}: {e}", v.name));
                 let checks = v

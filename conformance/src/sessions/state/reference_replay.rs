@@ -1,7 +1,8 @@
 //! The proof that the interpreted binding is the compiled one: the reference protocol's acked
-//! stream vectors (`vectors/streams/acked`, `vectors/streams/acked_packed`), recorded by the
-//! generated `Reference` and `PackedReference` bindings, replayed byte for byte, both halves,
-//! through the binding interpreted from `spec/protocol/acked.wire`.
+//! stream vectors (`vectors/streams/acked`, `vectors/streams/acked_packed`,
+//! `vectors/streams/acked_coded`), recorded by the generated `Reference`, `PackedReference` and
+//! `CodedReference` bindings, replayed byte for byte, both halves, through the binding
+//! interpreted from `spec/protocol/acked.wire`.
 //!
 //! Those vectors' world ops are the reference pair's (`super::super::acked`): the reference
 //! [`Presenter`] turns them into each tick's S_N, and its scripted player makes each tick's
@@ -9,7 +10,7 @@
 //! the binding changes: each S_N is handed to the interpreted server half record by record (its
 //! lives kept), each input to the interpreted client half as its JSON form.
 
-use super::binding::{Binding, Interp, InterpPacked, Interpreted, Record};
+use super::binding::{Binding, Interp, InterpCoded, InterpPacked, Interpreted, Profile, Record};
 use super::{index, record_from_json, sessions};
 use crate::sessions::acked::{op_from_json, params, player_input, turn, Params};
 use crate::sessions::stream::replay;
@@ -135,8 +136,8 @@ fn client<S: Interpreted>(schema: S, p: Params, hp: usize) -> Box<dyn Session> {
 }
 
 /// Replays both halves of a committed reference vector on the interpreted binding `b` of its
-/// frame (`packed`: kind 12).
-fn replay_both(b: &Rc<Binding>, packed: bool, v: &StreamVector) -> Result<(), String> {
+/// frame `profile`.
+fn replay_both(b: &Rc<Binding>, profile: Profile, v: &StreamVector) -> Result<(), String> {
     let hp = (0..b.plan.groups.len())
         .find_map(|g| {
             let f = b.plan.groups[g]
@@ -148,20 +149,23 @@ fn replay_both(b: &Rc<Binding>, packed: bool, v: &StreamVector) -> Result<(), St
         .ok_or("the reference state has no `hp`")?;
     for side in [Side::Server, Side::Client] {
         let p = params(&v.params)?;
-        let mut half = match (side, packed) {
-            (Side::Server, false) => server(Interp(b.clone()), p),
-            (Side::Server, true) => server(InterpPacked(b.clone()), p),
-            (Side::Client, false) => client(Interp(b.clone()), p, hp),
-            (Side::Client, true) => client(InterpPacked(b.clone()), p, hp),
+        let b = b.clone();
+        let mut half = match (side, profile) {
+            (Side::Server, Profile::Byte) => server(Interp(b), p),
+            (Side::Server, Profile::Packed) => server(InterpPacked(b), p),
+            (Side::Server, Profile::Coded) => server(InterpCoded(b), p),
+            (Side::Client, Profile::Byte) => client(Interp(b), p, hp),
+            (Side::Client, Profile::Packed) => client(InterpPacked(b), p, hp),
+            (Side::Client, Profile::Coded) => client(InterpCoded(b), p, hp),
         };
         replay(v, side, half.as_mut()).map_err(|e| format!("{side:?}: {e}"))?;
     }
     Ok(())
 }
 
-/// Every committed acked and acked_packed stream vector of the reference protocol, both halves,
-/// replays on the binding interpreted from its layout: the same frames and acks byte for byte,
-/// the same reports, the same client state hashes.
+/// Every committed acked, acked_packed and acked_coded stream vector of the reference protocol,
+/// both halves, replays on the binding interpreted from its layout: the same frames and acks
+/// byte for byte, the same reports, the same client state hashes.
 #[test]
 fn the_interpreted_reference_binding_replays_the_committed_reference_streams() {
     let spec = ackwire_spec::reference_spec().unwrap_or_else(|e| panic!("{e}"));
@@ -172,11 +176,11 @@ fn the_interpreted_reference_binding_replays_the_committed_reference_streams() {
     let mut replayed = BTreeMap::new();
     let mut failures = Vec::new();
     for v in &vectors {
-        let Some((_, b, packed)) = all.iter().find(|(frame, ..)| *frame == v.session) else {
+        let Some((_, b, profile)) = all.iter().find(|(frame, ..)| *frame == v.session) else {
             continue;
         };
         *replayed.entry(v.session.clone()).or_insert(0) += 1;
-        if let Err(e) = replay_both(b, *packed, v) {
+        if let Err(e) = replay_both(b, *profile, v) {
             failures.push(format!("{}: {e}", v.name));
         }
     }
@@ -184,7 +188,11 @@ fn the_interpreted_reference_binding_replays_the_committed_reference_streams() {
     // Every committed vector of both profiles was replayed.
     assert_eq!(
         replayed,
-        BTreeMap::from([("acked".to_string(), 15), ("acked_packed".to_string(), 4)])
+        BTreeMap::from([
+            ("acked".to_string(), 15),
+            ("acked_packed".to_string(), 4),
+            ("acked_coded".to_string(), 8),
+        ])
     );
 }
 
@@ -196,7 +204,7 @@ fn a_changed_byte_of_a_committed_frame_fails_the_replay() {
     let (all, _) = sessions(&spec);
     let (_, b, _) = all
         .iter()
-        .find(|(frame, _, packed)| frame == "acked" && !packed)
+        .find(|(frame, _, profile)| frame == "acked" && *profile == Profile::Byte)
         .expect("the acked session");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/streams");
     let mut v = read_streams(&path)
@@ -214,6 +222,6 @@ fn a_changed_byte_of_a_committed_frame_fails_the_replay() {
     let last = sent.hex.len() - 1;
     let flipped = if &sent.hex[last..] == "0" { "1" } else { "0" };
     sent.hex.replace_range(last.., flipped);
-    let e = replay_both(b, false, &v).unwrap_err();
+    let e = replay_both(b, Profile::Byte, &v).unwrap_err();
     assert!(e.contains("expected to send"), "{e}");
 }
