@@ -248,11 +248,11 @@ fn cpp_main(spec: &Spec) -> String {
         "#include \"ackwire_state_testee.hpp\"\n\nint main() {\n    ackwire::testee::StateSessions sessions;\n",
     );
     for p in &plans {
-        for f in &p.profiles {
+        for (_, schema) in served_frames(p) {
             out.push_str(&format!(
                 "    sessions.add<ackwire::{}::{}>();\n",
                 super::snake_case(&p.name),
-                f.schema
+                schema
             ));
         }
     }
