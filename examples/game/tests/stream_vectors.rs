@@ -1,13 +1,14 @@
 //! The game's stream vectors (`vectors/streams/`, written by `ackwire vectors --spec wire --out
 //! vectors` over the state's binding interpreted at run time) replayed through the binding
-//! `build.rs` generated from the same layout: both halves, in both profiles, send the same
+//! `build.rs` generated from the same layout: both halves, in all three profiles (kinds 6, 12
+//! and 13), send the same
 //! bytes, tell the same reports and show the same state hashes. The command's bytes are the
 //! compiled game's. The halves are `ackwire_server::testee`'s, which the game's generated Rust
 //! testee serves too.
 
 use ackwire_conformance::sessions::stream::replay;
 use ackwire_conformance::streams::{read_streams, Side, StreamVector};
-use ackwire_example_game::{Arena, PackedArena};
+use ackwire_example_game::{Arena, CodedArena, PackedArena};
 use ackwire_server::testee::{ServedSchema, StateClient, StateServer, DEFAULT_KEEP_INPUTS};
 use serde_json::json;
 use std::path::Path;
@@ -26,7 +27,7 @@ fn replay_with<S: ServedSchema + Default>(v: &StreamVector) {
 fn the_command_s_stream_vectors_are_the_compiled_binding_s() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("vectors/streams");
     let all = read_streams(&dir).unwrap_or_else(|e| panic!("{e}"));
-    let (mut kind6, mut kind12) = (0, 0);
+    let (mut kind6, mut kind12, mut kind13) = (0, 0, 0);
     for v in &all {
         match v.session.as_str() {
             "arena_update" => {
@@ -36,6 +37,10 @@ fn the_command_s_stream_vectors_are_the_compiled_binding_s() {
             "arena_packed" => {
                 replay_with::<PackedArena>(v);
                 kind12 += 1;
+            }
+            "arena_coded" => {
+                replay_with::<CodedArena>(v);
+                kind13 += 1;
             }
             other => panic!("{}: a session of no game frame, {other}", v.name),
         }
@@ -54,7 +59,7 @@ fn the_command_s_stream_vectors_are_the_compiled_binding_s() {
             .is_none_or(|r| r.pointer("/shown/check") != Some(&json!(false)))));
     }
     assert!(
-        kind6 >= 3 && kind12 >= 3,
-        "{kind6} kind 6, {kind12} kind 12"
+        kind6 >= 3 && kind12 >= 3 && kind13 >= 3,
+        "{kind6} kind 6, {kind12} kind 12, {kind13} kind 13"
     );
 }
