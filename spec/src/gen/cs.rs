@@ -18,7 +18,7 @@
 //!   `ref Reader`, or a `ref BitReader` for a packed record), `Write`, `EncodedLen` (`BitLen` when
 //!   packed), `ToJson` and `FromJson`; a frame also has `Decode` and `Encode`;
 //! - a union: a sealed class with its `Kind` and one property per variant;
-//! - a state's coded frame (kind 13, `docs/spec/coded.md`, [`coded`]): a sealed class of the
+//! - a state's coded frame (kind 13, `docs/spec/coded.md`, `cs/coded.rs`): a sealed class of the
 //!   packed frame's fields with `Older`, its models and tables, `ReadBasis`, and `Read`, `Write`,
 //!   `Decode`, `Encode` against an `ICodedBasis`, its changes range-coded (not in `Frames`: it
 //!   needs a basis);
